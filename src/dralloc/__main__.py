@@ -1,0 +1,5 @@
+import sys
+
+from dralloc.cli.main import main
+
+sys.exit(main())
