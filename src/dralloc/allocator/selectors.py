@@ -1,0 +1,130 @@
+"""Class and request CEL selectors, evaluated lazily and cached per device.
+
+Upstream evaluates the class selectors first, then the request's, each list in order, stopping at the first
+false. A compile error or a runtime error on a device the search reaches is a hard error. Outcomes are
+cached per (device object, expression) — a new slice generation brings new device objects, so the cache
+never serves stale answers — and per (device, selector list) for the combined answer.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dralloc.allocator.errors import SelectorError
+
+try:  # the CEL package is written concurrently; fall back to a tiny evaluator until it lands
+    from dralloc.cel import CELCompileError, CELRuntimeError, compile_selector  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - only before dralloc.cel exists
+    compile_selector = None
+
+    class CELCompileError(Exception):  # type: ignore[no-redef]
+        pass
+
+    class CELRuntimeError(Exception):  # type: ignore[no-redef]
+        pass
+
+
+class SelectorFailure:
+    """Why a selector list could not be evaluated on a device (formatted when the search reaches it)."""
+
+    __slots__ = ("compile", "class_name", "index", "message", "device_id")
+
+    def __init__(self, compile_: bool, class_name: str | None, index: int, message: str, device_id: str) -> None:
+        self.compile = compile_
+        self.class_name = class_name
+        self.index = index
+        self.message = message
+        self.device_id = device_id
+
+    def error(self, claim_ref: str) -> SelectorError:
+        who = f"class {self.class_name}" if self.class_name is not None else f"claim {claim_ref}"
+        if self.compile:
+            return SelectorError(f"{who}: selector #{self.index}: CEL compile error: {self.message}")
+        return SelectorError(f"{who}: selector #{self.index} on device {self.device_id}: CEL runtime error: {self.message}")
+
+    def __repr__(self) -> str:  # for explanations
+        return self.message
+
+
+_COMPILE_ERROR = object()
+
+
+class _ShimSelector:
+    """Minimal stand-in: ``device.driver == "x"`` / ``true`` / ``false`` (used only without dralloc.cel)."""
+
+    _DRIVER_EQ = re.compile(r'^\s*device\.driver\s*==\s*"([^"]*)"\s*$')
+
+    def __init__(self, expr: str) -> None:
+        self.expr = expr.strip()
+        m = self._DRIVER_EQ.match(self.expr)
+        if m:
+            self._fn = lambda device, driver, want=m.group(1): driver == want
+        elif self.expr in ("true", "false"):
+            self._fn = lambda device, driver, v=self.expr == "true": v
+        else:
+            raise CELCompileError(f"unsupported expression without dralloc.cel: {expr}")
+
+    def matches(self, device: Any, driver: str) -> bool:
+        return self._fn(device, driver)
+
+
+# Compiled expressions are shared process-wide, like upstream's CEL cache (bounded).
+_COMPILED: dict[str, Any] = {}
+_COMPILED_MAX = 4096
+
+
+class SelectorCache:
+    """Evaluation helpers over the process-wide compiled-expression cache."""
+
+    def compiled(self, expr: str) -> Any:
+        c = _COMPILED.get(expr)
+        if c is None:
+            try:
+                c = compile_selector(expr) if compile_selector is not None else _ShimSelector(expr)
+            except CELCompileError as exc:
+                c = (_COMPILE_ERROR, str(exc))
+            if len(_COMPILED) >= _COMPILED_MAX:
+                _COMPILED.clear()
+            _COMPILED[expr] = c
+        return c
+
+    def expr_outcome(self, info: Any, expr: str) -> Any:
+        """True / False / ("compile"|"runtime", message) for one expression on one device."""
+        cache = info.expr_cache
+        out = cache.get(expr)
+        if out is not None:
+            return out
+        c = self.compiled(expr)
+        if type(c) is tuple:
+            out = ("compile", c[1])
+        else:
+            try:
+                out = bool(c.matches(info.device, info.driver))
+            except CELRuntimeError as exc:
+                out = ("runtime", str(exc))
+        cache[expr] = out
+        return out
+
+    def outcome(self, info: Any, key: Any, class_name: str | None, class_exprs: tuple[str, ...],
+                request_exprs: tuple[str, ...]) -> Any:
+        """Combined class-then-request outcome: True, False or a SelectorFailure. Cached per device."""
+        cache = info.match_cache
+        out = cache.get(key)
+        if out is not None:
+            return out
+        out = True
+        for src, exprs in ((class_name, class_exprs), (None, request_exprs)):
+            for i, expr in enumerate(exprs):
+                o = self.expr_outcome(info, expr)
+                if o is True:
+                    continue
+                if o is False:
+                    out = False
+                else:
+                    out = SelectorFailure(o[0] == "compile", src, i, o[1], info.id)
+                break
+            if out is not True:
+                break
+        cache[key] = out
+        return out
