@@ -38,6 +38,13 @@ if sys.getrecursionlimit() < 20000:
     sys.setrecursionlimit(20000)
 
 
+# Static facts and selector outcomes per device object, shared by every Allocator of the process (like
+# upstream's CEL cache): a fresh allocator per scheduling cycle does not re-evaluate selectors on devices
+# it has seen. Keyed by id() and checked by identity; the entry keeps its device alive, so ids are not reused.
+_DEVICE_INFOS: dict[int, DeviceInfo] = {}
+_DEVICE_INFOS_MAX = 500_000
+
+
 class AllocationOutcome:
     """The answer for one node: ``status`` is "allocated" (``results``) or "unschedulable" (``explanation``)."""
 
@@ -121,28 +128,21 @@ class Allocator:
         self.state = state if state is not None else AllocatedState(allocated_claims)
         on_node: dict[str, list[Any]] = {}
         shared: list[Any] = []
-        by_pool: dict[tuple[str, str], list[Any]] = {}
         for s in self.slices:
-            spec = s.spec
-            if spec.node_name:
-                lst = on_node.get(spec.node_name)
+            name = s.spec.node_name
+            if name:
+                lst = on_node.get(name)
                 if lst is None:
-                    on_node[spec.node_name] = [s]
+                    on_node[name] = [s]
                 else:
                     lst.append(s)
             else:
                 shared.append(s)
-            key = (spec.driver, spec.pool.name)
-            lst = by_pool.get(key)
-            if lst is None:
-                by_pool[key] = [s]
-            else:
-                lst.append(s)
         self._on_node = on_node
         self._shared = shared
-        self._by_pool = by_pool
+        self._by_pool_cache: dict[tuple[str, str], list[Any]] | None = None
         self._views: dict[Any, NodeView] = {}
-        self._infos: dict[int, DeviceInfo] = {}
+        self._infos = _DEVICE_INFOS
         self._selectors = SelectorCache()
         self._available: dict[str, dict[tuple[str, str], Any]] = {}
         self._available_negative: dict[str, bool] = {}
@@ -163,6 +163,23 @@ class Allocator:
                 claims.append(o)
         return cls(slices, classes, claims)
 
+    @property
+    def _by_pool(self) -> dict[tuple[str, str], list[Any]]:
+        """All slices by pool ID (built on first need: only incomplete-looking pools look cluster-wide)."""
+        by_pool = self._by_pool_cache
+        if by_pool is None:
+            by_pool = {}
+            for s in self.slices:
+                spec = s.spec
+                key = (spec.driver, spec.pool.name)
+                lst = by_pool.get(key)
+                if lst is None:
+                    by_pool[key] = [s]
+                else:
+                    lst.append(s)
+            self._by_pool_cache = by_pool
+        return by_pool
+
     # --- incremental allocated state ---
     def claim_allocated(self, claim: Any) -> None:
         """Record a claim that got allocated (its devices and capacity are now taken)."""
@@ -180,7 +197,7 @@ class Allocator:
         view = self._views.get(key)
         if view is None:
             slices_for_node = self._on_node.get(name, []) + self._shared
-            pools = gather_pools(slices_for_node, name, labels, self._by_pool)
+            pools = gather_pools(slices_for_node, name, labels, lambda: self._by_pool)
             cands: list[Candidate] = []
             infos = self._infos
             for pool in pools:
@@ -190,8 +207,10 @@ class Allocator:
                     per_device = bool(s.spec.per_device_node_selection)
                     for d in s.spec.devices or ():
                         info = infos.get(id(d))
-                        if info is None or info.device is not d:
+                        if info is None or info.device is not d or info.slice is not s:
                             info = DeviceInfo(s, d)
+                            if len(infos) >= _DEVICE_INFOS_MAX:
+                                infos.clear()
                             infos[id(d)] = info
                         ok = True
                         if per_device:

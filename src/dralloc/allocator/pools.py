@@ -138,8 +138,8 @@ def _node_matches(node_name: str, labels: dict[str, str], name: Any, all_nodes: 
 
 
 def gather_pools(slices_for_node: list[Any], node_name: str, labels: dict[str, str],
-                 all_slices_by_pool: dict[tuple[str, str], list[Any]]) -> list[Pool]:
-    """Upstream's GatherPools for one node."""
+                 all_slices_by_pool: Any) -> list[Pool]:
+    """Upstream's GatherPools for one node (``all_slices_by_pool`` returns every slice by pool ID)."""
     groups: dict[tuple[str, str], list[Any]] = {}
     order: list[tuple[str, str]] = []
     for s in slices_for_node:
@@ -180,7 +180,7 @@ def gather_pools(slices_for_node: list[Any], node_name: str, labels: dict[str, s
         else:
             obsolete = False
             same_gen: list[Any] = []
-            for s in all_slices_by_pool.get(key, ()):
+            for s in all_slices_by_pool().get(key, ()):
                 g = s.spec.pool.generation
                 if g == first.generation:
                     same_gen.append(s)
