@@ -34,6 +34,9 @@ SHARE_ID_NAMESPACE = uuid.UUID("6f1c5f1e-2d0a-4d7b-9a51-6472616c6c6f")
 
 _MAXSIZE = 2  # upstream's errAllocationResultMaxSizeExceeded, as a third return value
 
+# Pruning never changes the answer; tests switch it off to compare with the plain upstream search.
+PRUNE = True
+
 if sys.getrecursionlimit() < 20000:
     sys.setrecursionlimit(20000)
 
@@ -514,7 +517,8 @@ class _Run:
             cands = self._candidates(rd)
         n = len(cands)
         need = rd.num - k
-        if rd.prunable:
+        prune = rd.prunable and PRUNE
+        if prune:
             if n - start < need:
                 return False
             if rd.counter_keys and need >= 2 and self._counters_prune(rd, start, need):
@@ -524,7 +528,7 @@ class _Run:
         allocated = self.allocated
         i = start
         while i < n:
-            if rd.prunable and n - i < need:
+            if prune and n - i < need:
                 return False
             cand, extra = cands[i]
             i += 1

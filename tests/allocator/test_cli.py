@@ -1,0 +1,112 @@
+"""`dralloc allocate` and `dralloc bench allocate`: outputs and every exit code."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from cases_loader import expand
+from dralloc.cli.main import main
+
+HERE = Path(__file__).resolve().parent
+
+
+def _write(tmp_path, objs, name="in.yaml"):
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump_all([expand(o) for o in objs]))
+    return str(path)
+
+
+BASE = [
+    {"kind": "DeviceClass", "name": "gpu", "driver": "d.example.com"},
+    {"kind": "ResourceSlice", "name": "s1", "driver": "d.example.com", "pool": "p1", "nodeName": "node-1",
+     "devices": ["gpu-0"]},
+]
+
+
+def test_allocated_prints_the_claims_as_a_list_and_exits_0(tmp_path, capsys):
+    f = _write(tmp_path, BASE + [{"kind": "ResourceClaim", "name": "c1", "requests": [{"name": "r", "class": "gpu"}]},
+                                 {"kind": "Node", "name": "node-1"}])
+    assert main(["allocate", "-f", f, "-o", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["kind"] == "List" and doc["apiVersion"] == "v1"
+    claim = doc["items"][0]
+    assert claim["spec"]["devices"]["requests"][0]["exactly"]["allocationMode"] == "ExactCount"
+    assert claim["status"]["allocation"]["devices"]["results"][0]["device"] == "gpu-0"
+
+
+def test_yaml_and_table_outputs(tmp_path, capsys):
+    f = _write(tmp_path, BASE + [{"kind": "ResourceClaim", "name": "c1", "requests": [{"name": "r", "class": "gpu"}]},
+                                 {"kind": "Node", "name": "node-1"}])
+    assert main(["allocate", "-f", f]) == 0
+    doc = yaml.safe_load(capsys.readouterr().out)
+    assert doc["kind"] == "List"
+    assert main(["allocate", "-f", f, "-o", "table"]) == 0
+    assert "gpu-0" in capsys.readouterr().out
+
+
+def test_results_output_has_the_oracle_shape(tmp_path, capsys):
+    f = _write(tmp_path, BASE + [{"kind": "ResourceClaim", "name": "c1", "requests": [{"name": "r", "class": "gpu"}]},
+                                 {"kind": "Node", "name": "node-1"}])
+    assert main(["allocate", "-f", f, "-o", "results"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith('{\n  "ok": true,\n  "status": "allocated",\n  "results": [')
+
+
+def test_unschedulable_exits_1_with_an_explanation(tmp_path, capsys):
+    f = _write(tmp_path, BASE + [{"kind": "ResourceClaim", "name": "c1", "requests": [{"name": "r", "class": "gpu", "count": 2}]},
+                                 {"kind": "Node", "name": "node-1"}])
+    assert main(["allocate", "-f", f]) == 1
+    err = capsys.readouterr().err
+    assert "claim default/c1, request r: needs 2, node offers 1, 1 usable" in err
+    assert main(["allocate", "-f", f, "-o", "json", "--explain"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["status"] == "unschedulable"
+    assert doc["nodes"][0]["requests"][0]["usable"] == 1
+    assert main(["allocate", "-f", f, "-o", "results"]) == 1
+    assert json.loads(capsys.readouterr().out) == {"ok": False, "status": "unschedulable", "unschedulable": True}
+
+
+def test_invalid_input_exits_2(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec: {devices: 3}\n")
+    assert main(["allocate", "-f", str(bad), "--node", "node-1"]) == 2
+    assert main(["allocate", "-f", str(tmp_path / "missing.yaml")]) == 2
+
+
+def test_no_node_exits_2(tmp_path, capsys):
+    f = _write(tmp_path, BASE)
+    assert main(["allocate", "-f", f]) == 2
+    assert "Node" in capsys.readouterr().err
+
+
+def test_allocation_error_exits_3(tmp_path, capsys):
+    f = _write(tmp_path, BASE + [{"kind": "ResourceClaim", "name": "c1", "requests": [{"name": "r", "class": "nope"}]},
+                                 {"kind": "Node", "name": "node-1"}])
+    assert main(["allocate", "-f", f]) == 3
+    assert 'could not retrieve device class nope' in capsys.readouterr().err
+    assert main(["allocate", "-f", f, "-o", "results"]) == 3
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["status"] == "error" and doc["ok"] is False and "nope" in doc["error"]
+
+
+def test_several_nodes_use_the_first_that_fits_and_say_which(tmp_path, capsys):
+    f = _write(tmp_path, BASE + [{"kind": "ResourceClaim", "name": "c1", "requests": [{"name": "r", "class": "gpu"}]},
+                                 {"kind": "Node", "name": "node-0"}, {"kind": "Node", "name": "node-1"}])
+    assert main(["allocate", "-f", f, "-o", "results"]) == 0
+    assert "allocated on node node-1" in capsys.readouterr().err
+    assert main(["allocate", "-f", f, "--node", "node-0", "-o", "results"]) == 1
+
+
+def test_bench_prints_json(tmp_path, capsys):
+    f = _write(tmp_path, BASE + [{"kind": "ResourceClaim", "name": "c1", "requests": [{"name": "r", "class": "gpu"}]},
+                                 {"kind": "Node", "name": "node-1"}])
+    assert main(["bench", "allocate", "-f", f, "--iterations", "3", "-o", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["status"] == "allocated" and doc["iterations"] == 3
+    assert doc["fresh_us"] > 0 and doc["reused_us"] > 0
