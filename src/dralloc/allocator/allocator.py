@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import sys
 import uuid
+from bisect import bisect_left
 from collections.abc import Iterable
 from typing import Any
 
 from dralloc.allocator.capacity import consumption, fits, requests_key
-from dralloc.allocator.constraints import DistinctAttribute, MatchAttribute
+from dralloc.allocator.constraints import DistinctAttribute, MatchAttribute, attribute_set
 from dralloc.allocator.errors import AllocationInternalError, ClaimError, ConstraintError
 from dralloc.allocator.pools import Candidate, DeviceInfo, NodeView, Pool, gather_pools
 from dralloc.allocator.selectors import SelectorCache, SelectorFailure
@@ -99,13 +100,15 @@ class RequestData:
 
     __slots__ = ("ci", "ri", "si", "name", "parent", "base", "full", "cls", "class_name", "class_exprs",
                  "request_exprs", "sel_key", "all_mode", "num", "admin", "tolerations", "cap_requests",
-                 "cap_key", "all_devices", "cands", "prunable", "counter_keys", "_bounds", "source")
+                 "cap_key", "all_devices", "cands", "prunable", "counter_keys", "_bounds", "source",
+                 "match_constraints")
 
     def __init__(self) -> None:
         self.cands: list[tuple[Candidate, Any]] | None = None
         self.all_devices: list[Candidate] | None = None
         self.prunable = True
         self.counter_keys: list[tuple[Any, ...]] = []
+        self.match_constraints: list[Any] | None = None
         self._bounds: dict[int, dict[tuple[Any, ...], list[Any]]] = {}
 
 
@@ -523,6 +526,11 @@ class _Run:
                 return False
             if rd.counter_keys and need >= 2 and self._counters_prune(rd, start, need):
                 return False
+            if rd.match_constraints is None:
+                rd.match_constraints = [c for c in self.constraints[ci]
+                                        if type(c) is MatchAttribute and c.applies(rd.base, rd.full)]
+            if rd.match_constraints and need >= 2 and self._match_prune(rd, start, need):
+                return False
         admin = rd.admin
         allocating = self.allocating
         allocated = self.allocated
@@ -550,6 +558,36 @@ class _Run:
             self._undo(entry)
             if res is not False:
                 return res
+        return False
+
+    def _match_prune(self, rd: RequestData, start: int, need: int) -> bool:
+        """True when no attribute value is shared by ``need`` remaining candidates (matchAttribute).
+
+        The devices a constraint accepts all share at least one element with the constraint's current set,
+        and with each other, so some value must occur on ``need`` of the remaining candidates.
+        """
+        for con in rd.match_constraints:  # type: ignore[union-attr]
+            key = ("attr", con.attribute)
+            index = rd._bounds.get(key)
+            if index is None:
+                index = {}
+                for pos, (cand, _) in enumerate(rd.cands):  # type: ignore[arg-type]
+                    v = attribute_set(cand.info, con.attribute)
+                    if v:
+                        for item in v[1]:
+                            index.setdefault((v[0], item), []).append(pos)
+                rd._bounds[key] = index
+            if con.count > 0:
+                kind, values = con.current
+                keys = [(kind, v) for v in values]
+            else:
+                keys = index.keys()
+            for k in keys:
+                positions = index.get(k)
+                if positions and len(positions) - bisect_left(positions, start) >= need:
+                    break
+            else:
+                return True
         return False
 
     def _counters_prune(self, rd: RequestData, start: int, need: int) -> bool:
