@@ -389,6 +389,7 @@ class _Run:
         elif mode == "All":
             rd.all_mode = True
             devs: list[Candidate] = []
+            by_pool = self.view.pool_candidates
             for pool in self.pools:
                 if pool.incomplete:
                     raise ClaimError(f"claim {ref}, request {rd.name}: asks for all devices, but resource pool "
@@ -396,20 +397,21 @@ class _Run:
                 if pool.invalid:
                     raise ClaimError(f"claim {ref}, request {rd.name}: asks for all devices, but resource pool "
                                      f"{pool.id} is currently invalid")
-            for cand in self.view.candidates:
-                out = self.selectors.outcome(cand.info, rd.sel_key, rd.class_name, rd.class_exprs, rd.request_exprs)
-                if out is not True:
-                    if out is False:
+                for cand in by_pool.get(id(pool), ()):
+                    out = self.selectors.outcome(cand.info, rd.sel_key, rd.class_name, rd.class_exprs,
+                                                 rd.request_exprs)
+                    if out is not True:
+                        if out is False:
+                            continue
+                        raise out.error(ref)
+                    if not cand.node_ok:
                         continue
-                    raise out.error(ref)
-                if not cand.node_ok:
-                    continue
-                c = consumption(rd.cap_key, rd.cap_requests, cand.info)
-                if c is None or not c[0]:
-                    continue
-                if not fits(c[1], cand.info, self.aggregated.get(cand.info.id), None):
-                    continue
-                devs.append(cand)
+                    c = consumption(rd.cap_key, rd.cap_requests, cand.info)
+                    if c is None or not c[0]:
+                        continue
+                    if not fits(c[1], cand.info, self.aggregated.get(cand.info.id), None):
+                        continue
+                    devs.append(cand)
             rd.all_devices = devs
             rd.num = len(devs)
         else:

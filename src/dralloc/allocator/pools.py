@@ -115,10 +115,13 @@ class Candidate:
 class NodeView:
     """Pools for one node plus the flat candidate list (devices of usable pools, in order)."""
 
-    __slots__ = ("pools", "candidates", "has_unusable", "has_invalid", "cand_cache")
+    __slots__ = ("pools", "candidates", "has_unusable", "has_invalid", "cand_cache", "pool_candidates")
 
     def __init__(self, pools: list[Pool], candidates: list[Candidate]) -> None:
         self.cand_cache: dict[Any, Any] = {}
+        self.pool_candidates: dict[int, list[Candidate]] = {}
+        for cand in candidates:
+            self.pool_candidates.setdefault(id(cand.pool), []).append(cand)
         self.pools = pools
         self.candidates = candidates
         self.has_unusable = any(not p.usable for p in pools)

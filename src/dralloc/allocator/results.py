@@ -124,7 +124,7 @@ def _build_claim(run: Any, ci: int, claim: Any) -> Any:
     except AllocationInternalError as exc:
         raise AllocationInternalError(f"create NodeSelector for claim {claim.metadata.name}: {exc}") from None
     return AllocationResult(
-        devices=DeviceAllocationResult(results=results, config=config or None),
+        devices=DeviceAllocationResult(results=results or None, config=config or None),
         node_selector=selector,
     )
 
