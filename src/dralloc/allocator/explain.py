@@ -42,6 +42,9 @@ class RequestExplanation:
     usable: int = 0
     cel_errors: list[dict[str, str]] = field(default_factory=list)
     constraint_notes: list[str] = field(default_factory=list)
+    # devices that passed the selectors but were blocked by a state filter (allocated, taint, counters,
+    # capacity): the "almost" candidates, first few per filter
+    blocked: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def shortfall(self) -> int:
@@ -58,6 +61,7 @@ class RequestExplanation:
             "usable": self.usable,
             "celErrors": self.cel_errors,
             "constraints": self.constraint_notes,
+            "blocked": self.blocked,
         }
 
 
@@ -90,7 +94,9 @@ class Explanation:
                          f"{r.usable} usable")
             for key, n in r.removed.items():
                 if n:
-                    lines.append(f"    {n} {labels[key]}")
+                    names = r.blocked.get(key)
+                    more = f": {', '.join(names)}{' ...' if n > len(names) else ''}" if names else ""
+                    lines.append(f"    {n} {labels[key]}{more}")
             for err in r.cel_errors:
                 lines.append(f"    CEL error on {err['device']}: {err['error']}")
             for note in r.constraint_notes:
@@ -135,6 +141,7 @@ def _explain_request(run: Any, ref: str, rd: Any, unusable: int, ci: int) -> Req
     removed = {k: 0 for k, _ in FILTERS}
     removed["pool_unusable"] = unusable
     cel_errors: list[dict[str, str]] = []
+    blocked: dict[str, list[str]] = {}
     usable = []
     sel = run.selectors
     for cand in run.view.candidates:
@@ -161,26 +168,30 @@ def _explain_request(run: Any, ref: str, rd: Any, unusable: int, ci: int) -> Req
         c = consumption(rd.cap_key, rd.cap_requests, info)
         if c is None or not c[0] or not fits(c[1], info, run.aggregated.get(info.id), None):
             removed["capacity"] += 1
+            _note(blocked, "capacity", info.id)
             continue
         if not rd.admin and info.id in run.allocated:
             removed["allocated"] += 1
+            _note(blocked, "allocated", info.id)
             continue
         if info.taints:
             from dralloc.allocator.allocator import _taint_blocks
 
             if _taint_blocks(info.taints, rd.tolerations):
                 removed["taint"] += 1
+                _note(blocked, "taint", info.id)
                 continue
         if info.consumes and not (info.allow_multi and info.id in run.aggregated):
             if not run._reserve_counters(cand):
                 removed["counters"] += 1
+                _note(blocked, "counters", info.id)
                 continue
             run._release_counters(cand)
         usable.append(cand)
     offered = len(run.view.candidates) + unusable
     needed: int | str = rd.num if not rd.all_mode else f"all ({rd.num})"
     ex = RequestExplanation(claim=ref, request=rd.full, needed=needed, offered=offered, removed=removed,
-                            usable=len(usable), cel_errors=cel_errors)
+                            usable=len(usable), cel_errors=cel_errors, blocked=blocked)
     if rd.all_mode and len(usable) < rd.num:
         ex.constraint_notes.append(f"All mode needs every matching device, {rd.num - len(usable)} of them are taken "
                                    f"or blocked")
@@ -217,12 +228,23 @@ def _explain_request(run: Any, ref: str, rd: Any, unusable: int, ci: int) -> Req
     return ex
 
 
+def _note(blocked: dict[str, list[str]], key: str, device: str, limit: int = 5) -> None:
+    lst = blocked.setdefault(key, [])
+    if len(lst) < limit:
+        lst.append(device)
+
+
 def _near_miss(exps: list[RequestExplanation]) -> str:
     short = [e for e in exps if e.shortfall > 0]
     if short:
         best = min(short, key=lambda e: e.shortfall)
-        return (f"claim {best.claim}, request {best.request} lacks {best.shortfall} device(s) "
+        text = (f"claim {best.claim}, request {best.request} lacks {best.shortfall} device(s) "
                 f"({best.usable} usable of {best.needed} needed)")
+        labels = dict(FILTERS)
+        almost = [f"{dev} ({labels[key]})" for key, devs in best.blocked.items() for dev in devs]
+        if almost:
+            text += "; nearest candidates: " + ", ".join(almost[: best.shortfall + 2])
+        return text
     if exps:
         if any(e.constraint_notes for e in exps):
             return "every request has enough usable devices on its own; a constraint or the combination of " \
