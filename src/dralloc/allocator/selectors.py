@@ -51,22 +51,49 @@ _COMPILE_ERROR = object()
 
 
 class _ShimSelector:
-    """Minimal stand-in: ``device.driver == "x"`` / ``true`` / ``false`` (used only without dralloc.cel)."""
+    """Minimal stand-in used only while dralloc.cel is missing: conjunctions (``&&``) of
+    ``device.driver == "x"`` and ``device.attributes["domain"].name == "value"``, or ``true``/``false``."""
 
-    _DRIVER_EQ = re.compile(r'^\s*device\.driver\s*==\s*"([^"]*)"\s*$')
+    _DRIVER_EQ = re.compile(r'^device\.driver\s*==\s*"([^"]*)"$')
+    _ATTR_EQ = re.compile(r'^device\.attributes\["([^"]+)"\]\.([A-Za-z0-9_]+)\s*==\s*"([^"]*)"$')
 
     def __init__(self, expr: str) -> None:
-        self.expr = expr.strip()
-        m = self._DRIVER_EQ.match(self.expr)
-        if m:
-            self._fn = lambda device, driver, want=m.group(1): driver == want
-        elif self.expr in ("true", "false"):
-            self._fn = lambda device, driver, v=self.expr == "true": v
-        else:
+        self.expr = " ".join(expr.split())
+        self._parts = []
+        for part in self.expr.split("&&"):
+            part = part.strip()
+            m = self._DRIVER_EQ.match(part)
+            if m:
+                self._parts.append(("driver", m.group(1)))
+                continue
+            m = self._ATTR_EQ.match(part)
+            if m:
+                self._parts.append(("attr", m.groups()))
+                continue
+            if part in ("true", "false"):
+                self._parts.append(("const", part == "true"))
+                continue
             raise CELCompileError(f"unsupported expression without dralloc.cel: {expr}")
 
     def matches(self, device: Any, driver: str) -> bool:
-        return self._fn(device, driver)
+        for kind, arg in self._parts:
+            if kind == "driver":
+                if driver != arg:
+                    return False
+            elif kind == "const":
+                if not arg:
+                    return False
+            else:
+                domain, name, want = arg
+                attrs = device.attributes or {}
+                attr = attrs.get(f"{domain}/{name}")
+                if attr is None and domain == driver:
+                    attr = attrs.get(name)
+                if attr is None:
+                    raise CELRuntimeError(f"no such key: {name}")
+                if attr.string != want:
+                    return False
+        return True
 
 
 # Compiled expressions are shared process-wide, like upstream's CEL cache (bounded).
