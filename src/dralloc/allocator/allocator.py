@@ -101,14 +101,14 @@ class RequestData:
     __slots__ = ("ci", "ri", "si", "name", "parent", "base", "full", "cls", "class_name", "class_exprs",
                  "request_exprs", "sel_key", "all_mode", "num", "admin", "tolerations", "cap_requests",
                  "cap_key", "all_devices", "cands", "prunable", "counter_keys", "_bounds", "source",
-                 "match_constraints")
+                 "match_idx")
 
     def __init__(self) -> None:
         self.cands: list[tuple[Candidate, Any]] | None = None
         self.all_devices: list[Candidate] | None = None
         self.prunable = True
         self.counter_keys: list[tuple[Any, ...]] = []
-        self.match_constraints: list[Any] | None = None
+        self.match_idx: list[int] | None = None
         self._bounds: dict[int, dict[tuple[Any, ...], list[Any]]] = {}
 
 
@@ -154,6 +154,7 @@ class Allocator:
         self._available_negative: dict[str, bool] = {}
         self._available_version = self.state.version
         self._claim_cache: dict[int, tuple[Any, Any]] = {}
+        self._prep_cache: dict[tuple[int, int], tuple[Any, ...]] = {}
 
     @classmethod
     def from_objects(cls, objects: Iterable[Any]) -> Allocator:
@@ -311,39 +312,57 @@ class _Run:
 
     # ------------------------------------------------------------------ validation
     def _prepare(self) -> None:
+        cache = self.alloc._prep_cache
+        view = self.view
         for ci, claim in enumerate(self.claims):
-            ref = self.claim_refs[ci]
-            devices = claim.spec.devices
-            reqs = (devices.requests if devices is not None else None) or []
-            per_claim: list[list[RequestData]] = []
-            min_devices = 0
-            for ri, request in enumerate(reqs):
-                if request.first_available:
-                    subs = []
-                    lo = None
-                    for si, sub in enumerate(request.first_available):
-                        rd = self._validate(ci, ri, si, sub, request, ref)
-                        subs.append(rd)
-                        lo = rd.num if lo is None or rd.num < lo else lo
-                    per_claim.append(subs)
-                    min_devices += lo or 0
-                else:
-                    rd = self._validate(ci, ri, 0, request.exactly, None, ref, request_name=request.name)
-                    per_claim.append([rd])
-                    min_devices += rd.num
-            if min_devices > MAX_DEVICES_PER_CLAIM:
-                raise ClaimError(f"claim {ref}: number of requested devices {min_devices} exceeds the claim limit "
-                                 f"of {MAX_DEVICES_PER_CLAIM}")
-            cons = []
-            for i, c in enumerate((devices.constraints if devices is not None else None) or []):
-                if c.match_attribute is not None:
-                    cons.append(MatchAttribute(i, c.requests, c.match_attribute))
-                elif c.distinct_attribute is not None:
-                    cons.append(DistinctAttribute(i, c.requests, c.distinct_attribute))
-                else:
-                    raise ClaimError(f"claim {ref}, constraint #{i}: empty constraint (unsupported constraint type?)")
+            key = (id(claim), ci)
+            hit = cache.get(key)
+            if hit is not None and hit[0] is claim and hit[1] is view:
+                per_claim, specs = hit[2], hit[3]
+            else:
+                per_claim, specs, has_all = self._prepare_claim(ci, claim)
+                if not has_all:  # All-mode lists depend on the allocated state: rebuild them every time
+                    if len(cache) > 65536:
+                        cache.clear()
+                    cache[key] = (claim, view, per_claim, specs)
             self.requests.append(per_claim)
-            self.constraints.append(cons)
+            self.constraints.append([cls(i, names, attr) for cls, i, names, attr in specs])
+
+    def _prepare_claim(self, ci: int, claim: Any) -> tuple[list[list[RequestData]], list[Any], bool]:
+        ref = self.claim_refs[ci]
+        devices = claim.spec.devices
+        reqs = (devices.requests if devices is not None else None) or []
+        per_claim: list[list[RequestData]] = []
+        min_devices = 0
+        has_all = False
+        for ri, request in enumerate(reqs):
+            if request.first_available:
+                subs = []
+                lo = None
+                for si, sub in enumerate(request.first_available):
+                    rd = self._validate(ci, ri, si, sub, request, ref)
+                    has_all = has_all or rd.all_mode
+                    subs.append(rd)
+                    lo = rd.num if lo is None or rd.num < lo else lo
+                per_claim.append(subs)
+                min_devices += lo or 0
+            else:
+                rd = self._validate(ci, ri, 0, request.exactly, None, ref, request_name=request.name)
+                has_all = has_all or rd.all_mode
+                per_claim.append([rd])
+                min_devices += rd.num
+        if min_devices > MAX_DEVICES_PER_CLAIM:
+            raise ClaimError(f"claim {ref}: number of requested devices {min_devices} exceeds the claim limit "
+                             f"of {MAX_DEVICES_PER_CLAIM}")
+        specs: list[Any] = []
+        for i, c in enumerate((devices.constraints if devices is not None else None) or []):
+            if c.match_attribute is not None:
+                specs.append((MatchAttribute, i, c.requests, c.match_attribute))
+            elif c.distinct_attribute is not None:
+                specs.append((DistinctAttribute, i, c.requests, c.distinct_attribute))
+            else:
+                raise ClaimError(f"claim {ref}, constraint #{i}: empty constraint (unsupported constraint type?)")
+        return per_claim, specs, has_all
 
     def _validate(self, ci: int, ri: int, si: int, req: Any, parent: Any, ref: str,
                   request_name: str | None = None) -> RequestData:
@@ -528,10 +547,10 @@ class _Run:
                 return False
             if rd.counter_keys and need >= 2 and self._counters_prune(rd, start, need):
                 return False
-            if rd.match_constraints is None:
-                rd.match_constraints = [c for c in self.constraints[ci]
-                                        if type(c) is MatchAttribute and c.applies(rd.base, rd.full)]
-            if rd.match_constraints and need >= 2 and self._match_prune(rd, start, need):
+            if rd.match_idx is None:
+                rd.match_idx = [i for i, c in enumerate(self.constraints[ci])
+                                if type(c) is MatchAttribute and c.applies(rd.base, rd.full)]
+            if rd.match_idx and need >= 2 and self._match_prune(rd, start, need):
                 return False
         admin = rd.admin
         allocating = self.allocating
@@ -568,7 +587,9 @@ class _Run:
         The devices a constraint accepts all share at least one element with the constraint's current set,
         and with each other, so some value must occur on ``need`` of the remaining candidates.
         """
-        for con in rd.match_constraints:  # type: ignore[union-attr]
+        cons = self.constraints[rd.ci]
+        for idx in rd.match_idx:  # type: ignore[union-attr]
+            con = cons[idx]
             key = ("attr", con.attribute)
             index = rd._bounds.get(key)
             if index is None:
