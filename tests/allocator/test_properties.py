@@ -169,6 +169,14 @@ def _independent_check(objs, outcome):
                     for n, c in cc.counters.items():
                         k = (r.pool, cc.counter_set, n)
                         consumed[k] = consumed.get(k, 0) + c.value.as_fraction()
+    # capacity of shared devices: everything consumed fits
+    shared_use = {}
+    for result in outcome.results:
+        for r in result.devices.results:
+            for name, q in (r.consumed_capacity or {}).items():
+                shared_use[(r.pool, r.device, name)] = shared_use.get((r.pool, r.device, name), 0) + q.as_fraction()
+    for (pool, dev_name, name), v in shared_use.items():
+        assert v <= devices[(pool, dev_name)].capacity[name].value.as_fraction()
     # counters: where new devices consume, allocated devices + newly allocated ones must fit
     base = {}
     for (pool, dev_name), dev in devices.items():
