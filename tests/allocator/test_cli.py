@@ -128,3 +128,15 @@ def test_console_script_exit_codes(tmp_path, dralloc_cmd):
     codes = [subprocess.run(dralloc_cmd + ["allocate", "-f", f], capture_output=True, text=True).returncode
              for f in (ok, unsched, str(tmp_path / "missing.yaml"), err)]
     assert codes == [0, 1, 2, 3]
+
+
+def test_device_taint_rules_taint_the_selected_devices(tmp_path, capsys):
+    rule = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "maint"},
+            "spec": {"deviceSelector": {"driver": "d.example.com", "device": "gpu-0"},
+                     "taint": {"key": "maintenance", "effect": "NoSchedule"}}}
+    objs = BASE + [{"kind": "ResourceClaim", "name": "c1", "requests": [{"name": "r", "class": "gpu"}]},
+                   {"kind": "Node", "name": "node-1"}]
+    path = tmp_path / "in.yaml"
+    path.write_text(yaml.safe_dump_all([expand(o) for o in objs] + [rule]))
+    assert main(["allocate", "-f", str(path)]) == 1
+    assert "taint not tolerated" in capsys.readouterr().err

@@ -3,7 +3,8 @@
     dralloc allocate -f FILE... [--node NAME] [-o yaml|json|table|results] [--explain]
 
 Input: DeviceClasses, ResourceSlices, ResourceClaims (with ``status.allocation`` = already allocated,
-without = pending, allocated together in file order) and Nodes. With one Node, ``--node`` may be omitted;
+without = pending, allocated together in file order), Nodes, and DeviceTaintRules (their taints are added to
+the selected devices, as kube-scheduler does). With one Node, ``--node`` may be omitted;
 with several, the nodes are tried in order and the first that fits is used (named on stderr).
 
 Output on success: the pending claims with ``status.allocation`` filled in, as a ``kind: List``.
@@ -48,6 +49,7 @@ class Inputs:
         self.allocated: list[Any] = []
         self.pending: list[Any] = []
         self.nodes: list[Any] = []
+        self.taint_rules: list[Any] = []
 
 
 def load_inputs(files: list[str]) -> Inputs:
@@ -75,6 +77,12 @@ def load_inputs(files: list[str]) -> Inputs:
                 inputs.pending.append(o)
         elif kind == "Node":
             inputs.nodes.append(o)
+        elif kind == "DeviceTaintRule":
+            inputs.taint_rules.append(o)
+    if inputs.taint_rules:
+        from dralloc.allocator.taintrules import apply_taint_rules
+
+        inputs.slices = apply_taint_rules(inputs.slices, inputs.taint_rules)
     for c in inputs.pending + inputs.allocated:
         if not c.metadata.name:
             raise InputError("ResourceClaim: metadata.name: Required value")
