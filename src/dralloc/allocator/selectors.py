@@ -25,6 +25,24 @@ except ImportError:  # pragma: no cover - only before dralloc.cel exists
         pass
 
 
+_NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
+                     "with has() for optional fields")
+
+
+def compile_message(exc: BaseException) -> str:
+    """Upstream's compile error text: ``compilation failed: <issues>``."""
+    text = str(exc)
+    return text if text.startswith("compilation failed: ") else f"compilation failed: {text}"
+
+
+def runtime_message(exc: BaseException) -> str:
+    """Upstream's EnhanceRuntimeError: "no such key" errors get a hint about optional chaining."""
+    text = str(exc)
+    if "no such key:" in text and not text.endswith(_NO_SUCH_KEY_HINT):
+        text += _NO_SUCH_KEY_HINT
+    return text
+
+
 class SelectorFailure:
     """Why a selector list could not be evaluated on a device (formatted when the search reaches it)."""
 
@@ -109,8 +127,8 @@ class SelectorCache:
         if c is None:
             try:
                 c = compile_selector(expr) if compile_selector is not None else _ShimSelector(expr)
-            except CELCompileError as exc:
-                c = (_COMPILE_ERROR, str(exc))
+            except Exception as exc:  # noqa: BLE001 - CELCompileError, or a crash: both are compile errors here
+                c = (_COMPILE_ERROR, compile_message(exc))
             if len(_COMPILED) >= _COMPILED_MAX:
                 _COMPILED.clear()
             _COMPILED[expr] = c
@@ -128,8 +146,8 @@ class SelectorCache:
         else:
             try:
                 out = bool(c.matches(info.device, info.driver))
-            except CELRuntimeError as exc:
-                out = ("runtime", str(exc))
+            except Exception as exc:  # noqa: BLE001 - CELRuntimeError, or a crash: never a traceback
+                out = ("runtime", runtime_message(exc))
         cache[expr] = out
         return out
 
