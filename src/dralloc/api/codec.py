@@ -1,0 +1,341 @@
+"""Reading and writing objects: YAML/JSON documents ⇄ typed models.
+
+* :func:`read_documents` turns a file, a directory, a stream or ``"-"`` (stdin) into plain documents, each
+  remembering where it came from (file, document number, line) so errors can say so.
+* :func:`decode` turns one document (a dict with ``apiVersion``/``kind``) into its typed model, converting
+  resource.k8s.io v1beta1/v1beta2 to v1 first.
+* :func:`load` does both and flattens ``kind: List`` and typed ``*List`` documents into their items.
+* :func:`to_dict`, :func:`dump_json`, :func:`dump_yaml` write objects back the way kube-apiserver returns
+  them: camelCase, unset fields omitted, canonical quantities.
+
+Unknown kinds are skipped with a :class:`UnknownKindWarning` naming them; undecodable documents raise
+:class:`~dralloc.errors.DecodeError` naming file, document and line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import msgspec
+import yaml
+
+from dralloc.api import conversion, core_v1, resource_v1
+from dralloc.api.quantity import Quantity
+from dralloc.errors import DecodeError
+
+__all__ = [
+    "Document",
+    "UnknownKindWarning",
+    "decode",
+    "dump_json",
+    "dump_yaml",
+    "encode_json",
+    "kind_of",
+    "load",
+    "model_for",
+    "read_documents",
+    "to_dict",
+]
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+class UnknownKindWarning(UserWarning):
+    """A document of a kind dralloc does not model was skipped."""
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One parsed document and where it came from."""
+
+    source: str  # file name, or "<stdin>" / "<stream>"
+    index: int  # 1-based document number within the source
+    line: int  # 1-based line where the document starts
+    data: Any
+
+    @property
+    def where(self) -> str:
+        return f"{self.source}: document {self.index} (line {self.line})"
+
+
+# --- kinds ------------------------------------------------------------------------------------------
+
+_RESOURCE_KINDS: dict[str, type] = {
+    "ResourceSlice": resource_v1.ResourceSlice,
+    "DeviceClass": resource_v1.DeviceClass,
+    "ResourceClaim": resource_v1.ResourceClaim,
+    "ResourceClaimTemplate": resource_v1.ResourceClaimTemplate,
+    "DeviceTaintRule": resource_v1.DeviceTaintRule,
+}
+_CORE_KINDS: dict[str, type] = {
+    "Node": core_v1.Node,
+    "Pod": core_v1.Pod,
+    "Namespace": core_v1.Namespace,
+}
+
+
+def model_for(api_version: str | None, kind: str | None) -> type | None:
+    """The model class for an apiVersion/kind, or None if dralloc does not model it."""
+    if api_version in conversion.SERVED_VERSIONS:
+        return _RESOURCE_KINDS.get(kind or "")
+    if api_version == "v1":
+        return _CORE_KINDS.get(kind or "")
+    return None
+
+
+def kind_of(obj: Any) -> str:
+    return type(obj).__name__
+
+
+# --- decoding ---------------------------------------------------------------------------------------
+
+
+def _dec_hook(typ: type, obj: Any) -> Any:
+    if typ is Quantity:
+        # JSON/YAML numbers are accepted as quantities, as Go's Quantity.UnmarshalJSON does.
+        if isinstance(obj, bool) or not isinstance(obj, (str, int, float)):
+            raise TypeError(f"Expected a quantity (string or number), got `{type(obj).__name__}`")
+        if isinstance(obj, float):
+            obj = repr(obj)
+        return Quantity(obj)
+    raise NotImplementedError(f"cannot decode {typ!r}")
+
+
+def _msgspec_path(message: str) -> tuple[str, str]:
+    """Split msgspec's "text - at `$.spec.x[0]`" into ("spec.x[0]", "text")."""
+    text, sep, where = message.rpartition(" - at `")
+    if not sep:
+        return "", message
+    path = where.rstrip("`")
+    path = path[2:] if path.startswith("$.") else path.lstrip("$")
+    return path, text
+
+
+def decode(data: Any, *, where: str = "") -> Any:
+    """Decode one document into its model (v1 for resource.k8s.io). Raises DecodeError."""
+    prefix = f"{where}: " if where else ""
+    if not isinstance(data, dict):
+        raise DecodeError(f"{prefix}expected an object with apiVersion and kind, got {type(data).__name__}")
+    api_version, kind = data.get("apiVersion"), data.get("kind")
+    if not api_version or not kind:
+        missing = "apiVersion" if not api_version else "kind"
+        raise DecodeError(f"{prefix}Object '{missing}' is missing")
+    model = model_for(api_version, kind)
+    if model is None:
+        raise DecodeError(f"{prefix}no kind \"{kind}\" is registered for version \"{api_version}\"")
+    if api_version != conversion.V1 and api_version in conversion.SERVED_VERSIONS:
+        data = conversion.to_v1(data)
+    try:
+        return msgspec.convert(data, model, dec_hook=_dec_hook, str_keys=True)
+    except (msgspec.ValidationError, ValueError, TypeError) as exc:
+        path, text = _msgspec_path(str(exc))
+        at = f"{path}: " if path else ""
+        raise DecodeError(f"{prefix}{kind} {_name_of(data)}: {at}{text}") from None
+
+
+def _name_of(data: dict[str, Any]) -> str:
+    meta = data.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return f'"{name}"' if name else "(unnamed)"
+
+
+def _list_items(doc: Document) -> list[Document] | None:
+    """The item documents of a List, or None if ``doc`` is not a list."""
+    data = doc.data
+    if not isinstance(data, dict):
+        return None
+    kind = data.get("kind")
+    if not (isinstance(kind, str) and kind.endswith("List") and "items" in data):
+        return None
+    items = data.get("items") or []
+    if not isinstance(items, list):
+        raise DecodeError(f"{doc.where}: items: expected a list")
+    item_kind = kind[: -len("List")] if kind != "List" else None
+    out = []
+    for i, item in enumerate(items):
+        if item_kind and isinstance(item, dict):
+            # Typed lists from the API omit each item's apiVersion/kind.
+            item = {"apiVersion": data.get("apiVersion"), "kind": item_kind, **item}
+        out.append(Document(doc.source, doc.index, doc.line, item))
+    return out
+
+
+def iter_objects(docs: Iterable[Document], *, skip_unknown: bool = True) -> Iterator[tuple[Document, Any]]:
+    """Decode documents (flattening lists), yielding (document, object) pairs."""
+    for doc in docs:
+        if doc.data is None:  # an empty document ("---" at the end)
+            continue
+        items = _list_items(doc)
+        if items is not None:
+            yield from iter_objects(items, skip_unknown=skip_unknown)
+            continue
+        data = doc.data
+        if skip_unknown and isinstance(data, dict):
+            api_version, kind = data.get("apiVersion"), data.get("kind")
+            if api_version and kind and model_for(api_version, kind) is None:
+                warnings.warn(
+                    f"{doc.where}: skipping {kind} ({api_version}): not a kind dralloc reads",
+                    UnknownKindWarning,
+                    stacklevel=2,
+                )
+                continue
+        yield doc, decode(data, where=doc.where)
+
+
+def load(src: str | os.PathLike[str] | IO[str] | IO[bytes], *, skip_unknown: bool = True) -> list[Any]:
+    """Load the typed objects of a file, a directory (every .yaml/.yml/.json, sorted), a stream or "-"."""
+    return [obj for _, obj in iter_objects(read_documents(src), skip_unknown=skip_unknown)]
+
+
+# --- reading documents ------------------------------------------------------------------------------
+
+
+class _Loader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):  # type: ignore[misc]
+    """Safe YAML loader that leaves timestamps as strings (Kubernetes keeps RFC 3339 text)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def read_documents(src: str | os.PathLike[str] | IO[str] | IO[bytes]) -> list[Document]:
+    """Parse every document of a file, a directory, a stream or "-" (stdin)."""
+    if hasattr(src, "read"):
+        name = getattr(src, "name", "<stream>")
+        return parse_text(_as_text(src.read(), str(name)), str(name))  # type: ignore[union-attr]
+    if str(src) == "-":
+        return parse_text(_as_text(sys.stdin.buffer.read(), "<stdin>"), "<stdin>")
+    path = Path(src)
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in MANIFEST_SUFFIXES)
+        return [doc for f in files for doc in _read_file(f)]
+    return _read_file(path)
+
+
+def _read_file(path: Path) -> list[Document]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DecodeError(f"{path}: no such file or directory") from None
+    except OSError as exc:
+        raise DecodeError(f"{path}: {exc.strerror or exc}") from None
+    return parse_text(_as_text(raw, str(path)), str(path))
+
+
+def _as_text(raw: str | bytes, name: str) -> str:
+    if isinstance(raw, str):
+        return raw
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+
+
+def parse_text(text: str, source: str = "<stream>") -> list[Document]:
+    """Parse YAML or JSON text (one or many documents)."""
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        try:
+            data = msgspec.json.decode(text)
+        except msgspec.DecodeError:
+            pass  # flow-style YAML or broken JSON: let the YAML parser say where
+        else:
+            if isinstance(data, list):  # a bare JSON array of objects
+                return [Document(source, i + 1, 1, d) for i, d in enumerate(data)]
+            return [Document(source, 1, 1, data)]
+    docs: list[Document] = []
+    loader = _Loader(text)
+    index = 0
+    try:
+        while loader.check_node():
+            index += 1
+            node = loader.get_node()
+            line = node.start_mark.line + 1 if node is not None else 1
+            docs.append(Document(source, index, line, loader.construct_document(node)))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown line"
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise DecodeError(f"{source}: document {index}: {line}: {problem}") from None
+    except yaml.YAMLError as exc:
+        raise DecodeError(f"{source}: document {index}: {exc}") from None
+    finally:
+        loader.dispose()
+    return docs
+
+
+# --- encoding ---------------------------------------------------------------------------------------
+
+
+def _enc_hook(obj: Any) -> Any:
+    if isinstance(obj, Quantity):
+        return str(obj)
+    raise NotImplementedError(f"cannot encode {type(obj).__name__}")
+
+
+def to_dict(obj: Any) -> Any:
+    """The JSON-ready form kube-apiserver would return (camelCase, unset omitted, canonical quantities)."""
+    return msgspec.to_builtins(obj, enc_hook=_enc_hook)
+
+
+_json_encoder = msgspec.json.Encoder(enc_hook=_enc_hook)
+
+
+def encode_json(obj: Any) -> bytes:
+    """Compact JSON bytes (struct field order, as kube-apiserver writes)."""
+    return _json_encoder.encode(obj)
+
+
+def dump_json(obj: Any, *, indent: int = 2) -> str:
+    """Indented JSON text with a trailing newline (kubectl -o json style)."""
+    return json.dumps(to_dict(obj), indent=indent, ensure_ascii=False) + "\n"
+
+
+class _Dumper(yaml.CSafeDumper if hasattr(yaml, "CSafeDumper") else yaml.SafeDumper):  # type: ignore[misc]
+    pass
+
+
+# Strings Go's YAML 1.1 reader would take for booleans must stay quoted.
+_YAML11_BOOLS = frozenset("y Y yes Yes YES n N no No NO on On ON off Off OFF".split())
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    if value in _YAML11_BOOLS:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="'")
+    if "\n" in value:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
+    return dumper.represent_str(value)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
+def dump_yaml(obj: Any) -> str:
+    """YAML text as ``kubectl get -o yaml`` prints it (keys sorted). A list of objects becomes a v1 List."""
+    if isinstance(obj, list):
+        data: Any = {"apiVersion": "v1", "kind": "List", "items": [to_dict(o) for o in obj]}
+    else:
+        data = to_dict(obj)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=True, default_flow_style=False, allow_unicode=True, width=1 << 16)
+
+
+def dump_yaml_stream(objs: Iterable[Any]) -> str:
+    """Several objects as a multi-document YAML stream."""
+    return "".join("---\n" + dump_yaml(o) for o in objs)
+
+
+def read_text(src: str | os.PathLike[str]) -> str:  # pragma: no cover - convenience
+    if str(src) == "-":
+        return sys.stdin.read()
+    return Path(src).read_text(encoding="utf-8")
+
+

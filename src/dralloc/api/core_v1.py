@@ -1,0 +1,158 @@
+"""core/v1 types dralloc needs: Node, the scheduling-relevant parts of Pod, and NodeSelector.
+
+Only what the allocator, node fit and scheduler read is modelled; other fields of a Node or Pod are
+ignored when decoding (they are not resource.k8s.io objects, so nothing is validated strictly here).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from dralloc.api.meta import Base, Condition, ListMeta, ObjectMeta
+from dralloc.api.quantity import Quantity
+
+ResourceList = dict[str, Quantity]
+
+
+class NodeSelectorRequirement(Base):
+    key: str = ""
+    operator: str = ""
+    values: list[str] | None = None
+
+
+class NodeSelectorTerm(Base):
+    match_expressions: list[NodeSelectorRequirement] | None = None
+    match_fields: list[NodeSelectorRequirement] | None = None
+
+
+class NodeSelector(Base):
+    node_selector_terms: list[NodeSelectorTerm] = msgspec.field(default_factory=list)
+
+
+class Taint(Base):
+    key: str = ""
+    value: str | None = None
+    effect: str = ""
+    time_added: str | None = None
+
+
+class Toleration(Base):
+    key: str | None = None
+    operator: str | None = None
+    value: str | None = None
+    effect: str | None = None
+    toleration_seconds: int | None = None
+
+
+# --- Node -------------------------------------------------------------------------------------------
+
+
+class NodeSpec(Base):
+    unschedulable: bool | None = None
+    taints: list[Taint] | None = None
+    provider_id: str | None = msgspec.field(default=None, name="providerID")
+    pod_cidr: str | None = msgspec.field(default=None, name="podCIDR")
+
+
+class NodeStatus(Base):
+    capacity: ResourceList | None = None
+    allocatable: ResourceList | None = None
+    conditions: list[dict[str, Any]] | None = None
+
+
+class Node(Base):
+    api_version: str = "v1"
+    kind: str = "Node"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: NodeSpec | None = None
+    status: NodeStatus | None = None
+
+
+class NodeList(Base):
+    api_version: str = "v1"
+    kind: str = "NodeList"
+    metadata: ListMeta | None = None
+    items: list[Node] = msgspec.field(default_factory=list)
+
+
+class Namespace(Base):
+    api_version: str = "v1"
+    kind: str = "Namespace"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: dict[str, Any] | None = None
+    status: dict[str, Any] | None = None
+
+
+# --- Pod --------------------------------------------------------------------------------------------
+
+
+class ResourceClaimReference(Base):
+    """A container's use of one of the pod's claims (``resources.claims[]``)."""
+
+    name: str = ""
+    request: str | None = None
+
+
+class ResourceRequirements(Base):
+    limits: ResourceList | None = None
+    requests: ResourceList | None = None
+    claims: list[ResourceClaimReference] | None = None
+
+
+class Container(Base):
+    name: str = ""
+    image: str | None = None
+    resources: ResourceRequirements | None = None
+    # Only meaningful for init containers: "Always" makes it a sidecar (restartable init container).
+    restart_policy: str | None = None
+
+
+class PodResourceClaim(Base):
+    name: str = ""
+    resource_claim_name: str | None = None
+    resource_claim_template_name: str | None = None
+
+
+class PodSpec(Base):
+    containers: list[Container] = msgspec.field(default_factory=list)
+    init_containers: list[Container] | None = None
+    node_name: str | None = None
+    node_selector: dict[str, str] | None = None
+    affinity: dict[str, Any] | None = None
+    tolerations: list[Toleration] | None = None
+    overhead: ResourceList | None = None
+    resource_claims: list[PodResourceClaim] | None = None
+    # Pod-level resources (KEP-2837): when set for a resource, it is the pod's footprint for it.
+    resources: ResourceRequirements | None = None
+    priority: int | None = None
+    priority_class_name: str | None = None
+    scheduler_name: str | None = None
+
+
+class PodResourceClaimStatus(Base):
+    name: str = ""
+    resource_claim_name: str | None = None
+
+
+class PodStatus(Base):
+    phase: str | None = None
+    conditions: list[Condition] | None = None
+    nominated_node_name: str | None = None
+    resource_claim_statuses: list[PodResourceClaimStatus] | None = None
+
+
+class Pod(Base):
+    api_version: str = "v1"
+    kind: str = "Pod"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: PodSpec = msgspec.field(default_factory=PodSpec)
+    status: PodStatus | None = None
+
+
+class PodList(Base):
+    api_version: str = "v1"
+    kind: str = "PodList"
+    metadata: ListMeta | None = None
+    items: list[Pod] = msgspec.field(default_factory=list)
