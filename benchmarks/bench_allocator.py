@@ -23,11 +23,6 @@ def main() -> int:
     parser.add_argument("scenarios", nargs="*")
     parser.add_argument("--iterations", type=int, default=0)
     args = parser.parse_args()
-    try:
-        import dralloc.api.quantity  # noqa: F401
-    except ImportError:  # while the Quantity module is being written
-        sys.path.insert(0, str(ROOT / "tests" / "allocator"))
-        import _quantity_standin  # noqa: F401
     from dralloc.cli.allocate import load_inputs, pick_nodes
     from dralloc.cli.bench import measure
 
