@@ -1,0 +1,177 @@
+"""The DRA selector environment: the ``device`` variable and compiled selectors.
+
+``device`` has ``driver`` (string), ``attributes`` and ``capacity`` (domain → name → value; an unknown domain
+is an empty map), and ``allowMultipleAllocations`` (bool). Attribute and capacity names without a domain
+belong to the driver's domain, as upstream's parseQualifiedName places them; version attributes become
+semver values, list attributes lists, capacities quantities.
+
+Devices are converted once: the activation is cached per device object (and driver), so evaluating many
+selectors on many devices converts each device a single time. A slice's new generation brings new device
+objects, so the cache never serves stale values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dralloc.api.semver import Semver
+from dralloc.cel.compiler import COST_KEY, COST_LIMIT, DEVICE_TYPE, Compiler, DomainMap, Env
+from dralloc.cel.errors import CELCompileError, CELError, CELRuntimeError
+from dralloc.cel.syntax import parse
+
+CEL_SELECTOR_MAX_LENGTH = 10 * 1024  # resourceapi.CELSelectorExpressionMaxLength
+CEL_SELECTOR_MAX_COST = COST_LIMIT  # resourceapi.CELSelectorExpressionMaxCost
+
+_ACTIVATIONS: dict[tuple[int, str], tuple[Any, dict[str, Any] | str]] = {}
+_ACTIVATIONS_MAX = 500_000
+
+
+def _attribute_value(attr: Any) -> Any:
+    if attr.string is not None:
+        return attr.string
+    if attr.int_ is not None:
+        return attr.int_
+    if attr.bool_ is not None:
+        return attr.bool_
+    if attr.version is not None:
+        return Semver.parse(attr.version)
+    if attr.strings is not None:
+        return list(attr.strings)
+    if attr.ints is not None:
+        return list(attr.ints)
+    if attr.bools is not None:
+        return list(attr.bools)
+    if attr.versions is not None:
+        return [Semver.parse(v) for v in attr.versions]
+    return None
+
+
+def _split(name: str, driver: str) -> tuple[str, str]:
+    domain, sep, ident = name.partition("/")
+    return (domain, ident) if sep else (driver, name)
+
+
+def _convert(device: Any, driver: str) -> dict[str, Any] | str:
+    attributes: DomainMap = DomainMap()
+    for name, attr in (device.attributes or {}).items():
+        domain, ident = _split(name, driver)
+        try:
+            value = _attribute_value(attr)
+        except ValueError as exc:
+            return f"parse semantic version: {exc}"
+        attributes.setdefault(domain, {})[ident] = value
+    capacity: DomainMap = DomainMap()
+    for name, cap in (device.capacity or {}).items():
+        domain, ident = _split(name, driver)
+        capacity.setdefault(domain, {})[ident] = cap.value
+    return {"device": {
+        "driver": driver,
+        "attributes": attributes,
+        "capacity": capacity,
+        "allowMultipleAllocations": bool(device.allow_multiple_allocations),
+    }}
+
+
+def device_activation(device: Any, driver: str) -> dict[str, Any]:
+    """The evaluation input for a device (cached per device object). Raises CELRuntimeError if the device
+    cannot be represented (an unparsable version attribute)."""
+    key = (id(device), driver)
+    hit = _ACTIVATIONS.get(key)
+    if hit is None or hit[0] is not device:
+        if len(_ACTIVATIONS) >= _ACTIVATIONS_MAX:
+            _ACTIVATIONS.clear()
+        hit = (device, _convert(device, driver))
+        _ACTIVATIONS[key] = hit
+    act = hit[1]
+    if isinstance(act, str):
+        raise CELRuntimeError(act)
+    return act
+
+
+class Selector:
+    """A compiled device selector. ``matches(device, driver)`` → bool, or raises CELRuntimeError."""
+
+    __slots__ = ("expression", "_fn", "_guarded")
+
+    def __init__(self, expression: str, fn: Any, guarded: bool) -> None:
+        self.expression = expression
+        self._fn = fn
+        self._guarded = guarded  # has comprehensions: enforce the runtime cost limit
+
+    def matches(self, device: Any, driver: str) -> bool:
+        act = device_activation(device, driver)
+        if self._guarded:
+            act = {**act, COST_KEY: [0, CEL_SELECTOR_MAX_COST]}
+        try:
+            result = self._fn(act)
+        except CELError as exc:
+            raise CELRuntimeError(exc.message) from None
+        except RecursionError:
+            raise CELRuntimeError("expression recursion limit exceeded") from None
+        if result is True or result is False:
+            return result
+        from dralloc.cel.values import type_name
+
+        raise CELRuntimeError(f"CEL result of type {type_name(result)} could not be converted to bool")
+
+    def __repr__(self) -> str:
+        return f"Selector({self.expression!r})"
+
+
+_SELECTORS: dict[str, Selector | CELCompileError] = {}
+
+
+def compile_selector(expression: str) -> Selector:
+    """Compile (or fetch from the cache) a DRA device selector. Raises CELCompileError."""
+    hit = _SELECTORS.get(expression)
+    if hit is None:
+        hit = _compile(expression)
+        if len(_SELECTORS) > 50_000:
+            _SELECTORS.clear()
+        _SELECTORS[expression] = hit
+    if isinstance(hit, CELCompileError):
+        raise hit
+    return hit
+
+
+def _compile(expression: str) -> Selector | CELCompileError:
+    if len(expression.encode("utf-8")) > CEL_SELECTOR_MAX_LENGTH:
+        return CELCompileError(f"expression too long ({len(expression.encode('utf-8'))} bytes, "
+                               f"maximum {CEL_SELECTOR_MAX_LENGTH})")
+    try:
+        ast = parse(expression)
+        env = Env(variables={"device": DEVICE_TYPE}, homogeneous_literals=True)
+        fn, result_type = Compiler(env, expression).compile(ast)
+    except CELCompileError as exc:
+        return exc
+    except RecursionError:
+        return CELCompileError("ERROR: <input>:1:1: expression recursion limit exceeded")
+    if result_type not in ("bool", "dyn"):
+        return CELCompileError(f"must evaluate to bool or the unknown type, not {result_type}")
+    return Selector(expression, fn, guarded="comp" in _kinds(ast))
+
+
+def _kinds(node: Any) -> set[str]:
+    kinds: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        kinds.add(n.kind)
+        for a in n.args:
+            if hasattr(a, "kind"):
+                stack.append(a)
+        if hasattr(n.target, "kind"):
+            stack.append(n.target)
+        if n.kind == "map":
+            for k, v, _ in n.extra:
+                stack.extend((k, v))
+    return kinds
+
+
+def check_selector(expression: str) -> list[str]:
+    """Validation hook: the compile errors of a selector (empty when it compiles)."""
+    try:
+        compile_selector(expression)
+    except CELCompileError as exc:
+        return [str(exc)]
+    return []

@@ -1,0 +1,42 @@
+"""CEL errors. Compile errors carry cel-go's text (position and a caret line); runtime errors carry the
+bare CEL message (e.g. ``no such key: model``); callers add upstream's prefixes.
+
+    DrallocError
+    ├── InputError
+    │   └── CELCompileError     parse and type-check errors
+    └── CELRuntimeError         evaluation errors (no such key, overflow, division by zero, cost limit)
+"""
+
+from __future__ import annotations
+
+from dralloc.errors import DrallocError, InputError
+
+
+class CELCompileError(InputError):
+    """The expression does not compile. ``str()`` is cel-go's multi-line issue text."""
+
+
+class CELRuntimeError(DrallocError):
+    """The expression failed on a value (CEL's runtime error)."""
+
+
+class CELError(Exception):
+    """An error *value* during evaluation; logical operators may absorb it (CEL's commutative && / ||)."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def format_issue(text: str, pos: int, message: str) -> str:
+    """cel-go's issue format: ``ERROR: <input>:L:C: message`` plus the source line and a caret."""
+    pos = max(0, min(pos, len(text)))
+    line_no = text.count("\n", 0, pos) + 1
+    line_start = text.rfind("\n", 0, pos) + 1
+    line_end = text.find("\n", pos)
+    line = text[line_start: line_end if line_end >= 0 else len(text)]
+    col = pos - line_start
+    # cel-go counts columns in code points and pads with dots to the caret
+    return f"ERROR: <input>:{line_no}:{col + 1}: {message}\n | {line}\n | {'.' * col}^"

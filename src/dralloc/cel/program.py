@@ -1,0 +1,53 @@
+"""Compiled CEL programs: parse, check, compile once; evaluate many times."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dralloc.cel.compiler import COST_KEY, COST_LIMIT, Compiler, Env
+from dralloc.cel.errors import CELCompileError, CELError, CELRuntimeError
+from dralloc.cel.syntax import parse
+
+
+class Program:
+    """A compiled expression. ``evaluate(activation)`` returns the CEL value or raises CELRuntimeError."""
+
+    __slots__ = ("expression", "_fn", "result_type", "cost_limit")
+
+    def __init__(self, expression: str, fn: Any, result_type: str, cost_limit: int | None) -> None:
+        self.expression = expression
+        self._fn = fn
+        self.result_type = result_type
+        self.cost_limit = cost_limit
+
+    def evaluate(self, activation: dict[str, Any] | None = None) -> Any:
+        act = dict(activation or {})
+        if self.cost_limit is not None:
+            act[COST_KEY] = [0, self.cost_limit]
+        try:
+            return self._fn(act)
+        except CELError as exc:
+            raise CELRuntimeError(exc.message) from None
+        except RecursionError:
+            raise CELRuntimeError("expression recursion limit exceeded") from None
+
+
+def compile_expression(
+    expression: str,
+    declarations: dict[str, str] | None = None,
+    *,
+    container: str = "",
+    homogeneous_literals: bool = False,
+    macros: bool = True,
+    cost_limit: int | None = COST_LIMIT,
+) -> Program:
+    """Compile a CEL expression over declared variables (name → CEL type such as "int", "list(string)",
+    "map(string, dyn)" or "dyn"). Raises CELCompileError."""
+    try:
+        ast = parse(expression, macros=macros)
+        env = Env(variables=dict(declarations or {}), homogeneous_literals=homogeneous_literals,
+                  container=container)
+        fn, result_type = Compiler(env, expression).compile(ast)
+    except RecursionError:
+        raise CELCompileError("ERROR: <input>:1:1: expression recursion limit exceeded") from None
+    return Program(expression, fn, result_type, cost_limit)

@@ -1,0 +1,525 @@
+"""CEL source text → AST: a tokenizer and a recursive-descent parser with cel-go's error format.
+
+The AST is made of :class:`Node` objects. Macros are expanded here, as cel-go's parser does:
+``has(a.b)`` becomes a test-only select, ``x.all(v, p)`` and friends become comprehension nodes,
+``cel.bind(v, init, e)`` a bind node. Operators become calls with cel-go's internal names (``_+_``,
+``_[_]``, ``!_``, ``_?_:_``) so that the compiler handles them uniformly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from dralloc.cel.errors import CELCompileError, format_issue
+
+__all__ = ["Node", "parse"]
+
+MAX_DEPTH = 250  # cel-go's default maxRecursionDepth is 250
+
+RESERVED = frozenset(
+    "as break const continue else for function if import let loop package namespace return var void while".split()
+)
+
+
+@dataclass(slots=True)
+class Node:
+    kind: str  # lit ident select call list map struct comp bind
+    pos: int
+    value: Any = None  # lit value, ident/select name, call function name
+    args: list[Any] = field(default_factory=list)
+    target: Any = None  # select operand / receiver of a member call
+    test_only: bool = False  # has()
+    optional: bool = False  # ".?" select / "[?" index
+    extra: Any = None  # comprehension details, optional-element indexes, map entries
+
+
+class UInt(int):
+    """A CEL uint value (a distinct type from int)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"{int(self)}u"
+
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>[ \t\r\n\f]+|//[^\n]*)
+  | (?P<float>(?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+|\.[0-9]+(?:[eE][+-]?[0-9]+)?))
+  | (?P<hex>0[xX][0-9a-fA-F]+[uU]?)
+  | (?P<int>[0-9]+[uU]?)
+  | (?P<string>[rRbB]{0,2}(?:\"\"\"|'''|"|'))
+  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<op>\.\?|\[\?|==|!=|<=|>=|&&|\|\||[-+*/%!<>?:.,()\[\]{}])
+    """,
+    re.VERBOSE,
+)
+
+
+@dataclass(slots=True)
+class Token:
+    kind: str
+    text: str
+    pos: int
+    value: Any = None
+
+
+_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
+            "\\": "\\", "?": "?", '"': '"', "'": "'", "`": "`"}
+
+
+class _Lexer:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens: list[Token] = []
+
+    def error(self, pos: int, message: str) -> CELCompileError:
+        return CELCompileError(format_issue(self.text, pos, message))
+
+    def run(self) -> list[Token]:
+        text, pos, n = self.text, 0, len(self.text)
+        while pos < n:
+            m = _TOKEN.match(text, pos)
+            if m is None:
+                raise self.error(pos, f"Syntax error: token recognition error at: '{text[pos]}'")
+            kind = m.lastgroup
+            if kind == "ws":
+                pos = m.end()
+                continue
+            if kind == "string":
+                token, pos = self._string(m.group(kind), pos)
+                self.tokens.append(token)
+                continue
+            tok = Token(kind, m.group(kind), pos)  # type: ignore[arg-type]
+            if kind == "ident" and tok.text in ("true", "false", "null"):
+                tok.kind = "lit"
+                tok.value = {"true": True, "false": False, "null": None}[tok.text]
+            elif kind in ("int", "hex"):
+                tok.value = self._int(tok)
+                tok.kind = "lit"
+            elif kind == "float":
+                tok.value = float(tok.text)
+                tok.kind = "lit"
+            self.tokens.append(tok)
+            pos = m.end()
+        self.tokens.append(Token("eof", "", n))
+        return self.tokens
+
+    def _int(self, tok: Token) -> Any:
+        text = tok.text
+        unsigned = text[-1] in "uU"
+        if unsigned:
+            text = text[:-1]
+        value = int(text, 16) if text[:2] in ("0x", "0X") else int(text)
+        if unsigned:
+            if value > 0xFFFFFFFFFFFFFFFF:
+                raise self.error(tok.pos, f"invalid uint literal")
+            return UInt(value)
+        # 9223372036854775808 is only valid under unary minus; the parser checks the range.
+        return value
+
+    def _string(self, opener: str, start: int) -> tuple[Token, int]:
+        prefix = opener.rstrip("\"'")
+        quote = opener[len(prefix):]
+        raw = "r" in prefix.lower()
+        is_bytes = "b" in prefix.lower()
+        if len(prefix) == 2 and prefix.lower() not in ("rb", "br"):
+            raise self.error(start, "Syntax error: token recognition error")
+        text = self.text
+        i = start + len(opener)
+        out: list[str] = []
+        byte_out = bytearray()
+
+        def emit(ch: str) -> None:
+            if is_bytes:
+                byte_out.extend(ch.encode("utf-8"))
+            else:
+                out.append(ch)
+
+        while True:
+            if i >= len(text):
+                raise self.error(start, "Syntax error: token recognition error at: '" + text[start:] + "'")
+            if text.startswith(quote, i):
+                i += len(quote)
+                break
+            ch = text[i]
+            if len(quote) == 1 and ch in "\r\n":
+                raise self.error(start, "Syntax error: token recognition error at: '" + text[start:i + 1] + "'")
+            if ch == "\\" and not raw:
+                i = self._escape(i, emit, byte_out if is_bytes else None)
+                continue
+            if ch == "\\" and raw:
+                # a raw string keeps the backslash; a backslash-quote does not end it
+                emit(ch)
+                if i + 1 < len(text) and text[i + 1] == quote[0] and len(quote) == 1:
+                    emit(text[i + 1])
+                    i += 2
+                    continue
+                i += 1
+                continue
+            emit(ch)
+            i += 1
+        value: Any = bytes(byte_out) if is_bytes else "".join(out)
+        return Token("lit", text[start:i], start, value), i
+
+    def _escape(self, i: int, emit: Any, byte_out: bytearray | None) -> int:
+        text = self.text
+        if i + 1 >= len(text):
+            raise self.error(i, "Syntax error: invalid escape sequence")
+        c = text[i + 1]
+        if c in _ESCAPES:
+            emit(_ESCAPES[c])
+            return i + 2
+        if c in "xX":
+            digits = text[i + 2:i + 4]
+            if len(digits) != 2 or not all(d in "0123456789abcdefABCDEF" for d in digits):
+                raise self.error(i, "Syntax error: invalid escape sequence")
+            code = int(digits, 16)
+            if byte_out is not None:
+                byte_out.append(code)
+            else:
+                emit(chr(code))
+            return i + 4
+        if c in "uU":
+            width = 4 if c == "u" else 8
+            digits = text[i + 2:i + 2 + width]
+            if len(digits) != width or not all(d in "0123456789abcdefABCDEF" for d in digits):
+                raise self.error(i, "Syntax error: invalid escape sequence")
+            code = int(digits, 16)
+            if byte_out is not None:
+                raise self.error(i, "Syntax error: invalid escape sequence in bytes literal")
+            if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+                raise self.error(i, "Syntax error: invalid unicode code point")
+            emit(chr(code))
+            return i + 2 + width
+        if c in "0123":
+            digits = text[i + 1:i + 4]
+            if len(digits) != 3 or not all(d in "01234567" for d in digits):
+                raise self.error(i, "Syntax error: invalid escape sequence")
+            code = int(digits, 8)
+            if byte_out is not None:
+                byte_out.append(code)
+            else:
+                emit(chr(code))
+            return i + 4
+        raise self.error(i, "Syntax error: invalid escape sequence")
+
+
+_RELOPS = {"<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_", "==": "_==_", "!=": "_!=_", "in": "@in"}
+_ADDOPS = {"+": "_+_", "-": "_-_"}
+_MULOPS = {"*": "_*_", "/": "_/_", "%": "_%_"}
+
+
+class _Parser:
+    def __init__(self, text: str, macros: bool = True) -> None:
+        self.text = text
+        self.tokens = _Lexer(text).run()
+        self.i = 0
+        self.depth = 0
+        self.macros = macros
+
+    # --- helpers ------------------------------------------------------------------------------------
+
+    def error(self, pos: int, message: str) -> CELCompileError:
+        return CELCompileError(format_issue(self.text, pos, message))
+
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.i]
+
+    def next(self) -> Token:
+        tok = self.tokens[self.i]
+        self.i += 1
+        return tok
+
+    def at(self, text: str) -> bool:
+        tok = self.tokens[self.i]
+        return tok.kind in ("op", "ident") and tok.text == text
+
+    def expect(self, text: str) -> Token:
+        tok = self.tok
+        if not self.at(text):
+            raise self.unexpected(tok, f"'{text}'")
+        self.i += 1
+        return tok
+
+    def unexpected(self, tok: Token, wanted: str | None = None) -> CELCompileError:
+        shown = "<EOF>" if tok.kind == "eof" else tok.text
+        msg = f"Syntax error: mismatched input '{shown}'"
+        if wanted:
+            msg += f" expecting {wanted}"
+        return self.error(tok.pos, msg)
+
+    def enter(self, pos: int) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise self.error(pos, "expression recursion limit exceeded")
+
+    # --- grammar ------------------------------------------------------------------------------------
+
+    def parse(self) -> Node:
+        if self.tok.kind == "eof":
+            raise self.unexpected(self.tok)
+        node = self.expr()
+        if self.tok.kind != "eof":
+            raise self.unexpected(self.tok, "<EOF>")
+        return node
+
+    def expr(self) -> Node:
+        self.enter(self.tok.pos)
+        cond = self.or_()
+        if self.at("?"):
+            q = self.next()
+            then = self.or_()
+            self.expect(":")
+            other = self.expr()
+            cond = Node("call", q.pos, "_?_:_", [cond, then, other])
+        self.depth -= 1
+        return cond
+
+    def or_(self) -> Node:
+        left = self.and_()
+        while self.at("||"):
+            op = self.next()
+            left = Node("call", op.pos, "_||_", [left, self.and_()])
+        return left
+
+    def and_(self) -> Node:
+        left = self.relation()
+        while self.at("&&"):
+            op = self.next()
+            left = Node("call", op.pos, "_&&_", [left, self.relation()])
+        return left
+
+    def relation(self) -> Node:
+        left = self.addition()
+        while True:
+            tok = self.tok
+            name = _RELOPS.get(tok.text) if tok.kind in ("op", "ident") else None
+            if name is None:
+                return left
+            self.i += 1
+            right = self.addition()
+            left = Node("call", tok.pos, name, [left, right])
+
+    def addition(self) -> Node:
+        left = self.multiplication()
+        while self.tok.kind == "op" and self.tok.text in _ADDOPS:
+            op = self.next()
+            left = Node("call", op.pos, _ADDOPS[op.text], [left, self.multiplication()])
+        return left
+
+    def multiplication(self) -> Node:
+        left = self.unary()
+        while self.tok.kind == "op" and self.tok.text in _MULOPS:
+            op = self.next()
+            left = Node("call", op.pos, _MULOPS[op.text], [left, self.unary()])
+        return left
+
+    def unary(self) -> Node:
+        tok = self.tok
+        if tok.kind == "op" and tok.text == "!":
+            count = 0
+            while self.at("!"):
+                self.next()
+                count += 1
+            node = self.member()
+            for _ in range(count):
+                node = Node("call", tok.pos, "!_", [node])
+            return node
+        if tok.kind == "op" and tok.text == "-":
+            count = 0
+            while self.at("-"):
+                self.next()
+                count += 1
+            lit = self.tok
+            node = self.member()
+            # Fold "-<int literal>" as cel-go does, so that -9223372036854775808 is representable.
+            if (count % 2 == 1 and node.kind == "lit" and node is not None and lit.kind == "lit"
+                    and type(node.value) in (int, float) and node.pos == lit.pos):
+                node = Node("lit", tok.pos, -node.value)
+                count -= 1
+            for _ in range(count):
+                node = Node("call", tok.pos, "-_", [node])
+            self._check_int_range(node)
+            return node
+        node = self.member()
+        self._check_int_range(node)
+        return node
+
+    def _check_int_range(self, node: Node) -> None:
+        if node.kind == "lit" and type(node.value) is int and not -(1 << 63) <= node.value < (1 << 63):
+            raise self.error(node.pos, "invalid int literal")
+
+    def member(self) -> Node:
+        node = self.primary()
+        while True:
+            tok = self.tok
+            if tok.kind == "op" and tok.text in (".", ".?"):
+                self.next()
+                name_tok = self.next()
+                if name_tok.kind != "ident":
+                    raise self.unexpected(name_tok, "IDENTIFIER")
+                if tok.text == "." and self.at("("):
+                    self.next()
+                    args = self.expr_list(")")
+                    node = self.member_call(name_tok, node, args)
+                else:
+                    node = Node("select", name_tok.pos - 1 if tok.text == "." else tok.pos, name_tok.text,
+                                target=node, optional=tok.text == ".?")
+            elif tok.kind == "op" and tok.text in ("[", "[?"):
+                self.next()
+                index = self.expr()
+                self.expect("]")
+                node = Node("call", tok.pos, "_[_]", [node, index], optional=tok.text == "[?")
+            else:
+                return node
+
+    def expr_list(self, close: str) -> list[Node]:
+        args: list[Node] = []
+        if self.at(close):
+            self.next()
+            return args
+        while True:
+            args.append(self.expr())
+            if self.at(","):
+                self.next()
+                continue
+            self.expect(close)
+            return args
+
+    def primary(self) -> Node:
+        tok = self.next()
+        if tok.kind == "lit":
+            return Node("lit", tok.pos, tok.value)
+        if tok.kind == "op" and tok.text == "(":
+            node = self.expr()
+            self.expect(")")
+            return node
+        if tok.kind == "op" and tok.text == "[":
+            return self.list_literal(tok)
+        if tok.kind == "op" and tok.text == "{":
+            return self.map_literal(tok)
+        leading_dot = False
+        if tok.kind == "op" and tok.text == ".":
+            leading_dot = True
+            tok = self.next()
+        if tok.kind == "ident":
+            if tok.text in RESERVED or tok.text == "in":
+                raise self.error(tok.pos, f"reserved identifier: {tok.text}")
+            name = ("." if leading_dot else "") + tok.text
+            if self.at("("):
+                self.next()
+                args = self.expr_list(")")
+                return self.global_call(tok, name, args)
+            if self.at("{"):
+                brace = self.next()
+                return self.struct_literal(tok, name, brace)
+            return Node("ident", tok.pos, name)
+        raise self.unexpected(tok)
+
+    def list_literal(self, open_tok: Token) -> Node:
+        elems: list[Node] = []
+        optional_idx: list[int] = []
+        while not self.at("]"):
+            if self.at("?"):
+                self.next()
+                optional_idx.append(len(elems))
+            elems.append(self.expr())
+            if self.at(","):
+                self.next()
+                continue
+            break
+        self.expect("]")
+        return Node("list", open_tok.pos, args=elems, extra=optional_idx)
+
+    def map_literal(self, open_tok: Token) -> Node:
+        entries: list[tuple[Node, Node, bool]] = []
+        while not self.at("}"):
+            optional = False
+            if self.at("?"):
+                self.next()
+                optional = True
+            key = self.expr()
+            self.expect(":")
+            value = self.expr()
+            entries.append((key, value, optional))
+            if self.at(","):
+                self.next()
+                continue
+            break
+        self.expect("}")
+        return Node("map", open_tok.pos, extra=entries)
+
+    def struct_literal(self, name_tok: Token, name: str, brace: Token) -> Node:
+        fields: list[tuple[str, Node, bool]] = []
+        while not self.at("}"):
+            optional = False
+            if self.at("?"):
+                self.next()
+                optional = True
+            ftok = self.next()
+            if ftok.kind != "ident":
+                raise self.unexpected(ftok, "IDENTIFIER")
+            self.expect(":")
+            fields.append((ftok.text, self.expr(), optional))
+            if self.at(","):
+                self.next()
+                continue
+            break
+        self.expect("}")
+        return Node("struct", brace.pos, name, extra=fields)
+
+    # --- macros -------------------------------------------------------------------------------------
+
+    def global_call(self, tok: Token, name: str, args: list[Node]) -> Node:
+        if self.macros and name == "has" and len(args) == 1:
+            arg = args[0]
+            if arg.kind != "select" or arg.optional:
+                raise self.error(tok.pos + 3, "invalid argument to has() macro")
+            return Node("select", arg.pos, arg.value, target=arg.target, test_only=True)
+        return Node("call", tok.pos, name, args)
+
+    def member_call(self, name_tok: Token, target: Node, args: list[Node]) -> Node:
+        name = name_tok.text
+        pos = name_tok.pos - 1
+        if self.macros:
+            if target.kind == "ident" and target.value == "cel" and name == "bind" and len(args) == 3:
+                var = self._var(args[0], name_tok)
+                return Node("bind", pos, var, [args[1], args[2]])
+            one_var = {"all": 2, "exists": 2, "exists_one": 2, "existsOne": 2, "filter": 2}
+            if name in one_var and len(args) == 2:
+                return Node("comp", pos, name if name != "existsOne" else "exists_one", [args[1]], target=target,
+                            extra=(self._var(args[0], name_tok), None))
+            if name in ("all", "exists", "existsOne", "exists_one") and len(args) == 3:
+                v1, v2 = self._var(args[0], name_tok), self._var(args[1], name_tok)
+                self._distinct(v1, v2, name_tok)
+                kind = {"existsOne": "exists_one"}.get(name, name)
+                return Node("comp", pos, kind, [args[2]], target=target, extra=(v1, v2))
+            if name == "map" and len(args) in (2, 3):
+                return Node("comp", pos, "map", args[1:], target=target, extra=(self._var(args[0], name_tok), None))
+            if name in ("transformList", "transformMap", "transformMapEntry") and len(args) in (3, 4):
+                v1, v2 = self._var(args[0], name_tok), self._var(args[1], name_tok)
+                self._distinct(v1, v2, name_tok)
+                return Node("comp", pos, name, args[2:], target=target, extra=(v1, v2))
+            if name == "sortBy" and len(args) == 2:
+                return Node("comp", pos, "sortBy", [args[1]], target=target, extra=(self._var(args[0], name_tok), None))
+            if name in ("optMap", "optFlatMap") and len(args) == 2:
+                return Node("comp", pos, name, [args[1]], target=target, extra=(self._var(args[0], name_tok), None))
+        return Node("call", pos, name, args, target=target)
+
+    def _var(self, node: Node, at: Token) -> str:
+        if node.kind != "ident" or node.value.startswith("."):
+            raise self.error(node.pos, "argument must be a simple name")
+        return node.value
+
+    def _distinct(self, v1: str, v2: str, at: Token) -> None:
+        if v1 == v2:
+            raise self.error(at.pos, f"duplicate variable name: {v1}")
+
+
+def parse(text: str, *, macros: bool = True) -> Node:
+    """Parse CEL source; raises CELCompileError with cel-go's position and caret format."""
+    return _Parser(text, macros).parse()
