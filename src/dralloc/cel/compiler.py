@@ -60,7 +60,7 @@ _SEMVER_MEMBERS = {"major", "minor", "patch"}
 _ORDERED_OBJECT_MEMBERS = {"isGreaterThan", "isLessThan", "compareTo"}
 _OPTIONAL_MEMBERS = {"hasValue", "value", "orValue", "or"}
 
-TYPE_IDENTS = {"bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type", "type"}
+TYPE_IDENTS = {"bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type", "type", "optional_type"}
 
 
 class DomainMap(dict):  # type: ignore[type-arg]
@@ -79,6 +79,7 @@ class Env:
     variables: dict[str, str] = field(default_factory=dict)
     homogeneous_literals: bool = False
     container: str = ""
+    check: bool = True  # False: parse-only semantics, type problems surface at evaluation
 
 
 @dataclass
@@ -112,7 +113,7 @@ def _kind(t: str) -> str:
     """The type's constructor: list(int) → list, map(string, dyn) → map."""
     if t.startswith("list("):
         return "list"
-    if t.startswith("map("):
+    if t.startswith("map(") or t.startswith("dra.domainmap("):
         return "map"
     if t.startswith("optional_type("):
         return "optional_type"
@@ -138,6 +139,16 @@ class Compiler:
     def error(self, node: Node, message: str) -> CELCompileError:
         return CELCompileError(format_issue(self.text, node.pos, message))
 
+    def fail(self, node: Node, message: str) -> None:
+        """A type-check error: raised when checking, ignored in parse-only mode (evaluation will fail)."""
+        if self.env.check:
+            raise self.error(node, message)
+
+    def undeclared(self, node: Node, message: str) -> tuple[Fn, str]:
+        if self.env.check:
+            raise self.error(node, message)
+        return _raise(message), DYN
+
     # --- entry --------------------------------------------------------------------------------------
 
     def compile(self, node: Node) -> tuple[Fn, str]:
@@ -160,7 +171,7 @@ class Compiler:
             return _const(TYPES.get(name) or CelType(name)), "type"
         if name.lstrip(".") in TYPE_IDENTS:
             return _const(TYPES.get(name.lstrip(".")) or CelType(name.lstrip("."))), "type"
-        raise self.error(node, f"undeclared reference to '{name.lstrip('.')}' (in container '{self.env.container}')")
+        return self.undeclared(node, f"undeclared reference to '{name.lstrip('.')}' (in container '{self.env.container}')")
 
     def _resolve(self, name: str) -> str | None:
         """Resolve a (possibly qualified) variable name against the container, as CEL namespaces do."""
@@ -203,7 +214,7 @@ class Compiler:
         name = node.value
         if target_type == DEVICE_TYPE:
             if name not in DEVICE_FIELDS:
-                raise self.error(node, f"undefined field '{name}'")
+                return self.undeclared(node, f"undefined field '{name}'")
             ftype = DEVICE_FIELDS[name]
             if node.test_only:
                 return (lambda act: True), "bool"
@@ -211,7 +222,7 @@ class Compiler:
         kind = _kind(target_type)
         if target_type not in (DYN,) and kind not in ("map", "optional_type") and not target_type.startswith("dra."):
             if target_type in PRIMITIVE or target_type in ("list",) or kind == "list":
-                raise self.error(node, f"type '{target_type}' does not support field selection")
+                self.fail(node, f"type '{target_type}' does not support field selection")
         value_type = _map_value_type(target_type[len("dra.domainmap("):-1]) if target_type.startswith("dra.") \
             else _map_value_type(target_type)
         if node.test_only:
@@ -260,7 +271,7 @@ class Compiler:
             first = _kind(types[0])
             for t in types[1:]:
                 if _kind(t) != first and t != DYN:
-                    raise self.error(node, f"expected type '{first}' but found '{_kind(t)}'")
+                    self.fail(node, f"expected type '{first}' but found '{_kind(t)}'")
         return DYN
 
     def _map(self, node: Node) -> tuple[Fn, str]:
@@ -270,7 +281,7 @@ class Compiler:
             kf, kt = self.compile(key)
             vf, vt = self.compile(value)
             if kt not in (DYN, "string", "int", "uint", "bool"):
-                raise self.error(key, f"unsupported map key type: {kt}")
+                self.fail(key, f"unsupported map key type: {kt}")
             key_types.append(kt)
             value_types.append(vt if not optional else _opt_inner(vt))
             entries.append((kf, vf, optional))
@@ -299,7 +310,7 @@ class Compiler:
         return build, f"map({kt}, {vt})"
 
     def _struct(self, node: Node) -> tuple[Fn, str]:
-        raise self.error(node, f"undeclared reference to '{node.value}' (in container '{self.env.container}')")
+        return self.undeclared(node, f"undeclared reference to '{node.value}' (in container '{self.env.container}')")
 
     # --- bind and comprehensions ----------------------------------------------------------------------
 
@@ -339,8 +350,9 @@ class Compiler:
         elif range_type in (DYN,) or range_type.startswith("dra."):
             elem_type = DYN
         else:
-            raise self.error(node, f"expression of type '{range_type}' cannot be range of a comprehension "
-                                   f"(must be list, map, or dynamic)")
+            self.fail(node, f"expression of type '{range_type}' cannot be range of a comprehension "
+                            f"(must be list, map, or dynamic)")
+            elem_type = DYN
         saved = {v: self.locals.get(v) for v in (v1, v2) if v}
         if v2:
             self.locals[v1] = "int" if _kind(range_type) == "list" else elem_type
@@ -359,7 +371,7 @@ class Compiler:
                        "map": "list", "transformList": "list", "transformMap": "map", "transformMapEntry": "map",
                        "sortBy": range_type, "optMap": "optional_type", "optFlatMap": "optional_type"}[kind]
         if kind in ("all", "exists", "exists_one", "filter") and bodies[-1][1] not in ("bool", DYN):
-            raise self.error(node, f"found no matching overload for '_&&_' applied to '(bool, {bodies[-1][1]})'")
+            self.fail(node, f"found no matching overload for '_&&_' applied to '(bool, {bodies[-1][1]})'")
         return builder(range_fn, v1, v2, fns, weight), result_type
 
     # --- calls --------------------------------------------------------------------------------------
@@ -375,12 +387,12 @@ class Compiler:
                 full = f"{qname}.{name}"
                 if full in library.GLOBALS:
                     return self._global_call(node, full)
-                if qname.split(".")[0] not in TYPE_IDENTS:
-                    raise self.error(node, f"undeclared reference to '{full}' (in container '{self.env.container}')")
+                if qname.split(".")[0] not in TYPE_IDENTS and name not in library.MEMBERS:
+                    return self.undeclared(node, f"undeclared reference to '{full}' (in container '{self.env.container}')")
             return self._member_call(node)
         if name in library.GLOBALS:
             return self._global_call(node, name)
-        raise self.error(node, f"undeclared reference to '{name}' (in container '{self.env.container}')")
+        return self.undeclared(node, f"undeclared reference to '{name}' (in container '{self.env.container}')")
 
     def _global_call(self, node: Node, name: str) -> tuple[Fn, str]:
         compiled = [self.compile(a) for a in node.args]
@@ -409,21 +421,21 @@ class Compiler:
                  "semver": (1, 2), "isSemver": (1, 2), "matches": (2,), "optional.of": (1,),
                  "optional.none": (0,), "optional.ofNonZeroValue": (1,)}.get(name)
         if arity is not None and len(arg_types) not in arity:
-            raise self.error(node, f"found no matching overload for '{name}' applied to "
+            self.fail(node, f"found no matching overload for '{name}' applied to "
                                    f"'({', '.join(arg_types)})'")
         if name in ("quantity", "isQuantity", "semver", "isSemver", "url", "isURL", "ip", "isIP", "cidr", "isCIDR") \
                 and arg_types and arg_types[0] not in ("string", DYN) \
                 and not (name == "ip" and arg_types[0] == "net.CIDR"):
-            raise self.error(node, f"found no matching overload for '{name}' applied to '({', '.join(arg_types)})'")
+            self.fail(node, f"found no matching overload for '{name}' applied to '({', '.join(arg_types)})'")
         if name == "size" and arg_types and arg_types[0] not in (DYN, "string", "bytes") \
                 and _kind(arg_types[0]) not in ("list", "map"):
-            raise self.error(node, f"found no matching overload for 'size' applied to '({arg_types[0]})'")
+            self.fail(node, f"found no matching overload for 'size' applied to '({arg_types[0]})'")
 
     def _member_call(self, node: Node) -> tuple[Fn, str]:
         name = node.value
         impl = library.MEMBERS.get(name)
         if impl is None:
-            raise self.error(node, f"undeclared reference to '{name}' (in container '{self.env.container}')")
+            return self.undeclared(node, f"undeclared reference to '{name}' (in container '{self.env.container}')")
         target_fn, target_type = self.compile(node.target)
         compiled = [self.compile(a) for a in node.args]
         self._check_member(node, name, target_type, [t for _, t in compiled])
@@ -437,10 +449,7 @@ class Compiler:
             return _call1(impl, target_fn), result
         if len(fns) == 1:
             f1 = fns[0]
-            if _is_const(f1):
-                c = f1({})
-                return (lambda act: impl(target_fn(act), c)), result
-            return (lambda act: impl(target_fn(act), f1(act))), result
+            return _call2(impl, target_fn, f1), result
         return _calln(impl, [target_fn, *fns]), result
 
     def _check_member(self, node: Node, name: str, target: str, args: list[str]) -> None:
@@ -456,7 +465,7 @@ class Compiler:
             allowed = {"kubernetes.Quantity", "kubernetes.Semver"}
             if args and args[0] != DYN and args[0] != target and not (
                     target == "kubernetes.Quantity" and name in ("add", "sub") and args[0] == "int"):
-                raise self.error(node, f"found no matching overload for '{name}' applied to "
+                self.fail(node, f"found no matching overload for '{name}' applied to "
                                        f"'{target}.({', '.join(args)})'")
         elif name in _STRING_MEMBERS:
             allowed = {"string"}
@@ -469,7 +478,7 @@ class Compiler:
         elif name == "size":
             allowed = {"string", "bytes", "list", "map"}
         if allowed is not None and kind not in allowed and target not in allowed:
-            raise self.error(node, f"found no matching overload for '{name}' applied to "
+            self.fail(node, f"found no matching overload for '{name}' applied to "
                                    f"'{target}.({', '.join(args)})'")
 
     # --- operators ----------------------------------------------------------------------------------
@@ -487,7 +496,7 @@ class Compiler:
     def _want_bool(self, node: Node, op: str, *types: str) -> None:
         for t in types:
             if t not in ("bool", DYN):
-                raise self.error(node, f"found no matching overload for '{op}' applied to '({', '.join(types)})'")
+                self.fail(node, f"found no matching overload for '{op}' applied to '({', '.join(types)})'")
 
     def _op_not(self, node: Node) -> tuple[Fn, str]:
         f, t = self.compile(node.args[0])
@@ -506,7 +515,7 @@ class Compiler:
     def _op_neg(self, node: Node) -> tuple[Fn, str]:
         f, t = self.compile(node.args[0])
         if t not in ("int", "double", DYN):
-            raise self.error(node, f"found no matching overload for '-_' applied to '({t})'")
+            self.fail(node, f"found no matching overload for '-_' applied to '({t})'")
 
         def neg(act: dict) -> Any:
             v = f(act)
@@ -545,7 +554,7 @@ class Compiler:
         if ta != DYN and tb != DYN and ka != kb and "null_type" not in (ta, tb) and \
                 not (ka in NUMERIC and kb in NUMERIC):
             op = "_!=_" if negate else "_==_"
-            raise self.error(node, f"found no matching overload for '{op}' applied to '({ta}, {tb})'")
+            self.fail(node, f"found no matching overload for '{op}' applied to '({ta}, {tb})'")
         if _is_const(b):
             c = b({})
             ct = type(c)
@@ -561,9 +570,9 @@ class Compiler:
         (a, ta), (b, tb) = self.compile(node.args[0]), self.compile(node.args[1])
         for t in (ta, tb):
             if _kind(t) in UNORDERED:
-                raise self.error(node, f"found no matching overload for '{op}' applied to '({ta}, {tb})'")
+                self.fail(node, f"found no matching overload for '{op}' applied to '({ta}, {tb})'")
         if ta != DYN and tb != DYN and ta != tb and not (ta in NUMERIC and tb in NUMERIC):
-            raise self.error(node, f"found no matching overload for '{op}' applied to '({ta}, {tb})'")
+            self.fail(node, f"found no matching overload for '{op}' applied to '({ta}, {tb})'")
 
         def rel(act: dict) -> bool:
             r = compare(a(act), b(act), op)
@@ -586,7 +595,7 @@ class Compiler:
     def _op_in(self, node: Node) -> tuple[Fn, str]:
         (a, ta), (b, tb) = self.compile(node.args[0]), self.compile(node.args[1])
         if tb != DYN and _kind(tb) not in ("list", "map") and not tb.startswith("dra."):
-            raise self.error(node, f"found no matching overload for '@in' applied to '({ta}, {tb})'")
+            self.fail(node, f"found no matching overload for '@in' applied to '({ta}, {tb})'")
 
         def in_(act: dict) -> bool:
             x, coll = a(act), b(act)
@@ -612,12 +621,12 @@ class Compiler:
         kind = _kind(ta)
         if kind == "list":
             if tb not in ("int", "uint", "double", DYN):
-                raise self.error(node, f"found no matching overload for '_[_]' applied to '({ta}, {tb})'")
+                self.fail(node, f"found no matching overload for '_[_]' applied to '({ta}, {tb})'")
             return _index(a, b), _list_elem_type(ta)
         if kind == "map":
             return _index(a, b), _map_value_type(ta)
         if ta in PRIMITIVE:
-            raise self.error(node, f"found no matching overload for '_[_]' applied to '({ta}, {tb})'")
+            self.fail(node, f"found no matching overload for '_[_]' applied to '({ta}, {tb})'")
         return _index(a, b), DYN
 
     def _arith(self, node: Node, op: str) -> tuple[Fn, str]:
@@ -628,7 +637,7 @@ class Compiler:
             if op == "_%_" and ka == "double":
                 ok = False
             if not ok:
-                raise self.error(node, f"found no matching overload for '{op}' applied to '({ta}, {tb})'")
+                self.fail(node, f"found no matching overload for '{op}' applied to '({ta}, {tb})'")
         impl = _ARITH[op]
         rt = ta if ta != DYN else tb
         if ka == "list" or kb == "list":
@@ -725,8 +734,13 @@ def _select(target: Fn, name: str) -> Fn:
                 return m[name]
             except KeyError:
                 raise CELError(f"no such key: {name}") from None
-        if type(m) is Optional:
-            raise no_overload("select", m)
+        if type(m) is Optional:  # optional chaining: opt.f is opt.?f
+            if not m.present:
+                return NONE
+            inner = m.value
+            if isinstance(inner, dict):
+                return Optional(inner[name], True) if name in inner else NONE
+            raise CELError(f"type '{type_name(inner)}' does not support field selection")
         raise CELError(f"type '{type_name(m)}' does not support field selection")
 
     return select
@@ -744,6 +758,8 @@ def _has(target: Fn, name: str) -> Fn:
         m = target(act)
         if isinstance(m, dict):
             return name in m
+        if type(m) is Optional:
+            return m.present and isinstance(m.value, dict) and name in m.value
         raise CELError(f"invalid type for field selection: {type_name(m)}")
 
     return has
@@ -836,16 +852,42 @@ def _eq_const(v: Any, c: Any, ct: type) -> bool:
     return equals(v, c)
 
 
+def _raise(message: str) -> Fn:
+    def fail(act: dict) -> Any:
+        raise CELError(message)
+
+    return fail
+
+
 def _call1(impl: Callable[..., Any], f: Fn) -> Fn:
     def call(act: dict) -> Any:
-        return impl(f(act))
+        v = f(act)
+        try:
+            return impl(v)
+        except TypeError:
+            raise no_overload(getattr(impl, "__name__", "call").lstrip("_"), v) from None
 
     return call
 
 
 def _calln(impl: Callable[..., Any], fns: list[Fn]) -> Fn:
     def call(act: dict) -> Any:
-        return impl(*[f(act) for f in fns])
+        args = [f(act) for f in fns]
+        try:
+            return impl(*args)
+        except TypeError:
+            raise no_overload(getattr(impl, "__name__", "call").lstrip("_"), *args) from None
+
+    return call
+
+
+def _call2(impl: Callable[..., Any], a: Fn, b: Fn) -> Fn:
+    def call(act: dict) -> Any:
+        x, y = a(act), b(act)
+        try:
+            return impl(x, y)
+        except TypeError:
+            raise no_overload(getattr(impl, "__name__", "call").lstrip("_"), x, y) from None
 
     return call
 

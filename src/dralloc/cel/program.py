@@ -39,6 +39,7 @@ def compile_expression(
     container: str = "",
     homogeneous_literals: bool = False,
     macros: bool = True,
+    check: bool = True,
     cost_limit: int | None = COST_LIMIT,
 ) -> Program:
     """Compile a CEL expression over declared variables (name → CEL type such as "int", "list(string)",
@@ -46,7 +47,7 @@ def compile_expression(
     try:
         ast = parse(expression, macros=macros)
         env = Env(variables=dict(declarations or {}), homogeneous_literals=homogeneous_literals,
-                  container=container)
+                  container=container, check=check)
         fn, result_type = Compiler(env, expression).compile(ast)
     except RecursionError:
         raise CELCompileError("ERROR: <input>:1:1: expression recursion limit exceeded") from None

@@ -52,6 +52,7 @@ _TOKEN = re.compile(
   | (?P<int>[0-9]+[uU]?)
   | (?P<string>[rRbB]{0,2}(?:\"\"\"|'''|"|'))
   | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<quoted>`[A-Za-z0-9_./ -]+`)
   | (?P<op>\.\?|\[\?|==|!=|<=|>=|&&|\|\||[-+*/%!<>?:.,()\[\]{}])
     """,
     re.VERBOSE,
@@ -93,6 +94,9 @@ class _Lexer:
                 self.tokens.append(token)
                 continue
             tok = Token(kind, m.group(kind), pos)  # type: ignore[arg-type]
+            if kind == "quoted":  # a backquoted field name: only valid after "." (checked by the parser)
+                tok.kind = "qident"
+                tok.value = tok.text[1:-1]
             if kind == "ident" and tok.text in ("true", "false", "null"):
                 tok.kind = "lit"
                 tok.value = {"true": True, "false": False, "null": None}[tok.text]
@@ -360,6 +364,9 @@ class _Parser:
             if tok.kind == "op" and tok.text in (".", ".?"):
                 self.next()
                 name_tok = self.next()
+                if name_tok.kind == "qident":
+                    node = Node("select", name_tok.pos - 1, name_tok.value, target=node, optional=tok.text == ".?")
+                    continue
                 if name_tok.kind != "ident":
                     raise self.unexpected(name_tok, "IDENTIFIER")
                 if tok.text == "." and self.at("("):
@@ -398,7 +405,10 @@ class _Parser:
             node = self.expr()
             self.expect(")")
             return node
-        if tok.kind == "op" and tok.text == "[":
+        if tok.kind == "op" and tok.text in ("[", "[?"):
+            if tok.text == "[?":  # "[?x, ...]": the lexer joined "[" with the first element's "?"
+                self.i -= 1
+                self.tokens[self.i] = Token("op", "?", tok.pos + 1)
             return self.list_literal(tok)
         if tok.kind == "op" and tok.text == "{":
             return self.map_literal(tok)

@@ -150,11 +150,8 @@ def equals(a: Any, b: Any) -> bool:
         return bool(a == b)
     if _is_num(a) and _is_num(b):
         if ta is float or tb is float:
-            x, y = float(a), float(b)
-            if math.isnan(x) or math.isnan(y):
-                return False
-            # compare exactly, not through float rounding
-            return Decimal(a) == Decimal(b) if math.isfinite(x) and math.isfinite(y) else x == y
+            # cel-go compares an int with a double as doubles (lossy beyond 2^53)
+            return float(a) == float(b)
         return int(a) == int(b)
     if (ta is list and tb is tuple) or (ta is tuple and tb is list):
         return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b))
@@ -169,11 +166,7 @@ def compare(a: Any, b: Any, fn: str) -> int:
             x, y = float(a), float(b)
             if math.isnan(x) or math.isnan(y):
                 return 2  # unordered: every comparison is false
-            if ta is not float or tb is not float:
-                if math.isfinite(x) and math.isfinite(y):
-                    da, db = Decimal(a), Decimal(b)
-                    return (da > db) - (da < db)
-            return (x > y) - (x < y)
+            return (x > y) - (x < y)  # as cel-go: the int is converted to double
         return (int(a) > int(b)) - (int(a) < int(b))
     if ta is tb and ta in (str, bytes, bool):
         return (a > b) - (a < b)
