@@ -210,6 +210,9 @@ class Compiler:
                 resolved = self._resolve(qname)
                 if resolved is not None:
                     return _var(resolved), self.env.variables[resolved]
+        fused = self._fused_device_select(node)
+        if fused is not None:
+            return fused
         target_fn, target_type = self.compile(node.target)
         name = node.value
         if target_type == DEVICE_TYPE:
@@ -232,6 +235,39 @@ class Compiler:
         if target_type.startswith("dra.domainmap("):
             return _domain_select(target_fn, name), target_type[len("dra.domainmap("):-1]
         return _select(target_fn, name), value_type
+
+    def _is_device(self, node: Node) -> bool:
+        return node.kind == "ident" and node.value == "device" and "device" not in self.locals and \
+            self.env.variables.get("device") == DEVICE_TYPE
+
+    def _fused_device_select(self, node: Node) -> tuple[Fn, str] | None:
+        """Hot paths of DRA selectors compiled into one closure each:
+        ``device.driver`` and ``device.attributes["domain"].name`` / ``device.capacity["domain"].name``."""
+        if node.test_only or node.optional:
+            return None
+        target = node.target
+        if self._is_device(target) and node.value in DEVICE_FIELDS:
+            field_name = node.value
+
+            def device_field(act: dict) -> Any:
+                return act["device"][field_name]
+
+            return device_field, DEVICE_FIELDS[field_name]
+        if not (target.kind == "call" and target.value == "_[_]" and not target.optional):
+            return None
+        coll, key = target.args
+        if not (coll.kind == "select" and not coll.test_only and not coll.optional and self._is_device(coll.target)
+                and coll.value in ("attributes", "capacity") and key.kind == "lit" and type(key.value) is str):
+            return None
+        group, domain, name = coll.value, key.value, node.value
+
+        def domain_field(act: dict) -> Any:
+            try:
+                return act["device"][group].get(domain, _EMPTY)[name]
+            except KeyError:
+                raise CELError(f"no such key: {name}") from None
+
+        return domain_field, "kubernetes.Quantity" if group == "capacity" else DYN
 
     # --- literals -----------------------------------------------------------------------------------
 

@@ -72,9 +72,15 @@ def _convert(device: Any, driver: str) -> dict[str, Any] | str:
     }}
 
 
+_last: list[Any] = [None, None, None]  # the most recent (device, driver, activation): selectors run in bursts
+
+
 def device_activation(device: Any, driver: str) -> dict[str, Any]:
     """The evaluation input for a device (cached per device object). Raises CELRuntimeError if the device
     cannot be represented (an unparsable version attribute)."""
+    last = _last
+    if last[0] is device and last[1] == driver:
+        return last[2]
     key = (id(device), driver)
     hit = _ACTIVATIONS.get(key)
     if hit is None or hit[0] is not device:
@@ -85,6 +91,7 @@ def device_activation(device: Any, driver: str) -> dict[str, Any]:
     act = hit[1]
     if isinstance(act, str):
         raise CELRuntimeError(act)
+    last[0], last[1], last[2] = device, driver, act
     return act
 
 
