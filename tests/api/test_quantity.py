@@ -189,3 +189,50 @@ def test_value_and_milli_value_are_ceilings_away_from_zero(text):
     v, mv = q.value(), q.milli_value()
     assert abs(v) >= abs(f) and abs(v) - abs(f) < 1
     assert abs(mv) >= abs(f * 1000) and abs(mv) - abs(f * 1000) < 1
+
+
+# Cases of the same kind as upstream's parse table: input → (exact value as mantissa, exponent), format.
+PARSE_TABLE = [
+    ("0n", 0, 0, "DecimalSI"), ("0Ki", 0, 0, "BinarySI"), ("0T", 0, 0, "DecimalSI"),
+    ("7Mi", 7 * 2**20, 0, "BinarySI"), ("3Ei", 3 * 2**60, 0, "BinarySI"), ("100Ti", 100 * 2**40, 0, "BinarySI"),
+    ("5n", 5, -9, "DecimalSI"), ("50k", 5, 4, "DecimalSI"), ("300T", 3, 14, "DecimalSI"), ("1E", 1, 18, "DecimalSI"),
+    ("1E-3", 1, -3, "DecimalExponent"), ("1E18", 1, 18, "DecimalExponent"), ("100.035k", 100035, 0, "DecimalSI"),
+    ("0.0005k", 5, -1, "DecimalSI"), ("0.00050k", 5, -1, "DecimalSI"), ("0.5e-2", 5, -3, "DecimalExponent"),
+    ("1.3E+6", 13, 5, "DecimalExponent"), ("1.53E12", 153, 10, "DecimalExponent"), ("6.987654321G", 6987654321, 0,
+    "DecimalSI"), ("1.01E", 101, 16, "DecimalSI"), ("3.001n", 4, -9, "DecimalSI"), ("1.1E-9", 2, -9,
+    "DecimalExponent"), ("0.0000000005", 1, -9, "DecimalSI"), ("0.00000012354", 124, -9, "DecimalSI"),
+    ("9Ei", 2**63 - 1, 0, "BinarySI"), ("9223372036854775807Ki", 2**63 - 1, 0, "BinarySI"), ("12E", 12, 18,
+    "DecimalSI"), ("100.035Ki", 10243584, -2, "BinarySI"), ("0.05Gi", 536870912, -1, "BinarySI"),
+    ("0.000000000001Ki", 2, -9, "DecimalSI"), (".0001k", 100, -3, "DecimalSI"), ("1.G", 1, 9, "DecimalSI"),
+]
+
+
+@pytest.mark.parametrize(("text", "mantissa", "exponent", "fmt"), PARSE_TABLE)
+def test_parse_table_values_and_formats(text, mantissa, exponent, fmt):
+    q = Quantity(text)
+    assert q.as_fraction() == Fraction(mantissa) * Fraction(10) ** exponent
+    assert q.format == fmt
+    neg = Quantity("-" + text)
+    assert neg.as_fraction() == -q.as_fraction() and neg.format == fmt
+    assert Quantity("+" + text) == q
+
+
+@pytest.mark.parametrize("text", ["1.1.M", "1+1.0M", "0.1mi", "0.1am", "aoeu", ".5i", "1i", "-3.01i", "-3.01e-"])
+def test_upstreams_invalid_inputs_are_rejected(text):
+    with pytest.raises(ValueError):
+        Quantity(text)
+
+
+@pytest.mark.parametrize(
+    ("value", "fmt", "expect"),
+    [((1024**3, 0), "BinarySI", "1Gi"), ((300 * 2**20, 0), "BinarySI", "300Mi"), ((5, 0), "BinarySI", "5"),
+     ((500, -3), "BinarySI", "500m"), ((1000, 6), "DecimalSI", "1G"), ((108, -2), "DecimalSI", "1080m"),
+     ((1234567, -3), "BinarySI", "1234567m"), ((1025, 0), "BinarySI", "1025"), ((1, 9), "DecimalExponent", "1e9"),
+     ((80, -3), "DecimalExponent", "80e-3"), ((300, 6), "DecimalExponent", "300e6")],
+)
+def test_string_table(value, fmt, expect):
+    assert str(Quantity.from_scaled(*value, format=fmt)) == expect
+
+
+def test_negation_is_exact():
+    assert str(-Quantity.from_scaled(901, -2)) == "-9010m"
