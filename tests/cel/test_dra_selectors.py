@@ -165,3 +165,18 @@ def test_runtime_failures_raise(expr):
 
 def test_compiled_selectors_are_cached_by_expression():
     assert compile_selector("device.driver == 'x'") is compile_selector("device.driver == 'x'")
+
+
+def test_a_comprehension_over_a_scalar_attribute_fails_as_cel_go_does(devices):
+    with pytest.raises(CELRuntimeError, match="got 'types.Int', expected iterable type"):
+        match('device.attributes["gpu.example.com"].index.exists(x, x > 0)', devices["gpu-0"])
+
+
+def test_a_non_boolean_result_is_an_error(devices):
+    with pytest.raises(CELRuntimeError, match="CEL result of type list could not be converted to bool"):
+        match('device.attributes["gpu.example.com"].links', devices["gpu-0"])
+
+
+def test_a_non_boolean_literal_result_is_a_compile_error():
+    with pytest.raises(CELCompileError, match="must evaluate to bool or the unknown type, not int"):
+        compile_selector("1")

@@ -1093,7 +1093,14 @@ def _iter_pairs(coll: Any) -> list[tuple[Any, Any]]:
         return list(enumerate(coll))
     if isinstance(coll, dict):
         return list(coll.items())
-    raise CELError(f"expression of type '{type_name(coll)}' cannot be range of a comprehension")
+    raise CELError(f"got '{_GO_TYPE_NAMES.get(type_name(coll), type_name(coll))}', expected iterable type")
+
+
+# cel-go's Go type names, which its runtime errors print
+_GO_TYPE_NAMES = {"int": "types.Int", "uint": "types.Uint", "double": "types.Double", "string": "types.String",
+                  "bool": "types.Bool", "bytes": "types.Bytes", "null_type": "types.Null",
+                  "kubernetes.Quantity": "cel.Quantity", "kubernetes.Semver": "cel.Semver",
+                  "optional_type": "*types.Optional", "type": "*types.Type"}
 
 
 class _Bound:

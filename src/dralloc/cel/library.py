@@ -639,7 +639,7 @@ def _list_last_index_of(items: Any, x: Any) -> int:
 def _includes(attr: Any, x: Any) -> bool:
     if type(attr) in (list, tuple):
         if len(attr) > MAX_LIST_ATTRIBUTE_VALUES:
-            raise CELError(f"list attribute has more than {MAX_LIST_ATTRIBUTE_VALUES} values")
+            raise CELError(f"'includes' function cannot be applied to lists longer than {MAX_LIST_ATTRIBUTE_VALUES} values")
         return any(equals(x, y) for y in attr)
     return equals(attr, x)
 
