@@ -175,3 +175,22 @@ def test_timestamps_stay_strings():
     text = SLICE.replace("name: node-1-gpus", "name: node-1-gpus\n  creationTimestamp: 2026-01-02T03:04:05Z")
     (obj,) = load(io.StringIO(text))
     assert obj.metadata.creation_timestamp == "2026-01-02T03:04:05Z"
+
+
+def test_the_json_fast_path_gives_the_same_objects_as_the_general_path(tmp_path: Path, examples_dir: Path):
+    slices = [o for o in load(examples_dir) if isinstance(o, ResourceSlice)]
+    doc = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSliceList",
+           "items": [codec.to_dict(s) for s in slices]}
+    path = tmp_path / "slices.json"
+    path.write_text(json.dumps(doc))
+    fast = load(path)
+    general = load(io.StringIO(json.dumps(doc)))
+    assert [codec.to_dict(o) for o in fast] == [codec.to_dict(o) for o in general]
+
+
+def test_the_json_fast_path_falls_back_to_worded_errors(tmp_path: Path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSliceList",
+                                "items": [{"metadata": {"name": "x"}, "spec": {"pool": {"generation": "one"}}}]}))
+    with pytest.raises(DecodeError, match=r"spec\.pool\.generation"):
+        load(path)
