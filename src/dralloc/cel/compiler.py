@@ -1146,14 +1146,30 @@ def _assign(act: dict, v1: str, v2: str | None, key: Any, value: Any, is_list: b
         act[v1] = value if is_list else key
 
 
+def _each(act: dict, pairs: list, is_list: bool, v1: str, v2: str | None, weight: int) -> Any:
+    """Iterate a comprehension's range: charge the cost, bind the variables, yield (key, value)."""
+    for k, v in pairs:
+        _charge(act, weight)
+        _assign(act, v1, v2, k, v, is_list)
+        yield k, v
+
+
+def _keep(pred: Fn | None, act: dict) -> bool:
+    """A comprehension filter's verdict (no filter keeps everything)."""
+    if pred is None:
+        return True
+    r = pred(act)
+    if r is True or r is False:
+        return r
+    raise no_overload("_?_:_", r)
+
+
 def _comp_all(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int) -> Fn:
     pred = fns[0]
 
     def body(act: dict, pairs: list, is_list: bool) -> bool:
         err = None
-        for k, v in pairs:
-            _charge(act, weight)
-            _assign(act, v1, v2, k, v, is_list)
+        for k, v in _each(act, pairs, is_list, v1, v2, weight):
             try:
                 r = pred(act)
             except CELError as exc:
@@ -1175,9 +1191,7 @@ def _comp_exists(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: i
 
     def body(act: dict, pairs: list, is_list: bool) -> bool:
         err = None
-        for k, v in pairs:
-            _charge(act, weight)
-            _assign(act, v1, v2, k, v, is_list)
+        for k, v in _each(act, pairs, is_list, v1, v2, weight):
             try:
                 r = pred(act)
             except CELError as exc:
@@ -1199,9 +1213,7 @@ def _comp_exists_one(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weigh
 
     def body(act: dict, pairs: list, is_list: bool) -> bool:
         count = 0
-        for k, v in pairs:
-            _charge(act, weight)
-            _assign(act, v1, v2, k, v, is_list)
+        for k, v in _each(act, pairs, is_list, v1, v2, weight):
             r = pred(act)
             if r is True:
                 count += 1
@@ -1217,14 +1229,9 @@ def _comp_filter(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: i
 
     def body(act: dict, pairs: list, is_list: bool) -> list:
         out = []
-        for k, v in pairs:
-            _charge(act, weight)
-            _assign(act, v1, v2, k, v, is_list)
-            r = pred(act)
-            if r is True:
+        for k, v in _each(act, pairs, is_list, v1, v2, weight):
+            if _keep(pred, act):
                 out.append(v if is_list else k)
-            elif r is not False:
-                raise no_overload("_?_:_", r)
         return out
 
     return _loop(range_fn, v1, v2, weight, body)
@@ -1238,15 +1245,9 @@ def _comp_map(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int)
 
     def body(act: dict, pairs: list, is_list: bool) -> list:
         out = []
-        for k, v in pairs:
-            _charge(act, weight)
-            _assign(act, v1, v2, k, v, is_list)
-            if pred is not None:
-                r = pred(act)
-                if r is False:
-                    continue
-                if r is not True:
-                    raise no_overload("_?_:_", r)
+        for k, v in _each(act, pairs, is_list, v1, v2, weight):
+            if not _keep(pred, act):
+                continue
             out.append(expr(act))
         return out
 
@@ -1258,15 +1259,9 @@ def _comp_transform_map(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], we
 
     def body(act: dict, pairs: list, is_list: bool) -> dict:
         out: dict = {}
-        for k, v in pairs:
-            _charge(act, weight)
-            _assign(act, v1, v2, k, v, is_list)
-            if pred is not None:
-                r = pred(act)
-                if r is False:
-                    continue
-                if r is not True:
-                    raise no_overload("_?_:_", r)
+        for k, v in _each(act, pairs, is_list, v1, v2, weight):
+            if not _keep(pred, act):
+                continue
             out[k] = expr(act)
         return out
 
@@ -1278,15 +1273,9 @@ def _comp_transform_entry(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], 
 
     def body(act: dict, pairs: list, is_list: bool) -> dict:
         out: dict = {}
-        for k, v in pairs:
-            _charge(act, weight)
-            _assign(act, v1, v2, k, v, is_list)
-            if pred is not None:
-                r = pred(act)
-                if r is False:
-                    continue
-                if r is not True:
-                    raise no_overload("_?_:_", r)
+        for k, v in _each(act, pairs, is_list, v1, v2, weight):
+            if not _keep(pred, act):
+                continue
             entry = expr(act)
             if not isinstance(entry, dict):
                 raise no_overload("transformMapEntry", entry)
