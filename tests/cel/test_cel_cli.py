@@ -14,8 +14,8 @@ def test_prints_true_false_or_the_error_per_device(dralloc_cmd, examples_dir):
               "-f", str(examples_dir / "20-gpu-slices.yaml"))
     assert res.returncode == 0
     lines = res.stdout.splitlines()
-    assert "gpu.nvidia.com/gpu-node-1/gpu-0-mig-3g.40gb-0: true" in lines
-    assert "gpu.nvidia.com/gpu-node-1/gpu-0-mig-1g.10gb-0: false" in lines
+    assert "gpu.nvidia.com/gpu-node-1/gpu-0-mig-3g-40gb-0: true" in lines
+    assert "gpu.nvidia.com/gpu-node-1/gpu-0-mig-1g-10gb-0: false" in lines
     assert "gpu.nvidia.com/gpu-node-1/gpu-0: CEL runtime error: no such key: profile" in lines
 
 

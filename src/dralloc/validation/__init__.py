@@ -1,1 +1,141 @@
-"""validation."""
+"""kube-apiserver validation for resource.k8s.io objects.
+
+``validate(obj)`` returns every field error of a new object (after API defaulting, as kube-apiserver
+validates); ``validate_update(new, old)`` and ``validate_status_update(new, old)`` the errors of an update,
+immutability included. Each error prints as ``<field path>: <Type>: <detail>``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dralloc.api.defaults import apply_defaults
+from dralloc.api.resource_v1 import (
+    DeviceClass,
+    DeviceTaintRule,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+)
+from dralloc.errors import ValidationFailed
+from dralloc.validation import field
+from dralloc.validation.field import FieldError, aggregate_message
+from dralloc.validation.meta import (
+    IMMUTABLE,
+    name_is_dns_label,
+    name_is_dns_subdomain,
+    validate_annotations,
+    validate_labels,
+    validate_object_meta,
+    validate_object_meta_update,
+)
+from dralloc.validation.resource import (
+    RequestNames,
+    validate_claim_spec,
+    validate_claim_status,
+    validate_device_class_spec,
+    validate_slice_spec,
+    validate_taint_rule_spec,
+    validate_taint_rule_status,
+)
+
+__all__ = [
+    "FieldError",
+    "aggregate_message",
+    "validate",
+    "validate_update",
+    "validate_status_update",
+    "check",
+    "NAMESPACED_KINDS",
+]
+
+NAMESPACED_KINDS = {"ResourceClaim", "ResourceClaimTemplate", "Pod"}
+
+
+def _meta(obj: Any, namespaced: bool, require_namespace: bool) -> list[FieldError]:
+    return validate_object_meta(obj.metadata, namespaced, name_is_dns_subdomain, require_namespace=require_namespace)
+
+
+def validate(obj: Any, *, require_namespace: bool = False) -> list[FieldError]:
+    """All field errors of ``obj`` as kube-apiserver reports them on create."""
+    obj = apply_defaults(obj)
+    if isinstance(obj, ResourceSlice):
+        return _meta(obj, False, False) + validate_slice_spec(obj.spec, None)
+    if isinstance(obj, DeviceClass):
+        return _meta(obj, False, False) + validate_device_class_spec(obj.spec, None)
+    if isinstance(obj, ResourceClaim):
+        errs = _meta(obj, True, require_namespace) + validate_claim_spec(obj.spec, "spec")
+        if obj.status is not None:
+            # A file may carry an allocated claim; check its status as a first status write would be.
+            errs += validate_claim_status(obj.status, None, obj.metadata.deletion_timestamp is not None,
+                                          RequestNames(obj.spec.devices))
+        return errs
+    if isinstance(obj, ResourceClaimTemplate):
+        errs = _meta(obj, True, require_namespace)
+        tmeta = obj.spec.metadata
+        if tmeta is not None:
+            errs += validate_labels(tmeta.labels, "spec.metadata.labels")
+            errs += validate_annotations(tmeta.annotations, "spec.metadata.annotations")
+        return errs + validate_claim_spec(obj.spec.spec, "spec.spec")
+    if isinstance(obj, DeviceTaintRule):
+        return _meta(obj, False, False) + validate_taint_rule_spec(obj.spec, None)
+    kind = type(obj).__name__
+    if kind == "Namespace":
+        return validate_object_meta(obj.metadata, False, name_is_dns_label)
+    if hasattr(obj, "metadata"):
+        return _meta(obj, kind in NAMESPACED_KINDS, require_namespace)
+    return []
+
+
+def validate_update(new: Any, old: Any) -> list[FieldError]:
+    """Field errors of replacing ``old`` by ``new`` (main resource; status is not written here)."""
+    new, old = apply_defaults(new), apply_defaults(old)
+    kind_new = type(new).__name__
+    errs = validate_object_meta_update(new.metadata, old.metadata)
+    if isinstance(new, ResourceSlice):
+        return _meta(new, False, False) + errs + validate_slice_spec(new.spec, old.spec)
+    if isinstance(new, DeviceClass):
+        return _meta(new, False, False) + errs + validate_device_class_spec(new.spec, old.spec)
+    if isinstance(new, ResourceClaim):
+        errs = _meta(new, True, False) + errs
+        if new.spec != old.spec:
+            errs.append(field.invalid("spec", _spec_dict(new.spec), IMMUTABLE))
+        return errs
+    if isinstance(new, ResourceClaimTemplate):
+        if new.spec != old.spec:
+            errs.append(field.invalid("spec", _spec_dict(new.spec), IMMUTABLE))
+        return errs
+    if isinstance(new, DeviceTaintRule):
+        return _meta(new, False, False) + errs + validate_taint_rule_spec(new.spec, old.spec)
+    if kind_new in ("Namespace", "Node", "Pod"):
+        return errs
+    return errs
+
+
+def validate_status_update(new: Any, old: Any) -> list[FieldError]:
+    """Field errors of a write to the ``/status`` subresource."""
+    errs = validate_object_meta_update(new.metadata, old.metadata)
+    if isinstance(new, ResourceClaim):
+        from dralloc.api.resource_v1 import ResourceClaimStatus
+
+        status = new.status or ResourceClaimStatus()
+        return errs + validate_claim_status(status, old.status, new.metadata.deletion_timestamp is not None,
+                                            RequestNames(new.spec.devices))
+    if isinstance(new, DeviceTaintRule):
+        return errs + validate_taint_rule_status(new.status)
+    return errs
+
+
+def _spec_dict(spec: Any) -> Any:
+    from dralloc.api.codec import to_dict
+
+    return to_dict(spec)
+
+
+def check(obj: Any) -> None:
+    """Raise ValidationFailed (an InputError) with kube-apiserver's message when ``obj`` is invalid."""
+    errors = validate(obj)
+    if errors:
+        kind = getattr(obj, "kind", type(obj).__name__)
+        name = getattr(getattr(obj, "metadata", None), "name", None) or ""
+        raise ValidationFailed(f'{kind}.resource.k8s.io "{name}" is invalid: {aggregate_message(errors)}', errors)

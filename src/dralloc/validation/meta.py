@@ -1,0 +1,198 @@
+"""ObjectMeta, NodeSelector and Condition rules of kube-apiserver (core and meta/v1 validation)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from dralloc.validation import field as f
+from dralloc.validation.formats import (
+    is_dns1123_label,
+    is_dns1123_subdomain,
+    is_label_value,
+    is_qualified_name,
+    regex_error,
+)
+
+NameCheck = Callable[[str, bool], list[str]]
+TOTAL_ANNOTATION_SIZE = 256 * 1024
+IMMUTABLE = "field is immutable"
+_STANDARD_FINALIZERS = {"kubernetes", "orphan", "foregroundDeletion"}
+
+
+def _mask_trailing_dash(name: str) -> str:
+    # A generateName prefix may end in '-'; upstream masks it before the format check.
+    return name[:-1] + "a" if len(name) > 1 and name.endswith("-") else name
+
+
+def name_is_dns_subdomain(name: str, prefix: bool) -> list[str]:
+    return is_dns1123_subdomain(_mask_trailing_dash(name) if prefix else name)
+
+
+def name_is_dns_label(name: str, prefix: bool) -> list[str]:
+    return is_dns1123_label(_mask_trailing_dash(name) if prefix else name)
+
+
+def validate_labels(labels: dict[str, str] | None, path: str) -> list[f.FieldError]:
+    errs: list[f.FieldError] = []
+    for k, v in (labels or {}).items():
+        errs.extend(validate_label_name(k, path))
+        errs.extend(f.invalid(path, v, m) for m in is_label_value(v))
+    return errs
+
+
+def validate_label_name(name: str, path: str) -> list[f.FieldError]:
+    return [f.invalid(path, name, m) for m in is_qualified_name(name)]
+
+
+def validate_annotations(annotations: dict[str, str] | None, path: str) -> list[f.FieldError]:
+    errs: list[f.FieldError] = []
+    total = 0
+    for k, v in (annotations or {}).items():
+        errs.extend(f.invalid(path, k, m) for m in is_qualified_name(k.lower()))
+        total += len(k) + len(v.encode("utf-8"))
+    if total > TOTAL_ANNOTATION_SIZE:
+        errs.append(f.too_long(path, TOTAL_ANNOTATION_SIZE))
+    return errs
+
+
+def validate_object_meta(meta: Any, namespaced: bool, name_fn: NameCheck, path: str = "metadata",
+                         require_namespace: bool = False) -> list[f.FieldError]:
+    """ValidateObjectMeta. ``require_namespace`` is off for files: kubectl fills the namespace in."""
+    errs: list[f.FieldError] = []
+    gen = meta.generate_name or ""
+    if gen:
+        errs.extend(f.invalid(f.child(path, "generateName"), gen, m) for m in name_fn(gen, True))
+    name = meta.name or ""
+    if not name:
+        if not gen:
+            errs.append(f.required(f.child(path, "name"), "name or generateName is required"))
+    else:
+        errs.extend(f.invalid(f.child(path, "name"), name, m) for m in name_fn(name, False))
+    ns = meta.namespace or ""
+    if namespaced:
+        if not ns:
+            if require_namespace:
+                errs.append(f.required(f.child(path, "namespace")))
+        else:
+            errs.extend(f.invalid(f.child(path, "namespace"), ns, m) for m in is_dns1123_label(ns))
+    elif ns:
+        errs.append(f.forbidden(f.child(path, "namespace"), "not allowed on this type"))
+    if meta.generation is not None and meta.generation < 0:
+        errs.append(f.invalid(f.child(path, "generation"), meta.generation, "must be greater than or equal to 0"))
+    errs.extend(validate_labels(meta.labels, f.child(path, "labels")))
+    errs.extend(validate_annotations(meta.annotations, f.child(path, "annotations")))
+    for i, fin in enumerate(meta.finalizers or ()):
+        fp = f.index(f.child(path, "finalizers"), i)
+        problems = is_qualified_name(fin)
+        errs.extend(f.invalid(fp, fin, m) for m in problems)
+        if not problems and "/" not in fin and fin not in _STANDARD_FINALIZERS:
+            errs.append(f.invalid(fp, fin, "name is neither a standard finalizer name nor is it fully qualified"))
+    return errs
+
+
+def validate_object_meta_update(new: Any, old: Any, path: str = "metadata") -> list[f.FieldError]:
+    errs: list[f.FieldError] = []
+    for attr, json_name in (("name", "name"), ("namespace", "namespace"), ("uid", "uid"),
+                            ("creation_timestamp", "creationTimestamp")):
+        nv, ov = getattr(new, attr) or "", getattr(old, attr) or ""
+        if attr in ("uid", "creation_timestamp") and not nv:
+            continue  # unset on input means "keep"; the store fills it in
+        if nv != ov:
+            errs.append(f.invalid(f.child(path, json_name), nv, IMMUTABLE))
+    return errs
+
+
+_OPERATORS_WITH_VALUES = ("In", "NotIn")
+
+
+def validate_node_selector(selector: Any, path: str) -> list[f.FieldError]:
+    terms_path = f.child(path, "nodeSelectorTerms")
+    terms = selector.node_selector_terms or []
+    if not terms:
+        return [f.required(terms_path, "must have at least one node selector term")]
+    errs: list[f.FieldError] = []
+    for i, term in enumerate(terms):
+        tp = f.index(terms_path, i)
+        for j, req in enumerate(term.match_expressions or ()):
+            errs.extend(_node_selector_requirement(req, f.index(f.child(tp, "matchExpressions"), j)))
+        for j, req in enumerate(term.match_fields or ()):
+            errs.extend(_node_field_selector_requirement(req, f.index(f.child(tp, "matchFields"), j)))
+    return errs
+
+
+def _node_selector_requirement(req: Any, path: str) -> list[f.FieldError]:
+    errs: list[f.FieldError] = []
+    values = req.values or []
+    op = req.operator
+    if op in _OPERATORS_WITH_VALUES:
+        if not values:
+            errs.append(f.required(f.child(path, "values"), "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif op in ("Exists", "DoesNotExist"):
+        if values:
+            errs.append(f.forbidden(f.child(path, "values"),
+                                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+    elif op in ("Gt", "Lt"):
+        if len(values) != 1:
+            errs.append(f.required(f.child(path, "values"),
+                                   "must be specified single value when `operator` is 'Lt' or 'Gt'"))
+    else:
+        errs.append(f.invalid(f.child(path, "operator"), op, "not a valid selector operator"))
+    errs.extend(validate_label_name(req.key, f.child(path, "key")))
+    for i, v in enumerate(values):
+        errs.extend(f.invalid(f.index(f.child(path, "values"), i), v, m) for m in is_label_value(v))
+    return errs
+
+
+def _node_field_selector_requirement(req: Any, path: str) -> list[f.FieldError]:
+    errs: list[f.FieldError] = []
+    values = req.values or []
+    if req.operator in _OPERATORS_WITH_VALUES:
+        if len(values) != 1:
+            errs.append(f.required(f.child(path, "values"),
+                                   "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
+    else:
+        errs.append(f.invalid(f.child(path, "operator"), req.operator, "not a valid selector operator"))
+    if req.key != "metadata.name":
+        errs.append(f.invalid(f.child(path, "key"), req.key, "not a valid field selector key"))
+    else:
+        for i, v in enumerate(values):
+            errs.extend(f.invalid(f.index(f.child(path, "values"), i), v, m) for m in name_is_dns_subdomain(v, False))
+    return errs
+
+
+_REASON_FMT = "[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?"
+_reason_re = re.compile(_REASON_FMT)
+_REASON_MSG = ("a condition reason must start with alphabetic character, optionally followed by a string of "
+               "alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'")
+
+
+def validate_conditions(conditions: list[Any] | None, path: str) -> list[f.FieldError]:
+    errs: list[f.FieldError] = []
+    seen: set[str] = set()
+    for i, c in enumerate(conditions or ()):
+        cp = f.index(path, i)
+        if c.type in seen:
+            errs.append(f.duplicate(f.child(cp, "type"), c.type))
+        seen.add(c.type)
+        errs.extend(validate_label_name(c.type, f.child(cp, "type")))
+        if c.status not in ("False", "True", "Unknown"):
+            errs.append(f.not_supported(f.child(cp, "status"), c.status, ["False", "True", "Unknown"]))
+        if c.observed_generation is not None and c.observed_generation < 0:
+            errs.append(f.invalid(f.child(cp, "observedGeneration"), c.observed_generation,
+                                  "must be greater than or equal to zero"))
+        if not c.last_transition_time:
+            errs.append(f.required(f.child(cp, "lastTransitionTime"), "must be set"))
+        reason = c.reason or ""
+        if not reason:
+            errs.append(f.required(f.child(cp, "reason"), "must be set"))
+        else:
+            if not _reason_re.fullmatch(reason):
+                errs.append(f.invalid(f.child(cp, "reason"), reason, regex_error(
+                    _REASON_MSG, _REASON_FMT, "my_name", "MY_NAME", "MyName", "ReasonA,ReasonB", "ReasonA:ReasonB")))
+            if len(reason) > 1024:
+                errs.append(f.too_long(f.child(cp, "reason"), 1024))
+        if c.message and len(c.message) > 32768:
+            errs.append(f.too_long(f.child(cp, "message"), 32768))
+    return errs
