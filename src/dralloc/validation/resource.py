@@ -481,9 +481,9 @@ def validate_taint(taint: Any, old: Any | None, path: str) -> E:
     return errs
 
 
-def validate_binding_parameters(conditions: list[str] | None, failures: list[str] | None, path: str) -> E:
-    conditions = conditions or []
-    failures = failures or []
+def validate_binding_parameters(conditions_in: list[str] | None, failures_in: list[str] | None, path: str) -> E:
+    conditions = conditions_in or []
+    failures = failures_in or []
     cpath, fpath = f.child(path, "bindingConditions"), f.child(path, "bindingFailureConditions")
     errs = validate_slice(conditions, BINDING_CONDITIONS_MAX, validate_label_name, cpath)
     errs.extend(validate_slice(failures, BINDING_CONDITIONS_MAX, validate_label_name, fpath))
@@ -501,9 +501,9 @@ def validate_binding_parameters(conditions: list[str] | None, failures: list[str
         if c in cond_set:
             errs.append(f.invalid(f.index(fpath, i), c, "bindingFailureConditions must not overlap with bindingConditions"))
     if not conditions and failures:
-        errs.append(f.invalid(cpath, conditions, "bindingConditions are required to use bindingFailureConditions"))
+        errs.append(f.invalid(cpath, conditions_in, "bindingConditions are required to use bindingFailureConditions"))
     if not failures and conditions:
-        errs.append(f.invalid(fpath, failures, "bindingFailureConditions are required to use bindingConditions"))
+        errs.append(f.invalid(fpath, failures_in, "bindingFailureConditions are required to use bindingConditions"))
     return errs
 
 
