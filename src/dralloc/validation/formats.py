@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import uuid
+from functools import lru_cache
 
 DNS1123_LABEL_MAX = 63
 DNS1123_SUBDOMAIN_MAX = 253
@@ -123,6 +124,7 @@ def is_label_value(value: str) -> list[str]:
     return errs
 
 
+@lru_cache(maxsize=4096)
 def is_semver(value: str) -> bool:
     return _semver_re.fullmatch(value) is not None
 

@@ -117,15 +117,36 @@ def _truncate(text: str, limit: int) -> str:
     return text[: (remaining + 1) // 2] + "..." + text[len(text) - remaining // 2:]
 
 
+_KEY_PROBLEMS: dict[tuple[Any, str], E] = {}
+_PLACEHOLDER = "\0"
+
+
+def _key_errors(key_fn: Callable[[str, str], E], k: str, path: str) -> E:
+    """Key checks depend only on the key: compute them once per distinct key, then re-path them."""
+    cached = _KEY_PROBLEMS.get((key_fn, k))
+    if cached is None:
+        if len(_KEY_PROBLEMS) > 100_000:
+            _KEY_PROBLEMS.clear()
+        cached = _KEY_PROBLEMS[(key_fn, k)] = key_fn(k, _PLACEHOLDER)
+    if not cached:
+        return cached
+    return [f.FieldError(e.type, path, e.bad_value, e.detail) for e in cached]
+
+
 def validate_map(m: dict[str, T] | None, max_size: int, key_len: int, key_fn: Callable[[str, str], E],
                  item_fn: Callable[[T, str], E], path: str) -> E:
-    m = m or {}
+    if not m:
+        return []
     if 0 <= max_size < len(m):
         return [f.too_many(path, len(m), max_size)]
     errs: E = []
     for k in sorted(m):
-        errs.extend(key_fn(k, path))  # upstream reports key errors at the map's own path
-        errs.extend(item_fn(m[k], f.key(path, _truncate(k, key_len))))
+        key_errs = _key_errors(key_fn, k, path)  # upstream reports key errors at the map's own path
+        if key_errs:
+            errs.extend(key_errs)
+        item_errs = item_fn(m[k], f"{path}[{k if len(k) <= key_len else _truncate(k, key_len)}]")
+        if item_errs:
+            errs.extend(item_errs)
     return errs
 
 
@@ -865,6 +886,18 @@ def validate_device(device: Any, old: Any | None, path: str, per_device_node_sel
 
 
 def _attribute(a: Any, path: str) -> E:
+    # Fast path for the common single scalar value; the full check below gives the same answer.
+    if a.ints is None and a.bools is None and a.strings is None and a.versions is None:
+        st, ver, i, b = a.string, a.version, a.int_, a.bool_
+        if st is not None:
+            if ver is None and i is None and b is None and (
+                    len(st) <= ATTRIBUTE_VALUE_MAX // 4 or len(st.encode("utf-8")) <= ATTRIBUTE_VALUE_MAX):
+                return []
+        elif ver is not None:
+            if i is None and b is None and len(ver) <= ATTRIBUTE_VALUE_MAX and is_semver(ver):
+                return []
+        elif (i is None) != (b is None):
+            return []
     errs: E = []
     n = 0
     if a.bool_ is not None:
