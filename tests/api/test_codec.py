@@ -194,3 +194,12 @@ def test_the_json_fast_path_falls_back_to_worded_errors(tmp_path: Path):
                                 "items": [{"metadata": {"name": "x"}, "spec": {"pool": {"generation": "one"}}}]}))
     with pytest.raises(DecodeError, match=r"spec\.pool\.generation"):
         load(path)
+
+
+def test_to_dict_always_keeps_api_version_and_kind() -> None:
+    from dralloc.api.codec import decode, encode_json, to_dict
+
+    node = decode({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}})
+    assert to_dict(node)["apiVersion"] == "v1" and to_dict(node)["kind"] == "Node"
+    cls = decode({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "c"}})
+    assert b'"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass"' in encode_json(cls)

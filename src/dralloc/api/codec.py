@@ -330,7 +330,12 @@ def _enc_hook(obj: Any) -> Any:
 
 def to_dict(obj: Any) -> Any:
     """The JSON-ready form kube-apiserver would return (camelCase, unset omitted, canonical quantities)."""
-    return msgspec.to_builtins(obj, enc_hook=_enc_hook)
+    data = msgspec.to_builtins(obj, enc_hook=_enc_hook)
+    kind = getattr(obj, "kind", None)
+    if isinstance(data, dict) and isinstance(kind, str):
+        # apiVersion and kind equal their defaults, which omit_defaults would drop; objects always carry them.
+        data = {"apiVersion": obj.api_version, "kind": kind, **data}
+    return data
 
 
 _json_encoder = msgspec.json.Encoder(enc_hook=_enc_hook)
@@ -338,6 +343,8 @@ _json_encoder = msgspec.json.Encoder(enc_hook=_enc_hook)
 
 def encode_json(obj: Any) -> bytes:
     """Compact JSON bytes (struct field order, as kube-apiserver writes)."""
+    if isinstance(getattr(obj, "kind", None), str):
+        return _json_encoder.encode(to_dict(obj))  # keep apiVersion/kind (see to_dict)
     return _json_encoder.encode(obj)
 
 
