@@ -13,16 +13,7 @@ from typing import Any
 
 from dralloc.allocator.errors import SelectorError
 
-try:  # the CEL package is written concurrently; fall back to a tiny evaluator until it lands
-    from dralloc.cel import CELCompileError, CELRuntimeError, compile_selector  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - only before dralloc.cel exists
-    compile_selector = None
-
-    class CELCompileError(Exception):  # type: ignore[no-redef]
-        pass
-
-    class CELRuntimeError(Exception):  # type: ignore[no-redef]
-        pass
+from dralloc.cel import CELCompileError, CELRuntimeError, compile_selector
 
 
 _NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
@@ -66,55 +57,6 @@ class SelectorFailure:
 
 
 _COMPILE_ERROR = object()
-
-
-class _ShimSelector:
-    """Minimal stand-in used only while dralloc.cel is missing: conjunctions (``&&``) of
-    ``device.driver == "x"`` and ``device.attributes["domain"].name == "value"``, or ``true``/``false``."""
-
-    _DRIVER_EQ = re.compile(r'^device\.driver\s*==\s*"([^"]*)"$')
-    _ATTR_EQ = re.compile(r'^device\.attributes\["([^"]+)"\]\.([A-Za-z0-9_]+)\s*==\s*"([^"]*)"$')
-
-    def __init__(self, expr: str) -> None:
-        self.expr = " ".join(expr.split())
-        self._parts = []
-        for part in self.expr.split("&&"):
-            part = part.strip()
-            m = self._DRIVER_EQ.match(part)
-            if m:
-                self._parts.append(("driver", m.group(1)))
-                continue
-            m = self._ATTR_EQ.match(part)
-            if m:
-                self._parts.append(("attr", m.groups()))
-                continue
-            if part in ("true", "false"):
-                self._parts.append(("const", part == "true"))
-                continue
-            raise CELCompileError(f"unsupported expression without dralloc.cel: {expr}")
-
-    def matches(self, device: Any, driver: str) -> bool:
-        for kind, arg in self._parts:
-            if kind == "driver":
-                if driver != arg:
-                    return False
-            elif kind == "const":
-                if not arg:
-                    return False
-            else:
-                domain, name, want = arg
-                attrs = device.attributes or {}
-                attr = attrs.get(f"{domain}/{name}")
-                if attr is None and domain == driver:
-                    attr = attrs.get(name)
-                if attr is None:
-                    raise CELRuntimeError(f"no such key: {name}")
-                if attr.string != want:
-                    return False
-        return True
-
-
-# Compiled expressions are shared process-wide, like upstream's CEL cache (bounded).
 _COMPILED: dict[str, Any] = {}
 _COMPILED_MAX = 4096
 
@@ -126,7 +68,7 @@ class SelectorCache:
         c = _COMPILED.get(expr)
         if c is None:
             try:
-                c = compile_selector(expr) if compile_selector is not None else _ShimSelector(expr)
+                c = compile_selector(expr)
             except Exception as exc:  # noqa: BLE001 - CELCompileError, or a crash: both are compile errors here
                 c = (_COMPILE_ERROR, compile_message(exc))
             if len(_COMPILED) >= _COMPILED_MAX:
