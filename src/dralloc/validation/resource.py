@@ -1042,6 +1042,17 @@ def _valid_range(default: Quantity, capacity: Quantity, rng: Any, path: str) -> 
     return errs
 
 
+def _capacity_key(key: str | None, capacity: dict[str, Any], path: str) -> E:
+    """A mapping's capacityKey must be non-empty and name one of the device's capacities."""
+    if key is None:
+        return []
+    if not key:
+        return [f.invalid(path, "", "capacityKey must not be an empty string")]
+    if key not in capacity:
+        return [f.FieldError(f.NOT_FOUND, path, key, "")]
+    return []
+
+
 def _node_allocatable_mappings(device: Any, path: str) -> E:
     """Kubernetes 1.36 `nodeAllocatableResourceMappings` (alpha)."""
     errs: E = []
@@ -1051,11 +1062,7 @@ def _node_allocatable_mappings(device: Any, path: str) -> E:
         kpath = f.key(path, name)
         if not is_node_allocatable_resource_name(name):
             errs.append(f.invalid(kpath, name, "must be a node allocatable resource name"))
-        if mapping.capacity_key is not None:
-            if not mapping.capacity_key:
-                errs.append(f.invalid(f.child(kpath, "capacityKey"), "", "capacityKey must not be an empty string"))
-            elif mapping.capacity_key not in capacity:
-                errs.append(f.FieldError(f.NOT_FOUND, f.child(kpath, "capacityKey"), mapping.capacity_key, ""))
+        errs.extend(_capacity_key(mapping.capacity_key, capacity, f.child(kpath, "capacityKey")))
         m = mapping.allocation_multiplier
         if m is not None and m.sign() <= 0:
             errs.append(f.invalid(f.child(kpath, "allocationMultiplier"), str(m), "must be positive"))
@@ -1076,11 +1083,8 @@ def _node_allocatable_resources(device: Any, path: str) -> E:
         m = res.mapping
         if m is not None:
             mpath = f.child(kpath, "mapping")
+            errs.extend(_capacity_key(m.capacity_key, capacity, f.child(mpath, "capacityKey")))
             if m.capacity_key is not None:
-                if not m.capacity_key:
-                    errs.append(f.invalid(f.child(mpath, "capacityKey"), "", "capacityKey must not be an empty string"))
-                elif m.capacity_key not in capacity:
-                    errs.append(f.FieldError(f.NOT_FOUND, f.child(mpath, "capacityKey"), m.capacity_key, ""))
                 if m.capacity_multiplier is None:
                     errs.append(f.required(f.child(mpath, "capacityMultiplier"),
                                            "capacityMultiplier is required when capacityKey is set"))
