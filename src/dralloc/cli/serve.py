@@ -1,0 +1,69 @@
+"""``dralloc serve``: the resource.k8s.io API server on SQLite.
+
+    dralloc serve [--db PATH|:memory:] [--address 127.0.0.1] [--port 6443] [--token-file F] [--authz-file F]
+                  [--anonymous] [--tls-cert F --tls-key F]
+
+Without ``--token-file`` every request is anonymous (and the server says so); with it, requests need a bearer
+token from the file (kube-apiserver's static token format) unless ``--anonymous`` is given too. The
+database defaults to ``$XDG_DATA_HOME/dralloc/dralloc.db`` (``~/.local/share/dralloc/dralloc.db``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from dralloc.errors import InputError
+
+
+def default_db() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "dralloc" / "dralloc.db"
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("serve", help="serve resource.k8s.io over HTTP for kubectl and client libraries",
+                              description=__doc__.split("\n\n")[0])
+    p.add_argument("--db", help=f"SQLite file, or :memory: (default: {default_db()})")
+    p.add_argument("--address", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    p.add_argument("--port", type=int, default=6443)
+    p.add_argument("--token-file", help="static token file: token,user,uid[,\"group1,group2\"] per line")
+    p.add_argument("--authz-file", help="YAML allow list: user or group:<name> → [{verbs, resources}]")
+    p.add_argument("--anonymous", action="store_true", help="also accept requests without a token")
+    p.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM)")
+    p.add_argument("--tls-key", help="private key of --tls-cert (PEM)")
+    p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"))
+    p.set_defaults(func=run)
+
+
+def run(args: Any) -> int:
+    import uvicorn
+
+    from dralloc.server import create_app
+    from dralloc.server.auth import Authorizer, load_tokens
+    from dralloc.store import SQLiteStore
+
+    if bool(args.tls_cert) != bool(args.tls_key):
+        raise InputError("--tls-cert and --tls-key go together")
+    db = args.db or str(default_db())
+    if db != ":memory:":
+        Path(db).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        tokens = load_tokens(args.token_file) if args.token_file else None
+        authorizer = Authorizer.from_file(args.authz_file) if args.authz_file else None
+    except (OSError, ValueError) as exc:
+        raise InputError(str(exc)) from None
+    app = create_app(SQLiteStore(db), tokens=tokens, authorizer=authorizer, anonymous=args.anonymous)
+    scheme = "https" if args.tls_cert else "http"
+    url = f"{scheme}://{args.address}:{args.port}"
+    print(f"dralloc serving resource.k8s.io at {url} (store: {db})", file=sys.stderr)
+    if tokens is None:
+        print("warning: no --token-file: every request is accepted anonymously", file=sys.stderr)
+    print(f"point kubectl at it:  dralloc kubeconfig --server {url} -o ~/.kube/dralloc.yaml && "
+          f"export KUBECONFIG=~/.kube/dralloc.yaml", file=sys.stderr)
+    sys.stderr.flush()
+    uvicorn.run(app, host=args.address, port=args.port, log_level=args.log_level, access_log=False,
+                ssl_certfile=args.tls_cert, ssl_keyfile=args.tls_key)
+    return 0

@@ -1,0 +1,59 @@
+"""Bearer tokens from a kube-apiserver static token file, and an optional per-user allow list.
+
+Token file lines: ``token,user,uid,"group1,group2"`` (groups optional). The allow-list file (YAML) maps a
+user or ``group:<name>`` to rules ``{verbs: [...], resources: [...]}`` where ``*`` matches anything; without
+an allow-list every authenticated user may do everything.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+@dataclass(frozen=True)
+class User:
+    name: str
+    uid: str = ""
+    groups: tuple[str, ...] = field(default_factory=tuple)
+
+
+def load_tokens(path: str | Path) -> dict[str, User]:
+    tokens: dict[str, User] = {}
+    with open(path, newline="", encoding="utf-8") as fh:
+        for lineno, row in enumerate(csv.reader(fh), 1):
+            if not row or not row[0].strip() or row[0].lstrip().startswith("#"):
+                continue
+            if len(row) < 3:
+                raise ValueError(f"{path}:{lineno}: expected token,user,uid[,\"groups\"]")
+            groups = tuple(g.strip() for g in row[3].split(",") if g.strip()) if len(row) > 3 else ()
+            tokens[row[0].strip()] = User(row[1].strip(), row[2].strip(), groups)
+    return tokens
+
+
+class Authorizer:
+    def __init__(self, rules: dict[str, list[dict[str, Any]]] | None = None) -> None:
+        self.rules = rules
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Authorizer:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: expected a mapping of user → rules")
+        return cls({str(k): list(v or []) for k, v in data.items()})
+
+    def allowed(self, user: User, verb: str, resource: str) -> bool:
+        if self.rules is None:
+            return True
+        subjects = [user.name] + [f"group:{g}" for g in user.groups]
+        for subject in subjects:
+            for rule in self.rules.get(subject, []):
+                verbs = rule.get("verbs") or []
+                resources = rule.get("resources") or []
+                if ("*" in verbs or verb in verbs) and ("*" in resources or resource in resources):
+                    return True
+        return False

@@ -1,0 +1,134 @@
+"""Discovery documents, /version and the minimal OpenAPI v3 that makes kubectl validate on the server.
+
+kubectl 1.32 accepts the legacy discovery format (APIVersions, APIGroupList, APIResourceList) when the server
+does not answer in the aggregated format. Given an OpenAPI v3 document whose operations declare the
+``fieldValidation`` parameter, kubectl leaves field validation to the server (``fieldValidation=Strict``)
+instead of downloading full schemas; so each group-version document lists its paths and verbs, with the
+``x-kubernetes-group-version-kind`` and ``x-kubernetes-action`` extensions kubectl reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from dralloc import __version__
+from dralloc.server.registry import CORE, GROUP, GROUP_VERSIONS, RESOURCES, VERBS, Resource
+
+
+def version_info() -> dict[str, Any]:
+    return {"major": "1", "minor": "36", "gitVersion": f"v1.36.0-dralloc.{__version__}", "gitCommit": "",
+            "gitTreeState": "clean", "buildDate": "", "goVersion": "", "compiler": "python",
+            "platform": "linux/amd64"}
+
+
+def api_versions() -> dict[str, Any]:
+    return {"kind": "APIVersions", "versions": ["v1"],
+            "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": ""}]}
+
+
+def _group() -> dict[str, Any]:
+    versions = [{"groupVersion": f"{GROUP}/{v}", "version": v} for v in GROUP_VERSIONS]
+    return {"name": GROUP, "versions": versions, "preferredVersion": versions[0]}
+
+
+def api_group_list() -> dict[str, Any]:
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [_group()]}
+
+
+def api_group() -> dict[str, Any]:
+    return {"kind": "APIGroup", "apiVersion": "v1", **_group()}
+
+
+def _entries(r: Resource) -> list[dict[str, Any]]:
+    main = {"name": r.name, "singularName": r.singular, "namespaced": r.namespaced, "kind": r.kind,
+            "verbs": VERBS if r.group else ["create", "delete", "get", "list", "patch", "update", "watch"]}
+    if r.short_names:
+        main["shortNames"] = list(r.short_names)
+    out = [main]
+    if r.status:
+        out.append({"name": f"{r.name}/status", "singularName": "", "namespaced": r.namespaced, "kind": r.kind,
+                    "verbs": ["get", "patch", "update"]})
+    return out
+
+
+def resource_list(version: str) -> dict[str, Any] | None:
+    if version not in GROUP_VERSIONS:
+        return None
+    resources = [e for r in RESOURCES.values() if version in r.versions for e in _entries(r)]
+    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{GROUP}/{version}",
+            "resources": resources}
+
+
+def core_resource_list() -> dict[str, Any]:
+    return {"kind": "APIResourceList", "groupVersion": "v1",
+            "resources": [e for r in CORE.values() for e in _entries(r)]}
+
+
+# --- OpenAPI v3 -------------------------------------------------------------------------------------
+
+_FIELD_VALIDATION = {"name": "fieldValidation", "in": "query", "schema": {"type": "string", "uniqueItems": True},
+                     "description": "Ignore, Warn or Strict"}
+_DRY_RUN = {"name": "dryRun", "in": "query", "schema": {"type": "string", "uniqueItems": True}}
+_FIELD_MANAGER = {"name": "fieldManager", "in": "query", "schema": {"type": "string", "uniqueItems": True}}
+
+
+def _ops(r: Resource, version: str, item: bool) -> dict[str, Any]:
+    gvk = {"group": r.group, "version": version, "kind": r.kind}
+    ref = {"$ref": f"#/components/schemas/{_schema_name(r, version)}"}
+    body = {"content": {t: {"schema": ref} for t in ("application/json", "application/yaml")}, "required": True}
+
+    def op(action: str, params: list[dict[str, Any]], with_body: bool) -> dict[str, Any]:
+        o: dict[str, Any] = {"operationId": f"{action}{r.kind}", "parameters": params,
+                             "responses": {"200": {"content": {"application/json": {"schema": ref}}}},
+                             "x-kubernetes-action": action, "x-kubernetes-group-version-kind": gvk}
+        if with_body:
+            o["requestBody"] = body
+        return o
+
+    writes = [_DRY_RUN, _FIELD_MANAGER, _FIELD_VALIDATION]
+    if item:
+        return {"get": op("get", [], False), "put": op("put", writes, True), "patch": op("patch", writes, True),
+                "delete": op("delete", [_DRY_RUN], False)}
+    return {"get": op("list", [], False), "post": op("post", writes, True),
+            "delete": op("deletecollection", [_DRY_RUN], False)}
+
+
+def _schema_name(r: Resource, version: str) -> str:
+    group = "io.k8s.api.resource" if r.group else "io.k8s.api.core"
+    return f"{group}.{version}.{r.kind}"
+
+
+def openapi_v3_gv(version: str, core: bool = False) -> dict[str, Any] | None:
+    if core:
+        resources, prefix, version = list(CORE.values()), "/api/v1", "v1"
+    else:
+        if version not in GROUP_VERSIONS:
+            return None
+        resources, prefix = [r for r in RESOURCES.values() if version in r.versions], f"/apis/{GROUP}/{version}"
+    paths: dict[str, Any] = {}
+    schemas: dict[str, Any] = {}
+    for r in resources:
+        base = f"{prefix}/namespaces/{{namespace}}/{r.name}" if r.namespaced else f"{prefix}/{r.name}"
+        paths[base] = _ops(r, version, False)
+        paths[base + "/{name}"] = _ops(r, version, True)
+        if r.status:
+            paths[base + "/{name}/status"] = _ops(r, version, True)
+        schemas[_schema_name(r, version)] = {
+            "type": "object", "x-kubernetes-preserve-unknown-fields": True,
+            "x-kubernetes-group-version-kind": [{"group": r.group, "version": version, "kind": r.kind}]}
+    return {"openapi": "3.0.0", "info": {"title": "dralloc", "version": __version__}, "paths": paths,
+            "components": {"schemas": schemas}}
+
+
+def _hash(doc: Any) -> str:
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32].upper()
+
+
+def openapi_v3_root() -> dict[str, Any]:
+    paths = {}
+    for v in GROUP_VERSIONS:
+        paths[f"apis/{GROUP}/{v}"] = {"serverRelativeURL": f"/openapi/v3/apis/{GROUP}/{v}?hash={_hash(openapi_v3_gv(v))}"}
+    paths["api/v1"] = {"serverRelativeURL": f"/openapi/v3/api/v1?hash={_hash(openapi_v3_gv('v1', True))}"}
+    return {"paths": paths}

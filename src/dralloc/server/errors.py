@@ -1,0 +1,56 @@
+"""Kubernetes ``Status`` failures as an exception the handlers raise and the app turns into a response."""
+
+from __future__ import annotations
+
+from typing import Any
+
+REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed",
+           406: "NotAcceptable", 409: "Conflict", 410: "Expired", 413: "RequestEntityTooLarge",
+           415: "UnsupportedMediaType", 422: "Invalid", 500: "InternalError"}
+
+
+class ApiError(Exception):
+    def __init__(self, code: int, message: str, reason: str | None = None, details: dict[str, Any] | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.reason = reason or REASONS.get(code, "Unknown")
+        self.details = details
+        self.headers = headers or {}
+
+    def status(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                                "message": self.message, "reason": self.reason, "code": self.code}
+        if self.details:
+            body["details"] = self.details
+        return body
+
+
+def not_found(resource: Any, name: str) -> ApiError:
+    return ApiError(404, f'{resource.group_resource} "{name}" not found',
+                    details={"name": name, "group": resource.group, "kind": resource.name})
+
+
+def already_exists(resource: Any, name: str) -> ApiError:
+    return ApiError(409, f'{resource.group_resource} "{name}" already exists', "AlreadyExists",
+                    details={"name": name, "group": resource.group, "kind": resource.name})
+
+
+def conflict(resource: Any, name: str, why: str = "the object has been modified; please apply your changes "
+                                                  "to the latest version and try again") -> ApiError:
+    return ApiError(409, f'Operation cannot be fulfilled on {resource.group_resource} "{name}": {why}', "Conflict",
+                    details={"name": name, "group": resource.group, "kind": resource.name})
+
+
+def invalid(resource: Any, name: str, errors: list[Any]) -> ApiError:
+    from dralloc.validation.field import aggregate_message
+
+    causes = [{"reason": e.type, "message": e.body(), "field": e.field} for e in errors]
+    return ApiError(422, f'{resource.kind}.{resource.group or "core"} "{name}" is invalid: '
+                         f"{aggregate_message(errors)}",
+                    details={"name": name, "group": resource.group, "kind": resource.kind, "causes": causes})
+
+
+def bad_request(message: str) -> ApiError:
+    return ApiError(400, message)

@@ -1,0 +1,117 @@
+"""JSON merge patch (RFC 7386), JSON patch (RFC 6902), and the merge used for strategic merge patch and
+server-side apply (every list in resource.k8s.io is atomic, so both reduce to a merge of maps)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from dralloc.server.errors import ApiError
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    out = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if key.startswith("$"):  # strategic-merge directives ($patch, $retainKeys, ...) on atomic lists: ignore
+            continue
+        if value is None:
+            out.pop(key, None)
+        else:
+            out[key] = merge_patch(out.get(key), value)
+    return out
+
+
+def _pointer(path: str) -> list[str]:
+    if path == "":
+        return []
+    if not path.startswith("/"):
+        raise ApiError(422, f"invalid JSON pointer {path!r}")
+    return [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
+
+
+def _walk(doc: Any, parts: list[str]) -> Any:
+    cur = doc
+    for p in parts:
+        if isinstance(cur, list):
+            try:
+                cur = cur[int(p)]
+            except (ValueError, IndexError):
+                raise ApiError(422, f"path element {p!r} not found") from None
+        elif isinstance(cur, dict):
+            if p not in cur:
+                raise ApiError(422, f"path element {p!r} not found")
+            cur = cur[p]
+        else:
+            raise ApiError(422, f"path element {p!r} not found")
+    return cur
+
+
+def _set(doc: Any, parts: list[str], value: Any, insert: bool) -> Any:
+    if not parts:
+        return value
+    parent = _walk(doc, parts[:-1])
+    last = parts[-1]
+    if isinstance(parent, list):
+        if last == "-":
+            parent.append(value)
+            return doc
+        try:
+            i = int(last)
+        except ValueError:
+            raise ApiError(422, f"invalid array index {last!r}") from None
+        if insert:
+            if not 0 <= i <= len(parent):
+                raise ApiError(422, f"array index {i} out of bounds")
+            parent.insert(i, value)
+        else:
+            if not 0 <= i < len(parent):
+                raise ApiError(422, f"array index {i} out of bounds")
+            parent[i] = value
+    elif isinstance(parent, dict):
+        if not insert and last not in parent:
+            raise ApiError(422, f"replace operation does not apply: doc is missing key: /{'/'.join(parts)}")
+        parent[last] = value
+    else:
+        raise ApiError(422, f"path {'/'.join(parts)!r} not found")
+    return doc
+
+
+def _remove(doc: Any, parts: list[str]) -> Any:
+    parent = _walk(doc, parts[:-1])
+    last = parts[-1]
+    if isinstance(parent, list):
+        try:
+            return parent.pop(int(last))
+        except (ValueError, IndexError):
+            raise ApiError(422, f"array index {last!r} out of bounds") from None
+    if isinstance(parent, dict) and last in parent:
+        return parent.pop(last)
+    raise ApiError(422, f"remove operation does not apply: doc is missing path: /{'/'.join(parts)}")
+
+
+def json_patch(doc: Any, ops: Any) -> Any:
+    if not isinstance(ops, list):
+        raise ApiError(400, "json patch must be a list of operations")
+    doc = copy.deepcopy(doc)
+    for op in ops:
+        if not isinstance(op, dict) or "op" not in op or "path" not in op:
+            raise ApiError(400, f"invalid json patch operation: {op!r}")
+        kind, parts = op["op"], _pointer(op["path"])
+        if kind == "add":
+            doc = _set(doc, parts, copy.deepcopy(op.get("value")), True)
+        elif kind == "replace":
+            doc = _set(doc, parts, copy.deepcopy(op.get("value")), False)
+        elif kind == "remove":
+            _remove(doc, parts)
+        elif kind == "test":
+            if _walk(doc, parts) != op.get("value"):
+                raise ApiError(422, f"testing value {op['path']} failed")
+        elif kind in ("move", "copy"):
+            src = _pointer(op.get("from", ""))
+            value = _remove(doc, src) if kind == "move" else copy.deepcopy(_walk(doc, src))
+            doc = _set(doc, parts, value, True)
+        else:
+            raise ApiError(400, f"unexpected json patch operation {kind!r}")
+    return doc

@@ -1,0 +1,59 @@
+"""``meta.k8s.io/v1`` Table responses, which kubectl asks for to print ``get`` output."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from dralloc.server.registry import Resource
+
+
+def human_age(timestamp: str | None, now: datetime | None = None) -> str:
+    """kubectl's short duration (5s, 3m, 2h, 4d, ...)."""
+    if not timestamp:
+        return "<unknown>"
+    try:
+        then = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    except ValueError:
+        return "<invalid>"
+    seconds = int(((now or datetime.now(timezone.utc)) - then).total_seconds())
+    if seconds < 0:
+        return "0s"
+    if seconds < 120:
+        return f"{seconds}s"
+    minutes = seconds // 60
+    if minutes < 10:
+        return f"{minutes}m{seconds % 60}s" if seconds % 60 else f"{minutes}m"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = minutes // 60
+    if hours < 48:
+        return f"{hours}h"
+    days = hours // 24
+    return f"{days}d" if days < 365 * 2 else f"{days // 365}y"
+
+
+def _dig(obj: dict[str, Any], path: str) -> Any:
+    cur: Any = obj
+    for part in path.split("."):
+        cur = cur.get(part) if isinstance(cur, dict) else None
+    return cur
+
+
+def to_table(resource: Resource, items: list[dict[str, Any]], rv: str) -> dict[str, Any]:
+    columns = [{"name": "Name", "type": "string", "format": "name", "description": "Name of the object",
+                "priority": 0}]
+    columns += [{"name": header.title(), "type": "string", "format": "", "description": path, "priority": 0}
+                for header, path in resource.columns]
+    columns.append({"name": "Age", "type": "string", "format": "", "description": "creationTimestamp",
+                    "priority": 0})
+    rows = []
+    for obj in items:
+        meta = obj.get("metadata") or {}
+        cells: list[Any] = [meta.get("name", "")]
+        cells += [_dig(obj, path) if _dig(obj, path) is not None else "" for _, path in resource.columns]
+        cells.append(human_age(meta.get("creationTimestamp")))
+        rows.append({"cells": cells, "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                                                "metadata": meta}})
+    return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": rv},
+            "columnDefinitions": columns, "rows": rows}
