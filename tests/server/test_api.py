@@ -1,0 +1,318 @@
+"""The API server in-process: verbs, status codes, versions, validation, field validation, watch history."""
+
+from __future__ import annotations
+
+import copy
+import json
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+from starlette.testclient import TestClient  # noqa: E402
+
+from dralloc.server import create_app  # noqa: E402
+from dralloc.server.auth import Authorizer, User  # noqa: E402
+from dralloc.store import SQLiteStore  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+SLICES = "/apis/resource.k8s.io/v1/resourceslices"
+CLAIMS = "/apis/resource.k8s.io/v1/namespaces/ml-team/resourceclaims"
+
+
+def docs(name: str) -> list[dict[str, Any]]:
+    return [d for d in yaml.safe_load_all((EXAMPLES / name).read_text()) if d]
+
+
+@pytest.fixture
+def client() -> TestClient:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return TestClient(create_app(SQLiteStore(":memory:")))
+
+
+@pytest.fixture
+def slice_doc() -> dict[str, Any]:
+    return copy.deepcopy(docs("21-nic-slices.yaml")[0])
+
+
+def test_discovery_documents(client: TestClient) -> None:
+    assert client.get("/api").json()["versions"] == ["v1"]
+    groups = client.get("/apis").json()["groups"]
+    assert groups[0]["name"] == "resource.k8s.io" and groups[0]["preferredVersion"]["version"] == "v1"
+    names = {r["name"] for r in client.get("/apis/resource.k8s.io/v1").json()["resources"]}
+    assert {"resourceslices", "deviceclasses", "resourceclaims", "resourceclaims/status",
+            "resourceclaimtemplates", "devicetaintrules"} <= names
+    assert client.get("/version").json()["major"] == "1"
+    assert client.get("/healthz").text == "ok"
+    root = client.get("/openapi/v3").json()["paths"]
+    url = root["apis/resource.k8s.io/v1"]["serverRelativeURL"]
+    gv = client.get(url).json()
+    post = gv["paths"]["/apis/resource.k8s.io/v1/resourceslices"]["post"]
+    assert any(p["name"] == "fieldValidation" for p in post["parameters"])
+    assert client.get("/openapi/v2").status_code == 404
+
+
+def test_create_get_list_delete(client: TestClient, slice_doc: dict[str, Any]) -> None:
+    r = client.post(SLICES, json=slice_doc)
+    assert r.status_code == 201
+    meta = r.json()["metadata"]
+    assert meta["generation"] == 1 and meta["uid"] and meta["creationTimestamp"] and meta["resourceVersion"]
+    name = slice_doc["metadata"]["name"]
+    assert client.get(f"{SLICES}/{name}").json()["metadata"]["uid"] == meta["uid"]
+    listed = client.get(SLICES).json()
+    assert listed["kind"] == "ResourceSliceList" and [i["metadata"]["name"] for i in listed["items"]] == [name]
+    assert client.delete(f"{SLICES}/{name}").status_code == 200
+    gone = client.get(f"{SLICES}/{name}")
+    assert gone.status_code == 404 and gone.json()["reason"] == "NotFound"
+    assert gone.json()["message"] == f'resourceslices.resource.k8s.io "{name}" not found'
+
+
+def test_already_exists(client: TestClient, slice_doc: dict[str, Any]) -> None:
+    client.post(SLICES, json=slice_doc)
+    r = client.post(SLICES, json=slice_doc)
+    assert r.status_code == 409 and r.json()["reason"] == "AlreadyExists"
+
+
+def test_invalid_object_is_422_with_causes(client: TestClient, slice_doc: dict[str, Any]) -> None:
+    slice_doc["spec"]["devices"][0]["name"] = "NIC_0"
+    r = client.post(SLICES, json=slice_doc)
+    assert r.status_code == 422
+    body = r.json()
+    assert body["kind"] == "Status" and body["reason"] == "Invalid"
+    assert body["message"].startswith(f'ResourceSlice.resource.k8s.io "{slice_doc["metadata"]["name"]}" is invalid: ')
+    assert body["details"]["causes"][0]["field"] == "spec.devices[0].name"
+
+
+@pytest.mark.parametrize("mode,code", [("Strict", 400), ("Warn", 201), ("Ignore", 201)])
+def test_field_validation(client: TestClient, slice_doc: dict[str, Any], mode: str, code: int) -> None:
+    slice_doc["spec"]["surprise"] = True
+    r = client.post(f"{SLICES}?fieldValidation={mode}", json=slice_doc)
+    assert r.status_code == code
+    if mode == "Strict":
+        assert r.json()["message"].endswith('strict decoding error: unknown field "spec.surprise"')
+    elif mode == "Warn":
+        assert r.headers.get("warning") == '299 - "unknown field \\"spec.surprise\\""'
+        assert "surprise" not in r.json()["spec"]
+    else:
+        assert "warning" not in r.headers
+
+
+def test_duplicate_fields_are_strict_errors(client: TestClient) -> None:
+    raw = (b'{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"a","name":"b"}}')
+    r = client.post("/apis/resource.k8s.io/v1/deviceclasses?fieldValidation=Strict", content=raw,
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 400 and 'duplicate field "metadata.name"' in r.json()["message"]
+
+
+def test_dry_run_stores_nothing(client: TestClient, slice_doc: dict[str, Any]) -> None:
+    r = client.post(f"{SLICES}?dryRun=All", json=slice_doc)
+    assert r.status_code == 201
+    assert client.get(SLICES).json()["items"] == []
+    assert client.post(f"{SLICES}?dryRun=Some", json=slice_doc).status_code == 400
+
+
+def test_update_conflict_generation_and_immutability(client: TestClient, slice_doc: dict[str, Any]) -> None:
+    created = client.post(SLICES, json=slice_doc).json()
+    name = created["metadata"]["name"]
+    labelled = copy.deepcopy(created)
+    labelled["metadata"]["labels"] = {"team": "net"}
+    r = client.put(f"{SLICES}/{name}", json=labelled)
+    assert r.status_code == 200 and r.json()["metadata"]["generation"] == 1
+    stale = client.put(f"{SLICES}/{name}", json=labelled)
+    assert stale.status_code == 409 and stale.json()["reason"] == "Conflict"
+    current = r.json()
+    current["spec"]["pool"]["generation"] = 2
+    bumped = client.put(f"{SLICES}/{name}", json=current)
+    assert bumped.json()["metadata"]["generation"] == 2
+    moved = bumped.json()
+    moved["spec"]["driver"] = "other.example.com"
+    r = client.put(f"{SLICES}/{name}", json=moved)
+    assert r.status_code == 422
+    assert 'spec.driver: Invalid value: "other.example.com": field is immutable' in r.json()["message"]
+
+
+def test_noop_update_keeps_resource_version(client: TestClient, slice_doc: dict[str, Any]) -> None:
+    created = client.post(SLICES, json=slice_doc).json()
+    again = client.put(f"{SLICES}/{created['metadata']['name']}", json=created).json()
+    assert again["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+
+
+def test_patches(client: TestClient, slice_doc: dict[str, Any]) -> None:
+    name = client.post(SLICES, json=slice_doc).json()["metadata"]["name"]
+    r = client.patch(f"{SLICES}/{name}", content=json.dumps({"metadata": {"labels": {"a": "b"}}}),
+                     headers={"content-type": "application/merge-patch+json"})
+    assert r.json()["metadata"]["labels"] == {"a": "b"}
+    r = client.patch(f"{SLICES}/{name}", content=json.dumps([{"op": "replace", "path": "/metadata/labels/a",
+                                                              "value": "c"}]),
+                     headers={"content-type": "application/json-patch+json"})
+    assert r.json()["metadata"]["labels"] == {"a": "c"}
+    r = client.patch(f"{SLICES}/{name}", content="{}", headers={"content-type": "text/plain"})
+    assert r.status_code == 415
+    r = client.patch(f"{SLICES}/{name}", content=json.dumps([{"op": "test", "path": "/metadata/name", "value": "x"}]),
+                     headers={"content-type": "application/json-patch+json"})
+    assert r.status_code == 422
+
+
+def test_server_side_apply_creates_then_updates(client: TestClient, slice_doc: dict[str, Any]) -> None:
+    name = slice_doc["metadata"]["name"]
+    body = yaml.safe_dump(slice_doc)
+    r = client.patch(f"{SLICES}/{name}?fieldManager=test", content=body,
+                     headers={"content-type": "application/apply-patch+yaml"})
+    assert r.status_code == 201
+    slice_doc["metadata"]["labels"] = {"x": "y"}
+    r = client.patch(f"{SLICES}/{name}?fieldManager=test", content=yaml.safe_dump(slice_doc),
+                     headers={"content-type": "application/apply-patch+yaml"})
+    assert r.status_code == 200 and r.json()["metadata"]["labels"] == {"x": "y"}
+    r = client.patch(f"{SLICES}/{name}", content=body, headers={"content-type": "application/apply-patch+yaml"})
+    assert r.status_code == 400
+
+
+def test_claim_status_subresource(client: TestClient) -> None:
+    claim = docs("30-claims.yaml")[0]
+    created = client.post(CLAIMS, json=claim).json()
+    name = created["metadata"]["name"]
+    request = created["spec"]["devices"]["requests"][0]["name"]
+    status = {"allocation": {"devices": {"results": [{"request": request, "driver": "gpu.nvidia.com",
+                                                      "pool": "gpu-node-1", "device": "gpu-0"}]}}}
+    # Writing status through the main resource is ignored...
+    r = client.put(f"{CLAIMS}/{name}", json={**created, "status": status})
+    assert "status" not in r.json()
+    # ...and through /status it is stored and validated.
+    r = client.put(f"{CLAIMS}/{name}/status", json={**r.json(), "status": status})
+    assert r.status_code == 200 and r.json()["status"] == status
+    bad = {**r.json(), "status": {"allocation": {"devices": {"results": [{**status["allocation"]["devices"]["results"][0],
+                                                                          "device": "gpu-1"}]}}}}
+    r = client.put(f"{CLAIMS}/{name}/status", json=bad)
+    assert r.status_code == 422 and "status.allocation" in r.json()["message"]
+
+
+def test_claim_spec_is_immutable(client: TestClient) -> None:
+    created = client.post(CLAIMS, json=docs("30-claims.yaml")[0]).json()
+    created["spec"]["devices"]["requests"][0]["name"] = "renamed"
+    r = client.put(f"{CLAIMS}/{created['metadata']['name']}", json=created)
+    assert r.status_code == 422 and "field is immutable" in r.json()["message"]
+
+
+def test_versions_are_converted(client: TestClient) -> None:
+    slices = docs("20-gpu-slices.yaml")
+    client.post(SLICES, json=slices[1])
+    beta1 = client.get("/apis/resource.k8s.io/v1beta1/resourceslices").json()
+    assert beta1["apiVersion"] == "resource.k8s.io/v1beta1"
+    assert "basic" in beta1["items"][0]["spec"]["devices"][0]
+    legacy = docs("v1beta1/resourceslice-and-claim.yaml")[0]
+    legacy["metadata"]["name"] = "from-beta"
+    r = client.post("/apis/resource.k8s.io/v1beta1/resourceslices", json=legacy)
+    assert r.status_code == 201
+    v1 = client.get(f"{SLICES}/from-beta").json()
+    assert "basic" not in v1["spec"]["devices"][0] and v1["apiVersion"] == "resource.k8s.io/v1"
+
+
+def test_kind_mismatch_and_bad_bodies(client: TestClient, slice_doc: dict[str, Any]) -> None:
+    wrong = {**slice_doc, "kind": "DeviceClass"}
+    assert client.post(SLICES, json=wrong).status_code == 400
+    r = client.post(SLICES, content=b"{not json", headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["kind"] == "Status"
+    r = client.post(SLICES, content=b"[]", headers={"content-type": "application/json"})
+    assert r.status_code == 400
+    r = client.post(SLICES, content=b"x" * (3 * 1024 * 1024 + 1), headers={"content-type": "application/json"})
+    assert r.status_code == 413 and r.json()["reason"] == "RequestEntityTooLarge"
+    r = client.post(SLICES, content=b"{}", headers={"content-type": "text/plain"})
+    assert r.status_code == 415
+    typed = copy.deepcopy(slice_doc)
+    typed["spec"]["devices"] = "many"
+    assert client.post(SLICES, json=typed).status_code == 400
+    assert client.get("/apis/resource.k8s.io/v1/widgets").status_code == 404
+    assert client.put(SLICES, json=slice_doc).status_code == 405
+
+
+def test_selectors_and_paging(client: TestClient) -> None:
+    for i in range(5):
+        d = copy.deepcopy(docs("21-nic-slices.yaml")[0])
+        d["metadata"]["name"] = f"s{i}"
+        d["metadata"]["labels"] = {"idx": str(i), "even": str(i % 2 == 0).lower()}
+        d["spec"]["nodeName"] = f"node-{i % 2}"
+        client.post(SLICES, json=d)
+    names = lambda r: [i["metadata"]["name"] for i in r.json()["items"]]  # noqa: E731
+    assert names(client.get(SLICES, params={"labelSelector": "even=true"})) == ["s0", "s2", "s4"]
+    assert names(client.get(SLICES, params={"labelSelector": "idx in (1,3),even!=true"})) == ["s1", "s3"]
+    assert names(client.get(SLICES, params={"fieldSelector": "spec.nodeName=node-1"})) == ["s1", "s3"]
+    assert names(client.get(SLICES, params={"fieldSelector": "metadata.name!=s0,spec.nodeName=node-0"})) == ["s2", "s4"]
+    assert client.get(SLICES, params={"fieldSelector": "spec.foo=x"}).status_code == 400
+    page = client.get(SLICES, params={"limit": 2}).json()
+    assert [i["metadata"]["name"] for i in page["items"]] == ["s0", "s1"]
+    token = page["metadata"]["continue"]
+    rest = client.get(SLICES, params={"limit": 2, "continue": token}).json()
+    assert [i["metadata"]["name"] for i in rest["items"]] == ["s2", "s3"]
+    r = client.delete(SLICES, params={"labelSelector": "even=true"})
+    assert [i["metadata"]["name"] for i in r.json()["items"]] == ["s0", "s2", "s4"]
+    assert names(client.get(SLICES)) == ["s1", "s3"]
+
+
+def test_delete_preconditions(client: TestClient, slice_doc: dict[str, Any]) -> None:
+    name = client.post(SLICES, json=slice_doc).json()["metadata"]["name"]
+    r = client.request("DELETE", f"{SLICES}/{name}", json={"preconditions": {"uid": "nope"}})
+    assert r.status_code == 409 and "Precondition failed: UID in precondition: nope" in r.json()["message"]
+    r = client.request("DELETE", f"{SLICES}/{name}", json={"preconditions": {"resourceVersion": "1"}})
+    assert r.status_code == 409
+    assert client.request("DELETE", f"{SLICES}/{name}", json={"dryRun": ["All"]}).status_code == 200
+    assert client.get(f"{SLICES}/{name}").status_code == 200
+
+
+def test_table_output(client: TestClient, slice_doc: dict[str, Any]) -> None:
+    client.post(SLICES, json=slice_doc)
+    r = client.get(SLICES, headers={"accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"})
+    table = r.json()
+    assert table["kind"] == "Table"
+    assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Node", "Driver", "Pool", "Age"]
+    assert table["rows"][0]["cells"][:2] == [slice_doc["metadata"]["name"], slice_doc["spec"]["nodeName"]]
+
+
+def test_watch_replays_history_and_reports_gone(slice_doc: dict[str, Any]) -> None:
+    store = SQLiteStore(":memory:", history=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        client = TestClient(create_app(store))
+    first = client.post(SLICES, json=slice_doc).json()["metadata"]["resourceVersion"]
+    name = slice_doc["metadata"]["name"]
+    client.patch(f"{SLICES}/{name}", content='{"metadata":{"labels":{"a":"b"}}}',
+                 headers={"content-type": "application/merge-patch+json"})
+    client.delete(f"{SLICES}/{name}")
+    r = client.get(SLICES, params={"watch": "true", "resourceVersion": str(int(first) - 1), "timeoutSeconds": "1"})
+    events = [json.loads(line) for line in r.text.splitlines()]
+    assert [e["type"] for e in events] == ["ADDED", "MODIFIED", "DELETED"]
+    for i in range(1000):  # compaction runs every 1000 versions and keeps `history` events
+        client.post("/apis/resource.k8s.io/v1/deviceclasses", json={"apiVersion": "resource.k8s.io/v1",
+                                                                   "kind": "DeviceClass",
+                                                                   "metadata": {"name": f"c{i}"}})
+    r = client.get(SLICES, params={"watch": "true", "resourceVersion": first, "timeoutSeconds": "1"})
+    event = json.loads(r.text.splitlines()[0])
+    assert event["type"] == "ERROR" and event["object"]["code"] == 410
+
+
+def test_tokens_and_authorization(slice_doc: dict[str, Any]) -> None:
+    tokens = {"admin-token": User("admin"), "viewer-token": User("viewer", groups=("viewers",))}
+    authz = Authorizer({"admin": [{"verbs": ["*"], "resources": ["*"]}],
+                        "group:viewers": [{"verbs": ["get", "list", "watch"], "resources": ["resourceslices"]}]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        client = TestClient(create_app(SQLiteStore(":memory:"), tokens=tokens, authorizer=authz))
+    r = client.get(SLICES)
+    assert r.status_code == 401 and r.json()["reason"] == "Unauthorized"
+    assert client.get(SLICES, headers={"authorization": "Bearer wrong"}).status_code == 401
+    assert client.get("/healthz").status_code == 200
+    admin = {"authorization": "Bearer admin-token"}
+    viewer = {"authorization": "Bearer viewer-token"}
+    assert client.post(SLICES, json=slice_doc, headers=admin).status_code == 201
+    assert client.get(SLICES, headers=viewer).status_code == 200
+    r = client.delete(f"{SLICES}/{slice_doc['metadata']['name']}", headers=viewer)
+    assert r.status_code == 403 and 'User "viewer" cannot delete resource "resourceslices"' in r.json()["message"]
+
+
+def test_metrics(client: TestClient) -> None:
+    client.get(SLICES)
+    text = client.get("/metrics").text
+    assert 'apiserver_request_total{verb="GET",code="200"}' in text and "dralloc_resource_version" in text

@@ -1,0 +1,204 @@
+"""End to end: `dralloc serve` as a process, driven by /usr/bin/kubectl and the official Python client;
+and a crash test (kill -9 during a write burst loses nothing that was acknowledged)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+KUBECTL = shutil.which("kubectl")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, tmp: Path, db: Path, extra: list[str] | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen([sys.executable, "-m", "dralloc", "serve", "--db", str(db), "--port",
+                                      str(self.port), *(extra or [])],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"{self.url}/healthz", timeout=1).read()
+                return
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(self.proc.stderr.read().decode())
+                time.sleep(0.1)
+        raise RuntimeError("server did not start")
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(10)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    s = Server(tmp_path, tmp_path / "db.sqlite")
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def kubectl(server: Server, tmp_path: Path):
+    if KUBECTL is None:
+        pytest.skip("kubectl is not installed")
+    from dralloc.cli.kubeconfig import kubeconfig
+
+    import yaml
+
+    cfg = tmp_path / "kubeconfig"
+    cfg.write_text(yaml.safe_dump(kubeconfig(server.url)))
+    env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(cfg)}
+
+    def run(*args: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run([KUBECTL, *args], capture_output=True, text=True, env=env, timeout=timeout)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)} failed: {proc.stderr}")
+        return proc
+
+    return run
+
+
+def test_kubectl_apply_get_patch_delete(kubectl) -> None:
+    out = kubectl("apply", "-f", str(EXAMPLES / "10-deviceclasses.yaml")).stdout
+    assert "deviceclass.resource.k8s.io/gpu.nvidia.com created" in out
+    kubectl("apply", "-f", str(EXAMPLES / "20-gpu-slices.yaml"))
+    again = kubectl("apply", "-f", str(EXAMPLES / "20-gpu-slices.yaml")).stdout
+    assert "unchanged" in again
+    table = kubectl("get", "resourceslices").stdout.splitlines()
+    assert table[0].split() == ["NAME", "NODE", "DRIVER", "POOL", "AGE"]
+    assert len(table) == 3
+    names = kubectl("get", "resourceslices", "--field-selector", "spec.driver=gpu.nvidia.com", "-o", "name")
+    assert names.stdout.split() == ["resourceslice.resource.k8s.io/gpu-node-1-gpu.nvidia.com-counters",
+                                    "resourceslice.resource.k8s.io/gpu-node-1-gpu.nvidia.com-devices"]
+    doc = json.loads(kubectl("get", "deviceclass", "gpu.nvidia.com", "-o", "json").stdout)
+    assert doc["kind"] == "DeviceClass" and doc["metadata"]["generation"] == 1
+    kubectl("patch", "deviceclass", "gpu.nvidia.com", "--type", "merge", "-p", '{"metadata":{"labels":{"a":"b"}}}')
+    assert kubectl("get", "deviceclasses", "-l", "a=b", "-o", "name").stdout.strip() == \
+        "deviceclass.resource.k8s.io/gpu.nvidia.com"
+    kubectl("apply", "-f", str(EXAMPLES / "30-claims.yaml"))
+    claims = kubectl("get", "resourceclaims", "-n", "ml-team", "-o", "name").stdout.split()
+    assert len(claims) == 7
+    assert "deleted" in kubectl("delete", "deviceclass", "gpu.nvidia.com").stdout
+    missing = kubectl("get", "deviceclass", "gpu.nvidia.com", check=False)
+    assert missing.returncode != 0 and "NotFound" in missing.stderr
+
+
+def test_kubectl_server_side_apply_dry_run_and_strict(kubectl) -> None:
+    out = kubectl("apply", "--server-side", "-f", str(EXAMPLES / "21-nic-slices.yaml")).stdout
+    assert "serverside-applied" in out
+    out = kubectl("apply", "--dry-run=server", "-f", str(EXAMPLES / "22-cpu-slices.yaml")).stdout
+    assert "(server dry run)" in out
+    assert kubectl("get", "resourceslices", "-o", "name").stdout.split() == \
+        ["resourceslice.resource.k8s.io/gpu-node-1-nic.example.com"]
+    bad = kubectl("apply", "--validate=strict", "-f", str(EXAMPLES / "invalid" / "slice-mistakes.yaml"), check=False)
+    assert bad.returncode != 0 and 'unknown field "spec.devices[2].unknownField"' in bad.stderr
+    invalid = kubectl("apply", "--validate=false", "-f", str(EXAMPLES / "invalid" / "claim-mistakes.yaml"),
+                      check=False)
+    assert invalid.returncode != 0
+    assert "spec.devices.requests[0].exactly.count: Invalid value: 2" in invalid.stderr
+
+
+def test_kubectl_watch_sees_new_objects(kubectl, server: Server, tmp_path: Path) -> None:
+    kubectl("apply", "-f", str(EXAMPLES / "21-nic-slices.yaml"))
+    env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(tmp_path / "kubeconfig")}
+    watcher = subprocess.Popen([KUBECTL, "get", "resourceslices", "-w"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        time.sleep(1.5)
+        kubectl("apply", "-f", str(EXAMPLES / "22-cpu-slices.yaml"))
+        time.sleep(1.5)
+    finally:
+        watcher.terminate()
+    out = watcher.communicate(timeout=10)[0]
+    assert "gpu-node-1-nic.example.com" in out and "gpu-node-1-cpu.example.com" in out
+
+
+def test_python_client_typed_and_dynamic(server: Server) -> None:
+    kubernetes = pytest.importorskip("kubernetes")
+    from kubernetes import client, dynamic
+
+    import yaml
+
+    cfg = client.Configuration()
+    cfg.host = server.url
+    api_client = client.ApiClient(cfg)
+    api = client.ResourceV1Api(api_client)
+    body = yaml.safe_load((EXAMPLES / "21-nic-slices.yaml").read_text())
+    created = api.create_resource_slice(body)
+    assert created.metadata.generation == 1
+    listed = api.list_resource_slice(field_selector="spec.driver=nic.example.com")
+    assert [s.metadata.name for s in listed.items] == [body["metadata"]["name"]]
+    api.patch_resource_slice(body["metadata"]["name"], {"metadata": {"labels": {"tier": "fast"}}})
+    assert api.read_resource_slice(body["metadata"]["name"]).metadata.labels == {"tier": "fast"}
+    with pytest.raises(kubernetes.client.exceptions.ApiException) as info:
+        api.read_resource_slice("missing")
+    assert info.value.status == 404
+    dyn = dynamic.DynamicClient(api_client)
+    classes = dyn.resources.get(api_version="resource.k8s.io/v1", kind="DeviceClass")
+    dyn.create(classes, body={"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                              "metadata": {"name": "dyn.example.com"}})
+    assert [c.metadata.name for c in dyn.get(classes).items] == ["dyn.example.com"]
+    api.delete_resource_slice(body["metadata"]["name"])
+    assert api.list_resource_slice().items == []
+
+
+def test_kill_9_loses_no_acknowledged_write(tmp_path: Path) -> None:
+    db = tmp_path / "crash.sqlite"
+    server = Server(tmp_path, db)
+    acknowledged: list[str] = []
+    stop = threading.Event()
+
+    def writer(worker: int) -> None:
+        i = 0
+        while not stop.is_set():
+            name = f"class-{worker}-{i}"
+            body = json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                               "metadata": {"name": name}}).encode()
+            req = urllib.request.Request(f"{server.url}/apis/resource.k8s.io/v1/deviceclasses", data=body,
+                                         headers={"content-type": "application/json"}, method="POST")
+            try:
+                with urllib.request.urlopen(req, timeout=5) as r:
+                    if r.status == 201:
+                        acknowledged.append(name)
+            except OSError:
+                return
+            i += 1
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(3)]
+    for t in threads:
+        t.start()
+    time.sleep(1.5)
+    server.stop(signal.SIGKILL)
+    stop.set()
+    for t in threads:
+        t.join(10)
+    assert len(acknowledged) > 10
+    restarted = Server(tmp_path, db)
+    try:
+        with urllib.request.urlopen(f"{restarted.url}/apis/resource.k8s.io/v1/deviceclasses") as r:
+            stored = {i["metadata"]["name"] for i in json.load(r)["items"]}
+    finally:
+        restarted.stop()
+    assert set(acknowledged) <= stored
