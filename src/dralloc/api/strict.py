@@ -24,6 +24,8 @@ def field_problems(raw: bytes | str, *, yaml_input: bool = False, **kw: Any) -> 
     """Problems of one encoded object: duplicate keys first (as found), then unknown fields (document order)."""
     yaml_input = yaml_input or bool(kw.get("yaml"))
     duplicates: list[str] = []
+    if yaml_input and raw.lstrip()[:1] in (b"{", "{"):
+        yaml_input = False  # JSON is YAML too; the JSON scanner is much faster (kubectl sends JSON)
     try:
         data = _load_yaml(raw, duplicates) if yaml_input else _load_json(raw, duplicates)
     except (ValueError, yaml.YAMLError):

@@ -258,19 +258,20 @@ class ApiServer:
                 raise bad_request(f'invalid dry run option "{v}": only "All" is supported')
         return bool(values)
 
-    def _field_problems(self, raw: bytes, ctype: str, data: dict[str, Any], mode: str, t: _Target) -> list[str]:
+    def _field_problems(self, raw: bytes | None, ctype: str, data: dict[str, Any], mode: str, t: _Target) -> list[str]:
         if mode == "Ignore":
             return []
-        from dralloc.api.strict import duplicates_by_document, unknown_fields
+        from dralloc.api.strict import field_problems, unknown_fields
 
-        problems: list[str] = []
-        try:
-            text = raw.decode("utf-8")
-            problems.extend(duplicates_by_document(text).get(1, []))
-        except UnicodeDecodeError:
-            pass
-        if t.resource.group:
-            problems.extend(unknown_fields(data))
+        if t.resource.group and data is not None and raw is not None:
+            # The body as sent: duplicate keys (found while parsing) and unknown fields.
+            problems = field_problems(raw, yaml_input="yaml" in ctype)
+            if not problems and ctype != JSON and "yaml" not in ctype:
+                problems = unknown_fields(data)
+        elif t.resource.group:
+            problems = unknown_fields(data)
+        else:
+            problems = []
         if mode == "Strict" and problems:
             kind = t.resource.kind
             raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: strict decoding '
@@ -601,12 +602,13 @@ class ApiServer:
             merged = merge_patch(current, patch)
         elif ctype == "application/json-patch+json":
             merged = json_patch(current, patch)
-            warnings = self._field_problems(json.dumps(merged).encode(), JSON, merged, mode, t)
+            warnings = self._field_problems(None, JSON, merged, mode, t)
         else:
             if not isinstance(patch, dict):
                 raise bad_request("a merge patch must be a JSON object")
             merged = merge_patch(current, patch)
-            warnings = self._field_problems(raw, ctype, merged, mode, t)
+            warnings = self._field_problems(raw, JSON, patch, mode, t)  # duplicates in the patch itself
+            warnings += [w for w in self._field_problems(None, JSON, merged, mode, t) if w not in warnings]
         expect = ((patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch, dict) else None)
         obj = self._typed(merged, t)
         if obj.metadata.name != t.name:
