@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import types
 import typing
-from functools import cache
 from typing import Any
 
 import msgspec
@@ -45,16 +44,15 @@ def unknown_fields(data: Any) -> list[str]:
     if data.get("apiVersion") in conversion.SERVED_VERSIONS and data.get("apiVersion") != conversion.V1:
         data = conversion.to_v1(data)
     found: list[str] = []
-    _walk(data, model, "", found)
+    _walk(data, _node(model), "", found)
     return [f'unknown field "{p}"' for p in found]
 
 
 # --- walking the schema -----------------------------------------------------------------------------
+# Each model type compiles once into a small node tree: ("struct", {json name: node}), ("list", node),
+# ("map", node) or None for a leaf / free-form value, so the walk itself never touches ``typing``.
 
-@cache
-def _fields(model: type) -> dict[str, Any]:
-    hints = typing.get_type_hints(model)
-    return {f.encode_name: hints[f.name] for f in msgspec.structs.fields(model)}
+_LEAF = None
 
 
 def _strip_optional(tp: Any) -> Any:
@@ -65,31 +63,53 @@ def _strip_optional(tp: Any) -> Any:
     return tp
 
 
-def _walk(value: Any, tp: Any, path: str, found: list[str]) -> None:
+_NODES: dict[Any, Any] = {}
+
+
+def _node(tp: Any) -> Any:
     tp = _strip_optional(tp)
-    if tp is Any or tp is Quantity or value is None:
-        return  # free-form (RawExtension, managedFields) or a leaf
+    if tp is Any or tp is Quantity:
+        return _LEAF
     origin = typing.get_origin(tp)
     if origin is list:
-        if isinstance(value, list):
-            (item_tp,) = typing.get_args(tp)
-            for i, item in enumerate(value):
-                _walk(item, item_tp, f"{path}[{i}]", found)
-        return
+        item = _node(typing.get_args(tp)[0])
+        return ("list", item) if item is not _LEAF else _LEAF
     if origin is dict:
-        if isinstance(value, dict):
-            _, item_tp = typing.get_args(tp)
-            for k, item in value.items():
-                _walk(item, item_tp, f"{path}[{k}]", found)
-        return
-    if isinstance(tp, type) and issubclass(tp, msgspec.Struct) and isinstance(value, dict):
-        fields = _fields(tp)
+        item = _node(typing.get_args(tp)[1])
+        return ("map", item) if item is not _LEAF else _LEAF
+    if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
+        node = _NODES.get(tp)
+        if node is None:
+            fields: dict[str, Any] = {}
+            node = _NODES[tp] = ("struct", fields)  # registered first: types may refer to themselves
+            hints = typing.get_type_hints(tp)
+            for f in msgspec.structs.fields(tp):
+                fields[f.encode_name] = _node(hints[f.name])
+        return node
+    return _LEAF
+
+
+def _walk(value: Any, node: Any, path: str, found: list[str]) -> None:
+    kind, sub = node
+    if kind == "struct":
+        if not isinstance(value, dict):
+            return
         for k, item in value.items():
-            child = f"{path}.{k}" if path else k
-            if k not in fields:
-                found.append(child)
+            if k not in sub:
+                found.append(f"{path}.{k}" if path else k)
             else:
-                _walk(item, fields[k], child, found)
+                child = sub[k]
+                if child is not None and item is not None:
+                    _walk(item, child, f"{path}.{k}" if path else k, found)
+    elif kind == "list":
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                if item is not None:
+                    _walk(item, sub, f"{path}[{i}]", found)
+    elif isinstance(value, dict):
+        for k, item in value.items():
+            if item is not None:
+                _walk(item, sub, f"{path}[{k}]", found)
 
 
 # --- duplicate keys ---------------------------------------------------------------------------------

@@ -14,6 +14,15 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
+_encode_bytes = msgspec.json.Encoder().encode
+
+
+def _encode(obj: Any) -> str:
+    return _encode_bytes(obj).decode("utf-8")
+
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (
     resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
@@ -92,6 +101,12 @@ class SQLiteStore:
     def list(self, resource: str, namespace: str | None = None, *, after: tuple[str, str] | None = None,
              limit: int = 0) -> tuple[list[dict[str, Any]], int]:
         """Objects in (namespace, name) order, starting after the key ``after``; and the list's resourceVersion."""
+        rows, rv = self.list_raw(resource, namespace, after=after, limit=limit)
+        return [json.loads(r) for r in rows], rv
+
+    def list_raw(self, resource: str, namespace: str | None = None, *, after: tuple[str, str] | None = None,
+                 limit: int = 0) -> tuple[list[str], int]:
+        """Like :meth:`list`, but each object as its stored JSON text (for responses that need no parsing)."""
         sql = "SELECT data FROM objects WHERE resource=?"
         args: list[Any] = [resource]
         if namespace is not None:
@@ -110,7 +125,7 @@ class SQLiteStore:
                 rv = self._counter("rv")
             finally:
                 self._db.execute("COMMIT")
-        return [json.loads(r[0]) for r in rows], rv
+        return [r[0] for r in rows], rv
 
     def events_since(self, rv: int, limit: int = 1000) -> list[Event]:
         """Events with resourceVersion > rv. Raises Gone if history before rv was compacted."""
@@ -144,7 +159,7 @@ class SQLiteStore:
                 if obj is old and kind == "MODIFIED":  # a no-op update: nothing written, no new version
                     db.execute("COMMIT")
                     return obj
-                data = json.dumps(obj, separators=(",", ":"))
+                data = _encode(obj)
                 if kind == "DELETED":
                     db.execute("DELETE FROM objects WHERE resource=? AND namespace=? AND name=?",
                                (resource, namespace, name))
