@@ -316,3 +316,26 @@ def test_metrics(client: TestClient) -> None:
     client.get(SLICES)
     text = client.get("/metrics").text
     assert 'apiserver_request_total{verb="GET",code="200"}' in text and "dralloc_resource_version" in text
+
+
+def test_concurrent_writers_never_lose_an_update(tmp_path: Path) -> None:
+    import threading
+
+    db = str(tmp_path / "c.sqlite")
+    first = SQLiteStore(db)
+    first.create("counters", "", "c", lambda _old, rv: {"metadata": {"name": "c", "resourceVersion": rv}, "n": 0})
+    stores = [first, SQLiteStore(db)]  # two connections, as two server replicas on one file would have
+
+    def bump(old: dict[str, Any], rv: str) -> dict[str, Any]:
+        return {**old, "metadata": {**old["metadata"], "resourceVersion": rv}, "n": old["n"] + 1}
+
+    def worker(store: SQLiteStore) -> None:
+        for _ in range(50):
+            store.update("counters", "", "c", bump)
+
+    threads = [threading.Thread(target=worker, args=(stores[i % 2],)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert first.get("counters", "", "c")["n"] == 200
