@@ -154,7 +154,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
      'spec.devices[0].capacity[bw].requestPolicy.validValues[1]: Invalid value: "20": option is larger than capacity value: 10'),
     ("validValues duplicate", slice_(devices=[device(allowMultipleAllocations=True, capacity={"bw": {
         "value": "10", "requestPolicy": {"default": "1", "validValues": ["1", "1"]}}})]),
-     "spec.devices[0].capacity[bw].requestPolicy.validValues[1]: Duplicate value: 1"),
+     "spec.devices[0].capacity[bw].requestPolicy.validValues[1]: Duplicate value: \"1\""),
     ("validValues 11 options", slice_(devices=[device(allowMultipleAllocations=True, capacity={"bw": {
         "value": "100", "requestPolicy": {"default": "1", "validValues": [str(i) for i in range(1, 12)]}}})]),
      "spec.devices[0].capacity[bw].requestPolicy.validValues: Too many: 11: must have at most 10 items"),

@@ -988,8 +988,8 @@ def _valid_values(default: Quantity, capacity: Quantity, values: list[Quantity],
             found = True
         return out
 
-    # Duplicates are keyed by the integer value, as upstream does without fractional ranges.
-    errs.extend(validate_set(values, VALID_VALUES_MAX, one, lambda q: q.value(), path))
+    # Duplicates are keyed by the integer value as a string, as upstream does without fractional ranges.
+    errs.extend(validate_set(values, VALID_VALUES_MAX, one, lambda q: str(q.value()), path))
     if not found:
         errs.append(f.invalid(path, str(default), "default value is not valid according to the requestPolicy"))
     return errs
