@@ -26,7 +26,8 @@ def default_db() -> Path:
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("serve", help="serve resource.k8s.io over HTTP for kubectl and client libraries",
                               description=__doc__.split("\n\n")[0])
-    p.add_argument("--db", help=f"SQLite file, or :memory: (default: {default_db()})")
+    p.add_argument("--db", help=f"SQLite file, :memory:, or postgresql://... to share one database between "
+                                f"replicas (default: {default_db()})")
     p.add_argument("--address", default="127.0.0.1", help="address to listen on (default: loopback only)")
     p.add_argument("--port", type=int, default=6443)
     p.add_argument("--token-file", help="static token file: token,user,uid[,\"group1,group2\"] per line")
@@ -43,22 +44,28 @@ def run(args: Any) -> int:
 
     from dralloc.server import create_app
     from dralloc.server.auth import Authorizer, load_tokens
-    from dralloc.store import SQLiteStore
+    from dralloc.store import open_store
 
     if bool(args.tls_cert) != bool(args.tls_key):
         raise InputError("--tls-cert and --tls-key go together")
     db = args.db or str(default_db())
-    if db != ":memory:":
+    postgres = db.startswith(("postgresql://", "postgres://"))
+    if db != ":memory:" and not postgres:
         Path(db).parent.mkdir(parents=True, exist_ok=True)
     try:
         tokens = load_tokens(args.token_file) if args.token_file else None
         authorizer = Authorizer.from_file(args.authz_file) if args.authz_file else None
     except (OSError, ValueError) as exc:
         raise InputError(str(exc)) from None
-    app = create_app(SQLiteStore(db), tokens=tokens, authorizer=authorizer, anonymous=args.anonymous)
+    try:
+        store = open_store(db)
+    except Exception as exc:  # noqa: BLE001 - a database that cannot be opened is bad input, not a crash
+        raise InputError(f"cannot open the store {db!r}: {exc}") from None
+    app = create_app(store, tokens=tokens, authorizer=authorizer, anonymous=args.anonymous)
     scheme = "https" if args.tls_cert else "http"
     url = f"{scheme}://{args.address}:{args.port}"
-    print(f"dralloc serving resource.k8s.io at {url} (store: {db})", file=sys.stderr)
+    shown = db.split("@")[-1] if postgres else db  # never print a password
+    print(f"dralloc serving resource.k8s.io at {url} (store: {shown})", file=sys.stderr)
     if tokens is None:
         print("warning: no --token-file: every request is accepted anonymously", file=sys.stderr)
     print(f"point kubectl at it:  dralloc kubeconfig --server {url} -o ~/.kube/dralloc.yaml && "

@@ -32,7 +32,7 @@ from dralloc.server.patch import json_patch, merge_patch
 from dralloc.server.registry import CORE, FIELD_SELECTORS, GROUP, RESOURCES, Resource
 from dralloc.server.selectors import field_selector, label_selector
 from dralloc.server.table import to_table
-from dralloc.store import Conflict, Gone, NotFound, SQLiteStore
+from dralloc.store import Conflict, Gone, NotFound, SQLiteStore, SQLStore
 
 MAX_BODY = 3 * 1024 * 1024
 PUBLIC_PATHS = {"/healthz", "/readyz", "/livez", "/version"}
@@ -59,7 +59,7 @@ class _Target:
 
 
 class ApiServer:
-    def __init__(self, store: SQLiteStore, tokens: dict[str, User] | None = None,
+    def __init__(self, store: SQLStore, tokens: dict[str, User] | None = None,
                  authorizer: Authorizer | None = None, anonymous: bool = False) -> None:
         self.store = store
         self.tokens = tokens
@@ -739,7 +739,7 @@ def _decode_continue(token: str | None) -> tuple[tuple[str, str] | None, int]:
         raise bad_request("invalid continue token") from None
 
 
-def create_app(store: SQLiteStore | None = None, *, tokens: dict[str, User] | None = None,
+def create_app(store: SQLStore | None = None, *, tokens: dict[str, User] | None = None,
                authorizer: Authorizer | None = None, anonymous: bool = False) -> Starlette:
     server = ApiServer(store or SQLiteStore(":memory:"), tokens, authorizer, anonymous)
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]

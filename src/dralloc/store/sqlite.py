@@ -1,9 +1,10 @@
-"""The SQLite store: durable (WAL, synchronous=FULL), one writer at a time, watch history in an event log.
+"""SQL stores: SQLite (default; durable with WAL and synchronous=FULL) and the shared base PostgreSQL uses.
 
 Every write is one transaction that bumps the global resourceVersion, writes the object row and appends an
 event row, so an acknowledged write survives ``kill -9`` and watchers see every change in order. Old events
 are compacted (the newest ``history`` are kept); a watch from before the oldest kept event gets 410 Gone,
-as from etcd.
+as from etcd. The SQL is the same for both databases; a dialect only says how to open a connection, start
+a write transaction and wake watchers.
 """
 
 from __future__ import annotations
@@ -23,19 +24,18 @@ def _encode(obj: Any) -> str:
     return _encode_bytes(obj).decode("utf-8")
 
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS objects (
-    resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
-    rv INTEGER NOT NULL, data TEXT NOT NULL,
-    PRIMARY KEY (resource, namespace, name)
-);
-CREATE TABLE IF NOT EXISTS events (
-    rv INTEGER PRIMARY KEY, type TEXT NOT NULL,
-    resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, data TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-INSERT OR IGNORE INTO counters VALUES ('rv', 1), ('compacted', 0);
-"""
+SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS objects (
+        resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+        rv BIGINT NOT NULL, data TEXT NOT NULL,
+        PRIMARY KEY (resource, namespace, name))""",
+    """CREATE TABLE IF NOT EXISTS events (
+        rv BIGINT PRIMARY KEY, type TEXT NOT NULL,
+        resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, data TEXT NOT NULL)""",
+    "CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL)",
+    "INSERT INTO counters VALUES ('rv', 1) ON CONFLICT (name) DO NOTHING",
+    "INSERT INTO counters VALUES ('compacted', 0) ON CONFLICT (name) DO NOTHING",
+]
 
 
 class StoreError(Exception):
@@ -64,18 +64,32 @@ class Event:
     object: dict[str, Any]
 
 
-class SQLiteStore:
-    def __init__(self, path: str = ":memory:", *, history: int = 100_000) -> None:
-        self.path = path
+class SQLStore:
+    """Objects, counters and the event log in three tables; subclasses supply the connection."""
+
+    placeholder = "?"
+    begin_write = "BEGIN"
+    lock_counter = ""  # appended to the counter read that starts every write (PostgreSQL: FOR UPDATE)
+
+    def __init__(self, *, history: int = 100_000) -> None:
         self.history = history
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
-        if path != ":memory:":
-            self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(SCHEMA)
+        self._db = self._connect()
+        for statement in SCHEMA:
+            self._run(statement)
         self._listeners: list[Any] = []
         self.writes = 0
+
+    def _connect(self) -> Any:
+        raise NotImplementedError
+
+    def _run(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> Any:
+        if self.placeholder != "?":
+            sql = sql.replace("?", self.placeholder)
+        return self._db.execute(sql, args)
+
+    def _after_commit(self) -> None:
+        """Hook: tell other processes that share the database (PostgreSQL NOTIFY)."""
 
     def close(self) -> None:
         with self._lock:
@@ -87,13 +101,14 @@ class SQLiteStore:
         with self._lock:
             return self._counter("rv")
 
-    def _counter(self, name: str) -> int:
-        return self._db.execute("SELECT value FROM counters WHERE name = ?", (name,)).fetchone()[0]
+    def _counter(self, name: str, lock: bool = False) -> int:
+        sql = "SELECT value FROM counters WHERE name = ?" + (" " + self.lock_counter if lock else "")
+        return self._run(sql, (name,)).fetchone()[0]
 
     def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
         with self._lock:
-            row = self._db.execute("SELECT data FROM objects WHERE resource=? AND namespace=? AND name=?",
-                                   (resource, namespace, name)).fetchone()
+            row = self._run("SELECT data FROM objects WHERE resource=? AND namespace=? AND name=?",
+                            (resource, namespace, name)).fetchone()
         if row is None:
             raise NotFound(name)
         return json.loads(row[0])
@@ -121,7 +136,7 @@ class SQLiteStore:
         with self._lock:
             self._db.execute("BEGIN")
             try:
-                rows = self._db.execute(sql, args).fetchall()
+                rows = self._run(sql, args).fetchall()
                 rv = self._counter("rv")
             finally:
                 self._db.execute("COMMIT")
@@ -133,8 +148,8 @@ class SQLiteStore:
             compacted = self._counter("compacted")
             if rv < compacted:
                 raise Gone(f"too old resource version: {rv} ({compacted + 1})")
-            rows = self._db.execute("SELECT rv, type, resource, namespace, name, data FROM events WHERE rv > ? "
-                                    "ORDER BY rv LIMIT ?", (rv, limit)).fetchall()
+            rows = self._run("SELECT rv, type, resource, namespace, name, data FROM events WHERE rv > ? "
+                             "ORDER BY rv LIMIT ?", (rv, limit)).fetchall()
         return [Event(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in rows]
 
     # --- writes -------------------------------------------------------------------------------------
@@ -143,17 +158,17 @@ class SQLiteStore:
                expect_rv: str | None, must_exist: bool | None) -> dict[str, Any]:
         with self._lock:
             db = self._db
-            db.execute("BEGIN IMMEDIATE")
+            db.execute(self.begin_write)
             try:
-                row = db.execute("SELECT rv, data FROM objects WHERE resource=? AND namespace=? AND name=?",
-                                 (resource, namespace, name)).fetchone()
+                rv = self._counter("rv", lock=True) + 1  # the counter row serialises writers, across processes too
+                row = self._run("SELECT rv, data FROM objects WHERE resource=? AND namespace=? AND name=?",
+                                (resource, namespace, name)).fetchone()
                 if must_exist is True and row is None:
                     raise NotFound(name)
                 if must_exist is False and row is not None:
                     raise Conflict("exists")
                 if expect_rv and row is not None and str(row[0]) != str(expect_rv):
                     raise Conflict("modified")
-                rv = self._counter("rv") + 1
                 old = json.loads(row[1]) if row is not None else None
                 obj = build(old, str(rv))
                 if obj is old and kind == "MODIFIED":  # a no-op update: nothing written, no new version
@@ -161,13 +176,14 @@ class SQLiteStore:
                     return obj
                 data = _encode(obj)
                 if kind == "DELETED":
-                    db.execute("DELETE FROM objects WHERE resource=? AND namespace=? AND name=?",
-                               (resource, namespace, name))
+                    self._run("DELETE FROM objects WHERE resource=? AND namespace=? AND name=?",
+                              (resource, namespace, name))
                 else:
-                    db.execute("INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?, ?)",
-                               (resource, namespace, name, rv, data))
-                db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", (rv, kind, resource, namespace, name, data))
-                db.execute("UPDATE counters SET value=? WHERE name='rv'", (rv,))
+                    self._run("INSERT INTO objects VALUES (?, ?, ?, ?, ?) ON CONFLICT (resource, namespace, name) "
+                              "DO UPDATE SET rv = excluded.rv, data = excluded.data",
+                              (resource, namespace, name, rv, data))
+                self._run("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", (rv, kind, resource, namespace, name, data))
+                self._run("UPDATE counters SET value=? WHERE name='rv'", (rv,))
                 if rv % 1000 == 0:
                     self._compact(rv)
                 db.execute("COMMIT")
@@ -175,6 +191,7 @@ class SQLiteStore:
                 db.execute("ROLLBACK")
                 raise
             self.writes += 1
+            self._after_commit()
         for listener in list(self._listeners):
             listener()
         return obj
@@ -182,8 +199,8 @@ class SQLiteStore:
     def _compact(self, rv: int) -> None:
         floor = rv - self.history
         if floor > self._counter("compacted"):
-            self._db.execute("DELETE FROM events WHERE rv <= ?", (floor,))
-            self._db.execute("UPDATE counters SET value=? WHERE name='compacted'", (floor,))
+            self._run("DELETE FROM events WHERE rv <= ?", (floor,))
+            self._run("UPDATE counters SET value=? WHERE name='compacted'", (floor,))
 
     def create(self, resource: str, namespace: str, name: str, build: Any) -> dict[str, Any]:
         """Store ``build(None, rv)``; Conflict if the object exists."""
@@ -212,3 +229,20 @@ class SQLiteStore:
     def unsubscribe(self, listener: Any) -> None:
         if listener in self._listeners:
             self._listeners.remove(listener)
+
+
+class SQLiteStore(SQLStore):
+    """The default store: one SQLite file (or ``:memory:``), WAL journal, fsync on every commit."""
+
+    begin_write = "BEGIN IMMEDIATE"
+
+    def __init__(self, path: str = ":memory:", *, history: int = 100_000) -> None:
+        self.path = path
+        super().__init__(history=history)
+
+    def _connect(self) -> Any:
+        db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        if self.path != ":memory:":
+            db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        return db
