@@ -47,8 +47,8 @@ def invalid(resource: Any, name: str, errors: list[Any]) -> ApiError:
     from dralloc.validation.field import aggregate_message
 
     causes = [{"reason": e.type, "message": e.body(), "field": e.field} for e in errors]
-    return ApiError(422, f'{resource.kind}.{resource.group or "core"} "{name}" is invalid: '
-                         f"{aggregate_message(errors)}",
+    qualified = f"{resource.kind}.{resource.group}" if resource.group else resource.kind
+    return ApiError(422, f'{qualified} "{name}" is invalid: {aggregate_message(errors)}',
                     details={"name": name, "group": resource.group, "kind": resource.kind, "causes": causes})
 
 
