@@ -180,3 +180,12 @@ def test_a_non_boolean_result_is_an_error(devices):
 def test_a_non_boolean_literal_result_is_a_compile_error():
     with pytest.raises(CELCompileError, match="must evaluate to bool or the unknown type, not int"):
         compile_selector("1")
+
+
+def test_cost_estimate_flags_nested_comprehensions_only() -> None:
+    from dralloc.cel.cost import estimate_cost
+
+    nested = "".join(f"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all({v}, " for v in ("a", "b", "c", "d", "e", "f", "g"))
+    assert estimate_cost(nested + "true" + ")" * 7) > 1_000_000
+    assert estimate_cost('device.attributes["x"].strings.exists(s, s == "a")') < 1_000
+    assert estimate_cost('device.driver == "gpu.example.com"') < 10

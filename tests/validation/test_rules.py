@@ -19,6 +19,12 @@ SUBDOMAIN_RE = ("a lowercase RFC 1123 subdomain must consist of lower case alpha
 REF = "must be the name of a request in the claim or the name of a request and a subrequest separated by '/'"
 
 
+# Upstream's own "CEL-cost" case: seven nested comprehensions over ten-element lists.
+HOSTILE = ("".join(
+    f"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all({v}, " for v in ("x", "y", "z", "z2", "z3", "z4", "z5"))
+    + "int('1'.find('[0-9]*')) < 100" + ")" * 7)
+
+
 def slice_(**spec: Any) -> dict[str, Any]:
     base = {"driver": "gpu.example.com", "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1},
             "nodeName": "node-1",
@@ -310,6 +316,8 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("selector not bool", claim(exact(selectors=[{"cel": {"expression": "device.driver"}}])),
      'spec.devices.requests[0].exactly.selectors[0].cel.expression: Invalid value: "device.driver": '
      "must evaluate to bool or the unknown type, not string"),
+    ("selector too complex", claim(exact(selectors=[{"cel": {"expression": HOSTILE}}])),
+     "spec.devices.requests[0].exactly.selectors[0].cel.expression: Forbidden: too complex, exceeds cost limit"),
     ("17 tolerations", claim(exact(tolerations=[{"operator": "Exists"}] * 17)),
      "spec.devices.requests[0].exactly.tolerations: Too many: 17: must have at most 16 items"),
     ("toleration Exists with value", claim(exact(tolerations=[{"key": "k", "operator": "Exists", "value": "v"}])),

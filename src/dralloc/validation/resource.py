@@ -59,6 +59,7 @@ DERIVED_ATTRIBUTES_MAX = 32
 BINDING_CONDITIONS_MAX = 4
 VALID_VALUES_MAX = 10
 CEL_MAX_LENGTH = 10 * 1024
+CEL_MAX_COST = 1_000_000
 OPAQUE_PARAMETERS_MAX = 10 * 1024
 RESERVED_FOR_MAX = 256
 ALLOCATION_RESULTS_MAX = 32
@@ -261,6 +262,10 @@ def validate_cel_expression(expression: str, path: str, stored: bool) -> E:
 
     problems = check_selector(expression)
     if not problems:
+        from dralloc.cel.cost import estimate_cost
+
+        if estimate_cost(expression) > CEL_MAX_COST:
+            return [f.forbidden(path, "too complex, exceeds cost limit")]
         return []
     detail = problems[0]
     if not detail.startswith("must evaluate to"):
