@@ -339,3 +339,14 @@ def test_concurrent_writers_never_lose_an_update(tmp_path: Path) -> None:
     for t in threads:
         t.join()
     assert first.get("counters", "", "c")["n"] == 200
+
+
+def test_list_resource_version_semantics(client: TestClient, slice_doc: dict[str, Any]) -> None:
+    rv = client.post(SLICES, json=slice_doc).json()["metadata"]["resourceVersion"]
+    assert client.get(SLICES, params={"resourceVersion": rv}).status_code == 200
+    assert client.get(SLICES, params={"resourceVersion": rv, "resourceVersionMatch": "Exact"}).status_code == 200
+    old = client.get(SLICES, params={"resourceVersion": "1", "resourceVersionMatch": "Exact"})
+    assert old.status_code == 410 and old.json()["reason"] == "Expired"
+    future = client.get(SLICES, params={"resourceVersion": "999999"})
+    assert future.status_code == 504 and future.json()["message"].startswith("Too large resource version")
+    assert client.get(SLICES, params={"resourceVersionMatch": "Exact"}).status_code == 422

@@ -330,7 +330,8 @@ class ApiServer:
         """An unfiltered v1 list, answered from the stored JSON text without parsing each object."""
         q = request.query_params
         if (t.version != "v1" or q.get("labelSelector") or q.get("fieldSelector") or q.get("limit")
-                or q.get("continue") or q.get("pretty") or _wants_table(request)):
+                or q.get("continue") or q.get("pretty") or _wants_table(request)
+                or q.get("resourceVersion") not in (None, "", "0") or q.get("resourceVersionMatch")):
             return None
         ns = t.namespace if t.resource.namespaced and t.namespace else None
         rows, rv = self.store.list_raw(t.resource.name, ns)
@@ -344,6 +345,27 @@ class ApiServer:
                            "metadata": {"resourceVersion": str(rv)}}, separators=(",", ":"))[:-1]
         return Response(f'{head},"items":[{",".join(items)}]}}'.encode(), 200, media_type=JSON)
 
+    def _check_list_version(self, rv: str, match: str) -> None:
+        """Lists are served from the latest state, which satisfies every request but an old exact version."""
+        if match not in ("", "NotOlderThan", "Exact"):
+            raise bad_request(f'resourceVersionMatch: Unsupported value: "{match}": supported values: '
+                              f'"Exact", "NotOlderThan"')
+        if match and not rv:
+            raise ApiError(422, "resourceVersionMatch is forbidden unless resourceVersion is provided")
+        if not rv or rv == "0":
+            return
+        try:
+            wanted = int(rv)
+        except ValueError:
+            raise bad_request(f"invalid resourceVersion {rv!r}") from None
+        current = self.store.current_rv()
+        if wanted > current:
+            raise ApiError(504, f"Too large resource version: {wanted}, current: {current}", "Timeout",
+                           details={"causes": [{"reason": "ResourceVersionTooLarge",
+                                                "message": "Too large resource version"}], "retryAfterSeconds": 1})
+        if match == "Exact" and wanted != current:
+            raise ApiError(410, f"too old resource version: {wanted} ({current})", "Expired")
+
     async def _list(self, request: Request, t: _Target) -> Response:
         fast = self._list_fast(request, t)
         if fast is not None:
@@ -355,8 +377,7 @@ class ApiServer:
         except ValueError:
             raise bad_request(f"invalid limit {q.get('limit')!r}") from None
         after, list_rv = _decode_continue(q.get("continue"))
-        if q.get("resourceVersionMatch") not in (None, "", "NotOlderThan", "Exact"):
-            raise bad_request(f"invalid resourceVersionMatch {q.get('resourceVersionMatch')!r}")
+        self._check_list_version(q.get("resourceVersion") or "", q.get("resourceVersionMatch") or "")
         ns = t.namespace if t.resource.namespaced and t.namespace else None
         items: list[dict[str, Any]] = []
         cursor = after
