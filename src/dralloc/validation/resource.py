@@ -801,31 +801,26 @@ def _counter_name(name: str, path: str) -> E:
     return validate_dns_label(name, path)
 
 
-def _counter_set(cs: Any, path: str) -> E:
+def _named_counters(name: str, name_field: str, counters: dict[str, Any] | None, limit: int, path: str) -> E:
+    """A counter set, or a device's consumption of one: a DNS-label name and a non-empty counter map."""
     errs: E = []
-    if not cs.name:
-        errs.append(f.required(f.child(path, "name")))
+    if not name:
+        errs.append(f.required(f.child(path, name_field)))
     else:
-        errs.extend(_counter_name(cs.name, f.child(path, "name")))
-    if not cs.counters:
+        errs.extend(_counter_name(name, f.child(path, name_field)))
+    if not counters:
         errs.append(f.required(f.child(path, "counters")))
     else:
-        errs.extend(validate_map(cs.counters, SLICE_MAX_COUNTERS_PER_SET, 63, _counter_name, _ok,
-                                 f.child(path, "counters")))
+        errs.extend(validate_map(counters, limit, 63, _counter_name, _ok, f.child(path, "counters")))
     return errs
 
 
+def _counter_set(cs: Any, path: str) -> E:
+    return _named_counters(cs.name, "name", cs.counters, SLICE_MAX_COUNTERS_PER_SET, path)
+
+
 def _counter_consumption(cc: Any, path: str) -> E:
-    errs: E = []
-    if not cc.counter_set:
-        errs.append(f.required(f.child(path, "counterSet")))
-    else:
-        errs.extend(_counter_name(cc.counter_set, f.child(path, "counterSet")))
-    if not cc.counters:
-        errs.append(f.required(f.child(path, "counters")))
-    else:
-        errs.extend(validate_map(cc.counters, SLICE_MAX_COUNTERS_PER_CONSUMPTION, 63, _counter_name, _ok,
-                                 f.child(path, "counters")))
+    errs = _named_counters(cc.counter_set, "counterSet", cc.counters, SLICE_MAX_COUNTERS_PER_CONSUMPTION, path)
     errs.extend(validate_set(cc.compatibility_groups, COMPATIBILITY_GROUPS_MAX, validate_dns_label, _ident,
                              f.child(path, "compatibilityGroups")))
     return errs
