@@ -849,11 +849,13 @@ def validate_device(device: Any, old: Any | None, path: str, per_device_node_sel
         capacity_fn = _multi_capacity if device.allow_multiple_allocations else _single_capacity
         errs.extend(validate_map(device.capacity, -1, ATTRIBUTE_KEY_MAX, validate_qualified_name, capacity_fn,
                                  f.child(path, "capacity")))
-    if old is None or old.taints != device.taints:
+    # The optional parts below are skipped when absent: most devices have none of them.
+    if device.taints and (old is None or old.taints != device.taints):
         errs.extend(validate_slice(device.taints, TAINTS_MAX, lambda t, p: validate_taint(t, None, p),
                                    f.child(path, "taints")))
-    errs.extend(validate_set(device.consumes_counters, SLICE_MAX_CONSUMPTIONS_PER_DEVICE, _counter_consumption,
-                             lambda c: c.counter_set, f.child(path, "consumesCounters")))
+    if device.consumes_counters:
+        errs.extend(validate_set(device.consumes_counters, SLICE_MAX_CONSUMPTIONS_PER_DEVICE,
+                                 _counter_consumption, lambda c: c.counter_set, f.child(path, "consumesCounters")))
     if per_device_node_selection:
         set_fields: list[str] = []
         if device.node_name is not None:
@@ -879,9 +881,12 @@ def validate_device(device: Any, old: Any | None, path: str, per_device_node_sel
     elif device.node_name is not None or device.node_selector is not None or device.all_nodes is not None:
         errs.append(f.invalid(path, None, "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
                                           "`perDeviceNodeSelection` is set to true in the ResourceSlice spec"))
-    errs.extend(validate_binding_parameters(device.binding_conditions, device.binding_failure_conditions, path))
-    errs.extend(_node_allocatable_mappings(device, f.child(path, "nodeAllocatableResourceMappings")))
-    errs.extend(_node_allocatable_resources(device, f.child(path, "nodeAllocatableResources")))
+    if device.binding_conditions is not None or device.binding_failure_conditions is not None:
+        errs.extend(validate_binding_parameters(device.binding_conditions, device.binding_failure_conditions, path))
+    if device.node_allocatable_resource_mappings:
+        errs.extend(_node_allocatable_mappings(device, f.child(path, "nodeAllocatableResourceMappings")))
+    if device.node_allocatable_resources:
+        errs.extend(_node_allocatable_resources(device, f.child(path, "nodeAllocatableResources")))
     return errs
 
 
