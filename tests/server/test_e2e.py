@@ -202,3 +202,8 @@ def test_kill_9_loses_no_acknowledged_write(tmp_path: Path) -> None:
     finally:
         restarted.stop()
     assert set(acknowledged) <= stored
+
+
+def test_kubectl_explain_uses_generated_schemas(kubectl) -> None:
+    out = kubectl("explain", "resourceslices.spec.pool").stdout
+    assert "KIND:       ResourceSlice" in out and "resourceSliceCount" in out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import cache
 from typing import Any
 
 from dralloc import __version__
@@ -100,6 +101,37 @@ def _schema_name(r: Resource, version: str) -> str:
     return f"{group}.{version}.{r.kind}"
 
 
+def _model_schemas(resources: list[Resource], version: str, prefix: str) -> dict[str, Any] | None:
+    """Schemas generated from dralloc's models (v1 shape, which v1beta2 shares), for ``kubectl explain``."""
+    import msgspec
+
+    from dralloc.api.codec import model_for
+    from dralloc.api.quantity import Quantity
+
+    def hook(tp: Any) -> dict[str, Any]:
+        if tp is Quantity:
+            return {"type": "string", "x-kubernetes-int-or-string": True,
+                    "description": "A Kubernetes quantity such as 1, 500m, 1.5Gi."}
+        raise NotImplementedError
+
+    api_version = f"{GROUP}/v1" if resources[0].group else "v1"
+    models = [model_for(api_version, r.kind) for r in resources]
+    if any(m is None for m in models):
+        return None
+    _, components = msgspec.json.schema_components(models, schema_hook=hook,
+                                                   ref_template=prefix + ".{name}")
+    out = {}
+    for name, schema in components.items():
+        text = json.dumps(schema).replace('"$ref": "' + prefix, '"$ref": "#/components/schemas/' + prefix)
+        out[f"{prefix}.{name}"] = json.loads(text)
+    for r in resources:
+        top = out.get(f"{prefix}.{r.kind}")
+        if top is not None:
+            top["x-kubernetes-group-version-kind"] = [{"group": r.group, "version": version, "kind": r.kind}]
+    return out
+
+
+@cache
 def openapi_v3_gv(version: str, core: bool = False) -> dict[str, Any] | None:
     if core:
         resources, prefix, version = list(CORE.values()), "/api/v1", "v1"
@@ -118,6 +150,9 @@ def openapi_v3_gv(version: str, core: bool = False) -> dict[str, Any] | None:
         schemas[_schema_name(r, version)] = {
             "type": "object", "x-kubernetes-preserve-unknown-fields": True,
             "x-kubernetes-group-version-kind": [{"group": r.group, "version": version, "kind": r.kind}]}
+    if version != "v1beta1":  # v1beta1's shape differs from the models; it keeps the open schemas
+        prefix = _schema_name(resources[0], version).rsplit(".", 1)[0]
+        schemas.update(_model_schemas(resources, version, prefix) or {})
     return {"openapi": "3.0.0", "info": {"title": "dralloc", "version": __version__}, "paths": paths,
             "components": {"schemas": schemas}}
 
@@ -126,6 +161,7 @@ def _hash(doc: Any) -> str:
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32].upper()
 
 
+@cache
 def openapi_v3_root() -> dict[str, Any]:
     paths = {}
     for v in GROUP_VERSIONS:
