@@ -350,3 +350,35 @@ def test_list_resource_version_semantics(client: TestClient, slice_doc: dict[str
     future = client.get(SLICES, params={"resourceVersion": "999999"})
     assert future.status_code == 504 and future.json()["message"].startswith("Too large resource version")
     assert client.get(SLICES, params={"resourceVersionMatch": "Exact"}).status_code == 422
+
+
+def test_server_side_apply_owns_fields(client: TestClient, slice_doc: dict[str, Any]) -> None:
+    name = slice_doc["metadata"]["name"]
+    url = f"{SLICES}/{name}"
+    apply_ct = {"content-type": "application/apply-patch+yaml"}
+    first = copy.deepcopy(slice_doc)
+    first["metadata"]["labels"] = {"a": "1", "b": "2"}
+    r = client.patch(f"{url}?fieldManager=alice", content=yaml.safe_dump(first), headers=apply_ct)
+    assert r.status_code == 201
+    managed = r.json()["metadata"]["managedFields"]
+    assert managed[0]["manager"] == "alice" and managed[0]["operation"] == "Apply"
+    assert managed[0]["fieldsV1"]["f:metadata"]["f:labels"] == {"f:a": {}, "f:b": {}}
+    # Applying without a label alice owned removes it.
+    second = copy.deepcopy(slice_doc)
+    second["metadata"]["labels"] = {"a": "1"}
+    r = client.patch(f"{url}?fieldManager=alice", content=yaml.safe_dump(second), headers=apply_ct)
+    assert r.json()["metadata"]["labels"] == {"a": "1"}
+    # Another manager changing alice's field conflicts, unless forced.
+    bob = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name,
+                                                                                  "labels": {"a": "9"}}}
+    r = client.patch(f"{url}?fieldManager=bob", content=yaml.safe_dump(bob), headers=apply_ct)
+    assert r.status_code == 409 and 'conflict with "alice": .metadata.labels.a' in r.json()["message"]
+    r = client.patch(f"{url}?fieldManager=bob&force=true", content=yaml.safe_dump(bob), headers=apply_ct)
+    assert r.status_code == 200 and r.json()["metadata"]["labels"] == {"a": "9"}
+    owners = {e["manager"]: e["fieldsV1"] for e in r.json()["metadata"]["managedFields"]}
+    assert "f:labels" not in owners["alice"].get("f:metadata", {}) and owners["bob"]["f:metadata"]["f:labels"] == {"f:a": {}}
+    # A non-apply update keeps managedFields it does not send.
+    current = r.json()
+    current["metadata"].pop("managedFields")
+    current["metadata"]["annotations"] = {"note": "x"}
+    assert client.put(url, json=current).json()["metadata"]["managedFields"]

@@ -28,6 +28,7 @@ from dralloc.errors import InputError
 from dralloc.server import discovery
 from dralloc.server.auth import Authorizer, User
 from dralloc.server.errors import ApiError, already_exists, bad_request, conflict, invalid, not_found
+from dralloc.server.apply import apply
 from dralloc.server.patch import json_patch, merge_patch
 from dralloc.server.registry import CORE, FIELD_SELECTORS, GROUP, RESOURCES, Resource
 from dralloc.server.selectors import field_selector, label_selector
@@ -546,6 +547,8 @@ class ApiServer:
         meta = dict(new.get("metadata") or {})
         if "deletionTimestamp" in old_meta:
             meta["deletionTimestamp"] = old_meta["deletionTimestamp"]
+        if "managedFields" not in meta and "managedFields" in old_meta:
+            meta["managedFields"] = old_meta["managedFields"]
         meta["uid"] = old_meta.get("uid")
         meta["creationTimestamp"] = old_meta.get("creationTimestamp")
         if t.resource.namespaced:
@@ -634,15 +637,17 @@ class ApiServer:
             if not request.query_params.get("fieldManager"):
                 raise bad_request("PATCH requests with the apply content type require a fieldManager")
             warnings = self._field_problems(raw, ctype, patch, mode, t)
+            if not isinstance(patch, dict):
+                raise bad_request("an applied configuration must be an object")
+            if (patch.get("metadata") or {}).get("name") not in (None, t.name):
+                raise bad_request("the name of the object does not match the name on the URL")
+            patch = {**patch, "metadata": {**(patch.get("metadata") or {}), "name": t.name}}
+            force = request.query_params.get("force") in ("true", "1")
+            merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version)
             if current is None:  # server-side apply of a new object creates it
-                if isinstance(patch, dict) and (patch.get("metadata") or {}).get("name") not in (None, t.name):
-                    raise bad_request("the name of the object does not match the name on the URL")
-                if isinstance(patch, dict):
-                    patch = {**patch, "metadata": {**(patch.get("metadata") or {}), "name": t.name}}
-                stored, name = self._prepare_create(patch, t)
-                result = self._insert(t, name, stored, self._dry_run(request))
+                stored, name = self._prepare_create(merged, t)
+                result = await asyncio.to_thread(self._insert, t, name, stored, self._dry_run(request))
                 return self._json(request, self._present(result, t), 201, warnings=warnings)
-            merged = merge_patch(current, patch)
         elif ctype == "application/json-patch+json":
             merged = json_patch(current, patch)
             warnings = self._field_problems(None, JSON, merged, mode, t)
