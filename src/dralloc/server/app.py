@@ -33,7 +33,7 @@ from dralloc.server.patch import json_patch, merge_patch
 from dralloc.server.registry import CORE, FIELD_SELECTORS, GROUP, RESOURCES, Resource
 from dralloc.server.selectors import field_selector, label_selector
 from dralloc.server.table import to_table
-from dralloc.store import Conflict, Gone, NotFound, SQLiteStore, SQLStore
+from dralloc.store import Conflict, Gone, NotFound, Outcome, SQLiteStore, SQLStore
 
 MAX_BODY = 3 * 1024 * 1024
 PUBLIC_PATHS = {"/healthz", "/readyz", "/livez", "/version"}
@@ -421,9 +421,20 @@ class ApiServer:
         ns = t.namespace if t.resource.namespaced and t.namespace else None
         table = _wants_table(request)
         initial: list[dict[str, Any]] = []
-        if rv_param in ("", "0"):
+        selective = bool(q.get("labelSelector") or q.get("fieldSelector"))
+
+        def match(obj: dict[str, Any]) -> bool:
+            return labels(obj) and fields(obj)
+
+        # sendInitialEvents (WatchList) asks for the current state first whatever resourceVersion says;
+        # without it, only an unset or "0" resourceVersion starts with the current state (as ADDED events).
+        initial_param = q.get("sendInitialEvents")
+        send_initial = initial_param in ("true", "1")
+        if send_initial or (initial_param is None and rv_param in ("", "0")):
             objs, start = self.store.list(t.resource.name, ns)
-            initial = [o for o in objs if labels(o) and fields(o)]
+            initial = [o for o in objs if match(o)]
+        elif rv_param in ("", "0"):
+            start = self.store.current_rv()
         else:
             try:
                 start = int(rv_param)
@@ -447,6 +458,11 @@ class ApiServer:
             try:
                 for obj in initial:
                     yield line("ADDED", obj)
+                if send_initial and bookmarks:  # WatchList: tell the client the initial state is complete
+                    mark = {"kind": t.resource.kind, "apiVersion": t.api_version,
+                            "metadata": {"resourceVersion": str(start),
+                                         "annotations": {"k8s.io/initial-events-end": "true"}}}
+                    yield json.dumps({"type": "BOOKMARK", "object": mark}).encode() + b"\n"
                 while time.monotonic() < deadline:
                     wake.clear()
                     try:
@@ -459,8 +475,9 @@ class ApiServer:
                         last = ev.rv
                         if ev.resource != t.resource.name or (ns is not None and ev.namespace != ns):
                             continue
-                        if labels(ev.object) and fields(ev.object):
-                            yield line(ev.type, ev.object)
+                        shown = _filtered_event(ev, match, selective)
+                        if shown is not None:
+                            yield line(*shown)
                     if len(events) >= 1000:
                         continue
                     if bookmarks and time.monotonic() >= next_bookmark:
@@ -545,8 +562,11 @@ class ApiServer:
         new = self._stored_form(new_obj)
         old_meta = old["metadata"]
         meta = dict(new.get("metadata") or {})
-        if "deletionTimestamp" in old_meta:
-            meta["deletionTimestamp"] = old_meta["deletionTimestamp"]
+        for key in ("deletionTimestamp", "deletionGracePeriodSeconds"):  # set by DELETE only
+            if key in old_meta:
+                meta[key] = old_meta[key]
+            else:
+                meta.pop(key, None)
         if "managedFields" not in meta and "managedFields" in old_meta:
             meta["managedFields"] = old_meta["managedFields"]
         meta["uid"] = old_meta.get("uid")
@@ -554,10 +574,12 @@ class ApiServer:
         if t.resource.namespaced:
             meta["namespace"] = t.namespace
         if t.sub == "status":
+            # As kube-apiserver's status strategies: spec and metadata (labels, annotations and finalizers
+            # included) come from the stored object; only status is taken from the request.
             merged = {**old, "status": new.get("status")}
             if merged["status"] is None:
                 merged.pop("status")
-            merged["metadata"] = {**old_meta, **{k: v for k, v in meta.items() if k in ("labels", "annotations")}}
+            merged["metadata"] = dict(old_meta)
         else:
             merged = {**new, "metadata": meta}
             if t.resource.status:
@@ -568,12 +590,13 @@ class ApiServer:
         if t.resource.group:
             gen = old_meta.get("generation", 1)
             merged["metadata"]["generation"] = gen + 1 if merged.get("spec") != old.get("spec") else gen
+        finalizer_errors = _finalizer_errors(merged["metadata"], old_meta)
         if not t.resource.group:
-            return merged, []
+            return merged, finalizer_errors
         new_typed, old_typed = decode(merged), decode(old)
         if t.sub == "status":
             return merged, validate_status_update(new_typed, old_typed)
-        return merged, validate_update(new_typed, old_typed)
+        return merged, validate_update(new_typed, old_typed) + finalizer_errors
 
     async def _update(self, request: Request, t: _Target) -> Response:
         raw, ctype = await self._read_body(request)
@@ -602,6 +625,8 @@ class ApiServer:
             if merged == old:
                 return old
             merged["metadata"]["resourceVersion"] = rv
+            if merged["metadata"].get("deletionTimestamp") and not merged["metadata"].get("finalizers"):
+                return Outcome(merged, "DELETED")  # the last finalizer went: the deletion completes
             return merged
 
         try:
@@ -609,7 +634,8 @@ class ApiServer:
                 old = self.store.get(t.resource.name, t.namespace, t.name)
                 if expect_rv and old["metadata"].get("resourceVersion") != expect_rv:
                     raise Conflict("modified")
-                return build(old, old["metadata"].get("resourceVersion", ""))
+                result = build(old, old["metadata"].get("resourceVersion", ""))
+                return result.object if isinstance(result, Outcome) else result
             return self.store.update(t.resource.name, t.namespace, t.name, build, expect_rv or None)
         except NotFound:
             raise not_found(t.resource, t.name) from None
@@ -672,7 +698,7 @@ class ApiServer:
         pre = options.get("preconditions") or {}
         dry = self._dry_run(request, options)
 
-        def check(old: dict[str, Any]) -> None:
+        def check(old: dict[str, Any]) -> Outcome | None:
             meta = old.get("metadata") or {}
             if pre.get("uid") and pre["uid"] != meta.get("uid"):
                 raise _Precondition(f'Precondition failed: UID in precondition: {pre["uid"]}, UID in object meta: '
@@ -681,19 +707,23 @@ class ApiServer:
                 raise _Precondition(f'Precondition failed: ResourceVersion in precondition: '
                                     f'{pre["resourceVersion"]}, ResourceVersion in object meta: '
                                     f'{meta.get("resourceVersion")}')
+            return _mark_deleting(old)
 
         try:
             if dry:
                 old = self.store.get(t.resource.name, t.namespace, t.name)
-                check(old)
-                result = old
+                marked = check(old)
+                result = marked.object if marked is not None else old
             else:
-                result = self.store.delete(t.resource.name, t.namespace, t.name, check=check)
+                result = await asyncio.to_thread(self.store.delete, t.resource.name, t.namespace, t.name,
+                                                 check=check)
         except NotFound:
             raise not_found(t.resource, t.name) from None
         except _Precondition as exc:
             raise conflict(t.resource, t.name, str(exc)) from None
-        return self._json(request, self._present(result, t))
+        # 202 Accepted: finalizers keep the object until their controllers remove them.
+        pending = bool((result.get("metadata") or {}).get("finalizers"))
+        return self._json(request, self._present(result, t), 202 if pending else 200)
 
     async def _deletecollection(self, request: Request, t: _Target) -> Response:
         labels, fields = self._matchers(request, t)
@@ -705,9 +735,13 @@ class ApiServer:
             if not (labels(obj) and fields(obj)):
                 continue
             meta = obj["metadata"]
-            if not dry:
+            if dry:
+                marked = _mark_deleting(obj)
+                obj = marked.object if marked is not None else obj
+            else:
                 try:
-                    obj = self.store.delete(t.resource.name, meta.get("namespace") or "", meta["name"])
+                    obj = self.store.delete(t.resource.name, meta.get("namespace") or "", meta["name"],
+                                            check=_mark_deleting)
                 except NotFound:
                     continue
             item = self._present(obj, t)
@@ -738,8 +772,54 @@ class _Invalid(Exception):
     pass
 
 
+def _mark_deleting(old: dict[str, Any]) -> Outcome | None:
+    """A delete of an object with finalizers only marks it (deletionTimestamp, grace period 0, generation
+    bumped, as kube-apiserver does); None: remove it now."""
+    meta = old.get("metadata") or {}
+    if not meta.get("finalizers"):
+        return None
+    if meta.get("deletionTimestamp"):
+        return Outcome(old, "MODIFIED")  # already being deleted: nothing to write
+    meta = {**meta, "deletionTimestamp": _now(), "deletionGracePeriodSeconds": 0}
+    if meta.get("generation"):
+        meta["generation"] += 1
+    return Outcome({**old, "metadata": meta}, "MODIFIED")
+
+
+def _finalizer_errors(new_meta: dict[str, Any], old_meta: dict[str, Any]) -> list[Any]:
+    """kube-apiserver's rule for objects being deleted: finalizers may go, but none may be added."""
+    if not old_meta.get("deletionTimestamp"):
+        return []
+    added = [f for f in new_meta.get("finalizers") or [] if f not in (old_meta.get("finalizers") or [])]
+    if not added:
+        return []
+    from dralloc.validation.field import forbidden
+
+    shown = ", ".join(json.dumps(f) for f in added)
+    return [forbidden("metadata.finalizers", f"no new finalizers can be added if the object is being deleted, "
+                                             f"found new finalizers []string{{{shown}}}")]
+
+
 class _Precondition(Exception):
     pass
+
+
+def _filtered_event(ev: Any, match: Any, selective: bool) -> tuple[str, dict[str, Any]] | None:
+    """The event a watcher with selectors sees: as kube-apiserver's watch cache, an object that starts
+    matching is ADDED, one that stops matching is DELETED (its previous state at the new version)."""
+    if not selective:
+        return ev.type, ev.object
+    now = match(ev.object)
+    if ev.type == "MODIFIED" and ev.prev_json is not None:
+        before = ev.prev
+        was = match(before)
+        if now:
+            return ("MODIFIED" if was else "ADDED"), ev.object
+        if was:
+            meta = {**(before.get("metadata") or {}), "resourceVersion": str(ev.rv)}
+            return "DELETED", {**before, "metadata": meta}
+        return None
+    return (ev.type, ev.object) if now else None
 
 
 def _wants_table(request: Request) -> bool:

@@ -31,7 +31,7 @@ SCHEMA = [
         PRIMARY KEY (resource, namespace, name))""",
     """CREATE TABLE IF NOT EXISTS events (
         rv BIGINT PRIMARY KEY, type TEXT NOT NULL,
-        resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, data TEXT NOT NULL)""",
+        resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, data TEXT NOT NULL, prev TEXT)""",
     "CREATE TABLE IF NOT EXISTS counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL)",
     "INSERT INTO counters VALUES ('rv', 1) ON CONFLICT (name) DO NOTHING",
     "INSERT INTO counters VALUES ('compacted', 0) ON CONFLICT (name) DO NOTHING",
@@ -55,6 +55,16 @@ class Gone(StoreError):
 
 
 @dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a ``build`` callback may return instead of the new object to choose the kind of write: an update
+    that removes the object (the last finalizer of a deleted object went) or a delete that only marks it
+    (finalizers remain)."""
+
+    object: dict[str, Any]
+    type: str  # "MODIFIED" or "DELETED"
+
+
+@dataclass(frozen=True, slots=True)
 class Event:
     rv: int
     type: str  # ADDED, MODIFIED, DELETED
@@ -62,6 +72,11 @@ class Event:
     namespace: str
     name: str
     object: dict[str, Any]
+    prev_json: str | None = None  # MODIFIED: the object before the change (for watch selectors)
+
+    @property
+    def prev(self) -> dict[str, Any] | None:
+        return json.loads(self.prev_json) if self.prev_json is not None else None
 
 
 class SQLStore:
@@ -77,11 +92,18 @@ class SQLStore:
         self._db = self._connect()
         for statement in SCHEMA:
             self._run(statement)
+        self._migrate()
         self._listeners: list[Any] = []
         self.writes = 0
 
     def _connect(self) -> Any:
         raise NotImplementedError
+
+    def _migrate(self) -> None:
+        """Databases written before the event log kept the previous object get the column added."""
+        columns = [d[0] for d in self._run("SELECT * FROM events WHERE 1 = 0").description]
+        if "prev" not in columns:
+            self._run("ALTER TABLE events ADD COLUMN prev TEXT")
 
     def _run(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> Any:
         if self.placeholder != "?":
@@ -148,9 +170,9 @@ class SQLStore:
             compacted = self._counter("compacted")
             if rv < compacted:
                 raise Gone(f"too old resource version: {rv} ({compacted + 1})")
-            rows = self._run("SELECT rv, type, resource, namespace, name, data FROM events WHERE rv > ? "
+            rows = self._run("SELECT rv, type, resource, namespace, name, data, prev FROM events WHERE rv > ? "
                              "ORDER BY rv LIMIT ?", (rv, limit)).fetchall()
-        return [Event(r[0], r[1], r[2], r[3], r[4], json.loads(r[5])) for r in rows]
+        return [Event(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6]) for r in rows]
 
     # --- writes -------------------------------------------------------------------------------------
 
@@ -171,6 +193,8 @@ class SQLStore:
                     raise Conflict("modified")
                 old = json.loads(row[1]) if row is not None else None
                 obj = build(old, str(rv))
+                if isinstance(obj, Outcome):
+                    obj, kind = obj.object, obj.type
                 if obj is old and kind == "MODIFIED":  # a no-op update: nothing written, no new version
                     db.execute("COMMIT")
                     return obj
@@ -182,7 +206,9 @@ class SQLStore:
                     self._run("INSERT INTO objects VALUES (?, ?, ?, ?, ?) ON CONFLICT (resource, namespace, name) "
                               "DO UPDATE SET rv = excluded.rv, data = excluded.data",
                               (resource, namespace, name, rv, data))
-                self._run("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", (rv, kind, resource, namespace, name, data))
+                prev = row[1] if kind == "MODIFIED" else None
+                self._run("INSERT INTO events (rv, type, resource, namespace, name, data, prev) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?)", (rv, kind, resource, namespace, name, data, prev))
                 self._run("UPDATE counters SET value=? WHERE name='rv'", (rv,))
                 if rv % 1000 == 0:
                     self._compact(rv)
@@ -213,10 +239,16 @@ class SQLStore:
 
     def delete(self, resource: str, namespace: str, name: str, expect_rv: str | None = None,
                check: Any = None) -> dict[str, Any]:
-        """Remove the object; ``check(old)`` may raise to refuse (preconditions)."""
-        def build(old: dict[str, Any], rv: str) -> dict[str, Any]:
+        """Remove the object; ``check(old)`` may raise to refuse (preconditions) or return an :class:`Outcome`
+        to write something else instead (finalizers: the object is only marked as being deleted)."""
+        def build(old: dict[str, Any], rv: str) -> Any:
             if check is not None:
-                check(old)
+                instead = check(old)
+                if instead is not None:
+                    if instead.object is old:
+                        return instead
+                    meta = {**(instead.object.get("metadata") or {}), "resourceVersion": rv}
+                    return Outcome({**instead.object, "metadata": meta}, instead.type)
             meta = dict(old.get("metadata") or {})
             meta["resourceVersion"] = rv
             return {**old, "metadata": meta}
