@@ -207,3 +207,12 @@ def test_kill_9_loses_no_acknowledged_write(tmp_path: Path) -> None:
 def test_kubectl_explain_uses_generated_schemas(kubectl) -> None:
     out = kubectl("explain", "resourceslices.spec.pool").stdout
     assert "KIND:       ResourceSlice" in out and "resourceSliceCount" in out
+
+
+def test_kubectl_create_namespace_and_claim_state(kubectl) -> None:
+    # `kubectl create namespace` sends protobuf; claims print kubectl's STATE column.
+    assert "namespace/team-a created" in kubectl("create", "namespace", "team-a").stdout
+    assert "team-a" in kubectl("get", "namespaces").stdout
+    kubectl("apply", "-f", str(EXAMPLES / "30-claims.yaml"))
+    lines = kubectl("get", "resourceclaims", "-n", "ml-team").stdout.splitlines()
+    assert lines[0].split() == ["NAME", "STATE", "AGE"] and all(" pending " in line for line in lines[1:])

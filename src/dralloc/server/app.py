@@ -25,7 +25,7 @@ from starlette.routing import Route
 
 from dralloc.api import conversion
 from dralloc.errors import InputError
-from dralloc.server import discovery
+from dralloc.server import discovery, protobuf
 from dralloc.server.auth import Authorizer, User
 from dralloc.server.errors import ApiError, already_exists, bad_request, conflict, invalid, not_found
 from dralloc.server.apply import apply
@@ -528,13 +528,26 @@ class ApiServer:
         self._check(t, meta.name or "", validate(obj, require_namespace=t.resource.namespaced))
         return self._stored_form(obj), meta.name or ""
 
+    def _object_body(self, raw: bytes, ctype: str, request: Request, t: _Target) -> tuple[Any, list[str]]:
+        """The object a create or update sends (JSON, YAML, or protobuf for core kinds) and its field warnings."""
+        if ctype == protobuf.CONTENT_TYPE and not t.resource.group:
+            try:
+                data = protobuf.decode(raw)
+            except protobuf.ProtobufError as exc:
+                raise bad_request(f"couldn't decode the request body as protobuf: {exc}") from None
+            self._field_validation(request)
+            return data, []
+        if ctype not in (JSON, "application/yaml", "application/x-yaml"):
+            accepted = "application/json, application/yaml" + (
+                "" if t.resource.group else f", {protobuf.CONTENT_TYPE}")
+            raise ApiError(415, f"the body of the request was in an unknown format - accepted media types "
+                                f"include: {accepted}")
+        data = self._parse(raw, ctype, t)
+        return data, self._field_problems(raw, ctype, data, self._field_validation(request), t)
+
     async def _create(self, request: Request, t: _Target) -> Response:
         raw, ctype = await self._read_body(request)
-        if ctype not in (JSON, "application/yaml", "application/x-yaml"):
-            raise ApiError(415, f'the body of the request was in an unknown format - accepted media types '
-                                f'include: application/json, application/yaml')
-        data = self._parse(raw, ctype, t)
-        warnings = self._field_problems(raw, ctype, data, self._field_validation(request), t)
+        data, warnings = self._object_body(raw, ctype, request, t)
         stored, name = self._prepare_create(data, t)
         dry = self._dry_run(request)
         # The write (and its fsync) runs in a worker thread so the loop can parse the next request meanwhile.
@@ -600,11 +613,7 @@ class ApiServer:
 
     async def _update(self, request: Request, t: _Target) -> Response:
         raw, ctype = await self._read_body(request)
-        if ctype not in (JSON, "application/yaml", "application/x-yaml"):
-            raise ApiError(415, "the body of the request was in an unknown format - accepted media types "
-                                "include: application/json, application/yaml")
-        data = self._parse(raw, ctype, t)
-        warnings = self._field_problems(raw, ctype, data, self._field_validation(request), t)
+        data, warnings = self._object_body(raw, ctype, request, t)
         obj = self._typed(data, t)
         if obj.metadata.name != t.name:
             raise bad_request("the name of the object (%s) does not match the name on the URL (%s)"

@@ -18,7 +18,8 @@ class Resource:
     versions: tuple[str, ...] = GROUP_VERSIONS
     status: bool = False
     short_names: tuple[str, ...] = ()
-    columns: tuple[tuple[str, str], ...] = field(default=())  # (header, dotted JSON path) besides NAME and AGE
+    # (header, dotted JSON path or a table.COMPUTED name) besides NAME and AGE
+    columns: tuple[tuple[str, str], ...] = field(default=())
 
     @property
     def singular(self) -> str:
@@ -33,7 +34,7 @@ RESOURCES = {r.name: r for r in (
     Resource("resourceslices", "ResourceSlice", False,
              columns=(("NODE", "spec.nodeName"), ("DRIVER", "spec.driver"), ("POOL", "spec.pool.name"))),
     Resource("deviceclasses", "DeviceClass", False),
-    Resource("resourceclaims", "ResourceClaim", True, status=True),
+    Resource("resourceclaims", "ResourceClaim", True, status=True, columns=(("STATE", "=claimState"),)),
     Resource("resourceclaimtemplates", "ResourceClaimTemplate", True),
     Resource("devicetaintrules", "DeviceTaintRule", False, versions=("v1", "v1beta2"), status=True),
 )}

@@ -40,10 +40,38 @@ def _dig(obj: dict[str, Any], path: str) -> Any:
     return cur
 
 
+def claim_state(claim: dict[str, Any]) -> str:
+    """kubectl's STATE of a ResourceClaim: deleted, pending, allocated, reserved (comma-joined)."""
+    states = []
+    deleting = bool((claim.get("metadata") or {}).get("deletionTimestamp"))
+    status = claim.get("status") or {}
+    if deleting:
+        states.append("deleted")
+    if not status.get("allocation"):
+        if not deleting:
+            states.append("pending")
+    else:
+        states.append("allocated")
+        if status.get("reservedFor"):
+            states.append("reserved")
+    return ",".join(states)
+
+
+COMPUTED = {"=claimState": claim_state}
+
+
+def _cell(obj: dict[str, Any], path: str) -> Any:
+    if path in COMPUTED:
+        return COMPUTED[path](obj)
+    value = _dig(obj, path)
+    return "" if value is None else value
+
+
 def to_table(resource: Resource, items: list[dict[str, Any]], rv: str) -> dict[str, Any]:
     columns = [{"name": "Name", "type": "string", "format": "name", "description": "Name of the object",
                 "priority": 0}]
-    columns += [{"name": header.title(), "type": "string", "format": "", "description": path, "priority": 0}
+    columns += [{"name": header.title(), "type": "string", "format": "", "description": path.lstrip("="),
+                 "priority": 0}
                 for header, path in resource.columns]
     columns.append({"name": "Age", "type": "string", "format": "", "description": "creationTimestamp",
                     "priority": 0})
@@ -51,7 +79,7 @@ def to_table(resource: Resource, items: list[dict[str, Any]], rv: str) -> dict[s
     for obj in items:
         meta = obj.get("metadata") or {}
         cells: list[Any] = [meta.get("name", "")]
-        cells += [_dig(obj, path) if _dig(obj, path) is not None else "" for _, path in resource.columns]
+        cells += [_cell(obj, path) for _, path in resource.columns]
         cells.append(human_age(meta.get("creationTimestamp")))
         rows.append({"cells": cells, "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
                                                 "metadata": meta}})

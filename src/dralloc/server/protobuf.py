@@ -1,0 +1,199 @@
+"""Kubernetes protobuf request bodies for the core/v1 kinds this server keeps (Namespace, Node).
+
+kubectl's typed clients (``kubectl create namespace``) send core objects as
+``application/vnd.kubernetes.protobuf``: the magic ``k8s\\0`` and a ``runtime.Unknown`` envelope (typeMeta,
+raw) around the object's protobuf encoding. Only the fields this server stores are decoded (object
+metadata, Namespace spec, Node spec and capacity/allocatable); other fields are skipped. Responses stay
+JSON, which those clients accept as well.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAGIC = b"k8s\x00"
+CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
+
+
+class ProtobufError(ValueError):
+    pass
+
+
+def _varint(buf: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if pos >= len(buf):
+            raise ProtobufError("truncated varint")
+        byte = buf[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+        if shift > 63:
+            raise ProtobufError("varint too long")
+
+
+def fields(buf: bytes) -> list[tuple[int, Any]]:
+    """(field number, value) pairs: an int for varints, bytes for length-delimited fields."""
+    out: list[tuple[int, Any]] = []
+    pos = 0
+    while pos < len(buf):
+        key, pos = _varint(buf, pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _varint(buf, pos)
+        elif wire == 2:
+            size, pos = _varint(buf, pos)
+            if pos + size > len(buf):
+                raise ProtobufError("truncated field")
+            value, pos = buf[pos:pos + size], pos + size
+        elif wire == 1:
+            value, pos = buf[pos:pos + 8], pos + 8
+        elif wire == 5:
+            value, pos = buf[pos:pos + 4], pos + 4
+        else:
+            raise ProtobufError(f"unsupported wire type {wire}")
+        out.append((number, value))
+    return out
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, bytes):
+        raise ProtobufError("expected a string")
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ProtobufError("invalid UTF-8 in a string") from None
+
+
+def _signed(value: int) -> int:
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _map(entries: list[bytes], value: Any = _text) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for entry in entries:
+        k = v = None
+        for number, raw in fields(entry):
+            if number == 1:
+                k = _text(raw)
+            elif number == 2:
+                v = value(raw)
+        if k is not None:
+            out[k] = v if v is not None else ""
+    return out
+
+
+def _time(raw: bytes) -> str:
+    from datetime import datetime, timezone
+
+    seconds = 0
+    for number, value in fields(raw):
+        if number == 1:
+            seconds = _signed(value)
+    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _quantity(raw: bytes) -> str:
+    return next((_text(v) for n, v in fields(raw) if n == 1), "0")
+
+
+def _grouped(buf: bytes) -> dict[int, list[Any]]:
+    out: dict[int, list[Any]] = {}
+    for number, value in fields(buf):
+        out.setdefault(number, []).append(value)
+    return out
+
+
+def object_meta(buf: bytes) -> dict[str, Any]:
+    f = _grouped(buf)
+    meta: dict[str, Any] = {}
+    # Go's encoder writes every scalar, set or not: empty strings and zeros mean "unset" here.
+    for number, key in ((1, "name"), (2, "generateName"), (3, "namespace"), (5, "uid"), (6, "resourceVersion")):
+        if number in f and f[number][-1]:
+            meta[key] = _text(f[number][-1])
+    if 7 in f and f[7][-1]:
+        meta["generation"] = _signed(f[7][-1])
+    if 8 in f and any(n == 1 and v for n, v in fields(f[8][-1])):
+        meta["creationTimestamp"] = _time(f[8][-1])
+    if 11 in f:
+        meta["labels"] = _map(f[11])
+    if 12 in f:
+        meta["annotations"] = _map(f[12])
+    if 14 in f:
+        meta["finalizers"] = [_text(v) for v in f[14]]
+    return meta
+
+
+def _namespace(f: dict[int, list[Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if 2 in f:
+        spec = _grouped(f[2][-1])
+        if 1 in spec:
+            out["spec"] = {"finalizers": [_text(v) for v in spec[1]]}
+    return out
+
+
+def _taint(raw: bytes) -> dict[str, Any]:
+    f = _grouped(raw)
+    taint: dict[str, Any] = {}
+    for number, key in ((1, "key"), (2, "value"), (3, "effect")):
+        if number in f and (f[number][-1] or key == "key"):
+            taint[key] = _text(f[number][-1])
+    if 4 in f and any(n == 1 and v for n, v in fields(f[4][-1])):
+        taint["timeAdded"] = _time(f[4][-1])
+    return taint
+
+
+def _node(f: dict[int, list[Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if 2 in f:
+        s = _grouped(f[2][-1])
+        spec: dict[str, Any] = {}
+        if s.get(1, [b""])[-1]:
+            spec["podCIDR"] = _text(s[1][-1])
+        if 7 in s:
+            spec["podCIDRs"] = [_text(v) for v in s[7]]
+        if s.get(3, [b""])[-1]:
+            spec["providerID"] = _text(s[3][-1])
+        if s.get(4, [0])[-1]:
+            spec["unschedulable"] = True
+        if 5 in s:
+            spec["taints"] = [_taint(v) for v in s[5]]
+        if spec:
+            out["spec"] = spec
+    if 3 in f:
+        st = _grouped(f[3][-1])
+        status: dict[str, Any] = {}
+        if 1 in st:
+            status["capacity"] = _map(st[1], _quantity)
+        if 2 in st:
+            status["allocatable"] = _map(st[2], _quantity)
+        if status:
+            out["status"] = status
+    return out
+
+
+KINDS = {"Namespace": _namespace, "Node": _node}
+
+
+def decode(body: bytes) -> dict[str, Any]:
+    """The JSON form of a protobuf-encoded core/v1 Namespace or Node; ProtobufError when it is not one."""
+    if not body.startswith(MAGIC):
+        raise ProtobufError("the body does not start with the Kubernetes protobuf prefix")
+    envelope = _grouped(body[len(MAGIC):])
+    api_version = kind = ""
+    if 1 in envelope:
+        type_meta = _grouped(envelope[1][-1])
+        api_version = _text(type_meta[1][-1]) if 1 in type_meta else ""
+        kind = _text(type_meta[2][-1]) if 2 in type_meta else ""
+    if kind not in KINDS or api_version != "v1":
+        raise ProtobufError(f"protobuf bodies are accepted for core/v1 Namespace and Node only, not "
+                            f"{api_version or '?'}/{kind or '?'}")
+    raw = envelope.get(2, [b""])[-1]
+    obj = _grouped(raw)
+    out: dict[str, Any] = {"apiVersion": "v1", "kind": kind,
+                           "metadata": object_meta(obj[1][-1]) if 1 in obj else {}}
+    out.update(KINDS[kind](obj))
+    return out
