@@ -374,7 +374,7 @@ class ApiServer:
         labels, fields = self._matchers(request, t)
         q = request.query_params
         try:
-            limit = int(q.get("limit") or 0)
+            limit = min(max(int(q.get("limit") or 0), 0), 1 << 31)  # as upstream, a negative limit means none
         except ValueError:
             raise bad_request(f"invalid limit {q.get('limit')!r}") from None
         after, list_rv = _decode_continue(q.get("continue"))
@@ -542,7 +542,7 @@ class ApiServer:
                 "" if t.resource.group else f", {protobuf.CONTENT_TYPE}")
             raise ApiError(415, f"the body of the request was in an unknown format - accepted media types "
                                 f"include: {accepted}")
-        data = self._parse(raw, ctype, t)
+        data = _type_meta_checked(self._parse(raw, ctype, t), t)
         return data, self._field_problems(raw, ctype, data, self._field_validation(request), t)
 
     async def _create(self, request: Request, t: _Target) -> Response:
@@ -671,9 +671,10 @@ class ApiServer:
         if ctype == "application/apply-patch+yaml":
             if not request.query_params.get("fieldManager"):
                 raise bad_request("PATCH requests with the apply content type require a fieldManager")
-            warnings = self._field_problems(raw, ctype, patch, mode, t)
             if not isinstance(patch, dict):
                 raise bad_request("an applied configuration must be an object")
+            _type_meta_checked(patch, t)
+            warnings = self._field_problems(raw, ctype, patch, mode, t)
             if (patch.get("metadata") or {}).get("name") not in (None, t.name):
                 raise bad_request("the name of the object does not match the name on the URL")
             patch = {**patch, "metadata": {**(patch.get("metadata") or {}), "name": t.name}}
@@ -684,12 +685,12 @@ class ApiServer:
                 result = await asyncio.to_thread(self._insert, t, name, stored, self._dry_run(request))
                 return self._json(request, self._present(result, t), 201, warnings=warnings)
         elif ctype == "application/json-patch+json":
-            merged = json_patch(current, patch)
+            merged = _type_meta_checked(json_patch(current, patch), t)
             warnings = self._field_problems(None, JSON, merged, mode, t)
         else:
             if not isinstance(patch, dict):
                 raise bad_request("a merge patch must be a JSON object")
-            merged = merge_patch(current, patch)
+            merged = _type_meta_checked(merge_patch(current, patch), t)
             warnings = self._field_problems(raw, JSON, patch, mode, t)  # duplicates in the patch itself
             warnings += [w for w in self._field_problems(None, JSON, merged, mode, t) if w not in warnings]
         expect = ((patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch, dict) else None)
@@ -705,6 +706,8 @@ class ApiServer:
         if not isinstance(options, dict):
             raise bad_request("DeleteOptions must be a JSON object")
         pre = options.get("preconditions") or {}
+        if not isinstance(pre, dict) or any(not isinstance(v, (str, type(None))) for v in pre.values()):
+            raise bad_request("DeleteOptions.preconditions must be an object of strings (uid, resourceVersion)")
         dry = self._dry_run(request, options)
 
         def check(old: dict[str, Any]) -> Outcome | None:
@@ -779,6 +782,27 @@ class ApiServer:
 
 class _Invalid(Exception):
     pass
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {dict: "object", list: "array", str: "string"}.get(type(value), type(value).__name__)
+
+
+def _type_meta_checked(data: Any, t: _Target) -> Any:
+    """A body must be an object whose kind, apiVersion and metadata (when present) have the right JSON types."""
+    if not isinstance(data, dict):
+        raise bad_request("the request body must be a JSON object")
+    kind = t.resource.kind
+    for key, want, name in (("kind", str, "string"), ("apiVersion", str, "string"), ("metadata", dict, "object")):
+        value = data.get(key)
+        if value is not None and not isinstance(value, want):
+            raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: json: cannot '
+                              f'unmarshal {_json_type(value)} into Go struct field {kind}.{key} of type {name}')
+    return data
 
 
 def _mark_deleting(old: dict[str, Any]) -> Outcome | None:
