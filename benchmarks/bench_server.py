@@ -73,7 +73,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
         proc = subprocess.Popen([sys.executable, "-m", "dralloc", "serve", "--db", str(Path(tmp) / "b.db"),
-                                 "--port", str(port)], stderr=subprocess.DEVNULL)
+                                 "--port", str(port), "--anonymous"],
+                                stderr=subprocess.DEVNULL)
         try:
             for _ in range(100):
                 try:

@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -29,16 +30,18 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, tmp: Path, db: Path, extra: list[str] | None = None) -> None:
+    def __init__(self, tmp: Path, db: Path, extra: list[str] | None = None, scheme: str = "http") -> None:
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"{scheme}://127.0.0.1:{self.port}"
+        self.env = {**os.environ, "XDG_DATA_HOME": str(tmp / "data")}  # the default token lives there
         self.proc = subprocess.Popen([sys.executable, "-m", "dralloc", "serve", "--db", str(db), "--port",
-                                      str(self.port), *(extra or [])],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                      str(self.port), *(["--anonymous"] if extra is None else extra)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=self.env)
+        context = ssl._create_unverified_context() if scheme == "https" else None
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
-                urllib.request.urlopen(f"{self.url}/healthz", timeout=1).read()
+                urllib.request.urlopen(f"{self.url}/healthz", timeout=1, context=context).read()
                 return
             except OSError:
                 if self.proc.poll() is not None:
@@ -216,3 +219,64 @@ def test_kubectl_create_namespace_and_claim_state(kubectl) -> None:
     kubectl("apply", "-f", str(EXAMPLES / "30-claims.yaml"))
     lines = kubectl("get", "resourceclaims", "-n", "ml-team").stdout.splitlines()
     assert lines[0].split() == ["NAME", "STATE", "AGE"] and all(" pending " in line for line in lines[1:])
+
+
+def _status_of(url: str, token: str | None = None) -> int:
+    headers = {"authorization": f"Bearer {token}"} if token else {}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers),
+                                    context=ssl._create_unverified_context()) as r:
+            return r.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_serve_needs_a_token_unless_anonymous(tmp_path: Path) -> None:
+    # No --token-file: the server makes an admin token that `dralloc kubeconfig` picks up.
+    server = Server(tmp_path, tmp_path / "db.sqlite", extra=[])
+    try:
+        slices = f"{server.url}/apis/resource.k8s.io/v1/resourceslices"
+        assert _status_of(slices) == 401
+        token = (tmp_path / "data" / "dralloc" / "token").read_text().strip()
+        assert (tmp_path / "data" / "dralloc" / "token").stat().st_mode & 0o077 == 0
+        assert _status_of(slices, token) == 200
+        cfg = tmp_path / "kubeconfig"
+        subprocess.run([sys.executable, "-m", "dralloc", "kubeconfig", "--server", server.url, "-o", str(cfg)],
+                       check=True, env=server.env)
+        if KUBECTL:
+            env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(cfg)}
+            out = subprocess.run([KUBECTL, "get", "resourceslices"], capture_output=True, text=True, env=env)
+            assert out.returncode == 0 and "No resources found" in out.stderr, (cfg.read_text(), out.stderr)
+    finally:
+        server.stop()
+
+
+def test_tls_token_file_and_allow_list(tmp_path: Path) -> None:
+    if not shutil.which("openssl"):
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "tls.crt", tmp_path / "tls.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=127.0.0.1"], check=True, capture_output=True)
+    tokens = tmp_path / "tokens.csv"
+    tokens.write_text('admin-token,alice,1,"admins"\nread-token,bob,2\n')
+    authz = tmp_path / "authz.yaml"
+    authz.write_text("group:admins: [{verbs: ['*'], resources: ['*']}]\n"
+                     "bob: [{verbs: [get, list, watch], resources: [resourceslices]}]\n")
+    server = Server(tmp_path, tmp_path / "db.sqlite", scheme="https",
+                    extra=["--tls-cert", str(cert), "--tls-key", str(key), "--token-file", str(tokens),
+                           "--authz-file", str(authz)])
+    try:
+        slices = f"{server.url}/apis/resource.k8s.io/v1/resourceslices"
+        assert _status_of(slices) == 401
+        assert _status_of(slices, "read-token") == 200
+        assert _status_of(f"{server.url}/apis/resource.k8s.io/v1/deviceclasses", "read-token") == 403
+        if KUBECTL:
+            cfg = tmp_path / "kubeconfig"
+            subprocess.run([sys.executable, "-m", "dralloc", "kubeconfig", "--server", server.url, "--token",
+                            "admin-token", "--insecure-skip-tls-verify", "-o", str(cfg)], check=True)
+            env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(cfg)}
+            out = subprocess.run([KUBECTL, "apply", "-f", str(EXAMPLES / "10-deviceclasses.yaml")],
+                                 capture_output=True, text=True, env=env)
+            assert out.returncode == 0, out.stderr
+    finally:
+        server.stop()

@@ -1,6 +1,8 @@
 """``dralloc kubeconfig``: write a kubeconfig that points kubectl at ``dralloc serve``.
 
-    dralloc kubeconfig --server http://127.0.0.1:6443 [--token T] [--insecure-skip-tls-verify] [-o FILE]
+    dralloc kubeconfig --server http://127.0.0.1:6443 [--token T | --no-token] [--insecure-skip-tls-verify] [-o FILE]
+
+Without ``--token`` the token ``dralloc serve`` keeps in its data directory is used, when there is one.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("kubeconfig", help="print or write a kubeconfig for dralloc serve",
                               description=__doc__.split("\n\n")[0])
     p.add_argument("--server", default="http://127.0.0.1:6443")
-    p.add_argument("--token", help="bearer token (from the server's --token-file)")
+    p.add_argument("--token", help="bearer token (default: the one dralloc serve made in its data directory)")
+    p.add_argument("--no-token", action="store_true", help="no token (a server started with --anonymous)")
     p.add_argument("--insecure-skip-tls-verify", action="store_true")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
     p.set_defaults(func=run)
@@ -35,7 +38,12 @@ def kubeconfig(server: str, token: str | None = None, insecure: bool = False) ->
 
 
 def run(args: Any) -> int:
-    text = yaml.safe_dump(kubeconfig(args.server, args.token, args.insecure_skip_tls_verify), sort_keys=False)
+    token = args.token
+    if token is None and not args.no_token:
+        from dralloc.cli.serve import default_token
+
+        token = default_token(create=False)
+    text = yaml.safe_dump(kubeconfig(args.server, token, args.insecure_skip_tls_verify), sort_keys=False)
     if args.output:
         path = Path(args.output).expanduser()
         path.parent.mkdir(parents=True, exist_ok=True)
