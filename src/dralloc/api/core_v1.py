@@ -101,9 +101,18 @@ class ResourceRequirements(Base):
     claims: list[ResourceClaimReference] | None = None
 
 
+class ContainerPort(Base):
+    container_port: int = 0
+    host_port: int | None = None
+    host_ip: str | None = msgspec.field(default=None, name="hostIP")
+    protocol: str | None = None
+    name: str | None = None
+
+
 class Container(Base):
     name: str = ""
     image: str | None = None
+    ports: list[ContainerPort] | None = None
     resources: ResourceRequirements | None = None
     # Only meaningful for init containers: "Always" makes it a sidecar (restartable init container).
     restart_policy: str | None = None
@@ -115,13 +124,37 @@ class PodResourceClaim(Base):
     resource_claim_template_name: str | None = None
 
 
+class PreferredSchedulingTerm(Base):
+    weight: int = 0
+    preference: NodeSelectorTerm = msgspec.field(default_factory=NodeSelectorTerm)
+
+
+class NodeAffinity(Base):
+    required_during_scheduling_ignored_during_execution: NodeSelector | None = None
+    preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] | None = None
+
+
+class Affinity(Base):
+    node_affinity: NodeAffinity | None = None
+    # Inter-pod (anti-)affinity is kept as written: the simulator does not evaluate it.
+    pod_affinity: dict[str, Any] | None = None
+    pod_anti_affinity: dict[str, Any] | None = None
+
+
+class PodSchedulingGate(Base):
+    name: str = ""
+
+
 class PodSpec(Base):
     containers: list[Container] = msgspec.field(default_factory=list)
     init_containers: list[Container] | None = None
     node_name: str | None = None
     node_selector: dict[str, str] | None = None
-    affinity: dict[str, Any] | None = None
+    affinity: Affinity | None = None
     tolerations: list[Toleration] | None = None
+    scheduling_gates: list[PodSchedulingGate] | None = None
+    host_network: bool | None = None
+    preemption_policy: str | None = None
     overhead: ResourceList | None = None
     resource_claims: list[PodResourceClaim] | None = None
     # Pod-level resources (KEP-2837): when set for a resource, it is the pod's footprint for it.
@@ -138,9 +171,12 @@ class PodResourceClaimStatus(Base):
 
 class PodStatus(Base):
     phase: str | None = None
+    start_time: str | None = None
     conditions: list[Condition] | None = None
     nominated_node_name: str | None = None
     resource_claim_statuses: list[PodResourceClaimStatus] | None = None
+    # DRA-backed extended resources (DRAExtendedResource): {resourceClaimName, requestMappings}.
+    extended_resource_claim_status: dict[str, Any] | None = None
 
 
 class Pod(Base):

@@ -1,0 +1,1 @@
+"""The controllers whose work a simulation needs: workload expansion and claims from templates."""

@@ -1,0 +1,174 @@
+"""The DRA side of the cluster snapshot: claims, the allocator, and the cache of per-node answers.
+
+kube-scheduler runs the allocator for every pod on every node it examines. Most of those calls repeat an
+earlier one: the same claim specs (pods of one workload) on a node whose devices have not changed, or on
+another node that publishes identical devices in the same allocated state. The cache answers those:
+
+* key = (the node's device class, the allocated state of its node-local devices, the claims' specs),
+  where nodes are in one device class when their node-local ResourceSlices are identical up to the names
+  of node, pool and slice. With any slice that is not node-local (network-attached devices, nodeSelector
+  or allNodes pools) the node itself is the class, and every allocation anywhere changes the key;
+* the cached value says whether the claims fit, the allocator's message when it does not, the results
+  and the node-allocatable footprint. Results found on another node of the class are recomputed for the
+  chosen node when it is bound, so bound allocations always come from a real allocator run.
+
+Invalidation: the allocated state of a node's local devices is part of the key, so a claim allocated or
+released changes the key of exactly the nodes it touches; the cache lives as long as this object, which
+lives as long as the snapshot's slices and classes (a change of either builds a new one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from dralloc.allocator import Allocator
+from dralloc.api.codec import encode_json
+from dralloc.api.core_v1 import Node
+from dralloc.api.resource_v1 import AllocationResult, DeviceClass, ResourceClaim, ResourceSlice
+from dralloc.resources.footprint import DeviceIndex, claim_footprint
+from dralloc.scheduler.podinfo import scheduler_units
+
+CACHE_LIMIT = 200_000
+
+
+@dataclass
+class Found:
+    """The allocator's answer for some claims on one node."""
+
+    results: list[AllocationResult] | None  # None: the claims do not fit
+    message: str | None = None  # upstream's error text for the invalid-pools variant
+    footprint: dict[str, int] = field(default_factory=dict)
+    node: str = ""  # the node the results were computed for
+    steps: int = 0
+
+
+class DraState:
+    """Slices, classes and allocated state for the scheduler, with the per-node answer cache."""
+
+    def __init__(self, slices: list[ResourceSlice], classes: Iterable[DeviceClass],
+                 allocated: Iterable[ResourceClaim], *, footprints: bool = False) -> None:
+        self.slices = slices
+        self.allocator = Allocator(slices, list(classes), list(allocated))
+        self.device_index = DeviceIndex(slices)
+        self.footprints = footprints
+        self._cache: dict[tuple[object, ...], Found] = {}
+        self.hits = 0
+        self.misses = 0
+        # Node-local devices: device ID → (node, key of the device within its node).
+        self._owner: dict[str, tuple[str, tuple[str, int, str]]] = {}
+        self._node_class: dict[str, object] = {}
+        self._class_ids: dict[tuple[object, ...], int] = {}
+        self._node_devices: dict[str, dict[tuple[str, int, str], str]] = {}
+        self._node_token: dict[str, tuple[tuple[tuple[str, int, str], str], ...]] = {}
+        self._global_version = 0
+        self.all_local = all(s.spec.node_name for s in slices)
+        self._index_local(slices)
+        for claim in allocated:
+            self._touch(claim)
+
+    # ------------------------------------------------------------------ device classes of nodes
+    def _index_local(self, slices: list[ResourceSlice]) -> None:
+        by_node: dict[str, dict[tuple[str, str], list[ResourceSlice]]] = {}
+        for s in slices:
+            if s.spec.node_name:
+                by_node.setdefault(s.spec.node_name, {}).setdefault((s.spec.driver, s.spec.pool.name), []).append(s)
+        for node, pools in by_node.items():
+            parts: list[object] = []
+            for rank, key in enumerate(sorted(pools)):
+                group = sorted(pools[key], key=lambda x: x.metadata.name or "")
+                top = max(x.spec.pool.generation for x in group)
+                parts.append((key[0], len(group), tuple(sorted({x.spec.pool.resource_slice_count for x in group}))))
+                for x in group:
+                    spec = x.spec
+                    parts.append((x.spec.pool.generation == top, encode_json(spec.devices),
+                                  encode_json(spec.shared_counters), bool(spec.per_device_node_selection)))
+                    for d in spec.devices or ():
+                        self._owner[f"{key[0]}/{key[1]}/{d.name}"] = (node, (key[0], rank, d.name))
+            if self.all_local:
+                self._node_class[node] = self._class_ids.setdefault(tuple(parts), len(self._class_ids))
+            else:
+                self._node_class[node] = node
+
+    def class_of(self, node: str) -> object:
+        """Nodes of one class give the same allocator answers in the same allocated state (a node without
+        node-local slices is its own class)."""
+        return self._node_class.get(node, node)
+
+    # ------------------------------------------------------------------ allocated state
+    def _touch(self, claim: ResourceClaim, sign: int = 1) -> None:
+        alloc = claim.status.allocation if claim.status is not None else None
+        if alloc is None or alloc.devices is None:
+            return
+        changed: set[str] = set()
+        for r in alloc.devices.results or ():
+            owner = self._owner.get(f"{r.driver}/{r.pool}/{r.device}")
+            if owner is None:
+                self._global_version += 1
+                continue
+            node, key = owner
+            devices = self._node_devices.setdefault(node, {})
+            entry = ("admin" if r.admin_access else "shared" if r.share_id else "exclusive") + \
+                (encode_json(r.consumed_capacity).decode() if r.consumed_capacity else "")
+            if sign > 0:
+                devices[key] = devices.get(key, "") + "|" + entry
+            else:
+                rest = devices.get(key, "").replace("|" + entry, "", 1)
+                if rest:
+                    devices[key] = rest
+                else:
+                    devices.pop(key, None)
+            changed.add(node)
+        for node in changed:
+            self._node_token[node] = tuple(sorted(self._node_devices.get(node, {}).items()))
+
+    def claim_allocated(self, claim: ResourceClaim) -> None:
+        self.allocator.claim_allocated(claim)
+        self._touch(claim, +1)
+
+    def claim_released(self, claim: ResourceClaim) -> None:
+        self.allocator.claim_released(claim)
+        self._touch(claim, -1)
+
+    # ------------------------------------------------------------------ allocation
+    @staticmethod
+    def claims_signature(claims: list[ResourceClaim]) -> bytes:
+        """What the allocator reads of the claims besides their identity: their specs, in order."""
+        return b"\0".join(encode_json(c.spec) for c in claims)
+
+    def allocate(self, node: Node, claims: list[ResourceClaim], signature: bytes, *, exact: bool = False
+                 ) -> Found:
+        """Allocate ``claims`` together on ``node`` (cached; ``exact`` insists on results for this node).
+        Raises AllocationError for upstream's hard errors."""
+        name = node.metadata.name or ""
+        key = (self.class_of(name), self._node_token.get(name, ()),
+               0 if self.all_local else self._global_version, signature)
+        found = self._cache.get(key)
+        if found is not None and (not exact or found.node == name or found.results is None):
+            self.hits += 1
+            return found
+        self.misses += 1
+        outcome = self.allocator.allocate(node, claims)
+        if outcome.allocated:
+            results = list(outcome.results)
+            found = Found(results, None, self._footprint(claims, results) if self.footprints else {}, name,
+                          getattr(outcome, "steps", 0))
+        else:
+            found = Found(None, outcome.message, {}, name, getattr(outcome, "steps", 0))
+        if len(self._cache) >= CACHE_LIMIT:
+            self._cache.clear()
+        self._cache[key] = found
+        return found
+
+    def _footprint(self, claims: list[ResourceClaim], results: list[AllocationResult]) -> dict[str, int]:
+        from msgspec.structs import replace
+
+        from dralloc.api.resource_v1 import ResourceClaimStatus
+        from dralloc.resources.resourcelist import ResourceList
+
+        total = ResourceList()
+        for claim, result in zip(claims, results):
+            status = claim.status or ResourceClaimStatus()
+            total = total + claim_footprint(replace(claim, status=replace(status, allocation=result)),
+                                            self.device_index)
+        return {k: v for k, v in scheduler_units(total).items() if v}

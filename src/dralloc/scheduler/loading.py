@@ -1,0 +1,54 @@
+"""Sorting decoded objects into what a simulation takes, expanding workload controllers into pods."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dralloc.api.core_v1 import Node, Pod
+from dralloc.api.resource_v1 import (
+    DeviceClass,
+    DeviceTaintRule,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+)
+
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet")
+
+
+@dataclass
+class ClusterObjects:
+    nodes: list[Node] = field(default_factory=list)
+    pods: list[Pod] = field(default_factory=list)
+    slices: list[ResourceSlice] = field(default_factory=list)
+    classes: list[DeviceClass] = field(default_factory=list)
+    claims: list[ResourceClaim] = field(default_factory=list)
+    templates: list[ResourceClaimTemplate] = field(default_factory=list)
+    taint_rules: list[DeviceTaintRule] = field(default_factory=list)
+    priority_classes: list[Any] = field(default_factory=list)
+    workloads: list[Any] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def sort_objects(objects: Iterable[Any], *, seed: int = 0) -> ClusterObjects:
+    out = ClusterObjects()
+    buckets: dict[str, list[Any]] = {
+        "Node": out.nodes, "Pod": out.pods, "ResourceSlice": out.slices, "DeviceClass": out.classes,
+        "ResourceClaim": out.claims, "ResourceClaimTemplate": out.templates, "DeviceTaintRule": out.taint_rules,
+        "PriorityClass": out.priority_classes,
+    }
+    for obj in objects:
+        kind = type(obj).__name__
+        if kind in WORKLOAD_KINDS:
+            out.workloads.append(obj)
+        elif kind in buckets:
+            buckets[kind].append(obj)
+    if out.workloads:
+        from dralloc.scheduler.controllers.workloads import expand_workloads
+
+        pods, warnings = expand_workloads(out.workloads, out.nodes, seed=seed)
+        out.pods.extend(pods)
+        out.warnings.extend(warnings)
+    return out

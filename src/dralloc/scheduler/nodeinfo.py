@@ -1,0 +1,116 @@
+"""A node and what is assumed on it (kube-scheduler's ``NodeInfo``), plus the node tree's order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dralloc.api.core_v1 import Node, Taint
+from dralloc.resources.resourcelist import ResourceList
+from dralloc.scheduler.podinfo import PodInfo, scheduler_units
+
+ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
+REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
+
+
+@dataclass(eq=False)
+class NodeInfo:
+    """Allocatable, what the assigned pods request, their host ports, and the node's static facts."""
+
+    node: Node
+    allocatable: dict[str, int] = field(default_factory=dict)
+    requested: dict[str, int] = field(default_factory=dict)
+    nonzero_cpu: int = 0
+    nonzero_memory: int = 0
+    pods: list[PodInfo] = field(default_factory=list)
+    used_ports: list[tuple[str, str, int]] = field(default_factory=list)
+    nominated: list[PodInfo] = field(default_factory=list)
+    # Bumped on every change of the pods or requests: keys caches of per-node verdicts.
+    generation: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.node.metadata.name or ""
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.node.metadata.labels or {}
+
+    @property
+    def taints(self) -> list[Taint]:
+        spec = self.node.spec
+        return list(spec.taints or ()) if spec is not None else []
+
+    @property
+    def unschedulable(self) -> bool:
+        spec = self.node.spec
+        return bool(spec is not None and spec.unschedulable)
+
+    @property
+    def allowed_pods(self) -> int:
+        return self.allocatable.get("pods", 0)
+
+    @classmethod
+    def build(cls, node: Node) -> NodeInfo:
+        status = node.status
+        values = (status.allocatable or status.capacity or {}) if status is not None else {}
+        return cls(node=node, allocatable=scheduler_units(ResourceList(values)))
+
+    def add_pod(self, pod: PodInfo, extra: dict[str, int] | None = None) -> None:
+        """Count the pod (and ``extra``, its claims' node-allocatable footprint) as assigned here."""
+        self.pods.append(pod)
+        self._apply(pod, 1, extra)
+
+    def remove_pod(self, pod: PodInfo, extra: dict[str, int] | None = None) -> None:
+        self.pods.remove(pod)
+        self._apply(pod, -1, extra)
+
+    def _apply(self, pod: PodInfo, sign: int, extra: dict[str, int] | None) -> None:
+        req = self.requested
+        for name, value in pod.request.items():
+            req[name] = req.get(name, 0) + sign * value
+        for name, value in (extra or {}).items():
+            req[name] = req.get(name, 0) + sign * value
+        self.nonzero_cpu += sign * pod.nonzero_cpu
+        self.nonzero_memory += sign * pod.nonzero_memory
+        if sign > 0:
+            self.used_ports.extend(pod.host_ports)
+        else:
+            for port in pod.host_ports:
+                self.used_ports.remove(port)
+        self.generation += 1
+
+    def copy_with(self, pods: list[PodInfo]) -> NodeInfo:
+        """A copy with ``pods`` added too (kube-scheduler's view with nominated pods)."""
+        clone = NodeInfo(node=self.node, allocatable=self.allocatable, requested=dict(self.requested),
+                         nonzero_cpu=self.nonzero_cpu, nonzero_memory=self.nonzero_memory, pods=list(self.pods),
+                         used_ports=list(self.used_ports), generation=-1)
+        for p in pods:
+            clone.add_pod(p, p.claim_footprint)
+        return clone
+
+
+def zone_key(node: Node) -> str:
+    """``utilnode.GetZoneKey``: region and zone labels joined, or "" without either."""
+    labels = node.metadata.labels or {}
+    region = next((labels[k] for k in REGION_LABELS if k in labels), "")
+    zone = next((labels[k] for k in ZONE_LABELS if k in labels), "")
+    if not region and not zone:
+        return ""
+    return f"{region}:\x00:{zone}"
+
+
+def node_tree_order(nodes: list[Node]) -> list[Node]:
+    """The scheduler cache's node list: zones in order of first appearance, one node of each zone per round
+    (``nodeTree.list``), so consecutive nodes alternate zones."""
+    zones: dict[str, list[Node]] = {}
+    for n in nodes:
+        zones.setdefault(zone_key(n), []).append(n)
+    out: list[Node] = []
+    lists = list(zones.values())
+    depth = 0
+    while len(out) < len(nodes):
+        for lst in lists:
+            if depth < len(lst):
+                out.append(lst[depth])
+        depth += 1
+    return out

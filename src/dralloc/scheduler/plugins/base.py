@@ -1,0 +1,50 @@
+"""The plugin interface and the per-attempt cycle state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from dralloc.scheduler.framework import Status
+from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.podinfo import PodInfo
+
+if TYPE_CHECKING:
+    from dralloc.scheduler.snapshot import ClusterSnapshot
+
+
+@dataclass(eq=False)
+class Cycle:
+    """One scheduling attempt of one pod: plugins keep their PreFilter results here (``CycleState``)."""
+
+    pod: PodInfo
+    snapshot: ClusterSnapshot
+    data: dict[str, Any] = field(default_factory=dict)
+    skip_filter: set[str] = field(default_factory=set)
+    skip_score: set[str] = field(default_factory=set)
+
+
+class Plugin:
+    """A plugin does nothing at an extension point it does not override. ``weight`` is its score weight."""
+
+    name = ""
+    weight = 0
+
+    def pre_filter(self, cycle: Cycle) -> Status | set[str] | None:
+        """None to go on, a set of node names to narrow the candidates, SKIP, or a rejection."""
+        return None
+
+    def filter(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        return None
+
+    def pre_score(self, cycle: Cycle, nodes: list[NodeInfo]) -> Status | None:
+        return None
+
+    def score(self, cycle: Cycle, node: NodeInfo) -> int:
+        return 0
+
+    def normalize(self, cycle: Cycle, scores: dict[str, int]) -> dict[str, int]:
+        return scores
+
+    has_filter = False
+    has_score = False

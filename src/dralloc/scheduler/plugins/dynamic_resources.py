@@ -1,0 +1,274 @@
+"""DynamicResources: a pod's ResourceClaims must exist, be usable by it and be allocatable on the node.
+
+PreFilter (per attempt): the pod's claims in ``spec.resourceClaims`` order — a template claim by the name
+in ``status.resourceClaimStatuses`` — must exist, not be deleting, be owned by the pod when generated, and
+an allocated claim must have room in ``reservedFor`` (256) unless already reserved for the pod
+(``resourceclaim in use``); an unallocated claim's device classes must exist. Filter (per node): an
+allocated claim's ``allocation.nodeSelector`` must match the node (``resourceclaim not available on the
+node``); the unallocated claims (and the special claim of DRA-backed extended resources) are allocated
+together (``cannot allocate all claims``); a hard allocator error aborts the attempt. Every rejection is
+UnschedulableAndUnresolvable, so preemption never runs for it (1.36). PostFilter deallocates an
+unavailable claim that nobody else uses. Score: 8 − i for each firstAvailable request served by its
+i-th subrequest, normalised.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dralloc.api.core_v1 import NodeSelector
+from dralloc.api.resource_v1 import AllocationResult, ResourceClaim
+from dralloc.errors import AllocationError
+from dralloc.scheduler.framework import SKIP, Code, Status, default_normalize, error, unresolvable
+from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.plugins import extended_resources
+from dralloc.scheduler.plugins.base import Cycle, Plugin
+from dralloc.scheduler.plugins.node_affinity import _matches as node_selector_matches
+
+NAME = "DynamicResources"
+MAX_RESERVED_FOR = 256  # ResourceClaimReservedForMaxSize
+FIRST_AVAILABLE_MAX = 8  # FirstAvailableDeviceRequestMaxSize
+
+IN_USE = "resourceclaim in use"
+NOT_AVAILABLE = "resourceclaim not available on the node"
+CANNOT_ALLOCATE = "cannot allocate all claims"
+NO_CLAIMS = "no new claims to deallocate"
+DEALLOCATED = "deallocation of ResourceClaim completed"
+STILL_NOT = "still not schedulable"
+
+
+@dataclass
+class NodeAllocation:
+    """What Filter found on one node, for Reserve and Score."""
+
+    results: list[AllocationResult]
+    extended_claim: ResourceClaim | None = None
+    mappings: list[extended_resources.RequestMapping] = field(default_factory=list)
+    footprint: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class DraCycle:
+    claims: list[ResourceClaim] = field(default_factory=list)
+    available_on: list[NodeSelector | None] = field(default_factory=list)
+    to_allocate: list[ResourceClaim] = field(default_factory=list)
+    extended: list[str] = field(default_factory=list)  # DRA-backed extended resources the pod requests
+    unavailable: set[int] = field(default_factory=set)
+    nodes: dict[str, NodeAllocation] = field(default_factory=dict)
+    signature: bytes = b""
+
+    @property
+    def empty(self) -> bool:
+        return not self.claims and not self.extended
+
+
+def claim_ref(claim: ResourceClaim) -> str:
+    return f"{claim.metadata.namespace}/{claim.metadata.name}"
+
+
+def is_reserved_for(claim: ResourceClaim, uid: str) -> bool:
+    status = claim.status
+    return status is not None and any(r.uid == uid for r in status.reserved_for or ())
+
+
+def is_allocated(claim: ResourceClaim) -> bool:
+    return claim.status is not None and claim.status.allocation is not None
+
+
+def _owned_by(claim: ResourceClaim, pod_uid: str) -> bool:
+    return any(o.controller and o.uid == pod_uid and o.kind == "Pod"
+               for o in claim.metadata.owner_references or ())
+
+
+class DynamicResources(Plugin):
+    name = NAME
+    weight = 1
+    has_filter = True
+    has_score = True
+
+    # ------------------------------------------------------------------ PreFilter
+    def pre_filter(self, cycle: Cycle) -> Status | set[str] | None:
+        st = DraCycle()
+        cycle.data[NAME] = st
+        snap = cycle.snapshot
+        pod = cycle.pod
+        ns = pod.namespace
+        statuses = {s.name: s.resource_claim_name
+                    for s in (pod.pod.status.resource_claim_statuses or ())} if pod.pod.status else {}
+        claims: list[ResourceClaim] = []
+        for pc in pod.pod.spec.resource_claims or ():
+            must_check_owner = False
+            if pc.resource_claim_name:
+                name: str | None = pc.resource_claim_name
+            elif pc.resource_claim_template_name:
+                if pc.name not in statuses:
+                    return unresolvable(NAME, f'pod "{ns}/{pod.name}": ResourceClaim not created yet')
+                name = statuses[pc.name]
+                must_check_owner = True
+            else:
+                return unresolvable(NAME, f'pod "{ns}/{pod.name}", spec.resourceClaim "{pc.name}": '
+                                          f"none of the supported fields are set")
+            if name is None:
+                continue
+            claim = snap.claims.get((ns, name))
+            if claim is None:
+                return unresolvable(NAME, f'resourceclaim.resource.k8s.io "{name}" not found')
+            if claim.metadata.deletion_timestamp:
+                return unresolvable(NAME, f'resourceclaim "{name}" is being deleted')
+            if must_check_owner and not _owned_by(claim, pod.uid):
+                return unresolvable(NAME, f"ResourceClaim {ns}/{name} was not created for pod "
+                                          f"{ns}/{pod.name} (pod is not owner)")
+            claims.append(claim)
+        extended: list[str] = []
+        if snap.gates.enabled("DRAExtendedResource"):
+            extended = sorted(r for r in pod.request if r in snap.extended_mapping)
+        if not claims and not extended:
+            return SKIP
+        # Like upstream, the claims are only recorded once PreFilter passes: a rejected pod's PostFilter
+        # finds none ("no new claims to deallocate").
+        for claim in claims:
+            if is_allocated(claim):
+                assert claim.status is not None and claim.status.allocation is not None
+                reserved = claim.status.reserved_for or ()
+                if len(reserved) >= MAX_RESERVED_FOR and not is_reserved_for(claim, pod.uid):
+                    return unresolvable(NAME, IN_USE)
+                st.available_on.append(claim.status.allocation.node_selector)
+                continue
+            st.available_on.append(None)
+            st.to_allocate.append(claim)
+            status = self._check_requests(cycle, claim)
+            if status is not None:
+                return status
+        st.signature = snap.dra.claims_signature(st.to_allocate)
+        st.claims, st.extended = claims, extended
+        return None
+
+    def _check_requests(self, cycle: Cycle, claim: ResourceClaim) -> Status | None:
+        snap = cycle.snapshot
+        devices = claim.spec.devices
+        for request in (devices.requests or ()) if devices is not None else ():
+            if request.exactly is not None:
+                status = self._check_class(cycle, request.exactly.device_class_name, request.name)
+            elif request.first_available:
+                if not snap.gates.enabled("DRAPrioritizedList"):
+                    return unresolvable(NAME, f"resource claim {claim_ref(claim)}, request {request.name}: has "
+                                              f"subrequests, but the DRAPrioritizedList feature is disabled")
+                status = None
+                for sub in request.first_available:
+                    status = self._check_class(cycle, sub.device_class_name, f"{request.name}/{sub.name}")
+                    if status is not None:
+                        break
+            else:
+                return unresolvable(NAME, f"resource claim {claim_ref(claim)}, request {request.name}: "
+                                          f"unknown request type")
+            if status is not None:
+                return status
+        return None
+
+    @staticmethod
+    def _check_class(cycle: Cycle, class_name: str, request: str) -> Status | None:
+        if not class_name:
+            return error(NAME, f"request {request}: unsupported request type")
+        if class_name not in cycle.snapshot.classes:
+            return unresolvable(NAME, f"request {request}: device class {class_name} does not exist")
+        return None
+
+    # ------------------------------------------------------------------ Filter
+    def filter(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        st: DraCycle | None = cycle.data.get(NAME)
+        if st is None or st.empty:
+            return None
+        snap = cycle.snapshot
+        ext_claim = None
+        mappings: list[extended_resources.RequestMapping] = []
+        if st.extended:
+            missing = [r for r in st.extended if node.allocatable.get(r, 0) == 0]
+            if missing:
+                requests, mappings = extended_resources.requests_and_mappings(
+                    cycle.pod.pod, missing, snap.extended_mapping)
+                if requests:
+                    ext_claim = extended_resources.special_claim(cycle.pod.pod, requests)
+        if ext_claim is None and not st.claims:
+            return None
+        unavailable = [i for i, sel in enumerate(st.available_on)
+                       if sel is not None and not node_selector_matches(sel, node)]
+        to_allocate = st.to_allocate + ([ext_claim] if ext_claim is not None else [])
+        results: list[AllocationResult] = []
+        footprint: dict[str, int] = {}
+        if to_allocate:
+            signature = st.signature
+            if ext_claim is not None:
+                signature += snap.dra.claims_signature([ext_claim])
+            try:
+                found = snap.dra.allocate(node.node, to_allocate, signature)
+            except AllocationError as exc:
+                return error(NAME, str(exc))
+            if found.message is not None:
+                return unresolvable(NAME, found.message)
+            if found.results is None:
+                return unresolvable(NAME, CANNOT_ALLOCATE)
+            results = found.results
+            footprint = found.footprint
+        if unavailable:
+            st.unavailable.update(unavailable)
+            return unresolvable(NAME, NOT_AVAILABLE)
+        if footprint:
+            status = self._check_footprint(cycle, node, footprint)
+            if status is not None:
+                return status
+        st.nodes[node.name] = NodeAllocation(results, ext_claim, mappings, footprint)
+        return None
+
+    @staticmethod
+    def _check_footprint(cycle: Cycle, node: NodeInfo, footprint: dict[str, int]) -> Status | None:
+        """KEP-5517 (gate DRANodeAllocatableResources): the claims' node-allocatable footprint, on top of the
+        pod's own requests, must fit the node — NodeResourcesFit's texts and codes."""
+        reasons = []
+        hard = False
+        request = cycle.pod.request
+        for name, extra in sorted(footprint.items()):
+            want = request.get(name, 0) + extra
+            have = node.allocatable.get(name, 0)
+            if want > have - node.requested.get(name, 0):
+                reasons.append(f"Insufficient {name}")
+                hard |= want > have
+        if not reasons:
+            return None
+        return Status(Code.UNRESOLVABLE if hard else Code.UNSCHEDULABLE, tuple(reasons), NAME)
+
+    # ------------------------------------------------------------------ PostFilter
+    def post_filter(self, cycle: Cycle) -> Status:
+        st: DraCycle | None = cycle.data.get(NAME)
+        if st is None or st.empty:
+            return Status(Code.UNSCHEDULABLE, (NO_CLAIMS,), NAME)
+        # Upstream picks one unavailable claim at random (map order); the lowest index is as good a choice.
+        for index in sorted(st.unavailable):
+            claim = st.claims[index]
+            reserved = (claim.status.reserved_for or ()) if claim.status is not None else ()
+            if not reserved or (len(reserved) == 1 and reserved[0].uid == cycle.pod.uid):
+                cycle.snapshot.deallocate(claim)
+                return Status(Code.UNSCHEDULABLE, (DEALLOCATED,), NAME)
+        return Status(Code.UNSCHEDULABLE, (STILL_NOT,), NAME)
+
+    # ------------------------------------------------------------------ Score
+    def pre_score(self, cycle: Cycle, nodes: list[NodeInfo]) -> Status | None:
+        st: DraCycle | None = cycle.data.get(NAME)
+        return SKIP if st is None or st.empty else None
+
+    def score(self, cycle: Cycle, node: NodeInfo) -> int:
+        st: DraCycle = cycle.data[NAME]
+        found = st.nodes.get(node.name)
+        if found is None:
+            return 0
+        score = 0
+        for claim, result in zip(st.to_allocate, found.results):
+            chosen = {r.request for r in (result.devices.results or ()) if "/" in r.request} \
+                if result.devices is not None else set()
+            for req in (claim.spec.devices.requests or ()) if claim.spec.devices is not None else ():
+                for i, sub in enumerate(req.first_available or ()):
+                    if f"{req.name}/{sub.name}" in chosen:
+                        score += FIRST_AVAILABLE_MAX - i
+        return score
+
+    def normalize(self, cycle: Cycle, scores: dict[str, int]) -> dict[str, int]:
+        return default_normalize(scores, reverse=False)

@@ -1,0 +1,91 @@
+"""NodeAffinity: ``spec.nodeSelector`` and required node affinity must match; preferred terms score.
+
+PreFilter narrows the candidates when every required term pins node names with ``matchFields
+metadata.name In [...]`` (how DaemonSet pods are pinned); nodes outside that set are reported as
+``node(s) didn't satisfy plugin(s) [NodeAffinity]``. Score: the weights of the matching preferred terms,
+normalised to 0..100. Weight 2.
+"""
+
+from __future__ import annotations
+
+from dralloc.allocator.nodes import NodeSelectorError, node_selector_matches
+from dralloc.api.core_v1 import NodeSelector, NodeSelectorTerm
+from dralloc.scheduler.framework import SKIP, Status, default_normalize, unresolvable
+from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.plugins.base import Cycle, Plugin
+
+NAME = "NodeAffinity"
+REASON = "node(s) didn't match Pod's node affinity/selector"
+REASON_CONFLICT = "pod affinity terms conflict"
+
+
+def _matches(selector: NodeSelector, node: NodeInfo) -> bool:
+    # Terms that do not parse match nothing (upstream ignores parse errors for backwards compatibility).
+    for term in selector.node_selector_terms or ():
+        try:
+            if node_selector_matches(NodeSelector(node_selector_terms=[term]), node.name, node.labels):
+                return True
+        except NodeSelectorError:
+            continue
+    return False
+
+
+def _term_matches(term: NodeSelectorTerm, node: NodeInfo) -> bool:
+    return _matches(NodeSelector(node_selector_terms=[term]), node)
+
+
+def required_matches(cycle_pod_selector: dict[str, str], required: NodeSelector | None, node: NodeInfo) -> bool:
+    labels = node.labels
+    for key, value in cycle_pod_selector.items():
+        if labels.get(key) != value:
+            return False
+    return required is None or _matches(required, node)
+
+
+def pinned_node_names(required: NodeSelector | None) -> set[str] | None:
+    """The node names every required term pins with ``metadata.name In``; None when some term does not."""
+    if required is None or not required.node_selector_terms:
+        return None
+    names: set[str] = set()
+    for term in required.node_selector_terms:
+        term_names: set[str] | None = None
+        for r in term.match_fields or ():
+            if r.key == "metadata.name" and r.operator == "In":
+                values = set(r.values or ())
+                term_names = values if term_names is None else term_names & values
+        if term_names is None:
+            return None
+        names |= term_names
+    return names
+
+
+class NodeAffinity(Plugin):
+    name = NAME
+    weight = 2
+    has_filter = True
+    has_score = True
+
+    def pre_filter(self, cycle: Cycle) -> Status | set[str] | None:
+        pod = cycle.pod
+        if pod.required_affinity is None and not pod.node_selector:
+            return SKIP
+        names = pinned_node_names(pod.required_affinity)
+        if names is not None and not names:
+            return unresolvable(NAME, REASON_CONFLICT)
+        return names
+
+    def filter(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        pod = cycle.pod
+        if not required_matches(pod.node_selector, pod.required_affinity, node):
+            return unresolvable(NAME, REASON)
+        return None
+
+    def pre_score(self, cycle: Cycle, nodes: list[NodeInfo]) -> Status | None:
+        return None if cycle.pod.preferred_affinity else SKIP
+
+    def score(self, cycle: Cycle, node: NodeInfo) -> int:
+        return sum(weight for weight, term in cycle.pod.preferred_affinity
+                   if weight and _term_matches(term, node))
+
+    def normalize(self, cycle: Cycle, scores: dict[str, int]) -> dict[str, int]:
+        return default_normalize(scores, reverse=False)

@@ -1,0 +1,146 @@
+"""What the scheduler reads of a pod, computed once per pod (kube-scheduler's ``PodInfo``).
+
+Requests are integers in the scheduler's units: cpu in millicores (rounded up, as ``MilliValue``), every
+other resource in whole units (``Value``). ``nonzero_cpu``/``nonzero_memory`` use the scoring defaults
+(100m and 200Mi for a container that requests nothing) and feed LeastAllocated only, never a filter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dralloc.api.core_v1 import Container, NodeSelector, NodeSelectorTerm, Pod, Toleration
+from dralloc.resources.fit import pod_requests
+from dralloc.resources.resourcelist import ResourceList
+
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+NANO = 10**9
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def scheduler_units(rl: ResourceList) -> dict[str, int]:
+    """A ResourceList in scheduler units: cpu in millicores, the rest whole units (both rounded up)."""
+    out: dict[str, int] = {}
+    for name in rl:
+        n = rl.nanos(name)
+        out[name] = ceil_div(n, 10**6) if name == "cpu" else ceil_div(n, NANO)
+    return out
+
+
+def _nonzero_container(c: Container) -> Container:
+    """The container with the scoring defaults filled in for a missing cpu or memory request."""
+    from msgspec.structs import replace
+
+    from dralloc.api.core_v1 import ResourceRequirements
+    from dralloc.api.quantity import Quantity
+
+    res = c.resources or ResourceRequirements()
+    requests = dict(res.limits or {})
+    requests.update(res.requests or {})
+    if "cpu" not in requests:
+        requests["cpu"] = Quantity(f"{DEFAULT_MILLI_CPU_REQUEST}m")
+    if "memory" not in requests:
+        requests["memory"] = Quantity(str(DEFAULT_MEMORY_REQUEST))
+    return replace(c, resources=replace(res, requests=requests, limits=None))
+
+
+def nonzero_requests(pod: Pod) -> tuple[int, int]:
+    """(cpu millicores, memory bytes) with the non-zero defaults, as NodeInfo.NonZeroRequested counts them."""
+    from msgspec.structs import replace
+
+    spec = pod.spec
+    filled = replace(pod, spec=replace(
+        spec,
+        containers=[_nonzero_container(c) for c in spec.containers or ()],
+        init_containers=[_nonzero_container(c) for c in spec.init_containers or ()] or None,
+    ))
+    reqs = pod_requests(filled)
+    units = scheduler_units(reqs)
+    return units.get("cpu", 0), units.get("memory", 0)
+
+
+@dataclass(eq=False)
+class PodInfo:
+    """A pod as the scheduler sees it. ``order`` is the input position (the last tie-breaker)."""
+
+    pod: Pod
+    order: int
+    priority: int = 0
+    request: dict[str, int] = field(default_factory=dict)
+    nonzero_cpu: int = 0
+    nonzero_memory: int = 0
+    host_ports: list[tuple[str, str, int]] = field(default_factory=list)
+    tolerations: list[Toleration] = field(default_factory=list)
+    node_selector: dict[str, str] = field(default_factory=dict)
+    required_affinity: NodeSelector | None = None
+    preferred_affinity: list[tuple[int, NodeSelectorTerm]] = field(default_factory=list)
+    claim_footprint: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def namespace(self) -> str:
+        return self.pod.metadata.namespace or "default"
+
+    @property
+    def name(self) -> str:
+        return self.pod.metadata.name or ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def uid(self) -> str:
+        return self.pod.metadata.uid or ""
+
+    @property
+    def preemption_policy(self) -> str:
+        return self.pod.spec.preemption_policy or "PreemptLowerPriority"
+
+    @property
+    def start_time(self) -> str:
+        status = self.pod.status
+        return (status.start_time if status is not None else None) or self.pod.metadata.creation_timestamp or ""
+
+    @property
+    def static_signature(self) -> tuple[object, ...]:
+        """What the node-static filters (unschedulable, taints, affinity) read: pods with equal signatures
+        get equal verdicts on every node."""
+        from dralloc.api.codec import encode_json
+
+        spec = self.pod.spec
+        return (
+            encode_json(spec.tolerations) if spec.tolerations else b"",
+            tuple(sorted(self.node_selector.items())),
+            encode_json(spec.affinity.node_affinity) if spec.affinity and spec.affinity.node_affinity else b"",
+        )
+
+    @classmethod
+    def build(cls, pod: Pod, order: int, priority: int) -> PodInfo:
+        spec = pod.spec
+        info = cls(pod=pod, order=order, priority=priority)
+        info.request = {k: v for k, v in scheduler_units(pod_requests(pod)).items() if v != 0}
+        info.nonzero_cpu, info.nonzero_memory = nonzero_requests(pod)
+        for c in spec.containers or ():
+            for p in c.ports or ():
+                if p.host_port:
+                    info.host_ports.append((p.host_ip or "0.0.0.0", p.protocol or "TCP", p.host_port))
+        for c in spec.init_containers or ():
+            if c.restart_policy == "Always":
+                for p in c.ports or ():
+                    if p.host_port:
+                        info.host_ports.append((p.host_ip or "0.0.0.0", p.protocol or "TCP", p.host_port))
+        info.tolerations = list(spec.tolerations or ())
+        info.node_selector = dict(spec.node_selector or {})
+        node_affinity = spec.affinity.node_affinity if spec.affinity is not None else None
+        if node_affinity is not None:
+            info.required_affinity = node_affinity.required_during_scheduling_ignored_during_execution
+            info.preferred_affinity = [
+                (t.weight, t.preference)
+                for t in node_affinity.preferred_during_scheduling_ignored_during_execution or ()
+            ]
+        return info
+

@@ -1,0 +1,91 @@
+"""What a simulation produces: per-pod placements or kube-scheduler's message, evictions, utilisation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from dralloc.api.core_v1 import Pod
+from dralloc.api.resource_v1 import ResourceClaim
+
+
+@dataclass
+class PodResult:
+    """One pod's outcome. ``node`` is None while pending; ``message`` is kube-scheduler's text then."""
+
+    pod: Pod
+    node: str | None
+    message: str = ""
+    claims: list[ResourceClaim] = field(default_factory=list)
+    status: str = "pending"  # running (bound before), scheduled, unschedulable, evicted, skipped, error
+    attempts: int = 0
+
+    @property
+    def namespace(self) -> str:
+        return self.pod.metadata.namespace or "default"
+
+    @property
+    def name(self) -> str:
+        return self.pod.metadata.name or ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass
+class Eviction:
+    namespace: str
+    name: str
+    node: str
+    by: str
+
+
+@dataclass
+class SimulationResult:
+    """Every input and generated pod once, in input order, with the claims and evictions."""
+
+    pods: list[PodResult]
+    claims: list[ResourceClaim]
+    evicted: list[Eviction]
+    utilization: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+    seed: int = 0
+
+    @property
+    def scheduled(self) -> list[PodResult]:
+        return [p for p in self.pods if p.status == "scheduled"]
+
+    @property
+    def unschedulable(self) -> list[PodResult]:
+        return [p for p in self.pods if p.status in ("unschedulable", "error")]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``SimulationResult`` JSON document (stable key order)."""
+        from dralloc.api.codec import to_dict
+
+        pods = []
+        for p in self.pods:
+            pods.append({
+                "namespace": p.namespace,
+                "name": p.name,
+                "node": p.node,
+                "status": p.status,
+                "message": p.message,
+                "claims": [{"name": c.metadata.name,
+                            "allocation": to_dict(c.status.allocation)
+                            if c.status is not None and c.status.allocation is not None else None}
+                           for c in p.claims],
+            })
+        return {
+            "apiVersion": "dralloc.dev/v1alpha1",
+            "kind": "SimulationResult",
+            "seed": self.seed,
+            "scheduled": len(self.scheduled),
+            "unschedulable": len(self.unschedulable),
+            "pods": pods,
+            "evicted": [{"namespace": e.namespace, "name": e.name, "node": e.node, "by": e.by}
+                        for e in self.evicted],
+            "utilization": self.utilization,
+            "warnings": list(self.warnings),
+        }

@@ -1,0 +1,299 @@
+"""The scheduling cycle: one pod at a time, PreFilter → Filter (sampled nodes, rotating start) → PostFilter
+(DynamicResources, DefaultPreemption) → Score → Reserve/Bind, as kube-scheduler's ``ScheduleOne``.
+
+Where upstream picks at random (ties between top-scoring nodes, the preemption dry run's offset), a
+``random.Random(seed)`` picks, so a run is reproducible from its seed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from msgspec.structs import replace
+
+from dralloc.api.core_v1 import Pod, PodStatus
+from dralloc.api.resource_v1 import ResourceClaim, ResourceClaimConsumerReference, ResourceClaimStatus
+from dralloc.scheduler.framework import (
+    NO_NODES_AVAILABLE,
+    Code,
+    Diagnosis,
+    Status,
+    fit_error_message,
+    unresolvable,
+)
+from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.plugins.base import Cycle, Plugin
+from dralloc.scheduler.plugins.default_preemption import Candidate, DefaultPreemption
+from dralloc.scheduler.plugins.dynamic_resources import NAME as DRA
+from dralloc.scheduler.plugins.dynamic_resources import DraCycle, is_reserved_for
+from dralloc.scheduler.podinfo import PodInfo
+from dralloc.scheduler.profile import default_plugins
+from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
+
+
+def num_feasible_nodes_to_find(num_nodes: int, percentage: int = 0) -> int:
+    """``numFeasibleNodesToFind``: every node below 100; otherwise ``percentage`` of them (adaptive
+    max(50 − n/125, 5) % when 0), at least 100."""
+    if num_nodes < MIN_FEASIBLE_NODES_TO_FIND or percentage >= 100:
+        return num_nodes
+    pct = percentage
+    if pct <= 0:
+        pct = max(50 - num_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    found = num_nodes * pct // 100
+    return max(found, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+class Attempt:
+    """How one scheduling attempt ended."""
+
+    __slots__ = ("code", "deallocated", "evicted", "message", "node", "nominated")
+
+    def __init__(self) -> None:
+        self.node: NodeInfo | None = None
+        self.message = ""
+        self.code = Code.UNSCHEDULABLE
+        self.evicted: list[PodInfo] = []
+        self.deallocated = False
+        self.nominated: NodeInfo | None = None
+
+    @property
+    def changed_cluster(self) -> bool:
+        return bool(self.evicted) or self.deallocated
+
+
+class Framework:
+    """The plugins of the default profile over a snapshot, and the cycle that runs them."""
+
+    def __init__(self, snapshot: ClusterSnapshot, *, seed: int = 0, percentage_of_nodes_to_score: int = 0,
+                 on_bind: Callable[[PodInfo, NodeInfo, list[ResourceClaim]], None] | None = None,
+                 new_claim_name: Callable[[str], str] | None = None) -> None:
+        self.snapshot = snapshot
+        self.rng = random.Random(seed)
+        self.percentage = percentage_of_nodes_to_score
+        self.plugins: list[Plugin] = default_plugins()
+        self.filters = [p for p in self.plugins if p.has_filter]
+        self.scorers = [p for p in self.plugins if p.has_score]
+        self.dra = next(p for p in self.plugins if p.name == DRA)
+        self.preemption = DefaultPreemption(self.run_filters, self.rng)
+        self.next_start_node_index = 0
+        self.on_bind = on_bind
+        self.new_claim_name = new_claim_name or (lambda base: base + "x")
+
+    # ------------------------------------------------------------------ filters
+    def run_filters(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        """Every filter plugin in order, stopping at the first that rejects (with nominated pods of at
+        least the pod's priority counted on the node, as ``RunFilterPluginsWithNominatedPods``)."""
+        if node.nominated:
+            others = [p for p in node.nominated if p is not cycle.pod and p.priority >= cycle.pod.priority]
+            if others:
+                node = node.copy_with(others)
+        skip = cycle.skip_filter
+        for plugin in self.filters:
+            if plugin.name in skip:
+                continue
+            status = plugin.filter(cycle, node)
+            if status is not None:
+                return status
+        return None
+
+    def _pre_filter(self, cycle: Cycle) -> tuple[Status | None, set[str] | None, list[str]]:
+        names: set[str] | None = None
+        with_nodes: list[str] = []
+        rejected: Status | None = None
+        for plugin in self.filters:
+            result = plugin.pre_filter(cycle)
+            if result is None:
+                continue
+            if isinstance(result, set):
+                with_nodes.append(plugin.name)
+                names = set(result) if names is None else names & result
+                if not names:
+                    plugins = sorted(with_nodes)
+                    text = (f"node(s) didn't satisfy plugin {plugins[0]}" if len(plugins) == 1 else
+                            f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously")
+                    return unresolvable(plugin.name, text), names, with_nodes
+                continue
+            if result.code == Code.SKIP:
+                cycle.skip_filter.add(plugin.name)
+                continue
+            if result.code == Code.UNRESOLVABLE or result.code == Code.ERROR:
+                return result, None, with_nodes
+            rejected = result  # Unschedulable: the other PreFilters still run (preemption may help)
+        return rejected, names, with_nodes
+
+    # ------------------------------------------------------------------ one attempt
+    def attempt(self, pod: PodInfo) -> Attempt:
+        snap = self.snapshot
+        out = Attempt()
+        if not snap.nodes:
+            out.message = NO_NODES_AVAILABLE
+            out.code = Code.ERROR
+            return out
+        cycle = Cycle(pod, snap)
+        diagnosis = Diagnosis()
+        feasible = self._find_feasible(cycle, diagnosis, out)
+        if out.code == Code.ERROR:
+            return out
+        if not feasible:
+            self._post_filter(cycle, diagnosis, out)
+            out.message = fit_error_message(len(snap.nodes), diagnosis)
+            return out
+        chosen = feasible[0] if len(feasible) == 1 else self._select_host(cycle, feasible)
+        status = self._reserve_and_bind(cycle, chosen)
+        if status is not None:
+            # A Reserve/PreBind rejection: a FitError over the one chosen node.
+            out.message = fit_error_message(1, Diagnosis(node_statuses={chosen.name: status}))
+            return out
+        out.node = chosen
+        out.code = Code.SUCCESS
+        return out
+
+    def _find_feasible(self, cycle: Cycle, diagnosis: Diagnosis, out: Attempt) -> list[NodeInfo]:
+        snap = self.snapshot
+        status, names, with_nodes = self._pre_filter(cycle)
+        if status is not None:
+            if status.code == Code.ERROR:
+                out.code = Code.ERROR
+                out.message = f'running PreFilter plugin "{status.plugin}": {status.message}'
+                return []
+            diagnosis.absent_status = status
+            diagnosis.pre_filter_msg = status.message
+            return []
+        nominated_name = cycle.pod.pod.status.nominated_node_name if cycle.pod.pod.status else None
+        if nominated_name and nominated_name in snap.by_name:
+            node = snap.by_name[nominated_name]
+            if self.run_filters(cycle, node) is None:
+                return [node]
+        nodes = snap.nodes
+        if names is not None:
+            nodes = [n for n in snap.nodes if n.name in names]
+            diagnosis.absent_status = unresolvable(
+                "", f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(with_nodes))}]")
+        if not nodes:
+            return []
+        wanted = num_feasible_nodes_to_find(len(nodes), self.percentage)
+        feasible: list[NodeInfo] = []
+        start = self.next_start_node_index
+        count = len(nodes)
+        processed = 0
+        statuses = diagnosis.node_statuses
+        for i in range(count):
+            node = nodes[(start + i) % count]
+            processed += 1
+            st = self.run_filters(cycle, node)
+            if st is None:
+                feasible.append(node)
+                if len(feasible) >= wanted:
+                    break
+            elif st.code == Code.ERROR:
+                out.code = Code.ERROR
+                out.message = f'running "{st.plugin}" filter plugin: {st.message}'
+                break
+            else:
+                statuses[node.name] = st
+        self.next_start_node_index = (self.next_start_node_index + processed) % len(snap.nodes)
+        return feasible
+
+    def _post_filter(self, cycle: Cycle, diagnosis: Diagnosis, out: Attempt) -> None:
+        reasons: list[str] = []
+        dra_status = self.dra.post_filter(cycle)  # type: ignore[attr-defined]
+        if dra_status.reasons and dra_status.reasons[0].startswith("deallocation"):
+            out.deallocated = True
+        reasons.extend(dra_status.reasons)
+        status, candidate = self.preemption.post_filter(cycle, diagnosis, len(self.snapshot.nodes))
+        if status.code == Code.SUCCESS and candidate is not None:
+            self._prepare_candidate(cycle, candidate, out)
+            diagnosis.post_filter_msg = ""
+            return
+        reasons.extend(status.reasons)
+        diagnosis.post_filter_msg = ", ".join(reasons)
+
+    def _prepare_candidate(self, cycle: Cycle, candidate: Candidate, out: Attempt) -> None:
+        node = candidate.node
+        for victim in candidate.victims:
+            out.evicted.append(victim)
+        for p in list(node.nominated):
+            if p.priority < cycle.pod.priority:
+                node.nominated.remove(p)
+        out.nominated = node
+
+    # ------------------------------------------------------------------ score
+    def _select_host(self, cycle: Cycle, feasible: list[NodeInfo]) -> NodeInfo:
+        totals = {n.name: 0 for n in feasible}
+        for plugin in self.scorers:
+            if plugin.pre_score(cycle, feasible) is not None:
+                continue
+            scores = {n.name: plugin.score(cycle, n) for n in feasible}
+            scores = plugin.normalize(cycle, scores)
+            w = plugin.weight
+            for name, s in scores.items():
+                totals[name] += s * w
+        best = max(totals.values())
+        chosen = None
+        ties = 0
+        for n in feasible:  # reservoir sampling among the top-scoring nodes, as selectHost
+            if totals[n.name] == best:
+                ties += 1
+                if chosen is None or self.rng.randrange(ties) == 0:
+                    chosen = n
+        assert chosen is not None
+        return chosen
+
+    # ------------------------------------------------------------------ reserve + bind
+    def _reserve_and_bind(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        snap = self.snapshot
+        pod = cycle.pod
+        bound_claims: list[ResourceClaim] = []
+        footprint: dict[str, int] = {}
+        st: DraCycle | None = cycle.data.get(DRA)
+        if st is not None and not st.empty:
+            found = st.nodes.get(node.name)
+            to_allocate = list(st.to_allocate)
+            ext = found.extended_claim if found is not None else None
+            if ext is not None:
+                ext = replace(ext, metadata=replace(ext.metadata, name=self.new_claim_name(
+                    ext.metadata.generate_name or "")))
+                to_allocate.append(ext)
+            results = found.results if found is not None else []
+            if to_allocate:
+                exact = snap.dra.allocate(node.node, to_allocate, snap.dra.claims_signature(to_allocate),
+                                          exact=True)
+                if exact.results is None:  # cannot happen: the class answer was checked on this node
+                    return unresolvable(DRA, "cannot allocate all claims")
+                results = exact.results
+                footprint = exact.footprint
+            ref = ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid)
+            for claim, result in zip(to_allocate, results):
+                status = claim.status or ResourceClaimStatus()
+                finalizers = list(claim.metadata.finalizers or ())
+                if DELETE_PROTECTION_FINALIZER not in finalizers:
+                    finalizers.append(DELETE_PROTECTION_FINALIZER)
+                claim = replace(claim, metadata=replace(claim.metadata, finalizers=finalizers),
+                                status=replace(status, allocation=result, reserved_for=[ref]))
+                snap.set_claim(claim)
+                bound_claims.append(claim)
+            for claim in st.claims:
+                current = snap.claims.get(claim_key(claim), claim)
+                if current.status is not None and current.status.allocation is not None \
+                        and not is_reserved_for(current, pod.uid) and claim not in st.to_allocate:
+                    reserved = list(current.status.reserved_for or ()) + [ref]
+                    current = replace(current, status=replace(current.status, reserved_for=reserved))
+                    snap.set_claim(current)
+                    bound_claims.append(current)
+        pod.claim_footprint = footprint
+        node.add_pod(pod, footprint)
+        if self.on_bind is not None:
+            self.on_bind(pod, node, bound_claims)
+        return None
+
+
+def bind_pod(pod: Pod, node_name: str) -> Pod:
+    """The pod as ``pods/binding`` leaves it: ``spec.nodeName`` set, nomination cleared."""
+    status = pod.status or PodStatus()
+    return replace(pod, spec=replace(pod.spec, node_name=node_name),
+                   status=replace(status, nominated_node_name=None))

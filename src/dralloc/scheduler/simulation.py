@@ -1,0 +1,347 @@
+"""``Scheduler``: a cluster dump and a batch of pods in; placements, kube-scheduler's messages, evictions
+and utilisation out. The library face of ``dralloc simulate``.
+
+    from dralloc.scheduler import Scheduler
+    sched = Scheduler.from_objects(objects, seed=0)
+    result = sched.schedule()          # result.pods, result.claims, result.unschedulable, result.utilization
+
+Pods with ``spec.nodeName`` are running: they count on their node and their claims must be allocated.
+Pending pods of the default scheduler are scheduled one at a time in PrioritySort order; a pod that fails
+waits until the cluster changes (an eviction, a deallocation) and is tried again, as in kube-scheduler's
+unschedulable pool.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from msgspec.structs import replace
+
+from dralloc.api.core_v1 import Node, Pod, PodStatus
+from dralloc.api.meta import Condition
+from dralloc.api.resource_v1 import (
+    DeviceClass,
+    DeviceTaintRule,
+    ResourceClaim,
+    ResourceClaimTemplate,
+    ResourceSlice,
+)
+from dralloc.scheduler.features import FeatureGates
+from dralloc.scheduler.framework import Code, truncate_message
+from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.podinfo import PodInfo
+from dralloc.scheduler.queue import SchedulingQueue
+from dralloc.scheduler.result import Eviction, PodResult, SimulationResult
+from dralloc.scheduler.scheduler import Framework, bind_pod
+from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
+from dralloc.scheduler.utilization import utilization
+
+DEFAULT_SCHEDULER = "default-scheduler"
+POD_UID_NAMESPACE = uuid.UUID("0c3e8a52-5d55-4c41-9a3e-6472616c6c70")
+MAX_ATTEMPTS = 25
+NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+class NameGenerator:
+    """``generateName`` suffixes: 5 characters of the apiserver's alphabet from a seeded generator."""
+
+    def __init__(self, seed: int = 0) -> None:
+        import random
+
+        self._rng = random.Random(f"dralloc-names-{seed}")
+        self._used: set[str] = set()
+
+    def name(self, base: str) -> str:
+        base = base[:58]
+        while True:
+            candidate = base + "".join(self._rng.choice(NAME_ALPHABET) for _ in range(5))
+            if candidate not in self._used:
+                self._used.add(candidate)
+                return candidate
+
+
+def _pod_uid(pod: Pod) -> str:
+    meta = pod.metadata
+    return meta.uid or str(uuid.uuid5(POD_UID_NAMESPACE, f"{meta.namespace or 'default'}/{meta.name}"))
+
+
+class Scheduler:
+    """A simulated kube-scheduler (1.36 default profile) over one cluster snapshot."""
+
+    def __init__(self, nodes: list[Node], pods: list[Pod], *, slices: Iterable[ResourceSlice] = (),
+                 classes: Iterable[DeviceClass] = (), claims: Iterable[ResourceClaim] = (),
+                 templates: Iterable[ResourceClaimTemplate] = (), taint_rules: Iterable[DeviceTaintRule] = (),
+                 priority_classes: Iterable[Any] = (), seed: int = 0, feature_gates: FeatureGates | None = None,
+                 percentage_of_nodes_to_score: int = 0) -> None:
+        self.seed = seed
+        self.gates = feature_gates or FeatureGates()
+        self.names = NameGenerator(seed)
+        self.warnings: list[str] = []
+        self.templates = {(t.metadata.namespace or "default", t.metadata.name or ""): t for t in templates}
+        self._priority_classes = list(priority_classes)
+        self.snapshot = ClusterSnapshot(list(nodes), list(slices), list(classes), list(claims),
+                                        list(taint_rules), self.gates)
+        self.framework = Framework(self.snapshot, seed=seed,
+                                   percentage_of_nodes_to_score=percentage_of_nodes_to_score,
+                                   new_claim_name=self.names.name)
+        self.results: dict[str, PodResult] = {}
+        self.infos: dict[str, PodInfo] = {}
+        self.pending: list[PodInfo] = []
+        self.evicted: list[Eviction] = []
+        for pod in pods:
+            self._admit(pod)
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_objects(cls, objects: Iterable[Any], *, seed: int = 0, feature_gates: FeatureGates | None = None,
+                     percentage_of_nodes_to_score: int = 0) -> Scheduler:
+        """Build from decoded objects of any kinds dralloc reads (others are ignored)."""
+        from dralloc.scheduler.loading import sort_objects
+
+        objs = sort_objects(objects, seed=seed)
+        sched = cls(objs.nodes, objs.pods, slices=objs.slices, classes=objs.classes, claims=objs.claims,
+                    templates=objs.templates, taint_rules=objs.taint_rules, priority_classes=objs.priority_classes,
+                    seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score)
+        sched.warnings[:0] = objs.warnings
+        return sched
+
+    def _priority(self, pod: Pod) -> int:
+        if pod.spec.priority is not None:
+            return pod.spec.priority
+        name = pod.spec.priority_class_name
+        for pc in self._priority_classes:
+            if name and pc.metadata.name == name:
+                return int(pc.value)
+        if name:
+            self.warnings.append(f"pod {pod.metadata.namespace or 'default'}/{pod.metadata.name}: "
+                                 f"priority class {name!r} not found; priority 0")
+            return 0
+        for pc in self._priority_classes:
+            if getattr(pc, "global_default", False):
+                return int(pc.value)
+        return 0
+
+    def _admit(self, pod: Pod) -> PodResult:
+        """Take a pod into the simulation: running (bound) or pending, with its template claims made."""
+        meta = pod.metadata
+        if not meta.namespace:
+            pod = replace(pod, metadata=replace(meta, namespace="default"))
+        if not pod.metadata.uid:
+            pod = replace(pod, metadata=replace(pod.metadata, uid=_pod_uid(pod)))
+        key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        if key in self.results:
+            raise ValueError(f"pod {key} appears twice")
+        pod = self._make_template_claims(pod)
+        info = PodInfo.build(pod, len(self.results), self._priority(pod))
+        self.infos[key] = info
+        phase = pod.status.phase if pod.status is not None else None
+        result = PodResult(pod, pod.spec.node_name)
+        self.results[key] = result
+        if phase in ("Succeeded", "Failed"):
+            result.status = phase.lower()
+            return result
+        if pod.spec.node_name:
+            result.status = "running"
+            node = self.snapshot.by_name.get(pod.spec.node_name)
+            if node is None:
+                self.warnings.append(f"pod {key} runs on node {pod.spec.node_name}, which is not in the input")
+            else:
+                node.add_pod(info)
+            for claim in self._pod_claims(pod):
+                if claim.status is None or claim.status.allocation is None:
+                    self.warnings.append(f"pod {key} runs on {pod.spec.node_name} but its ResourceClaim "
+                                         f"{claim.metadata.name} is not allocated")
+            return result
+        scheduler_name = pod.spec.scheduler_name or DEFAULT_SCHEDULER
+        if scheduler_name != DEFAULT_SCHEDULER:
+            result.status = "skipped"
+            result.message = f'schedulerName "{scheduler_name}": left to that scheduler'
+            return result
+        if pod.spec.scheduling_gates:
+            result.status = "unschedulable"
+            result.message = "Scheduling is blocked due to non-empty scheduling gates"
+            return result
+        if pod.spec.affinity is not None and (pod.spec.affinity.pod_affinity or pod.spec.affinity.pod_anti_affinity):
+            self.warnings.append(f"pod {key}: inter-pod (anti-)affinity is not evaluated")
+        self.pending.append(info)
+        return result
+
+    def _make_template_claims(self, pod: Pod) -> Pod:
+        """The resourceclaim controller's step: a claim per template reference, recorded in the pod status."""
+        from dralloc.scheduler.controllers.resourceclaims import claims_for_pod
+
+        if not any(pc.resource_claim_template_name for pc in pod.spec.resource_claims or ()):
+            return pod
+        pod, claims, problems = claims_for_pod(pod, self.templates, self.snapshot.claims, self.names)
+        self.warnings.extend(problems)
+        for claim in claims:
+            self.snapshot.set_claim(claim)
+        return pod
+
+    def _pod_claims(self, pod: Pod) -> list[ResourceClaim]:
+        ns = pod.metadata.namespace or "default"
+        generated = {s.name: s.resource_claim_name for s in (pod.status.resource_claim_statuses or ())} \
+            if pod.status is not None else {}
+        out = []
+        for pc in pod.spec.resource_claims or ():
+            name = pc.resource_claim_name or generated.get(pc.name)
+            claim = self.snapshot.claims.get((ns, name)) if name else None
+            if claim is not None:
+                out.append(claim)
+        if pod.status is not None and pod.status.extended_resource_claim_status:
+            name = pod.status.extended_resource_claim_status.get("resourceClaimName")
+            claim = self.snapshot.claims.get((ns, name)) if name else None
+            if claim is not None:
+                out.append(claim)
+        return out
+
+    # ------------------------------------------------------------------ scheduling
+    def schedule(self, progress: Any = None) -> SimulationResult:
+        """Schedule every pending pod; returns the whole simulation's result."""
+        queue = SchedulingQueue()
+        for info in self.pending:
+            queue.add(info)
+        self.pending = []
+        waiting: list[PodInfo] = []
+        done = 0
+        while queue:
+            info = queue.pop()
+            attempt = self._attempt(info)
+            if progress is not None:
+                done += 1
+                progress(done, len(queue) + len(waiting))
+            if attempt is None:
+                continue
+            if attempt.changed_cluster:
+                for w in waiting:
+                    queue.requeue(w)
+                waiting = []
+                if self.results[info.key].attempts < MAX_ATTEMPTS:
+                    queue.requeue(info)
+                    continue
+            waiting.append(info)
+        return self.result()
+
+    def schedule_pod(self, pod: Pod) -> PodResult:
+        """Add one pod and try to schedule it now (one attempt)."""
+        result = self._admit(pod)
+        if self.pending and self.pending[-1].pod is result.pod or (self.pending and self.pending[-1].key == result.key):
+            info = self.pending.pop()
+            self._attempt(info)
+        return self.results[result.key]
+
+    def _attempt(self, info: PodInfo) -> Any:
+        """One cycle; None when bound, else the Attempt."""
+        result = self.results[info.key]
+        result.attempts += 1
+        attempt = self.framework.attempt(info)
+        if attempt.code == Code.SUCCESS and attempt.node is not None:
+            pod = bind_pod(info.pod, attempt.node.name)
+            pod = self._record_extended_claim(pod)
+            info.pod = pod
+            if attempt.node.nominated and info in attempt.node.nominated:
+                attempt.node.nominated.remove(info)
+            result.pod = pod
+            result.node = attempt.node.name
+            result.status = "scheduled"
+            result.message = ""
+            return None
+        result.status = "error" if attempt.code == Code.ERROR else "unschedulable"
+        result.message = truncate_message(attempt.message)
+        for victim in attempt.evicted:
+            self._evict(victim, attempt.nominated, info)
+        if attempt.nominated is not None:
+            status = info.pod.status or PodStatus()
+            info.pod = replace(info.pod, status=replace(status, nominated_node_name=attempt.nominated.name))
+            attempt.nominated.nominated.append(info)
+        return attempt
+
+    def _record_extended_claim(self, pod: Pod) -> Pod:
+        for claim in self.snapshot.claims.values():
+            ann = claim.metadata.annotations or {}
+            owners = claim.metadata.owner_references or ()
+            if ann.get("resource.kubernetes.io/extended-resource-claim") == "true" and \
+                    any(o.uid == pod.metadata.uid for o in owners):
+                status = pod.status or PodStatus()
+                return replace(pod, status=replace(status, extended_resource_claim_status={
+                    "resourceClaimName": claim.metadata.name}))
+        return pod
+
+    def _evict(self, victim: PodInfo, node: NodeInfo | None, by: PodInfo) -> None:
+        """Delete a preemption victim: free its node share, un-reserve its claims, deallocate or delete
+        the claims nobody else uses (as the resourceclaim controller would)."""
+        result = self.results[victim.key]
+        node_name = victim.pod.spec.node_name or result.node or ""
+        holder = self.snapshot.by_name.get(node_name) or node
+        if holder is not None and victim in holder.pods:
+            holder.remove_pod(victim, victim.claim_footprint)
+        self.release_claims(victim.pod)
+        result.status = "evicted"
+        result.node = None
+        result.message = f"preempted by {by.key} on node {node_name}"
+        self.evicted.append(Eviction(victim.namespace, victim.name, node_name, by.key))
+
+    def release_claims(self, pod: Pod) -> None:
+        """Drop the pod from its claims' ``reservedFor``; a claim nobody uses any more is deallocated, or
+        deleted when it was generated for this pod."""
+        uid = pod.metadata.uid
+        for claim in self._pod_claims(pod):
+            status = claim.status
+            if status is None:
+                continue
+            reserved = [r for r in status.reserved_for or () if r.uid != uid]
+            if reserved:
+                self.snapshot.set_claim(replace(claim, status=replace(status, reserved_for=reserved)))
+                continue
+            owned = any(o.uid == uid and o.controller for o in claim.metadata.owner_references or ())
+            if owned:
+                self.snapshot.delete_claim(claim)
+            else:
+                self.snapshot.deallocate(claim)
+
+    # ------------------------------------------------------------------ what-if
+    def add_nodes(self, count: int, like: str) -> list[str]:
+        """Clone node ``like`` with its node-local ResourceSlices ``count`` times (as cluster-autoscaler's
+        template node); returns the new node names. Rebuilds the snapshot's DRA state."""
+        from dralloc.scheduler.whatif import clone_nodes
+
+        return clone_nodes(self, count, like)
+
+    def remove_node(self, name: str) -> list[str]:
+        """Remove a node and its node-local slices; its pods become pending again with their generated
+        claims deallocated. Returns the keys of the pods that became pending."""
+        from dralloc.scheduler.whatif import remove_node
+
+        return remove_node(self, name)
+
+    # ------------------------------------------------------------------ result
+    def result(self) -> SimulationResult:
+        claims: dict[tuple[str, str], ResourceClaim] = {}
+        for res in self.results.values():
+            res.claims = self._pod_claims(res.pod)
+            if res.status == "scheduled":
+                res.pod = _scheduled_condition(res.pod)
+            elif res.status in ("unschedulable", "error") and res.message:
+                res.pod = _unschedulable_condition(res.pod, res.message,
+                                                   "SchedulerError" if res.status == "error" else "Unschedulable")
+        for c in self.snapshot.claims.values():
+            claims[claim_key(c)] = c
+        ordered = [claims[k] for k in sorted(claims)]
+        return SimulationResult(list(self.results.values()), ordered, list(self.evicted),
+                                utilization(self.snapshot), list(self.warnings), self.seed)
+
+
+def _scheduled_condition(pod: Pod) -> Pod:
+    status = pod.status or PodStatus()
+    conds = [c for c in status.conditions or () if c.type != "PodScheduled"]
+    conds.append(Condition(type="PodScheduled", status="True"))
+    return replace(pod, status=replace(status, conditions=conds))
+
+
+def _unschedulable_condition(pod: Pod, message: str, reason: str) -> Pod:
+    status = pod.status or PodStatus()
+    conds = [c for c in status.conditions or () if c.type != "PodScheduled"]
+    conds.append(Condition(type="PodScheduled", status="False", reason=reason, message=message))
+    return replace(pod, status=replace(status, phase=status.phase or "Pending", conditions=conds))

@@ -1,0 +1,97 @@
+"""The cluster as the scheduler sees it: nodes in the node tree's order with what is assigned to them,
+the ResourceClaims, DeviceClasses and the DRA state (kube-scheduler's cache snapshot + DRA manager)."""
+
+from __future__ import annotations
+
+from msgspec.structs import replace
+
+from dralloc.api.core_v1 import Node
+from dralloc.api.resource_v1 import (
+    DeviceClass,
+    DeviceTaintRule,
+    ResourceClaim,
+    ResourceClaimStatus,
+    ResourceSlice,
+)
+from dralloc.scheduler.dra import DraState
+from dralloc.scheduler.features import FeatureGates
+from dralloc.scheduler.nodeinfo import NodeInfo, node_tree_order
+from dralloc.scheduler.plugins.extended_resources import class_mapping
+
+ClaimKey = tuple[str, str]
+
+
+def claim_key(claim: ResourceClaim) -> ClaimKey:
+    return (claim.metadata.namespace or "default", claim.metadata.name or "")
+
+
+class ClusterSnapshot:
+    """Nodes, claims, classes, slices and the allocator state; updated in place as pods are bound."""
+
+    def __init__(self, nodes: list[Node], slices: list[ResourceSlice], classes: list[DeviceClass],
+                 claims: list[ResourceClaim], taint_rules: list[DeviceTaintRule], gates: FeatureGates) -> None:
+        self.gates = gates
+        self.node_list = node_tree_order(nodes)
+        self.nodes = [NodeInfo.build(n) for n in self.node_list]
+        self.by_name = {n.name: n for n in self.nodes}
+        self.classes = {c.metadata.name or "": c for c in classes}
+        self.claims: dict[ClaimKey, ResourceClaim] = {claim_key(c): c for c in claims}
+        self.taint_rules = taint_rules
+        self.raw_slices = slices
+        if taint_rules and gates.enabled("DRADeviceTaintRules"):
+            from dralloc.allocator.taintrules import apply_taint_rules
+
+            slices = apply_taint_rules(slices, taint_rules)
+        self.slices = slices
+        self.extended_mapping = class_mapping(classes) if gates.enabled("DRAExtendedResource") else {}
+        self.dra_extended_resources = frozenset(self.extended_mapping)
+        self.dra = DraState(slices, classes, [c for c in claims if _allocated(c)],
+                            footprints=gates.enabled("DRANodeAllocatableResources"))
+
+    # ------------------------------------------------------------------ claims
+    def set_claim(self, claim: ResourceClaim) -> None:
+        """Store a claim's new state, keeping the allocator's allocated state in step."""
+        key = claim_key(claim)
+        old = self.claims.get(key)
+        was, now = old is not None and _allocated(old), _allocated(claim)
+        if was and old is not None and (not now or old.status.allocation is not claim.status.allocation):  # type: ignore[union-attr]
+            self.dra.claim_released(old)
+            was = False
+        self.claims[key] = claim
+        if now and not was:
+            self.dra.claim_allocated(claim)
+
+    def delete_claim(self, claim: ResourceClaim) -> None:
+        old = self.claims.pop(claim_key(claim), None)
+        if old is not None and _allocated(old):
+            self.dra.claim_released(old)
+
+    def deallocate(self, claim: ResourceClaim) -> ResourceClaim:
+        """Clear a claim's allocation, reservations and device status (DynamicResources PostFilter and the
+        resourceclaim controller)."""
+        current = self.claims.get(claim_key(claim), claim)
+        status = current.status or ResourceClaimStatus()
+        freed = replace(current, status=replace(status, allocation=None, reserved_for=None, devices=None))
+        self.set_claim(freed)
+        return freed
+
+
+def _allocated(claim: ResourceClaim) -> bool:
+    return claim.status is not None and claim.status.allocation is not None
+
+
+def rebuild(snap: ClusterSnapshot, nodes: list[Node], slices: list[ResourceSlice]) -> None:
+    """Change the set of nodes and slices (what-if): NodeInfos of kept nodes keep their pods, the DRA state
+    is rebuilt over the new slices with the claims allocated now."""
+    kept = {n.name: n for n in snap.nodes}
+    snap.node_list = node_tree_order(nodes)
+    snap.nodes = [kept.get(n.metadata.name or "") or NodeInfo.build(n) for n in snap.node_list]
+    snap.by_name = {n.name: n for n in snap.nodes}
+    snap.raw_slices = slices
+    if snap.taint_rules and snap.gates.enabled("DRADeviceTaintRules"):
+        from dralloc.allocator.taintrules import apply_taint_rules
+
+        slices = apply_taint_rules(slices, snap.taint_rules)
+    snap.slices = slices
+    snap.dra = DraState(slices, list(snap.classes.values()), [c for c in snap.claims.values() if _allocated(c)],
+                        footprints=snap.gates.enabled("DRANodeAllocatableResources"))

@@ -1,0 +1,90 @@
+"""What-if changes to a simulation's cluster: add nodes like an existing one, remove a node."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
+
+from dralloc.api.core_v1 import Node
+from dralloc.api.resource_v1 import ResourceSlice
+from dralloc.errors import InputError
+from dralloc.scheduler.snapshot import rebuild
+
+if TYPE_CHECKING:
+    from dralloc.scheduler.simulation import Scheduler
+
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+
+
+def _rename(text: str, old: str, new: str, fallback_suffix: bool = True) -> str:
+    if old and old in text:
+        return text.replace(old, new)
+    return f"{text}-{new}" if fallback_suffix else text
+
+
+def clone_node(node: Node, slices: list[ResourceSlice], new_name: str) -> tuple[Node, list[ResourceSlice]]:
+    """A copy of ``node`` named ``new_name`` with its node-local slices as a driver would publish them on
+    it: node name, pool name and slice name rewritten (the old node name replaced, else suffixed)."""
+    old = node.metadata.name or ""
+    labels = dict(node.metadata.labels or {})
+    if labels.get(HOSTNAME_LABEL) == old:
+        labels[HOSTNAME_LABEL] = new_name
+    clone = replace(node, metadata=replace(node.metadata, name=new_name, uid=None, resource_version=None,
+                                           creation_timestamp=None, labels=labels or None))
+    out = []
+    for s in slices:
+        spec = s.spec
+        pool = replace(spec.pool, name=_rename(spec.pool.name, old, new_name))
+        meta = replace(s.metadata, name=_rename(s.metadata.name or "", old, new_name), uid=None,
+                       resource_version=None, creation_timestamp=None)
+        out.append(replace(s, metadata=meta, spec=replace(spec, node_name=new_name, pool=pool)))
+    return clone, out
+
+
+def clone_nodes(sched: Scheduler, count: int, like: str) -> list[str]:
+    snap = sched.snapshot
+    if like not in snap.by_name:
+        raise InputError(f"--like: node {like!r} is not in the input")
+    if count < 0:
+        raise InputError("--add-nodes: must be at least 0")
+    template = snap.by_name[like].node
+    local = [s for s in snap.raw_slices if s.spec.node_name == like]
+    nodes = list(snap.node_list)
+    slices = list(snap.raw_slices)
+    taken = set(snap.by_name)
+    names = []
+    i = 0
+    while len(names) < count:
+        i += 1
+        name = f"{like}-whatif-{i}"
+        if name in taken:
+            continue
+        node, node_slices = clone_node(template, local, name)
+        nodes.append(node)
+        slices.extend(node_slices)
+        names.append(name)
+    rebuild(snap, nodes, slices)
+    return names
+
+
+def remove_node(sched: Scheduler, name: str) -> list[str]:
+    snap = sched.snapshot
+    info = snap.by_name.get(name)
+    if info is None:
+        raise InputError(f"--remove-node: node {name!r} is not in the input")
+    moved = []
+    for pod in list(info.pods):
+        info.remove_pod(pod, pod.claim_footprint)
+        sched.release_claims(pod.pod)
+        pod.pod = replace(pod.pod, spec=replace(pod.pod.spec, node_name=None))
+        pod.claim_footprint = {}
+        result = sched.results[pod.key]
+        result.pod, result.node, result.status = pod.pod, None, "pending"
+        result.message = f"was on node {name}, which was removed"
+        sched.pending.append(pod)
+        moved.append(pod.key)
+    nodes = [n for n in snap.node_list if n.metadata.name != name]
+    slices = [s for s in snap.raw_slices if s.spec.node_name != name]
+    rebuild(snap, nodes, slices)
+    return moved
