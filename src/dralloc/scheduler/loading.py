@@ -52,3 +52,29 @@ def sort_objects(objects: Iterable[Any], *, seed: int = 0) -> ClusterObjects:
         out.pods.extend(pods)
         out.warnings.extend(warnings)
     return out
+
+
+def load_validated(sources: list[str]) -> tuple[list[Any], list[str]]:
+    """Decode the sources and validate every object with kube-apiserver's rules; raises
+    ValidationFailed (every error, with field paths) on invalid input."""
+    import warnings
+
+    from dralloc.api import codec
+    from dralloc.errors import ValidationFailed
+    from dralloc.validation import validate
+
+    objects: list[Any] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for src in sources:
+            objects.extend(codec.load(src))
+    notes = [str(w.message) for w in caught]
+    problems = []
+    for obj in objects:
+        for err in validate(obj):
+            meta = getattr(obj, "metadata", None)
+            name = f"{type(obj).__name__}/{getattr(meta, 'name', '') or '(unnamed)'}"
+            problems.append(f"{name}: {err}")
+    if problems:
+        raise ValidationFailed("invalid input:\n  " + "\n  ".join(problems))
+    return objects, notes

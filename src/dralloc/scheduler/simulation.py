@@ -227,9 +227,8 @@ class Scheduler:
     def schedule_pod(self, pod: Pod) -> PodResult:
         """Add one pod and try to schedule it now (one attempt)."""
         result = self._admit(pod)
-        if self.pending and self.pending[-1].pod is result.pod or (self.pending and self.pending[-1].key == result.key):
-            info = self.pending.pop()
-            self._attempt(info)
+        if self.pending and self.pending[-1].key == result.key:
+            self._attempt(self.pending.pop())
         return self.results[result.key]
 
     def _attempt(self, info: PodInfo) -> Any:
@@ -315,6 +314,19 @@ class Scheduler:
         from dralloc.scheduler.whatif import remove_node
 
         return remove_node(self, name)
+
+    def max_copies(self, target: str, limit: int = 10_000) -> tuple[int, dict[str, int], str]:
+        """How many more copies of pod ``target`` fit: (count, copies per node, why the next did not)."""
+        from dralloc.scheduler.whatif import max_copies
+
+        return max_copies(self, target, limit)
+
+    def explain(self, key: str, limit: int = 3) -> list[Any]:
+        """dralloc's per-claim explanation of why a pending pod's claims do not fit, for the ``limit`` nodes
+        that pass every other filter (the closest ones)."""
+        from dralloc.scheduler.explain import explain_pod
+
+        return explain_pod(self, key, limit)
 
     # ------------------------------------------------------------------ result
     def result(self) -> SimulationResult:

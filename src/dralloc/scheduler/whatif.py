@@ -88,3 +88,36 @@ def remove_node(sched: Scheduler, name: str) -> list[str]:
     slices = [s for s in snap.raw_slices if s.spec.node_name != name]
     rebuild(snap, nodes, slices)
     return moved
+
+
+def max_copies(sched: Scheduler, target: str, limit: int = 10_000) -> tuple[int, dict[str, int], str]:
+    """How many more copies of a pod fit after the simulation: (count, copies per node, the message that
+    stopped the next copy). ``target`` is ``namespace/name`` or a pod name; copies get names
+    ``<name>-max-<i>`` and their own claims from the pod's templates."""
+    from dralloc.api.core_v1 import PodStatus
+
+    key = target if "/" in target else next((k for k in sched.results if k.split("/", 1)[1] == target), target)
+    result = sched.results.get(key)
+    if result is None:
+        raise InputError(f"--max: pod {target!r} is not in the input")
+    base = result.pod
+    spec = replace(base.spec, node_name=None)
+    per_node: dict[str, int] = {}
+    message = ""
+    for i in range(1, limit + 1):
+        meta = replace(base.metadata, name=f"{base.metadata.name}-max-{i}", uid=None, resource_version=None)
+        status = PodStatus(resource_claim_statuses=[s for s in (base.status.resource_claim_statuses or ())
+                                                    if not _from_template(base, s.name)]
+                           if base.status is not None else None)
+        copy = replace(base, metadata=meta, spec=spec, status=status)
+        outcome = sched.schedule_pod(copy)
+        if outcome.node is None:
+            message = outcome.message
+            return i - 1, per_node, message
+        per_node[outcome.node] = per_node.get(outcome.node, 0) + 1
+    return limit, per_node, f"stopped after {limit} copies"
+
+
+def _from_template(pod: object, claim_name: str) -> bool:
+    spec = pod.spec
+    return any(pc.name == claim_name and pc.resource_claim_template_name for pc in spec.resource_claims or ())

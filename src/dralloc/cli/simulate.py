@@ -1,0 +1,137 @@
+"""``dralloc simulate``: schedule a batch of pods on a cluster dump as kube-scheduler 1.36 would.
+
+    dralloc simulate -f CLUSTER... [-o table|json|yaml] [--report FILE.html] [--explain] [--seed N]
+                     [--feature-gates A=true,...] [--percentage-of-nodes-to-score P]
+                     [--add-nodes N --like NODE] [--remove-node NAME]... [--max POD]
+
+Exit codes: 0 every pending pod was placed, 1 some stay pending, 2 invalid input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from dralloc.errors import InputError
+
+OUTPUTS = ("table", "json", "yaml")
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("simulate", help="schedule pods on a cluster dump as kube-scheduler would",
+                              description=__doc__.split("\n\n")[0])
+    p.add_argument("-f", "--filename", dest="files", action="extend", nargs="+", required=True, metavar="FILE",
+                   help="manifests: files, directories or '-' (kubectl get ... -o yaml output and workloads)")
+    p.add_argument("-o", "--output", choices=OUTPUTS, default="table")
+    p.add_argument("--report", metavar="FILE.html", help="write a self-contained HTML capacity report")
+    p.add_argument("--explain", action="store_true",
+                   help="for pending pods with claims: why the claims fit none of the closest nodes")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed for the choices kube-scheduler makes at random (score ties, preemption offset)")
+    p.add_argument("--feature-gates", default="", metavar="A=true,B=false",
+                   help="kube-scheduler feature gates over 1.36's defaults (e.g. DRANodeAllocatableResources=true)")
+    p.add_argument("--percentage-of-nodes-to-score", type=int, default=0, metavar="P",
+                   help="0 = adaptive (kube-scheduler's default); 100 = look at every node")
+    p.add_argument("--add-nodes", type=int, default=0, metavar="N", help="what if: N more nodes like --like")
+    p.add_argument("--like", metavar="NODE", help="the node --add-nodes clones (with its node-local slices)")
+    p.add_argument("--remove-node", action="append", default=[], metavar="NAME",
+                   help="what if: this node is gone (its pods become pending); repeatable")
+    p.add_argument("--max", metavar="POD", help="after the batch: how many more copies of this pod fit, and where")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dralloc.scheduler import FeatureGates, Scheduler
+    from dralloc.scheduler.loading import load_validated
+
+    if args.add_nodes and not args.like:
+        raise InputError("--add-nodes needs --like NODE")
+    if args.percentage_of_nodes_to_score < 0 or args.percentage_of_nodes_to_score > 100:
+        raise InputError("--percentage-of-nodes-to-score: must be between 0 and 100")
+    gates = FeatureGates.parse(args.feature_gates)
+    objects, warnings = load_validated(args.files)
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    sched = Scheduler.from_objects(objects, seed=args.seed, feature_gates=gates,
+                                   percentage_of_nodes_to_score=args.percentage_of_nodes_to_score)
+    for name in args.remove_node:
+        sched.remove_node(name)
+    if args.add_nodes:
+        added = sched.add_nodes(args.add_nodes, args.like)
+        print(f"what if: added {len(added)} nodes like {args.like}", file=sys.stderr)
+    result = sched.schedule(progress=_progress() if sys.stderr.isatty() else None)
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K")
+    for w in result.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    max_answer = sched.max_copies(args.max) if args.max else None
+    if args.report:
+        _write_report(args.report, sched, result)
+    if args.output == "json":
+        doc = result.to_dict()
+        if max_answer is not None:
+            doc["max"] = {"pod": args.max, "copies": max_answer[0], "nodes": max_answer[1], "stoppedBy": max_answer[2]}
+        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    elif args.output == "yaml":
+        from dralloc.api import codec
+
+        items = [p.pod for p in result.pods] + list(result.claims)
+        sys.stdout.write(codec.dump_yaml({"apiVersion": "v1", "kind": "List", "items": [codec.to_dict(i) for i in items]}))
+    else:
+        sys.stdout.write(table(result))
+        if max_answer is not None:
+            where = ", ".join(f"{n}: {c}" for n, c in sorted(max_answer[1].items())) or "none"
+            print(f"\n{max_answer[0]} more copies of {args.max} fit ({where}); the next: {max_answer[2]}")
+    if args.explain:
+        for p in result.unschedulable:
+            for explanation in sched.explain(p.key):
+                sys.stderr.write(f"{p.key}: ")
+                sys.stderr.write(explanation.text())
+    pending = [p for p in result.pods if p.status in ("unschedulable", "error", "pending")]
+    return 1 if pending else 0
+
+
+def _progress() -> Any:
+    def show(done: int, left: int) -> None:
+        if done % 50 == 0 or left == 0:
+            sys.stderr.write(f"\rscheduling: {done} attempts, {left} pods queued")
+            sys.stderr.flush()
+    return show
+
+
+def _write_report(path: str, sched: Any, result: Any) -> None:
+    from pathlib import Path
+
+    from dralloc.scheduler.report import render_report
+
+    try:
+        Path(path).write_text(render_report(sched, result), encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"--report: {exc.strerror or exc}: {path}") from None
+    print(f"report written to {path}", file=sys.stderr)
+
+
+def table(result: Any) -> str:
+    rows = [("POD", "NODE", "CLAIM → DEVICES / REASON")]
+    for p in result.pods:
+        node = p.node or f"<{p.status}>"
+        detail: list[str] = []
+        if p.node:
+            for c in p.claims:
+                alloc = c.status.allocation if c.status is not None else None
+                devices = [f"{r.driver}/{r.pool}/{r.device}" for r in (alloc.devices.results or ())] \
+                    if alloc is not None and alloc.devices is not None else []
+                detail.append(f"{c.metadata.name} → {', '.join(devices) or '(not allocated)'}")
+        else:
+            detail.append(p.message)
+        rows.append((p.key, node, "; ".join(d for d in detail if d)))
+    widths = [max(len(r[i]) for r in rows) for i in range(2)]
+    lines = [f"{r[0].ljust(widths[0])}   {r[1].ljust(widths[1])}   {r[2]}".rstrip() for r in rows]
+    scheduled = len(result.scheduled)
+    pending = len(result.unschedulable)
+    lines.append("")
+    lines.append(f"{scheduled} scheduled, {pending} pending, {len(result.evicted)} evicted "
+                 f"(seed {result.seed}: ties between equally scored nodes are broken by this seed)")
+    return "\n".join(lines) + "\n"
