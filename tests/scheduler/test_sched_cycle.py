@@ -1,0 +1,47 @@
+"""The cycle around the plugins: queue order, node sampling and rotation, ties, determinism."""
+
+from __future__ import annotations
+
+from sched_builders import by_name, node, pod
+
+from dralloc.scheduler.scheduler import num_feasible_nodes_to_find
+
+
+def test_adaptive_percentage_of_nodes_to_score() -> None:
+    assert [num_feasible_nodes_to_find(n) for n in (50, 100, 500, 1000, 3125, 5000, 6000)] == \
+        [50, 100, 230, 420, 781, 500, 300]
+    assert num_feasible_nodes_to_find(5000, 100) == 5000
+    assert num_feasible_nodes_to_find(500, 10) == 100
+
+
+def test_priority_then_creation_time_orders_the_queue(simulate) -> None:
+    docs = [node("n1", cpu="1"),
+            pod("late", cpu="1").replace("namespace: default}", "namespace: default, creationTimestamp: '2026-01-02T00:00:00Z'}"),
+            pod("early", cpu="1").replace("namespace: default}", "namespace: default, creationTimestamp: '2026-01-01T00:00:00Z'}")]
+    _, result = simulate(*docs)
+    assert by_name(result)["early"].node == "n1" and by_name(result)["late"].node is None
+    _, result = simulate(*docs, pod("urgent", cpu="1", priority=10))
+    assert by_name(result)["urgent"].node == "n1"
+
+
+def test_sampling_stops_after_enough_feasible_nodes_and_rotates(simulate) -> None:
+    nodes = [node(f"n{i:03d}", cpu="100") for i in range(200)]
+    sched, _ = simulate(*nodes, pod("a"), pod("b"), percentage=50)
+    # 50 % of 200 = 100 nodes examined per pod: the second pod starts where the first stopped.
+    assert sched.framework.next_start_node_index == 200 % 200
+    sched, _ = simulate(*nodes, pod("a"), percentage=50)
+    assert sched.framework.next_start_node_index == 100
+
+
+def test_the_same_seed_gives_the_same_placements_and_another_seed_may_not(simulate) -> None:
+    docs = [node(f"n{i}") for i in range(20)] + [pod(f"p{i}") for i in range(20)]
+    _, first = simulate(*docs, seed=1)
+    _, again = simulate(*docs, seed=1)
+    assert first.to_dict() == again.to_dict()
+    placements = {tuple(p.node for p in simulate(*docs, seed=s)[1].pods) for s in range(5)}
+    assert len(placements) > 1
+
+
+def test_least_allocated_spreads_pods(simulate) -> None:
+    _, result = simulate(node("a", cpu="4"), node("b", cpu="4"), pod("x", cpu="2"), pod("y", cpu="2"))
+    assert {p.node for p in result.pods} == {"a", "b"}

@@ -1,0 +1,138 @@
+"""DynamicResources in the scheduler: claims, templates, shared claims, allocation, extended resources,
+node-allocatable footprints."""
+
+from __future__ import annotations
+
+import textwrap
+
+from sched_builders import GPU_CLASS, GPU_TEMPLATE, TEMPLATE_CLAIM, by_name, gpu_slice, node, pod
+
+CANNOT = "cannot allocate all claims"
+
+
+def claim(name: str, allocated_on: str | None = None, reserved: int = 0) -> str:
+    text = textwrap.dedent(f"""\
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {{name: {name}, namespace: default}}
+        spec:
+          devices:
+            requests: [{{name: gpu, exactly: {{deviceClassName: gpu}}}}]
+        """)
+    if allocated_on:
+        refs = ", ".join(f"{{resource: pods, name: u{i}, uid: uid-{i}}}" for i in range(reserved))
+        text += textwrap.dedent(f"""\
+            status:
+              reservedFor: [{refs}]
+              allocation:
+                devices:
+                  results: [{{request: gpu, driver: gpu.example.com, pool: {allocated_on}, device: gpu-0}}]
+                nodeSelector:
+                  nodeSelectorTerms: [{{matchFields: [{{key: metadata.name, operator: In, values: [{allocated_on}]}}]}}]
+            """)
+    return text
+
+
+def test_template_claims_are_generated_owned_allocated_and_reserved(simulate) -> None:
+    _, result = simulate(node("n1"), gpu_slice("n1", 1), GPU_CLASS, GPU_TEMPLATE,
+                             pod("worker", claims=TEMPLATE_CLAIM))
+    p = by_name(result)["worker"]
+    assert p.node == "n1"
+    (c,) = p.claims
+    assert c.metadata.name.startswith("worker-gpu-") and len(c.metadata.name) == len("worker-gpu-") + 5
+    assert c.metadata.annotations["resource.kubernetes.io/pod-claim-name"] == "gpu"
+    owner = c.metadata.owner_references[0]
+    assert (owner.kind, owner.name, owner.controller, owner.block_owner_deletion) == ("Pod", "worker", True, True)
+    assert [r.name for r in c.status.reserved_for] == ["worker"]
+    assert c.status.allocation.devices.results[0].device == "gpu-0"
+    assert "resource.kubernetes.io/delete-protection" in c.metadata.finalizers
+    statuses = p.pod.status.resource_claim_statuses
+    assert [(s.name, s.resource_claim_name) for s in statuses] == [("gpu", c.metadata.name)]
+
+
+def test_devices_run_out_with_upstreams_message(simulate) -> None:
+    _, result = simulate(node("n1"), node("n2"), gpu_slice("n1", 1), GPU_CLASS, GPU_TEMPLATE,
+                         pod("a", claims=TEMPLATE_CLAIM), pod("b", claims=TEMPLATE_CLAIM))
+    assert by_name(result)["b"].message == (
+        "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, "
+        "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
+
+
+def test_a_missing_claim_is_a_prefilter_rejection(simulate) -> None:
+    _, result = simulate(node("n1"), GPU_CLASS, pod("p", claims="[{name: gpu, resourceClaimName: nope}]"))
+    assert by_name(result)["p"].message == (
+        '0/1 nodes are available: resourceclaim.resource.k8s.io "nope" not found. no new claims to deallocate, '
+        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+
+
+def test_a_missing_device_class_is_named(simulate) -> None:
+    _, result = simulate(node("n1"), gpu_slice("n1"), claim("c"), pod("p", claims="[{name: gpu, resourceClaimName: c}]"))
+    assert by_name(result)["p"].message.startswith(
+        "0/1 nodes are available: request gpu: device class gpu does not exist.")
+
+
+def test_a_shared_claim_is_allocated_once_and_reserved_for_every_pod(simulate) -> None:
+    shared = "[{name: gpu, resourceClaimName: shared}]"
+    _, result = simulate(node("n1"), node("n2"), gpu_slice("n1", 1), GPU_CLASS, claim("shared"),
+                         pod("a", claims=shared), pod("b", claims=shared))
+    pods = by_name(result)
+    assert pods["a"].node == pods["b"].node == "n1"
+    (c,) = pods["b"].claims
+    assert [r.name for r in c.status.reserved_for] == ["a", "b"]
+
+
+def test_an_allocated_claim_restricts_the_node_and_a_full_reservation_is_in_use(simulate) -> None:
+    docs = [node("n1"), node("n2"), gpu_slice("n1"), gpu_slice("n2"), GPU_CLASS]
+    _, result = simulate(*docs, claim("on-n2", allocated_on="n2", reserved=1),
+                         pod("p", claims="[{name: gpu, resourceClaimName: on-n2}]"))
+    assert by_name(result)["p"].node == "n2"
+    _, result = simulate(*docs, claim("full", allocated_on="n2", reserved=256),
+                         pod("p", claims="[{name: gpu, resourceClaimName: full}]"))
+    assert by_name(result)["p"].message.startswith("0/2 nodes are available: resourceclaim in use.")
+
+
+def test_an_allocated_claim_that_fits_no_node_gets_deallocated_and_the_pod_retried(simulate) -> None:
+    # The claim is allocated on n2, which cannot take the pod (cpu); nobody uses the claim, so PostFilter
+    # deallocates it and the next attempt allocates it on n1.
+    docs = [node("n1"), node("n2", cpu="1"), gpu_slice("n1"), gpu_slice("n2"), GPU_CLASS,
+            claim("stale", allocated_on="n2"), pod("p", cpu="2", claims="[{name: gpu, resourceClaimName: stale}]")]
+    _, result = simulate(*docs)
+    p = by_name(result)["p"]
+    assert p.node == "n1" and p.attempts == 2
+    assert p.claims[0].status.allocation.devices.results[0].pool == "n1"
+
+
+def test_extended_resources_backed_by_dra_get_a_special_claim(simulate) -> None:
+    cls = GPU_CLASS.replace("spec: {selectors:", "spec: {extendedResourceName: example.com/gpu, selectors:")
+    want = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: [{name: c, "
+            "resources: {requests: {example.com/gpu: 2}, limits: {example.com/gpu: 2}}}]}\n")
+    _, result = simulate(node("n1"), gpu_slice("n1", 2), cls, want)
+    p = by_name(result)["p"]
+    assert p.node == "n1"
+    (c,) = p.claims
+    assert c.metadata.name.startswith("p-extended-resources-")
+    assert c.metadata.annotations == {"resource.kubernetes.io/extended-resource-claim": "true"}
+    assert [r.request for r in c.status.allocation.devices.results] == ["container-0-request-0"] * 2
+    # Without the gate the resource is an ordinary extended resource the node does not have.
+    _, result = simulate(node("n1"), gpu_slice("n1", 2), cls, want, gates="DRAExtendedResource=false")
+    assert by_name(result)["p"].message.startswith("0/1 nodes are available: 1 Insufficient example.com/gpu.")
+
+
+def test_node_allocatable_footprint_counts_only_with_the_gate(simulate) -> None:
+    cpu_slice = textwrap.dedent("""\
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata: {name: n1-cpu}
+        spec:
+          driver: gpu.example.com
+          nodeName: n1
+          pool: {name: n1, generation: 1, resourceSliceCount: 1}
+          devices:
+          - name: gpu-0
+            nodeAllocatableResourceMappings: {cpu: {allocationMultiplier: "3"}}
+        """)
+    docs = [node("n1", cpu="4"), cpu_slice, GPU_CLASS, GPU_TEMPLATE, pod("p", cpu="2", claims=TEMPLATE_CLAIM)]
+    _, result = simulate(*docs)
+    assert by_name(result)["p"].node == "n1"
+    _, result = simulate(*docs, gates="DRANodeAllocatableResources=true")
+    assert by_name(result)["p"].message.startswith("0/1 nodes are available: 1 Insufficient cpu.")
