@@ -19,12 +19,14 @@ lives as long as the snapshot's slices and classes (a change of either builds a 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+
+from msgspec.structs import replace
 
 from dralloc.allocator import Allocator
 from dralloc.api.codec import encode_json
-from dralloc.api.core_v1 import Node
+from dralloc.api.core_v1 import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from dralloc.api.resource_v1 import AllocationResult, DeviceClass, ResourceClaim, ResourceSlice
 from dralloc.resources.footprint import DeviceIndex, claim_footprint
 from dralloc.scheduler.podinfo import scheduler_units
@@ -52,6 +54,9 @@ class DraState:
         self.allocator = Allocator(slices, list(classes), list(allocated))
         self.device_index = DeviceIndex(slices)
         self.footprints = footprints
+        # Answers shared between nodes of one device class (off: every node is its own class; tests
+        # compare both).
+        self.share = True
         self._cache: dict[tuple[object, ...], Found] = {}
         self.hits = 0
         self.misses = 0
@@ -59,8 +64,13 @@ class DraState:
         self._owner: dict[str, tuple[str, tuple[str, int, str]]] = {}
         self._node_class: dict[str, object] = {}
         self._class_ids: dict[tuple[object, ...], int] = {}
+        self._pools_by_rank: dict[str, list[tuple[str, str]]] = {}
         self._node_devices: dict[str, dict[tuple[str, int, str], str]] = {}
         self._node_token: dict[str, tuple[tuple[tuple[str, int, str], str], ...]] = {}
+        self._token_ids: dict[tuple[tuple[tuple[str, int, str], str], ...], int] = {(): 0}
+        self._node_token_id: dict[str, int] = {}
+        self._state_ids: dict[str, tuple[object, int, int]] = {}
+        self.on_node_change: Callable[[str], None] | None = None
         self._global_version = 0
         self.all_local = all(s.spec.node_name for s in slices)
         self._index_local(slices)
@@ -74,6 +84,7 @@ class DraState:
             if s.spec.node_name:
                 by_node.setdefault(s.spec.node_name, {}).setdefault((s.spec.driver, s.spec.pool.name), []).append(s)
         for node, pools in by_node.items():
+            self._pools_by_rank[node] = sorted(pools)
             parts: list[object] = []
             for rank, key in enumerate(sorted(pools)):
                 group = sorted(pools[key], key=lambda x: x.metadata.name or "")
@@ -93,7 +104,7 @@ class DraState:
     def class_of(self, node: str) -> object:
         """Nodes of one class give the same allocator answers in the same allocated state (a node without
         node-local slices is its own class)."""
-        return self._node_class.get(node, node)
+        return self._node_class.get(node, node) if self.share else node
 
     # ------------------------------------------------------------------ allocated state
     def _touch(self, claim: ResourceClaim, sign: int = 1) -> None:
@@ -105,6 +116,7 @@ class DraState:
             owner = self._owner.get(f"{r.driver}/{r.pool}/{r.device}")
             if owner is None:
                 self._global_version += 1
+                self._state_ids.clear()
                 continue
             node, key = owner
             devices = self._node_devices.setdefault(node, {})
@@ -120,7 +132,12 @@ class DraState:
                     devices.pop(key, None)
             changed.add(node)
         for node in changed:
-            self._node_token[node] = tuple(sorted(self._node_devices.get(node, {}).items()))
+            token = tuple(sorted(self._node_devices.get(node, {}).items()))
+            self._node_token[node] = token
+            self._node_token_id[node] = self._token_ids.setdefault(token, len(self._token_ids))
+            self._state_ids.pop(node, None)
+            if self.on_node_change is not None:
+                self.on_node_change(node)
 
     def claim_allocated(self, claim: ResourceClaim) -> None:
         self.allocator.claim_allocated(claim)
@@ -129,6 +146,17 @@ class DraState:
     def claim_released(self, claim: ResourceClaim) -> None:
         self.allocator.claim_released(claim)
         self._touch(claim, -1)
+
+    def state_id(self, node: str) -> tuple[object, int, int]:
+        """Equal for two nodes exactly when the allocator answers every claim the same way on both
+        (up to names): their device class and the allocated state of their node-local devices. The same
+        object is returned while the state lasts (callers compare with ``is``)."""
+        version = 0 if self.all_local else self._global_version
+        sid = self._state_ids.get(node)
+        if sid is None or sid[2] != version:
+            sid = (self.class_of(node), self._node_token_id.get(node, 0), version)
+            self._state_ids[node] = sid
+        return sid
 
     # ------------------------------------------------------------------ allocation
     @staticmethod
@@ -141,8 +169,7 @@ class DraState:
         """Allocate ``claims`` together on ``node`` (cached; ``exact`` insists on results for this node).
         Raises AllocationError for upstream's hard errors."""
         name = node.metadata.name or ""
-        key = (self.class_of(name), self._node_token.get(name, ()),
-               0 if self.all_local else self._global_version, signature)
+        key = (*self.state_id(name), signature)
         found = self._cache.get(key)
         if found is not None and (not exact or found.node == name or found.results is None):
             self.hits += 1
@@ -160,6 +187,36 @@ class DraState:
         self._cache[key] = found
         return found
 
+    def results_for(self, found: Found, node: str) -> list[AllocationResult] | None:
+        """``found``'s results moved to ``node`` (another node of the same device class): the same devices
+        of the pool with the same rank, the node selector naming ``node``. None when the results cannot be
+        moved safely (shared devices with shareIDs, selectors of another shape): then allocate anew."""
+        if found.results is None or found.node == node:
+            return found.results
+        if not self.share:
+            return None
+        src, dst = self._pools_by_rank.get(found.node), self._pools_by_rank.get(node)
+        if src is None or dst is None or len(src) != len(dst):
+            return None
+        pools = dict(zip(src, dst))
+        moved = []
+        for res in found.results:
+            devices = res.devices
+            new = []
+            for r in (devices.results or ()) if devices is not None else ():
+                target = pools.get((r.driver, r.pool))
+                if r.share_id or target is None:
+                    return None
+                new.append(replace(r, pool=target[1]))
+            selector = res.node_selector
+            if selector is not None:
+                if encode_json(selector) != encode_json(_pinned(found.node)):
+                    return None
+                selector = _pinned(node)
+            moved.append(replace(res, devices=replace(devices, results=new or None) if devices else None,
+                                 node_selector=selector))
+        return moved
+
     def _footprint(self, claims: list[ResourceClaim], results: list[AllocationResult]) -> dict[str, int]:
         from msgspec.structs import replace
 
@@ -172,3 +229,9 @@ class DraState:
             total = total + claim_footprint(replace(claim, status=replace(status, allocation=result)),
                                             self.device_index)
         return {k: v for k, v in scheduler_units(total).items() if v}
+
+
+def _pinned(node: str) -> NodeSelector:
+    """The node selector of an allocation with node-local devices."""
+    return NodeSelector(node_selector_terms=[NodeSelectorTerm(match_fields=[
+        NodeSelectorRequirement(key="metadata.name", operator="In", values=[node])])])

@@ -26,10 +26,17 @@ class NodeInfo:
     nominated: list[PodInfo] = field(default_factory=list)
     # Bumped on every change of the pods or requests: keys caches of per-node verdicts.
     generation: int = 0
+    # What the filters and scores read of the node itself, without and with its name and labels.
+    static_key: int = 0
+    named_key: int = 0
+    # (set, index): where to report a change of the node's state (NodeGroups).
+    dirty_sink: tuple[set[int], int] | None = None
+    _state_gen: int = -2
+    _state_dra: object = None
+    _state: tuple[object, ...] = ()
 
-    @property
-    def name(self) -> str:
-        return self.node.metadata.name or ""
+    def __post_init__(self) -> None:
+        self.name = self.node.metadata.name or ""
 
     @property
     def labels(self) -> dict[str, str]:
@@ -55,6 +62,28 @@ class NodeInfo:
         values = (status.allocatable or status.capacity or {}) if status is not None else {}
         return cls(node=node, allocatable=scheduler_units(ResourceList(values)))
 
+    def set_static_keys(self, interned: dict[tuple[object, ...], int]) -> None:
+        """Intern the node's static facts (taints, unschedulable, allocatable; plus name and labels)."""
+        from dralloc.api.codec import encode_json
+
+        spec = self.node.spec
+        base = (encode_json(spec.taints) if spec is not None and spec.taints else b"", self.unschedulable,
+                tuple(sorted(self.allocatable.items())))
+        self.static_key = interned.setdefault(base, len(interned))
+        named = (*base, self.name, tuple(sorted(self.labels.items())))
+        self.named_key = interned.setdefault(named, len(interned))
+
+    def dynamic_key(self, dra_state: object) -> tuple[object, ...]:
+        """With ``static_key`` or ``named_key``: equal for two nodes when every default plugin gives a pod the
+        same verdict and score on both — its requests and ports, and its DRA state (``dra_state``).
+        Cached per generation."""
+        if self._state_gen != self.generation or self._state_dra is not dra_state:
+            self._state = (tuple(sorted(self.requested.items())), self.nonzero_cpu, self.nonzero_memory,
+                           len(self.pods), tuple(sorted(self.used_ports)), dra_state)
+            self._state_gen = self.generation
+            self._state_dra = dra_state
+        return self._state
+
     def add_pod(self, pod: PodInfo, extra: dict[str, int] | None = None) -> None:
         """Count the pod (and ``extra``, its claims' node-allocatable footprint) as assigned here."""
         self.pods.append(pod)
@@ -78,12 +107,15 @@ class NodeInfo:
             for port in pod.host_ports:
                 self.used_ports.remove(port)
         self.generation += 1
+        if self.dirty_sink is not None:
+            self.dirty_sink[0].add(self.dirty_sink[1])
 
     def copy_with(self, pods: list[PodInfo]) -> NodeInfo:
         """A copy with ``pods`` added too (kube-scheduler's view with nominated pods)."""
         clone = NodeInfo(node=self.node, allocatable=self.allocatable, requested=dict(self.requested),
                          nonzero_cpu=self.nonzero_cpu, nonzero_memory=self.nonzero_memory, pods=list(self.pods),
-                         used_ports=list(self.used_ports), generation=-1)
+                         used_ports=list(self.used_ports), generation=-1, static_key=-1, named_key=-1,
+                         dirty_sink=None)
         for p in pods:
             clone.add_pod(p, p.claim_footprint)
         return clone

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from itertools import compress, islice
 
 from msgspec.structs import replace
 
@@ -51,7 +52,7 @@ def num_feasible_nodes_to_find(num_nodes: int, percentage: int = 0) -> int:
 class Attempt:
     """How one scheduling attempt ended."""
 
-    __slots__ = ("code", "deallocated", "evicted", "message", "node", "nominated")
+    __slots__ = ("code", "deallocated", "evicted", "extended_claim", "message", "node", "nominated")
 
     def __init__(self) -> None:
         self.node: NodeInfo | None = None
@@ -60,6 +61,7 @@ class Attempt:
         self.evicted: list[PodInfo] = []
         self.deallocated = False
         self.nominated: NodeInfo | None = None
+        self.extended_claim: ResourceClaim | None = None
 
     @property
     def changed_cluster(self) -> bool:
@@ -71,7 +73,7 @@ class Framework:
 
     def __init__(self, snapshot: ClusterSnapshot, *, seed: int = 0, percentage_of_nodes_to_score: int = 0,
                  on_bind: Callable[[PodInfo, NodeInfo, list[ResourceClaim]], None] | None = None,
-                 new_claim_name: Callable[[str], str] | None = None) -> None:
+                 new_claim_name: Callable[[str], str] | None = None, group_nodes: bool = True) -> None:
         self.snapshot = snapshot
         self.rng = random.Random(seed)
         self.percentage = percentage_of_nodes_to_score
@@ -81,6 +83,9 @@ class Framework:
         self.dra = next(p for p in self.plugins if p.name == DRA)
         self.preemption = DefaultPreemption(self.run_filters, self.rng)
         self.next_start_node_index = 0
+        # Share filter and score work between nodes in the same state (never changes the answer; tests
+        # switch it off to compare).
+        self.group_nodes = group_nodes
         self.on_bind = on_bind
         self.new_claim_name = new_claim_name or (lambda base: base + "x")
 
@@ -143,8 +148,15 @@ class Framework:
             self._post_filter(cycle, diagnosis, out)
             out.message = fit_error_message(len(snap.nodes), diagnosis)
             return out
-        chosen = feasible[0] if len(feasible) == 1 else self._select_host(cycle, feasible)
-        status = self._reserve_and_bind(cycle, chosen)
+        if len(feasible) == 1:
+            chosen = feasible[0]
+        elif cycle.window is not None:
+            chosen = self._select_host_grouped(cycle, feasible)
+        else:
+            chosen = self._select_host(cycle, feasible)
+        ext: list[ResourceClaim | None] = [None]
+        status = self._reserve_and_bind(cycle, chosen, ext)
+        out.extended_claim = ext[0]
         if status is not None:
             # A Reserve/PreBind rejection: a FitError over the one chosen node.
             out.message = fit_error_message(1, Diagnosis(node_statuses={chosen.name: status}))
@@ -177,15 +189,34 @@ class Framework:
         if not nodes:
             return []
         wanted = num_feasible_nodes_to_find(len(nodes), self.percentage)
+        named = self._needs_node_names(cycle)
+        if self.group_nodes and names is None and not named and snap.dra.all_local and not snap.nominations \
+                and snap.groups.refresh():
+            return self._find_feasible_grouped(cycle, diagnosis, out, wanted)
         feasible: list[NodeInfo] = []
         start = self.next_start_node_index
         count = len(nodes)
         processed = 0
         statuses = diagnosis.node_statuses
+        # Nodes in the same state give the same verdict: filter one of them, reuse it for the others.
+        verdicts: dict[tuple[object, ...], Status | None] = {}
+        keys = cycle.node_keys
+        state_id = snap.dra.state_id
+        run = self.run_filters
         for i in range(count):
             node = nodes[(start + i) % count]
             processed += 1
-            st = self.run_filters(cycle, node)
+            if node.nominated:
+                st = run(cycle, node)
+            else:
+                key = (node.named_key if named or not self.group_nodes else node.static_key,
+                       node.dynamic_key(state_id(node.name)))
+                keys[node.name] = key
+                if key in verdicts:
+                    st = verdicts[key]
+                else:
+                    st = verdicts[key] = run(cycle, node)
+                    cycle.representatives[key] = node
             if st is None:
                 feasible.append(node)
                 if len(feasible) >= wanted:
@@ -198,6 +229,88 @@ class Framework:
                 statuses[node.name] = st
         self.next_start_node_index = (self.next_start_node_index + processed) % len(snap.nodes)
         return feasible
+
+    def _find_feasible_grouped(self, cycle: Cycle, diagnosis: Diagnosis, out: Attempt, wanted: int
+                               ) -> list[NodeInfo]:
+        """``_find_feasible`` over node groups: filter one member of each group, turn the verdicts into a
+        per-node map and find the first ``wanted`` feasible nodes from the rotating start in C."""
+        snap = self.snapshot
+        groups = snap.groups
+        nodes = snap.nodes
+        count = len(nodes)
+        table = bytearray(256)
+        verdicts: dict[int, Status | None] = {}
+        for gid, member in sorted(groups.live().items()):
+            node = nodes[member]
+            st = self.run_filters(cycle, node)
+            if st is not None and st.code == Code.ERROR:
+                # Upstream stops at the first error in node order; report the error (any member would).
+                out.code = Code.ERROR
+                out.message = f'running "{st.plugin}" filter plugin: {st.message}'
+                return []
+            verdicts[gid] = st
+            cycle.representatives[groups.key(gid)] = node
+            if st is None:
+                table[gid] = 1
+        cycle.feasible_gids = bytes(table)
+        start = self.next_start_node_index % count
+        gids = bytes(groups.gids)
+        rotated_gids = gids[start:] + gids[:start]
+        rotated = rotated_gids.translate(bytes(table))
+        positions = list(islice(compress(range(count), rotated), wanted))
+        processed = positions[-1] + 1 if len(positions) >= wanted else count
+        feasible = [nodes[(start + p) % count] for p in positions]
+        if len(feasible) < wanted:
+            # A failure text needs every examined node's status.
+            statuses = diagnosis.node_statuses
+            for p in range(processed):
+                i = (start + p) % count
+                st = verdicts[gids[i]]
+                if st is not None:
+                    statuses[nodes[i].name] = st
+        cycle.window = (rotated_gids[:processed], positions, start)
+        self.next_start_node_index = (self.next_start_node_index + processed) % count
+        return feasible
+
+    def _select_host_grouped(self, cycle: Cycle, feasible: list[NodeInfo]) -> NodeInfo:
+        """``_select_host`` for a grouped search: score each feasible group present in the examined window
+        once, then pick uniformly among the nodes of the top groups, in examination order."""
+        groups = self.snapshot.groups
+        window, positions, start = cycle.window
+        present = sorted(g for g in set(window) if groups.key(g) in cycle.representatives
+                         and cycle.feasible_gids[g])
+        reps = {g: cycle.representatives[groups.key(g)] for g in present}
+        totals = dict.fromkeys(present, 0)
+        for plugin in self.scorers:
+            if plugin.pre_score(cycle, feasible) is not None:
+                continue
+            scores = {g: plugin.score(cycle, rep) for g, rep in reps.items()}
+            scores = plugin.normalize(cycle, scores)  # type: ignore[arg-type]
+            w = plugin.weight
+            for g, sc in scores.items():
+                totals[g] += sc * w
+        best = max(totals.values())
+        top = bytearray(256)
+        for g, total in totals.items():
+            if total == best:
+                top[g] = 1
+        tie_flags = window.translate(bytes(top))
+        ties = list(compress(range(len(window)), tie_flags))
+        pick = ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
+        count = len(self.snapshot.nodes)
+        return self.snapshot.nodes[(start + pick) % count]
+
+    @staticmethod
+    def _needs_node_names(cycle: Cycle) -> bool:
+        """Whether the pod's verdicts can depend on a node's name or labels (selectors, affinity, claims
+        allocated with a node selector)."""
+        pod = cycle.pod
+        if pod.node_selector or pod.required_affinity is not None or pod.preferred_affinity:
+            return True
+        if pod.pod.spec.node_name:
+            return True
+        st: DraCycle | None = cycle.data.get(DRA)
+        return st is not None and any(sel is not None for sel in st.available_on)
 
     def _post_filter(self, cycle: Cycle, diagnosis: Diagnosis, out: Attempt) -> None:
         reasons: list[str] = []
@@ -219,33 +332,44 @@ class Framework:
             out.evicted.append(victim)
         for p in list(node.nominated):
             if p.priority < cycle.pod.priority:
-                node.nominated.remove(p)
+                self.snapshot.unnominate(node, p)
         out.nominated = node
 
     # ------------------------------------------------------------------ score
     def _select_host(self, cycle: Cycle, feasible: list[NodeInfo]) -> NodeInfo:
-        totals = {n.name: 0 for n in feasible}
+        """Score each distinct node state once (normalisation only needs the maxima, which the distinct
+        states have), then pick uniformly among the top-scoring nodes with the seeded generator — the
+        distribution of selectHost's reservoir sampling."""
+        keys = cycle.node_keys
+        groups: dict[object, list[NodeInfo]] = {}
+        for n in feasible:
+            key = keys.get(n.name, n.name)
+            members = groups.get(key)
+            if members is None:
+                groups[key] = [n]
+            else:
+                members.append(n)
+        reps = {key: cycle.representatives.get(key, members[0]) if isinstance(key, tuple) else members[0]
+                for key, members in groups.items()}
+        totals = dict.fromkeys(groups, 0)
         for plugin in self.scorers:
             if plugin.pre_score(cycle, feasible) is not None:
                 continue
-            scores = {n.name: plugin.score(cycle, n) for n in feasible}
-            scores = plugin.normalize(cycle, scores)
+            scores = {key: plugin.score(cycle, rep) for key, rep in reps.items()}
+            scores = plugin.normalize(cycle, scores)  # type: ignore[arg-type]
             w = plugin.weight
-            for name, s in scores.items():
-                totals[name] += s * w
+            for key, sc in scores.items():
+                totals[key] += sc * w
         best = max(totals.values())
-        chosen = None
-        ties = 0
-        for n in feasible:  # reservoir sampling among the top-scoring nodes, as selectHost
-            if totals[n.name] == best:
-                ties += 1
-                if chosen is None or self.rng.randrange(ties) == 0:
-                    chosen = n
-        assert chosen is not None
-        return chosen
+        ties = [n for key, members in groups.items() if totals[key] == best for n in members]
+        if len(groups) > 1 and len(ties) > 1:
+            order = {id(n): i for i, n in enumerate(feasible)}
+            ties.sort(key=lambda n: order[id(n)])
+        return ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
 
     # ------------------------------------------------------------------ reserve + bind
-    def _reserve_and_bind(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+    def _reserve_and_bind(self, cycle: Cycle, node: NodeInfo, out_claim: list[ResourceClaim | None]
+                          ) -> Status | None:
         snap = self.snapshot
         pod = cycle.pod
         bound_claims: list[ResourceClaim] = []
@@ -259,14 +383,19 @@ class Framework:
                 ext = replace(ext, metadata=replace(ext.metadata, name=self.new_claim_name(
                     ext.metadata.generate_name or "")))
                 to_allocate.append(ext)
+                out_claim[0] = ext
             results = found.results if found is not None else []
             if to_allocate:
-                exact = snap.dra.allocate(node.node, to_allocate, snap.dra.claims_signature(to_allocate),
-                                          exact=True)
-                if exact.results is None:  # cannot happen: the class answer was checked on this node
+                signature = snap.dra.claims_signature(to_allocate)
+                found_here = snap.dra.allocate(node.node, to_allocate, signature)
+                moved = snap.dra.results_for(found_here, node.name)
+                if moved is None:
+                    found_here = snap.dra.allocate(node.node, to_allocate, signature, exact=True)
+                    moved = found_here.results
+                if moved is None:  # cannot happen: the class answer was checked on this node
                     return unresolvable(DRA, "cannot allocate all claims")
-                results = exact.results
-                footprint = exact.footprint
+                results = moved
+                footprint = found_here.footprint
             ref = ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid)
             for claim, result in zip(to_allocate, results):
                 status = claim.status or ResourceClaimStatus()

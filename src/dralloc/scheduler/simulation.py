@@ -74,7 +74,7 @@ class Scheduler:
                  classes: Iterable[DeviceClass] = (), claims: Iterable[ResourceClaim] = (),
                  templates: Iterable[ResourceClaimTemplate] = (), taint_rules: Iterable[DeviceTaintRule] = (),
                  priority_classes: Iterable[Any] = (), seed: int = 0, feature_gates: FeatureGates | None = None,
-                 percentage_of_nodes_to_score: int = 0) -> None:
+                 percentage_of_nodes_to_score: int = 0, group_nodes: bool = True) -> None:
         self.seed = seed
         self.gates = feature_gates or FeatureGates()
         self.names = NameGenerator(seed)
@@ -83,9 +83,10 @@ class Scheduler:
         self._priority_classes = list(priority_classes)
         self.snapshot = ClusterSnapshot(list(nodes), list(slices), list(classes), list(claims),
                                         list(taint_rules), self.gates)
+        self.snapshot.dra.share = group_nodes
         self.framework = Framework(self.snapshot, seed=seed,
                                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-                                   new_claim_name=self.names.name)
+                                   new_claim_name=self.names.name, group_nodes=group_nodes)
         self.results: dict[str, PodResult] = {}
         self.infos: dict[str, PodInfo] = {}
         self.pending: list[PodInfo] = []
@@ -238,10 +239,14 @@ class Scheduler:
         attempt = self.framework.attempt(info)
         if attempt.code == Code.SUCCESS and attempt.node is not None:
             pod = bind_pod(info.pod, attempt.node.name)
-            pod = self._record_extended_claim(pod)
+            if attempt.extended_claim is not None:
+                status = pod.status or PodStatus()
+                pod = replace(pod, status=replace(status, extended_resource_claim_status={
+                    "resourceClaimName": attempt.extended_claim.metadata.name}))
             info.pod = pod
-            if attempt.node.nominated and info in attempt.node.nominated:
-                attempt.node.nominated.remove(info)
+            if self.snapshot.nominations:
+                for node in self.snapshot.nodes:
+                    self.snapshot.unnominate(node, info)
             result.pod = pod
             result.node = attempt.node.name
             result.status = "scheduled"
@@ -254,19 +259,11 @@ class Scheduler:
         if attempt.nominated is not None:
             status = info.pod.status or PodStatus()
             info.pod = replace(info.pod, status=replace(status, nominated_node_name=attempt.nominated.name))
-            attempt.nominated.nominated.append(info)
+            if self.snapshot.nominations:
+                for node in self.snapshot.nodes:
+                    self.snapshot.unnominate(node, info)
+            self.snapshot.nominate(attempt.nominated, info)
         return attempt
-
-    def _record_extended_claim(self, pod: Pod) -> Pod:
-        for claim in self.snapshot.claims.values():
-            ann = claim.metadata.annotations or {}
-            owners = claim.metadata.owner_references or ()
-            if ann.get("resource.kubernetes.io/extended-resource-claim") == "true" and \
-                    any(o.uid == pod.metadata.uid for o in owners):
-                status = pod.status or PodStatus()
-                return replace(pod, status=replace(status, extended_resource_claim_status={
-                    "resourceClaimName": claim.metadata.name}))
-        return pod
 
     def _evict(self, victim: PodInfo, node: NodeInfo | None, by: PodInfo) -> None:
         """Delete a preemption victim: free its node share, un-reserve its claims, deallocate or delete

@@ -15,8 +15,10 @@ from dralloc.api.resource_v1 import (
 )
 from dralloc.scheduler.dra import DraState
 from dralloc.scheduler.features import FeatureGates
+from dralloc.scheduler.groups import NodeGroups
 from dralloc.scheduler.nodeinfo import NodeInfo, node_tree_order
 from dralloc.scheduler.plugins.extended_resources import class_mapping
+from dralloc.scheduler.podinfo import PodInfo
 
 ClaimKey = tuple[str, str]
 
@@ -34,6 +36,10 @@ class ClusterSnapshot:
         self.node_list = node_tree_order(nodes)
         self.nodes = [NodeInfo.build(n) for n in self.node_list]
         self.by_name = {n.name: n for n in self.nodes}
+        self.static_keys: dict[tuple[object, ...], int] = {}
+        self.nominations = 0  # nodes with nominated pods (their verdicts are not shared)
+        for info in self.nodes:
+            info.set_static_keys(self.static_keys)
         self.classes = {c.metadata.name or "": c for c in classes}
         self.claims: dict[ClaimKey, ResourceClaim] = {claim_key(c): c for c in claims}
         self.taint_rules = taint_rules
@@ -47,6 +53,17 @@ class ClusterSnapshot:
         self.dra_extended_resources = frozenset(self.extended_mapping)
         self.dra = DraState(slices, classes, [c for c in claims if _allocated(c)],
                             footprints=gates.enabled("DRANodeAllocatableResources"))
+        self.groups = NodeGroups(self.nodes, self.dra)
+
+    # ------------------------------------------------------------------ nominations
+    def nominate(self, node: NodeInfo, pod: PodInfo) -> None:
+        node.nominated.append(pod)
+        self.nominations += 1
+
+    def unnominate(self, node: NodeInfo, pod: PodInfo) -> None:
+        if pod in node.nominated:
+            node.nominated.remove(pod)
+            self.nominations -= 1
 
     # ------------------------------------------------------------------ claims
     def set_claim(self, claim: ResourceClaim) -> None:
@@ -87,6 +104,8 @@ def rebuild(snap: ClusterSnapshot, nodes: list[Node], slices: list[ResourceSlice
     snap.node_list = node_tree_order(nodes)
     snap.nodes = [kept.get(n.metadata.name or "") or NodeInfo.build(n) for n in snap.node_list]
     snap.by_name = {n.name: n for n in snap.nodes}
+    for info in snap.nodes:
+        info.set_static_keys(snap.static_keys)
     snap.raw_slices = slices
     if snap.taint_rules and snap.gates.enabled("DRADeviceTaintRules"):
         from dralloc.allocator.taintrules import apply_taint_rules
@@ -95,3 +114,4 @@ def rebuild(snap: ClusterSnapshot, nodes: list[Node], slices: list[ResourceSlice
     snap.slices = slices
     snap.dra = DraState(slices, list(snap.classes.values()), [c for c in snap.claims.values() if _allocated(c)],
                         footprints=snap.gates.enabled("DRANodeAllocatableResources"))
+    snap.groups = NodeGroups(snap.nodes, snap.dra)

@@ -22,6 +22,14 @@ class Cycle:
     data: dict[str, Any] = field(default_factory=dict)
     skip_filter: set[str] = field(default_factory=set)
     skip_score: set[str] = field(default_factory=set)
+    # Filter results are shared by nodes in the same state: each node's state key, and the node that
+    # was actually filtered for each key (plugins keep per-node data for it, e.g. DRA allocations).
+    node_keys: dict[str, tuple[object, ...]] = field(default_factory=dict)
+    representatives: dict[tuple[object, ...], NodeInfo] = field(default_factory=dict)
+    # A grouped search's examined window: (group id per examined node, feasible positions, start index),
+    # and which groups passed.
+    window: tuple[bytes, list[int], int] | None = None
+    feasible_gids: bytes = b""
 
 
 class Plugin:
