@@ -268,7 +268,7 @@ class Framework:
                 st = verdicts[gids[i]]
                 if st is not None:
                     statuses[nodes[i].name] = st
-        cycle.window = (rotated_gids[:processed], positions, start)
+        cycle.window = (rotated_gids[:processed], start)
         self.next_start_node_index = (self.next_start_node_index + processed) % count
         return feasible
 
@@ -276,7 +276,7 @@ class Framework:
         """``_select_host`` for a grouped search: score each feasible group present in the examined window
         once, then pick uniformly among the nodes of the top groups, in examination order."""
         groups = self.snapshot.groups
-        window, positions, start = cycle.window
+        window, start = cycle.window
         present = sorted(g for g in set(window) if groups.key(g) in cycle.representatives
                          and cycle.feasible_gids[g])
         reps = {g: cycle.representatives[groups.key(g)] for g in present}

@@ -26,9 +26,9 @@ class Cycle:
     # was actually filtered for each key (plugins keep per-node data for it, e.g. DRA allocations).
     node_keys: dict[str, tuple[object, ...]] = field(default_factory=dict)
     representatives: dict[tuple[object, ...], NodeInfo] = field(default_factory=dict)
-    # A grouped search's examined window: (group id per examined node, feasible positions, start index),
+    # A grouped search's examined window: (group id per examined node, start index),
     # and which groups passed.
-    window: tuple[bytes, list[int], int] | None = None
+    window: tuple[bytes, int] | None = None
     feasible_gids: bytes = b""
 
 
