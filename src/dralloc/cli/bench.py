@@ -30,6 +30,9 @@ def register(subparsers: Any) -> None:
     a.add_argument("--iterations", type=int, default=0, help="calls per figure (default: adaptive)")
     a.add_argument("-o", "--output", choices=("text", "json"), default="text")
     a.set_defaults(func=run_allocate)
+    from dralloc.cli import bench_schedule
+
+    bench_schedule.register(sub)
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), 2)[1])
 
 

@@ -13,7 +13,7 @@ from itertools import compress, islice
 
 from msgspec.structs import replace
 
-from dralloc.api.core_v1 import Pod, PodStatus
+from dralloc.api.core_v1 import NodeSelector, Pod, PodStatus
 from dralloc.api.resource_v1 import ResourceClaim, ResourceClaimConsumerReference, ResourceClaimStatus
 from dralloc.scheduler.framework import (
     NO_NODES_AVAILABLE,
@@ -27,7 +27,7 @@ from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.base import Cycle, Plugin
 from dralloc.scheduler.plugins.default_preemption import Candidate, DefaultPreemption
 from dralloc.scheduler.plugins.dynamic_resources import NAME as DRA
-from dralloc.scheduler.plugins.dynamic_resources import DraCycle, is_reserved_for
+from dralloc.scheduler.plugins.dynamic_resources import DraCycle, is_reserved_for, selector_matches
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.profile import default_plugins
 from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
@@ -190,7 +190,8 @@ class Framework:
             return []
         wanted = num_feasible_nodes_to_find(len(nodes), self.percentage)
         named = self._needs_node_names(cycle)
-        if self.group_nodes and names is None and not named and snap.dra.all_local and not snap.nominations \
+        claim_selectors = self._claim_selectors(cycle)
+        if self.group_nodes and names is None and not named and not claim_selectors and snap.dra.all_local and not snap.nominations \
                 and snap.groups.refresh():
             return self._find_feasible_grouped(cycle, diagnosis, out, wanted)
         feasible: list[NodeInfo] = []
@@ -210,7 +211,8 @@ class Framework:
                 st = run(cycle, node)
             else:
                 key = (node.named_key if named or not self.group_nodes else node.static_key,
-                       node.dynamic_key(state_id(node.name)))
+                       node.dynamic_key(state_id(node.name)),
+                       tuple(selector_matches(sel, node) for sel in claim_selectors) if claim_selectors else ())
                 keys[node.name] = key
                 if key in verdicts:
                     st = verdicts[key]
@@ -302,15 +304,18 @@ class Framework:
 
     @staticmethod
     def _needs_node_names(cycle: Cycle) -> bool:
-        """Whether the pod's verdicts can depend on a node's name or labels (selectors, affinity, claims
-        allocated with a node selector)."""
+        """Whether the pod's own constraints read a node's name or labels (selectors, affinity)."""
         pod = cycle.pod
         if pod.node_selector or pod.required_affinity is not None or pod.preferred_affinity:
             return True
-        if pod.pod.spec.node_name:
-            return True
+        return bool(pod.pod.spec.node_name)
+
+    @staticmethod
+    def _claim_selectors(cycle: Cycle) -> list[NodeSelector]:
+        """The node selectors of the pod's allocated claims: the only way its verdict depends on a node's
+        name besides its own selectors (nodes agreeing on every one of them can share verdicts)."""
         st: DraCycle | None = cycle.data.get(DRA)
-        return st is not None and any(sel is not None for sel in st.available_on)
+        return [sel for sel in st.available_on if sel is not None] if st is not None else []
 
     def _post_filter(self, cycle: Cycle, diagnosis: Diagnosis, out: Attempt) -> None:
         reasons: list[str] = []

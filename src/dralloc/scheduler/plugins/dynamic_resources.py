@@ -75,6 +75,23 @@ def is_allocated(claim: ResourceClaim) -> bool:
     return claim.status is not None and claim.status.allocation is not None
 
 
+def pinned_names(selector: NodeSelector) -> frozenset[str] | None:
+    """The node names a selector of the form ``matchFields metadata.name In [...]`` (what an allocation of
+    node-local devices carries) allows; None for any other selector."""
+    terms = selector.node_selector_terms or []
+    if len(terms) != 1 or terms[0].match_expressions:
+        return None
+    fields = terms[0].match_fields or []
+    if len(fields) != 1 or fields[0].key != "metadata.name" or fields[0].operator != "In":
+        return None
+    return frozenset(fields[0].values or ())
+
+
+def selector_matches(selector: NodeSelector, node: NodeInfo) -> bool:
+    names = pinned_names(selector)
+    return node.name in names if names is not None else node_selector_matches(selector, node)
+
+
 def _owned_by(claim: ResourceClaim, pod_uid: str) -> bool:
     return any(o.controller and o.uid == pod_uid and o.kind == "Pod"
                for o in claim.metadata.owner_references or ())
@@ -191,7 +208,7 @@ class DynamicResources(Plugin):
         if ext_claim is None and not st.claims:
             return None
         unavailable = [i for i, sel in enumerate(st.available_on)
-                       if sel is not None and not node_selector_matches(sel, node)]
+                       if sel is not None and not selector_matches(sel, node)]
         to_allocate = st.to_allocate + ([ext_claim] if ext_claim is not None else [])
         results: list[AllocationResult] = []
         footprint: dict[str, int] = {}
