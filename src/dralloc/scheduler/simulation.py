@@ -279,9 +279,9 @@ class Scheduler:
         result.message = f"preempted by {by.key} on node {node_name}"
         self.evicted.append(Eviction(victim.namespace, victim.name, node_name, by.key))
 
-    def release_claims(self, pod: Pod) -> None:
+    def release_claims(self, pod: Pod, *, pod_deleted: bool = True) -> None:
         """Drop the pod from its claims' ``reservedFor``; a claim nobody uses any more is deallocated, or
-        deleted when it was generated for this pod."""
+        deleted when it was generated for this pod and the pod is gone (``pod_deleted``)."""
         uid = pod.metadata.uid
         for claim in self._pod_claims(pod):
             status = claim.status
@@ -292,7 +292,7 @@ class Scheduler:
                 self.snapshot.set_claim(replace(claim, status=replace(status, reserved_for=reserved)))
                 continue
             owned = any(o.uid == uid and o.controller for o in claim.metadata.owner_references or ())
-            if owned:
+            if owned and pod_deleted:
                 self.snapshot.delete_claim(claim)
             else:
                 self.snapshot.deallocate(claim)

@@ -76,7 +76,7 @@ def remove_node(sched: Scheduler, name: str) -> list[str]:
     moved = []
     for pod in list(info.pods):
         info.remove_pod(pod, pod.claim_footprint)
-        sched.release_claims(pod.pod)
+        sched.release_claims(pod.pod, pod_deleted=False)
         pod.pod = replace(pod.pod, spec=replace(pod.pod.spec, node_name=None))
         pod.claim_footprint = {}
         result = sched.results[pod.key]
