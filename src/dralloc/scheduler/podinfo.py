@@ -63,6 +63,13 @@ def nonzero_requests(pod: Pod) -> tuple[int, int]:
     return units.get("cpu", 0), units.get("memory", 0)
 
 
+def _requests_key(pod: Pod) -> bytes:
+    from dralloc.api.codec import encode_json
+
+    spec = pod.spec
+    return encode_json([spec.containers, spec.init_containers, spec.overhead, spec.resources])
+
+
 @dataclass(eq=False)
 class PodInfo:
     """A pod as the scheduler sees it. ``order`` is the input position (the last tie-breaker)."""
@@ -119,11 +126,21 @@ class PodInfo:
         )
 
     @classmethod
-    def build(cls, pod: Pod, order: int, priority: int) -> PodInfo:
+    def build(cls, pod: Pod, order: int, priority: int,
+              requests_cache: dict[bytes, tuple[dict[str, int], int, int]] | None = None) -> PodInfo:
+        """``requests_cache`` (owned by the caller, keyed by what the requests are computed from) saves
+        recomputing the requests of pods stamped from one template."""
         spec = pod.spec
         info = cls(pod=pod, order=order, priority=priority)
-        info.request = {k: v for k, v in scheduler_units(pod_requests(pod)).items() if v != 0}
-        info.nonzero_cpu, info.nonzero_memory = nonzero_requests(pod)
+        key = _requests_key(pod) if requests_cache is not None else b""
+        cached = requests_cache.get(key) if requests_cache is not None else None
+        if cached is None:
+            request = {k: v for k, v in scheduler_units(pod_requests(pod)).items() if v != 0}
+            cached = (request, *nonzero_requests(pod))
+            if requests_cache is not None:
+                requests_cache[key] = cached
+        info.request = dict(cached[0])
+        info.nonzero_cpu, info.nonzero_memory = cached[1], cached[2]
         for c in spec.containers or ():
             for p in c.ports or ():
                 if p.host_port:

@@ -56,7 +56,7 @@ class NameGenerator:
     def name(self, base: str) -> str:
         base = base[:58]
         while True:
-            candidate = base + "".join(self._rng.choice(NAME_ALPHABET) for _ in range(5))
+            candidate = base + "".join(self._rng.choices(NAME_ALPHABET, k=5))
             if candidate not in self._used:
                 self._used.add(candidate)
                 return candidate
@@ -87,6 +87,7 @@ class Scheduler:
         self.framework = Framework(self.snapshot, seed=seed,
                                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                                    new_claim_name=self.names.name, group_nodes=group_nodes)
+        self._requests_cache: dict[bytes, tuple[dict[str, int], int, int]] = {}
         self.results: dict[str, PodResult] = {}
         self.infos: dict[str, PodInfo] = {}
         self.pending: list[PodInfo] = []
@@ -135,7 +136,7 @@ class Scheduler:
         if key in self.results:
             raise ValueError(f"pod {key} appears twice")
         pod = self._make_template_claims(pod)
-        info = PodInfo.build(pod, len(self.results), self._priority(pod))
+        info = PodInfo.build(pod, len(self.results), self._priority(pod), self._requests_cache)
         self.infos[key] = info
         phase = pod.status.phase if pod.status is not None else None
         result = PodResult(pod, pod.spec.node_name)
