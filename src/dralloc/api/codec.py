@@ -26,7 +26,7 @@ from typing import IO, Any
 import msgspec
 import yaml
 
-from dralloc.api import conversion, core_v1, resource_v1, strict
+from dralloc.api import apps_v1, batch_v1, conversion, core_v1, resource_v1, scheduling_v1, strict
 from dralloc.api.quantity import Quantity, quantity_dec_hook
 from dralloc.errors import DecodeError
 
@@ -84,6 +84,17 @@ _CORE_KINDS: dict[str, type] = {
     "Pod": core_v1.Pod,
     "Namespace": core_v1.Namespace,
 }
+# Other groups, by apiVersion: the workload controllers' kinds and PriorityClass.
+_OTHER_KINDS: dict[str, dict[str, type]] = {
+    apps_v1.GROUP_VERSION: {
+        "Deployment": apps_v1.Deployment,
+        "ReplicaSet": apps_v1.ReplicaSet,
+        "StatefulSet": apps_v1.StatefulSet,
+        "DaemonSet": apps_v1.DaemonSet,
+    },
+    batch_v1.GROUP_VERSION: {"Job": batch_v1.Job},
+    scheduling_v1.GROUP_VERSION: {"PriorityClass": scheduling_v1.PriorityClass},
+}
 
 
 def model_for(api_version: str | None, kind: str | None) -> type | None:
@@ -92,7 +103,7 @@ def model_for(api_version: str | None, kind: str | None) -> type | None:
         return _RESOURCE_KINDS.get(kind or "")
     if api_version == "v1":
         return _CORE_KINDS.get(kind or "")
-    return None
+    return _OTHER_KINDS.get(api_version or "", {}).get(kind or "")
 
 
 def kind_of(obj: Any) -> str:
@@ -355,6 +366,12 @@ _LIST_MODELS: dict[str, type] = {
     "DeviceTaintRuleList": resource_v1.DeviceTaintRuleList,
     "NodeList": core_v1.NodeList,
     "PodList": core_v1.PodList,
+    "DeploymentList": apps_v1.DeploymentList,
+    "ReplicaSetList": apps_v1.ReplicaSetList,
+    "StatefulSetList": apps_v1.StatefulSetList,
+    "DaemonSetList": apps_v1.DaemonSetList,
+    "JobList": batch_v1.JobList,
+    "PriorityClassList": scheduling_v1.PriorityClassList,
 }
 
 

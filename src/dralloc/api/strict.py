@@ -33,23 +33,26 @@ def field_problems(raw: bytes | str, *, yaml_input: bool = False, **kw: Any) -> 
     return duplicates + unknown_fields(data)
 
 
+_COMPLETE_OTHERS = {("scheduling.k8s.io/v1", "PriorityClass")}  # fully modelled kinds outside resource.k8s.io
+
+
 def unknown_fields(data: Any) -> list[str]:
     """``unknown field "<path>"`` for each key of a decoded object that its kind's schema lacks.
 
-    Only resource.k8s.io kinds are checked: dralloc models them completely. Of Node, Pod, the workload
-    kinds and PriorityClass it models what scheduling reads, so a field it lacks is not an unknown field
+    Only resource.k8s.io kinds and PriorityClass are checked: dralloc models them completely. Of Node, Pod
+    and the workload kinds it models what scheduling reads, so a field it lacks is not an unknown field
     there and is ignored."""
     if not isinstance(data, dict):
         return []
     api_version = data.get("apiVersion")
-    if api_version not in conversion.SERVED_VERSIONS:
+    if api_version not in conversion.SERVED_VERSIONS and (api_version, data.get("kind")) not in _COMPLETE_OTHERS:
         return []
     from dralloc.api.codec import model_for
 
     model = model_for(api_version, data.get("kind"))
     if model is None:
         return []
-    if api_version != conversion.V1:
+    if api_version in conversion.SERVED_VERSIONS and api_version != conversion.V1:
         data = conversion.to_v1(data)
     node = _node(model)
     if not _has_unknown(data, node):  # the common case: one pass of C-level set comparisons
