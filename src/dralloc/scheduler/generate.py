@@ -166,14 +166,17 @@ def _h100_slices(node: str, rng: random.Random) -> list[dict[str, Any]]:
                 used = {**engines, **{f"memory-slice-{s}": 1 for s in range(start, start + mem_slices)}}
                 devices.append({
                     "name": f"gpu-{g}-mig-{profile.replace('.', '')}-{pid}-{start}",
-                    "attributes": {"type": {"string": "mig"}, "profile": {"string": profile},
-                                   "parentIndex": {"int": g}, "parentUUID": {"string": parent},
-                                   "placementStart": {"int": start}, "placementSize": {"int": mem_slices}, **common},
+                    "attributes": {**_mig_attributes(profile, g, parent, start, mem_slices), **common},
                     "capacity": _counter_values(_capacity_names(engines)),
                     "consumesCounters": [{"counterSet": f"gpu-{g}-counter-set", "counters": _counter_values(used)}],
                 })
         out.append(_slice(f"{node}-{_NVIDIA}-gpu-{g}", node, _NVIDIA, _GPUS_PER_NODE + 1, {"devices": devices}))
     return out
+
+
+def _mig_attributes(profile: str, gpu: int, parent: str, start: int, size: int) -> dict[str, dict[str, Any]]:
+    return {"type": {"string": "mig"}, "profile": {"string": profile}, "parentIndex": {"int": gpu},
+            "parentUUID": {"string": parent}, "placementStart": {"int": start}, "placementSize": {"int": size}}
 
 
 def _capacity_names(counters: dict[str, Any]) -> dict[str, Any]:

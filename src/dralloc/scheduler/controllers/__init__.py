@@ -1,0 +1,1 @@
+"""What the Kubernetes controllers would create from workloads and claim templates, as pure functions."""
