@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "fit",
     "allocate",
     "schedule",
+    "generate",
     "bench",
     "serve",
     "kubeconfig",

@@ -153,7 +153,7 @@ def _h100_slices(node: str, rng: random.Random) -> list[dict[str, Any]]:
             "resource.kubernetes.io/pcieRoot": {"string": f"pci0000:{0x10 * g:02x}"},
         }
         full = {**_H100_TOTAL, **{f"memory-slice-{s}": 1 for s in range(8)}}
-        devices = [{
+        devices: list[dict[str, Any]] = [{
             "name": f"gpu-{g}",
             "attributes": {"type": {"string": "gpu"}, "index": {"int": g}, "uuid": {"string": parent}, **common},
             "capacity": _counter_values(_capacity_names(_H100_TOTAL)),
