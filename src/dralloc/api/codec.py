@@ -26,19 +26,23 @@ from typing import IO, Any
 import msgspec
 import yaml
 
-from dralloc.api import conversion, core_v1, resource_v1
+from dralloc.api import apps_v1, batch_v1, conversion, core_v1, resource_v1, scheduling_v1, strict
 from dralloc.api.quantity import Quantity, quantity_dec_hook
 from dralloc.errors import DecodeError
 
 __all__ = [
+    "CheckedObject",
     "Document",
+    "FieldProblem",
     "UnknownKindWarning",
     "decode",
     "dump_json",
     "dump_yaml",
     "encode_json",
+    "iter_checked",
     "kind_of",
     "load",
+    "load_checked",
     "model_for",
     "read_documents",
     "to_dict",
@@ -59,6 +63,7 @@ class Document:
     index: int  # 1-based document number within the source
     line: int  # 1-based line where the document starts
     data: Any
+    duplicates: tuple[str, ...] = ()  # paths of repeated keys within ``data`` ("metadata.name")
 
     @property
     def where(self) -> str:
@@ -79,6 +84,17 @@ _CORE_KINDS: dict[str, type] = {
     "Pod": core_v1.Pod,
     "Namespace": core_v1.Namespace,
 }
+# Other groups, by apiVersion: the workload controllers' kinds and PriorityClass.
+_OTHER_KINDS: dict[str, dict[str, type]] = {
+    apps_v1.GROUP_VERSION: {
+        "Deployment": apps_v1.Deployment,
+        "ReplicaSet": apps_v1.ReplicaSet,
+        "StatefulSet": apps_v1.StatefulSet,
+        "DaemonSet": apps_v1.DaemonSet,
+    },
+    batch_v1.GROUP_VERSION: {"Job": batch_v1.Job},
+    scheduling_v1.GROUP_VERSION: {"PriorityClass": scheduling_v1.PriorityClass},
+}
 
 
 def model_for(api_version: str | None, kind: str | None) -> type | None:
@@ -87,7 +103,7 @@ def model_for(api_version: str | None, kind: str | None) -> type | None:
         return _RESOURCE_KINDS.get(kind or "")
     if api_version == "v1":
         return _CORE_KINDS.get(kind or "")
-    return None
+    return _OTHER_KINDS.get(api_version or "", {}).get(kind or "")
 
 
 def kind_of(obj: Any) -> str:
@@ -151,13 +167,29 @@ def _list_items(doc: Document) -> list[Document] | None:
     if not isinstance(items, list):
         raise DecodeError(f"{doc.where}: items: expected a list")
     item_kind = kind[: -len("List")] if kind != "List" else None
+    item_duplicates = _split_duplicates(doc.duplicates, len(items))
     out = []
     for i, item in enumerate(items):
         if item_kind and isinstance(item, dict):
             # Typed lists from the API omit each item's apiVersion/kind.
             item = {"apiVersion": data.get("apiVersion"), "kind": item_kind, **item}
-        out.append(Document(doc.source, doc.index, doc.line, item))
+        out.append(Document(doc.source, doc.index, doc.line, item, item_duplicates[i]))
     return out
+
+
+def _split_duplicates(paths: tuple[str, ...], count: int, prefix: str = "items") -> list[tuple[str, ...]]:
+    """Hand each item of a list its own repeated-key paths (``items[2].metadata.name`` -> item 2's
+    ``metadata.name``); repeats in the list object itself go to the first item, path unchanged."""
+    out: list[list[str]] = [[] for _ in range(count)]
+    for path in paths:
+        if path.startswith(prefix + "["):
+            index, _, rest = path[len(prefix) + 1:].partition("]")
+            if index.isdigit() and int(index) < count and rest.startswith("."):
+                out[int(index)].append(rest[1:])
+                continue
+        if count:
+            out[0].append(path)
+    return [tuple(p) for p in out]
 
 
 def iter_objects(docs: Iterable[Document], *, skip_unknown: bool = True) -> Iterator[tuple[Document, Any]]:
@@ -191,6 +223,103 @@ def load(src: str | os.PathLike[str] | IO[str] | IO[bytes], *, skip_unknown: boo
             if fast is not None:
                 return fast
     return [obj for _, obj in iter_objects(read_documents(src), skip_unknown=skip_unknown)]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedObject:
+    """One object of a checked load: the decoded object, or why its document could not be decoded, and
+    its strict-decoding problems (``duplicate field "..."`` first, then ``unknown field "..."``)."""
+
+    document: Document
+    obj: Any = None  # None when ``error`` is set
+    error: DecodeError | None = None
+    problems: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str | None:
+        if self.obj is not None:
+            return kind_of(self.obj)
+        data = self.document.data
+        return data.get("kind") if isinstance(data, dict) else None
+
+    @property
+    def name(self) -> str | None:
+        if self.obj is not None:
+            return self.obj.metadata.name  # type: ignore[no-any-return]
+        meta = self.document.data.get("metadata") if isinstance(self.document.data, dict) else None
+        return meta.get("name") if isinstance(meta, dict) else None
+
+
+@dataclass(frozen=True, slots=True)
+class FieldProblem:
+    """An unknown or repeated field of one object, where kube-apiserver's strict field validation would
+    reject it (``fieldValidation=Strict``) or warn (``Warn``)."""
+
+    where: str  # file, document and line
+    kind: str
+    name: str
+    message: str  # 'unknown field "spec.x"' or 'duplicate field "metadata.name"'
+
+    def __str__(self) -> str:
+        return f"{self.kind}/{self.name}: {self.message}"
+
+
+def iter_checked(sources: Iterable[str | os.PathLike[str] | IO[str] | IO[bytes]]) -> Iterator[CheckedObject]:
+    """Read, strictly check and decode every object of the sources (files, directories, streams, "-").
+
+    Lists are flattened into their items; kinds dralloc does not read are skipped with an
+    UnknownKindWarning. A document that cannot be decoded yields a CheckedObject with ``error`` set, so a
+    caller can report every bad document; unreadable or unparsable files raise DecodeError."""
+    for src in sources:
+        yield from _checked(read_documents(src, check_duplicates=True))
+
+
+def _checked(docs: Iterable[Document]) -> Iterator[CheckedObject]:
+    for doc in docs:
+        if doc.data is None:
+            continue
+        items = _list_items(doc)
+        if items is not None:
+            yield from _checked(items)
+            continue
+        data = doc.data
+        problems = strict.duplicate_messages(list(doc.duplicates))
+        if isinstance(data, dict):
+            api_version, kind = data.get("apiVersion"), data.get("kind")
+            if api_version and kind and model_for(api_version, kind) is None:
+                warnings.warn(f"{doc.where}: skipping {kind} ({api_version}): not a kind dralloc reads",
+                              UnknownKindWarning, stacklevel=3)
+                continue
+        try:
+            obj = decode(data, where=doc.where)
+        except DecodeError as exc:
+            yield CheckedObject(doc, None, exc, tuple(problems))
+            continue
+        yield CheckedObject(doc, obj, None, tuple(problems + strict.unknown_fields(data)))
+
+
+def load_checked(sources: Iterable[str | os.PathLike[str] | IO[str] | IO[bytes]]) -> tuple[list[Any], list[FieldProblem]]:
+    """The objects of the sources and their strict-decoding problems (unknown and repeated fields).
+
+    The loading path shared by ``dralloc validate``, ``allocate`` and ``simulate``: JSON is parsed once by
+    the C JSON scanner, YAML by libyaml, both noting repeated keys as they build objects. Raises
+    DecodeError (naming file, document and line) for the first document that cannot be decoded."""
+    objects: list[Any] = []
+    problems: list[FieldProblem] = []
+    for checked in iter_checked(sources):
+        if checked.error is not None:
+            raise checked.error
+        objects.append(checked.obj)
+        for message in checked.problems:
+            problems.append(FieldProblem(checked.document.where, checked.kind or "", _qualified_name(checked.obj),
+                                         message))
+    return objects, problems
+
+
+def _qualified_name(obj: Any) -> str:
+    meta = obj.metadata
+    name = meta.name or "(unnamed)"
+    return f"{meta.namespace}/{name}" if meta.namespace else name
 
 
 class _Head(msgspec.Struct, rename="camel"):
@@ -237,44 +366,45 @@ _LIST_MODELS: dict[str, type] = {
     "DeviceTaintRuleList": resource_v1.DeviceTaintRuleList,
     "NodeList": core_v1.NodeList,
     "PodList": core_v1.PodList,
+    "DeploymentList": apps_v1.DeploymentList,
+    "ReplicaSetList": apps_v1.ReplicaSetList,
+    "StatefulSetList": apps_v1.StatefulSetList,
+    "DaemonSetList": apps_v1.DaemonSetList,
+    "JobList": batch_v1.JobList,
+    "PriorityClassList": scheduling_v1.PriorityClassList,
 }
 
 
 # --- reading documents ------------------------------------------------------------------------------
 
 
-class _Loader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):  # type: ignore[misc]
-    """Safe YAML loader that leaves timestamps as strings (Kubernetes keeps RFC 3339 text)."""
+def read_documents(src: str | os.PathLike[str] | IO[str] | IO[bytes], *,
+                   check_duplicates: bool = False) -> list[Document]:
+    """Parse every document of a file, a directory, a stream or "-" (stdin).
 
-
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
-def read_documents(src: str | os.PathLike[str] | IO[str] | IO[bytes]) -> list[Document]:
-    """Parse every document of a file, a directory, a stream or "-" (stdin)."""
+    With ``check_duplicates`` each document also carries the paths of its repeated keys (YAML documents
+    always do: the check is free there)."""
+    check = check_duplicates
     if hasattr(src, "read"):
         name = getattr(src, "name", "<stream>")
-        return parse_text(_as_text(src.read(), str(name)), str(name))  # type: ignore[union-attr]
+        return parse_text(_as_text(src.read(), str(name)), str(name), check_duplicates=check)  # type: ignore[union-attr]
     if str(src) == "-":
-        return parse_text(_as_text(sys.stdin.buffer.read(), "<stdin>"), "<stdin>")
+        return parse_text(_as_text(sys.stdin.buffer.read(), "<stdin>"), "<stdin>", check_duplicates=check)
     path = Path(src)
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in MANIFEST_SUFFIXES)
-        return [doc for f in files for doc in _read_file(f)]
-    return _read_file(path)
+        return [doc for f in files for doc in _read_file(f, check)]
+    return _read_file(path, check)
 
 
-def _read_file(path: Path) -> list[Document]:
+def _read_file(path: Path, check_duplicates: bool = False) -> list[Document]:
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         raise DecodeError(f"{path}: no such file or directory") from None
     except OSError as exc:
         raise DecodeError(f"{path}: {exc.strerror or exc}") from None
-    return parse_text(_as_text(raw, str(path)), str(path))
+    return parse_text(_as_text(raw, str(path)), str(path), check_duplicates=check_duplicates)
 
 
 def _as_text(raw: str | bytes, name: str) -> str:
@@ -286,37 +416,34 @@ def _as_text(raw: str | bytes, name: str) -> str:
         raise DecodeError(f"{name}: not UTF-8 text (byte {exc.start})") from None
 
 
-def parse_text(text: str, source: str = "<stream>") -> list[Document]:
-    """Parse YAML or JSON text (one or many documents)."""
+def parse_text(text: str, source: str = "<stream>", *, check_duplicates: bool = False) -> list[Document]:
+    """Parse YAML or JSON text (one or many documents); see read_documents for ``check_duplicates``."""
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
+        duplicates: list[str] = []
         try:
-            data = msgspec.json.decode(text)
-        except msgspec.DecodeError:
+            if check_duplicates:
+                data, duplicates = strict.load_json_checked(text)
+            else:
+                data = msgspec.json.decode(text)
+        except (msgspec.DecodeError, ValueError):
             pass  # flow-style YAML or broken JSON: let the YAML parser say where
         else:
             if isinstance(data, list):  # a bare JSON array of objects
-                return [Document(source, i + 1, 1, d) for i, d in enumerate(data)]
-            return [Document(source, 1, 1, data)]
-    docs: list[Document] = []
-    loader = _Loader(text)
-    index = 0
+                per_item = _split_duplicates(tuple(duplicates), len(data), prefix="")
+                return [Document(source, i + 1, 1, d, per_item[i]) for i, d in enumerate(data)]
+            return [Document(source, 1, 1, data, tuple(duplicates))]
     try:
-        while loader.check_node():
-            index += 1
-            node = loader.get_node()
-            line = node.start_mark.line + 1 if node is not None else 1
-            docs.append(Document(source, index, line, loader.construct_document(node)))
+        parsed = strict.load_yaml_documents(text)
     except yaml.MarkedYAMLError as exc:
+        index = getattr(exc, "document_index", 1)
         mark = exc.problem_mark or exc.context_mark
         line = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "unknown line"
         problem = exc.problem or exc.context or "invalid YAML"
         raise DecodeError(f"{source}: document {index}: {line}: {problem}") from None
     except yaml.YAMLError as exc:
-        raise DecodeError(f"{source}: document {index}: {exc}") from None
-    finally:
-        loader.dispose()
-    return docs
+        raise DecodeError(f"{source}: document {getattr(exc, 'document_index', 1)}: {exc}") from None
+    return [Document(source, i + 1, line, data, tuple(paths)) for i, (line, data, paths) in enumerate(parsed)]
 
 
 # --- encoding ---------------------------------------------------------------------------------------

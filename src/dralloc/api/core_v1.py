@@ -1,7 +1,9 @@
-"""core/v1 types dralloc needs: Node, the scheduling-relevant parts of Pod, and NodeSelector.
+"""core/v1 types dralloc needs: Node, the scheduling-relevant parts of Pod and PodTemplateSpec, NodeSelector.
 
-Only what the allocator, node fit and scheduler read is modelled; other fields of a Node or Pod are
-ignored when decoding (they are not resource.k8s.io objects, so nothing is validated strictly here).
+Only what the allocator, node fit, the scheduler and the workload controllers read is modelled; other
+fields of a Node or Pod are dropped when decoding (these are not resource.k8s.io objects, so no unknown
+field is reported for them either). Pod affinity and anti-affinity and topology spread constraints are
+kept as plain data.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from dralloc.api.meta import Base, Condition, ListMeta, ObjectMeta
+from dralloc.api.meta import Base, ListMeta, ObjectMeta
 from dralloc.api.quantity import Quantity
 
 ResourceList = dict[str, Quantity]
@@ -29,6 +31,22 @@ class NodeSelectorTerm(Base):
 
 class NodeSelector(Base):
     node_selector_terms: list[NodeSelectorTerm] = msgspec.field(default_factory=list)
+
+
+class PreferredSchedulingTerm(Base):
+    weight: int = 0
+    preference: NodeSelectorTerm = msgspec.field(default_factory=NodeSelectorTerm)
+
+
+class NodeAffinity(Base):
+    required_during_scheduling_ignored_during_execution: NodeSelector | None = None
+    preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] | None = None
+
+
+class Affinity(Base):
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: dict[str, Any] | None = None
+    pod_anti_affinity: dict[str, Any] | None = None
 
 
 class Taint(Base):
@@ -103,10 +121,10 @@ class ResourceRequirements(Base):
 
 class ContainerPort(Base):
     container_port: int = 0
-    host_port: int | None = None
-    host_ip: str | None = msgspec.field(default=None, name="hostIP")
-    protocol: str | None = None
     name: str | None = None
+    host_port: int | None = None
+    protocol: str | None = None  # TCP (default), UDP, SCTP
+    host_ip: str | None = msgspec.field(default=None, name="hostIP")
 
 
 class Container(Base):
@@ -124,23 +142,6 @@ class PodResourceClaim(Base):
     resource_claim_template_name: str | None = None
 
 
-class PreferredSchedulingTerm(Base):
-    weight: int = 0
-    preference: NodeSelectorTerm = msgspec.field(default_factory=NodeSelectorTerm)
-
-
-class NodeAffinity(Base):
-    required_during_scheduling_ignored_during_execution: NodeSelector | None = None
-    preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] | None = None
-
-
-class Affinity(Base):
-    node_affinity: NodeAffinity | None = None
-    # Inter-pod (anti-)affinity is kept as written: the simulator does not evaluate it.
-    pod_affinity: dict[str, Any] | None = None
-    pod_anti_affinity: dict[str, Any] | None = None
-
-
 class PodSchedulingGate(Base):
     name: str = ""
 
@@ -148,20 +149,22 @@ class PodSchedulingGate(Base):
 class PodSpec(Base):
     containers: list[Container] = msgspec.field(default_factory=list)
     init_containers: list[Container] | None = None
+    restart_policy: str | None = None
     node_name: str | None = None
     node_selector: dict[str, str] | None = None
     affinity: Affinity | None = None
     tolerations: list[Toleration] | None = None
-    scheduling_gates: list[PodSchedulingGate] | None = None
     host_network: bool | None = None
-    preemption_policy: str | None = None
+    scheduling_gates: list[PodSchedulingGate] | None = None
     overhead: ResourceList | None = None
     resource_claims: list[PodResourceClaim] | None = None
     # Pod-level resources (KEP-2837): when set for a resource, it is the pod's footprint for it.
     resources: ResourceRequirements | None = None
     priority: int | None = None
     priority_class_name: str | None = None
+    preemption_policy: str | None = None  # PreemptLowerPriority (default) or Never
     scheduler_name: str | None = None
+    topology_spread_constraints: list[dict[str, Any]] | None = None
 
 
 class PodResourceClaimStatus(Base):
@@ -169,11 +172,21 @@ class PodResourceClaimStatus(Base):
     resource_claim_name: str | None = None
 
 
+class PodCondition(Base):
+    type: str = ""  # PodScheduled, Ready, ...
+    status: str = ""
+    observed_generation: int | None = None
+    last_probe_time: str | None = None
+    last_transition_time: str | None = None
+    reason: str | None = None
+    message: str | None = None
+
+
 class PodStatus(Base):
-    phase: str | None = None
-    start_time: str | None = None
-    conditions: list[Condition] | None = None
+    phase: str | None = None  # Pending, Running, Succeeded, Failed, Unknown
+    conditions: list[PodCondition] | None = None
     nominated_node_name: str | None = None
+    start_time: str | None = None
     resource_claim_statuses: list[PodResourceClaimStatus] | None = None
     # DRA-backed extended resources (DRAExtendedResource): {resourceClaimName, requestMappings}.
     extended_resource_claim_status: dict[str, Any] | None = None
@@ -192,3 +205,10 @@ class PodList(Base):
     kind: str = "PodList"
     metadata: ListMeta | None = None
     items: list[Pod] = msgspec.field(default_factory=list)
+
+
+class PodTemplateSpec(Base):
+    """The pod a workload controller stamps out: its metadata (labels!) and spec."""
+
+    metadata: ObjectMeta | None = None
+    spec: PodSpec = msgspec.field(default_factory=PodSpec)

@@ -1,4 +1,4 @@
-"""meta.k8s.io/v1 pieces every object carries: ObjectMeta, ListMeta, OwnerReference, Condition.
+"""meta.k8s.io/v1 pieces every object carries: ObjectMeta, ListMeta, OwnerReference, Condition, LabelSelector.
 
 Timestamps stay RFC 3339 strings, exactly as the API server writes them; nothing in dralloc does date
 arithmetic on them except the scheduler's taint eviction, which parses on demand.
@@ -56,3 +56,16 @@ class Condition(Base):
     last_transition_time: str | None = None
     reason: str | None = None
     message: str | None = None
+
+
+class LabelSelectorRequirement(Base):
+    key: str = ""
+    operator: str = ""  # In, NotIn, Exists, DoesNotExist
+    values: list[str] | None = None
+
+
+class LabelSelector(Base):
+    """Selects objects by labels: every matchLabels pair and every matchExpressions requirement must hold."""
+
+    match_labels: dict[str, str] | None = None
+    match_expressions: list[LabelSelectorRequirement] | None = None

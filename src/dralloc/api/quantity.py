@@ -451,6 +451,10 @@ def _whole_rounded(m: int, e: int) -> int | None:
 def quantity_dec_hook(typ: type, obj: Any) -> Any:
     """msgspec dec_hook: a Quantity from a JSON/YAML string or number (whitespace trimmed, as upstream)."""
     if typ is Quantity:
+        if type(obj) is str:  # most manifests repeat a few quantities: answer those from the parse cache
+            cached = Quantity._cache.get(obj)
+            if cached is not None:
+                return cached
         if isinstance(obj, bool) or not isinstance(obj, (str, int, float)):
             raise TypeError(f"Expected a quantity (string or number), got `{type(obj).__name__}`")
         if isinstance(obj, float):

@@ -57,13 +57,13 @@ def load_inputs(files: list[str]) -> Inputs:
     from dralloc.api import codec
 
     inputs = Inputs()
-    objects: list[Any] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for f in files:
-            objects.extend(_load(f))
+        objects, problems = codec.load_checked(files)
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
+    for problem in problems:
+        print(f"warning: {problem}", file=sys.stderr)
     for o in objects:
         kind = type(o).__name__
         if kind == "ResourceSlice":
@@ -87,47 +87,6 @@ def load_inputs(files: list[str]) -> Inputs:
         if not c.metadata.name:
             raise InputError("ResourceClaim: metadata.name: Required value")
     return inputs
-
-
-def _load(path: str) -> list[Any]:
-    """codec.load, with a plain-YAML fallback while the codec's document reader is unreliable.
-
-    The fallback only runs when codec.load fails with something other than an InputError (a bug, not bad
-    input); it still decodes every document through codec.decode.
-    """
-    from dralloc.api import codec
-
-    try:
-        return codec.load(path)
-    except InputError:
-        raise
-    except Exception:  # noqa: BLE001 - adapter for a dependency still being written
-        import yaml
-
-        from dralloc.errors import DecodeError
-
-        try:
-            if path == "-":
-                text = sys.stdin.read()
-            else:
-                with open(path, encoding="utf-8") as fh:
-                    text = fh.read()
-            docs = list(yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
-        except OSError as exc:
-            raise DecodeError(f"{path}: {exc.strerror or exc}") from None
-        except yaml.YAMLError as exc:
-            raise DecodeError(f"{path}: {exc}") from None
-        out: list[Any] = []
-        for i, d in enumerate(docs):
-            if d is None:
-                continue
-            if isinstance(d, dict) and d.get("kind") == "List":
-                items = d.get("items") or []
-            else:
-                items = [d]
-            for item in items:
-                out.append(codec.decode(item, where=f"{path}: document {i + 1}"))
-        return out
 
 
 def pick_nodes(inputs: Inputs, node_name: str | None) -> list[Any]:

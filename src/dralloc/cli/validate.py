@@ -12,10 +12,7 @@ from __future__ import annotations
 import json
 import sys
 import warnings
-from pathlib import Path
 from typing import Any
-
-from dralloc.errors import DecodeError
 
 
 def register(subparsers: Any) -> None:
@@ -29,66 +26,45 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _texts(src: str) -> dict[str, str]:
-    """Source name → text, for the duplicate-key scan (which needs the raw text)."""
-    if src == "-":
-        return {}
-    path = Path(src)
-    files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in (".yaml", ".yml", ".json")) \
-        if path.is_dir() else [path]
-    out = {}
-    for f in files:
-        try:
-            out[str(f)] = f.read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError):
-            pass  # read_documents reports it
-    return out
-
-
 def check_sources(sources: list[str], strict: bool) -> list[dict[str, Any]]:
     """Validate every object of the sources; one report per object (or per undecodable document)."""
     from dralloc.api import codec
-    from dralloc.api.strict import duplicates_by_document, unknown_fields
     from dralloc.validation import validate
 
     reports: list[dict[str, Any]] = []
-    for src in sources:
-        if src == "-":
-            text = sys.stdin.read()
-            docs = codec.parse_text(text, "<stdin>")
-            dups = {"<stdin>": duplicates_by_document(text)}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        checked_objects = list(codec.iter_checked(sources))
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    for checked in checked_objects:
+        doc = checked.document
+        problems = list(checked.problems)
+        if checked.error is not None:
+            errors = [{"type": "DecodeError", "field": "", "detail": str(checked.error),
+                       "message": str(checked.error)}]
+            if strict:
+                errors += [_problem_error(p) for p in problems]
+            reports.append({"source": doc.source, "document": doc.index, "kind": checked.kind,
+                            "name": checked.name, "valid": False, "errors": errors,
+                            "warnings": [] if strict else problems})
+            continue
+        obj = checked.obj
+        errors = [e.to_dict() for e in validate(obj)]
+        warns: list[str] = []
+        if strict:
+            errors = [_problem_error(p) for p in problems] + errors
         else:
-            docs = codec.read_documents(src)
-            dups = {name: duplicates_by_document(t) for name, t in _texts(src).items()}
-        for doc in docs:
-            field_problems = list(dups.get(doc.source, {}).get(doc.index, []))
-            try:
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    pairs = list(codec.iter_objects([doc]))
-                for w in caught:
-                    print(f"warning: {w.message}", file=sys.stderr)
-            except DecodeError as exc:
-                reports.append({"source": doc.source, "document": doc.index, "kind": _get(doc.data, "kind"),
-                                "name": _get(_get(doc.data, "metadata"), "name"), "valid": False,
-                                "errors": [{"type": "DecodeError", "field": "", "detail": str(exc),
-                                            "message": str(exc)}], "warnings": []})
-                continue
-            for item_doc, obj in pairs:
-                problems = field_problems + unknown_fields(item_doc.data)
-                field_problems = []  # duplicates belong to the document; report them once
-                errors = [e.to_dict() for e in validate(obj)]
-                warns: list[str] = []
-                if strict:
-                    errors = [{"type": "FieldValueInvalid", "field": "", "detail": p, "message": p}
-                              for p in problems] + errors
-                else:
-                    warns = problems
-                meta = obj.metadata
-                reports.append({"source": doc.source, "document": doc.index, "apiVersion": _get(item_doc.data, "apiVersion"),
-                                "kind": type(obj).__name__, "namespace": meta.namespace, "name": meta.name,
-                                "valid": not errors, "errors": errors, "warnings": warns})
+            warns = problems
+        meta = obj.metadata
+        reports.append({"source": doc.source, "document": doc.index, "apiVersion": obj.api_version,
+                        "kind": type(obj).__name__, "namespace": meta.namespace, "name": meta.name,
+                        "valid": not errors, "errors": errors, "warnings": warns})
     return reports
+
+
+def _problem_error(problem: str) -> dict[str, str]:
+    return {"type": "FieldValueInvalid", "field": "", "detail": problem, "message": problem}
 
 
 def _get(data: Any, key: str) -> Any:

@@ -14,6 +14,7 @@ from dralloc.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from dralloc.scheduler.controllers.names import NameGenerator
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet")
 
@@ -32,7 +33,8 @@ class ClusterObjects:
     warnings: list[str] = field(default_factory=list)
 
 
-def sort_objects(objects: Iterable[Any], *, seed: int = 0) -> ClusterObjects:
+def sort_objects(objects: Iterable[Any], names: NameGenerator) -> ClusterObjects:
+    """Objects by kind; workloads expanded into the pods their controllers create (names from ``names``)."""
     out = ClusterObjects()
     buckets: dict[str, list[Any]] = {
         "Node": out.nodes, "Pod": out.pods, "ResourceSlice": out.slices, "DeviceClass": out.classes,
@@ -48,9 +50,9 @@ def sort_objects(objects: Iterable[Any], *, seed: int = 0) -> ClusterObjects:
     if out.workloads:
         from dralloc.scheduler.controllers.workloads import expand_workloads
 
-        pods, warnings = expand_workloads(out.workloads, out.nodes, seed=seed)
+        created, pods = expand_workloads(out.workloads, out.nodes, names)
+        out.workloads = created
         out.pods.extend(pods)
-        out.warnings.extend(warnings)
     return out
 
 

@@ -19,8 +19,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from dralloc.api.core_v1 import Node, Pod, PodStatus
-from dralloc.api.meta import Condition
+from dralloc.api.core_v1 import Node, Pod, PodCondition, PodStatus
 from dralloc.api.resource_v1 import (
     DeviceClass,
     DeviceTaintRule,
@@ -28,6 +27,8 @@ from dralloc.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from dralloc.errors import InputError
+from dralloc.scheduler.controllers.names import NameGenerator
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.framework import Code, truncate_message
 from dralloc.scheduler.nodeinfo import NodeInfo
@@ -41,25 +42,6 @@ from dralloc.scheduler.utilization import utilization
 DEFAULT_SCHEDULER = "default-scheduler"
 POD_UID_NAMESPACE = uuid.UUID("0c3e8a52-5d55-4c41-9a3e-6472616c6c70")
 MAX_ATTEMPTS = 25
-NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-
-
-class NameGenerator:
-    """``generateName`` suffixes: 5 characters of the apiserver's alphabet from a seeded generator."""
-
-    def __init__(self, seed: int = 0) -> None:
-        import random
-
-        self._rng = random.Random(f"dralloc-names-{seed}")
-        self._used: set[str] = set()
-
-    def name(self, base: str) -> str:
-        base = base[:58]
-        while True:
-            candidate = base + "".join(self._rng.choices(NAME_ALPHABET, k=5))
-            if candidate not in self._used:
-                self._used.add(candidate)
-                return candidate
 
 
 def _pod_uid(pod: Pod) -> str:
@@ -74,19 +56,22 @@ class Scheduler:
                  classes: Iterable[DeviceClass] = (), claims: Iterable[ResourceClaim] = (),
                  templates: Iterable[ResourceClaimTemplate] = (), taint_rules: Iterable[DeviceTaintRule] = (),
                  priority_classes: Iterable[Any] = (), seed: int = 0, feature_gates: FeatureGates | None = None,
-                 percentage_of_nodes_to_score: int = 0, group_nodes: bool = True) -> None:
+                 percentage_of_nodes_to_score: int = 0, group_nodes: bool = True,
+                 names: NameGenerator | None = None) -> None:
         self.seed = seed
         self.gates = feature_gates or FeatureGates()
-        self.names = NameGenerator(seed)
+        self.names = names or NameGenerator(seed)
         self.warnings: list[str] = []
-        self.templates = {(t.metadata.namespace or "default", t.metadata.name or ""): t for t in templates}
+        self.templates: dict[str, dict[str, ResourceClaimTemplate]] = {}
+        for t in templates:
+            self.templates.setdefault(t.metadata.namespace or "default", {})[t.metadata.name or ""] = t
         self._priority_classes = list(priority_classes)
         self.snapshot = ClusterSnapshot(list(nodes), list(slices), list(classes), list(claims),
                                         list(taint_rules), self.gates)
         self.snapshot.dra.share = group_nodes
         self.framework = Framework(self.snapshot, seed=seed,
                                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-                                   new_claim_name=self.names.name, group_nodes=group_nodes)
+                                   new_claim_name=self.names.generate, group_nodes=group_nodes)
         self._requests_cache: dict[bytes, tuple[dict[str, int], int, int]] = {}
         self.results: dict[str, PodResult] = {}
         self.infos: dict[str, PodInfo] = {}
@@ -102,10 +87,12 @@ class Scheduler:
         """Build from decoded objects of any kinds dralloc reads (others are ignored)."""
         from dralloc.scheduler.loading import sort_objects
 
-        objs = sort_objects(objects, seed=seed)
+        names = NameGenerator(seed)
+        objs = sort_objects(objects, names)
         sched = cls(objs.nodes, objs.pods, slices=objs.slices, classes=objs.classes, claims=objs.claims,
                     templates=objs.templates, taint_rules=objs.taint_rules, priority_classes=objs.priority_classes,
-                    seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score)
+                    seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
+                    names=names)
         sched.warnings[:0] = objs.warnings
         return sched
 
@@ -176,8 +163,12 @@ class Scheduler:
 
         if not any(pc.resource_claim_template_name for pc in pod.spec.resource_claims or ()):
             return pod
-        pod, claims, problems = claims_for_pod(pod, self.templates, self.snapshot.claims, self.names)
-        self.warnings.extend(problems)
+        try:
+            pod, claims = claims_for_pod(pod, self.templates.get(pod.metadata.namespace or "default", {}),
+                                         self.names)
+        except InputError as exc:  # the pod stays pending: its claim is never created
+            self.warnings.append(str(exc))
+            return pod
         for claim in claims:
             self.snapshot.set_claim(claim)
         return pod
@@ -346,12 +337,12 @@ class Scheduler:
 def _scheduled_condition(pod: Pod) -> Pod:
     status = pod.status or PodStatus()
     conds = [c for c in status.conditions or () if c.type != "PodScheduled"]
-    conds.append(Condition(type="PodScheduled", status="True"))
+    conds.append(PodCondition(type="PodScheduled", status="True"))
     return replace(pod, status=replace(status, conditions=conds))
 
 
 def _unschedulable_condition(pod: Pod, message: str, reason: str) -> Pod:
     status = pod.status or PodStatus()
     conds = [c for c in status.conditions or () if c.type != "PodScheduled"]
-    conds.append(Condition(type="PodScheduled", status="False", reason=reason, message=message))
+    conds.append(PodCondition(type="PodScheduled", status="False", reason=reason, message=message))
     return replace(pod, status=replace(status, phase=status.phase or "Pending", conditions=conds))

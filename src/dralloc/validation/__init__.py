@@ -49,7 +49,8 @@ __all__ = [
     "NAMESPACED_KINDS",
 ]
 
-NAMESPACED_KINDS = {"ResourceClaim", "ResourceClaimTemplate", "Pod"}
+NAMESPACED_KINDS = {"ResourceClaim", "ResourceClaimTemplate", "Pod", "Deployment", "ReplicaSet", "StatefulSet",
+                    "DaemonSet", "Job"}
 
 
 def _meta(obj: Any, namespaced: bool, require_namespace: bool) -> list[FieldError]:

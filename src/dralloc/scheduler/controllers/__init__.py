@@ -1,1 +1,1 @@
-"""The controllers whose work a simulation needs: workload expansion and claims from templates."""
+"""What the Kubernetes controllers would create from workloads and claim templates, as pure functions."""

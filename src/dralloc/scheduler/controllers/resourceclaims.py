@@ -1,67 +1,132 @@
-"""The resourceclaim controller's claim-from-template step."""
+"""The resourceclaim controller's part for pods: ResourceClaims from ResourceClaimTemplates, and how a pod's
+claim entries resolve to ResourceClaim names (``resourceclaim.Name`` in k8s.io/dynamic-resource-allocation).
+
+For each ``spec.resourceClaims[]`` entry with ``resourceClaimTemplateName`` that the pod's status does not
+yet resolve, the controller creates a claim:
+
+* ``generateName`` ``<pod>-<pod claim>-``; when that is longer than 57 characters, the pod name and the
+  claim name are both cut in proportion to their lengths and joined by ``-``, with no trailing hyphen;
+  the API server then appends 5 random characters;
+* an ownerReference to the pod (controller, blockOwnerDeletion), the annotation
+  ``resource.kubernetes.io/pod-claim-name: <pod claim>`` on top of the template's annotations, the
+  template's labels, and the template's claim spec;
+
+and records ``{name: <pod claim>, resourceClaimName: <claim>}`` in ``pod.status.resourceClaimStatuses``.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
 
 from msgspec.structs import replace
 
-from dralloc.api.core_v1 import Pod, PodResourceClaimStatus, PodStatus
+from dralloc.api.core_v1 import Pod, PodResourceClaim, PodResourceClaimStatus, PodStatus
 from dralloc.api.meta import ObjectMeta, OwnerReference
 from dralloc.api.resource_v1 import ResourceClaim, ResourceClaimTemplate
+from dralloc.errors import InputError
+from dralloc.scheduler.controllers.names import NameGenerator
+
+__all__ = [
+    "POD_CLAIM_NAME_ANNOTATION",
+    "ClaimNotCreatedError",
+    "PodClaimNameError",
+    "UnsupportedPodClaimError",
+    "claim_generate_name",
+    "claims_for_pod",
+    "pod_claim_name",
+    "pod_claim_names",
+]
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
-MAX_BASE = 57
+MAX_BASE_LENGTH = 57  # 63 minus a hyphen and 5 random characters
 
 
-class Names(Protocol):
-    def name(self, base: str) -> str: ...
+class PodClaimNameError(InputError):
+    """A pod claim entry that does not resolve to a ResourceClaim name."""
 
 
-def generate_name(pod_name: str, claim_name: str) -> str:
-    """``<pod>-<claim>-``, both cut in proportion when longer than 57 characters (then no trailing hyphen)."""
-    base = f"{pod_name}-{claim_name}-"
-    if len(base) > MAX_BASE:
-        pod_len = len(pod_name) * MAX_BASE // len(base)
-        claim_len = len(claim_name) * MAX_BASE // len(base)
-        base = f"{pod_name[:pod_len]}-{claim_name[:claim_len]}"
-    return base
+class ClaimNotCreatedError(PodClaimNameError):
+    """The claim of a template entry has not been created yet (upstream's ErrClaimNotFound)."""
 
 
-def claims_for_pod(pod: Pod, templates: Mapping[tuple[str, str], ResourceClaimTemplate],
-                   existing: Mapping[tuple[str, str], ResourceClaim], names: Names
-                   ) -> tuple[Pod, list[ResourceClaim], list[str]]:
-    ns = pod.metadata.namespace or "default"
-    statuses = list(pod.status.resource_claim_statuses or ()) if pod.status is not None else []
-    recorded = {s.name for s in statuses}
-    claims: list[ResourceClaim] = []
-    problems: list[str] = []
-    for pc in pod.spec.resource_claims or ():
-        if not pc.resource_claim_template_name or pc.name in recorded:
+class UnsupportedPodClaimError(PodClaimNameError):
+    """An entry with neither resourceClaimName nor resourceClaimTemplateName (upstream's ErrAPIUnsupported)."""
+
+
+def claim_generate_name(pod_name: str, pod_claim_name: str) -> str:
+    """The generateName of the claim made for one pod claim (see the module docstring)."""
+    base = f"{pod_name}-{pod_claim_name}-"
+    if len(base) <= MAX_BASE_LENGTH:
+        return base
+    # Both parts are cut by the same factor of the untruncated length; integer division as in Go.
+    return (pod_name[: len(pod_name) * MAX_BASE_LENGTH // len(base)] + "-"
+            + pod_claim_name[: len(pod_claim_name) * MAX_BASE_LENGTH // len(base)])
+
+
+def pod_claim_name(pod: Pod, pod_claim: PodResourceClaim) -> str | None:
+    """The ResourceClaim name a pod claim entry stands for, as ``resourceclaim.Name`` resolves it.
+
+    ``resourceClaimName`` directly; for a template entry the name recorded in
+    ``status.resourceClaimStatuses`` (None there means the claim was deliberately not created, and the
+    entry is ignored). Raises ClaimNotCreatedError when a template entry has no status yet and
+    UnsupportedPodClaimError when the entry names neither."""
+    meta = pod.metadata
+    if pod_claim.resource_claim_name is not None:
+        return pod_claim.resource_claim_name
+    if pod_claim.resource_claim_template_name is not None:
+        for status in (pod.status.resource_claim_statuses if pod.status else None) or []:
+            if status.name == pod_claim.name:
+                return status.resource_claim_name
+        raise ClaimNotCreatedError(f"Pod {meta.namespace or ''}/{meta.name or ''}: ResourceClaim not created yet")
+    raise UnsupportedPodClaimError(f"Pod {meta.namespace or ''}/{meta.name or ''}, spec.resourceClaim "
+                                   f"{pod_claim.name}: none of the supported fields are set")
+
+
+def pod_claim_names(pod: Pod) -> list[tuple[str, str | None]]:
+    """(pod claim name, ResourceClaim name or None) for every entry of ``pod.spec.resourceClaims``, in
+    order; raises the first PodClaimNameError, as upstream's callers stop at the first."""
+    return [(c.name, pod_claim_name(pod, c)) for c in pod.spec.resource_claims or []]
+
+
+def claims_for_pod(pod: Pod, templates: Mapping[str, ResourceClaimTemplate],
+                   names: NameGenerator) -> tuple[Pod, list[ResourceClaim]]:
+    """The claims the controller creates for a pod's template entries, and the pod with its
+    ``status.resourceClaimStatuses`` recording them (in ``spec.resourceClaims`` order).
+
+    ``templates`` maps template names in the pod's namespace to templates. Entries the status already
+    resolves are left alone. Raises InputError naming the pod claim when its template does not exist."""
+    meta = pod.metadata
+    statuses = list((pod.status.resource_claim_statuses if pod.status else None) or [])
+    resolved = {s.name for s in statuses}
+    created: list[ResourceClaim] = []
+    for entry in pod.spec.resource_claims or []:
+        if entry.resource_claim_name is not None or entry.resource_claim_template_name is None:
             continue
-        template = templates.get((ns, pc.resource_claim_template_name))
+        if entry.name in resolved:
+            continue
+        template = templates.get(entry.resource_claim_template_name)
         if template is None:
-            problems.append(f"pod {ns}/{pod.metadata.name}: resourceclaimtemplate "
-                            f"{pc.resource_claim_template_name!r} not found")
-            continue
+            raise InputError(f"pod {meta.namespace or ''}/{meta.name or ''}, PodResourceClaim {entry.name}: "
+                             f'resource claim template "{entry.resource_claim_template_name}": '
+                             f'resourceclaimtemplate.resource.k8s.io "{entry.resource_claim_template_name}" '
+                             "not found")
         tmeta = template.spec.metadata or ObjectMeta()
-        annotations = dict(tmeta.annotations or {})
-        annotations[POD_CLAIM_NAME_ANNOTATION] = pc.name
-        gen = generate_name(pod.metadata.name or "", pc.name)
+        generate_name = claim_generate_name(meta.name or "", entry.name)
         claim = ResourceClaim(
             metadata=ObjectMeta(
-                name=names.name(gen), generate_name=gen, namespace=ns, labels=tmeta.labels,
-                annotations=annotations,
-                owner_references=[OwnerReference(api_version="v1", kind="Pod", name=pod.metadata.name or "",
-                                                 uid=pod.metadata.uid or "", controller=True,
-                                                 block_owner_deletion=True)],
-            ),
+                name=names.generate(generate_name), generate_name=generate_name, namespace=meta.namespace,
+                uid=names.uid(),
+                labels=dict(tmeta.labels) if tmeta.labels else None,
+                annotations={**(tmeta.annotations or {}), POD_CLAIM_NAME_ANNOTATION: entry.name},
+                owner_references=[OwnerReference(api_version="v1", kind="Pod", name=meta.name or "",
+                                                 uid=meta.uid or "", controller=True, block_owner_deletion=True)]),
             spec=template.spec.spec,
         )
-        claims.append(claim)
-        statuses.append(PodResourceClaimStatus(name=pc.name, resource_claim_name=claim.metadata.name))
-    if claims:
-        status = pod.status or PodStatus()
-        pod = replace(pod, status=replace(status, resource_claim_statuses=statuses))
-    return pod, claims, problems
+        created.append(claim)
+        statuses.append(PodResourceClaimStatus(name=entry.name, resource_claim_name=claim.metadata.name))
+    if not created:
+        return pod, []
+    order = {c.name: i for i, c in enumerate(pod.spec.resource_claims or [])}
+    statuses.sort(key=lambda s: order.get(s.name, len(order)))
+    status = replace(pod.status or PodStatus(), resource_claim_statuses=statuses)
+    return replace(pod, status=status), created

@@ -1,0 +1,391 @@
+"""The pods the workload controllers would create, as pure functions of the workload (and the nodes).
+
+* Deployment -> its new ReplicaSet ``<deployment>-<pod-template-hash>`` (label and selector
+  ``pod-template-hash``, revision annotations) -> the ReplicaSet's pods.
+* ReplicaSet -> ``spec.replicas`` pods named ``<replicaset>-`` + 5 random characters.
+* StatefulSet -> pods ``<set>-<ordinal>`` for ordinals ``spec.ordinals.start`` onwards, labelled with
+  their pod name, index and revision. Pods are created all at once (as ``Parallel`` does; ``OrderedReady``
+  only spaces the same pods out in time).
+* Job -> ``min(parallelism, completions)`` pods (``parallelism`` without completions; none when suspended):
+  ``<job>-`` + 5 characters (NonIndexed) or ``<job>-<index>-`` + 5 characters for the lowest indexes
+  (Indexed, with the completion-index annotation and label), carrying the job-tracking finalizer.
+* DaemonSet -> one pod per node that should run it (``daemonset_should_run``), pinned to the node by
+  replacing the required node-affinity terms with ``matchFields metadata.name In [<node>]``, with the
+  automatic daemon tolerations.
+
+Every pod gets the controller's namespace, an ownerReference to it (controller, blockOwnerDeletion), the
+template's labels, annotations and finalizers, and a UID. Names and UIDs come from a NameGenerator, drawn
+in the order the pods are made, so the same inputs and seed give the same pods.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from msgspec.structs import replace
+
+from dralloc.allocator.nodes import NodeSelectorError, node_selector_matches
+from dralloc.api import apps_v1, batch_v1
+from dralloc.api.core_v1 import (
+    Affinity,
+    Node,
+    NodeAffinity,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+    Pod,
+    PodSpec,
+    PodTemplateSpec,
+    Taint,
+    Toleration,
+)
+from dralloc.api.meta import LabelSelector, ObjectMeta, OwnerReference
+from dralloc.scheduler.controllers.names import MAX_GENERATED_NAME_LENGTH, NameGenerator, pod_template_hash
+
+__all__ = [
+    "DAEMON_TOLERATIONS",
+    "daemonset_pod",
+    "daemonset_should_run",
+    "expand_daemonset",
+    "expand_deployment",
+    "expand_job",
+    "expand_replicaset",
+    "expand_statefulset",
+    "expand_workloads",
+    "replicaset_for_deployment",
+    "with_uid",
+]
+
+POD_TEMPLATE_HASH = "pod-template-hash"
+REVISION_HASH = "controller-revision-hash"
+JOB_TRACKING_FINALIZER = "batch.kubernetes.io/job-tracking"
+JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
+DS_TEMPLATE_GENERATION = "pod-template-generation"
+DS_TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.generation"
+# Deployment annotations the controller does not copy onto its ReplicaSets.
+_NOT_COPIED = frozenset({
+    "kubectl.kubernetes.io/last-applied-configuration", "deployment.kubernetes.io/revision",
+    "deployment.kubernetes.io/revision-history", "deployment.kubernetes.io/desired-replicas",
+    "deployment.kubernetes.io/max-replicas", "deprecated.deployment.rollback.to",
+})
+
+
+# --- shared -----------------------------------------------------------------------------------------
+
+
+def with_uid(obj: Any, names: NameGenerator) -> Any:
+    """``obj`` with a UID: the one it has, or a new one as the API server would assign on create."""
+    if obj.metadata.uid:
+        return obj
+    return replace(obj, metadata=replace(obj.metadata, uid=names.uid()))
+
+
+def controller_ref(owner: Any) -> OwnerReference:
+    return OwnerReference(api_version=owner.api_version, kind=owner.kind, name=owner.metadata.name or "",
+                          uid=owner.metadata.uid or "", controller=True, block_owner_deletion=True)
+
+
+def _pod_from_template(template: PodTemplateSpec, owner: Any, names: NameGenerator, *, name: str | None = None,
+                       generate_name: str | None = None) -> Pod:
+    """GetPodFromTemplate: the template's labels, annotations and finalizers, the owner's namespace and a
+    controller reference; named ``name`` or by the API server from ``generate_name``."""
+    meta = template.metadata or ObjectMeta()
+    final_name = name if name is not None else names.generate(generate_name or "")
+    return Pod(
+        metadata=ObjectMeta(
+            name=final_name, generate_name=generate_name, namespace=owner.metadata.namespace,
+            uid=names.uid(), labels=dict(meta.labels) if meta.labels else None,
+            annotations=dict(meta.annotations) if meta.annotations else None,
+            finalizers=list(meta.finalizers) if meta.finalizers else None,
+            owner_references=[controller_ref(owner)]),
+        spec=template.spec,
+    )
+
+
+def _with_labels(template: PodTemplateSpec, labels: dict[str, str], annotations: dict[str, str] | None = None,
+                 finalizer: str | None = None) -> PodTemplateSpec:
+    meta = template.metadata or ObjectMeta()
+    new_annotations = {**(meta.annotations or {}), **annotations} if annotations else meta.annotations
+    finalizers = meta.finalizers
+    if finalizer is not None and finalizer not in (finalizers or []):
+        finalizers = [*(finalizers or []), finalizer]
+    return replace(template, metadata=replace(meta, labels={**(meta.labels or {}), **labels},
+                                              annotations=new_annotations, finalizers=finalizers))
+
+
+def _replicas(value: int | None) -> int:
+    return 1 if value is None else max(value, 0)
+
+
+# --- Deployment and ReplicaSet ----------------------------------------------------------------------
+
+
+def _scaled(value: Any, total: int, round_up: bool) -> int:
+    """intstr's GetScaledValueFromIntOrPercent for maxSurge/maxUnavailable."""
+    if isinstance(value, int):
+        return value
+    text = str(value)
+    if not text.endswith("%"):
+        return int(text)
+    scaled = int(text[:-1]) * total / 100
+    return math.ceil(scaled) if round_up else math.floor(scaled)
+
+
+def _max_surge(deploy: apps_v1.Deployment, replicas: int) -> int:
+    strategy = deploy.spec.strategy or {}
+    if strategy.get("type", "RollingUpdate") != "RollingUpdate":
+        return 0
+    rolling = strategy.get("rollingUpdate") or {}
+    surge = _scaled(rolling.get("maxSurge", "25%"), replicas, True)
+    unavailable = _scaled(rolling.get("maxUnavailable", "25%"), replicas, False)
+    return 1 if surge == 0 and unavailable == 0 else surge  # resolveFenceposts
+
+
+def replicaset_for_deployment(deploy: apps_v1.Deployment) -> apps_v1.ReplicaSet:
+    """The new ReplicaSet the Deployment controller creates for a Deployment without one (revision 1).
+
+    Its name is ``<deployment>-<pod-template-hash>``; the hash label is added to the template and the
+    selector; it asks for all ``spec.replicas`` (a first rollout has no old pods to surge over)."""
+    status = deploy.status
+    template_hash = pod_template_hash(deploy.spec.template, status.collision_count if status else None)
+    template = _with_labels(deploy.spec.template, {POD_TEMPLATE_HASH: template_hash})
+    selector = deploy.spec.selector or LabelSelector()
+    selector = replace(selector, match_labels={**(selector.match_labels or {}), POD_TEMPLATE_HASH: template_hash})
+    replicas = _replicas(deploy.spec.replicas)
+    annotations = {k: v for k, v in (deploy.metadata.annotations or {}).items() if k not in _NOT_COPIED}
+    annotations.update({
+        "deployment.kubernetes.io/revision": "1",
+        "deployment.kubernetes.io/desired-replicas": str(replicas),
+        "deployment.kubernetes.io/max-replicas": str(replicas + _max_surge(deploy, replicas)),
+    })
+    return apps_v1.ReplicaSet(
+        metadata=ObjectMeta(name=f"{deploy.metadata.name}-{template_hash}", namespace=deploy.metadata.namespace,
+                            labels=(template.metadata.labels if template.metadata else None),
+                            annotations=annotations, owner_references=[controller_ref(deploy)]),
+        spec=apps_v1.ReplicaSetSpec(replicas=replicas, min_ready_seconds=deploy.spec.min_ready_seconds,
+                                    selector=selector, template=template),
+    )
+
+
+def expand_replicaset(rs: apps_v1.ReplicaSet, names: NameGenerator) -> list[Pod]:
+    """The ReplicaSet's ``spec.replicas`` pods, ``<replicaset>-`` + 5 random characters each."""
+    template = rs.spec.template or PodTemplateSpec()
+    return [_pod_from_template(template, rs, names, generate_name=f"{rs.metadata.name}-")
+            for _ in range(_replicas(rs.spec.replicas))]
+
+
+def expand_deployment(deploy: apps_v1.Deployment, names: NameGenerator) -> tuple[apps_v1.ReplicaSet, list[Pod]]:
+    """The Deployment's new ReplicaSet (with a UID) and its pods."""
+    rs = with_uid(replicaset_for_deployment(deploy), names)
+    return rs, expand_replicaset(rs, names)
+
+
+# --- StatefulSet ------------------------------------------------------------------------------------
+
+
+def expand_statefulset(sts: apps_v1.StatefulSet, names: NameGenerator) -> list[Pod]:
+    """Pods ``<set>-<ordinal>`` for ``spec.replicas`` ordinals from ``spec.ordinals.start``."""
+    start = sts.spec.ordinals.start if sts.spec.ordinals else 0
+    status = sts.status
+    revision = f"{sts.metadata.name}-{pod_template_hash(sts.spec.template, status.collision_count if status else None)}"
+    pods = []
+    for ordinal in range(start, start + _replicas(sts.spec.replicas)):
+        name = f"{sts.metadata.name}-{ordinal}"
+        template = _with_labels(sts.spec.template, {
+            "statefulset.kubernetes.io/pod-name": name, "apps.kubernetes.io/pod-index": str(ordinal),
+            REVISION_HASH: revision})
+        pods.append(_pod_from_template(template, sts, names, name=name))
+    return pods
+
+
+# --- Job --------------------------------------------------------------------------------------------
+
+
+def job_pod_generate_name(job_name: str, index: int) -> str:
+    """``<job>-<index>-``, cutting the job name (not the index) to fit the generated-name limit."""
+    append = f"-{index}-"
+    base = job_name + append
+    if len(base) > MAX_GENERATED_NAME_LENGTH:
+        base = base[:MAX_GENERATED_NAME_LENGTH - len(append)] + append
+    return base
+
+
+def _job_template(job: batch_v1.Job) -> PodTemplateSpec:
+    """The template as the API server stores it: job-name and controller-uid labels added on create
+    (unless the job selects its pods itself)."""
+    if job.spec.manual_selector:
+        return job.spec.template
+    labels = dict((job.spec.template.metadata.labels if job.spec.template.metadata else None) or {})
+    name, uid = job.metadata.name or "", job.metadata.uid or ""
+    for key, value in (("job-name", name), ("batch.kubernetes.io/job-name", name),
+                       ("controller-uid", uid), ("batch.kubernetes.io/controller-uid", uid)):
+        labels.setdefault(key, value)
+    return _with_labels(job.spec.template, labels)
+
+
+def expand_job(job: batch_v1.Job, names: NameGenerator) -> list[Pod]:
+    """The pods a new Job starts with (see the module docstring)."""
+    if job.spec.suspend:
+        return []
+    parallelism = _replicas(job.spec.parallelism)
+    completions = job.spec.completions
+    active = parallelism if completions is None else min(parallelism, max(completions, 0))
+    template = _with_labels(_job_template(job), {}, finalizer=JOB_TRACKING_FINALIZER)
+    name = job.metadata.name or ""
+    if job.spec.completion_mode == "Indexed" and completions is not None:
+        pods = []
+        for index in range(active):
+            indexed = _with_labels(template, {JOB_COMPLETION_INDEX: str(index)}, {JOB_COMPLETION_INDEX: str(index)})
+            pods.append(_pod_from_template(indexed, job, names, generate_name=job_pod_generate_name(name, index)))
+        return pods
+    return [_pod_from_template(template, job, names, generate_name=f"{name}-") for _ in range(active)]
+
+
+# --- DaemonSet --------------------------------------------------------------------------------------
+
+DAEMON_TOLERATIONS = (
+    Toleration(key="node.kubernetes.io/not-ready", operator="Exists", effect="NoExecute"),
+    Toleration(key="node.kubernetes.io/unreachable", operator="Exists", effect="NoExecute"),
+    Toleration(key="node.kubernetes.io/disk-pressure", operator="Exists", effect="NoSchedule"),
+    Toleration(key="node.kubernetes.io/memory-pressure", operator="Exists", effect="NoSchedule"),
+    Toleration(key="node.kubernetes.io/pid-pressure", operator="Exists", effect="NoSchedule"),
+    Toleration(key="node.kubernetes.io/unschedulable", operator="Exists", effect="NoSchedule"),
+)
+_HOST_NETWORK_TOLERATION = Toleration(key="node.kubernetes.io/network-unavailable", operator="Exists",
+                                      effect="NoSchedule")
+
+
+def _add_or_update_toleration(tolerations: list[Toleration], toleration: Toleration) -> list[Toleration]:
+    """AddOrUpdateTolerationInPodSpec: a toleration with the same key, operator, value and effect is
+    replaced by the new one; otherwise the new one is appended."""
+    out, updated = [], False
+    for existing in tolerations:
+        if (existing.key, existing.operator, existing.value, existing.effect) == \
+                (toleration.key, toleration.operator, toleration.value, toleration.effect):
+            out.append(toleration)
+            updated = True
+        else:
+            out.append(existing)
+    return out if updated else [*out, toleration]
+
+
+def daemon_pod_spec(spec: PodSpec) -> PodSpec:
+    """The pod spec with the tolerations every daemon pod gets (and, with hostNetwork,
+    network-unavailable too)."""
+    tolerations = list(spec.tolerations or [])
+    for toleration in DAEMON_TOLERATIONS + ((_HOST_NETWORK_TOLERATION,) if spec.host_network else ()):
+        tolerations = _add_or_update_toleration(tolerations, toleration)
+    return replace(spec, tolerations=tolerations)
+
+
+def tolerates(toleration: Toleration, taint: Taint) -> bool:
+    """ToleratesTaint: the effect and key match when set; Exists ignores the value, Equal compares it."""
+    if toleration.effect and toleration.effect != taint.effect:
+        return False
+    if toleration.key and toleration.key != taint.key:
+        return False
+    if toleration.operator in (None, "", "Equal"):
+        return (toleration.value or "") == (taint.value or "")
+    return toleration.operator == "Exists"
+
+
+def _untolerated(taints: Iterable[Taint], tolerations: list[Toleration], effects: tuple[str, ...]) -> bool:
+    return any(t.effect in effects and not any(tolerates(tol, t) for tol in tolerations) for t in taints)
+
+
+def _required_affinity_matches(spec: PodSpec, node: Node) -> bool:
+    """nodeSelector and required node affinity (a malformed selector matches nothing)."""
+    labels = node.metadata.labels or {}
+    if any(labels.get(k) != v for k, v in (spec.node_selector or {}).items()):
+        return False
+    affinity = spec.affinity.node_affinity if spec.affinity else None
+    required = affinity.required_during_scheduling_ignored_during_execution if affinity else None
+    if required is None:
+        return True
+    try:
+        return node_selector_matches(required, node.metadata.name or "", labels)
+    except NodeSelectorError:
+        return False
+
+
+def daemonset_should_run(ds: apps_v1.DaemonSet, node: Node) -> tuple[bool, bool]:
+    """NodeShouldRunDaemonPod: (should a new pod be created here, may an existing one keep running).
+
+    The template's nodeName (when set) must be the node; nodeSelector and required node affinity must
+    match; no NoSchedule or NoExecute taint may be untolerated once the daemon tolerations are added. With
+    only untolerated NoSchedule taints an existing pod keeps running."""
+    spec = daemon_pod_spec(ds.spec.template.spec)
+    if spec.node_name and spec.node_name != node.metadata.name:
+        return False, False
+    if not _required_affinity_matches(spec, node):
+        return False, False
+    taints = (node.spec.taints if node.spec else None) or []
+    if _untolerated(taints, spec.tolerations or [], ("NoSchedule", "NoExecute")):
+        return False, not _untolerated(taints, spec.tolerations or [], ("NoExecute",))
+    return True, True
+
+
+def pin_to_node(affinity: Affinity | None, node_name: str) -> Affinity:
+    """ReplaceDaemonSetPodNodeNameNodeAffinity: required node affinity becomes the single term
+    ``matchFields metadata.name In [<node>]``; preferred terms and pod (anti-)affinity stay."""
+    term = NodeSelectorTerm(match_fields=[NodeSelectorRequirement(key="metadata.name", operator="In",
+                                                                  values=[node_name])])
+    required = NodeSelector(node_selector_terms=[term])
+    if affinity is None:
+        return Affinity(node_affinity=NodeAffinity(required_during_scheduling_ignored_during_execution=required))
+    node_affinity = affinity.node_affinity or NodeAffinity()
+    return replace(affinity, node_affinity=replace(node_affinity,
+                                                   required_during_scheduling_ignored_during_execution=required))
+
+
+def daemonset_pod(ds: apps_v1.DaemonSet, node_name: str, names: NameGenerator) -> Pod:
+    """The DaemonSet's pod for one node: revision and template-generation labels, daemon tolerations,
+    pinned to the node through node affinity (the scheduler still places it)."""
+    status = ds.status
+    generation = (ds.metadata.annotations or {}).get(DS_TEMPLATE_GENERATION_ANNOTATION, "1")
+    template = _with_labels(ds.spec.template, {
+        DS_TEMPLATE_GENERATION: generation,
+        REVISION_HASH: pod_template_hash(ds.spec.template, status.collision_count if status else None)})
+    spec = daemon_pod_spec(template.spec)
+    template = replace(template, spec=replace(spec, affinity=pin_to_node(spec.affinity, node_name)))
+    return _pod_from_template(template, ds, names, generate_name=f"{ds.metadata.name}-")
+
+
+def expand_daemonset(ds: apps_v1.DaemonSet, nodes: Iterable[Node], names: NameGenerator) -> list[Pod]:
+    """One pod per node (in the given order) that should run the DaemonSet."""
+    return [daemonset_pod(ds, node.metadata.name or "", names) for node in nodes if daemonset_should_run(ds, node)[0]]
+
+
+# --- all of them ------------------------------------------------------------------------------------
+
+WORKLOAD_KINDS = (apps_v1.Deployment, apps_v1.ReplicaSet, apps_v1.StatefulSet, apps_v1.DaemonSet, batch_v1.Job)
+
+
+def expand_workloads(objects: Iterable[Any], nodes: Iterable[Node], names: NameGenerator) -> tuple[list[Any], list[Pod]]:
+    """Expand every workload of ``objects`` in input order.
+
+    Returns the workloads as created (with UIDs, plus each Deployment's new ReplicaSet after it) and the
+    pods they make. Objects of other kinds are ignored."""
+    node_list = list(nodes)
+    created: list[Any] = []
+    pods: list[Pod] = []
+    for obj in objects:
+        if not isinstance(obj, WORKLOAD_KINDS):
+            continue
+        obj = with_uid(obj, names)
+        created.append(obj)
+        if isinstance(obj, apps_v1.Deployment):
+            rs, rs_pods = expand_deployment(obj, names)
+            created.append(rs)
+            pods.extend(rs_pods)
+        elif isinstance(obj, apps_v1.ReplicaSet):
+            pods.extend(expand_replicaset(obj, names))
+        elif isinstance(obj, apps_v1.StatefulSet):
+            pods.extend(expand_statefulset(obj, names))
+        elif isinstance(obj, apps_v1.DaemonSet):
+            pods.extend(expand_daemonset(obj, node_list, names))
+        else:
+            pods.extend(expand_job(obj, names))
+    return created, pods

@@ -1,0 +1,119 @@
+"""The strict loading path shared by validate, allocate and simulate: codec.load_checked / iter_checked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dralloc.api import codec, strict
+from dralloc.errors import DecodeError
+
+CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}}
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ns"},
+       "spec": {"containers": [{"name": "c", "image": "x", "terminationMessagePath": "/dev/termination-log"}],
+                "dnsPolicy": "ClusterFirst"}}
+
+
+def _write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_a_json_list_reports_each_items_duplicates_under_that_item(tmp_path) -> None:
+    text = ('{"apiVersion":"v1","kind":"List","items":[' + json.dumps(CLASS) + ","
+            '{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"b","name":"c"},"spec":{}}]}')
+    objects, problems = codec.load_checked([_write(tmp_path, "l.json", text)])
+    assert [o.metadata.name for o in objects] == ["gpu", "c"]
+    assert [str(p) for p in problems] == ['DeviceClass/c: duplicate field "metadata.name"']
+
+
+def test_yaml_duplicates_are_found_by_the_fast_builder_with_paths(tmp_path) -> None:
+    text = ("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: a}\n"
+            "spec:\n  selectors:\n  - cel: {expression: 'true', expression: 'false'}\n")
+    objects, problems = codec.load_checked([_write(tmp_path, "c.yaml", text)])
+    assert [p.message for p in problems] == ['duplicate field "spec.selectors[0].cel.expression"']
+    assert objects[0].spec.selectors[0].cel.expression == "false"  # the last one wins, as in Go
+
+
+def test_unknown_fields_are_reported_for_resource_kinds_only(tmp_path) -> None:
+    bad_class = {**CLASS, "spec": {"selectr": []}}
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [bad_class, POD]})
+    objects, problems = codec.load_checked([_write(tmp_path, "d.json", text)])
+    assert [type(o).__name__ for o in objects] == ["DeviceClass", "Pod"]
+    # dnsPolicy and terminationMessagePath exist upstream; dralloc just does not model them
+    assert [str(p) for p in problems] == ['DeviceClass/gpu: unknown field "spec.selectr"']
+
+
+def test_every_bad_document_is_yielded_and_load_checked_raises_on_the_first(tmp_path) -> None:
+    text = ("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: ok}\n---\n"
+            "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: bad}\nspec: {devices: 3}\n")
+    path = _write(tmp_path, "x.yaml", text)
+    checked = list(codec.iter_checked([path]))
+    assert [c.error is None for c in checked] == [True, False]
+    assert checked[1].kind == "ResourceSlice" and checked[1].name == "bad"
+    assert checked[1].document.line == 5
+    with pytest.raises(DecodeError, match="document 2"):
+        codec.load_checked([path])
+
+
+def test_yaml_syntax_errors_name_the_document_they_are_in(tmp_path) -> None:
+    path = _write(tmp_path, "y.yaml", "a: 1\n---\nb: [unclosed\n")
+    with pytest.raises(DecodeError, match=r"document 2: line 4"):
+        codec.load_checked([path])
+
+
+@pytest.mark.parametrize("text", [
+    "a: &x {b: 1}\nc: *x\n",  # aliases share the object, as PyYAML does
+    "base: &b {x: 1}\nderived:\n  <<: *b\n  y: 2\n",  # merge keys go to the node loader
+    "t: 2026-11-01T00:00:00Z\nd: 2026-11-01\n",  # timestamps stay text, as Kubernetes keeps them
+    "i: 0x1F\nj: 1_000\nk: 0o17\nf: .inf\nn: ~\nb: yes\nq: 'yes'\ns: !!str 5\ne:\n",
+    "- 1\n- [2, {a: b}]\n- !!binary aGVsbG8=\n",
+])
+def test_the_event_builder_reads_yaml_exactly_as_pyyaml_does(text: str) -> None:
+    loader = strict.CheckedYAMLLoader(text)
+    expected = loader.get_single_data()
+    loader.dispose()
+    [(_, data, dups)] = strict.load_yaml_documents(text)
+    assert repr(data) == repr(expected) and dups == []
+
+
+def test_a_collection_as_a_key_is_the_same_error_as_in_pyyaml(tmp_path) -> None:
+    with pytest.raises(DecodeError, match="found unhashable key"):
+        codec.load_checked([_write(tmp_path, "k.yaml", "? [a, b]\n: c\n")])
+
+
+def test_merged_keys_may_be_overridden_but_own_keys_may_not_repeat() -> None:
+    text = "base: &b {x: 1}\nd:\n  <<: *b\n  x: 2\n  y: 3\n  y: 4\n"
+    [(_, data, dups)] = strict.load_yaml_documents(text)
+    assert data["d"] == {"x": 2, "y": 4} and dups == ["d.y"]
+
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**12, 10**12), st.text(max_size=8),
+                     st.floats(allow_nan=False), st.sampled_from(["yes", "No", "~", "0x10", "1e3", "null", ""]))
+_values = st.recursive(_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)), max_leaves=20)
+
+
+@settings(max_examples=150, deadline=None)
+@given(docs=st.lists(_values, min_size=1, max_size=3), flow=st.booleans())
+def test_any_dumped_yaml_reads_back_the_same_through_both_builders(docs, flow) -> None:
+    text = yaml.dump_all(docs, Dumper=yaml.SafeDumper, default_flow_style=flow)
+    loader = strict.CheckedYAMLLoader(text)
+    expected = []
+    while loader.check_node():
+        expected.append(loader.get_data())
+    loader.dispose()
+    assert [d for _, d, _ in strict.load_yaml_documents(text)] == expected
+
+
+def test_json_and_yaml_of_the_same_objects_load_alike(tmp_path) -> None:
+    doc = {"apiVersion": "v1", "kind": "List", "items": [CLASS, POD]}
+    from_json = codec.load_checked([_write(tmp_path, "a.json", json.dumps(doc))])
+    from_yaml = codec.load_checked([_write(tmp_path, "a.yaml", yaml.safe_dump(doc))])
+    assert from_json == from_yaml
