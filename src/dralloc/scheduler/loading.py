@@ -57,26 +57,25 @@ def sort_objects(objects: Iterable[Any], names: NameGenerator) -> ClusterObjects
 
 
 def load_validated(sources: list[str]) -> tuple[list[Any], list[str]]:
-    """Decode the sources and validate every object with kube-apiserver's rules; raises
-    ValidationFailed (every error, with field paths) on invalid input."""
+    """Decode the sources on the shared strict path and validate every object with kube-apiserver's
+    rules; raises ValidationFailed (every error, with field paths) on invalid input. Unknown and repeated
+    fields come back as warnings, with the skipped kinds."""
     import warnings
 
     from dralloc.api import codec
     from dralloc.errors import ValidationFailed
     from dralloc.validation import validate
 
-    objects: list[Any] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for src in sources:
-            objects.extend(codec.load(src))
+        objects, field_problems = codec.load_checked(sources)
     notes = [str(w.message) for w in caught]
+    notes.extend(f"{p.where}: {p.kind}/{p.name}: {p.message}" for p in field_problems)
     problems = []
     for obj in objects:
         for err in validate(obj):
             meta = getattr(obj, "metadata", None)
-            name = f"{type(obj).__name__}/{getattr(meta, 'name', '') or '(unnamed)'}"
-            problems.append(f"{name}: {err}")
+            problems.append(f"{type(obj).__name__}/{getattr(meta, 'name', '') or '(unnamed)'}: {err}")
     if problems:
         raise ValidationFailed("invalid input:\n  " + "\n  ".join(problems))
     return objects, notes
