@@ -1,0 +1,348 @@
+"""The HTML report: what it computes (report_data) and what a browser shows (headless Chromium)."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import subprocess
+import warnings
+from pathlib import Path
+
+import pytest
+
+from dralloc.api import codec
+from dralloc.api.core_v1 import Pod
+from dralloc.scheduler import PodResult, Scheduler, SimulationResult
+from dralloc.scheduler.report import counters_text, heat_colour, render_report, usage_text
+from dralloc.scheduler.report_data import (
+    CounterLeft,
+    HeatRow,
+    Usage,
+    build_report_data,
+    fold_rows,
+    pending_groups,
+    reasons_of,
+)
+from dralloc.validation import validate
+
+ROOT = Path(__file__).resolve().parents[2]
+CLUSTER = ROOT / "examples" / "cluster"
+
+NODE = """
+apiVersion: v1
+kind: Node
+metadata: {{name: {name}}}
+status: {{allocatable: {{cpu: "8", memory: 32Gi, pods: "10"}}}}
+"""
+
+CLASSES = """
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec: {selectors: [{cel: {expression: 'device.attributes["gpu.example.com"].type == "gpu"'}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: mig}
+spec: {selectors: [{cel: {expression: 'device.attributes["gpu.example.com"].type == "mig"'}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: anything}
+spec: {}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: tpu}
+spec: {selectors: [{cel: {expression: 'device.driver == "tpu.example.com"'}}]}
+"""
+
+# One GPU with two memory slices: the whole GPU takes both, each 1-slice partition one; profile "b" is a
+# second shape of the slice-1 partition that nobody asks for.
+SLICE = """
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: {node}-counters}}
+spec:
+  driver: gpu.example.com
+  nodeName: {node}
+  pool: {{name: {node}, generation: 1, resourceSliceCount: 2}}
+  sharedCounters:
+  - name: gpu-0
+    counters: {{slice-0: {{value: "1"}}, slice-1: {{value: "1"}}}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: {node}-gpu}}
+spec:
+  driver: gpu.example.com
+  nodeName: {node}
+  pool: {{name: {node}, generation: 1, resourceSliceCount: 2}}
+  devices:
+  - name: gpu-0
+    attributes: {{type: {{string: gpu}}}}
+    consumesCounters: [{{counterSet: gpu-0, counters: {{slice-0: {{value: "1"}}, slice-1: {{value: "1"}}}}}}]
+  - name: gpu-0-a-0
+    attributes: {{type: {{string: mig}}, profile: {{string: a}}}}
+    consumesCounters: [{{counterSet: gpu-0, counters: {{slice-0: {{value: "1"}}}}}}]
+  - name: gpu-0-a-1
+    attributes: {{type: {{string: mig}}, profile: {{string: a}}}}
+    consumesCounters: [{{counterSet: gpu-0, counters: {{slice-1: {{value: "1"}}}}}}]
+  - name: gpu-0-b-1
+    attributes: {{type: {{string: mig}}, profile: {{string: b}}}}
+    consumesCounters: [{{counterSet: gpu-0, counters: {{slice-1: {{value: "1"}}}}}}]
+"""
+
+TEMPLATE = """
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: mig-a, namespace: default}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: mig
+        exactly:
+          deviceClassName: mig
+          selectors: [{cel: {expression: 'device.attributes["gpu.example.com"].profile == "a"'}}]
+"""
+
+POD = """
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: default}}
+spec:
+  containers: [{{name: c, resources: {{requests: {{cpu: "{cpu}"}}}}}}]
+  resourceClaims: [{{name: mig, resourceClaimTemplateName: mig-a}}]
+"""
+
+
+def simulate(*docs: str) -> tuple[Scheduler, SimulationResult]:
+    objs = codec.load(io.StringIO("\n---\n".join(docs)))
+    assert [err for obj in objs for err in validate(obj)] == []
+    sched = Scheduler.from_objects(objs)
+    return sched, sched.schedule()
+
+
+def one_node_cluster(pods: int) -> tuple[Scheduler, SimulationResult]:
+    return simulate(NODE.format(name="n1"), CLASSES, SLICE.format(node="n1"), TEMPLATE,
+                    *(POD.format(name=f"p{i}", cpu=1) for i in range(pods)))
+
+
+# ---------------------------------------------------------------------------------------------- heat map
+def test_heat_map_counts_allocated_of_total_devices_matching_each_class():
+    sched, result = one_node_cluster(pods=1)
+    hm = build_report_data(sched, result).heatmap
+    assert hm.columns == ("cpu", "memory", "pods", "anything", "gpu", "mig")
+    (row,) = hm.rows
+    cells = dict(zip(hm.columns, row.cells))
+    assert (cells["gpu"].used, cells["gpu"].total) == (0, 1)
+    assert (cells["mig"].used, cells["mig"].total) == (1, 3)
+    assert (cells["anything"].used, cells["anything"].total) == (1, 4)  # a class without selectors takes all
+    assert (cells["cpu"].used, cells["cpu"].total, cells["cpu"].unit) == (1000, 8000, "milli")
+    assert (cells["pods"].used, cells["pods"].total) == (1, 10)
+
+
+def test_heat_map_counts_free_devices_whose_counters_are_used_up_as_blocked():
+    sched, result = one_node_cluster(pods=1)
+    hm = build_report_data(sched, result).heatmap
+    cells = dict(zip(hm.columns, hm.rows[0].cells))
+    assert cells["gpu"].blocked == 1  # the whole GPU needs slice-0, taken by the partition
+    assert cells["mig"].blocked == 0
+
+
+def test_a_class_that_matches_no_device_gets_no_column():
+    sched, result = one_node_cluster(pods=0)
+    assert "tpu" not in build_report_data(sched, result).heatmap.columns
+
+
+def test_nodes_without_devices_have_empty_device_cells():
+    sched, result = simulate(NODE.format(name="n1"), NODE.format(name="cpu-only"), CLASSES, SLICE.format(node="n1"))
+    rows = {r.label: r for r in build_report_data(sched, result).heatmap.rows}
+    assert rows["cpu-only"].cells[3:] == (None, None, None)
+    assert rows["n1"].cells[3] is not None
+
+
+def row(name: str, used: int, total: int = 8) -> HeatRow:
+    return HeatRow(name, (name,), (Usage(used, total, "milli"), Usage(0, 4)))
+
+
+def test_fold_rows_keeps_every_node_while_they_fit():
+    rows = [row(f"n{i}", i) for i in range(5)]
+    assert fold_rows(rows, 5) == (rows, "")
+
+
+def test_fold_rows_merges_nodes_with_identical_usage_first():
+    rows = [row(f"n{i}", 1) for i in range(100)] + [row("busy", 8)]
+    folded, note = fold_rows(rows, 10)
+    assert [r.label for r in folded] == ["100 identical nodes (n0, …)", "busy"]
+    assert len(folded[0].nodes) == 100 and "identical" in note
+
+
+def test_fold_rows_then_sums_nodes_of_one_shape():
+    rows = [row(f"n{i}", i % 9) for i in range(100)] + [row(f"big{i}", 1, total=64) for i in range(3)]
+    folded, note = fold_rows(rows, 5)
+    assert len(folded) == 2 and "shape" in note
+    assert folded[0].cells[0] == Usage(sum(i % 9 for i in range(100)), 800, "milli")
+    assert folded[1].cells[0] == Usage(3, 192, "milli")
+
+
+def test_fold_rows_caps_many_shapes_with_a_last_row_that_sums_the_rest():
+    rows = [row(f"n{i}", 0, total=i + 1) for i in range(50)]
+    folded, note = fold_rows(rows, 10)
+    assert len(folded) == 10
+    assert folded[-1].label == "41 other nodes"
+    assert folded[-1].cells[0].total == sum(range(10, 51))
+    assert "41 nodes" in note
+
+
+# ---------------------------------------------------------------------------------------------- fragmentation
+def test_a_free_partition_that_no_request_matches_is_stranded():
+    sched, result = one_node_cluster(pods=1)
+    data = build_report_data(sched, result)
+    by_device = {s.device: s for s in data.stranded}
+    assert by_device["gpu-0-b-1"].reason == "no request"
+    assert "gpu-0-a-1" not in by_device  # profile a is asked for and its counter is free
+
+
+def test_a_free_partition_whose_counters_are_used_up_is_stranded():
+    sched, result = one_node_cluster(pods=1)
+    by_device = {s.device: s for s in build_report_data(sched, result).stranded}
+    assert by_device["gpu-0"].reason == "counters used up"
+    assert by_device["gpu-0"].detail == "gpu-0/slice-0"
+
+
+def test_when_every_slice_is_taken_the_unrequested_partition_is_blocked_by_counters():
+    sched, result = one_node_cluster(pods=2)
+    by_device = {s.device: s for s in build_report_data(sched, result).stranded}
+    assert set(by_device) == {"gpu-0", "gpu-0-b-1"}
+    assert by_device["gpu-0-b-1"].reason == "counters used up"
+
+
+def test_without_pods_asking_for_devices_every_free_partition_is_stranded():
+    sched, result = one_node_cluster(pods=0)
+    data = build_report_data(sched, result)
+    assert data.requests == ()
+    assert {s.device: s.reason for s in data.stranded} == dict.fromkeys(
+        ("gpu-0", "gpu-0-a-0", "gpu-0-a-1", "gpu-0-b-1"), "no request")
+
+
+def test_requests_are_a_class_and_the_request_selectors():
+    sched, result = one_node_cluster(pods=1)
+    data = build_report_data(sched, result)
+    assert [r.describe() for r in data.requests] == ['mig where device.attributes["gpu.example.com"].profile == "a"']
+
+
+# ---------------------------------------------------------------------------------------------- pending pods
+def pending(name: str, message: str) -> PodResult:
+    pod = codec.decode({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "ns"},
+                        "spec": {"containers": [{"name": "c"}]}})
+    assert isinstance(pod, Pod)
+    return PodResult(pod, None, message, status="unschedulable")
+
+
+def test_pending_pods_with_the_same_message_form_one_group_largest_first():
+    taint = "0/3 nodes are available: 3 node(s) had untolerated taint(s). preemption: 0/3 nodes are available: ..."
+    cpu = "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: ..."
+    groups = pending_groups([pending("a", cpu), pending("b", taint), pending("c", taint)])
+    assert [(g.count, g.reasons, g.pods) for g in groups] == [
+        (2, "3 node(s) had untolerated taint(s)", ("ns/b", "ns/c")),
+        (1, "3 Insufficient cpu", ("ns/a",)),
+    ]
+    assert groups[0].message == taint
+
+
+def test_reasons_of_keeps_a_message_without_the_fit_error_prefix():
+    assert reasons_of("Scheduling is blocked due to non-empty scheduling gates") == \
+        "Scheduling is blocked due to non-empty scheduling gates"
+
+
+def test_the_example_cluster_leaves_pods_pending_for_gpus_and_a_taint():
+    sched, result = simulate_example()
+    data = build_report_data(sched, result)
+    reasons = {g.reasons: g.pods for g in data.pending}
+    assert reasons["1 node(s) had untolerated taint(s), 2 Insufficient cpu, 3 cannot allocate all claims"] == \
+        ("ml/train-1", "ml/train-2")
+    assert any("untolerated taint" in r for r in reasons if "finance/report-builder-0" in reasons[r])
+    assert data.summary.evicted == 1 and data.summary.pending == 3
+    nic = next(p for p in data.pools if p.driver == "nic.example.com")
+    assert [(c.device, c.capacity, c.available, c.total) for c in nic.capacity] == [("nic-0", "bandwidth", "80G", "200G")]
+
+
+# ---------------------------------------------------------------------------------------------- rendering
+def simulate_example() -> tuple[Scheduler, SimulationResult]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        objs = codec.load(CLUSTER)
+    sched = Scheduler.from_objects(objs)
+    return sched, sched.schedule()
+
+
+def test_counters_named_alike_are_summed_into_one_entry():
+    counters = [CounterLeft("s", "memory", "80Gi", "40Gi")] + \
+        [CounterLeft("s", f"memory-slice-{i}", "1", "1" if i > 3 else "0") for i in range(8)]
+    assert counters_text(counters) == "memory 40Gi/80Gi, memory-slice-0…7 4/8"
+
+
+def test_usage_text_speaks_cores_and_binary_sizes():
+    assert usage_text(Usage(1500, 4000, "milli")) == "1.5/4"
+    assert usage_text(Usage(3 * 2**30, 64 * 2**30, "bytes")) == "3Gi/64Gi"
+    assert heat_colour(0) == "#e2f2e9" and heat_colour(1) == "#dc2626"
+
+
+def test_input_strings_are_escaped():
+    sched, result = one_node_cluster(pods=1)
+    html = render_report(sched, result, title='<script>alert("x")</script>')
+    assert "<script>" not in html
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html
+    assert "device.attributes[&quot;gpu.example.com&quot;]" in html
+
+
+def test_the_page_is_self_contained_and_byte_identical_across_runs():
+    first = render_report(*simulate_example())
+    second = render_report(*simulate_example())
+    assert first == second
+    assert not re.search(r"""(?:src|href)\s*=""", first)
+    assert re.findall(r"https?://[^\"' ]+", first) == ["http://www.w3.org/2000/svg"]  # a namespace, not a fetch
+
+
+def chromium() -> str:
+    exe = shutil.which("chromium")
+    if exe is None:
+        pytest.skip("no chromium binary on the PATH (Debian: apt-get install chromium)")
+    return exe
+
+
+def browser(exe: str, tmp_path: Path, page: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [exe, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
+         f"--user-data-dir={tmp_path / 'profile'}", *args, page.as_uri()],
+        capture_output=True, text=True, timeout=120, check=True)
+
+
+def test_the_report_of_the_example_cluster_renders_in_headless_chromium(tmp_path: Path):
+    exe = chromium()
+    page = tmp_path / "report.html"
+    page.write_text(render_report(*simulate_example(), title="example cluster"), encoding="utf-8")
+    dom = browser(exe, tmp_path, page, "--dump-dom").stdout
+    assert "<title>example cluster</title>" in dom
+    cards = dict(re.findall(r'data-key="([^"]+)"><div class="k">[^<]*</div><div class="v">([^<]*)</div>', dom))
+    assert cards["Nodes"] == "6"
+    assert cards["Pending"] == "3"
+    assert cards["Evicted"] == "1"
+    assert cards["Devices allocated"] == "9/53"
+    assert "3 node(s) didn't match Pod's node affinity/selector, 3 node(s) had untolerated taint(s)" in \
+        dom.replace("&#x27;", "'").replace("&#39;", "'")
+    cell = re.search(r'<g class="cell" data-row="gpu-node-b" data-column="mig.nvidia.com">.*?</g>', dom)
+    assert cell is not None and ">5/24</text>" in cell.group(0)
+    assert "<svg" in dom and "ml/train-1" in dom
+
+
+def test_chromium_paints_the_example_report(tmp_path: Path):
+    exe = chromium()
+    page = tmp_path / "report.html"
+    page.write_text(render_report(*simulate_example()), encoding="utf-8")
+    shot = tmp_path / "report.png"
+    browser(exe, tmp_path, page, "--window-size=1280,1600", f"--screenshot={shot}")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
