@@ -22,7 +22,7 @@ from dralloc.scheduler.report_data import (
     HeatMap,
     PendingGroup,
     Placement,
-    PoolUsage,
+    PoolGroup,
     ReportData,
     StrandedPartition,
     Summary,
@@ -239,11 +239,21 @@ def _evictions(data: ReportData) -> str:
             f'{_table(("Pod", "Was on node", "Preempted by"), rows)}</section>')
 
 
-def _pools(pools: Sequence[PoolUsage]) -> str:
-    if not pools:
+def _places(names: Sequence[str], what: str) -> str:
+    """One name, or "N nodes: a, b, c and N-3 more"."""
+    if len(names) == 1:
+        return f'<span class="node">{_e(names[0])}</span>'
+    shown = ", ".join(_e(n) for n in names[:3])
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+    return f"<b>{len(names)} {what}</b>: {shown}{more}"
+
+
+def _pools(groups: Sequence[PoolGroup]) -> str:
+    if not groups:
         return '<section id="pools"><h2>Device pools</h2><p class="empty">No ResourceSlices.</p></section>'
     rows = []
-    for p in pools:
+    for g in groups:
+        p = g.pool
         shown = ", ".join(f"<code>{_e(n)}</code>" for n in p.free[:FREE_NAMES_SHOWN])
         more = f" and {len(p.free) - FREE_NAMES_SHOWN} more" if len(p.free) > FREE_NAMES_SHOWN else ""
         free = f"{len(p.free)}: {shown}{more}" if p.free else "0"
@@ -253,13 +263,16 @@ def _pools(pools: Sequence[PoolUsage]) -> str:
         counters = "<br>".join(f"<b>{_e(cs)}</b>: {_e(counters_text(v))}" for cs, v in by_set.items()) or "—"
         capacity = "<br>".join(f"<code>{_e(c.device)}</code> {_e(c.capacity)} {_e(c.available)}/{_e(c.total)}"
                                for c in p.capacity) or "—"
-        rows.append((f"{_e(p.driver)}<br><code>{_e(p.pool)}</code>",
-                     f'<span class="node">{_e(p.node or "(not node-local)")}</span>',
-                     f"{p.allocated}/{p.total}", free, counters, capacity))
-    table = _table(("Driver / pool", "Node", "Allocated", "Free devices", "Shared counters left (available/total)",
-                    "Consumable capacity left"), rows, numeric=(2,))
+        where = _places(g.pools, "pools alike") if len(g.pools) > 1 else \
+            f'<code>{_e(p.pool)}</code><br><span class="node">{_e(p.node or "(not node-local)")}</span>'
+        rows.append((f"{_e(p.driver)}<br>{where}", f"{p.allocated}/{p.total}", free, counters, capacity))
+    table = _table(("Driver / pool, node", "Allocated", "Free devices", "Shared counters left (available/total)",
+                    "Consumable capacity left"), rows, numeric=(1,))
+    pools = sum(len(g.pools) for g in groups)
+    note = f" in {len(groups)} row(s): pools with the same free devices and counters share one" \
+        if len(groups) < pools else ""
     return (f'<section id="pools"><h2>Free devices and counters per pool</h2>'
-            f"{_foldable(f'{len(pools)} pool(s)', table, len(pools))}</section>")
+            f"{_foldable(f'{pools} pool(s){note}', table, len(groups))}</section>")
 
 
 def counters_text(counters: Sequence[CounterLeft]) -> str:
@@ -285,36 +298,28 @@ def counters_text(counters: Sequence[CounterLeft]) -> str:
 def _fragmentation(data: ReportData) -> str:
     requests = "".join(f"<li><code>{_e(r.describe())}</code></li>" for r in data.requests) or \
         '<li class="empty">none: no pod asks for devices</li>'
-    unmatched = [s for s in data.stranded if s.reason == "no request"]
-    blocked = [s for s in data.stranded if s.reason != "no request"]
+    unmatched = sum(1 for s in data.stranded if s.reason == "no request")
+    blocked = len(data.stranded) - unmatched
+    groups = data.stranded_groups
     parts = [(f'<section id="fragmentation"><h2>Fragmentation</h2><p class="note">Free devices that draw on '
               f"shared counters (MIG-style partitions) and that no request of the input's pods can use: no "
               f"requested class and selectors match them, or a counter they need is already used up by allocated "
               f"devices.</p><p>Requests in the input:</p><ul>{requests}</ul>"),
              (f'<p class="stranded-total"><b>{len(data.stranded)}</b> stranded partition(s): '
-              f"<b>{len(unmatched)}</b> match no request, <b>{len(blocked)}</b> need counters that are used up.</p>")]
-    if unmatched:
-        rows = [(f'<span class="node">{_e(s.node or "—")}</span>', f"<code>{_e(s.pool)}</code>",
-                 f"<code>{_e(s.device)}</code>") for s in unmatched]
-        parts.append("<h3>Free, but no request matches</h3>" +
-                     _foldable(f"{len(unmatched)} partition(s)", _table(("Node", "Pool", "Device"), rows),
-                               len(unmatched)))
-    if blocked:
-        parts.append("<h3>Blocked: shared counters used up</h3>" + _blocked_table(blocked))
+              f"<b>{unmatched}</b> match no request, <b>{blocked}</b> need counters that are used up.</p>")]
+    for reason, heading in (("no request", "Free, but no request matches"),
+                            ("counters used up", "Blocked: shared counters used up")):
+        chosen = [g for g in groups if g.reason == reason]
+        if not chosen:
+            continue
+        rows = [(_places(g.places, "nodes"), _e(g.driver), f"<code>{_e(g.counter_set)}</code>" if g.counter_set
+                 else "—", str(len(g.devices)), ", ".join(f"<code>{_e(d)}</code>" for d in g.devices))
+                for g in chosen]
+        count = sum(len(g.devices) * len(g.places) for g in chosen)
+        table = _table(("Where", "Driver", "Counter set", "Devices", "Which"), rows, numeric=(3,))
+        parts.append(f"<h3>{heading}</h3>" + _foldable(f"{count} partition(s)", table, len(chosen)))
     parts.append("</section>")
     return "".join(parts)
-
-
-def _blocked_table(blocked: Sequence[StrandedPartition]) -> str:
-    """Blocked partitions by pool and counter set (there are many: every partition of a busy GPU)."""
-    groups: dict[tuple[str, str, str], list[str]] = {}
-    for s in blocked:
-        counter_set = s.detail.split("/", 1)[0]
-        groups.setdefault((s.node or "—", s.pool, counter_set), []).append(s.device)
-    rows = [(f'<span class="node">{_e(node)}</span>', f"<code>{_e(pool)}</code>", f"<code>{_e(cs)}</code>", str(len(devs)),
-             ", ".join(f"<code>{_e(d)}</code>" for d in devs)) for (node, pool, cs), devs in groups.items()]
-    table = _table(("Node", "Pool", "Counter set", "Devices", "Which"), rows, numeric=(3,))
-    return _foldable(f"{len(blocked)} partition(s) in {len(groups)} counter set(s)", table, len(groups))
 
 
 def _warnings(data: ReportData) -> str:
@@ -330,7 +335,7 @@ def render_data(data: ReportData) -> str:
            f"scored nodes are broken by it) · {s.pods} pods on {s.nodes} nodes")
     body = "".join((
         _summary(s, data.stranded), _pending(data.pending), _heatmap(data.heatmap), _placements(data.placements),
-        _evictions(data), _pools(data.pools), _fragmentation(data), _warnings(data),
+        _evictions(data), _pools(data.pool_groups), _fragmentation(data), _warnings(data),
     ))
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'

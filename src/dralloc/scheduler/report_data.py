@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from dralloc.scheduler.simulation import Scheduler
 
 Number = int | Fraction
-CountersLeft = dict[tuple[str, str], dict[tuple[str, str], Number]]
 PENDING = ("unschedulable", "error")
 PLACED = ("running", "scheduled")
 RESOURCE_COLUMNS = ("cpu", "memory", "pods")
@@ -65,7 +64,7 @@ class Summary:
 @dataclass(frozen=True)
 class ClaimDevices:
     claim: str
-    devices: tuple[str, ...]  # "pool/device" (driver omitted: the pool names it), or empty when unallocated
+    devices: tuple[str, ...]  # "driver/pool/device", or empty when the claim is not allocated
 
 
 @dataclass(frozen=True)
@@ -175,6 +174,26 @@ class StrandedPartition:
 
 
 @dataclass(frozen=True)
+class PoolGroup:
+    """Pools that look the same (the same devices free, the same counters and capacity left): the first
+    stands for all, so a cluster of identical nodes is a few rows."""
+
+    pool: PoolUsage
+    pools: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class StrandedGroup:
+    """The same stranded devices (by name) in several pools."""
+
+    reason: str
+    driver: str
+    counter_set: str  # for "counters used up": the counter set that is short; else ""
+    devices: tuple[str, ...]
+    places: tuple[str, ...]  # node names, or pool names for pools that are not node-local
+
+
+@dataclass(frozen=True)
 class ReportData:
     title: str
     summary: Summary
@@ -187,6 +206,14 @@ class ReportData:
     stranded: tuple[StrandedPartition, ...]
     warnings: tuple[str, ...]
 
+    @property
+    def pool_groups(self) -> list[PoolGroup]:
+        return fold_pools(self.pools)
+
+    @property
+    def stranded_groups(self) -> list[StrandedGroup]:
+        return group_stranded(self.stranded)
+
 
 # ---------------------------------------------------------------------------------------------- building
 def build_report_data(sched: Scheduler, result: SimulationResult, *, title: str = "dralloc simulation",
@@ -195,17 +222,17 @@ def build_report_data(sched: Scheduler, result: SimulationResult, *, title: str 
     matcher = _SliceMatcher()
     class_selectors = {name: _compiled(_expressions(c.spec.selectors)) for name, c in sorted(snap.classes.items())}
     requests = request_shapes(result.pods, sched)
-    left = counters_left(snap.slices, snap.dra.allocator.state)
+    blocked = blocked_devices(snap.slices, snap.dra.allocator.state)
     return ReportData(
         title=title,
         summary=summary(sched, result),
         placements=tuple(placements(result.pods)),
         pending=tuple(pending_groups(result.pods)),
         evicted=tuple(EvictedPod(f"{e.namespace}/{e.name}", e.node, e.by) for e in result.evicted),
-        heatmap=heat_map(sched, class_selectors, matcher, left, max_rows=max_heat_rows),
+        heatmap=heat_map(sched, class_selectors, matcher, blocked, max_rows=max_heat_rows),
         pools=tuple(pool_usage(sched, result)),
         requests=tuple(requests),
-        stranded=tuple(stranded_partitions(sched, requests, class_selectors, matcher, left)),
+        stranded=tuple(stranded_partitions(sched, requests, class_selectors, matcher, blocked)),
         warnings=tuple(result.warnings),
     )
 
@@ -228,7 +255,7 @@ def summary(sched: Scheduler, result: SimulationResult) -> Summary:
 def _claim_devices(claim: ResourceClaim) -> ClaimDevices:
     alloc = claim.status.allocation if claim.status is not None else None
     results = alloc.devices.results or [] if alloc is not None and alloc.devices is not None else []
-    return ClaimDevices(claim.metadata.name or "", tuple(f"{r.pool}/{r.device}" for r in results))
+    return ClaimDevices(claim.metadata.name or "", tuple(f"{r.driver}/{r.pool}/{r.device}" for r in results))
 
 
 def placements(pods: Iterable[PodResult]) -> list[Placement]:
@@ -302,7 +329,7 @@ class _SliceMatcher:
 
 # ---------------------------------------------------------------------------------------------- heat map
 def heat_map(sched: Scheduler, class_selectors: dict[str, tuple[Selector, ...] | None], matcher: _SliceMatcher,
-             left: CountersLeft, *, max_rows: int = MAX_HEAT_ROWS) -> HeatMap:
+             blocked: dict[str, str], *, max_rows: int = MAX_HEAT_ROWS) -> HeatMap:
     snap = sched.snapshot
     state = snap.dra.allocator.state
     names = list(class_selectors)
@@ -318,17 +345,16 @@ def heat_map(sched: Scheduler, class_selectors: dict[str, tuple[Selector, ...] |
             network.append(owner)
         counts = per_owner.setdefault(owner, [[0, 0, 0] for _ in names])
         prefix = f"{spec.driver}/{spec.pool.name}/"
-        pool_left = left.get((spec.driver, spec.pool.name), {})
         for device, row in zip(spec.devices or (), matcher.matches(s, tag, sets)):
             if not any(row):
                 continue
             used = state.is_allocated(prefix + device.name)
-            blocked = not used and bool(short_counters(device, pool_left))
+            stuck = not used and prefix + device.name in blocked
             for i, hit in enumerate(row):
                 if hit:
                     counts[i][1] += 1
                     counts[i][0] += int(used)
-                    counts[i][2] += int(blocked)
+                    counts[i][2] += int(stuck)
     shown = [i for i, n in enumerate(names) if any(c[i][1] for c in per_owner.values())]
     columns = RESOURCE_COLUMNS + tuple(names[i] for i in shown)
     rows: list[HeatRow] = []
@@ -431,6 +457,14 @@ def pool_usage(sched: Scheduler, result: SimulationResult) -> list[PoolUsage]:
     return out
 
 
+def fold_pools(pools: Iterable[PoolUsage]) -> list[PoolGroup]:
+    groups: dict[object, list[PoolUsage]] = {}
+    for p in pools:
+        key = (p.driver, p.node is None, p.allocated, p.total, p.free, p.counters, p.capacity)
+        groups.setdefault(key, []).append(p)
+    return [PoolGroup(g[0], tuple(p.pool for p in g)) for g in groups.values()]
+
+
 # ---------------------------------------------------------------------------------------------- fragmentation
 def _spec_shapes(spec: ResourceClaimSpec | None) -> Iterable[RequestShape]:
     devices = spec.devices if spec is not None else None
@@ -473,43 +507,54 @@ def request_shapes(pods: Iterable[PodResult], sched: Scheduler) -> list[RequestS
     return sorted(found, key=lambda r: (r.device_class, r.selectors))
 
 
-def counters_left(slices: Iterable[ResourceSlice], allocated: AllocatedState) -> CountersLeft:
-    """(driver, pool) → (counter set, counter) → what is left after the allocated devices' consumption."""
-    left: CountersLeft = {}
+def blocked_devices(slices: Sequence[ResourceSlice], state: AllocatedState) -> dict[str, str]:
+    """Free devices that cannot be allocated because a shared counter they consume is short, by device ID,
+    with the short "counter set/counter" names. Only pools where some device is allocated are looked at."""
+    busy: set[tuple[str, str]] = set()
     for s in slices:
         spec = s.spec
-        pool = left.setdefault((spec.driver, spec.pool.name), {})
-        for cs in spec.shared_counters or ():
-            for name, counter in (cs.counters or {}).items():
-                pool[(cs.name, name)] = to_num(counter.value)
-    is_allocated = allocated.is_allocated
+        prefix = f"{spec.driver}/{spec.pool.name}/"
+        if any(d.consumes_counters and state.is_allocated(prefix + d.name) for d in spec.devices or ()):
+            busy.add((spec.driver, spec.pool.name))
+    left: dict[tuple[str, str], dict[tuple[str, str], Number]] = {key: {} for key in busy}
     for s in slices:
         spec = s.spec
-        pool = left[(spec.driver, spec.pool.name)]
+        pool = left.get((spec.driver, spec.pool.name))
+        if pool is not None:
+            for cs in spec.shared_counters or ():
+                for name, counter in (cs.counters or {}).items():
+                    pool[(cs.name, name)] = to_num(counter.value)
+    free: list[tuple[str, Device, dict[tuple[str, str], Number]]] = []
+    for s in slices:
+        spec = s.spec
+        pool = left.get((spec.driver, spec.pool.name))
+        if pool is None:
+            continue
+        prefix = f"{spec.driver}/{spec.pool.name}/"
         for d in spec.devices or ():
-            if d.consumes_counters and is_allocated(f"{spec.driver}/{spec.pool.name}/{d.name}"):
-                for c in d.consumes_counters:
-                    for name, counter in (c.counters or {}).items():
-                        key = (c.counter_set, name)
-                        if key in pool:
-                            pool[key] -= to_num(counter.value)
-    return left
-
-
-def short_counters(device: Device, pool_left: dict[tuple[str, str], Number]) -> list[str]:
-    """The "counter set/counter" names whose amount left is less than the device would consume."""
-    short = []
-    for c in device.consumes_counters or ():
-        for name, counter in sorted((c.counters or {}).items()):
-            have = pool_left.get((c.counter_set, name))
-            if have is not None and have < to_num(counter.value):
-                short.append(f"{c.counter_set}/{name}")
-    return short
+            if not d.consumes_counters:
+                continue
+            if not state.is_allocated(prefix + d.name):
+                free.append((prefix + d.name, d, pool))
+                continue
+            for c in d.consumes_counters:
+                for name, counter in (c.counters or {}).items():
+                    key = (c.counter_set, name)
+                    if key in pool:
+                        pool[key] -= to_num(counter.value)
+    out = {}
+    for device_id, d, pool in free:
+        short = [f"{c.counter_set}/{name}" for c in d.consumes_counters or ()
+                 for name, counter in sorted((c.counters or {}).items())
+                 if (c.counter_set, name) in pool and pool[(c.counter_set, name)] < to_num(counter.value)]
+        if short:
+            out[device_id] = ", ".join(short)
+    return out
 
 
 def stranded_partitions(sched: Scheduler, requests: Sequence[RequestShape],
                         class_selectors: dict[str, tuple[Selector, ...] | None],
-                        matcher: _SliceMatcher, left: CountersLeft) -> list[StrandedPartition]:
+                        matcher: _SliceMatcher, blocked: dict[str, str]) -> list[StrandedPartition]:
     """Free devices that draw on shared counters which no request of the input could take: none of the
     requested (class, selectors) matches them, or a counter they need is short."""
     snap = sched.snapshot
@@ -524,24 +569,31 @@ def stranded_partitions(sched: Scheduler, requests: Sequence[RequestShape],
     out = []
     for s in snap.slices:
         spec = s.spec
-        pool_left = left[(spec.driver, spec.pool.name)]
         rows = matcher.matches(s, tag, sets) if any(d.consumes_counters for d in spec.devices or ()) else []
         for device, row in zip(spec.devices or (), rows):
-            if not device.consumes_counters or state.is_allocated(f"{spec.driver}/{spec.pool.name}/{device.name}"):
+            device_id = f"{spec.driver}/{spec.pool.name}/{device.name}"
+            if not device.consumes_counters or state.is_allocated(device_id):
                 continue
-            short = short_counters(device, pool_left)
+            short = blocked.get(device_id)
             if short:
                 out.append(StrandedPartition(spec.driver, spec.pool.name, spec.node_name or None, device.name,
-                                             "counters used up", ", ".join(short)))
+                                             "counters used up", short))
             elif not any(row):
                 out.append(StrandedPartition(spec.driver, spec.pool.name, spec.node_name or None, device.name,
                                              "no request", ""))
     return out
 
 
-__all__ = [
-    "CapacityLeft", "ClaimDevices", "CounterLeft", "EvictedPod", "HeatMap", "HeatRow",
-    "PendingGroup", "Placement", "PoolUsage", "ReportData", "RequestShape", "StrandedPartition", "Summary",
-    "Usage", "build_report_data", "counters_left", "fold_rows", "heat_map", "pending_groups", "placements", "pool_usage",
-    "reasons_of", "request_shapes", "short_counters", "stranded_partitions", "summary",
-]
+def group_stranded(stranded: Iterable[StrandedPartition]) -> list[StrandedGroup]:
+    """Per pool and counter set the stranded devices, then pools with the same ones together."""
+    per_place: dict[tuple[str, str, str, str, str], list[str]] = {}
+    for s in stranded:
+        counter_set = s.detail.split("/", 1)[0] if s.reason != "no request" else ""
+        place = s.node or s.pool
+        per_place.setdefault((s.reason, s.driver, counter_set, place, s.pool), []).append(s.device)
+    groups: dict[tuple[str, str, str, tuple[str, ...]], list[str]] = {}
+    for (reason, driver, counter_set, place, _), devices in per_place.items():
+        groups.setdefault((reason, driver, counter_set, tuple(devices)), []).append(place)
+    return [StrandedGroup(reason, driver, cs, devices, tuple(places))
+            for (reason, driver, cs, devices), places in groups.items()]
+
