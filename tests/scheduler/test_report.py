@@ -176,8 +176,9 @@ def test_fold_rows_keeps_every_node_while_they_fit():
 def test_fold_rows_merges_nodes_with_identical_usage_first():
     rows = [row(f"n{i}", 1) for i in range(100)] + [row("busy", 8)]
     folded, note = fold_rows(rows, 10)
-    assert [r.label for r in folded] == ["100 identical nodes (n0, …)", "busy"]
+    assert [r.label for r in folded] == ["100 identical nodes, each (n0, …)", "busy"]
     assert len(folded[0].nodes) == 100 and "identical" in note
+    assert folded[0].cells == rows[0].cells  # one node's figures, not the sum
 
 
 def test_fold_rows_then_sums_nodes_of_one_shape():
@@ -232,6 +233,31 @@ def test_requests_are_a_class_and_the_request_selectors():
     sched, result = one_node_cluster(pods=1)
     data = build_report_data(sched, result)
     assert [r.describe() for r in data.requests] == ['mig where device.attributes["gpu.example.com"].profile == "a"']
+
+
+def three_node_cluster() -> tuple[Scheduler, SimulationResult]:
+    nodes = ("n1", "n2", "n3")
+    return simulate(*(NODE.format(name=n) for n in nodes), CLASSES, *(SLICE.format(node=n) for n in nodes),
+                    TEMPLATE, POD.format(name="p0", cpu=1))
+
+
+def test_pools_with_the_same_free_devices_and_counters_share_a_row():
+    sched, result = three_node_cluster()
+    data = build_report_data(sched, result)
+    (used,) = [p.node for p in data.pools if p.allocated]
+    groups = data.pool_groups
+    assert sorted(g.pools for g in groups) == sorted([(used,), tuple(n for n in ("n1", "n2", "n3") if n != used)])
+
+
+def test_the_same_stranded_devices_on_several_nodes_form_one_group():
+    sched, result = three_node_cluster()
+    groups = build_report_data(sched, result).stranded_groups
+    unrequested = sorted((g.devices, g.places) for g in groups if g.reason == "no request")
+    (used,) = [p.node for p in result.pods]
+    idle = tuple(n for n in ("n1", "n2", "n3") if n != used)
+    assert unrequested == [(("gpu-0", "gpu-0-b-1"), idle), (("gpu-0-b-1",), (used,))]
+    blocked = [g for g in groups if g.reason == "counters used up"]
+    assert [(g.devices, g.places, g.counter_set) for g in blocked] == [(("gpu-0",), (used,), "gpu-0")]
 
 
 # ---------------------------------------------------------------------------------------------- pending pods

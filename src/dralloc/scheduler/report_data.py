@@ -409,13 +409,14 @@ def fold_rows(rows: list[HeatRow], max_rows: int) -> tuple[list[HeatRow], str]:
     if len(rows) <= max_rows:
         return rows, ""
     groups = _group(rows, lambda r: r.cells)
-    note = f"{len(rows)} nodes: nodes with identical usage share a row"
-    what = "identical nodes"
-    if len(groups) > max_rows:
-        groups = _group(rows, lambda r: tuple(c.total if c is not None else None for c in r.cells))
-        note = f"{len(rows)} nodes: one row per node shape (the same allocatable and devices), usage summed"
-        what = "nodes of this shape"
-    out = [HeatRow(_label(g, what), tuple(n for r in g for n in r.nodes), _sum_cells(g)) for g in groups]
+    if len(groups) <= max_rows:
+        note = f"{len(rows)} nodes: nodes with identical usage share a row, which shows one node's figures"
+        return [HeatRow(_label(g, "identical nodes, each"), tuple(n for r in g for n in r.nodes), g[0].cells)
+                for g in groups], note
+    groups = _group(rows, lambda r: tuple(c.total if c is not None else None for c in r.cells))
+    note = f"{len(rows)} nodes: one row per node shape (the same allocatable and devices), usage summed"
+    out = [HeatRow(_label(g, "nodes of this shape"), tuple(n for r in g for n in r.nodes), _sum_cells(g))
+           for g in groups]
     if len(out) > max_rows:
         rest = out[max_rows - 1:]
         out = out[:max_rows - 1]
