@@ -34,6 +34,7 @@ from dralloc.api.resource_v1 import (
     ResourceSlice,
 )
 from dralloc.cel import CELCompileError, CELRuntimeError, Selector, compile_selector
+from dralloc.scheduler.dra import DraState
 from dralloc.scheduler.result import PodResult, SimulationResult
 
 if TYPE_CHECKING:
@@ -219,7 +220,7 @@ class ReportData:
 def build_report_data(sched: Scheduler, result: SimulationResult, *, title: str = "dralloc simulation",
                       max_heat_rows: int = MAX_HEAT_ROWS) -> ReportData:
     snap = sched.snapshot
-    matcher = _SliceMatcher()
+    matcher = _SliceMatcher(snap.slices, snap.dra)
     class_selectors = {name: _compiled(_expressions(c.spec.selectors)) for name, c in sorted(snap.classes.items())}
     requests = request_shapes(result.pods, sched)
     blocked = blocked_devices(snap.slices, snap.dra.allocator.state)
@@ -305,11 +306,27 @@ def _all_match(selectors: tuple[Selector, ...] | None, device: Device, driver: s
 
 
 class _SliceMatcher:
-    """Per distinct device list of a slice: which devices match which selector set (memoised)."""
+    """Which devices of a slice match which selector sets, computed once per distinct device list.
 
-    def __init__(self) -> None:
-        self._memo: dict[tuple[str, bytes, str], list[tuple[bool, ...]]] = {}
-        self._keys: dict[int, bytes] = {}
+    Nodes that the DRA state puts in one class publish identical node-local slices up to the names of node,
+    pool and slice: the k-th slice of each (pools by driver and name, slices by name — the order the class is
+    built in) has the same devices, so (class, k) identifies the device list without reading it; the device
+    names are compared as well. Any other slice is identified by its encoded devices."""
+
+    def __init__(self, slices: Sequence[ResourceSlice], dra: DraState) -> None:
+        self._memo: dict[tuple[object, ...], list[tuple[bool, ...]]] = {}
+        self._keys: dict[int, tuple[object, ...]] = {}
+        by_node: dict[str, list[ResourceSlice]] = {}
+        for s in slices:
+            if s.spec.node_name:
+                by_node.setdefault(s.spec.node_name, []).append(s)
+        for node, own in by_node.items():
+            cls = dra.class_of(node)
+            if cls == node:
+                continue
+            own.sort(key=lambda x: (x.spec.driver, x.spec.pool.name, x.metadata.name or ""))
+            for k, x in enumerate(own):
+                self._keys[id(x)] = ("class", cls, k, x.spec.driver, tuple(d.name for d in x.spec.devices or ()))
 
     def matches(self, s: ResourceSlice, tag: str,
                 selector_sets: Sequence[tuple[Selector, ...] | None]) -> list[tuple[bool, ...]]:
@@ -317,8 +334,8 @@ class _SliceMatcher:
         sets, so different sets are memoised apart)."""
         body = self._keys.get(id(s))
         if body is None:
-            body = self._keys[id(s)] = encode_json(s.spec.devices)
-        key = (s.spec.driver, body, tag)
+            body = self._keys[id(s)] = ("devices", s.spec.driver, encode_json(s.spec.devices))
+        key = (*body, tag)
         hit = self._memo.get(key)
         if hit is None:
             driver = s.spec.driver
