@@ -10,6 +10,8 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dralloc.api import codec
 from dralloc.api.core_v1 import Pod
@@ -164,6 +166,17 @@ def test_nodes_without_devices_have_empty_device_cells():
     assert rows["n1"].cells[3] is not None
 
 
+def test_nodes_with_different_devices_are_counted_apart_and_identical_ones_alike():
+    other = SLICE.format(node="n3").replace("{type: {string: gpu}}", "{type: {string: mig}}")
+    sched, result = simulate(*(NODE.format(name=n) for n in ("n1", "n2", "n3")), CLASSES,
+                             SLICE.format(node="n1"), SLICE.format(node="n2"), other)
+    hm = build_report_data(sched, result).heatmap
+    gpu, mig = hm.columns.index("gpu"), hm.columns.index("mig")
+    counts = {r.label: tuple(c.total if c is not None else 0 for c in (r.cells[gpu], r.cells[mig]))
+              for r in hm.rows}
+    assert counts == {"n1": (1, 3), "n2": (1, 3), "n3": (0, 4)}
+
+
 def row(name: str, used: int, total: int = 8) -> HeatRow:
     return HeatRow(name, (name,), (Usage(used, total, "milli"), Usage(0, 4)))
 
@@ -196,6 +209,19 @@ def test_fold_rows_caps_many_shapes_with_a_last_row_that_sums_the_rest():
     assert folded[-1].label == "41 other nodes"
     assert folded[-1].cells[0].total == sum(range(10, 51))
     assert "41 nodes" in note
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from([4, 8, 16])), min_size=1, max_size=80),
+       st.integers(2, 12))
+def test_folding_keeps_every_node_once_and_every_total(spec: list[tuple[int, int]], max_rows: int):
+    rows = [row(f"n{i}", used, total) for i, (used, total) in enumerate(spec)]
+    folded, note = fold_rows(rows, max_rows)
+    assert len(folded) <= max_rows
+    assert sorted(n for r in folded for n in r.nodes) == sorted(r.nodes[0] for r in rows)
+    per_node = not note or "one node's figures" in note
+    weight = [len(r.nodes) if per_node else 1 for r in folded]
+    assert sum(w * r.cells[0].total for w, r in zip(weight, folded)) == sum(total for _, total in spec)
+    assert sum(w * r.cells[0].used for w, r in zip(weight, folded)) == sum(used for used, _ in spec)
 
 
 # ---------------------------------------------------------------------------------------------- fragmentation
