@@ -177,6 +177,55 @@ def test_nodes_with_different_devices_are_counted_apart_and_identical_ones_alike
     assert counts == {"n1": (1, 3), "n2": (1, 3), "n3": (0, 4)}
 
 
+NETWORK_POOL = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {rack: a}}
+status: {allocatable: {cpu: "8", memory: 32Gi, pods: "10"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: fpga}
+spec: {selectors: [{cel: {expression: 'device.driver == "fpga.example.com"'}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: rack-a}
+spec:
+  driver: fpga.example.com
+  nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In, values: [a]}]}]}
+  pool: {name: rack-a, generation: 1, resourceSliceCount: 1}
+  devices: [{name: f0}, {name: f1}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: fc, namespace: default}
+spec: {devices: {requests: [{name: f, exactly: {deviceClassName: fpga}}]}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers: [{name: c}]
+  resourceClaims: [{name: f, resourceClaimName: fc}]
+"""
+
+
+def test_a_pool_that_is_not_node_local_gets_its_own_heat_map_row():
+    sched, result = simulate(NETWORK_POOL)
+    rows = {r.label: r for r in build_report_data(sched, result).heatmap.rows}
+    assert set(rows) == {"n1", "pool fpga.example.com/rack-a"}
+    pool = rows["pool fpga.example.com/rack-a"]
+    assert pool.cells[:3] == (None, None, None) and (pool.cells[3].used, pool.cells[3].total) == (1, 2)
+    assert rows["n1"].cells[3] is None
+
+
+def test_an_empty_simulation_still_renders_a_page():
+    sched = Scheduler.from_objects([])
+    html = render_report(sched, sched.schedule())
+    assert "Every pod was placed." in html and "No nodes." in html
+
+
 def row(name: str, used: int, total: int = 8) -> HeatRow:
     return HeatRow(name, (name,), (Usage(used, total, "milli"), Usage(0, 4)))
 
@@ -219,9 +268,10 @@ def test_folding_keeps_every_node_once_and_every_total(spec: list[tuple[int, int
     assert len(folded) <= max_rows
     assert sorted(n for r in folded for n in r.nodes) == sorted(r.nodes[0] for r in rows)
     per_node = not note or "one node's figures" in note
-    weight = [len(r.nodes) if per_node else 1 for r in folded]
-    assert sum(w * r.cells[0].total for w, r in zip(weight, folded)) == sum(total for _, total in spec)
-    assert sum(w * r.cells[0].used for w, r in zip(weight, folded)) == sum(used for used, _ in spec)
+    cpu = [(len(r.nodes) if per_node else 1, r.cells[0]) for r in folded]
+    assert all(c is not None for _, c in cpu)
+    assert sum(w * c.total for w, c in cpu if c is not None) == sum(total for _, total in spec)
+    assert sum(w * c.used for w, c in cpu if c is not None) == sum(used for used, _ in spec)
 
 
 # ---------------------------------------------------------------------------------------------- fragmentation
