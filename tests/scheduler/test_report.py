@@ -440,11 +440,3 @@ def test_the_report_of_the_example_cluster_renders_in_headless_chromium(tmp_path
     assert cell is not None and ">5/24</text>" in cell.group(0)
     assert "<svg" in dom and "ml/train-1" in dom
 
-
-def test_chromium_paints_the_example_report(tmp_path: Path):
-    exe = chromium()
-    page = tmp_path / "report.html"
-    page.write_text(render_report(*simulate_example()), encoding="utf-8")
-    shot = tmp_path / "report.png"
-    browser(exe, tmp_path, page, "--window-size=1280,1600", f"--screenshot={shot}")
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
