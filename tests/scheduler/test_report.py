@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import shutil
 import subprocess
 import warnings
+from html import escape
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dralloc.api import codec
@@ -399,6 +401,22 @@ def test_input_strings_are_escaped():
     assert "<script>" not in html
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in html
     assert "device.attributes[&quot;gpu.example.com&quot;]" in html
+
+
+@functools.cache
+def one_pod_simulation() -> tuple[Scheduler, SimulationResult]:
+    return one_node_cluster(pods=1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(min_size=1, max_size=40))
+def test_any_text_in_a_scheduler_message_reaches_the_page_escaped(text: str):
+    sched, result = one_pod_simulation()  # the message is overwritten by every example
+    result.pods[0].status, result.pods[0].message = "unschedulable", f"0/1 nodes are available: {text}"
+    html = render_report(sched, result)
+    assert escape(text.split(". ", 1)[0].rstrip("."), quote=True) in html
+    if "<" in text:
+        assert text not in html.split("<style>")[1]
 
 
 def test_the_page_is_self_contained_and_byte_identical_across_runs():
