@@ -454,7 +454,10 @@ def test_the_report_of_the_example_cluster_renders_in_headless_chromium(tmp_path
     assert cards["Devices allocated"] == "9/53"
     assert "3 node(s) didn't match Pod's node affinity/selector, 3 node(s) had untolerated taint(s)" in \
         dom.replace("&#x27;", "'").replace("&#39;", "'")
-    cell = re.search(r'<g class="cell" data-row="gpu-node-b" data-column="mig.nvidia.com">.*?</g>', dom)
-    assert cell is not None and ">5/24</text>" in cell.group(0)
+    # MIG partitions: 4 notebooks and an inference pod on one GPU node, the other inference pod on the other.
+    mig = re.findall(r'<g class="cell" data-row="(gpu-node-[ab])" data-column="mig.nvidia.com">.*?>([^<>]*)</text></g>',
+                     dom)
+    assert sorted(text for _, text in mig) == ["1/24", "5/24"]
+    assert {node for node, _ in mig} == {"gpu-node-a", "gpu-node-b"}
     assert "<svg" in dom and "ml/train-1" in dom
 
