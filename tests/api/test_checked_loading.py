@@ -100,7 +100,7 @@ _values = st.recursive(_scalars, lambda inner: st.one_of(
     st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=4)), max_leaves=20)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(docs=st.lists(_values, min_size=1, max_size=3), flow=st.booleans())
 def test_any_dumped_yaml_reads_back_the_same_through_both_builders(docs, flow) -> None:
     text = yaml.dump_all(docs, Dumper=yaml.SafeDumper, default_flow_style=flow)
@@ -117,3 +117,50 @@ def test_json_and_yaml_of_the_same_objects_load_alike(tmp_path) -> None:
     from_json = codec.load_checked([_write(tmp_path, "a.json", json.dumps(doc))])
     from_yaml = codec.load_checked([_write(tmp_path, "a.yaml", yaml.safe_dump(doc))])
     assert from_json == from_yaml
+
+
+def _dict_paths(value: object, path: tuple = ()) -> list[tuple]:
+    out = []
+    if isinstance(value, dict):
+        out.append(path)
+        for k, v in value.items():
+            out += _dict_paths(v, (*path, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += _dict_paths(v, (*path, i))
+    return out
+
+
+_EXAMPLE_DOCS = [d.data for d in codec.read_documents(Path(__file__).resolve().parents[2] / "examples")
+                 if isinstance(d.data, dict) and d.data.get("apiVersion", "").startswith("resource.k8s.io")]
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), key=st.sampled_from(["typo", "name", "value", "string", "counters", "x-y"]))
+def test_the_quick_unknown_field_check_agrees_with_the_full_walk(data, key) -> None:
+    import copy
+
+    doc = copy.deepcopy(data.draw(st.sampled_from(_EXAMPLE_DOCS)))
+    target = data.draw(st.sampled_from(_dict_paths(doc)))
+    parent = doc
+    for step in target:
+        parent = parent[step]
+    parent[key] = "injected"
+    model = codec.model_for(doc["apiVersion"], doc["kind"])
+    found: list[str] = []
+    strict._walk(doc, strict._node(model), "", found)
+    assert strict.unknown_fields(doc) == [f'unknown field "{p}"' for p in found]
+
+
+def test_skipped_kinds_are_summed_up_in_one_warning_per_kind(tmp_path) -> None:
+    services = [{"apiVersion": "v1", "kind": "Service", "metadata": {"name": f"s{i}"}} for i in range(3)]
+    ingress = {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "i"}}
+    path = _write(tmp_path, "all.json", json.dumps({"apiVersion": "v1", "kind": "List",
+                                                    "items": [*services, ingress, CLASS]}))
+    with pytest.warns(codec.UnknownKindWarning) as caught:
+        objects, _ = codec.load_checked([path])
+    assert [o.metadata.name for o in objects] == ["gpu"]
+    messages = sorted(str(w.message) for w in caught)
+    assert messages == [(f"{path}: document 1 (line 1) and 2 more: skipping 3 Service objects (v1): "
+                         "not a kind dralloc reads"),
+                        f"{path}: document 1 (line 1): skipping Ingress (networking.k8s.io/v1): not a kind dralloc reads"]

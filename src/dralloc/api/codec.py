@@ -267,28 +267,34 @@ class FieldProblem:
 def iter_checked(sources: Iterable[str | os.PathLike[str] | IO[str] | IO[bytes]]) -> Iterator[CheckedObject]:
     """Read, strictly check and decode every object of the sources (files, directories, streams, "-").
 
-    Lists are flattened into their items; kinds dralloc does not read are skipped with an
-    UnknownKindWarning. A document that cannot be decoded yields a CheckedObject with ``error`` set, so a
-    caller can report every bad document; unreadable or unparsable files raise DecodeError."""
+    Lists are flattened into their items. Kinds dralloc does not read are skipped with one
+    UnknownKindWarning per kind and source (naming the first such document and how many there were). A
+    document that cannot be decoded yields a CheckedObject with ``error`` set, so a caller can report every
+    bad document; unreadable or unparsable files raise DecodeError."""
     for src in sources:
-        yield from _checked(read_documents(src, check_duplicates=True))
+        skipped: dict[tuple[str, str], list[Document]] = {}
+        yield from _checked(read_documents(src, check_duplicates=True), skipped)
+        for (api_version, kind), docs in skipped.items():
+            many = f"{len(docs)} {kind} objects" if len(docs) > 1 else kind
+            first = docs[0].where if len(docs) == 1 else f"{docs[0].where} and {len(docs) - 1} more"
+            warnings.warn(f"{first}: skipping {many} ({api_version}): not a kind dralloc reads",
+                          UnknownKindWarning, stacklevel=2)
 
 
-def _checked(docs: Iterable[Document]) -> Iterator[CheckedObject]:
+def _checked(docs: Iterable[Document], skipped: dict[tuple[str, str], list[Document]]) -> Iterator[CheckedObject]:
     for doc in docs:
         if doc.data is None:
             continue
         items = _list_items(doc)
         if items is not None:
-            yield from _checked(items)
+            yield from _checked(items, skipped)
             continue
         data = doc.data
         problems = strict.duplicate_messages(list(doc.duplicates))
         if isinstance(data, dict):
             api_version, kind = data.get("apiVersion"), data.get("kind")
             if api_version and kind and model_for(api_version, kind) is None:
-                warnings.warn(f"{doc.where}: skipping {kind} ({api_version}): not a kind dralloc reads",
-                              UnknownKindWarning, stacklevel=3)
+                skipped.setdefault((str(api_version), str(kind)), []).append(doc)
                 continue
         try:
             obj = decode(data, where=doc.where)
