@@ -1,72 +1,232 @@
-"""A static upper estimate of a selector's evaluation cost, for kube-apiserver's "too complex" check.
+"""The worst-case cost of a checked selector, for kube-apiserver's "too complex, exceeds cost limit" check.
 
-cel-go's estimator charges every step of the evaluation and multiplies a comprehension's body by the
-largest size its range can have. This estimate follows the same shape, deliberately on the low side so that
-no selector kube-apiserver accepts is rejected here: one unit per node, list and map literals at their exact
-size, and values read from a device at the limits the API puts on them (a device has at most 32 attributes
-and capacities and 48 attribute values). Nested comprehensions over literal lists — the classic hostile
-expression — multiply out exactly as upstream's do.
+It follows cel-go's estimator (checker/cost.go) on the checked AST, for the maximum only: literals cost 0,
+identifiers and field selections on maps and objects 1, list literals 10 and map literals 30 plus their
+elements, a call 1 plus its arguments — ``&&``/``||`` their operands only, ``?:`` its condition plus the
+dearer branch, string comparisons and ``contains``/``startsWith``/``endsWith``/``matches``/``in`` in
+proportion to the sizes involved — and a macro its expansion's steps times the largest size of its range.
+Sizes come from literals and from the DRA environment's declared limits for values read from ``device``
+(compile.go: 63-character domains and driver, 32-character identifiers, 64-character attribute values,
+32 attributes and capacities per device); a range of unknown size makes the cost unbounded, as upstream.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import math
 
-from dralloc.cel.syntax import Node, parse
+from dralloc.cel.checker import Checked
+from dralloc.cel.syntax import Node
 
-MAX_MAP_ENTRIES = 32  # attributes + capacities per device
-MAX_LIST_ITEMS = 48  # attribute values per device
+UNBOUNDED = 2**64 - 1
+STRING_TRAVERSAL = 0.1  # cel-go common.StringTraversalCostFactor
+REGEX_LENGTH = 0.25  # cel-go common.RegexStringLengthCostFactor
+
+# path (from the device variable) → largest size, as the DRA environment declares it
+_DRA_SIZES = {
+    ("device",): 0,
+    ("device", "driver"): 63,
+    ("device", "attributes"): 32,
+    ("device", "attributes", "@keys"): 63,
+    ("device", "attributes", "@values"): 32,
+    ("device", "attributes", "@values", "@keys"): 32,
+    ("device", "attributes", "@values", "@values"): 64,
+    ("device", "capacity"): 32,
+    ("device", "capacity", "@keys"): 63,
+    ("device", "capacity", "@values"): 32,
+    ("device", "capacity", "@values", "@keys"): 32,
+}
 
 
-def _size(node: Any) -> int:
-    """Largest number of elements ``node`` can evaluate to, when it is iterated."""
-    if node.kind == "list":
-        return len(node.args)
-    if node.kind == "map":
-        return len(node.extra or ())
-    if node.kind == "comp" and node.value in ("map", "filter", "transformList", "sortBy"):
-        return _size(node.target)
-    if node.kind == "call" and node.value in ("range",) and node.args and node.args[0].kind == "lit":
+def _add(*xs: int) -> int:
+    return min(UNBOUNDED, sum(xs))
+
+
+def _mul(a: int, b: int) -> int:
+    return min(UNBOUNDED, a * b)
+
+
+def _factor(size: int, factor: float) -> int:
+    return UNBOUNDED if size >= UNBOUNDED else math.ceil(size * factor)
+
+
+class _Estimator:
+    def __init__(self, checked: Checked) -> None:
+        self.checked = checked
+        self.paths: dict[int, tuple[str, ...]] = {}
+        self.locals: list[dict[str, tuple[str, ...] | int]] = []
+
+    # --- sizes --------------------------------------------------------------------------------------
+
+    def size(self, node: Node) -> int:
+        if node.kind == "lit":
+            v = node.value
+            return len(v) if isinstance(v, (str, bytes)) else 1
+        if node.kind == "list":
+            return len(node.args)
+        if node.kind == "map":
+            return len(node.extra)
+        path = self.paths.get(id(node))
+        if path is not None and path in _DRA_SIZES:
+            return _DRA_SIZES[path]
+        t = self.checked.type(node)
+        if t.kind in ("int", "uint", "double", "bool", "duration", "timestamp", "null", "struct", "opaque"):
+            return 1
+        if node.kind == "ident":
+            for scope in reversed(self.locals):
+                if node.value in scope and isinstance(scope[node.value], int):
+                    return int(scope[node.value])  # type: ignore[arg-type]
+        return UNBOUNDED
+
+    def _path_of(self, node: Node, path: tuple[str, ...] | None) -> None:
+        if path is not None:
+            self.paths[id(node)] = path
+
+    # --- costs --------------------------------------------------------------------------------------
+
+    def cost(self, node: Node) -> int:
+        kind = node.kind
+        if kind == "lit":
+            return 0
+        if kind == "ident":
+            for scope in reversed(self.locals):
+                if node.value in scope:
+                    v = scope[node.value]
+                    if isinstance(v, tuple):
+                        self._path_of(node, v)
+                    break
+            else:
+                self._path_of(node, (node.value,))
+            return 1
+        if kind == "select":
+            if isinstance(node.extra, tuple) and node.extra[0] == "variable":
+                self._path_of(node, (node.extra[1],))
+                return 1
+            c = self.cost(node.target)
+            if node.test_only:
+                return c  # Kubernetes sets PresenceTestHasCost(false)
+            parent = self.paths.get(id(node.target))
+            if parent is not None:
+                step = "@values" if self.checked.type(node.target).kind == "map" else node.value
+                self._path_of(node, (*parent, step))
+            if self.checked.type(node.target).kind in ("map", "struct", "param"):
+                c = _add(c, 1)
+            return c
+        if kind == "list":
+            return _add(10, *(self.cost(e) for e in node.args))
+        if kind == "map":
+            return _add(30, *(self.cost(p) for k, v, _ in node.extra for p in (k, v)))
+        if kind == "struct":
+            return 40
+        if kind == "bind":
+            init = self.cost(node.args[0])
+            self.locals.append({node.value: self.paths.get(id(node.args[0])) or self.size(node.args[0])})
+            try:
+                return _add(init, self.cost(node.args[1]))
+            finally:
+                self.locals.pop()
+        if kind == "comp":
+            return self._comp(node)
+        return self._call(node)
+
+    def _call(self, node: Node) -> int:
+        fn = node.value
+        if fn == "dyn" and len(node.args) == 1:
+            c = self.cost(node.args[0])
+            self._path_of(node, self.paths.get(id(node.args[0])))
+            return _add(1, c)
+        arg_costs = [self.cost(a) for a in node.args]
+        total = self.cost(node.target) if node.target is not None else 0
+        if fn in ("_&&_", "_||_"):
+            return _add(*arg_costs)
+        if fn == "_?_:_":
+            return _add(arg_costs[0], max(arg_costs[1], arg_costs[2]))
+        if fn == "_[_]" and node.args:
+            parent = self.paths.get(id(node.args[0]))
+            if parent is not None:
+                self._path_of(node, (*parent, "@values"))
+        args = node.args
+        call = 1
+        string_relation = fn in ("_<_", "_<=_", "_>_", "_>=_") and self.checked.type(args[0]).kind in (
+            "string", "bytes")
+        if (fn in ("_==_", "_!=_") or string_relation) and len(args) == 2:
+            smallest = min(self.size(args[0]), self.size(args[1]))
+            call = _factor(smallest, STRING_TRAVERSAL)
+        elif fn == "@in" and len(args) == 2 and self.checked.type(args[1]).kind == "list":
+            call = self.size(args[1])
+        elif fn in ("startsWith", "endsWith") and len(args) == 1:
+            call = _factor(self.size(args[0]), STRING_TRAVERSAL)
+        elif fn == "contains" and node.target is not None and len(args) == 1:
+            call = _mul(_factor(self.size(node.target), STRING_TRAVERSAL), _factor(self.size(args[0]), STRING_TRAVERSAL))
+        elif fn == "matches" and node.target is not None and len(args) == 1:
+            call = _mul(_factor(_add(self.size(node.target), 1), STRING_TRAVERSAL),
+                        _factor(self.size(args[0]), REGEX_LENGTH))
+        elif fn == "_+_" and len(args) == 2 and self.checked.type(args[0]).kind in ("string", "bytes"):
+            call = _factor(_add(self.size(args[0]), self.size(args[1])), STRING_TRAVERSAL)
+        return _add(total, call, *arg_costs)
+
+    def _comp(self, node: Node) -> int:
+        kind = node.value
+        v1, v2 = node.extra
+        total = self.cost(node.target)
+        range_path = self.paths.get(id(node.target))
+        range_size = self.size(node.target)
+        if kind in ("optMap", "optFlatMap"):
+            # hasValue() ? optional.of(cel.bind(v, value(), e)) : optional.none()
+            self.locals.append({v1: UNBOUNDED})
+            try:
+                body = self.cost(node.args[0])
+            finally:
+                self.locals.pop()
+            return _add(total, 1, max(_add(3, body), 1))
+        is_map = self.checked.type(node.target).kind == "map"
+        scope: dict[str, tuple[str, ...] | int] = {}
+        key_path = (*range_path, "@keys") if range_path else None
+        val_path = (*range_path, "@values") if range_path else None
+        first = key_path if is_map else val_path
+        scope[v1] = first if first is not None else UNBOUNDED
+        if v2 is not None:
+            scope[v1] = key_path if is_map and key_path else 1
+            scope[v2] = val_path if val_path is not None else UNBOUNDED
+        self.locals.append(scope)
         try:
-            return max(0, int(node.args[0].value))
-        except (TypeError, ValueError):
-            return MAX_LIST_ITEMS
-    if node.kind in ("select", "call", "ident") and _reads_device_map(node):
-        return MAX_MAP_ENTRIES
-    return MAX_LIST_ITEMS
+            bodies = [self.cost(b) for b in node.args]
+        finally:
+            self.locals.pop()
+        if kind == "all":
+            init, cond, step, result = 0, 2, _add(1, bodies[0]), 1
+        elif kind == "exists":
+            init, cond, step, result = 0, 3, _add(1, bodies[0]), 1
+        elif kind == "exists_one":
+            init, cond, step, result = 0, 0, _add(bodies[0], 2), 2
+        elif kind == "filter":
+            init, cond, step, result = 10, 0, _add(bodies[0], 13), 1
+        elif kind in ("map", "transformList"):
+            step = _add(12, bodies[-1])
+            if len(bodies) == 2:
+                step = _add(bodies[0], step)
+            init, cond, result = 10, 0, 1
+        elif kind in ("transformMap", "transformMapEntry"):
+            step = _add(2, bodies[-1])
+            if len(bodies) == 2:
+                step = _add(bodies[0], step)
+            init, cond, result = 30, 0, 1
+        else:  # sortBy: a map over the range, then the sort
+            init, cond, step, result = 10, 0, _add(12, bodies[0]), 2
+        return _add(total, init, result, _mul(range_size, _add(cond, step)))
 
 
-def _reads_device_map(node: Any) -> bool:
-    # device.attributes / device.capacity and their per-domain maps
-    n = node
-    while n is not None and getattr(n, "kind", None) in ("select", "call"):
-        if n.kind == "select" and n.value in ("attributes", "capacity"):
-            return True
-        n = n.target
-    return False
+def estimate(checked: Checked) -> int:
+    """The estimated worst-case cost of a checked expression (``UNBOUNDED`` when a size is unknown)."""
+    return _Estimator(checked).cost(checked.root)
 
 
-def estimate(node: Any) -> int:
-    if not isinstance(node, Node):
-        return 0
-    if node.kind == "comp":
-        body = sum(estimate(a) for a in node.args) + 1
-        return estimate(node.target) + _size(node.target) * body
-    cost = 1
-    if node.target is not None:
-        cost += estimate(node.target)
-    for a in node.args:
-        cost += estimate(a)
-    if node.kind == "map":
-        for entry in node.extra or ():
-            for part in entry[:2]:
-                cost += estimate(part)
-    return cost
+def estimate_cost(expression: str, *, version: str | None = None) -> int:
+    """The estimated worst-case cost of a DRA selector (0 when it does not compile)."""
+    from dralloc.cel.decls import DEFAULT_VERSION
+    from dralloc.cel.device import compile_selector
+    from dralloc.cel.errors import CELCompileError
 
-
-def estimate_cost(expression: str) -> int:
-    """The estimated worst-case cost of a selector (0 when it does not parse)."""
     try:
-        return estimate(parse(expression))
-    except Exception:  # noqa: BLE001 - compile errors are reported elsewhere
+        return compile_selector(expression, version=version or DEFAULT_VERSION).max_cost
+    except CELCompileError:
         return 0

@@ -13,7 +13,17 @@ from dralloc.errors import DrallocError, InputError
 
 
 class CELCompileError(InputError):
-    """The expression does not compile. ``str()`` is cel-go's multi-line issue text."""
+    """The expression does not compile. ``str()`` is cel-go's multi-line issue text; ``detail`` is the whole
+    message kube-apiserver reports (``compilation failed: <issues>``, ``program instantiation failed: ...``
+    or ``must evaluate to bool ...``)."""
+
+    def __init__(self, message: str, *, prefix: str = "compilation failed: ") -> None:
+        super().__init__(message)
+        self.prefix = prefix
+
+    @property
+    def detail(self) -> str:
+        return f"{self.prefix}{self}"
 
 
 class CELRuntimeError(DrallocError):

@@ -148,7 +148,7 @@ def _to_int(v: Any) -> int:
         try:
             return check_int(int(v, 10)) if v.strip() == v and v else _bad_int(v)
         except ValueError:
-            raise CELError(f"cannot convert {v!r} to int") from None
+            raise CELError("type conversion error from 'string' to 'int'") from None
     raise no_overload("int", v)
 
 
@@ -174,7 +174,7 @@ def _to_uint(v: Any) -> UInt:
             n = int(v)
             if n <= UINT64_MAX:
                 return UInt(n)
-        raise CELError(f"cannot convert {v!r} to uint")
+        raise CELError("type conversion error from 'string' to 'uint'")
     raise no_overload("uint", v)
 
 
@@ -191,7 +191,7 @@ def _to_double(v: Any) -> float:
     if t is str:
         if _FLOAT_RE.fullmatch(v):
             return float(v)
-        raise CELError(f"cannot convert {v!r} to double")
+        raise CELError("type conversion error from 'string' to 'double'")
     raise no_overload("double", v)
 
 
@@ -238,7 +238,7 @@ def _to_bool(v: Any) -> bool:
     if type(v) is str:
         if v in _BOOL_STRINGS:
             return _BOOL_STRINGS[v]
-        raise CELError(f"cannot convert {v!r} to bool")
+        raise CELError("type conversion error from 'string' to 'bool'")
     raise no_overload("bool", v)
 
 
@@ -324,7 +324,7 @@ def _split(s: Any, sep: Any, n: Any = None) -> list[str]:
 
 @_member("substring", "string")
 def _substring(s: Any, start: Any, end: Any = None) -> str:
-    _want("substring", type(s) is str and type(start) is int, s, start)
+    _want("substring", type(s) is str and type(start) is int and (end is None or type(end) is int), s, start)
     stop = len(s) if end is None else end
     if start < 0 or start > len(s):
         raise CELError(f"index out of range: {start}")

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from dralloc.cel.checker import Checker, declared
 from dralloc.cel.compiler import COST_KEY, COST_LIMIT, Compiler, Env
+from dralloc.cel.decls import DEFAULT_VERSION, environment
 from dralloc.cel.errors import CELCompileError, CELError, CELRuntimeError
+from dralloc.cel.plan import plan
 from dralloc.cel.syntax import parse
 
 
@@ -41,14 +44,29 @@ def compile_expression(
     macros: bool = True,
     check: bool = True,
     cost_limit: int | None = COST_LIMIT,
+    version: str = DEFAULT_VERSION,
+    functions: list[str] | None = None,
+    escaped_identifiers: bool = False,
 ) -> Program:
     """Compile a CEL expression over declared variables (name → CEL type such as "int", "list(string)",
-    "map(string, dyn)" or "dyn"). Raises CELCompileError."""
+    "map(string, dyn)" or "dyn") with the functions of the Kubernetes ``version``: parse, type-check (unless
+    ``check`` is False: parse-only semantics, type problems surface at evaluation), plan, generate.
+    ``functions`` declares extra overloads for the checker (``"fn(string, int) -> string"``, see
+    :mod:`dralloc.cel.decls`); ``escaped_identifiers`` allows cel-go's opt-in ``a.`b-c``` field syntax.
+    Raises CELCompileError."""
     try:
-        ast = parse(expression, macros=macros)
+        ast = parse(expression, macros=macros, escaped_identifiers=escaped_identifiers)
+        result_type = "dyn"
+        if check:
+            env = environment(version)
+            if functions:
+                env = env.extended(functions)
+            checked = Checker(env, expression, declared(declarations), container, homogeneous_literals).run(ast)
+            plan(checked)
+            result_type = checked.result.type_name()
         env = Env(variables=dict(declarations or {}), homogeneous_literals=homogeneous_literals,
-                  container=container, check=check)
-        fn, result_type = Compiler(env, expression).compile(ast)
+                  container=container, check=False)
+        fn, _ = Compiler(env, expression).compile(ast)
     except RecursionError:
         raise CELCompileError("ERROR: <input>:1:1: expression recursion limit exceeded") from None
     return Program(expression, fn, result_type, cost_limit)
