@@ -543,9 +543,11 @@ def _sort_key_check(items: Any, fn: str) -> None:
     if not items:
         return
     first = type(items[0])
+    if first not in (int, UInt, float, str, bytes, bool, Quantity, Semver):
+        raise CELError("list elements must be comparable")  # cel-go: the first element is no Comparer
     for x in items:
-        if type(x) is not first or first not in (int, UInt, float, str, bytes, bool, Quantity, Semver):
-            raise CELError(f"list elements must have the same type: {fn}")
+        if type(x) is not first:
+            raise CELError("list elements must have the same type")
 
 
 @_member("sort", "list")

@@ -1,0 +1,194 @@
+"""The type checker, planner and declarations table: selectors kube-apiserver rejects are rejected with
+cel-go's text, the ones it accepts compile (issue families: static checking, planning, library set per
+version, maps and attributes, syntax)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dralloc.cel import CELCompileError, compile_expression, compile_selector
+from dralloc.cel.cost import UNBOUNDED
+from dralloc.cel.decls import environment
+
+
+def detail(expression: str, version: str = "1.36") -> str:
+    with pytest.raises(CELCompileError) as info:
+        compile_selector(expression, version=version)
+    return info.value.detail
+
+
+# --- 1. static checking: every call resolves to an overload for its argument types ----------------------
+
+@pytest.mark.parametrize("expression,message", [
+    ("1 == 1.0", "1:3: found no matching overload for '_==_' applied to '(int, double)'"),
+    ('[1] == ["1"]', "1:5: found no matching overload for '_==_' applied to '(list(int), list(string))'"),
+    ('device.driver == "a" ? 1 : "x"', "found no matching overload for '_?_:_' applied to '(bool, int, string)'"),
+    ('device.driver.startsWith(1)', "1:25: found no matching overload for 'startsWith' applied to 'string.(int)'"),
+    ('device.driver.startsWith("a", "b")', "found no matching overload for 'startsWith' applied to "
+                                           "'string.(string, string)'"),
+    ('"abc".substring(1, 2, 3) == ""', "applied to 'string.(int, int, int)'"),
+    ('[1, 2].all(x, x)', "1:15: expected type 'bool' but found 'int'"),
+    ('device.foo == 1', "1:7: undefined field 'foo'"),
+    ('nope(1)', "1:5: undeclared reference to 'nope' (in container '')"),
+    ('"a".nope()', "1:9: undeclared reference to 'nope' (in container '')"),
+    ('[1, "a"].size() > 0', "1:5: expected type 'int' but found 'string'"),
+    ('{"a": 1, "b": "c"}.size() > 0', "1:15: expected type 'int' but found 'string'"),
+    ('[1, dyn(2)].size() > 0', "expected type 'int' but found 'dyn'"),
+])
+def test_the_checker_rejects_what_cel_go_rejects(expression, message):
+    assert f"compilation failed: ERROR: <input>:{message}" in detail(expression) or message in detail(expression)
+
+
+def test_an_error_carries_the_caret_line():
+    assert detail("1 == 1.0") == ("compilation failed: ERROR: <input>:1:3: found no matching overload for '_==_' "
+                                  "applied to '(int, double)'\n | 1 == 1.0\n | ..^")
+
+
+def test_all_errors_are_reported_in_source_order():
+    text = detail('1 == 1.0 || "a" + 1 == "b"')
+    assert text.count("ERROR:") == 2
+    assert text.index("'_==_'") < text.index("'_+_'")
+
+
+@pytest.mark.parametrize("expression", [
+    'device.driver == "gpu.example.com"',
+    'device.attributes["x"].model == 1 || device.attributes["x"].model == "a"',
+    '1 < 1.5 && 2u > 1 && 1.0 <= 1u',  # cross-type numeric comparisons
+    'device.attributes["x"].v == null || true',
+    '[1, 2].map(x, x * 2) == [2, 4]',
+    '{"a": 1}.filter(k, k == "a") == ["a"]',
+    'optional.of(1).orValue(2) == 1',
+    'device.attributes["x"].?model.orValue("") == ""',
+    'cel.bind(g, device.attributes["x"], g.model == "a")',
+])
+def test_the_checker_accepts_what_cel_go_accepts(expression):
+    compile_selector(expression)
+
+
+def test_the_result_must_be_bool_or_dyn():
+    assert detail("device.driver") == "must evaluate to bool or the unknown type, not string"
+    assert detail("[1]") == "must evaluate to bool or the unknown type, not list(int)"
+
+
+def test_deduced_types_follow_cel_go():
+    assert compile_expression("[[], [1]]").result_type == "list(list(int))"
+    assert compile_expression("[1, 1.0]").result_type == "list(dyn)"
+    assert compile_expression("optional.none()").result_type == "optional_type(dyn)"
+    assert compile_expression("x.y", {"x": "map(string, int)"}).result_type == "int"
+
+
+# --- 2. planning: constant conversions fold when the program is built ------------------------------------
+
+@pytest.mark.parametrize("expression,message", [
+    ('int("x") == 1', "program instantiation failed: type conversion error from 'string' to 'int'"),
+    ('uint(-1) == 1u', "program instantiation failed: unsigned integer overflow"),
+    ('int(1e20) == 1', "program instantiation failed: integer overflow"),
+    ('int(string(int("1x"))) == 1', "program instantiation failed: type conversion error from 'string' to 'int'"),
+])
+def test_a_failing_constant_conversion_fails_the_program_instantiation(expression, message):
+    assert detail(expression) == message
+
+
+def test_an_invalid_regex_literal_is_a_compile_error():
+    assert detail('device.driver.matches("a[")') == ("compilation failed: ERROR: <input>:1:23: invalid matches "
+                                                      "argument\n | device.driver.matches(\"a[\")\n | "
+                                                      "......................^")
+
+
+def test_a_conversion_of_a_variable_still_fails_at_evaluation():
+    compile_selector('int(device.driver) == 1')
+
+
+# --- 3. the library set per Kubernetes version ------------------------------------------------------------
+
+def test_each_version_declares_its_libraries():
+    assert "lists.range" not in environment("1.33").functions
+    assert "lists.range" in environment("1.34").functions
+    assert "format.named" in environment("1.31").functions
+    assert len([o for o in environment("1.32").functions["semver"]]) == 1
+    assert len([o for o in environment("1.33").functions["semver"]]) == 2
+    assert "includes" in environment("1.36").functions
+    assert "includes" not in environment("1.35").functions
+
+
+def test_an_older_version_rejects_a_newer_function():
+    compile_selector('device.attributes["x"].v.isGreaterThan(semver("1.0.0", true))')
+    assert "found no matching overload for 'semver' applied to '(string, bool)'" in detail(
+        'device.attributes["x"].v.isGreaterThan(semver("1.0.0", true))', version="1.32")
+    assert "undeclared reference to 'reverse'" in detail("[1].reverse() == [1]", version="1.33")
+    compile_selector("[1].reverse() == [1]", version="1.34")
+
+
+def test_an_unknown_version_is_refused():
+    with pytest.raises(ValueError, match="unsupported Kubernetes version"):
+        compile_selector("true", version="1.20")
+
+
+@pytest.mark.parametrize("expression,message", [
+    ('quantity("1").sign() == 1.0', "'(int, double)'"),
+    ('quantity("1").isInteger() == 1', "'(bool, int)'"),
+    ('quantity("1").asInteger() == "1"', "'(int, string)'"),
+    ('semver("1.0.0").isGreaterThan("1.0.0")', "'isGreaterThan' applied to 'kubernetes.Semver.(string)'"),
+    ('string(semver("1.0.0")) == "1.0.0"', "'string' applied to '(kubernetes.Semver)'"),
+    ('[quantity("1")].sort().size() == 1', "'sort' applied to 'list(kubernetes.Quantity).()'"),
+    ('"%d".format(1) == "1"', "'format' applied to 'string.(int)'"),
+    ('"".reverse() == ""', "'reverse' applied to 'string.()'"),
+])
+def test_library_signatures_are_upstreams(expression, message):
+    assert message in detail(expression)
+
+
+def test_list_sort_needs_comparable_elements_at_evaluation():
+    from dralloc.cel import CELRuntimeError
+
+    program = compile_expression("x.sort()", {"x": "list(dyn)"})
+    with pytest.raises(CELRuntimeError, match="^list elements must be comparable$"):
+        program.evaluate({"x": [[1], [2]]})
+    with pytest.raises(CELRuntimeError, match="^list elements must have the same type$"):
+        program.evaluate({"x": [1, "a"]})
+
+
+# --- 4. maps and attributes ---------------------------------------------------------------------------
+
+def test_the_device_maps_have_size_and_presence_tests():
+    compile_selector("device.attributes.size() > 0 && size(device.capacity) > 0")
+    compile_selector('has(device.attributes["x"].model)')
+    compile_selector('"x" in device.attributes["d"]')
+
+
+def test_int64_minimum_divided_by_minus_one_overflows():
+    p = compile_expression("x / -1", {"x": "int"})
+    from dralloc.cel import CELRuntimeError
+
+    with pytest.raises(CELRuntimeError, match="overflow"):
+        p.evaluate({"x": -(2**63)})
+
+
+# --- 5. syntax ----------------------------------------------------------------------------------------
+
+def test_a_backquoted_field_is_unsupported_syntax_in_kubernetes():
+    assert detail('device.attributes["x"].`model` == "a"') == (
+        "compilation failed: ERROR: <input>:1:24: unsupported syntax: '`'\n"
+        " | device.attributes[\"x\"].`model` == \"a\"\n | .......................^")
+
+
+def test_a_literal_keyword_is_not_a_field_name():
+    assert "mismatched input 'true' expecting {IDENTIFIER, ESC_IDENTIFIER}" in detail("device.true")
+
+
+def test_a_reserved_word_is_not_a_variable():
+    assert "reserved identifier: if" in detail("if == 1")
+
+
+# --- cost --------------------------------------------------------------------------------------------
+
+def test_the_cost_of_nested_comprehensions_multiplies_by_the_range_sizes():
+    small = compile_selector("[1, 2, 3].all(x, x > 0)").max_cost
+    nested = compile_selector("[1, 2, 3].all(x, [1, 2, 3].all(y, x < y))").max_cost
+    assert nested > 3 * small
+    assert compile_selector('device.driver == "a"').max_cost < 20
+
+
+def test_a_device_map_range_is_bounded_by_the_declared_limits():
+    cost = compile_selector('device.attributes["x"].all(k, k.startsWith("a"))').max_cost
+    assert 32 <= cost < UNBOUNDED
