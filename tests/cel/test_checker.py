@@ -192,3 +192,26 @@ def test_the_cost_of_nested_comprehensions_multiplies_by_the_range_sizes():
 def test_a_device_map_range_is_bounded_by_the_declared_limits():
     cost = compile_selector('device.attributes["x"].all(k, k.startsWith("a"))').max_cost
     assert 32 <= cost < UNBOUNDED
+
+
+# --- durations and timestamps (declared by the standard library, so they must also run) -----------------
+
+@pytest.mark.parametrize("expression,expected", [
+    ('duration("1h30m") > duration("45m")', True),
+    ('string(duration("1h30m"))', "5400s"),
+    ('string(duration("-1.5ms"))', "-0.0015s"),
+    ('duration("1h30m").getMinutes()', 90),
+    ('timestamp("2024-02-29T12:00:00Z").getDayOfWeek()', 4),
+    ('timestamp("2024-01-01T00:30:00Z").getHours("-01:00")', 23),
+    ('string(timestamp("2024-02-29T12:00:00+01:00") + duration("30m"))', "2024-02-29T11:30:00Z"),
+    ('timestamp("2024-02-29T12:00:00Z") - timestamp("2024-02-28T12:00:00Z") == duration("24h")', True),
+    ('int(timestamp("1970-01-02T00:00:00Z"))', 86400),
+])
+def test_durations_and_timestamps_evaluate_as_in_cel_go(expression, expected):
+    assert compile_expression(expression).evaluate() == expected
+
+
+def test_an_invalid_duration_literal_is_a_compile_error():
+    assert detail('duration("1x") > duration("1s")') == (
+        "compilation failed: ERROR: <input>:1:10: invalid duration argument\n"
+        " | duration(\"1x\") > duration(\"1s\")\n | .........^")

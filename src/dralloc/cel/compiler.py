@@ -23,6 +23,7 @@ from dralloc.api.semver import Semver
 from dralloc.cel import library
 from dralloc.cel.errors import CELCompileError, CELError, format_issue
 from dralloc.cel.syntax import Node, UInt
+from dralloc.cel.timevalues import Duration, Timestamp
 from dralloc.cel.values import (
     INT64_MAX,
     INT64_MIN,
@@ -989,6 +990,12 @@ def _add(x: Any, y: Any) -> Any:
     tx, ty = type(x), type(y)
     if tx is int and ty is int:
         return check_int(x + y)
+    if tx is Duration and ty is Duration:
+        return Duration(x.nanos + y.nanos)
+    if tx is Timestamp and ty is Duration:
+        return Timestamp(x.nanos + y.nanos)
+    if tx is Duration and ty is Timestamp:
+        return Timestamp(x.nanos + y.nanos)
     if tx is ty:
         if tx is UInt:
             r = int(x) + int(y)
@@ -1008,6 +1015,12 @@ def _sub(x: Any, y: Any) -> Any:
     tx, ty = type(x), type(y)
     if tx is int and ty is int:
         return check_int(x - y)
+    if tx is Duration and ty is Duration:
+        return Duration(x.nanos - y.nanos)
+    if tx is Timestamp and ty is Duration:
+        return Timestamp(x.nanos - y.nanos)
+    if tx is Timestamp and ty is Timestamp:
+        return Duration(x.nanos - y.nanos)
     if tx is ty:
         if tx is UInt:
             r = int(x) - int(y)

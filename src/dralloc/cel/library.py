@@ -22,6 +22,16 @@ from dralloc.api.quantity import Quantity
 from dralloc.api.semver import Semver
 from dralloc.cel.errors import CELError
 from dralloc.cel.syntax import UInt
+from dralloc.cel.timevalues import (
+    NANOS,
+    Duration,
+    Timestamp,
+    duration_getter,
+    parse_duration,
+    parse_timestamp,
+    timestamp_getter,
+    zone,
+)
 from dralloc.cel.values import (
     INT64_MAX,
     INT64_MIN,
@@ -89,6 +99,44 @@ def regex(pattern: str) -> re.Pattern[str]:
 # --- standard library -------------------------------------------------------------------------------
 
 
+@_global("duration", "google.protobuf.Duration")
+def _to_duration(v: Any) -> Duration:
+    if type(v) is Duration:
+        return v
+    _want("duration", type(v) is str, v)
+    return parse_duration(v)
+
+
+@_global("timestamp", "google.protobuf.Timestamp")
+def _to_timestamp(v: Any) -> Timestamp:
+    t = type(v)
+    if t is Timestamp:
+        return v
+    if t is str:
+        return parse_timestamp(v)
+    _want("timestamp", t is int, v)
+    return Timestamp(v * NANOS)
+
+
+def _time_getter(name: str) -> Callable[..., int]:
+    def get(v: Any, tz: Any = None) -> int:
+        if type(v) is Timestamp:
+            return timestamp_getter(name, v, zone(tz)) if tz is not None else timestamp_getter(name, v)
+        if type(v) is Duration and tz is None and name in ("getHours", "getMinutes", "getSeconds",
+                                                            "getMilliseconds"):
+            return duration_getter(name, v)
+        raise no_overload(name, v) if tz is None else no_overload(name, v, tz)
+
+    get.__name__ = name
+    return get
+
+
+for _getter in ("getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getFullYear", "getHours",
+                "getMilliseconds", "getMinutes", "getMonth", "getSeconds"):
+    MEMBERS[_getter] = _time_getter(_getter)
+    RESULT_TYPES[_getter] = "int"
+
+
 def _size(v: Any) -> int:
     t = type(v)
     if t is str:
@@ -144,6 +192,10 @@ def _to_int(v: Any) -> int:
         if math.isnan(v) or math.isinf(v) or not (-9.223372036854775e18 <= v < 9.223372036854775e18):
             raise CELError("integer overflow")
         return int(v)
+    if t is Duration:
+        return v.nanos
+    if t is Timestamp:
+        return v.nanos // NANOS
     if t is str:
         try:
             return check_int(int(v, 10)) if v.strip() == v and v else _bad_int(v)
@@ -211,7 +263,7 @@ def _to_string(v: Any) -> str:
             return v.decode("utf-8")
         except UnicodeDecodeError:
             raise CELError("invalid UTF-8 in bytes, cannot convert to string") from None
-    if t is Quantity or t is Semver:
+    if t is Quantity or t is Semver or t is Duration or t is Timestamp:
         return str(v)
     if isinstance(v, (IPValue, CIDRValue)):
         return str(v)

@@ -168,8 +168,8 @@ def compare(a: Any, b: Any, fn: str) -> int:
                 return 2  # unordered: every comparison is false
             return (x > y) - (x < y)  # as cel-go: the int is converted to double
         return (int(a) > int(b)) - (int(a) < int(b))
-    if ta is tb and ta in (str, bytes, bool):
-        return (a > b) - (a < b)
+    if ta is tb and (ta in (str, bytes, bool) or getattr(ta, "cel_type", "").startswith("google.protobuf.")):
+        return (a > b) - (a < b)  # strings, bytes, bools, durations and timestamps
     raise no_overload(fn, a, b)
 
 
