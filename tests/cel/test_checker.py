@@ -215,3 +215,23 @@ def test_an_invalid_duration_literal_is_a_compile_error():
     assert detail('duration("1x") > duration("1s")') == (
         "compilation failed: ERROR: <input>:1:10: invalid duration argument\n"
         " | duration(\"1x\") > duration(\"1s\")\n | .........^")
+
+
+@pytest.mark.parametrize("expression,cost", [  # figures from cel-go's checker/cost_test.go
+    ('"Hello World!"', 0),
+    ("[1, 2, 3]", 10),
+    ('{"a": 1, "b": 2, "c": 3}', 30),
+    ("[1, 2, 3].all(x, true)", 20),
+    ("'123'.matches('[0-9]')", 2),
+    ("true || false", 0),
+    ("1 < 2", 1),
+    ("2 in [1, 2, 3]", 13),
+    ("true ? 1 : 2", 0),
+    ('size("123")', 1),
+    ("string(1)", 1),
+    ("((5 != 6) == (1 == 2)) == ((3 <= 4) == (9 != 9))", 7),
+    ("[1,2,3,4,5].filter(x, x % 2 == 0)", 101),
+    ("[1,2,3,4,5].map(x, x)", 86),
+])
+def test_the_estimated_cost_is_cel_gos(expression, cost):
+    assert compile_expression(expression).max_cost == cost

@@ -21,6 +21,25 @@ UNBOUNDED = 2**64 - 1
 STRING_TRAVERSAL = 0.1  # cel-go common.StringTraversalCostFactor
 REGEX_LENGTH = 0.25  # cel-go common.RegexStringLengthCostFactor
 
+_NOMINAL = frozenset({"serviceAccount", "path", "group", "resource", "subresource", "namespace", "name", "allowed",
+                      "reason", "error", "errored", "masked", "prefixLength", "family", "isUnspecified", "isLoopback",
+                      "isLinkLocalMulticast", "isLinkLocalUnicast", "sign", "asInteger", "isInteger",
+                      "asApproximateFloat", "isGreaterThan", "isLessThan", "compareTo", "add", "sub"})
+
+
+def _callee(node: Node) -> tuple[str, Node | None]:
+    """The function a call resolved to and its receiver (none for a namespaced global like lists.range)."""
+    if isinstance(node.extra, tuple) and node.extra[0] == "function":
+        return node.extra[1], None
+    return node.value, node.target
+
+
+def _literal_uint(node: Node, default: int) -> int:
+    if node.kind == "lit" and type(node.value) is int and node.value >= 0:
+        return int(node.value)
+    return default
+
+
 # path (from the device variable) → largest size, as the DRA environment declares it
 _DRA_SIZES = {
     ("device",): 0,
@@ -53,6 +72,7 @@ class _Estimator:
     def __init__(self, checked: Checked) -> None:
         self.checked = checked
         self.paths: dict[int, tuple[str, ...]] = {}
+        self.sizes: dict[int, int] = {}
         self.locals: list[dict[str, tuple[str, ...] | int]] = []
 
     # --- sizes --------------------------------------------------------------------------------------
@@ -65,6 +85,8 @@ class _Estimator:
             return len(node.args)
         if node.kind == "map":
             return len(node.extra)
+        if id(node) in self.sizes:
+            return self.sizes[id(node)]
         path = self.paths.get(id(node))
         if path is not None and path in _DRA_SIZES:
             return _DRA_SIZES[path]
@@ -104,6 +126,8 @@ class _Estimator:
             c = self.cost(node.target)
             if node.test_only:
                 return c  # Kubernetes sets PresenceTestHasCost(false)
+            if node.optional:
+                return _add(c, 1)  # the optional select is a call
             parent = self.paths.get(id(node.target))
             if parent is not None:
                 step = "@values" if self.checked.type(node.target).kind == "map" else node.value
@@ -121,48 +145,136 @@ class _Estimator:
             init = self.cost(node.args[0])
             self.locals.append({node.value: self.paths.get(id(node.args[0])) or self.size(node.args[0])})
             try:
-                return _add(init, self.cost(node.args[1]))
+                body = self.cost(node.args[1])  # cel.bind is a comprehension over an empty list literal (10)
             finally:
                 self.locals.pop()
+            if id(node.args[1]) in self.sizes:
+                self.sizes[id(node)] = self.sizes[id(node.args[1])]
+            return _add(10, init, body)
         if kind == "comp":
             return self._comp(node)
         return self._call(node)
 
     def _call(self, node: Node) -> int:
-        fn = node.value
+        fn, receiver = _callee(node)
         if fn == "dyn" and len(node.args) == 1:
             c = self.cost(node.args[0])
             self._path_of(node, self.paths.get(id(node.args[0])))
+            if id(node.args[0]) in self.sizes:
+                self.sizes[id(node)] = self.sizes[id(node.args[0])]
             return _add(1, c)
         arg_costs = [self.cost(a) for a in node.args]
-        total = self.cost(node.target) if node.target is not None else 0
+        target = self.cost(receiver) if receiver is not None else 0
         if fn in ("_&&_", "_||_"):
             return _add(*arg_costs)
         if fn == "_?_:_":
+            self.sizes[id(node)] = max(self.size(node.args[1]), self.size(node.args[2]))
             return _add(arg_costs[0], max(arg_costs[1], arg_costs[2]))
         if fn == "_[_]" and node.args:
             parent = self.paths.get(id(node.args[0]))
             if parent is not None:
                 self._path_of(node, (*parent, "@values"))
-        args = node.args
-        call = 1
-        string_relation = fn in ("_<_", "_<=_", "_>_", "_>=_") and self.checked.type(args[0]).kind in (
-            "string", "bytes")
-        if (fn in ("_==_", "_!=_") or string_relation) and len(args) == 2:
-            smallest = min(self.size(args[0]), self.size(args[1]))
-            call = _factor(smallest, STRING_TRAVERSAL)
-        elif fn == "@in" and len(args) == 2 and self.checked.type(args[1]).kind == "list":
-            call = self.size(args[1])
-        elif fn in ("startsWith", "endsWith") and len(args) == 1:
-            call = _factor(self.size(args[0]), STRING_TRAVERSAL)
-        elif fn == "contains" and node.target is not None and len(args) == 1:
-            call = _mul(_factor(self.size(node.target), STRING_TRAVERSAL), _factor(self.size(args[0]), STRING_TRAVERSAL))
-        elif fn == "matches" and node.target is not None and len(args) == 1:
-            call = _mul(_factor(_add(self.size(node.target), 1), STRING_TRAVERSAL),
+        call = self._call_cost(node)
+        return _add(target, call, *arg_costs)
+
+    def _call_cost(self, node: Node) -> int:
+        """The cost of the call itself: the list library's and Kubernetes' estimators, cel-go's built-in
+        ones, else 1."""
+        (fn, target), args = _callee(node), node.args
+        t0 = self.checked.type(args[0]).kind if args else ""
+        # cel-go lists v3
+        if fn == "lists.range" and len(args) == 1:
+            n = args[0].value if args[0].kind == "lit" and type(args[0].value) is int else UNBOUNDED
+            return self._list_call(node, 1, max(0, n))
+        if target is not None and fn in ("reverse", "slice", "flatten", "distinct", "sort",
+                                         "@sortByAssociatedKeys"):
+            size = self.size(target)
+            if fn == "reverse":
+                return self._list_call(node, 1, size)
+            if fn == "slice" and len(args) == 2:
+                lo = _literal_uint(args[0], 0)
+                hi = _literal_uint(args[1], size)
+                return self._list_call(node, 1, max(0, hi - lo))
+            if fn == "flatten":
+                depth = _literal_uint(args[0], UNBOUNDED) if args else 1
+                return self._list_call(node, depth, size)
+            if fn == "distinct":
+                return self._list_call(node, 2, _mul(size, size))
+            keyed = args[0] if fn == "@sortByAssociatedKeys" else target
+            keys = self.size(keyed)
+            elem = self.checked.type(keyed)
+            factor = 2.1 if elem.params and elem.params[0].kind in ("string", "bytes") else 2
+            return self._list_call(node, factor, _mul(keys, keys))
+        if fn in ("sets.contains", "sets.intersects", "sets.equivalent") and len(args) == 2:
+            factor = 2 if fn == "sets.equivalent" else 1
+            return _add(_mul(_mul(self.size(args[0]), self.size(args[1])), factor), 1)
+        # Kubernetes' library.CostEstimator
+        if fn == "check":
+            return 350_000
+        if fn in _NOMINAL:
+            return 1
+        if fn in ("isSorted", "sum", "max", "min", "indexOf", "lastIndexOf") and target is not None:
+            t = self.checked.type(target)
+            if t.kind == "list":
+                per = 1
+                if t.params[0].kind in ("string", "bytes"):
+                    per = _add(1, _factor(UNBOUNDED, STRING_TRAVERSAL))
+                return _mul(self.size(target), per)
+            return _factor(self.size(target), STRING_TRAVERSAL)
+        if fn == "url" and len(args) == 1:
+            return _factor(self.size(args[0]), STRING_TRAVERSAL)
+        if fn in ("lowerAscii", "upperAscii", "substring", "trim") and target is not None:
+            self.sizes[id(node)] = self.size(target)
+            return _factor(self.size(target), STRING_TRAVERSAL)
+        if fn in ("replace", "split") and target is not None:
+            return _factor(self.size(target), 2 * STRING_TRAVERSAL)
+        if fn == "join" and target is not None:
+            n = self.size(target)
+            size = _mul(n, UNBOUNDED)
+            if args:
+                size = _add(size, _mul(self.size(args[0]), max(0, n - 1)))
+            self.sizes[id(node)] = size
+            return _factor(size, STRING_TRAVERSAL)
+        if fn in ("find", "findAll") and target is not None and args:
+            self.sizes[id(node)] = self.size(target)
+            return _mul(_factor(_add(self.size(target), 1), STRING_TRAVERSAL),
                         _factor(self.size(args[0]), REGEX_LENGTH))
-        elif fn == "_+_" and len(args) == 2 and self.checked.type(args[0]).kind in ("string", "bytes"):
-            call = _factor(_add(self.size(args[0]), self.size(args[1])), STRING_TRAVERSAL)
-        return _add(total, call, *arg_costs)
+        if fn == "ip" and target is not None:
+            return 1
+        if fn == "containsIP" and target is not None and args:
+            extra = _factor(self.size(args[0]), STRING_TRAVERSAL) if t0 == "string" else 0
+            return _add(4, extra)
+        if fn == "containsCIDR" and target is not None and args:
+            extra = _factor(self.size(args[0]), STRING_TRAVERSAL) if t0 == "string" else 0
+            return _add(7, extra)
+        # cel-go's built-in estimates
+        if fn == "format" and target is not None:
+            return _factor(self.size(target), STRING_TRAVERSAL)
+        if fn in ("string", "bytes") and len(args) == 1 and t0 in ("bytes", "string") and fn != t0:
+            return _factor(self.size(args[0]), STRING_TRAVERSAL)
+        if fn == "strings.quote" and len(args) == 1:
+            return _factor(self.size(args[0]), STRING_TRAVERSAL)
+        if fn in ("startsWith", "endsWith") and target is not None and len(args) == 1:
+            return _factor(self.size(args[0]), STRING_TRAVERSAL)
+        if fn == "@in" and len(args) == 2 and self.checked.type(args[1]).kind == "list":
+            return self.size(args[1])
+        if fn == "matches" and target is not None and len(args) == 1:
+            return _mul(_factor(_add(self.size(target), 1), STRING_TRAVERSAL),
+                        _factor(self.size(args[0]), REGEX_LENGTH))
+        if fn == "contains" and target is not None and len(args) == 1:
+            return _mul(_factor(self.size(target), STRING_TRAVERSAL), _factor(self.size(args[0]), STRING_TRAVERSAL))
+        if fn == "_+_" and len(args) == 2 and t0 in ("string", "bytes", "list"):
+            size = _add(self.size(args[0]), self.size(args[1]))
+            self.sizes[id(node)] = size
+            return 1 if t0 == "list" else _factor(size, STRING_TRAVERSAL)
+        if fn in ("_==_", "_!=_") or (fn in ("_<_", "_<=_", "_>_", "_>=_") and t0 in ("string", "bytes")):
+            if len(args) == 2:
+                return _factor(min(self.size(args[0]), self.size(args[1])), STRING_TRAVERSAL)
+        return 1
+
+    def _list_call(self, node: Node, factor: float, size: int) -> int:
+        self.sizes[id(node)] = size
+        return _add(_factor(size, factor), 1, 10)
 
     def _comp(self, node: Node) -> int:
         kind = node.value
@@ -172,12 +284,13 @@ class _Estimator:
         range_size = self.size(node.target)
         if kind in ("optMap", "optFlatMap"):
             # hasValue() ? optional.of(cel.bind(v, value(), e)) : optional.none()
+            # the expansion reads the target twice (hasValue() and value()) and binds the value
             self.locals.append({v1: UNBOUNDED})
             try:
                 body = self.cost(node.args[0])
             finally:
                 self.locals.pop()
-            return _add(total, 1, max(_add(3, body), 1))
+            return _add(total, total, body, 13 if kind == "optMap" else 12)
         is_map = self.checked.type(node.target).kind == "map"
         scope: dict[str, tuple[str, ...] | int] = {}
         key_path = (*range_path, "@keys") if range_path else None
@@ -206,12 +319,16 @@ class _Estimator:
                 step = _add(bodies[0], step)
             init, cond, result = 10, 0, 1
         elif kind in ("transformMap", "transformMapEntry"):
-            step = _add(2, bodies[-1])
+            step = _add(3 if kind == "transformMap" else 2, bodies[-1])
             if len(bodies) == 2:
                 step = _add(bodies[0], step)
             init, cond, result = 30, 0, 1
-        else:  # sortBy: a map over the range, then the sort
-            init, cond, step, result = 10, 0, _add(12, bodies[0]), 2
+        else:  # sortBy: cel.bind(in, range, in.@sortByAssociatedKeys(in.map(v, key)))
+            keys = _add(1, 10, 1, _mul(range_size, _add(12, bodies[0])))
+            sort = self._list_call(node, 2, _mul(range_size, range_size))
+            return _add(10, total, 1, keys, sort)
+        if kind in ("map", "transformList", "filter"):
+            self.sizes[id(node)] = range_size
         return _add(total, init, result, _mul(range_size, _add(cond, step)))
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from dralloc.cel.checker import Checker, declared
 from dralloc.cel.compiler import COST_KEY, COST_LIMIT, Compiler, Env
+from dralloc.cel.cost import estimate
 from dralloc.cel.decls import DEFAULT_VERSION, environment
 from dralloc.cel.errors import CELCompileError, CELError, CELRuntimeError
 from dralloc.cel.plan import plan
@@ -15,13 +16,15 @@ from dralloc.cel.syntax import parse
 class Program:
     """A compiled expression. ``evaluate(activation)`` returns the CEL value or raises CELRuntimeError."""
 
-    __slots__ = ("expression", "_fn", "result_type", "cost_limit")
+    __slots__ = ("expression", "_fn", "result_type", "cost_limit", "max_cost")
 
-    def __init__(self, expression: str, fn: Any, result_type: str, cost_limit: int | None) -> None:
+    def __init__(self, expression: str, fn: Any, result_type: str, cost_limit: int | None,
+                 max_cost: int | None = None) -> None:
         self.expression = expression
         self._fn = fn
-        self.result_type = result_type
+        self.result_type = result_type  # the checker's type (cel-go's spelling), "dyn" when not checked
         self.cost_limit = cost_limit
+        self.max_cost = max_cost  # cel-go's estimated worst case (None when not checked)
 
     def evaluate(self, activation: dict[str, Any] | None = None) -> Any:
         act = dict(activation or {})
@@ -57,11 +60,13 @@ def compile_expression(
     try:
         ast = parse(expression, macros=macros, escaped_identifiers=escaped_identifiers)
         result_type = "dyn"
+        max_cost = None
         if check:
             env = environment(version)
             if functions:
                 env = env.extended(functions)
             checked = Checker(env, expression, declared(declarations), container, homogeneous_literals).run(ast)
+            max_cost = estimate(checked)
             plan(checked)
             result_type = checked.result.type_name()
         env = Env(variables=dict(declarations or {}), homogeneous_literals=homogeneous_literals,
@@ -69,4 +74,4 @@ def compile_expression(
         fn, _ = Compiler(env, expression).compile(ast)
     except RecursionError:
         raise CELCompileError("ERROR: <input>:1:1: expression recursion limit exceeded") from None
-    return Program(expression, fn, result_type, cost_limit)
+    return Program(expression, fn, result_type, cost_limit, max_cost)
