@@ -235,3 +235,20 @@ def test_an_invalid_duration_literal_is_a_compile_error():
 ])
 def test_the_estimated_cost_is_cel_gos(expression, cost):
     assert compile_expression(expression).max_cost == cost
+
+
+@pytest.mark.parametrize("expression,message", [
+    ('"%d".format(["a"]) == ""', "1:14: error during formatting: decimal clause can only be used on integers, "
+                                 "was given string"),
+    ('"%q".format([1]) == ""', '1:12: could not parse formatting clause: unrecognized formatting clause "q"'),
+    ('"%s %s".format([1]) == ""', "1:15: index 1 out of range"),
+    ('"%s".format([1, 2]) == ""', "1:12: too many arguments supplied to string.format (expected 1, got 2)"),
+    ('"%s".format([quantity("1")]) == ""', "was given kubernetes.Quantity"),
+    ('"%f".format([1]) == ""', "fixed-point clause can only be used on doubles, was given int"),
+])
+def test_a_literal_format_string_is_checked_against_its_arguments(expression, message):
+    assert message in detail(expression)
+
+
+def test_a_format_argument_of_unknown_type_is_left_to_evaluation():
+    compile_selector('"%d".format([device.attributes["a"].b]) == "1"')

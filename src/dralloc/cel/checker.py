@@ -473,6 +473,8 @@ class Checker:
         for node, exempted in _walk(root, exempt=("format",)):
             if node.kind == "call" and node.value in ("matches", "duration", "timestamp") and node.args:
                 self._literal_argument(node)
+            if node.kind == "call" and node.value == "format" and "strings.quote" in self.env.functions:
+                self._format_literal(node)
             if not self.homogeneous_literals or exempted:
                 continue
             if node.kind == "list":
@@ -496,6 +498,60 @@ class Checker:
                 library.GLOBALS[fn](arg.value)
         except Exception:  # noqa: BLE001 - any failure makes the literal invalid, as upstream
             self.error(arg.pos, f"invalid {fn} argument")
+
+    def _format_literal(self, node: Node) -> None:
+        """cel-go's string format validator: a literal format string with a list literal of arguments is
+        checked against the arguments' types when the expression is compiled."""
+        target = node.target
+        if target is None or target.kind != "lit" or type(target.value) is not str or len(node.args) != 1 \
+                or node.args[0].kind != "list":
+            return
+        text, args = target.value, node.args[0].args
+        i, index, requested = 0, 0, 0
+        while i < len(text):
+            if text[i] != "%":
+                i += 1
+                continue
+            if text[i + 1:i + 2] == "%":
+                i += 2
+                continue
+            requested += 1
+            current = index
+            if i + 1 >= len(text):
+                self.error(node.pos, "unexpected end of string")
+                return
+            if index >= len(args):
+                self.error(node.pos, f"index {index} out of range")
+                return
+            j = i + 1
+            if text[j] == ".":
+                j += 1
+                start = j
+                while j < len(text) and text[j].isdigit():
+                    j += 1
+                if j >= len(text):
+                    self.error(node.pos, "could not parse formatting clause: error while parsing precision: "
+                                         "could not find end of precision specifier")
+                    return
+                if j == start:
+                    self.error(node.pos, "could not parse formatting clause: error while parsing precision: error "
+                                         'while converting precision to integer: strconv.Atoi: parsing "": '
+                                         "invalid syntax")
+                    return
+            verb = text[j]
+            problem = _format_argument_problem(verb, args[current], self.types)
+            if problem is None:
+                self.error(node.pos, f'could not parse formatting clause: unrecognized formatting clause "{verb}"')
+                return
+            if problem:
+                bad, message = problem
+                self.error(bad.pos, f"error during formatting: {message}, was given {_base_name(self.types[id(bad)])}")
+                return
+            i = j + 1
+            index += 1
+        if len(args) > requested:
+            self.error(node.pos, f"too many arguments supplied to string.format (expected {requested}, "
+                                 f"got {len(args)})")
 
     def _homogeneous(self, node: Node) -> None:
         optional = set(node.extra or ())
@@ -534,6 +590,56 @@ def _walk(root: Node, exempt: tuple[str, ...]) -> Iterator[tuple[Node, bool]]:
         yield n, exempted
         inner = exempted or (n.kind == "call" and n.value in exempt)
         stack.extend((c, inner) for c in reversed(_children(n)))
+
+
+_FORMAT_KINDS = {
+    "d": (("int", "uint"), "decimal clause can only be used on integers"),
+    "f": (("double", "string"), "fixed-point clause can only be used on doubles"),
+    "e": (("double", "string"), "scientific clause can only be used on doubles"),
+    "b": (("int", "uint", "bool"), "only integers and bools can be formatted as binary"),
+    "x": (("int", "uint", "string", "bytes"), "only integers, byte buffers, and strings can be formatted as hex"),
+    "X": (("int", "uint", "string", "bytes"), "only integers, byte buffers, and strings can be formatted as hex"),
+    "o": (("int", "uint"), "octal clause can only be used on integers"),
+}
+_STRING_KINDS = ("list", "map", "int", "uint", "double", "bool", "string", "timestamp", "bytes", "duration", "type",
+                 "null")
+_STRING_CLAUSE = ("string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, "
+                  "durations, and timestamps")
+
+
+def _format_argument_problem(verb: str, arg: Node, types: dict[int, Type]) -> tuple[Node, str] | tuple[()] | None:
+    """None for an unknown verb, () when the argument suits the verb, else (offending node, message)."""
+    if verb == "s":
+        bad = _string_clause_offender(arg, types)
+        return () if bad is None else (bad, _STRING_CLAUSE)
+    if verb not in _FORMAT_KINDS:
+        return None
+    kinds, message = _FORMAT_KINDS[verb]
+    t = types[id(arg)]
+    return () if t.kind == "dyn" or t.kind in kinds else (arg, message)
+
+
+def _string_clause_offender(arg: Node, types: dict[int, Type]) -> Node | None:
+    t = types[id(arg)]
+    if t.kind != "dyn" and t.kind not in _STRING_KINDS:
+        return arg
+    if arg.kind == "list":
+        for e in arg.args:
+            bad = _string_clause_offender(e, types)
+            if bad is not None:
+                return bad
+    if arg.kind == "map":
+        for k, v, _ in arg.extra:
+            for part in (k, v):
+                bad = _string_clause_offender(part, types)
+                if bad is not None:
+                    return bad
+    return None
+
+
+def _base_name(t: Type) -> str:
+    """cel-go's TypeName(): the type without its parameters."""
+    return "null_type" if t.kind == "null" else t.name
 
 
 def _children(n: Node) -> list[Node]:
