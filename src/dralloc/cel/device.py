@@ -16,9 +16,9 @@ from typing import Any
 
 from dralloc.api.semver import Semver
 from dralloc.cel.checker import Checker
-from dralloc.cel.compiler import COST_KEY, COST_LIMIT, DEVICE_TYPE, Compiler, DomainMap, Env
 from dralloc.cel.decls import DEFAULT_VERSION, DEVICE_TYPE_NAME, check_version, environment
 from dralloc.cel.errors import CELCompileError, CELError, CELRuntimeError
+from dralloc.cel.generate import COST_KEY, COST_LIMIT, DEVICE_TYPE, DomainMap, Env, Generator
 from dralloc.cel.plan import plan
 from dralloc.cel.syntax import parse
 from dralloc.cel.types import obj
@@ -164,8 +164,8 @@ def _compile(expression: str, version: str) -> Selector | CELCompileError:
                                    prefix="")
         max_cost = estimate(checked)
         plan(checked)
-        env = Env(variables={"device": DEVICE_TYPE}, homogeneous_literals=True, check=False)
-        fn, _ = Compiler(env, expression).compile(ast)
+        env = Env(variables={"device": DEVICE_TYPE})
+        fn, _ = Generator(env, expression).compile(ast)
     except CELCompileError as exc:
         return exc
     except RecursionError:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from dralloc.cel.checker import Checker, declared
-from dralloc.cel.compiler import COST_KEY, COST_LIMIT, Compiler, Env
 from dralloc.cel.cost import estimate
 from dralloc.cel.decls import DEFAULT_VERSION, environment
 from dralloc.cel.errors import CELCompileError, CELError, CELRuntimeError
+from dralloc.cel.generate import COST_KEY, COST_LIMIT, Env, Generator
 from dralloc.cel.plan import plan
 from dralloc.cel.syntax import parse
 
@@ -62,16 +62,14 @@ def compile_expression(
         result_type = "dyn"
         max_cost = None
         if check:
-            env = environment(version)
+            declarations_table = environment(version)
             if functions:
-                env = env.extended(functions)
-            checked = Checker(env, expression, declared(declarations), container, homogeneous_literals).run(ast)
+                declarations_table = declarations_table.extended(functions)
+            checked = Checker(declarations_table, expression, declared(declarations), container, homogeneous_literals).run(ast)
             max_cost = estimate(checked)
             plan(checked)
             result_type = checked.result.type_name()
-        env = Env(variables=dict(declarations or {}), homogeneous_literals=homogeneous_literals,
-                  container=container, check=False)
-        fn, _ = Compiler(env, expression).compile(ast)
+        fn, _ = Generator(Env(variables=dict(declarations or {}), container=container), expression).compile(ast)
     except RecursionError:
         raise CELCompileError("ERROR: <input>:1:1: expression recursion limit exceeded") from None
     return Program(expression, fn, result_type, cost_limit, max_cost)
