@@ -252,3 +252,15 @@ def test_a_literal_format_string_is_checked_against_its_arguments(expression, me
 
 def test_a_format_argument_of_unknown_type_is_left_to_evaluation():
     compile_selector('"%d".format([device.attributes["a"].b]) == "1"')
+
+
+def test_two_variable_comprehensions_arrive_in_1_32():
+    compile_selector('device.attributes["x"].all(k, v, k != "")', version="1.32")
+    assert "undeclared reference to 'all'" in detail('device.attributes["x"].all(k, v, k != "")', version="1.31")
+    assert "undeclared reference to 'transformList'" in detail(
+        "[1].transformList(i, v, v) == [1]", version="1.31")
+
+
+def test_a_leading_dot_names_the_declared_variable_under_a_comprehension_variable():
+    program = compile_expression("['a'].exists(y, .y == 'y')", {"y": "string"})
+    assert program.evaluate({"y": "y"}) is True

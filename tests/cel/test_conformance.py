@@ -26,8 +26,6 @@ NOT_APPLICABLE = {
                     "negative infinity support for decimal")},
 }
 KNOWN_FAILURES = {
-    "namespace/namespace_shadowing/comprehension_shadowing_disambiguation":
-        "the generated code binds comprehension variables over a same-named global, so '.y' sees the local",
     "string_ext/format/map support (all key types)":
         "Python dicts cannot hold both 1 and true as distinct keys",
 }

@@ -393,6 +393,10 @@ class Checker:
             return self._opt_map(node, kind)
         if kind == "sortBy":
             return self._sort_by(node)
+        if (v2 is not None or kind.startswith("transform")) and "transformList" not in self.env.macros:
+            # before two-variable comprehensions existed, this was a call of an undeclared member function
+            self.error(node.pos, f"undeclared reference to '{kind}' (in container '{self.container}')")
+            return ERROR
         range_type = self.sub(self.check(node.target))
         t1, t2 = self._range_vars(node, range_type, v2 is not None)
         scope = {v1: t1}

@@ -114,6 +114,7 @@ class Generator:
         self.env = env
         self.text = text
         self.locals: dict[str, str] = {}
+        self.needs_root = False  # the program reads a variable hidden by a comprehension variable
 
     def undeclared(self, node: Node, message: str) -> tuple[Fn, str]:
         """A reference the checker would reject; unchecked (parse-only) programs fail when they reach it."""
@@ -136,6 +137,10 @@ class Generator:
             return _var(name), self.locals[name]
         resolved = self._resolve(name)
         if resolved is not None:
+            if name.startswith(".") and resolved in self.locals:
+                # ".y" names the declared variable even where a comprehension variable y hides it
+                self.needs_root = True
+                return _root_var(resolved), self.env.variables[resolved]
             return _var(resolved), self.env.variables[resolved]
         if name in TYPE_IDENTS:
             return _const(TYPES.get(name) or CelType(name)), "type"
@@ -623,6 +628,19 @@ def _const(value: Any) -> Fn:
 
 def _is_const(f: Fn) -> bool:
     return hasattr(f, "const")
+
+
+ROOT_KEY = "@root"  # the activation as given, for root-scope references (".y") under a shadowing variable
+
+
+def _root_var(name: str) -> Fn:
+    def root_var(act: dict) -> Any:
+        try:
+            return act.get(ROOT_KEY, act)[name]
+        except KeyError:
+            raise CELError(f"no such attribute: {name}") from None
+
+    return root_var
 
 
 def _var(name: str) -> Fn:

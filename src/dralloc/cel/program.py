@@ -8,7 +8,7 @@ from dralloc.cel.checker import Checker, declared
 from dralloc.cel.cost import estimate
 from dralloc.cel.decls import DEFAULT_VERSION, environment
 from dralloc.cel.errors import CELCompileError, CELError, CELRuntimeError
-from dralloc.cel.generate import COST_KEY, COST_LIMIT, Env, Generator
+from dralloc.cel.generate import COST_KEY, COST_LIMIT, ROOT_KEY, Env, Generator
 from dralloc.cel.plan import plan
 from dralloc.cel.syntax import parse
 
@@ -16,10 +16,11 @@ from dralloc.cel.syntax import parse
 class Program:
     """A compiled expression. ``evaluate(activation)`` returns the CEL value or raises CELRuntimeError."""
 
-    __slots__ = ("expression", "_fn", "result_type", "cost_limit", "max_cost")
+    __slots__ = ("expression", "_fn", "result_type", "cost_limit", "max_cost", "_needs_root")
 
     def __init__(self, expression: str, fn: Any, result_type: str, cost_limit: int | None,
-                 max_cost: int | None = None) -> None:
+                 max_cost: int | None = None, needs_root: bool = False) -> None:
+        self._needs_root = needs_root
         self.expression = expression
         self._fn = fn
         self.result_type = result_type  # the checker's type (cel-go's spelling), "dyn" when not checked
@@ -28,6 +29,8 @@ class Program:
 
     def evaluate(self, activation: dict[str, Any] | None = None) -> Any:
         act = dict(activation or {})
+        if self._needs_root:
+            act[ROOT_KEY] = dict(act)
         if self.cost_limit is not None:
             act[COST_KEY] = [0, self.cost_limit]
         try:
@@ -69,7 +72,8 @@ def compile_expression(
             max_cost = estimate(checked)
             plan(checked)
             result_type = checked.result.type_name()
-        fn, _ = Generator(Env(variables=dict(declarations or {}), container=container), expression).compile(ast)
+        generator = Generator(Env(variables=dict(declarations or {}), container=container), expression)
+        fn, _ = generator.compile(ast)
     except RecursionError:
         raise CELCompileError("ERROR: <input>:1:1: expression recursion limit exceeded") from None
-    return Program(expression, fn, result_type, cost_limit, max_cost)
+    return Program(expression, fn, result_type, cost_limit, max_cost, generator.needs_root)
