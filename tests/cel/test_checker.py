@@ -125,7 +125,8 @@ def test_an_unknown_version_is_refused():
 
 
 @pytest.mark.parametrize("expression,message", [
-    ('quantity("1").sign() == 1.0', "'(int, double)'"),
+    ('sign(quantity("1")) == 1.0', "'(int, double)'"),
+    ('quantity("1").sign() == 1', "'sign' applied to 'kubernetes.Quantity.()'"),
     ('quantity("1").isInteger() == 1', "'(bool, int)'"),
     ('quantity("1").asInteger() == "1"', "'(int, string)'"),
     ('semver("1.0.0").isGreaterThan("1.0.0")', "'isGreaterThan' applied to 'kubernetes.Semver.(string)'"),
@@ -136,6 +137,16 @@ def test_an_unknown_version_is_refused():
 ])
 def test_library_signatures_are_upstreams(expression, message):
     assert message in detail(expression)
+
+
+def test_quantity_sign_is_a_global_function_and_as_integer_stops_at_int64():
+    from dralloc.cel import CELRuntimeError
+
+    assert compile_expression('sign(quantity("-5Gi"))').evaluate() == -1
+    assert compile_expression('quantity("9223372036854775807").isInteger()').evaluate() is True
+    assert compile_expression('quantity("9223372036854775808").isInteger()').evaluate() is False
+    with pytest.raises(CELRuntimeError, match="cannot convert value to integer"):
+        compile_expression('quantity("9223372036854775808").asInteger()').evaluate()
 
 
 def test_list_sort_needs_comparable_elements_at_evaluation():

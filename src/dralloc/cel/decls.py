@@ -205,7 +205,8 @@ K8S_AUTHZ = Library("kubernetes authz", "1.27", None, (
 
 K8S_QUANTITY = Library("kubernetes quantity", "1.28", None, (
     "quantity(string) -> kubernetes.Quantity", "isQuantity(string) -> bool",
-    "kubernetes.Quantity::sign() -> int", "kubernetes.Quantity::isInteger() -> bool",
+    # sign is declared as a global function (sign(q)), although the library's documentation shows q.sign()
+    "sign(kubernetes.Quantity) -> int", "kubernetes.Quantity::isInteger() -> bool",
     "kubernetes.Quantity::asInteger() -> int", "kubernetes.Quantity::asApproximateFloat() -> double",
     "kubernetes.Quantity::add(kubernetes.Quantity) -> kubernetes.Quantity",
     "kubernetes.Quantity::add(int) -> kubernetes.Quantity",

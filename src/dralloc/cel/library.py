@@ -743,7 +743,7 @@ def _q(fn: str, q: Any, *args: Any) -> None:
     _want(fn, type(q) is Quantity, q, *args)
 
 
-@_member("sign", "int")
+@_global("sign", "int")
 def _sign(q: Any) -> int:
     _q("sign", q)
     return q.sign()
