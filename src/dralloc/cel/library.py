@@ -141,7 +141,7 @@ def _size(v: Any) -> int:
     t = type(v)
     if t is str:
         return len(v)
-    if t is bytes or t is list or t is tuple or t is dict:
+    if t is bytes or t is list or t is tuple or isinstance(v, dict):  # dicts include the device's domain maps
         return len(v)
     raise no_overload("size", v)
 
@@ -505,7 +505,7 @@ def _format_string(v: Any) -> str:
         return v
     if t is list or t is tuple:
         return "[" + ", ".join(_format_string(x) if type(x) is not str else x for x in v) + "]"
-    if t is dict:
+    if isinstance(v, dict):
         items = sorted(((_format_string(k), _format_string(x)) for k, x in v.items()))
         return "{" + ", ".join(f"{k}: {x}" for k, x in items) + "}"
     if t is bytes:
@@ -1179,7 +1179,7 @@ def _opt_of_non_zero(v: Any) -> Optional:
     t = type(v)
     if t in _ZERO and v == _ZERO[t] and (t is not bool or v is False):
         return NONE
-    if t in (list, tuple, dict) and not v:
+    if (t in (list, tuple) or isinstance(v, dict)) and not v:
         return NONE
     return Optional(v, True)
 
