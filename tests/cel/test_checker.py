@@ -275,3 +275,7 @@ def test_two_variable_comprehensions_arrive_in_1_32():
 def test_a_leading_dot_names_the_declared_variable_under_a_comprehension_variable():
     program = compile_expression("['a'].exists(y, .y == 'y')", {"y": "string"})
     assert program.evaluate({"y": "y"}) is True
+
+
+def test_the_caret_line_uses_full_width_dots_for_wide_characters():
+    assert detail('"☺" == 1').endswith(' | "☺" == 1\n | .\uff0e..^')
