@@ -279,3 +279,14 @@ def test_a_leading_dot_names_the_declared_variable_under_a_comprehension_variabl
 
 def test_the_caret_line_uses_full_width_dots_for_wide_characters():
     assert detail('"☺" == 1').endswith(' | "☺" == 1\n | .\uff0e..^')
+
+
+def test_a_missing_operand_names_what_the_grammar_expects():
+    assert detail("device.driver ==") == (
+        "compilation failed: ERROR: <input>:1:17: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', "
+        "'.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n"
+        " | device.driver ==\n | ................^")
+
+
+def test_in_is_a_keyword_not_a_field_name():
+    assert "mismatched input 'in' expecting {IDENTIFIER, ESC_IDENTIFIER}" in detail('device.attributes["x"].in')

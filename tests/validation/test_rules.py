@@ -431,7 +431,8 @@ def device_class(**spec: Any) -> dict[str, Any]:
     ({"selectors": [{"cel": {"expression": "true"}}] * 33}, "spec.selectors: Too many: 33: must have at most 32 items"),
     ({"selectors": [{"cel": {"expression": "device.driver =="}}]},
      "spec.selectors[0].cel.expression: Invalid value: \"device.driver ==\": compilation failed: ERROR: <input>:1:17: "
-     "Syntax error: mismatched input '<EOF>'\n | device.driver ==\n | ................^"),
+     "Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', "
+     "NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | device.driver ==\n | ................^"),
     ({"config": [{}]}, "spec.config[0].opaque: Required value"),
     ({"config": [{"opaque": {"driver": "d.io", "parameters": {}}}] * 33}, "spec.config: Too many: 33: must have at most 32 items"),
     ({"extendedResourceName": "example.com/gpu x"}, 'spec.extendedResourceName: Invalid value: "example.com/gpu x": must be a valid extended resource name'),

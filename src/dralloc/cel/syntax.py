@@ -211,6 +211,10 @@ class _Lexer:
         raise self.error(i, "Syntax error: invalid escape sequence")
 
 
+# What cel-go's grammar accepts where an operand starts (ANTLR's "expecting" set).
+_PRIMARY_START = ("{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, "
+                  "BYTES, IDENTIFIER}")
+
 _RELOPS = {"<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_", "==": "_==_", "!=": "_!=_", "in": "@in"}
 _ADDOPS = {"+": "_+_", "-": "_-_"}
 _MULOPS = {"*": "_*_", "/": "_/_", "%": "_%_"}
@@ -266,7 +270,7 @@ class _Parser:
 
     def parse(self) -> Node:
         if self.tok.kind == "eof":
-            raise self.unexpected(self.tok)
+            raise self.unexpected(self.tok, _PRIMARY_START)
         node = self.expr()
         if self.tok.kind != "eof":
             raise self.unexpected(self.tok, "<EOF>")
@@ -371,7 +375,7 @@ class _Parser:
                         raise self.error(name_tok.pos, "unsupported syntax: '`'")
                     node = Node("select", tok.pos, name_tok.value, target=node, optional=tok.text == ".?")
                     continue
-                if name_tok.kind != "ident":
+                if name_tok.kind != "ident" or name_tok.text == "in":  # 'in' is a keyword token in cel-go
                     raise self.unexpected(name_tok, "{IDENTIFIER, ESC_IDENTIFIER}")
                 if tok.text == "." and self.at("("):
                     paren = self.next()
@@ -432,7 +436,7 @@ class _Parser:
                 brace = self.next()
                 return self.struct_literal(tok, name, brace)
             return Node("ident", tok.pos, name)
-        raise self.unexpected(tok)
+        raise self.unexpected(tok, _PRIMARY_START)
 
     def list_literal(self, open_tok: Token) -> Node:
         elems: list[Node] = []
