@@ -35,6 +35,7 @@ from dralloc.cel.types import (
     assignable,
     assignable_list,
     equivalent,
+    has_params,
     is_dyn_or_error,
     is_optional,
     list_of,
@@ -43,6 +44,7 @@ from dralloc.cel.types import (
     optional_of,
     param,
     parse_type,
+    simple_assignable,
     substitute,
     type_of,
 )
@@ -86,7 +88,6 @@ class Checker:
     overloads: dict[int, list[Overload]] = field(default_factory=dict)
     scopes: list[dict[str, Type]] = field(default_factory=list)
     _fresh: int = 0
-    _nodes: list[Node] = field(default_factory=list)
 
     # --- entry ------------------------------------------------------------------------------------
 
@@ -113,7 +114,6 @@ class Checker:
 
     def set(self, node: Node, t: Type) -> Type:
         self.types[id(node)] = t
-        self._nodes.append(node)
         return t
 
     def fresh(self) -> Type:
@@ -286,6 +286,7 @@ class Checker:
                       arg_nodes: list[Node] | None = None) -> Type:
         result: Type | None = None
         matched: list[Overload] = []
+        concrete = not any(has_params(t) for t in arg_types)
         for o in self.env.functions[fn]:
             if o.member != member:
                 continue
@@ -298,6 +299,17 @@ class Checker:
                         ok = False
                 self.overloads[id(node)] = [o]
                 return BOOL if ok else ERROR
+            if concrete and not o.type_params:
+                # no type parameter on either side: nothing to bind, so no trial mapping to copy
+                if len(o.args) != len(arg_types) or not all(
+                        simple_assignable(p, t) for p, t in zip(o.args, arg_types)):
+                    continue
+                matched.append(o)
+                if result is None:
+                    result = o.result
+                elif result.kind != "dyn" and o.result != result:
+                    result = DYN
+                continue
             params, res = o.args, o.result
             if o.type_params:
                 fresh = {p: self.fresh() for p in sorted(o.type_params)}

@@ -9,7 +9,8 @@ types, parameterised types parameter by parameter.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 # kinds
 DYN_K, ERROR_K, NULL_K, PARAM_K, TYPE_K = "dyn", "error", "null", "param", "type"
@@ -22,6 +23,11 @@ class Type:
     kind: str
     name: str
     params: tuple[Type, ...] = ()
+    # whether a type parameter occurs in it (then unification may bind it); computed once, for speed
+    open: bool = field(default=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "open", self.kind == PARAM_K or any(p.open for p in self.params))
 
     def __str__(self) -> str:
         if self.kind == ERROR_K:
@@ -139,6 +145,8 @@ Mapping = dict[str, Type]
 
 
 def substitute(m: Mapping, t: Type, params_to_dyn: bool) -> Type:
+    if not t.open:
+        return t
     if t.kind == PARAM_K:
         bound = m.get(t.name)
         if bound is not None:
@@ -242,6 +250,17 @@ def assignable_list(m: Mapping, l1: list[Type] | tuple[Type, ...], l2: list[Type
         if not _assignable(trial, a, b):
             return None
     return trial
+
+
+def has_params(t: Type) -> bool:
+    """Whether a type mentions a type parameter (then assignability may bind it)."""
+    return t.open
+
+
+@lru_cache(maxsize=16384)
+def simple_assignable(t1: Type, t2: Type) -> bool:
+    """Assignability of two types without type parameters (no binding needed)."""
+    return _assignable({}, t1, t2)
 
 
 def equivalent(t1: Type, t2: Type) -> bool:
