@@ -290,3 +290,10 @@ def test_a_missing_operand_names_what_the_grammar_expects():
 
 def test_in_is_a_keyword_not_a_field_name():
     assert "mismatched input 'in' expecting {IDENTIFIER, ESC_IDENTIFIER}" in detail('device.attributes["x"].in')
+
+
+def test_registered_types_are_identifiers():
+    assert compile_expression('type(ip("1.2.3.4")) == net.IP').evaluate() is True
+    assert compile_expression('type(quantity("1")) == kubernetes.Quantity').evaluate() is True
+    assert compile_expression('type(duration("1s")) == google.protobuf.Duration').evaluate() is True
+    assert "undeclared reference to 'nope'" in detail("type(device.driver) == nope.IP")

@@ -24,11 +24,13 @@ from dralloc.cel.types import (
     BOOL,
     BYTES,
     DOUBLE,
+    DURATION,
     DYN,
     ERROR,
     INT,
     NULL,
     STRING,
+    TIMESTAMP,
     UINT,
     Mapping,
     Type,
@@ -41,6 +43,7 @@ from dralloc.cel.types import (
     list_of,
     map_of,
     most_general,
+    obj,
     optional_of,
     param,
     parse_type,
@@ -191,8 +194,18 @@ class Checker:
         bare = name.lstrip(".")
         if bare in _TYPE_IDENTS:
             return type_of(_TYPE_IDENTS[bare])
+        named = self._type_name(bare)
+        if named is not None:
+            node.extra = ("type", named)
+            return type_of(named_type(named))
         self.error(node.pos, f"undeclared reference to '{bare}' (in container '{self.container}')")
         return ERROR
+
+    def _type_name(self, name: str) -> str | None:
+        for c in self._candidates(name):
+            if c in self.env.type_names:
+                return c
+        return None
 
     def qualified_name(self, node: Node) -> str | None:
         """``a.b.c`` for a chain of plain selects on an identifier that is not a local variable."""
@@ -215,6 +228,10 @@ class Checker:
                 if resolved is not None:
                     node.extra = ("variable", resolved)  # the generator reads it as one variable
                     return self.variables[resolved]
+                named = self._type_name(qname.lstrip("."))
+                if named is not None:
+                    node.extra = ("type", named)  # a registered type's name, e.g. net.IP
+                    return type_of(named_type(named))
         result = self._select_field(node, node.target, node.value, node.optional)
         return BOOL if node.test_only else result
 
@@ -667,6 +684,11 @@ def _children(n: Node) -> list[Node]:
         for k, v, _ in n.extra:
             out.extend((k, v))
     return out
+
+
+def named_type(name: str) -> Type:
+    """The type a registered type name denotes (the well-known protobuf ones are CEL's own)."""
+    return {"google.protobuf.Duration": DURATION, "google.protobuf.Timestamp": TIMESTAMP}.get(name) or obj(name)
 
 
 def _literal_type(value: object) -> Type:

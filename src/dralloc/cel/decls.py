@@ -85,6 +85,7 @@ class Library:
     until: str | None
     overloads: tuple[str, ...]
     macros: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()  # object types the library registers (usable as identifiers: type(T))
 
 
 def _v(text: str) -> tuple[int, int]:
@@ -170,7 +171,7 @@ K8S_URLS = Library("kubernetes urls", "1.0", None, (
     *(f"kubernetes.URL::{g}() -> string" for g in ("getScheme", "getHost", "getHostname", "getPort",
                                                    "getEscapedPath")),
     "kubernetes.URL::getQuery() -> map(string, list(string))",
-))
+), types=("kubernetes.URL",))
 
 K8S_REGEX = Library("kubernetes regex", "1.0", None, (
     "string::find(string) -> string",
@@ -215,7 +216,7 @@ K8S_QUANTITY = Library("kubernetes quantity", "1.28", None, (
     "kubernetes.Quantity::isLessThan(kubernetes.Quantity) -> bool",
     "kubernetes.Quantity::isGreaterThan(kubernetes.Quantity) -> bool",
     "kubernetes.Quantity::compareTo(kubernetes.Quantity) -> int",
-))
+), types=("kubernetes.Quantity",))
 
 _STRINGS_V0 = (
     "string::charAt(int) -> string", "string::indexOf(string) -> int", "string::indexOf(string, int) -> int",
@@ -246,7 +247,7 @@ K8S_IP_CIDR = Library("kubernetes ip and cidr", "1.30", None, (
     "net.CIDR::containsCIDR(string) -> bool", "net.CIDR::containsCIDR(net.CIDR) -> bool",
     "net.CIDR::ip() -> net.IP", "net.CIDR::masked() -> net.CIDR", "net.CIDR::prefixLength() -> int",
     "string(net.CIDR) -> string",
-))
+), types=("net.IP", "net.CIDR"))
 
 _NAMED_FORMATS = ("dns1123Label", "dns1123Subdomain", "dns1035Label", "qualifiedName", "dns1123LabelPrefix",
                   "dns1123SubdomainPrefix", "dns1035LabelPrefix", "labelValue", "uri", "uuid", "byte", "date",
@@ -255,7 +256,7 @@ K8S_FORMAT = Library("kubernetes format", "1.31", None, (
     *(f"format.{n}() -> kubernetes.NamedFormat" for n in _NAMED_FORMATS),
     "format.named(string) -> optional_type(kubernetes.NamedFormat)",
     "kubernetes.NamedFormat::validate(string) -> optional_type(list(string))",
-))
+), types=("kubernetes.NamedFormat",))
 
 TWO_VAR_COMPREHENSIONS = Library("cel-go two-variable comprehensions", "1.32", None, (
     "cel.@mapInsert(map(K, V), K, V) -> map(K, V)",
@@ -268,9 +269,10 @@ SEMVER_V0 = Library("kubernetes semver v0", "1.31", "1.33", (
     "kubernetes.Semver::isLessThan(kubernetes.Semver) -> bool",
     "kubernetes.Semver::isGreaterThan(kubernetes.Semver) -> bool",
     "kubernetes.Semver::compareTo(kubernetes.Semver) -> int",
-))
+), types=("kubernetes.Semver",))
 SEMVER_V1 = Library("kubernetes semver v1", "1.33", None, (
-    *SEMVER_V0.overloads, "semver(string, bool) -> kubernetes.Semver", "isSemver(string, bool) -> bool"))
+    *SEMVER_V0.overloads, "semver(string, bool) -> kubernetes.Semver", "isSemver(string, bool) -> bool"),
+    types=("kubernetes.Semver",))
 
 LISTS_V3 = Library("cel-go lists v3", "1.34", None, (
     "list(A)::slice(int, int) -> list(A)",
@@ -311,6 +313,7 @@ class Environment:
     functions: dict[str, list[Overload]] = field(default_factory=dict)
     macros: frozenset[str] = frozenset()
     struct_fields: dict[str, dict[str, Type]] = field(default_factory=dict)
+    type_names: frozenset[str] = frozenset()  # registered object types, resolvable as identifiers
 
     def has_macro(self, name: str) -> bool:
         return name in self.macros
@@ -321,7 +324,7 @@ class Environment:
         for spec in overloads:
             o = _overload(spec)
             functions.setdefault(o.function, []).append(o)
-        return Environment(self.version, functions, self.macros, dict(self.struct_fields))
+        return Environment(self.version, functions, self.macros, dict(self.struct_fields), self.type_names)
 
 
 def check_version(version: str) -> str:
@@ -336,6 +339,7 @@ def environment(version: str = DEFAULT_VERSION) -> Environment:
     v = _v(check_version(version))
     env = Environment(version)
     macros: set[str] = set()
+    type_names: set[str] = {DEVICE_TYPE_NAME, "google.protobuf.Duration", "google.protobuf.Timestamp"}
     for lib in LIBRARIES:
         if _v(lib.since) > v or (lib.until is not None and _v(lib.until) <= v):
             continue
@@ -343,7 +347,9 @@ def environment(version: str = DEFAULT_VERSION) -> Environment:
             o = _overload(spec)
             env.functions.setdefault(o.function, []).append(o)
         macros.update(lib.macros)
+        type_names.update(lib.types)
     env.macros = frozenset(macros)
+    env.type_names = frozenset(type_names)
     env.struct_fields[DEVICE_TYPE_NAME] = {name: parse_type(t) for since, name, t in DEVICE_FIELDS_BY_VERSION
                                            if _v(since) <= v}
     return env

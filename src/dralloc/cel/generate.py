@@ -132,6 +132,8 @@ class Generator:
         return _const(node.value), type_name(node.value)
 
     def _ident(self, node: Node) -> tuple[Fn, str]:
+        if isinstance(node.extra, tuple) and node.extra[0] == "type":
+            return _const(TYPES.get(node.extra[1]) or CelType(node.extra[1])), "type"
         name = node.value
         if name in self.locals:
             return _var(name), self.locals[name]
@@ -178,6 +180,8 @@ class Generator:
     # --- select -------------------------------------------------------------------------------------
 
     def _select(self, node: Node) -> tuple[Fn, str]:
+        if isinstance(node.extra, tuple) and node.extra[0] == "type":  # the checker resolved a type's name
+            return _const(TYPES.get(node.extra[1]) or CelType(node.extra[1])), "type"
         # A qualified variable name (e.g. a declared "a.b.c") wins over field selection.
         if not node.test_only and not node.optional:
             qname = self._qualified(node)
