@@ -258,10 +258,13 @@ def validate_cel_expression(expression: str, path: str, stored: bool) -> E:
     if len(expression.encode("utf-8")) > CEL_MAX_LENGTH:
         return [f.too_long(path, CEL_MAX_LENGTH)]
     from dralloc.cel import CELCompileError, compile_selector
+    from dralloc.cel.plan import PROGRAM_ERROR_PREFIX
 
     try:
         selector = compile_selector(expression)  # the same checker the allocator and `dralloc cel` use
     except CELCompileError as exc:
+        if exc.prefix == PROGRAM_ERROR_PREFIX:  # upstream classes a failed program instantiation as internal
+            return [f.internal(path, exc.detail)]
         return [f.invalid(path, expression, exc.detail)]
     if selector.max_cost > CEL_MAX_COST:
         return [f.forbidden(path, "too complex, exceeds cost limit")]
