@@ -24,8 +24,8 @@ def detail(expression: str, version: str = "1.36") -> str:
     ('[1] == ["1"]', "1:5: found no matching overload for '_==_' applied to '(list(int), list(string))'"),
     ('device.driver == "a" ? 1 : "x"', "found no matching overload for '_?_:_' applied to '(bool, int, string)'"),
     ('device.driver.startsWith(1)', "1:25: found no matching overload for 'startsWith' applied to 'string.(int)'"),
-    ('device.driver.startsWith("a", "b")', "found no matching overload for 'startsWith' applied to "
-                                           "'string.(string, string)'"),
+    ('device.driver.startsWith("a", "b")',
+     "found no matching overload for 'startsWith' applied to 'string.(string, string)'"),
     ('"abc".substring(1, 2, 3) == ""', "applied to 'string.(int, int, int)'"),
     ('[1, 2].all(x, x)', "1:15: expected type 'bool' but found 'int'"),
     ('device.foo == 1', "1:7: undefined field 'foo'"),
@@ -249,8 +249,8 @@ def test_the_estimated_cost_is_cel_gos(expression, cost):
 
 
 @pytest.mark.parametrize("expression,message", [
-    ('"%d".format(["a"]) == ""', "1:14: error during formatting: decimal clause can only be used on integers, "
-                                 "was given string"),
+    ('"%d".format(["a"]) == ""',
+     "1:14: error during formatting: decimal clause can only be used on integers, was given string"),
     ('"%q".format([1]) == ""', '1:12: could not parse formatting clause: unrecognized formatting clause "q"'),
     ('"%s %s".format([1]) == ""', "1:15: index 1 out of range"),
     ('"%s".format([1, 2]) == ""', "1:12: too many arguments supplied to string.format (expected 1, got 2)"),

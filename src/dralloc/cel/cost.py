@@ -267,9 +267,9 @@ class _Estimator:
             size = _add(self.size(args[0]), self.size(args[1]))
             self.sizes[id(node)] = size
             return 1 if t0 == "list" else _factor(size, STRING_TRAVERSAL)
-        if fn in ("_==_", "_!=_") or (fn in ("_<_", "_<=_", "_>_", "_>=_") and t0 in ("string", "bytes")):
-            if len(args) == 2:
-                return _factor(min(self.size(args[0]), self.size(args[1])), STRING_TRAVERSAL)
+        relation = fn in ("_==_", "_!=_") or (fn in ("_<_", "_<=_", "_>_", "_>=_") and t0 in ("string", "bytes"))
+        if relation and len(args) == 2:
+            return _factor(min(self.size(args[0]), self.size(args[1])), STRING_TRAVERSAL)
         return 1
 
     def _list_call(self, node: Node, factor: float, size: int) -> int:

@@ -19,7 +19,7 @@ from dralloc.cel.errors import CELError
 NANOS = 1_000_000_000
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 MIN_UNIX, MAX_UNIX = -62135596800, 253402300799
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
 class Duration:
@@ -71,7 +71,7 @@ class Timestamp:
     def __gt__(self, other: Timestamp) -> bool:
         return self.nanos > other.nanos
 
-    def datetime(self, tz: dt.tzinfo = dt.timezone.utc) -> dt.datetime:
+    def datetime(self, tz: dt.tzinfo = dt.UTC) -> dt.datetime:
         seconds, _ = divmod(self.nanos, NANOS)
         return (_EPOCH + dt.timedelta(seconds=seconds)).astimezone(tz)
 
@@ -91,7 +91,7 @@ def _seconds_text(nanos: int) -> str:
     text = repr(nanos / NANOS)
     if "e" in text or "E" in text:
         text = f"{nanos / NANOS:f}".rstrip("0").rstrip(".")
-    return text[:-2] if text.endswith(".0") else text
+    return text.removesuffix(".0")
 
 
 _UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": NANOS, "m": 60 * NANOS,
@@ -141,7 +141,7 @@ def parse_timestamp(text: str) -> Timestamp:
     zone = m.group(8)
     offset = 0 if zone in ("Z", "z") else (1 if zone[0] == "+" else -1) * (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60)
     try:
-        base = dt.datetime(y, mo, d, h, mi, sec, tzinfo=dt.timezone.utc)
+        base = dt.datetime(y, mo, d, h, mi, sec, tzinfo=dt.UTC)
     except ValueError:
         raise CELError("type conversion error from 'string' to 'google.protobuf.Timestamp'") from None
     seconds = int((base - _EPOCH).total_seconds()) - offset
@@ -155,7 +155,7 @@ def zone(name: Any) -> dt.tzinfo:
         raise CELError(f"no such overload: {name!r}")
     if ":" not in name:
         try:
-            return ZoneInfo(name) if name not in ("UTC", "") else dt.timezone.utc
+            return ZoneInfo(name) if name not in ("UTC", "") else dt.UTC
         except (ZoneInfoNotFoundError, ValueError):
             raise CELError(f"unknown time zone {name}") from None
     hours, _, minutes = name.partition(":")
@@ -169,7 +169,7 @@ def zone(name: Any) -> dt.tzinfo:
     return dt.timezone(dt.timedelta(minutes=offset))
 
 
-def timestamp_getter(name: str, ts: Timestamp, tz: dt.tzinfo = dt.timezone.utc) -> int:
+def timestamp_getter(name: str, ts: Timestamp, tz: dt.tzinfo = dt.UTC) -> int:
     t = ts.datetime(tz)
     if name == "getFullYear":
         return t.year
