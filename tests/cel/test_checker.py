@@ -5,6 +5,8 @@ version, maps and attributes, syntax)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dralloc.cel import CELCompileError, compile_expression, compile_selector
 from dralloc.cel.cost import UNBOUNDED
@@ -297,3 +299,34 @@ def test_registered_types_are_identifiers():
     assert compile_expression('type(quantity("1")) == kubernetes.Quantity').evaluate() is True
     assert compile_expression('type(duration("1s")) == google.protobuf.Duration').evaluate() is True
     assert "undeclared reference to 'nope'" in detail("type(device.driver) == nope.IP")
+
+
+_LITERALS = {"int": "1", "uint": "2u", "double": "1.5", "string": '"s"', "bytes": 'b"b"', "bool": "true",
+             "null": "null", "list": "[1]", "map": '{"k": 1}'}
+_ADDABLE = {"int", "uint", "double", "string", "bytes", "list"}
+
+
+@given(st.sampled_from(sorted(_LITERALS)), st.sampled_from(sorted(_LITERALS)),
+       st.sampled_from(["==", "+", "<"]))
+def test_an_operator_compiles_exactly_for_the_operand_types_cel_go_declares(left, right, op):
+    expression = f"{_LITERALS[left]} {op} {_LITERALS[right]}"
+    numeric = {"int", "uint", "double"}
+    if op == "==":
+        accepted = left == right
+    elif op == "+":
+        accepted = left == right and left in _ADDABLE
+    else:  # ordering: same type, or two numbers (cross-type numeric comparisons)
+        accepted = (left == right and left in numeric | {"string", "bytes", "bool"}) or (
+            left in numeric and right in numeric)
+    # null is assignable to the nullable duration and timestamp parameters, so cel-go's checker accepts
+    # null + null and null < null (they fail when evaluated)
+    null_pair = left == right == "null" and op != "=="
+    try:
+        program = compile_expression(expression)
+    except CELCompileError as exc:
+        assert not (accepted or null_pair), str(exc)
+        assert "found no matching overload" in str(exc)
+        return
+    assert accepted or null_pair, expression
+    if not null_pair:
+        program.evaluate()  # what the checker accepts runs without a "no such overload"
