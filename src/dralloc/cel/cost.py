@@ -18,6 +18,7 @@ from dralloc.cel.checker import Checked
 from dralloc.cel.syntax import Node
 
 UNBOUNDED = 2**64 - 1
+MAX_LIST_ATTRIBUTE_VALUES = 48  # resourceapi.ResourceSliceMaxAttributeValuesPerDevice
 STRING_TRAVERSAL = 0.1  # cel-go common.StringTraversalCostFactor
 REGEX_LENGTH = 0.25  # cel-go common.RegexStringLengthCostFactor
 
@@ -256,18 +257,20 @@ class _Estimator:
             return _factor(self.size(args[0]), STRING_TRAVERSAL)
         if fn in ("startsWith", "endsWith") and target is not None and len(args) == 1:
             return _factor(self.size(args[0]), STRING_TRAVERSAL)
-        if fn == "@in" and len(args) == 2 and self.checked.type(args[1]).kind == "list":
-            return self.size(args[1])
+        if fn == "@in" and len(args) == 2 and self.checked.type(args[1]).kind in ("list", "dyn"):
+            return self.size(args[1])  # a dyn range may be a list: the list estimate is the larger
         if fn == "matches" and target is not None and len(args) == 1:
             return _mul(_factor(_add(self.size(target), 1), STRING_TRAVERSAL),
                         _factor(self.size(args[0]), REGEX_LENGTH))
         if fn == "contains" and target is not None and len(args) == 1:
             return _mul(_factor(self.size(target), STRING_TRAVERSAL), _factor(self.size(args[0]), STRING_TRAVERSAL))
-        if fn == "_+_" and len(args) == 2 and t0 in ("string", "bytes", "list"):
+        if fn == "_+_" and len(args) == 2 and t0 in ("string", "bytes", "list", "dyn"):
             size = _add(self.size(args[0]), self.size(args[1]))
             self.sizes[id(node)] = size
-            return 1 if t0 == "list" else _factor(size, STRING_TRAVERSAL)
-        relation = fn in ("_==_", "_!=_") or (fn in ("_<_", "_<=_", "_>_", "_>=_") and t0 in ("string", "bytes"))
+            return 1 if t0 == "list" else max(1, _factor(size, STRING_TRAVERSAL))
+        if fn == "includes" and target is not None:
+            return MAX_LIST_ATTRIBUTE_VALUES  # DRA: the longest list attribute
+        relation = fn in ("_==_", "_!=_") or (fn in ("_<_", "_<=_", "_>_", "_>=_") and t0 in ("string", "bytes", "dyn"))
         if relation and len(args) == 2:
             return _factor(min(self.size(args[0]), self.size(args[1])), STRING_TRAVERSAL)
         return 1
