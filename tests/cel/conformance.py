@@ -69,16 +69,25 @@ def load_cases(root: Path) -> list[tuple[str, dict[str, Any]]]:
 
 def run_case(test: dict[str, Any]) -> tuple[bool, str]:
     decls: dict[str, str] = {}
+    functions: list[str] = []
     for d in test.get("type_env") or []:
         if "ident" in d:
             decls[d["ident"]] = d["type"]
+        for o in d.get("overloads") or []:
+            params = list(o["params"])
+            receiver = params.pop(0) + "::" if o["is_instance_function"] else ""
+            functions.append(f"{receiver}{d['function']}({', '.join(params)}) -> {o['result']}")
     bindings = {k: decode_value(v) for k, v in (test.get("bindings") or {}).items()}
     for k in bindings:
         decls.setdefault(k, "dyn")
     expected = test.get("expected")
     try:
-        program = compile_expression(test["expr"], decls, container=test.get("container") or "", check=not test.get("disable_check"),
-                                     macros=not test.get("disable_macros"))
+        program = compile_expression(test["expr"], decls, container=test.get("container") or "",
+                                     check=not test.get("disable_check"), macros=not test.get("disable_macros"),
+                                     functions=functions, escaped_identifiers=True)
+        deduced = test.get("deduced_type")
+        if deduced is not None and program.result_type != deduced:
+            return False, f"deduced type {program.result_type}, want {deduced}"
         if test.get("check_only"):
             return True, "checked"
         result = program.evaluate(bindings)

@@ -10,24 +10,26 @@ from conformance import load_cases, run_case
 
 SPEC = Path(__file__).resolve().parents[3] / "shared" / "cel-spec"
 
-# Every test we do not pass, with the reason. The suite must stay above 95% (it is at ~99%).
-SKIPS = {
-    "string_ext/reverse/empty": "string reverse() is newer than the strings v2 library Kubernetes enables",
-    "string_ext/reverse/single_character": "string reverse() is newer than the strings v2 library Kubernetes enables",
-    "string_ext/reverse/multiple": "string reverse() is newer than the strings v2 library Kubernetes enables",
-    "type_deduction/functions/function_result_type": "declares a custom function in the checker environment",
-    "type_deduction/type_parameters/multiple_parameters_generality": "declares a custom generic function",
-    "type_deduction/type_parameters/multiple_parameters_generality_2": "declares a custom generic function",
-    "type_deduction/type_parameters/multiple_parameters_parameterized_ovl": "declares a custom generic function",
-    "type_deduction/type_parameters/multiple_parameters_parameterized_ovl_2": "declares a custom generic function",
-    "macros/filter/map_filter_keys": "needs the checker to unify list element types across map/list (no DRA use)",
-    "namespace/namespace_shadowing/comprehension_shadowing_disambiguation":
-        "leading-dot root-scope lookup inside comprehensions is not modelled",
+# Tests that do not apply to the Kubernetes DRA environment, or that dralloc does not pass, with the reason.
+# The check phase is on for every test that does not set disable_check.
+NOT_APPLICABLE = {
+    "string_ext/reverse/empty": "string reverse() is strings v3; Kubernetes enables strings v2",
+    "string_ext/reverse/single_character": "string reverse() is strings v3; Kubernetes enables strings v2",
+    "string_ext/reverse/multiple": "string reverse() is strings v3; Kubernetes enables strings v2",
+    **{f"string_ext/format/{name}": "strings v2's format validator (Kubernetes) rejects at compile time what "
+                                     "the v4 formatter accepts (%d of a double, %f/%e of an int or uint)"
+       for name in ("default precision for fixed-point clause with int",
+                    "default precision for fixed-point clause with uint",
+                    "default precision for scientific notation with int",
+                    "default precision for scientific notation with uint",
+                    "NaN support for decimal", "positive infinity support for decimal",
+                    "negative infinity support for decimal")},
+}
+KNOWN_FAILURES = {
     "string_ext/format/map support (all key types)":
         "Python dicts cannot hold both 1 and true as distinct keys",
-    "string_ext/type_errors/substring_binary_invalid_argument_2":
-        "bool is accepted where an int index is expected (Python bool is an int)",
 }
+SKIPS = {**NOT_APPLICABLE, **KNOWN_FAILURES}
 
 CASES = load_cases(SPEC) if SPEC.is_dir() else []
 
@@ -42,6 +44,7 @@ def test_cel_spec_conformance(name, test):
 
 
 @pytest.mark.skipif(not CASES, reason="../shared/cel-spec is not next to the checkout")
-def test_the_suite_pass_rate_is_at_least_95_percent():
-    passed = sum(1 for name, test in CASES if run_case(test)[0])
-    assert passed / len(CASES) >= 0.95, f"{passed}/{len(CASES)}"
+def test_the_applicable_pass_rate_is_at_least_99_percent():
+    applicable = [(name, test) for name, test in CASES if name not in NOT_APPLICABLE]
+    passed = sum(1 for name, test in applicable if run_case(test)[0])
+    assert passed / len(applicable) >= 0.99, f"{passed}/{len(applicable)}"

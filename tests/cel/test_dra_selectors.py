@@ -133,7 +133,7 @@ def test_logical_operators_absorb_errors_commutatively(devices):
     ("expr", "want"),
     [
         ('quantity("1.5Gi").add(quantity("512Mi")) == quantity("2Gi")', True),
-        ('quantity("1").sub(1).sign() == 0', True),
+        ('sign(quantity("1").sub(1)) == 0', True),
         ('quantity("1500m").isInteger()', False),
         ('quantity("5k").asInteger() == 5000', True),
         ('quantity("1.5").asApproximateFloat() == 1.5', True),
@@ -189,3 +189,21 @@ def test_cost_estimate_flags_nested_comprehensions_only() -> None:
     assert estimate_cost(nested + "true" + ")" * 7) > 1_000_000
     assert estimate_cost('device.attributes["x"].strings.exists(s, s == "a")') < 1_000
     assert estimate_cost('device.driver == "gpu.example.com"') < 10
+
+
+@pytest.mark.parametrize(("expr", "want"), [
+    ("device.attributes.size() == 2", True),  # two domains: the driver's and dra.example.com
+    ("size(device.capacity) == 1", True),
+    ('device.attributes == {"x": {}}', False),
+    ('device.attributes["gpu.example.com"].size() == 5', True),
+    ('"%s".format([device.capacity]) != ""', True),
+])
+def test_the_device_domain_maps_are_maps_at_evaluation(devices, expr, want):
+    assert match(expr, devices["gpu-0"]) is want
+
+
+def test_int64_boundaries_of_attribute_arithmetic_overflow(devices):
+    with pytest.raises(CELRuntimeError, match="integer overflow"):
+        match('device.attributes["gpu.example.com"].index + 9223372036854775807 > 0', devices["gpu-0"])
+    with pytest.raises(CELRuntimeError, match="integer overflow"):
+        match('-9223372036854775808 / (device.attributes["gpu.example.com"].index - 4) > 0', devices["gpu-0"])

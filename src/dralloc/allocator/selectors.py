@@ -21,7 +21,10 @@ _NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orV
 
 
 def compile_message(exc: BaseException) -> str:
-    """Upstream's compile error text: ``compilation failed: <issues>``."""
+    """Upstream's compile error text: ``compilation failed: <issues>``, ``program instantiation failed: ...``."""
+    detail = getattr(exc, "detail", None)
+    if isinstance(detail, str):
+        return detail
     text = str(exc)
     return text if text.startswith("compilation failed: ") else f"compilation failed: {text}"
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import warnings
 from collections.abc import Iterable, Iterator
@@ -127,6 +128,54 @@ def _msgspec_path(message: str) -> tuple[str, str]:
     return path, text
 
 
+_SEGMENT = re.compile(r"\[[^\]]*\]|[^.\[\]]+")
+
+
+def _name_map_keys(data: Any, model: Any, path: str, error: str) -> str:
+    """msgspec writes a map entry as ``[...]``; name the key as kube-apiserver's field paths do
+    (``spec.devices[0].capacity[memory].value``): the failing entry is the first one that, alone in its
+    map, reproduces the error."""
+    segments = _SEGMENT.findall(path)
+    trail: list[Any] = []
+    node = data
+    out: list[str] = []
+    for seg in segments:
+        if seg == "[...]" and isinstance(node, dict):
+            key = next((k for k in node if _fails_alone(data, model, trail, k, error)), None)
+            if key is None:
+                return path
+            out.append(f"[{key}]")
+            trail.append(key)
+            node = node[key]
+        elif seg.startswith("[") and isinstance(node, list) and seg[1:-1].isdigit():
+            out.append(seg)
+            trail.append(int(seg[1:-1]))
+            node = node[int(seg[1:-1])]
+        elif isinstance(node, dict) and seg in node:
+            out.append(("." if out else "") + seg)
+            trail.append(seg)
+            node = node[seg]
+        else:
+            return path
+    return "".join(out)
+
+
+def _fails_alone(data: Any, model: Any, trail: list[Any], key: Any, error: str) -> bool:
+    def narrowed(node: Any, depth: int) -> Any:
+        if depth == len(trail):
+            return {key: node[key]}
+        step = trail[depth]
+        copy = list(node) if isinstance(node, list) else dict(node)
+        copy[step] = narrowed(node[step], depth + 1)
+        return copy
+
+    try:
+        msgspec.convert(narrowed(data, 0), model, dec_hook=_dec_hook, str_keys=True)
+    except (msgspec.ValidationError, ValueError, TypeError) as exc:
+        return str(exc) == error
+    return False
+
+
 def decode(data: Any, *, where: str = "") -> Any:
     """Decode one document into its model (v1 for resource.k8s.io). Raises DecodeError."""
     prefix = f"{where}: " if where else ""
@@ -145,6 +194,8 @@ def decode(data: Any, *, where: str = "") -> Any:
         return msgspec.convert(data, model, dec_hook=_dec_hook, str_keys=True)
     except (msgspec.ValidationError, ValueError, TypeError) as exc:
         path, text = _msgspec_path(str(exc))
+        if "[...]" in path:
+            path = _name_map_keys(data, model, path, str(exc))
         at = f"{path}: " if path else ""
         raise DecodeError(f"{prefix}{kind} {_name_of(data)}: {at}{text}") from None
 

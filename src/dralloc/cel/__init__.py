@@ -4,10 +4,13 @@
     sel = compile_selector('device.attributes["gpu.example.com"].model == "a100"')
     sel.matches(device, "gpu.example.com")      # True / False, or raises CELRuntimeError
 
-``compile_selector`` raises :class:`CELCompileError` (cel-go's text: position and caret). Programs are cached
-by expression and devices are converted once per device object. ``compile_expression`` compiles an
-expression over arbitrary declared variables (used by the conformance tests and ``dralloc cel``).
-``check_selector(expr)`` returns a selector's compile errors, for API validation.
+An expression goes through kube-apiserver's phases: parse (:mod:`.syntax`), type-check against the
+declarations of a Kubernetes version (:mod:`.checker`, :mod:`.decls`), estimate its cost (:mod:`.cost`), plan
+(:mod:`.plan`: constant conversions fold or fail) and generate closures (:mod:`.generate`).
+``compile_selector(expr, version="1.36")`` raises :class:`CELCompileError` (cel-go's text, position and caret;
+``.detail`` is kube-apiserver's whole message). Selectors are cached by expression and version, devices are
+converted once per device object. ``compile_expression`` compiles an expression over arbitrary declared
+variables (the conformance tests use it). ``check_selector(expr)`` returns a selector's compile errors.
 """
 
 from dralloc.cel.device import (

@@ -15,9 +15,13 @@ from __future__ import annotations
 from typing import Any
 
 from dralloc.api.semver import Semver
-from dralloc.cel.compiler import COST_KEY, COST_LIMIT, DEVICE_TYPE, Compiler, DomainMap, Env
+from dralloc.cel.checker import Checker
+from dralloc.cel.decls import DEFAULT_VERSION, DEVICE_TYPE_NAME, check_version, environment
 from dralloc.cel.errors import CELCompileError, CELError, CELRuntimeError
+from dralloc.cel.generate import COST_KEY, COST_LIMIT, DEVICE_TYPE, DomainMap, Env, Generator
+from dralloc.cel.plan import plan
 from dralloc.cel.syntax import parse
+from dralloc.cel.types import obj
 
 CEL_SELECTOR_MAX_LENGTH = 10 * 1024  # resourceapi.CELSelectorExpressionMaxLength
 CEL_SELECTOR_MAX_COST = COST_LIMIT  # resourceapi.CELSelectorExpressionMaxCost
@@ -96,14 +100,16 @@ def device_activation(device: Any, driver: str) -> dict[str, Any]:
 
 
 class Selector:
-    """A compiled device selector. ``matches(device, driver)`` → bool, or raises CELRuntimeError."""
+    """A compiled device selector. ``matches(device, driver)`` → bool, or raises CELRuntimeError.
+    ``max_cost`` is the estimated worst-case cost (cel-go's estimator with the DRA size limits)."""
 
-    __slots__ = ("expression", "_fn", "_guarded")
+    __slots__ = ("expression", "_fn", "_guarded", "max_cost")
 
-    def __init__(self, expression: str, fn: Any, guarded: bool) -> None:
+    def __init__(self, expression: str, fn: Any, guarded: bool, max_cost: int = 0) -> None:
         self.expression = expression
         self._fn = fn
         self._guarded = guarded  # has comprehensions: enforce the runtime cost limit
+        self.max_cost = max_cost
 
     def matches(self, device: Any, driver: str) -> bool:
         act = device_activation(device, driver)
@@ -125,37 +131,46 @@ class Selector:
         return f"Selector({self.expression!r})"
 
 
-_SELECTORS: dict[str, Selector | CELCompileError] = {}
+_SELECTORS: dict[tuple[str, str], Selector | CELCompileError] = {}
 
 
-def compile_selector(expression: str) -> Selector:
-    """Compile (or fetch from the cache) a DRA device selector. Raises CELCompileError."""
-    hit = _SELECTORS.get(expression)
+def compile_selector(expression: str, *, version: str = DEFAULT_VERSION) -> Selector:
+    """Compile (or fetch from the cache) a DRA device selector with the CEL environment of a Kubernetes
+    version ("1.31" … "1.36"). Raises CELCompileError (``.detail`` is kube-apiserver's message)."""
+    key = (expression, version)
+    hit = _SELECTORS.get(key)
     if hit is None:
-        hit = _compile(expression)
+        hit = _compile(expression, check_version(version))
         if len(_SELECTORS) > 50_000:
             _SELECTORS.clear()
-        _SELECTORS[expression] = hit
+        _SELECTORS[key] = hit
     if isinstance(hit, CELCompileError):
         raise hit
     return hit
 
 
-def _compile(expression: str) -> Selector | CELCompileError:
+def _compile(expression: str, version: str) -> Selector | CELCompileError:
+    from dralloc.cel.cost import estimate
+
     if len(expression.encode("utf-8")) > CEL_SELECTOR_MAX_LENGTH:
         return CELCompileError(f"expression too long ({len(expression.encode('utf-8'))} bytes, "
                                f"maximum {CEL_SELECTOR_MAX_LENGTH})")
     try:
         ast = parse(expression)
-        env = Env(variables={"device": DEVICE_TYPE}, homogeneous_literals=True)
-        fn, result_type = Compiler(env, expression).compile(ast)
+        checked = Checker(environment(version), expression, {"device": obj(DEVICE_TYPE_NAME)},
+                          homogeneous_literals=True).run(ast)
+        if checked.result.kind not in ("bool", "dyn"):
+            return CELCompileError(f"must evaluate to bool or the unknown type, not {checked.result.type_name()}",
+                                   prefix="")
+        max_cost = estimate(checked)
+        plan(checked)
+        env = Env(variables={"device": DEVICE_TYPE})
+        fn, _ = Generator(env, expression).compile(ast)
     except CELCompileError as exc:
         return exc
     except RecursionError:
         return CELCompileError("ERROR: <input>:1:1: expression recursion limit exceeded")
-    if result_type not in ("bool", "dyn"):
-        return CELCompileError(f"must evaluate to bool or the unknown type, not {result_type}")
-    return Selector(expression, fn, guarded="comp" in _kinds(ast))
+    return Selector(expression, fn, guarded="comp" in _kinds(ast), max_cost=max_cost)
 
 
 def _kinds(node: Any) -> set[str]:
@@ -175,10 +190,11 @@ def _kinds(node: Any) -> set[str]:
     return kinds
 
 
-def check_selector(expression: str) -> list[str]:
-    """Validation hook: the compile errors of a selector (empty when it compiles)."""
+def check_selector(expression: str, *, version: str = DEFAULT_VERSION) -> list[str]:
+    """Validation hook: the compile errors of a selector (empty when it compiles), as cel-go's issue text
+    without kube-apiserver's prefix (``CELCompileError.detail`` carries it)."""
     try:
-        compile_selector(expression)
+        compile_selector(expression, version=version)
     except CELCompileError as exc:
         return [str(exc)]
     return []

@@ -13,7 +13,17 @@ from dralloc.errors import DrallocError, InputError
 
 
 class CELCompileError(InputError):
-    """The expression does not compile. ``str()`` is cel-go's multi-line issue text."""
+    """The expression does not compile. ``str()`` is cel-go's multi-line issue text; ``detail`` is the whole
+    message kube-apiserver reports (``compilation failed: <issues>``, ``program instantiation failed: ...``
+    or ``must evaluate to bool ...``)."""
+
+    def __init__(self, message: str, *, prefix: str = "compilation failed: ") -> None:
+        super().__init__(message)
+        self.prefix = prefix
+
+    @property
+    def detail(self) -> str:
+        return f"{self.prefix}{self}"
 
 
 class CELRuntimeError(DrallocError):
@@ -38,5 +48,14 @@ def format_issue(text: str, pos: int, message: str) -> str:
     line_end = text.find("\n", pos)
     line = text[line_start: line_end if line_end >= 0 else len(text)]
     col = pos - line_start
-    # cel-go counts columns in code points and pads with dots to the caret
-    return f"ERROR: <input>:{line_no}:{col + 1}: {message}\n | {line}\n | {'.' * col}^"
+    head = f"ERROR: <input>:{line_no}:{col + 1}: {message}"
+    if len(line.encode("utf-8")) > MAX_SNIPPET_BYTES:
+        return head
+    # cel-go counts columns in code points and pads to the caret with a dot per character, a full-width dot
+    # (and caret) for a character that takes more than one byte in UTF-8
+    pad = "".join("\uff0e" if ord(c) > 0x7F else "." for c in line[:col])
+    caret = "\uff3e" if col < len(line) and ord(line[col]) > 0x7F else "^"
+    return f"{head}\n | {line.replace(chr(9), ' ')}\n | {pad}{caret}"
+
+
+MAX_SNIPPET_BYTES = 16384  # cel-go prints no source line for longer lines

@@ -22,6 +22,16 @@ from dralloc.api.quantity import Quantity
 from dralloc.api.semver import Semver
 from dralloc.cel.errors import CELError
 from dralloc.cel.syntax import UInt
+from dralloc.cel.timevalues import (
+    NANOS,
+    Duration,
+    Timestamp,
+    duration_getter,
+    parse_duration,
+    parse_timestamp,
+    timestamp_getter,
+    zone,
+)
 from dralloc.cel.values import (
     INT64_MAX,
     INT64_MIN,
@@ -89,11 +99,49 @@ def regex(pattern: str) -> re.Pattern[str]:
 # --- standard library -------------------------------------------------------------------------------
 
 
+@_global("duration", "google.protobuf.Duration")
+def _to_duration(v: Any) -> Duration:
+    if type(v) is Duration:
+        return v
+    _want("duration", type(v) is str, v)
+    return parse_duration(v)
+
+
+@_global("timestamp", "google.protobuf.Timestamp")
+def _to_timestamp(v: Any) -> Timestamp:
+    t = type(v)
+    if t is Timestamp:
+        return v
+    if t is str:
+        return parse_timestamp(v)
+    _want("timestamp", t is int, v)
+    return Timestamp(v * NANOS)
+
+
+def _time_getter(name: str) -> Callable[..., int]:
+    def get(v: Any, tz: Any = None) -> int:
+        if type(v) is Timestamp:
+            return timestamp_getter(name, v, zone(tz)) if tz is not None else timestamp_getter(name, v)
+        if type(v) is Duration and tz is None and name in ("getHours", "getMinutes", "getSeconds",
+                                                            "getMilliseconds"):
+            return duration_getter(name, v)
+        raise no_overload(name, v) if tz is None else no_overload(name, v, tz)
+
+    get.__name__ = name
+    return get
+
+
+for _getter in ("getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear", "getFullYear", "getHours",
+                "getMilliseconds", "getMinutes", "getMonth", "getSeconds"):
+    MEMBERS[_getter] = _time_getter(_getter)
+    RESULT_TYPES[_getter] = "int"
+
+
 def _size(v: Any) -> int:
     t = type(v)
     if t is str:
         return len(v)
-    if t is bytes or t is list or t is tuple or t is dict:
+    if t is bytes or t is list or t is tuple or isinstance(v, dict):  # dicts include the device's domain maps
         return len(v)
     raise no_overload("size", v)
 
@@ -144,11 +192,15 @@ def _to_int(v: Any) -> int:
         if math.isnan(v) or math.isinf(v) or not (-9.223372036854775e18 <= v < 9.223372036854775e18):
             raise CELError("integer overflow")
         return int(v)
+    if t is Duration:
+        return v.nanos
+    if t is Timestamp:
+        return v.nanos // NANOS
     if t is str:
         try:
             return check_int(int(v, 10)) if v.strip() == v and v else _bad_int(v)
         except ValueError:
-            raise CELError(f"cannot convert {v!r} to int") from None
+            raise CELError("type conversion error from 'string' to 'int'") from None
     raise no_overload("int", v)
 
 
@@ -174,7 +226,7 @@ def _to_uint(v: Any) -> UInt:
             n = int(v)
             if n <= UINT64_MAX:
                 return UInt(n)
-        raise CELError(f"cannot convert {v!r} to uint")
+        raise CELError("type conversion error from 'string' to 'uint'")
     raise no_overload("uint", v)
 
 
@@ -191,7 +243,7 @@ def _to_double(v: Any) -> float:
     if t is str:
         if _FLOAT_RE.fullmatch(v):
             return float(v)
-        raise CELError(f"cannot convert {v!r} to double")
+        raise CELError("type conversion error from 'string' to 'double'")
     raise no_overload("double", v)
 
 
@@ -211,7 +263,7 @@ def _to_string(v: Any) -> str:
             return v.decode("utf-8")
         except UnicodeDecodeError:
             raise CELError("invalid UTF-8 in bytes, cannot convert to string") from None
-    if t is Quantity or t is Semver:
+    if t is Quantity or t is Semver or t is Duration or t is Timestamp:
         return str(v)
     if isinstance(v, (IPValue, CIDRValue)):
         return str(v)
@@ -238,7 +290,7 @@ def _to_bool(v: Any) -> bool:
     if type(v) is str:
         if v in _BOOL_STRINGS:
             return _BOOL_STRINGS[v]
-        raise CELError(f"cannot convert {v!r} to bool")
+        raise CELError("type conversion error from 'string' to 'bool'")
     raise no_overload("bool", v)
 
 
@@ -324,7 +376,7 @@ def _split(s: Any, sep: Any, n: Any = None) -> list[str]:
 
 @_member("substring", "string")
 def _substring(s: Any, start: Any, end: Any = None) -> str:
-    _want("substring", type(s) is str and type(start) is int, s, start)
+    _want("substring", type(s) is str and type(start) is int and (end is None or type(end) is int), s, start)
     stop = len(s) if end is None else end
     if start < 0 or start > len(s):
         raise CELError(f"index out of range: {start}")
@@ -453,7 +505,7 @@ def _format_string(v: Any) -> str:
         return v
     if t is list or t is tuple:
         return "[" + ", ".join(_format_string(x) if type(x) is not str else x for x in v) + "]"
-    if t is dict:
+    if isinstance(v, dict):
         items = sorted(((_format_string(k), _format_string(x)) for k, x in v.items()))
         return "{" + ", ".join(f"{k}: {x}" for k, x in items) + "}"
     if t is bytes:
@@ -543,9 +595,11 @@ def _sort_key_check(items: Any, fn: str) -> None:
     if not items:
         return
     first = type(items[0])
+    if first not in (int, UInt, float, str, bytes, bool, Quantity, Semver):
+        raise CELError("list elements must be comparable")  # cel-go: the first element is no Comparer
     for x in items:
-        if type(x) is not first or first not in (int, UInt, float, str, bytes, bool, Quantity, Semver):
-            raise CELError(f"list elements must have the same type: {fn}")
+        if type(x) is not first:
+            raise CELError("list elements must have the same type")
 
 
 @_member("sort", "list")
@@ -689,7 +743,7 @@ def _q(fn: str, q: Any, *args: Any) -> None:
     _want(fn, type(q) is Quantity, q, *args)
 
 
-@_member("sign", "int")
+@_global("sign", "int")
 def _sign(q: Any) -> int:
     _q("sign", q)
     return q.sign()
@@ -1125,7 +1179,7 @@ def _opt_of_non_zero(v: Any) -> Optional:
     t = type(v)
     if t in _ZERO and v == _ZERO[t] and (t is not bool or v is False):
         return NONE
-    if t in (list, tuple, dict) and not v:
+    if (t in (list, tuple) or isinstance(v, dict)) and not v:
         return NONE
     return Optional(v, True)
 

@@ -4,24 +4,33 @@ from __future__ import annotations
 
 from typing import Any
 
-from dralloc.cel.compiler import COST_KEY, COST_LIMIT, Compiler, Env
+from dralloc.cel.checker import Checker, declared
+from dralloc.cel.cost import estimate
+from dralloc.cel.decls import DEFAULT_VERSION, environment
 from dralloc.cel.errors import CELCompileError, CELError, CELRuntimeError
+from dralloc.cel.generate import COST_KEY, COST_LIMIT, ROOT_KEY, Env, Generator
+from dralloc.cel.plan import plan
 from dralloc.cel.syntax import parse
 
 
 class Program:
     """A compiled expression. ``evaluate(activation)`` returns the CEL value or raises CELRuntimeError."""
 
-    __slots__ = ("expression", "_fn", "result_type", "cost_limit")
+    __slots__ = ("expression", "_fn", "result_type", "cost_limit", "max_cost", "_needs_root")
 
-    def __init__(self, expression: str, fn: Any, result_type: str, cost_limit: int | None) -> None:
+    def __init__(self, expression: str, fn: Any, result_type: str, cost_limit: int | None,
+                 max_cost: int | None = None, needs_root: bool = False) -> None:
+        self._needs_root = needs_root
         self.expression = expression
         self._fn = fn
-        self.result_type = result_type
+        self.result_type = result_type  # the checker's type (cel-go's spelling), "dyn" when not checked
         self.cost_limit = cost_limit
+        self.max_cost = max_cost  # cel-go's estimated worst case (None when not checked)
 
     def evaluate(self, activation: dict[str, Any] | None = None) -> Any:
         act = dict(activation or {})
+        if self._needs_root:
+            act[ROOT_KEY] = dict(act)
         if self.cost_limit is not None:
             act[COST_KEY] = [0, self.cost_limit]
         try:
@@ -41,14 +50,30 @@ def compile_expression(
     macros: bool = True,
     check: bool = True,
     cost_limit: int | None = COST_LIMIT,
+    version: str = DEFAULT_VERSION,
+    functions: list[str] | None = None,
+    escaped_identifiers: bool = False,
 ) -> Program:
     """Compile a CEL expression over declared variables (name → CEL type such as "int", "list(string)",
-    "map(string, dyn)" or "dyn"). Raises CELCompileError."""
+    "map(string, dyn)" or "dyn") with the functions of the Kubernetes ``version``: parse, type-check (unless
+    ``check`` is False: parse-only semantics, type problems surface at evaluation), plan, generate.
+    ``functions`` declares extra overloads for the checker (``"fn(string, int) -> string"``, see
+    :mod:`dralloc.cel.decls`); ``escaped_identifiers`` allows cel-go's opt-in ``a.`b-c``` field syntax.
+    Raises CELCompileError."""
     try:
-        ast = parse(expression, macros=macros)
-        env = Env(variables=dict(declarations or {}), homogeneous_literals=homogeneous_literals,
-                  container=container, check=check)
-        fn, result_type = Compiler(env, expression).compile(ast)
+        ast = parse(expression, macros=macros, escaped_identifiers=escaped_identifiers)
+        result_type = "dyn"
+        max_cost = None
+        if check:
+            declarations_table = environment(version)
+            if functions:
+                declarations_table = declarations_table.extended(functions)
+            checked = Checker(declarations_table, expression, declared(declarations), container, homogeneous_literals).run(ast)
+            max_cost = estimate(checked)
+            plan(checked)
+            result_type = checked.result.type_name()
+        generator = Generator(Env(variables=dict(declarations or {}), container=container), expression)
+        fn, _ = generator.compile(ast)
     except RecursionError:
         raise CELCompileError("ERROR: <input>:1:1: expression recursion limit exceeded") from None
-    return Program(expression, fn, result_type, cost_limit)
+    return Program(expression, fn, result_type, cost_limit, max_cost, generator.needs_root)

@@ -211,14 +211,19 @@ class _Lexer:
         raise self.error(i, "Syntax error: invalid escape sequence")
 
 
+# What cel-go's grammar accepts where an operand starts (ANTLR's "expecting" set).
+_PRIMARY_START = ("{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, "
+                  "BYTES, IDENTIFIER}")
+
 _RELOPS = {"<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_", "==": "_==_", "!=": "_!=_", "in": "@in"}
 _ADDOPS = {"+": "_+_", "-": "_-_"}
 _MULOPS = {"*": "_*_", "/": "_/_", "%": "_%_"}
 
 
 class _Parser:
-    def __init__(self, text: str, macros: bool = True) -> None:
+    def __init__(self, text: str, macros: bool = True, escaped_identifiers: bool = False) -> None:
         self.text = text
+        self.escaped_identifiers = escaped_identifiers
         self.tokens = _Lexer(text).run()
         self.i = 0
         self.depth = 0
@@ -265,7 +270,7 @@ class _Parser:
 
     def parse(self) -> Node:
         if self.tok.kind == "eof":
-            raise self.unexpected(self.tok)
+            raise self.unexpected(self.tok, _PRIMARY_START)
         node = self.expr()
         if self.tok.kind != "eof":
             raise self.unexpected(self.tok, "<EOF>")
@@ -365,14 +370,17 @@ class _Parser:
                 self.next()
                 name_tok = self.next()
                 if name_tok.kind == "qident":
-                    node = Node("select", name_tok.pos - 1, name_tok.value, target=node, optional=tok.text == ".?")
+                    # escaped field names are an opt-in cel-go feature that Kubernetes does not enable
+                    if not self.escaped_identifiers:
+                        raise self.error(name_tok.pos, "unsupported syntax: '`'")
+                    node = Node("select", tok.pos, name_tok.value, target=node, optional=tok.text == ".?")
                     continue
-                if name_tok.kind != "ident":
-                    raise self.unexpected(name_tok, "IDENTIFIER")
+                if name_tok.kind != "ident" or name_tok.text == "in":  # 'in' is a keyword token in cel-go
+                    raise self.unexpected(name_tok, "{IDENTIFIER, ESC_IDENTIFIER}")
                 if tok.text == "." and self.at("("):
-                    self.next()
+                    paren = self.next()
                     args = self.expr_list(")")
-                    node = self.member_call(name_tok, node, args)
+                    node = self.member_call(name_tok, node, args, paren.pos)
                 else:
                     node = Node("select", name_tok.pos - 1 if tok.text == "." else tok.pos, name_tok.text,
                                 target=node, optional=tok.text == ".?")
@@ -421,14 +429,14 @@ class _Parser:
                 raise self.error(tok.pos, f"reserved identifier: {tok.text}")
             name = ("." if leading_dot else "") + tok.text
             if self.at("("):
-                self.next()
+                paren = self.next()
                 args = self.expr_list(")")
-                return self.global_call(tok, name, args)
+                return self.global_call(tok, name, args, paren.pos)
             if self.at("{"):
                 brace = self.next()
                 return self.struct_literal(tok, name, brace)
             return Node("ident", tok.pos, name)
-        raise self.unexpected(tok)
+        raise self.unexpected(tok, _PRIMARY_START)
 
     def list_literal(self, open_tok: Token) -> Node:
         elems: list[Node] = []
@@ -484,32 +492,34 @@ class _Parser:
 
     # --- macros -------------------------------------------------------------------------------------
 
-    def global_call(self, tok: Token, name: str, args: list[Node]) -> Node:
+    def global_call(self, tok: Token, name: str, args: list[Node], pos: int) -> Node:
+        # cel-go places a call (and a macro's expansion) at its opening parenthesis
         if self.macros and name == "has" and len(args) == 1:
             arg = args[0]
-            if arg.kind != "select" or arg.optional:
-                raise self.error(tok.pos + 3, "invalid argument to has() macro")
-            return Node("select", arg.pos, arg.value, target=arg.target, test_only=True)
-        return Node("call", tok.pos, name, args)
+            if arg.kind != "select" or arg.optional or arg.test_only:
+                raise self.error(arg.pos, "invalid argument to has() macro")
+            return Node("select", pos, arg.value, target=arg.target, test_only=True)
+        return Node("call", pos, name, args)
 
-    def member_call(self, name_tok: Token, target: Node, args: list[Node]) -> Node:
+    def member_call(self, name_tok: Token, target: Node, args: list[Node], pos: int) -> Node:
         name = name_tok.text
-        pos = name_tok.pos - 1
         if self.macros:
             if target.kind == "ident" and target.value == "cel" and name == "bind" and len(args) == 3:
                 var = self._var(args[0], name_tok)
                 return Node("bind", pos, var, [args[1], args[2]])
             one_var = {"all": 2, "exists": 2, "exists_one": 2, "existsOne": 2, "filter": 2}
             if name in one_var and len(args) == 2:
+                message = "argument is not an identifier" if name == "filter" else "argument must be a simple name"
                 return Node("comp", pos, name if name != "existsOne" else "exists_one", [args[1]], target=target,
-                            extra=(self._var(args[0], name_tok), None))
+                            extra=(self._var(args[0], name_tok, message), None))
             if name in ("all", "exists", "existsOne", "exists_one") and len(args) == 3:
                 v1, v2 = self._var(args[0], name_tok), self._var(args[1], name_tok)
                 self._distinct(v1, v2, name_tok)
                 kind = {"existsOne": "exists_one"}.get(name, name)
                 return Node("comp", pos, kind, [args[2]], target=target, extra=(v1, v2))
             if name == "map" and len(args) in (2, 3):
-                return Node("comp", pos, "map", args[1:], target=target, extra=(self._var(args[0], name_tok), None))
+                return Node("comp", pos, "map", args[1:], target=target,
+                            extra=(self._var(args[0], name_tok, "argument is not an identifier"), None))
             if name in ("transformList", "transformMap", "transformMapEntry") and len(args) in (3, 4):
                 v1, v2 = self._var(args[0], name_tok), self._var(args[1], name_tok)
                 self._distinct(v1, v2, name_tok)
@@ -520,9 +530,11 @@ class _Parser:
                 return Node("comp", pos, name, [args[1]], target=target, extra=(self._var(args[0], name_tok), None))
         return Node("call", pos, name, args, target=target)
 
-    def _var(self, node: Node, at: Token) -> str:
+    def _var(self, node: Node, at: Token, message: str = "argument must be a simple name") -> str:
         if node.kind != "ident" or node.value.startswith("."):
-            raise self.error(node.pos, "argument must be a simple name")
+            raise self.error(node.pos, message)
+        if node.value in ("@result", "__result__"):
+            raise self.error(node.pos, "iteration variable overwrites accumulator variable")
         return node.value
 
     def _distinct(self, v1: str, v2: str, at: Token) -> None:
@@ -530,6 +542,7 @@ class _Parser:
             raise self.error(at.pos, f"duplicate variable name: {v1}")
 
 
-def parse(text: str, *, macros: bool = True) -> Node:
-    """Parse CEL source; raises CELCompileError with cel-go's position and caret format."""
-    return _Parser(text, macros).parse()
+def parse(text: str, *, macros: bool = True, escaped_identifiers: bool = False) -> Node:
+    """Parse CEL source; raises CELCompileError with cel-go's position and caret format.
+    ``escaped_identifiers`` enables cel-go's opt-in backquoted field names (off in Kubernetes)."""
+    return _Parser(text, macros, escaped_identifiers).parse()

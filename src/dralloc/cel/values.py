@@ -79,7 +79,7 @@ def type_name(v: Any) -> str:
         return "null_type"
     if t is list or t is tuple:
         return "list"
-    if t is dict:
+    if isinstance(v, dict):  # plain maps and the device's domain maps
         return "map"
     if t is CelType:
         return "type"
@@ -132,6 +132,8 @@ def _num_eq(a: Any, b: Any) -> bool:
 def equals(a: Any, b: Any) -> bool:
     """CEL heterogeneous equality: different types are unequal, numbers compare by value."""
     ta, tb = type(a), type(b)
+    if ta is not tb and isinstance(a, dict) and isinstance(b, dict):
+        ta = tb = dict  # a device domain map equals a map literal with the same entries
     if ta is tb:
         if ta is list or ta is tuple:
             return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b))
@@ -168,8 +170,8 @@ def compare(a: Any, b: Any, fn: str) -> int:
                 return 2  # unordered: every comparison is false
             return (x > y) - (x < y)  # as cel-go: the int is converted to double
         return (int(a) > int(b)) - (int(a) < int(b))
-    if ta is tb and ta in (str, bytes, bool):
-        return (a > b) - (a < b)
+    if ta is tb and (ta in (str, bytes, bool) or getattr(ta, "cel_type", "").startswith("google.protobuf.")):
+        return (a > b) - (a < b)  # strings, bytes, bools, durations and timestamps
     raise no_overload(fn, a, b)
 
 

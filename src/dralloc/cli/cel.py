@@ -35,7 +35,7 @@ def run(args: Any) -> int:
     try:
         selector = compile_selector(args.expression)
     except CELCompileError as exc:
-        raise InputError(f"CEL compile error: compilation failed: {exc}") from None
+        raise InputError(f"CEL compile error: {exc.detail}") from None
     rows: list[dict[str, Any]] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

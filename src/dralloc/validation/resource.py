@@ -49,7 +49,6 @@ SLICE_MAX_COUNTERS_PER_CONSUMPTION = 32
 MAX_ATTRIBUTES_AND_CAPACITIES = 32
 MAX_ATTRIBUTE_VALUES = 48
 TAINTS_MAX = 16
-TOLERATIONS_MAX = 16
 REQUESTS_MAX = 32
 CONSTRAINTS_MAX = 32
 CONFIG_MAX = 32
@@ -258,19 +257,18 @@ def validate_cel_expression(expression: str, path: str, stored: bool) -> E:
         return []  # stored expressions were valid when written; upstream does not recompile them
     if len(expression.encode("utf-8")) > CEL_MAX_LENGTH:
         return [f.too_long(path, CEL_MAX_LENGTH)]
-    from dralloc.cel import check_selector
+    from dralloc.cel import CELCompileError, compile_selector
+    from dralloc.cel.plan import PROGRAM_ERROR_PREFIX
 
-    problems = check_selector(expression)
-    if not problems:
-        from dralloc.cel.cost import estimate_cost
-
-        if estimate_cost(expression) > CEL_MAX_COST:
-            return [f.forbidden(path, "too complex, exceeds cost limit")]
-        return []
-    detail = problems[0]
-    if not detail.startswith("must evaluate to"):
-        detail = "compilation failed: " + detail
-    return [f.invalid(path, expression, detail)]
+    try:
+        selector = compile_selector(expression)  # the same checker the allocator and `dralloc cel` use
+    except CELCompileError as exc:
+        if exc.prefix == PROGRAM_ERROR_PREFIX:  # upstream classes a failed program instantiation as internal
+            return [f.internal(path, exc.detail)]
+        return [f.invalid(path, expression, exc.detail)]
+    if selector.max_cost > CEL_MAX_COST:
+        return [f.forbidden(path, "too complex, exceeds cost limit")]
+    return []
 
 
 def _selectors(selectors: list[Any] | None, path: str, stored: bool) -> E:
@@ -383,13 +381,10 @@ def _exact_request(req: Any, path: str, stored: bool, constraint_attrs: dict[str
                                     constraint_attrs, ref))
     errs.extend(_allocation_mode(req.allocation_mode, req.count, f.child(path, "allocationMode"),
                                  f.child(path, "count")))
-    tolerations = req.tolerations or []
+    # The API documents at most 16 tolerations, but kube-apiserver (1.36) enforces no limit on a request's.
     tpath = f.child(path, "tolerations")
-    if len(tolerations) > TOLERATIONS_MAX:
-        errs.append(f.too_many(tpath, len(tolerations), TOLERATIONS_MAX))
-    else:
-        for i, t in enumerate(tolerations):
-            errs.extend(validate_toleration(t, f.index(tpath, i)))
+    for i, t in enumerate(req.tolerations or ()):
+        errs.extend(validate_toleration(t, f.index(tpath, i)))
     if req.capacity is not None and req.capacity.requests:
         cpath = f.child(f.child(path, "capacity"), "requests")
         errs.extend(validate_map(req.capacity.requests, -1, ATTRIBUTE_KEY_MAX, validate_qualified_name, _ok, cpath))

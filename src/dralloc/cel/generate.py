@@ -1,11 +1,11 @@
-"""AST → Python closures, with a light static type check.
+"""The generate phase: a checked and planned AST → Python closures.
 
-Every node compiles to ``(fn, type)``: ``fn(act)`` evaluates it against an activation (a dict of variable
-values) and ``type`` is the statically known CEL type name, or ``"dyn"``. The checker rejects what cel-go's
-checker rejects in the DRA environment where it matters to users: undeclared names, functions that do not
-exist, ``<`` on quantities or semvers, arithmetic or equality between different known types, member
-functions on the wrong receiver type, mixed-type list/map literals (HomogeneousAggregateLiterals) and a
-selector whose result is not a bool.
+Every node compiles to ``(fn, hint)``: ``fn(act)`` evaluates it against an activation (a dict of variable
+values) and ``hint`` is what the generator knows statically about the value (a CEL type name, the DRA
+device's maps, or ``"dyn"``), used to pick fast paths such as one closure for
+``device.attributes["domain"].name``. All rejection happens before, in :mod:`dralloc.cel.checker`; a
+program compiled without the check phase (parse-only semantics) meets type problems at evaluation, and the
+generated code raises cel-go's runtime errors (``no such overload``, ``no such key``).
 
 Evaluation errors are raised as :class:`CELError`; ``&&``, ``||``, ``all`` and ``exists`` absorb them the way
 CEL's commutative logic requires (``false && error`` is false, ``error && false`` is false too).
@@ -21,8 +21,9 @@ from typing import Any
 from dralloc.api.quantity import Quantity
 from dralloc.api.semver import Semver
 from dralloc.cel import library
-from dralloc.cel.errors import CELCompileError, CELError, format_issue
+from dralloc.cel.errors import CELError
 from dralloc.cel.syntax import Node, UInt
+from dralloc.cel.timevalues import Duration, Timestamp
 from dralloc.cel.values import (
     INT64_MAX,
     INT64_MIN,
@@ -46,19 +47,6 @@ COST_LIMIT = 1_000_000
 COST_KEY = "@cost"
 
 DYN = "dyn"
-NUMERIC = frozenset({"int", "uint", "double"})
-PRIMITIVE = frozenset({"int", "uint", "double", "string", "bytes", "bool", "null_type"})
-UNORDERED = frozenset({"kubernetes.Quantity", "kubernetes.Semver", "list", "map", "type", "optional_type",
-                       "net.IP", "net.CIDR", "kubernetes.URL", "null_type"})
-
-# Member functions whose receiver type is fixed (used for compile-time checks only).
-_STRING_MEMBERS = {"contains", "startsWith", "endsWith", "matches", "charAt", "lowerAscii", "upperAscii",
-                   "replace", "split", "substring", "trim", "format", "find", "findAll"}
-_LIST_MEMBERS = {"join", "slice", "flatten", "distinct", "sort", "first", "last", "isSorted", "sum", "min", "max"}
-_QUANTITY_MEMBERS = {"sign", "isInteger", "asInteger", "asApproximateFloat", "add", "sub"}
-_SEMVER_MEMBERS = {"major", "minor", "patch"}
-_ORDERED_OBJECT_MEMBERS = {"isGreaterThan", "isLessThan", "compareTo"}
-_OPTIONAL_MEMBERS = {"hasValue", "value", "orValue", "or"}
 
 TYPE_IDENTS = {"bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type", "type", "optional_type"}
 
@@ -77,16 +65,7 @@ class Env:
     """What a program may reference: declared variables (name → static type) and options."""
 
     variables: dict[str, str] = field(default_factory=dict)
-    homogeneous_literals: bool = False
     container: str = ""
-    check: bool = True  # False: parse-only semantics, type problems surface at evaluation
-
-
-@dataclass
-class _Scope:
-    env: Env
-    text: str
-    locals: dict[str, str] = field(default_factory=dict)
 
 
 def _map_value_type(t: str) -> str:
@@ -130,23 +109,15 @@ DEVICE_FIELDS = {
 }
 
 
-class Compiler:
+class Generator:
     def __init__(self, env: Env, text: str) -> None:
         self.env = env
         self.text = text
         self.locals: dict[str, str] = {}
-
-    def error(self, node: Node, message: str) -> CELCompileError:
-        return CELCompileError(format_issue(self.text, node.pos, message))
-
-    def fail(self, node: Node, message: str) -> None:
-        """A type-check error: raised when checking, ignored in parse-only mode (evaluation will fail)."""
-        if self.env.check:
-            raise self.error(node, message)
+        self.needs_root = False  # the program reads a variable hidden by a comprehension variable
 
     def undeclared(self, node: Node, message: str) -> tuple[Fn, str]:
-        if self.env.check:
-            raise self.error(node, message)
+        """A reference the checker would reject; unchecked (parse-only) programs fail when they reach it."""
         return _raise(message), DYN
 
     # --- entry --------------------------------------------------------------------------------------
@@ -161,11 +132,17 @@ class Compiler:
         return _const(node.value), type_name(node.value)
 
     def _ident(self, node: Node) -> tuple[Fn, str]:
+        if isinstance(node.extra, tuple) and node.extra[0] == "type":
+            return _const(TYPES.get(node.extra[1]) or CelType(node.extra[1])), "type"
         name = node.value
         if name in self.locals:
             return _var(name), self.locals[name]
         resolved = self._resolve(name)
         if resolved is not None:
+            if name.startswith(".") and resolved in self.locals:
+                # ".y" names the declared variable even where a comprehension variable y hides it
+                self.needs_root = True
+                return _root_var(resolved), self.env.variables[resolved]
             return _var(resolved), self.env.variables[resolved]
         if name in TYPE_IDENTS:
             return _const(TYPES.get(name) or CelType(name)), "type"
@@ -203,6 +180,8 @@ class Compiler:
     # --- select -------------------------------------------------------------------------------------
 
     def _select(self, node: Node) -> tuple[Fn, str]:
+        if isinstance(node.extra, tuple) and node.extra[0] == "type":  # the checker resolved a type's name
+            return _const(TYPES.get(node.extra[1]) or CelType(node.extra[1])), "type"
         # A qualified variable name (e.g. a declared "a.b.c") wins over field selection.
         if not node.test_only and not node.optional:
             qname = self._qualified(node)
@@ -222,10 +201,6 @@ class Compiler:
             if node.test_only:
                 return (lambda act: True), "bool"
             return _device_field(target_fn, name), ftype
-        kind = _kind(target_type)
-        if target_type not in (DYN,) and kind not in ("map", "optional_type") and not target_type.startswith("dra."):
-            if target_type in PRIMITIVE or target_type in ("list",) or kind == "list":
-                self.fail(node, f"type '{target_type}' does not support field selection")
         value_type = _map_value_type(target_type[len("dra.domainmap("):-1]) if target_type.startswith("dra.") \
             else _map_value_type(target_type)
         if node.test_only:
@@ -274,8 +249,7 @@ class Compiler:
     def _list(self, node: Node) -> tuple[Fn, str]:
         compiled = [self.compile(e) for e in node.args]
         optional = set(node.extra or ())
-        elem_type = self._homogeneous(node, [t if i not in optional else _opt_inner(t) for i, (_, t) in
-                                             enumerate(compiled)])
+        elem_type = _common([t if i not in optional else _opt_inner(t) for i, (_, t) in enumerate(compiled)])
         fns = [f for f, _ in compiled]
         if optional:
             flags = [i in optional for i in range(len(fns))]
@@ -299,30 +273,17 @@ class Compiler:
             return (lambda act: list(values)), f"list({elem_type})"
         return (lambda act: [f(act) for f in fns]), f"list({elem_type})"
 
-    def _homogeneous(self, node: Node, types: list[str]) -> str:
-        known = {t for t in types if t != DYN}
-        if len(known) == 1 and len(known) == len(set(types)):
-            return known.pop()
-        if self.env.homogeneous_literals and len({_kind(t) for t in known}) > 1:
-            first = _kind(types[0])
-            for t in types[1:]:
-                if _kind(t) != first and t != DYN:
-                    self.fail(node, f"expected type '{first}' but found '{_kind(t)}'")
-        return DYN
-
     def _map(self, node: Node) -> tuple[Fn, str]:
         entries = []
         key_types, value_types = [], []
         for key, value, optional in node.extra:
             kf, kt = self.compile(key)
             vf, vt = self.compile(value)
-            if kt not in (DYN, "string", "int", "uint", "bool"):
-                self.fail(key, f"unsupported map key type: {kt}")
             key_types.append(kt)
             value_types.append(vt if not optional else _opt_inner(vt))
             entries.append((kf, vf, optional))
-        kt = self._homogeneous(node, key_types)
-        vt = self._homogeneous(node, value_types)
+        kt = _common(key_types)
+        vt = _common(value_types)
 
         def build(act: dict) -> dict:
             out: dict = {}
@@ -383,11 +344,7 @@ class Compiler:
             elem_type = _list_elem_type(range_type)
         elif _kind(range_type) == "map":
             elem_type = range_type[4:-1].split(",")[0].strip() if range_type.startswith("map(") else DYN
-        elif range_type in (DYN,) or range_type.startswith("dra."):
-            elem_type = DYN
         else:
-            self.fail(node, f"expression of type '{range_type}' cannot be range of a comprehension "
-                            f"(must be list, map, or dynamic)")
             elem_type = DYN
         saved = {v: self.locals.get(v) for v in (v1, v2) if v}
         if v2:
@@ -406,8 +363,6 @@ class Compiler:
         result_type = {"all": "bool", "exists": "bool", "exists_one": "bool", "filter": range_type,
                        "map": "list", "transformList": "list", "transformMap": "map", "transformMapEntry": "map",
                        "sortBy": range_type, "optMap": "optional_type", "optFlatMap": "optional_type"}[kind]
-        if kind in ("all", "exists", "exists_one", "filter") and bodies[-1][1] not in ("bool", DYN):
-            self.fail(node, f"found no matching overload for '_&&_' applied to '(bool, {bodies[-1][1]})'")
         return builder(range_fn, v1, v2, fns, weight), result_type
 
     # --- calls --------------------------------------------------------------------------------------
@@ -417,6 +372,11 @@ class Compiler:
         special = getattr(self, "_op_" + _OP_METHODS.get(name, ""), None) if name in _OP_METHODS else None
         if special is not None:
             return special(node)
+        if isinstance(node.extra, tuple) and node.extra[0] == "function":
+            # the checker resolved a (possibly namespaced) global function
+            if node.extra[1] in library.GLOBALS:
+                return self._global_call(node, node.extra[1])
+            return self.undeclared(node, f"undeclared reference to '{node.extra[1]}'")
         if node.target is not None:
             qname = self._qualified(node.target)
             if qname is not None and self._resolve(qname) is None and qname.split(".")[0] not in self.locals:
@@ -433,8 +393,6 @@ class Compiler:
     def _global_call(self, node: Node, name: str) -> tuple[Fn, str]:
         compiled = [self.compile(a) for a in node.args]
         impl = library.GLOBALS[name]
-        arg_types = [t for _, t in compiled]
-        self._check_global(node, name, arg_types)
         fns = [f for f, _ in compiled]
         result = library.RESULT_TYPES.get(name, DYN)
         if name == "dyn":
@@ -451,21 +409,6 @@ class Compiler:
             return _call1(impl, f0), result
         return _calln(impl, fns), result
 
-    def _check_global(self, node: Node, name: str, arg_types: list[str]) -> None:
-        arity = {"size": (1,), "int": (1,), "uint": (1,), "double": (1,), "string": (1,), "bytes": (1,),
-                 "bool": (1,), "dyn": (1,), "type": (1,), "quantity": (1,), "isQuantity": (1,),
-                 "semver": (1, 2), "isSemver": (1, 2), "matches": (2,), "optional.of": (1,),
-                 "optional.none": (0,), "optional.ofNonZeroValue": (1,)}.get(name)
-        if arity is not None and len(arg_types) not in arity:
-            self.fail(node, f"found no matching overload for '{name}' applied to "
-                                   f"'({', '.join(arg_types)})'")
-        if name in ("quantity", "isQuantity", "semver", "isSemver", "url", "isURL", "ip", "isIP", "cidr", "isCIDR") \
-                and arg_types and arg_types[0] not in ("string", DYN) \
-                and not (name == "ip" and arg_types[0] == "net.CIDR"):
-            self.fail(node, f"found no matching overload for '{name}' applied to '({', '.join(arg_types)})'")
-        if name == "size" and arg_types and arg_types[0] not in (DYN, "string", "bytes") \
-                and _kind(arg_types[0]) not in ("list", "map"):
-            self.fail(node, f"found no matching overload for 'size' applied to '({arg_types[0]})'")
 
     def _member_call(self, node: Node) -> tuple[Fn, str]:
         name = node.value
@@ -474,7 +417,6 @@ class Compiler:
             return self.undeclared(node, f"undeclared reference to '{name}' (in container '{self.env.container}')")
         target_fn, target_type = self.compile(node.target)
         compiled = [self.compile(a) for a in node.args]
-        self._check_member(node, name, target_type, [t for _, t in compiled])
         fns = [f for f, _ in compiled]
         result = library.RESULT_TYPES.get(name, DYN)
         if name in ("min", "max", "sum") and _kind(target_type) == "list":
@@ -488,55 +430,19 @@ class Compiler:
             return _call2(impl, target_fn, f1), result
         return _calln(impl, [target_fn, *fns]), result
 
-    def _check_member(self, node: Node, name: str, target: str, args: list[str]) -> None:
-        if target == DYN:
-            return
-        kind = _kind(target)
-        allowed: set[str] | None = None
-        if name in _QUANTITY_MEMBERS:
-            allowed = {"kubernetes.Quantity"}
-        elif name in _SEMVER_MEMBERS:
-            allowed = {"kubernetes.Semver"}
-        elif name in _ORDERED_OBJECT_MEMBERS:
-            allowed = {"kubernetes.Quantity", "kubernetes.Semver"}
-            if args and args[0] != DYN and args[0] != target and not (
-                    target == "kubernetes.Quantity" and name in ("add", "sub") and args[0] == "int"):
-                self.fail(node, f"found no matching overload for '{name}' applied to "
-                                       f"'{target}.({', '.join(args)})'")
-        elif name in _STRING_MEMBERS:
-            allowed = {"string"}
-        elif name in _LIST_MEMBERS:
-            allowed = {"list"}
-        elif name in ("indexOf", "lastIndexOf"):
-            allowed = {"string", "list"}
-        elif name in _OPTIONAL_MEMBERS:
-            allowed = {"optional_type"}
-        elif name == "size":
-            allowed = {"string", "bytes", "list", "map"}
-        if allowed is not None and kind not in allowed and target not in allowed:
-            self.fail(node, f"found no matching overload for '{name}' applied to "
-                                   f"'{target}.({', '.join(args)})'")
 
     # --- operators ----------------------------------------------------------------------------------
 
     def _op_and(self, node: Node) -> tuple[Fn, str]:
-        (a, ta), (b, tb) = self.compile(node.args[0]), self.compile(node.args[1])
-        self._want_bool(node, "_&&_", ta, tb)
+        (a, _), (b, _) = self.compile(node.args[0]), self.compile(node.args[1])
         return _and(a, b), "bool"
 
     def _op_or(self, node: Node) -> tuple[Fn, str]:
-        (a, ta), (b, tb) = self.compile(node.args[0]), self.compile(node.args[1])
-        self._want_bool(node, "_||_", ta, tb)
+        (a, _), (b, _) = self.compile(node.args[0]), self.compile(node.args[1])
         return _or(a, b), "bool"
 
-    def _want_bool(self, node: Node, op: str, *types: str) -> None:
-        for t in types:
-            if t not in ("bool", DYN):
-                self.fail(node, f"found no matching overload for '{op}' applied to '({', '.join(types)})'")
-
     def _op_not(self, node: Node) -> tuple[Fn, str]:
-        f, t = self.compile(node.args[0])
-        self._want_bool(node, "!_", t)
+        f, _ = self.compile(node.args[0])
 
         def not_(act: dict) -> bool:
             v = f(act)
@@ -550,8 +456,6 @@ class Compiler:
 
     def _op_neg(self, node: Node) -> tuple[Fn, str]:
         f, t = self.compile(node.args[0])
-        if t not in ("int", "double", DYN):
-            self.fail(node, f"found no matching overload for '-_' applied to '({t})'")
 
         def neg(act: dict) -> Any:
             v = f(act)
@@ -565,8 +469,7 @@ class Compiler:
         return neg, t
 
     def _op_cond(self, node: Node) -> tuple[Fn, str]:
-        (c, tc), (a, ta), (b, tb) = (self.compile(x) for x in node.args)
-        self._want_bool(node, "_?_:_", tc)
+        (c, _), (a, ta), (b, tb) = (self.compile(x) for x in node.args)
 
         def cond(act: dict) -> Any:
             v = c(act)
@@ -585,12 +488,7 @@ class Compiler:
         return self._equality(node, negate=True)
 
     def _equality(self, node: Node, negate: bool) -> tuple[Fn, str]:
-        (a, ta), (b, tb) = self.compile(node.args[0]), self.compile(node.args[1])
-        ka, kb = _kind(ta), _kind(tb)
-        if ta != DYN and tb != DYN and ka != kb and "null_type" not in (ta, tb) and \
-                not (ka in NUMERIC and kb in NUMERIC):
-            op = "_!=_" if negate else "_==_"
-            self.fail(node, f"found no matching overload for '{op}' applied to '({ta}, {tb})'")
+        (a, _), (b, _) = self.compile(node.args[0]), self.compile(node.args[1])
         if _is_const(b):
             c = b({})
             ct = type(c)
@@ -603,12 +501,7 @@ class Compiler:
         return (lambda act: equals(a(act), b(act))), "bool"
 
     def _relational(self, node: Node, op: str, test: Callable[[int], bool]) -> tuple[Fn, str]:
-        (a, ta), (b, tb) = self.compile(node.args[0]), self.compile(node.args[1])
-        for t in (ta, tb):
-            if _kind(t) in UNORDERED:
-                self.fail(node, f"found no matching overload for '{op}' applied to '({ta}, {tb})'")
-        if ta != DYN and tb != DYN and ta != tb and not (ta in NUMERIC and tb in NUMERIC):
-            self.fail(node, f"found no matching overload for '{op}' applied to '({ta}, {tb})'")
+        (a, _), (b, _) = self.compile(node.args[0]), self.compile(node.args[1])
 
         def rel(act: dict) -> bool:
             r = compare(a(act), b(act), op)
@@ -629,9 +522,7 @@ class Compiler:
         return self._relational(node, "_>=_", lambda r: r >= 0)
 
     def _op_in(self, node: Node) -> tuple[Fn, str]:
-        (a, ta), (b, tb) = self.compile(node.args[0]), self.compile(node.args[1])
-        if tb != DYN and _kind(tb) not in ("list", "map") and not tb.startswith("dra."):
-            self.fail(node, f"found no matching overload for '@in' applied to '({ta}, {tb})'")
+        (a, _), (b, _) = self.compile(node.args[0]), self.compile(node.args[1])
 
         def in_(act: dict) -> bool:
             x, coll = a(act), b(act)
@@ -645,7 +536,7 @@ class Compiler:
         return in_, "bool"
 
     def _op_index(self, node: Node) -> tuple[Fn, str]:
-        (a, ta), (b, tb) = self.compile(node.args[0]), self.compile(node.args[1])
+        (a, ta), (b, _) = self.compile(node.args[0]), self.compile(node.args[1])
         if node.optional:
             return _opt_index(a, b), "optional_type"
         if ta.startswith("dra.domainmap("):
@@ -656,24 +547,14 @@ class Compiler:
             return (lambda act: _domain_index(a(act), b(act))), inner
         kind = _kind(ta)
         if kind == "list":
-            if tb not in ("int", "uint", "double", DYN):
-                self.fail(node, f"found no matching overload for '_[_]' applied to '({ta}, {tb})'")
             return _index(a, b), _list_elem_type(ta)
         if kind == "map":
             return _index(a, b), _map_value_type(ta)
-        if ta in PRIMITIVE:
-            self.fail(node, f"found no matching overload for '_[_]' applied to '({ta}, {tb})'")
         return _index(a, b), DYN
 
     def _arith(self, node: Node, op: str) -> tuple[Fn, str]:
         (a, ta), (b, tb) = self.compile(node.args[0]), self.compile(node.args[1])
         ka, kb = _kind(ta), _kind(tb)
-        if ta != DYN and tb != DYN:
-            ok = ka == kb and (ka in NUMERIC or (op == "_+_" and ka in ("string", "bytes", "list")))
-            if op == "_%_" and ka == "double":
-                ok = False
-            if not ok:
-                self.fail(node, f"found no matching overload for '{op}' applied to '({ta}, {tb})'")
         impl = _ARITH[op]
         rt = ta if ta != DYN else tb
         if ka == "list" or kb == "list":
@@ -712,6 +593,14 @@ def _restore(d: dict, key: str, old: Any) -> None:
         d[key] = old
 
 
+def _common(types: list[str]) -> str:
+    """The static type of a literal's elements: the one known type they share, else dyn."""
+    known = {t for t in types if t != DYN}
+    if len(known) == 1 and len(known) == len(set(types)):
+        return known.pop()
+    return DYN
+
+
 def _opt_inner(t: str) -> str:
     return DYN
 
@@ -743,6 +632,19 @@ def _const(value: Any) -> Fn:
 
 def _is_const(f: Fn) -> bool:
     return hasattr(f, "const")
+
+
+ROOT_KEY = "@root"  # the activation as given, for root-scope references (".y") under a shadowing variable
+
+
+def _root_var(name: str) -> Fn:
+    def root_var(act: dict) -> Any:
+        try:
+            return act.get(ROOT_KEY, act)[name]
+        except KeyError:
+            raise CELError(f"no such attribute: {name}") from None
+
+    return root_var
 
 
 def _var(name: str) -> Fn:
@@ -989,6 +891,12 @@ def _add(x: Any, y: Any) -> Any:
     tx, ty = type(x), type(y)
     if tx is int and ty is int:
         return check_int(x + y)
+    if tx is Duration and ty is Duration:
+        return Duration(x.nanos + y.nanos)
+    if tx is Timestamp and ty is Duration:
+        return Timestamp(x.nanos + y.nanos)
+    if tx is Duration and ty is Timestamp:
+        return Timestamp(x.nanos + y.nanos)
     if tx is ty:
         if tx is UInt:
             r = int(x) + int(y)
@@ -1008,6 +916,12 @@ def _sub(x: Any, y: Any) -> Any:
     tx, ty = type(x), type(y)
     if tx is int and ty is int:
         return check_int(x - y)
+    if tx is Duration and ty is Duration:
+        return Duration(x.nanos - y.nanos)
+    if tx is Timestamp and ty is Duration:
+        return Timestamp(x.nanos - y.nanos)
+    if tx is Timestamp and ty is Timestamp:
+        return Duration(x.nanos - y.nanos)
     if tx is ty:
         if tx is UInt:
             r = int(x) - int(y)
@@ -1345,5 +1259,5 @@ _COMPREHENSIONS: dict[str, Callable[..., Fn]] = {
 }
 
 
-__all__ = ["COST_KEY", "COST_LIMIT", "Compiler", "DomainMap", "Env", "DEVICE_TYPE", "Quantity", "Semver",
+__all__ = ["COST_KEY", "COST_LIMIT", "Generator", "DomainMap", "Env", "DEVICE_TYPE", "Quantity", "Semver",
            "INT64_MAX"]
