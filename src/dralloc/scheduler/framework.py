@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import TypeVar
 
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 MAX_NODE_SCORE = 100
@@ -100,7 +101,10 @@ def truncate_message(message: str, limit: int = 1024) -> str:
     return message[: limit - len(suffix)] + suffix
 
 
-def default_normalize(scores: dict[str, int], reverse: bool) -> dict[str, int]:
+K = TypeVar("K")
+
+
+def default_normalize(scores: dict[K, int], reverse: bool) -> dict[K, int]:
     """``helper.DefaultNormalizeScore(100, reverse, scores)``."""
     if not scores:
         return scores

@@ -24,11 +24,11 @@ from dralloc.scheduler.report_data import (
     Placement,
     PoolGroup,
     ReportData,
-    StrandedPartition,
     Summary,
     Usage,
     build_report_data,
 )
+from dralloc.scheduler.report_devices import StrandedPartition
 from dralloc.scheduler.result import SimulationResult
 
 if TYPE_CHECKING:

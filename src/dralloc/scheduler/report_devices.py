@@ -147,7 +147,7 @@ def request_shapes(pods: Iterable[PodResult], sched: Scheduler) -> list[RequestS
         for pc in p.pod.spec.resource_claims or ():
             spec = None
             if pc.resource_claim_template_name:
-                template = sched.templates.get((ns, pc.resource_claim_template_name))
+                template = sched.templates.get(ns, {}).get(pc.resource_claim_template_name)
                 spec = template.spec.spec if template is not None else None
             elif pc.resource_claim_name:
                 named = snap.claims.get((ns, pc.resource_claim_name))

@@ -278,6 +278,7 @@ class Framework:
         """``_select_host`` for a grouped search: score each feasible group present in the examined window
         once, then pick uniformly among the nodes of the top groups, in examination order."""
         groups = self.snapshot.groups
+        assert cycle.window is not None
         window, start = cycle.window
         present = sorted(g for g in set(window) if groups.key(g) in cycle.representatives
                          and cycle.feasible_gids[g])
@@ -287,7 +288,7 @@ class Framework:
             if plugin.pre_score(cycle, feasible) is not None:
                 continue
             scores = {g: plugin.score(cycle, rep) for g, rep in reps.items()}
-            scores = plugin.normalize(cycle, scores)  # type: ignore[arg-type]
+            scores = plugin.normalize(cycle, scores)
             w = plugin.weight
             for g, sc in scores.items():
                 totals[g] += sc * w
@@ -346,7 +347,7 @@ class Framework:
         states have), then pick uniformly among the top-scoring nodes with the seeded generator — the
         distribution of selectHost's reservoir sampling."""
         keys = cycle.node_keys
-        groups: dict[object, list[NodeInfo]] = {}
+        groups: dict[tuple[object, ...] | str, list[NodeInfo]] = {}
         for n in feasible:
             key = keys.get(n.name, n.name)
             members = groups.get(key)
@@ -354,14 +355,15 @@ class Framework:
                 groups[key] = [n]
             else:
                 members.append(n)
-        reps = {key: cycle.representatives.get(key, members[0]) if isinstance(key, tuple) else members[0]
-                for key, members in groups.items()}
+        reps: dict[tuple[object, ...] | str, NodeInfo] = {
+            key: cycle.representatives.get(key, members[0]) if isinstance(key, tuple) else members[0]
+            for key, members in groups.items()}
         totals = dict.fromkeys(groups, 0)
         for plugin in self.scorers:
             if plugin.pre_score(cycle, feasible) is not None:
                 continue
             scores = {key: plugin.score(cycle, rep) for key, rep in reps.items()}
-            scores = plugin.normalize(cycle, scores)  # type: ignore[arg-type]
+            scores = plugin.normalize(cycle, scores)
             w = plugin.weight
             for key, sc in scores.items():
                 totals[key] += sc * w

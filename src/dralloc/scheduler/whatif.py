@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from msgspec.structs import replace
 
-from dralloc.api.core_v1 import Node
+from dralloc.api.core_v1 import Node, Pod
 from dralloc.api.resource_v1 import ResourceSlice
 from dralloc.errors import InputError
 from dralloc.scheduler.snapshot import rebuild
@@ -53,7 +53,7 @@ def clone_nodes(sched: Scheduler, count: int, like: str) -> list[str]:
     nodes = list(snap.node_list)
     slices = list(snap.raw_slices)
     taken = set(snap.by_name)
-    names = []
+    names: list[str] = []
     i = 0
     while len(names) < count:
         i += 1
@@ -118,6 +118,6 @@ def max_copies(sched: Scheduler, target: str, limit: int = 10_000) -> tuple[int,
     return limit, per_node, f"stopped after {limit} copies"
 
 
-def _from_template(pod: object, claim_name: str) -> bool:
+def _from_template(pod: Pod, claim_name: str) -> bool:
     spec = pod.spec
     return any(pc.name == claim_name and pc.resource_claim_template_name for pc in spec.resource_claims or ())

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from dralloc.scheduler.framework import Status
+from dralloc.scheduler.framework import K, Status
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.podinfo import PodInfo
 
@@ -51,7 +51,7 @@ class Plugin:
     def score(self, cycle: Cycle, node: NodeInfo) -> int:
         return 0
 
-    def normalize(self, cycle: Cycle, scores: dict[str, int]) -> dict[str, int]:
+    def normalize(self, cycle: Cycle, scores: dict[K, int]) -> dict[K, int]:
         return scores
 
     has_filter = False

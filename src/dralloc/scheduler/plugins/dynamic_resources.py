@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from dralloc.api.core_v1 import NodeSelector
 from dralloc.api.resource_v1 import AllocationResult, ResourceClaim
 from dralloc.errors import AllocationError
-from dralloc.scheduler.framework import SKIP, Code, Status, default_normalize, error, unresolvable
+from dralloc.scheduler.framework import SKIP, Code, K, Status, default_normalize, error, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins import extended_resources
 from dralloc.scheduler.plugins.base import Cycle, Plugin
@@ -287,5 +287,5 @@ class DynamicResources(Plugin):
                         score += FIRST_AVAILABLE_MAX - i
         return score
 
-    def normalize(self, cycle: Cycle, scores: dict[str, int]) -> dict[str, int]:
+    def normalize(self, cycle: Cycle, scores: dict[K, int]) -> dict[K, int]:
         return default_normalize(scores, reverse=False)

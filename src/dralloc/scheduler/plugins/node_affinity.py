@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dralloc.allocator.nodes import NodeSelectorError, node_selector_matches
 from dralloc.api.core_v1 import NodeSelector, NodeSelectorTerm
-from dralloc.scheduler.framework import SKIP, Status, default_normalize, unresolvable
+from dralloc.scheduler.framework import SKIP, K, Status, default_normalize, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.base import Cycle, Plugin
 
@@ -87,5 +87,5 @@ class NodeAffinity(Plugin):
         return sum(weight for weight, term in cycle.pod.preferred_affinity
                    if weight and _term_matches(term, node))
 
-    def normalize(self, cycle: Cycle, scores: dict[str, int]) -> dict[str, int]:
+    def normalize(self, cycle: Cycle, scores: dict[K, int]) -> dict[K, int]:
         return default_normalize(scores, reverse=False)

@@ -8,7 +8,7 @@ PreferNoSchedule effect count), normalised in reverse so a node with none scores
 from __future__ import annotations
 
 from dralloc.api.core_v1 import Taint
-from dralloc.scheduler.framework import Status, default_normalize, unresolvable
+from dralloc.scheduler.framework import K, Status, default_normalize, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.base import Cycle, Plugin
 from dralloc.scheduler.plugins.tolerations import first_untolerated, tolerated
@@ -40,5 +40,5 @@ class TaintToleration(Plugin):
         tolerations = cycle.data[NAME]
         return sum(1 for t in node.taints if t.effect == "PreferNoSchedule" and not tolerated(t, tolerations))
 
-    def normalize(self, cycle: Cycle, scores: dict[str, int]) -> dict[str, int]:
+    def normalize(self, cycle: Cycle, scores: dict[K, int]) -> dict[K, int]:
         return default_normalize(scores, reverse=True)
