@@ -183,7 +183,7 @@ def test_a_non_boolean_literal_result_is_a_compile_error():
 
 
 def test_cost_estimate_flags_nested_comprehensions_only() -> None:
-    from dralloc.cel.cost import estimate_cost
+    from dralloc.cel.device import estimate_cost
 
     nested = "".join(f"[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all({v}, " for v in ("a", "b", "c", "d", "e", "f", "g"))
     assert estimate_cost(nested + "true" + ")" * 7) > 1_000_000

@@ -28,6 +28,7 @@ import msgspec
 import yaml
 
 from dralloc.api import apps_v1, batch_v1, conversion, core_v1, resource_v1, scheduling_v1, strict
+from dralloc.api.kinds import model_for
 from dralloc.api.quantity import Quantity, quantity_dec_hook
 from dralloc.errors import DecodeError
 
@@ -72,40 +73,6 @@ class Document:
 
 
 # --- kinds ------------------------------------------------------------------------------------------
-
-_RESOURCE_KINDS: dict[str, type] = {
-    "ResourceSlice": resource_v1.ResourceSlice,
-    "DeviceClass": resource_v1.DeviceClass,
-    "ResourceClaim": resource_v1.ResourceClaim,
-    "ResourceClaimTemplate": resource_v1.ResourceClaimTemplate,
-    "DeviceTaintRule": resource_v1.DeviceTaintRule,
-}
-_CORE_KINDS: dict[str, type] = {
-    "Node": core_v1.Node,
-    "Pod": core_v1.Pod,
-    "Namespace": core_v1.Namespace,
-}
-# Other groups, by apiVersion: the workload controllers' kinds and PriorityClass.
-_OTHER_KINDS: dict[str, dict[str, type]] = {
-    apps_v1.GROUP_VERSION: {
-        "Deployment": apps_v1.Deployment,
-        "ReplicaSet": apps_v1.ReplicaSet,
-        "StatefulSet": apps_v1.StatefulSet,
-        "DaemonSet": apps_v1.DaemonSet,
-    },
-    batch_v1.GROUP_VERSION: {"Job": batch_v1.Job},
-    scheduling_v1.GROUP_VERSION: {"PriorityClass": scheduling_v1.PriorityClass},
-}
-
-
-def model_for(api_version: str | None, kind: str | None) -> type | None:
-    """The model class for an apiVersion/kind, or None if dralloc does not model it."""
-    if api_version in conversion.SERVED_VERSIONS:
-        return _RESOURCE_KINDS.get(kind or "")
-    if api_version == "v1":
-        return _CORE_KINDS.get(kind or "")
-    return _OTHER_KINDS.get(api_version or "", {}).get(kind or "")
-
 
 def kind_of(obj: Any) -> str:
     return type(obj).__name__

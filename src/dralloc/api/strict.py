@@ -17,6 +17,7 @@ import msgspec
 import yaml
 
 from dralloc.api import conversion
+from dralloc.api.kinds import model_for
 from dralloc.api.quantity import Quantity
 
 
@@ -47,8 +48,6 @@ def unknown_fields(data: Any) -> list[str]:
     api_version = data.get("apiVersion")
     if api_version not in conversion.SERVED_VERSIONS and (api_version, data.get("kind")) not in _COMPLETE_OTHERS:
         return []
-    from dralloc.api.codec import model_for
-
     model = model_for(api_version, data.get("kind"))
     if model is None:
         return []

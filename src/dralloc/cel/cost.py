@@ -338,15 +338,3 @@ class _Estimator:
 def estimate(checked: Checked) -> int:
     """The estimated worst-case cost of a checked expression (``UNBOUNDED`` when a size is unknown)."""
     return _Estimator(checked).cost(checked.root)
-
-
-def estimate_cost(expression: str, *, version: str | None = None) -> int:
-    """The estimated worst-case cost of a DRA selector (0 when it does not compile)."""
-    from dralloc.cel.decls import DEFAULT_VERSION
-    from dralloc.cel.device import compile_selector
-    from dralloc.cel.errors import CELCompileError
-
-    try:
-        return compile_selector(expression, version=version or DEFAULT_VERSION).max_cost
-    except CELCompileError:
-        return 0

@@ -198,3 +198,11 @@ def check_selector(expression: str, *, version: str = DEFAULT_VERSION) -> list[s
     except CELCompileError as exc:
         return [str(exc)]
     return []
+
+
+def estimate_cost(expression: str, *, version: str | None = None) -> int:
+    """The estimated worst-case cost of a DRA selector (0 when it does not compile)."""
+    try:
+        return compile_selector(expression, version=version or DEFAULT_VERSION).max_cost
+    except CELCompileError:
+        return 0
