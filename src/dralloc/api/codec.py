@@ -351,7 +351,7 @@ class _Head(msgspec.Struct, rename="camel"):
     kind: str | None = None
 
 
-_TYPED_DECODERS: dict[tuple[str, str], msgspec.json.Decoder] = {}
+_TYPED_DECODERS: dict[tuple[str, str], msgspec.json.Decoder[Any]] = {}
 
 
 def _load_json_fast(path: Path) -> list[Any] | None:
@@ -411,7 +411,7 @@ def read_documents(src: str | os.PathLike[str] | IO[str] | IO[bytes], *,
     check = check_duplicates
     if hasattr(src, "read"):
         name = getattr(src, "name", "<stream>")
-        return parse_text(_as_text(src.read(), str(name)), str(name), check_duplicates=check)  # type: ignore[union-attr]
+        return parse_text(_as_text(src.read(), str(name)), str(name), check_duplicates=check)
     if str(src) == "-":
         return parse_text(_as_text(sys.stdin.buffer.read(), "<stdin>"), "<stdin>", check_duplicates=check)
     path = Path(src)

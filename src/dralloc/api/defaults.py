@@ -73,12 +73,12 @@ def apply_defaults(obj: T) -> T:
     """Return ``obj`` with API defaults applied (ResourceClaim and ResourceClaimTemplate; others unchanged)."""
     if isinstance(obj, ResourceClaim):
         spec = default_claim_spec(obj.spec)
-        return obj if spec is obj.spec else replace(obj, spec=spec)  # type: ignore[return-value]
+        return obj if spec is obj.spec else replace(obj, spec=spec)
     if isinstance(obj, ResourceClaimTemplate):
         spec = default_claim_spec(obj.spec.spec)
         if spec is obj.spec.spec:
             return obj
-        return replace(obj, spec=replace(obj.spec, spec=spec))  # type: ignore[return-value]
+        return replace(obj, spec=replace(obj.spec, spec=spec))
     return obj
 
 

@@ -165,7 +165,7 @@ class Quantity:
         shift = self._e - scale
         if shift >= 0:
             _guard(shift)
-            return self._m * 10**shift
+            return int(self._m * 10**shift)
         return _ceil_div_away(self._m, 10 ** (-shift))
 
     def value(self) -> int:
@@ -377,9 +377,9 @@ def _cmp_abs_int(m: int, e: int, n: int) -> int:
     if e >= 0:
         _guard(e)
         v = a * 10**e
-        return (v > n) - (v < n)
+        return int((v > n) - (v < n))
     scaled = n * 10 ** (-e)
-    return (a > scaled) - (a < scaled)
+    return int((a > scaled) - (a < scaled))
 
 
 def _kept_string(text: str, num: str, denom: str, exponent: int, format: str, base: int) -> str | None:
@@ -441,11 +441,11 @@ def _whole_rounded(m: int, e: int) -> int | None:
     """The value as a whole number if it is one (BinarySI only prints whole numbers)."""
     if e >= 0:
         _guard(e)
-        return m * 10**e
+        return int(m * 10**e)
     q, r = divmod(abs(m), 10 ** (-e))
     if r:
         return None
-    return q if m > 0 else -q
+    return int(q if m > 0 else -q)
 
 
 def quantity_dec_hook(typ: type, obj: Any) -> Any:

@@ -45,7 +45,7 @@ class Semver:
         return cls(int(major), int(minor), int(patch), tuple(pre.split(".")) if pre else (),
                    tuple(build.split(".")) if build else ())
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         # A version without pre-release ranks above one with; identifiers compare numerically when numeric.
         pre = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in self.pre)
         return (self.major, self.minor, self.patch, 0 if self.pre else 1, pre)

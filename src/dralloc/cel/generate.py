@@ -51,7 +51,7 @@ DYN = "dyn"
 TYPE_IDENTS = {"bool", "int", "uint", "double", "string", "bytes", "list", "map", "null_type", "type", "optional_type"}
 
 
-class DomainMap(dict):  # type: ignore[type-arg]
+class DomainMap(dict[str, Any]):
     """``device.attributes`` / ``device.capacity``: an unknown domain is an empty map, as upstream does."""
 
     __slots__ = ()

@@ -1011,7 +1011,7 @@ def _contains_cidr(c: Any, other: Any) -> bool:
     o = _parse_cidr(other) if type(other) is str else other
     if type(o) is not CIDRValue:
         raise no_overload("containsCIDR", c, other)
-    return o.net.version == c.net.version and o.net.subnet_of(c.net)  # type: ignore[arg-type]
+    return o.net.version == c.net.version and o.net.subnet_of(c.net)
 
 
 @_member("masked", "net.CIDR")

@@ -191,12 +191,13 @@ def _print_failure(args: argparse.Namespace, failures: list[Any]) -> int:
         print(json.dumps(result_dict(failures[-1]), indent=2))
         return 1
     if args.output == "json" and args.explain:
-        doc = {"status": "unschedulable", "nodes": []}
+        nodes: list[dict[str, Any]] = []
+        doc = {"status": "unschedulable", "nodes": nodes}
         for f in failures:
             entry = f.explanation.to_dict()
             if f.invalid_pools:
                 entry["error"] = f.message
-            doc["nodes"].append(entry)
+            nodes.append(entry)
         print(json.dumps(doc, indent=2))
         return 1
     shown = failures if len(failures) <= 3 else failures[:3]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import NoReturn
 
 from dralloc import __version__
 from dralloc.errors import AllocationError, InputError
@@ -33,7 +34,7 @@ COMMAND_MODULES = (
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse's default exits 2 too; keep the message short
+    def error(self, message: str) -> NoReturn:  # argparse's default exits 2 too; keep the message short
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
 

@@ -57,7 +57,8 @@ def _consumed(result: Any, device: Any, key: str) -> Fraction:
         if capacity is None:
             return Fraction(0)
         value = capacity.value
-    return value.as_fraction()
+    fraction: Fraction = value.as_fraction()
+    return fraction
 
 
 def _fraction(q: Quantity | None, default: int = 1) -> Fraction:
