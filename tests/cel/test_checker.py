@@ -330,3 +330,10 @@ def test_an_operator_compiles_exactly_for_the_operand_types_cel_go_declares(left
     assert accepted or null_pair, expression
     if not null_pair:
         program.evaluate()  # what the checker accepts runs without a "no such overload"
+
+
+def test_a_constant_pattern_of_global_matches_or_find_fails_the_program_instantiation():
+    assert detail('matches(device.driver, "a[")').startswith("program instantiation failed: error parsing regexp: ")
+    assert detail('device.driver.find("(") == ""').startswith("program instantiation failed: error parsing regexp: ")
+    # the literal validator looks at the first argument of the global form: the string itself
+    assert "invalid matches argument" in detail('matches("a[", device.driver)')
