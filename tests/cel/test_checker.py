@@ -337,3 +337,12 @@ def test_a_constant_pattern_of_global_matches_or_find_fails_the_program_instanti
     assert detail('device.driver.find("(") == ""').startswith("program instantiation failed: error parsing regexp: ")
     # the literal validator looks at the first argument of the global form: the string itself
     assert "invalid matches argument" in detail('matches("a[", device.driver)')
+
+
+@pytest.mark.parametrize("pattern", ["(?=a)", "a(?!b)", "(?<=x)y", "(a)\\\\1", "abc\\\\Z", "(?>a)"])
+def test_a_pattern_re2_refuses_is_an_invalid_matches_argument(pattern):
+    assert "invalid matches argument" in detail(f'device.driver.matches("{pattern}")')
+
+
+def test_re2_patterns_python_shares_still_compile():
+    compile_selector('device.driver.matches("(?i)^gpu[.]example\\\\.com$") && device.driver.matches("[]a]|a{2,3}")')

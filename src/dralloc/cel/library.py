@@ -83,9 +83,39 @@ def _want(fn: str, cond: bool, *args: Any) -> None:
 _REGEX_CACHE: dict[str, re.Pattern[str]] = {}
 
 
+def _re2_unsupported(pattern: str) -> str | None:
+    """What RE2 (Go's regexp) refuses that Python's re accepts: look-arounds, atomic groups, conditionals,
+    backreferences and ``\\Z``. Returns Go's error text, or None."""
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            if nxt in "123456789Z" and not in_class:
+                return f"invalid escape sequence: `\\{nxt}`"
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "]" or pattern[i + 1:i + 3] == "^]":
+                i += 2 if pattern[i + 1] == "]" else 3  # a leading ] is a literal member of the class
+                continue
+        elif c == "(" and pattern[i + 1:i + 2] == "?":
+            rest = pattern[i + 2:i + 4]
+            if rest[:1] in ("=", "!", ">", "(") or rest in ("<=", "<!"):
+                return f"invalid or unsupported Perl syntax: `{pattern[i:i + 3]}`"
+        i += 1
+    return None
+
+
 def regex(pattern: str) -> re.Pattern[str]:
     compiled = _REGEX_CACHE.get(pattern)
     if compiled is None:
+        unsupported = _re2_unsupported(pattern)
+        if unsupported is not None:
+            raise CELError(f"error parsing regexp: {unsupported}")
         try:
             # RE2's (?P<name>) is Python's; \z is Python's \Z
             compiled = re.compile(pattern.replace(r"\z", r"\Z"))
