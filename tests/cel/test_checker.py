@@ -346,3 +346,24 @@ def test_a_pattern_re2_refuses_is_an_invalid_matches_argument(pattern):
 
 def test_re2_patterns_python_shares_still_compile():
     compile_selector('device.driver.matches("(?i)^gpu[.]example\\\\.com$") && device.driver.matches("[]a]|a{2,3}")')
+
+
+@pytest.mark.parametrize("version", ["1.31", "1.36"])
+def test_every_declared_function_has_an_implementation(version):
+    from dralloc.cel import library
+    from dralloc.cel.generate import _OP_METHODS
+
+    missing = []
+    for name, overloads in environment(version).functions.items():
+        if name in _OP_METHODS or name.startswith(("@", "cel.@")) or name == "_[?_]":
+            continue  # operators and macro internals are generated code
+        if any(not o.member for o in overloads) and name not in library.GLOBALS:
+            missing.append(f"global {name}")
+        if any(o.member for o in overloads) and name not in library.MEMBERS:
+            missing.append(f"member {name}")
+    assert missing == []
+
+
+def test_lists_reverse_and_prefix_formats_run():
+    assert compile_expression("[1, 2].reverse()").evaluate() == [2, 1]
+    assert compile_expression('format.dns1123LabelPrefix().validate("abc-").hasValue()').evaluate() is False

@@ -639,6 +639,26 @@ def _sort(items: Any) -> list[Any]:
     return sorted(items)
 
 
+@_member("reverse", "list")
+def _reverse(items: Any) -> list[Any]:
+    _want("reverse", type(items) in (list, tuple), items)
+    return list(reversed(items))
+
+
+def _no_authorizer(name: str) -> Callable[..., Any]:
+    # the authorization library's functions need an authorizer, which the DRA environment does not provide
+    def call(*args: Any) -> Any:
+        raise no_overload(name, *args)
+
+    call.__name__ = name
+    return call
+
+
+for _authz in ("path", "group", "serviceAccount", "resource", "subresource", "namespace", "name", "check",
+               "errored", "error", "allowed", "reason"):
+    MEMBERS.setdefault(_authz, _no_authorizer(_authz))
+
+
 @_member("first", "optional_type")
 def _first(items: Any) -> Optional:
     _want("first", type(items) in (list, tuple), items)
@@ -1167,6 +1187,21 @@ FORMATS = {
     "date": _regex_format("date", r"\d{4}-\d{2}-\d{2}", 10, "invalid date"),
     "datetime": _regex_format("datetime", r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})", 64, "invalid datetime"),
 }
+
+
+def _prefix_format(name: str, base: FormatValue) -> FormatValue:
+    """A format for a name prefix (generateName): a trailing dash is allowed, as apimachinery's
+    maskTrailingDash does before validating."""
+
+    def check(s: str) -> list[str]:
+        return base.check(s[:-1] + "a" if len(s) > 1 and s.endswith("-") else s)
+
+    return FormatValue(name, check)
+
+
+for _base in ("dns1123Label", "dns1123Subdomain", "dns1035Label"):
+    FORMATS[f"{_base}Prefix"] = _prefix_format(f"{_base}Prefix", FORMATS[_base])
+
 for _name, _fmt in FORMATS.items():
     GLOBALS[f"format.{_name}"] = (lambda f: (lambda: f))(_fmt)
     RESULT_TYPES[f"format.{_name}"] = "kubernetes.NamedFormat"
