@@ -367,3 +367,8 @@ def test_every_declared_function_has_an_implementation(version):
 def test_lists_reverse_and_prefix_formats_run():
     assert compile_expression("[1, 2].reverse()").evaluate() == [2, 1]
     assert compile_expression('format.dns1123LabelPrefix().validate("abc-").hasValue()').evaluate() is False
+
+
+def test_optional_unwrap_of_the_latest_optional_library():
+    assert compile_expression("optional.unwrap([optional.of(1), optional.none()])").evaluate() == [1]
+    assert compile_expression("[optional.of(1), optional.none()].unwrapOpt()").result_type == "list(int)"

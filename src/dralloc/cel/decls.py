@@ -164,6 +164,8 @@ OPTIONALS = Library("optional types", "1.28", None, (
     "_[_](optional_type(map(K, V)), K) -> optional_type(V)",
     "list(A)::first() -> optional_type(A)",
     "list(A)::last() -> optional_type(A)",
+    "optional.unwrap(list(optional_type(V))) -> list(V)",
+    "list(optional_type(V))::unwrapOpt() -> list(V)",
 ), macros=("optMap", "optFlatMap"))
 
 K8S_URLS = Library("kubernetes urls", "1.0", None, (

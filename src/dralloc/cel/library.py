@@ -659,6 +659,17 @@ for _authz in ("path", "group", "serviceAccount", "resource", "subresource", "na
     MEMBERS.setdefault(_authz, _no_authorizer(_authz))
 
 
+def _unwrap(items: Any) -> list[Any]:
+    """The values of the present optionals of a list."""
+    _want("optional.unwrap", type(items) in (list, tuple) and all(type(o) is Optional for o in items), items)
+    return [o.value for o in items if o.present]
+
+
+GLOBALS["optional.unwrap"] = _unwrap
+MEMBERS["unwrapOpt"] = _unwrap
+RESULT_TYPES["optional.unwrap"] = RESULT_TYPES["unwrapOpt"] = "list"
+
+
 @_member("first", "optional_type")
 def _first(items: Any) -> Optional:
     _want("first", type(items) in (list, tuple), items)
