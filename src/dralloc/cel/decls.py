@@ -206,6 +206,12 @@ K8S_AUTHZ = Library("kubernetes authz", "1.27", None, (
     "kubernetes.authorization.Decision::reason() -> string",
 ))
 
+# the selector functions of the authorization library (AuthorizeWithSelectors, on by default from 1.32)
+K8S_AUTHZ_SELECTORS = Library("kubernetes authz selectors", "1.32", None, (
+    "kubernetes.authorization.ResourceCheck::fieldSelector(string) -> kubernetes.authorization.ResourceCheck",
+    "kubernetes.authorization.ResourceCheck::labelSelector(string) -> kubernetes.authorization.ResourceCheck",
+))
+
 K8S_QUANTITY = Library("kubernetes quantity", "1.28", None, (
     "quantity(string) -> kubernetes.Quantity", "isQuantity(string) -> bool",
     # sign is declared as a global function (sign(q)), although the library's documentation shows q.sign()
@@ -291,7 +297,8 @@ BINDINGS = Library("cel-go bindings", "1.31", None, (), macros=("cel.bind",))
 
 DRA_INCLUDES = Library("DRA list attributes", "1.36", None, ("dyn::includes(dyn) -> bool",))
 
-LIBRARIES = (STANDARD, CROSS_TYPE_NUMERIC, OPTIONALS, K8S_URLS, K8S_REGEX, K8S_LISTS, K8S_AUTHZ, K8S_QUANTITY,
+LIBRARIES = (STANDARD, CROSS_TYPE_NUMERIC, OPTIONALS, K8S_URLS, K8S_REGEX, K8S_LISTS, K8S_AUTHZ,
+             K8S_AUTHZ_SELECTORS, K8S_QUANTITY,
              STRINGS_V0, STRINGS_V2, SETS, K8S_IP_CIDR, K8S_FORMAT, TWO_VAR_COMPREHENSIONS, SEMVER_V0, SEMVER_V1,
              LISTS_V3, BINDINGS, DRA_INCLUDES)
 

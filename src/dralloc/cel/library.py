@@ -655,7 +655,7 @@ def _no_authorizer(name: str) -> Callable[..., Any]:
 
 
 for _authz in ("path", "group", "serviceAccount", "resource", "subresource", "namespace", "name", "check",
-               "errored", "error", "allowed", "reason"):
+               "errored", "error", "allowed", "reason", "fieldSelector", "labelSelector"):
     MEMBERS.setdefault(_authz, _no_authorizer(_authz))
 
 
