@@ -330,3 +330,45 @@ def test_an_operator_compiles_exactly_for_the_operand_types_cel_go_declares(left
     assert accepted or null_pair, expression
     if not null_pair:
         program.evaluate()  # what the checker accepts runs without a "no such overload"
+
+
+def test_a_constant_pattern_of_global_matches_or_find_fails_the_program_instantiation():
+    assert detail('matches(device.driver, "a[")').startswith("program instantiation failed: error parsing regexp: ")
+    assert detail('device.driver.find("(") == ""').startswith("program instantiation failed: error parsing regexp: ")
+    # the literal validator looks at the first argument of the global form: the string itself
+    assert "invalid matches argument" in detail('matches("a[", device.driver)')
+
+
+@pytest.mark.parametrize("pattern", ["(?=a)", "a(?!b)", "(?<=x)y", "(a)\\\\1", "abc\\\\Z", "(?>a)"])
+def test_a_pattern_re2_refuses_is_an_invalid_matches_argument(pattern):
+    assert "invalid matches argument" in detail(f'device.driver.matches("{pattern}")')
+
+
+def test_re2_patterns_python_shares_still_compile():
+    compile_selector('device.driver.matches("(?i)^gpu[.]example\\\\.com$") && device.driver.matches("[]a]|a{2,3}")')
+
+
+@pytest.mark.parametrize("version", ["1.31", "1.36"])
+def test_every_declared_function_has_an_implementation(version):
+    from dralloc.cel import library
+    from dralloc.cel.generate import _OP_METHODS
+
+    missing = []
+    for name, overloads in environment(version).functions.items():
+        if name in _OP_METHODS or name.startswith(("@", "cel.@")) or name == "_[?_]":
+            continue  # operators and macro internals are generated code
+        if any(not o.member for o in overloads) and name not in library.GLOBALS:
+            missing.append(f"global {name}")
+        if any(o.member for o in overloads) and name not in library.MEMBERS:
+            missing.append(f"member {name}")
+    assert missing == []
+
+
+def test_lists_reverse_and_prefix_formats_run():
+    assert compile_expression("[1, 2].reverse()").evaluate() == [2, 1]
+    assert compile_expression('format.dns1123LabelPrefix().validate("abc-").hasValue()').evaluate() is False
+
+
+def test_optional_unwrap_of_the_latest_optional_library():
+    assert compile_expression("optional.unwrap([optional.of(1), optional.none()])").evaluate() == [1]
+    assert compile_expression("[optional.of(1), optional.none()].unwrapOpt()").result_type == "list(int)"

@@ -7,9 +7,9 @@ overloads of the environment's table (:mod:`dralloc.cel.decls`), unifying type p
 ``dyn`` when several overloads with different results match. Macros are checked as cel-go expands them
 (``all`` as ``accu && p``, ``filter`` as ``p ? accu + [x] : accu`` …), so their errors read the same.
 
-All problems are collected and reported together, sorted by position, in cel-go's format. After the checker,
-the AST validators Kubernetes enables run: homogeneous aggregate literals and regex/duration/timestamp
-literals.
+All problems are collected and reported together, sorted by position, in cel-go's format. When the check
+passes, the AST validators of the Kubernetes environment run: homogeneous aggregate literals, regex,
+duration and timestamp literals, and literal format strings (strings library).
 """
 
 from __future__ import annotations
@@ -519,6 +519,8 @@ class Checker:
         fn = node.value
         if (node.extra or ("", ""))[1] != fn and not (fn == "matches" and node.target is not None):
             return
+        # cel-go validates the call's first argument: the pattern of s.matches(p), but the string of the
+        # global matches(s, p) (a quirk of its validator, reproduced on purpose)
         arg = node.args[0]
         if arg.kind != "lit" or type(arg.value) is not str:
             return

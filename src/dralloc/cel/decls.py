@@ -164,6 +164,8 @@ OPTIONALS = Library("optional types", "1.28", None, (
     "_[_](optional_type(map(K, V)), K) -> optional_type(V)",
     "list(A)::first() -> optional_type(A)",
     "list(A)::last() -> optional_type(A)",
+    "optional.unwrap(list(optional_type(V))) -> list(V)",
+    "list(optional_type(V))::unwrapOpt() -> list(V)",
 ), macros=("optMap", "optFlatMap"))
 
 K8S_URLS = Library("kubernetes urls", "1.0", None, (
@@ -202,6 +204,12 @@ K8S_AUTHZ = Library("kubernetes authz", "1.27", None, (
     "kubernetes.authorization.Decision::error() -> string",
     "kubernetes.authorization.Decision::allowed() -> bool",
     "kubernetes.authorization.Decision::reason() -> string",
+))
+
+# the selector functions of the authorization library (AuthorizeWithSelectors, on by default from 1.32)
+K8S_AUTHZ_SELECTORS = Library("kubernetes authz selectors", "1.32", None, (
+    "kubernetes.authorization.ResourceCheck::fieldSelector(string) -> kubernetes.authorization.ResourceCheck",
+    "kubernetes.authorization.ResourceCheck::labelSelector(string) -> kubernetes.authorization.ResourceCheck",
 ))
 
 K8S_QUANTITY = Library("kubernetes quantity", "1.28", None, (
@@ -289,7 +297,8 @@ BINDINGS = Library("cel-go bindings", "1.31", None, (), macros=("cel.bind",))
 
 DRA_INCLUDES = Library("DRA list attributes", "1.36", None, ("dyn::includes(dyn) -> bool",))
 
-LIBRARIES = (STANDARD, CROSS_TYPE_NUMERIC, OPTIONALS, K8S_URLS, K8S_REGEX, K8S_LISTS, K8S_AUTHZ, K8S_QUANTITY,
+LIBRARIES = (STANDARD, CROSS_TYPE_NUMERIC, OPTIONALS, K8S_URLS, K8S_REGEX, K8S_LISTS, K8S_AUTHZ,
+             K8S_AUTHZ_SELECTORS, K8S_QUANTITY,
              STRINGS_V0, STRINGS_V2, SETS, K8S_IP_CIDR, K8S_FORMAT, TWO_VAR_COMPREHENSIONS, SEMVER_V0, SEMVER_V1,
              LISTS_V3, BINDINGS, DRA_INCLUDES)
 

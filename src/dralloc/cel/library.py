@@ -83,9 +83,39 @@ def _want(fn: str, cond: bool, *args: Any) -> None:
 _REGEX_CACHE: dict[str, re.Pattern[str]] = {}
 
 
+def _re2_unsupported(pattern: str) -> str | None:
+    """What RE2 (Go's regexp) refuses that Python's re accepts: look-arounds, atomic groups, conditionals,
+    backreferences and ``\\Z``. Returns Go's error text, or None."""
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            if nxt in "123456789Z" and not in_class:
+                return f"invalid escape sequence: `\\{nxt}`"
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern[i + 1:i + 2] == "]" or pattern[i + 1:i + 3] == "^]":
+                i += 2 if pattern[i + 1] == "]" else 3  # a leading ] is a literal member of the class
+                continue
+        elif c == "(" and pattern[i + 1:i + 2] == "?":
+            rest = pattern[i + 2:i + 4]
+            if rest[:1] in ("=", "!", ">", "(") or rest in ("<=", "<!"):
+                return f"invalid or unsupported Perl syntax: `{pattern[i:i + 3]}`"
+        i += 1
+    return None
+
+
 def regex(pattern: str) -> re.Pattern[str]:
     compiled = _REGEX_CACHE.get(pattern)
     if compiled is None:
+        unsupported = _re2_unsupported(pattern)
+        if unsupported is not None:
+            raise CELError(f"error parsing regexp: {unsupported}")
         try:
             # RE2's (?P<name>) is Python's; \z is Python's \Z
             compiled = re.compile(pattern.replace(r"\z", r"\Z"))
@@ -607,6 +637,37 @@ def _sort(items: Any) -> list[Any]:
     _want("sort", type(items) in (list, tuple), items)
     _sort_key_check(items, "sort")
     return sorted(items)
+
+
+@_member("reverse", "list")
+def _reverse(items: Any) -> list[Any]:
+    _want("reverse", type(items) in (list, tuple), items)
+    return list(reversed(items))
+
+
+def _no_authorizer(name: str) -> Callable[..., Any]:
+    # the authorization library's functions need an authorizer, which the DRA environment does not provide
+    def call(*args: Any) -> Any:
+        raise no_overload(name, *args)
+
+    call.__name__ = name
+    return call
+
+
+for _authz in ("path", "group", "serviceAccount", "resource", "subresource", "namespace", "name", "check",
+               "errored", "error", "allowed", "reason", "fieldSelector", "labelSelector"):
+    MEMBERS.setdefault(_authz, _no_authorizer(_authz))
+
+
+def _unwrap(items: Any) -> list[Any]:
+    """The values of the present optionals of a list."""
+    _want("optional.unwrap", type(items) in (list, tuple) and all(type(o) is Optional for o in items), items)
+    return [o.value for o in items if o.present]
+
+
+GLOBALS["optional.unwrap"] = _unwrap
+MEMBERS["unwrapOpt"] = _unwrap
+RESULT_TYPES["optional.unwrap"] = RESULT_TYPES["unwrapOpt"] = "list"
 
 
 @_member("first", "optional_type")
@@ -1137,6 +1198,21 @@ FORMATS = {
     "date": _regex_format("date", r"\d{4}-\d{2}-\d{2}", 10, "invalid date"),
     "datetime": _regex_format("datetime", r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})", 64, "invalid datetime"),
 }
+
+
+def _prefix_format(name: str, base: FormatValue) -> FormatValue:
+    """A format for a name prefix (generateName): a trailing dash is allowed, as apimachinery's
+    maskTrailingDash does before validating."""
+
+    def check(s: str) -> list[str]:
+        return base.check(s[:-1] + "a" if len(s) > 1 and s.endswith("-") else s)
+
+    return FormatValue(name, check)
+
+
+for _base in ("dns1123Label", "dns1123Subdomain", "dns1035Label"):
+    FORMATS[f"{_base}Prefix"] = _prefix_format(f"{_base}Prefix", FORMATS[_base])
+
 for _name, _fmt in FORMATS.items():
     GLOBALS[f"format.{_name}"] = (lambda f: (lambda: f))(_fmt)
     RESULT_TYPES[f"format.{_name}"] = "kubernetes.NamedFormat"

@@ -4,7 +4,10 @@ With Kubernetes' ``OptOptimize`` evaluation option, cel-go evaluates a type conv
 ``double``, ``string``, ``bytes``, ``bool``, ``dyn``, ``type``, ``duration``, ``timestamp``) whose single
 argument is a constant once, while building the program: the call becomes a constant, and a conversion that
 cannot succeed (``int("x")``, ``uint(-1)``) fails the program's instantiation instead of its evaluation.
-Folding runs bottom-up, so ``string(int("1"))`` folds completely.
+Folding runs bottom-up, so ``string(int("1"))`` folds completely. Likewise a constant regular expression
+given to ``matches``, ``find`` or ``findAll`` is compiled once here, and an invalid one fails the
+instantiation (the message is Python's description of the pattern error, after cel-go's
+``error parsing regexp:`` prefix).
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ def _is_constant(node: Node) -> bool:
 def _fold(node: Node) -> None:
     for child in _children(node):
         _fold(child)
+    if node.kind == "call":
+        _compile_constant_regex(node)
     if node.kind != "call" or node.target is not None or len(node.args) != 1:
         return
     fn = (node.extra or ("", ""))[1] if isinstance(node.extra, tuple) else ""
@@ -47,6 +52,22 @@ def _fold(node: Node) -> None:
     except CELError as exc:
         raise CELCompileError(exc.message, prefix=PROGRAM_ERROR_PREFIX) from None
     node.kind, node.value, node.args, node.extra = "lit", value, [], None
+
+
+def _compile_constant_regex(node: Node) -> None:
+    fn = node.value
+    if fn not in ("matches", "find", "findAll"):
+        return
+    index = 1 if node.target is None else 0  # matches(s, re) or s.matches(re) / s.find(re)
+    if len(node.args) <= index:
+        return
+    pattern = node.args[index]
+    if pattern.kind != "lit" or type(pattern.value) is not str:
+        return
+    try:
+        library.regex(pattern.value)
+    except CELError as exc:
+        raise CELCompileError(exc.message, prefix=PROGRAM_ERROR_PREFIX) from None
 
 
 def _children(node: Node) -> list[Node]:
