@@ -14,14 +14,13 @@ import time
 import uuid
 from collections import Counter
 from datetime import datetime, timezone
+from types import SimpleNamespace
 from typing import Any
 
 import msgspec
 import yaml
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
-from starlette.routing import Route
 
 from dralloc.api import conversion
 from dralloc.errors import InputError
@@ -68,7 +67,15 @@ class ApiServer:
         self.anonymous = anonymous or tokens is None
         self.requests: Counter[tuple[str, int]] = Counter()
         self._waiters: set[tuple[asyncio.AbstractEventLoop, asyncio.Event]] = set()
+        self.closing = False  # shutting down: watches end, new requests still get answers until the socket closes
+        self.open_connections: Any = lambda: 0  # set by the server that runs the app (serving.serve)
+        self.max_connections = 0
         store.subscribe(self._notify)
+
+    def begin_shutdown(self) -> None:
+        """End every open watch (called on SIGTERM/SIGINT before waiting for in-flight requests)."""
+        self.closing = True
+        self._notify()
 
     def _notify(self) -> None:
         for loop, event in list(self._waiters):
@@ -118,6 +125,9 @@ class ApiServer:
         path = request.url.path.rstrip("/") or "/"
         if path in ("/healthz", "/readyz", "/livez"):
             return PlainTextResponse("ok")
+        if self.max_connections and self.open_connections() > self.max_connections:
+            raise ApiError(429, "Too many requests, please try again later.", "TooManyRequests",
+                           details={"retryAfterSeconds": 1}, headers={"Retry-After": "1", "Connection": "close"})
         if path == "/version":
             return self._json(request, discovery.version_info())
         user = self._authenticate(request)
@@ -457,13 +467,15 @@ class ApiServer:
             next_bookmark = time.monotonic() + 10
             try:
                 for obj in initial:
+                    if self.closing:
+                        return
                     yield line("ADDED", obj)
                 if send_initial and bookmarks:  # WatchList: tell the client the initial state is complete
                     mark = {"kind": t.resource.kind, "apiVersion": t.api_version,
                             "metadata": {"resourceVersion": str(start),
                                          "annotations": {"k8s.io/initial-events-end": "true"}}}
                     yield json.dumps({"type": "BOOKMARK", "object": mark}).encode() + b"\n"
-                while time.monotonic() < deadline:
+                while time.monotonic() < deadline and not self.closing:
                     wake.clear()
                     try:
                         events = self.store.events_since(last)
@@ -878,14 +890,29 @@ def _decode_continue(token: str | None) -> tuple[tuple[str, str] | None, int]:
         raise bad_request("invalid continue token") from None
 
 
+class App:
+    """The ASGI application: every request of every method goes to the :class:`ApiServer` (so that TRACE or
+    any other method gets a Kubernetes Status too)."""
+
+    def __init__(self, api: ApiServer) -> None:
+        self.api = api
+        self.state = SimpleNamespace(api=api)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        response = await self.api(Request(scope, receive))
+        await response(scope, receive, send)
+
+
 def create_app(store: SQLStore | None = None, *, tokens: dict[str, User] | None = None,
-               authorizer: Authorizer | None = None, anonymous: bool = False) -> Starlette:
-    server = ApiServer(store or SQLiteStore(":memory:"), tokens, authorizer, anonymous)
-    methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
-
-    async def endpoint(request: Request) -> Response:
-        return await server(request)
-
-    app = Starlette(routes=[Route("/{path:path}", endpoint, methods=methods)])
-    app.state.api = server
-    return app
+               authorizer: Authorizer | None = None, anonymous: bool = False) -> App:
+    return App(ApiServer(store or SQLiteStore(":memory:"), tokens, authorizer, anonymous))
