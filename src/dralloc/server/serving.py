@@ -12,8 +12,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,6 +120,16 @@ class Server(uvicorn.Server):
     def __init__(self, config: uvicorn.Config, on_shutdown: Any) -> None:
         super().__init__(config)
         self._on_shutdown = on_shutdown
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # uvicorn re-raises the signal after a graceful shutdown (exit status -15, a KeyboardInterrupt for
+        # Ctrl-C); kube-apiserver exits 0 once it has shut down cleanly, and so does this server.
+        with super().capture_signals():
+            try:
+                yield
+            finally:
+                self._captured_signals.clear()
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         self._on_shutdown()
