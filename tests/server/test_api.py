@@ -168,7 +168,8 @@ def test_server_side_apply_creates_then_updates(client: TestClient, slice_doc: d
                      headers={"content-type": "application/apply-patch+yaml"})
     assert r.status_code == 200 and r.json()["metadata"]["labels"] == {"x": "y"}
     r = client.patch(f"{SLICES}/{name}", content=body, headers={"content-type": "application/apply-patch+yaml"})
-    assert r.status_code == 400
+    assert r.status_code == 422 and r.json()["message"] == ('PatchOptions.meta.k8s.io "" is invalid: fieldManager: '
+                                                            'Required value: is required for apply patch')
 
 
 def test_claim_status_subresource(client: TestClient) -> None:

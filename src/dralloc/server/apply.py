@@ -10,7 +10,7 @@ Updates by non-apply clients are not tracked as owners (a simplification of kube
 from __future__ import annotations
 
 import copy
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from dralloc.server.errors import ApiError
@@ -71,7 +71,7 @@ def _remove(obj: dict[str, Any], path: tuple[str, ...]) -> None:
 
 def _entry(manager: str, api_version: str, fields: dict[str, Any]) -> dict[str, Any]:
     return {"manager": manager, "operation": "Apply", "apiVersion": api_version,
-            "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "fieldsType": "FieldsV1",
+            "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "fieldsType": "FieldsV1",
             "fieldsV1": fields}
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography import x509
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
@@ -69,7 +70,7 @@ def ensure_serving_cert(pki: Path, names: list[str]) -> ServingFiles:
 
 
 def _now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 def _ca_certificate(key: ec.EllipticCurvePrivateKey) -> x509.Certificate:
@@ -124,7 +125,7 @@ def _serving_cert_fits(files: ServingFiles, ca_cert: x509.Certificate, names: li
         cert = x509.load_pem_x509_certificate(files.cert.read_bytes())
         cert.verify_directly_issued_by(ca_cert)
         san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
-    except (ValueError, TypeError, x509.ExtensionNotFound, x509.InvalidSignature):
+    except (ValueError, TypeError, x509.ExtensionNotFound, InvalidSignature):
         return False
     if cert.not_valid_after_utc - _now() < RENEW_BEFORE:
         return False

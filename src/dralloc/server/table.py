@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from dralloc.server.registry import Resource
@@ -13,10 +13,10 @@ def human_age(timestamp: str | None, now: datetime | None = None) -> str:
     if not timestamp:
         return "<unknown>"
     try:
-        then = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+        then = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
     except ValueError:
         return "<invalid>"
-    seconds = int(((now or datetime.now(timezone.utc)) - then).total_seconds())
+    seconds = int(((now or datetime.now(UTC)) - then).total_seconds())
     if seconds < 0:
         return "0s"
     if seconds < 120:
