@@ -383,3 +383,28 @@ def test_server_side_apply_owns_fields(client: TestClient, slice_doc: dict[str, 
     current["metadata"].pop("managedFields")
     current["metadata"]["annotations"] = {"note": "x"}
     assert client.put(url, json=current).json()["metadata"]["managedFields"]
+
+
+AGGREGATED = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+              "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json")
+
+
+def test_aggregated_discovery_answers_what_kubectl_asks_for_in_one_document(client: TestClient) -> None:
+    r = client.get("/apis", headers={"accept": AGGREGATED})
+    assert r.headers["content-type"] == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    doc = r.json()
+    assert (doc["kind"], doc["apiVersion"]) == ("APIGroupDiscoveryList", "apidiscovery.k8s.io/v2")
+    [group] = doc["items"]
+    assert group["metadata"]["name"] == "resource.k8s.io"
+    assert [v["version"] for v in group["versions"]] == ["v1", "v1beta2", "v1beta1"]  # preferred first
+    claims = next(res for res in group["versions"][0]["resources"] if res["resource"] == "resourceclaims")
+    assert claims["scope"] == "Namespaced" and claims["singularResource"] == "resourceclaim"
+    assert claims["responseKind"] == {"group": "resource.k8s.io", "version": "v1", "kind": "ResourceClaim"}
+    assert claims["subresources"][0]["subresource"] == "status"
+    core = client.get("/api", headers={"accept": AGGREGATED}).json()
+    assert [r["resource"] for r in core["items"][0]["versions"][0]["resources"]][:2] == ["namespaces", "nodes"]
+    # without the aggregated Accept, the legacy documents
+    assert client.get("/apis").json()["kind"] == "APIGroupList"
+    beta = client.get("/apis", headers={"accept": "application/json;g=apidiscovery.k8s.io;v=v2beta1;"
+                                                  "as=APIGroupDiscoveryList"})
+    assert beta.json()["apiVersion"] == "apidiscovery.k8s.io/v2beta1"

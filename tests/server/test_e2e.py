@@ -343,3 +343,10 @@ def test_tls_token_file_and_allow_list(tmp_path: Path) -> None:
             assert out.returncode == 0, out.stderr
     finally:
         server.stop()
+
+
+def test_kubectl_discovers_everything_with_two_aggregated_requests(kubectl, tmp_path: Path) -> None:
+    out = kubectl("api-resources", "-v=6", "--cache-dir", str(tmp_path / "cache"))
+    requests = [line.split("GET ")[1].split("?")[0] for line in out.stderr.splitlines() if "GET " in line]
+    assert [r.rsplit(":", 1)[1].split("/", 1)[1] for r in requests] == ["api", "apis"]
+    assert "resourceslices" in out.stdout and "namespaces" in out.stdout

@@ -96,6 +96,13 @@ class ApiServer:
         if path == "/metrics":
             return PlainTextResponse(self._metrics(), media_type="text/plain; version=0.0.4")
         parts = [p for p in path.split("/") if p]
+        if parts in (["api"], ["apis"]) and request.method == "GET":
+            version = discovery.aggregated_version(request.headers.get("accept", ""))
+            if version is not None:
+                response = respond(request, discovery.aggregated(parts == ["api"], version))
+                response.headers["content-type"] = discovery.aggregated_content_type(version)
+                response.headers["vary"] = "Accept"
+                return response
         doc = routing.discovery_document(parts)
         if doc is not None:
             if request.method != "GET":
