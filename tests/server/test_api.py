@@ -408,3 +408,45 @@ def test_aggregated_discovery_answers_what_kubectl_asks_for_in_one_document(clie
     beta = client.get("/apis", headers={"accept": "application/json;g=apidiscovery.k8s.io;v=v2beta1;"
                                                   "as=APIGroupDiscoveryList"})
     assert beta.json()["apiVersion"] == "apidiscovery.k8s.io/v2beta1"
+
+
+def _class(labels: dict[str, str]) -> dict[str, Any]:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": "owned.example.com", "labels": labels}}
+
+
+def test_creates_updates_and_patches_are_recorded_in_managed_fields(client: TestClient) -> None:
+    url = "/apis/resource.k8s.io/v1/deviceclasses"
+    created = client.post(url, params={"fieldManager": "kubectl-create"}, json=_class({"tier": "a", "team": "x"}))
+    [entry] = created.json()["metadata"]["managedFields"]
+    assert (entry["manager"], entry["operation"], entry["apiVersion"]) == ("kubectl-create", "Update",
+                                                                           "resource.k8s.io/v1")
+    assert entry["fieldsV1"]["f:metadata"]["f:labels"] == {"f:tier": {}, "f:team": {}}
+    patched = client.patch(f"{url}/owned.example.com", params={"fieldManager": "kubectl-edit"},
+                           json={"metadata": {"labels": {"tier": "b"}}},
+                           headers={"content-type": "application/merge-patch+json"}).json()
+    owners = {e["manager"]: e["fieldsV1"]["f:metadata"]["f:labels"] for e in patched["metadata"]["managedFields"]}
+    assert owners == {"kubectl-create": {"f:team": {}}, "kubectl-edit": {"f:tier": {}}}
+    # without fieldManager the manager is the client's User-Agent up to its first "/"
+    put = client.put(f"{url}/owned.example.com", json={**patched, "metadata": {
+        **patched["metadata"], "labels": {"tier": "b", "team": "x", "new": "1"}}},
+        headers={"user-agent": "my-controller/v1.2 (linux)"}).json()
+    assert [e["manager"] for e in put["metadata"]["managedFields"]] == ["kubectl-create", "kubectl-edit",
+                                                                         "my-controller"]
+
+
+def test_server_side_apply_conflicts_name_the_manager_of_an_update(client: TestClient) -> None:
+    url = "/apis/resource.k8s.io/v1/deviceclasses"
+    client.patch(f"{url}/owned.example.com", params={"fieldManager": "ssa"}, content=yaml.safe_dump(_class({"tier": "a"})),
+                 headers={"content-type": "application/apply-patch+yaml"})
+    client.patch(f"{url}/owned.example.com", params={"fieldManager": "kubectl-edit"},
+                 json={"metadata": {"labels": {"tier": "b"}}}, headers={"content-type": "application/merge-patch+json"})
+    r = client.patch(f"{url}/owned.example.com", params={"fieldManager": "ssa"},
+                     content=yaml.safe_dump(_class({"tier": "a"})), headers={"content-type": "application/apply-patch+yaml"})
+    assert r.status_code == 409 and r.json()["message"] == (
+        'Apply failed with 1 conflict: conflict with "kubectl-edit" using resource.k8s.io/v1: .metadata.labels.tier')
+    forced = client.patch(f"{url}/owned.example.com", params={"fieldManager": "ssa", "force": "true"},
+                          content=yaml.safe_dump(_class({"tier": "a"})),
+                          headers={"content-type": "application/apply-patch+yaml"}).json()
+    assert forced["metadata"]["labels"] == {"tier": "a"}
+    assert [e["manager"] for e in forced["metadata"]["managedFields"]] == ["ssa"]

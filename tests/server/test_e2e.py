@@ -350,3 +350,73 @@ def test_kubectl_discovers_everything_with_two_aggregated_requests(kubectl, tmp_
     requests = [line.split("GET ")[1].split("?")[0] for line in out.stderr.splitlines() if "GET " in line]
     assert [r.rsplit(":", 1)[1].split("/", 1)[1] for r in requests] == ["api", "apis"]
     assert "resourceslices" in out.stdout and "namespaces" in out.stdout
+
+
+def test_server_side_apply_after_kubectl_edit_names_the_editor_in_its_conflict(server: Server, tmp_path: Path) -> None:
+    if KUBECTL is None:
+        pytest.skip("kubectl is not installed")
+    cfg = server.kubeconfig(tmp_path / "kubeconfig")
+    manifest = tmp_path / "class.yaml"
+    manifest.write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+                        "metadata: {name: edited.example.com, labels: {tier: gold}}\n")
+    assert _kubectl(cfg, tmp_path, "apply", "--server-side", "-f", str(manifest)).returncode == 0
+    env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(cfg), "KUBE_EDITOR": "sed -i s/gold/silver/"}
+    edit = subprocess.run([KUBECTL, "edit", "deviceclass", "edited.example.com"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert edit.returncode == 0, edit.stderr
+    again = _kubectl(cfg, tmp_path, "apply", "--server-side", "-f", str(manifest))
+    assert again.returncode != 0
+    assert 'conflict with "kubectl-edit" using resource.k8s.io/v1: .metadata.labels.tier' in again.stderr
+    forced = _kubectl(cfg, tmp_path, "apply", "--server-side", "--force-conflicts", "-f", str(manifest))
+    assert forced.returncode == 0, forced.stderr
+
+
+def _watch_events(server: Server, query: str, until: int, timeout: float = 10) -> list[dict[str, Any]]:
+    """Read watch events until ``until`` of them arrived (or the stream ended)."""
+    events: list[dict[str, Any]] = []
+    with server.open(f"/apis/resource.k8s.io/v1/deviceclasses?watch=true&{query}", timeout=timeout) as stream:
+        while len(events) < until:
+            line = stream.readline()
+            if not line:
+                break
+            events.append(json.loads(line))
+    return events
+
+
+def _create_class(server: Server, name: str) -> str:
+    body = json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name}})
+    with server.open("/apis/resource.k8s.io/v1/deviceclasses", body.encode(), "POST",
+                     {"content-type": "application/json"}) as r:
+        return json.load(r)["metadata"]["resourceVersion"]
+
+
+def test_an_informer_lists_then_watches_across_a_restart_without_losing_or_repeating_events(tmp_path: Path) -> None:
+    db = tmp_path / "informer.sqlite"
+    server = Server(tmp_path, db)
+    try:
+        _create_class(server, "a.example.com")
+        with server.open("/apis/resource.k8s.io/v1/deviceclasses") as r:
+            listed = json.load(r)
+        list_rv = listed["metadata"]["resourceVersion"]
+        assert [i["metadata"]["name"] for i in listed["items"]] == ["a.example.com"]
+        threading.Timer(0.5, _create_class, (server, "b.example.com")).start()
+        seen = _watch_events(server, f"resourceVersion={list_rv}&allowWatchBookmarks=true", until=1)
+        assert [(e["type"], e["object"]["metadata"]["name"]) for e in seen] == [("ADDED", "b.example.com")]
+        last = seen[-1]["object"]["metadata"]["resourceVersion"]
+        _create_class(server, "c.example.com")  # written while the informer is between watches
+    finally:
+        server.stop()
+    server = Server(tmp_path, db)  # a restart: same database, the informer resumes from its last version
+    try:
+        _create_class(server, "d.example.com")
+        resumed = _watch_events(server, f"resourceVersion={last}&allowWatchBookmarks=true", until=2)
+        assert [(e["type"], e["object"]["metadata"]["name"]) for e in resumed] == [
+            ("ADDED", "c.example.com"), ("ADDED", "d.example.com")]
+        # WatchList (sendInitialEvents): the whole state, then a bookmark that ends the initial events
+        initial = _watch_events(server, f"sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion="
+                                        f"{last}&allowWatchBookmarks=true", until=5)
+        assert [e["type"] for e in initial] == ["ADDED"] * 4 + ["BOOKMARK"]
+        assert initial[-1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+        assert int(initial[-1]["object"]["metadata"]["resourceVersion"]) >= int(last)
+    finally:
+        server.stop()

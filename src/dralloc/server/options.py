@@ -32,6 +32,13 @@ def field_manager_errors(manager: str) -> list[FieldError]:
     return errors
 
 
+def field_manager(query: Any, user_agent: str) -> str:
+    """The manager a write is recorded under: fieldManager, else the client's User-Agent up to its first
+    "/" (as kube-apiserver names managers of clients that send none)."""
+    manager = query.get("fieldManager") or user_agent.split("/", 1)[0][:FIELD_MANAGER_MAX]
+    return manager or "unknown"
+
+
 def check_write_options(verb: str, query: Any, apply_patch: bool = False) -> None:
     """CreateOptions / UpdateOptions / PatchOptions: fieldManager (and force, for patches)."""
     kind = {"create": "CreateOptions", "update": "UpdateOptions", "patch": "PatchOptions"}[verb]

@@ -14,7 +14,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server.apply import apply
+from dralloc.server.apply import apply, record_update
 from dralloc.server.bodies import check_limits, parse, read_body
 from dralloc.server.errors import ApiError, already_exists, bad_request, conflict, invalid, not_found
 from dralloc.server.objects import (
@@ -27,7 +27,7 @@ from dralloc.server.objects import (
     type_meta_checked,
     typed,
 )
-from dralloc.server.options import check_write_options
+from dralloc.server.options import check_write_options, field_manager
 from dralloc.server.patch import json_patch, merge_patch
 from dralloc.server.responses import JSON, respond
 from dralloc.server.routing import Target
@@ -80,6 +80,7 @@ async def create(api: ApiServer, request: Request, t: Target) -> Response:
     raw, ctype = await read_body(request)
     data, warnings = object_body(raw, ctype, request, t)
     stored, name = prepare_create(data, t)
+    record_update(None, stored, manager_of(request), t.api_version)
     dry = dry_run(request)
     # The write (and its fsync) runs in a worker thread so the loop can parse the next request meanwhile.
     result = await asyncio.to_thread(insert, api, t, name, stored, dry)
@@ -153,11 +154,19 @@ async def update(api: ApiServer, request: Request, t: Target) -> Response:
     if obj.metadata.name != t.name:
         raise bad_request("the name of the object (%s) does not match the name on the URL (%s)"
                           % (obj.metadata.name, t.name))
-    result = await asyncio.to_thread(apply_update, api, request, t, obj, obj.metadata.resource_version)
+    result = await asyncio.to_thread(apply_update, api, request, t, obj, obj.metadata.resource_version,
+                                     manager_of(request))
     return respond(request, t.present(result), warnings=warnings)
 
 
-def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, expect_rv: str | None) -> dict[str, Any]:
+def manager_of(request: Request) -> str:
+    return field_manager(request.query_params, request.headers.get("user-agent", ""))
+
+
+def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, expect_rv: str | None,
+                 manager: str | None) -> dict[str, Any]:
+    """Write ``obj`` over the stored object; ``manager`` (None for server-side apply, which records its own
+    ownership) takes over the fields it changed."""
     dry = dry_run(request)
     errors_box: list[Any] = []
 
@@ -169,6 +178,8 @@ def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, expect_r
         merged["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if merged == old:
             return old
+        if manager is not None:
+            record_update(old, merged, manager, t.api_version, t.sub)
         merged["metadata"]["resourceVersion"] = rv
         if merged["metadata"].get("deletionTimestamp") and not merged["metadata"].get("finalizers"):
             return Outcome(merged, "DELETED")  # the last finalizer went: the deletion completes
@@ -234,7 +245,8 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
     obj = typed(merged, t)
     if obj.metadata.name != t.name:
         raise bad_request("the name of the object cannot be changed by a patch")
-    result = await asyncio.to_thread(apply_update, api, request, t, obj, expect)
+    manager = None if ctype == "application/apply-patch+yaml" else manager_of(request)
+    result = await asyncio.to_thread(apply_update, api, request, t, obj, expect, manager)
     return respond(request, t.present(result), warnings=warnings)
 
 
