@@ -29,8 +29,16 @@ URLS = {"ResourceSlice": "/apis/resource.k8s.io/v1/resourceslices",
         "DeviceClass": "/apis/resource.k8s.io/v1/deviceclasses",
         "ResourceClaim": "/apis/resource.k8s.io/v1/namespaces/ml-team/resourceclaims",
         "ResourceClaimTemplate": "/apis/resource.k8s.io/v1/namespaces/gpu-monitoring/resourceclaimtemplates",
-        "DeviceTaintRule": "/apis/resource.k8s.io/v1/devicetaintrules", "Node": "/api/v1/nodes"}
-DOCS = [d for f in sorted(EXAMPLES.glob("*.yaml")) for d in yaml.safe_load_all(f.read_text()) if d]
+        "DeviceTaintRule": "/apis/resource.k8s.io/v1/devicetaintrules", "Node": "/api/v1/nodes",
+        "Pod": "/api/v1/namespaces/default/pods", "Event": "/api/v1/namespaces/default/events"}
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}},
+       "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"},
+                                                                       "claims": [{"name": "gpu"}]}}],
+                "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}],
+                "tolerations": [{"key": "k", "operator": "Exists"}], "nodeSelector": {"x": "y"}}}
+EVENT = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}, "reason": "Scheduled", "count": 1,
+         "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"}, "type": "Normal"}
+DOCS = [d for f in sorted(EXAMPLES.glob("*.yaml")) for d in yaml.safe_load_all(f.read_text()) if d] + [POD, EVENT]
 WEIRD = [None, 0, -1, 2**70, 1.5, "", "x" * 300, [], {}, [1], {"a": 1}, True, "Ünï", "1Gi", "-1", "NaN", [{}],
          {"a": {"b": []}}]
 
@@ -99,7 +107,7 @@ def test_mutated_objects_never_give_a_500(client: TestClient, doc: dict[str, Any
                                 ("PATCH", "application/merge-patch+json", {"spec": changed.get("spec")}),
                                 ("PATCH", "application/apply-patch+yaml", changed),
                                 ("PUT", "application/json", {**changed, "status": changed.get("spec")})):
-        suffix = "/status" if doc["kind"] == "ResourceClaim" and body is not changed else ""
+        suffix = "/status" if doc["kind"] in ("ResourceClaim", "Pod") and body is not changed else ""
         _assert_status(client.request(method, f"{url}/{name}{suffix}?fieldManager=fuzz&fieldValidation={mode}",
                                       content=json.dumps(body), headers={"content-type": ctype}))
 
@@ -122,7 +130,11 @@ BODIES = st.sampled_from([b"", b"null", b"[]", b"{}", b"[{}]", b'[{"op":"add"}]'
                           b'[{"op":"copy","from":[],"path":"/a"}]', b'[{"op":7,"path":"/a"}]',
                           b'{"a":' * 3000 + b"1" + b"}" * 3000, b"a: " + b"[" * 3000 + b"]" * 3000,
                           b'{"propagationPolicy":"garbage"}', b'{"gracePeriodSeconds":"x"}',
-                          b'{"spec":{"x":18446744073709551616}}', b'[{"op":"add","path":"/spec/x","value":' +
+                          b'{"spec":{"x":18446744073709551616}}', b'{"target":{"name":"n"}}', b'{"target":5}',
+                          b'{"metadata":{"name":"p"},"target":{"kind":"Pod","name":7}}',
+                          b'{"spec":{"containers":[{"name":"c","$patch":"delete"}],"$setElementOrder/containers":5}}',
+                          b'{"spec":{"$retainKeys":"x","volumes":[{"$patch":"bogus"}]}}',
+                          b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{}]}}', b'[{"op":"add","path":"/spec/x","value":' +
                           b"[" * 150 + b"]" * 150 + b"}]"])
 CTYPES = st.sampled_from(["application/json", "application/merge-patch+json", "application/json-patch+json",
                           "application/strategic-merge-patch+json", "application/apply-patch+yaml",
@@ -132,7 +144,9 @@ PATHS = st.sampled_from(["/apis/resource.k8s.io/v1/resourceslices", "/apis/resou
                          "/apis/resource.k8s.io/v1/namespaces/x/resourceclaims",
                          "/apis/resource.k8s.io/v1/namespaces/x/resourceclaims/c/status", "/api/v1/namespaces",
                          "/api/v1/namespaces/x", "/api/v1/nodes/n", "/apis/resource.k8s.io/v1/devicetaintrules/x",
-                         "/apis", "/openapi/v3/apis/resource.k8s.io/v9", "/apis/resource.k8s.io/v1/resourceslices/a/b/c"])
+                         "/apis", "/openapi/v3/apis/resource.k8s.io/v9", "/apis/resource.k8s.io/v1/resourceslices/a/b/c",
+                         "/api/v1/namespaces/x/pods", "/api/v1/namespaces/x/pods/p", "/api/v1/namespaces/x/pods/p/binding",
+                         "/api/v1/namespaces/x/pods/p/status", "/api/v1/namespaces/x/events", "/api/v1/pods"])
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -15,8 +16,8 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -156,11 +157,8 @@ def test_kubectl_watch_sees_new_objects(kubectl, server: Server, tmp_path: Path)
 
 def test_python_client_typed_and_dynamic(server: Server, tmp_path: Path) -> None:
     kubernetes = pytest.importorskip("kubernetes")
-    from kubernetes import client, dynamic
-
     import yaml
-
-    from kubernetes import config
+    from kubernetes import client, config, dynamic
 
     cfg = client.Configuration()
     config.load_kube_config(str(server.kubeconfig(tmp_path / "kubeconfig")), client_configuration=cfg)
@@ -420,3 +418,51 @@ def test_an_informer_lists_then_watches_across_a_restart_without_losing_or_repea
         assert int(initial[-1]["object"]["metadata"]["resourceVersion"]) >= int(last)
     finally:
         server.stop()
+
+
+POD_YAML = """apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers:
+  - {name: app, image: "nginx:1", env: [{name: A, value: "1"}]}
+  - {name: side, image: busybox}
+"""
+
+
+def test_kubectl_applies_binds_describes_and_deletes_a_pod(kubectl, server: Server, tmp_path: Path) -> None:
+    manifest = tmp_path / "pod.yaml"
+    manifest.write_text(POD_YAML)
+    assert "pod/web created" in kubectl("apply", "-f", str(manifest)).stdout
+    manifest.write_text(POD_YAML.replace("nginx:1", "nginx:2"))  # client-side apply: a strategic merge patch
+    assert "pod/web configured" in kubectl("apply", "-f", str(manifest)).stdout
+    pod = json.loads(kubectl("get", "pod", "web", "-o", "json").stdout)
+    assert [c["image"] for c in pod["spec"]["containers"]] == ["nginx:2", "busybox"]
+    assert pod["spec"]["containers"][0]["env"] == [{"name": "A", "value": "1"}]
+    binding = json.dumps({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "web"},
+                          "target": {"kind": "Node", "name": "node-1"}})
+    with server.open("/api/v1/namespaces/default/pods/web/binding", binding.encode(), "POST",
+                     {"content-type": "application/json"}) as r:
+        assert r.status == 201
+    event = json.dumps({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "web.scheduled"},
+                        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web",
+                                           "uid": pod["metadata"]["uid"]},
+                        "type": "Normal", "reason": "Scheduled",
+                        "message": "Successfully assigned default/web to node-1",
+                        "source": {"component": "default-scheduler"}, "count": 1,
+                        "firstTimestamp": pod["metadata"]["creationTimestamp"],
+                        "lastTimestamp": pod["metadata"]["creationTimestamp"]})
+    with server.open("/api/v1/namespaces/default/events", event.encode(), "POST",
+                     {"content-type": "application/json"}) as r:
+        assert r.status == 201
+    wide = kubectl("get", "pods", "-o", "wide").stdout.splitlines()
+    assert wide[0].split()[:7] == ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE"]
+    assert wide[1].split()[:3] == ["web", "0/2", "Pending"] and "node-1" in wide[1]
+    described = kubectl("describe", "pod", "web").stdout
+    assert re.search(r"^Node:\s+node-1/", described, re.MULTILINE)  # no host IP without a kubelet
+    assert "Scheduled" in described and "Successfully assigned default/web to node-1" in described
+    kubectl("wait", "--for=jsonpath={.spec.nodeName}=node-1", "pod/web", "--timeout=10s")
+    started = time.monotonic()
+    assert 'pod "web" deleted' in kubectl("delete", "pod", "web", "--grace-period=1").stdout  # waits until gone
+    assert time.monotonic() - started < 10
+    assert kubectl("get", "pod", "web", check=False).returncode != 0

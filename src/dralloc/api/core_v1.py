@@ -1,7 +1,9 @@
-"""core/v1 types dralloc needs: Node, the scheduling-relevant parts of Pod, and NodeSelector.
+"""core/v1 types dralloc needs: Node, the scheduling-relevant parts of Pod, NodeSelector and Event.
 
 Only what the allocator, node fit and scheduler read is modelled; other fields of a Node or Pod are
 ignored when decoding (they are not resource.k8s.io objects, so nothing is validated strictly here).
+The API server stores core objects as the JSON clients sent (every field round-trips) and decodes them
+into these models only to read them.
 """
 
 from __future__ import annotations
@@ -156,3 +158,48 @@ class PodList(Base):
     kind: str = "PodList"
     metadata: ListMeta | None = None
     items: list[Pod] = msgspec.field(default_factory=list)
+
+
+# --- Event ------------------------------------------------------------------------------------------
+
+
+class ObjectReference(Base):
+    kind: str | None = None
+    namespace: str | None = None
+    name: str | None = None
+    uid: str | None = None
+    api_version: str | None = None
+    resource_version: str | None = None
+    field_path: str | None = None
+
+
+class EventSource(Base):
+    component: str | None = None
+    host: str | None = None
+
+
+class Event(Base):
+    """A core/v1 Event (what ``kubectl describe`` lists), e.g. kube-scheduler's Scheduled/FailedScheduling."""
+
+    api_version: str = "v1"
+    kind: str = "Event"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    involved_object: ObjectReference = msgspec.field(default_factory=ObjectReference)
+    reason: str | None = None
+    message: str | None = None
+    source: EventSource | None = None
+    first_timestamp: str | None = None
+    last_timestamp: str | None = None
+    count: int | None = None
+    type: str | None = None
+    event_time: str | None = None
+    action: str | None = None
+    reporting_component: str | None = None
+    reporting_instance: str | None = None
+
+
+class EventList(Base):
+    api_version: str = "v1"
+    kind: str = "EventList"
+    metadata: ListMeta | None = None
+    items: list[Event] = msgspec.field(default_factory=list)

@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from dralloc.errors import InputError
-from dralloc.server import deletes, discovery, reads, routing, watch, writes
+from dralloc.server import deletes, discovery, pods, reads, routing, watch, writes
 from dralloc.server.auth import Authorizer, User
 from dralloc.server.errors import ApiError, bad_request
 from dralloc.server.responses import respond
@@ -44,7 +44,21 @@ class ApiServer:
         self.closing = False  # shutting down: watches end, new requests still get answers until the socket closes
         self.open_connections: Callable[[], int] = lambda: 0  # set by the server that runs the app (serving.serve)
         self.max_connections = 0
+        self._tasks: set[asyncio.Future[Any]] = set()
         store.subscribe(self._notify)
+
+    def background(self, work: Awaitable[Any]) -> None:
+        """Run ``work`` on the event loop, keeping a reference until it is done."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def started(self) -> None:
+        """On startup: resume the removal of pods that were terminating when the server stopped."""
+        objs, _ = self.store.list("pods")
+        for pod in objs:
+            if (pod.get("metadata") or {}).get("deletionTimestamp"):
+                pods.schedule_removal(self, pod)
 
     def begin_shutdown(self) -> None:
         """End every open watch (called on SIGTERM/SIGINT before waiting for in-flight requests)."""
@@ -115,6 +129,11 @@ class ApiServer:
             raise ApiError(403, f'{target.resource.group_resource} is forbidden: User "{user.name}" cannot {verb} '
                                 f'resource "{target.resource.name}" in API group "{target.resource.group}"{scope}',
                            details={"group": target.resource.group, "kind": target.resource.name})
+        if target.sub == "binding":
+            if not self.authorizer.allowed(user, verb, "pods/binding"):
+                raise ApiError(403, f'pods "{target.name}" is forbidden: User "{user.name}" cannot create resource '
+                                    f'"pods/binding" in API group "" in the namespace "{target.namespace}"')
+            return await pods.create_binding(self, request, target)
         return await HANDLERS[verb](self, request, target)
 
     # --- metrics ------------------------------------------------------------------------------------
@@ -146,6 +165,7 @@ class App:
             while True:
                 message = await receive()
                 if message["type"] == "lifespan.startup":
+                    self.api.started()
                     await send({"type": "lifespan.startup.complete"})
                 elif message["type"] == "lifespan.shutdown":
                     await send({"type": "lifespan.shutdown.complete"})

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from dralloc.server import pods
 from dralloc.server.bodies import parse, read_body
 from dralloc.server.errors import bad_request, conflict, not_found
 from dralloc.server.objects import dry_run
@@ -43,6 +44,8 @@ async def delete(api: ApiServer, request: Request, t: Target) -> Response:
             raise _Precondition(f'Precondition failed: ResourceVersion in precondition: '
                                 f'{pre["resourceVersion"]}, ResourceVersion in object meta: '
                                 f'{meta.get("resourceVersion")}')
+        if t.resource.name == "pods":
+            return pods.mark_terminating(old, pods.grace_period(old, options, request.query_params))
         return mark_deleting(old)
 
     try:
@@ -57,6 +60,9 @@ async def delete(api: ApiServer, request: Request, t: Target) -> Response:
         raise not_found(t.resource, t.name) from None
     except _Precondition as exc:
         raise conflict(t.resource, t.name, str(exc)) from None
+    if t.resource.name == "pods" and not dry and (result.get("metadata") or {}).get("deletionTimestamp"):
+        pods.schedule_removal(api, result)
+        return respond(request, t.present(result))  # a terminating pod: 200 with the object, as upstream
     # 202 Accepted: finalizers keep the object until their controllers remove them.
     pending = bool((result.get("metadata") or {}).get("finalizers"))
     return respond(request, t.present(result), 202 if pending else 200)

@@ -52,6 +52,9 @@ def _entries(r: Resource) -> list[dict[str, Any]]:
     if r.status:
         out.append({"name": f"{r.name}/status", "singularName": "", "namespaced": r.namespaced, "kind": r.kind,
                     "verbs": ["get", "patch", "update"]})
+    if "binding" in r.subresources:
+        out.append({"name": f"{r.name}/binding", "singularName": "", "namespaced": r.namespaced, "kind": "Binding",
+                    "verbs": ["create"]})
     return out
 
 
@@ -95,8 +98,14 @@ def _discovered(r: Resource, version: str) -> dict[str, Any]:
                                                              "watch"]}
     if r.short_names:
         entry["shortNames"] = list(r.short_names)
+    subresources = []
     if r.status:
-        entry["subresources"] = [{"subresource": "status", "responseKind": kind, "verbs": ["get", "patch", "update"]}]
+        subresources.append({"subresource": "status", "responseKind": kind, "verbs": ["get", "patch", "update"]})
+    if "binding" in r.subresources:
+        subresources.append({"subresource": "binding", "verbs": ["create"],
+                             "responseKind": {"group": "", "version": "v1", "kind": "Binding"}})
+    if subresources:
+        entry["subresources"] = subresources
     return entry
 
 

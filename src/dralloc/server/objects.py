@@ -5,14 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from starlette.requests import Request
 
+from dralloc.api import core_v1
+from dralloc.api.quantity import quantity_dec_hook
 from dralloc.errors import InputError
 from dralloc.server import protobuf
 from dralloc.server.bodies import check_limits, parse
 from dralloc.server.errors import ApiError, bad_request, invalid
 from dralloc.server.responses import JSON
 from dralloc.server.routing import Target
+
+CORE_MODELS: dict[str, type] = {"Node": core_v1.Node, "Namespace": core_v1.Namespace, "Pod": core_v1.Pod,
+                                "Event": core_v1.Event}
 
 
 def dry_run(request: Request, options: dict[str, Any] | None = None) -> bool:
@@ -67,6 +73,11 @@ def typed(data: Any, t: Target) -> Any:
                           f'version ({t.api_version})')
     data = {**data, "kind": kind, "apiVersion": api_version}
     try:
+        if not t.resource.group:  # core kinds: the modelled fields' JSON types (the object is stored as sent)
+            try:
+                return msgspec.convert(data, CORE_MODELS[kind], dec_hook=quantity_dec_hook)
+            except msgspec.ValidationError as exc:
+                raise InputError(str(exc)) from None
         return decode(data)
     except InputError as exc:
         raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: {exc}') from None

@@ -70,7 +70,7 @@ def target(parts: list[str]) -> Target:
     missing = ApiError(404, "the server could not find the requested resource")
     if parts[:2] == ["api", "v1"]:
         table, version, rest = CORE, "v1", parts[2:]
-        if rest[:1] == ["namespaces"] and len(rest) <= 3:
+        if rest[:1] == ["namespaces"] and (len(rest) <= 2 or (len(rest) == 3 and rest[2] not in CORE)):
             return Target(CORE["namespaces"], "v1", "", rest[1] if len(rest) > 1 else "",
                            rest[2] if len(rest) > 2 else "")
     elif len(parts) >= 3 and parts[:2] == ["apis", GROUP]:
@@ -89,7 +89,7 @@ def target(parts: list[str]) -> Target:
         raise missing
     name = rest[1] if len(rest) > 1 else ""
     sub = rest[2] if len(rest) > 2 else ""
-    if sub and (sub != "status" or not resource.status):
+    if sub and not ((sub == "status" and resource.status) or sub in resource.subresources):
         raise missing
     return Target(resource, version, namespace, name, sub)
 
@@ -100,6 +100,10 @@ def verb(request: Request, t: Target) -> str:
         if t.name:
             return "get"
         return "watch" if request.query_params.get("watch") in ("true", "1") else "list"
+    if t.sub == "binding":
+        if method != "POST":
+            raise ApiError(405, "the server does not allow this method on the requested resource")
+        return "create"
     if method == "POST" and not t.name:
         if t.resource.namespaced and not t.namespace:
             raise ApiError(405, "the server does not allow this method on the requested resource")

@@ -4,6 +4,7 @@ write in a worker thread (the fsync must not block the event loop)."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import secrets
 import uuid
@@ -14,6 +15,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
+from dralloc.server import pods
 from dralloc.server.apply import apply, record_update
 from dralloc.server.bodies import check_limits, parse, read_body
 from dralloc.server.errors import ApiError, already_exists, bad_request, conflict, invalid, not_found
@@ -31,6 +33,7 @@ from dralloc.server.options import check_write_options, field_manager
 from dralloc.server.patch import json_patch, merge_patch
 from dralloc.server.responses import JSON, respond
 from dralloc.server.routing import Target
+from dralloc.server.smp import strategic_merge_patch
 from dralloc.store import Conflict, NotFound, Outcome
 from dralloc.validation.field import forbidden
 
@@ -40,6 +43,26 @@ if TYPE_CHECKING:
 
 def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+_NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apiserver's generateName suffix: no vowels, no 0/1/3
+
+
+def generated_name(prefix: str) -> str:
+    return prefix + "".join(secrets.choice(_NAME_SUFFIX_ALPHABET) for _ in range(5))
+
+
+def raw_object(data: dict[str, Any], t: Target, meta: Any) -> dict[str, Any]:
+    """A core object as the client sent it (every field kept), with its kind, apiVersion, name and namespace."""
+    obj = copy.deepcopy(data)
+    obj["kind"], obj["apiVersion"] = t.resource.kind, t.api_version
+    metadata = dict(obj.get("metadata") or {})
+    if meta.name:
+        metadata["name"] = meta.name
+    if t.resource.namespaced:
+        metadata["namespace"] = t.namespace
+    obj["metadata"] = metadata
+    return obj
 
 
 def new_metadata(meta: dict[str, Any], t: Target, rv: str) -> dict[str, Any]:
@@ -65,12 +88,23 @@ def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
                               "the request")
         meta = msgspec.structs.replace(meta, namespace=t.namespace)
     if not meta.name and meta.generate_name:
-        meta = msgspec.structs.replace(meta, name=meta.generate_name + secrets.token_hex(3)[:5])
+        meta = msgspec.structs.replace(meta, name=generated_name(meta.generate_name))
     obj = msgspec.structs.replace(obj, metadata=meta)
-    if hasattr(obj, "status") and t.resource.status:
-        obj = msgspec.structs.replace(obj, status=None)  # status is written through /status only
     from dralloc.validation import validate
 
+    if not t.resource.group:  # core objects are stored as sent
+        stored = raw_object(data, t, meta)
+        if t.resource.name == "pods":
+            pods.prepare_pod_create(stored)
+            errors = pods.validate_pod(stored, meta)
+        elif t.resource.name == "events":
+            errors = pods.validate_event(stored, meta)
+        else:
+            errors = validate(obj, require_namespace=t.resource.namespaced)
+        check_valid(t, meta.name or "", errors)
+        return stored, meta.name or ""
+    if hasattr(obj, "status") and t.resource.status:
+        obj = msgspec.structs.replace(obj, status=None)  # status is written through /status only
     check_valid(t, meta.name or "", validate(obj, require_namespace=t.resource.namespaced))
     return stored_form(obj), meta.name or ""
 
@@ -101,12 +135,14 @@ def insert(api: ApiServer, t: Target, name: str, stored: dict[str, Any], dry: bo
         raise already_exists(t.resource, name) from None
 
 
-def merge_update(t: Target, old: dict[str, Any], new_obj: Any) -> tuple[dict[str, Any], list[Any]]:
-    """The stored form of an update of ``old`` by typed ``new_obj``, and its validation errors."""
+def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
+                 new_data: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+    """The stored form of an update of ``old`` by ``new_obj`` (typed; ``new_data`` as sent), and its
+    validation errors."""
     from dralloc.api.codec import decode
     from dralloc.validation import validate_status_update, validate_update
 
-    new = stored_form(new_obj)
+    new = stored_form(new_obj) if t.resource.group else raw_object(new_data, t, new_obj.metadata)
     old_meta = old["metadata"]
     meta = dict(new.get("metadata") or {})
     for key in ("deletionTimestamp", "deletionGracePeriodSeconds"):  # set by DELETE only
@@ -139,6 +175,8 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any) -> tuple[dict[str
         merged["metadata"]["generation"] = gen + 1 if merged.get("spec") != old.get("spec") else gen
     deleting_errors = finalizer_errors(merged["metadata"], old_meta)
     if not t.resource.group:
+        if t.resource.name == "pods" and t.sub != "status":
+            deleting_errors += pods.pod_update_errors(merged, old)
         return merged, deleting_errors
     new_typed, old_typed = decode(merged), decode(old)
     if t.sub == "status":
@@ -154,7 +192,7 @@ async def update(api: ApiServer, request: Request, t: Target) -> Response:
     if obj.metadata.name != t.name:
         raise bad_request("the name of the object (%s) does not match the name on the URL (%s)"
                           % (obj.metadata.name, t.name))
-    result = await asyncio.to_thread(apply_update, api, request, t, obj, obj.metadata.resource_version,
+    result = await asyncio.to_thread(apply_update, api, request, t, obj, data, obj.metadata.resource_version,
                                      manager_of(request))
     return respond(request, t.present(result), warnings=warnings)
 
@@ -163,15 +201,15 @@ def manager_of(request: Request) -> str:
     return field_manager(request.query_params, request.headers.get("user-agent", ""))
 
 
-def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, expect_rv: str | None,
-                 manager: str | None) -> dict[str, Any]:
+def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, data: dict[str, Any],
+                 expect_rv: str | None, manager: str | None) -> dict[str, Any]:
     """Write ``obj`` over the stored object; ``manager`` (None for server-side apply, which records its own
     ownership) takes over the fields it changed."""
     dry = dry_run(request)
     errors_box: list[Any] = []
 
     def build(old: dict[str, Any], rv: str) -> dict[str, Any] | Outcome:
-        merged, errors = merge_update(t, old, obj)
+        merged, errors = merge_update(t, old, obj, data)
         if errors:
             errors_box.extend(errors)
             raise _Invalid()
@@ -238,7 +276,9 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
     else:
         if not isinstance(patch, dict):
             raise bad_request("a merge patch must be a JSON object")
-        merged = type_meta_checked(merge_patch(current, patch), t)
+        strategic = ctype == "application/strategic-merge-patch+json" and not t.resource.group
+        merged = type_meta_checked(strategic_merge_patch(current, patch, t.resource.kind) if strategic
+                                   else merge_patch(current, patch), t)
         warnings = field_problems(raw, JSON, patch, mode, t)  # duplicates in the patch itself
         warnings += [w for w in field_problems(None, JSON, merged, mode, t) if w not in warnings]
     expect = ((patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch, dict) else None)
@@ -246,7 +286,7 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
     if obj.metadata.name != t.name:
         raise bad_request("the name of the object cannot be changed by a patch")
     manager = None if ctype == "application/apply-patch+yaml" else manager_of(request)
-    result = await asyncio.to_thread(apply_update, api, request, t, obj, expect, manager)
+    result = await asyncio.to_thread(apply_update, api, request, t, obj, merged, expect, manager)
     return respond(request, t.present(result), warnings=warnings)
 
 
