@@ -183,7 +183,13 @@ def test_python_client_typed_and_dynamic(server: Server, tmp_path: Path) -> None
     assert api.list_resource_slice().items == []
 
 
-def test_kill_9_loses_no_acknowledged_write(tmp_path: Path) -> None:
+def _metric(server: Server, name: str) -> int:
+    with server.open("/metrics") as r:
+        line = next(x for x in r.read().decode().splitlines() if x.startswith(name + " "))
+    return int(line.split()[1])
+
+
+def test_kill_9_loses_no_acknowledged_write_of_a_group_commit(tmp_path: Path) -> None:
     db = tmp_path / "crash.sqlite"
     server = Server(tmp_path, db)
     acknowledged: list[str] = []
@@ -204,15 +210,18 @@ def test_kill_9_loses_no_acknowledged_write(tmp_path: Path) -> None:
                 return
             i += 1
 
-    threads = [threading.Thread(target=writer, args=(w,)) for w in range(3)]
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(8)]
     for t in threads:
         t.start()
     time.sleep(1.5)
+    writes, commits = _metric(server, "dralloc_store_writes_total"), _metric(server, "dralloc_store_commits_total")
+    time.sleep(0.5)
     server.stop(signal.SIGKILL)
     stop.set()
     for t in threads:
         t.join(10)
     assert len(acknowledged) > 10
+    assert commits < writes  # concurrent writers did share commits (and fsyncs)
     restarted = Server(tmp_path, db)
     try:
         with restarted.open("/apis/resource.k8s.io/v1/deviceclasses") as r:

@@ -22,6 +22,7 @@ from dralloc.server import deletes, discovery, pods, reads, routing, watch, writ
 from dralloc.server.auth import Authorizer, User
 from dralloc.server.errors import ApiError, bad_request
 from dralloc.server.responses import respond
+from dralloc.server.watchhub import WatchHub
 from dralloc.store import SQLiteStore, SQLStore
 
 Handler = Callable[["ApiServer", Request, routing.Target], Awaitable[Response]]
@@ -45,6 +46,7 @@ class ApiServer:
         self.open_connections: Callable[[], int] = lambda: 0  # set by the server that runs the app (serving.serve)
         self.max_connections = 0
         self._tasks: set[asyncio.Future[Any]] = set()
+        self.hub = WatchHub(store)
         store.subscribe(self._notify)
 
     def background(self, work: Awaitable[Any]) -> None:
@@ -63,9 +65,12 @@ class ApiServer:
     def begin_shutdown(self) -> None:
         """End every open watch (called on SIGTERM/SIGINT before waiting for in-flight requests)."""
         self.closing = True
+        self.hub.close()
         self._notify()
 
     def _notify(self) -> None:
+        """After a commit (from the store's committer thread): wake the watch hub and fresh-version waiters."""
+        self.hub.notify()
         for loop, event in list(self.watchers):
             try:
                 loop.call_soon_threadsafe(event.set)
@@ -145,10 +150,12 @@ class ApiServer:
             lines.append(f'apiserver_request_total{{verb="{method}",code="{code}"}} {n}')
         lines += ["# HELP dralloc_store_writes_total Writes committed to the store.",
                   "# TYPE dralloc_store_writes_total counter", f"dralloc_store_writes_total {self.store.writes}",
+                  "# HELP dralloc_store_commits_total Transactions committed (group commit: several writes each).",
+                  "# TYPE dralloc_store_commits_total counter", f"dralloc_store_commits_total {self.store.commits}",
                   "# HELP dralloc_resource_version The store's current resourceVersion.",
                   "# TYPE dralloc_resource_version gauge", f"dralloc_resource_version {self.store.current_rv()}",
                   "# HELP dralloc_watchers Open watch streams.", "# TYPE dralloc_watchers gauge",
-                  f"dralloc_watchers {len(self.watchers)}"]
+                  f"dralloc_watchers {len(self.hub.subscriptions)}"]
         return "\n".join(lines) + "\n"
 
 

@@ -19,7 +19,8 @@ from dralloc.server.reads import matchers, too_large_resource_version
 from dralloc.server.responses import JSON, wants_table
 from dralloc.server.routing import Target
 from dralloc.server.table import to_table
-from dralloc.store import Gone
+from dralloc.server.watchhub import replay
+from dralloc.store import Event, Gone
 from dralloc.validation.field import forbidden
 
 if TYPE_CHECKING:
@@ -114,10 +115,13 @@ async def watch(api: ApiServer, request: Request, t: Target) -> Response:
         mark = {"kind": t.resource.kind, "apiVersion": t.api_version, "metadata": meta}
         return json.dumps({"type": "BOOKMARK", "object": mark}).encode() + b"\n"
 
+    def event_line(ev: Event, shown: tuple[str, dict[str, Any]]) -> bytes:
+        if shown[1] is ev.object and not table:  # the common case: every such watch shares one encoding
+            return api.hub.encoded((ev.rv, shown[0], t.api_version), lambda: line(*shown))
+        return line(*shown)
+
     async def stream() -> Any:
-        loop = asyncio.get_running_loop()
-        wake = asyncio.Event()
-        api.watchers.add((loop, wake))
+        sub, position = api.hub.subscribe(t.resource.name, t.list_namespace)
         last = start
         deadline = time.monotonic() + timeout
         next_bookmark = time.monotonic() + BOOKMARK_EVERY
@@ -128,34 +132,49 @@ async def watch(api: ApiServer, request: Request, t: Target) -> Response:
                 yield line("ADDED", obj)
             if send_initial and bookmarks:
                 yield bookmark(start, initial_end=True)
-            while time.monotonic() < deadline and not api.closing:
-                wake.clear()
+            if last < position:  # the history between the watch's start and the hub's position
                 try:
-                    events = api.store.events_since(last)
+                    history = await asyncio.to_thread(replay, api.store, last, position)
                 except Gone as exc:
-                    err = ApiError(410, str(exc), "Expired").status()
-                    yield json.dumps({"type": "ERROR", "object": err}).encode() + b"\n"
+                    yield gone(exc)
                     return
-                for ev in events:
-                    last = ev.rv
-                    if ev.resource != t.resource.name or (t.list_namespace is not None
-                                                         and ev.namespace != t.list_namespace):
-                        continue
-                    shown = filtered_event(ev, match, selective)
-                    if shown is not None:
-                        yield line(*shown)
-                if len(events) >= 1000:
-                    continue
-                if bookmarks and time.monotonic() >= next_bookmark:
-                    next_bookmark = time.monotonic() + BOOKMARK_EVERY
-                    yield bookmark(last)
-                wait = min(1.0, max(0.0, deadline - time.monotonic()))
+                for ev in history:
+                    if ev.resource == t.resource.name and (t.list_namespace is None
+                                                           or ev.namespace == t.list_namespace):
+                        shown = filtered_event(ev, match, selective)
+                        if shown is not None:
+                            yield event_line(ev, shown)
+                last = max(last, position)
+            while not api.closing:
+                now = time.monotonic()
+                if now >= deadline:
+                    return
+                wait = deadline - now
+                if bookmarks:
+                    wait = min(wait, max(next_bookmark - now, 0.0))
                 try:
-                    await asyncio.wait_for(wake.wait(), wait)
-                except TimeoutError:
-                    pass  # poll again: other processes may share the database
+                    ev = await asyncio.wait_for(sub.queue.get(), wait)
+                except asyncio.TimeoutError:
+                    if bookmarks and time.monotonic() >= next_bookmark:
+                        next_bookmark = time.monotonic() + BOOKMARK_EVERY
+                        if sub.queue.empty():  # everything up to the hub's position was delivered
+                            last = max(last, api.hub.position)
+                        yield bookmark(last)
+                    continue
+                if ev is None:  # shutdown, a queue that overflowed, or history the hub lost
+                    return
+                if ev.rv <= last:
+                    continue
+                last = ev.rv
+                shown = filtered_event(ev, match, selective)
+                if shown is not None:
+                    yield event_line(ev, shown)
         finally:
-            api.watchers.discard((loop, wake))
+            api.hub.unsubscribe(sub)
+
+    def gone(exc: Exception) -> bytes:
+        err = ApiError(410, str(exc), "Expired").status()
+        return json.dumps({"type": "ERROR", "object": err}).encode() + b"\n"
 
     return StreamingResponse(stream(), media_type=JSON)
 
