@@ -164,3 +164,16 @@ def test_event_logs_from_before_the_prev_column_still_open(tmp_path: Path) -> No
     store.update("deviceclasses", "", "b", lambda old, rv: {**old, "metadata": {"name": "b", "resourceVersion": rv},
                                                             "x": 1})
     assert store.events_since(0)[-1].prev == {"metadata": {"name": "b", "resourceVersion": "2"}}
+
+
+def test_watches_send_bookmarks_with_the_latest_resource_version(client: TestClient, monkeypatch) -> None:
+    from dralloc.server import watch as watch_module
+
+    monkeypatch.setattr(watch_module, "BOOKMARK_EVERY", 0.2)
+    client.post(SLICES, json=docs("21-nic-slices.yaml")[0])
+    rv = client.get("/apis/resource.k8s.io/v1/deviceclasses").json()["metadata"]["resourceVersion"]
+    events = watch(client, "/apis/resource.k8s.io/v1/deviceclasses", resourceVersion="1",
+                   allowWatchBookmarks="true")
+    assert events and {e["type"] for e in events} == {"BOOKMARK"}
+    assert events[-1]["object"]["metadata"]["resourceVersion"] == rv  # the slice's write, seen by the hub
+    assert events[-1]["object"]["kind"] == "DeviceClass"

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from dralloc.server.app import ApiServer
 
 
+_DEADLINE, _BOOKMARK = object(), object()  # ticks a watch's timers put in its queue
 FRESHNESS_WAIT = 3.0  # seconds kube-apiserver's watch cache waits for a resourceVersion it has not reached
 BOOKMARK_EVERY = 10.0
 
@@ -124,7 +125,7 @@ async def watch(api: ApiServer, request: Request, t: Target) -> Response:
         sub, position = api.hub.subscribe(t.resource.name, t.list_namespace)
         last = start
         deadline = time.monotonic() + timeout
-        next_bookmark = time.monotonic() + BOOKMARK_EVERY
+        timers: list[asyncio.TimerHandle] = []
         try:
             for obj in initial:
                 if api.closing:
@@ -145,32 +146,40 @@ async def watch(api: ApiServer, request: Request, t: Target) -> Response:
                         if shown is not None:
                             yield event_line(ev, shown)
                 last = max(last, position)
+            # Timers put ticks in the queue (deadline, bookmarks), so waiting is one plain get per wake.
+            loop = asyncio.get_running_loop()
+            timers.append(loop.call_later(max(deadline - time.monotonic(), 0.0), sub.tick, _DEADLINE))
+
+            def schedule_bookmark() -> None:
+                timers.append(loop.call_later(BOOKMARK_EVERY, sub.tick, _BOOKMARK))
+
+            if bookmarks:
+                schedule_bookmark()
             while not api.closing:
-                now = time.monotonic()
-                if now >= deadline:
-                    return
-                wait = deadline - now
-                if bookmarks:
-                    wait = min(wait, max(next_bookmark - now, 0.0))
-                try:
-                    ev = await asyncio.wait_for(sub.queue.get(), wait)
-                except asyncio.TimeoutError:
-                    if bookmarks and time.monotonic() >= next_bookmark:
-                        next_bookmark = time.monotonic() + BOOKMARK_EVERY
-                        if sub.queue.empty():  # everything up to the hub's position was delivered
+                chunk = []
+                for item in await sub.take():
+                    if item is None or item is _DEADLINE:  # shutdown, overflow, lost history, or the timeout
+                        if chunk:
+                            yield b"".join(chunk)
+                        return
+                    if item is _BOOKMARK:
+                        if sub.empty():  # everything up to the hub's position was delivered
                             last = max(last, api.hub.position)
-                        yield bookmark(last)
-                    continue
-                if ev is None:  # shutdown, a queue that overflowed, or history the hub lost
-                    return
-                if ev.rv <= last:
-                    continue
-                last = ev.rv
-                shown = filtered_event(ev, match, selective)
-                if shown is not None:
-                    yield event_line(ev, shown)
+                        chunk.append(bookmark(last))
+                        schedule_bookmark()
+                        continue
+                    if item.rv <= last:
+                        continue
+                    last = item.rv
+                    shown = filtered_event(item, match, selective)
+                    if shown is not None:
+                        chunk.append(event_line(item, shown))
+                if chunk:  # whatever was queued goes out in one chunk
+                    yield b"".join(chunk)
         finally:
             api.hub.unsubscribe(sub)
+            for timer in timers:
+                timer.cancel()
 
     def gone(exc: Exception) -> bytes:
         err = ApiError(410, str(exc), "Expired").status()

@@ -11,6 +11,7 @@ re-watches.
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -21,21 +22,47 @@ POLL_SECONDS = 1.0  # other processes may share the database (PostgreSQL): look 
 
 
 class Subscription:
+    """One watch's inbox: events from the hub and its timers' ticks, taken in batches."""
+
     def __init__(self, resource: str, namespace: str | None) -> None:
         self.resource = resource
         self.namespace = namespace
-        self.queue: asyncio.Queue[Event | None] = asyncio.Queue(QUEUE_LIMIT)
+        self.items: deque[Any] = deque()
         self.overflowed = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
 
     def offer(self, event: Event | None) -> None:
+        """An event (None: the watch must end). A watch more than QUEUE_LIMIT events behind is ended."""
         if self.overflowed:
             return
-        try:
-            self.queue.put_nowait(event)
-        except asyncio.QueueFull:
+        if len(self.items) >= QUEUE_LIMIT:
             self.overflowed = True
-            self.queue = asyncio.Queue(1)
-            self.queue.put_nowait(None)  # ends the watch
+            self.items.clear()
+            event = None
+        self.items.append(event)
+        self._wake()
+
+    def tick(self, marker: object) -> None:
+        """A timer's mark (the watch's deadline, a bookmark), queued behind the events."""
+        if not self.overflowed:
+            self.items.append(marker)
+            self._wake()
+
+    def empty(self) -> bool:
+        return not self.items
+
+    async def take(self) -> list[Any]:
+        """Everything queued, waiting for something if nothing is."""
+        while not self.items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+        batch = list(self.items)
+        self.items.clear()
+        return batch
 
 
 class WatchHub:
