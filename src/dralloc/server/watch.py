@@ -156,7 +156,7 @@ async def watch(api: ApiServer, request: Request, t: Target) -> Response:
             if bookmarks:
                 schedule_bookmark()
             while not api.closing:
-                chunk = []
+                chunk: list[bytes] = []
                 for item in await sub.take():
                     if item is None or item is _DEADLINE:  # shutdown, overflow, lost history, or the timeout
                         if chunk:

@@ -277,7 +277,7 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
         if not isinstance(patch, dict):
             raise bad_request("a merge patch must be a JSON object")
         strategic = ctype == "application/strategic-merge-patch+json" and not t.resource.group
-        merged = type_meta_checked(strategic_merge_patch(current, patch, t.resource.kind) if strategic
+        merged = type_meta_checked(strategic_merge_patch(current or {}, patch, t.resource.kind) if strategic
                                    else merge_patch(current, patch), t)
         warnings = field_problems(raw, JSON, patch, mode, t)  # duplicates in the patch itself
         warnings += [w for w in field_problems(None, JSON, merged, mode, t) if w not in warnings]

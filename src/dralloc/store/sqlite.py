@@ -13,6 +13,7 @@ a write transaction and wake watchers.
 
 from __future__ import annotations
 
+import builtins
 import json
 import queue
 import sqlite3
@@ -155,7 +156,7 @@ class SQLStore:
     def _connect_reader(self) -> Any:
         raise NotImplementedError
 
-    def _read(self, sql: str, args: tuple[Any, ...] | list[Any] = ()) -> list[Any]:
+    def _read(self, sql: str, args: tuple[Any, ...] | builtins.list[Any] = ()) -> builtins.list[Any]:
         """Rows of one read statement, on this thread's reader connection (or the shared one, locked)."""
         if not self.separate_readers:
             with self._lock:
@@ -186,13 +187,13 @@ class SQLStore:
         return json.loads(row[0])
 
     def list(self, resource: str, namespace: str | None = None, *, after: tuple[str, str] | None = None,
-             limit: int = 0) -> tuple[list[dict[str, Any]], int]:
+             limit: int = 0) -> tuple[builtins.list[dict[str, Any]], int]:
         """Objects in (namespace, name) order, starting after the key ``after``; and the list's resourceVersion."""
         rows, rv = self.list_raw(resource, namespace, after=after, limit=limit)
         return [json.loads(r) for r in rows], rv
 
     def list_raw(self, resource: str, namespace: str | None = None, *, after: tuple[str, str] | None = None,
-                 limit: int = 0) -> tuple[list[str], int]:
+                 limit: int = 0) -> tuple[builtins.list[str], int]:
         """Like :meth:`list`, but each object as its stored JSON text (for responses that need no parsing)."""
         sql = "SELECT data FROM objects WHERE resource=?"
         args: list[Any] = [resource]
@@ -223,7 +224,7 @@ class SQLStore:
             conn.execute("COMMIT")
         return [r[0] for r in rows], rv
 
-    def events_since(self, rv: int, limit: int = 1000) -> list[Event]:
+    def events_since(self, rv: int, limit: int = 1000) -> builtins.list[Event]:
         """Events with resourceVersion > rv. Raises Gone if history before rv was compacted."""
         compacted = self._read("SELECT value FROM counters WHERE name = 'compacted'")[0][0]
         if rv < compacted:
@@ -264,7 +265,7 @@ class SQLStore:
             if stop:
                 return
 
-    def _commit(self, batch: list[_Write]) -> None:
+    def _commit(self, batch: builtins.list[_Write]) -> None:
         written = 0
         with self._lock:
             db = self._db
@@ -312,9 +313,10 @@ class SQLStore:
         if job.expect_rv and row is not None and str(row[0]) != str(job.expect_rv):
             raise Conflict("modified")
         old = json.loads(row[1]) if row is not None else None
-        obj = job.build(old, str(rv))
-        if isinstance(obj, Outcome):
-            obj, kind = obj.object, obj.type
+        built = job.build(old, str(rv))
+        obj: dict[str, Any] = built.object if isinstance(built, Outcome) else built
+        if isinstance(built, Outcome):
+            kind = built.type
         if obj is old and kind == "MODIFIED":  # a no-op update: nothing written, no new version
             return obj, 0
         data = _encode(obj)
