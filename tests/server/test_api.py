@@ -450,3 +450,14 @@ def test_server_side_apply_conflicts_name_the_manager_of_an_update(client: TestC
                           headers={"content-type": "application/apply-patch+yaml"}).json()
     assert forced["metadata"]["labels"] == {"tier": "a"}
     assert [e["manager"] for e in forced["metadata"]["managedFields"]] == ["ssa"]
+
+
+def test_token_files_are_read_as_kube_apiserver_reads_them(tmp_path: Path) -> None:
+    from dralloc.server.auth import User, load_tokens
+
+    path = tmp_path / "tokens.csv"
+    path.write_text('t1,alice,1,"admins,dev"\n\n,skipped,2\nt2,bob,3,"",extra\nt1,carol,4\n')
+    assert load_tokens(path) == {"t1": User("carol", "4", ()), "t2": User("bob", "3", ("",))}
+    path.write_text("# a comment is a record too\n")
+    with pytest.raises(ValueError, match=r"must have at least 3 columns \(token, user name, user uid\), found 1"):
+        load_tokens(path)
