@@ -178,3 +178,20 @@ def test_events_are_stored_and_found_by_their_involved_object(client: TestClient
     elsewhere = {**event, "metadata": {"name": "web.2"}, "involvedObject": {"namespace": "other", "name": "web"}}
     r = client.post(EVENTS, json=elsewhere)
     assert r.status_code == 422 and "involvedObject.namespace" in r.json()["message"]
+
+
+def test_a_created_pod_gets_kube_apiserver_defaults_a_scheduler_reads(client: TestClient) -> None:
+    sent = pod()
+    sent["spec"]["containers"].append({"name": "latest", "image": "busybox"})
+    spec = client.post(PODS, json=sent).json()["spec"]
+    assert (spec["schedulerName"], spec["restartPolicy"], spec["priority"]) == ("default-scheduler", "Always", 0)
+    assert spec["terminationGracePeriodSeconds"] == 30 and spec["dnsPolicy"] == "ClusterFirst"
+    assert [c["imagePullPolicy"] for c in spec["containers"]] == ["IfNotPresent", "Always"]
+    assert spec["containers"][0]["terminationMessagePath"] == "/dev/termination-log"
+
+
+def test_replacing_a_pod_with_its_manifest_again_is_not_a_spec_change(client: TestClient) -> None:
+    created = client.post(PODS, json=pod()).json()
+    again = {**pod(), "metadata": {**pod()["metadata"], "resourceVersion": created["metadata"]["resourceVersion"]}}
+    r = client.put(f"{PODS}/web", json=again)
+    assert r.status_code == 200, r.text

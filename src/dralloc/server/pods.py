@@ -58,8 +58,41 @@ def qos_class(spec: dict[str, Any]) -> str:
     return "Guaranteed" if guaranteed else "Burstable"
 
 
+_SPEC_DEFAULTS = {"restartPolicy": "Always", "terminationGracePeriodSeconds": DEFAULT_GRACE_SECONDS,
+                  "dnsPolicy": "ClusterFirst", "securityContext": {}, "schedulerName": "default-scheduler",
+                  "enableServiceLinks": True, "priority": 0, "preemptionPolicy": "PreemptLowerPriority"}
+
+
+def _default_container(container: Any) -> None:
+    if not isinstance(container, dict):
+        return
+    container.setdefault("terminationMessagePath", "/dev/termination-log")
+    container.setdefault("terminationMessagePolicy", "File")
+    image = str(container.get("image") or "")
+    tagged = ":" in image.rsplit("/", 1)[-1] or "@" in image
+    latest = not tagged or image.endswith(":latest")
+    container.setdefault("imagePullPolicy", "Always" if latest else "IfNotPresent")
+    container.setdefault("resources", {})
+
+
+def apply_pod_defaults(pod: dict[str, Any]) -> None:
+    """The defaults kube-apiserver fills in a pod's spec (what a scheduler or ``kubectl get -o yaml`` sees):
+    restart and DNS policy, scheduler name, grace period, priority, and per container the image pull policy
+    and termination message settings."""
+    spec = pod.get("spec")
+    if not isinstance(spec, dict):
+        return
+    for key, value in _SPEC_DEFAULTS.items():
+        spec.setdefault(key, value)
+    for kind in ("containers", "initContainers"):
+        for container in spec.get(kind) or []:
+            _default_container(container)
+
+
 def prepare_pod_create(pod: dict[str, Any]) -> None:
-    """As kube-apiserver's pod strategy: a new pod is Pending with its QOS class, whatever status it sent."""
+    """As kube-apiserver's pod strategy: defaults filled in, and a new pod is Pending with its QOS class,
+    whatever status it sent."""
+    apply_pod_defaults(pod)
     pod["status"] = {"phase": "Pending", "qosClass": qos_class(pod.get("spec") or {})}
 
 

@@ -176,6 +176,7 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
     deleting_errors = finalizer_errors(merged["metadata"], old_meta)
     if not t.resource.group:
         if t.resource.name == "pods" and t.sub != "status":
+            pods.apply_pod_defaults(merged)  # as decoding does on every write: a replace need not repeat them
             deleting_errors += pods.pod_update_errors(merged, old)
         return merged, deleting_errors
     new_typed, old_typed = decode(merged), decode(old)
