@@ -475,3 +475,31 @@ def test_kubectl_applies_binds_describes_and_deletes_a_pod(kubectl, server: Serv
     assert 'pod "web" deleted' in kubectl("delete", "pod", "web", "--grace-period=1").stdout  # waits until gone
     assert time.monotonic() - started < 10
     assert kubectl("get", "pod", "web", check=False).returncode != 0
+
+
+def test_nodes_from_a_file_are_created_once_and_keep_every_field(tmp_path: Path) -> None:
+    nodes = tmp_path / "nodes.yaml"
+    nodes.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: node-1, labels: {zone: a}}\n"
+                     "status:\n  allocatable: {cpu: '8', pods: '110'}\n"
+                     "  addresses: [{type: InternalIP, address: 10.0.0.1}]\n---\n"
+                     "apiVersion: v1\nkind: NodeList\nitems:\n- metadata: {name: node-2}\n")
+    server = Server(tmp_path, extra=["--anonymous", "--nodes-from", str(nodes)])
+    try:
+        with server.open("/api/v1/nodes") as r:
+            listed = json.load(r)
+        assert [n["metadata"]["name"] for n in listed["items"]] == ["node-1", "node-2"]
+        assert listed["items"][0]["status"]["addresses"] == [{"type": "InternalIP", "address": "10.0.0.1"}]
+        uid = listed["items"][0]["metadata"]["uid"]
+    finally:
+        server.stop()
+    server = Server(tmp_path, extra=["--anonymous", "--nodes-from", str(nodes)])  # a restart keeps them
+    try:
+        with server.open("/api/v1/nodes/node-1") as r:
+            assert json.load(r)["metadata"]["uid"] == uid
+    finally:
+        server.stop()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")
+    refused = subprocess.run([sys.executable, "-m", "dralloc", "serve", "--data-dir", str(tmp_path / "d2"),
+                              "--nodes-from", str(bad), "--port", str(free_port())], capture_output=True, text=True)
+    assert refused.returncode == 2 and "--nodes-from takes v1 Nodes only" in refused.stderr

@@ -2,7 +2,7 @@
 
     dralloc serve [--data-dir DIR] [--port 6443] [--address 127.0.0.1] [--advertise-address ADDR]
                   [--db PATH|:memory:|postgresql://...] [--token-file F] [--authz-file F] [--anonymous]
-                  [--tls-cert F --tls-key F | --insecure-http]
+                  [--tls-cert F --tls-key F | --insecure-http] [--nodes-from FILE]
 
 The data directory (default ``$XDG_DATA_HOME/dralloc``, i.e. ``~/.local/share/dralloc``) holds the database,
 a self-signed CA and serving certificate (made on first start, reused after), the admin token and the address
@@ -46,6 +46,8 @@ def register(subparsers: Any) -> None:
                    help="seconds an idle keep-alive connection stays open (default 90)")
     p.add_argument("--max-connections", type=int, default=4096,
                    help="open connections beyond which requests other than health checks get 429 (default 4096)")
+    p.add_argument("--nodes-from", help="create the Nodes of this manifest file or directory on start (those not "
+                                        "stored yet); nodes are just objects, nothing runs their pods")
     p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"))
     p.set_defaults(func=run)
 
@@ -119,6 +121,14 @@ def run(args: Any) -> int:
     except Exception as exc:  # noqa: BLE001 - a database that cannot be opened is bad input, not a crash
         raise InputError(f"cannot open the store {db!r}: {exc}") from None
     app = create_app(store, tokens=tokens, authorizer=authorizer, anonymous=args.anonymous)
+    if args.nodes_from:
+        from dralloc.server.seed import seed_nodes
+
+        try:
+            created = seed_nodes(app.api, args.nodes_from)
+        except OSError as exc:
+            raise InputError(f"cannot read --nodes-from: {exc}") from None
+        print(f"--nodes-from: {created} node(s) created", file=sys.stderr)
     data.record_server(url, ca_file)
     shown = db.split("@")[-1] if postgres else db  # never print a password
     print(f"dralloc serving resource.k8s.io at {url} (store: {shown})", file=sys.stderr)
