@@ -54,7 +54,6 @@ class Inputs:
 
 def load_inputs(files: list[str]) -> Inputs:
     """Load and sort the objects of the input files (raises InputError on bad input)."""
-    from dralloc.api import codec
 
     inputs = Inputs()
     objects: list[Any] = []
