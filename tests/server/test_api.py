@@ -168,7 +168,8 @@ def test_server_side_apply_creates_then_updates(client: TestClient, slice_doc: d
                      headers={"content-type": "application/apply-patch+yaml"})
     assert r.status_code == 200 and r.json()["metadata"]["labels"] == {"x": "y"}
     r = client.patch(f"{SLICES}/{name}", content=body, headers={"content-type": "application/apply-patch+yaml"})
-    assert r.status_code == 400
+    assert r.status_code == 422 and r.json()["message"] == ('PatchOptions.meta.k8s.io "" is invalid: fieldManager: '
+                                                            'Required value: is required for apply patch')
 
 
 def test_claim_status_subresource(client: TestClient) -> None:
@@ -382,3 +383,81 @@ def test_server_side_apply_owns_fields(client: TestClient, slice_doc: dict[str, 
     current["metadata"].pop("managedFields")
     current["metadata"]["annotations"] = {"note": "x"}
     assert client.put(url, json=current).json()["metadata"]["managedFields"]
+
+
+AGGREGATED = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+              "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json")
+
+
+def test_aggregated_discovery_answers_what_kubectl_asks_for_in_one_document(client: TestClient) -> None:
+    r = client.get("/apis", headers={"accept": AGGREGATED})
+    assert r.headers["content-type"] == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    doc = r.json()
+    assert (doc["kind"], doc["apiVersion"]) == ("APIGroupDiscoveryList", "apidiscovery.k8s.io/v2")
+    [group] = doc["items"]
+    assert group["metadata"]["name"] == "resource.k8s.io"
+    assert [v["version"] for v in group["versions"]] == ["v1", "v1beta2", "v1beta1"]  # preferred first
+    claims = next(res for res in group["versions"][0]["resources"] if res["resource"] == "resourceclaims")
+    assert claims["scope"] == "Namespaced" and claims["singularResource"] == "resourceclaim"
+    assert claims["responseKind"] == {"group": "resource.k8s.io", "version": "v1", "kind": "ResourceClaim"}
+    assert claims["subresources"][0]["subresource"] == "status"
+    core = client.get("/api", headers={"accept": AGGREGATED}).json()
+    assert [r["resource"] for r in core["items"][0]["versions"][0]["resources"]][:2] == ["namespaces", "nodes"]
+    # without the aggregated Accept, the legacy documents
+    assert client.get("/apis").json()["kind"] == "APIGroupList"
+    beta = client.get("/apis", headers={"accept": "application/json;g=apidiscovery.k8s.io;v=v2beta1;"
+                                                  "as=APIGroupDiscoveryList"})
+    assert beta.json()["apiVersion"] == "apidiscovery.k8s.io/v2beta1"
+
+
+def _class(labels: dict[str, str]) -> dict[str, Any]:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": "owned.example.com", "labels": labels}}
+
+
+def test_creates_updates_and_patches_are_recorded_in_managed_fields(client: TestClient) -> None:
+    url = "/apis/resource.k8s.io/v1/deviceclasses"
+    created = client.post(url, params={"fieldManager": "kubectl-create"}, json=_class({"tier": "a", "team": "x"}))
+    [entry] = created.json()["metadata"]["managedFields"]
+    assert (entry["manager"], entry["operation"], entry["apiVersion"]) == ("kubectl-create", "Update",
+                                                                           "resource.k8s.io/v1")
+    assert entry["fieldsV1"]["f:metadata"]["f:labels"] == {"f:tier": {}, "f:team": {}}
+    patched = client.patch(f"{url}/owned.example.com", params={"fieldManager": "kubectl-edit"},
+                           json={"metadata": {"labels": {"tier": "b"}}},
+                           headers={"content-type": "application/merge-patch+json"}).json()
+    owners = {e["manager"]: e["fieldsV1"]["f:metadata"]["f:labels"] for e in patched["metadata"]["managedFields"]}
+    assert owners == {"kubectl-create": {"f:team": {}}, "kubectl-edit": {"f:tier": {}}}
+    # without fieldManager the manager is the client's User-Agent up to its first "/"
+    put = client.put(f"{url}/owned.example.com", json={**patched, "metadata": {
+        **patched["metadata"], "labels": {"tier": "b", "team": "x", "new": "1"}}},
+        headers={"user-agent": "my-controller/v1.2 (linux)"}).json()
+    assert [e["manager"] for e in put["metadata"]["managedFields"]] == ["kubectl-create", "kubectl-edit",
+                                                                         "my-controller"]
+
+
+def test_server_side_apply_conflicts_name_the_manager_of_an_update(client: TestClient) -> None:
+    url = "/apis/resource.k8s.io/v1/deviceclasses"
+    client.patch(f"{url}/owned.example.com", params={"fieldManager": "ssa"}, content=yaml.safe_dump(_class({"tier": "a"})),
+                 headers={"content-type": "application/apply-patch+yaml"})
+    client.patch(f"{url}/owned.example.com", params={"fieldManager": "kubectl-edit"},
+                 json={"metadata": {"labels": {"tier": "b"}}}, headers={"content-type": "application/merge-patch+json"})
+    r = client.patch(f"{url}/owned.example.com", params={"fieldManager": "ssa"},
+                     content=yaml.safe_dump(_class({"tier": "a"})), headers={"content-type": "application/apply-patch+yaml"})
+    assert r.status_code == 409 and r.json()["message"] == (
+        'Apply failed with 1 conflict: conflict with "kubectl-edit" using resource.k8s.io/v1: .metadata.labels.tier')
+    forced = client.patch(f"{url}/owned.example.com", params={"fieldManager": "ssa", "force": "true"},
+                          content=yaml.safe_dump(_class({"tier": "a"})),
+                          headers={"content-type": "application/apply-patch+yaml"}).json()
+    assert forced["metadata"]["labels"] == {"tier": "a"}
+    assert [e["manager"] for e in forced["metadata"]["managedFields"]] == ["ssa"]
+
+
+def test_token_files_are_read_as_kube_apiserver_reads_them(tmp_path: Path) -> None:
+    from dralloc.server.auth import User, load_tokens
+
+    path = tmp_path / "tokens.csv"
+    path.write_text('t1,alice,1,"admins,dev"\n\n,skipped,2\nt2,bob,3,"",extra\nt1,carol,4\n')
+    assert load_tokens(path) == {"t1": User("carol", "4", ()), "t2": User("bob", "3", ("",))}
+    path.write_text("# a comment is a record too\n")
+    with pytest.raises(ValueError, match=r"must have at least 3 columns \(token, user name, user uid\), found 1"):
+        load_tokens(path)

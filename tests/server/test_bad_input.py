@@ -7,6 +7,7 @@ import copy
 import json
 import random
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ warnings.filterwarnings("ignore", message="Using `httpx`")
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
+from dralloc.server import watch as watch_module  # noqa: E402
+from dralloc.server.bodies import MAX_DEPTH  # noqa: E402
 from dralloc.store import SQLiteStore  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -26,17 +29,28 @@ URLS = {"ResourceSlice": "/apis/resource.k8s.io/v1/resourceslices",
         "DeviceClass": "/apis/resource.k8s.io/v1/deviceclasses",
         "ResourceClaim": "/apis/resource.k8s.io/v1/namespaces/ml-team/resourceclaims",
         "ResourceClaimTemplate": "/apis/resource.k8s.io/v1/namespaces/gpu-monitoring/resourceclaimtemplates",
-        "DeviceTaintRule": "/apis/resource.k8s.io/v1/devicetaintrules", "Node": "/api/v1/nodes"}
-DOCS = [d for f in sorted(EXAMPLES.glob("*.yaml")) for d in yaml.safe_load_all(f.read_text()) if d]
+        "DeviceTaintRule": "/apis/resource.k8s.io/v1/devicetaintrules", "Node": "/api/v1/nodes",
+        "Pod": "/api/v1/namespaces/default/pods", "Event": "/api/v1/namespaces/default/events"}
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}},
+       "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"},
+                                                                       "claims": [{"name": "gpu"}]}}],
+                "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "t"}],
+                "tolerations": [{"key": "k", "operator": "Exists"}], "nodeSelector": {"x": "y"}}}
+EVENT = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}, "reason": "Scheduled", "count": 1,
+         "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"}, "type": "Normal"}
+DOCS = [d for f in sorted(EXAMPLES.glob("*.yaml")) for d in yaml.safe_load_all(f.read_text()) if d] + [POD, EVENT]
 WEIRD = [None, 0, -1, 2**70, 1.5, "", "x" * 300, [], {}, [1], {"a": 1}, True, "Ünï", "1Gi", "-1", "NaN", [{}],
          {"a": {"b": []}}]
 
 
 @pytest.fixture(scope="module")
-def client() -> TestClient:
+def client() -> Iterator[TestClient]:
+    waited = watch_module.FRESHNESS_WAIT
+    watch_module.FRESHNESS_WAIT = 0.05  # a watch from a future resourceVersion answers at once
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return TestClient(create_app(SQLiteStore(":memory:")))
+        yield TestClient(create_app(SQLiteStore(":memory:")))
+    watch_module.FRESHNESS_WAIT = waited
 
 
 def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -93,22 +107,35 @@ def test_mutated_objects_never_give_a_500(client: TestClient, doc: dict[str, Any
                                 ("PATCH", "application/merge-patch+json", {"spec": changed.get("spec")}),
                                 ("PATCH", "application/apply-patch+yaml", changed),
                                 ("PUT", "application/json", {**changed, "status": changed.get("spec")})):
-        suffix = "/status" if doc["kind"] == "ResourceClaim" and body is not changed else ""
+        suffix = "/status" if doc["kind"] in ("ResourceClaim", "Pod") and body is not changed else ""
         _assert_status(client.request(method, f"{url}/{name}{suffix}?fieldManager=fuzz&fieldValidation={mode}",
                                       content=json.dumps(body), headers={"content-type": ctype}))
 
 
 VALUES = st.sampled_from(["", "0", "-1", "abc", "1e99", "99999999999999999999", "true", "a=b", "a in (", "!",
                           "x,,y", "=", "a==b,c!=d", "spec.driver=x", "metadata.name", "All", "Strict", "Bogus",
-                          "é", "(", "a in (b,c)", "a notin ()"])
+                          "é", "(", "a in (b,c)", "a notin ()", "a=b=c", "k" * 64 + "=v", "a>x", "!a=b", "a,",
+                          "9223372036854775808", "18446744073709551616", "NotOlderThan", "Exact", "garbage",
+                          "Orphan", "m" * 129, "\x07"])
 PARAMS = st.sampled_from(["limit", "continue", "resourceVersion", "resourceVersionMatch", "labelSelector",
                           "fieldSelector", "dryRun", "fieldValidation", "fieldManager", "force", "pretty",
-                          "allowWatchBookmarks", "sendInitialEvents", "watch"])
+                          "allowWatchBookmarks", "sendInitialEvents", "watch", "propagationPolicy",
+                          "gracePeriodSeconds", "orphanDependents", "timeoutSeconds"])
 BODIES = st.sampled_from([b"", b"null", b"[]", b"{}", b"[{}]", b'[{"op":"add"}]', b'[{"op":"move","from":"/x"}]',
                           b'[{"op":"remove","path":"/spec/devices/99"}]', b'{"metadata":null}', b'{"spec":null}',
                           b'{"preconditions":"x"}', b'{"preconditions":{"uid":5}}', b'{"dryRun":[5]}', b"\xff\xfe",
                           b"- a\n- b", b"a: [", b'{"a":1,"a":2}', b'{"kind":[1],"metadata":{"name":"x"}}',
-                          b'{"apiVersion":5}', b"k8s\x00\x0a\x02\x0a"])
+                          b'{"apiVersion":5}', b"k8s\x00\x0a\x02\x0a", b'[{"op":"add","path":5,"value":1}]',
+                          b'[{"op":"remove","path":""}]', b'[{"op":"replace","path":"","value":{}}]',
+                          b'[{"op":"copy","from":[],"path":"/a"}]', b'[{"op":7,"path":"/a"}]',
+                          b'{"a":' * 3000 + b"1" + b"}" * 3000, b"a: " + b"[" * 3000 + b"]" * 3000,
+                          b'{"propagationPolicy":"garbage"}', b'{"gracePeriodSeconds":"x"}',
+                          b'{"spec":{"x":18446744073709551616}}', b'{"target":{"name":"n"}}', b'{"target":5}',
+                          b'{"metadata":{"name":"p"},"target":{"kind":"Pod","name":7}}',
+                          b'{"spec":{"containers":[{"name":"c","$patch":"delete"}],"$setElementOrder/containers":5}}',
+                          b'{"spec":{"$retainKeys":"x","volumes":[{"$patch":"bogus"}]}}',
+                          b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{}]}}', b'[{"op":"add","path":"/spec/x","value":' +
+                          b"[" * 150 + b"]" * 150 + b"}]"])
 CTYPES = st.sampled_from(["application/json", "application/merge-patch+json", "application/json-patch+json",
                           "application/strategic-merge-patch+json", "application/apply-patch+yaml",
                           "application/yaml", "text/plain", "application/vnd.kubernetes.protobuf"])
@@ -117,13 +144,152 @@ PATHS = st.sampled_from(["/apis/resource.k8s.io/v1/resourceslices", "/apis/resou
                          "/apis/resource.k8s.io/v1/namespaces/x/resourceclaims",
                          "/apis/resource.k8s.io/v1/namespaces/x/resourceclaims/c/status", "/api/v1/namespaces",
                          "/api/v1/namespaces/x", "/api/v1/nodes/n", "/apis/resource.k8s.io/v1/devicetaintrules/x",
-                         "/apis", "/openapi/v3/apis/resource.k8s.io/v9", "/apis/resource.k8s.io/v1/resourceslices/a/b/c"])
+                         "/apis", "/openapi/v3/apis/resource.k8s.io/v9", "/apis/resource.k8s.io/v1/resourceslices/a/b/c",
+                         "/api/v1/namespaces/x/pods", "/api/v1/namespaces/x/pods/p", "/api/v1/namespaces/x/pods/p/binding",
+                         "/api/v1/namespaces/x/pods/p/status", "/api/v1/namespaces/x/events", "/api/v1/pods"])
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(method=st.sampled_from(["GET", "POST", "PUT", "PATCH", "DELETE"]), path=PATHS,
+@given(method=st.sampled_from(["GET", "POST", "PUT", "PATCH", "DELETE", "TRACE", "OPTIONS", "HEAD"]), path=PATHS,
        params=st.dictionaries(PARAMS, VALUES, max_size=3), body=BODIES, ctype=CTYPES)
 def test_garbage_requests_never_give_a_500(client: TestClient, method: str, path: str, params: dict[str, str],
                                            body: bytes, ctype: str) -> None:
     params = {**params, "timeoutSeconds": "0"}  # a watch ends at once
+    if method == "HEAD":  # no body to check
+        assert client.request(method, path, params=params).status_code < 500
+        return
     _assert_status(client.request(method, path, params=params, content=body, headers={"content-type": ctype}))
+
+
+DC = "/apis/resource.k8s.io/v1/deviceclasses"
+CLAIMS = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims"
+
+
+def _nested(depth: int) -> Any:
+    value: Any = {}
+    for _ in range(depth - 1):
+        value = {"a": value}
+    return value
+
+
+def _device_class(name: str, parameters: Any = None) -> dict[str, Any]:
+    doc: dict[str, Any] = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name}}
+    if parameters is not None:
+        doc["spec"] = {"config": [{"opaque": {"driver": "gpu.example.com", "parameters": parameters}}]}
+    return doc
+
+
+@pytest.mark.parametrize("method,suffix,ctype", [
+    ("POST", "", "application/json"), ("POST", "", "application/yaml"),
+    ("PATCH", "/deep", "application/merge-patch+json"), ("PATCH", "/deep?fieldManager=m", "application/apply-patch+yaml"),
+    ("PUT", "/deep", "application/json")])
+def test_bodies_nested_thousands_of_levels_deep_are_400_not_500(client: TestClient, method: str, suffix: str,
+                                                                ctype: str) -> None:
+    client.post(DC, json=_device_class("deep"))
+    deep = '{"a":' * 5000 + "1" + "}" * 5000
+    body = '{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"deep"},"spec":' + deep + "}"
+    if "yaml" in ctype:
+        body = "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: deep}\nspec: " + \
+            "[" * 5000 + "]" * 5000
+    r = client.request(method, DC + suffix, content=body, headers={"content-type": ctype})
+    assert r.status_code == 400, r.text
+    assert r.json()["message"] == f'DeviceClass in version "v1" cannot be handled as a DeviceClass: exceeded max ' \
+                                  f'depth of {MAX_DEPTH}'
+
+
+def test_opaque_parameters_nested_just_under_the_limit_round_trip(client: TestClient) -> None:
+    parameters = _nested(MAX_DEPTH - 10)
+    created = client.post(DC, json=_device_class("nested-ok", parameters))
+    assert created.status_code == 201, created.text
+    got = client.get(f"{DC}/nested-ok").json()
+    assert got["spec"]["config"][0]["opaque"]["parameters"] == parameters
+    patched = client.patch(f"{DC}/nested-ok", json={"metadata": {"labels": {"a": "b"}}},
+                           headers={"content-type": "application/merge-patch+json"})
+    assert patched.status_code == 200
+    # a JSON patch can nest an added value below existing ones: the result is checked too
+    r = client.patch(f"{DC}/nested-ok", content=json.dumps([{"op": "add", "path": "/spec/config/0/opaque/parameters"
+                                                              + "/a" * (MAX_DEPTH - 12) + "/b", "value": _nested(50)}]),
+                     headers={"content-type": "application/json-patch+json"})
+    assert r.status_code == 400 and "exceeded max depth" in r.json()["message"]
+
+
+@pytest.mark.parametrize("ops,message", [
+    ([{"op": "add", "path": 5, "value": 1}],
+     "add operation failed to decode path: json: cannot unmarshal number into Go value of type string"),
+    ([{"op": "move", "from": ["x"], "path": "/a"}],
+     "move operation failed to decode from: json: cannot unmarshal array into Go value of type string"),
+    ([{"op": "remove", "path": ""}], 'remove operation does not apply: doc is missing path: ""'),
+    ([{"op": "replace", "path": "", "value": {}}], 'replace operation does not apply: doc is missing path: ""')])
+def test_json_patches_with_bad_paths_are_refused_as_json_patch_refuses_them(client: TestClient, ops: Any,
+                                                                              message: str) -> None:
+    client.post(DC, json=_device_class("patched"))
+    r = client.patch(f"{DC}/patched", content=json.dumps(ops), headers={"content-type": "application/json-patch+json"})
+    assert (r.status_code, r.json()["message"]) == (422, message)
+
+
+def test_watch_resource_versions_beyond_uint64_are_400_and_future_ones_too_large(client: TestClient) -> None:
+    r = client.get(DC, params={"watch": "true", "resourceVersion": "99999999999999999999", "timeoutSeconds": "1"})
+    assert r.status_code == 400 and r.json()["reason"] == "BadRequest"
+    current = int(client.get(DC).json()["metadata"]["resourceVersion"])
+    future = str(current + 1000)
+    r = client.get(DC, params={"watch": "true", "resourceVersion": future, "timeoutSeconds": "1"})
+    assert r.status_code == 504
+    status = r.json()
+    assert status["message"].startswith(f"Too large resource version: {future}, current: ")
+    assert status["details"]["causes"] == [{"reason": "ResourceVersionTooLarge",
+                                            "message": "Too large resource version"}]
+
+
+def test_a_garbage_propagation_policy_is_refused_and_deletes_nothing(client: TestClient) -> None:
+    client.post(DC, json=_device_class("kept"))
+    for kwargs in ({"params": {"propagationPolicy": "garbage"}}, {"content": '{"propagationPolicy":"garbage"}'}):
+        r = client.request("DELETE", f"{DC}/kept", **kwargs)  # type: ignore[arg-type]
+        assert r.status_code == 422 and r.json()["message"] == (
+            'DeleteOptions.meta.k8s.io "" is invalid: Invalid value: "garbage": DeletionPropagation need to be one '
+            'of "Foreground", "Background", "Orphan" or nil')
+    assert client.get(f"{DC}/kept").status_code == 200
+    assert client.request("DELETE", f"{DC}/kept", params={"propagationPolicy": "Background"}).status_code == 200
+
+
+def test_a_count_beyond_int64_is_refused_as_the_decoder_refuses_it(client: TestClient) -> None:
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "big"},
+             "spec": {"devices": {"requests": [{"name": "r", "exactly": {
+                 "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2 ** 63}}]}}}
+    r = client.post(CLAIMS, json=claim)
+    assert r.status_code == 400 and r.json()["message"] == (
+        'ResourceClaim in version "v1" cannot be handled as a ResourceClaim: json: cannot unmarshal number '
+        '9223372036854775808 into Go struct field ResourceClaim.spec.devices.requests.exactly.count of type int64')
+    assert client.get(f"{CLAIMS}/big").status_code == 404
+
+
+@pytest.mark.parametrize("selector,message", [
+    ("a=b=c", "found '=', expected: ',' or 'end of string'"),
+    ("k" * 64 + "=v", 'unable to parse requirement: <nil>: Invalid value: "' + "k" * 64 + '": name part must be no '
+                      'more than 63 bytes'),
+    ("a=" + "v" * 64, 'unable to parse requirement: values[0][a]: Invalid value: "' + "v" * 64 + '": must be no '
+                      'more than 63 bytes'),
+    ("a in (b", "unable to parse requirement: found '', expected: ',' or ')'"),
+    ("!a=b", "found '=', expected: ',' or 'end of string'"),
+    ("a,", "found '', expected: identifier after ','")])
+def test_malformed_label_selectors_are_400_with_apimachinery_messages(client: TestClient, selector: str,
+                                                                      message: str) -> None:
+    r = client.get(DC, params={"labelSelector": selector})
+    assert (r.status_code, r.json()["message"]) == (400, message)
+
+
+def test_field_managers_longer_than_128_bytes_are_refused_on_every_write(client: TestClient) -> None:
+    manager = "m" * 129
+    r = client.post(DC, params={"fieldManager": manager}, json=_device_class("managed"))
+    assert r.status_code == 422 and r.json()["message"] == ('CreateOptions.meta.k8s.io "" is invalid: fieldManager: '
+                                                            'Too long: may not be more than 128 bytes')
+    assert client.post(DC, params={"fieldManager": "m" * 128}, json=_device_class("managed")).status_code == 201
+    r = client.put(f"{DC}/managed", params={"fieldManager": manager}, json=_device_class("managed"))
+    assert r.status_code == 422 and r.json()["details"]["kind"] == "UpdateOptions"
+    r = client.patch(f"{DC}/managed", params={"fieldManager": manager}, content="{}",
+                     headers={"content-type": "application/merge-patch+json"})
+    assert r.status_code == 422 and r.json()["details"]["kind"] == "PatchOptions"
+
+
+def test_trace_gets_a_status_body(client: TestClient) -> None:
+    r = client.request("TRACE", DC)
+    assert r.status_code == 405 and r.json()["reason"] == "MethodNotAllowed"

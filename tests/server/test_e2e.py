@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -16,6 +17,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,24 +32,44 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, tmp: Path, db: Path, extra: list[str] | None = None, scheme: str = "http") -> None:
+    """`dralloc serve` with its data directory under ``tmp/data/dralloc``: HTTPS with the generated CA unless
+    ``--insecure-http`` or ``--tls-cert`` is among the extra flags (default: ``--anonymous``)."""
+
+    def __init__(self, tmp: Path, db: Path | None = None, extra: list[str] | None = None) -> None:
+        extra = ["--anonymous"] if extra is None else extra
         self.port = free_port()
+        self.data_dir = tmp / "data" / "dralloc"
+        scheme = "http" if "--insecure-http" in extra else "https"
         self.url = f"{scheme}://127.0.0.1:{self.port}"
-        self.env = {**os.environ, "XDG_DATA_HOME": str(tmp / "data")}  # the default token lives there
-        self.proc = subprocess.Popen([sys.executable, "-m", "dralloc", "serve", "--db", str(db), "--port",
-                                      str(self.port), *(["--anonymous"] if extra is None else extra)],
+        self.env = {**os.environ, "XDG_DATA_HOME": str(tmp / "data")}  # the default data directory
+        self.proc = subprocess.Popen([sys.executable, "-m", "dralloc", "serve", "--data-dir", str(self.data_dir),
+                                      "--port", str(self.port), *(["--db", str(db)] if db else []), *extra],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=self.env)
-        context = ssl._create_unverified_context() if scheme == "https" else None
+        self.context: ssl.SSLContext | None = None
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
-                urllib.request.urlopen(f"{self.url}/healthz", timeout=1, context=context).read()
+                if scheme == "https" and self.context is None:
+                    self.context = (ssl._create_unverified_context() if "--tls-cert" in extra
+                                    else ssl.create_default_context(cafile=str(self.data_dir / "pki" / "ca.crt")))
+                urllib.request.urlopen(f"{self.url}/healthz", timeout=1, context=self.context).read()
                 return
-            except OSError:
+            except (OSError, ssl.SSLError):
                 if self.proc.poll() is not None:
                     raise RuntimeError(self.proc.stderr.read().decode())
+                self.context = None
                 time.sleep(0.1)
         raise RuntimeError("server did not start")
+
+    def open(self, path: str, data: bytes | None = None, method: str | None = None,
+             headers: dict[str, str] | None = None, timeout: float = 10) -> Any:
+        req = urllib.request.Request(f"{self.url}{path}", data=data, method=method, headers=headers or {})
+        return urllib.request.urlopen(req, timeout=timeout, context=self.context)
+
+    def kubeconfig(self, path: Path, *flags: str) -> Path:
+        subprocess.run([sys.executable, "-m", "dralloc", "kubeconfig", "--data-dir", str(self.data_dir),
+                        "-o", str(path), *flags], check=True, env=self.env)
+        return path
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         if self.proc.poll() is None:
@@ -66,12 +88,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
 def kubectl(server: Server, tmp_path: Path):
     if KUBECTL is None:
         pytest.skip("kubectl is not installed")
-    from dralloc.cli.kubeconfig import kubeconfig
-
-    import yaml
-
-    cfg = tmp_path / "kubeconfig"
-    cfg.write_text(yaml.safe_dump(kubeconfig(server.url)))
+    cfg = server.kubeconfig(tmp_path / "kubeconfig")
     env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(cfg)}
 
     def run(*args: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -138,15 +155,14 @@ def test_kubectl_watch_sees_new_objects(kubectl, server: Server, tmp_path: Path)
     assert "gpu-node-1-nic.example.com" in out and "gpu-node-1-cpu.example.com" in out
 
 
-def test_python_client_typed_and_dynamic(server: Server) -> None:
+def test_python_client_typed_and_dynamic(server: Server, tmp_path: Path) -> None:
     kubernetes = pytest.importorskip("kubernetes")
-    from kubernetes import client, dynamic
-
     import yaml
+    from kubernetes import client, config, dynamic
 
     cfg = client.Configuration()
-    cfg.host = server.url
-    api_client = client.ApiClient(cfg)
+    config.load_kube_config(str(server.kubeconfig(tmp_path / "kubeconfig")), client_configuration=cfg)
+    api_client = client.ApiClient(cfg)  # HTTPS verified with the CA the kubeconfig embeds
     api = client.ResourceV1Api(api_client)
     body = yaml.safe_load((EXAMPLES / "21-nic-slices.yaml").read_text())
     created = api.create_resource_slice(body)
@@ -167,7 +183,13 @@ def test_python_client_typed_and_dynamic(server: Server) -> None:
     assert api.list_resource_slice().items == []
 
 
-def test_kill_9_loses_no_acknowledged_write(tmp_path: Path) -> None:
+def _metric(server: Server, name: str) -> int:
+    with server.open("/metrics") as r:
+        line = next(x for x in r.read().decode().splitlines() if x.startswith(name + " "))
+    return int(line.split()[1])
+
+
+def test_kill_9_loses_no_acknowledged_write_of_a_group_commit(tmp_path: Path) -> None:
     db = tmp_path / "crash.sqlite"
     server = Server(tmp_path, db)
     acknowledged: list[str] = []
@@ -179,28 +201,30 @@ def test_kill_9_loses_no_acknowledged_write(tmp_path: Path) -> None:
             name = f"class-{worker}-{i}"
             body = json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
                                "metadata": {"name": name}}).encode()
-            req = urllib.request.Request(f"{server.url}/apis/resource.k8s.io/v1/deviceclasses", data=body,
-                                         headers={"content-type": "application/json"}, method="POST")
             try:
-                with urllib.request.urlopen(req, timeout=5) as r:
+                with server.open("/apis/resource.k8s.io/v1/deviceclasses", body, "POST",
+                                 {"content-type": "application/json"}, timeout=5) as r:
                     if r.status == 201:
                         acknowledged.append(name)
             except OSError:
                 return
             i += 1
 
-    threads = [threading.Thread(target=writer, args=(w,)) for w in range(3)]
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(8)]
     for t in threads:
         t.start()
     time.sleep(1.5)
+    writes, commits = _metric(server, "dralloc_store_writes_total"), _metric(server, "dralloc_store_commits_total")
+    time.sleep(0.5)
     server.stop(signal.SIGKILL)
     stop.set()
     for t in threads:
         t.join(10)
     assert len(acknowledged) > 10
+    assert commits < writes  # concurrent writers did share commits (and fsyncs)
     restarted = Server(tmp_path, db)
     try:
-        with urllib.request.urlopen(f"{restarted.url}/apis/resource.k8s.io/v1/deviceclasses") as r:
+        with restarted.open("/apis/resource.k8s.io/v1/deviceclasses") as r:
             stored = {i["metadata"]["name"] for i in json.load(r)["items"]}
     finally:
         restarted.stop()
@@ -221,32 +245,75 @@ def test_kubectl_create_namespace_and_claim_state(kubectl) -> None:
     assert lines[0].split() == ["NAME", "STATE", "AGE"] and all(" pending " in line for line in lines[1:])
 
 
-def _status_of(url: str, token: str | None = None) -> int:
+def _answer(server: Server, path: str, token: str | None = None) -> tuple[int, dict[str, Any]]:
     headers = {"authorization": f"Bearer {token}"} if token else {}
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers=headers),
-                                    context=ssl._create_unverified_context()) as r:
-            return r.status
+        with server.open(path, headers=headers) as r:
+            return r.status, json.load(r)
     except urllib.error.HTTPError as exc:
-        return exc.code
+        return exc.code, json.load(exc)
 
 
-def test_serve_needs_a_token_unless_anonymous(tmp_path: Path) -> None:
-    # No --token-file: the server makes an admin token that `dralloc kubeconfig` picks up.
-    server = Server(tmp_path, tmp_path / "db.sqlite", extra=[])
+def _kubectl(cfg: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    assert KUBECTL is not None
+    env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(cfg)}
+    return subprocess.run([KUBECTL, *args], capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_serve_is_https_with_a_generated_ca_and_an_admin_token_reused_across_restarts(tmp_path: Path) -> None:
+    server = Server(tmp_path, extra=[])  # the data directory's defaults: database, CA, token
     try:
-        slices = f"{server.url}/apis/resource.k8s.io/v1/resourceslices"
-        assert _status_of(slices) == 401
-        token = (tmp_path / "data" / "dralloc" / "token").read_text().strip()
-        assert (tmp_path / "data" / "dralloc" / "token").stat().st_mode & 0o077 == 0
-        assert _status_of(slices, token) == 200
+        code, status = _answer(server, "/apis/resource.k8s.io/v1/resourceslices")
+        assert (code, status["reason"], status["message"]) == (401, "Unauthorized", "Unauthorized")
+        token = (server.data_dir / "token").read_text().strip()
+        for secret in ("token", "pki/ca.key", "pki/apiserver.key"):
+            assert (server.data_dir / secret).stat().st_mode & 0o077 == 0, secret
+        assert _answer(server, "/apis/resource.k8s.io/v1/resourceslices", token)[0] == 200
         cfg = tmp_path / "kubeconfig"
-        subprocess.run([sys.executable, "-m", "dralloc", "kubeconfig", "--server", server.url, "-o", str(cfg)],
-                       check=True, env=server.env)
+        # `dralloc kubeconfig` with no flag: the default data directory (XDG_DATA_HOME) names server, CA, token.
+        subprocess.run([sys.executable, "-m", "dralloc", "kubeconfig", "-o", str(cfg)], check=True, env=server.env)
+        written = cfg.read_text()
+        assert "certificate-authority-data" in written and "insecure" not in written and server.url in written
         if KUBECTL:
-            env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(cfg)}
-            out = subprocess.run([KUBECTL, "get", "resourceslices"], capture_output=True, text=True, env=env)
-            assert out.returncode == 0 and "No resources found" in out.stderr, (cfg.read_text(), out.stderr)
+            out = _kubectl(cfg, tmp_path, "apply", "-f", str(EXAMPLES / "10-deviceclasses.yaml"))
+            assert out.returncode == 0, (written, out.stderr)
+        ca = (server.data_dir / "pki" / "ca.crt").read_bytes()
+        server.stop()
+        server = Server(tmp_path, extra=[])  # same port not needed: the kubeconfig is rewritten, CA and token kept
+        assert (server.data_dir / "pki" / "ca.crt").read_bytes() == ca
+        assert (server.data_dir / "token").read_text().strip() == token
+        if KUBECTL:
+            subprocess.run([sys.executable, "-m", "dralloc", "kubeconfig", "-o", str(cfg)], check=True,
+                           env=server.env)
+            out = _kubectl(cfg, tmp_path, "get", "deviceclasses", "-o", "name")
+            assert out.returncode == 0 and "deviceclass.resource.k8s.io/gpu.nvidia.com" in out.stdout, out.stderr
+    finally:
+        server.stop()
+
+
+def test_serving_certificate_names_loopback_the_host_and_the_advertised_address(tmp_path: Path) -> None:
+    from cryptography import x509
+
+    server = Server(tmp_path, extra=["--anonymous", "--advertise-address", "10.1.2.3"])
+    server.stop()
+    cert = x509.load_pem_x509_certificate((server.data_dir / "pki" / "apiserver.crt").read_bytes())
+    san = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    ips = {str(ip) for ip in san.get_values_for_type(x509.IPAddress)}
+    assert {"127.0.0.1", "::1", "10.1.2.3"} <= ips
+    assert {"localhost", socket.gethostname()} <= set(san.get_values_for_type(x509.DNSName))
+    record = json.loads((server.data_dir / "server.json").read_text())
+    assert record["server"] == f"https://10.1.2.3:{server.port}"
+
+
+def test_plain_http_needs_a_flag_and_loopback(tmp_path: Path) -> None:
+    refused = subprocess.run([sys.executable, "-m", "dralloc", "serve", "--data-dir", str(tmp_path / "d"),
+                              "--insecure-http", "--address", "0.0.0.0"], capture_output=True, text=True)
+    assert refused.returncode == 2 and "loopback" in refused.stderr
+    server = Server(tmp_path, extra=["--insecure-http", "--anonymous"])
+    try:
+        assert server.url.startswith("http://")
+        assert _answer(server, "/apis/resource.k8s.io/v1/deviceclasses")[0] == 200
+        assert not (server.data_dir / "pki").exists()
     finally:
         server.stop()
 
@@ -262,14 +329,17 @@ def test_tls_token_file_and_allow_list(tmp_path: Path) -> None:
     authz = tmp_path / "authz.yaml"
     authz.write_text("group:admins: [{verbs: ['*'], resources: ['*']}]\n"
                      "bob: [{verbs: [get, list, watch], resources: [resourceslices]}]\n")
-    server = Server(tmp_path, tmp_path / "db.sqlite", scheme="https",
+    server = Server(tmp_path, tmp_path / "db.sqlite",
                     extra=["--tls-cert", str(cert), "--tls-key", str(key), "--token-file", str(tokens),
                            "--authz-file", str(authz)])
     try:
-        slices = f"{server.url}/apis/resource.k8s.io/v1/resourceslices"
-        assert _status_of(slices) == 401
-        assert _status_of(slices, "read-token") == 200
-        assert _status_of(f"{server.url}/apis/resource.k8s.io/v1/deviceclasses", "read-token") == 403
+        slices = "/apis/resource.k8s.io/v1/resourceslices"
+        assert _answer(server, slices)[0] == 401
+        assert _answer(server, slices, "read-token")[0] == 200
+        code, status = _answer(server, "/apis/resource.k8s.io/v1/deviceclasses", "read-token")
+        assert (code, status["reason"]) == (403, "Forbidden")
+        assert status["message"] == ('deviceclasses.resource.k8s.io is forbidden: User "bob" cannot list resource '
+                                     '"deviceclasses" in API group "resource.k8s.io" at the cluster scope')
         if KUBECTL:
             cfg = tmp_path / "kubeconfig"
             subprocess.run([sys.executable, "-m", "dralloc", "kubeconfig", "--server", server.url, "--token",
@@ -280,3 +350,156 @@ def test_tls_token_file_and_allow_list(tmp_path: Path) -> None:
             assert out.returncode == 0, out.stderr
     finally:
         server.stop()
+
+
+def test_kubectl_discovers_everything_with_two_aggregated_requests(kubectl, tmp_path: Path) -> None:
+    out = kubectl("api-resources", "-v=6", "--cache-dir", str(tmp_path / "cache"))
+    requests = [line.split("GET ")[1].split("?")[0] for line in out.stderr.splitlines() if "GET " in line]
+    assert [r.rsplit(":", 1)[1].split("/", 1)[1] for r in requests] == ["api", "apis"]
+    assert "resourceslices" in out.stdout and "namespaces" in out.stdout
+
+
+def test_server_side_apply_after_kubectl_edit_names_the_editor_in_its_conflict(server: Server, tmp_path: Path) -> None:
+    if KUBECTL is None:
+        pytest.skip("kubectl is not installed")
+    cfg = server.kubeconfig(tmp_path / "kubeconfig")
+    manifest = tmp_path / "class.yaml"
+    manifest.write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+                        "metadata: {name: edited.example.com, labels: {tier: gold}}\n")
+    assert _kubectl(cfg, tmp_path, "apply", "--server-side", "-f", str(manifest)).returncode == 0
+    env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(cfg), "KUBE_EDITOR": "sed -i s/gold/silver/"}
+    edit = subprocess.run([KUBECTL, "edit", "deviceclass", "edited.example.com"], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert edit.returncode == 0, edit.stderr
+    again = _kubectl(cfg, tmp_path, "apply", "--server-side", "-f", str(manifest))
+    assert again.returncode != 0
+    assert 'conflict with "kubectl-edit" using resource.k8s.io/v1: .metadata.labels.tier' in again.stderr
+    forced = _kubectl(cfg, tmp_path, "apply", "--server-side", "--force-conflicts", "-f", str(manifest))
+    assert forced.returncode == 0, forced.stderr
+
+
+def _watch_events(server: Server, query: str, until: int, timeout: float = 10) -> list[dict[str, Any]]:
+    """Read watch events until ``until`` of them arrived (or the stream ended)."""
+    events: list[dict[str, Any]] = []
+    with server.open(f"/apis/resource.k8s.io/v1/deviceclasses?watch=true&{query}", timeout=timeout) as stream:
+        while len(events) < until:
+            line = stream.readline()
+            if not line:
+                break
+            events.append(json.loads(line))
+    return events
+
+
+def _create_class(server: Server, name: str) -> str:
+    body = json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name}})
+    with server.open("/apis/resource.k8s.io/v1/deviceclasses", body.encode(), "POST",
+                     {"content-type": "application/json"}) as r:
+        return json.load(r)["metadata"]["resourceVersion"]
+
+
+def test_an_informer_lists_then_watches_across_a_restart_without_losing_or_repeating_events(tmp_path: Path) -> None:
+    db = tmp_path / "informer.sqlite"
+    server = Server(tmp_path, db)
+    try:
+        _create_class(server, "a.example.com")
+        with server.open("/apis/resource.k8s.io/v1/deviceclasses") as r:
+            listed = json.load(r)
+        list_rv = listed["metadata"]["resourceVersion"]
+        assert [i["metadata"]["name"] for i in listed["items"]] == ["a.example.com"]
+        threading.Timer(0.5, _create_class, (server, "b.example.com")).start()
+        seen = _watch_events(server, f"resourceVersion={list_rv}&allowWatchBookmarks=true", until=1)
+        assert [(e["type"], e["object"]["metadata"]["name"]) for e in seen] == [("ADDED", "b.example.com")]
+        last = seen[-1]["object"]["metadata"]["resourceVersion"]
+        _create_class(server, "c.example.com")  # written while the informer is between watches
+    finally:
+        server.stop()
+    server = Server(tmp_path, db)  # a restart: same database, the informer resumes from its last version
+    try:
+        _create_class(server, "d.example.com")
+        resumed = _watch_events(server, f"resourceVersion={last}&allowWatchBookmarks=true", until=2)
+        assert [(e["type"], e["object"]["metadata"]["name"]) for e in resumed] == [
+            ("ADDED", "c.example.com"), ("ADDED", "d.example.com")]
+        # WatchList (sendInitialEvents): the whole state, then a bookmark that ends the initial events
+        initial = _watch_events(server, f"sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion="
+                                        f"{last}&allowWatchBookmarks=true", until=5)
+        assert [e["type"] for e in initial] == ["ADDED"] * 4 + ["BOOKMARK"]
+        assert initial[-1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+        assert int(initial[-1]["object"]["metadata"]["resourceVersion"]) >= int(last)
+    finally:
+        server.stop()
+
+
+POD_YAML = """apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers:
+  - {name: app, image: "nginx:1", env: [{name: A, value: "1"}]}
+  - {name: side, image: busybox}
+"""
+
+
+def test_kubectl_applies_binds_describes_and_deletes_a_pod(kubectl, server: Server, tmp_path: Path) -> None:
+    manifest = tmp_path / "pod.yaml"
+    manifest.write_text(POD_YAML)
+    assert "pod/web created" in kubectl("apply", "-f", str(manifest)).stdout
+    manifest.write_text(POD_YAML.replace("nginx:1", "nginx:2"))  # client-side apply: a strategic merge patch
+    assert "pod/web configured" in kubectl("apply", "-f", str(manifest)).stdout
+    pod = json.loads(kubectl("get", "pod", "web", "-o", "json").stdout)
+    assert [c["image"] for c in pod["spec"]["containers"]] == ["nginx:2", "busybox"]
+    assert pod["spec"]["containers"][0]["env"] == [{"name": "A", "value": "1"}]
+    binding = json.dumps({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "web"},
+                          "target": {"kind": "Node", "name": "node-1"}})
+    with server.open("/api/v1/namespaces/default/pods/web/binding", binding.encode(), "POST",
+                     {"content-type": "application/json"}) as r:
+        assert r.status == 201
+    event = json.dumps({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "web.scheduled"},
+                        "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web",
+                                           "uid": pod["metadata"]["uid"]},
+                        "type": "Normal", "reason": "Scheduled",
+                        "message": "Successfully assigned default/web to node-1",
+                        "source": {"component": "default-scheduler"}, "count": 1,
+                        "firstTimestamp": pod["metadata"]["creationTimestamp"],
+                        "lastTimestamp": pod["metadata"]["creationTimestamp"]})
+    with server.open("/api/v1/namespaces/default/events", event.encode(), "POST",
+                     {"content-type": "application/json"}) as r:
+        assert r.status == 201
+    wide = kubectl("get", "pods", "-o", "wide").stdout.splitlines()
+    assert wide[0].split()[:7] == ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE"]
+    assert wide[1].split()[:3] == ["web", "0/2", "Pending"] and "node-1" in wide[1]
+    described = kubectl("describe", "pod", "web").stdout
+    assert re.search(r"^Node:\s+node-1/", described, re.MULTILINE)  # no host IP without a kubelet
+    assert "Scheduled" in described and "Successfully assigned default/web to node-1" in described
+    kubectl("wait", "--for=jsonpath={.spec.nodeName}=node-1", "pod/web", "--timeout=10s")
+    started = time.monotonic()
+    assert 'pod "web" deleted' in kubectl("delete", "pod", "web", "--grace-period=1").stdout  # waits until gone
+    assert time.monotonic() - started < 10
+    assert kubectl("get", "pod", "web", check=False).returncode != 0
+
+
+def test_nodes_from_a_file_are_created_once_and_keep_every_field(tmp_path: Path) -> None:
+    nodes = tmp_path / "nodes.yaml"
+    nodes.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: node-1, labels: {zone: a}}\n"
+                     "status:\n  allocatable: {cpu: '8', pods: '110'}\n"
+                     "  addresses: [{type: InternalIP, address: 10.0.0.1}]\n---\n"
+                     "apiVersion: v1\nkind: NodeList\nitems:\n- metadata: {name: node-2}\n")
+    server = Server(tmp_path, extra=["--anonymous", "--nodes-from", str(nodes)])
+    try:
+        with server.open("/api/v1/nodes") as r:
+            listed = json.load(r)
+        assert [n["metadata"]["name"] for n in listed["items"]] == ["node-1", "node-2"]
+        assert listed["items"][0]["status"]["addresses"] == [{"type": "InternalIP", "address": "10.0.0.1"}]
+        uid = listed["items"][0]["metadata"]["uid"]
+    finally:
+        server.stop()
+    server = Server(tmp_path, extra=["--anonymous", "--nodes-from", str(nodes)])  # a restart keeps them
+    try:
+        with server.open("/api/v1/nodes/node-1") as r:
+            assert json.load(r)["metadata"]["uid"] == uid
+    finally:
+        server.stop()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n")
+    refused = subprocess.run([sys.executable, "-m", "dralloc", "serve", "--data-dir", str(tmp_path / "d2"),
+                              "--nodes-from", str(bad), "--port", str(free_port())], capture_output=True, text=True)
+    assert refused.returncode == 2 and "--nodes-from takes v1 Nodes only" in refused.stderr

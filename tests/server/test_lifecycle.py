@@ -135,7 +135,21 @@ def test_watch_list_ends_initial_events_with_a_bookmark(client: TestClient) -> N
                    resourceVersionMatch="NotOlderThan", resourceVersion="")
     assert [e["type"] for e in events] == ["ADDED", "BOOKMARK"]
     assert events[1]["object"]["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
-    assert watch(client, SLICES, sendInitialEvents="false") == []
+    assert watch(client, SLICES, sendInitialEvents="false", allowWatchBookmarks="true",
+                 resourceVersionMatch="NotOlderThan") == []
+
+
+def test_send_initial_events_needs_not_older_than_and_bookmarks_as_list_options_validation(
+        client: TestClient) -> None:
+    r = client.get(SLICES, params={"watch": "true", "sendInitialEvents": "true", "timeoutSeconds": "1"})
+    assert r.status_code == 422 and r.json()["message"] == (
+        'ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: sendInitialEvents requires '
+        'setting resourceVersionMatch to NotOlderThan, allowWatchBookmarks: Forbidden: sendInitialEvents requires '
+        'setting allowWatchBookmarks to true]')
+    r = client.get(SLICES, params={"watch": "true", "resourceVersionMatch": "NotOlderThan", "resourceVersion": "1",
+                                   "timeoutSeconds": "1"})
+    assert r.status_code == 422 and "resourceVersionMatch is forbidden for watch unless sendInitialEvents is " \
+                                    "provided" in r.json()["message"]
 
 
 def test_event_logs_from_before_the_prev_column_still_open(tmp_path: Path) -> None:
@@ -150,3 +164,16 @@ def test_event_logs_from_before_the_prev_column_still_open(tmp_path: Path) -> No
     store.update("deviceclasses", "", "b", lambda old, rv: {**old, "metadata": {"name": "b", "resourceVersion": rv},
                                                             "x": 1})
     assert store.events_since(0)[-1].prev == {"metadata": {"name": "b", "resourceVersion": "2"}}
+
+
+def test_watches_send_bookmarks_with_the_latest_resource_version(client: TestClient, monkeypatch) -> None:
+    from dralloc.server import watch as watch_module
+
+    monkeypatch.setattr(watch_module, "BOOKMARK_EVERY", 0.2)
+    client.post(SLICES, json=docs("21-nic-slices.yaml")[0])
+    rv = client.get("/apis/resource.k8s.io/v1/deviceclasses").json()["metadata"]["resourceVersion"]
+    events = watch(client, "/apis/resource.k8s.io/v1/deviceclasses", resourceVersion="1",
+                   allowWatchBookmarks="true")
+    assert events and {e["type"] for e in events} == {"BOOKMARK"}
+    assert events[-1]["object"]["metadata"]["resourceVersion"] == rv  # the slice's write, seen by the hub
+    assert events[-1]["object"]["kind"] == "DeviceClass"

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import copy
-import json
 import warnings
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml

@@ -1,9 +1,11 @@
-"""core/v1 types dralloc needs: Node, the scheduling-relevant parts of Pod and PodTemplateSpec, NodeSelector.
+"""core/v1 types dralloc needs: Node, the scheduling-relevant parts of Pod and PodTemplateSpec, NodeSelector
+and Event.
 
 Only what the allocator, node fit, the scheduler and the workload controllers read is modelled; other
 fields of a Node or Pod are dropped when decoding (these are not resource.k8s.io objects, so no unknown
 field is reported for them either). Pod affinity and anti-affinity and topology spread constraints are
-kept as plain data.
+kept as plain data. The API server stores core objects as the JSON clients sent (every field round-trips)
+and decodes them into these models only to read them.
 """
 
 from __future__ import annotations
@@ -212,3 +214,48 @@ class PodTemplateSpec(Base):
 
     metadata: ObjectMeta | None = None
     spec: PodSpec = msgspec.field(default_factory=PodSpec)
+
+
+# --- Event ------------------------------------------------------------------------------------------
+
+
+class ObjectReference(Base):
+    kind: str | None = None
+    namespace: str | None = None
+    name: str | None = None
+    uid: str | None = None
+    api_version: str | None = None
+    resource_version: str | None = None
+    field_path: str | None = None
+
+
+class EventSource(Base):
+    component: str | None = None
+    host: str | None = None
+
+
+class Event(Base):
+    """A core/v1 Event (what ``kubectl describe`` lists), e.g. kube-scheduler's Scheduled/FailedScheduling."""
+
+    api_version: str = "v1"
+    kind: str = "Event"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    involved_object: ObjectReference = msgspec.field(default_factory=ObjectReference)
+    reason: str | None = None
+    message: str | None = None
+    source: EventSource | None = None
+    first_timestamp: str | None = None
+    last_timestamp: str | None = None
+    count: int | None = None
+    type: str | None = None
+    event_time: str | None = None
+    action: str | None = None
+    reporting_component: str | None = None
+    reporting_instance: str | None = None
+
+
+class EventList(Base):
+    api_version: str = "v1"
+    kind: str = "EventList"
+    metadata: ListMeta | None = None
+    items: list[Event] = msgspec.field(default_factory=list)

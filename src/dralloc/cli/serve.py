@@ -1,17 +1,19 @@
-"""``dralloc serve``: the resource.k8s.io API server on SQLite.
+"""``dralloc serve``: the resource.k8s.io API server, over HTTPS, on SQLite.
 
-    dralloc serve [--db PATH|:memory:] [--address 127.0.0.1] [--port 6443] [--token-file F] [--authz-file F]
-                  [--anonymous] [--tls-cert F --tls-key F]
+    dralloc serve [--data-dir DIR] [--port 6443] [--address 127.0.0.1] [--advertise-address ADDR]
+                  [--db PATH|:memory:|postgresql://...] [--token-file F] [--authz-file F] [--anonymous]
+                  [--tls-cert F --tls-key F | --insecure-http] [--nodes-from FILE]
 
-Requests need a bearer token. ``--token-file`` names kube-apiserver's static token file; without it the server
-keeps one admin token in ``$XDG_DATA_HOME/dralloc/token`` (created on first start, readable by its owner only),
-which ``dralloc kubeconfig`` picks up. Anonymous access needs ``--anonymous``. The database defaults to
-``$XDG_DATA_HOME/dralloc/dralloc.db`` (``~/.local/share/dralloc/dralloc.db``).
+The data directory (default ``$XDG_DATA_HOME/dralloc``, i.e. ``~/.local/share/dralloc``) holds the database,
+a self-signed CA and serving certificate (made on first start, reused after), the admin token and the address
+served at; ``dralloc kubeconfig`` turns them into a kubeconfig. ``--token-file`` replaces the admin token
+with kube-apiserver's static token file; ``--anonymous`` also accepts requests without a token.
+``--insecure-http`` serves plain HTTP on loopback only.
 """
 
 from __future__ import annotations
 
-import os
+import ipaddress
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,71 +21,76 @@ from typing import Any
 from dralloc.errors import InputError
 
 
-def data_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "dralloc"
-
-
-def default_db() -> Path:
-    return data_dir() / "dralloc.db"
-
-
-def default_token_path() -> Path:
-    return data_dir() / "token"
-
-
-def default_token(create: bool) -> str | None:
-    """The admin token of a server started without --token-file (made on first use, mode 0600)."""
-    path = default_token_path()
-    try:
-        token = path.read_text(encoding="utf-8").strip()
-        if token:
-            return token
-    except OSError:
-        pass
-    if not create:
-        return None
-    import secrets
-
-    token = secrets.token_urlsafe(32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(token + "\n")
-    return token
-
-
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("serve", help="serve resource.k8s.io over HTTP for kubectl and client libraries",
+    from dralloc.server.datadir import default_data_dir
+
+    p = subparsers.add_parser("serve", help="serve resource.k8s.io over HTTPS for kubectl and client libraries",
                               description=__doc__.split("\n\n")[0])
-    p.add_argument("--db", help=f"SQLite file, :memory:, or postgresql://... to share one database between "
-                                f"replicas (default: {default_db()})")
+    p.add_argument("--data-dir", help=f"database, certificates and tokens (default: {default_data_dir()})")
+    p.add_argument("--db", help="SQLite file, :memory:, or postgresql://... to share one database between "
+                                "replicas (default: dralloc.db in the data directory)")
     p.add_argument("--address", default="127.0.0.1", help="address to listen on (default: loopback only)")
+    p.add_argument("--advertise-address", help="address clients use to reach the server (kubeconfig, certificate)")
     p.add_argument("--port", type=int, default=6443)
     p.add_argument("--token-file", help="static token file: token,user,uid[,\"group1,group2\"] per line")
     p.add_argument("--authz-file", help="YAML allow list: user or group:<name> → [{verbs, resources}]")
     p.add_argument("--anonymous", action="store_true",
                    help="accept requests without a token (alone: no token is needed at all)")
-    p.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM)")
+    p.add_argument("--tls-cert", help="serve with this certificate (PEM) instead of the generated one")
     p.add_argument("--tls-key", help="private key of --tls-cert (PEM)")
+    p.add_argument("--insecure-http", action="store_true",
+                   help="plain HTTP, loopback only (kubectl then sends no token: use with --anonymous)")
+    p.add_argument("--header-timeout", type=float, default=32.0,
+                   help="seconds a client has to send a request's headers (default 32)")
+    p.add_argument("--idle-timeout", type=float, default=90.0,
+                   help="seconds an idle keep-alive connection stays open (default 90)")
+    p.add_argument("--max-connections", type=int, default=4096,
+                   help="open connections beyond which requests other than health checks get 429 (default 4096)")
+    p.add_argument("--nodes-from", help="create the Nodes of this manifest file or directory on start (those not "
+                                        "stored yet); nodes are just objects, nothing runs their pods")
     p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"))
     p.set_defaults(func=run)
 
 
-def run(args: Any) -> int:
-    import uvicorn
+def _is_loopback(address: str) -> bool:
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
+
+def _url(scheme: str, host: str, port: int) -> str:
+    if host in ("0.0.0.0", "", "::"):
+        host = "127.0.0.1"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{scheme}://{host}:{port}"
+
+
+def run(args: Any) -> int:
     from dralloc.server import create_app
-    from dralloc.server.auth import Authorizer, load_tokens
+    from dralloc.server.auth import Authorizer, User, load_tokens
+    from dralloc.server.datadir import DataDir
+    from dralloc.server.serving import Limits, serve
     from dralloc.store import open_store
 
     if bool(args.tls_cert) != bool(args.tls_key):
         raise InputError("--tls-cert and --tls-key go together")
-    db = args.db or str(default_db())
+    if args.insecure_http and args.tls_cert:
+        raise InputError("--insecure-http and --tls-cert exclude each other")
+    if args.insecure_http and not _is_loopback(args.address):
+        raise InputError(f"--insecure-http serves on loopback only, not on {args.address}")
+    data = DataDir(args.data_dir)
+    try:
+        data.create()
+    except OSError as exc:
+        raise InputError(f"cannot use the data directory {data.path}: {exc}") from None
+    db = args.db or str(data.db)
     postgres = db.startswith(("postgresql://", "postgres://"))
     if db != ":memory:" and not postgres:
         Path(db).parent.mkdir(parents=True, exist_ok=True)
-    from dralloc.server.auth import User
 
     token_note = ""
     try:
@@ -92,28 +99,51 @@ def run(args: Any) -> int:
         elif args.anonymous:
             tokens = None
         else:
-            tokens = {default_token(create=True) or "": User("admin", "", ("system:masters",))}
-            token_note = f"bearer token (user admin) in {default_token_path()}"
+            tokens = {data.admin_token(create=True) or "": User("admin", "", ("system:masters",))}
+            token_note = f"bearer token (user admin) in {data.token_file}"
         authorizer = Authorizer.from_file(args.authz_file) if args.authz_file else None
     except (OSError, ValueError) as exc:
         raise InputError(str(exc)) from None
+
+    certfile, keyfile, ca_file = args.tls_cert, args.tls_key, None
+    if not args.insecure_http and not args.tls_cert:
+        from dralloc.server.certs import default_names, ensure_serving_cert
+
+        try:
+            files = ensure_serving_cert(data.pki, default_names(args.advertise_address, args.address))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot make the serving certificate in {data.pki}: {exc}") from None
+        certfile, keyfile, ca_file = str(files.cert), str(files.key), files.ca_cert
+    url = _url("http" if args.insecure_http else "https", args.advertise_address or args.address, args.port)
+
     try:
         store = open_store(db)
     except Exception as exc:  # noqa: BLE001 - a database that cannot be opened is bad input, not a crash
         raise InputError(f"cannot open the store {db!r}: {exc}") from None
     app = create_app(store, tokens=tokens, authorizer=authorizer, anonymous=args.anonymous)
-    scheme = "https" if args.tls_cert else "http"
-    url = f"{scheme}://{args.address}:{args.port}"
+    if args.nodes_from:
+        from dralloc.server.seed import seed_nodes
+
+        try:
+            created = seed_nodes(app.api, args.nodes_from)
+        except OSError as exc:
+            raise InputError(f"cannot read --nodes-from: {exc}") from None
+        print(f"--nodes-from: {created} node(s) created", file=sys.stderr)
+    data.record_server(url, ca_file)
     shown = db.split("@")[-1] if postgres else db  # never print a password
     print(f"dralloc serving resource.k8s.io at {url} (store: {shown})", file=sys.stderr)
     if tokens is None:
         print("warning: --anonymous without --token-file: every request is accepted", file=sys.stderr)
+    if args.insecure_http:
+        print("warning: --insecure-http: no TLS; kubectl sends no token over plain HTTP", file=sys.stderr)
     if token_note:
         print(token_note, file=sys.stderr)
-    insecure = " --insecure-skip-tls-verify" if args.tls_cert else ""
-    print(f"point kubectl at it:  dralloc kubeconfig --server {url}{insecure} -o ~/.kube/dralloc.yaml && "
+    dir_flag = f" --data-dir {data.path}" if args.data_dir else ""
+    print(f"point kubectl at it:  dralloc kubeconfig{dir_flag} -o ~/.kube/dralloc.yaml && "
           f"export KUBECONFIG=~/.kube/dralloc.yaml", file=sys.stderr)
     sys.stderr.flush()
-    uvicorn.run(app, host=args.address, port=args.port, log_level=args.log_level, access_log=False,
-                ssl_certfile=args.tls_cert, ssl_keyfile=args.tls_key)
+    limits = Limits(header_timeout=args.header_timeout, idle_timeout=args.idle_timeout,
+                    max_connections=args.max_connections)
+    serve(app, host=args.address, port=args.port, limits=limits, log_level=args.log_level,
+          certfile=certfile, keyfile=keyfile)
     return 0

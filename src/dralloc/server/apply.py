@@ -1,16 +1,18 @@
-"""Server-side apply: field ownership per field manager, recorded in ``metadata.managedFields``.
+"""Field ownership per field manager, recorded in ``metadata.managedFields``, as kube-apiserver keeps it.
 
 A manager's applied configuration owns the fields it sets (``fieldsV1``: ``{"f:spec": {"f:driver": {}}}``;
 lists are atomic in resource.k8s.io, so a list is owned whole). Applying again removes the fields the
-manager owned before but no longer sets, then merges the new configuration. A field owned by another
-*apply* manager with a different value is a conflict (409) unless ``force=true``, which takes it over.
-Updates by non-apply clients are not tracked as owners (a simplification of kube-apiserver's merge).
+manager owned before but no longer sets, then merges the new configuration. Creates, updates and patches
+are recorded too (operation ``Update``, one entry per manager, API version and subresource): the writer takes
+over the fields it changed from every other manager, without conflict. An apply that changes a field
+another manager owns is a conflict (409, naming that manager) unless ``force=true``, which takes it over.
 """
 
 from __future__ import annotations
 
 import copy
-from datetime import datetime, timezone
+import json
+from datetime import UTC, datetime
 from typing import Any
 
 from dralloc.server.errors import ApiError
@@ -39,9 +41,11 @@ def fields_of(obj: Any, top: bool = True) -> dict[str, Any]:
 def _paths(fields: dict[str, Any], prefix: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
     """Leaf paths of a fieldsV1 tree (a map that is owned whole has no children)."""
     out: set[tuple[str, ...]] = set()
+    if not isinstance(fields, dict):  # a malformed entry a client sent owns nothing
+        return out
     for key, sub in fields.items():
-        path = prefix + (key[2:],)
-        if sub:
+        path = prefix + (str(key)[2:],)
+        if sub and isinstance(sub, dict):
             out |= _paths(sub, path)
         else:
             out.add(path)
@@ -69,10 +73,57 @@ def _remove(obj: dict[str, Any], path: tuple[str, ...]) -> None:
             parents[depth - 1].pop(path[depth - 1], None)
 
 
-def _entry(manager: str, api_version: str, fields: dict[str, Any]) -> dict[str, Any]:
-    return {"manager": manager, "operation": "Apply", "apiVersion": api_version,
-            "time": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "fieldsType": "FieldsV1",
-            "fieldsV1": fields}
+def _entry(manager: str, api_version: str, fields: dict[str, Any], operation: str = "Apply",
+           subresource: str = "") -> dict[str, Any]:
+    entry = {"manager": manager, "operation": operation, "apiVersion": api_version,
+             "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "fieldsType": "FieldsV1", "fieldsV1": fields}
+    if subresource:
+        entry["subresource"] = subresource
+    return entry
+
+
+def _overlaps(path: tuple[str, ...], paths: set[tuple[str, ...]]) -> bool:
+    return any(path[:len(q)] == q or q[:len(path)] == path for q in paths)
+
+
+def _manager_text(entry: dict[str, Any]) -> str:
+    """How a conflict names a manager (structured-merge-diff's printManager)."""
+    text = json.dumps(entry.get("manager", ""))
+    if entry.get("subresource"):
+        text += f' with subresource {json.dumps(entry["subresource"])}'
+    if entry.get("operation") == "Update":
+        text += f' using {entry.get("apiVersion", "")}'
+    return text
+
+
+def record_update(old: dict[str, Any] | None, new: dict[str, Any], manager: str, api_version: str,
+                  subresource: str = "") -> None:
+    """Record in ``new``'s managedFields that ``manager`` wrote it over ``old`` (None: a create): the manager's
+    Update entry gains every field it changed, other managers lose those fields and any field that is gone."""
+    new_paths = _paths(fields_of(new))
+    old_paths = _paths(fields_of(old)) if old is not None else set()
+    changed = {p for p in new_paths if p not in old_paths or _get(old, p) != _get(new, p)}
+    removed = old_paths - new_paths
+    meta = new.setdefault("metadata", {})
+    entries = [e for e in meta.get("managedFields") or [] if isinstance(e, dict)]
+    key = (manager, "Update", api_version, subresource)
+    mine: set[tuple[str, ...]] = set()
+    kept: list[dict[str, Any]] = []
+    for e in entries:
+        owned = _paths(e.get("fieldsV1") or {})
+        if (e.get("manager"), e.get("operation"), e.get("apiVersion"), e.get("subresource", "")) == key:
+            mine = {p for p in owned if not _overlaps(p, removed)}
+            continue
+        left = {p for p in owned if not _overlaps(p, changed) and not _overlaps(p, removed)}
+        if left:
+            kept.append(e if left == owned else {**e, "fieldsV1": _tree(left)})
+    mine |= changed
+    if mine:
+        kept.append(_entry(manager, api_version, _tree(mine), "Update", subresource))
+    if kept:
+        meta["managedFields"] = kept
+    else:
+        meta.pop("managedFields", None)
 
 
 def apply(current: dict[str, Any] | None, applied: dict[str, Any], manager: str, force: bool,
@@ -93,21 +144,20 @@ def apply(current: dict[str, Any] | None, applied: dict[str, Any], manager: str,
     for e in entries:
         if e is mine:
             continue
-        if e.get("operation") == "Apply":
-            owned = _paths(e.get("fieldsV1") or {})
-            contested = {p for p in owned if any(p[:len(q)] == q or q[:len(p)] == p for q in new_paths)}
-            contested = {p for p in contested if _get(current, p) != _get(applied, p)}
-            if contested and not force:
-                conflicts.extend((e.get("manager", ""), p) for p in sorted(contested))
+        owned = _paths(e.get("fieldsV1") or {})
+        contested = {p for p in owned if _overlaps(p, new_paths)}
+        contested = {p for p in contested if _get(current, p) != _get(applied, p)}
+        if contested and not force:
+            conflicts.extend((_manager_text(e), p) for p in sorted(contested))
+            continue
+        if contested:  # force: the other manager loses these fields
+            kept = owned - contested
+            e = {**e, "fieldsV1": _tree(kept)}
+            if not kept:
                 continue
-            if contested:  # force: the other manager loses these fields
-                kept = owned - contested
-                e = {**e, "fieldsV1": _tree(kept)}
-                if not kept:
-                    continue
         others.append(e)
     if conflicts:
-        lines = [f'conflict with "{m}": .{".".join(p)}' for m, p in conflicts]
+        lines = [f'conflict with {m}: .{".".join(p)}' for m, p in conflicts]
         raise ApiError(409, f"Apply failed with {len(conflicts)} conflict{'s' if len(conflicts) > 1 else ''}: "
                             + "\n".join(lines), "Conflict",
                        details={"causes": [{"reason": "FieldManagerConflict", "message": line,

@@ -1,6 +1,6 @@
 """Bearer tokens from a kube-apiserver static token file, and an optional per-user allow list.
 
-Token file lines: ``token,user,uid,"group1,group2"`` (groups optional). The allow-list file (YAML) maps a
+Token file records: ``token,user,uid,"group1,group2"`` (groups optional), read as kube-apiserver reads them. The allow-list file (YAML) maps a
 user or ``group:<name>`` to rules ``{verbs: [...], resources: [...]}`` where ``*`` matches anything; without
 an allow-list every authenticated user may do everything.
 """
@@ -23,15 +23,20 @@ class User:
 
 
 def load_tokens(path: str | Path) -> dict[str, User]:
+    """kube-apiserver's --token-file: CSV records ``token,user,uid[,"group1,group2"]`` (more columns ignored),
+    values taken as written; a record with an empty token is skipped, a later duplicate wins."""
     tokens: dict[str, User] = {}
     with open(path, newline="", encoding="utf-8") as fh:
-        for lineno, row in enumerate(csv.reader(fh), 1):
-            if not row or not row[0].strip() or row[0].lstrip().startswith("#"):
+        for row in csv.reader(fh):
+            if not row:  # blank lines, which Go's CSV reader skips too
                 continue
             if len(row) < 3:
-                raise ValueError(f"{path}:{lineno}: expected token,user,uid[,\"groups\"]")
-            groups = tuple(g.strip() for g in row[3].split(",") if g.strip()) if len(row) > 3 else ()
-            tokens[row[0].strip()] = User(row[1].strip(), row[2].strip(), groups)
+                raise ValueError(f"token file '{path}' must have at least 3 columns (token, user name, user uid), "
+                                 f"found {len(row)}")
+            if row[0] == "":
+                continue
+            groups = tuple(row[3].split(",")) if len(row) > 3 else ()
+            tokens[row[0]] = User(row[1], row[2], groups)
     return tokens
 
 

@@ -1,7 +1,8 @@
 """Discovery documents, /version and the minimal OpenAPI v3 that makes kubectl validate on the server.
 
-kubectl 1.32 accepts the legacy discovery format (APIVersions, APIGroupList, APIResourceList) when the server
-does not answer in the aggregated format. Given an OpenAPI v3 document whose operations declare the
+/api and /apis answer in the aggregated format (APIGroupDiscoveryList, one request for everything) when the
+Accept header asks for it, as current kubectl and client-go do, and in the legacy format (APIVersions,
+APIGroupList, APIResourceList per group version) otherwise. Given an OpenAPI v3 document whose operations declare the
 ``fieldValidation`` parameter, kubectl leaves field validation to the server (``fieldValidation=Strict``)
 instead of downloading full schemas; so each group-version document lists its paths and verbs, with the
 ``x-kubernetes-group-version-kind`` and ``x-kubernetes-action`` extensions kubectl reads.
@@ -51,6 +52,9 @@ def _entries(r: Resource) -> list[dict[str, Any]]:
     if r.status:
         out.append({"name": f"{r.name}/status", "singularName": "", "namespaced": r.namespaced, "kind": r.kind,
                     "verbs": ["get", "patch", "update"]})
+    if "binding" in r.subresources:
+        out.append({"name": f"{r.name}/binding", "singularName": "", "namespaced": r.namespaced, "kind": "Binding",
+                    "verbs": ["create"]})
     return out
 
 
@@ -65,6 +69,58 @@ def resource_list(version: str) -> dict[str, Any] | None:
 def core_resource_list() -> dict[str, Any]:
     return {"kind": "APIResourceList", "groupVersion": "v1",
             "resources": [e for r in CORE.values() for e in _entries(r)]}
+
+
+# --- aggregated discovery (apidiscovery.k8s.io/v2) ---------------------------------------------------
+
+AGGREGATED_VERSIONS = ("v2", "v2beta1")
+
+
+def aggregated_version(accept: str) -> str | None:
+    """The apidiscovery version a client's Accept header asks for (kubectl and client-go list v2 first)."""
+    for part in accept.split(","):
+        params = {p.split("=", 1)[0].strip(): p.split("=", 1)[1].strip() for p in part.split(";")[1:] if "=" in p}
+        if params.get("g") == "apidiscovery.k8s.io" and params.get("as") == "APIGroupDiscoveryList" \
+                and params.get("v") in AGGREGATED_VERSIONS:
+            return params["v"]
+    return None
+
+
+def aggregated_content_type(version: str) -> str:
+    return f"application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList"
+
+
+def _discovered(r: Resource, version: str) -> dict[str, Any]:
+    kind = {"group": r.group, "version": version, "kind": r.kind}
+    entry: dict[str, Any] = {"resource": r.name, "responseKind": kind,
+                             "scope": "Namespaced" if r.namespaced else "Cluster", "singularResource": r.singular,
+                             "verbs": VERBS if r.group else ["create", "delete", "get", "list", "patch", "update",
+                                                             "watch"]}
+    if r.short_names:
+        entry["shortNames"] = list(r.short_names)
+    subresources = []
+    if r.status:
+        subresources.append({"subresource": "status", "responseKind": kind, "verbs": ["get", "patch", "update"]})
+    if "binding" in r.subresources:
+        subresources.append({"subresource": "binding", "verbs": ["create"],
+                             "responseKind": {"group": "", "version": "v1", "kind": "Binding"}})
+    if subresources:
+        entry["subresources"] = subresources
+    return entry
+
+
+def aggregated(core: bool, version: str) -> dict[str, Any]:
+    """/api or /apis as one APIGroupDiscoveryList: every group, version and resource in one document."""
+    if core:
+        items = [{"metadata": {"creationTimestamp": None},
+                  "versions": [{"version": "v1", "resources": [_discovered(r, "v1") for r in CORE.values()],
+                                "freshness": "Current"}]}]
+    else:
+        versions = [{"version": v, "resources": [_discovered(r, v) for r in RESOURCES.values() if v in r.versions],
+                     "freshness": "Current"} for v in GROUP_VERSIONS]
+        items = [{"metadata": {"name": GROUP, "creationTimestamp": None}, "versions": versions}]
+    return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}", "metadata": {},
+            "items": items}
 
 
 # --- OpenAPI v3 -------------------------------------------------------------------------------------

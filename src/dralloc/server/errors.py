@@ -6,7 +6,7 @@ from typing import Any
 
 REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed",
            406: "NotAcceptable", 409: "Conflict", 410: "Expired", 413: "RequestEntityTooLarge",
-           415: "UnsupportedMediaType", 422: "Invalid", 500: "InternalError", 504: "Timeout"}
+           415: "UnsupportedMediaType", 422: "Invalid", 429: "TooManyRequests", 500: "InternalError", 504: "Timeout"}
 
 
 class ApiError(Exception):

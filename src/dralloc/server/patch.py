@@ -23,7 +23,18 @@ def merge_patch(target: Any, patch: Any) -> Any:
     return out
 
 
-def _pointer(path: str) -> list[str]:
+def _go_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {dict: "object", list: "array", type(None): "null"}.get(type(value), "string")
+
+
+def _pointer(path: Any, op: str = "", field: str = "path") -> list[str]:
+    if not isinstance(path, str):  # as json-patch decoding a non-string path
+        raise ApiError(422, f"{op} operation failed to decode {field}: json: cannot unmarshal {_go_type(path)} into "
+                            f"Go value of type string")
     if path == "":
         return []
     if not path.startswith("/"):
@@ -79,6 +90,8 @@ def _set(doc: Any, parts: list[str], value: Any, insert: bool) -> Any:
 
 
 def _remove(doc: Any, parts: list[str]) -> Any:
+    if not parts:
+        raise ApiError(422, 'remove operation does not apply: doc is missing path: ""')
     parent = _walk(doc, parts[:-1])
     last = parts[-1]
     if isinstance(parent, list):
@@ -98,7 +111,13 @@ def json_patch(doc: Any, ops: Any) -> Any:
     for op in ops:
         if not isinstance(op, dict) or "op" not in op or "path" not in op:
             raise ApiError(400, f"invalid json patch operation: {op!r}")
-        kind, parts = op["op"], _pointer(op["path"])
+        kind = op["op"]
+        if not isinstance(kind, str):
+            raise ApiError(400, f"invalid json patch operation: {op!r}")
+        parts = _pointer(op["path"], kind)
+        if not parts and kind in ("add", "replace", "remove", "move", "copy"):
+            # the whole document cannot be added, replaced or removed, as json-patch refuses
+            raise ApiError(422, f'{kind} operation does not apply: doc is missing path: ""')
         if kind == "add":
             doc = _set(doc, parts, copy.deepcopy(op.get("value")), True)
         elif kind == "replace":
@@ -109,7 +128,7 @@ def json_patch(doc: Any, ops: Any) -> Any:
             if _walk(doc, parts) != op.get("value"):
                 raise ApiError(422, f"testing value {op['path']} failed")
         elif kind in ("move", "copy"):
-            src = _pointer(op.get("from", ""))
+            src = _pointer(op.get("from", ""), kind, "from")
             value = _remove(doc, src) if kind == "move" else copy.deepcopy(_walk(doc, src))
             doc = _set(doc, parts, value, True)
         else:

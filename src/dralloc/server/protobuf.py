@@ -9,6 +9,7 @@ JSON, which those clients accept as well.
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
 MAGIC = b"k8s\x00"
@@ -86,13 +87,13 @@ def _map(entries: list[bytes], value: Any = _text) -> dict[str, Any]:
 
 
 def _time(raw: bytes) -> str:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     seconds = 0
     for number, value in fields(raw):
         if number == 1:
             seconds = _signed(value)
-    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _quantity(raw: bytes) -> str:

@@ -18,8 +18,10 @@ class Resource:
     versions: tuple[str, ...] = GROUP_VERSIONS
     status: bool = False
     short_names: tuple[str, ...] = ()
-    # (header, dotted JSON path or a table.COMPUTED name) besides NAME and AGE
+    # (header, dotted JSON path or a table.COMPUTED name) besides NAME and AGE; wide ones for -o wide
     columns: tuple[tuple[str, str], ...] = field(default=())
+    wide_columns: tuple[tuple[str, str], ...] = field(default=())
+    subresources: tuple[str, ...] = ()  # besides status (e.g. pods/binding)
 
     @property
     def singular(self) -> str:
@@ -42,7 +44,22 @@ RESOURCES = {r.name: r for r in (
 CORE = {r.name: r for r in (
     Resource("namespaces", "Namespace", False, group="", versions=("v1",), short_names=("ns",)),
     Resource("nodes", "Node", False, group="", versions=("v1",), short_names=("no",)),
+    Resource("pods", "Pod", True, group="", versions=("v1",), status=True, short_names=("po",),
+             columns=(("READY", "=podReady"), ("STATUS", "=podStatus"), ("RESTARTS", "=podRestarts")),
+             wide_columns=(("IP", "status.podIP"), ("NODE", "spec.nodeName"),
+                           ("NOMINATED NODE", "status.nominatedNodeName"), ("READINESS GATES", "=readinessGates")),
+             subresources=("binding",)),
+    Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",),
+             columns=(("LAST SEEN", "=eventLastSeen"), ("TYPE", "type"), ("REASON", "reason"),
+                      ("OBJECT", "=eventObject"), ("MESSAGE", "message"))),
 )}
 
 # Field selectors kube-apiserver accepts, besides metadata.name / metadata.namespace.
-FIELD_SELECTORS = {"resourceslices": ("spec.driver", "spec.nodeName", "spec.pool.name")}
+FIELD_SELECTORS = {
+    "resourceslices": ("spec.driver", "spec.nodeName", "spec.pool.name"),
+    "pods": ("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+             "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"),
+    "events": ("involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+               "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath",
+               "reason", "reportingComponent", "source", "type"),
+}

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
+from dralloc.server import pods
 from dralloc.server.registry import Resource
 
 
@@ -13,10 +14,10 @@ def human_age(timestamp: str | None, now: datetime | None = None) -> str:
     if not timestamp:
         return "<unknown>"
     try:
-        then = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+        then = datetime.strptime(timestamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
     except ValueError:
         return "<invalid>"
-    seconds = int(((now or datetime.now(timezone.utc)) - then).total_seconds())
+    seconds = int(((now or datetime.now(UTC)) - then).total_seconds())
     if seconds < 0:
         return "0s"
     if seconds < 120:
@@ -57,7 +58,9 @@ def claim_state(claim: dict[str, Any]) -> str:
     return ",".join(states)
 
 
-COMPUTED = {"=claimState": claim_state}
+COMPUTED = {"=claimState": claim_state, "=podReady": pods.pod_ready, "=podStatus": pods.pod_status,
+            "=podRestarts": pods.pod_restarts, "=readinessGates": pods.readiness_gates,
+            "=eventLastSeen": pods.event_last_seen, "=eventObject": pods.event_object}
 
 
 def _cell(obj: dict[str, Any], path: str) -> Any:
@@ -75,12 +78,16 @@ def to_table(resource: Resource, items: list[dict[str, Any]], rv: str) -> dict[s
                 for header, path in resource.columns]
     columns.append({"name": "Age", "type": "string", "format": "", "description": "creationTimestamp",
                     "priority": 0})
+    columns += [{"name": header.title(), "type": "string", "format": "", "description": path.lstrip("="),
+                 "priority": 1}  # shown by -o wide
+                for header, path in resource.wide_columns]
     rows = []
     for obj in items:
         meta = obj.get("metadata") or {}
         cells: list[Any] = [meta.get("name", "")]
         cells += [_cell(obj, path) for _, path in resource.columns]
         cells.append(human_age(meta.get("creationTimestamp")))
+        cells += [_cell(obj, path) or "<none>" for _, path in resource.wide_columns]
         rows.append({"cells": cells, "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
                                                 "metadata": meta}})
     return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": rv},

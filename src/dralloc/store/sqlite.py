@@ -1,7 +1,11 @@
 """SQL stores: SQLite (default; durable with WAL and synchronous=FULL) and the shared base PostgreSQL uses.
 
-Every write is one transaction that bumps the global resourceVersion, writes the object row and appends an
-event row, so an acknowledged write survives ``kill -9`` and watchers see every change in order. Old events
+Every write bumps the global resourceVersion, writes the object row and appends an event row, and is
+acknowledged only once committed, so an acknowledged write survives ``kill -9`` and watchers see every change
+in order. Writes are committed in groups: one committer thread takes every write waiting at that moment,
+runs each in its own savepoint (a failing write is rolled back alone) and commits them together, so
+concurrent writers share one fsync. SQLite readers use their own connections (WAL lets them read while the
+committer writes). Old events
 are compacted (the newest ``history`` are kept); a watch from before the oldest kept event gets 410 Gone,
 as from etcd. The SQL is the same for both databases; a dialect only says how to open a connection, start
 a write transaction and wake watchers.
@@ -9,10 +13,12 @@ a write transaction and wake watchers.
 
 from __future__ import annotations
 
+import builtins
 import json
+import queue
 import sqlite3
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -79,12 +85,30 @@ class Event:
         return json.loads(self.prev_json) if self.prev_json is not None else None
 
 
+@dataclass(eq=False)
+class _Write:
+    """One write waiting for the committer."""
+
+    kind: str
+    resource: str
+    namespace: str
+    name: str
+    build: Any
+    expect_rv: str | None
+    must_exist: bool | None
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Any = None
+    error: BaseException | None = None
+
+
 class SQLStore:
     """Objects, counters and the event log in three tables; subclasses supply the connection."""
 
     placeholder = "?"
     begin_write = "BEGIN"
     lock_counter = ""  # appended to the counter read that starts every write (PostgreSQL: FOR UPDATE)
+    separate_readers = False  # readers open their own connections (SQLite files, in WAL mode)
+    max_group = 256  # writes committed together at most
 
     def __init__(self, *, history: int = 100_000) -> None:
         self.history = history
@@ -95,6 +119,12 @@ class SQLStore:
         self._migrate()
         self._listeners: list[Any] = []
         self.writes = 0
+        self.commits = 0
+        self._local = threading.local()
+        self._readers: list[Any] = []
+        self._queue: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
+        self._committer = threading.Thread(target=self._commit_loop, name="dralloc-store-commit", daemon=True)
+        self._committer.start()
 
     def _connect(self) -> Any:
         raise NotImplementedError
@@ -114,35 +144,56 @@ class SQLStore:
         """Hook: tell other processes that share the database (PostgreSQL NOTIFY)."""
 
     def close(self) -> None:
+        self._queue.put(None)
+        self._committer.join(10)
         with self._lock:
             self._db.close()
+            for reader in self._readers:
+                reader.close()
 
     # --- reads --------------------------------------------------------------------------------------
 
+    def _connect_reader(self) -> Any:
+        raise NotImplementedError
+
+    def _read(self, sql: str, args: tuple[Any, ...] | builtins.list[Any] = ()) -> builtins.list[Any]:
+        """Rows of one read statement, on this thread's reader connection (or the shared one, locked)."""
+        if not self.separate_readers:
+            with self._lock:
+                return self._run(sql, args).fetchall()
+        return self._reader().execute(sql, args).fetchall()
+
+    def _reader(self) -> Any:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self._connect_reader()
+            with self._lock:
+                self._readers.append(conn)
+        return conn
+
     def current_rv(self) -> int:
-        with self._lock:
-            return self._counter("rv")
+        return self._read("SELECT value FROM counters WHERE name = 'rv'")[0][0]
 
     def _counter(self, name: str, lock: bool = False) -> int:
         sql = "SELECT value FROM counters WHERE name = ?" + (" " + self.lock_counter if lock else "")
         return self._run(sql, (name,)).fetchone()[0]
 
     def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
-        with self._lock:
-            row = self._run("SELECT data FROM objects WHERE resource=? AND namespace=? AND name=?",
-                            (resource, namespace, name)).fetchone()
+        rows = self._read("SELECT data FROM objects WHERE resource=? AND namespace=? AND name=?",
+                          (resource, namespace, name))
+        row = rows[0] if rows else None
         if row is None:
             raise NotFound(name)
         return json.loads(row[0])
 
     def list(self, resource: str, namespace: str | None = None, *, after: tuple[str, str] | None = None,
-             limit: int = 0) -> tuple[list[dict[str, Any]], int]:
+             limit: int = 0) -> tuple[builtins.list[dict[str, Any]], int]:
         """Objects in (namespace, name) order, starting after the key ``after``; and the list's resourceVersion."""
         rows, rv = self.list_raw(resource, namespace, after=after, limit=limit)
         return [json.loads(r) for r in rows], rv
 
     def list_raw(self, resource: str, namespace: str | None = None, *, after: tuple[str, str] | None = None,
-                 limit: int = 0) -> tuple[list[str], int]:
+                 limit: int = 0) -> tuple[builtins.list[str], int]:
         """Like :meth:`list`, but each object as its stored JSON text (for responses that need no parsing)."""
         sql = "SELECT data FROM objects WHERE resource=?"
         args: list[Any] = [resource]
@@ -155,72 +206,132 @@ class SQLStore:
         sql += " ORDER BY namespace, name"
         if limit > 0:
             sql += f" LIMIT {int(limit)}"
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                rows = self._run(sql, args).fetchall()
-                rv = self._counter("rv")
-            finally:
-                self._db.execute("COMMIT")
+        if not self.separate_readers:
+            with self._lock:
+                self._db.execute("BEGIN")
+                try:
+                    rows = self._run(sql, args).fetchall()
+                    rv = self._counter("rv")
+                finally:
+                    self._db.execute("COMMIT")
+            return [r[0] for r in rows], rv
+        conn = self._reader()
+        conn.execute("BEGIN")  # one snapshot for the rows and the counter
+        try:
+            rows = conn.execute(sql, args).fetchall()
+            rv = conn.execute("SELECT value FROM counters WHERE name = 'rv'").fetchone()[0]
+        finally:
+            conn.execute("COMMIT")
         return [r[0] for r in rows], rv
 
-    def events_since(self, rv: int, limit: int = 1000) -> list[Event]:
+    def events_since(self, rv: int, limit: int = 1000) -> builtins.list[Event]:
         """Events with resourceVersion > rv. Raises Gone if history before rv was compacted."""
-        with self._lock:
-            compacted = self._counter("compacted")
-            if rv < compacted:
-                raise Gone(f"too old resource version: {rv} ({compacted + 1})")
-            rows = self._run("SELECT rv, type, resource, namespace, name, data, prev FROM events WHERE rv > ? "
-                             "ORDER BY rv LIMIT ?", (rv, limit)).fetchall()
+        compacted = self._read("SELECT value FROM counters WHERE name = 'compacted'")[0][0]
+        if rv < compacted:
+            raise Gone(f"too old resource version: {rv} ({compacted + 1})")
+        rows = self._read("SELECT rv, type, resource, namespace, name, data, prev FROM events WHERE rv > ? "
+                          "ORDER BY rv LIMIT ?", (rv, limit))
         return [Event(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6]) for r in rows]
 
     # --- writes -------------------------------------------------------------------------------------
 
     def _write(self, kind: str, resource: str, namespace: str, name: str, build: Any,
                expect_rv: str | None, must_exist: bool | None) -> dict[str, Any]:
+        """Queue the write for the committer and wait until it is committed (or refused)."""
+        job = _Write(kind, resource, namespace, name, build, expect_rv, must_exist)
+        self._queue.put(job)
+        job.done.wait()
+        if job.error is not None:
+            raise job.error
+        return job.result
+
+    def _commit_loop(self) -> None:
+        while True:
+            job = self._queue.get()
+            if job is None:
+                return
+            batch = [job]
+            stop = False
+            while len(batch) < self.max_group:  # everything already waiting joins this commit
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    stop = True
+                    break
+                batch.append(nxt)
+            self._commit(batch)
+            if stop:
+                return
+
+    def _commit(self, batch: builtins.list[_Write]) -> None:
+        written = 0
         with self._lock:
             db = self._db
-            db.execute(self.begin_write)
             try:
-                rv = self._counter("rv", lock=True) + 1  # the counter row serialises writers, across processes too
-                row = self._run("SELECT rv, data FROM objects WHERE resource=? AND namespace=? AND name=?",
-                                (resource, namespace, name)).fetchone()
-                if must_exist is True and row is None:
-                    raise NotFound(name)
-                if must_exist is False and row is not None:
-                    raise Conflict("exists")
-                if expect_rv and row is not None and str(row[0]) != str(expect_rv):
-                    raise Conflict("modified")
-                old = json.loads(row[1]) if row is not None else None
-                obj = build(old, str(rv))
-                if isinstance(obj, Outcome):
-                    obj, kind = obj.object, obj.type
-                if obj is old and kind == "MODIFIED":  # a no-op update: nothing written, no new version
-                    db.execute("COMMIT")
-                    return obj
-                data = _encode(obj)
-                if kind == "DELETED":
-                    self._run("DELETE FROM objects WHERE resource=? AND namespace=? AND name=?",
-                              (resource, namespace, name))
-                else:
-                    self._run("INSERT INTO objects VALUES (?, ?, ?, ?, ?) ON CONFLICT (resource, namespace, name) "
-                              "DO UPDATE SET rv = excluded.rv, data = excluded.data",
-                              (resource, namespace, name, rv, data))
-                prev = row[1] if kind == "MODIFIED" else None
-                self._run("INSERT INTO events (rv, type, resource, namespace, name, data, prev) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?)", (rv, kind, resource, namespace, name, data, prev))
-                self._run("UPDATE counters SET value=? WHERE name='rv'", (rv,))
-                if rv % 1000 == 0:
-                    self._compact(rv)
+                db.execute(self.begin_write)
+                for job in batch:
+                    db.execute("SAVEPOINT w1")
+                    try:
+                        job.result, wrote = self._apply(job)
+                        written += wrote
+                        db.execute("RELEASE SAVEPOINT w1")
+                    except BaseException as exc:  # noqa: BLE001 - handed to the waiting writer
+                        db.execute("ROLLBACK TO SAVEPOINT w1")
+                        db.execute("RELEASE SAVEPOINT w1")
+                        job.error = exc
                 db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            self.writes += 1
-            self._after_commit()
-        for listener in list(self._listeners):
-            listener()
-        return obj
+            except BaseException as exc:  # noqa: BLE001 - the commit failed: no write of the group happened
+                try:
+                    db.execute("ROLLBACK")
+                except Exception:  # noqa: BLE001 - already rolled back
+                    pass
+                for job in batch:
+                    job.error = job.error or exc
+                written = 0
+            self.writes += written
+            self.commits += 1
+            if written:
+                self._after_commit()
+        for job in batch:
+            job.done.set()
+        if written:
+            for listener in list(self._listeners):
+                listener()
+
+    def _apply(self, job: _Write) -> tuple[dict[str, Any], int]:
+        """One write inside the group's transaction: the new object, and 1 if a row was written."""
+        kind, resource, namespace, name = job.kind, job.resource, job.namespace, job.name
+        rv = self._counter("rv", lock=True) + 1  # the counter row serialises writers, across processes too
+        row = self._run("SELECT rv, data FROM objects WHERE resource=? AND namespace=? AND name=?",
+                        (resource, namespace, name)).fetchone()
+        if job.must_exist is True and row is None:
+            raise NotFound(name)
+        if job.must_exist is False and row is not None:
+            raise Conflict("exists")
+        if job.expect_rv and row is not None and str(row[0]) != str(job.expect_rv):
+            raise Conflict("modified")
+        old = json.loads(row[1]) if row is not None else None
+        built = job.build(old, str(rv))
+        obj: dict[str, Any] = built.object if isinstance(built, Outcome) else built
+        if isinstance(built, Outcome):
+            kind = built.type
+        if obj is old and kind == "MODIFIED":  # a no-op update: nothing written, no new version
+            return obj, 0
+        data = _encode(obj)
+        if kind == "DELETED":
+            self._run("DELETE FROM objects WHERE resource=? AND namespace=? AND name=?", (resource, namespace, name))
+        else:
+            self._run("INSERT INTO objects VALUES (?, ?, ?, ?, ?) ON CONFLICT (resource, namespace, name) "
+                      "DO UPDATE SET rv = excluded.rv, data = excluded.data", (resource, namespace, name, rv, data))
+        prev = row[1] if kind == "MODIFIED" else None
+        self._run("INSERT INTO events (rv, type, resource, namespace, name, data, prev) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                  (rv, kind, resource, namespace, name, data, prev))
+        self._run("UPDATE counters SET value=? WHERE name='rv'", (rv,))
+        if rv % 1000 == 0:
+            self._compact(rv)
+        return obj, 1
 
     def _compact(self, rv: int) -> None:
         floor = rv - self.history
@@ -270,7 +381,11 @@ class SQLiteStore(SQLStore):
 
     def __init__(self, path: str = ":memory:", *, history: int = 100_000) -> None:
         self.path = path
+        self.separate_readers = path != ":memory:"  # an in-memory database exists on one connection only
         super().__init__(history=history)
+
+    def _connect_reader(self) -> Any:
+        return sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
 
     def _connect(self) -> Any:
         db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)

@@ -1,0 +1,81 @@
+"""Request bodies: read within the size limit, decode (JSON or YAML), and refuse what kube-apiserver's decoder
+refuses before any handler walks the data — nesting too deep for a recursive walk, integers beyond int64."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+import yaml
+from starlette.requests import Request
+
+from dralloc.server.errors import ApiError, bad_request
+
+MAX_BODY = 3 * 1024 * 1024
+# kube-apiserver's JSON decoder stops at 10000 levels; the server's handlers recurse (merge, apply, encode)
+# and Python's stack is smaller, so the limit here is lower, yet far above any Kubernetes object's depth.
+MAX_DEPTH = 200
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+JSON = "application/json"
+YAML_TYPES = ("application/yaml", "application/apply-patch+yaml", "application/x-yaml")
+_LONG_NUMBER = re.compile(rb"\d{19,}")  # shorter digit runs always fit in an int64
+
+
+async def read_body(request: Request) -> tuple[bytes, str]:
+    """The raw body (413 beyond 3 MiB, as kube-apiserver) and its media type."""
+    length = request.headers.get("content-length")
+    if length and length.isdigit() and int(length) > MAX_BODY:
+        raise ApiError(413, "the request body is too large (limit 3145728 bytes)")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise ApiError(413, "the request body is too large (limit 3145728 bytes)")
+        chunks.append(chunk)
+    ctype = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
+    return b"".join(chunks), ctype
+
+
+def parse(raw: bytes, ctype: str, kind: str, version: str) -> Any:
+    """Decode a JSON or YAML body; 400 for what cannot be decoded or goes beyond the decoder's limits."""
+    if not raw.strip():
+        raise bad_request("the request body is empty")
+    is_yaml = ctype in YAML_TYPES
+    try:
+        data = yaml.safe_load(raw) if is_yaml else msgspec.json.decode(raw)
+    except (msgspec.DecodeError, yaml.YAMLError, UnicodeDecodeError, ValueError) as exc:
+        raise bad_request(f"couldn't decode the request body as {'YAML' if is_yaml else 'JSON'}: {exc}") from None
+    except RecursionError:
+        raise _too_deep(kind, version) from None
+    check_limits(data, raw, kind, version)
+    return data
+
+
+def _too_deep(kind: str, version: str) -> ApiError:
+    return bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: exceeded max depth of '
+                       f'{MAX_DEPTH}')
+
+
+def check_limits(data: Any, raw: bytes | None, kind: str, version: str) -> None:
+    """Depth at most MAX_DEPTH and every integer an int64 (what Go's decoder accepts into the API types).
+    Both checks are skipped when the raw body shows they cannot fail (few brackets, no long digit runs)."""
+    deep = raw is None or raw.count(b"{") + raw.count(b"[") > MAX_DEPTH
+    numbers = raw is None or _LONG_NUMBER.search(raw) is not None
+    if not (deep or numbers) or not isinstance(data, (dict, list)):
+        return
+    stack: list[tuple[Any, int, tuple[str, ...]]] = [(data, 1, ())]
+    while stack:
+        node, depth, path = stack.pop()
+        if depth > MAX_DEPTH:
+            raise _too_deep(kind, version)
+        items = node.items() if isinstance(node, dict) else ((None, v) for v in node)
+        for key, value in items:
+            if isinstance(value, (dict, list)):
+                stack.append((value, depth + 1, path + (key,) if key is not None else path))
+            elif numbers and isinstance(value, int) and not isinstance(value, bool) \
+                    and not INT64_MIN <= value <= INT64_MAX:
+                field = ".".join(path + ((key,) if key is not None else ()))
+                raise bad_request(f'{kind} in version "{version}" cannot be handled as a {kind}: json: cannot '
+                                  f'unmarshal number {value} into Go struct field {kind}.{field} of type int64')

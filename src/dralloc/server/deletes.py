@@ -1,0 +1,113 @@
+"""delete and deletecollection: preconditions, delete options, and finalizers (an object with finalizers is
+only marked as being deleted, 202 Accepted, until their controllers remove them)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from dralloc.server import pods
+from dralloc.server.bodies import parse, read_body
+from dralloc.server.errors import bad_request, conflict, not_found
+from dralloc.server.objects import dry_run
+from dralloc.server.options import check_delete_options
+from dralloc.server.reads import matchers
+from dralloc.server.responses import JSON, respond
+from dralloc.server.routing import Target
+from dralloc.server.writes import now
+from dralloc.store import NotFound, Outcome
+
+if TYPE_CHECKING:
+    from dralloc.server.app import ApiServer
+
+
+async def delete(api: ApiServer, request: Request, t: Target) -> Response:
+    raw, ctype = await read_body(request)
+    options = parse(raw, JSON, t.resource.kind, t.version) if raw.strip() else {}
+    if not isinstance(options, dict):
+        raise bad_request("DeleteOptions must be a JSON object")
+    pre = options.get("preconditions") or {}
+    if not isinstance(pre, dict) or any(not isinstance(v, (str, type(None))) for v in pre.values()):
+        raise bad_request("DeleteOptions.preconditions must be an object of strings (uid, resourceVersion)")
+    check_delete_options(options, request.query_params)
+    dry = dry_run(request, options)
+
+    def check(old: dict[str, Any]) -> Outcome | None:
+        meta = old.get("metadata") or {}
+        if pre.get("uid") and pre["uid"] != meta.get("uid"):
+            raise _Precondition(f'Precondition failed: UID in precondition: {pre["uid"]}, UID in object meta: '
+                                f'{meta.get("uid")}')
+        if pre.get("resourceVersion") and pre["resourceVersion"] != meta.get("resourceVersion"):
+            raise _Precondition(f'Precondition failed: ResourceVersion in precondition: '
+                                f'{pre["resourceVersion"]}, ResourceVersion in object meta: '
+                                f'{meta.get("resourceVersion")}')
+        if t.resource.name == "pods":
+            return pods.mark_terminating(old, pods.grace_period(old, options, request.query_params))
+        return mark_deleting(old)
+
+    try:
+        if dry:
+            old = api.store.get(t.resource.name, t.namespace, t.name)
+            marked = check(old)
+            result = marked.object if marked is not None else old
+        else:
+            result = await asyncio.to_thread(api.store.delete, t.resource.name, t.namespace, t.name,
+                                             check=check)
+    except NotFound:
+        raise not_found(t.resource, t.name) from None
+    except _Precondition as exc:
+        raise conflict(t.resource, t.name, str(exc)) from None
+    if t.resource.name == "pods" and not dry and (result.get("metadata") or {}).get("deletionTimestamp"):
+        pods.schedule_removal(api, result)
+        return respond(request, t.present(result))  # a terminating pod: 200 with the object, as upstream
+    # 202 Accepted: finalizers keep the object until their controllers remove them.
+    pending = bool((result.get("metadata") or {}).get("finalizers"))
+    return respond(request, t.present(result), 202 if pending else 200)
+
+
+async def deletecollection(api: ApiServer, request: Request, t: Target) -> Response:
+    labels, fields = matchers(request, t)
+    check_delete_options({}, request.query_params)
+    dry = dry_run(request)
+    objs, rv = api.store.list(t.resource.name, t.list_namespace)
+    deleted = []
+    for obj in objs:
+        if not (labels(obj) and fields(obj)):
+            continue
+        meta = obj["metadata"]
+        if dry:
+            marked = mark_deleting(obj)
+            obj = marked.object if marked is not None else obj
+        else:
+            try:
+                obj = api.store.delete(t.resource.name, meta.get("namespace") or "", meta["name"],
+                                        check=mark_deleting)
+            except NotFound:
+                continue
+        item = t.present(obj)
+        item.pop("kind", None)
+        item.pop("apiVersion", None)
+        deleted.append(item)
+    return respond(request, {"kind": f"{t.resource.kind}List", "apiVersion": t.api_version,
+                             "metadata": {"resourceVersion": str(api.store.current_rv())}, "items": deleted})
+
+
+def mark_deleting(old: dict[str, Any]) -> Outcome | None:
+    """A delete of an object with finalizers only marks it (deletionTimestamp, grace period 0, generation
+    bumped, as kube-apiserver does); None: remove it now."""
+    meta = old.get("metadata") or {}
+    if not meta.get("finalizers"):
+        return None
+    if meta.get("deletionTimestamp"):
+        return Outcome(old, "MODIFIED")  # already being deleted: nothing to write
+    meta = {**meta, "deletionTimestamp": now(), "deletionGracePeriodSeconds": 0}
+    if meta.get("generation"):
+        meta["generation"] += 1
+    return Outcome({**old, "metadata": meta}, "MODIFIED")
+
+
+class _Precondition(Exception):
+    pass

@@ -1,0 +1,376 @@
+"""core/v1 Pods and Events as kube-apiserver's registry treats them: what a create resets, the light validation
+of a pod's spec, which updates of a pod are allowed, ``/binding`` (what kube-scheduler calls), graceful
+deletion, and the columns ``kubectl get`` prints. Pods are stored as the JSON clients sent."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from dralloc.server.bodies import parse, read_body
+from dralloc.server.errors import ApiError, bad_request, not_found
+from dralloc.server.responses import respond
+from dralloc.server.routing import Target
+from dralloc.store import NotFound, Outcome
+from dralloc.validation import field as f
+from dralloc.validation.formats import is_dns1123_label
+from dralloc.validation.meta import name_is_dns_subdomain, validate_object_meta
+
+if TYPE_CHECKING:
+    from dralloc.server.app import ApiServer
+
+DEFAULT_GRACE_SECONDS = 30
+TERMINAL_PHASES = ("Succeeded", "Failed")
+# The fields of a pod's spec an update may change (kube-apiserver's ValidatePodUpdate lists them in its error).
+_MUTABLE_SPEC_MESSAGE = (
+    "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,"
+    "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),"
+    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)")
+
+
+def _timestamp(when: datetime | None = None) -> str:
+    return (when or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --- create -----------------------------------------------------------------------------------------
+
+
+def qos_class(spec: dict[str, Any]) -> str:
+    """Guaranteed (every container limits cpu and memory, requests equal to limits), BestEffort (nothing
+    requested or limited), else Burstable — kube-apiserver's QOS class of a pod."""
+    containers = [c for c in (spec.get("containers") or []) + (spec.get("initContainers") or [])
+                  if isinstance(c, dict)]
+    any_set, guaranteed = False, True
+    for c in containers:
+        resources = c.get("resources") or {}
+        requests, limits = resources.get("requests") or {}, resources.get("limits") or {}
+        if requests or limits:
+            any_set = True
+        for name in ("cpu", "memory"):
+            if name not in limits or str(requests.get(name, limits[name])) != str(limits[name]):
+                guaranteed = False
+    if not any_set:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"
+
+
+_SPEC_DEFAULTS = {"restartPolicy": "Always", "terminationGracePeriodSeconds": DEFAULT_GRACE_SECONDS,
+                  "dnsPolicy": "ClusterFirst", "securityContext": {}, "schedulerName": "default-scheduler",
+                  "enableServiceLinks": True, "priority": 0, "preemptionPolicy": "PreemptLowerPriority"}
+
+
+def _default_container(container: Any) -> None:
+    if not isinstance(container, dict):
+        return
+    container.setdefault("terminationMessagePath", "/dev/termination-log")
+    container.setdefault("terminationMessagePolicy", "File")
+    image = str(container.get("image") or "")
+    tagged = ":" in image.rsplit("/", 1)[-1] or "@" in image
+    latest = not tagged or image.endswith(":latest")
+    container.setdefault("imagePullPolicy", "Always" if latest else "IfNotPresent")
+    container.setdefault("resources", {})
+
+
+def apply_pod_defaults(pod: dict[str, Any]) -> None:
+    """The defaults kube-apiserver fills in a pod's spec (what a scheduler or ``kubectl get -o yaml`` sees):
+    restart and DNS policy, scheduler name, grace period, priority, and per container the image pull policy
+    and termination message settings."""
+    spec = pod.get("spec")
+    if not isinstance(spec, dict):
+        return
+    for key, value in _SPEC_DEFAULTS.items():
+        spec.setdefault(key, value)
+    for kind in ("containers", "initContainers"):
+        for container in spec.get(kind) or []:
+            _default_container(container)
+
+
+def prepare_pod_create(pod: dict[str, Any]) -> None:
+    """As kube-apiserver's pod strategy: defaults filled in, and a new pod is Pending with its QOS class,
+    whatever status it sent."""
+    apply_pod_defaults(pod)
+    pod["status"] = {"phase": "Pending", "qosClass": qos_class(pod.get("spec") or {})}
+
+
+def _container_errors(containers: Any, path: str, names: set[str], claim_names: set[str]) -> list[f.FieldError]:
+    errors: list[f.FieldError] = []
+    for i, c in enumerate(containers or []):
+        where = f.index(path, i)
+        if not isinstance(c, dict):
+            errors.append(f.invalid(where, c, "must be an object"))
+            continue
+        name = c.get("name") or ""
+        if not name:
+            errors.append(f.required(f.child(where, "name"), ""))
+        else:
+            errors.extend(f.invalid(f.child(where, "name"), name, m) for m in is_dns1123_label(name))
+            if name in names:
+                errors.append(f.duplicate(f.child(where, "name"), name))
+            names.add(name)
+        if not c.get("image"):
+            errors.append(f.required(f.child(where, "image"), ""))
+        for j, ref in enumerate(((c.get("resources") or {}).get("claims")) or []):
+            ref_name = ref.get("name") if isinstance(ref, dict) else None
+            if ref_name not in claim_names:
+                errors.append(f.FieldError(f.NOT_FOUND, f"{where}.resources.claims[{j}]", ref_name,
+                                           "must be the name of one entry in pod.spec.resourceClaims"))
+    return errors
+
+
+def validate_pod_spec(spec: Any) -> list[f.FieldError]:
+    """The light part of ValidatePodSpec dralloc checks: containers present, named and with images, unique
+    names, and resource claims that are well formed and referenced correctly."""
+    if not isinstance(spec, dict):
+        return [f.required("spec", "")]
+    errors: list[f.FieldError] = []
+    claim_names: set[str] = set()
+    for i, claim in enumerate(spec.get("resourceClaims") or []):
+        where = f.index("spec.resourceClaims", i)
+        if not isinstance(claim, dict):
+            errors.append(f.invalid(where, claim, "must be an object"))
+            continue
+        name = claim.get("name") or ""
+        if not name:
+            errors.append(f.required(f.child(where, "name"), ""))
+        elif name in claim_names:
+            errors.append(f.duplicate(f.child(where, "name"), name))
+        else:
+            errors.extend(f.invalid(f.child(where, "name"), name, m) for m in is_dns1123_label(name))
+        claim_names.add(name)
+        sources = [k for k in ("resourceClaimName", "resourceClaimTemplateName") if claim.get(k)]
+        if len(sources) != 1:
+            errors.append(f.invalid(where, claim, "must specify one of: `resourceClaimName`, "
+                                                  "`resourceClaimTemplateName`"))
+    containers = spec.get("containers")
+    if not containers:
+        errors.append(f.required("spec.containers", ""))
+    names: set[str] = set()
+    errors += _container_errors(containers, "spec.containers", names, claim_names)
+    errors += _container_errors(spec.get("initContainers"), "spec.initContainers", names, claim_names)
+    return errors
+
+
+def validate_pod(pod: dict[str, Any], typed_meta: Any) -> list[f.FieldError]:
+    return (validate_object_meta(typed_meta, True, name_is_dns_subdomain, require_namespace=True)
+            + validate_pod_spec(pod.get("spec")))
+
+
+def validate_event(event: dict[str, Any], typed_meta: Any) -> list[f.FieldError]:
+    errors = validate_object_meta(typed_meta, True, name_is_dns_subdomain, require_namespace=True)
+    involved = event.get("involvedObject") or {}
+    namespace = (event.get("metadata") or {}).get("namespace")
+    if isinstance(involved, dict) and involved.get("namespace") and involved["namespace"] != namespace:
+        errors.append(f.invalid("involvedObject.namespace", involved["namespace"], "does not match event.namespace"))
+    return errors
+
+
+# --- update -----------------------------------------------------------------------------------------
+
+
+def _without_mutable(spec: Any) -> Any:
+    if not isinstance(spec, dict):
+        return spec
+    out = {k: v for k, v in spec.items() if k not in ("activeDeadlineSeconds", "tolerations",
+                                                      "terminationGracePeriodSeconds", "schedulingGates")}
+    for kind in ("containers", "initContainers"):
+        if isinstance(out.get(kind), list):
+            out[kind] = [{k: v for k, v in c.items() if k != "image"} if isinstance(c, dict) else c
+                         for c in out[kind]]
+    return out
+
+
+def pod_update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[f.FieldError]:
+    """An update may change only images, the active deadline, tolerations (additions) and scheduling gates
+    (removals); spec.nodeName is set through /binding."""
+    new_spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+    if _without_mutable(new_spec) != _without_mutable(old_spec):
+        return [f.forbidden("spec", _MUTABLE_SPEC_MESSAGE)]
+    old_tolerations = old_spec.get("tolerations") or []
+    new_tolerations = new_spec.get("tolerations") or []
+    if any(t not in new_tolerations for t in old_tolerations):
+        return [f.forbidden("spec.tolerations", "existing toleration can not be modified except its "
+                                                "tolerationSeconds")]
+    new_gates = new_spec.get("schedulingGates") or []
+    if any(g not in (old_spec.get("schedulingGates") or []) for g in new_gates):
+        return [f.forbidden("spec.schedulingGates", "only deletion is allowed, but found new scheduling gate")]
+    return validate_pod_spec(new_spec)
+
+
+# --- binding ----------------------------------------------------------------------------------------
+
+
+def _bind(old: dict[str, Any], node: str, name: str) -> dict[str, Any]:
+    meta = old.get("metadata") or {}
+    if meta.get("deletionTimestamp"):
+        raise ApiError(409, f'Operation cannot be fulfilled on pods/binding "{name}": pod {name} is being '
+                            f'deleted, cannot be assigned to a host', "Conflict",
+                       details={"name": name, "kind": "pods/binding"})
+    bound = (old.get("spec") or {}).get("nodeName")
+    if bound:
+        raise ApiError(409, f'Operation cannot be fulfilled on pods/binding "{name}": pod {name} is already '
+                            f'assigned to node "{bound}"', "Conflict", details={"name": name, "kind": "pods/binding"})
+    status = dict(old.get("status") or {})
+    conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict) and c.get("type") != "PodScheduled"]
+    conditions.append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                       "lastTransitionTime": _timestamp()})
+    status["conditions"] = conditions
+    return {**old, "spec": {**(old.get("spec") or {}), "nodeName": node}, "status": status}
+
+
+async def create_binding(api: ApiServer, request: Request, t: Target) -> Response:
+    """POST pods/{name}/binding: set spec.nodeName (once) and the PodScheduled condition, as kube-scheduler's
+    bind does through kube-apiserver."""
+    raw, ctype = await read_body(request)
+    binding = parse(raw, ctype, "Binding", "v1")
+    if not isinstance(binding, dict):
+        raise bad_request("the request body must be a JSON object")
+    meta = binding.get("metadata") or {}
+    target = binding.get("target") or {}
+    if not isinstance(meta, dict) or not isinstance(target, dict):
+        raise bad_request("Binding.metadata and Binding.target must be objects")
+    if meta.get("name") not in (None, t.name):
+        raise bad_request("the name of the object does not match the name on the URL")
+    if meta.get("namespace") not in (None, "", t.namespace):
+        raise bad_request("the namespace of the provided object does not match the namespace sent on the request")
+    errors = []
+    node = target.get("name")
+    if not node or not isinstance(node, str):
+        errors.append(f.required("target.name", ""))
+    if target.get("kind") not in (None, "", "Node"):
+        errors.append(f.not_supported("target.kind", target.get("kind"), ["Node", "<empty>"]))
+    if errors:
+        raise ApiError(422, f'Binding "{t.name}" is invalid: {f.aggregate_message(errors)}',
+                       details={"name": t.name, "kind": "Binding",
+                                "causes": [{"reason": e.type, "message": e.body(), "field": e.field} for e in errors]})
+    try:
+        await asyncio.to_thread(api.store.update, "pods", t.namespace, t.name,
+                                lambda old, rv: _with_rv(_bind(old, str(node), t.name), rv))
+    except NotFound:
+        raise not_found(t.resource, t.name) from None
+    return respond(request, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                             "code": 201}, 201)
+
+
+def _with_rv(obj: dict[str, Any], rv: str) -> dict[str, Any]:
+    return {**obj, "metadata": {**(obj.get("metadata") or {}), "resourceVersion": rv}}
+
+
+# --- graceful deletion ------------------------------------------------------------------------------
+
+
+def grace_period(pod: dict[str, Any], options: dict[str, Any], query: Any) -> int:
+    """The seconds a deleted pod is given: the request's gracePeriodSeconds, else the pod's own, else 30;
+    0 for a pod no kubelet runs (not bound) or one that already finished."""
+    spec = pod.get("spec") or {}
+    if not spec.get("nodeName") or (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
+        return 0
+    value = options.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
+    if value is None:
+        value = spec.get("terminationGracePeriodSeconds", DEFAULT_GRACE_SECONDS)
+    try:
+        return max(int(value), 0)
+    except (TypeError, ValueError):
+        return DEFAULT_GRACE_SECONDS
+
+
+def mark_terminating(old: dict[str, Any], grace: int) -> Outcome | None:
+    """A bound pod is only marked (deletionTimestamp = now + grace) for its kubelet to stop; a later delete
+    may shorten the grace period. None: remove now."""
+    meta = old.get("metadata") or {}
+    if grace <= 0 and not meta.get("finalizers"):
+        return None
+    current = meta.get("deletionGracePeriodSeconds")
+    if meta.get("deletionTimestamp") and current is not None and current <= grace:
+        return Outcome(old, "MODIFIED")  # already terminating sooner
+    when = datetime.now(UTC) + timedelta(seconds=grace)
+    meta = {**meta, "deletionTimestamp": _timestamp(when), "deletionGracePeriodSeconds": grace}
+    return Outcome({**old, "metadata": meta}, "MODIFIED")
+
+
+def remove_if_expired(api: ApiServer, namespace: str, name: str, uid: str) -> None:
+    """Stand in for the kubelet: remove a terminating pod once its grace period is over (finalizers still
+    hold it)."""
+    def build(old: dict[str, Any], rv: str) -> Any:
+        meta = old.get("metadata") or {}
+        if meta.get("uid") != uid or not meta.get("deletionTimestamp") or meta.get("finalizers"):
+            return old
+        return Outcome(_with_rv(old, rv), "DELETED")
+
+    try:
+        api.store.update("pods", namespace, name, build)
+    except NotFound:
+        pass
+
+
+def schedule_removal(api: ApiServer, pod: dict[str, Any]) -> None:
+    meta = pod.get("metadata") or {}
+    deadline = meta.get("deletionTimestamp")
+    if not deadline:
+        return
+    try:
+        when = datetime.strptime(deadline, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return
+    delay = max((when - datetime.now(UTC)).total_seconds(), 0.0)
+    loop = asyncio.get_running_loop()
+    args = (api, meta.get("namespace") or "", meta.get("name") or "", meta.get("uid") or "")
+    loop.call_later(delay, lambda: api.background(asyncio.to_thread(remove_if_expired, *args)))
+
+
+# --- kubectl get columns ----------------------------------------------------------------------------
+
+
+def pod_ready(pod: dict[str, Any]) -> str:
+    statuses = (pod.get("status") or {}).get("containerStatuses") or []
+    total = len((pod.get("spec") or {}).get("containers") or [])
+    ready = sum(1 for s in statuses if isinstance(s, dict) and s.get("ready"))
+    return f"{ready}/{total}"
+
+
+def pod_status(pod: dict[str, Any]) -> str:
+    """kubectl's STATUS: Terminating, a container's waiting/terminated reason, the pod's reason, else its phase."""
+    if (pod.get("metadata") or {}).get("deletionTimestamp"):
+        return "Terminating"
+    status = pod.get("status") or {}
+    for s in status.get("containerStatuses") or []:
+        state = (s.get("state") or {}) if isinstance(s, dict) else {}
+        for kind in ("waiting", "terminated"):
+            reason = (state.get(kind) or {}).get("reason")
+            if reason:
+                return str(reason)
+    for c in status.get("conditions") or []:
+        if isinstance(c, dict) and c.get("type") == "PodScheduled" and c.get("status") == "False" \
+                and c.get("reason") == "SchedulingGated":
+            return "SchedulingGated"
+    return str(status.get("reason") or status.get("phase") or "Pending")
+
+
+def pod_restarts(pod: dict[str, Any]) -> int:
+    statuses = (pod.get("status") or {}).get("containerStatuses") or []
+    return sum(int(s.get("restartCount") or 0) for s in statuses if isinstance(s, dict))
+
+
+def readiness_gates(pod: dict[str, Any]) -> str:
+    gates = (pod.get("spec") or {}).get("readinessGates") or []
+    if not gates:
+        return "<none>"
+    true = {c.get("type") for c in (pod.get("status") or {}).get("conditions") or []
+            if isinstance(c, dict) and c.get("status") == "True"}
+    return f"{sum(1 for g in gates if isinstance(g, dict) and g.get('conditionType') in true)}/{len(gates)}"
+
+
+def event_last_seen(event: dict[str, Any]) -> str:
+    from dralloc.server.table import human_age
+
+    return human_age(event.get("lastTimestamp") or event.get("eventTime") or
+                     (event.get("metadata") or {}).get("creationTimestamp"))
+
+
+def event_object(event: dict[str, Any]) -> str:
+    involved = event.get("involvedObject") or {}
+    return f"{str(involved.get('kind') or '').lower()}/{involved.get('name') or ''}"
+

@@ -1,0 +1,28 @@
+"""JSON responses (compact, or indented with ``?pretty=true``), with kube-apiserver's Warning headers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+
+JSON = "application/json"
+
+
+def respond(request: Request, body: Any, code: int = 200, headers: dict[str, str] | None = None,
+            warnings: list[str] | None = None) -> Response:
+    pretty = request.query_params.get("pretty") in ("true", "1")
+    data = json.dumps(body, indent=2, ensure_ascii=False).encode() if pretty else msgspec.json.encode(body)
+    response = Response(data, code, headers=headers, media_type=JSON)
+    for w in warnings or ():
+        response.headers.append("Warning", "299 - " + json.dumps(w))
+    return response
+
+
+def wants_table(request: Request) -> bool:
+    """kubectl get asks for server-side printing with Accept: ...;as=Table;g=meta.k8s.io."""
+    accept = request.headers.get("accept", "")
+    return "as=Table" in accept and "g=meta.k8s.io" in accept

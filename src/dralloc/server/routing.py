@@ -1,0 +1,117 @@
+"""What a URL names: discovery documents, or a resource (type, version, namespace, name, subresource) and the
+verb a method means on it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+
+from dralloc.api import conversion
+from dralloc.server import discovery
+from dralloc.server.errors import ApiError
+from dralloc.server.registry import CORE, GROUP, RESOURCES, Resource
+
+
+class Target:
+    """What a URL names."""
+
+    def __init__(self, resource: Resource, version: str, namespace: str, name: str, sub: str) -> None:
+        self.resource = resource
+        self.version = version
+        self.namespace = namespace
+        self.name = name
+        self.sub = sub
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.resource.group}/{self.version}" if self.resource.group else self.version
+
+    @property
+    def list_namespace(self) -> str | None:
+        """The namespace a list or watch is limited to (None: all)."""
+        return self.namespace if self.resource.namespaced and self.namespace else None
+
+    def present(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """A stored (v1) object in the version the URL asks for."""
+        if self.resource.group and self.version != "v1":
+            return conversion.from_v1(obj, self.api_version)
+        return obj
+
+
+def discovery_document(parts: list[str]) -> Any:
+    if parts == ["api"]:
+        return discovery.api_versions()
+    if parts == ["api", "v1"]:
+        return discovery.core_resource_list()
+    if parts == ["apis"]:
+        return discovery.api_group_list()
+    if parts == ["apis", GROUP]:
+        return discovery.api_group()
+    if len(parts) == 3 and parts[:2] == ["apis", GROUP]:
+        doc = discovery.resource_list(parts[2])
+        if doc is None:
+            raise ApiError(404, "the server could not find the requested resource")
+        return doc
+    if parts[:1] == ["openapi"]:
+        if parts == ["openapi", "v3"]:
+            return discovery.openapi_v3_root()
+        if parts == ["openapi", "v3", "api", "v1"]:
+            return discovery.openapi_v3_gv("v1", core=True)
+        if len(parts) == 5 and parts[2:4] == ["apis", GROUP]:
+            doc = discovery.openapi_v3_gv(parts[4])
+            if doc is not None:
+                return doc
+        raise ApiError(404, "the server could not find the requested resource")
+    return None
+
+
+def target(parts: list[str]) -> Target:
+    missing = ApiError(404, "the server could not find the requested resource")
+    if parts[:2] == ["api", "v1"]:
+        table, version, rest = CORE, "v1", parts[2:]
+        if rest[:1] == ["namespaces"] and (len(rest) <= 2 or (len(rest) == 3 and rest[2] not in CORE)):
+            return Target(CORE["namespaces"], "v1", "", rest[1] if len(rest) > 1 else "",
+                           rest[2] if len(rest) > 2 else "")
+    elif len(parts) >= 3 and parts[:2] == ["apis", GROUP]:
+        table, version, rest = RESOURCES, parts[2], parts[3:]
+    else:
+        raise missing
+    namespace = ""
+    if len(rest) >= 3 and rest[0] == "namespaces":
+        namespace, rest = rest[1], rest[2:]
+    if not rest or len(rest) > 3:
+        raise missing
+    resource = table.get(rest[0])
+    if resource is None or version not in resource.versions:
+        raise missing
+    if namespace and not resource.namespaced:
+        raise missing
+    name = rest[1] if len(rest) > 1 else ""
+    sub = rest[2] if len(rest) > 2 else ""
+    if sub and not ((sub == "status" and resource.status) or sub in resource.subresources):
+        raise missing
+    return Target(resource, version, namespace, name, sub)
+
+
+def verb(request: Request, t: Target) -> str:
+    method = request.method
+    if method == "GET":
+        if t.name:
+            return "get"
+        return "watch" if request.query_params.get("watch") in ("true", "1") else "list"
+    if t.sub == "binding":
+        if method != "POST":
+            raise ApiError(405, "the server does not allow this method on the requested resource")
+        return "create"
+    if method == "POST" and not t.name:
+        if t.resource.namespaced and not t.namespace:
+            raise ApiError(405, "the server does not allow this method on the requested resource")
+        return "create"
+    if method == "PUT" and t.name:
+        return "update"
+    if method == "PATCH" and t.name:
+        return "patch"
+    if method == "DELETE":
+        return "delete" if t.name else "deletecollection"
+    raise ApiError(405, "the server does not allow this method on the requested resource")

@@ -1,0 +1,153 @@
+"""Running the app over HTTP(S) as kube-apiserver's secure serving does: limits, timeouts, graceful shutdown.
+
+- A client must send a request's headers within ``header_timeout`` seconds of starting it (a connection that
+  says nothing is closed), like Go's ``ReadHeaderTimeout``; idle keep-alive connections are closed after
+  ``idle_timeout``. Slow or idle clients cannot hold connections forever.
+- Malformed requests and over-long request lines get a Kubernetes ``Status`` body, not plain text.
+- On SIGTERM or Ctrl-C the server stops accepting connections, ends open watches (clients re-establish them
+  elsewhere, as after a kube-apiserver restart), lets in-flight requests finish and exits; requests still
+  running after ``shutdown_timeout`` are cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import uvicorn
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from dralloc.server.errors import ApiError
+
+MAX_HEADER_BYTES = 1 << 20  # Go's http.DefaultMaxHeaderBytes, which kube-apiserver keeps
+
+
+@dataclass(frozen=True)
+class Limits:
+    header_timeout: float = 32.0  # kube-apiserver's ReadHeaderTimeout
+    idle_timeout: float = 90.0  # kube-apiserver's idle timeout for keep-alive connections
+    shutdown_timeout: float = 5.0
+    max_connections: int = 4096
+
+
+def _status_bytes(code: int, message: str, reason: str | None = None) -> bytes:
+    body = json.dumps(ApiError(code, message, reason).status(), separators=(",", ":")).encode()
+    phrase = {400: "Bad Request", 431: "Request Header Fields Too Large", 503: "Service Unavailable"}[code]
+    return (f"HTTP/1.1 {code} {phrase}\r\ncontent-type: application/json\r\ncontent-length: {len(body)}\r\n"
+            f"connection: close\r\n\r\n").encode() + body
+
+
+class _Protocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a header deadline, a header size limit and Status error bodies."""
+
+    header_timeout: float = Limits.header_timeout
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._header_deadline: asyncio.TimerHandle | None = None
+        self._header_bytes = 0
+
+    def _arm_header_deadline(self) -> None:
+        if self._header_deadline is None:
+            self._header_deadline = self.loop.call_later(self.header_timeout, self._header_deadline_passed)
+
+    def _disarm_header_deadline(self) -> None:
+        if self._header_deadline is not None:
+            self._header_deadline.cancel()
+            self._header_deadline = None
+
+    def _header_deadline_passed(self) -> None:
+        self._header_deadline = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm_header_deadline()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm_header_deadline()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self.cycle is None or self.cycle.response_complete:  # between requests: a new one is starting
+            self._arm_header_deadline()
+        super().data_received(data)
+
+    def on_message_begin(self) -> None:
+        self._header_bytes = 0
+        super().on_message_begin()
+
+    def _count(self, n: int) -> None:
+        self._header_bytes += n
+        if self._header_bytes > MAX_HEADER_BYTES and not self.transport.is_closing():
+            self.transport.write(_status_bytes(431, "the request line and headers are longer than 1048576 bytes",
+                                               "RequestHeaderFieldsTooLarge"))
+            self.transport.close()
+            raise _Abort
+
+    def on_url(self, url: bytes) -> None:
+        self._count(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._count(len(name) + len(value) + 4)
+        super().on_header(name, value)
+
+    def on_headers_complete(self) -> None:
+        self._disarm_header_deadline()
+        super().on_headers_complete()
+
+    def send_400_response(self, msg: str) -> None:
+        if not self.transport.is_closing():
+            self.transport.write(_status_bytes(400, msg))
+            self.transport.close()
+
+
+class _Abort(Exception):
+    """Raised from a parser callback to stop parsing a connection that was just closed (httptools turns it
+    into a parser error, which uvicorn answers with send_400_response: a no-op on a closing transport)."""
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server that tells the app to end its watches before waiting for connections to finish."""
+
+    def __init__(self, config: uvicorn.Config, on_shutdown: Any) -> None:
+        super().__init__(config)
+        self._on_shutdown = on_shutdown
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # uvicorn re-raises the signal after a graceful shutdown (exit status -15, a KeyboardInterrupt for
+        # Ctrl-C); kube-apiserver exits 0 once it has shut down cleanly, and so does this server.
+        with super().capture_signals():
+            try:
+                yield
+            finally:
+                self._captured_signals.clear()
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self._on_shutdown()
+        await super().shutdown(sockets)
+
+    def open_connections(self) -> int:
+        return len(self.server_state.connections)
+
+
+def serve(app: Any, *, host: str, port: int, limits: Limits = Limits(), log_level: str = "warning",
+          certfile: str | None = None, keyfile: str | None = None) -> None:
+    """Serve ``app`` (from :func:`dralloc.server.create_app`) until SIGTERM/SIGINT."""
+    protocol = type("Protocol", (_Protocol,), {"header_timeout": limits.header_timeout})
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, http=protocol,
+                            ssl_certfile=certfile, ssl_keyfile=keyfile, timeout_keep_alive=int(limits.idle_timeout),
+                            timeout_graceful_shutdown=int(limits.shutdown_timeout))
+    api = app.state.api
+    server = Server(config, api.begin_shutdown)
+    api.open_connections = server.open_connections
+    api.max_connections = limits.max_connections
+    server.run()

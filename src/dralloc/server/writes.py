@@ -1,0 +1,307 @@
+"""create, update and patch: decode, merge with the stored object, validate with kube-apiserver's rules, and
+write in a worker thread (the fsync must not block the event loop)."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import secrets
+import uuid
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+
+from dralloc.server import pods
+from dralloc.server.apply import apply, record_update
+from dralloc.server.bodies import check_limits, parse, read_body
+from dralloc.server.errors import ApiError, already_exists, bad_request, conflict, invalid, not_found
+from dralloc.server.objects import (
+    check_valid,
+    dry_run,
+    field_problems,
+    field_validation,
+    object_body,
+    stored_form,
+    type_meta_checked,
+    typed,
+)
+from dralloc.server.options import check_write_options, field_manager
+from dralloc.server.patch import json_patch, merge_patch
+from dralloc.server.responses import JSON, respond
+from dralloc.server.routing import Target
+from dralloc.server.smp import strategic_merge_patch
+from dralloc.store import Conflict, NotFound, Outcome
+from dralloc.validation.field import forbidden
+
+if TYPE_CHECKING:
+    from dralloc.server.app import ApiServer
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+_NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apiserver's generateName suffix: no vowels, no 0/1/3
+
+
+def generated_name(prefix: str) -> str:
+    return prefix + "".join(secrets.choice(_NAME_SUFFIX_ALPHABET) for _ in range(5))
+
+
+def raw_object(data: dict[str, Any], t: Target, meta: Any) -> dict[str, Any]:
+    """A core object as the client sent it (every field kept), with its kind, apiVersion, name and namespace."""
+    obj = copy.deepcopy(data)
+    obj["kind"], obj["apiVersion"] = t.resource.kind, t.api_version
+    metadata = dict(obj.get("metadata") or {})
+    if meta.name:
+        metadata["name"] = meta.name
+    if t.resource.namespaced:
+        metadata["namespace"] = t.namespace
+    obj["metadata"] = metadata
+    return obj
+
+
+def new_metadata(meta: dict[str, Any], t: Target, rv: str) -> dict[str, Any]:
+    meta = dict(meta)
+    meta["uid"] = str(uuid.uuid4())
+    meta["creationTimestamp"] = now()
+    meta["resourceVersion"] = rv
+    if t.resource.group:
+        meta["generation"] = 1
+    if t.resource.namespaced:
+        meta["namespace"] = t.namespace
+    for k in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
+        meta.pop(k, None)
+    return meta
+
+
+def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
+    obj = typed(data, t)
+    meta = obj.metadata
+    if t.resource.namespaced:
+        if meta.namespace and meta.namespace != t.namespace:
+            raise bad_request("the namespace of the provided object does not match the namespace sent on "
+                              "the request")
+        meta = msgspec.structs.replace(meta, namespace=t.namespace)
+    if not meta.name and meta.generate_name:
+        meta = msgspec.structs.replace(meta, name=generated_name(meta.generate_name))
+    obj = msgspec.structs.replace(obj, metadata=meta)
+    from dralloc.validation import validate
+
+    if not t.resource.group:  # core objects are stored as sent
+        stored = raw_object(data, t, meta)
+        if t.resource.name == "pods":
+            pods.prepare_pod_create(stored)
+            errors = pods.validate_pod(stored, meta)
+        elif t.resource.name == "events":
+            errors = pods.validate_event(stored, meta)
+        else:
+            errors = validate(obj, require_namespace=t.resource.namespaced)
+        check_valid(t, meta.name or "", errors)
+        return stored, meta.name or ""
+    if hasattr(obj, "status") and t.resource.status:
+        obj = msgspec.structs.replace(obj, status=None)  # status is written through /status only
+    check_valid(t, meta.name or "", validate(obj, require_namespace=t.resource.namespaced))
+    return stored_form(obj), meta.name or ""
+
+
+async def create(api: ApiServer, request: Request, t: Target) -> Response:
+    check_write_options("create", request.query_params)
+    raw, ctype = await read_body(request)
+    data, warnings = object_body(raw, ctype, request, t)
+    stored, name = prepare_create(data, t)
+    record_update(None, stored, manager_of(request), t.api_version)
+    dry = dry_run(request)
+    # The write (and its fsync) runs in a worker thread so the loop can parse the next request meanwhile.
+    result = await asyncio.to_thread(insert, api, t, name, stored, dry)
+    return respond(request, t.present(result), 201, warnings=warnings)
+
+
+def insert(api: ApiServer, t: Target, name: str, stored: dict[str, Any], dry: bool) -> dict[str, Any]:
+    if dry:
+        try:
+            api.store.get(t.resource.name, t.namespace, name)
+        except NotFound:
+            return {**stored, "metadata": new_metadata(stored["metadata"], t, "")}
+        raise already_exists(t.resource, name)
+    try:
+        return api.store.create(t.resource.name, t.namespace, name,
+                                 lambda _old, rv: {**stored, "metadata": new_metadata(stored["metadata"], t, rv)})
+    except Conflict:
+        raise already_exists(t.resource, name) from None
+
+
+def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
+                 new_data: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+    """The stored form of an update of ``old`` by ``new_obj`` (typed; ``new_data`` as sent), and its
+    validation errors."""
+    from dralloc.api.codec import decode
+    from dralloc.validation import validate_status_update, validate_update
+
+    new = stored_form(new_obj) if t.resource.group else raw_object(new_data, t, new_obj.metadata)
+    old_meta = old["metadata"]
+    meta = dict(new.get("metadata") or {})
+    for key in ("deletionTimestamp", "deletionGracePeriodSeconds"):  # set by DELETE only
+        if key in old_meta:
+            meta[key] = old_meta[key]
+        else:
+            meta.pop(key, None)
+    if "managedFields" not in meta and "managedFields" in old_meta:
+        meta["managedFields"] = old_meta["managedFields"]
+    meta["uid"] = old_meta.get("uid")
+    meta["creationTimestamp"] = old_meta.get("creationTimestamp")
+    if t.resource.namespaced:
+        meta["namespace"] = t.namespace
+    if t.sub == "status":
+        # As kube-apiserver's status strategies: spec and metadata (labels, annotations and finalizers
+        # included) come from the stored object; only status is taken from the request.
+        merged = {**old, "status": new.get("status")}
+        if merged["status"] is None:
+            merged.pop("status")
+        merged["metadata"] = dict(old_meta)
+    else:
+        merged = {**new, "metadata": meta}
+        if t.resource.status:
+            if "status" in old:
+                merged["status"] = old["status"]
+            else:
+                merged.pop("status", None)
+    if t.resource.group:
+        gen = old_meta.get("generation", 1)
+        merged["metadata"]["generation"] = gen + 1 if merged.get("spec") != old.get("spec") else gen
+    deleting_errors = finalizer_errors(merged["metadata"], old_meta)
+    if not t.resource.group:
+        if t.resource.name == "pods" and t.sub != "status":
+            pods.apply_pod_defaults(merged)  # as decoding does on every write: a replace need not repeat them
+            deleting_errors += pods.pod_update_errors(merged, old)
+        return merged, deleting_errors
+    new_typed, old_typed = decode(merged), decode(old)
+    if t.sub == "status":
+        return merged, validate_status_update(new_typed, old_typed)
+    return merged, validate_update(new_typed, old_typed) + deleting_errors
+
+
+async def update(api: ApiServer, request: Request, t: Target) -> Response:
+    check_write_options("update", request.query_params)
+    raw, ctype = await read_body(request)
+    data, warnings = object_body(raw, ctype, request, t)
+    obj = typed(data, t)
+    if obj.metadata.name != t.name:
+        raise bad_request("the name of the object (%s) does not match the name on the URL (%s)"
+                          % (obj.metadata.name, t.name))
+    result = await asyncio.to_thread(apply_update, api, request, t, obj, data, obj.metadata.resource_version,
+                                     manager_of(request))
+    return respond(request, t.present(result), warnings=warnings)
+
+
+def manager_of(request: Request) -> str:
+    return field_manager(request.query_params, request.headers.get("user-agent", ""))
+
+
+def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, data: dict[str, Any],
+                 expect_rv: str | None, manager: str | None) -> dict[str, Any]:
+    """Write ``obj`` over the stored object; ``manager`` (None for server-side apply, which records its own
+    ownership) takes over the fields it changed."""
+    dry = dry_run(request)
+    errors_box: list[Any] = []
+
+    def build(old: dict[str, Any], rv: str) -> dict[str, Any] | Outcome:
+        merged, errors = merge_update(t, old, obj, data)
+        if errors:
+            errors_box.extend(errors)
+            raise _Invalid()
+        merged["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
+        if merged == old:
+            return old
+        if manager is not None:
+            record_update(old, merged, manager, t.api_version, t.sub)
+        merged["metadata"]["resourceVersion"] = rv
+        if merged["metadata"].get("deletionTimestamp") and not merged["metadata"].get("finalizers"):
+            return Outcome(merged, "DELETED")  # the last finalizer went: the deletion completes
+        return merged
+
+    try:
+        if dry:
+            old = api.store.get(t.resource.name, t.namespace, t.name)
+            if expect_rv and old["metadata"].get("resourceVersion") != expect_rv:
+                raise Conflict("modified")
+            result = build(old, old["metadata"].get("resourceVersion", ""))
+            return result.object if isinstance(result, Outcome) else result
+        return api.store.update(t.resource.name, t.namespace, t.name, build, expect_rv or None)
+    except NotFound:
+        raise not_found(t.resource, t.name) from None
+    except Conflict:
+        raise conflict(t.resource, t.name) from None
+    except _Invalid:
+        raise invalid(t.resource, t.name, errors_box) from None
+
+
+async def patch(api: ApiServer, request: Request, t: Target) -> Response:
+    raw, ctype = await read_body(request)
+    kinds = ("application/merge-patch+json", "application/strategic-merge-patch+json",
+             "application/json-patch+json", "application/apply-patch+yaml")
+    if ctype not in kinds:
+        raise ApiError(415, f"the body of the request was in an unknown format - accepted media types "
+                            f"include: {', '.join(kinds)}")
+    check_write_options("patch", request.query_params, apply_patch=ctype == "application/apply-patch+yaml")
+    patch = parse(raw, ctype, t.resource.kind, t.version)
+    mode = field_validation(request)
+    try:
+        current = t.present(api.store.get(t.resource.name, t.namespace, t.name))
+    except NotFound:
+        if ctype != "application/apply-patch+yaml":
+            raise not_found(t.resource, t.name) from None
+        current = None
+    if ctype == "application/apply-patch+yaml":
+        if not isinstance(patch, dict):
+            raise bad_request("an applied configuration must be an object")
+        type_meta_checked(patch, t)
+        warnings = field_problems(raw, ctype, patch, mode, t)
+        if (patch.get("metadata") or {}).get("name") not in (None, t.name):
+            raise bad_request("the name of the object does not match the name on the URL")
+        patch = {**patch, "metadata": {**(patch.get("metadata") or {}), "name": t.name}}
+        force = request.query_params.get("force") in ("true", "1")
+        merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version)
+        if current is None:  # server-side apply of a new object creates it
+            stored, name = prepare_create(merged, t)
+            result = await asyncio.to_thread(insert, api, t, name, stored, dry_run(request))
+            return respond(request, t.present(result), 201, warnings=warnings)
+    elif ctype == "application/json-patch+json":
+        merged = type_meta_checked(json_patch(current, patch), t)
+        check_limits(merged, None, t.resource.kind, t.version)  # added values can nest below existing ones
+        warnings = field_problems(None, JSON, merged, mode, t)
+    else:
+        if not isinstance(patch, dict):
+            raise bad_request("a merge patch must be a JSON object")
+        strategic = ctype == "application/strategic-merge-patch+json" and not t.resource.group
+        merged = type_meta_checked(strategic_merge_patch(current or {}, patch, t.resource.kind) if strategic
+                                   else merge_patch(current, patch), t)
+        warnings = field_problems(raw, JSON, patch, mode, t)  # duplicates in the patch itself
+        warnings += [w for w in field_problems(None, JSON, merged, mode, t) if w not in warnings]
+    expect = ((patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch, dict) else None)
+    obj = typed(merged, t)
+    if obj.metadata.name != t.name:
+        raise bad_request("the name of the object cannot be changed by a patch")
+    manager = None if ctype == "application/apply-patch+yaml" else manager_of(request)
+    result = await asyncio.to_thread(apply_update, api, request, t, obj, merged, expect, manager)
+    return respond(request, t.present(result), warnings=warnings)
+
+
+class _Invalid(Exception):
+    pass
+
+
+def finalizer_errors(new_meta: dict[str, Any], old_meta: dict[str, Any]) -> list[Any]:
+    """kube-apiserver's rule for objects being deleted: finalizers may go, but none may be added."""
+    if not old_meta.get("deletionTimestamp"):
+        return []
+    added = [f for f in new_meta.get("finalizers") or [] if f not in (old_meta.get("finalizers") or [])]
+    if not added:
+        return []
+    shown = ", ".join(json.dumps(f) for f in added)
+    return [forbidden("metadata.finalizers", f"no new finalizers can be added if the object is being deleted, "
+                                             f"found new finalizers []string{{{shown}}}")]

@@ -1,0 +1,109 @@
+"""`dralloc serve` as a process: graceful shutdown with watches open, header and idle timeouts, the connection
+limit, and Status bodies for requests the HTTP layer refuses."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import ssl
+import time
+import urllib.error
+from pathlib import Path
+
+import pytest
+from test_e2e import Server
+
+pytestmark = pytest.mark.e2e
+
+
+def _connect(server: Server) -> ssl.SSLSocket:
+    assert server.context is not None
+    raw = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    return server.context.wrap_socket(raw, server_hostname="127.0.0.1")
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    data = b""
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except (ConnectionError, ssl.SSLError):
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_sigterm_with_a_watch_open_ends_the_watch_and_exits_within_seconds(tmp_path: Path) -> None:
+    server = Server(tmp_path)
+    watch = server.open("/apis/resource.k8s.io/v1/deviceclasses?watch=true&allowWatchBookmarks=true", timeout=30)
+    time.sleep(0.3)
+    started = time.monotonic()
+    server.proc.send_signal(signal.SIGTERM)
+    assert watch.read() == b""  # the stream ends cleanly (chunked end), not by a reset
+    assert server.proc.wait(10) == 0
+    assert time.monotonic() - started < 5
+
+
+def test_ctrl_c_with_a_watch_open_exits_too(tmp_path: Path) -> None:
+    server = Server(tmp_path)
+    watch = server.open("/apis/resource.k8s.io/v1/resourceslices?watch=true", timeout=30)
+    started = time.monotonic()
+    server.proc.send_signal(signal.SIGINT)
+    watch.read()
+    assert server.proc.wait(10) == 0 and time.monotonic() - started < 5
+
+
+def test_a_client_that_does_not_finish_its_headers_is_disconnected_while_health_checks_answer(
+        tmp_path: Path) -> None:
+    server = Server(tmp_path, extra=["--anonymous", "--header-timeout", "1"])
+    try:
+        slow = _connect(server)
+        slow.sendall(b"GET /apis HTTP/1.1\r\nHost: x\r\n")  # never finished
+        silent = _connect(server)  # never says anything
+        assert server.open("/healthz").read() == b"ok"
+        started = time.monotonic()
+        assert _read_all(slow) == b"" and _read_all(silent) == b""
+        assert time.monotonic() - started < 5
+    finally:
+        server.stop()
+
+
+def test_over_the_connection_limit_requests_get_429_but_health_checks_answer(tmp_path: Path) -> None:
+    server = Server(tmp_path, extra=["--anonymous", "--max-connections", "3"])
+    try:
+        idle = [_connect(server) for _ in range(4)]
+        for sock in idle:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")  # make sure each is accepted
+            assert b"200 OK" in sock.recv(4096)
+        with pytest.raises(urllib.error.HTTPError) as info:
+            server.open("/apis/resource.k8s.io/v1/deviceclasses")
+        status = json.load(info.value)
+        assert (info.value.code, status["reason"]) == (429, "TooManyRequests")
+        assert info.value.headers["Retry-After"] == "1"
+        for path in ("/healthz", "/livez", "/readyz"):
+            assert server.open(path).status == 200
+        for sock in idle:
+            sock.close()
+        time.sleep(0.3)
+        assert server.open("/apis/resource.k8s.io/v1/deviceclasses").status == 200
+    finally:
+        server.stop()
+
+
+def test_malformed_and_over_long_requests_get_status_bodies(tmp_path: Path) -> None:
+    server = Server(tmp_path)
+    try:
+        sock = _connect(server)
+        sock.sendall(b"GET /" + b"a" * (1 << 20) + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+        head, _, body = _read_all(sock).partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 431")
+        assert json.loads(body)["kind"] == "Status" and json.loads(body)["code"] == 431
+        sock = _connect(server)
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
+        head, _, body = _read_all(sock).partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 400") and json.loads(body)["reason"] == "BadRequest"
+    finally:
+        server.stop()

@@ -1,0 +1,133 @@
+"""The package's shape: imports point down the layers and no module imports itself back through others."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "dralloc"
+
+# A package may import itself and the packages listed after it; the edges (cli, server, store) may import
+# any core package; the core never imports an edge.
+CORE_ORDER = ["scheduler", "allocator", "resources", "validation", "cel", "api"]
+EDGES = {"cli", "server", "store"}
+ALLOWED: dict[str, set[str]] = {pkg: set(CORE_ORDER[i:]) for i, pkg in enumerate(CORE_ORDER)}
+ALLOWED["validation"] = {"validation", "cel", "api", "resources"}
+ALLOWED["resources"] = {"resources", "api"}
+ALLOWED["cel"] = {"cel", "api"}
+ALLOWED["store"] = {"store", "api", "validation", "errors"}
+ALLOWED["server"] = {"server", "store", *CORE_ORDER}
+ALLOWED["cli"] = {"cli", "server", "store", *CORE_ORDER}
+SHARED = {"errors", "__init__", "__main__"}  # dralloc/errors.py and the top-level modules
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(SRC.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every dralloc module the file imports, at any depth (function-level imports count too, imports under
+    ``if TYPE_CHECKING:`` do not)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    # Imports only for the type checker are not imports at run time.
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            node.body = []
+    package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("dralloc"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if mod.startswith("dralloc"):
+                found.add(mod)
+                found.update(f"{mod}.{a.name}" for a in node.names)
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = {_module_name(p): p for p in SRC.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        graph[name] = {m for m in _imports(path) if m in modules and m != name}
+    return graph
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def test_imports_point_down_the_layers() -> None:
+    wrong = []
+    for module, targets in _graph().items():
+        pkg = _package(module)
+        if pkg in SHARED:
+            continue
+        for target in targets:
+            tpkg = _package(target)
+            if tpkg in SHARED or tpkg in ALLOWED.get(pkg, set()):
+                continue
+            wrong.append(f"{module} imports {target}")
+    assert not wrong, "\n".join(sorted(wrong))
+
+
+def test_the_core_never_imports_an_edge() -> None:
+    for module, targets in _graph().items():
+        if _package(module) in EDGES or _package(module) in SHARED:
+            continue
+        assert not [t for t in targets if _package(t) in EDGES], module
+
+
+def test_no_import_cycles() -> None:
+    graph = _graph()
+    # A cycle through function-level imports is still a tangle, so those count too. A module importing its
+    # own package's __init__ is not an edge.
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if v.startswith(w + "."):  # a module importing its own package's __init__
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    import sys
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    assert not cycles, "\n".join(" <-> ".join(c) for c in cycles)
