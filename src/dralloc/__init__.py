@@ -1,40 +1,54 @@
 """dralloc — Kubernetes Dynamic Resource Allocation (resource.k8s.io) without a cluster.
 
-The public namespace is flat (``from dralloc import Quantity, load``); the implementation lives in
-private-ish subpackages, one per concern (see DESIGN in the README):
+The public namespace is flat; everything else is reached through the package of its concern:
+
+    from dralloc import Allocator, Quantity, Scheduler, compile_selector, load, validate
 
     api/          typed models, Quantity, codecs, version conversion
     validation/   kube-apiserver validation rules, field-path error lists
-    cel/          CEL for device selectors, compiled to Python
+    cel/          CEL for device selectors: parse, check, plan, generate
     resources/    ResourceList, the nine comparisons, node-allocatable footprint, node fit
     allocator/    the structured allocator (same devices as kube-scheduler) and explanations
-    scheduler/    cluster snapshot, scheduling loop, what-if simulation
-    store/        persistence for the API server (memory, SQLite, PostgreSQL)
-    server/       the resource.k8s.io HTTP API server
+    scheduler/    cluster snapshot, kube-scheduler's default profile, what-if simulation, report
+    store/        persistence for the API server (SQLite, PostgreSQL)
+    server/       the HTTP API server
     cli/          the ``dralloc`` command
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Quantity", "load", "__version__"]
+__all__ = ["Allocator", "Quantity", "Scheduler", "__version__", "compile_selector", "load", "validate"]
 
 if TYPE_CHECKING:  # pragma: no cover
+    from dralloc.allocator import Allocator
     from dralloc.api.codec import load
     from dralloc.api.quantity import Quantity
+    from dralloc.cel import compile_selector
+    from dralloc.scheduler import Scheduler
+    from dralloc.validation import validate
+
+# Lazy, so that `import dralloc` stays cheap for the CLI's fast paths.
+_WHERE = {
+    "Allocator": "dralloc.allocator",
+    "Quantity": "dralloc.api.quantity",
+    "Scheduler": "dralloc.scheduler",
+    "compile_selector": "dralloc.cel",
+    "load": "dralloc.api.codec",
+    "validate": "dralloc.validation",
+}
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy so that `import dralloc` stays cheap for the CLI's fast paths.
-    if name == "Quantity":
-        from dralloc.api.quantity import Quantity
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dralloc' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
 
-        return Quantity
-    if name == "load":
-        from dralloc.api.codec import load
 
-        return load
-    raise AttributeError(f"module 'dralloc' has no attribute {name!r}")
+def __dir__() -> list[str]:
+    return sorted(__all__)
