@@ -41,7 +41,7 @@ def test_yaml_duplicates_are_found_by_the_fast_builder_with_paths(tmp_path) -> N
     assert objects[0].spec.selectors[0].cel.expression == "false"  # the last one wins, as in Go
 
 
-def test_unknown_fields_are_reported_for_resource_kinds_only(tmp_path) -> None:
+def test_unknown_fields_are_not_reported_inside_a_pod_spec_dralloc_models_in_part(tmp_path) -> None:
     bad_class = {**CLASS, "spec": {"selectr": []}}
     text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [bad_class, POD]})
     objects, problems = codec.load_checked([_write(tmp_path, "d.json", text)])

@@ -33,20 +33,15 @@ def field_problems(raw: bytes | str, *, yaml_input: bool = False, **kw: Any) -> 
     return duplicates + unknown_fields(data)
 
 
-_COMPLETE_OTHERS = {("scheduling.k8s.io/v1", "PriorityClass")}  # fully modelled kinds outside resource.k8s.io
-
-
 def unknown_fields(data: Any) -> list[str]:
     """``unknown field "<path>"`` for each key of a decoded object that its kind's schema lacks.
 
-    Only resource.k8s.io kinds and PriorityClass are checked: dralloc models them completely. Of Node, Pod
-    and the workload kinds it models what scheduling reads, so a field it lacks is not an unknown field
-    there and is ignored."""
+    Every kind dralloc models is checked. Below a struct that models only part of its upstream type
+    (``PARTIAL``: a Pod's or Node's spec and status) nothing is reported, since a field dralloc lacks there
+    is not an unknown field."""
     if not isinstance(data, dict):
         return []
     api_version = data.get("apiVersion")
-    if api_version not in conversion.SERVED_VERSIONS and (api_version, data.get("kind")) not in _COMPLETE_OTHERS:
-        return []
     from dralloc.api.codec import model_for
 
     model = model_for(api_version, data.get("kind"))
@@ -94,6 +89,8 @@ def _node(tp: Any) -> Any:
         item = _node(typing.get_args(tp)[1])
         return (_MAP, item) if item is not _LEAF else _LEAF
     if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
+        if getattr(tp, "PARTIAL", False):
+            return _LEAF
         node = _NODES.get(tp)
         if node is None:
             fields: dict[str, Any] = {}
