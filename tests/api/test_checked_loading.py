@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dralloc.api import codec, strict
+from dralloc.api import codec, parsing, strict
 from dralloc.errors import DecodeError
 
 CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}}
@@ -76,10 +76,10 @@ def test_yaml_syntax_errors_name_the_document_they_are_in(tmp_path) -> None:
     "- 1\n- [2, {a: b}]\n- !!binary aGVsbG8=\n",
 ])
 def test_the_event_builder_reads_yaml_exactly_as_pyyaml_does(text: str) -> None:
-    loader = strict.CheckedYAMLLoader(text)
+    loader = parsing.CheckedYAMLLoader(text)
     expected = loader.get_single_data()
     loader.dispose()
-    [(_, data, dups)] = strict.load_yaml_documents(text)
+    [(_, data, dups)] = parsing.load_yaml_documents(text)
     assert repr(data) == repr(expected) and dups == []
 
 
@@ -90,7 +90,7 @@ def test_a_collection_as_a_key_is_the_same_error_as_in_pyyaml(tmp_path) -> None:
 
 def test_merged_keys_may_be_overridden_but_own_keys_may_not_repeat() -> None:
     text = "base: &b {x: 1}\nd:\n  <<: *b\n  x: 2\n  y: 3\n  y: 4\n"
-    [(_, data, dups)] = strict.load_yaml_documents(text)
+    [(_, data, dups)] = parsing.load_yaml_documents(text)
     assert data["d"] == {"x": 2, "y": 4} and dups == ["d.y"]
 
 
@@ -104,12 +104,12 @@ _values = st.recursive(_scalars, lambda inner: st.one_of(
 @given(docs=st.lists(_values, min_size=1, max_size=3), flow=st.booleans())
 def test_any_dumped_yaml_reads_back_the_same_through_both_builders(docs, flow) -> None:
     text = yaml.dump_all(docs, Dumper=yaml.SafeDumper, default_flow_style=flow)
-    loader = strict.CheckedYAMLLoader(text)
+    loader = parsing.CheckedYAMLLoader(text)
     expected = []
     while loader.check_node():
         expected.append(loader.get_data())
     loader.dispose()
-    assert [d for _, d, _ in strict.load_yaml_documents(text)] == expected
+    assert [d for _, d, _ in parsing.load_yaml_documents(text)] == expected
 
 
 def test_json_and_yaml_of_the_same_objects_load_alike(tmp_path) -> None:

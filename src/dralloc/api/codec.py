@@ -26,7 +26,7 @@ from typing import IO, Any
 import msgspec
 import yaml
 
-from dralloc.api import apps_v1, batch_v1, conversion, core_v1, resource_v1, scheduling_v1, strict
+from dralloc.api import apps_v1, batch_v1, conversion, core_v1, parsing, resource_v1, scheduling_v1, strict
 from dralloc.api.quantity import Quantity, quantity_dec_hook
 from dralloc.errors import DecodeError
 
@@ -290,7 +290,7 @@ def _checked(docs: Iterable[Document], skipped: dict[tuple[str, str], list[Docum
             yield from _checked(items, skipped)
             continue
         data = doc.data
-        problems = strict.duplicate_messages(list(doc.duplicates))
+        problems = parsing.duplicate_messages(list(doc.duplicates))
         if isinstance(data, dict):
             api_version, kind = data.get("apiVersion"), data.get("kind")
             if api_version and kind and model_for(api_version, kind) is None:
@@ -429,7 +429,7 @@ def parse_text(text: str, source: str = "<stream>", *, check_duplicates: bool = 
         duplicates: list[str] = []
         try:
             if check_duplicates:
-                data, duplicates = strict.load_json_checked(text)
+                data, duplicates = parsing.load_json_checked(text)
             else:
                 data = msgspec.json.decode(text)
         except (msgspec.DecodeError, ValueError):
@@ -440,7 +440,7 @@ def parse_text(text: str, source: str = "<stream>", *, check_duplicates: bool = 
                 return [Document(source, i + 1, 1, d, per_item[i]) for i, d in enumerate(data)]
             return [Document(source, 1, 1, data, tuple(duplicates))]
     try:
-        parsed = strict.load_yaml_documents(text)
+        parsed = parsing.load_yaml_documents(text)
     except yaml.MarkedYAMLError as exc:
         index = getattr(exc, "document_index", 1)
         mark = exc.problem_mark or exc.context_mark
