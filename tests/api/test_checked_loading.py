@@ -164,3 +164,20 @@ def test_skipped_kinds_are_summed_up_in_one_warning_per_kind(tmp_path) -> None:
     assert messages == [(f"{path}: document 1 (line 1) and 2 more: skipping 3 Service objects (v1): "
                          "not a kind dralloc reads"),
                         f"{path}: document 1 (line 1): skipping Ingress (networking.k8s.io/v1): not a kind dralloc reads"]
+
+
+def test_the_collector_pause_restores_the_previous_state_even_on_errors() -> None:
+    import gc
+
+    assert gc.isenabled()
+    with pytest.raises(ZeroDivisionError), codec.cyclic_gc_paused():
+        assert not gc.isenabled()
+        1 / 0  # noqa: B018
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with codec.cyclic_gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
