@@ -181,3 +181,40 @@ def test_the_collector_pause_restores_the_previous_state_even_on_errors() -> Non
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+_json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000),
+                          st.sampled_from(['a":b', 'q"', "x:y", "\\", "é", '"', ":", "plain"]))
+
+
+def _render(value: object, draw) -> str:
+    if isinstance(value, list):
+        return "[" + ",".join(_render(v, draw) for v in value) + "]"
+    if isinstance(value, tuple):  # an object as a list of pairs: keys may repeat
+        sep = draw(st.sampled_from([":", ": ", " :", "\n:"]))
+        return "{" + ",".join(_string(k, draw) + sep + _render(v, draw) for k, v in value) + "}"
+    if isinstance(value, str):
+        return _string(value, draw)
+    return json.dumps(value)
+
+
+def _string(text: str, draw) -> str:
+    encoded = json.dumps(text, ensure_ascii=draw(st.booleans()))
+    if draw(st.booleans()):  # some writers escape quotes and colons as \u sequences
+        encoded = '"' + encoded[1:-1].replace('\\"', "\\u0022").replace(":", "\\u003a") + '"'
+    return encoded
+
+
+_json_values = st.recursive(
+    _json_scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.lists(st.tuples(st.sampled_from(["a", "b", 'k":', "c"]), inner), max_size=4).map(tuple)),
+    max_leaves=15)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_json_values.filter(lambda v: isinstance(v, tuple)), data=st.data())
+def test_the_quick_json_path_finds_exactly_the_repeats_the_pairs_hook_finds(value, data) -> None:
+    text = _render(value, data.draw)
+    assert parsing.load_json_checked(text) == parsing._load_json_noting_repeats(text)
+    assert parsing.load_json_checked(text.encode()) == parsing._load_json_noting_repeats(text)
