@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dralloc.api import codec, strict
+from dralloc.api import codec, parsing, strict
 from dralloc.errors import DecodeError
 
 CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}}
@@ -41,7 +41,7 @@ def test_yaml_duplicates_are_found_by_the_fast_builder_with_paths(tmp_path) -> N
     assert objects[0].spec.selectors[0].cel.expression == "false"  # the last one wins, as in Go
 
 
-def test_unknown_fields_are_reported_for_resource_kinds_only(tmp_path) -> None:
+def test_unknown_fields_are_not_reported_inside_a_pod_spec_dralloc_models_in_part(tmp_path) -> None:
     bad_class = {**CLASS, "spec": {"selectr": []}}
     text = json.dumps({"apiVersion": "v1", "kind": "List", "items": [bad_class, POD]})
     objects, problems = codec.load_checked([_write(tmp_path, "d.json", text)])
@@ -76,10 +76,10 @@ def test_yaml_syntax_errors_name_the_document_they_are_in(tmp_path) -> None:
     "- 1\n- [2, {a: b}]\n- !!binary aGVsbG8=\n",
 ])
 def test_the_event_builder_reads_yaml_exactly_as_pyyaml_does(text: str) -> None:
-    loader = strict.CheckedYAMLLoader(text)
+    loader = parsing.CheckedYAMLLoader(text)
     expected = loader.get_single_data()
     loader.dispose()
-    [(_, data, dups)] = strict.load_yaml_documents(text)
+    [(_, data, dups)] = parsing.load_yaml_documents(text)
     assert repr(data) == repr(expected) and dups == []
 
 
@@ -90,7 +90,7 @@ def test_a_collection_as_a_key_is_the_same_error_as_in_pyyaml(tmp_path) -> None:
 
 def test_merged_keys_may_be_overridden_but_own_keys_may_not_repeat() -> None:
     text = "base: &b {x: 1}\nd:\n  <<: *b\n  x: 2\n  y: 3\n  y: 4\n"
-    [(_, data, dups)] = strict.load_yaml_documents(text)
+    [(_, data, dups)] = parsing.load_yaml_documents(text)
     assert data["d"] == {"x": 2, "y": 4} and dups == ["d.y"]
 
 
@@ -104,12 +104,12 @@ _values = st.recursive(_scalars, lambda inner: st.one_of(
 @given(docs=st.lists(_values, min_size=1, max_size=3), flow=st.booleans())
 def test_any_dumped_yaml_reads_back_the_same_through_both_builders(docs, flow) -> None:
     text = yaml.dump_all(docs, Dumper=yaml.SafeDumper, default_flow_style=flow)
-    loader = strict.CheckedYAMLLoader(text)
+    loader = parsing.CheckedYAMLLoader(text)
     expected = []
     while loader.check_node():
         expected.append(loader.get_data())
     loader.dispose()
-    assert [d for _, d, _ in strict.load_yaml_documents(text)] == expected
+    assert [d for _, d, _ in parsing.load_yaml_documents(text)] == expected
 
 
 def test_json_and_yaml_of_the_same_objects_load_alike(tmp_path) -> None:
@@ -164,3 +164,57 @@ def test_skipped_kinds_are_summed_up_in_one_warning_per_kind(tmp_path) -> None:
     assert messages == [(f"{path}: document 1 (line 1) and 2 more: skipping 3 Service objects (v1): "
                          "not a kind dralloc reads"),
                         f"{path}: document 1 (line 1): skipping Ingress (networking.k8s.io/v1): not a kind dralloc reads"]
+
+
+def test_the_collector_pause_restores_the_previous_state_even_on_errors() -> None:
+    import gc
+
+    assert gc.isenabled()
+    with pytest.raises(ZeroDivisionError), codec.cyclic_gc_paused():
+        assert not gc.isenabled()
+        1 / 0  # noqa: B018
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with codec.cyclic_gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+_json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000),
+                          st.sampled_from(['a":b', 'q"', "x:y", "\\", "é", '"', ":", "plain"]))
+
+
+def _render(value: object, draw) -> str:
+    if isinstance(value, list):
+        return "[" + ",".join(_render(v, draw) for v in value) + "]"
+    if isinstance(value, tuple):  # an object as a list of pairs: keys may repeat
+        sep = draw(st.sampled_from([":", ": ", " :", "\n:"]))
+        return "{" + ",".join(_string(k, draw) + sep + _render(v, draw) for k, v in value) + "}"
+    if isinstance(value, str):
+        return _string(value, draw)
+    return json.dumps(value)
+
+
+def _string(text: str, draw) -> str:
+    encoded = json.dumps(text, ensure_ascii=draw(st.booleans()))
+    if draw(st.booleans()):  # some writers escape quotes and colons as \u sequences
+        encoded = '"' + encoded[1:-1].replace('\\"', "\\u0022").replace(":", "\\u003a") + '"'
+    return encoded
+
+
+_json_values = st.recursive(
+    _json_scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=3),
+                            st.lists(st.tuples(st.sampled_from(["a", "b", 'k":', "c"]), inner), max_size=4).map(tuple)),
+    max_leaves=15)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_json_values.filter(lambda v: isinstance(v, tuple)), data=st.data())
+def test_the_quick_json_path_finds_exactly_the_repeats_the_pairs_hook_finds(value, data) -> None:
+    text = _render(value, data.draw)
+    assert parsing.load_json_checked(text) == parsing._load_json_noting_repeats(text)
+    assert parsing.load_json_checked(text.encode()) == parsing._load_json_noting_repeats(text)

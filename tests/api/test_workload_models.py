@@ -103,3 +103,15 @@ def test_pod_status_carries_what_preemption_and_claims_need() -> None:
     assert pod.status.start_time == "2026-11-01T00:00:00Z" and pod.status.conditions[0].type == "PodScheduled"
     assert pod.metadata.owner_references[0].controller is True
     assert isinstance(scheduling_v1.PriorityClass(value=5).value, int)
+
+
+def test_typos_in_workloads_and_pod_metadata_are_unknown_fields() -> None:
+    deployment = {**WORKLOADS[0], "spec": {**WORKLOADS[0]["spec"], "replica": 3}}
+    assert unknown_fields(deployment) == ['unknown field "spec.replica"']
+    job = {**WORKLOADS[4], "metadata": {"name": "train", "lables": {}}}
+    assert unknown_fields(job) == ['unknown field "metadata.lables"']
+    template = {**TEMPLATE, "metadata": {"labels": {}, "annotation": {}}}
+    sts = {**WORKLOADS[2], "spec": {**WORKLOADS[2]["spec"], "template": template}}
+    assert unknown_fields(sts) == ['unknown field "spec.template.metadata.annotation"']
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": []}, "stauts": {}}
+    assert unknown_fields(pod) == ['unknown field "stauts"']

@@ -14,12 +14,14 @@ Unknown kinds are skipped with a :class:`UnknownKindWarning` naming them; undeco
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
 import sys
 import warnings
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -27,7 +29,7 @@ from typing import IO, Any
 import msgspec
 import yaml
 
-from dralloc.api import apps_v1, batch_v1, conversion, core_v1, resource_v1, scheduling_v1, strict
+from dralloc.api import apps_v1, batch_v1, conversion, core_v1, parsing, resource_v1, scheduling_v1, strict
 from dralloc.api.kinds import model_for
 from dralloc.api.quantity import Quantity, quantity_dec_hook
 from dralloc.errors import DecodeError
@@ -282,6 +284,23 @@ class FieldProblem:
         return f"{self.kind}/{self.name}: {self.message}"
 
 
+@contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a block builds objects, restoring it afterwards.
+
+    Parsing and decoding a dump allocates millions of dicts and structs; every few thousand allocations
+    the collector walks what is young, and ever more often what was built before, which made loading a
+    233 MB dump five times slower. What is built here holds no reference cycles, so reference counting
+    frees it all the same."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def iter_checked(sources: Iterable[str | os.PathLike[str] | IO[str] | IO[bytes]]) -> Iterator[CheckedObject]:
     """Read, strictly check and decode every object of the sources (files, directories, streams, "-").
 
@@ -291,7 +310,9 @@ def iter_checked(sources: Iterable[str | os.PathLike[str] | IO[str] | IO[bytes]]
     bad document; unreadable or unparsable files raise DecodeError."""
     for src in sources:
         skipped: dict[tuple[str, str], list[Document]] = {}
-        yield from _checked(read_documents(src, check_duplicates=True), skipped)
+        with cyclic_gc_paused():
+            docs = read_documents(src, check_duplicates=True)
+        yield from _checked(docs, skipped)
         for (api_version, kind), docs in skipped.items():
             many = f"{len(docs)} {kind} objects" if len(docs) > 1 else kind
             first = docs[0].where if len(docs) == 1 else f"{docs[0].where} and {len(docs) - 1} more"
@@ -308,14 +329,15 @@ def _checked(docs: Iterable[Document], skipped: dict[tuple[str, str], list[Docum
             yield from _checked(items, skipped)
             continue
         data = doc.data
-        problems = strict.duplicate_messages(list(doc.duplicates))
+        problems = parsing.duplicate_messages(list(doc.duplicates))
         if isinstance(data, dict):
             api_version, kind = data.get("apiVersion"), data.get("kind")
             if api_version and kind and model_for(api_version, kind) is None:
                 skipped.setdefault((str(api_version), str(kind)), []).append(doc)
                 continue
         try:
-            obj = decode(data, where=doc.where)
+            with cyclic_gc_paused():
+                obj = decode(data, where=doc.where)
         except DecodeError as exc:
             yield CheckedObject(doc, None, exc, tuple(problems))
             continue
@@ -330,7 +352,9 @@ def load_checked(sources: Iterable[str | os.PathLike[str] | IO[str] | IO[bytes]]
     DecodeError (naming file, document and line) for the first document that cannot be decoded."""
     objects: list[Any] = []
     problems: list[FieldProblem] = []
-    for checked in iter_checked(sources):
+    with cyclic_gc_paused():
+        checked_objects = list(iter_checked(sources))
+    for checked in checked_objects:
         if checked.error is not None:
             raise checked.error
         objects.append(checked.obj)
@@ -447,7 +471,7 @@ def parse_text(text: str, source: str = "<stream>", *, check_duplicates: bool = 
         duplicates: list[str] = []
         try:
             if check_duplicates:
-                data, duplicates = strict.load_json_checked(text)
+                data, duplicates = parsing.load_json_checked(text)
             else:
                 data = msgspec.json.decode(text)
         except (msgspec.DecodeError, ValueError):
@@ -458,7 +482,7 @@ def parse_text(text: str, source: str = "<stream>", *, check_duplicates: bool = 
                 return [Document(source, i + 1, 1, d, per_item[i]) for i, d in enumerate(data)]
             return [Document(source, 1, 1, data, tuple(duplicates))]
     try:
-        parsed = strict.load_yaml_documents(text)
+        parsed = parsing.load_yaml_documents(text)
     except yaml.MarkedYAMLError as exc:
         index = getattr(exc, "document_index", 1)
         mark = exc.problem_mark or exc.context_mark

@@ -2,15 +2,15 @@
 and Event.
 
 Only what the allocator, node fit, the scheduler and the workload controllers read is modelled; other
-fields of a Node or Pod are dropped when decoding (these are not resource.k8s.io objects, so no unknown
-field is reported for them either). Pod affinity and anti-affinity and topology spread constraints are
-kept as plain data. The API server stores core objects as the JSON clients sent (every field round-trips)
-and decodes them into these models only to read them.
+fields of a Node or Pod are dropped when decoding. The structs that model only part of their upstream type
+say so with ``PARTIAL = True``: strict decoding does not report fields below them as unknown. Pod affinity
+and anti-affinity and topology spread constraints are kept as plain data. The API server stores core objects as the
+JSON clients sent (every field round-trips) and decodes them into these models only to read them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -70,6 +70,8 @@ class Toleration(Base):
 
 
 class NodeSpec(Base):
+    PARTIAL: ClassVar[bool] = True  # upstream has more fields
+
     unschedulable: bool | None = None
     taints: list[Taint] | None = None
     provider_id: str | None = msgspec.field(default=None, name="providerID")
@@ -77,6 +79,8 @@ class NodeSpec(Base):
 
 
 class NodeStatus(Base):
+    PARTIAL: ClassVar[bool] = True  # upstream has more fields
+
     capacity: ResourceList | None = None
     allocatable: ResourceList | None = None
     conditions: list[dict[str, Any]] | None = None
@@ -149,6 +153,8 @@ class PodSchedulingGate(Base):
 
 
 class PodSpec(Base):
+    PARTIAL: ClassVar[bool] = True  # upstream has more fields
+
     containers: list[Container] = msgspec.field(default_factory=list)
     init_containers: list[Container] | None = None
     restart_policy: str | None = None
@@ -185,6 +191,8 @@ class PodCondition(Base):
 
 
 class PodStatus(Base):
+    PARTIAL: ClassVar[bool] = True  # upstream has more fields
+
     phase: str | None = None  # Pending, Running, Succeeded, Failed, Unknown
     conditions: list[PodCondition] | None = None
     nominated_node_name: str | None = None
