@@ -42,6 +42,7 @@ def fields(buf: bytes) -> list[tuple[int, Any]]:
     while pos < len(buf):
         key, pos = _varint(buf, pos)
         number, wire = key >> 3, key & 7
+        value: int | bytes
         if wire == 0:
             value, pos = _varint(buf, pos)
         elif wire == 2:

@@ -220,6 +220,12 @@ def _split_top(text: str) -> list[str]:
     return [p for p in (x.strip() for x in parts) if p]
 
 
+def _field_check(key: str, value: str, *, negate: bool) -> Matcher:
+    def check(obj: Any) -> bool:
+        return (_path_value(obj, key) != value) if negate else (_path_value(obj, key) == value)
+    return check
+
+
 def _path_value(obj: dict[str, Any], path: str) -> str:
     cur: Any = obj
     for part in path.split("."):
@@ -242,8 +248,5 @@ def field_selector(text: str | None, allowed: tuple[str, ...], resource_name: st
             raise bad_request(f"invalid field selector {text!r}")
         if key not in fields:
             raise bad_request(f'field label not supported: {key}')
-        if op == "!=":
-            checks.append(lambda obj, k=key, v=value: _path_value(obj, k) != v)
-        else:
-            checks.append(lambda obj, k=key, v=value: _path_value(obj, k) == v)
+        checks.append(_field_check(key, value, negate=op == "!="))
     return lambda obj: all(c(obj) for c in checks)
