@@ -76,6 +76,7 @@ def main() -> int:
     parser.add_argument("--small", action="store_true", help="the small variants (the plain search finishes)")
     parser.add_argument("--plain", action="store_true", help="also run the plain search and compare answers")
     parser.add_argument("--timeout", type=float, default=10.0, help="time limit per plain search, seconds")
+    parser.add_argument("--limit", type=float, default=30.0, help="time limit per pruned search, seconds")
     parser.add_argument("--show-slow", type=float, default=1.0, help="list cases slower than this, seconds")
     args = parser.parse_args()
 
@@ -85,7 +86,7 @@ def main() -> int:
     statuses: dict[str, int] = {}
     for seed in range(args.first, args.first + args.cases):
         case = HardCase(seed, small=args.small)
-        answer, seconds, steps = run_case(case, True)
+        answer, seconds, steps = run_case(case, True, args.limit)
         kind = answer if not answer.startswith(("[", "error")) else answer[:5].strip("[:")
         statuses[kind or "allocated"] = statuses.get(kind or "allocated", 0) + 1
         times, counts = by_family[case.family]

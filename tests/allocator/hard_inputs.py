@@ -93,7 +93,7 @@ def _attr(domain: str, name: str) -> str:
 
 # --------------------------------------------------------------------------- families
 
-def _mig(rng: random.Random, small: bool) -> list[dict[str, Any]]:
+def _mig(rng: random.Random, small: bool, max_claims: int = 5) -> list[dict[str, Any]]:
     gpus = rng.randint(2, 3) if small else rng.randint(3, 6)
     sets = []
     devices = []
@@ -132,7 +132,7 @@ def _mig(rng: random.Random, small: bool) -> list[dict[str, Any]]:
         objs.append(_claim("running", [{"name": "r", "exactly": _exact("mig", len(taken))}],
                            allocated=[("r", GPU_DRIVER, "gpus", n) for n in taken]))
     profiles = list(PROFILES) if not small else ["1g.10gb", "2g.20gb", "3g.40gb"]
-    for c in range(rng.randint(2, 3) if small else rng.randint(3, 5)):
+    for c in range(min(max_claims, rng.randint(2, 3) if small else rng.randint(3, 5))):
         requests = []
         for r in range(rng.randint(1, 2 if small else 3)):
             prof = rng.choice(profiles)
@@ -233,7 +233,7 @@ def _counters(rng: random.Random, small: bool) -> list[dict[str, Any]]:
 
 
 def _mixed(rng: random.Random, small: bool) -> list[dict[str, Any]]:
-    objs = _mig(rng, small)
+    objs = _mig(rng, small, max_claims=3)
     nics = rng.randint(4, 8) if small else rng.randint(8, 24)
     nic_devices = [{"name": f"nic-{i}", "attributes": {"numa": {"int": i % 3}}} for i in range(nics)]
     objs.insert(3, _class("nic", f'device.driver == "{NIC_DRIVER}"'))

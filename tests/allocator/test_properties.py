@@ -84,10 +84,10 @@ def _split(objs):
     return node, pending
 
 
-def _answer(objs, prune=True):
+def _answer(objs, **options):
     node, pending = _split(objs)
     try:
-        out = Allocator.from_objects(objs, prune=prune).allocate(node, pending)
+        out = Allocator.from_objects(objs, **options).allocate(node, pending)
     except AllocationError as exc:
         return ("error", str(exc)), None
     if out.status != "allocated":
@@ -107,7 +107,9 @@ def test_same_input_gives_byte_identical_output(objs):
 @SETTINGS
 @given(clusters())
 def test_pruning_never_changes_the_answer(objs):
-    assert _answer(objs)[0] == _answer(objs, prune=False)[0]
+    plain = _answer(objs, prune=False)[0]
+    assert _answer(objs)[0] == plain
+    assert _answer(objs, hard_after=0)[0] == plain  # look-ahead and failure memo from the first step
 
 
 def _independent_check(objs, outcome):

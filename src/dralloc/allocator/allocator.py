@@ -27,7 +27,7 @@ from dralloc.allocator.numbers import to_num
 from dralloc.allocator.outcome import INVALID_POOLS_MESSAGE, AllocationOutcome
 from dralloc.allocator.pools import Pool
 from dralloc.allocator.results import SHARE_ID_NAMESPACE, build_results
-from dralloc.allocator.search import Search
+from dralloc.allocator.search import HARD_AFTER, Search
 from dralloc.allocator.selectors import SelectorCache
 from dralloc.allocator.state import AllocatedState
 from dralloc.allocator.views import DeviceInfoCache, NodeView, build_node_view
@@ -45,7 +45,8 @@ class Allocator:
     """Slices, classes and allocated state of a cluster; allocates pending claims node by node.
 
     ``prune=False`` runs upstream's plain search (same answers, exponential time on hard inputs): the
-    reference the tests compare the pruned search with.
+    reference the tests compare the pruned search with. ``hard_after`` is the number of search steps after
+    which look-ahead and the failure memo switch on (0: from the start, as the tests run them).
 
     Caches, all owned by this object (none at module level) — what they hold and when they are dropped:
 
@@ -63,11 +64,12 @@ class Allocator:
 
     def __init__(self, slices: Iterable[ResourceSlice], classes: Iterable[DeviceClass],
                  allocated_claims: Iterable[ResourceClaim] = (), *, state: AllocatedState | None = None,
-                 prune: bool = True) -> None:
+                 prune: bool = True, hard_after: int = HARD_AFTER) -> None:
         self.slices: list[ResourceSlice] = []
         self.classes: dict[str, DeviceClass] = {c.metadata.name: c for c in classes}  # type: ignore[misc]
         self.state = state if state is not None else AllocatedState(allocated_claims)
         self.prune = prune
+        self.hard_after = hard_after
         self.selectors = SelectorCache()
         self._on_node: dict[str, list[ResourceSlice]] = {}
         self._shared: list[ResourceSlice] = []
@@ -81,8 +83,9 @@ class Allocator:
         self.add_slices(slices)
 
     @classmethod
-    def from_objects(cls, objects: Iterable[Any], *, prune: bool = True) -> Allocator:
-        """Build from decoded objects: ResourceSlices, DeviceClasses, and the allocated ResourceClaims."""
+    def from_objects(cls, objects: Iterable[Any], **options: Any) -> Allocator:
+        """Build from decoded objects: ResourceSlices, DeviceClasses, and the allocated ResourceClaims
+        (``options``: the constructor's keywords)."""
         slices, classes, claims = [], [], []
         for o in objects:
             kind = type(o).__name__
@@ -92,7 +95,7 @@ class Allocator:
                 classes.append(o)
             elif kind == "ResourceClaim" and o.status is not None and o.status.allocation is not None:
                 claims.append(o)
-        return cls(slices, classes, claims, prune=prune)
+        return cls(slices, classes, claims, **options)
 
     # --- slices ---
     def add_slices(self, slices: Iterable[ResourceSlice]) -> None:
@@ -215,7 +218,7 @@ class Allocator:
         """A prepared search for the claims on the node (validation errors raise here)."""
         plans = [self._plan(c) for c in claims]
         search = Search(self, self.node_view(node), node.metadata.name or "", [p.claim for p in plans], plans,
-                        prune=self.prune)
+                        prune=self.prune, hard_after=self.hard_after)
         search.prepare()
         return search
 

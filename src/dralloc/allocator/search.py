@@ -77,13 +77,14 @@ class Search:
     """State of one allocate call: the prepared requests, the picks so far, and the pruning data."""
 
     def __init__(self, resources: Resources, view: NodeView, node_name: str, claims: list[ResourceClaim],
-                 plans: list[ClaimPlan], *, prune: bool = True) -> None:
+                 plans: list[ClaimPlan], *, prune: bool = True, hard_after: int = HARD_AFTER) -> None:
         self.res = resources
         self.view = view
         self.node_name = node_name
         self.claims = claims
         self.plans = plans
         self.prune = prune
+        self.hard_after = hard_after
         self.selectors = resources.selectors
         self.allocated = resources.state.exclusive
         self.aggregated = resources.state.aggregated_capacity
@@ -103,6 +104,12 @@ class Search:
         self._later: dict[tuple[int, int], tuple[frozenset[str], frozenset[Any]]] = {}
         self._horizon: dict[tuple[int, int], list[tuple[int, int, list[RequestData]]]] = {}
         self._may_exceed: list[bool] = []
+        self._later_bits: dict[tuple[int, int], dict[str, tuple[bool, ...]]] = {}
+        self._symmetric: dict[tuple[int, int], bool] = {}
+        self._signature: dict[str, Any] = {}
+        self._private: set[Any] = set()
+        self._doomed_calls = self._doomed_hits = self._skipped = 0
+        self._stride = 1
 
     # ------------------------------------------------------------------ validation
     def prepare(self) -> None:
@@ -149,10 +156,11 @@ class Search:
         if not self.prune:
             return self._slot(rd, ci, ri, si, k, in_sub, start, False)
         if not self._hard:
-            if self.steps < HARD_AFTER:
+            if self.steps < self.hard_after:
                 return self._slot(rd, ci, ri, si, k, in_sub, start, rd.prunable)
             self._start_hard()
-        if self._doomed(rd, ci, ri, k, start):
+        if k == 0 and self._look_ahead_now() and self._doomed(rd, ci, ri, k, start):
+            self._doomed_hits += 1
             return False
         key = self._state_key(rd, ci, ri, si, k, in_sub, start)
         hit = self._memo.get(key)
@@ -293,6 +301,19 @@ class Search:
         return False
 
     # ------------------------------------------------------------------ hard searches: look-ahead + memo
+    def _look_ahead_now(self) -> bool:
+        """Whether to look ahead at this request start: always while it pays off (at least one call in
+        eight prunes); otherwise at every ``stride``-th request start, the stride doubling each time."""
+        self._doomed_calls += 1
+        if self._doomed_hits * 8 >= self._doomed_calls:
+            return True
+        self._skipped += 1
+        if self._skipped >= self._stride:
+            self._skipped = 0
+            self._stride *= 2
+            return True
+        return False
+
     def _start_hard(self) -> None:
         """Precompute, per request position, what the rest of the search can see and where it is safe."""
         self._hard = True
@@ -307,18 +328,58 @@ class Search:
                 total += max(rd.num for rd in options)
                 flat.append((ci, ri, options))
             self._may_exceed.append(total > MAX_DEVICES_PER_CLAIM)
+        # A counter that only one candidate consumes is that device's own business: while the device is
+        # free nobody has consumed it, once it is used it no longer matters. The memo ignores such counters.
+        consumers: dict[Any, int] = {}
+        for cand in self.view.candidates:
+            for set_name, cname, _ in cand.info.consumes:
+                key = (cand.pool.name, set_name, cname)
+                consumers[key] = consumers.get(key, 0) + 1
+        private = {key for key, n in consumers.items() if n == 1}
+        if any(rd.admin for per_claim in self.requests for options in per_claim for rd in options):
+            private = set()  # an admin request may pick a device in use again, consuming its counters twice
+        self._private = private
+        names = sorted({c.attribute for cons in self.constraints for c in cons if type(c) is MatchAttribute})
+        self._signature = {
+            cand.info.id: (tuple(attribute_set(cand.info, a) for a in names),
+                           tuple(sorted((cand.pool.name, s, c, amount) for s, c, amount in cand.info.consumes
+                                        if (cand.pool.name, s, c) not in private)))
+            for cand in self.view.candidates}
+        any_multi = any(cand.info.allow_multi for cand in self.view.candidates)
         devices: set[str] = set()
         counters: set[Any] = set()
         horizon: list[tuple[int, int, list[RequestData]]] = []
+        bits: dict[str, tuple[bool, ...]] = {}
+        width = 0
+        all_safe = True
+        distinct_from: list[bool] = [False] * (len(self.requests) + 1)
+        for ci in range(len(self.requests) - 1, -1, -1):
+            distinct_from[ci] = distinct_from[ci + 1] or any(type(c) is not MatchAttribute
+                                                             for c in self.constraints[ci])
         for ci, ri, options in reversed(flat):
             self._later[(ci, ri)] = (frozenset(devices), frozenset(counters))
             self._horizon[(ci, ri)] = horizon
+            self._later_bits[(ci, ri)] = bits
             for rd in options:
                 for cand in self._cand_list(rd):
                     devices.add(cand.info.id)
                     for set_name, cname, _ in cand.info.consumes:
                         counters.add((cand.pool.name, set_name, cname))
-            horizon = [(ci, ri, options), *horizon] if all(self._safe(rd) for rd in options) else []
+            safe = all(self._safe(rd) for rd in options)
+            horizon = [(ci, ri, options), *horizon] if safe else []
+            all_safe = all_safe and safe
+            self._symmetric[(ci, ri)] = (all_safe and not any_multi and not distinct_from[ci]
+                                         and not self._may_exceed[ci])
+            # membership of each device in each later request (statically acceptable candidates only)
+            new_bits: dict[str, tuple[bool, ...]] = {}
+            member = []
+            for rd in options:
+                ok, _pos, _last, cands = rd.feasible
+                member.append({c.info.id for i, c in enumerate(cands) if ok[i]})
+            for did in set(bits).union(*member):
+                new_bits[did] = tuple(did in m for m in member) + bits.get(did, (False,) * width)
+            width += len(options)
+            bits = new_bits
 
     def _cand_list(self, rd: RequestData) -> list[Candidate]:
         if rd.all_mode:
@@ -372,7 +433,7 @@ class Search:
                 if type(amounts) is not SelectorFailure and (info.capacity or amounts):
                     good = fits(amounts, info, self.aggregated.get(info.id), None)
             ok.append(good)
-        rd.feasible = (ok, pos, last)
+        rd.feasible = (ok, pos, last, self._cand_list(rd))
 
     def _free_now(self, cand: Candidate, rd: RequestData, ci: int) -> bool:
         """Whether a statically acceptable candidate is free and fits the counters picked so far."""
@@ -399,6 +460,27 @@ class Search:
                         return False
         return True
 
+    def _free_list(self, rd: RequestData, ci: int, cands: list[Candidate], ok: list[bool], lo: int,
+                   free_cache: dict[str, bool]) -> list[Candidate]:
+        """The statically acceptable candidates from ``lo`` on that are free now (cached per device for
+        plain requests: then the answer does not depend on the request)."""
+        if rd.admin or rd.all_mode:
+            return [c for i, c in enumerate(cands[lo:], lo) if ok[i] and self._free_now(c, rd, ci)]
+        out = []
+        for i in range(lo, len(cands)):
+            if not ok[i]:
+                continue
+            c = cands[i]
+            did = c.info.id
+            free = free_cache.get(did)
+            if free is None:
+                free = self._free_now(c, rd, ci)
+                if not c.info.allow_multi:
+                    free_cache[did] = free
+            if free:
+                out.append(c)
+        return out
+
     def _doomed(self, rd: RequestData, ci: int, ri: int, k: int, start: int) -> bool:
         """True when the requests from here to the first risky one cannot all be filled (see module doc)."""
         if not self._safe(rd):
@@ -410,6 +492,7 @@ class Search:
         any_multi = False
         match_need: dict[tuple[int, int], int] = {}
         match_free: dict[tuple[int, int], list[Candidate]] = {}
+        free_cache: dict[str, bool] = {}
         steps: list[tuple[int, list[RequestData], int]] = [(ci, [rd], k)]
         steps.extend((cj, options, 0) for cj, _, options in horizon)
         for cj, options, done in steps:
@@ -417,10 +500,9 @@ class Search:
             request_free: list[Candidate] = []
             for opt in options:
                 need = opt.num - done
-                ok, _pos, _last = opt.feasible
-                cands = self._cand_list(opt)
+                ok, _pos, _last, cands = opt.feasible
                 lo = (k if opt.all_mode else start) if opt is rd else 0
-                free = [c for i, c in enumerate(cands[lo:], lo) if ok[i] and self._free_now(c, opt, cj)]
+                free = self._free_list(opt, cj, cands, ok, lo, free_cache)
                 if opt.all_mode:
                     if len(free) < need:
                         continue  # an All request needs every listed device
@@ -503,26 +585,46 @@ class Search:
         return False
 
     def _state_key(self, rd: RequestData, ci: int, ri: int, si: int, k: int, in_sub: bool, start: int) -> Any:
-        """The part of the state the rest of the search can see (see the module docstring)."""
+        """The part of the state the rest of the search can see (see the module docstring).
+
+        Devices in use count only if the rest of the search could pick them. Where nothing from here on can
+        raise, no distinctAttribute constraint makes the order of picks matter and no device is shared,
+        devices are only told apart by what the rest of the search sees of them (in which requests they are
+        candidates, their matchAttribute values, the shared counters they consume): two states that differ
+        by swapping such twins succeed or fail together, so the key counts devices in use per kind.
+        """
         later_devices, later_counters = self._later[(ci, ri)]
-        _ok, pos, last = rd.feasible
-        used = []
-        for did, users in self.allocating.items():
-            if users and (did in later_devices or pos.get(did, -1) >= start):
-                used.append((did, ci in users))
+        ok, pos, last, _cands = rd.feasible
+        if self._symmetric[(ci, ri)]:
+            bits = self._later_bits[(ci, ri)]
+            signature = self._signature
+            kinds: dict[Any, int] = {}
+            for did, users in self.allocating.items():
+                p = pos.get(did, -1)
+                current = p >= start and ok[p]
+                b = bits.get(did)
+                if b is None and not current:
+                    continue
+                kind = (b, current, ci in users, signature[did])
+                kinds[kind] = kinds.get(kind, 0) + 1
+            used: Any = frozenset(kinds.items())
+        else:
+            used = frozenset((did, ci in users) for did, users in self.allocating.items()
+                             if did in later_devices or pos.get(did, -1) >= start)
         caps = []
         for did, cur in self.allocating_capacity.items():
             if did in later_devices or pos.get(did, -1) >= start:
                 caps.append((did, tuple(sorted(cur.items()))))
         consumed = []
+        private = self._private
         for pool_name, values in self.consumed.items():
             for (set_name, cname), v in values.items():
                 if v:
                     key = (pool_name, set_name, cname)
-                    if key in later_counters or last.get(key, -1) >= start:
+                    if key not in private and (key in later_counters or last.get(key, -1) >= start):
                         consumed.append((key, v))
         cons = tuple(c.state() for c in self.constraints[ci])
-        return (ci, ri, si, k, in_sub, start, len(self.results[ci]), frozenset(used), frozenset(caps),
+        return (ci, ri, si, k, in_sub, start, len(self.results[ci]), used, frozenset(caps),
                 frozenset(consumed), cons)
 
     # ------------------------------------------------------------------ picking and undoing
