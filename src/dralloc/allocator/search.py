@@ -159,7 +159,7 @@ class Search:
             if self.steps < self.hard_after:
                 return self._slot(rd, ci, ri, si, k, in_sub, start, rd.prunable)
             self._start_hard()
-        if k == 0 and self._look_ahead_now() and self._doomed(rd, ci, ri, k, start):
+        if self._look_ahead_now() and self._doomed(rd, ci, ri, k, start):
             self._doomed_hits += 1
             return False
         key = self._state_key(rd, ci, ri, si, k, in_sub, start)
@@ -490,8 +490,7 @@ class Search:
         free_of: dict[int, list[Candidate]] = {}
         total_need = 0
         any_multi = False
-        match_need: dict[tuple[int, int], int] = {}
-        match_free: dict[tuple[int, int], list[Candidate]] = {}
+        covered: list[tuple[int, frozenset[int], int, list[Candidate]]] = []
         free_cache: dict[str, bool] = {}
         steps: list[tuple[int, list[RequestData], int]] = [(ci, [rd], k)]
         steps.extend((cj, options, 0) for cj, _, options in horizon)
@@ -510,7 +509,7 @@ class Search:
                     continue
                 matches = [con for con in self.constraints[cj]
                            if type(con) is MatchAttribute and con.applies(opt.base, opt.full)]
-                if matches and not all(self._value_group_ok(con, free, need) for con in matches):
+                if matches and not self._groups_ok(matches, free, need):
                     continue
                 free_of[id(opt)] = free
                 request_free.extend(free)
@@ -523,33 +522,46 @@ class Search:
                 any_multi = any_multi or c.info.allow_multi
             if len(options) == 1:
                 opt = options[0]
-                for idx, con in enumerate(self.constraints[cj]):
-                    if type(con) is MatchAttribute and con.applies(opt.base, opt.full):
-                        match_need[(cj, idx)] = match_need.get((cj, idx), 0) + best_need
-                        match_free.setdefault((cj, idx), []).extend(free_of[id(opt)])
+                applied = frozenset(idx for idx, con in enumerate(self.constraints[cj])
+                                    if type(con) is MatchAttribute and con.applies(opt.base, opt.full))
+                if applied:
+                    covered.append((cj, applied, best_need, free_of[id(opt)]))
         if any_multi:
             return False
         if len(union) < total_need:
             return True
-        for (cj, idx), need in match_need.items():
-            if not self._value_group_ok(self.constraints[cj][idx], match_free[(cj, idx)], need):
+        # Requests of one claim under the same matchAttribute constraints: all their devices share a value
+        # of each constraint's attribute, so some combination of values is on that many devices.
+        groups = {(cj, applied) for cj, applied, _, _ in covered}
+        groups |= {(cj, frozenset((idx,))) for cj, applied, _, _ in covered for idx in applied}
+        for cj, group in groups:
+            need = 0
+            free_union: list[Candidate] = []
+            for cj2, applied, n, free in covered:
+                if cj2 == cj and group <= applied:
+                    need += n
+                    free_union.extend(free)
+            cons = [self.constraints[cj][idx] for idx in sorted(group)]
+            if not self._groups_ok(cons, free_union, need):
                 return True
         return self._counters_doomed(steps, free_of, total_need)
 
-    def _value_group_ok(self, con: MatchAttribute, free: list[Candidate], need: int) -> bool:
-        """Whether some value (within the constraint's fixed set, if any) is on ``need`` distinct devices."""
+    def _groups_ok(self, cons: list[MatchAttribute], free: list[Candidate], need: int) -> bool:
+        """Whether one combination of values, one per constraint (within each constraint's fixed set, if
+        any), is on ``need`` distinct devices."""
+        fixed = [con.current if con.count > 0 else None for con in cons]
         groups: dict[Any, set[str]] = {}
-        fixed = con.current if con.count > 0 else None
         for c in free:
-            v = attribute_set(c.info, con.attribute)
-            if not v:
-                continue
-            if fixed is not None and v[0] != fixed[0]:
-                continue
-            for item in v[1]:
-                if fixed is not None and item not in fixed[1]:
-                    continue
-                g = groups.setdefault((v[0], item), set())
+            keys: list[tuple[Any, ...]] = [()]
+            for con, fx in zip(cons, fixed):
+                v = attribute_set(c.info, con.attribute)
+                if not v or (fx is not None and v[0] != fx[0]):
+                    keys = []
+                    break
+                items = [(v[0], item) for item in v[1] if fx is None or item in fx[1]]
+                keys = [key + (item,) for key in keys for item in items]
+            for key in keys:
+                g = groups.setdefault(key, set())
                 g.add(c.info.id)
                 if len(g) >= need:
                     return True
