@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 
 import pytest
+from hard_inputs import FAMILIES, HardCase
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dralloc.allocator import AllocationError, Allocator
 from dralloc.api import codec
-from hard_inputs import FAMILIES, HardCase
 
-SMALL_SEEDS = range(0, 120)
+SMALL_SEEDS = range(120)
 
 
 def answer(case: HardCase, **options) -> tuple[str, int | None]:

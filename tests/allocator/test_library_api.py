@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from cases_loader import expand
 from msgspec.structs import replace
 
-from cases_loader import expand
 from dralloc.allocator import Allocator
 from dralloc.api import codec
 from dralloc.api.resource_v1 import ResourceClaimStatus

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
+from cases_loader import expand
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cases_loader import expand
 from dralloc.allocator import AllocationError, Allocator
 from dralloc.api import codec
 

@@ -35,7 +35,7 @@ from dralloc.api.core_v1 import Node
 from dralloc.api.defaults import apply_defaults
 from dralloc.api.resource_v1 import DeviceClass, ResourceClaim, ResourceSlice
 
-__all__ = ["Allocator", "AllocationOutcome", "INVALID_POOLS_MESSAGE", "MAX_DEVICES_PER_CLAIM", "SHARE_ID_NAMESPACE"]
+__all__ = ["INVALID_POOLS_MESSAGE", "MAX_DEVICES_PER_CLAIM", "SHARE_ID_NAMESPACE", "AllocationOutcome", "Allocator"]
 
 _PLANS_MAX = 65536  # claim plans kept; beyond that the oldest half is dropped
 _VIEWS_MAX = 4096  # node views kept; beyond that all are dropped

@@ -32,9 +32,38 @@ def claim_ref(claim: ResourceClaim) -> str:
 class RequestSpec:
     """One request, or one subrequest of a firstAvailable request: what the claim and its class say."""
 
-    __slots__ = ("ri", "si", "name", "parent", "base", "full", "cls", "class_name", "class_exprs",
-                 "request_exprs", "sel_key", "all_mode", "count", "admin", "tolerations", "cap_requests",
-                 "cap_key", "source")
+    __slots__ = (
+        "admin",
+        "all_mode",
+        "base",
+        "cap_key",
+        "cap_requests",
+        "class_exprs",
+        "class_name",
+        "cls",
+        "count",
+        "full",
+        "name",
+        "parent",
+        "request_exprs",
+        "ri",
+        "sel_key",
+        "si",
+        "source",
+        "tolerations",
+    )
+
+    cls: DeviceClass
+    class_name: str
+    class_exprs: tuple[str, ...]
+    request_exprs: tuple[str, ...]
+    sel_key: tuple[str, tuple[str, ...], tuple[str, ...]]
+    admin: bool
+    tolerations: Any
+    cap_requests: Any
+    cap_key: Any
+    all_mode: bool
+    count: int
 
     def __init__(self, ri: int, si: int, req: Any, parent: Any, request_name: str) -> None:
         self.ri, self.si = ri, si
@@ -54,10 +83,34 @@ class RequestSpec:
 class RequestData:
     """A :class:`RequestSpec` placed in one allocate call: claim index, node-dependent device lists."""
 
-    __slots__ = ("spec", "ci", "ri", "si", "name", "parent", "base", "full", "cls", "admin", "tolerations",
-                 "cap_requests", "cap_key", "all_mode", "num", "all_devices", "cands", "prunable",
-                 "counter_keys", "bounds", "match_idx", "sel_key", "class_name", "class_exprs", "request_exprs",
-                 "feasible")
+    __slots__ = (
+        "admin",
+        "all_devices",
+        "all_mode",
+        "base",
+        "bounds",
+        "cands",
+        "cap_key",
+        "cap_requests",
+        "ci",
+        "class_exprs",
+        "class_name",
+        "cls",
+        "counter_keys",
+        "feasible",
+        "full",
+        "match_idx",
+        "name",
+        "num",
+        "parent",
+        "prunable",
+        "request_exprs",
+        "ri",
+        "sel_key",
+        "si",
+        "spec",
+        "tolerations",
+    )
 
     def __init__(self, spec: RequestSpec, ci: int) -> None:
         self.spec = spec
@@ -86,8 +139,17 @@ class ClaimPlan:
     raised after the 32-device check.
     """
 
-    __slots__ = ("claim", "source", "ref", "requests", "error", "min_exact", "constraints", "constraint_error",
-                 "has_all")
+    __slots__ = (
+        "claim",
+        "constraint_error",
+        "constraints",
+        "error",
+        "has_all",
+        "min_exact",
+        "ref",
+        "requests",
+        "source",
+    )
 
     def __init__(self, claim: ResourceClaim, classes: dict[str, DeviceClass], *,
                  source: ResourceClaim | None = None) -> None:
@@ -145,7 +207,7 @@ def _spec(ri: int, si: int, req: Any, parent: Any, ref: str, classes: dict[str, 
         raise ClaimError(f"claim {ref}, request {spec.name}: could not retrieve device class "
                          f"{req.device_class_name}: {_class_not_found(req.device_class_name)}")
     spec.cls = cls
-    spec.class_name = cls.metadata.name
+    spec.class_name = cls.metadata.name or ""
     spec.class_exprs = tuple(s.cel.expression if s.cel is not None else "" for s in (cls.spec.selectors or ()))
     spec.request_exprs = tuple(s.cel.expression for s in selectors)
     spec.sel_key = (spec.class_name, spec.class_exprs, spec.request_exprs)

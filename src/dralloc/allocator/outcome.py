@@ -17,7 +17,7 @@ class AllocationOutcome:
     machine-independent measure of the work done.
     """
 
-    __slots__ = ("status", "results", "node_name", "invalid_pools", "_explain", "_explanation", "claims", "steps")
+    __slots__ = ("_explain", "_explanation", "claims", "invalid_pools", "node_name", "results", "status", "steps")
 
     def __init__(self, status: str, results: list[AllocationResult] | None, node_name: str, *,
                  invalid_pools: bool = False, explain: Callable[[], Any] | None = None,

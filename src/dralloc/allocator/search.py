@@ -32,7 +32,13 @@ from bisect import bisect_left
 from typing import Any, Protocol
 
 from dralloc.allocator.capacity import consumption, fits
-from dralloc.allocator.claims import MAX_DEVICES_PER_CLAIM, ClaimPlan, RequestData, candidates, requests_for_node
+from dralloc.allocator.claims import (
+    MAX_DEVICES_PER_CLAIM,
+    ClaimPlan,
+    RequestData,
+    candidates,
+    requests_for_node,
+)
 from dralloc.allocator.constraints import MatchAttribute, attribute_set
 from dralloc.allocator.errors import ConstraintError
 from dralloc.allocator.pools import Candidate, Pool
@@ -64,7 +70,7 @@ class Resources(Protocol):
 class Entry:
     """One picked device during the search."""
 
-    __slots__ = ("rd", "cand", "capacity_amounts", "counters_reserved")
+    __slots__ = ("cand", "capacity_amounts", "counters_reserved", "rd")
 
     def __init__(self, rd: RequestData, cand: Candidate, capacity_amounts: Any, counters_reserved: bool) -> None:
         self.rd = rd
@@ -247,6 +253,7 @@ class Search:
                         for item in v[1]:
                             index.setdefault((v[0], item), []).append(pos)
                 rd.bounds[key] = index
+            keys: Any
             if con.count > 0:
                 kind, values = con.current
                 keys = [(kind, v) for v in values]
@@ -271,7 +278,7 @@ class Search:
                 vals = []
                 for cand, _ in rest:
                     info = cand.info
-                    v = 0
+                    v: Any = 0
                     if not info.allow_multi and cand.pool is pool:
                         for s, c, amount in info.consumes:
                             if s == set_name and c == cname:
@@ -408,9 +415,7 @@ class Search:
             for set_name, cname, _ in info.consumes:
                 last[(cand.pool.name, set_name, cname)] = i
             good = True
-            if not rd.admin and info.id in self.allocated:
-                good = False
-            elif info.taints and taint_blocks(info.taints, rd.tolerations):
+            if not rd.admin and info.id in self.allocated or info.taints and taint_blocks(info.taints, rd.tolerations):
                 good = False
             elif info.consumes and not (info.allow_multi and info.id in self.aggregated):
                 if res.pool_overcommitted(cand.pool):

@@ -21,7 +21,7 @@ class NodeView:
     the node's devices, valid as long as the view.
     """
 
-    __slots__ = ("pools", "candidates", "has_unusable", "has_invalid", "cand_cache", "pool_candidates")
+    __slots__ = ("cand_cache", "candidates", "has_invalid", "has_unusable", "pool_candidates", "pools")
 
     def __init__(self, pools: list[Pool], candidates: list[Candidate]) -> None:
         self.cand_cache: dict[Any, Any] = {}
