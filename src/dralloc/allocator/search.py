@@ -514,7 +514,7 @@ class Search:
                     continue
                 matches = [con for con in self.constraints[cj]
                            if type(con) is MatchAttribute and con.applies(opt.base, opt.full)]
-                if matches and not self._groups_ok(matches, free, need):
+                if matches and not self._groups_ok(matches, [(need, free)]):
                     continue
                 free_of[id(opt)] = free
                 request_free.extend(free)
@@ -525,12 +525,12 @@ class Search:
             for c in request_free:
                 union.add(c.info.id)
                 any_multi = any_multi or c.info.allow_multi
-            if len(options) == 1:
-                opt = options[0]
-                applied = frozenset(idx for idx, con in enumerate(self.constraints[cj])
-                                    if type(con) is MatchAttribute and con.applies(opt.base, opt.full))
-                if applied:
-                    covered.append((cj, applied, best_need, free_of[id(opt)]))
+            applied = frozenset.intersection(*(
+                frozenset(idx for idx, con in enumerate(self.constraints[cj])
+                          if type(con) is MatchAttribute and con.applies(opt.base, opt.full))
+                for opt in options))
+            if applied:
+                covered.append((cj, applied, best_need, request_free))
         if any_multi:
             return False
         if len(union) < total_need:
@@ -540,37 +540,74 @@ class Search:
         groups = {(cj, applied) for cj, applied, _, _ in covered}
         groups |= {(cj, frozenset((idx,))) for cj, applied, _, _ in covered for idx in applied}
         for cj, group in groups:
-            need = 0
-            free_union: list[Candidate] = []
-            for cj2, applied, n, free in covered:
-                if cj2 == cj and group <= applied:
-                    need += n
-                    free_union.extend(free)
+            parts = [(n, free) for cj2, applied, n, free in covered if cj2 == cj and group <= applied]
             cons = [self.constraints[cj][idx] for idx in sorted(group)]
-            if not self._groups_ok(cons, free_union, need):
+            if not self._groups_ok(cons, parts):
                 return True
         return self._counters_doomed(steps, free_of, total_need)
 
-    def _groups_ok(self, cons: list[MatchAttribute], free: list[Candidate], need: int) -> bool:
+    def _groups_ok(self, cons: list[MatchAttribute], parts: list[tuple[int, list[Candidate]]]) -> bool:
         """Whether one combination of values, one per constraint (within each constraint's fixed set, if
-        any), is on ``need`` distinct devices."""
+        any), has devices enough for every part (a request: how many it needs, its free devices): each part
+        its own number, all parts together that many distinct devices, and the cheapest of them within the
+        shared counters."""
         fixed = [con.current if con.count > 0 else None for con in cons]
-        groups: dict[Any, set[str]] = {}
-        for c in free:
-            keys: list[tuple[Any, ...]] = [()]
-            for con, fx in zip(cons, fixed):
-                v = attribute_set(c.info, con.attribute)
-                if not v or (fx is not None and v[0] != fx[0]):
-                    keys = []
-                    break
-                items = [(v[0], item) for item in v[1] if fx is None or item in fx[1]]
-                keys = [key + (item,) for key in keys for item in items]
-            for key in keys:
-                g = groups.setdefault(key, set())
-                g.add(c.info.id)
-                if len(g) >= need:
-                    return True
-        return need <= 0
+        groups: dict[Any, list[list[Candidate]]] = {}
+        for pi, (_need, free) in enumerate(parts):
+            for c in free:
+                keys: list[tuple[Any, ...]] = [()]
+                for con, fx in zip(cons, fixed):
+                    v = attribute_set(c.info, con.attribute)
+                    if not v or (fx is not None and v[0] != fx[0]):
+                        keys = []
+                        break
+                    items = [(v[0], item) for item in v[1] if fx is None or item in fx[1]]
+                    keys = [key + (item,) for key in keys for item in items]
+                for key in keys:
+                    lists = groups.get(key)
+                    if lists is None:
+                        lists = groups[key] = [[] for _ in parts]
+                    lists[pi].append(c)
+        total = sum(need for need, _ in parts)
+        if total <= 0:
+            return True
+        for lists in groups.values():
+            if any(len(lst) < need for lst, (need, _) in zip(lists, parts)):
+                continue
+            if len({c.info.id for lst in lists for c in lst}) < total:
+                continue
+            if self._group_counters_fit(lists, [need for need, _ in parts]):
+                return True
+        return False
+
+    def _group_counters_fit(self, lists: list[list[Candidate]], needs: list[int]) -> bool:
+        """Whether, per shared counter, the cheapest devices each part needs fit what is left of it."""
+        keys: dict[tuple[str, str, str], Pool] = {}
+        for lst in lists:
+            for c in lst:
+                for set_name, cname, _ in c.info.consumes:
+                    keys[(c.pool.name, set_name, cname)] = c.pool
+        for (pool_name, set_name, cname), pool in keys.items():
+            lo: Any = 0
+            for lst, need in zip(lists, needs):
+                costs = []
+                for c in lst:
+                    v: Any = 0
+                    if not c.info.allow_multi and c.pool.name == pool_name:
+                        for s, n, amount in c.info.consumes:
+                            if s == set_name and n == cname:
+                                v += amount
+                    costs.append(v)
+                costs.sort()
+                lo += sum(costs[:need])
+            if lo <= 0:
+                continue
+            a = self.res.available_counters(pool).get((set_name, cname))
+            if a is None:
+                continue
+            if self.consumed.get(pool_name, {}).get((set_name, cname), 0) + lo > a:
+                return False
+        return True
 
     def _counters_doomed(self, steps: list[tuple[int, list[RequestData], int]], free_of: dict[int, list[Candidate]],
                          total_need: int) -> bool:
