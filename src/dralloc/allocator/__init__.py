@@ -35,12 +35,14 @@ from dralloc.allocator.errors import (
 from dralloc.allocator.outcome import INVALID_POOLS_MESSAGE, AllocationOutcome
 from dralloc.allocator.results import SHARE_ID_NAMESPACE
 from dralloc.allocator.state import AllocatedState
+from dralloc.allocator.views import DeviceInfoCache
 
 __all__ = [
     "INVALID_POOLS_MESSAGE",
     "MAX_DEVICES_PER_CLAIM",
     "SHARE_ID_NAMESPACE",
     "AllocatedState",
+    "DeviceInfoCache",
     "AllocationError",
     "AllocationInternalError",
     "AllocationOutcome",

@@ -52,6 +52,9 @@ class Allocator:
 
     * device infos (:class:`~dralloc.allocator.views.DeviceInfoCache`): static facts and selector outcomes
       per device object, checked by identity; entries of removed slices are dropped by :meth:`remove_slices`.
+      A caller that builds a new Allocator per scheduling cycle over the same slice objects may pass one
+      ``device_cache`` owned by its cluster snapshot (whose life matches the devices), so selectors are not
+      evaluated again on devices already seen.
     * node views: pools and candidate devices per (node name, node labels); all dropped when slices are added
       or removed (pool membership and completeness may change).
     * available counters per pool: dropped when the allocated state changes (its ``version``) or slices change.
@@ -64,7 +67,8 @@ class Allocator:
 
     def __init__(self, slices: Iterable[ResourceSlice], classes: Iterable[DeviceClass],
                  allocated_claims: Iterable[ResourceClaim] = (), *, state: AllocatedState | None = None,
-                 prune: bool = True, hard_after: int = HARD_AFTER) -> None:
+                 prune: bool = True, hard_after: int = HARD_AFTER,
+                 device_cache: DeviceInfoCache | None = None) -> None:
         self.slices: list[ResourceSlice] = []
         self.classes: dict[str, DeviceClass] = {c.metadata.name: c for c in classes}  # type: ignore[misc]
         self.state = state if state is not None else AllocatedState(allocated_claims)
@@ -75,7 +79,7 @@ class Allocator:
         self._shared: list[ResourceSlice] = []
         self._by_pool_cache: dict[tuple[str, str], list[ResourceSlice]] | None = None
         self._views: dict[Any, NodeView] = {}
-        self._infos = DeviceInfoCache()
+        self._infos = device_cache if device_cache is not None else DeviceInfoCache()
         self._available: dict[str, dict[tuple[str, str], Any]] = {}
         self._available_negative: dict[str, bool] = {}
         self._available_version = self.state.version
@@ -100,17 +104,22 @@ class Allocator:
     # --- slices ---
     def add_slices(self, slices: Iterable[ResourceSlice]) -> None:
         """Add ResourceSlices (a node joining, a driver publishing): as if the Allocator were rebuilt."""
-        added = False
-        for s in slices:
-            added = True
-            self.slices.append(s)
+        new = list(slices)
+        if not new:
+            return
+        self.slices.extend(new)
+        on_node, shared = self._on_node, self._shared
+        for s in new:
             name = s.spec.node_name
             if name:
-                self._on_node.setdefault(name, []).append(s)
+                lst = on_node.get(name)
+                if lst is None:
+                    on_node[name] = [s]
+                else:
+                    lst.append(s)
             else:
-                self._shared.append(s)
-        if added:
-            self._slices_changed()
+                shared.append(s)
+        self._slices_changed()
 
     def remove_slices(self, slices: Iterable[ResourceSlice]) -> None:
         """Remove ResourceSlices (matched by identity): as if the Allocator were rebuilt without them."""

@@ -229,7 +229,26 @@ def _spec(ri: int, si: int, req: Any, parent: Any, ref: str, classes: dict[str, 
 
 def requests_for_node(plan: ClaimPlan, ci: int, view: NodeView, selectors: Any,
                       aggregated: dict[str, dict[str, Any]]) -> list[list[RequestData]]:
-    """The claim's requests for this node (All-mode device lists filled in); raises upstream's errors."""
+    """The claim's requests for this node (All-mode device lists filled in); raises upstream's errors.
+
+    Cached on the view per (plan, claim index) unless the claim has an All-mode request, whose device list
+    depends on the allocated state. What the search stores on a RequestData is static for the view, or
+    recomputed by every search that uses it.
+    """
+    key = (id(plan), ci)
+    hit = view.request_cache.get(key)
+    if hit is not None and hit[0] is plan:
+        return hit[1]  # type: ignore[no-any-return]
+    per_claim = _requests_for_node(plan, ci, view, selectors, aggregated)
+    if not plan.has_all:
+        if len(view.request_cache) >= 4096:
+            view.request_cache.clear()
+        view.request_cache[key] = (plan, per_claim)
+    return per_claim
+
+
+def _requests_for_node(plan: ClaimPlan, ci: int, view: NodeView, selectors: Any,
+                       aggregated: dict[str, dict[str, Any]]) -> list[list[RequestData]]:
     per_claim: list[list[RequestData]] = []
     min_devices = 0
     for options in plan.requests:

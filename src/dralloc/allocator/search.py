@@ -49,7 +49,7 @@ from dralloc.allocator.views import NodeView
 from dralloc.api.resource_v1 import ResourceClaim
 
 MAXSIZE = 2  # upstream's errAllocationResultMaxSizeExceeded, as a third return value of a subtree
-HARD_AFTER = 64  # steps after which look-ahead and the failure memo switch on
+HARD_AFTER = 1000  # steps after which look-ahead and the failure memo switch on (easy searches never pay)
 MEMO_MAX = 400_000  # failure memo entries kept per search
 
 if sys.getrecursionlimit() < 20000:
@@ -104,18 +104,20 @@ class Search:
         self.results: list[list[Entry]] = [[] for _ in claims]
         self.selected_sub: dict[tuple[int, int], int] = {}
         self.steps = 0
-        # hard-search data (built when the search takes HARD_AFTER steps)
-        self._hard = False
-        self._memo: dict[Any, Any] = {}
-        self._later: dict[tuple[int, int], tuple[frozenset[str], frozenset[Any]]] = {}
-        self._horizon: dict[tuple[int, int], list[tuple[int, int, list[RequestData]]]] = {}
-        self._may_exceed: list[bool] = []
-        self._later_bits: dict[tuple[int, int], dict[str, tuple[bool, ...]]] = {}
-        self._symmetric: dict[tuple[int, int], bool] = {}
-        self._signature: dict[str, Any] = {}
-        self._private: set[Any] = set()
-        self._doomed_calls = self._doomed_hits = self._skipped = 0
-        self._stride = 1
+        self._hard = False  # the rest is built by _start_hard when the search takes hard_after steps
+
+    _memo: dict[Any, Any]
+    _later: dict[tuple[int, int], tuple[frozenset[str], frozenset[Any]]]
+    _horizon: dict[tuple[int, int], list[tuple[int, int, list[RequestData]]]]
+    _may_exceed: list[bool]
+    _later_bits: dict[tuple[int, int], dict[str, tuple[bool, ...]]]
+    _symmetric: dict[tuple[int, int], bool]
+    _signature: dict[str, Any]
+    _private: set[Any]
+    _doomed_calls: int
+    _doomed_hits: int
+    _skipped: int
+    _stride: int
 
     # ------------------------------------------------------------------ validation
     def prepare(self) -> None:
@@ -324,6 +326,14 @@ class Search:
     def _start_hard(self) -> None:
         """Precompute, per request position, what the rest of the search can see and where it is safe."""
         self._hard = True
+        self._memo = {}
+        self._later = {}
+        self._horizon = {}
+        self._may_exceed = []
+        self._later_bits = {}
+        self._symmetric = {}
+        self._doomed_calls = self._doomed_hits = self._skipped = 0
+        self._stride = 1
         flat: list[tuple[int, int, list[RequestData]]] = []
         for ci, per_claim in enumerate(self.requests):
             total = 0

@@ -18,13 +18,16 @@ class NodeView:
     """Pools for one node plus the flat candidate list (devices of usable pools, in order).
 
     ``cand_cache`` holds each request's candidate list per (selectors, capacity requests): static facts of
-    the node's devices, valid as long as the view.
+    the node's devices, valid as long as the view. ``request_cache`` holds a claim's requests prepared for
+    this node (see :func:`dralloc.allocator.claims.requests_for_node`), keyed by (claim plan, claim index).
     """
 
-    __slots__ = ("cand_cache", "candidates", "has_invalid", "has_unusable", "pool_candidates", "pools")
+    __slots__ = ("cand_cache", "candidates", "has_invalid", "has_unusable", "pool_candidates", "pools",
+                 "request_cache")
 
     def __init__(self, pools: list[Pool], candidates: list[Candidate]) -> None:
         self.cand_cache: dict[Any, Any] = {}
+        self.request_cache: dict[Any, Any] = {}
         self.pool_candidates: dict[int, list[Candidate]] = {}
         for cand in candidates:
             self.pool_candidates.setdefault(id(cand.pool), []).append(cand)
