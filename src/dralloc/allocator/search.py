@@ -39,7 +39,7 @@ from dralloc.allocator.claims import (
     candidates,
     requests_for_node,
 )
-from dralloc.allocator.constraints import MatchAttribute, attribute_set
+from dralloc.allocator.constraints import DistinctAttribute, MatchAttribute, attribute_set
 from dralloc.allocator.errors import ConstraintError
 from dralloc.allocator.pools import Candidate, Pool
 from dralloc.allocator.selectors import SelectorCache, SelectorFailure
@@ -507,6 +507,7 @@ class Search:
         any_multi = False
         covered: list[tuple[int, frozenset[int], int, list[Candidate]]] = []
         free_cache: dict[str, bool] = {}
+        current_free: list[Candidate] = []
         steps: list[tuple[int, list[RequestData], int]] = [(ci, [rd], k)]
         steps.extend((cj, options, 0) for cj, _, options in horizon)
         for cj, options, done in steps:
@@ -517,6 +518,8 @@ class Search:
                 ok, _pos, _last, cands = opt.feasible
                 lo = (k if opt.all_mode else start) if opt is rd else 0
                 free = self._free_list(opt, cj, cands, ok, lo, free_cache)
+                if opt is rd:
+                    current_free = free
                 if opt.all_mode:
                     if len(free) < need:
                         continue  # an All request needs every listed device
@@ -525,6 +528,10 @@ class Search:
                 matches = [con for con in self.constraints[cj]
                            if type(con) is MatchAttribute and con.applies(opt.base, opt.full)]
                 if matches and not self._groups_ok(matches, [(need, free)]):
+                    continue
+                if not all(self._distinct_ok(con, opt, free, need, rd, cj == ci, current_free)
+                           for con in self.constraints[cj]
+                           if type(con) is DistinctAttribute and con.applies(opt.base, opt.full)):
                     continue
                 free_of[id(opt)] = free
                 request_free.extend(free)
@@ -555,6 +562,56 @@ class Search:
             if not self._groups_ok(cons, parts):
                 return True
         return self._counters_doomed(steps, free_of, total_need)
+
+    def _distinct_ok(self, con: DistinctAttribute, opt: RequestData, free: list[Candidate], need: int,
+                     current: RequestData, same_claim: bool, current_free: list[Candidate]) -> bool:
+        """Whether ``need`` free devices (in candidate order) can pass upstream's distinctAttribute check.
+
+        Each device must differ from the value remembered for every other request of the claim and from the
+        previous device of its own request, so the most a request can get is the number of runs of equal
+        values among the allowed devices. The request being filled still changes its value: a later request
+        must avoid the value of its last device, one of the values among its free devices. Multi-valued
+        (list) or unknown-typed attributes: no claim is made.
+        """
+        forbidden = []
+        prev = None
+        if same_claim and con.count > 0:
+            for base, value in con.values.items():
+                if base == opt.base:
+                    if opt is current:
+                        prev = value
+                    continue
+                if base == current.base and opt is not current:
+                    continue  # replaced by the value of the current request's last device
+                if value:
+                    forbidden.append(value)
+        open_values: list[Any] = [None]
+        if same_claim and opt is not current and opt.base != current.base and con.applies(current.base,
+                                                                                            current.full):
+            seen = {attribute_set(c.info, con.attribute) for c in current_free}
+            if any(not v or len(v[1]) != 1 for v in seen):
+                return True
+            open_values = list(seen)
+        return any(self._distinct_runs(con, free, forbidden + ([v] if v else []), prev, need)
+                   for v in open_values)
+
+    @staticmethod
+    def _distinct_runs(con: DistinctAttribute, free: list[Candidate], forbidden: list[Any], prev: Any,
+                       need: int) -> bool:
+        count = 0
+        for c in free:
+            v = attribute_set(c.info, con.attribute)
+            if not v or len(v[1]) != 1:
+                return True
+            if any(f[0] == v[0] and f[1] & v[1] for f in forbidden):
+                continue
+            if prev and prev[0] == v[0] and prev[1] & v[1]:
+                continue
+            count += 1
+            prev = v
+            if count >= need:
+                return True
+        return need <= 0
 
     def _groups_ok(self, cons: list[MatchAttribute], parts: list[tuple[int, list[Candidate]]]) -> bool:
         """Whether one combination of values, one per constraint (within each constraint's fixed set, if
