@@ -225,9 +225,13 @@ class Allocator:
 
     def search(self, node: Node, claims: list[ResourceClaim]) -> Search:
         """A prepared search for the claims on the node (validation errors raise here)."""
-        plans = [self._plan(c) for c in claims]
-        search = Search(self, self.node_view(node), node.metadata.name or "", [p.claim for p in plans], plans,
-                        prune=self.prune, hard_after=self.hard_after)
+        cached = self._plans
+        plans = []
+        for c in claims:
+            plan = cached.get(id(c))
+            plans.append(plan if plan is not None and plan.source is c else self._plan(c))
+        search = Search(self, self.node_view(node), node.metadata.name or "", plans, prune=self.prune,
+                        hard_after=self.hard_after)
         search.prepare()
         return search
 

@@ -82,29 +82,37 @@ class Entry:
 class Search:
     """State of one allocate call: the prepared requests, the picks so far, and the pruning data."""
 
-    def __init__(self, resources: Resources, view: NodeView, node_name: str, claims: list[ResourceClaim],
-                 plans: list[ClaimPlan], *, prune: bool = True, hard_after: int = HARD_AFTER) -> None:
+    def __init__(self, resources: Resources, view: NodeView, node_name: str, plans: list[ClaimPlan], *,
+                 prune: bool = True, hard_after: int = HARD_AFTER) -> None:
         self.res = resources
         self.view = view
         self.node_name = node_name
-        self.claims = claims
         self.plans = plans
         self.prune = prune
         self.hard_after = hard_after
         self.selectors = resources.selectors
         self.allocated = resources.state.exclusive
         self.aggregated = resources.state.aggregated_capacity
-        self.claim_refs = [p.ref for p in plans]
         self.requests: list[list[list[RequestData]]] = []  # claim -> request -> [rd] or [sub rds]
         self.constraints: list[list[Any]] = []
         # search state
         self.allocating: dict[str, set[int]] = {}
         self.allocating_capacity: dict[str, dict[str, Any]] = {}
         self.consumed: dict[str, dict[tuple[str, str], Any]] = {}
-        self.results: list[list[Entry]] = [[] for _ in claims]
+        self.results: list[list[Entry]] = [[] for _ in plans]
         self.selected_sub: dict[tuple[int, int], int] = {}
         self.steps = 0
         self._hard = False  # the rest is built by _start_hard when the search takes hard_after steps
+
+    @property
+    def claims(self) -> list[ResourceClaim]:
+        """The pending claims, with API defaults applied."""
+        return [p.claim for p in self.plans]
+
+    @property
+    def claim_refs(self) -> list[str]:
+        """``namespace/name`` of each pending claim, as upstream's errors name them."""
+        return [p.ref for p in self.plans]
 
     _memo: dict[Any, Any]
     _later: dict[tuple[int, int], tuple[frozenset[str], frozenset[Any]]]
@@ -132,7 +140,7 @@ class Search:
     # ------------------------------------------------------------------ search
     def _one(self, ci: int, ri: int, si: int, k: int, in_sub: bool, start: int) -> Any:
         self.steps += 1
-        if ci >= len(self.claims):
+        if ci >= len(self.plans):
             return True
         per_claim = self.requests[ci]
         if ri >= len(per_claim):
@@ -223,7 +231,7 @@ class Search:
             elif did in allocated or allocating.get(did):
                 continue
             if type(extra) is SelectorFailure:
-                raise extra.error(self.claim_refs[ci])
+                raise extra.error(self.plans[ci].ref)
             entry = self._try(rd, cand, extra, False)
             if entry is None:
                 continue
@@ -780,7 +788,7 @@ class Search:
                 if reserved:
                     self.release_counters(cand)
                 if must:
-                    raise ConstraintError(f"claim {self.claim_refs[ci]}, request {rd.name}: cannot add device "
+                    raise ConstraintError(f"claim {self.plans[ci].ref}, request {rd.name}: cannot add device "
                                           f"{did} because a claim constraint would not be satisfied")
                 return None
         if info.capacity or amounts:

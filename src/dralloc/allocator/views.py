@@ -75,13 +75,16 @@ def build_node_view(node_name: str, labels: dict[str, str], slices_for_node: lis
                     infos: DeviceInfoCache) -> NodeView:
     pools = gather_pools(slices_for_node, node_name, labels, all_slices_by_pool)
     cands: list[Candidate] = []
+    cached = infos._infos  # DeviceInfoCache.get, inlined: this loop runs for every device of the node
     for pool in pools:
         if not pool.usable:
             continue
         for s in pool.device_slices:
             per_device = bool(s.spec.per_device_node_selection)
             for d in s.spec.devices or ():
-                info = infos.get(s, d)
+                info = cached.get(id(d))
+                if info is None or info.device is not d or info.slice is not s:
+                    info = infos.get(s, d)
                 ok = True
                 if per_device:
                     ok = node_matches_or_error(node_name, labels, d.node_name, d.all_nodes, d.node_selector,
