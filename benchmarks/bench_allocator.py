@@ -1,4 +1,4 @@
-"""Run every perf scenario of ../shared/perf and print our µs per allocate beside upstream Go's.
+"""Run every perf scenario of ../shared/perf and print our search steps and µs per allocate beside upstream Go's.
 
     .venv/bin/python benchmarks/bench_allocator.py [SCENARIO...] [--iterations N]
 
@@ -28,7 +28,8 @@ def main() -> int:
 
     go = json.loads((PERF / "oracle-timings.json").read_text())
     names = args.scenarios or sorted(k for k in go if not k.startswith("_"))
-    header = f"{'scenario':36} {'status':14} {'fresh µs':>11} {'Go fresh':>11} {'reused µs':>11} {'Go reused':>11}"
+    header = (f"{'scenario':36} {'status':14} {'steps':>7} {'Go steps':>8} {'fresh µs':>11} {'Go fresh':>11} "
+              f"{'reused µs':>11} {'Go reused':>11}")
     print(header)
     print("-" * len(header))
     for name in names:
@@ -36,7 +37,8 @@ def main() -> int:
         node = pick_nodes(inputs, None)[0]
         res = measure(inputs, node, args.iterations)
         g = go.get(name, {})
-        print(f"{name:36} {res['status']:14} {res['fresh_us']:>11.1f} {g.get('fresh_us_median', 0):>11.1f} "
+        print(f"{name:36} {res['status']:14} {res['steps'] or 0:>7} {g.get('allocate_one_invocations', 0):>8} "
+              f"{res['fresh_us']:>11.1f} {g.get('fresh_us_median', 0):>11.1f} "
               f"{res['reused_us']:>11.1f} {g.get('reused_us_median', 0):>11.1f}", flush=True)
     return 0
 

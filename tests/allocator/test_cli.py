@@ -110,6 +110,14 @@ def test_bench_prints_json(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["status"] == "allocated" and doc["iterations"] == 3
     assert doc["fresh_us"] > 0 and doc["reused_us"] > 0
+    assert doc["steps"] == 4  # claim start, one slot, end of request, end of claims
+
+
+def test_bench_prints_the_search_steps(tmp_path, capsys):
+    f = _write(tmp_path, BASE + [{"kind": "ResourceClaim", "name": "c1", "requests": [{"name": "r", "class": "gpu"}]},
+                                 {"kind": "Node", "name": "node-1"}])
+    assert main(["bench", "allocate", "-f", f, "--iterations", "3"]) == 0
+    assert "steps:    4\n" in capsys.readouterr().out
 
 
 def test_console_script_exit_codes(tmp_path, dralloc_cmd):

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
+from cases_loader import expand
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import dralloc.allocator.allocator as allocator_module
-from cases_loader import expand
 from dralloc.allocator import AllocationError, Allocator
-from dralloc.allocator.allocator import _Run
 from dralloc.api import codec
 
 DRIVER = "d.example.com"
@@ -86,10 +83,10 @@ def _split(objs):
     return node, pending
 
 
-def _answer(objs):
+def _answer(objs, **options):
     node, pending = _split(objs)
     try:
-        out = Allocator.from_objects(objs).allocate(node, pending)
+        out = Allocator.from_objects(objs, **options).allocate(node, pending)
     except AllocationError as exc:
         return ("error", str(exc)), None
     if out.status != "allocated":
@@ -109,13 +106,9 @@ def test_same_input_gives_byte_identical_output(objs):
 @SETTINGS
 @given(clusters())
 def test_pruning_never_changes_the_answer(objs):
-    pruned = _answer(objs)[0]
-    allocator_module.PRUNE = False
-    try:
-        plain = _answer(objs)[0]
-    finally:
-        allocator_module.PRUNE = True
-    assert pruned == plain
+    plain = _answer(objs, prune=False)[0]
+    assert _answer(objs)[0] == plain
+    assert _answer(objs, hard_after=0)[0] == plain  # look-ahead and failure memo from the first step
 
 
 def _independent_check(objs, outcome):
@@ -203,16 +196,11 @@ def test_every_result_satisfies_the_rules_when_checked_independently(objs):
 def test_a_failed_search_leaves_no_reservation_behind(objs):
     node, pending = _split(objs)
     alloc = Allocator.from_objects(objs)
-    run = _Run(alloc, node, pending)
     try:
-        run._prepare()
+        run = alloc.search(node, pending)
+        if run.run():
+            return
     except AllocationError:
-        return
-    try:
-        ok = run._one(0, 0, 0, 0, False, 0)
-    except AllocationError:
-        return
-    if ok is True:
         return
     for pool_counters in run.consumed.values():
         assert all(v == 0 for v in pool_counters.values())

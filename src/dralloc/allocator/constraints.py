@@ -102,6 +102,10 @@ class MatchAttribute(_Constraint):
             return
         self.count -= 1
 
+    def state(self) -> Any:
+        """What later additions depend on (removals only undo later additions)."""
+        return self.current if self.count > 0 else None
+
 
 class DistinctAttribute(_Constraint):
     __slots__ = ("values", "count")
@@ -135,3 +139,7 @@ class DistinctAttribute(_Constraint):
             return
         self.values.pop(base, None)
         self.count -= 1
+
+    def state(self) -> Any:
+        """What later additions depend on (removals only undo later additions)."""
+        return (self.count > 0, frozenset(self.values.items()))

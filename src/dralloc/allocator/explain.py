@@ -16,8 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dralloc.allocator.capacity import consumption, fits
+from dralloc.allocator.claims import RequestData
 from dralloc.allocator.constraints import MatchAttribute, attribute_set
+from dralloc.allocator.search import Search
 from dralloc.allocator.selectors import SelectorFailure
+from dralloc.allocator.tolerations import taint_blocks
+from dralloc.api.resource_v1 import ResourceSlice
 
 FILTERS = (
     ("pool_unusable", "in an incomplete or invalid pool"),
@@ -107,11 +111,8 @@ class Explanation:
     __str__ = text
 
 
-def explain_failure(alloc: Any, node: Any, claims: list[Any]) -> Explanation:
-    from dralloc.allocator.allocator import _Run
-
-    run = _Run(alloc, node, claims)
-    run._prepare()
+def explain_failure(run: Search, slices_by_pool: dict[tuple[str, str], list[ResourceSlice]]) -> Explanation:
+    """Explain a failed search from a freshly prepared (not yet run) :class:`Search` of the same input."""
     view = run.view
     node_name = run.node_name
     # devices in unusable pools, per pool id
@@ -119,7 +120,7 @@ def explain_failure(alloc: Any, node: Any, claims: list[Any]) -> Explanation:
     for pool in view.pools:
         if pool.usable:
             continue
-        for s in alloc._by_pool.get((pool.driver, pool.name), ()):
+        for s in slices_by_pool.get((pool.driver, pool.name), ()):
             unusable_devices += len(s.spec.devices or ())
     explanations: list[RequestExplanation] = []
     for ci, per_claim in enumerate(run.requests):
@@ -137,7 +138,7 @@ def explain_failure(alloc: Any, node: Any, claims: list[Any]) -> Explanation:
     )
 
 
-def _explain_request(run: Any, ref: str, rd: Any, unusable: int, ci: int) -> RequestExplanation:
+def _explain_request(run: Search, ref: str, rd: RequestData, unusable: int, ci: int) -> RequestExplanation:
     removed = {k: 0 for k, _ in FILTERS}
     removed["pool_unusable"] = unusable
     cel_errors: list[dict[str, str]] = []
@@ -174,19 +175,16 @@ def _explain_request(run: Any, ref: str, rd: Any, unusable: int, ci: int) -> Req
             removed["allocated"] += 1
             _note(blocked, "allocated", info.id)
             continue
-        if info.taints:
-            from dralloc.allocator.allocator import _taint_blocks
-
-            if _taint_blocks(info.taints, rd.tolerations):
-                removed["taint"] += 1
-                _note(blocked, "taint", info.id)
-                continue
+        if info.taints and taint_blocks(info.taints, rd.tolerations):
+            removed["taint"] += 1
+            _note(blocked, "taint", info.id)
+            continue
         if info.consumes and not (info.allow_multi and info.id in run.aggregated):
-            if not run._reserve_counters(cand):
+            if not run.reserve_counters(cand):
                 removed["counters"] += 1
                 _note(blocked, "counters", info.id)
                 continue
-            run._release_counters(cand)
+            run.release_counters(cand)
         usable.append(cand)
     offered = len(run.view.candidates) + unusable
     needed: int | str = rd.num if not rd.all_mode else f"all ({rd.num})"

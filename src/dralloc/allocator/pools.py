@@ -112,27 +112,13 @@ class Candidate:
         self.pos = pos
 
 
-class NodeView:
-    """Pools for one node plus the flat candidate list (devices of usable pools, in order)."""
-
-    __slots__ = ("pools", "candidates", "has_unusable", "has_invalid", "cand_cache", "pool_candidates")
-
-    def __init__(self, pools: list[Pool], candidates: list[Candidate]) -> None:
-        self.cand_cache: dict[Any, Any] = {}
-        self.pool_candidates: dict[int, list[Candidate]] = {}
-        for cand in candidates:
-            self.pool_candidates.setdefault(id(cand.pool), []).append(cand)
-        self.pools = pools
-        self.candidates = candidates
-        self.has_unusable = any(not p.usable for p in pools)
-        self.has_invalid = any(p.invalid for p in pools)
-
-
 def _slice_name(s: Any) -> str:
     return s.metadata.name or ""
 
 
-def _node_matches(node_name: str, labels: dict[str, str], name: Any, all_nodes: Any, sel: Any, what: str) -> bool:
+def node_matches_or_error(node_name: str, labels: dict[str, str], name: Any, all_nodes: Any, sel: Any,
+                          what: str) -> bool:
+    """Upstream's node matching for a slice or a device; a malformed selector is a hard error."""
     try:
         return node_matches(node_name, labels, name, all_nodes, sel)
     except NodeSelectorError as exc:
@@ -148,12 +134,12 @@ def gather_pools(slices_for_node: list[Any], node_name: str, labels: dict[str, s
     for s in slices_for_node:
         spec = s.spec
         if spec.node_name or spec.all_nodes or spec.node_selector is not None:
-            relevant = _node_matches(node_name, labels, spec.node_name, spec.all_nodes, spec.node_selector,
+            relevant = node_matches_or_error(node_name, labels, spec.node_name, spec.all_nodes, spec.node_selector,
                                      f"slice {_slice_name(s)}")
         elif spec.per_device_node_selection:
             relevant = False
             for d in spec.devices or ():
-                if _node_matches(node_name, labels, d.node_name, d.all_nodes, d.node_selector,
+                if node_matches_or_error(node_name, labels, d.node_name, d.all_nodes, d.node_selector,
                                  f"device {d.name} in slice {_slice_name(s)}"):
                     relevant = True
                     break

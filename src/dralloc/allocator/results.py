@@ -17,6 +17,7 @@ import uuid
 from typing import Any
 
 from dralloc.allocator.errors import AllocationInternalError
+from dralloc.allocator.search import Search
 from dralloc.api.core_v1 import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from dralloc.api.resource_v1 import (
     AllocationResult,
@@ -26,16 +27,18 @@ from dralloc.api.resource_v1 import (
 )
 
 
+# Deterministic shareIDs: uuid5 in this namespace over "claim/request/device/index" (upstream: random UUIDs).
+SHARE_ID_NAMESPACE = uuid.UUID("6f1c5f1e-2d0a-4d7b-9a51-6472616c6c6f")
+
+
 def share_id(claim: Any, request: str, device_id: str, index: int) -> str:
     """Deterministic stand-in for upstream's random shareID: uuid5 over claim, request, device and index."""
-    from dralloc.allocator.allocator import SHARE_ID_NAMESPACE
-
     meta = claim.metadata
     ident = meta.uid or f"{meta.namespace or ''}/{meta.name or ''}"
     return str(uuid.uuid5(SHARE_ID_NAMESPACE, f"{ident}|{request}|{device_id}|{index}"))
 
 
-def build_results(run: Any) -> list[Any]:
+def build_results(run: Search) -> list[AllocationResult]:
     out = []
     for ci, claim in enumerate(run.claims):
         out.append(_build_claim(run, ci, claim))

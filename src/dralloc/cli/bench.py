@@ -2,10 +2,11 @@
 
     dralloc bench allocate -f FILE [--node NAME] [--iterations N] [-o json]
 
-Prints the median time of one allocate call for the file's pending claims on the node, both with a fresh
-Allocator per call (built from the loaded objects, as a scheduler does per cycle; the allocated state is
-maintained incrementally by a scheduler, so it is built once, outside the timing) and with one Allocator
-reused across calls. Loading and parsing the file is in neither figure; CEL compilation is cached
+Prints the search's step count (nodes visited: machine-independent, so a pruning regression shows even on a
+noisy machine) and the median time of one allocate call for the file's pending claims on the node, both with
+a fresh Allocator per call (built from the loaded objects, as a scheduler does per cycle; the allocated state
+and the per-device cache live with a scheduler's cluster snapshot, so they are built once, outside the
+timing) and with one Allocator reused across calls. Loading and parsing the file is in neither figure; CEL compilation is cached
 process-wide (as upstream's CEL cache is), so it is in neither figure either.
 """
 
@@ -24,7 +25,7 @@ from dralloc.errors import AllocationError
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("bench", help="benchmark the engine on a manifest file")
     sub = p.add_subparsers(dest="bench_command", metavar="WHAT", parser_class=type(p))
-    a = sub.add_parser("allocate", help="median time per allocate call (fresh and reused allocator)")
+    a = sub.add_parser("allocate", help="search steps and median time per allocate call (fresh and reused allocator)")
     a.add_argument("-f", "--filename", dest="file", required=True, metavar="FILE")
     a.add_argument("--node", help="the node (default: the only/first Node in the file)")
     a.add_argument("--iterations", type=int, default=0, help="calls per figure (default: adaptive)")
@@ -38,31 +39,39 @@ def register(subparsers: Any) -> None:
 
 def measure(inputs: Any, node: Any, iterations: int = 0) -> dict[str, Any]:
     """Median µs per allocate: fresh allocator each call, and one reused allocator."""
-    from dralloc.allocator import AllocatedState, Allocator
+    from dralloc.allocator import AllocatedState, Allocator, DeviceInfoCache
 
+    # What a scheduler keeps across cycles with its cluster snapshot: the allocated state and the per-device
+    # cache (selector outcomes) for the snapshot's slice objects.
     state = AllocatedState(inputs.allocated)
+    devices = DeviceInfoCache()
     status = "allocated"
 
+    steps: int | None = None
+
     def once(alloc: Any) -> str:
+        nonlocal steps
         try:
-            return alloc.allocate(node, inputs.pending).status
+            out = alloc.allocate(node, inputs.pending)
         except AllocationError:
             return "error"
+        steps = out.steps
+        return out.status
 
     # warm-up (process-wide CEL compile cache) and status
-    status = once(Allocator(inputs.slices, inputs.classes, state=state))
+    status = once(Allocator(inputs.slices, inputs.classes, state=state, device_cache=devices))
     if iterations <= 0:
         t = time.perf_counter()
-        once(Allocator(inputs.slices, inputs.classes, state=state))
+        once(Allocator(inputs.slices, inputs.classes, state=state, device_cache=devices))
         one = time.perf_counter() - t
         iterations = max(3, min(2000, int(1.0 / max(one, 1e-6))))
     fresh = []
     for _ in range(iterations):
         t = time.perf_counter()
-        alloc = Allocator(inputs.slices, inputs.classes, state=state)
+        alloc = Allocator(inputs.slices, inputs.classes, state=state, device_cache=devices)
         once(alloc)
         fresh.append(time.perf_counter() - t)
-    reused_alloc = Allocator(inputs.slices, inputs.classes, state=state)
+    reused_alloc = Allocator(inputs.slices, inputs.classes, state=state, device_cache=devices)
     once(reused_alloc)
     reused = []
     for _ in range(iterations):
@@ -71,6 +80,7 @@ def measure(inputs: Any, node: Any, iterations: int = 0) -> dict[str, Any]:
         reused.append(time.perf_counter() - t)
     return {
         "status": status,
+        "steps": steps,
         "fresh_us": round(statistics.median(fresh) * 1e6, 2),
         "reused_us": round(statistics.median(reused) * 1e6, 2),
         "iterations": iterations,
@@ -86,6 +96,6 @@ def run_allocate(args: argparse.Namespace) -> int:
     if args.output == "json":
         print(json.dumps(res))
     else:
-        print(f"status:   {res['status']}\nfresh:    {res['fresh_us']} µs/allocate\n"
+        print(f"status:   {res['status']}\nsteps:    {res['steps']}\nfresh:    {res['fresh_us']} µs/allocate\n"
               f"reused:   {res['reused_us']} µs/allocate\niterations: {res['iterations']}")
     return 0

@@ -364,7 +364,7 @@ def readiness_gates(pod: dict[str, Any]) -> str:
 
 
 def event_last_seen(event: dict[str, Any]) -> str:
-    from dralloc.server.table import human_age
+    from dralloc.server.ages import human_age
 
     return human_age(event.get("lastTimestamp") or event.get("eventTime") or
                      (event.get("metadata") or {}).get("creationTimestamp"))
