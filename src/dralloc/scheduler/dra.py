@@ -27,8 +27,9 @@ from msgspec.structs import replace
 from dralloc.allocator import Allocator
 from dralloc.api.codec import encode_json
 from dralloc.api.core_v1 import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
-from dralloc.api.resource_v1 import AllocationResult, DeviceClass, ResourceClaim, ResourceSlice
+from dralloc.api.resource_v1 import AllocationResult, Device, DeviceClass, ResourceClaim, ResourceSlice
 from dralloc.resources.footprint import DeviceIndex, claim_footprint
+from dralloc.scheduler.attributes import AttributeKey, attribute_key, referenced_attributes
 from dralloc.scheduler.podinfo import scheduler_units
 
 CACHE_LIMIT = 200_000
@@ -49,7 +50,10 @@ class DraState:
     """Slices, classes and allocated state for the scheduler, with the per-node answer cache."""
 
     def __init__(self, slices: list[ResourceSlice], classes: Iterable[DeviceClass],
-                 allocated: Iterable[ResourceClaim], *, footprints: bool = False) -> None:
+                 allocated: Iterable[ResourceClaim], *, footprints: bool = False,
+                 attributes: frozenset[AttributeKey] | None = None) -> None:
+        """``attributes``: the only device attributes any selector or constraint can read (see
+        :mod:`dralloc.scheduler.attributes`); None when every attribute may matter."""
         self.slices = slices
         self.allocator = Allocator(slices, list(classes), list(allocated))
         self.device_index = DeviceIndex(slices)
@@ -58,6 +62,7 @@ class DraState:
         # compare both).
         self.share = True
         self._cache: dict[tuple[object, ...], Found] = {}
+        self._checked: dict[bytes, bool] = {}
         self.hits = 0
         self.misses = 0
         # Node-local devices: device ID → (node, key of the device within its node).
@@ -73,6 +78,7 @@ class DraState:
         self.on_node_change: Callable[[str], None] | None = None
         self._global_version = 0
         self.all_local = all(s.spec.node_name for s in slices)
+        self.attributes = attributes
         self._index_local(slices)
         for claim in allocated:
             self._touch(claim)
@@ -92,7 +98,7 @@ class DraState:
                 parts.append((key[0], len(group), tuple(sorted({x.spec.pool.resource_slice_count for x in group}))))
                 for x in group:
                     spec = x.spec
-                    parts.append((x.spec.pool.generation == top, encode_json(spec.devices),
+                    parts.append((x.spec.pool.generation == top, self._devices_signature(spec.devices, spec.driver),
                                   encode_json(spec.shared_counters), bool(spec.per_device_node_selection)))
                     for d in spec.devices or ():
                         self._owner[f"{key[0]}/{key[1]}/{d.name}"] = (node, (key[0], rank, d.name))
@@ -100,6 +106,46 @@ class DraState:
                 self._node_class[node] = self._class_ids.setdefault(tuple(parts), len(self._class_ids))
             else:
                 self._node_class[node] = node
+
+    def _devices_signature(self, devices: list[Device] | None, driver: str) -> bytes:
+        """The devices as the allocator sees them: every field, but only the attributes that can matter."""
+        keep = self.attributes
+        if keep is None or not devices:
+            return encode_json(devices)
+        trimmed = []
+        for d in devices:
+            attrs = d.attributes
+            if attrs and any(attribute_key(k, driver) not in keep for k in attrs):
+                d = replace(d, attributes={k: v for k, v in attrs.items() if attribute_key(k, driver) in keep})
+            trimmed.append(d)
+        return encode_json(trimmed)
+
+    def claims_within_attributes(self, claims: list[ResourceClaim]) -> bool:
+        """Whether the claims read no attribute outside ``attributes`` (else sharing must stop)."""
+        if self.attributes is None:
+            return True
+        found = referenced_attributes((), [c.spec for c in claims])
+        return found is not None and found <= self.attributes
+
+    def admit_claims(self, claims: list[ResourceClaim], signature: bytes) -> None:
+        """Check claims before they are allocated anywhere: ones that read an attribute the device classes of
+        nodes were built without stop the sharing (DynamicResources' PreFilter calls this, before any node
+        is filtered)."""
+        if self.share and self.attributes is not None:
+            ok = self._checked.get(signature)
+            if ok is None:
+                ok = self._checked[signature] = self.claims_within_attributes(claims)
+            if not ok:
+                self.stop_sharing()
+
+    def stop_sharing(self) -> None:
+        """Every node becomes its own class (a claim reads attributes the classes were built without)."""
+        self.share = False
+        self._cache.clear()
+        self._state_ids.clear()
+        if self.on_node_change is not None:
+            for node in self._node_class:
+                self.on_node_change(node)
 
     def class_of(self, node: str) -> object:
         """Nodes of one class give the same allocator answers in the same allocated state (a node without
@@ -169,6 +215,7 @@ class DraState:
         """Allocate ``claims`` together on ``node`` (cached; ``exact`` insists on results for this node).
         Raises AllocationError for upstream's hard errors."""
         name = node.metadata.name or ""
+        self.admit_claims(claims, signature)
         key = (*self.state_id(name), signature)
         found = self._cache.get(key)
         if found is not None and (not exact or found.node == name or found.results is None):

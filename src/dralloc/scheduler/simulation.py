@@ -58,6 +58,7 @@ class Scheduler:
                  priority_classes: Iterable[Any] = (), seed: int = 0, feature_gates: FeatureGates | None = None,
                  percentage_of_nodes_to_score: int = 0, group_nodes: bool = True,
                  names: NameGenerator | None = None) -> None:
+        claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
         self.gates = feature_gates or FeatureGates()
         self.names = names or NameGenerator(seed)
@@ -66,8 +67,11 @@ class Scheduler:
         for t in templates:
             self.templates.setdefault(t.metadata.namespace or "default", {})[t.metadata.name or ""] = t
         self._priority_classes = list(priority_classes)
-        self.snapshot = ClusterSnapshot(list(nodes), list(slices), list(classes), list(claims),
-                                        list(taint_rules), self.gates)
+        from dralloc.scheduler.attributes import referenced_attributes
+
+        attributes = referenced_attributes(classes, [c.spec for c in claims] + [t.spec.spec for t in templates])
+        self.snapshot = ClusterSnapshot(list(nodes), list(slices), classes, claims, list(taint_rules), self.gates,
+                                        attributes)
         self.snapshot.dra.share = group_nodes
         self.framework = Framework(self.snapshot, seed=seed,
                                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,

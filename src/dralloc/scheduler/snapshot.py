@@ -13,6 +13,7 @@ from dralloc.api.resource_v1 import (
     ResourceClaimStatus,
     ResourceSlice,
 )
+from dralloc.scheduler.attributes import AttributeKey
 from dralloc.scheduler.dra import DraState
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.groups import NodeGroups
@@ -31,7 +32,8 @@ class ClusterSnapshot:
     """Nodes, claims, classes, slices and the allocator state; updated in place as pods are bound."""
 
     def __init__(self, nodes: list[Node], slices: list[ResourceSlice], classes: list[DeviceClass],
-                 claims: list[ResourceClaim], taint_rules: list[DeviceTaintRule], gates: FeatureGates) -> None:
+                 claims: list[ResourceClaim], taint_rules: list[DeviceTaintRule], gates: FeatureGates,
+                 attributes: frozenset[AttributeKey] | None = None) -> None:
         self.gates = gates
         self.node_list = node_tree_order(nodes)
         self.nodes = [NodeInfo.build(n) for n in self.node_list]
@@ -51,8 +53,9 @@ class ClusterSnapshot:
         self.slices = slices
         self.extended_mapping = class_mapping(classes) if gates.enabled("DRAExtendedResource") else {}
         self.dra_extended_resources = frozenset(self.extended_mapping)
+        self.attributes = attributes
         self.dra = DraState(slices, classes, [c for c in claims if _allocated(c)],
-                            footprints=gates.enabled("DRANodeAllocatableResources"))
+                            footprints=gates.enabled("DRANodeAllocatableResources"), attributes=attributes)
         self.groups = NodeGroups(self.nodes, self.dra)
 
     # ------------------------------------------------------------------ nominations
@@ -112,6 +115,8 @@ def rebuild(snap: ClusterSnapshot, nodes: list[Node], slices: list[ResourceSlice
 
         slices = apply_taint_rules(slices, snap.taint_rules)
     snap.slices = slices
+    share = snap.dra.share
     snap.dra = DraState(slices, list(snap.classes.values()), [c for c in snap.claims.values() if _allocated(c)],
-                        footprints=snap.gates.enabled("DRANodeAllocatableResources"))
+                        footprints=snap.gates.enabled("DRANodeAllocatableResources"), attributes=snap.attributes)
+    snap.dra.share = share
     snap.groups = NodeGroups(snap.nodes, snap.dra)

@@ -157,6 +157,7 @@ class DynamicResources(Plugin):
             if status is not None:
                 return status
         st.signature = snap.dra.claims_signature(st.to_allocate)
+        snap.dra.admit_claims(st.to_allocate, st.signature)
         st.claims, st.extended = claims, extended
         return None
 
