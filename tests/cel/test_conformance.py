@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conformance import load_cases, run_case
 
 SPEC = Path(__file__).resolve().parents[3] / "shared" / "cel-spec"

@@ -1083,7 +1083,7 @@ def _comp_all(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int)
 
     def body(act: dict, pairs: list, is_list: bool) -> bool:
         err = None
-        for k, v in _each(act, pairs, is_list, v1, v2, weight):
+        for _k, _v in _each(act, pairs, is_list, v1, v2, weight):
             try:
                 r = pred(act)
             except CELError as exc:
@@ -1105,7 +1105,7 @@ def _comp_exists(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: i
 
     def body(act: dict, pairs: list, is_list: bool) -> bool:
         err = None
-        for k, v in _each(act, pairs, is_list, v1, v2, weight):
+        for _k, _v in _each(act, pairs, is_list, v1, v2, weight):
             try:
                 r = pred(act)
             except CELError as exc:
@@ -1127,7 +1127,7 @@ def _comp_exists_one(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weigh
 
     def body(act: dict, pairs: list, is_list: bool) -> bool:
         count = 0
-        for k, v in _each(act, pairs, is_list, v1, v2, weight):
+        for _k, _v in _each(act, pairs, is_list, v1, v2, weight):
             r = pred(act)
             if r is True:
                 count += 1
@@ -1159,7 +1159,7 @@ def _comp_map(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int)
 
     def body(act: dict, pairs: list, is_list: bool) -> list:
         out = []
-        for k, v in _each(act, pairs, is_list, v1, v2, weight):
+        for _k, _v in _each(act, pairs, is_list, v1, v2, weight):
             if not _keep(pred, act):
                 continue
             out.append(expr(act))
@@ -1173,7 +1173,7 @@ def _comp_transform_map(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], we
 
     def body(act: dict, pairs: list, is_list: bool) -> dict:
         out: dict = {}
-        for k, v in _each(act, pairs, is_list, v1, v2, weight):
+        for k, _v in _each(act, pairs, is_list, v1, v2, weight):
             if not _keep(pred, act):
                 continue
             out[k] = expr(act)
@@ -1187,7 +1187,7 @@ def _comp_transform_entry(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], 
 
     def body(act: dict, pairs: list, is_list: bool) -> dict:
         out: dict = {}
-        for k, v in _each(act, pairs, is_list, v1, v2, weight):
+        for _k, _v in _each(act, pairs, is_list, v1, v2, weight):
             if not _keep(pred, act):
                 continue
             entry = expr(act)

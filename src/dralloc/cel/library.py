@@ -16,7 +16,8 @@ import ipaddress
 import math
 import re
 import urllib.parse
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from dralloc.api.quantity import Quantity
 from dralloc.api.semver import Semver
@@ -955,7 +956,7 @@ class CIDRValue:
 
 def _parse_ip(s: str) -> IPValue:
     if "%" in s:
-        raise CELError(f"IP address with zone value is not allowed")
+        raise CELError("IP address with zone value is not allowed")
     try:
         addr = ipaddress.ip_address(s)
     except ValueError:

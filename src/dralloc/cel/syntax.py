@@ -119,7 +119,7 @@ class _Lexer:
         value = int(text, 16) if text[:2] in ("0x", "0X") else int(text)
         if unsigned:
             if value > 0xFFFFFFFFFFFFFFFF:
-                raise self.error(tok.pos, f"invalid uint literal")
+                raise self.error(tok.pos, "invalid uint literal")
             return UInt(value)
         # 9223372036854775808 is only valid under unary minus; the parser checks the range.
         return value

@@ -115,7 +115,7 @@ class WatchHub:
         while not self.closed:
             try:
                 await asyncio.wait_for(self._wake.wait(), POLL_SECONDS)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             self._wake.clear()
             while True:

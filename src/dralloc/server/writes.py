@@ -191,8 +191,8 @@ async def update(api: ApiServer, request: Request, t: Target) -> Response:
     data, warnings = object_body(raw, ctype, request, t)
     obj = typed(data, t)
     if obj.metadata.name != t.name:
-        raise bad_request("the name of the object (%s) does not match the name on the URL (%s)"
-                          % (obj.metadata.name, t.name))
+        raise bad_request(f"the name of the object ({obj.metadata.name}) does not match the name on the URL "
+                          f"({t.name})")
     result = await asyncio.to_thread(apply_update, api, request, t, obj, data, obj.metadata.resource_version,
                                      manager_of(request))
     return respond(request, t.present(result), warnings=warnings)
