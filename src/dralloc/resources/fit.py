@@ -19,13 +19,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from dralloc.api.core_v1 import Container, Node, Pod
+from dralloc.api.resource_v1 import ResourceClaim, ResourceSlice
 from dralloc.resources.footprint import DeviceIndex, claim_footprint
 from dralloc.resources.resourcelist import ResourceList
 
 POD_LEVEL_RESOURCES = ("cpu", "memory")
 
 
-def _container_requests(c: Any) -> ResourceList:
+def _container_requests(c: Container) -> ResourceList:
     res = c.resources
     if res is None:
         return ResourceList()
@@ -34,7 +36,7 @@ def _container_requests(c: Any) -> ResourceList:
     return ResourceList(values)
 
 
-def container_requests(pod: Any) -> ResourceList:
+def container_requests(pod: Pod) -> ResourceList:
     """The pod's request from its containers alone (no pod-level resources, no overhead)."""
     spec = pod.spec
     reqs = ResourceList()
@@ -54,7 +56,7 @@ def container_requests(pod: Any) -> ResourceList:
     return reqs.max(init_max)
 
 
-def pod_requests(pod: Any) -> ResourceList:
+def pod_requests(pod: Pod) -> ResourceList:
     """PodRequests as NodeResourcesFit sees it (no DRA footprint)."""
     reqs = container_requests(pod)
     pod_level = _pod_level(pod)
@@ -65,7 +67,7 @@ def pod_requests(pod: Any) -> ResourceList:
     return reqs
 
 
-def _pod_level(pod: Any) -> ResourceList:
+def _pod_level(pod: Pod) -> ResourceList:
     res = pod.spec.resources
     if res is None or not res.requests:
         return ResourceList()
@@ -78,7 +80,7 @@ def _replace(base: ResourceList, override: ResourceList) -> ResourceList:
     return ResourceList(values)
 
 
-def pod_claims(pod: Any, claims: Mapping[tuple[str, str], Any]) -> list[tuple[Any, int]]:
+def pod_claims(pod: Pod, claims: Mapping[tuple[str, str], ResourceClaim]) -> list[tuple[ResourceClaim, int]]:
     """(claim, number of the pod's containers referencing it) for each claim of the pod that is known."""
     ns = pod.metadata.namespace or "default"
     generated = {s.name: s.resource_claim_name for s in (pod.status.resource_claim_statuses or ())} \
@@ -109,7 +111,7 @@ class PodFootprint:
     problems: list[str] = field(default_factory=list)
 
 
-def pod_footprint(pod: Any, claims: Mapping[tuple[str, str], Any] | None = None,
+def pod_footprint(pod: Pod, claims: Mapping[tuple[str, str], ResourceClaim] | None = None,
                   devices: DeviceIndex | None = None) -> PodFootprint:
     dra = ResourceList()
     if claims and devices is not None:
@@ -156,7 +158,8 @@ class FitResult:
                 "free": self.free.as_dict(), "reasons": self.reasons}
 
 
-def node_free(node: Any, pods_on_node: Iterable[Any] = (), claims: Mapping[tuple[str, str], Any] | None = None,
+def node_free(node: Node, pods_on_node: Iterable[Pod] = (),
+              claims: Mapping[tuple[str, str], ResourceClaim] | None = None,
               devices: DeviceIndex | None = None) -> ResourceList:
     """Allocatable minus what the given pods (already bound to the node) request, claims included."""
     status = node.status
@@ -172,10 +175,10 @@ def node_free(node: Any, pods_on_node: Iterable[Any] = (), claims: Mapping[tuple
     return free
 
 
-def node_fit(pod: Any, node: Any, pods_on_node: Iterable[Any] = (), claims: Iterable[Any] = (),
-             slices: Iterable[Any] = ()) -> FitResult:
+def node_fit(pod: Pod, node: Node, pods_on_node: Iterable[Pod] = (), claims: Iterable[ResourceClaim] = (),
+             slices: Iterable[ResourceSlice] = ()) -> FitResult:
     """Whether ``pod`` fits ``node`` given the pods already there, and if not, which dimensions fail."""
-    claim_map = {(c.metadata.namespace or "default", c.metadata.name): c for c in claims}
+    claim_map = {(c.metadata.namespace or "default", c.metadata.name or ""): c for c in claims}
     devices = DeviceIndex(slices)
     footprint = pod_footprint(pod, claim_map, devices)
     free = node_free(node, pods_on_node, claim_map, devices)

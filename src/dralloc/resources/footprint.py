@@ -22,20 +22,21 @@ from fractions import Fraction
 from typing import Any
 
 from dralloc.api.quantity import Quantity
+from dralloc.api.resource_v1 import Device, DeviceRequestAllocationResult, ResourceClaim, ResourceSlice
 from dralloc.resources.resourcelist import ResourceList, _format_for
 
 
 class DeviceIndex:
     """Devices of ResourceSlices by (driver, pool, device), for looking up allocation results."""
 
-    def __init__(self, slices: Iterable[Any]) -> None:
-        self._devices: dict[tuple[str, str, str], Any] = {}
+    def __init__(self, slices: Iterable[ResourceSlice]) -> None:
+        self._devices: dict[tuple[str, str, str], Device] = {}
         for s in slices:
             spec = s.spec
             for d in spec.devices or ():
                 self._devices[(spec.driver, spec.pool.name, d.name)] = d
 
-    def get(self, driver: str, pool: str, device: str) -> Any | None:
+    def get(self, driver: str, pool: str, device: str) -> Device | None:
         return self._devices.get((driver, pool, device))
 
 
@@ -50,7 +51,7 @@ def _lookup(mapping: Mapping[str, Any] | None, key: str, driver: str) -> Any | N
     return mapping.get(prefix + key)
 
 
-def _consumed(result: Any, device: Any, key: str) -> Fraction:
+def _consumed(result: DeviceRequestAllocationResult, device: Device, key: str) -> Fraction:
     value = _lookup(result.consumed_capacity, key, result.driver)
     if value is None:
         capacity = _lookup(device.capacity, key, result.driver)
@@ -73,7 +74,7 @@ def _to_list(acc: dict[str, Fraction]) -> ResourceList:
     return ResourceList({name: Quantity.from_fraction(v, _format_for(name)) for name, v in acc.items()})
 
 
-def claim_footprint(claim: Any, devices: DeviceIndex, containers: int = 1) -> ResourceList:
+def claim_footprint(claim: ResourceClaim, devices: DeviceIndex, containers: int = 1) -> ResourceList:
     """The node-allocatable resources a claim's allocation consumes, for one pod with ``containers``
     containers referencing it (only the 1.37 ``overhead`` depends on that)."""
     alloc = claim.status.allocation if claim.status is not None else None
@@ -107,7 +108,7 @@ def claim_footprint(claim: Any, devices: DeviceIndex, containers: int = 1) -> Re
     return _to_list(acc)
 
 
-def has_mapping(claim: Any, devices: DeviceIndex) -> bool:
+def has_mapping(claim: ResourceClaim, devices: DeviceIndex) -> bool:
     """Whether any allocated device of the claim *is* node resources (a mapping, not only overhead);
     such claims cannot be shared between pods (KEP-5517)."""
     alloc = claim.status.allocation if claim.status is not None else None
