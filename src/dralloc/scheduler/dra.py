@@ -29,10 +29,14 @@ from dralloc.api.codec import encode_json
 from dralloc.api.core_v1 import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from dralloc.api.resource_v1 import AllocationResult, Device, DeviceClass, ResourceClaim, ResourceSlice
 from dralloc.resources.footprint import DeviceIndex, claim_footprint
+from dralloc.api.names import DeviceID, DeviceName, DriverName, NodeName, PoolName, device_id
 from dralloc.scheduler.attributes import AttributeKey, attribute_key, referenced_attributes
 from dralloc.scheduler.podinfo import scheduler_units
 
 CACHE_LIMIT = 200_000
+
+# A node-local device as the node's other devices see it: (driver, rank of its pool on the node, device name).
+LocalDevice = tuple[DriverName, int, DeviceName]
 
 
 @dataclass
@@ -66,13 +70,13 @@ class DraState:
         self.hits = 0
         self.misses = 0
         # Node-local devices: device ID → (node, key of the device within its node).
-        self._owner: dict[str, tuple[str, tuple[str, int, str]]] = {}
+        self._owner: dict[DeviceID, tuple[NodeName, LocalDevice]] = {}
         self._node_class: dict[str, object] = {}
         self._class_ids: dict[tuple[object, ...], int] = {}
-        self._pools_by_rank: dict[str, list[tuple[str, str]]] = {}
-        self._node_devices: dict[str, dict[tuple[str, int, str], str]] = {}
-        self._node_token: dict[str, tuple[tuple[tuple[str, int, str], str], ...]] = {}
-        self._token_ids: dict[tuple[tuple[tuple[str, int, str], str], ...], int] = {(): 0}
+        self._pools_by_rank: dict[NodeName, list[tuple[DriverName, PoolName]]] = {}
+        self._node_devices: dict[NodeName, dict[LocalDevice, str]] = {}
+        self._node_token: dict[NodeName, tuple[tuple[LocalDevice, str], ...]] = {}
+        self._token_ids: dict[tuple[tuple[LocalDevice, str], ...], int] = {(): 0}
         self._node_token_id: dict[str, int] = {}
         self._state_ids: dict[str, tuple[object, int, int]] = {}
         self.on_node_change: Callable[[str], None] | None = None
@@ -85,10 +89,11 @@ class DraState:
 
     # ------------------------------------------------------------------ device classes of nodes
     def _index_local(self, slices: list[ResourceSlice]) -> None:
-        by_node: dict[str, dict[tuple[str, str], list[ResourceSlice]]] = {}
+        by_node: dict[NodeName, dict[tuple[DriverName, PoolName], list[ResourceSlice]]] = {}
         for s in slices:
             if s.spec.node_name:
-                by_node.setdefault(s.spec.node_name, {}).setdefault((s.spec.driver, s.spec.pool.name), []).append(s)
+                pool_key = (DriverName(s.spec.driver), PoolName(s.spec.pool.name))
+                by_node.setdefault(NodeName(s.spec.node_name), {}).setdefault(pool_key, []).append(s)
         for node, pools in by_node.items():
             self._pools_by_rank[node] = sorted(pools)
             parts: list[object] = []
@@ -101,7 +106,7 @@ class DraState:
                     parts.append((x.spec.pool.generation == top, self._devices_signature(spec.devices, spec.driver),
                                   encode_json(spec.shared_counters), bool(spec.per_device_node_selection)))
                     for d in spec.devices or ():
-                        self._owner[f"{key[0]}/{key[1]}/{d.name}"] = (node, (key[0], rank, d.name))
+                        self._owner[device_id(key[0], key[1], d.name)] = (node, (key[0], rank, DeviceName(d.name)))
             if self.all_local:
                 self._node_class[node] = self._class_ids.setdefault(tuple(parts), len(self._class_ids))
             else:
@@ -157,9 +162,9 @@ class DraState:
         alloc = claim.status.allocation if claim.status is not None else None
         if alloc is None or alloc.devices is None:
             return
-        changed: set[str] = set()
+        changed: set[NodeName] = set()
         for r in alloc.devices.results or ():
-            owner = self._owner.get(f"{r.driver}/{r.pool}/{r.device}")
+            owner = self._owner.get(device_id(r.driver, r.pool, r.device))
             if owner is None:
                 self._global_version += 1
                 self._state_ids.clear()
@@ -242,7 +247,7 @@ class DraState:
             return found.results
         if not self.share:
             return None
-        src, dst = self._pools_by_rank.get(found.node), self._pools_by_rank.get(node)
+        src, dst = self._pools_by_rank.get(NodeName(found.node)), self._pools_by_rank.get(NodeName(node))
         if src is None or dst is None or len(src) != len(dst):
             return None
         pools = dict(zip(src, dst))
@@ -251,7 +256,7 @@ class DraState:
             devices = res.devices
             new = []
             for r in (devices.results or ()) if devices is not None else ():
-                target = pools.get((r.driver, r.pool))
+                target = pools.get((DriverName(r.driver), PoolName(r.pool)))
                 if r.share_id or target is None:
                     return None
                 new.append(replace(r, pool=target[1]))
