@@ -19,6 +19,8 @@ SCENARIOS = {
     "steady_empty_500nodes": lambda scale: perf.steady_state(500 * scale, 10, "empty", 100),
     "steady_half_500nodes": lambda scale: perf.steady_state(500 * scale, 10, "half", 100),
     "steady_full_500nodes": lambda scale: perf.steady_state(500 * scale, 10, "full", 100),
+    # 500 nodes x 8 H100 (152 devices per node); --scale 10 is the 5000-node cluster
+    "h100_mig_500nodes": lambda scale: perf.h100_mig(500 * scale, 1000 * scale),
 }
 
 

@@ -126,3 +126,30 @@ def steady_state(nodes: int = 500, devices: int = 10, fill: str = "empty", pods:
     ref = PodResourceClaim(name="resource", resource_claim_template_name="test-claim-template")
     out.extend(_pod(f"pod-{i:05d}", ref) for i in range(pods))
     return out
+
+
+def h100_mig(nodes: int = 500, pods: int = 2000) -> list[Any]:
+    """A ``dralloc generate cluster --profile gpu-h100`` cluster (8 H100 per node, every MIG placement on
+    shared counters, per-GPU UUIDs) and pods asking for MIG profiles and whole GPUs in a fixed mix."""
+    from dralloc.scheduler.generate import generate_cluster
+
+    mix = [("mig.nvidia.com", "1g.10gb")] * 4 + [("mig.nvidia.com", "2g.20gb")] * 2 + \
+        [("mig.nvidia.com", "3g.40gb"), ("gpu.nvidia.com", None)]
+    objs = generate_cluster(nodes, "gpu-h100")
+    templates = []
+    for cls, profile in dict.fromkeys(mix):
+        selectors = [DeviceSelector(cel=CELDeviceSelector(
+            expression=f'device.attributes["gpu.nvidia.com"].profile == "{profile}"'))] if profile else None
+        name = f"{cls.split('.')[0]}-{(profile or 'full').replace('.', '-')}"
+        templates.append(ResourceClaimTemplate(metadata=ObjectMeta(name=name, namespace=NAMESPACE),
+                                               spec=ResourceClaimTemplateSpec(spec=ResourceClaimSpec(
+                                                   devices=DeviceClaim(requests=[DeviceRequest(
+                                                       name="gpu", exactly=ExactDeviceRequest(
+                                                           device_class_name=cls, selectors=selectors))])))))
+    names = [t.metadata.name or "" for t in templates]
+    order = {key: names[i] for i, key in enumerate(dict.fromkeys(mix))}
+    out: list[Any] = [*objs, *templates]
+    for i in range(pods):
+        ref = PodResourceClaim(name="resource", resource_claim_template_name=order[mix[i % len(mix)]])
+        out.append(_pod(f"pod-{i:05d}", ref))
+    return out
