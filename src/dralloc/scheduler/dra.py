@@ -27,9 +27,9 @@ from msgspec.structs import replace
 from dralloc.allocator import Allocator
 from dralloc.api.codec import encode_json
 from dralloc.api.core_v1 import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
+from dralloc.api.names import DeviceID, DeviceName, DriverName, NodeName, PoolName, device_id
 from dralloc.api.resource_v1 import AllocationResult, Device, DeviceClass, ResourceClaim, ResourceSlice
 from dralloc.resources.footprint import DeviceIndex, claim_footprint
-from dralloc.api.names import DeviceID, DeviceName, DriverName, NodeName, PoolName, device_id
 from dralloc.scheduler.attributes import AttributeKey, attribute_key, referenced_attributes
 from dralloc.scheduler.podinfo import scheduler_units
 
