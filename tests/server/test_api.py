@@ -272,6 +272,7 @@ def test_table_output(client: TestClient, slice_doc: dict[str, Any]) -> None:
     assert table["rows"][0]["cells"][:2] == [slice_doc["metadata"]["name"], slice_doc["spec"]["nodeName"]]
 
 
+@pytest.mark.slow
 def test_watch_replays_history_and_reports_gone(slice_doc: dict[str, Any]) -> None:
     store = SQLiteStore(":memory:", history=2)
     with warnings.catch_warnings():

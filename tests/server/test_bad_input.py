@@ -87,6 +87,7 @@ def _assert_status(r: Any) -> None:
         assert r.json()["kind"] == "Status" and r.json()["code"] == r.status_code
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(doc=st.sampled_from(DOCS), seed=st.integers(0, 2**32), mode=st.sampled_from(["Strict", "Warn", "Ignore"]))
 def test_mutated_objects_never_give_a_500(client: TestClient, doc: dict[str, Any], seed: int, mode: str) -> None:
@@ -183,6 +184,7 @@ def _device_class(name: str, parameters: Any = None) -> dict[str, Any]:
     ("POST", "", "application/json"), ("POST", "", "application/yaml"),
     ("PATCH", "/deep", "application/merge-patch+json"), ("PATCH", "/deep?fieldManager=m", "application/apply-patch+yaml"),
     ("PUT", "/deep", "application/json")])
+@pytest.mark.slow
 def test_bodies_nested_thousands_of_levels_deep_are_400_not_500(client: TestClient, method: str, suffix: str,
                                                                 ctype: str) -> None:
     client.post(DC, json=_device_class("deep"))

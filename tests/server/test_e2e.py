@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.e2e
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 KUBECTL = shutil.which("kubectl")
 

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.e2e
+
 pytest.importorskip("psycopg")
 
 INITDB, PG_CTL = shutil.which("initdb"), shutil.which("pg_ctl")
