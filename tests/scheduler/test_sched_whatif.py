@@ -57,3 +57,23 @@ def test_max_copies_counts_what_still_fits_and_why_the_next_does_not() -> None:
     count, per_node, why = sched.max_copies("p0")
     assert count == 1 and per_node == {"gpu-1": 1}
     assert why.startswith("0/1 nodes are available: 1 cannot allocate all claims.")
+
+
+def test_max_copies_accepts_a_workload_name() -> None:
+    deployment = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: "1"}}}]}
+"""
+    for target in ("web", "Deployment/web", "default/web"):
+        sched = Scheduler.from_objects(load(node("n1", cpu="4"), deployment))
+        assert len(sched.schedule().scheduled) == 2
+        count, per_node, why = sched.max_copies(target)
+        assert (count, per_node) == (2, {"n1": 2}), target
+        assert why.startswith("0/1 nodes are available: 1 Insufficient cpu.")

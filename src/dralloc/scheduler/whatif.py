@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from msgspec.structs import replace
 
 from dralloc.api.core_v1 import Node, Pod
+from dralloc.scheduler.result import PodResult
 from dralloc.api.resource_v1 import ResourceSlice
 from dralloc.errors import InputError
 from dralloc.scheduler.snapshot import rebuild
@@ -96,10 +97,9 @@ def max_copies(sched: Scheduler, target: str, limit: int = 10_000) -> tuple[int,
     ``<name>-max-<i>`` and their own claims from the pod's templates."""
     from dralloc.api.core_v1 import PodStatus
 
-    key = target if "/" in target else next((k for k in sched.results if k.split("/", 1)[1] == target), target)
-    result = sched.results.get(key)
+    result = _find_pod(sched, target)
     if result is None:
-        raise InputError(f"--max: pod {target!r} is not in the input")
+        raise InputError(f"--max: no pod or workload {target!r} in the input")
     base = result.pod
     spec = replace(base.spec, node_name=None)
     per_node: dict[str, int] = {}
@@ -116,6 +116,26 @@ def max_copies(sched: Scheduler, target: str, limit: int = 10_000) -> tuple[int,
             return i - 1, per_node, message
         per_node[outcome.node] = per_node.get(outcome.node, 0) + 1
     return limit, per_node, f"stopped after {limit} copies"
+
+
+def _find_pod(sched: Scheduler, target: str) -> PodResult | None:
+    """A pod by ``namespace/name`` or name, else the first pod a workload of that name created (``name``,
+    ``Kind/name`` or ``namespace/name``; a Deployment's pods belong to its ReplicaSet ``<name>-<hash>``)."""
+    if target in sched.results:
+        return sched.results[target]
+    kind, _, rest = target.rpartition("/") if target.count("/") == 1 and target[0].isupper() else ("", "", target)
+    ns, _, name = rest.rpartition("/")
+    for key, result in sched.results.items():
+        if key.split("/", 1)[1] == name and (not ns or key.split("/", 1)[0] == ns):
+            return result
+    for result in sched.results.values():
+        if ns and result.namespace != ns:
+            continue
+        for owner in result.pod.metadata.owner_references or ():
+            via_rs = owner.kind == "ReplicaSet" and owner.name.rpartition("-")[0] == name and kind in ("", "Deployment")
+            if (owner.name == name and (not kind or owner.kind == kind)) or via_rs:
+                return result
+    return None
 
 
 def _from_template(pod: Pod, claim_name: str) -> bool:
