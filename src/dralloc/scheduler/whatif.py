@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 from msgspec.structs import replace
 
 from dralloc.api.core_v1 import Node, Pod
-from dralloc.scheduler.result import PodResult
 from dralloc.api.resource_v1 import ResourceSlice
 from dralloc.errors import InputError
+from dralloc.scheduler.result import PodResult
 from dralloc.scheduler.snapshot import rebuild
 
 if TYPE_CHECKING:
