@@ -72,3 +72,16 @@ def test_bad_flags_are_exit_two(tmp_path, dralloc_cmd) -> None:
         out = subprocess.run([*dralloc_cmd, "simulate", "-f", f, *flags], capture_output=True, text=True, check=False)
         assert out.returncode == 2, (flags, out.stderr)
         assert "Traceback" not in out.stderr
+
+
+def test_explain_says_why_the_claims_fit_no_node(tmp_path, dralloc_cmd) -> None:
+    f = write(tmp_path, node("n1"), gpu_slice("n1", 1), GPU_CLASS, GPU_TEMPLATE,
+              pod("a", claims=TEMPLATE_CLAIM), pod("b", claims=TEMPLATE_CLAIM))
+    out = subprocess.run([*dralloc_cmd, "simulate", "-f", f, "--explain"], capture_output=True, text=True,
+                         check=False)
+    assert out.returncode == 1
+    assert "default/b: node n1: cannot allocate the claims" in out.stderr
+    assert "already allocated to another claim: gpu.example.com/n1/gpu-0" in out.stderr
+    doc = json.loads(subprocess.run([*dralloc_cmd, "simulate", "-f", f, "--explain", "-o", "json"],
+                                    capture_output=True, text=True, check=False).stdout)
+    assert list(doc["explanations"]) == ["default/b"]

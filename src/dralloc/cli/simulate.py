@@ -27,7 +27,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("-o", "--output", choices=OUTPUTS, default="table")
     p.add_argument("--report", metavar="FILE.html", help="write a self-contained HTML capacity report")
     p.add_argument("--explain", action="store_true",
-                   help="for pending pods with claims: why the claims fit none of the closest nodes")
+                   help="for pending pods with claims: why the claims fit none of the closest nodes "
+                        "(stderr, or an \"explanations\" object with -o json)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed for the choices kube-scheduler makes at random (score ties, preemption offset)")
     p.add_argument("--feature-gates", default="", metavar="A=true,B=false",
@@ -69,8 +70,11 @@ def run(args: argparse.Namespace) -> int:
     max_answer = sched.max_copies(args.max) if args.max else None
     if args.report:
         _write_report(args.report, sched, result)
+    explanations = {p.key: sched.explain(p.key) for p in result.unschedulable} if args.explain else {}
     if args.output == "json":
         doc = result.to_dict()
+        if args.explain:
+            doc["explanations"] = {key: [e.to_dict() for e in found] for key, found in explanations.items() if found}
         if max_answer is not None:
             doc["max"] = {"pod": args.max, "copies": max_answer[0], "nodes": max_answer[1], "stoppedBy": max_answer[2]}
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
@@ -84,10 +88,10 @@ def run(args: argparse.Namespace) -> int:
         if max_answer is not None:
             where = ", ".join(f"{n}: {c}" for n, c in sorted(max_answer[1].items())) or "none"
             print(f"\n{max_answer[0]} more copies of {args.max} fit ({where}); the next: {max_answer[2]}")
-    if args.explain:
-        for p in result.unschedulable:
-            for explanation in sched.explain(p.key):
-                sys.stderr.write(f"{p.key}: ")
+    if args.explain and args.output != "json":
+        for key, found in explanations.items():
+            for explanation in found:
+                sys.stderr.write(f"{key}: ")
                 sys.stderr.write(explanation.text())
     pending = [p for p in result.pods if p.status in ("unschedulable", "error", "pending")]
     return 1 if pending else 0
