@@ -19,6 +19,7 @@ from dralloc.scheduler.framework import (
     NO_NODES_AVAILABLE,
     Code,
     Diagnosis,
+    K,
     Status,
     fit_error_message,
     unresolvable,
@@ -274,6 +275,18 @@ class Framework:
         self.next_start_node_index = (self.next_start_node_index + processed) % count
         return feasible
 
+    def _score(self, cycle: Cycle, feasible: list[NodeInfo], reps: dict[K, NodeInfo]) -> dict[K, int]:
+        """Weighted sum of every score plugin's normalised score, for one representative node per state
+        (normalisation only reads the maximum, which the representatives have)."""
+        totals = dict.fromkeys(reps, 0)
+        for plugin in self.scorers:
+            if plugin.pre_score(cycle, feasible) is not None:
+                continue
+            scores = plugin.normalize(cycle, {key: plugin.score(cycle, rep) for key, rep in reps.items()})
+            for key, score in scores.items():
+                totals[key] += score * plugin.weight
+        return totals
+
     def _select_host_grouped(self, cycle: Cycle, feasible: list[NodeInfo]) -> NodeInfo:
         """``_select_host`` for a grouped search: score each feasible group present in the examined window
         once, then pick uniformly among the nodes of the top groups, in examination order."""
@@ -283,15 +296,7 @@ class Framework:
         present = sorted(g for g in set(window) if groups.key(g) in cycle.representatives
                          and cycle.feasible_gids[g])
         reps = {g: cycle.representatives[groups.key(g)] for g in present}
-        totals = dict.fromkeys(present, 0)
-        for plugin in self.scorers:
-            if plugin.pre_score(cycle, feasible) is not None:
-                continue
-            scores = {g: plugin.score(cycle, rep) for g, rep in reps.items()}
-            scores = plugin.normalize(cycle, scores)
-            w = plugin.weight
-            for g, sc in scores.items():
-                totals[g] += sc * w
+        totals = self._score(cycle, feasible, reps)
         best = max(totals.values())
         top = bytearray(256)
         for g, total in totals.items():
@@ -358,15 +363,7 @@ class Framework:
         reps: dict[tuple[object, ...] | str, NodeInfo] = {
             key: cycle.representatives.get(key, members[0]) if isinstance(key, tuple) else members[0]
             for key, members in groups.items()}
-        totals = dict.fromkeys(groups, 0)
-        for plugin in self.scorers:
-            if plugin.pre_score(cycle, feasible) is not None:
-                continue
-            scores = {key: plugin.score(cycle, rep) for key, rep in reps.items()}
-            scores = plugin.normalize(cycle, scores)
-            w = plugin.weight
-            for key, sc in scores.items():
-                totals[key] += sc * w
+        totals = self._score(cycle, feasible, reps)
         best = max(totals.values())
         ties = [n for key, members in groups.items() if totals[key] == best for n in members]
         if len(groups) > 1 and len(ties) > 1:

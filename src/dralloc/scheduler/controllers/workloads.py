@@ -43,6 +43,7 @@ from dralloc.api.core_v1 import (
 )
 from dralloc.api.meta import LabelSelector, ObjectMeta, OwnerReference
 from dralloc.scheduler.controllers.names import MAX_GENERATED_NAME_LENGTH, NameGenerator, pod_template_hash
+from dralloc.scheduler.plugins.tolerations import tolerates
 
 __all__ = [
     "DAEMON_TOLERATIONS",
@@ -278,17 +279,6 @@ def daemon_pod_spec(spec: PodSpec) -> PodSpec:
     for toleration in DAEMON_TOLERATIONS + ((_HOST_NETWORK_TOLERATION,) if spec.host_network else ()):
         tolerations = _add_or_update_toleration(tolerations, toleration)
     return replace(spec, tolerations=tolerations)
-
-
-def tolerates(toleration: Toleration, taint: Taint) -> bool:
-    """ToleratesTaint: the effect and key match when set; Exists ignores the value, Equal compares it."""
-    if toleration.effect and toleration.effect != taint.effect:
-        return False
-    if toleration.key and toleration.key != taint.key:
-        return False
-    if toleration.operator in (None, "", "Equal"):
-        return (toleration.value or "") == (taint.value or "")
-    return toleration.operator == "Exists"
 
 
 def _untolerated(taints: Iterable[Taint], tolerations: list[Toleration], effects: tuple[str, ...]) -> bool:
