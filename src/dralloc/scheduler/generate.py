@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import random
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 from dralloc.api import codec
@@ -52,28 +53,33 @@ _NIC = "nic.example.com"
 
 
 def generate_cluster(nodes: int, profile: str, *, seed: int = 0) -> list[Any]:
-    """The typed objects of a synthetic cluster: DeviceClasses, then per node its Node and ResourceSlices."""
-    return [codec.decode(doc) for doc in cluster_documents(nodes, profile, seed=seed)]
+    """The typed objects of a synthetic cluster: DeviceClasses, then per node its Node and ResourceSlices.
+    Documents are decoded as they are made, so a large cluster never holds both forms at once."""
+    return [codec.decode(doc) for doc in iter_cluster_documents(nodes, profile, seed=seed)]
 
 
 def cluster_documents(nodes: int, profile: str, *, seed: int = 0) -> list[dict[str, Any]]:
     """The same cluster as plain JSON-ready documents (what ``kubectl get -o json`` items look like)."""
+    return list(iter_cluster_documents(nodes, profile, seed=seed))
+
+
+def iter_cluster_documents(nodes: int, profile: str, *, seed: int = 0) -> Iterator[dict[str, Any]]:
+    """``cluster_documents``, one document at a time."""
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}: one of {', '.join(PROFILES)}")
     if nodes < 0:
         raise ValueError("the number of nodes must not be negative")
     rng = random.Random(f"{profile}/{seed}")
-    docs: list[dict[str, Any]] = list(_device_classes(profile))
+    yield from _device_classes(profile)
     for i in range(nodes):
         name = f"{profile}-node-{i}"
-        docs.append(_node(name, profile, i))
+        yield _node(name, profile, i)
         if profile == "gpu-h100":
-            docs.extend(_h100_slices(name, rng))
+            yield from _h100_slices(name, rng)
         elif profile == "dra-example":
-            docs.append(_example_slice(name, rng))
+            yield _example_slice(name, rng)
         else:
-            docs.append(_nic_slice(name, i))
-    return docs
+            yield _nic_slice(name, i)
 
 
 # --- shared pieces ----------------------------------------------------------------------------------
