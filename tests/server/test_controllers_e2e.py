@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -113,10 +114,15 @@ def test_deleting_pods_deletes_the_generated_claim_and_unreserves_and_deallocate
     kubectl("wait", "--for=jsonpath={.spec.nodeName}=node-1", "pod/trainer", "pod/user", "--timeout=20s")
     assert "allocated,reserved" in kubectl("get", "resourceclaim", "shared").stdout
     kubectl("delete", "pod", "trainer", "user", "--grace-period=1")
-    kubectl("wait", "--for=jsonpath={.status}={}", "resourceclaim/shared", "--timeout=20s", check=False)
-    shared = json.loads(kubectl("get", "resourceclaim", "shared", "-o", "json").stdout)
-    assert "allocation" not in shared.get("status", {}) and "finalizers" not in shared["metadata"]
-    names = kubectl("get", "resourceclaims", "-o", "name").stdout.split()
+    deadline = time.monotonic() + 20
+    while True:
+        shared = json.loads(kubectl("get", "resourceclaim", "shared", "-o", "json").stdout)
+        names = kubectl("get", "resourceclaims", "-o", "name").stdout.split()
+        done = "status" not in shared and names == ["resourceclaim.resource.k8s.io/shared"]
+        if done or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert "status" not in shared and "finalizers" not in shared["metadata"]
     assert names == ["resourceclaim.resource.k8s.io/shared"]
 
 
