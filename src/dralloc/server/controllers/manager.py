@@ -20,7 +20,7 @@ from dralloc.server.controllers.scheduling import SchedulerLoop
 from dralloc.server.controllers.snapshot import DecodeCache, Snapshot
 from dralloc.server.controllers.taints import TaintEviction
 from dralloc.server.controllers.writes import Writer
-from dralloc.store import Event, Gone, SQLStore
+from dralloc.store import Gone, SQLStore
 
 log = logging.getLogger(__name__)
 
@@ -93,32 +93,24 @@ class ControllerManager:
         external = False
         while True:
             try:
-                events = self.store.events_since(self.position, 10_000)
+                changes = self.store.changes_since(self.position, 10_000)
             except Gone:
                 self.scheduler.retry_all = True
                 self.position = self.store.current_rv()
                 return True
-            if not events:
+            if not changes:
                 return external
-            for event in events:
-                self.position = event.rv
-                if event.rv in self.writer.own:
-                    self.writer.own.discard(event.rv)
+            for rv, type_, resource in changes:
+                self.position = rv
+                if rv in self.writer.own:
+                    self.writer.own.discard(rv)
                     continue
-                if event.resource == "events":
+                if resource == "events":
                     continue
                 external = True
-                if self._frees_resources(event):
+                # A pod that finishes frees its devices through release_claims, which asks for a retry.
+                if resource in CLUSTER_RESOURCES or (resource == "pods" and type_ == "DELETED"):
                     self.scheduler.retry_all = True
-
-    @staticmethod
-    def _frees_resources(event: Event) -> bool:
-        if event.resource in CLUSTER_RESOURCES:
-            return True
-        if event.resource == "pods":
-            phase = (event.object.get("status") or {}).get("phase")
-            return event.type == "DELETED" or phase in ("Succeeded", "Failed")
-        return False
 
     def run_once(self, force: bool = True) -> bool:
         """One pass of every controller. True when it changed something others may react to (run again)."""
@@ -128,12 +120,11 @@ class ControllerManager:
         self.passes += 1
         snap = Snapshot(self.store, self.cache)
         pods_by_uid = snap.pods_by_uid()
-        templates = snap.templates()
         again = False
         for pod in snap.pods:
             if unresolved_template_entries(pod) and not (pod.get("metadata") or {}).get("deletionTimestamp") \
                     and not (pod.get("spec") or {}).get("nodeName"):
-                create_pod_claims(self.writer, pod, templates, snap.claims)
+                create_pod_claims(self.writer, pod, snap.templates(), snap.claims)
                 again = True
         if release_claims(self.writer, snap.claims, pods_by_uid):
             self.scheduler.retry_all = True
@@ -147,5 +138,6 @@ class ControllerManager:
             again = True
         if self.options.fake_kubelet:
             kubelet.run_bound_pods(self.writer, Snapshot(self.store, self.cache))
+        snap.forget_deleted()
         late = self._changes()  # own writes of this pass are not news; other clients' meanwhile are
         return again or late

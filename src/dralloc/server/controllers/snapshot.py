@@ -35,18 +35,26 @@ class DecodeCache:
         self._items[key] = (rv, value)
         return value
 
-    def forget_missing(self, present: set[tuple[str, str, str]]) -> None:
-        for key in [k for k in self._items if k not in present]:
+    def forget_missing(self, resources: set[str], present: set[tuple[str, str, str]]) -> None:
+        for key in [k for k in self._items if k[0] in resources and k not in present]:
             del self._items[key]
 
 
 class Snapshot:
+    """Each resource is listed when first asked for (a pass over a cluster without pods lists no slices)."""
+
     def __init__(self, store: SQLStore, cache: DecodeCache) -> None:
-        self.objects: dict[str, list[Obj]] = {r: store.list(r)[0] for r in RESOURCES}
+        self.store = store
+        self.objects = _Lists(store)
         self.cache = cache
-        cache.forget_missing({(r, (o.get("metadata") or {}).get("namespace") or "",
-                               (o.get("metadata") or {}).get("name") or "")
-                              for r, objs in self.objects.items() for o in objs})
+        self._templates: dict[tuple[str, str], Obj] | None = None
+
+    def forget_deleted(self) -> None:
+        """Drop decoded objects that are gone, of the resources this snapshot listed."""
+        listed = set(self.objects)
+        self.cache.forget_missing(listed, {(r, (o.get("metadata") or {}).get("namespace") or "",
+                                            (o.get("metadata") or {}).get("name") or "")
+                                           for r in listed for o in self.objects[r]})
 
     def typed(self, resource: str, objs: list[Obj] | None = None) -> list[Any]:
         out = [self.cache.typed(resource, o) for o in (self.objects[resource] if objs is None else objs)]
@@ -64,5 +72,20 @@ class Snapshot:
         return {str((p.get("metadata") or {}).get("uid")): p for p in self.pods}
 
     def templates(self) -> dict[tuple[str, str], Obj]:
-        return {((t.get("metadata") or {}).get("namespace") or "", (t.get("metadata") or {}).get("name") or ""): t
-                for t in self.objects["resourceclaimtemplates"]}
+        if self._templates is None:
+            self._templates = {}
+            for t in self.objects["resourceclaimtemplates"]:
+                meta = t.get("metadata") or {}
+                self._templates[(meta.get("namespace") or "", meta.get("name") or "")] = t
+        return self._templates
+
+
+class _Lists(dict[str, list[Obj]]):
+    def __init__(self, store: SQLStore) -> None:
+        super().__init__()
+        self._store = store
+
+    def __missing__(self, resource: str) -> list[Obj]:
+        objs = self._store.list(resource)[0]
+        self[resource] = objs
+        return objs

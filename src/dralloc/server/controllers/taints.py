@@ -40,6 +40,10 @@ class TaintEviction:
     next_due: float | None = None  # the earliest delayed eviction (seconds since the epoch)
 
     def cycle(self, snap: Snapshot) -> bool:
+        allocated = any((c.get("status") or {}).get("allocation") for c in snap.claims)
+        if not allocated and not snap.objects["devicetaintrules"]:
+            self.next_due = None
+            return False  # nothing to evict, no rule to report on: the slices need not be read
         taints = self._taints(snap)
         pending: dict[str, set[tuple[str, str]]] = defaultdict(set)  # rule uid -> {(namespace, pod uid)}
         self.next_due = None
