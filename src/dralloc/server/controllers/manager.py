@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from concurrent.futures import ThreadPoolExecutor
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ log = logging.getLogger(__name__)
 
 # Changes another client makes to these may let a waiting pod fit.
 CLUSTER_RESOURCES = ("resourceslices", "deviceclasses", "resourceclaims", "nodes", "devicetaintrules")
+WRITERS = 8  # concurrent writes of one pass (independent pods): they share the store's group commits
 IDLE_SECONDS = 5.0  # a pass at least this often (delayed evictions, and a safety net)
 
 
@@ -43,7 +45,8 @@ class ControllerManager:
         self.options = options
         self.writer = Writer(store)
         self.recorder = EventRecorder(self.writer)
-        self.scheduler = SchedulerLoop(self.writer, self.recorder, options.seed)
+        self.pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="dralloc-controller-write")
+        self.scheduler = SchedulerLoop(self.writer, self.recorder, self.pool, options.seed)
         self.taints = TaintEviction(self.writer, self.recorder, on_terminating)
         self.cache = DecodeCache()
         self.position = 0
@@ -66,6 +69,7 @@ class ControllerManager:
         self.store.unsubscribe(self._wake.set)
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(10)
+        self.pool.shutdown(wait=False)
 
     def _run(self) -> None:
         dirty = True  # the first pass looks at everything
@@ -120,12 +124,12 @@ class ControllerManager:
         self.passes += 1
         snap = Snapshot(self.store, self.cache)
         pods_by_uid = snap.pods_by_uid()
-        again = False
-        for pod in snap.pods:
-            if unresolved_template_entries(pod) and not (pod.get("metadata") or {}).get("deletionTimestamp") \
-                    and not (pod.get("spec") or {}).get("nodeName"):
-                create_pod_claims(self.writer, pod, snap.templates(), snap.claims)
-                again = True
+        needing = [p for p in snap.pods if unresolved_template_entries(p)
+                   and not (p.get("metadata") or {}).get("deletionTimestamp") and not (p.get("spec") or {}).get("nodeName")]
+        if needing:
+            templates, claims = snap.templates(), snap.claims
+            list(self.pool.map(lambda p: create_pod_claims(self.writer, p, templates, claims), needing))
+        again = bool(needing)
         if release_claims(self.writer, snap.claims, pods_by_uid):
             self.scheduler.retry_all = True
             again = True

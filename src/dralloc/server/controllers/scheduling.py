@@ -12,6 +12,7 @@ their claims released before the preemptor's claims are written.
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from typing import Any
 
 from dralloc.api.codec import to_dict
@@ -45,8 +46,9 @@ def is_pending_for_us(pod: Obj) -> bool:
 
 
 class SchedulerLoop:
-    def __init__(self, writer: Writer, recorder: EventRecorder, seed: int = 0) -> None:
+    def __init__(self, writer: Writer, recorder: EventRecorder, pool: Executor, seed: int = 0) -> None:
         self.writer = writer
+        self.pool = pool
         self.recorder = recorder
         self.seed = seed
         self.waiting: dict[str, str] = {}  # uid of an unschedulable pod -> its resourceVersion then
@@ -87,19 +89,17 @@ class SchedulerLoop:
                 self._evict(victim, snap, str(_meta(preemptor).get("uid")) if preemptor else eviction.by)
                 freed = True
         wanted = {_key(p) for p in pending}
-        for res in result.pods:
-            if res.key not in wanted:
-                continue
-            pod = by_key[res.key]
-            if res.status == "scheduled" and res.node:
-                freed |= not self._place(pod, res, snap)
-            elif res.status in ("unschedulable", "error"):
-                self._fail(pod, res)
-        return freed
+        placed = [(by_key[r.key], r) for r in result.pods if r.key in wanted and r.status == "scheduled" and r.node]
+        failed = [(by_key[r.key], r) for r in result.pods if r.key in wanted and r.status in ("unschedulable", "error")]
+        # Pods are independent once placed: their writes go concurrently so that they share the store's commits
+        # (each pod's own writes stay in order: claims, then binding, then the event).
+        outcomes = list(self.pool.map(lambda pr: self._place(*pr), placed))
+        list(self.pool.map(lambda pr: self._fail(*pr), failed))
+        return freed or not all(outcomes)
 
     # --- outcomes -----------------------------------------------------------------------------------
 
-    def _place(self, pod: Obj, res: PodResult, snap: Snapshot) -> bool:
+    def _place(self, pod: Obj, res: PodResult) -> bool:
         """Write the claims, then bind. False when a claim changed meanwhile (the pod is tried again)."""
         meta = _meta(pod)
         namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", str(meta.get("uid"))
