@@ -13,7 +13,6 @@ figure is the server's, not TLS's.
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import subprocess
 import sys
@@ -22,7 +21,7 @@ import threading
 import time
 from pathlib import Path
 
-from bench_server import HEADERS, Target, free_port, percentile, run_parallel
+from bench_server import Target, free_port, percentile, run_parallel
 
 R = "/apis/resource.k8s.io/v1"
 

@@ -54,7 +54,7 @@ def cluster(tmp_path: Path) -> Iterator[tuple[Server, Any]]:
     env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(cfg)}
 
     def kubectl(*args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run([KUBECTL, *args], input=stdin, capture_output=True, text=True, env=env, timeout=60)
+        proc = subprocess.run([KUBECTL, *args], check=False, input=stdin, capture_output=True, text=True, env=env, timeout=60)
         if check and proc.returncode != 0:
             raise AssertionError(f"kubectl {' '.join(args)} failed: {proc.stderr}")
         return proc

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
+from functools import partial
 from typing import Any
 
 from dralloc.scheduler.controllers.resourceclaims import POD_CLAIM_NAME_ANNOTATION, claim_generate_name
@@ -56,8 +57,11 @@ def create_pod_claims(writer: Writer, pod: Obj, templates: dict[tuple[str, str],
     False when a template is missing (the pod waits)."""
     meta = _meta(pod)
     namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", meta.get("uid")
-    existing = {_meta(c).get("annotations", {}).get(POD_CLAIM_NAME_ANNOTATION): _meta(c).get("name")
-                for c in claims if owner_pod_uid(c) == uid and _meta(c).get("namespace") == namespace}
+    existing: dict[str, str] = {}
+    for c in claims:
+        cmeta = _meta(c)
+        if owner_pod_uid(c) == uid and cmeta.get("namespace") == namespace:
+            existing[str((cmeta.get("annotations") or {}).get(POD_CLAIM_NAME_ANNOTATION))] = str(cmeta.get("name"))
     recorded: dict[str, str] = {}
     complete = True
     for entry in unresolved_template_entries(pod):
@@ -79,7 +83,7 @@ def create_pod_claims(writer: Writer, pod: Obj, templates: dict[tuple[str, str],
             claim_meta["labels"] = dict(tmeta["labels"])
         claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": claim_meta,
                  "spec": copy.deepcopy((template.get("spec") or {}).get("spec") or {})}
-        created = writer.create("resourceclaims", namespace, claim, new_name=lambda base=base: generated_name(base))
+        created = writer.create("resourceclaims", namespace, claim, new_name=partial(generated_name, base))
         recorded[entry["name"]] = created["metadata"]["name"]
     if recorded:
         order = [e.get("name") for e in (pod.get("spec") or {}).get("resourceClaims") or [] if isinstance(e, dict)]

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from concurrent.futures import ThreadPoolExecutor
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,7 +85,7 @@ class ControllerManager:
                 return
             try:
                 dirty = self.run_once(force=dirty)
-            except Exception:  # noqa: BLE001 - a controller bug must not stop the server; the next pass retries
+            except Exception:
                 log.exception("controller pass failed")
                 time.sleep(0.5)
                 dirty = True

@@ -19,7 +19,12 @@ from dralloc.api.codec import to_dict
 from dralloc.scheduler.result import PodResult
 from dralloc.scheduler.simulation import DEFAULT_SCHEDULER, Scheduler
 from dralloc.server import pods as pod_registry
-from dralloc.server.controllers.claims import DELETE_PROTECTION, release_claims, unreserve, unresolved_template_entries
+from dralloc.server.controllers.claims import (
+    DELETE_PROTECTION,
+    release_claims,
+    unreserve,
+    unresolved_template_entries,
+)
 from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.writes import Writer, now

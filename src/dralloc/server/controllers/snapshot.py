@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dralloc.api.codec import DecodeError, decode
+from dralloc.api.codec import decode
+from dralloc.errors import DecodeError
 from dralloc.store import SQLStore
 
 RESOURCES = ("pods", "nodes", "resourceslices", "deviceclasses", "resourceclaims", "resourceclaimtemplates",

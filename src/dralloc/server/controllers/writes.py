@@ -74,7 +74,7 @@ class Writer:
             meta = dict(obj["metadata"])
             name = meta["name"]
 
-            def build(_old: Any, rv: str, meta: dict[str, Any] = meta) -> dict[str, Any]:
+            def build(_old: Any, rv: str, meta: dict[str, Any] = meta, obj: dict[str, Any] = obj) -> dict[str, Any]:
                 return {**obj, "metadata": {**meta, "uid": str(uuid.uuid4()), "creationTimestamp": now(),
                                             "resourceVersion": rv}}
 
