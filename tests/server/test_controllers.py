@@ -291,3 +291,22 @@ def test_a_controller_write_retries_on_conflict_and_keeps_the_other_clients_chan
     writer.update("pods", "default", "raced", label)
     meta = cluster.get("pods", "raced")["metadata"]
     assert len(calls) == 2 and meta["annotations"] == {"by": "client"} and meta["labels"] == {"by": "controller"}
+
+
+def test_preemption_deletes_the_victim_and_releases_its_claims(cluster: Cluster) -> None:
+    cluster.post(f"{R}/resourceslices", slice_())
+    low = pod("low")
+    low["spec"]["containers"][0]["resources"]["requests"] = {"cpu": "6"}
+    cluster.post(f"{NS}/pods", low)
+    cluster.settle()
+    assert cluster.claims()[0]["status"]["reservedFor"][0]["name"] == "low"
+    cluster.post(f"{NS}/pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "high"},
+                                "spec": {"priority": 1000, "containers": [
+                                    {"name": "main", "image": "x:1", "resources": {"requests": {"cpu": "6"}}}]}})
+    cluster.settle()
+    assert [p["metadata"]["name"] for p in cluster.pods()] == ["high"]
+    assert cluster.get("pods", "high")["spec"]["nodeName"] == "node-1"
+    assert cluster.claims() == []  # the victim's generated claim went with it
+    (event,) = cluster.events("Preempted")
+    assert event["involvedObject"]["name"] == "low"
+    assert event["message"] == f"Preempted by pod {cluster.get('pods', 'high')['metadata']['uid']} on node node-1"

@@ -144,3 +144,22 @@ spec:
     events = kubectl("get", "events", "--field-selector", "reason=DeviceTaintManagerEviction", "-o", "json").stdout
     assert [e["message"] for e in json.loads(events)["items"]] == ["Marking for deletion"]
     assert kubectl("get", "resourceclaims", "-o", "name").stdout.strip() == ""
+
+
+def test_the_fake_kubelet_flag_makes_a_scheduled_pod_running_and_ready(tmp_path: Path) -> None:
+    if KUBECTL is None:
+        pytest.skip("kubectl is not installed")
+    server = Server(tmp_path, tmp_path / "db.sqlite", extra=["--fake-kubelet"])
+    try:
+        cfg = server.kubeconfig(tmp_path / "kubeconfig")
+        env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(cfg)}
+        run = [KUBECTL, "--kubeconfig", str(cfg)]
+        subprocess.run([*run, "apply", "-f", str(EXAMPLES / "pod-with-claim.yaml")], check=True, env=env,
+                       capture_output=True)
+        subprocess.run([*run, "wait", "--for=condition=Ready", "pod/trainer", "--timeout=20s"], check=True, env=env,
+                       capture_output=True)
+        table = subprocess.run([*run, "get", "pod", "trainer"], check=True, env=env, capture_output=True,
+                               text=True).stdout
+        assert table.splitlines()[1].split()[1:3] == ["1/1", "Running"]
+    finally:
+        server.stop()

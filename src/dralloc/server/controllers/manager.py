@@ -68,7 +68,7 @@ class ControllerManager:
         self._wake.set()
         self.store.unsubscribe(self._wake.set)
         if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(10)
+            self._thread.join(3)  # a pass in flight finishes its writes; shutdown must stay quick
         self.pool.shutdown(wait=False)
 
     def _run(self) -> None:
