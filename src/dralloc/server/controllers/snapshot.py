@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from dralloc.api.codec import decode
 from dralloc.errors import DecodeError
 from dralloc.store import SQLStore
@@ -14,13 +16,16 @@ RESOURCES = ("pods", "nodes", "resourceslices", "deviceclasses", "resourceclaims
              "devicetaintrules")
 
 Obj = dict[str, Any]
+_decode_json = msgspec.json.Decoder(dict[str, Any]).decode
 
 
 class DecodeCache:
-    """Typed objects by (resource, namespace, name), valid while the resourceVersion is the same."""
+    """Parsed objects by their stored JSON text, and typed objects by (resource, namespace, name) while the
+    resourceVersion is the same."""
 
     def __init__(self) -> None:
         self._items: dict[tuple[str, str, str], tuple[str, Any]] = {}
+        self.parsed: dict[str, dict[str, Obj]] = {}
 
     def typed(self, resource: str, obj: Obj) -> Any:
         meta = obj.get("metadata") or {}
@@ -46,9 +51,10 @@ class Snapshot:
 
     def __init__(self, store: SQLStore, cache: DecodeCache) -> None:
         self.store = store
-        self.objects = _Lists(store)
+        self.objects = _Lists(store, cache.parsed)
         self.cache = cache
         self._templates: dict[tuple[str, str], Obj] | None = None
+        self._pods_by_uid: dict[str, Obj] | None = None
 
     def forget_deleted(self) -> None:
         """Drop decoded objects that are gone, of the resources this snapshot listed."""
@@ -70,7 +76,9 @@ class Snapshot:
         return self.objects["resourceclaims"]
 
     def pods_by_uid(self) -> dict[str, Obj]:
-        return {str((p.get("metadata") or {}).get("uid")): p for p in self.pods}
+        if self._pods_by_uid is None:
+            self._pods_by_uid = {str((p.get("metadata") or {}).get("uid")): p for p in self.pods}
+        return self._pods_by_uid
 
     def templates(self) -> dict[tuple[str, str], Obj]:
         if self._templates is None:
@@ -82,11 +90,18 @@ class Snapshot:
 
 
 class _Lists(dict[str, list[Obj]]):
-    def __init__(self, store: SQLStore) -> None:
+    def __init__(self, store: SQLStore, parsed: dict[str, dict[str, Obj]]) -> None:
         super().__init__()
         self._store = store
+        self._parsed = parsed
 
     def __missing__(self, resource: str) -> list[Obj]:
-        objs = self._store.list(resource)[0]
+        # Stored JSON text that did not change since the last pass maps to the object parsed then (a string
+        # lookup costs a fraction of a parse). The objects are shared between passes: read-only.
+        rows, _ = self._store.list_raw(resource)
+        before = self._parsed.get(resource, {})
+        now = {raw: before.get(raw) or _decode_json(raw) for raw in rows}
+        self._parsed[resource] = now
+        objs = [now[raw] for raw in rows]
         self[resource] = objs
         return objs
