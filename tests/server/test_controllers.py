@@ -310,3 +310,18 @@ def test_preemption_deletes_the_victim_and_releases_its_claims(cluster: Cluster)
     (event,) = cluster.events("Preempted")
     assert event["involvedObject"]["name"] == "low"
     assert event["message"] == f"Preempted by pod {cluster.get('pods', 'high')['metadata']['uid']} on node node-1"
+
+
+def test_a_gated_pod_is_marked_scheduling_gated_without_an_event_and_scheduled_once_ungated(cluster: Cluster) -> None:
+    cluster.post(f"{R}/resourceslices", slice_())
+    cluster.post(f"{NS}/pods", pod("gated", schedulingGates=[{"name": "example.com/wait"}]))
+    cluster.settle()
+    gated = cluster.get("pods", "gated")
+    (cond,) = gated["status"]["conditions"]
+    assert (cond["reason"], cond["message"]) == ("SchedulingGated",
+                                                 "Scheduling is blocked due to non-empty scheduling gates")
+    assert cluster.events() == []
+    gated["spec"]["schedulingGates"] = []
+    assert cluster.http.put(f"{NS}/pods/gated", json=gated).status_code == 200
+    cluster.settle()
+    assert cluster.get("pods", "gated")["spec"]["nodeName"] == "node-1"

@@ -71,6 +71,9 @@ class SchedulerLoop:
             if seen is None or self.retry_all or seen != str(meta.get("resourceVersion")):
                 out.append(pod)
         self.retry_all = False
+        present = {str(_meta(p).get("uid")) for p in snap.pods}
+        for uid in [u for u in self.waiting if u not in present]:
+            del self.waiting[uid]  # the pod is gone
         return out
 
     def cycle(self, snap: Snapshot) -> bool:
@@ -159,7 +162,9 @@ class SchedulerLoop:
     def _fail(self, pod: Obj, res: PodResult) -> None:
         meta = _meta(pod)
         uid = str(meta.get("uid"))
-        reason = "SchedulerError" if res.status == "error" else "Unschedulable"
+        gated = bool((pod.get("spec") or {}).get("schedulingGates"))
+        # A gated pod is not tried: kube-scheduler only records why (reason SchedulingGated), with no event.
+        reason = "SchedulingGated" if gated else "SchedulerError" if res.status == "error" else "Unschedulable"
         nominated = res.pod.status.nominated_node_name if res.pod.status is not None else None
 
         def condition(current: Obj) -> Obj | None:
@@ -185,6 +190,8 @@ class SchedulerLoop:
         if updated is None:
             return
         self.waiting[uid] = str(_meta(updated).get("resourceVersion"))
+        if gated:
+            return
         self.recorder.record(updated, "Warning", "FailedScheduling", res.message, COMPONENT, "Scheduling")
 
     def _evict(self, victim: Obj, snap: Snapshot, by: str) -> None:
