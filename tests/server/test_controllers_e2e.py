@@ -163,3 +163,34 @@ def test_the_fake_kubelet_flag_makes_a_scheduled_pod_running_and_ready(tmp_path:
         assert table.splitlines()[1].split()[1:3] == ["1/1", "Running"]
     finally:
         server.stop()
+
+
+def test_a_restarted_server_schedules_the_pods_left_pending_from_its_store(tmp_path: Path) -> None:
+    if KUBECTL is None:
+        pytest.skip("kubectl is not installed")
+    db = tmp_path / "db.sqlite"
+    server = Server(tmp_path, db, extra=["--no-scheduler"])
+    cfg = server.kubeconfig(tmp_path / "kubeconfig")
+    run = [KUBECTL, "--kubeconfig", str(cfg)]
+    env = {**os.environ, "HOME": str(tmp_path)}
+    try:
+        subprocess.run([*run, "apply", "-f", str(EXAMPLES / "pod-with-claim.yaml")], check=True, env=env,
+                       capture_output=True)
+        claim = subprocess.run([*run, "wait", "--for=jsonpath={.status.resourceClaimStatuses[0].name}=gpu",
+                                "pod/trainer", "--timeout=20s"], check=False, env=env, capture_output=True)
+        assert claim.returncode == 0, claim.stderr  # the resourceclaim controller runs without the scheduler
+        pod = json.loads(subprocess.run([*run, "get", "pod", "trainer", "-o", "json"], check=True, env=env,
+                                        capture_output=True, text=True).stdout)
+        assert "nodeName" not in pod["spec"]
+    finally:
+        server.stop()
+    server = Server(tmp_path, db, extra=[])
+    try:
+        cfg = server.kubeconfig(tmp_path / "kubeconfig")
+        subprocess.run([*run, "wait", "--for=jsonpath={.spec.nodeName}=node-1", "pod/trainer", "--timeout=20s"],
+                       check=True, env=env, capture_output=True)
+        names = subprocess.run([*run, "get", "resourceclaims", "-o", "name"], check=True, env=env,
+                               capture_output=True, text=True).stdout.split()
+        assert len(names) == 1  # the claim made before the restart, not a second one
+    finally:
+        server.stop()
