@@ -325,3 +325,20 @@ def test_a_gated_pod_is_marked_scheduling_gated_without_an_event_and_scheduled_o
     assert cluster.http.put(f"{NS}/pods/gated", json=gated).status_code == 200
     cluster.settle()
     assert cluster.get("pods", "gated")["spec"]["nodeName"] == "node-1"
+
+
+def test_a_pod_that_finishes_lets_a_waiting_pod_in(cluster: Cluster) -> None:
+    def cpu_pod(name: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                "spec": {"containers": [{"name": "main", "image": "x:1", "resources": {"requests": {"cpu": "6"}}}]}}
+
+    cluster.post(f"{NS}/pods", cpu_pod("first"))
+    cluster.settle()
+    cluster.post(f"{NS}/pods", cpu_pod("second"))
+    cluster.settle()
+    assert "nodeName" not in cluster.get("pods", "second")["spec"]
+    done = cluster.get("pods", "first")
+    done["status"]["phase"] = "Succeeded"
+    assert cluster.http.put(f"{NS}/pods/first/status", json=done).status_code == 200
+    cluster.settle()
+    assert cluster.get("pods", "second")["spec"]["nodeName"] == "node-1"

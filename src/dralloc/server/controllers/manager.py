@@ -112,8 +112,8 @@ class ControllerManager:
                 if resource == "events":
                     continue
                 external = True
-                # A pod that finishes frees its devices through release_claims, which asks for a retry.
-                if resource in CLUSTER_RESOURCES or (resource == "pods" and type_ == "DELETED"):
+                # A pod that goes or changes (it may have finished) may free room; a new one frees nothing.
+                if resource in CLUSTER_RESOURCES or (resource == "pods" and type_ != "ADDED"):
                     self.scheduler.retry_all = True
 
     def run_once(self, force: bool = True) -> bool:
