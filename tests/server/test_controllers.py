@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import warnings
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -342,3 +343,46 @@ def test_a_pod_that_finishes_lets_a_waiting_pod_in(cluster: Cluster) -> None:
     assert cluster.http.put(f"{NS}/pods/first/status", json=done).status_code == 200
     cluster.settle()
     assert cluster.get("pods", "second")["spec"]["nodeName"] == "node-1"
+
+
+@pytest.mark.parametrize("added_hours_ago", [0, 2])
+def test_toleration_seconds_delay_the_eviction_to_the_taints_time_plus_those_seconds(
+        cluster: Cluster, added_hours_ago: int) -> None:
+    tolerant = copy.deepcopy(TEMPLATE)
+    tolerant["metadata"]["name"] = "for-an-hour"
+    tolerant["spec"]["spec"]["devices"]["requests"][0]["exactly"]["tolerations"] = [
+        {"key": "broken", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 3600}]
+    cluster.post(f"{R}/namespaces/default/resourceclaimtemplates", tolerant)
+    cluster.post(f"{R}/resourceslices", slice_())
+    cluster.post(f"{NS}/pods", pod("patient", {"resourceClaimTemplateName": "for-an-hour"}))
+    cluster.settle()
+    added = datetime.now(UTC) - timedelta(hours=added_hours_ago)
+    cluster.post(f"{R}/devicetaintrules", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "broken"},
+        "spec": {"taint": {"key": "broken", "effect": "NoExecute", "timeAdded": added.strftime("%Y-%m-%dT%H:%M:%SZ")}}})
+    cluster.settle()
+    (cond,) = cluster.get("devicetaintrules", "broken", "")["status"]["conditions"]
+    if added_hours_ago:  # the hour is over: evicted now
+        assert cluster.pods() == [] and (cond["status"], cond["reason"]) == ("False", "Completed")
+        return
+    assert cluster.get("pods", "patient")["spec"]["nodeName"] == "node-1"
+    assert (cond["status"], cond["reason"], cond["message"]) == (
+        "True", "PodsPendingEviction", "1 pod needs to be evicted in 1 namespace.")
+    due = cluster.manager.taints.next_due
+    assert due is not None and abs(due - (added.timestamp() + 3600)) < 2
+
+
+def test_a_rule_with_effect_none_previews_what_noexecute_would_evict(cluster: Cluster) -> None:
+    cluster.post(f"{R}/resourceslices", slice_(devices=2))
+    cluster.post(f"{NS}/pods", pod("user"))
+    cluster.settle()
+    cluster.post(f"{R}/devicetaintrules", {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+                                           "metadata": {"name": "preview"},
+                                           "spec": {"taint": {"key": "maintenance", "effect": "None"}}})
+    cluster.settle()
+    assert cluster.get("pods", "user")["spec"]["nodeName"] == "node-1"
+    (cond,) = cluster.get("devicetaintrules", "preview", "")["status"]["conditions"]
+    assert (cond["status"], cond["reason"]) == ("False", "NoEffect")
+    assert cond["message"] == ("2 published devices selected. 1 allocated device selected. 1 pod would be evicted "
+                               "in 1 namespace if the effect was NoExecute. This information will not be updated "
+                               "again. Recreate the DeviceTaintRule to trigger an update.")
