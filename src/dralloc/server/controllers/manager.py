@@ -73,6 +73,7 @@ class ControllerManager:
 
     def _run(self) -> None:
         dirty = True  # the first pass looks at everything
+        failures = 0
         while not self._stop.is_set():
             if not dirty:
                 timeout = IDLE_SECONDS
@@ -85,9 +86,11 @@ class ControllerManager:
                 return
             try:
                 dirty = self.run_once(force=dirty)
-            except Exception:
+                failures = 0
+            except Exception:  # a controller bug must not stop the server: a later pass retries
                 log.exception("controller pass failed")
-                time.sleep(0.5)
+                failures += 1
+                self._stop.wait(min(30.0, 0.5 * 2 ** min(failures, 6)))  # backing off, not a busy loop
                 dirty = True
 
     # --- one pass -----------------------------------------------------------------------------------
