@@ -9,6 +9,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
 from starlette.testclient import TestClient
@@ -386,3 +388,60 @@ def test_a_rule_with_effect_none_previews_what_noexecute_would_evict(cluster: Cl
     assert cond["message"] == ("2 published devices selected. 1 allocated device selected. 1 pod would be evicted "
                                "in 1 namespace if the effect was NoExecute. This information will not be updated "
                                "again. Recreate the DeviceTaintRule to trigger an update.")
+
+
+STEPS = st.lists(st.one_of(
+    st.tuples(st.just("template"), st.integers(0, 5)),
+    st.tuples(st.just("shared"), st.integers(0, 5)),
+    st.tuples(st.just("delete"), st.integers(0, 5)),
+    st.tuples(st.just("finish"), st.integers(0, 5)),
+    st.tuples(st.just("slice"), st.integers(1, 3)),
+), min_size=1, max_size=12)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=STEPS)
+def test_after_any_sequence_of_pod_changes_claims_and_pods_agree(steps: list[tuple[str, int]]) -> None:
+    c = Cluster()
+    c.post("/api/v1/nodes", NODE)
+    c.post(f"{R}/deviceclasses", CLASS)
+    c.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
+    c.post(f"{R}/namespaces/default/resourceclaims", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "shared"},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}})
+    for action, n in steps:
+        name = f"p{n}"
+        exists = c.http.get(f"{NS}/pods/{name}").status_code == 200
+        if action in ("template", "shared") and not exists:
+            claim = {"resourceClaimTemplateName": "one-gpu"} if action == "template" else {"resourceClaimName": "shared"}
+            c.post(f"{NS}/pods", pod(name, claim))
+        elif action == "delete" and exists:
+            c.http.delete(f"{NS}/pods/{name}")
+        elif action == "finish" and exists:
+            current = c.get("pods", name)
+            current["status"]["phase"] = "Failed"
+            c.http.put(f"{NS}/pods/{name}/status", json=current)
+        elif action == "slice":
+            c.http.delete(f"{R}/resourceslices/node-1-gpu")
+            c.post(f"{R}/resourceslices", slice_(devices=n))
+        c.settle(passes=10)
+    pods = {p["metadata"]["uid"]: p for p in c.pods()}
+    active = {u for u, p in pods.items() if p["status"].get("phase") not in ("Succeeded", "Failed")}
+    devices = []
+    for claim in c.claims():
+        status = claim.get("status") or {}
+        reserved = {r["uid"] for r in status.get("reservedFor") or []}
+        assert reserved <= active  # only pods that still need it
+        assert bool(reserved) == ("allocation" in status)  # allocated exactly while reserved
+        for r in reserved:
+            assert pods[r]["spec"].get("nodeName") == "node-1"
+        owner = (claim["metadata"].get("ownerReferences") or [{}])[0].get("uid")
+        assert owner is None or owner in pods  # a generated claim goes with its pod
+        devices += [d["device"] for d in ((status.get("allocation") or {}).get("devices") or {}).get("results", [])]
+    assert len(devices) == len(set(devices))  # no device allocated twice
+    for p in pods.values():
+        if p["spec"].get("nodeName") and p["metadata"]["uid"] in active:
+            claim_name = (p["spec"]["resourceClaims"][0].get("resourceClaimName")
+                          or p["status"]["resourceClaimStatuses"][0]["resourceClaimName"])
+            claim = c.get("resourceclaims", claim_name)
+            assert p["metadata"]["uid"] in {r["uid"] for r in claim["status"]["reservedFor"]}
