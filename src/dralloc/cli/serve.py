@@ -3,6 +3,7 @@
     dralloc serve [--data-dir DIR] [--port 6443] [--address 127.0.0.1] [--advertise-address ADDR]
                   [--db PATH|:memory:|postgresql://...] [--token-file F] [--authz-file F] [--anonymous]
                   [--tls-cert F --tls-key F | --insecure-http] [--nodes-from FILE]
+                  [--no-scheduler] [--fake-kubelet]
 
 The data directory (default ``$XDG_DATA_HOME/dralloc``, i.e. ``~/.local/share/dralloc``) holds the database,
 a self-signed CA and serving certificate (made on first start, reused after), the admin token and the address
@@ -48,6 +49,11 @@ def register(subparsers: Any) -> None:
                    help="open connections beyond which requests other than health checks get 429 (default 4096)")
     p.add_argument("--nodes-from", help="create the Nodes of this manifest file or directory on start (those not "
                                         "stored yet); nodes are just objects, nothing runs their pods")
+    p.add_argument("--no-scheduler", action="store_true",
+                   help="do not schedule pods (leave them to an external kube-scheduler); the resourceclaim and "
+                        "device taint eviction controllers still run")
+    p.add_argument("--fake-kubelet", action="store_true",
+                   help="mark bound pods Running and Ready (nothing runs; claims are not prepared)")
     p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"))
     p.set_defaults(func=run)
 
@@ -121,6 +127,11 @@ def run(args: Any) -> int:
     except Exception as exc:  # noqa: BLE001 - a database that cannot be opened is bad input, not a crash
         raise InputError(f"cannot open the store {db!r}: {exc}") from None
     app = create_app(store, tokens=tokens, authorizer=authorizer, anonymous=args.anonymous)
+    from dralloc.server.controllers import ControllerManager, Options
+
+    app.api.controllers = ControllerManager(store, Options(scheduler=not args.no_scheduler,
+                                                           fake_kubelet=args.fake_kubelet),
+                                            on_terminating=app.api.schedule_removal_threadsafe)
     if args.nodes_from:
         from dralloc.server.seed import seed_nodes
 

@@ -15,7 +15,7 @@ from dralloc.server.bodies import parse, read_body
 from dralloc.server.errors import ApiError, bad_request, not_found
 from dralloc.server.responses import respond
 from dralloc.server.routing import Target
-from dralloc.store import NotFound, Outcome
+from dralloc.store import NotFound, Outcome, SQLStore
 from dralloc.validation import field as f
 from dralloc.validation.formats import is_dns1123_label
 from dralloc.validation.meta import name_is_dns_subdomain, validate_object_meta
@@ -247,12 +247,22 @@ async def create_binding(api: ApiServer, request: Request, t: Target) -> Respons
                        details={"name": t.name, "kind": "Binding",
                                 "causes": [{"reason": e.type, "message": e.body(), "field": e.field} for e in errors]})
     try:
-        await asyncio.to_thread(api.store.update, "pods", t.namespace, t.name,
-                                lambda old, rv: _with_rv(_bind(old, str(node), t.name), rv))
+        await asyncio.to_thread(bind, api.store, t.namespace, t.name, str(node))
     except NotFound:
         raise not_found(t.resource, t.name) from None
     return respond(request, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                              "code": 201}, 201)
+
+
+def bind(store: SQLStore, namespace: str, name: str, node: str, uid: str | None = None) -> dict[str, Any]:
+    """Bind a pod to a node (``spec.nodeName`` once, condition PodScheduled=True): what ``POST
+    pods/<name>/binding`` does, and the in-process scheduler too. ``uid``: the pod must still be that one."""
+    def build(old: dict[str, Any], rv: str) -> dict[str, Any]:
+        if uid is not None and (old.get("metadata") or {}).get("uid") != uid:
+            raise NotFound(name)
+        return _with_rv(_bind(old, node, name), rv)
+
+    return store.update("pods", namespace, name, build)
 
 
 def _with_rv(obj: dict[str, Any], rv: str) -> dict[str, Any]:

@@ -1,0 +1,187 @@
+"""The resourceclaim controller: a ResourceClaim per ``resourceClaimTemplateName`` entry of a pod (named as
+upstream names them, owned by the pod, recorded in ``pod.status.resourceClaimStatuses``), and the cleanup of
+``reservedFor`` when pods finish or go: a claim nobody reserves any more is deallocated, and a claim made for
+a pod that is gone is deleted."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from functools import partial
+from typing import Any
+
+from dralloc.scheduler.controllers.resourceclaims import POD_CLAIM_NAME_ANNOTATION, claim_generate_name
+from dralloc.server.controllers.writes import Writer
+from dralloc.server.writes import generated_name
+from dralloc.store import Outcome
+
+DELETE_PROTECTION = "resource.kubernetes.io/delete-protection"  # the scheduler's finalizer on allocated claims
+TERMINAL = ("Succeeded", "Failed")
+
+Obj = dict[str, Any]
+
+
+def _meta(obj: Obj) -> Obj:
+    return obj.get("metadata") or {}
+
+
+def pod_needs_claims(pod: Obj | None) -> bool:
+    """A pod keeps its claims reserved unless it is gone, finished, or being deleted before it ever ran."""
+    if pod is None:
+        return False
+    if (pod.get("status") or {}).get("phase") in TERMINAL:
+        return False
+    return not (_meta(pod).get("deletionTimestamp") and not (pod.get("spec") or {}).get("nodeName"))
+
+
+def owner_pod_uid(claim: Obj) -> str | None:
+    for ref in _meta(claim).get("ownerReferences") or []:
+        if isinstance(ref, dict) and ref.get("kind") == "Pod" and ref.get("apiVersion") == "v1" \
+                and ref.get("controller"):
+            return ref.get("uid")
+    return None
+
+
+def unresolved_template_entries(pod: Obj) -> list[Obj]:
+    """The pod's template entries that ``status.resourceClaimStatuses`` does not resolve yet."""
+    done = {s.get("name") for s in (pod.get("status") or {}).get("resourceClaimStatuses") or []
+            if isinstance(s, dict)}
+    return [e for e in (pod.get("spec") or {}).get("resourceClaims") or []
+            if isinstance(e, dict) and e.get("resourceClaimTemplateName") and e.get("name") not in done]
+
+
+def create_pod_claims(writer: Writer, pod: Obj, templates: dict[tuple[str, str], Obj],
+                      claims: Iterable[Obj]) -> bool:
+    """Create the claims of the pod's unresolved template entries and record them in the pod's status.
+    A claim this controller made before (found by owner and annotation, e.g. before a restart) is reused.
+    False when a template is missing (the pod waits)."""
+    meta = _meta(pod)
+    namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", meta.get("uid")
+    existing: dict[str, str] = {}
+    for c in claims:
+        cmeta = _meta(c)
+        if owner_pod_uid(c) == uid and cmeta.get("namespace") == namespace:
+            existing[str((cmeta.get("annotations") or {}).get(POD_CLAIM_NAME_ANNOTATION))] = str(cmeta.get("name"))
+    recorded: dict[str, str] = {}
+    complete = True
+    for entry in unresolved_template_entries(pod):
+        if entry["name"] in existing:
+            recorded[entry["name"]] = existing[entry["name"]]
+            continue
+        template = templates.get((namespace, entry["resourceClaimTemplateName"]))
+        if template is None:
+            complete = False
+            continue
+        tmeta = ((template.get("spec") or {}).get("metadata")) or {}
+        base = claim_generate_name(name, entry["name"])
+        claim_meta: Obj = {"name": generated_name(base), "generateName": base, "namespace": namespace,
+                           "generation": 1,
+                           "annotations": {**(tmeta.get("annotations") or {}), POD_CLAIM_NAME_ANNOTATION: entry["name"]},
+                           "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": name, "uid": uid,
+                                                "controller": True, "blockOwnerDeletion": True}]}
+        if tmeta.get("labels"):
+            claim_meta["labels"] = dict(tmeta["labels"])
+        claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": claim_meta,
+                 "spec": copy.deepcopy((template.get("spec") or {}).get("spec") or {})}
+        created = writer.create("resourceclaims", namespace, claim, new_name=partial(generated_name, base))
+        recorded[entry["name"]] = created["metadata"]["name"]
+    if recorded:
+        order = [e.get("name") for e in (pod.get("spec") or {}).get("resourceClaims") or [] if isinstance(e, dict)]
+
+        def record(current: Obj) -> Obj | None:
+            status = current.setdefault("status", {})
+            statuses = [s for s in status.get("resourceClaimStatuses") or [] if isinstance(s, dict)]
+            have = {s.get("name") for s in statuses}
+            added = [{"name": k, "resourceClaimName": v} for k, v in recorded.items() if k not in have]
+            if not added:
+                return None
+            statuses += added
+            statuses.sort(key=lambda s: order.index(s["name"]) if s["name"] in order else len(order))
+            status["resourceClaimStatuses"] = statuses
+            return current
+
+        writer.update("pods", namespace, name, record, uid=uid)
+    return complete
+
+
+def _released(ref: Any, pods_by_uid: dict[str, Obj]) -> bool:
+    return (isinstance(ref, dict) and ref.get("resource") == "pods" and not ref.get("apiGroup")
+            and not pod_needs_claims(pods_by_uid.get(ref.get("uid") or "")))
+
+
+def release_claims(writer: Writer, claims: Iterable[Obj], pods_by_uid: dict[str, Obj]) -> int:
+    """Drop pods that no longer need their claims from ``reservedFor``; deallocate a claim nobody reserves
+    any more (dropping the delete-protection finalizer), as well as an unreserved claim being deleted;
+    delete a claim whose owning pod is gone. Returns the number of claims deallocated or deleted."""
+    freed = 0
+    for claim in claims:
+        meta = _meta(claim)
+        owner = owner_pod_uid(claim)
+        orphan = owner is not None and owner not in pods_by_uid
+
+        def change(current: Obj, orphan: bool = orphan) -> Obj | Outcome | None:
+            status = current.get("status") or {}
+            cmeta = current["metadata"]
+            before = status.get("reservedFor") or []
+            after = [r for r in before if not _released(r, pods_by_uid)]
+            if after:
+                if len(after) == len(before):
+                    return None
+                status["reservedFor"] = after
+                return current
+            releasing = bool(before) or cmeta.get("deletionTimestamp") or orphan
+            protected = DELETE_PROTECTION in (cmeta.get("finalizers") or [])
+            if not releasing or (status.get("allocation") is None and not before and not protected):
+                return None
+            for key in ("reservedFor", "allocation", "devices"):
+                status.pop(key, None)
+            if status:
+                current["status"] = status
+            else:
+                current.pop("status", None)
+            finalizers = [f for f in cmeta.get("finalizers") or [] if f != DELETE_PROTECTION]
+            if finalizers:
+                cmeta["finalizers"] = finalizers
+            else:
+                cmeta.pop("finalizers", None)
+                if cmeta.get("deletionTimestamp"):
+                    return Outcome(current, "DELETED")  # the last finalizer went: the deletion completes
+            return current
+
+        before = claim.get("status") or {}
+        needs = (any(_released(r, pods_by_uid) for r in before.get("reservedFor") or [])
+                 or (not before.get("reservedFor") and (orphan or meta.get("deletionTimestamp"))))
+        if not needs:
+            continue
+        namespace, name, uid = meta.get("namespace") or "", meta.get("name") or "", meta.get("uid")
+        result = writer.update("resourceclaims", namespace, name, change, uid=uid)
+        if result is not None and not (result.get("status") or {}).get("reservedFor"):
+            freed += 1
+            if orphan:
+                writer.delete("resourceclaims", namespace, name, uid=uid)
+    return freed
+
+
+def unreserve(writer: Writer, claim: Obj, uid: str) -> None:
+    """Take one pod out of a claim's ``reservedFor`` (a placement that could not be completed); a claim left
+    unreserved is deallocated."""
+    def change(current: Obj) -> Obj | None:
+        status = current.get("status") or {}
+        before = status.get("reservedFor") or []
+        after = [r for r in before if not (isinstance(r, dict) and r.get("uid") == uid)]
+        if len(after) == len(before):
+            return None
+        if after:
+            status["reservedFor"] = after
+            return current
+        for key in ("reservedFor", "allocation", "devices"):
+            status.pop(key, None)
+        finalizers = [f for f in current["metadata"].get("finalizers") or [] if f != DELETE_PROTECTION]
+        if finalizers:
+            current["metadata"]["finalizers"] = finalizers
+        else:
+            current["metadata"].pop("finalizers", None)
+        return current
+
+    meta = _meta(claim)
+    writer.update("resourceclaims", meta.get("namespace") or "", meta.get("name") or "", change, uid=meta.get("uid"))

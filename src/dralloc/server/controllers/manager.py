@@ -1,0 +1,150 @@
+"""The controllers of ``dralloc serve`` in one worker thread: woken by every commit to the store, it reads
+what changed since its last pass, then runs the resourceclaim controller, the device taint eviction
+controller, the scheduler loop and (``--fake-kubelet``) the fake kubelet over a fresh snapshot of the store.
+The store is the only state that matters: after a restart the first pass picks up where the last one ended.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from dralloc.server.controllers import kubelet
+from dralloc.server.controllers.claims import create_pod_claims, release_claims, unresolved_template_entries
+from dralloc.server.controllers.events import EventRecorder
+from dralloc.server.controllers.scheduling import SchedulerLoop
+from dralloc.server.controllers.snapshot import DecodeCache, Snapshot
+from dralloc.server.controllers.taints import TaintEviction
+from dralloc.server.controllers.writes import Writer
+from dralloc.store import Gone, SQLStore
+
+log = logging.getLogger(__name__)
+
+# Changes another client makes to these may let a waiting pod fit.
+CLUSTER_RESOURCES = ("resourceslices", "deviceclasses", "resourceclaims", "nodes", "devicetaintrules")
+WRITERS = 8  # concurrent writes of one pass (independent pods): they share the store's group commits
+IDLE_SECONDS = 5.0  # a pass at least this often (delayed evictions, and a safety net)
+
+
+@dataclass(frozen=True)
+class Options:
+    scheduler: bool = True
+    fake_kubelet: bool = False
+    seed: int = 0
+
+
+class ControllerManager:
+    def __init__(self, store: SQLStore, options: Options = Options(),
+                 on_terminating: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.store = store
+        self.options = options
+        self.writer = Writer(store)
+        self.recorder = EventRecorder(self.writer)
+        self.pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="dralloc-controller-write")
+        self.scheduler = SchedulerLoop(self.writer, self.recorder, self.pool, options.seed)
+        self.taints = TaintEviction(self.writer, self.recorder, on_terminating)
+        self.cache = DecodeCache()
+        self.position = 0
+        self.passes = 0
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle ----------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.position = self.store.current_rv()
+        self.store.subscribe(self._wake.set)
+        self._thread = threading.Thread(target=self._run, name="dralloc-controllers", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        self.store.unsubscribe(self._wake.set)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(3)  # a pass in flight finishes its writes; shutdown must stay quick
+        self.pool.shutdown(wait=False)
+
+    def _run(self) -> None:
+        dirty = True  # the first pass looks at everything
+        failures = 0
+        while not self._stop.is_set():
+            if not dirty:
+                timeout = IDLE_SECONDS
+                due = self.taints.next_due
+                if due is not None:
+                    timeout = max(0.05, min(timeout, due - time.time() + 0.05))
+                self._wake.wait(timeout)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            try:
+                dirty = self.run_once(force=dirty)
+                failures = 0
+            except Exception:  # a controller bug must not stop the server: a later pass retries
+                log.exception("controller pass failed")
+                failures += 1
+                self._stop.wait(min(30.0, 0.5 * 2 ** min(failures, 6)))  # backing off, not a busy loop
+                dirty = True
+
+    # --- one pass -----------------------------------------------------------------------------------
+
+    def _changes(self) -> bool:
+        """Read the events since the last pass; True when another client changed anything."""
+        external = False
+        while True:
+            try:
+                changes = self.store.changes_since(self.position, 10_000)
+            except Gone:
+                self.scheduler.retry_all = True
+                self.position = self.store.current_rv()
+                return True
+            if not changes:
+                return external
+            for rv, type_, resource in changes:
+                self.position = rv
+                if rv in self.writer.own:
+                    self.writer.own.discard(rv)
+                    continue
+                if resource == "events":
+                    continue
+                external = True
+                # A pod that goes or changes (it may have finished) may free room; a new one frees nothing.
+                if resource in CLUSTER_RESOURCES or (resource == "pods" and type_ != "ADDED"):
+                    self.scheduler.retry_all = True
+
+    def run_once(self, force: bool = True) -> bool:
+        """One pass of every controller. True when it changed something others may react to (run again)."""
+        external = self._changes()
+        if not (external or force or self.taints.next_due is not None):
+            return False
+        self.passes += 1
+        snap = Snapshot(self.store, self.cache)
+        pods_by_uid = snap.pods_by_uid()
+        needing = [p for p in snap.pods if unresolved_template_entries(p)
+                   and not (p.get("metadata") or {}).get("deletionTimestamp") and not (p.get("spec") or {}).get("nodeName")]
+        if needing:
+            templates, claims = snap.templates(), snap.claims
+            list(self.pool.map(lambda p: create_pod_claims(self.writer, p, templates, claims), needing))
+        again = bool(needing)
+        if release_claims(self.writer, snap.claims, pods_by_uid):
+            self.scheduler.retry_all = True
+            again = True
+        if self.taints.cycle(snap):
+            again = True
+        if again:
+            snap = Snapshot(self.store, self.cache)  # the scheduler sees the claims just made or freed
+        if self.options.scheduler and self.scheduler.cycle(snap):
+            self.scheduler.retry_all = True
+            again = True
+        if self.options.fake_kubelet:
+            kubelet.run_bound_pods(self.writer, Snapshot(self.store, self.cache))
+        snap.forget_deleted()
+        late = self._changes()  # own writes of this pass are not news; other clients' meanwhile are
+        return again or late

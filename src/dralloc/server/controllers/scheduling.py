@@ -1,0 +1,206 @@
+"""The scheduler loop of ``dralloc serve``: pending pods of the default scheduler placed with
+``dralloc.scheduler`` (the code behind ``dralloc simulate``) over a snapshot of the store, then written back as
+kube-scheduler writes them: the claims' ``status.allocation`` and ``reservedFor`` (with the delete-protection
+finalizer), then the binding, and a ``Scheduled`` event; or the PodScheduled=False condition with
+kube-scheduler's message and a ``FailedScheduling`` event.
+
+A pod that did not fit is not tried again until something it may be waiting for changes (a ResourceSlice,
+DeviceClass, ResourceClaim, Node or DeviceTaintRule, a pod that goes or finishes, or the pod itself), as
+kube-scheduler's unschedulable pool. Preemption victims are deleted (at once: no kubelet is waited for) and
+their claims released before the preemptor's claims are written.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Executor
+from typing import Any
+
+from dralloc.api.codec import to_dict
+from dralloc.scheduler.result import PodResult
+from dralloc.scheduler.simulation import DEFAULT_SCHEDULER, Scheduler
+from dralloc.server import pods as pod_registry
+from dralloc.server.controllers.claims import (
+    DELETE_PROTECTION,
+    release_claims,
+    unreserve,
+    unresolved_template_entries,
+)
+from dralloc.server.controllers.events import EventRecorder
+from dralloc.server.controllers.snapshot import Snapshot
+from dralloc.server.controllers.writes import Writer, now
+from dralloc.server.errors import ApiError
+from dralloc.store import Conflict, NotFound
+
+COMPONENT = "default-scheduler"
+Obj = dict[str, Any]
+
+
+def _meta(obj: Obj) -> Obj:
+    return obj.get("metadata") or {}
+
+
+def _key(obj: Obj) -> str:
+    return f"{_meta(obj).get('namespace') or 'default'}/{_meta(obj).get('name')}"
+
+
+def is_pending_for_us(pod: Obj) -> bool:
+    spec = pod.get("spec") or {}
+    return (not spec.get("nodeName") and (spec.get("schedulerName") or DEFAULT_SCHEDULER) == DEFAULT_SCHEDULER
+            and not _meta(pod).get("deletionTimestamp")
+            and (pod.get("status") or {}).get("phase") not in pod_registry.TERMINAL_PHASES)
+
+
+class SchedulerLoop:
+    def __init__(self, writer: Writer, recorder: EventRecorder, pool: Executor, seed: int = 0) -> None:
+        self.writer = writer
+        self.pool = pool
+        self.recorder = recorder
+        self.seed = seed
+        self.waiting: dict[str, str] = {}  # uid of an unschedulable pod -> its resourceVersion then
+        self.retry_all = True
+        self.scheduled = 0
+
+    def candidates(self, snap: Snapshot) -> list[Obj]:
+        """Pending pods to try now: new ones, changed ones, and all waiting ones after a cluster change."""
+        out = []
+        for pod in snap.pods:
+            if not is_pending_for_us(pod) or unresolved_template_entries(pod):
+                continue
+            meta = _meta(pod)
+            seen = self.waiting.get(str(meta.get("uid")))
+            if seen is None or self.retry_all or seen != str(meta.get("resourceVersion")):
+                out.append(pod)
+        self.retry_all = False
+        present = {str(_meta(p).get("uid")) for p in snap.pods}
+        for uid in [u for u in self.waiting if u not in present]:
+            del self.waiting[uid]  # the pod is gone
+        return out
+
+    def cycle(self, snap: Snapshot) -> bool:
+        """Schedule the candidate pods; True when the cluster changed in a way other pods may wait for."""
+        pending = self.candidates(snap)
+        if not pending:
+            return False
+        running = [p for p in snap.pods if (p.get("spec") or {}).get("nodeName")
+                   and (p.get("status") or {}).get("phase") not in pod_registry.TERMINAL_PHASES]
+        sched = Scheduler(snap.typed("nodes"), snap.typed("pods", running + pending),
+                          slices=snap.typed("resourceslices"), classes=snap.typed("deviceclasses"),
+                          claims=snap.typed("resourceclaims"), taint_rules=snap.typed("devicetaintrules"),
+                          seed=self.seed)
+        result = sched.schedule()
+        freed = False
+        by_key = {_key(p): p for p in snap.pods}
+        for eviction in result.evicted:
+            victim = by_key.get(f"{eviction.namespace}/{eviction.name}")
+            if victim is not None:
+                preemptor = by_key.get(eviction.by)
+                self._evict(victim, snap, str(_meta(preemptor).get("uid")) if preemptor else eviction.by)
+                freed = True
+        wanted = {_key(p) for p in pending}
+        placed = [(by_key[r.key], r) for r in result.pods if r.key in wanted and r.status == "scheduled" and r.node]
+        failed = [(by_key[r.key], r) for r in result.pods if r.key in wanted and r.status in ("unschedulable", "error")]
+        # Pods are independent once placed: their writes go concurrently so that they share the store's commits
+        # (each pod's own writes stay in order: claims, then binding, then the event).
+        outcomes = list(self.pool.map(lambda pr: self._place(*pr), placed))
+        list(self.pool.map(lambda pr: self._fail(*pr), failed))
+        return freed or not all(outcomes)
+
+    # --- outcomes -----------------------------------------------------------------------------------
+
+    def _place(self, pod: Obj, res: PodResult) -> bool:
+        """Write the claims, then bind. False when a claim changed meanwhile (the pod is tried again)."""
+        meta = _meta(pod)
+        namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", str(meta.get("uid"))
+        ref = {"resource": "pods", "name": name, "uid": uid}
+        written: list[Obj] = []
+        for claim in res.claims:
+            allocation = to_dict(claim.status.allocation) if claim.status and claim.status.allocation else None
+            if allocation is None:
+                continue
+
+            def reserve(current: Obj, allocation: Obj = allocation) -> Obj | None:
+                status = current.setdefault("status", {})
+                if status.get("allocation") is None:
+                    status["allocation"] = allocation
+                    fins = current["metadata"].setdefault("finalizers", [])
+                    if DELETE_PROTECTION not in fins:
+                        fins.append(DELETE_PROTECTION)
+                elif status["allocation"] != allocation:
+                    raise Conflict("allocated differently meanwhile")
+                reserved = status.setdefault("reservedFor", [])
+                if any(r.get("uid") == uid for r in reserved if isinstance(r, dict)):
+                    return None
+                reserved.append(ref)
+                return current
+
+            try:
+                done = self.writer.update("resourceclaims", claim.metadata.namespace or namespace,
+                                          claim.metadata.name or "", reserve, uid=claim.metadata.uid)
+            except Conflict:
+                done = None
+            if done is None:
+                self._unreserve(written, uid)
+                self.waiting.pop(uid, None)
+                return False
+            written.append(done)
+        try:
+            bound = pod_registry.bind(self.writer.store, namespace, name, res.node or "", uid=uid)
+        except (NotFound, ApiError):
+            self._unreserve(written, uid)
+            return False
+        self.writer.own.add(int(bound["metadata"]["resourceVersion"]))
+        self.waiting.pop(uid, None)
+        self.scheduled += 1
+        self.recorder.record(bound, "Normal", "Scheduled", f"Successfully assigned {namespace}/{name} to {res.node}",
+                             COMPONENT, "Binding")
+        return True
+
+    def _unreserve(self, claims: list[Obj], uid: str) -> None:
+        for claim in claims:
+            unreserve(self.writer, claim, uid)
+
+    def _fail(self, pod: Obj, res: PodResult) -> None:
+        meta = _meta(pod)
+        uid = str(meta.get("uid"))
+        gated = bool((pod.get("spec") or {}).get("schedulingGates"))
+        # A gated pod is not tried: kube-scheduler only records why (reason SchedulingGated), with no event.
+        reason = "SchedulingGated" if gated else "SchedulerError" if res.status == "error" else "Unschedulable"
+        nominated = res.pod.status.nominated_node_name if res.pod.status is not None else None
+
+        def condition(current: Obj) -> Obj | None:
+            if (current.get("spec") or {}).get("nodeName"):
+                return None
+            status = current.setdefault("status", {})
+            conds = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
+            old = next((c for c in conds if c.get("type") == "PodScheduled"), None)
+            new = {"type": "PodScheduled", "status": "False", "lastProbeTime": None,
+                   "lastTransitionTime": now(), "reason": reason, "message": res.message}
+            if old is not None and all(old.get(k) == new[k] for k in ("status", "reason", "message")) \
+                    and status.get("nominatedNodeName") == nominated:
+                return None
+            if old is not None and old.get("status") == "False":
+                new["lastTransitionTime"] = old.get("lastTransitionTime") or new["lastTransitionTime"]
+            status["conditions"] = [c for c in conds if c.get("type") != "PodScheduled"] + [new]
+            if nominated:
+                status["nominatedNodeName"] = nominated
+            return current
+
+        updated = self.writer.update("pods", meta.get("namespace") or "default", meta.get("name") or "",
+                                     condition, uid=uid)
+        if updated is None:
+            return
+        self.waiting[uid] = str(_meta(updated).get("resourceVersion"))
+        if gated:
+            return
+        self.recorder.record(updated, "Warning", "FailedScheduling", res.message, COMPONENT, "Scheduling")
+
+    def _evict(self, victim: Obj, snap: Snapshot, by: str) -> None:
+        meta = _meta(victim)
+        namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", str(meta.get("uid"))
+        self.recorder.record(victim, "Normal", "Preempted", f"Preempted by pod {by} on node "
+                             f"{(victim.get('spec') or {}).get('nodeName')}", COMPONENT, "Preempting")
+        self.writer.delete("pods", namespace, name, uid=uid)
+        pods = {u: p for u, p in snap.pods_by_uid().items() if u != uid}
+        release_claims(self.writer, [c for c in snap.claims if any(
+            isinstance(r, dict) and r.get("uid") == uid for r in (c.get("status") or {}).get("reservedFor") or [])],
+            pods)

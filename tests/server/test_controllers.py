@@ -1,0 +1,447 @@
+"""The controllers inside `dralloc serve`, one pass at a time over a real store: the resourceclaim controller,
+the scheduler loop (dralloc.scheduler), device taint eviction and the fake kubelet."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+warnings.filterwarnings("ignore", message="Using `httpx`")
+from starlette.testclient import TestClient
+
+from dralloc.server import create_app
+from dralloc.server.controllers import ControllerManager, Options
+from dralloc.server.controllers.writes import Writer
+from dralloc.store import SQLiteStore
+
+R = "/apis/resource.k8s.io/v1"
+NS = "/api/v1/namespaces/default"
+
+NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"},
+        "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}}
+CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+         "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}}
+TEMPLATE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "one-gpu", "namespace": "default"},
+            "spec": {"metadata": {"labels": {"team": "ml"}},
+                     "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}}
+
+
+def slice_(devices: int = 1, taints: list[dict[str, Any]] | None = None, name: str = "node-1-gpu") -> dict[str, Any]:
+    devs = [{"name": f"gpu-{i}", **({"taints": taints} if taints else {})} for i in range(devices)]
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name},
+            "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
+                     "pool": {"name": "node-1", "generation": 1, "resourceSliceCount": 1}, "devices": devs}}
+
+
+def pod(name: str, claim: dict[str, str] | None = None, **spec: Any) -> dict[str, Any]:
+    claim = claim or {"resourceClaimTemplateName": "one-gpu"}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "main", "image": "x:1", "resources": {"claims": [{"name": "gpu"}]}}],
+                     "resourceClaims": [{"name": "gpu", **claim}], "terminationGracePeriodSeconds": 0, **spec}}
+
+
+class Cluster:
+    def __init__(self, **options: Any) -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self.app = create_app(SQLiteStore(":memory:"))
+        self.http = TestClient(self.app)
+        self.store = self.app.api.store
+        self.removed: list[str] = []
+        self.manager = ControllerManager(self.store, Options(**options),
+                                         on_terminating=lambda p: self.removed.append(p["metadata"]["name"]))
+
+    def post(self, path: str, obj: dict[str, Any]) -> dict[str, Any]:
+        r = self.http.post(path, json=obj)
+        assert r.status_code == 201, r.text
+        return r.json()
+
+    def settle(self, passes: int = 6) -> None:
+        """Passes as the manager's thread runs them: again while the last one changed something."""
+        dirty = self.manager.run_once(force=False)
+        for _ in range(passes):
+            if not dirty:
+                return
+            dirty = self.manager.run_once(force=True)
+        raise AssertionError("the controllers did not settle")
+
+    def get(self, resource: str, name: str, namespace: str = "default") -> dict[str, Any]:
+        return self.store.get(resource, namespace, name)
+
+    def claims(self) -> list[dict[str, Any]]:
+        return self.store.list("resourceclaims")[0]
+
+    def pods(self) -> list[dict[str, Any]]:
+        return self.store.list("pods")[0]
+
+    def events(self, reason: str | None = None) -> list[dict[str, Any]]:
+        return [e for e in self.store.list("events")[0] if reason is None or e["reason"] == reason]
+
+
+@pytest.fixture
+def cluster() -> Cluster:
+    c = Cluster()
+    c.post("/api/v1/nodes", NODE)
+    c.post(f"{R}/deviceclasses", CLASS)
+    c.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
+    return c
+
+
+def test_a_template_claim_is_created_as_the_resourceclaim_controller_names_and_owns_it(cluster: Cluster) -> None:
+    created = cluster.post(f"{NS}/pods", pod("trainer"))
+    cluster.settle()
+    (claim,) = cluster.claims()
+    meta = claim["metadata"]
+    assert meta["generateName"] == "trainer-gpu-" and meta["name"].startswith("trainer-gpu-")
+    assert len(meta["name"]) == len("trainer-gpu-") + 5
+    assert meta["annotations"] == {"resource.kubernetes.io/pod-claim-name": "gpu"}
+    assert meta["labels"] == {"team": "ml"}
+    assert meta["ownerReferences"] == [{"apiVersion": "v1", "kind": "Pod", "name": "trainer",
+                                        "uid": created["metadata"]["uid"], "controller": True,
+                                        "blockOwnerDeletion": True}]
+    assert claim["spec"] == cluster.get("resourceclaimtemplates", "one-gpu")["spec"]["spec"]
+    status = cluster.get("pods", "trainer")["status"]
+    assert status["resourceClaimStatuses"] == [{"name": "gpu", "resourceClaimName": meta["name"]}]
+
+
+def test_a_pod_that_fits_gets_its_claim_allocated_and_reserved_then_is_bound(cluster: Cluster) -> None:
+    cluster.post(f"{R}/resourceslices", slice_())
+    created = cluster.post(f"{NS}/pods", pod("trainer"))
+    cluster.settle()
+    bound = cluster.get("pods", "trainer")
+    assert bound["spec"]["nodeName"] == "node-1"
+    assert {"type": "PodScheduled", "status": "True"}.items() <= bound["status"]["conditions"][0].items()
+    (claim,) = cluster.claims()
+    results = claim["status"]["allocation"]["devices"]["results"]
+    assert [(r["driver"], r["pool"], r["device"]) for r in results] == [("gpu.example.com", "node-1", "gpu-0")]
+    assert claim["status"]["reservedFor"] == [{"resource": "pods", "name": "trainer",
+                                               "uid": created["metadata"]["uid"]}]
+    assert claim["metadata"]["finalizers"] == ["resource.kubernetes.io/delete-protection"]
+    (event,) = cluster.events("Scheduled")
+    assert (event["type"], event["message"], event["source"]) == (
+        "Normal", "Successfully assigned default/trainer to node-1", {"component": "default-scheduler"})
+
+
+def test_a_pod_that_does_not_fit_waits_with_kube_schedulers_message_until_a_slice_appears(cluster: Cluster) -> None:
+    cluster.post(f"{NS}/pods", pod("waiter"))
+    cluster.settle()
+    pending = cluster.get("pods", "waiter")
+    assert "nodeName" not in pending["spec"]
+    (cond,) = [c for c in pending["status"]["conditions"] if c["type"] == "PodScheduled"]
+    assert (cond["status"], cond["reason"]) == ("False", "Unschedulable")
+    assert cond["message"].startswith("0/1 nodes are available: 1 cannot allocate all claims.")
+    (event,) = cluster.events("FailedScheduling")
+    assert (event["type"], event["message"], event["count"]) == ("Warning", cond["message"], 1)
+    passes = cluster.manager.passes
+    cluster.manager.run_once(force=False)  # nothing changed: the pod is not tried again
+    assert cluster.manager.passes == passes and cluster.events("FailedScheduling")[0]["count"] == 1
+    cluster.post(f"{R}/resourceslices", slice_())
+    cluster.settle()
+    assert cluster.get("pods", "waiter")["spec"]["nodeName"] == "node-1"
+
+
+def test_an_identical_failure_after_a_change_bumps_the_count_of_the_same_event(cluster: Cluster) -> None:
+    cluster.post(f"{NS}/pods", pod("waiter"))
+    cluster.settle()
+    cluster.post(f"{R}/deviceclasses", {**CLASS, "metadata": {"name": "unrelated"}})  # may matter: retried
+    cluster.settle()
+    (event,) = cluster.events("FailedScheduling")
+    assert event["count"] == 2 and event["lastTimestamp"] >= event["firstTimestamp"]
+
+
+def test_deleting_a_pod_deletes_its_generated_claim_and_deallocates_a_shared_one(cluster: Cluster) -> None:
+    cluster.post(f"{R}/resourceslices", slice_(devices=2))
+    shared = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+              "metadata": {"name": "shared", "namespace": "default"},
+              "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}
+    cluster.post(f"{R}/namespaces/default/resourceclaims", shared)
+    cluster.post(f"{NS}/pods", pod("own"))
+    cluster.post(f"{NS}/pods", pod("user", {"resourceClaimName": "shared"}))
+    cluster.settle()
+    assert all(c["status"].get("reservedFor") for c in cluster.claims())
+    assert cluster.http.delete(f"{NS}/pods/own").status_code == 200
+    assert cluster.http.delete(f"{NS}/pods/user").status_code == 200
+    cluster.settle()
+    (left,) = cluster.claims()
+    assert left["metadata"]["name"] == "shared"
+    assert "status" not in left and "finalizers" not in left["metadata"]
+
+
+def test_a_finished_pod_releases_its_claim_which_stays_until_the_pod_is_gone(cluster: Cluster) -> None:
+    cluster.post(f"{R}/resourceslices", slice_())
+    cluster.post(f"{NS}/pods", pod("job"))
+    cluster.settle()
+    done = cluster.get("pods", "job")
+    done["status"]["phase"] = "Succeeded"
+    assert cluster.http.put(f"{NS}/pods/job/status", json=done).status_code == 200
+    cluster.settle()
+    (claim,) = cluster.claims()
+    assert "allocation" not in claim.get("status", {})
+    cluster.http.delete(f"{NS}/pods/job")
+    cluster.settle()
+    assert cluster.claims() == []
+
+
+def test_a_noexecute_device_taint_rule_evicts_the_pod_and_reports_on_the_rule(cluster: Cluster) -> None:
+    cluster.post(f"{R}/resourceslices", slice_())
+    cluster.post(f"{NS}/pods", pod("victim"))
+    cluster.settle()
+    rule = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "broken"},
+            "spec": {"deviceSelector": {"device": "gpu-0"}, "taint": {"key": "broken", "effect": "NoExecute"}}}
+    cluster.post(f"{R}/devicetaintrules", rule)
+    cluster.settle()
+    assert cluster.pods() == [] and cluster.claims() == []
+    (event,) = cluster.events("DeviceTaintManagerEviction")
+    assert (event["message"], event["source"]) == ("Marking for deletion", {"component": "device-taint-eviction"})
+    (cond,) = cluster.get("devicetaintrules", "broken", "")["status"]["conditions"]
+    assert (cond["type"], cond["status"], cond["reason"], cond["message"]) == (
+        "EvictionInProgress", "False", "Completed", "1 pod evicted since starting the controller.")
+
+
+def test_a_claim_that_tolerates_the_taint_keeps_its_pod(cluster: Cluster) -> None:
+    tolerant = copy.deepcopy(TEMPLATE)
+    tolerant["metadata"]["name"] = "tolerant"
+    tolerant["spec"]["spec"]["devices"]["requests"][0]["exactly"]["tolerations"] = [
+        {"key": "broken", "operator": "Exists"}]
+    cluster.post(f"{R}/namespaces/default/resourceclaimtemplates", tolerant)
+    cluster.post(f"{R}/resourceslices", slice_(taints=[{"key": "broken", "effect": "NoExecute"}]))
+    cluster.post(f"{NS}/pods", pod("stays", {"resourceClaimTemplateName": "tolerant"}))
+    cluster.settle()
+    assert cluster.get("pods", "stays")["spec"]["nodeName"] == "node-1"
+    assert cluster.events("DeviceTaintManagerEviction") == []
+
+
+def test_a_bound_pod_with_a_grace_period_is_only_marked_terminating_with_its_disruption_condition(
+        cluster: Cluster) -> None:
+    cluster.post(f"{R}/resourceslices", slice_())
+    cluster.post(f"{NS}/pods", pod("slow", terminationGracePeriodSeconds=30))
+    cluster.settle()
+    cluster.post(f"{R}/devicetaintrules", {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+                                           "metadata": {"name": "broken"},
+                                           "spec": {"taint": {"key": "broken", "effect": "NoExecute"}}})
+    cluster.settle()
+    marked = cluster.get("pods", "slow")
+    assert marked["metadata"]["deletionTimestamp"] and cluster.removed == ["slow"]
+    (cond,) = [c for c in marked["status"]["conditions"] if c["type"] == "DisruptionTarget"]
+    assert (cond["reason"], cond["message"]) == ("DeletionByDeviceTaintManager",
+                                                 "Device Taint manager: deleting due to NoExecute taint")
+
+
+def test_without_the_scheduler_claims_are_made_but_pods_stay_unbound() -> None:
+    c = Cluster(scheduler=False)
+    c.post("/api/v1/nodes", NODE)
+    c.post(f"{R}/deviceclasses", CLASS)
+    c.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
+    c.post(f"{R}/resourceslices", slice_())
+    c.post(f"{NS}/pods", pod("external"))
+    c.settle()
+    assert len(c.claims()) == 1 and "nodeName" not in c.get("pods", "external")["spec"]
+
+
+def test_pods_of_another_scheduler_are_left_alone(cluster: Cluster) -> None:
+    cluster.post(f"{R}/resourceslices", slice_())
+    cluster.post(f"{NS}/pods", pod("other", schedulerName="my-scheduler"))
+    cluster.settle()
+    assert "nodeName" not in cluster.get("pods", "other")["spec"] and cluster.events() == []
+
+
+def test_the_fake_kubelet_marks_bound_pods_running_and_ready() -> None:
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", NODE)
+    c.post(f"{NS}/pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "plain"},
+                          "spec": {"containers": [{"name": "main", "image": "x:1"}]}})
+    c.settle()
+    status = c.get("pods", "plain")["status"]
+    assert status["phase"] == "Running"
+    assert {x["type"] for x in status["conditions"] if x["status"] == "True"} >= {"Ready", "PodScheduled"}
+    assert status["containerStatuses"][0]["ready"] is True
+
+
+def test_a_restarted_controller_reuses_the_claim_it_made_before_recording_it(cluster: Cluster) -> None:
+    cluster.post(f"{NS}/pods", pod("trainer"))
+    cluster.settle()
+    pod_now = cluster.get("pods", "trainer")
+    pod_now["status"].pop("resourceClaimStatuses")  # as if the server stopped between the two writes
+    assert cluster.http.put(f"{NS}/pods/trainer/status", json=pod_now).status_code == 200
+    again = ControllerManager(cluster.store)
+    again.run_once()
+    (claim,) = cluster.claims()
+    assert cluster.get("pods", "trainer")["status"]["resourceClaimStatuses"] == [
+        {"name": "gpu", "resourceClaimName": claim["metadata"]["name"]}]
+
+
+def test_a_controller_write_retries_on_conflict_and_keeps_the_other_clients_change(cluster: Cluster) -> None:
+    cluster.post(f"{NS}/pods", pod("raced"))
+    writer = Writer(cluster.store)
+    calls = []
+
+    def label(current: dict[str, Any]) -> dict[str, Any]:
+        if not calls:  # another client writes between our read and our write
+            other = cluster.get("pods", "raced")
+            other["metadata"]["annotations"] = {"by": "client"}
+            assert cluster.http.put(f"{NS}/pods/raced", json=other).status_code == 200
+        calls.append(1)
+        current["metadata"].setdefault("labels", {})["by"] = "controller"
+        return current
+
+    writer.update("pods", "default", "raced", label)
+    meta = cluster.get("pods", "raced")["metadata"]
+    assert len(calls) == 2 and meta["annotations"] == {"by": "client"} and meta["labels"] == {"by": "controller"}
+
+
+def test_preemption_deletes_the_victim_and_releases_its_claims(cluster: Cluster) -> None:
+    cluster.post(f"{R}/resourceslices", slice_())
+    low = pod("low")
+    low["spec"]["containers"][0]["resources"]["requests"] = {"cpu": "6"}
+    cluster.post(f"{NS}/pods", low)
+    cluster.settle()
+    assert cluster.claims()[0]["status"]["reservedFor"][0]["name"] == "low"
+    cluster.post(f"{NS}/pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "high"},
+                                "spec": {"priority": 1000, "containers": [
+                                    {"name": "main", "image": "x:1", "resources": {"requests": {"cpu": "6"}}}]}})
+    cluster.settle()
+    assert [p["metadata"]["name"] for p in cluster.pods()] == ["high"]
+    assert cluster.get("pods", "high")["spec"]["nodeName"] == "node-1"
+    assert cluster.claims() == []  # the victim's generated claim went with it
+    (event,) = cluster.events("Preempted")
+    assert event["involvedObject"]["name"] == "low"
+    assert event["message"] == f"Preempted by pod {cluster.get('pods', 'high')['metadata']['uid']} on node node-1"
+
+
+def test_a_gated_pod_is_marked_scheduling_gated_without_an_event_and_scheduled_once_ungated(cluster: Cluster) -> None:
+    cluster.post(f"{R}/resourceslices", slice_())
+    cluster.post(f"{NS}/pods", pod("gated", schedulingGates=[{"name": "example.com/wait"}]))
+    cluster.settle()
+    gated = cluster.get("pods", "gated")
+    (cond,) = gated["status"]["conditions"]
+    assert (cond["reason"], cond["message"]) == ("SchedulingGated",
+                                                 "Scheduling is blocked due to non-empty scheduling gates")
+    assert cluster.events() == []
+    gated["spec"]["schedulingGates"] = []
+    assert cluster.http.put(f"{NS}/pods/gated", json=gated).status_code == 200
+    cluster.settle()
+    assert cluster.get("pods", "gated")["spec"]["nodeName"] == "node-1"
+
+
+def test_a_pod_that_finishes_lets_a_waiting_pod_in(cluster: Cluster) -> None:
+    def cpu_pod(name: str) -> dict[str, Any]:
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                "spec": {"containers": [{"name": "main", "image": "x:1", "resources": {"requests": {"cpu": "6"}}}]}}
+
+    cluster.post(f"{NS}/pods", cpu_pod("first"))
+    cluster.settle()
+    cluster.post(f"{NS}/pods", cpu_pod("second"))
+    cluster.settle()
+    assert "nodeName" not in cluster.get("pods", "second")["spec"]
+    done = cluster.get("pods", "first")
+    done["status"]["phase"] = "Succeeded"
+    assert cluster.http.put(f"{NS}/pods/first/status", json=done).status_code == 200
+    cluster.settle()
+    assert cluster.get("pods", "second")["spec"]["nodeName"] == "node-1"
+
+
+@pytest.mark.parametrize("added_hours_ago", [0, 2])
+def test_toleration_seconds_delay_the_eviction_to_the_taints_time_plus_those_seconds(
+        cluster: Cluster, added_hours_ago: int) -> None:
+    tolerant = copy.deepcopy(TEMPLATE)
+    tolerant["metadata"]["name"] = "for-an-hour"
+    tolerant["spec"]["spec"]["devices"]["requests"][0]["exactly"]["tolerations"] = [
+        {"key": "broken", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 3600}]
+    cluster.post(f"{R}/namespaces/default/resourceclaimtemplates", tolerant)
+    cluster.post(f"{R}/resourceslices", slice_())
+    cluster.post(f"{NS}/pods", pod("patient", {"resourceClaimTemplateName": "for-an-hour"}))
+    cluster.settle()
+    added = datetime.now(UTC) - timedelta(hours=added_hours_ago)
+    cluster.post(f"{R}/devicetaintrules", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "broken"},
+        "spec": {"taint": {"key": "broken", "effect": "NoExecute", "timeAdded": added.strftime("%Y-%m-%dT%H:%M:%SZ")}}})
+    cluster.settle()
+    (cond,) = cluster.get("devicetaintrules", "broken", "")["status"]["conditions"]
+    if added_hours_ago:  # the hour is over: evicted now
+        assert cluster.pods() == [] and (cond["status"], cond["reason"]) == ("False", "Completed")
+        return
+    assert cluster.get("pods", "patient")["spec"]["nodeName"] == "node-1"
+    assert (cond["status"], cond["reason"], cond["message"]) == (
+        "True", "PodsPendingEviction", "1 pod needs to be evicted in 1 namespace.")
+    due = cluster.manager.taints.next_due
+    assert due is not None and abs(due - (added.timestamp() + 3600)) < 2
+
+
+def test_a_rule_with_effect_none_previews_what_noexecute_would_evict(cluster: Cluster) -> None:
+    cluster.post(f"{R}/resourceslices", slice_(devices=2))
+    cluster.post(f"{NS}/pods", pod("user"))
+    cluster.settle()
+    cluster.post(f"{R}/devicetaintrules", {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+                                           "metadata": {"name": "preview"},
+                                           "spec": {"taint": {"key": "maintenance", "effect": "None"}}})
+    cluster.settle()
+    assert cluster.get("pods", "user")["spec"]["nodeName"] == "node-1"
+    (cond,) = cluster.get("devicetaintrules", "preview", "")["status"]["conditions"]
+    assert (cond["status"], cond["reason"]) == ("False", "NoEffect")
+    assert cond["message"] == ("2 published devices selected. 1 allocated device selected. 1 pod would be evicted "
+                               "in 1 namespace if the effect was NoExecute. This information will not be updated "
+                               "again. Recreate the DeviceTaintRule to trigger an update.")
+
+
+STEPS = st.lists(st.one_of(
+    st.tuples(st.just("template"), st.integers(0, 5)),
+    st.tuples(st.just("shared"), st.integers(0, 5)),
+    st.tuples(st.just("delete"), st.integers(0, 5)),
+    st.tuples(st.just("finish"), st.integers(0, 5)),
+    st.tuples(st.just("slice"), st.integers(1, 3)),
+), min_size=1, max_size=12)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=STEPS)
+def test_after_any_sequence_of_pod_changes_claims_and_pods_agree(steps: list[tuple[str, int]]) -> None:
+    c = Cluster()
+    c.post("/api/v1/nodes", NODE)
+    c.post(f"{R}/deviceclasses", CLASS)
+    c.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
+    c.post(f"{R}/namespaces/default/resourceclaims", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "shared"},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}})
+    for action, n in steps:
+        name = f"p{n}"
+        exists = c.http.get(f"{NS}/pods/{name}").status_code == 200
+        if action in ("template", "shared") and not exists:
+            claim = {"resourceClaimTemplateName": "one-gpu"} if action == "template" else {"resourceClaimName": "shared"}
+            c.post(f"{NS}/pods", pod(name, claim))
+        elif action == "delete" and exists:
+            c.http.delete(f"{NS}/pods/{name}")
+        elif action == "finish" and exists:
+            current = c.get("pods", name)
+            current["status"]["phase"] = "Failed"
+            c.http.put(f"{NS}/pods/{name}/status", json=current)
+        elif action == "slice":
+            c.http.delete(f"{R}/resourceslices/node-1-gpu")
+            c.post(f"{R}/resourceslices", slice_(devices=n))
+        c.settle(passes=10)
+    pods = {p["metadata"]["uid"]: p for p in c.pods()}
+    active = {u for u, p in pods.items() if p["status"].get("phase") not in ("Succeeded", "Failed")}
+    devices = []
+    for claim in c.claims():
+        status = claim.get("status") or {}
+        reserved = {r["uid"] for r in status.get("reservedFor") or []}
+        assert reserved <= active  # only pods that still need it
+        assert bool(reserved) == ("allocation" in status)  # allocated exactly while reserved
+        for r in reserved:
+            assert pods[r]["spec"].get("nodeName") == "node-1"
+        owner = (claim["metadata"].get("ownerReferences") or [{}])[0].get("uid")
+        assert owner is None or owner in pods  # a generated claim goes with its pod
+        devices += [d["device"] for d in ((status.get("allocation") or {}).get("devices") or {}).get("results", [])]
+    assert len(devices) == len(set(devices))  # no device allocated twice
+    for p in pods.values():
+        if p["spec"].get("nodeName") and p["metadata"]["uid"] in active:
+            claim_name = (p["spec"]["resourceClaims"][0].get("resourceClaimName")
+                          or p["status"]["resourceClaimStatuses"][0]["resourceClaimName"])
+            claim = c.get("resourceclaims", claim_name)
+            assert p["metadata"]["uid"] in {r["uid"] for r in claim["status"]["reservedFor"]}
