@@ -268,7 +268,7 @@ def test_serve_is_https_with_a_generated_ca_and_an_admin_token_reused_across_res
         code, status = _answer(server, "/apis/resource.k8s.io/v1/resourceslices")
         assert (code, status["reason"], status["message"]) == (401, "Unauthorized", "Unauthorized")
         token = (server.data_dir / "token").read_text().strip()
-        for secret in ("token", "pki/ca.key", "pki/apiserver.key"):
+        for secret in ("token", "kubeconfig", "pki/ca.key", "pki/apiserver.key"):
             assert (server.data_dir / secret).stat().st_mode & 0o077 == 0, secret
         assert _answer(server, "/apis/resource.k8s.io/v1/resourceslices", token)[0] == 200
         cfg = tmp_path / "kubeconfig"
@@ -276,8 +276,11 @@ def test_serve_is_https_with_a_generated_ca_and_an_admin_token_reused_across_res
         subprocess.run([sys.executable, "-m", "dralloc", "kubeconfig", "-o", str(cfg)], check=True, env=server.env)
         written = cfg.read_text()
         assert "certificate-authority-data" in written and "insecure" not in written and server.url in written
+        # The server also writes one into its data directory, usable at once.
+        assert (server.data_dir / "kubeconfig").read_text() == written
         if KUBECTL:
-            out = _kubectl(cfg, tmp_path, "apply", "-f", str(EXAMPLES / "10-deviceclasses.yaml"))
+            out = _kubectl(server.data_dir / "kubeconfig", tmp_path, "apply", "-f",
+                           str(EXAMPLES / "10-deviceclasses.yaml"))
             assert out.returncode == 0, (written, out.stderr)
         ca = (server.data_dir / "pki" / "ca.crt").read_bytes()
         server.stop()

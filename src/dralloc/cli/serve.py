@@ -141,6 +141,8 @@ def run(args: Any) -> int:
             raise InputError(f"cannot read --nodes-from: {exc}") from None
         print(f"--nodes-from: {created} node(s) created", file=sys.stderr)
     data.record_server(url, ca_file)
+    admin = data.admin_token(create=False) if not args.token_file else None
+    written = data.write_kubeconfig(url, admin, ca_file) if (admin or args.anonymous) else None
     shown = db.split("@")[-1] if postgres else db  # never print a password
     print(f"dralloc serving resource.k8s.io at {url} (store: {shown})", file=sys.stderr)
     if tokens is None:
@@ -150,8 +152,12 @@ def run(args: Any) -> int:
     if token_note:
         print(token_note, file=sys.stderr)
     dir_flag = f" --data-dir {data.path}" if args.data_dir else ""
-    print(f"point kubectl at it:  dralloc kubeconfig{dir_flag} -o ~/.kube/dralloc.yaml && "
-          f"export KUBECONFIG=~/.kube/dralloc.yaml", file=sys.stderr)
+    if written is not None:
+        print(f"point kubectl at it:  kubectl --kubeconfig {written} ...  (or export KUBECONFIG={written})",
+              file=sys.stderr)
+    else:
+        print(f"point kubectl at it:  dralloc kubeconfig{dir_flag} -o ~/.kube/dralloc.yaml && "
+              f"export KUBECONFIG=~/.kube/dralloc.yaml", file=sys.stderr)
     sys.stderr.flush()
     limits = Limits(header_timeout=args.header_timeout, idle_timeout=args.idle_timeout,
                     max_connections=args.max_connections)

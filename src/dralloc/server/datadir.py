@@ -70,6 +70,18 @@ class DataDir:
         tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
         tmp.replace(self.server_record)
 
+    def write_kubeconfig(self, url: str, token: str | None, ca_file: Path | None) -> Path:
+        """``kubeconfig`` in the data directory (mode 0600: it holds the token), for kubectl right away."""
+        import yaml
+
+        ca_data = ca_file.read_bytes() if ca_file is not None and url.startswith("https://") else None
+        text = yaml.safe_dump(kubeconfig(url, token, False, ca_data), sort_keys=False)
+        path = self.path / "kubeconfig"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        return path
+
     def recorded_server(self) -> dict[str, str | None] | None:
         try:
             data = json.loads(self.server_record.read_text(encoding="utf-8"))
