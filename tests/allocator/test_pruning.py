@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from cases_loader import expand
+
 from dralloc.allocator import Allocator
 from dralloc.api import codec
 

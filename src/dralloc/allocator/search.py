@@ -812,13 +812,13 @@ class Search:
                     raise ConstraintError(f"claim {self.plans[ci].ref}, request {rd.name}: cannot add device "
                                           f"{did} because a claim constraint would not be satisfied")
                 return None
-        if info.capacity or amounts:
-            if not fits(amounts, info, self.aggregated.get(did), self.allocating_capacity.get(did)):
-                for con in cons:
-                    con.remove(base, full, info)
-                if reserved:
-                    self.release_counters(cand)
-                return None
+        if (info.capacity or amounts) and not fits(amounts, info, self.aggregated.get(did),
+                                                   self.allocating_capacity.get(did)):
+            for con in cons:
+                con.remove(base, full, info)
+            if reserved:
+                self.release_counters(cand)
+            return None
         entry = Entry(rd, cand, None, reserved)
         if multi:
             cur = self.allocating_capacity.get(did)
