@@ -208,8 +208,11 @@ class Allocator:
 
     def pool_overcommitted(self, pool: Pool) -> bool:
         """Whether allocated devices already consume more of some counter than the pool has."""
-        self.available_counters(pool)
-        return self._available_negative.get(pool.name, False)
+        negative = self._available_negative.get(pool.name)
+        if negative is None or self._available_version != self.state.version:
+            self.available_counters(pool)
+            negative = self._available_negative.get(pool.name, False)
+        return negative
 
     # --- claims ---
     def _plan(self, claim: ResourceClaim) -> ClaimPlan:

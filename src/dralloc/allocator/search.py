@@ -103,6 +103,7 @@ class Search:
         self.selected_sub: dict[tuple[int, int], int] = {}
         self.steps = 0
         self._hard = False  # the rest is built by _start_hard when the search takes hard_after steps
+        self._next: Any = self._one
 
     @property
     def claims(self) -> list[ResourceClaim]:
@@ -135,16 +136,22 @@ class Search:
             self.constraints.append([kind(i, names, attr) for kind, i, names, attr in plan.constraints])
 
     def run(self) -> bool:
-        return self._one(0, 0, 0, 0, False, 0) is True
+        try:
+            return self._one(0, 0, 0, 0, False, 0) is True
+        finally:
+            self._next = None  # a bound method of self: drop it so the search is freed without the GC
 
     # ------------------------------------------------------------------ search
     def _one(self, ci: int, ri: int, si: int, k: int, in_sub: bool, start: int) -> Any:
+        """One search node: the end, a claim or request boundary, a firstAvailable choice, or slot k of a
+        request (each acceptable candidate in turn, then the rest of the search). Children are visited
+        through ``self._next``: this method itself, or :meth:`_guarded` once the search is hard."""
         self.steps += 1
         if ci >= len(self.plans):
             return True
         per_claim = self.requests[ci]
         if ri >= len(per_claim):
-            res = self._one(ci + 1, 0, 0, 0, False, 0)
+            res = self._next(ci + 1, 0, 0, 0, False, 0)
             if res is MAXSIZE:
                 return False
             return res
@@ -152,7 +159,7 @@ class Search:
         if not in_sub and options[0].parent is not None:
             all_exceeded = True
             for sub_index in range(len(options)):
-                res = self._one(ci, ri, sub_index, 0, True, 0)
+                res = self._next(ci, ri, sub_index, 0, True, 0)
                 if res is MAXSIZE:
                     continue
                 all_exceeded = False
@@ -164,39 +171,23 @@ class Search:
         if rd.all_mode and not rd.all_devices:
             return False
         if k >= rd.num:
-            return self._one(ci, ri + 1, 0, 0, False, 0)
+            return self._next(ci, ri + 1, 0, 0, False, 0)
         if len(self.results[ci]) + rd.num - k > MAX_DEVICES_PER_CLAIM:
             return MAXSIZE
         if rd.cands is None and not rd.all_mode:
             candidates(rd, self.view, self.selectors)
-        if not self.prune:
-            return self._slot(rd, ci, ri, si, k, in_sub, start, False)
-        if not self._hard:
-            if self.steps < self.hard_after:
-                return self._slot(rd, ci, ri, si, k, in_sub, start, rd.prunable)
+        prune = self.prune and rd.prunable
+        if self.prune and not self._hard and self.steps >= self.hard_after:
             self._start_hard()
-        if self._look_ahead_now() and self._doomed(rd, ci, ri, k, start):
-            self._doomed_hits += 1
-            return False
-        key = self._state_key(rd, ci, ri, si, k, in_sub, start)
-        hit = self._memo.get(key)
-        if hit is not None:
-            return hit
-        res = self._slot(rd, ci, ri, si, k, in_sub, start, rd.prunable)
-        if res is not True and len(self._memo) < MEMO_MAX:
-            self._memo[key] = res
-        return res
-
-    def _slot(self, rd: RequestData, ci: int, ri: int, si: int, k: int, in_sub: bool, start: int,
-              prune: bool) -> Any:
-        """Fill slot k of a request: each acceptable candidate in turn, then the rest of the search."""
+            self.steps -= 1  # visited again, through the guard
+            return self._guarded(ci, ri, si, k, in_sub, start)
         if rd.all_mode:
             cand = rd.all_devices[k]  # type: ignore[index]
             c = consumption(rd.cap_key, rd.cap_requests, cand.info)
             entry = self._try(rd, cand, c[1] if c is not None else {}, True)
             if entry is None:
                 return False
-            res = self._one(ci, ri, si, k + 1, in_sub, 0)
+            res = self._next(ci, ri, si, k + 1, in_sub, 0)
             if res is not True:
                 self._undo(entry)
             return res
@@ -235,13 +226,39 @@ class Search:
             entry = self._try(rd, cand, extra, False)
             if entry is None:
                 continue
-            res = self._one(ci, ri, si, k + 1, in_sub, i)
+            res = self._next(ci, ri, si, k + 1, in_sub, i)
             if res is True:
                 return True
             self._undo(entry)
             if res is not False:
                 return res
         return False
+
+    def _guarded(self, ci: int, ri: int, si: int, k: int, in_sub: bool, start: int) -> Any:
+        """A search node of a hard search: look ahead and consult the failure memo before visiting a slot."""
+        per_claim = self.requests[ci] if ci < len(self.plans) else None
+        if per_claim is None or ri >= len(per_claim):
+            return self._one(ci, ri, si, k, in_sub, start)
+        options = per_claim[ri]
+        if not in_sub and options[0].parent is not None:
+            return self._one(ci, ri, si, k, in_sub, start)
+        rd = options[si]
+        if ((rd.all_mode and not rd.all_devices) or k >= rd.num
+                or len(self.results[ci]) + rd.num - k > MAX_DEVICES_PER_CLAIM):
+            return self._one(ci, ri, si, k, in_sub, start)
+        if self._look_ahead_now() and self._doomed(rd, ci, ri, k, start):
+            self.steps += 1
+            self._doomed_hits += 1
+            return False
+        key = self._state_key(rd, ci, ri, si, k, in_sub, start)
+        hit = self._memo.get(key)
+        if hit is not None:
+            self.steps += 1
+            return hit
+        res = self._one(ci, ri, si, k, in_sub, start)
+        if res is not True and len(self._memo) < MEMO_MAX:
+            self._memo[key] = res
+        return res
 
     # ------------------------------------------------------------------ cheap per-request pruning
     def _match_prune(self, rd: RequestData, start: int, need: int) -> bool:
@@ -334,6 +351,7 @@ class Search:
     def _start_hard(self) -> None:
         """Precompute, per request position, what the rest of the search can see and where it is safe."""
         self._hard = True
+        self._next = self._guarded
         self._memo = {}
         self._later = {}
         self._horizon = {}
@@ -558,7 +576,10 @@ class Search:
                 covered.append((cj, applied, best_need, request_free))
         if any_multi:
             return False
-        if len(union) < total_need:
+        # An adminAccess request may take a device another claim took: devices are distinct only within a
+        # claim then, so the bounds over all claims together do not hold.
+        any_admin = any(opt.admin for _, options, _ in steps for opt in options)
+        if not any_admin and len(union) < total_need:
             return True
         # Requests of one claim under the same matchAttribute constraints: all their devices share a value
         # of each constraint's attribute, so some combination of values is on that many devices.
@@ -569,7 +590,7 @@ class Search:
             cons = [self.constraints[cj][idx] for idx in sorted(group)]
             if not self._groups_ok(cons, parts):
                 return True
-        return self._counters_doomed(steps, free_of, total_need)
+        return not any_admin and self._counters_doomed(steps, free_of, total_need)
 
     def _distinct_ok(self, con: DistinctAttribute, opt: RequestData, free: list[Candidate], need: int,
                      current: RequestData, same_claim: bool, current_free: list[Candidate]) -> bool:
@@ -791,13 +812,13 @@ class Search:
                     raise ConstraintError(f"claim {self.plans[ci].ref}, request {rd.name}: cannot add device "
                                           f"{did} because a claim constraint would not be satisfied")
                 return None
-        if info.capacity or amounts:
-            if not fits(amounts, info, self.aggregated.get(did), self.allocating_capacity.get(did)):
-                for con in cons:
-                    con.remove(base, full, info)
-                if reserved:
-                    self.release_counters(cand)
-                return None
+        if (info.capacity or amounts) and not fits(amounts, info, self.aggregated.get(did),
+                                                   self.allocating_capacity.get(did)):
+            for con in cons:
+                con.remove(base, full, info)
+            if reserved:
+                self.release_counters(cand)
+            return None
         entry = Entry(rd, cand, None, reserved)
         if multi:
             cur = self.allocating_capacity.get(did)
