@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests" / "allocator"))
 
-from hard_inputs import FAMILIES, HardCase
+from hard_inputs import FAMILIES, HardCase  # noqa: E402
 
-from dralloc.allocator import AllocationError, Allocator
-from dralloc.api import codec
+from dralloc.allocator import AllocationError, Allocator  # noqa: E402
+from dralloc.api import codec  # noqa: E402
 
 
 class _TimeLimit(Exception):

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
 import yaml
-
 from cases_loader import expand
+
 from dralloc.cli.main import main
 
 HERE = Path(__file__).resolve().parent

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cases_loader import expand
+
 from dralloc.allocator import Allocator
 from dralloc.api import codec
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from helpers import load, oracle_json
 
 from dralloc.allocator.selectors import compile_selector
-from helpers import load, oracle_json
 
 FAST = [
     "partitionable_backtracking",

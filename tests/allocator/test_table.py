@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
 from cases_loader import describe, load_cases, objects_of
-from dralloc.allocator import Allocator, AllocationError
+
+from dralloc.allocator import AllocationError, Allocator
 from dralloc.api.core_v1 import Node
 
 CASES = load_cases()
@@ -14,7 +14,7 @@ CASES = load_cases()
 def _run(case):
     objs = objects_of(case)
     nodes = [o for o in objs if isinstance(o, Node)]
-    node = next((n for n in nodes if n.metadata.name == case.get("node", nodes[0].metadata.name)))
+    node = next(n for n in nodes if n.metadata.name == case.get("node", nodes[0].metadata.name))
     pending = [o for o in objs if type(o).__name__ == "ResourceClaim" and (o.status is None or o.status.allocation is None)]
     return Allocator.from_objects(objs).allocate(node, pending)
 

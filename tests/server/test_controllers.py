@@ -13,12 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
-from starlette.testclient import TestClient
+from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server import create_app
-from dralloc.server.controllers import ControllerManager, Options
-from dralloc.server.controllers.writes import Writer
-from dralloc.store import SQLiteStore
+from dralloc.server import create_app  # noqa: E402
+from dralloc.server.controllers import ControllerManager, Options  # noqa: E402
+from dralloc.server.controllers.writes import Writer  # noqa: E402
+from dralloc.store import SQLiteStore  # noqa: E402
 
 R = "/apis/resource.k8s.io/v1"
 NS = "/api/v1/namespaces/default"

@@ -128,11 +128,11 @@ class Allocator:
             return
         self.slices = [s for s in self.slices if id(s) not in gone]
         for name in {s.spec.node_name for s in gone.values() if s.spec.node_name}:
-            kept = [s for s in self._on_node.get(name, ()) if id(s) not in gone]  # type: ignore[arg-type]
+            kept = [s for s in self._on_node.get(name, ()) if id(s) not in gone]
             if kept:
-                self._on_node[name] = kept  # type: ignore[index]
+                self._on_node[name] = kept
             else:
-                self._on_node.pop(name, None)  # type: ignore[arg-type]
+                self._on_node.pop(name, None)
         self._shared = [s for s in self._shared if id(s) not in gone]
         self._infos.forget(list(gone.values()))
         self._slices_changed()

@@ -31,7 +31,7 @@ def attribute_set(info: Any, name: str) -> Any:
         slash = name.find("/")
         if slash >= 0 and name[:slash] == info.driver:
             attr = attrs.get(name[slash + 1:])
-    out = None
+    out: tuple[str, frozenset[Any]] | bool | None = None
     if attr is not None:
         if attr.ints:
             out = ("int", frozenset(attr.ints))

@@ -196,11 +196,11 @@ def _explain_request(run: Search, ref: str, rd: RequestData, unusable: int, ci: 
     for con in run.constraints[ci]:
         if not con.applies(rd.base, rd.full):
             continue
-        missing = sum(1 for c in usable if not attribute_set(c.info, con.attribute))
+        missing = sum(1 for cand in usable if not attribute_set(cand.info, con.attribute))
         if isinstance(con, MatchAttribute):
             groups: dict[Any, int] = {}
-            for c in usable:
-                v = attribute_set(c.info, con.attribute)
+            for cand in usable:
+                v = attribute_set(cand.info, con.attribute)
                 if v:
                     for item in v[1]:
                         groups[(v[0], item)] = groups.get((v[0], item), 0) + 1
@@ -215,8 +215,8 @@ def _explain_request(run: Search, ref: str, rd: RequestData, unusable: int, ci: 
             ex.constraint_notes.append(note)
         else:
             values = set()
-            for c in usable:
-                v = attribute_set(c.info, con.attribute)
+            for cand in usable:
+                v = attribute_set(cand.info, con.attribute)
                 if v:
                     values |= {(v[0], x) for x in v[1]}
             note = f"distinctAttribute {con.attribute}: {len(values)} distinct values among usable devices"

@@ -193,11 +193,11 @@ def gather_pools(slices_for_node: list[Any], node_name: str, labels: dict[str, s
 def _build_pool(key: tuple[str, str], group: list[Any], all_same_gen: list[Any] | None) -> Pool:
     pool = Pool(*key)
     group = sorted(group, key=lambda s: _slice_name(s).encode())
-    counter_slices = []
-    device_slices = []
+    counter_slices: list[Any] = []
+    device_slices: list[Any] = []
     for s in group:
         (counter_slices if s.spec.shared_counters else device_slices).append(s)
-    other = []
+    other: list[Any] = []
     if all_same_gen is not None and len(group) < len(all_same_gen):
         names = {_slice_name(s) for s in group}
         for s in all_same_gen:

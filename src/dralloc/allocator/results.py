@@ -26,7 +26,6 @@ from dralloc.api.resource_v1 import (
     DeviceRequestAllocationResult,
 )
 
-
 # Deterministic shareIDs: uuid5 in this namespace over "claim/request/device/index" (upstream: random UUIDs).
 SHARE_ID_NAMESPACE = uuid.UUID("6f1c5f1e-2d0a-4d7b-9a51-6472616c6c6f")
 

@@ -8,13 +8,10 @@ never serves stale answers — and per (device, selector list) for the combined 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from dralloc.allocator.errors import SelectorError
-
-from dralloc.cel import CELCompileError, CELRuntimeError, compile_selector
-
+from dralloc.cel import compile_selector
 
 _NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
                      "with has() for optional fields")
