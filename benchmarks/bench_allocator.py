@@ -23,8 +23,8 @@ def main() -> int:
     parser.add_argument("scenarios", nargs="*")
     parser.add_argument("--iterations", type=int, default=0)
     args = parser.parse_args()
-    from dralloc.cli.allocate import load_inputs, pick_nodes
-    from dralloc.cli.bench import measure
+    from dralloc.allocator.benchmark import measure
+    from dralloc.allocator.inputs import load_inputs, pick_nodes
 
     go = json.loads((PERF / "oracle-timings.json").read_text())
     names = args.scenarios or sorted(k for k in go if not k.startswith("_"))
@@ -33,7 +33,7 @@ def main() -> int:
     print(header)
     print("-" * len(header))
     for name in names:
-        inputs = load_inputs([str(PERF / f"{name}.yaml")])
+        inputs, _ = load_inputs([str(PERF / f"{name}.yaml")])
         node = pick_nodes(inputs, None)[0]
         res = measure(inputs, node, args.iterations)
         g = go.get(name, {})

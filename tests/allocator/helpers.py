@@ -6,12 +6,12 @@ import json
 from typing import Any
 
 from dralloc.allocator import Allocator
-from dralloc.cli.allocate import Inputs, error_dict, load_inputs, pick_nodes, result_dict
+from dralloc.allocator.inputs import Inputs, error_dict, load_inputs, pick_nodes, result_dict
 from dralloc.errors import AllocationError
 
 
 def load(path: Any) -> Inputs:
-    return load_inputs([str(path)])
+    return load_inputs([str(path)])[0]
 
 
 def oracle_json(inputs: Inputs, node_name: str | None = None) -> str:

@@ -19,10 +19,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import warnings
 from typing import Any
 
-from dralloc.errors import AllocationError, InputError
+from dralloc.allocator.inputs import Inputs, error_dict, pick_nodes, result_dict
+from dralloc.allocator.inputs import load_inputs as _load_inputs
+from dralloc.errors import AllocationError
 
 OUTPUTS = ("yaml", "json", "table", "results")
 
@@ -42,83 +43,12 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-class Inputs:
-    def __init__(self) -> None:
-        self.slices: list[Any] = []
-        self.classes: list[Any] = []
-        self.allocated: list[Any] = []
-        self.pending: list[Any] = []
-        self.nodes: list[Any] = []
-        self.taint_rules: list[Any] = []
-
-
 def load_inputs(files: list[str]) -> Inputs:
-    """Load and sort the objects of the input files (raises InputError on bad input)."""
-    from dralloc.api import codec
-
-    inputs = Inputs()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        objects, problems = codec.load_checked(files)
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
-    for problem in problems:
-        print(f"warning: {problem}", file=sys.stderr)
-    for o in objects:
-        kind = type(o).__name__
-        if kind == "ResourceSlice":
-            inputs.slices.append(o)
-        elif kind == "DeviceClass":
-            inputs.classes.append(o)
-        elif kind == "ResourceClaim":
-            if o.status is not None and o.status.allocation is not None:
-                inputs.allocated.append(o)
-            else:
-                inputs.pending.append(o)
-        elif kind == "Node":
-            inputs.nodes.append(o)
-        elif kind == "DeviceTaintRule":
-            inputs.taint_rules.append(o)
-    if inputs.taint_rules:
-        from dralloc.allocator.taintrules import apply_taint_rules
-
-        inputs.slices = apply_taint_rules(inputs.slices, inputs.taint_rules)
-    for c in inputs.pending + inputs.allocated:
-        if not c.metadata.name:
-            raise InputError("ResourceClaim: metadata.name: Required value")
+    """Load and sort the inputs, printing the loader's warnings."""
+    inputs, notes = _load_inputs(files)
+    for note in notes:
+        print(f"warning: {note}", file=sys.stderr)
     return inputs
-
-
-def pick_nodes(inputs: Inputs, node_name: str | None) -> list[Any]:
-    from dralloc.api.core_v1 import Node
-    from dralloc.api.meta import ObjectMeta
-
-    if node_name:
-        for n in inputs.nodes:
-            if n.metadata.name == node_name:
-                return [n]
-        if inputs.nodes:
-            raise InputError(f"--node: node {node_name!r} is not in the input")
-        return [Node(metadata=ObjectMeta(name=node_name))]
-    if not inputs.nodes:
-        raise InputError("no Node in the input: add one or name it with --node")
-    return inputs.nodes
-
-
-def result_dict(outcome: Any) -> dict[str, Any]:
-    """The oracle's JSON shape for an outcome."""
-    from dralloc.api import codec
-
-    if outcome.status == "allocated":
-        return {"ok": True, "status": "allocated", "results": [codec.to_dict(r) for r in outcome.results]}
-    d: dict[str, Any] = {"ok": False, "status": "unschedulable", "unschedulable": True}
-    if outcome.invalid_pools:
-        d["error"] = outcome.message
-    return d
-
-
-def error_dict(exc: Exception) -> dict[str, Any]:
-    return {"ok": False, "status": "error", "error": str(exc)}
 
 
 def _claims_with_allocation(claims: list[Any], results: list[Any]) -> list[Any]:
