@@ -30,7 +30,8 @@ def measure(inputs: Inputs, node: Node, iterations: int = 0) -> dict[str, Any]:
         except AllocationError:
             return "error"
         steps = out.steps
-        return out.status
+        status: str = out.status
+        return status
 
     # warm-up (process-wide CEL compile cache) and status
     status = once(Allocator(inputs.slices, inputs.classes, state=state, device_cache=devices))

@@ -84,7 +84,7 @@ def consumption(key: Any, requests: dict[str, Any] | None,
     cache = info.capacity_cache
     hit = cache.get(key, cache)
     if hit is not cache:
-        return hit
+        return hit  # type: ignore[no-any-return]  # the cache's values are this function's results
     caps = info.capacity
     result: tuple[bool, dict[str, tuple[Any, Any]]] | None
     if requests and any(name not in caps for name in requests):

@@ -238,7 +238,8 @@ def requests_for_node(plan: ClaimPlan, ci: int, view: NodeView, selectors: Any,
     key = (id(plan), ci)
     hit = view.request_cache.get(key)
     if hit is not None and hit[0] is plan:
-        return hit[1]
+        cached: list[list[RequestData]] = hit[1]
+        return cached
     per_claim = _requests_for_node(plan, ci, view, selectors, aggregated)
     if not plan.has_all:
         if len(view.request_cache) >= 4096:

@@ -19,7 +19,7 @@ def to_num(q: Any) -> int | Fraction:
         return q
     if isinstance(q, Fraction):
         return q.numerator if q.denominator == 1 else q
-    f = q.as_fraction()
+    f: Fraction = q.as_fraction()
     return f.numerator if f.denominator == 1 else f
 
 

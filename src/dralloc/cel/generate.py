@@ -41,7 +41,7 @@ from dralloc.cel.values import (
     type_name,
 )
 
-Fn = Callable[[dict], Any]
+Fn = Callable[[dict[str, Any]], Any]
 
 COST_LIMIT = 1_000_000
 COST_KEY = "@cost"
@@ -57,7 +57,7 @@ class DomainMap(dict[str, Any]):
     __slots__ = ()
 
 
-_EMPTY: dict = {}
+_EMPTY: dict[str, Any] = {}
 
 
 @dataclass
@@ -224,7 +224,7 @@ class Generator:
         if self._is_device(target) and node.value in DEVICE_FIELDS:
             field_name = node.value
 
-            def device_field(act: dict) -> Any:
+            def device_field(act: dict[str, Any]) -> Any:
                 return act["device"][field_name]
 
             return device_field, DEVICE_FIELDS[field_name]
@@ -236,7 +236,7 @@ class Generator:
             return None
         group, domain, name = coll.value, key.value, node.value
 
-        def domain_field(act: dict) -> Any:
+        def domain_field(act: dict[str, Any]) -> Any:
             try:
                 return act["device"][group].get(domain, _EMPTY)[name]
             except KeyError:
@@ -254,7 +254,7 @@ class Generator:
         if optional:
             flags = [i in optional for i in range(len(fns))]
 
-            def build_opt(act: dict) -> list:
+            def build_opt(act: dict[str, Any]) -> list[Any]:
                 out = []
                 for f, is_opt in zip(fns, flags):
                     v = f(act)
@@ -285,8 +285,8 @@ class Generator:
         kt = _common(key_types)
         vt = _common(value_types)
 
-        def build(act: dict) -> dict:
-            out: dict = {}
+        def build(act: dict[str, Any]) -> dict[Any, Any]:
+            out: dict[Any, Any] = {}
             for kf, vf, optional in entries:
                 k = kf(act)
                 if not map_key_ok(k):
@@ -321,7 +321,7 @@ class Generator:
         finally:
             _restore(self.locals, name, saved)
 
-        def bind(act: dict) -> Any:
+        def bind(act: dict[str, Any]) -> Any:
             old = act.get(name, _MISSING)
             act[name] = init_fn(act)
             try:
@@ -444,7 +444,7 @@ class Generator:
     def _op_not(self, node: Node) -> tuple[Fn, str]:
         f, _ = self.compile(node.args[0])
 
-        def not_(act: dict) -> bool:
+        def not_(act: dict[str, Any]) -> bool:
             v = f(act)
             if v is True:
                 return False
@@ -457,7 +457,7 @@ class Generator:
     def _op_neg(self, node: Node) -> tuple[Fn, str]:
         f, t = self.compile(node.args[0])
 
-        def neg(act: dict) -> Any:
+        def neg(act: dict[str, Any]) -> Any:
             v = f(act)
             tv = type(v)
             if tv is int:
@@ -471,7 +471,7 @@ class Generator:
     def _op_cond(self, node: Node) -> tuple[Fn, str]:
         (c, _), (a, ta), (b, tb) = (self.compile(x) for x in node.args)
 
-        def cond(act: dict) -> Any:
+        def cond(act: dict[str, Any]) -> Any:
             v = c(act)
             if v is True:
                 return a(act)
@@ -503,7 +503,7 @@ class Generator:
     def _relational(self, node: Node, op: str, test: Callable[[int], bool]) -> tuple[Fn, str]:
         (a, _), (b, _) = self.compile(node.args[0]), self.compile(node.args[1])
 
-        def rel(act: dict) -> bool:
+        def rel(act: dict[str, Any]) -> bool:
             r = compare(a(act), b(act), op)
             return False if r == 2 else test(r)
 
@@ -524,7 +524,7 @@ class Generator:
     def _op_in(self, node: Node) -> tuple[Fn, str]:
         (a, _), (b, _) = self.compile(node.args[0]), self.compile(node.args[1])
 
-        def in_(act: dict) -> bool:
+        def in_(act: dict[str, Any]) -> bool:
             x, coll = a(act), b(act)
             tc = type(coll)
             if tc is list or tc is tuple:
@@ -586,7 +586,7 @@ _OP_METHODS = {
 _MISSING = object()
 
 
-def _restore(d: dict, key: str, old: Any) -> None:
+def _restore(d: dict[str, Any], key: str, old: Any) -> None:
     if old is None:
         d.pop(key, None)
     else:
@@ -623,7 +623,7 @@ def _key_text(k: Any) -> str:
 
 
 def _const(value: Any) -> Fn:
-    def const(act: dict) -> Any:
+    def const(act: dict[str, Any]) -> Any:
         return value
 
     const.const = value  # type: ignore[attr-defined]
@@ -638,7 +638,7 @@ ROOT_KEY = "@root"  # the activation as given, for root-scope references (".y") 
 
 
 def _root_var(name: str) -> Fn:
-    def root_var(act: dict) -> Any:
+    def root_var(act: dict[str, Any]) -> Any:
         try:
             return act.get(ROOT_KEY, act)[name]
         except KeyError:
@@ -648,7 +648,7 @@ def _root_var(name: str) -> Fn:
 
 
 def _var(name: str) -> Fn:
-    def var(act: dict) -> Any:
+    def var(act: dict[str, Any]) -> Any:
         try:
             return act[name]
         except KeyError:
@@ -658,14 +658,14 @@ def _var(name: str) -> Fn:
 
 
 def _device_field(target: Fn, name: str) -> Fn:
-    def field_(act: dict) -> Any:
+    def field_(act: dict[str, Any]) -> Any:
         return target(act)[name]
 
     return field_
 
 
 def _select(target: Fn, name: str) -> Fn:
-    def select(act: dict) -> Any:
+    def select(act: dict[str, Any]) -> Any:
         m = target(act)
         if isinstance(m, dict):
             try:
@@ -685,14 +685,14 @@ def _select(target: Fn, name: str) -> Fn:
 
 
 def _domain_select(target: Fn, name: str) -> Fn:
-    def select(act: dict) -> Any:
+    def select(act: dict[str, Any]) -> Any:
         return target(act).get(name, _EMPTY)
 
     return select
 
 
 def _has(target: Fn, name: str) -> Fn:
-    def has(act: dict) -> bool:
+    def has(act: dict[str, Any]) -> bool:
         m = target(act)
         if isinstance(m, dict):
             return name in m
@@ -704,7 +704,7 @@ def _has(target: Fn, name: str) -> Fn:
 
 
 def _opt_select(target: Fn, name: str) -> Fn:
-    def opt_select(act: dict) -> Optional:
+    def opt_select(act: dict[str, Any]) -> Optional:
         m = target(act)
         if type(m) is Optional:
             if not m.present:
@@ -743,7 +743,7 @@ def _index_value(coll: Any, key: Any) -> Any:
 
 
 def _index(a: Fn, b: Fn) -> Fn:
-    def index(act: dict) -> Any:
+    def index(act: dict[str, Any]) -> Any:
         coll = a(act)
         if type(coll) is Optional:
             if not coll.present:
@@ -758,7 +758,7 @@ def _index(a: Fn, b: Fn) -> Fn:
 
 
 def _opt_index(a: Fn, b: Fn) -> Fn:
-    def opt_index(act: dict) -> Optional:
+    def opt_index(act: dict[str, Any]) -> Optional:
         coll = a(act)
         if type(coll) is Optional:
             if not coll.present:
@@ -778,7 +778,7 @@ def _opt_index(a: Fn, b: Fn) -> Fn:
     return opt_index
 
 
-def _domain_index(m: dict, key: Any) -> Any:
+def _domain_index(m: dict[str, Any], key: Any) -> Any:
     if type(key) is not str:
         raise no_overload("_[_]", m, key)
     return m.get(key, _EMPTY)
@@ -791,14 +791,14 @@ def _eq_const(v: Any, c: Any, ct: type) -> bool:
 
 
 def _raise(message: str) -> Fn:
-    def fail(act: dict) -> Any:
+    def fail(act: dict[str, Any]) -> Any:
         raise CELError(message)
 
     return fail
 
 
 def _call1(impl: Callable[..., Any], f: Fn) -> Fn:
-    def call(act: dict) -> Any:
+    def call(act: dict[str, Any]) -> Any:
         v = f(act)
         try:
             return impl(v)
@@ -809,7 +809,7 @@ def _call1(impl: Callable[..., Any], f: Fn) -> Fn:
 
 
 def _calln(impl: Callable[..., Any], fns: list[Fn]) -> Fn:
-    def call(act: dict) -> Any:
+    def call(act: dict[str, Any]) -> Any:
         args = [f(act) for f in fns]
         try:
             return impl(*args)
@@ -820,7 +820,7 @@ def _calln(impl: Callable[..., Any], fns: list[Fn]) -> Fn:
 
 
 def _call2(impl: Callable[..., Any], a: Fn, b: Fn) -> Fn:
-    def call(act: dict) -> Any:
+    def call(act: dict[str, Any]) -> Any:
         x, y = a(act), b(act)
         try:
             return impl(x, y)
@@ -831,7 +831,7 @@ def _call2(impl: Callable[..., Any], a: Fn, b: Fn) -> Fn:
 
 
 def _and(a: Fn, b: Fn) -> Fn:
-    def and_(act: dict) -> bool:
+    def and_(act: dict[str, Any]) -> bool:
         err: CELError | None = None
         try:
             x = a(act)
@@ -858,7 +858,7 @@ def _and(a: Fn, b: Fn) -> Fn:
 
 
 def _or(a: Fn, b: Fn) -> Fn:
-    def or_(act: dict) -> bool:
+    def or_(act: dict[str, Any]) -> bool:
         err: CELError | None = None
         try:
             x = a(act)
@@ -993,7 +993,7 @@ _ARITH = {"_+_": _add, "_-_": _sub, "_*_": _mul, "_/_": _div, "_%_": _mod}
 # --- comprehensions ---------------------------------------------------------------------------------
 
 
-def _charge(act: dict, amount: int) -> None:
+def _charge(act: dict[str, Any], amount: int) -> None:
     cost = act.get(COST_KEY)
     if cost is not None:
         cost[0] += amount
@@ -1022,7 +1022,7 @@ class _Bound:
 
     __slots__ = ("act", "names", "saved")
 
-    def __init__(self, act: dict, names: tuple[str, ...]) -> None:
+    def __init__(self, act: dict[str, Any], names: tuple[str, ...]) -> None:
         self.act = act
         self.names = names
         self.saved = [act.get(n, _MISSING) for n in names]
@@ -1036,10 +1036,10 @@ class _Bound:
 
 
 def _loop(range_fn: Fn, v1: str, v2: str | None, weight: int,
-          body: Callable[[dict, Any, Any], Any]) -> Fn:
+          body: Callable[[dict[str, Any], Any, Any], Any]) -> Fn:
     names = (v1, v2) if v2 else (v1,)
 
-    def run(act: dict) -> Any:
+    def run(act: dict[str, Any]) -> Any:
         coll = range_fn(act)
         pairs = _iter_pairs(coll)
         is_list = type(coll) in (list, tuple)
@@ -1052,7 +1052,7 @@ def _loop(range_fn: Fn, v1: str, v2: str | None, weight: int,
     return run
 
 
-def _assign(act: dict, v1: str, v2: str | None, key: Any, value: Any, is_list: bool) -> None:
+def _assign(act: dict[str, Any], v1: str, v2: str | None, key: Any, value: Any, is_list: bool) -> None:
     if v2:
         act[v1] = key
         act[v2] = value
@@ -1060,7 +1060,7 @@ def _assign(act: dict, v1: str, v2: str | None, key: Any, value: Any, is_list: b
         act[v1] = value if is_list else key
 
 
-def _each(act: dict, pairs: list, is_list: bool, v1: str, v2: str | None, weight: int) -> Any:
+def _each(act: dict[str, Any], pairs: list[Any], is_list: bool, v1: str, v2: str | None, weight: int) -> Any:
     """Iterate a comprehension's range: charge the cost, bind the variables, yield (key, value)."""
     for k, v in pairs:
         _charge(act, weight)
@@ -1068,7 +1068,7 @@ def _each(act: dict, pairs: list, is_list: bool, v1: str, v2: str | None, weight
         yield k, v
 
 
-def _keep(pred: Fn | None, act: dict) -> bool:
+def _keep(pred: Fn | None, act: dict[str, Any]) -> bool:
     """A comprehension filter's verdict (no filter keeps everything)."""
     if pred is None:
         return True
@@ -1081,7 +1081,7 @@ def _keep(pred: Fn | None, act: dict) -> bool:
 def _comp_all(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int) -> Fn:
     pred = fns[0]
 
-    def body(act: dict, pairs: list, is_list: bool) -> bool:
+    def body(act: dict[str, Any], pairs: list[Any], is_list: bool) -> bool:
         err = None
         for _k, _v in _each(act, pairs, is_list, v1, v2, weight):
             try:
@@ -1103,7 +1103,7 @@ def _comp_all(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int)
 def _comp_exists(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int) -> Fn:
     pred = fns[0]
 
-    def body(act: dict, pairs: list, is_list: bool) -> bool:
+    def body(act: dict[str, Any], pairs: list[Any], is_list: bool) -> bool:
         err = None
         for _k, _v in _each(act, pairs, is_list, v1, v2, weight):
             try:
@@ -1125,7 +1125,7 @@ def _comp_exists(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: i
 def _comp_exists_one(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int) -> Fn:
     pred = fns[0]
 
-    def body(act: dict, pairs: list, is_list: bool) -> bool:
+    def body(act: dict[str, Any], pairs: list[Any], is_list: bool) -> bool:
         count = 0
         for _k, _v in _each(act, pairs, is_list, v1, v2, weight):
             r = pred(act)
@@ -1141,7 +1141,7 @@ def _comp_exists_one(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weigh
 def _comp_filter(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int) -> Fn:
     pred = fns[0]
 
-    def body(act: dict, pairs: list, is_list: bool) -> list:
+    def body(act: dict[str, Any], pairs: list[Any], is_list: bool) -> list[Any]:
         out = []
         for k, v in _each(act, pairs, is_list, v1, v2, weight):
             if _keep(pred, act):
@@ -1157,7 +1157,7 @@ def _comp_map(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int)
     else:
         pred, expr = None, fns[0]
 
-    def body(act: dict, pairs: list, is_list: bool) -> list:
+    def body(act: dict[str, Any], pairs: list[Any], is_list: bool) -> list[Any]:
         out = []
         for _k, _v in _each(act, pairs, is_list, v1, v2, weight):
             if not _keep(pred, act):
@@ -1171,8 +1171,8 @@ def _comp_map(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int)
 def _comp_transform_map(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int) -> Fn:
     pred, expr = (fns[0], fns[1]) if len(fns) == 2 else (None, fns[0])
 
-    def body(act: dict, pairs: list, is_list: bool) -> dict:
-        out: dict = {}
+    def body(act: dict[str, Any], pairs: list[Any], is_list: bool) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
         for k, _v in _each(act, pairs, is_list, v1, v2, weight):
             if not _keep(pred, act):
                 continue
@@ -1185,8 +1185,8 @@ def _comp_transform_map(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], we
 def _comp_transform_entry(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int) -> Fn:
     pred, expr = (fns[0], fns[1]) if len(fns) == 2 else (None, fns[0])
 
-    def body(act: dict, pairs: list, is_list: bool) -> dict:
-        out: dict = {}
+    def body(act: dict[str, Any], pairs: list[Any], is_list: bool) -> dict[Any, Any]:
+        out: dict[Any, Any] = {}
         for _k, _v in _each(act, pairs, is_list, v1, v2, weight):
             if not _keep(pred, act):
                 continue
@@ -1205,7 +1205,7 @@ def _comp_transform_entry(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], 
 def _comp_sort_by(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int) -> Fn:
     key_fn = fns[0]
 
-    def body(act: dict, pairs: list, is_list: bool) -> list:
+    def body(act: dict[str, Any], pairs: list[Any], is_list: bool) -> list[Any]:
         if not is_list:
             raise no_overload("sortBy", dict(pairs))
         keyed = []
@@ -1223,7 +1223,7 @@ def _comp_sort_by(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: 
 def _comp_opt_map(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int, flat: bool = False) -> Fn:
     expr = fns[0]
 
-    def run(act: dict) -> Any:
+    def run(act: dict[str, Any]) -> Any:
         opt = range_fn(act)
         if type(opt) is not Optional:
             raise no_overload("optMap", opt)

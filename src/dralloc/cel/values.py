@@ -180,7 +180,7 @@ def map_key_ok(k: Any) -> bool:
     return t in (str, int, UInt, bool)
 
 
-def map_get(m: dict, key: Any) -> tuple[bool, Any]:
+def map_get(m: dict[Any, Any], key: Any) -> tuple[bool, Any]:
     """Look a key up with CEL's numeric key equivalence (1 == 1u == 1.0)."""
     t = type(key)
     if t is str or t is bool:
