@@ -79,3 +79,25 @@ def load(*docs: str) -> list[Any]:
 
 def by_name(result: SimulationResult) -> dict[str, Any]:
     return {p.name: p for p in result.pods}
+
+
+def running_with_claim(name: str, node_name: str, cpu: str = "100m", priority: int | None = None,
+                       pool: str | None = None) -> tuple[str, str]:
+    """A pod running on ``node_name`` and the claim generated for it, allocated to gpu-0 of the node's pool."""
+    running = pod(name, cpu=cpu, priority=priority, node_name=node_name,
+                  claims=f"[{{name: gpu, resourceClaimName: {name}-gpu}}]").replace(
+        "namespace: default}", f"namespace: default, uid: {name}-uid}}")
+    claim = textwrap.dedent(f"""\
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata:
+          name: {name}-gpu
+          namespace: default
+          ownerReferences: [{{apiVersion: v1, kind: Pod, name: {name}, uid: {name}-uid, controller: true}}]
+        spec: {{devices: {{requests: [{{name: gpu, exactly: {{deviceClassName: gpu}}}}]}}}}
+        status:
+          reservedFor: [{{resource: pods, name: {name}, uid: {name}-uid}}]
+          allocation:
+            devices: {{results: [{{request: gpu, driver: gpu.example.com, pool: {pool or node_name}, device: gpu-0}}]}}
+        """)
+    return running, claim

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from sched_builders import GPU_CLASS, GPU_TEMPLATE, TEMPLATE_CLAIM, by_name, gpu_slice, node, pod
+from sched_builders import (
+    GPU_CLASS,
+    GPU_TEMPLATE,
+    TEMPLATE_CLAIM,
+    by_name,
+    gpu_slice,
+    node,
+    pod,
+    running_with_claim,
+)
 
 
 def test_a_high_priority_pod_evicts_only_the_victims_it_needs(simulate) -> None:
@@ -47,30 +56,11 @@ def test_equal_priority_pods_are_not_victims(simulate) -> None:
         "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")
 
 
-LOW_CLAIM = """\
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: low-gpu
-  namespace: default
-  ownerReferences: [{apiVersion: v1, kind: Pod, name: low, uid: low-uid, controller: true}]
-spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
-status:
-  reservedFor: [{resource: pods, name: low, uid: low-uid}]
-  allocation:
-    devices: {results: [{request: gpu, driver: gpu.example.com, pool: n1, device: gpu-0}]}
-"""
-
-
-def running_low(cpu: str) -> str:
-    return pod("low", cpu=cpu, priority=1, node_name="n1", claims="[{name: gpu, resourceClaimName: low-gpu}]"
-               ).replace("namespace: default}", "namespace: default, uid: low-uid}")
-
-
 def test_dra_rejections_are_not_resolved_by_preemption_in_1_36(simulate) -> None:
     # The running low-priority pod holds the only GPU; evicting it would free the device, but a
     # DynamicResources rejection is UnschedulableAndUnresolvable, so preemption does not try.
-    _, result = simulate(node("n1"), gpu_slice("n1", 1), GPU_CLASS, GPU_TEMPLATE, LOW_CLAIM, running_low("1"),
+    low, low_claim = running_with_claim("low", "n1", cpu="1", priority=1)
+    _, result = simulate(node("n1"), gpu_slice("n1", 1), GPU_CLASS, GPU_TEMPLATE, low_claim, low,
                          pod("high", priority=100, claims=TEMPLATE_CLAIM))
     pods = by_name(result)
     assert pods["low"].status == "running" and not result.evicted
@@ -82,8 +72,8 @@ def test_dra_rejections_are_not_resolved_by_preemption_in_1_36(simulate) -> None
 def test_an_evicted_pods_generated_claim_is_released(simulate) -> None:
     # low holds the only GPU and 2 of 2 cpus; high needs cpu only and evicts it: low's claim is deleted
     # and its device freed, so a later GPU pod fits.
-    sched, result = simulate(node("n1", cpu="2"), gpu_slice("n1", 1), GPU_CLASS, GPU_TEMPLATE, LOW_CLAIM,
-                             running_low("2"),
+    low, low_claim = running_with_claim("low", "n1", cpu="2", priority=1)
+    sched, result = simulate(node("n1", cpu="2"), gpu_slice("n1", 1), GPU_CLASS, GPU_TEMPLATE, low_claim, low,
                              pod("high", cpu="2", priority=100))
     assert by_name(result)["high"].node == "n1"
     assert ("default", "low-gpu") not in sched.snapshot.claims

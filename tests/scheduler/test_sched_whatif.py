@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from sched_builders import GPU_CLASS, GPU_TEMPLATE, TEMPLATE_CLAIM, by_name, gpu_slice, load, node, pod
+from sched_builders import (
+    GPU_CLASS,
+    GPU_TEMPLATE,
+    TEMPLATE_CLAIM,
+    by_name,
+    gpu_slice,
+    load,
+    node,
+    pod,
+    running_with_claim,
+)
 
 from dralloc.scheduler import Scheduler
 
@@ -26,21 +36,7 @@ def test_added_nodes_bring_their_own_slices_renamed_as_a_driver_publishes_them()
 
 
 def test_removing_a_node_makes_its_pods_pending_and_frees_their_claims() -> None:
-    running = pod("old", node_name="gpu-1", claims="[{name: gpu, resourceClaimName: old-gpu}]").replace(
-        "namespace: default}", "namespace: default, uid: old-uid}")
-    claim = """\
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: old-gpu
-  namespace: default
-  ownerReferences: [{apiVersion: v1, kind: Pod, name: old, uid: old-uid, controller: true}]
-spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
-status:
-  reservedFor: [{resource: pods, name: old, uid: old-uid}]
-  allocation:
-    devices: {results: [{request: gpu, driver: gpu.example.com, pool: gpu-1, device: gpu-0}]}
-"""
+    running, claim = running_with_claim("old", "gpu-1")
     objs = load(node("gpu-1"), node("gpu-2"), gpu_slice("gpu-1", 1), gpu_slice("gpu-2", 1), GPU_CLASS, claim,
                 running)
     sched = Scheduler.from_objects(objs)

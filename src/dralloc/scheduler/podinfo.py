@@ -112,19 +112,6 @@ class PodInfo:
         status = self.pod.status
         return (status.start_time if status is not None else None) or self.pod.metadata.creation_timestamp or ""
 
-    @property
-    def static_signature(self) -> tuple[object, ...]:
-        """What the node-static filters (unschedulable, taints, affinity) read: pods with equal signatures
-        get equal verdicts on every node."""
-        from dralloc.api.codec import encode_json
-
-        spec = self.pod.spec
-        return (
-            encode_json(spec.tolerations) if spec.tolerations else b"",
-            tuple(sorted(self.node_selector.items())),
-            encode_json(spec.affinity.node_affinity) if spec.affinity and spec.affinity.node_affinity else b"",
-        )
-
     @classmethod
     def build(cls, pod: Pod, order: int, priority: int,
               requests_cache: dict[bytes, tuple[dict[str, int], int, int]] | None = None) -> PodInfo:
