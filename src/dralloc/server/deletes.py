@@ -3,7 +3,6 @@ only marked as being deleted, 202 Accepted, until their controllers remove them)
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -54,8 +53,7 @@ async def delete(api: ApiServer, request: Request, t: Target) -> Response:
             marked = check(old)
             result = marked.object if marked is not None else old
         else:
-            result = await asyncio.to_thread(api.store.delete, t.resource.name, t.namespace, t.name,
-                                             check=check)
+            result = await api.store.delete_async(t.resource.name, t.namespace, t.name, check=check)
     except NotFound:
         raise not_found(t.resource, t.name) from None
     except _Precondition as exc:

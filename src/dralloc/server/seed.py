@@ -11,8 +11,8 @@ from dralloc.errors import InputError
 from dralloc.server.errors import ApiError
 from dralloc.server.registry import CORE
 from dralloc.server.routing import Target
-from dralloc.server.writes import insert, prepare_create
-from dralloc.store import NotFound
+from dralloc.server.writes import creation, prepare_create
+from dralloc.store import Conflict
 
 if TYPE_CHECKING:
     from dralloc.server.app import ApiServer
@@ -37,11 +37,10 @@ def seed_nodes(api: ApiServer, path: str | Path) -> int:
             try:
                 stored, name = prepare_create(item, target)
                 try:
-                    api.store.get("nodes", "", name)
-                    continue
-                except NotFound:
-                    insert(api, target, name, stored, False)
+                    api.store.create("nodes", "", name, creation(stored, target))
                     created += 1
+                except Conflict:
+                    continue
             except ApiError as exc:
                 raise InputError(f"{doc.where}: {exc.message}") from None
     return created

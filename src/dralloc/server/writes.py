@@ -1,13 +1,13 @@
 """create, update and patch: decode, merge with the stored object, validate with kube-apiserver's rules, and
-write in a worker thread (the fsync must not block the event loop)."""
+hand the write to the store's committer thread (the fsync must not block the event loop)."""
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
 import secrets
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -115,13 +115,12 @@ async def create(api: ApiServer, request: Request, t: Target) -> Response:
     data, warnings = object_body(raw, ctype, request, t)
     stored, name = prepare_create(data, t)
     record_update(None, stored, manager_of(request), t.api_version)
-    dry = dry_run(request)
-    # The write (and its fsync) runs in a worker thread so the loop can parse the next request meanwhile.
-    result = await asyncio.to_thread(insert, api, t, name, stored, dry)
+    # The committer thread writes (and fsyncs) while the loop goes on parsing the next requests.
+    result = await insert(api, t, name, stored, dry_run(request))
     return respond(request, t.present(result), 201, warnings=warnings)
 
 
-def insert(api: ApiServer, t: Target, name: str, stored: dict[str, Any], dry: bool) -> dict[str, Any]:
+async def insert(api: ApiServer, t: Target, name: str, stored: dict[str, Any], dry: bool) -> dict[str, Any]:
     if dry:
         try:
             api.store.get(t.resource.name, t.namespace, name)
@@ -129,10 +128,14 @@ def insert(api: ApiServer, t: Target, name: str, stored: dict[str, Any], dry: bo
             return {**stored, "metadata": new_metadata(stored["metadata"], t, "")}
         raise already_exists(t.resource, name)
     try:
-        return api.store.create(t.resource.name, t.namespace, name,
-                                 lambda _old, rv: {**stored, "metadata": new_metadata(stored["metadata"], t, rv)})
+        return await api.store.create_async(t.resource.name, t.namespace, name, creation(stored, t))
     except Conflict:
         raise already_exists(t.resource, name) from None
+
+
+def creation(stored: dict[str, Any], t: Target) -> Callable[[Any, str], dict[str, Any]]:
+    """The store's ``build`` of a create: the object with its new metadata at the version it is written at."""
+    return lambda _old, rv: {**stored, "metadata": new_metadata(stored["metadata"], t, rv)}
 
 
 def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
@@ -193,8 +196,7 @@ async def update(api: ApiServer, request: Request, t: Target) -> Response:
     if obj.metadata.name != t.name:
         raise bad_request(f"the name of the object ({obj.metadata.name}) does not match the name on the URL "
                           f"({t.name})")
-    result = await asyncio.to_thread(apply_update, api, request, t, obj, data, obj.metadata.resource_version,
-                                     manager_of(request))
+    result = await apply_update(api, request, t, obj, data, obj.metadata.resource_version, manager_of(request))
     return respond(request, t.present(result), warnings=warnings)
 
 
@@ -202,7 +204,7 @@ def manager_of(request: Request) -> str:
     return field_manager(request.query_params, request.headers.get("user-agent", ""))
 
 
-def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, data: dict[str, Any],
+async def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, data: dict[str, Any],
                  expect_rv: str | None, manager: str | None) -> dict[str, Any]:
     """Write ``obj`` over the stored object; ``manager`` (None for server-side apply, which records its own
     ownership) takes over the fields it changed."""
@@ -231,7 +233,7 @@ def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, data: di
                 raise Conflict("modified")
             result = build(old, old["metadata"].get("resourceVersion", ""))
             return result.object if isinstance(result, Outcome) else result
-        return api.store.update(t.resource.name, t.namespace, t.name, build, expect_rv or None)
+        return await api.store.update_async(t.resource.name, t.namespace, t.name, build, expect_rv or None)
     except NotFound:
         raise not_found(t.resource, t.name) from None
     except Conflict:
@@ -268,7 +270,7 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
         merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version)
         if current is None:  # server-side apply of a new object creates it
             stored, name = prepare_create(merged, t)
-            result = await asyncio.to_thread(insert, api, t, name, stored, dry_run(request))
+            result = await insert(api, t, name, stored, dry_run(request))
             return respond(request, t.present(result), 201, warnings=warnings)
     elif ctype == "application/json-patch+json":
         merged = type_meta_checked(json_patch(current, patch), t)
@@ -287,7 +289,7 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
     if obj.metadata.name != t.name:
         raise bad_request("the name of the object cannot be changed by a patch")
     manager = None if ctype == "application/apply-patch+yaml" else manager_of(request)
-    result = await asyncio.to_thread(apply_update, api, request, t, obj, merged, expect, manager)
+    result = await apply_update(api, request, t, obj, merged, expect, manager)
     return respond(request, t.present(result), warnings=warnings)
 
 

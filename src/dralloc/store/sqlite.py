@@ -4,7 +4,8 @@ Every write bumps the global resourceVersion, writes the object row and appends 
 acknowledged only once committed, so an acknowledged write survives ``kill -9`` and watchers see every change
 in order. Writes are committed in groups: one committer thread takes every write waiting at that moment,
 runs each in its own savepoint (a failing write is rolled back alone) and commits them together, so
-concurrent writers share one fsync. SQLite readers use their own connections (WAL lets them read while the
+concurrent writers share one fsync. Writers on an asyncio loop (the API server) hand their write straight to
+the committer and are woken once per group (one thread hop per write, not three). SQLite readers use their own connections (WAL lets them read while the
 committer writes). Old events
 are compacted (the newest ``history`` are kept); a watch from before the oldest kept event gets 410 Gone,
 as from etcd. The SQL is the same for both databases; a dialect only says how to open a connection, start
@@ -13,12 +14,13 @@ a write transaction and wake watchers.
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import json
 import queue
 import sqlite3
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -96,9 +98,25 @@ class _Write:
     build: Any
     expect_rv: str | None
     must_exist: bool | None
-    done: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event | None = None  # a waiting thread's wake-up (synchronous writers)
+    future: asyncio.Future[dict[str, Any]] | None = None  # an asyncio writer's result (on its loop)
     result: Any = None
     error: BaseException | None = None
+
+    def settle(self) -> None:
+        """Hand the result or error to the asyncio writer (on its loop's thread); it may have gone."""
+        future = self.future
+        if future is None or future.done():
+            return
+        if self.error is not None:
+            future.set_exception(self.error)
+        else:
+            future.set_result(self.result)
+
+
+def _settle_all(jobs: builtins.list[_Write]) -> None:
+    for job in jobs:
+        job.settle()
 
 
 class SQLStore:
@@ -247,12 +265,20 @@ class SQLStore:
     def _write(self, kind: str, resource: str, namespace: str, name: str, build: Any,
                expect_rv: str | None, must_exist: bool | None) -> dict[str, Any]:
         """Queue the write for the committer and wait until it is committed (or refused)."""
-        job = _Write(kind, resource, namespace, name, build, expect_rv, must_exist)
+        job = _Write(kind, resource, namespace, name, build, expect_rv, must_exist, done=threading.Event())
         self._queue.put(job)
-        job.done.wait()
+        job.done.wait()  # type: ignore[union-attr]
         if job.error is not None:
             raise job.error
         return job.result
+
+    async def _write_async(self, kind: str, resource: str, namespace: str, name: str, build: Any,
+                           expect_rv: str | None, must_exist: bool | None) -> dict[str, Any]:
+        """As :meth:`_write`, for a coroutine: no worker thread waits; the committer wakes the loop once per
+        group. A cancelled caller does not cancel the write (it may already be committed)."""
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._queue.put(_Write(kind, resource, namespace, name, build, expect_rv, must_exist, future=future))
+        return await future
 
     def _commit_loop(self) -> None:
         while True:
@@ -303,8 +329,17 @@ class SQLStore:
             self.commits += 1
             if written:
                 self._after_commit()
+        by_loop: dict[asyncio.AbstractEventLoop, builtins.list[_Write]] = {}
         for job in batch:
-            job.done.set()
+            if job.done is not None:
+                job.done.set()
+            elif job.future is not None:
+                by_loop.setdefault(job.future.get_loop(), []).append(job)
+        for loop, jobs in by_loop.items():
+            try:
+                loop.call_soon_threadsafe(_settle_all, jobs)
+            except RuntimeError:  # the writer's loop is closed: nobody waits
+                pass
         if written:
             for listener in list(self._listeners):
                 listener()
@@ -352,28 +387,30 @@ class SQLStore:
         """Store ``build(None, rv)``; Conflict if the object exists."""
         return self._write("ADDED", resource, namespace, name, build, None, False)
 
+    async def create_async(self, resource: str, namespace: str, name: str, build: Any) -> dict[str, Any]:
+        """:meth:`create` for a coroutine."""
+        return await self._write_async("ADDED", resource, namespace, name, build, None, False)
+
     def update(self, resource: str, namespace: str, name: str, build: Any, expect_rv: str | None = None) -> dict[str, Any]:
         """Replace the object with ``build(old, rv)``; NotFound, or Conflict on a stale ``expect_rv``.
         When ``build`` returns ``old`` itself nothing is written (kube-apiserver skips no-op updates)."""
         return self._write("MODIFIED", resource, namespace, name, build, expect_rv, True)
 
+    async def update_async(self, resource: str, namespace: str, name: str, build: Any,
+                           expect_rv: str | None = None) -> dict[str, Any]:
+        """:meth:`update` for a coroutine."""
+        return await self._write_async("MODIFIED", resource, namespace, name, build, expect_rv, True)
+
     def delete(self, resource: str, namespace: str, name: str, expect_rv: str | None = None,
                check: Any = None) -> dict[str, Any]:
         """Remove the object; ``check(old)`` may raise to refuse (preconditions) or return an :class:`Outcome`
         to write something else instead (finalizers: the object is only marked as being deleted)."""
-        def build(old: dict[str, Any], rv: str) -> Any:
-            if check is not None:
-                instead = check(old)
-                if instead is not None:
-                    if instead.object is old:
-                        return instead
-                    meta = {**(instead.object.get("metadata") or {}), "resourceVersion": rv}
-                    return Outcome({**instead.object, "metadata": meta}, instead.type)
-            meta = dict(old.get("metadata") or {})
-            meta["resourceVersion"] = rv
-            return {**old, "metadata": meta}
+        return self._write("DELETED", resource, namespace, name, _delete_build(check), expect_rv, True)
 
-        return self._write("DELETED", resource, namespace, name, build, expect_rv, True)
+    async def delete_async(self, resource: str, namespace: str, name: str, expect_rv: str | None = None,
+                           check: Any = None) -> dict[str, Any]:
+        """:meth:`delete` for a coroutine."""
+        return await self._write_async("DELETED", resource, namespace, name, _delete_build(check), expect_rv, True)
 
     def subscribe(self, listener: Any) -> None:
         self._listeners.append(listener)
@@ -381,6 +418,23 @@ class SQLStore:
     def unsubscribe(self, listener: Any) -> None:
         if listener in self._listeners:
             self._listeners.remove(listener)
+
+
+def _delete_build(check: Any) -> Any:
+    """The ``build`` of a delete: the removed object at the new version, or what ``check`` writes instead."""
+    def build(old: dict[str, Any], rv: str) -> Any:
+        if check is not None:
+            instead = check(old)
+            if instead is not None:
+                if instead.object is old:
+                    return instead
+                meta = {**(instead.object.get("metadata") or {}), "resourceVersion": rv}
+                return Outcome({**instead.object, "metadata": meta}, instead.type)
+        meta = dict(old.get("metadata") or {})
+        meta["resourceVersion"] = rv
+        return {**old, "metadata": meta}
+
+    return build
 
 
 class SQLiteStore(SQLStore):
