@@ -42,6 +42,47 @@ def _status_bytes(code: int, message: str, reason: str | None = None) -> bytes:
             f"connection: close\r\n\r\n").encode() + body
 
 
+class _CorkedTransport:
+    """A connection's transport whose writes within one turn of the event loop leave as one send.
+
+    uvicorn writes a response's status line and headers, then its body, with two sends; on loopback each
+    send costs about as much as the server's work for a small write, and the client gets two segments.
+    Writes are gathered and sent at the end of the loop's current turn (or before a close), so a response
+    goes out whole; a streamed response (a watch) still sends each chunk in the turn it is written."""
+
+    __slots__ = ("_transport", "_loop", "_pending")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._pending: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        if not self._pending:
+            self._loop.call_soon(self.flush)
+        self._pending.append(data)
+
+    def flush(self) -> None:
+        if self._pending:
+            data = b"".join(self._pending) if len(self._pending) > 1 else self._pending[0]
+            self._pending = []
+            if not self._transport.is_closing():
+                self._transport.write(data)
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def is_closing(self) -> bool:
+        return self._transport.is_closing()
+
+    def get_write_buffer_size(self) -> int:
+        return self._transport.get_write_buffer_size() + sum(map(len, self._pending))
+
+    def __getattr__(self, name: str) -> Any:  # everything else is the transport's own
+        return getattr(self._transport, name)
+
+
 class _Protocol(HttpToolsProtocol):
     """uvicorn's httptools protocol with a header deadline, a header size limit and Status error bodies."""
 
@@ -68,6 +109,7 @@ class _Protocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self.transport = _CorkedTransport(transport, self.loop)  # type: ignore[assignment]
         self._arm_header_deadline()
 
     def connection_lost(self, exc: Exception | None) -> None:
