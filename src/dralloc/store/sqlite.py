@@ -3,8 +3,8 @@
 Every write bumps the global resourceVersion, writes the object row and appends an event row, and is
 acknowledged only once committed, so an acknowledged write survives ``kill -9`` and watchers see every change
 in order. Writes are committed in groups: one committer thread takes every write waiting at that moment,
-runs each in its own savepoint (a failing write is rolled back alone) and commits them together, so
-concurrent writers share one fsync. Writers on an asyncio loop (the API server) hand their write straight to
+checks and builds each before writing it (a refused write leaves nothing behind) and commits them
+together, so concurrent writers share one fsync. Writers on an asyncio loop (the API server) hand their write straight to
 the committer and are woken once per group (one thread hop per write, not three). SQLite readers use their own connections (WAL lets them read while the
 committer writes). Old events
 are compacted (the newest ``history`` are kept); a watch from before the oldest kept event gets 410 Gone,
@@ -301,21 +301,30 @@ class SQLStore:
                 return
 
     def _commit(self, batch: builtins.list[_Write]) -> None:
+        """One transaction for the group. The counter is read (locked, for PostgreSQL) once and written once;
+        each write reads its row and builds the new object before writing anything, so a write refused by
+        its checks (NotFound, Conflict, validation in ``build``) leaves nothing to roll back. An error once a
+        write has started (the database itself failing) undoes the whole group."""
         written = 0
         with self._lock:
             db = self._db
             try:
                 db.execute(self.begin_write)
+                rv = first = self._counter("rv", lock=True)
                 for job in batch:
-                    db.execute("SAVEPOINT w1")
                     try:
-                        job.result, wrote = self._apply(job)
-                        written += wrote
-                        db.execute("RELEASE SAVEPOINT w1")
+                        prepared = self._prepare(job, rv + 1)
                     except BaseException as exc:  # noqa: BLE001 - handed to the waiting writer
-                        db.execute("ROLLBACK TO SAVEPOINT w1")
-                        db.execute("RELEASE SAVEPOINT w1")
                         job.error = exc
+                        continue
+                    if prepared is not None:
+                        rv += 1
+                        self._store(job, rv, *prepared)
+                        written += 1
+                if rv != first:
+                    self._run("UPDATE counters SET value=? WHERE name='rv'", (rv,))
+                    if rv // 1000 != first // 1000:
+                        self._compact(rv)
                 db.execute("COMMIT")
             except BaseException as exc:  # noqa: BLE001 - the commit failed: no write of the group happened
                 try:
@@ -344,12 +353,13 @@ class SQLStore:
             for listener in list(self._listeners):
                 listener()
 
-    def _apply(self, job: _Write) -> tuple[dict[str, Any], int]:
-        """One write inside the group's transaction: the new object, and 1 if a row was written."""
-        kind, resource, namespace, name = job.kind, job.resource, job.namespace, job.name
-        rv = self._counter("rv", lock=True) + 1  # the counter row serialises writers, across processes too
+    def _prepare(self, job: _Write, rv: int) -> tuple[str, dict[str, Any], str | None] | None:
+        """Check one write against its row and build the object it writes at ``rv``: (event type, object,
+        the previous object's JSON). None: a no-op update (nothing written, no new version); ``job.result``
+        holds the object either way."""
+        kind, name = job.kind, job.name
         row = self._run("SELECT rv, data FROM objects WHERE resource=? AND namespace=? AND name=?",
-                        (resource, namespace, name)).fetchone()
+                        (job.resource, job.namespace, name)).fetchone()
         if job.must_exist is True and row is None:
             raise NotFound(name)
         if job.must_exist is False and row is not None:
@@ -361,21 +371,22 @@ class SQLStore:
         obj: dict[str, Any] = built.object if isinstance(built, Outcome) else built
         if isinstance(built, Outcome):
             kind = built.type
-        if obj is old and kind == "MODIFIED":  # a no-op update: nothing written, no new version
-            return obj, 0
+        job.result = obj
+        if obj is old and kind == "MODIFIED":
+            return None
+        return kind, obj, row[1] if row is not None and kind == "MODIFIED" else None
+
+    def _store(self, job: _Write, rv: int, kind: str, obj: dict[str, Any], prev: str | None) -> None:
+        """Write the row and its event at ``rv``."""
         data = _encode(obj)
+        key = (job.resource, job.namespace, job.name)
         if kind == "DELETED":
-            self._run("DELETE FROM objects WHERE resource=? AND namespace=? AND name=?", (resource, namespace, name))
+            self._run("DELETE FROM objects WHERE resource=? AND namespace=? AND name=?", key)
         else:
             self._run("INSERT INTO objects VALUES (?, ?, ?, ?, ?) ON CONFLICT (resource, namespace, name) "
-                      "DO UPDATE SET rv = excluded.rv, data = excluded.data", (resource, namespace, name, rv, data))
-        prev = row[1] if kind == "MODIFIED" else None
+                      "DO UPDATE SET rv = excluded.rv, data = excluded.data", (*key, rv, data))
         self._run("INSERT INTO events (rv, type, resource, namespace, name, data, prev) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                  (rv, kind, resource, namespace, name, data, prev))
-        self._run("UPDATE counters SET value=? WHERE name='rv'", (rv,))
-        if rv % 1000 == 0:
-            self._compact(rv)
-        return obj, 1
+                  (rv, kind, *key, data, prev))
 
     def _compact(self, rv: int) -> None:
         floor = rv - self.history
