@@ -21,6 +21,7 @@ from dralloc.errors import InputError
 from dralloc.server import deletes, discovery, pods, reads, routing, watch, writes
 from dralloc.server.auth import Authorizer, User
 from dralloc.server.errors import ApiError, bad_request
+from dralloc.server.requests import ApiRequest
 from dralloc.server.responses import respond
 from dralloc.server.watchhub import WatchHub
 from dralloc.store import SQLiteStore, SQLStore
@@ -116,7 +117,7 @@ class ApiServer:
         raise ApiError(401, "Unauthorized")
 
     async def _handle(self, request: Request) -> Response:
-        path = request.url.path.rstrip("/") or "/"
+        path = request.scope["path"].rstrip("/") or "/"
         if path in HEALTH_PATHS:
             return PlainTextResponse("ok")
         if self.max_connections and self.open_connections() > self.max_connections:
@@ -192,7 +193,7 @@ class App:
                     return
         if scope["type"] != "http":
             return
-        response = await self.api(Request(scope, receive))
+        response = await self.api(ApiRequest(scope, receive))
         await response(scope, receive, send)
 
 
