@@ -29,6 +29,9 @@ log = logging.getLogger(__name__)
 CLUSTER_RESOURCES = ("resourceslices", "deviceclasses", "resourceclaims", "nodes", "devicetaintrules")
 WRITERS = 8  # concurrent writes of one pass (independent pods): they share the store's group commits
 IDLE_SECONDS = 5.0  # a pass at least this often (delayed evictions, and a safety net)
+# Passes start at most this often: under a burst of writes one pass takes in many commits, instead of
+# a pass (a snapshot, a scheduling cycle) per commit competing with the requests for the interpreter.
+MIN_PASS_INTERVAL = 0.01
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class ControllerManager:
         self.position = 0
         self.passes = 0
         self._wake = threading.Event()
+        self._last_pass = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -81,9 +85,13 @@ class ControllerManager:
                 if due is not None:
                     timeout = max(0.05, min(timeout, due - time.time() + 0.05))
                 self._wake.wait(timeout)
+            pause = self._last_pass + MIN_PASS_INTERVAL - time.monotonic()
+            if pause > 0 and self._stop.wait(pause):
+                return
             self._wake.clear()
             if self._stop.is_set():
                 return
+            self._last_pass = time.monotonic()
             try:
                 dirty = self.run_once(force=dirty)
                 failures = 0
