@@ -83,6 +83,42 @@ class _CorkedTransport:
         return getattr(self._transport, name)
 
 
+WATCH_BUFFER_LIMIT = 8 << 20  # bytes a watch client may leave unread before its watch is ended
+
+
+class ChunkWriter:
+    """Direct writes of a streamed (chunked) response's body, for the watch fan-out.
+
+    Handed to the app in ``scope["extensions"]["dralloc.chunks"]``. Through the ASGI ``send`` each chunk of
+    each watch costs a task wake-up and several calls; with a thousand watches open that is most of the
+    server's time. Once the response has started, :meth:`write` frames a chunk exactly as uvicorn does and
+    sends it on the connection. It refuses (False) when the connection is closing or the client has left
+    more than ``WATCH_BUFFER_LIMIT`` bytes unread, as kube-apiserver ends the watches of clients too slow
+    to keep up."""
+
+    __slots__ = ("_transport", "_cycle")
+
+    def __init__(self, transport: _CorkedTransport, cycle: Any) -> None:
+        self._transport = transport
+        self._cycle = cycle
+
+    def ready(self) -> bool:
+        """The response has started, chunked, and is not finished: direct chunks may follow."""
+        cycle = self._cycle
+        return bool(cycle.response_started and cycle.chunked_encoding and not cycle.response_complete
+                    and not cycle.disconnected and not self._transport.is_closing())
+
+    def write(self, data: bytes) -> bool:
+        transport = self._transport
+        raw = transport._transport
+        if raw.is_closing() or raw.get_write_buffer_size() > WATCH_BUFFER_LIMIT:
+            return False
+        if transport._pending:  # what the stream wrote goes first
+            transport.flush()
+        raw.write(b"%x\r\n%b\r\n" % (len(data), data))
+        return True
+
+
 class _Protocol(HttpToolsProtocol):
     """uvicorn's httptools protocol with a header deadline, a header size limit and Status error bodies."""
 
@@ -144,6 +180,9 @@ class _Protocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._disarm_header_deadline()
         super().on_headers_complete()
+        if self.cycle is not None and self.cycle.scope is self.scope:
+            extensions: dict[str, Any] = self.scope.setdefault("extensions", {})
+            extensions["dralloc.chunks"] = ChunkWriter(self.transport, self.cycle)  # type: ignore[arg-type]
 
     def send_400_response(self, msg: str) -> None:
         if not self.transport.is_closing():

@@ -116,9 +116,11 @@ async def watch(api: ApiServer, request: Request, t: Target) -> Response:
         mark = {"kind": t.resource.kind, "apiVersion": t.api_version, "metadata": meta}
         return json.dumps({"type": "BOOKMARK", "object": mark}).encode() + b"\n"
 
+    api_version = t.api_version
+
     def event_line(ev: Event, shown: tuple[str, dict[str, Any]]) -> bytes:
         if shown[1] is ev.object and not table:  # the common case: every such watch shares one encoding
-            return api.hub.encoded((ev.rv, shown[0], t.api_version), lambda: line(*shown))
+            return api.hub.encoded((ev.rv, shown[0], api_version), lambda: line(*shown))
         return line(*shown)
 
     async def stream() -> Any:
@@ -155,7 +157,42 @@ async def watch(api: ApiServer, request: Request, t: Target) -> Response:
 
             if bookmarks:
                 schedule_bookmark()
+
+            async def follow_directly(chunks: Any) -> None:
+                """Everything so far went out through the stream: from here on the hub's events are written
+                to the connection as the hub hands them out, until the watch ends."""
+                ended: asyncio.Future[None] = loop.create_future()
+
+                def consume(items: list[Any]) -> None:
+                    nonlocal last
+                    if ended.done():
+                        return
+                    parts: list[bytes] = []
+                    finished = False
+                    for item in items:
+                        if item is None or item is _DEADLINE:
+                            finished = True
+                            break
+                        if item is _BOOKMARK:
+                            last = max(last, sub.delivered)  # the hub handed out everything up to there
+                            parts.append(bookmark(last))
+                            schedule_bookmark()
+                        elif item.rv > last:
+                            last = item.rv
+                            parts.append(event_line(item, (item.type, item.object)))
+                    if parts and not chunks.write(parts[0] if len(parts) == 1 else b"".join(parts)):
+                        finished = True  # the client went away or stopped reading
+                    if finished:
+                        ended.set_result(None)
+
+                sub.follow(consume)
+                await ended
+
+            chunks = (request.scope.get("extensions") or {}).get("dralloc.chunks")
             while not api.closing:
+                if chunks is not None and not selective and not table and sub.empty() and chunks.ready():
+                    await follow_directly(chunks)
+                    return
                 chunk: list[bytes] = []
                 for item in await sub.take():
                     if item is None or item is _DEADLINE:  # shutdown, overflow, lost history, or the timeout
@@ -163,8 +200,8 @@ async def watch(api: ApiServer, request: Request, t: Target) -> Response:
                             yield b"".join(chunk)
                         return
                     if item is _BOOKMARK:
-                        if sub.empty():  # everything up to the hub's position was delivered
-                            last = max(last, api.hub.position)
+                        if sub.empty():  # everything the hub handed to this watch was written
+                            last = max(last, sub.delivered)
                         chunk.append(bookmark(last))
                         schedule_bookmark()
                         continue

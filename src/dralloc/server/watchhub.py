@@ -5,7 +5,11 @@ store once, in a worker thread, and hands each to the queues of the watches on i
 filters (namespace, selectors) and encodes on its own. A watch that starts from an older resourceVersion
 first replays the store's history up to the hub's position, then follows the hub. A watch whose queue
 overflows (a client that does not read) is ended, as kube-apiserver ends slow watchers; its client
-re-watches.
+re-watches. A watch that shows every event as it is (no selector, no table) may instead take the events
+as the hub hands them out (``follow``) and write them to its connection at once: no queue, no task
+wake-up. The hub hands out what it read in one round, every watch's share at once (a watch gets all its
+events of the round in one write), and lets the loop answer requests between every few watches, so a
+thousand watches do not hold up the writes that feed them.
 """
 
 from __future__ import annotations
@@ -19,17 +23,39 @@ from dralloc.store import Event, Gone, SQLStore
 
 QUEUE_LIMIT = 10_000
 POLL_SECONDS = 1.0  # other processes may share the database (PostgreSQL): look for their writes this often
+FAN_OUT_STRIDE = 64  # watches served between two turns of the event loop
+
+
+Consumer = Callable[[list[Any]], None]
 
 
 class Subscription:
     """One watch's inbox: events from the hub and its timers' ticks, taken in batches."""
 
-    def __init__(self, resource: str, namespace: str | None) -> None:
+    def __init__(self, resource: str, namespace: str | None, position: int) -> None:
         self.resource = resource
         self.namespace = namespace
         self.items: deque[Any] = deque()
         self.overflowed = False
+        self.delivered = position  # every event up to this resourceVersion was handed to this watch
         self._waiter: asyncio.Future[None] | None = None
+        self._consumer: Consumer | None = None
+
+    def follow(self, consumer: Consumer) -> None:
+        """From now on hand events and ticks to ``consumer`` (a list at a time) as they come, instead of
+        queueing them (nothing may be queued). ``consumer`` must not unsubscribe (the hub may be iterating)."""
+        assert not self.items
+        self._consumer = consumer
+
+    def offer_many(self, events: list[Event], upto: int) -> None:
+        """This watch's events of one round of the hub, which read everything up to ``upto``."""
+        if events:
+            if self._consumer is not None:
+                self._consumer(events)
+            else:
+                for event in events:
+                    self.offer(event)
+        self.delivered = upto
 
     def _wake(self) -> None:
         if self._waiter is not None and not self._waiter.done():
@@ -37,6 +63,9 @@ class Subscription:
 
     def offer(self, event: Event | None) -> None:
         """An event (None: the watch must end). A watch more than QUEUE_LIMIT events behind is ended."""
+        if self._consumer is not None:
+            self._consumer([event])
+            return
         if self.overflowed:
             return
         if len(self.items) >= QUEUE_LIMIT:
@@ -48,7 +77,9 @@ class Subscription:
 
     def tick(self, marker: object) -> None:
         """A timer's mark (the watch's deadline, a bookmark), queued behind the events."""
-        if not self.overflowed:
+        if self._consumer is not None:
+            self._consumer([marker])
+        elif not self.overflowed:
             self.items.append(marker)
             self._wake()
 
@@ -96,7 +127,7 @@ class WatchHub:
     def subscribe(self, resource: str, namespace: str | None) -> tuple[Subscription, int]:
         """A new subscription and the position it follows from (events after it arrive in its queue)."""
         self._start()
-        sub = Subscription(resource, namespace)
+        sub = Subscription(resource, namespace, self.position)
         self.subscriptions.add(sub)
         return sub, self.position
 
@@ -126,14 +157,25 @@ class WatchHub:
                     for sub in list(self.subscriptions):
                         sub.offer(None)
                     break
-                for event in events:
-                    self.position = event.rv
-                    for sub in self.subscriptions:
-                        if sub.resource == event.resource and (sub.namespace is None
-                                                               or sub.namespace == event.namespace):
-                            sub.offer(event)
+                if events:
+                    await self._fan_out(events)
                 if len(events) < 1000:
                     break
+
+    async def _fan_out(self, events: list[Event]) -> None:
+        """Hand one round's events to the watches that were open when it was read (a watch opened meanwhile
+        starts from the new position and replays these from the store's history)."""
+        upto = self.position = events[-1].rv
+        by_resource: dict[str, list[Event]] = {}
+        for event in events:
+            by_resource.setdefault(event.resource, []).append(event)
+        for i, sub in enumerate(list(self.subscriptions)):
+            mine = by_resource.get(sub.resource) or []
+            if mine and sub.namespace is not None:
+                mine = [e for e in mine if e.namespace == sub.namespace]
+            sub.offer_many(mine, upto)
+            if i % FAN_OUT_STRIDE == FAN_OUT_STRIDE - 1:
+                await asyncio.sleep(0)  # requests waiting on the loop go first
 
     def encoded(self, key: tuple[Any, ...], encode: Callable[[], bytes]) -> bytes:
         """A watch event line shared by every watch that shows it the same way (encoded once, not per watch)."""
