@@ -226,7 +226,8 @@ def serve(app: Any, *, host: str, port: int, limits: Limits = Limits(), log_leve
     protocol = type("Protocol", (_Protocol,), {"header_timeout": limits.header_timeout})
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, http=protocol,
                             ssl_certfile=certfile, ssl_keyfile=keyfile, timeout_keep_alive=int(limits.idle_timeout),
-                            timeout_graceful_shutdown=int(limits.shutdown_timeout))
+                            timeout_graceful_shutdown=int(limits.shutdown_timeout),
+                            proxy_headers=False, server_header=False)  # no proxy in front; no "server: uvicorn"
     api = app.state.api
     server = Server(config, api.begin_shutdown)
     api.open_connections = server.open_connections
