@@ -416,6 +416,26 @@ def _class(labels: dict[str, str]) -> dict[str, Any]:
             "metadata": {"name": "owned.example.com", "labels": labels}}
 
 
+def test_managed_fields_list_fields_in_sorted_order_whatever_order_they_were_sent_in(client: TestClient) -> None:
+    # structured-merge-diff serialises a field set sorted; the same ownership must read the same every time.
+    body = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+            "spec": {"pool": {"resourceSliceCount": 1, "name": "p", "generation": 1}, "nodeName": "n",
+                     "driver": "d.example.com", "devices": [{"name": "g"}]}}
+    for params, method in (({"fieldManager": "m"}, "post"), ({"fieldManager": "ssa"}, "patch")):
+        url = "/apis/resource.k8s.io/v1/resourceslices" + ("" if method == "post" else "/s")
+        kw: dict[str, Any] = {"params": params}
+        if method == "post":
+            r = client.post(url, json=body, **kw)
+        else:
+            r = client.patch(url, content=json.dumps(body), headers={"content-type": "application/apply-patch+yaml"},
+                             params={**params, "force": "true"})
+        assert r.status_code in (200, 201), r.text
+        entry = r.json()["metadata"]["managedFields"][-1]
+        spec = entry["fieldsV1"]["f:spec"]
+        assert list(spec) == ["f:devices", "f:driver", "f:nodeName", "f:pool"]
+        assert list(spec["f:pool"]) == ["f:generation", "f:name", "f:resourceSliceCount"]
+
+
 def test_creates_updates_and_patches_are_recorded_in_managed_fields(client: TestClient) -> None:
     url = "/apis/resource.k8s.io/v1/deviceclasses"
     created = client.post(url, params={"fieldManager": "kubectl-create"}, json=_class({"tier": "a", "team": "x"}))

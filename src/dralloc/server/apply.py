@@ -135,7 +135,7 @@ def apply(current: dict[str, Any] | None, applied: dict[str, Any], manager: str,
     new_paths = _paths(new_fields)
     if current is None:
         result = copy.deepcopy(applied)
-        result.setdefault("metadata", {})["managedFields"] = [_entry(manager, api_version, new_fields)]
+        result.setdefault("metadata", {})["managedFields"] = [_entry(manager, api_version, _tree(new_paths))]
         return result
     entries = [e for e in (current.get("metadata") or {}).get("managedFields") or [] if isinstance(e, dict)]
     mine = next((e for e in entries if e.get("manager") == manager and e.get("operation") == "Apply"), None)
@@ -169,13 +169,15 @@ def apply(current: dict[str, Any] | None, applied: dict[str, Any], manager: str,
             if path not in still_owned:
                 _remove(result, path)
     result = merge_patch(result, applied)
-    result.setdefault("metadata", {})["managedFields"] = others + [_entry(manager, api_version, new_fields)]
+    result.setdefault("metadata", {})["managedFields"] = others + [_entry(manager, api_version, _tree(new_paths))]
     return result
 
 
 def _tree(paths: set[tuple[str, ...]]) -> dict[str, Any]:
+    """The fieldsV1 tree of a set of leaf paths, fields in sorted order at every level (as structured-merge-diff
+    serialises a field set), so the same ownership is written the same way every time."""
     root: dict[str, Any] = {}
-    for path in paths:
+    for path in sorted(paths):
         node = root
         for part in path:
             node = node.setdefault(f"f:{part}", {})
