@@ -3,7 +3,6 @@ refuses before any handler walks the data — nesting too deep for a recursive w
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import msgspec
@@ -19,7 +18,15 @@ MAX_DEPTH = 200
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 JSON = "application/json"
 YAML_TYPES = ("application/yaml", "application/apply-patch+yaml", "application/x-yaml")
-_LONG_NUMBER = re.compile(rb"\d{19,}")  # shorter digit runs always fit in an int64
+# A body that has no run of 19 digits holds no integer beyond int64. The run is looked for in the body with
+# every digit made "0" and everything else a blank: a plain substring search (a regex scan of ``\d{19,}``
+# costs ten times more, and this check runs on every write).
+_DIGITS_ONLY = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))
+_LONG_RUN = b"0" * 19
+
+
+def _has_long_number(raw: bytes) -> bool:
+    return _LONG_RUN in raw.translate(_DIGITS_ONLY)
 
 
 async def read_body(request: Request) -> tuple[bytes, str]:
@@ -62,7 +69,7 @@ def check_limits(data: Any, raw: bytes | None, kind: str, version: str) -> None:
     """Depth at most MAX_DEPTH and every integer an int64 (what Go's decoder accepts into the API types).
     Both checks are skipped when the raw body shows they cannot fail (few brackets, no long digit runs)."""
     deep = raw is None or raw.count(b"{") + raw.count(b"[") > MAX_DEPTH
-    numbers = raw is None or _LONG_NUMBER.search(raw) is not None
+    numbers = raw is None or _has_long_number(raw)
     if not (deep or numbers) or not isinstance(data, (dict, list)):
         return
     stack: list[tuple[Any, int, tuple[str, ...]]] = [(data, 1, ())]
