@@ -32,11 +32,15 @@ __all__ = ["CheckedYAMLLoader", "DuplicateMarks", "duplicate_messages", "duplica
 DuplicateMarks = list[tuple[dict[Any, Any], list[str]]]
 
 
-def load_json_checked(raw: bytes | str) -> tuple[Any, list[str]]:
+_NOT_DECODED: Any = object()
+
+
+def load_json_checked(raw: bytes | str, decoded: Any = _NOT_DECODED) -> tuple[Any, list[str]]:
     """Parse one JSON text; also return the path of every repeated key (``metadata.name``, ``items[2].kind``).
+    ``decoded``: the text as msgspec already decoded it (it is not decoded again when no key can repeat).
 
     Raises ValueError (json.JSONDecodeError) on malformed JSON."""
-    data = _decode_if_no_repeats(raw)
+    data = _decode_if_no_repeats(raw, decoded)
     if data is not _REPEATS_POSSIBLE:
         return data, []
     return _load_json_noting_repeats(raw)
@@ -63,7 +67,7 @@ _UNCOUNTABLE = (re.compile(r'"[ \t\r\n]+:'), re.compile(r'\\u00(?:22|3[aA])'))
 _UNCOUNTABLE_BYTES = (re.compile(rb'"[ \t\r\n]+:'), re.compile(rb'\\u00(?:22|3[aA])'))
 
 
-def _decode_if_no_repeats(raw: bytes | str) -> Any:
+def _decode_if_no_repeats(raw: bytes | str, decoded: Any = _NOT_DECODED) -> Any:
     """The decoded text when it certainly repeats no key, else _REPEATS_POSSIBLE; at msgspec's speed.
 
     Every key ends in ``":``; a ``":`` inside a string is written ``\\":`` by any encoder that escapes quotes
@@ -80,10 +84,13 @@ def _decode_if_no_repeats(raw: bytes | str) -> Any:
         if any(p.search(raw) for p in _UNCOUNTABLE_BYTES):
             return _REPEATS_POSSIBLE
         colons = raw.count(b'":')
-    try:
-        data = msgspec.json.decode(raw)
-    except msgspec.DecodeError:
-        return _REPEATS_POSSIBLE
+    if decoded is not _NOT_DECODED:
+        data = decoded
+    else:
+        try:
+            data = msgspec.json.decode(raw)
+        except msgspec.DecodeError:
+            return _REPEATS_POSSIBLE
     return data if msgspec.json.encode(data).count(b'":') == colons else _REPEATS_POSSIBLE
 
 

@@ -20,14 +20,15 @@ from dralloc.api.parsing import CheckedYAMLLoader, duplicate_messages, duplicate
 from dralloc.api.quantity import Quantity
 
 
-def field_problems(raw: bytes | str, *, yaml_input: bool = False, **kw: Any) -> list[str]:
-    """Problems of one encoded object: duplicate keys first (as found), then unknown fields (document order)."""
+def field_problems(raw: bytes | str, *, yaml_input: bool = False, decoded: Any = None, **kw: Any) -> list[str]:
+    """Problems of one encoded object: duplicate keys first (as found), then unknown fields (document order).
+    ``decoded``: the JSON text as msgspec decoded it, when the caller has it (saves decoding it again)."""
     yaml_input = yaml_input or bool(kw.get("yaml"))
     duplicates: list[str] = []
     if yaml_input and raw.lstrip()[:1] in (b"{", "{"):
         yaml_input = False  # JSON is YAML too; the JSON scanner is much faster (kubectl sends JSON)
     try:
-        data = _load_yaml(raw, duplicates) if yaml_input else _load_json(raw, duplicates)
+        data = _load_yaml(raw, duplicates) if yaml_input else _load_json(raw, duplicates, decoded)
     except (ValueError, yaml.YAMLError):
         return []  # not decodable at all: the caller reports the parse error itself
     return duplicates + unknown_fields(data)
@@ -163,8 +164,8 @@ def _walk(value: Any, node: Any, path: str, found: list[str]) -> None:
                 _walk(item, node[1], f"{path}[{k}]", found)
 
 
-def _load_json(raw: bytes | str, duplicates: list[str]) -> Any:
-    data, paths = load_json_checked(raw)
+def _load_json(raw: bytes | str, duplicates: list[str], decoded: Any = None) -> Any:
+    data, paths = load_json_checked(raw) if decoded is None else load_json_checked(raw, decoded)
     duplicates.extend(duplicate_messages(paths))
     return data
 

@@ -43,7 +43,7 @@ def field_problems(raw: bytes | None, ctype: str, data: dict[str, Any], mode: st
 
     if t.resource.group and data is not None and raw is not None:
         # The body as sent: duplicate keys (found while parsing) and unknown fields.
-        problems = field_problems(raw, yaml_input="yaml" in ctype)
+        problems = field_problems(raw, yaml_input="yaml" in ctype, decoded=data if ctype == JSON else None)
         if not problems and ctype != JSON and "yaml" not in ctype:
             problems = unknown_fields(data)
     elif t.resource.group:
