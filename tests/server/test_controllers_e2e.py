@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_e2e import EXAMPLES, KUBECTL, Server
+from served import EXAMPLES, KUBECTL, Server
 
 pytestmark = pytest.mark.e2e
 

@@ -9,7 +9,6 @@ import re
 import shutil
 import signal
 import socket
-import ssl
 import subprocess
 import sys
 import threading
@@ -20,64 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from served import EXAMPLES, KUBECTL, Server, create_class, free_port
 
 pytestmark = pytest.mark.e2e
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-KUBECTL = shutil.which("kubectl")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """`dralloc serve` with its data directory under ``tmp/data/dralloc``: HTTPS with the generated CA unless
-    ``--insecure-http`` or ``--tls-cert`` is among the extra flags (default: ``--anonymous``)."""
-
-    def __init__(self, tmp: Path, db: Path | None = None, extra: list[str] | None = None) -> None:
-        extra = ["--anonymous"] if extra is None else extra
-        self.port = free_port()
-        self.data_dir = tmp / "data" / "dralloc"
-        scheme = "http" if "--insecure-http" in extra else "https"
-        self.url = f"{scheme}://127.0.0.1:{self.port}"
-        self.env = {**os.environ, "XDG_DATA_HOME": str(tmp / "data")}  # the default data directory
-        self.proc = subprocess.Popen([sys.executable, "-m", "dralloc", "serve", "--data-dir", str(self.data_dir),
-                                      "--port", str(self.port), *(["--db", str(db)] if db else []), *extra],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=self.env)
-        self.context: ssl.SSLContext | None = None
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                if scheme == "https" and self.context is None:
-                    self.context = (ssl._create_unverified_context() if "--tls-cert" in extra
-                                    else ssl.create_default_context(cafile=str(self.data_dir / "pki" / "ca.crt")))
-                urllib.request.urlopen(f"{self.url}/healthz", timeout=1, context=self.context).read()
-                return
-            except (OSError, ssl.SSLError):
-                if self.proc.poll() is not None:
-                    raise RuntimeError(self.proc.stderr.read().decode())
-                self.context = None
-                time.sleep(0.1)
-        raise RuntimeError("server did not start")
-
-    def open(self, path: str, data: bytes | None = None, method: str | None = None,
-             headers: dict[str, str] | None = None, timeout: float = 10) -> Any:
-        req = urllib.request.Request(f"{self.url}{path}", data=data, method=method, headers=headers or {})
-        return urllib.request.urlopen(req, timeout=timeout, context=self.context)
-
-    def kubeconfig(self, path: Path, *flags: str) -> Path:
-        subprocess.run([sys.executable, "-m", "dralloc", "kubeconfig", "--data-dir", str(self.data_dir),
-                        "-o", str(path), *flags], check=True, env=self.env)
-        return path
-
-    def stop(self, sig: int = signal.SIGTERM) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            self.proc.wait(10)
-
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
@@ -395,32 +339,25 @@ def _watch_events(server: Server, query: str, until: int, timeout: float = 10) -
     return events
 
 
-def _create_class(server: Server, name: str) -> str:
-    body = json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name}})
-    with server.open("/apis/resource.k8s.io/v1/deviceclasses", body.encode(), "POST",
-                     {"content-type": "application/json"}) as r:
-        return json.load(r)["metadata"]["resourceVersion"]
-
-
 def test_an_informer_lists_then_watches_across_a_restart_without_losing_or_repeating_events(tmp_path: Path) -> None:
     db = tmp_path / "informer.sqlite"
     server = Server(tmp_path, db)
     try:
-        _create_class(server, "a.example.com")
+        create_class(server, "a.example.com")
         with server.open("/apis/resource.k8s.io/v1/deviceclasses") as r:
             listed = json.load(r)
         list_rv = listed["metadata"]["resourceVersion"]
         assert [i["metadata"]["name"] for i in listed["items"]] == ["a.example.com"]
-        threading.Timer(0.5, _create_class, (server, "b.example.com")).start()
+        threading.Timer(0.5, create_class, (server, "b.example.com")).start()
         seen = _watch_events(server, f"resourceVersion={list_rv}&allowWatchBookmarks=true", until=1)
         assert [(e["type"], e["object"]["metadata"]["name"]) for e in seen] == [("ADDED", "b.example.com")]
         last = seen[-1]["object"]["metadata"]["resourceVersion"]
-        _create_class(server, "c.example.com")  # written while the informer is between watches
+        create_class(server, "c.example.com")  # written while the informer is between watches
     finally:
         server.stop()
     server = Server(tmp_path, db)  # a restart: same database, the informer resumes from its last version
     try:
-        _create_class(server, "d.example.com")
+        create_class(server, "d.example.com")
         resumed = _watch_events(server, f"resourceVersion={last}&allowWatchBookmarks=true", until=2)
         assert [(e["type"], e["object"]["metadata"]["name"]) for e in resumed] == [
             ("ADDED", "c.example.com"), ("ADDED", "d.example.com")]

@@ -12,7 +12,7 @@ import urllib.error
 from pathlib import Path
 
 import pytest
-from test_e2e import Server
+from served import Server
 
 pytestmark = pytest.mark.e2e
 
@@ -116,7 +116,7 @@ def test_every_watch_gets_every_event_once_in_order_whether_written_directly_or_
     # the same events, in the store's order, each once.
     import threading
 
-    from test_e2e import _create_class
+    from served import create_class
 
     server = Server(tmp_path)
     try:
@@ -126,7 +126,7 @@ def test_every_watch_gets_every_event_once_in_order_whether_written_directly_or_
         streams = [server.open(f"/apis/resource.k8s.io/v1/deviceclasses?watch=true&{q}", timeout=30)
                    for q in queries]
         time.sleep(0.5)
-        writers = [threading.Thread(target=lambda k=k: [_create_class(server, f"c{k}-{i}.example.com")
+        writers = [threading.Thread(target=lambda k=k: [create_class(server, f"c{k}-{i}.example.com")
                                                         for i in range(10)]) for k in range(4)]
         for w in writers:
             w.start()
