@@ -167,3 +167,13 @@ def test_a_pending_pod_being_deleted_is_not_scheduled(simulate) -> None:
                                         "metadata: {deletionTimestamp: '2026-01-01T00:00:00Z', name: going, ")
     _, result = simulate(node("n1"), doc)
     assert by_name(result)["going"].status == "skipped" and by_name(result)["going"].node is None
+
+
+def test_with_a_clock_a_victim_already_terminating_is_not_deleted_again(simulate) -> None:
+    deleted = "[{type: Ready, status: 'False'}]"  # being deleted by a client, not by preemption
+    docs = load(node("n1", cpu="4"), terminating("low", "4", 1, "n1", deleted), pod("high", cpu="4", priority=100))
+    result = Scheduler.from_objects(docs, victims_terminate_at="2026-01-01T00:00:00Z").schedule()
+    pods = by_name(result)
+    assert result.evicted == [] and pods["low"].status == "running"
+    assert pods["low"].pod.metadata.deletion_timestamp == "2026-01-01T00:00:30Z"  # untouched
+    assert pods["high"].status == "unschedulable" and pods["high"].pod.status.nominated_node_name == "n1"

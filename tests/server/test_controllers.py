@@ -491,3 +491,18 @@ def test_after_any_sequence_of_pod_changes_claims_and_pods_agree(steps: list[tup
                           or p["status"]["resourceClaimStatuses"][0]["resourceClaimName"])
             claim = c.get("resourceclaims", claim_name)
             assert p["metadata"]["uid"] in {r["uid"] for r in claim["status"]["reservedFor"]}
+
+
+def test_setting_a_pod_condition_replaces_it_and_keeps_its_transition_time_while_its_status_stays() -> None:
+    from dralloc.server.controllers.termination import set_condition
+
+    before = {"type": "DisruptionTarget", "status": "True", "reason": "DeletionByDeviceTaintManager",
+              "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    pod = {"status": {"conditions": [{"type": "Ready", "status": "True"}, before]}}
+    preempted = {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"}
+    assert set_condition(pod, preempted)
+    assert pod["status"]["conditions"][1] == {**preempted, "lastProbeTime": None,
+                                              "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    assert not set_condition(pod, preempted)  # nothing new: no write
+    assert set_condition(pod, {**preempted, "status": "False"})
+    assert pod["status"]["conditions"][1]["lastTransitionTime"] != "2026-01-01T00:00:00Z"
