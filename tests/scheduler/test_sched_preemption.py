@@ -8,10 +8,13 @@ from sched_builders import (
     TEMPLATE_CLAIM,
     by_name,
     gpu_slice,
+    load,
     node,
     pod,
     running_with_claim,
 )
+
+from dralloc.scheduler import Scheduler
 
 
 def test_a_high_priority_pod_evicts_only_the_victims_it_needs(simulate) -> None:
@@ -78,3 +81,99 @@ def test_an_evicted_pods_generated_claim_is_released(simulate) -> None:
     assert by_name(result)["high"].node == "n1"
     assert ("default", "low-gpu") not in sched.snapshot.claims
     assert not sched.snapshot.dra.allocator.state.is_allocated("gpu.example.com/n1/gpu-0")
+
+
+# --- terminating victims (PodEligibleToPreemptOthers, graceful deletion) --------------------------------
+
+PREEMPTED = "[{type: DisruptionTarget, status: 'True', reason: PreemptionByScheduler}]"
+WAITING = ("0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
+           "preemption: not eligible due to a terminating pod on the nominated node.")
+
+
+def terminating(name: str, cpu: str, priority: int, node_name: str, conditions: str = PREEMPTED) -> str:
+    doc = pod(name, cpu=cpu, priority=priority, node_name=node_name)
+    doc = doc.replace(f"metadata: {{name: {name}, ",
+                      f"metadata: {{deletionTimestamp: '2026-01-01T00:00:30Z', name: {name}, ")
+    return doc + f"status: {{phase: Running, conditions: {conditions}}}\n"
+
+
+def nominated(name: str, cpu: str, priority: int, node_name: str) -> str:
+    return pod(name, cpu=cpu, priority=priority) + f"status: {{nominatedNodeName: {node_name}}}\n"
+
+
+def test_a_preemptor_waits_while_its_nominated_node_holds_a_lower_priority_pod_terminating_by_preemption(
+        simulate) -> None:
+    _, result = simulate(node("n1", cpu="4"), terminating("victim", "4", 1, "n1"),
+                         nominated("high", "4", 100, "n1"))
+    pods = by_name(result)
+    assert pods["high"].status == "unschedulable" and pods["high"].message == WAITING
+    assert pods["victim"].status == "running" and not result.evicted
+
+
+def test_a_pod_terminating_without_the_preemption_condition_does_not_make_the_preemptor_wait(simulate) -> None:
+    deleted = "[{type: DisruptionTarget, status: 'True', reason: DeletionByDeviceTaintManager}]"
+    _, result = simulate(node("n1", cpu="4"), terminating("victim", "4", 1, "n1", deleted),
+                         nominated("high", "4", 100, "n1"))
+    assert by_name(result)["high"].node == "n1"
+    assert [e.name for e in result.evicted] == ["victim"]
+
+
+def test_a_terminating_pod_of_higher_priority_does_not_make_the_preemptor_wait(simulate) -> None:
+    _, result = simulate(node("n1", cpu="4"), terminating("important", "1", 500, "n1"),
+                         pod("low", cpu="3", priority=1, node_name="n1"), nominated("high", "3", 100, "n1"))
+    pods = by_name(result)
+    assert pods["high"].node == "n1" and pods["low"].status == "evicted"
+    assert pods["important"].status == "running"
+
+
+def test_a_nominated_node_that_became_unresolvable_lets_the_preemptor_preempt_elsewhere(simulate) -> None:
+    cordoned = node("n1", cpu="4", extra="spec: {unschedulable: true}")
+    _, result = simulate(cordoned, node("n2", cpu="4"), terminating("victim", "4", 1, "n1"),
+                         pod("low", cpu="4", priority=1, node_name="n2"), nominated("high", "4", 100, "n1"))
+    pods = by_name(result)
+    assert pods["high"].node == "n2" and pods["low"].status == "evicted"
+
+
+def test_with_a_clock_victims_terminate_for_their_grace_period_and_the_preemptor_waits(simulate) -> None:
+    docs = load(node("n1", cpu="4"), pod("low", cpu="4", priority=1, node_name="n1",
+                                        extra_spec="terminationGracePeriodSeconds: 2"),
+                pod("high", cpu="4", priority=100))
+    sched = Scheduler.from_objects(docs, victims_terminate_at="2026-01-01T00:00:00Z")
+    result = sched.schedule()
+    pods = by_name(result)
+    victim = pods["low"].pod
+    assert (victim.metadata.deletion_timestamp, victim.metadata.deletion_grace_period_seconds) == (
+        "2026-01-01T00:00:02Z", 2)
+    (cond,) = victim.status.conditions
+    assert (cond.type, cond.status, cond.reason, cond.message, cond.last_transition_time) == (
+        "DisruptionTarget", "True", "PreemptionByScheduler",
+        "default-scheduler: preempting to accommodate a higher priority pod", "2026-01-01T00:00:00Z")
+    assert pods["low"].node == "n1" and [e.name for e in result.evicted] == ["low"]
+    assert pods["high"].status == "unschedulable" and pods["high"].message == WAITING
+    assert pods["high"].pod.status.nominated_node_name == "n1"
+    assert [p.name for p in sched.snapshot.by_name["n1"].pods] == ["low"]  # it still holds its cpu
+
+
+def test_with_a_clock_a_victim_without_grace_period_is_gone_at_once(simulate) -> None:
+    docs = load(node("n1", cpu="4"), pod("low", cpu="4", priority=1, node_name="n1",
+                                        extra_spec="terminationGracePeriodSeconds: 0"),
+                pod("high", cpu="4", priority=100))
+    result = Scheduler.from_objects(docs, victims_terminate_at="2026-01-01T00:00:00Z").schedule()
+    assert by_name(result)["high"].node == "n1" and by_name(result)["low"].status == "evicted"
+
+
+def test_a_pending_pod_being_deleted_is_not_scheduled(simulate) -> None:
+    doc = pod("going", cpu="1").replace("metadata: {name: going, ",
+                                        "metadata: {deletionTimestamp: '2026-01-01T00:00:00Z', name: going, ")
+    _, result = simulate(node("n1"), doc)
+    assert by_name(result)["going"].status == "skipped" and by_name(result)["going"].node is None
+
+
+def test_with_a_clock_a_victim_already_terminating_is_not_deleted_again(simulate) -> None:
+    deleted = "[{type: Ready, status: 'False'}]"  # being deleted by a client, not by preemption
+    docs = load(node("n1", cpu="4"), terminating("low", "4", 1, "n1", deleted), pod("high", cpu="4", priority=100))
+    result = Scheduler.from_objects(docs, victims_terminate_at="2026-01-01T00:00:00Z").schedule()
+    pods = by_name(result)
+    assert result.evicted == [] and pods["low"].status == "running"
+    assert pods["low"].pod.metadata.deletion_timestamp == "2026-01-01T00:00:30Z"  # untouched
+    assert pods["high"].status == "unschedulable" and pods["high"].pod.status.nominated_node_name == "n1"

@@ -4,6 +4,7 @@ the scheduler loop (dralloc.scheduler), device taint eviction and the fake kubel
 from __future__ import annotations
 
 import copy
+import time
 import warnings
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -54,9 +55,7 @@ class Cluster:
             self.app = create_app(SQLiteStore(":memory:"))
         self.http = TestClient(self.app)
         self.store = self.app.api.store
-        self.removed: list[str] = []
-        self.manager = ControllerManager(self.store, Options(**options),
-                                         on_terminating=lambda p: self.removed.append(p["metadata"]["name"]))
+        self.manager = ControllerManager(self.store, Options(**options))
 
     def post(self, path: str, obj: dict[str, Any]) -> dict[str, Any]:
         r = self.http.post(path, json=obj)
@@ -228,7 +227,7 @@ def test_a_bound_pod_with_a_grace_period_is_only_marked_terminating_with_its_dis
                                            "spec": {"taint": {"key": "broken", "effect": "NoExecute"}}})
     cluster.settle()
     marked = cluster.get("pods", "slow")
-    assert marked["metadata"]["deletionTimestamp"] and cluster.removed == ["slow"]
+    assert marked["metadata"]["deletionTimestamp"] and cluster.manager.terminating.next_due is not None
     (cond,) = [c for c in marked["status"]["conditions"] if c["type"] == "DisruptionTarget"]
     assert (cond["reason"], cond["message"]) == ("DeletionByDeviceTaintManager",
                                                  "Device Taint manager: deleting due to NoExecute taint")
@@ -313,6 +312,53 @@ def test_preemption_deletes_the_victim_and_releases_its_claims(cluster: Cluster)
     (event,) = cluster.events("Preempted")
     assert event["involvedObject"]["name"] == "low"
     assert event["message"] == f"Preempted by pod {cluster.get('pods', 'high')['metadata']['uid']} on node node-1"
+
+
+def _preemption_on_a_shared_gpu(cluster: Cluster, grace: int) -> None:
+    """low holds the only GPU (through a shared claim) and 6 of 8 cpus; high needs the claim and 6 cpus."""
+    cluster.post(f"{R}/resourceslices", slice_())
+    cluster.post(f"{R}/namespaces/default/resourceclaims", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "shared"},
+        "spec": TEMPLATE["spec"]["spec"]})
+    for name, priority in (("low", 0), ("high", 1000)):
+        p = pod(name, {"resourceClaimName": "shared"}, priority=priority, terminationGracePeriodSeconds=grace)
+        p["spec"]["containers"][0]["resources"]["requests"] = {"cpu": "6"}
+        cluster.post(f"{NS}/pods", p)
+        cluster.settle()
+
+
+def test_a_preemption_victim_terminates_for_its_grace_period_while_the_preemptor_waits(cluster: Cluster) -> None:
+    _preemption_on_a_shared_gpu(cluster, grace=30)
+    low, high = cluster.get("pods", "low"), cluster.get("pods", "high")
+    assert low["metadata"]["deletionTimestamp"] and low["metadata"]["deletionGracePeriodSeconds"] == 30
+    (cond,) = [c for c in low["status"]["conditions"] if c["type"] == "DisruptionTarget"]
+    assert (cond["status"], cond["reason"], cond["message"]) == (
+        "True", "PreemptionByScheduler", "default-scheduler: preempting to accommodate a higher priority pod")
+    assert "nodeName" not in high["spec"] and high["status"]["nominatedNodeName"] == "node-1"
+    (scheduled,) = [c for c in high["status"]["conditions"] if c["type"] == "PodScheduled"]
+    assert scheduled["message"] == ("0/1 nodes are available: 1 Insufficient cpu. still not schedulable, "
+                                    "preemption: not eligible due to a terminating pod on the nominated node.")
+    (claim,) = cluster.claims()
+    assert [r["name"] for r in claim["status"]["reservedFor"]] == ["low"]  # kept while low terminates
+    (event,) = cluster.events("Preempted")
+    assert event["message"] == f"Preempted by pod {high['metadata']['uid']} on node node-1"
+
+    cluster.manager.terminating.clock = lambda: time.time() + 31  # the grace period is over
+    cluster.settle()
+    assert [p["metadata"]["name"] for p in cluster.pods()] == ["high"]
+    assert cluster.get("pods", "high")["spec"]["nodeName"] == "node-1"
+    (claim,) = cluster.claims()
+    assert [r["name"] for r in claim["status"]["reservedFor"]] == ["high"] and claim["status"]["allocation"]
+    assert len(cluster.events("Preempted")) == 1  # the terminating victim was not preempted twice
+
+
+def test_with_the_fake_kubelet_a_preemption_victim_goes_at_once() -> None:
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", NODE)
+    c.post(f"{R}/deviceclasses", CLASS)
+    _preemption_on_a_shared_gpu(c, grace=30)
+    assert [p["metadata"]["name"] for p in c.pods()] == ["high"]
+    assert c.get("pods", "high")["spec"]["nodeName"] == "node-1"
 
 
 def test_a_gated_pod_is_marked_scheduling_gated_without_an_event_and_scheduled_once_ungated(cluster: Cluster) -> None:
@@ -445,3 +491,18 @@ def test_after_any_sequence_of_pod_changes_claims_and_pods_agree(steps: list[tup
                           or p["status"]["resourceClaimStatuses"][0]["resourceClaimName"])
             claim = c.get("resourceclaims", claim_name)
             assert p["metadata"]["uid"] in {r["uid"] for r in claim["status"]["reservedFor"]}
+
+
+def test_setting_a_pod_condition_replaces_it_and_keeps_its_transition_time_while_its_status_stays() -> None:
+    from dralloc.server.controllers.termination import set_condition
+
+    before = {"type": "DisruptionTarget", "status": "True", "reason": "DeletionByDeviceTaintManager",
+              "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    pod = {"status": {"conditions": [{"type": "Ready", "status": "True"}, before]}}
+    preempted = {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"}
+    assert set_condition(pod, preempted)
+    assert pod["status"]["conditions"][1] == {**preempted, "lastProbeTime": None,
+                                              "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    assert not set_condition(pod, preempted)  # nothing new: no write
+    assert set_condition(pod, {**preempted, "status": "False"})
+    assert pod["status"]["conditions"][1]["lastTransitionTime"] != "2026-01-01T00:00:00Z"

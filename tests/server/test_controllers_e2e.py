@@ -146,6 +146,44 @@ spec:
     assert kubectl("get", "resourceclaims", "-o", "name").stdout.strip() == ""
 
 
+def _priority_pod(name: str, priority: int) -> str:
+    return f"""apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: default}}
+spec:
+  priority: {priority}
+  terminationGracePeriodSeconds: 2
+  containers: [{{name: main, image: "x:1", resources: {{requests: {{cpu: "6"}}, claims: [{{name: gpu}}]}}}}]
+  resourceClaims: [{{name: gpu, resourceClaimName: shared}}]
+"""
+
+
+def test_a_preemption_victim_terminates_for_its_grace_period_then_the_preemptor_gets_its_node_and_claim(
+        cluster) -> None:
+    # low holds the only GPU (through the shared claim) and 6 of the node's 8 cpus; high needs both.
+    _, kubectl = cluster
+    kubectl("apply", "-f", "-", stdin=_example_without("Pod") + "\n---\n" + SHARED_CLAIM + "---\n"
+            + _priority_pod("low", 0))
+    kubectl("wait", "--for=jsonpath={.spec.nodeName}=node-1", "pod/low", "--timeout=20s")
+    kubectl("apply", "-f", "-", stdin=_priority_pod("high", 1000))
+    kubectl("wait", "--for=jsonpath={.status.nominatedNodeName}=node-1", "pod/high", "--timeout=20s")
+    seen = json.loads(kubectl("get", "pods,resourceclaims", "-o", "json").stdout)["items"]
+    low, high, claim = (next(o for o in seen if o["metadata"]["name"] == n) for n in ("low", "high", "shared"))
+    assert low["metadata"]["deletionTimestamp"] and low["metadata"]["deletionGracePeriodSeconds"] == 2
+    assert [(c["status"], c["reason"]) for c in low["status"]["conditions"] if c["type"] == "DisruptionTarget"] == [
+        ("True", "PreemptionByScheduler")]
+    assert "nodeName" not in high["spec"] and high["status"]["phase"] == "Pending"
+    assert [r["name"] for r in claim["status"]["reservedFor"]] == ["low"]  # until low is gone
+
+    kubectl("wait", "--for=delete", "pod/low", "--timeout=20s")
+    kubectl("wait", "--for=jsonpath={.spec.nodeName}=node-1", "pod/high", "--timeout=20s")
+    claim = json.loads(kubectl("get", "resourceclaim", "shared", "-o", "json").stdout)
+    assert [r["name"] for r in claim["status"]["reservedFor"]] == ["high"]
+    assert claim["status"]["allocation"]["devices"]["results"][0]["device"] == "gpu-0"
+    described = kubectl("describe", "pod", "high").stdout
+    assert "not eligible due to a terminating pod on the nominated node." in described
+
+
 def test_the_fake_kubelet_flag_makes_a_scheduled_pod_running_and_ready(tmp_path: Path) -> None:
     if KUBECTL is None:
         pytest.skip("kubectl is not installed")

@@ -173,6 +173,7 @@ class PodSpec(Base):
     preemption_policy: str | None = None  # PreemptLowerPriority (default) or Never
     scheduler_name: str | None = None
     topology_spread_constraints: list[dict[str, Any]] | None = None
+    termination_grace_period_seconds: int | None = None  # how long a deleted pod terminates (default 30)
 
 
 class PodResourceClaimStatus(Base):

@@ -53,7 +53,8 @@ def register(subparsers: Any) -> None:
                    help="do not schedule pods (leave them to an external kube-scheduler); the resourceclaim and "
                         "device taint eviction controllers still run")
     p.add_argument("--fake-kubelet", action="store_true",
-                   help="mark bound pods Running and Ready (nothing runs; claims are not prepared)")
+                   help="mark bound pods Running and Ready, and let terminating pods go at once (nothing runs; claims "
+                        "are not prepared)")
     p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"))
     p.set_defaults(func=run)
 
@@ -130,8 +131,7 @@ def run(args: Any) -> int:
     from dralloc.server.controllers import ControllerManager, Options
 
     app.api.controllers = ControllerManager(store, Options(scheduler=not args.no_scheduler,
-                                                           fake_kubelet=args.fake_kubelet),
-                                            on_terminating=app.api.schedule_removal_threadsafe)
+                                                           fake_kubelet=args.fake_kubelet))
     if args.nodes_from:
         from dralloc.server.seed import seed_nodes
 

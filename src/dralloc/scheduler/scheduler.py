@@ -180,8 +180,11 @@ class Framework:
         nominated_name = cycle.pod.pod.status.nominated_node_name if cycle.pod.pod.status else None
         if nominated_name and nominated_name in snap.by_name:
             node = snap.by_name[nominated_name]
-            if self.run_filters(cycle, node) is None:
+            nominated_status = self.run_filters(cycle, node)
+            if nominated_status is None:
                 return [node]
+            if nominated_status.rejected:  # DefaultPreemption reads it (evaluateNominatedNode keeps it too)
+                diagnosis.node_statuses[node.name] = nominated_status
         nodes = snap.nodes
         if names is not None:
             nodes = [n for n in snap.nodes if n.name in names]

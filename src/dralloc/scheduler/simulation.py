@@ -9,12 +9,19 @@ Pods with ``spec.nodeName`` are running: they count on their node and their clai
 Pending pods of the default scheduler are scheduled one at a time in PrioritySort order; a pod that fails
 waits until the cluster changes (an eviction, a deallocation) and is tried again, as in kube-scheduler's
 unschedulable pool.
+
+Preemption victims are gone at once by default (a simulation has no clock: their kubelets stopped them). With
+``victims_terminate_at`` they are deleted as in a live cluster: marked terminating (the DisruptionTarget
+condition, deletionTimestamp = that time + their grace period) and kept on their node with their claims until
+the caller removes them; meanwhile their preemptor waits (``DefaultPreemption``'s terminating-pod rule).
+Pending pods already being deleted are not scheduled.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from msgspec.structs import replace
@@ -32,6 +39,7 @@ from dralloc.scheduler.controllers.names import NameGenerator
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.framework import Code, truncate_message
 from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.plugins.default_preemption import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.queue import SchedulingQueue
 from dralloc.scheduler.result import Eviction, PodResult, SimulationResult
@@ -42,6 +50,7 @@ from dralloc.scheduler.utilization import utilization
 DEFAULT_SCHEDULER = "default-scheduler"
 POD_UID_NAMESPACE = uuid.UUID("0c3e8a52-5d55-4c41-9a3e-6472616c6c70")
 MAX_ATTEMPTS = 25
+DEFAULT_GRACE_SECONDS = 30  # a pod's terminationGracePeriodSeconds when unset
 
 
 def _pod_uid(pod: Pod) -> str:
@@ -57,9 +66,10 @@ class Scheduler:
                  templates: Iterable[ResourceClaimTemplate] = (), taint_rules: Iterable[DeviceTaintRule] = (),
                  priority_classes: Iterable[Any] = (), seed: int = 0, feature_gates: FeatureGates | None = None,
                  percentage_of_nodes_to_score: int = 0, group_nodes: bool = True,
-                 names: NameGenerator | None = None) -> None:
+                 names: NameGenerator | None = None, victims_terminate_at: str | None = None) -> None:
         claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
+        self.victims_terminate_at = victims_terminate_at
         self.gates = feature_gates or FeatureGates()
         self.names = names or NameGenerator(seed)
         self.warnings: list[str] = []
@@ -87,7 +97,7 @@ class Scheduler:
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_objects(cls, objects: Iterable[Any], *, seed: int = 0, feature_gates: FeatureGates | None = None,
-                     percentage_of_nodes_to_score: int = 0) -> Scheduler:
+                     percentage_of_nodes_to_score: int = 0, victims_terminate_at: str | None = None) -> Scheduler:
         """Build from decoded objects of any kinds dralloc reads (others are ignored)."""
         from dralloc.scheduler.loading import sort_objects
 
@@ -96,7 +106,7 @@ class Scheduler:
         sched = cls(objs.nodes, objs.pods, slices=objs.slices, classes=objs.classes, claims=objs.claims,
                     templates=objs.templates, taint_rules=objs.taint_rules, priority_classes=objs.priority_classes,
                     seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-                    names=names)
+                    names=names, victims_terminate_at=victims_terminate_at)
         sched.warnings[:0] = objs.warnings
         return sched
 
@@ -146,6 +156,10 @@ class Scheduler:
                 if claim.status is None or claim.status.allocation is None:
                     self.warnings.append(f"pod {key} runs on {pod.spec.node_name} but its ResourceClaim "
                                          f"{claim.metadata.name} is not allocated")
+            return result
+        if pod.metadata.deletion_timestamp:
+            result.status = "skipped"
+            result.message = "being deleted: not scheduled"
             return result
         scheduler_name = pod.spec.scheduler_name or DEFAULT_SCHEDULER
         if scheduler_name != DEFAULT_SCHEDULER:
@@ -250,22 +264,35 @@ class Scheduler:
             return None
         result.status = "error" if attempt.code == Code.ERROR else "unschedulable"
         result.message = truncate_message(attempt.message)
-        for victim in attempt.evicted:
-            self._evict(victim, attempt.nominated, info)
+        attempt.evicted = [v for v in attempt.evicted if self._evict(v, attempt.nominated, info)]
         if attempt.nominated is not None:
             status = info.pod.status or PodStatus()
             info.pod = replace(info.pod, status=replace(status, nominated_node_name=attempt.nominated.name))
+            result.pod = info.pod
             if self.snapshot.nominations:
                 for node in self.snapshot.nodes:
                     self.snapshot.unnominate(node, info)
             self.snapshot.nominate(attempt.nominated, info)
         return attempt
 
-    def _evict(self, victim: PodInfo, node: NodeInfo | None, by: PodInfo) -> None:
+    def _evict(self, victim: PodInfo, node: NodeInfo | None, by: PodInfo) -> bool:
         """Delete a preemption victim: free its node share, un-reserve its claims, deallocate or delete
-        the claims nobody else uses (as the resourceclaim controller would)."""
+        the claims nobody else uses (as the resourceclaim controller would). With ``victims_terminate_at``
+        it is only marked terminating, and a victim already being deleted is left alone (kube-scheduler
+        sends no request for it). False when nothing was done."""
         result = self.results[victim.key]
         node_name = victim.pod.spec.node_name or result.node or ""
+        if self.victims_terminate_at is not None:
+            if victim.pod.metadata.deletion_timestamp:
+                return False
+            victim.pod = mark_preempted(victim.pod, self.victims_terminate_at, by.pod.spec.scheduler_name)
+            result.pod = victim.pod
+            grace = victim.pod.metadata.deletion_grace_period_seconds
+            if grace is not None and grace > 0:
+                result.status = "evicted"
+                result.message = f"preempted by {by.key} on node {node_name}"
+                self.evicted.append(Eviction(victim.namespace, victim.name, node_name, by.key))
+                return True
         holder = self.snapshot.by_name.get(node_name) or node
         if holder is not None and victim in holder.pods:
             holder.remove_pod(victim, victim.claim_footprint)
@@ -274,6 +301,7 @@ class Scheduler:
         result.node = None
         result.message = f"preempted by {by.key} on node {node_name}"
         self.evicted.append(Eviction(victim.namespace, victim.name, node_name, by.key))
+        return True
 
     def release_claims(self, pod: Pod, *, pod_deleted: bool = True) -> None:
         """Drop the pod from its claims' ``reservedFor``; a claim nobody uses any more is deallocated, or
@@ -350,3 +378,22 @@ def _unschedulable_condition(pod: Pod, message: str, reason: str) -> Pod:
     conds = [c for c in status.conditions or () if c.type != "PodScheduled"]
     conds.append(PodCondition(type="PodScheduled", status="False", reason=reason, message=message))
     return replace(pod, status=replace(status, phase=status.phase or "Pending", conditions=conds))
+
+
+def mark_preempted(pod: Pod, at: str, scheduler_name: str | None) -> Pod:
+    """The victim as kube-scheduler's preemption leaves it: the DisruptionTarget condition (reason
+    PreemptionByScheduler), then a delete with default options: deletionTimestamp ``at`` plus its
+    terminationGracePeriodSeconds (default 30)."""
+    status = pod.status or PodStatus()
+    message = f"{scheduler_name or DEFAULT_SCHEDULER}: preempting to accommodate a higher priority pod"
+    conds = [c for c in status.conditions or () if c.type != DISRUPTION_TARGET]
+    old = next((c for c in status.conditions or () if c.type == DISRUPTION_TARGET), None)
+    since = old.last_transition_time if old is not None and old.status == "True" else at
+    conds.append(PodCondition(type=DISRUPTION_TARGET, status="True", reason=PREEMPTION_BY_SCHEDULER,
+                              message=message, last_transition_time=since))
+    grace = pod.spec.termination_grace_period_seconds
+    grace = DEFAULT_GRACE_SECONDS if grace is None else max(grace, 0)
+    when = datetime.strptime(at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) + timedelta(seconds=grace)
+    meta = replace(pod.metadata, deletion_timestamp=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                   deletion_grace_period_seconds=grace)
+    return replace(pod, metadata=meta, status=replace(status, conditions=conds))

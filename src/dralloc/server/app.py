@@ -48,7 +48,6 @@ class ApiServer:
         self.max_connections = 0
         self._tasks: set[asyncio.Future[Any]] = set()
         self.hub = WatchHub(store)
-        self._loop: asyncio.AbstractEventLoop | None = None
         self.controllers: Any = None  # a ControllerManager (dralloc serve sets one), started with the server
         store.subscribe(self._notify)
 
@@ -61,18 +60,12 @@ class ApiServer:
     def started(self) -> None:
         """On startup: resume the removal of pods that were terminating when the server stopped; start the
         controllers."""
-        self._loop = asyncio.get_running_loop()
         objs, _ = self.store.list("pods")
         for pod in objs:
             if (pod.get("metadata") or {}).get("deletionTimestamp"):
                 pods.schedule_removal(self, pod)
         if self.controllers is not None:
             self.controllers.start()
-
-    def schedule_removal_threadsafe(self, pod: dict[str, Any]) -> None:
-        """From another thread (the controllers): remove a pod they marked terminating when its grace ends."""
-        if self._loop is not None:
-            self._loop.call_soon_threadsafe(pods.schedule_removal, self, pod)
 
     def begin_shutdown(self) -> None:
         """End every open watch (called on SIGTERM/SIGINT before waiting for in-flight requests)."""

@@ -8,6 +8,11 @@ pod still fits. The dry run starts at a seeded random offset and stops after max
 candidates. The node picked has, in turn: the fewest PDB violations (no PDBs are modelled: 0), the lowest
 highest-victim priority, the lowest sum of victim priorities, the fewest victims, the latest start time of
 its most important victims, then the first in dry-run order.
+
+A pod that preempted before waits instead of preempting again (``PodEligibleToPreemptOthers``): while its
+nominated node holds a lower-priority pod that is terminating because the scheduler preempted it
+(deletionTimestamp set, first DisruptionTarget condition True with reason PreemptionByScheduler), it is not
+eligible, unless that node's Filter status was UnschedulableAndUnresolvable (nodes not examined count as such).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from dralloc.api.core_v1 import Pod
 from dralloc.scheduler.framework import Code, Diagnosis, Status, fit_error_message, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.base import Cycle, Plugin
@@ -25,6 +31,9 @@ NAME = "DefaultPreemption"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"
 NEVER = "not eligible due to preemptionPolicy=Never."
+TERMINATING_ON_NOMINATED = "not eligible due to a terminating pod on the nominated node."
+DISRUPTION_TARGET = "DisruptionTarget"
+PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 MIN_CANDIDATE_NODES_PERCENTAGE = 10
 MIN_CANDIDATE_NODES_ABSOLUTE = 100
 INT32_MAX = 2**31 - 1
@@ -49,6 +58,31 @@ def importance_key(p: PodInfo) -> tuple[int, str, int]:
     return (-p.priority, p.start_time, p.order)
 
 
+def terminating_by_preemption(pod: Pod) -> bool:
+    """Being deleted, and the first DisruptionTarget condition says the scheduler preempted it."""
+    if not pod.metadata.deletion_timestamp or pod.status is None:
+        return False
+    for condition in pod.status.conditions or ():
+        if condition.type == DISRUPTION_TARGET:
+            return condition.status == "True" and condition.reason == PREEMPTION_BY_SCHEDULER
+    return False
+
+
+def waits_for_victims(cycle: Cycle, diagnosis: Diagnosis) -> bool:
+    """Whether the pod is not eligible to preempt: its nominated node (unless UnschedulableAndUnresolvable
+    there) still holds a lower-priority pod terminating by preemption, most likely its own victim."""
+    pod = cycle.pod
+    nominated = pod.pod.status.nominated_node_name if pod.pod.status is not None else None
+    if not nominated:
+        return False
+    status = diagnosis.node_statuses.get(nominated, diagnosis.absent_status)
+    if status is None or status.code == Code.UNRESOLVABLE:
+        return False
+    node = cycle.snapshot.by_name.get(nominated)
+    return node is not None and any(p.priority < pod.priority and terminating_by_preemption(p.pod)
+                                    for p in node.pods)
+
+
 class DefaultPreemption(Plugin):
     name = NAME
 
@@ -61,6 +95,8 @@ class DefaultPreemption(Plugin):
         pod = cycle.pod
         if pod.preemption_policy == "Never":
             return Status(Code.UNSCHEDULABLE, ("preemption: " + NEVER,), NAME), None
+        if waits_for_victims(cycle, diagnosis):
+            return Status(Code.UNSCHEDULABLE, ("preemption: " + TERMINATING_ON_NOMINATED,), NAME), None
         snap = cycle.snapshot
         statuses: dict[str, Status] = {}
         potential: list[NodeInfo] = []

@@ -1,6 +1,7 @@
 """The controllers of ``dralloc serve`` in one worker thread: woken by every commit to the store, it reads
 what changed since its last pass, then runs the resourceclaim controller, the device taint eviction
-controller, the scheduler loop and (``--fake-kubelet``) the fake kubelet over a fresh snapshot of the store.
+controller, the scheduler loop and (``--fake-kubelet``) the fake kubelet over a fresh snapshot of the store,
+after removing the pods whose grace period is over (``termination``: no kubelet stops them here).
 The store is the only state that matters: after a restart the first pass picks up where the last one ended.
 """
 
@@ -9,10 +10,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
 
 from dralloc.server.controllers import kubelet
 from dralloc.server.controllers.claims import create_pod_claims, release_claims, unresolved_template_entries
@@ -20,6 +19,7 @@ from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.scheduling import SchedulerLoop
 from dralloc.server.controllers.snapshot import DecodeCache, Snapshot
 from dralloc.server.controllers.taints import TaintEviction
+from dralloc.server.controllers.termination import TerminatingPods
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import Gone, SQLStore
 
@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 # Changes another client makes to these may let a waiting pod fit.
 CLUSTER_RESOURCES = ("resourceslices", "deviceclasses", "resourceclaims", "nodes", "devicetaintrules")
 WRITERS = 8  # concurrent writes of one pass (independent pods): they share the store's group commits
-IDLE_SECONDS = 5.0  # a pass at least this often (delayed evictions, and a safety net)
+IDLE_SECONDS = 5.0  # a pass at least this often (a safety net)
 # Passes start at most this often: under a burst of writes one pass takes in many commits, instead of
 # a pass (a snapshot, a scheduling cycle) per commit competing with the requests for the interpreter.
 MIN_PASS_INTERVAL = 0.01
@@ -42,15 +42,15 @@ class Options:
 
 
 class ControllerManager:
-    def __init__(self, store: SQLStore, options: Options = Options(),
-                 on_terminating: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(self, store: SQLStore, options: Options = Options()) -> None:
         self.store = store
         self.options = options
         self.writer = Writer(store)
         self.recorder = EventRecorder(self.writer)
         self.pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="dralloc-controller-write")
-        self.scheduler = SchedulerLoop(self.writer, self.recorder, self.pool, options.seed)
-        self.taints = TaintEviction(self.writer, self.recorder, on_terminating)
+        self.terminating = TerminatingPods(self.writer, at_once=options.fake_kubelet)
+        self.scheduler = SchedulerLoop(self.writer, self.recorder, self.pool, self.terminating, options.seed)
+        self.taints = TaintEviction(self.writer, self.recorder, self.terminating)
         self.cache = DecodeCache()
         self.position = 0
         self.passes = 0
@@ -81,9 +81,9 @@ class ControllerManager:
         while not self._stop.is_set():
             if not dirty:
                 timeout = IDLE_SECONDS
-                due = self.taints.next_due
-                if due is not None:
-                    timeout = max(0.05, min(timeout, due - time.time() + 0.05))
+                for due in (self.taints.next_due, self.terminating.next_due):  # delayed evictions, removals
+                    if due is not None:
+                        timeout = max(0.05, min(timeout, due - time.time() + 0.05))
                 self._wake.wait(timeout)
             pause = self._last_pass + MIN_PASS_INTERVAL - time.monotonic()
             if pause > 0 and self._stop.wait(pause):
@@ -130,10 +130,13 @@ class ControllerManager:
     def run_once(self, force: bool = True) -> bool:
         """One pass of every controller. True when it changed something others may react to (run again)."""
         external = self._changes()
-        if not (external or force or self.taints.next_due is not None):
+        if not (external or force or self.taints.next_due is not None or self.terminating.due()):
             return False
         self.passes += 1
         snap = Snapshot(self.store, self.cache)
+        if self.terminating.cycle(snap):  # pods gone: their claims are released below, their room reused
+            self.scheduler.retry_all = True
+            snap = Snapshot(self.store, self.cache)
         pods_by_uid = snap.pods_by_uid()
         needing = [p for p in snap.pods if unresolved_template_entries(p)
                    and not (p.get("metadata") or {}).get("deletionTimestamp") and not (p.get("spec") or {}).get("nodeName")]
@@ -155,4 +158,4 @@ class ControllerManager:
             kubelet.run_bound_pods(self.writer, Snapshot(self.store, self.cache))
         snap.forget_deleted()
         late = self._changes()  # own writes of this pass are not news; other clients' meanwhile are
-        return again or late
+        return again or late or self.terminating.due()  # (--fake-kubelet) a pod marked now may go now

@@ -6,8 +6,12 @@ kube-scheduler's message and a ``FailedScheduling`` event.
 
 A pod that did not fit is not tried again until something it may be waiting for changes (a ResourceSlice,
 DeviceClass, ResourceClaim, Node or DeviceTaintRule, a pod that goes or finishes, or the pod itself), as
-kube-scheduler's unschedulable pool. Preemption victims are deleted (at once: no kubelet is waited for) and
-their claims released before the preemptor's claims are written.
+kube-scheduler's unschedulable pool.
+
+Preemption as kube-scheduler's ``prepareCandidate``: each victim gets the DisruptionTarget condition (reason
+PreemptionByScheduler), then a delete with default options, so it terminates for its grace period keeping its
+node share and its claims (``termination`` removes it when that is over); then a ``Preempted`` event. The
+preemptor gets ``status.nominatedNodeName`` and waits, pending, until its victims are gone.
 """
 
 from __future__ import annotations
@@ -27,11 +31,13 @@ from dralloc.server.controllers.claims import (
 )
 from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.snapshot import Snapshot
+from dralloc.server.controllers.termination import TerminatingPods, set_condition
 from dralloc.server.controllers.writes import Writer, now
 from dralloc.server.errors import ApiError
 from dralloc.store import Conflict, NotFound
 
 COMPONENT = "default-scheduler"
+PREEMPTING = "preempting to accommodate a higher priority pod"  # after "<schedulerName>: "
 Obj = dict[str, Any]
 
 
@@ -51,8 +57,10 @@ def is_pending_for_us(pod: Obj) -> bool:
 
 
 class SchedulerLoop:
-    def __init__(self, writer: Writer, recorder: EventRecorder, pool: Executor, seed: int = 0) -> None:
+    def __init__(self, writer: Writer, recorder: EventRecorder, pool: Executor, terminating: TerminatingPods,
+                 seed: int = 0) -> None:
         self.writer = writer
+        self.terminating = terminating
         self.pool = pool
         self.recorder = recorder
         self.seed = seed
@@ -86,15 +94,14 @@ class SchedulerLoop:
         sched = Scheduler(snap.typed("nodes"), snap.typed("pods", running + pending),
                           slices=snap.typed("resourceslices"), classes=snap.typed("deviceclasses"),
                           claims=snap.typed("resourceclaims"), taint_rules=snap.typed("devicetaintrules"),
-                          seed=self.seed)
+                          seed=self.seed, victims_terminate_at=now())
         result = sched.schedule()
         freed = False
         by_key = {_key(p): p for p in snap.pods}
         for eviction in result.evicted:
             victim = by_key.get(f"{eviction.namespace}/{eviction.name}")
-            if victim is not None:
-                preemptor = by_key.get(eviction.by)
-                self._evict(victim, snap, str(_meta(preemptor).get("uid")) if preemptor else eviction.by)
+            preemptor = by_key.get(eviction.by)
+            if victim is not None and preemptor is not None and self._evict(victim, preemptor, eviction.node, snap):
                 freed = True
         wanted = {_key(p) for p in pending}
         placed = [(by_key[r.key], r) for r in result.pods if r.key in wanted and r.status == "scheduled" and r.node]
@@ -194,13 +201,28 @@ class SchedulerLoop:
             return
         self.recorder.record(updated, "Warning", "FailedScheduling", res.message, COMPONENT, "Scheduling")
 
-    def _evict(self, victim: Obj, snap: Snapshot, by: str) -> None:
+    def _evict(self, victim: Obj, preemptor: Obj, node: str, snap: Snapshot) -> bool:
+        """Preempt one victim; True when it is gone at once (no grace period), its claims released."""
         meta = _meta(victim)
         namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", str(meta.get("uid"))
-        self.recorder.record(victim, "Normal", "Preempted", f"Preempted by pod {by} on node "
-                             f"{(victim.get('spec') or {}).get('nodeName')}", COMPONENT, "Preempting")
-        self.writer.delete("pods", namespace, name, uid=uid)
+        scheduler_name = (preemptor.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER
+        condition: Obj = {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+                          "message": f"{scheduler_name}: {PREEMPTING}"}
+        if meta.get("generation") is not None:
+            condition["observedGeneration"] = meta["generation"]
+
+        def disrupt(current: Obj) -> Obj | None:
+            return current if set_condition(current, condition) else None
+
+        if self.writer.update("pods", namespace, name, disrupt, uid=uid) is None:
+            return False  # gone already
+        terminating = self.terminating.delete(namespace, name, uid)
+        self.recorder.record(victim, "Normal", "Preempted", f"Preempted by pod {_meta(preemptor).get('uid')} on node "
+                             f"{node}", COMPONENT, "Preempting")
+        if terminating is not None:
+            return False  # it keeps its claims until it is gone
         pods = {u: p for u, p in snap.pods_by_uid().items() if u != uid}
         release_claims(self.writer, [c for c in snap.claims if any(
             isinstance(r, dict) and r.get("uid") == uid for r in (c.get("status") or {}).get("reservedFor") or [])],
             pods)
+        return True

@@ -1,13 +1,13 @@
 """The device taint eviction controller: pods using an allocated device with a ``NoExecute`` taint (from its
 ResourceSlice or a DeviceTaintRule) that their claim does not tolerate are deleted, after the condition
 DisruptionTarget=True (reason DeletionByDeviceTaintManager) and a ``DeviceTaintManagerEviction`` event, as
-upstream's controller does. A toleration with ``tolerationSeconds`` delays the eviction to ``timeAdded`` plus
+upstream's controller does (a graceful delete: the pod terminates for its grace period, see
+``termination``). A toleration with ``tolerationSeconds`` delays the eviction to ``timeAdded`` plus
 those seconds. Each DeviceTaintRule gets upstream's ``EvictionInProgress`` condition."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -15,6 +15,7 @@ from typing import Any
 from dralloc.server.controllers.claims import pod_needs_claims
 from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.snapshot import Snapshot
+from dralloc.server.controllers.termination import TerminatingPods
 from dralloc.server.controllers.writes import Writer, now
 
 COMPONENT = "device-taint-eviction"
@@ -35,7 +36,7 @@ class Taint:
 class TaintEviction:
     writer: Writer
     recorder: EventRecorder
-    on_delete: Callable[[Obj], None] | None = None  # a pod marked for graceful deletion (its removal timer)
+    terminating: TerminatingPods  # deletes the pods (graceful) and removes them when their time is over
     evicted: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # rule uid -> pods since start
     next_due: float | None = None  # the earliest delayed eviction (seconds since the epoch)
 
@@ -137,20 +138,7 @@ class TaintEviction:
         self.recorder.record(pod, "Normal", "DeviceTaintManagerEviction", "Marking for deletion", COMPONENT)
         if self.writer.update("pods", namespace, name, disrupt, uid=uid) is None:
             return False
-        from dralloc.server import pods as pod_registry
-
-        def graceful(current: Obj) -> Any:
-            grace = pod_registry.grace_period(current, {}, {})
-            marked = pod_registry.mark_terminating(current, grace)
-            if marked is None:
-                from dralloc.store import Outcome
-
-                return Outcome(current, "DELETED")
-            return marked.object if marked.object is not current else None
-
-        result = self.writer.update("pods", namespace, name, graceful, uid=uid)
-        if result is not None and self.on_delete is not None and result["metadata"].get("deletionTimestamp"):
-            self.on_delete(result)
+        self.terminating.delete(namespace, name, uid)
         return True
 
     def _rule_status(self, rule: Obj, pending: set[tuple[str, str]], snap: Snapshot,
