@@ -119,6 +119,8 @@ class Search:
     _later: dict[tuple[int, int], tuple[frozenset[str], frozenset[Any]]]
     _horizon: dict[tuple[int, int], list[tuple[int, int, list[RequestData]]]]
     _may_exceed: list[bool]
+    _all_safe: dict[int, bool]
+    _value_keys: dict[tuple[str, tuple[str, ...], tuple[Any, ...]], list[tuple[Any, ...]]]
     _later_bits: dict[tuple[int, int], dict[str, tuple[bool, ...]]]
     _symmetric: dict[tuple[int, int], bool]
     _signature: dict[str, Any]
@@ -352,6 +354,8 @@ class Search:
         """Precompute, per request position, what the rest of the search can see and where it is safe."""
         self._hard = True
         self._next = self._guarded
+        self._all_safe = {}
+        self._value_keys = {}
         self._memo = {}
         self._later = {}
         self._horizon = {}
@@ -434,8 +438,68 @@ class Search:
         if not rd.prunable:
             return False
         if rd.all_mode:
-            return not any(c.applies(rd.base, rd.full) for c in self.constraints[rd.ci])
+            safe = self._all_safe.get(id(rd))
+            if safe is None:
+                safe = self._all_safe[id(rd)] = self._all_cannot_raise(rd)
+            return safe
         return True
+
+    def _all_cannot_raise(self, rd: RequestData) -> bool:
+        """Whether an ``allocationMode: All`` request under claim constraints can never raise.
+
+        Upstream fails the whole allocation when a device an All request must take breaks a constraint,
+        but only after the device passed the in-use, counter and taint checks. So the request is safe when
+        every device that could break a constraint cannot pass those checks at that point: it is taken
+        already, tainted, or each device of the claim picked before it that conflicts with it on a
+        constraint (a distinctAttribute value in common, a matchAttribute value it lacks) shares a counter
+        with it that cannot hold both. A whole GPU after partitions of other GPUs is the typical case: a
+        partition of the same GPU would be the only conflict, and it uses up the GPU's counters. Without
+        this, the look-ahead stops at every such request and cannot see a hopeless claim behind it.
+        """
+        ci = rd.ci
+        cons = [c for c in self.constraints[ci] if c.applies(rd.base, rd.full)]
+        if not cons:
+            return True
+        before: list[tuple[RequestData, Candidate]] = []  # what the claim may have picked before
+        for options in self.requests[ci][:rd.ri]:
+            for opt in options:
+                before.extend((opt, c) for c in self._cand_list(opt))
+        for cand in rd.all_devices or ():
+            info = cand.info
+            if ((info.id in self.allocated and not rd.admin)
+                    or (info.taints and taint_blocks(info.taints, rd.tolerations))):
+                continue  # rejected before the constraints are checked, never picked
+            if info.allow_multi:
+                return False
+            for con in cons:
+                mine = attribute_set(info, con.attribute)
+                if not mine or len(mine[1]) != 1:
+                    return False
+                for opt, other in before:
+                    if other.info.id == info.id or not con.applies(opt.base, opt.full):
+                        continue
+                    theirs = attribute_set(other.info, con.attribute)
+                    if type(con) is DistinctAttribute:
+                        conflict = bool(theirs) and theirs[0] == mine[0] and bool(theirs[1] & mine[1])
+                    else:  # a device without the value is never picked under matchAttribute
+                        conflict = bool(theirs) and (theirs[0] != mine[0] or not mine[1] <= theirs[1])
+                    if conflict and not self._counters_exclude(cand, other):
+                        return False
+            before.append((rd, cand))
+        return True
+
+    def _counters_exclude(self, a: Candidate, b: Candidate) -> bool:
+        """Whether two devices can never hold their counters together (a shared counter too small)."""
+        if a.pool is not b.pool or a.info.allow_multi or b.info.allow_multi:
+            return False
+        avail = self.res.available_counters(a.pool)
+        drawn = {(set_name, cname): amount for set_name, cname, amount in b.info.consumes}
+        for set_name, cname, amount in a.info.consumes:
+            other = drawn.get((set_name, cname))
+            limit = avail.get((set_name, cname))
+            if other is not None and limit is not None and amount + other > limit:
+                return True
+        return False
 
     def _static_feasible(self, rd: RequestData) -> None:
         """Per candidate: could it ever be accepted for this request in this call (state of other claims
@@ -536,9 +600,15 @@ class Search:
         current_free: list[Candidate] = []
         steps: list[tuple[int, list[RequestData], int]] = [(ci, [rd], k)]
         steps.extend((cj, options, 0) for cj, _, options in horizon)
+        previous: list[tuple[RequestData, list[Candidate]]] = []  # the step before, if of the same claim
+        previous_claim = -1
+        options_free: list[list[tuple[int, list[Candidate]]]] = []  # per request: (need, free) per option
         for cj, options, done in steps:
             best_need: int | None = None
             request_free: list[Candidate] = []
+            passing: list[tuple[RequestData, list[Candidate]]] = []
+            if cj != previous_claim:
+                previous = []
             for opt in options:
                 need = opt.num - done
                 ok, _pos, _last, cands = opt.feasible
@@ -555,15 +625,18 @@ class Search:
                            if type(con) is MatchAttribute and con.applies(opt.base, opt.full)]
                 if matches and not self._groups_ok(matches, [(need, free)]):
                     continue
-                if not all(self._distinct_ok(con, opt, free, need, rd, cj == ci, current_free)
+                if not all(self._distinct_ok(con, opt, free, need, rd, cj == ci, current_free, previous)
                            for con in self.constraints[cj]
                            if type(con) is DistinctAttribute and con.applies(opt.base, opt.full)):
                     continue
                 free_of[id(opt)] = free
+                passing.append((opt, free))
                 request_free.extend(free)
                 best_need = need if best_need is None or need < best_need else best_need
             if best_need is None:
                 return True
+            previous, previous_claim = passing, cj
+            options_free.append([(opt.num - done, free) for opt, free in passing])
             total_need += best_need
             for c in request_free:
                 union.add(c.info.id)
@@ -574,6 +647,8 @@ class Search:
                 for opt in options))
             if applied:
                 covered.append((cj, applied, best_need, request_free))
+        if self._pooled_counters_exceeded(options_free):
+            return True
         if any_multi:
             return False
         # An adminAccess request may take a device another claim took: devices are distinct only within a
@@ -593,14 +668,19 @@ class Search:
         return not any_admin and self._counters_doomed(steps, free_of, total_need)
 
     def _distinct_ok(self, con: DistinctAttribute, opt: RequestData, free: list[Candidate], need: int,
-                     current: RequestData, same_claim: bool, current_free: list[Candidate]) -> bool:
+                     current: RequestData, same_claim: bool, current_free: list[Candidate],
+                     previous: list[tuple[RequestData, list[Candidate]]]) -> bool:
         """Whether ``need`` free devices (in candidate order) can pass upstream's distinctAttribute check.
 
         Each device must differ from the value remembered for every other request of the claim and from the
         previous device of its own request, so the most a request can get is the number of runs of equal
         values among the allowed devices. The request being filled still changes its value: a later request
-        must avoid the value of its last device, one of the values among its free devices. Multi-valued
-        (list) or unknown-typed attributes: no claim is made.
+        must avoid the value of its last device, one of the values among its free devices. A request of a
+        claim not started yet likewise avoids the last value of the claim's request before it (``previous``:
+        that request's options and their free devices): without this a claim whose second request can only
+        alternate between values the first one also needs (two NUMA nodes, counts above one) looks
+        satisfiable from outside, and the search tries every combination of the claims before it.
+        Multi-valued (list) or unknown-typed attributes: no claim is made.
         """
         forbidden = []
         prev = None
@@ -621,6 +701,20 @@ class Search:
             if any(not v or len(v[1]) != 1 for v in seen):
                 return True
             open_values = list(seen)
+        elif not same_claim and previous:
+            # The claim starts empty (count 0), so only the previous request's last value is remembered
+            # by the time this one starts, among those of earlier requests (which only forbid more).
+            last_values: set[Any] = set()
+            for prev_opt, prev_free in previous:
+                if not con.applies(prev_opt.base, prev_opt.full):
+                    last_values.add(None)
+                    continue
+                for c in prev_free:
+                    v = attribute_set(c.info, con.attribute)
+                    if not v or len(v[1]) != 1:
+                        return True
+                    last_values.add(v)
+            open_values = list(last_values)
         return any(self._distinct_runs(con, free, forbidden + ([v] if v else []), prev, need)
                    for v in open_values)
 
@@ -647,34 +741,48 @@ class Search:
         any), has devices enough for every part (a request: how many it needs, its free devices): each part
         its own number, all parts together that many distinct devices, and the cheapest of them within the
         shared counters."""
-        fixed = [con.current if con.count > 0 else None for con in cons]
+        total = sum(need for need, _ in parts)
+        if total <= 0:
+            return True
+        fixed = tuple((i, con.current) for i, con in enumerate(cons) if con.count > 0)
+        attrs = tuple(con.attribute for con in cons)
+        value_keys = self._value_keys
         groups: dict[Any, list[list[Candidate]]] = {}
         for pi, (_need, free) in enumerate(parts):
             for c in free:
-                keys: list[tuple[Any, ...]] = [()]
-                for con, fx in zip(cons, fixed):
-                    v = attribute_set(c.info, con.attribute)
-                    if not v or (fx is not None and v[0] != fx[0]):
-                        keys = []
-                        break
-                    items = [(v[0], item) for item in v[1] if fx is None or item in fx[1]]
-                    keys = [key + (item,) for key in keys for item in items]
+                keys = value_keys.get((c.info.id, attrs, fixed))
+                if keys is None:
+                    keys = self._combinations(c, attrs)
+                    if fixed:
+                        keys = [key for key in keys
+                                if all(key[i][0] == fx[0] and key[i][1] in fx[1] for i, fx in fixed)]
+                    value_keys[(c.info.id, attrs, fixed)] = keys
                 for key in keys:
                     lists = groups.get(key)
                     if lists is None:
                         lists = groups[key] = [[] for _ in parts]
                     lists[pi].append(c)
-        total = sum(need for need, _ in parts)
-        if total <= 0:
-            return True
         for lists in groups.values():
             if any(len(lst) < need for lst, (need, _) in zip(lists, parts)):
                 continue
             if len({c.info.id for lst in lists for c in lst}) < total:
                 continue
-            if self._group_counters_fit(lists, [need for need, _ in parts]):
+            needs = [need for need, _ in parts]
+            if (self._group_counters_fit(lists, needs)
+                    and not self._pooled_counters_exceeded([[(need, lst)] for need, lst in zip(needs, lists)])):
                 return True
         return False
+
+    @staticmethod
+    def _combinations(c: Candidate, attrs: tuple[str, ...]) -> list[tuple[Any, ...]]:
+        """Every combination of one value per attribute of the device (none if one is missing)."""
+        keys: list[tuple[Any, ...]] = [()]
+        for attr in attrs:
+            v = attribute_set(c.info, attr)
+            if not v:
+                return []
+            keys = [key + ((v[0], item),) for key in keys for item in v[1]]
+        return keys
 
     def _group_counters_fit(self, lists: list[list[Candidate]], needs: list[int]) -> bool:
         """Whether, per shared counter, the cheapest devices each part needs fit what is left of it."""
@@ -704,6 +812,59 @@ class Search:
             if self.consumed.get(pool_name, {}).get((set_name, cname), 0) + lo > a:
                 return False
         return True
+
+    def _pooled_counters_exceeded(self, requests: list[list[tuple[int, list[Candidate]]]]) -> bool:
+        """True when the requests together need more of a counter name than all its counter sets have left.
+
+        Partitionable devices of one pool usually draw on one counter set per physical device (``memory``
+        of ``gpu-0-counters``, of ``gpu-1-counters``, ...). Each set bounds the picks drawing on it, so
+        their sum bounds the picks drawing on any of them: the requests' cheapest possible draw on a counter
+        name, summed over the sets their devices touch, must fit what those sets have left. Per set alone
+        this is invisible (any one GPU may be avoided) and the search tries every spread of the picks over
+        the GPUs. ``requests``: per request, each option's need and free devices; a request costs at least
+        its cheapest option. Multi-allocatable devices count as free of charge (they may not reserve again).
+        """
+        weights: dict[tuple[str, str], dict[str, Any]] = {}  # (pool, counter name) -> device id -> draw
+        touched: dict[tuple[str, str], set[tuple[Pool, str]]] = {}
+        seen: set[str] = set()
+        for options in requests:
+            for _need, free in options:
+                for c in free:
+                    info = c.info
+                    if not info.consumes or info.allow_multi or info.id in seen:
+                        continue
+                    seen.add(info.id)
+                    avail = self.res.available_counters(c.pool)
+                    for set_name, cname, amount in info.consumes:
+                        if avail.get((set_name, cname)) is None:
+                            continue
+                        group = (c.pool.name, cname)
+                        draws = weights.setdefault(group, {})
+                        draws[info.id] = draws.get(info.id, 0) + amount
+                        touched.setdefault(group, set()).add((c.pool, set_name))
+        for group, draws in weights.items():
+            lo: Any = 0
+            for options in requests:
+                cheapest: Any = None
+                for need, free in options:
+                    if need <= 0:
+                        cheapest = 0
+                        break
+                    costs = sorted(draws.get(c.info.id, 0) for c in free)
+                    cost = sum(costs[:need])
+                    cheapest = cost if cheapest is None or cost < cheapest else cheapest
+                lo += cheapest or 0
+            if lo <= 0:
+                continue
+            left: Any = 0
+            for pool, set_name in touched[group]:
+                a = self.res.available_counters(pool)[(set_name, group[1])]
+                used = self.consumed.get(pool.name, {}).get((set_name, group[1]), 0)
+                if a > used:
+                    left += a - used
+            if lo > left:
+                return True
+        return False
 
     def _counters_doomed(self, steps: list[tuple[int, list[RequestData], int]], free_of: dict[int, list[Candidate]],
                          total_need: int) -> bool:
