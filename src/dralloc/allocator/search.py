@@ -17,8 +17,12 @@ Once a search has taken :data:`HARD_AFTER` steps (easy searches never pay for th
 * look-ahead (:meth:`Search._doomed`): every request still to fill, up to the first one that could raise an
   error, must have enough devices that are free and acceptable on their own right now (counters, capacity,
   taints, the claim's fixed matchAttribute value); all of them together need that many distinct devices,
-  each matchAttribute constraint needs one value shared by all the devices it covers, and the cheapest
-  free devices must fit every shared counter;
+  each matchAttribute constraint needs one value shared by all the devices it covers, a distinctAttribute
+  request no more devices than there are runs of values it may still take (a request after the first of a
+  claim avoids the last value of the request before it), and the cheapest free devices must fit every shared
+  counter, and, summed over a pool's counter sets, every counter name (:meth:`Search._pooled_counters_exceeded`);
+  an ``allocationMode: All`` request under a constraint does not end the look-ahead when none of its
+  devices can break the constraint before a counter stops it (:meth:`Search._all_cannot_raise`);
 * failure memo (:meth:`Search._state_key`): a subtree that failed is recorded with the part of the state it
   can see (devices in use and counters consumed among the devices the rest of the search may pick, the
   claim's constraint state, its device count) and any later subtree at the same place with the same
