@@ -219,3 +219,33 @@ def test_an_all_request_that_may_break_its_constraint_still_raises_upstreams_err
             errors.append(str(exc))
     assert len(errors) == 2 and errors[0] == errors[1]
     assert "cannot add device" in errors[0]
+
+
+def test_two_later_claims_that_both_need_the_one_big_numa_node_are_seen_to_collide():
+    # claims b and c each want 5 devices of one NUMA node; only node 0 has 5 (it has 8): each claim alone
+    # fits, both together do not. Upstream tries every way of serving claim a first, then every way of b.
+    numa = [0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0]
+    objs = [{"kind": "DeviceClass", "name": "any"}, {"kind": "Node", "name": "node-1"},
+            {"kind": "ResourceSlice", "name": "s", "driver": DRIVER, "pool": "p", "nodeName": "node-1",
+             "devices": [{"name": f"dev-{i}", "attributes": {"numa": {"int": n}}} for i, n in enumerate(numa)]},
+            {"kind": "ResourceClaim", "name": "a", "requests": [{"name": "r", "class": "any", "count": 2}]},
+            *({"kind": "ResourceClaim", "name": name, "requests": [{"name": "r", "class": "any", "count": 5}],
+               "constraints": [{"matchAttribute": f"{DRIVER}/numa"}]} for name in ("b", "c"))]
+    plain, eager = _allocate_both_ways(objs)
+    assert _answer(plain) == _answer(eager) == ("unschedulable", [])
+    assert plain.steps > 1_000
+    assert eager.steps < 10
+
+
+def test_claims_that_fit_their_numa_nodes_side_by_side_are_not_cut():
+    # the same claims with 10 devices on node 0: b and c fit together, and both searches give one answer
+    numa = [0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0, 0, 0]
+    objs = [{"kind": "DeviceClass", "name": "any"}, {"kind": "Node", "name": "node-1"},
+            {"kind": "ResourceSlice", "name": "s", "driver": DRIVER, "pool": "p", "nodeName": "node-1",
+             "devices": [{"name": f"dev-{i}", "attributes": {"numa": {"int": n}}} for i, n in enumerate(numa)]},
+            {"kind": "ResourceClaim", "name": "a", "requests": [{"name": "r", "class": "any", "count": 2}]},
+            *({"kind": "ResourceClaim", "name": name, "requests": [{"name": "r", "class": "any", "count": 5}],
+               "constraints": [{"matchAttribute": f"{DRIVER}/numa"}]} for name in ("b", "c"))]
+    plain, eager = _allocate_both_ways(objs)
+    assert _answer(plain) == _answer(eager)
+    assert plain.status == "allocated"

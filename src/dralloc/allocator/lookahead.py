@@ -24,6 +24,8 @@ from dralloc.allocator.selectors import SelectorCache, SelectorFailure
 from dralloc.allocator.state import AllocatedState
 from dralloc.allocator.tolerations import taint_blocks
 
+COLLIDE_BUDGET = 2000  # group choices tried per look-ahead when checking claims against each other
+
 
 class Resources(Protocol):
     """What the search reads from its owner (the Allocator): allocated state, counters, selector outcomes."""
@@ -292,7 +294,69 @@ class LookAhead:
             cons = [self.constraints[cj][idx] for idx in sorted(group)]
             if not self._groups_ok(cons, parts):
                 return True
+        if not any_admin and self._claims_collide(covered):
+            return True
         return not any_admin and self._counters_doomed(steps, free_of, total_need)
+
+    def _claims_collide(self, covered: list[tuple[int, frozenset[int], int, list[Candidate]]]) -> bool:
+        """True when the claims under matchAttribute constraints cannot all get their groups at once.
+
+        Each such claim takes all its devices from one group of devices sharing its constraints' values (one
+        of the groups :meth:`_groups_ok` accepts), and claims never share a device (no adminAccess here).
+        So some choice of one group per claim must pass Hall's condition: every set of claims needs no more
+        devices than their groups hold together. Checked claim by claim over the choices, within
+        :data:`COLLIDE_BUDGET` checks (beyond it the claims are assumed to fit). Without this two later
+        claims that both need most of the one big NUMA node each look feasible, and the search tries every
+        way of serving an earlier claim from that node.
+        """
+        per_claim: dict[int, list[tuple[frozenset[int], int, list[Candidate]]]] = {}
+        for cj, applied, need, free in covered:
+            per_claim.setdefault(cj, []).append((applied, need, free))
+        if len(per_claim) < 2:
+            return False
+        claims: list[tuple[int, list[frozenset[str]]]] = []
+        for cj, entries in per_claim.items():
+            common = frozenset.intersection(*(applied for applied, _, _ in entries))
+            if not common:
+                continue
+            cons = [self.constraints[cj][idx] for idx in sorted(common)]
+            found: list[frozenset[str]] = []
+            self._groups_ok(cons, [(need, free) for _, need, free in entries], found)
+            unique = set(found)
+            maximal = [g for g in unique if not any(g < other for other in unique)]
+            maximal.sort(key=lambda g: (-len(g), sorted(g)))
+            claims.append((sum(need for _, need, _ in entries), maximal))
+        if len(claims) < 2:
+            return False
+        budget = [COLLIDE_BUDGET]
+
+        def place(i: int, chosen: list[tuple[int, frozenset[str]]]) -> bool:
+            if i == len(claims):
+                return True
+            need, options = claims[i]
+            for group in options:
+                budget[0] -= 1
+                if budget[0] < 0:
+                    return True  # undecided: assume they fit
+                if self._hall_ok(chosen, need, group) and place(i + 1, [*chosen, (need, group)]):
+                    return True
+            return False
+
+        return not place(0, [])
+
+    @staticmethod
+    def _hall_ok(chosen: list[tuple[int, frozenset[str]]], need: int, group: frozenset[str]) -> bool:
+        """Whether every set of claims that includes the new one needs no more devices than it holds."""
+        for mask in range(1 << len(chosen)):
+            total = need
+            devices = set(group)
+            for j, (n, g) in enumerate(chosen):
+                if mask >> j & 1:
+                    total += n
+                    devices |= g
+            if total > len(devices):
+                return False
+        return True
 
     def _distinct_ok(self, con: DistinctAttribute, opt: RequestData, free: list[Candidate], need: int,
                      current: RequestData, same_claim: bool, current_free: list[Candidate],
@@ -363,13 +427,16 @@ class LookAhead:
                 return True
         return need <= 0
 
-    def _groups_ok(self, cons: list[MatchAttribute], parts: list[tuple[int, list[Candidate]]]) -> bool:
+    def _groups_ok(self, cons: list[MatchAttribute], parts: list[tuple[int, list[Candidate]]],
+                   found: list[frozenset[str]] | None = None) -> bool:
         """Whether one combination of values, one per constraint (within each constraint's fixed set, if
         any), has devices enough for every part (a request: how many it needs, its free devices): each part
         its own number, all parts together that many distinct devices, and the cheapest of them within the
-        shared counters."""
+        shared counters. With ``found``, every such group's devices (their ids) are collected there."""
         total = sum(need for need, _ in parts)
         if total <= 0:
+            if found is not None:
+                found.append(frozenset(c.info.id for _, free in parts for c in free))
             return True
         fixed = tuple((i, con.current) for i, con in enumerate(cons) if con.count > 0)
         attrs = tuple(con.attribute for con in cons)
@@ -392,13 +459,16 @@ class LookAhead:
         for lists in groups.values():
             if any(len(lst) < need for lst, (need, _) in zip(lists, parts)):
                 continue
-            if len({c.info.id for lst in lists for c in lst}) < total:
+            ids = {c.info.id for lst in lists for c in lst}
+            if len(ids) < total:
                 continue
             needs = [need for need, _ in parts]
             if (self._group_counters_fit(lists, needs)
                     and not self._pooled_counters_exceeded([[(need, lst)] for need, lst in zip(needs, lists)])):
-                return True
-        return False
+                if found is None:
+                    return True
+                found.append(frozenset(ids))
+        return bool(found)
 
     @staticmethod
     def _combinations(c: Candidate, attrs: tuple[str, ...]) -> list[tuple[Any, ...]]:
