@@ -4,8 +4,7 @@
 the search itself stays readable. Every check here is a necessary condition for the requests from the
 current one up to the first that could raise an error: when one fails, the subtree holds no solution and the
 plain search could only have rejected its way out of it, so cutting it changes neither the answer nor any
-error text. Each check is monotone in what is in use (more devices taken or counters consumed can only make
-it fail sooner), which is why checking it against the current state is enough.
+error text.
 
 What the checks read, besides the search's state: per request, which candidates could ever be accepted in
 this call (:meth:`LookAhead._static_feasible`, computed once when the search turns hard), and caches that

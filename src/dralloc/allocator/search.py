@@ -20,7 +20,8 @@ Once a search has taken :data:`HARD_AFTER` steps (easy searches never pay for th
   many distinct devices, each matchAttribute constraint needs one value shared by all the devices it covers,
   a distinctAttribute request no more devices than there are runs of values it may still take (a request
   after the first of a claim avoids the last value of the request before it), and the cheapest free devices
-  must fit every shared counter, and, summed over a pool's counter sets, every counter name; an
+  must fit every shared counter, and, summed over a pool's counter sets, every counter name; claims under
+  matchAttribute must find their value groups side by side (Hall's condition over one group each); an
   ``allocationMode: All`` request under a constraint does not end the look-ahead when none of its devices
   can break the constraint before a counter stops it;
 * failure memo (:meth:`Search._state_key`): a subtree that failed is recorded with the part of the state it
