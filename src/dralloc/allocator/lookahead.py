@@ -55,6 +55,7 @@ class LookAhead:
     _may_exceed: list[bool]
     _all_safe: dict[int, bool]
     _value_keys: dict[tuple[str, tuple[str, ...], tuple[Any, ...]], list[tuple[Any, ...]]]
+    _draws: dict[str, list[tuple[tuple[str, str], tuple[tuple[Pool, str], ...], Any]]]
 
     def _cand_list(self, rd: RequestData) -> list[Candidate]:
         if rd.all_mode:
@@ -520,40 +521,37 @@ class LookAhead:
         the GPUs. ``requests``: per request, each option's need and free devices; a request costs at least
         its cheapest option. Multi-allocatable devices count as free of charge (they may not reserve again).
         """
-        weights: dict[tuple[str, str], dict[str, Any]] = {}  # (pool, counter name) -> device id -> draw
         touched: dict[tuple[str, str], set[tuple[Pool, str]]] = {}
-        seen: set[str] = set()
+        # per request, per option: (need, number of free devices, the non-zero draws per counter name)
+        drawn: list[list[tuple[int, int, dict[tuple[str, str], list[Any]]]]] = []
         for options in requests:
-            for _need, free in options:
+            per_option = []
+            for need, free in options:
+                nonzero: dict[tuple[str, str], list[Any]] = {}
                 for c in free:
-                    info = c.info
-                    if not info.consumes or info.allow_multi or info.id in seen:
-                        continue
-                    seen.add(info.id)
-                    avail = self.res.available_counters(c.pool)
-                    for set_name, cname, amount in info.consumes:
-                        if avail.get((set_name, cname)) is None:
-                            continue
-                        group = (c.pool.name, cname)
-                        draws = weights.setdefault(group, {})
-                        draws[info.id] = draws.get(info.id, 0) + amount
-                        touched.setdefault(group, set()).add((c.pool, set_name))
-        for group, draws in weights.items():
+                    for group, pool_sets, amount in self._draws_of(c):
+                        nonzero.setdefault(group, []).append(amount)
+                        touched.setdefault(group, set()).update(pool_sets)
+                per_option.append((need, len(free), nonzero))
+            drawn.append(per_option)
+        for group, sets in touched.items():
             lo: Any = 0
-            for options in requests:
+            for per_option in drawn:
                 cheapest: Any = None
-                for need, free in options:
-                    if need <= 0:
+                for need, n_free, nonzero in per_option:
+                    amounts = nonzero.get(group)
+                    zeros = n_free - (len(amounts) if amounts else 0)
+                    if need <= zeros or not amounts:
                         cheapest = 0
                         break
-                    costs = sorted(draws.get(c.info.id, 0) for c in free)
-                    cost = sum(costs[:need])
+                    amounts.sort()
+                    cost = sum(amounts[:need - zeros])
                     cheapest = cost if cheapest is None or cost < cheapest else cheapest
                 lo += cheapest or 0
             if lo <= 0:
                 continue
             left: Any = 0
-            for pool, set_name in touched[group]:
+            for pool, set_name in sets:
                 a = self.res.available_counters(pool)[(set_name, group[1])]
                 used = self.consumed.get(pool.name, {}).get((set_name, group[1]), 0)
                 if a > used:
@@ -561,6 +559,24 @@ class LookAhead:
             if lo > left:
                 return True
         return False
+
+    def _draws_of(self, c: Candidate) -> list[tuple[tuple[str, str], tuple[tuple[Pool, str], ...], Any]]:
+        """A device's draws on limited counters, one per counter name: ((pool, counter name), the counter sets
+        it draws that name from, amount). Cached for the search: availability does not change during it."""
+        draws = self._draws.get(c.info.id)
+        if draws is None:
+            info = c.info
+            by_group: dict[tuple[str, str], tuple[tuple[tuple[Pool, str], ...], Any]] = {}
+            if info.consumes and not info.allow_multi:
+                avail = self.res.available_counters(c.pool)
+                for set_name, cname, amount in info.consumes:
+                    if avail.get((set_name, cname)) is None or not amount:
+                        continue
+                    group = (c.pool.name, cname)
+                    sets, total = by_group.get(group, ((), 0))
+                    by_group[group] = ((*sets, (c.pool, set_name)), total + amount)
+            draws = self._draws[c.info.id] = [(g, sets, amount) for g, (sets, amount) in by_group.items()]
+        return draws
 
     def _counters_doomed(self, steps: list[tuple[int, list[RequestData], int]], free_of: dict[int, list[Candidate]],
                          total_need: int) -> bool:

@@ -346,6 +346,7 @@ class Search(LookAhead):
         self._next = self._guarded
         self._all_safe = {}
         self._value_keys = {}
+        self._draws = {}
         self._memo = {}
         self._later = {}
         self._horizon = {}
