@@ -37,8 +37,9 @@ def clusters(draw):
                 "numa": {"int": draw(st.integers(0, 2))}}}
             if draw(st.integers(0, 5)) == 0:
                 d["taints"] = [{"key": "t", "effect": draw(st.sampled_from(["NoSchedule", "NoExecute", "None"]))}]
-            if counters:
-                d["consumesCounters"] = [{"counterSet": "cs", "counters": {"mem": {"value": str(draw(st.integers(1, 4)))}}}]
+            if counters:  # two counter sets with the same counter name, as one per physical GPU
+                d["consumesCounters"] = [{"counterSet": draw(st.sampled_from(["cs", "cs2"])),
+                                          "counters": {"mem": {"value": str(draw(st.integers(1, 4)))}}}]
             if draw(st.integers(0, 6)) == 0:
                 d["allowMultipleAllocations"] = True
                 d["capacity"] = {"bw": {"value": "10"}}
@@ -49,7 +50,8 @@ def clusters(draw):
         if counters:
             objs.append({"kind": "ResourceSlice", "name": f"{pool}-counters", "driver": DRIVER, "pool": pool,
                          "count": count, "nodeName": "node-1",
-                         "sharedCounters": [{"name": "cs", "counters": {"mem": {"value": str(draw(st.integers(3, 9)))}}}]})
+                         "sharedCounters": [{"name": name, "counters": {"mem": {"value": str(draw(st.integers(3, 9)))}}}
+                                            for name in ("cs", "cs2")]})
     if draw(st.booleans()):
         pool = draw(st.sampled_from(sorted(devices_by_pool)))
         dev = draw(st.sampled_from(devices_by_pool[pool]))["name"]

@@ -6,7 +6,7 @@ import time
 
 from cases_loader import expand
 
-from dralloc.allocator import Allocator
+from dralloc.allocator import AllocationError, Allocator
 from dralloc.api import codec
 
 DRIVER = "d.example.com"
@@ -105,3 +105,147 @@ def test_distinct_attribute_requests_are_bounded_by_runs_of_allowed_values():
     out = Allocator(case.slices, case.classes, case.allocated).allocate(case.node, case.pending)
     assert out.status == "unschedulable"
     assert out.steps < 5_000
+
+
+def _allocate_both_ways(objs: list[dict]):
+    """(plain outcome, pruned outcome with look-ahead from the first step) for compact objects."""
+    decoded = [codec.decode(expand(o)) for o in objs]
+    node = next(o for o in decoded if type(o).__name__ == "Node")
+    claims = [o for o in decoded if type(o).__name__ == "ResourceClaim" and o.status is None]
+    plain = Allocator.from_objects(decoded, prune=False).allocate(node, claims)
+    eager = Allocator.from_objects(decoded, hard_after=0).allocate(node, claims)
+    return plain, eager
+
+
+def _answer(out) -> tuple[str, list[list[str]]]:
+    return out.status, [[r.device for r in res.devices.results] for res in out.results]
+
+
+def test_a_later_claim_whose_distinct_requests_must_alternate_over_two_values_is_seen_as_hopeless():
+    # claim b wants 2 + 2 devices on pairwise different NUMA nodes, with only two NUMA nodes: its second
+    # request must avoid the value its first request ended on, so it gets one device at most. Seen from
+    # claim a, each request of b alone looks feasible; upstream tries every way of serving claim a first.
+    objs = [{"kind": "DeviceClass", "name": "any"}, {"kind": "Node", "name": "node-1"},
+            {"kind": "ResourceSlice", "name": "s", "driver": DRIVER, "pool": "p", "nodeName": "node-1",
+             "devices": [{"name": f"dev-{i}", "attributes": {"numa": {"int": i % 2}}} for i in range(12)]},
+            {"kind": "ResourceClaim", "name": "a", "requests": [{"name": "r", "class": "any", "count": 2}]},
+            {"kind": "ResourceClaim", "name": "b", "requests": [{"name": "r0", "class": "any", "count": 2},
+                                                                {"name": "r1", "class": "any", "count": 2}],
+             "constraints": [{"distinctAttribute": f"{DRIVER}/numa"}]}]
+    plain, eager = _allocate_both_ways(objs)
+    assert _answer(plain) == _answer(eager) == ("unschedulable", [])
+    assert plain.steps > 10_000
+    assert eager.steps < 50
+
+
+def _gpus(gpus: int, parts: int, memory: int, part_memory: int) -> list[dict]:
+    """A pool of partitionable GPUs: each a whole device and ``parts`` partitions, on a per-GPU counter set."""
+    sets = [{"name": f"gpu-{g}", "counters": {"memory": {"value": str(memory)}}} for g in range(gpus)]
+    devices = []
+    for g in range(gpus):
+        devices.append({"name": f"gpu-{g}", "attributes": {"parent": {"string": f"gpu-{g}"}, "whole": {"bool": True}},
+                        "consumesCounters": [{"counterSet": f"gpu-{g}", "counters": {"memory": {"value": str(memory)}}}]})
+        devices += [{"name": f"gpu-{g}-part-{p}", "attributes": {"parent": {"string": f"gpu-{g}"}, "whole": {"bool": False}},
+                     "consumesCounters": [{"counterSet": f"gpu-{g}", "counters": {"memory": {"value": str(part_memory)}}}]}
+                    for p in range(parts)]
+    return [{"kind": "ResourceSlice", "name": "counters", "driver": DRIVER, "pool": "gpus", "count": 2,
+             "nodeName": "node-1", "sharedCounters": sets},
+            {"kind": "ResourceSlice", "name": "devices", "driver": DRIVER, "pool": "gpus", "count": 2,
+             "nodeName": "node-1", "devices": devices}]
+
+
+def test_claims_needing_more_memory_than_all_gpus_together_have_left_are_cut_before_any_pick():
+    # 3 GPUs with memory for 2 partitions each (6 in all) and 4 partitions each: claims a and b want
+    # 2 + 5. Any single GPU's counter may be avoided, so only the sum over the GPUs shows it cannot fit;
+    # upstream tries every spread of claim a's partitions and then of claim b's.
+    part = f'device.attributes["{DRIVER}"].whole == false'
+    objs = [{"kind": "DeviceClass", "name": "any"}, {"kind": "Node", "name": "node-1"}, *_gpus(3, 4, 40, 20),
+            {"kind": "ResourceClaim", "name": "a", "requests": [{"name": "r", "class": "any", "count": 2,
+                                                                 "selectors": [part]}]},
+            {"kind": "ResourceClaim", "name": "b", "requests": [{"name": "r", "class": "any", "count": 5,
+                                                                 "selectors": [part]}]}]
+    plain, eager = _allocate_both_ways(objs)
+    assert _answer(plain) == _answer(eager) == ("unschedulable", [])
+    assert plain.steps > 1_000
+    assert eager.steps < 10
+
+
+def test_an_all_request_that_can_only_conflict_with_partitions_of_its_own_gpu_lets_the_look_ahead_pass():
+    # Claim a: 3 partitions on different GPUs one after another, then All whole GPUs with index >= 4
+    # (gpu-4) under the same distinctAttribute. gpu-4 could only break the constraint after a partition
+    # of gpu-4, whose memory it then cannot get: so the All request never raises, and the look-ahead may
+    # see past it that claim b (3 of 2 special devices) can never be served.
+    whole_gpu4 = f'device.attributes["{DRIVER}"].whole == true && device.attributes["{DRIVER}"].parent == "gpu-4"'
+    part = f'device.attributes["{DRIVER}"].whole == false'
+    objs = [{"kind": "DeviceClass", "name": "gpu", "driver": DRIVER},
+            {"kind": "DeviceClass", "name": "special", "driver": "s.example.com"},
+            {"kind": "Node", "name": "node-1"}, *_gpus(5, 4, 80, 20),
+            {"kind": "ResourceSlice", "name": "t", "driver": "s.example.com", "pool": "q", "nodeName": "node-1",
+             "devices": ["special-0", "special-1"]},
+            {"kind": "ResourceClaim", "name": "a", "requests": [
+                {"name": "r0", "class": "gpu", "count": 3, "selectors": [part]},
+                {"name": "r1", "class": "gpu", "mode": "All", "selectors": [whole_gpu4]}],
+             "constraints": [{"distinctAttribute": f"{DRIVER}/parent"}]},
+            {"kind": "ResourceClaim", "name": "b", "requests": [{"name": "r", "class": "special", "count": 3}]}]
+    plain, eager = _allocate_both_ways(objs)
+    assert _answer(plain) == _answer(eager) == ("unschedulable", [])
+    assert plain.steps > 1_000
+    assert eager.steps < 10
+
+
+def test_an_all_request_that_may_break_its_constraint_still_raises_upstreams_error():
+    # The same claim a, but gpu-4's partitions draw no memory: after a gpu-4 partition the whole gpu-4
+    # still fits, breaks distinctAttribute, and upstream fails the allocation with its error.
+    whole_gpu4 = f'device.attributes["{DRIVER}"].whole == true && device.attributes["{DRIVER}"].parent == "gpu-4"'
+    objs = [{"kind": "DeviceClass", "name": "gpu", "driver": DRIVER},
+            {"kind": "DeviceClass", "name": "special", "driver": "s.example.com"},
+            {"kind": "Node", "name": "node-1"}, *_gpus(5, 4, 80, 0),
+            {"kind": "ResourceSlice", "name": "t", "driver": "s.example.com", "pool": "q", "nodeName": "node-1",
+             "devices": ["special-0", "special-1"]},
+            {"kind": "ResourceClaim", "name": "a", "requests": [
+                {"name": "r0", "class": "gpu", "count": 3,
+                 "selectors": [f'device.attributes["{DRIVER}"].whole == false']},
+                {"name": "r1", "class": "gpu", "mode": "All", "selectors": [whole_gpu4]}],
+             "constraints": [{"distinctAttribute": f"{DRIVER}/parent"}]},
+            {"kind": "ResourceClaim", "name": "b", "requests": [{"name": "r", "class": "special", "count": 3}]}]
+    decoded = [codec.decode(expand(o)) for o in objs]
+    node = decoded[2]
+    claims = [o for o in decoded if type(o).__name__ == "ResourceClaim"]
+    errors = []
+    for options in ({"prune": False}, {"hard_after": 0}):
+        try:
+            Allocator.from_objects(decoded, **options).allocate(node, claims)
+        except AllocationError as exc:
+            errors.append(str(exc))
+    assert len(errors) == 2 and errors[0] == errors[1]
+    assert "cannot add device" in errors[0]
+
+
+def test_two_later_claims_that_both_need_the_one_big_numa_node_are_seen_to_collide():
+    # claims b and c each want 5 devices of one NUMA node; only node 0 has 5 (it has 8): each claim alone
+    # fits, both together do not. Upstream tries every way of serving claim a first, then every way of b.
+    numa = [0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0]
+    objs = [{"kind": "DeviceClass", "name": "any"}, {"kind": "Node", "name": "node-1"},
+            {"kind": "ResourceSlice", "name": "s", "driver": DRIVER, "pool": "p", "nodeName": "node-1",
+             "devices": [{"name": f"dev-{i}", "attributes": {"numa": {"int": n}}} for i, n in enumerate(numa)]},
+            {"kind": "ResourceClaim", "name": "a", "requests": [{"name": "r", "class": "any", "count": 2}]},
+            *({"kind": "ResourceClaim", "name": name, "requests": [{"name": "r", "class": "any", "count": 5}],
+               "constraints": [{"matchAttribute": f"{DRIVER}/numa"}]} for name in ("b", "c"))]
+    plain, eager = _allocate_both_ways(objs)
+    assert _answer(plain) == _answer(eager) == ("unschedulable", [])
+    assert plain.steps > 1_000
+    assert eager.steps < 10
+
+
+def test_claims_that_fit_their_numa_nodes_side_by_side_are_not_cut():
+    # the same claims with 10 devices on node 0: b and c fit together, and both searches give one answer
+    numa = [0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0, 0, 0]
+    objs = [{"kind": "DeviceClass", "name": "any"}, {"kind": "Node", "name": "node-1"},
+            {"kind": "ResourceSlice", "name": "s", "driver": DRIVER, "pool": "p", "nodeName": "node-1",
+             "devices": [{"name": f"dev-{i}", "attributes": {"numa": {"int": n}}} for i, n in enumerate(numa)]},
+            {"kind": "ResourceClaim", "name": "a", "requests": [{"name": "r", "class": "any", "count": 2}]},
+            *({"kind": "ResourceClaim", "name": name, "requests": [{"name": "r", "class": "any", "count": 5}],
+               "constraints": [{"matchAttribute": f"{DRIVER}/numa"}]} for name in ("b", "c"))]
+    plain, eager = _allocate_both_ways(objs)
+    assert _answer(plain) == _answer(eager)
+    assert plain.status == "allocated"

@@ -14,11 +14,16 @@ candidates already exceed a shared counter; no matchAttribute value shared by en
 
 Once a search has taken :data:`HARD_AFTER` steps (easy searches never pay for this):
 
-* look-ahead (:meth:`Search._doomed`): every request still to fill, up to the first one that could raise an
-  error, must have enough devices that are free and acceptable on their own right now (counters, capacity,
-  taints, the claim's fixed matchAttribute value); all of them together need that many distinct devices,
-  each matchAttribute constraint needs one value shared by all the devices it covers, and the cheapest
-  free devices must fit every shared counter;
+* look-ahead (module :mod:`dralloc.allocator.lookahead`): every request still to fill, up to the first
+  one that could raise an error, must have enough devices that are free and acceptable on their own right
+  now (counters, capacity, taints, the claim's fixed matchAttribute value); all of them together need that
+  many distinct devices, each matchAttribute constraint needs one value shared by all the devices it covers,
+  a distinctAttribute request no more devices than there are runs of values it may still take (a request
+  after the first of a claim avoids the last value of the request before it), and the cheapest free devices
+  must fit every shared counter, and, summed over a pool's counter sets, every counter name; claims under
+  matchAttribute must find their value groups side by side (Hall's condition over one group each); an
+  ``allocationMode: All`` request under a constraint does not end the look-ahead when none of its devices
+  can break the constraint before a counter stops it;
 * failure memo (:meth:`Search._state_key`): a subtree that failed is recorded with the part of the state it
   can see (devices in use and counters consumed among the devices the rest of the search may pick, the
   claim's constraint state, its device count) and any later subtree at the same place with the same
@@ -29,7 +34,7 @@ from __future__ import annotations
 
 import sys
 from bisect import bisect_left
-from typing import Any, Protocol
+from typing import Any
 
 from dralloc.allocator.capacity import consumption, fits
 from dralloc.allocator.claims import (
@@ -39,11 +44,11 @@ from dralloc.allocator.claims import (
     candidates,
     requests_for_node,
 )
-from dralloc.allocator.constraints import DistinctAttribute, MatchAttribute, attribute_set
+from dralloc.allocator.constraints import MatchAttribute, attribute_set
 from dralloc.allocator.errors import ConstraintError
-from dralloc.allocator.pools import Candidate, Pool
-from dralloc.allocator.selectors import SelectorCache, SelectorFailure
-from dralloc.allocator.state import AllocatedState
+from dralloc.allocator.lookahead import LookAhead, Resources
+from dralloc.allocator.pools import Candidate
+from dralloc.allocator.selectors import SelectorFailure
 from dralloc.allocator.tolerations import taint_blocks
 from dralloc.allocator.views import NodeView
 from dralloc.api.resource_v1 import ResourceClaim
@@ -54,17 +59,6 @@ MEMO_MAX = 400_000  # failure memo entries kept per search
 
 if sys.getrecursionlimit() < 20000:
     sys.setrecursionlimit(20000)
-
-
-class Resources(Protocol):
-    """What the search reads from its owner (the Allocator): allocated state, counters, selector outcomes."""
-
-    state: AllocatedState
-    selectors: SelectorCache
-
-    def available_counters(self, pool: Pool) -> dict[tuple[str, str], Any]: ...
-
-    def pool_overcommitted(self, pool: Pool) -> bool: ...
 
 
 class Entry:
@@ -79,7 +73,7 @@ class Entry:
         self.counters_reserved = counters_reserved
 
 
-class Search:
+class Search(LookAhead):
     """State of one allocate call: the prepared requests, the picks so far, and the pruning data."""
 
     def __init__(self, resources: Resources, view: NodeView, node_name: str, plans: list[ClaimPlan], *,
@@ -117,8 +111,6 @@ class Search:
 
     _memo: dict[Any, Any]
     _later: dict[tuple[int, int], tuple[frozenset[str], frozenset[Any]]]
-    _horizon: dict[tuple[int, int], list[tuple[int, int, list[RequestData]]]]
-    _may_exceed: list[bool]
     _later_bits: dict[tuple[int, int], dict[str, tuple[bool, ...]]]
     _symmetric: dict[tuple[int, int], bool]
     _signature: dict[str, Any]
@@ -352,6 +344,9 @@ class Search:
         """Precompute, per request position, what the rest of the search can see and where it is safe."""
         self._hard = True
         self._next = self._guarded
+        self._all_safe = {}
+        self._value_keys = {}
+        self._draws = {}
         self._memo = {}
         self._later = {}
         self._horizon = {}
@@ -423,316 +418,6 @@ class Search:
                 new_bits[did] = tuple(did in m for m in member) + bits.get(did, (False,) * width)
             width += len(options)
             bits = new_bits
-
-    def _cand_list(self, rd: RequestData) -> list[Candidate]:
-        if rd.all_mode:
-            return rd.all_devices or []
-        return [c for c, _ in rd.cands or ()]
-
-    def _safe(self, rd: RequestData) -> bool:
-        """Whether the plain search, inside this request, can only accept or reject (never raise)."""
-        if not rd.prunable:
-            return False
-        if rd.all_mode:
-            return not any(c.applies(rd.base, rd.full) for c in self.constraints[rd.ci])
-        return True
-
-    def _static_feasible(self, rd: RequestData) -> None:
-        """Per candidate: could it ever be accepted for this request in this call (state of other claims
-        aside)? Also each candidate's position, and the last position of each counter it consumes."""
-        res = self.res
-        cons = [c for c in self.constraints[rd.ci] if c.applies(rd.base, rd.full)]
-        ok: list[bool] = []
-        pos: dict[str, int] = {}
-        last: dict[Any, int] = {}
-        for i, cand in enumerate(self._cand_list(rd)):
-            info = cand.info
-            pos[info.id] = i
-            for set_name, cname, _ in info.consumes:
-                last[(cand.pool.name, set_name, cname)] = i
-            good = True
-            if not rd.admin and info.id in self.allocated or info.taints and taint_blocks(info.taints, rd.tolerations):
-                good = False
-            elif info.consumes and not (info.allow_multi and info.id in self.aggregated):
-                if res.pool_overcommitted(cand.pool):
-                    good = False
-                else:
-                    avail = res.available_counters(cand.pool)
-                    for set_name, cname, amount in info.consumes:
-                        a = avail.get((set_name, cname))
-                        if a is not None and a < amount:
-                            good = False
-                            break
-            if good:
-                for con in cons:
-                    v = attribute_set(info, con.attribute)
-                    if not v and (type(con) is MatchAttribute or v is None):
-                        good = False
-                        break
-            if good and not rd.all_mode:
-                amounts = rd.cands[i][1]  # type: ignore[index]
-                if type(amounts) is not SelectorFailure and (info.capacity or amounts):
-                    good = fits(amounts, info, self.aggregated.get(info.id), None)
-            ok.append(good)
-        rd.feasible = (ok, pos, last, self._cand_list(rd))
-
-    def _free_now(self, cand: Candidate, rd: RequestData, ci: int) -> bool:
-        """Whether a statically acceptable candidate is free and fits the counters picked so far."""
-        info = cand.info
-        did = info.id
-        users = self.allocating.get(did)
-        if users and (not rd.admin or ci in users):
-            return False
-        if info.allow_multi:
-            cur = self.allocating_capacity.get(did)
-            if cur is not None or did in self.aggregated:
-                if cur is not None and not rd.all_mode:
-                    c = consumption(rd.cap_key, rd.cap_requests, info)
-                    if c is not None and not fits(c[1], info, self.aggregated.get(did), cur):
-                        return False
-                return True
-        if info.consumes:
-            consumed = self.consumed.get(cand.pool.name)
-            if consumed:
-                avail = self.res.available_counters(cand.pool)
-                for set_name, cname, amount in info.consumes:
-                    a = avail.get((set_name, cname))
-                    if a is not None and consumed.get((set_name, cname), 0) + amount > a:
-                        return False
-        return True
-
-    def _free_list(self, rd: RequestData, ci: int, cands: list[Candidate], ok: list[bool], lo: int,
-                   free_cache: dict[str, bool]) -> list[Candidate]:
-        """The statically acceptable candidates from ``lo`` on that are free now (cached per device for
-        plain requests: then the answer does not depend on the request)."""
-        if rd.admin or rd.all_mode:
-            return [c for i, c in enumerate(cands[lo:], lo) if ok[i] and self._free_now(c, rd, ci)]
-        out = []
-        for i in range(lo, len(cands)):
-            if not ok[i]:
-                continue
-            c = cands[i]
-            did = c.info.id
-            free = free_cache.get(did)
-            if free is None:
-                free = self._free_now(c, rd, ci)
-                if not c.info.allow_multi:
-                    free_cache[did] = free
-            if free:
-                out.append(c)
-        return out
-
-    def _doomed(self, rd: RequestData, ci: int, ri: int, k: int, start: int) -> bool:
-        """True when the requests from here to the first risky one cannot all be filled (see module doc)."""
-        if not self._safe(rd):
-            return False
-        horizon = [] if self._may_exceed[ci] else self._horizon[(ci, ri)]
-        union: set[str] = set()
-        free_of: dict[int, list[Candidate]] = {}
-        total_need = 0
-        any_multi = False
-        covered: list[tuple[int, frozenset[int], int, list[Candidate]]] = []
-        free_cache: dict[str, bool] = {}
-        current_free: list[Candidate] = []
-        steps: list[tuple[int, list[RequestData], int]] = [(ci, [rd], k)]
-        steps.extend((cj, options, 0) for cj, _, options in horizon)
-        for cj, options, done in steps:
-            best_need: int | None = None
-            request_free: list[Candidate] = []
-            for opt in options:
-                need = opt.num - done
-                ok, _pos, _last, cands = opt.feasible
-                lo = (k if opt.all_mode else start) if opt is rd else 0
-                free = self._free_list(opt, cj, cands, ok, lo, free_cache)
-                if opt is rd:
-                    current_free = free
-                if opt.all_mode:
-                    if len(free) < need:
-                        continue  # an All request needs every listed device
-                elif len(free) < need:
-                    continue
-                matches = [con for con in self.constraints[cj]
-                           if type(con) is MatchAttribute and con.applies(opt.base, opt.full)]
-                if matches and not self._groups_ok(matches, [(need, free)]):
-                    continue
-                if not all(self._distinct_ok(con, opt, free, need, rd, cj == ci, current_free)
-                           for con in self.constraints[cj]
-                           if type(con) is DistinctAttribute and con.applies(opt.base, opt.full)):
-                    continue
-                free_of[id(opt)] = free
-                request_free.extend(free)
-                best_need = need if best_need is None or need < best_need else best_need
-            if best_need is None:
-                return True
-            total_need += best_need
-            for c in request_free:
-                union.add(c.info.id)
-                any_multi = any_multi or c.info.allow_multi
-            applied = frozenset.intersection(*(
-                frozenset(idx for idx, con in enumerate(self.constraints[cj])
-                          if type(con) is MatchAttribute and con.applies(opt.base, opt.full))
-                for opt in options))
-            if applied:
-                covered.append((cj, applied, best_need, request_free))
-        if any_multi:
-            return False
-        # An adminAccess request may take a device another claim took: devices are distinct only within a
-        # claim then, so the bounds over all claims together do not hold.
-        any_admin = any(opt.admin for _, options, _ in steps for opt in options)
-        if not any_admin and len(union) < total_need:
-            return True
-        # Requests of one claim under the same matchAttribute constraints: all their devices share a value
-        # of each constraint's attribute, so some combination of values is on that many devices.
-        groups = {(cj, applied) for cj, applied, _, _ in covered}
-        groups |= {(cj, frozenset((idx,))) for cj, applied, _, _ in covered for idx in applied}
-        for cj, group in groups:
-            parts = [(n, free) for cj2, applied, n, free in covered if cj2 == cj and group <= applied]
-            cons = [self.constraints[cj][idx] for idx in sorted(group)]
-            if not self._groups_ok(cons, parts):
-                return True
-        return not any_admin and self._counters_doomed(steps, free_of, total_need)
-
-    def _distinct_ok(self, con: DistinctAttribute, opt: RequestData, free: list[Candidate], need: int,
-                     current: RequestData, same_claim: bool, current_free: list[Candidate]) -> bool:
-        """Whether ``need`` free devices (in candidate order) can pass upstream's distinctAttribute check.
-
-        Each device must differ from the value remembered for every other request of the claim and from the
-        previous device of its own request, so the most a request can get is the number of runs of equal
-        values among the allowed devices. The request being filled still changes its value: a later request
-        must avoid the value of its last device, one of the values among its free devices. Multi-valued
-        (list) or unknown-typed attributes: no claim is made.
-        """
-        forbidden = []
-        prev = None
-        if same_claim and con.count > 0:
-            for base, value in con.values.items():
-                if base == opt.base:
-                    if opt is current:
-                        prev = value
-                    continue
-                if base == current.base and opt is not current:
-                    continue  # replaced by the value of the current request's last device
-                if value:
-                    forbidden.append(value)
-        open_values: list[Any] = [None]
-        if same_claim and opt is not current and opt.base != current.base and con.applies(current.base,
-                                                                                            current.full):
-            seen = {attribute_set(c.info, con.attribute) for c in current_free}
-            if any(not v or len(v[1]) != 1 for v in seen):
-                return True
-            open_values = list(seen)
-        return any(self._distinct_runs(con, free, forbidden + ([v] if v else []), prev, need)
-                   for v in open_values)
-
-    @staticmethod
-    def _distinct_runs(con: DistinctAttribute, free: list[Candidate], forbidden: list[Any], prev: Any,
-                       need: int) -> bool:
-        count = 0
-        for c in free:
-            v = attribute_set(c.info, con.attribute)
-            if not v or len(v[1]) != 1:
-                return True
-            if any(f[0] == v[0] and f[1] & v[1] for f in forbidden):
-                continue
-            if prev and prev[0] == v[0] and prev[1] & v[1]:
-                continue
-            count += 1
-            prev = v
-            if count >= need:
-                return True
-        return need <= 0
-
-    def _groups_ok(self, cons: list[MatchAttribute], parts: list[tuple[int, list[Candidate]]]) -> bool:
-        """Whether one combination of values, one per constraint (within each constraint's fixed set, if
-        any), has devices enough for every part (a request: how many it needs, its free devices): each part
-        its own number, all parts together that many distinct devices, and the cheapest of them within the
-        shared counters."""
-        fixed = [con.current if con.count > 0 else None for con in cons]
-        groups: dict[Any, list[list[Candidate]]] = {}
-        for pi, (_need, free) in enumerate(parts):
-            for c in free:
-                keys: list[tuple[Any, ...]] = [()]
-                for con, fx in zip(cons, fixed):
-                    v = attribute_set(c.info, con.attribute)
-                    if not v or (fx is not None and v[0] != fx[0]):
-                        keys = []
-                        break
-                    items = [(v[0], item) for item in v[1] if fx is None or item in fx[1]]
-                    keys = [key + (item,) for key in keys for item in items]
-                for key in keys:
-                    lists = groups.get(key)
-                    if lists is None:
-                        lists = groups[key] = [[] for _ in parts]
-                    lists[pi].append(c)
-        total = sum(need for need, _ in parts)
-        if total <= 0:
-            return True
-        for lists in groups.values():
-            if any(len(lst) < need for lst, (need, _) in zip(lists, parts)):
-                continue
-            if len({c.info.id for lst in lists for c in lst}) < total:
-                continue
-            if self._group_counters_fit(lists, [need for need, _ in parts]):
-                return True
-        return False
-
-    def _group_counters_fit(self, lists: list[list[Candidate]], needs: list[int]) -> bool:
-        """Whether, per shared counter, the cheapest devices each part needs fit what is left of it."""
-        keys: dict[tuple[str, str, str], Pool] = {}
-        for lst in lists:
-            for c in lst:
-                for set_name, cname, _ in c.info.consumes:
-                    keys[(c.pool.name, set_name, cname)] = c.pool
-        for (pool_name, set_name, cname), pool in keys.items():
-            lo: Any = 0
-            for lst, need in zip(lists, needs):
-                costs = []
-                for c in lst:
-                    v: Any = 0
-                    if not c.info.allow_multi and c.pool.name == pool_name:
-                        for s, n, amount in c.info.consumes:
-                            if s == set_name and n == cname:
-                                v += amount
-                    costs.append(v)
-                costs.sort()
-                lo += sum(costs[:need])
-            if lo <= 0:
-                continue
-            a = self.res.available_counters(pool).get((set_name, cname))
-            if a is None:
-                continue
-            if self.consumed.get(pool_name, {}).get((set_name, cname), 0) + lo > a:
-                return False
-        return True
-
-    def _counters_doomed(self, steps: list[tuple[int, list[RequestData], int]], free_of: dict[int, list[Candidate]],
-                         total_need: int) -> bool:
-        """True when the cheapest ``total_need`` free devices already exceed some shared counter."""
-        devices: dict[str, Candidate] = {}
-        for _, options, _ in steps:
-            for opt in options:
-                for c in free_of.get(id(opt), ()):
-                    devices[c.info.id] = c
-        costs: dict[tuple[str, str, str], list[Any]] = {}
-        pools: dict[str, Pool] = {}
-        for c in devices.values():
-            for set_name, cname, amount in c.info.consumes:
-                costs.setdefault((c.pool.name, set_name, cname), []).append(amount)
-                pools[c.pool.name] = c.pool
-        n = len(devices)
-        for (pool_name, set_name, cname), vals in costs.items():
-            zeros = n - len(vals)
-            if zeros >= total_need:
-                continue
-            vals.sort()
-            lo = sum(vals[: total_need - zeros])
-            a = self.res.available_counters(pools[pool_name]).get((set_name, cname))
-            if a is None:
-                continue
-            used = self.consumed.get(pool_name, {}).get((set_name, cname), 0)
-            if used + lo > a:
-                return True
-        return False
 
     def _state_key(self, rd: RequestData, ci: int, ri: int, si: int, k: int, in_sub: bool, start: int) -> Any:
         """The part of the state the rest of the search can see (see the module docstring).

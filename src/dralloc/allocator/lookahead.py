@@ -1,0 +1,608 @@
+"""The look-ahead of a hard search: proofs that the requests still to fill cannot all be filled.
+
+:class:`LookAhead` is a part of :class:`dralloc.allocator.search.Search` (its base class), kept apart so
+the search itself stays readable. Every check here is a necessary condition for the requests from the
+current one up to the first that could raise an error: when one fails, the subtree holds no solution and the
+plain search could only have rejected its way out of it, so cutting it changes neither the answer nor any
+error text.
+
+What the checks read, besides the search's state: per request, which candidates could ever be accepted in
+this call (:meth:`LookAhead._static_feasible`, computed once when the search turns hard), and caches that
+live as long as the search (``_all_safe``, ``_value_keys``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from dralloc.allocator.capacity import consumption, fits
+from dralloc.allocator.claims import ClaimPlan, RequestData
+from dralloc.allocator.constraints import DistinctAttribute, MatchAttribute, attribute_set
+from dralloc.allocator.pools import Candidate, Pool
+from dralloc.allocator.selectors import SelectorCache, SelectorFailure
+from dralloc.allocator.state import AllocatedState
+from dralloc.allocator.tolerations import taint_blocks
+
+COLLIDE_BUDGET = 2000  # group choices tried per look-ahead when checking claims against each other
+
+
+class Resources(Protocol):
+    """What the search reads from its owner (the Allocator): allocated state, counters, selector outcomes."""
+
+    state: AllocatedState
+    selectors: SelectorCache
+
+    def available_counters(self, pool: Pool) -> dict[tuple[str, str], Any]: ...
+
+    def pool_overcommitted(self, pool: Pool) -> bool: ...
+
+
+class LookAhead:
+    """The look-ahead checks of :class:`~dralloc.allocator.search.Search` (see the module docstring)."""
+
+    # the search's state, set by Search
+    res: Resources
+    plans: list[ClaimPlan]
+    requests: list[list[list[RequestData]]]
+    constraints: list[list[Any]]
+    allocated: Any
+    aggregated: Any
+    allocating: dict[str, set[int]]
+    allocating_capacity: dict[str, dict[str, Any]]
+    consumed: dict[str, dict[tuple[str, str], Any]]
+    # built when the search turns hard
+    _horizon: dict[tuple[int, int], list[tuple[int, int, list[RequestData]]]]
+    _may_exceed: list[bool]
+    _all_safe: dict[int, bool]
+    _value_keys: dict[tuple[str, tuple[str, ...], tuple[Any, ...]], list[tuple[Any, ...]]]
+    _draws: dict[str, list[tuple[tuple[str, str], tuple[tuple[Pool, str], ...], Any]]]
+
+    def _cand_list(self, rd: RequestData) -> list[Candidate]:
+        if rd.all_mode:
+            return rd.all_devices or []
+        return [c for c, _ in rd.cands or ()]
+
+    def _safe(self, rd: RequestData) -> bool:
+        """Whether the plain search, inside this request, can only accept or reject (never raise)."""
+        if not rd.prunable:
+            return False
+        if rd.all_mode:
+            safe = self._all_safe.get(id(rd))
+            if safe is None:
+                safe = self._all_safe[id(rd)] = self._all_cannot_raise(rd)
+            return safe
+        return True
+
+    def _all_cannot_raise(self, rd: RequestData) -> bool:
+        """Whether an ``allocationMode: All`` request under claim constraints can never raise.
+
+        Upstream fails the whole allocation when a device an All request must take breaks a constraint,
+        but only after the device passed the in-use, counter and taint checks. So the request is safe when
+        every device that could break a constraint cannot pass those checks at that point: it is taken
+        already, tainted, or each device of the claim picked before it that conflicts with it on a
+        constraint (a distinctAttribute value in common, a matchAttribute value it lacks) shares a counter
+        with it that cannot hold both. A whole GPU after partitions of other GPUs is the typical case: a
+        partition of the same GPU would be the only conflict, and it uses up the GPU's counters. Without
+        this, the look-ahead stops at every such request and cannot see a hopeless claim behind it.
+        """
+        ci = rd.ci
+        cons = [c for c in self.constraints[ci] if c.applies(rd.base, rd.full)]
+        if not cons:
+            return True
+        before: list[tuple[RequestData, Candidate]] = []  # what the claim may have picked before
+        for options in self.requests[ci][:rd.ri]:
+            for opt in options:
+                before.extend((opt, c) for c in self._cand_list(opt))
+        for cand in rd.all_devices or ():
+            info = cand.info
+            if ((info.id in self.allocated and not rd.admin)
+                    or (info.taints and taint_blocks(info.taints, rd.tolerations))):
+                continue  # rejected before the constraints are checked, never picked
+            if info.allow_multi:
+                return False
+            for con in cons:
+                mine = attribute_set(info, con.attribute)
+                if not mine or len(mine[1]) != 1:
+                    return False
+                for opt, other in before:
+                    if other.info.id == info.id or not con.applies(opt.base, opt.full):
+                        continue
+                    theirs = attribute_set(other.info, con.attribute)
+                    if type(con) is DistinctAttribute:
+                        conflict = bool(theirs) and theirs[0] == mine[0] and bool(theirs[1] & mine[1])
+                    else:  # a device without the value is never picked under matchAttribute
+                        conflict = bool(theirs) and (theirs[0] != mine[0] or not mine[1] <= theirs[1])
+                    if conflict and not self._counters_exclude(cand, other):
+                        return False
+            before.append((rd, cand))
+        return True
+
+    def _counters_exclude(self, a: Candidate, b: Candidate) -> bool:
+        """Whether two devices can never hold their counters together (a shared counter too small)."""
+        if a.pool is not b.pool or a.info.allow_multi or b.info.allow_multi:
+            return False
+        avail = self.res.available_counters(a.pool)
+        drawn = {(set_name, cname): amount for set_name, cname, amount in b.info.consumes}
+        for set_name, cname, amount in a.info.consumes:
+            other = drawn.get((set_name, cname))
+            limit = avail.get((set_name, cname))
+            if other is not None and limit is not None and amount + other > limit:
+                return True
+        return False
+
+    def _static_feasible(self, rd: RequestData) -> None:
+        """Per candidate: could it ever be accepted for this request in this call (state of other claims
+        aside)? Also each candidate's position, and the last position of each counter it consumes."""
+        res = self.res
+        cons = [c for c in self.constraints[rd.ci] if c.applies(rd.base, rd.full)]
+        ok: list[bool] = []
+        pos: dict[str, int] = {}
+        last: dict[Any, int] = {}
+        for i, cand in enumerate(self._cand_list(rd)):
+            info = cand.info
+            pos[info.id] = i
+            for set_name, cname, _ in info.consumes:
+                last[(cand.pool.name, set_name, cname)] = i
+            good = True
+            if not rd.admin and info.id in self.allocated or info.taints and taint_blocks(info.taints, rd.tolerations):
+                good = False
+            elif info.consumes and not (info.allow_multi and info.id in self.aggregated):
+                if res.pool_overcommitted(cand.pool):
+                    good = False
+                else:
+                    avail = res.available_counters(cand.pool)
+                    for set_name, cname, amount in info.consumes:
+                        a = avail.get((set_name, cname))
+                        if a is not None and a < amount:
+                            good = False
+                            break
+            if good:
+                for con in cons:
+                    v = attribute_set(info, con.attribute)
+                    if not v and (type(con) is MatchAttribute or v is None):
+                        good = False
+                        break
+            if good and not rd.all_mode:
+                amounts = rd.cands[i][1]  # type: ignore[index]
+                if type(amounts) is not SelectorFailure and (info.capacity or amounts):
+                    good = fits(amounts, info, self.aggregated.get(info.id), None)
+            ok.append(good)
+        rd.feasible = (ok, pos, last, self._cand_list(rd))
+
+    def _free_now(self, cand: Candidate, rd: RequestData, ci: int) -> bool:
+        """Whether a statically acceptable candidate is free and fits the counters picked so far."""
+        info = cand.info
+        did = info.id
+        users = self.allocating.get(did)
+        if users and (not rd.admin or ci in users):
+            return False
+        if info.allow_multi:
+            cur = self.allocating_capacity.get(did)
+            if cur is not None or did in self.aggregated:
+                if cur is not None and not rd.all_mode:
+                    c = consumption(rd.cap_key, rd.cap_requests, info)
+                    if c is not None and not fits(c[1], info, self.aggregated.get(did), cur):
+                        return False
+                return True
+        if info.consumes:
+            consumed = self.consumed.get(cand.pool.name)
+            if consumed:
+                avail = self.res.available_counters(cand.pool)
+                for set_name, cname, amount in info.consumes:
+                    a = avail.get((set_name, cname))
+                    if a is not None and consumed.get((set_name, cname), 0) + amount > a:
+                        return False
+        return True
+
+    def _free_list(self, rd: RequestData, ci: int, cands: list[Candidate], ok: list[bool], lo: int,
+                   free_cache: dict[str, bool]) -> list[Candidate]:
+        """The statically acceptable candidates from ``lo`` on that are free now (cached per device for
+        plain requests: then the answer does not depend on the request)."""
+        if rd.admin or rd.all_mode:
+            return [c for i, c in enumerate(cands[lo:], lo) if ok[i] and self._free_now(c, rd, ci)]
+        out = []
+        for i in range(lo, len(cands)):
+            if not ok[i]:
+                continue
+            c = cands[i]
+            did = c.info.id
+            free = free_cache.get(did)
+            if free is None:
+                free = self._free_now(c, rd, ci)
+                if not c.info.allow_multi:
+                    free_cache[did] = free
+            if free:
+                out.append(c)
+        return out
+
+    def _doomed(self, rd: RequestData, ci: int, ri: int, k: int, start: int) -> bool:
+        """True when the requests from here to the first risky one cannot all be filled (see module doc)."""
+        if not self._safe(rd):
+            return False
+        horizon = [] if self._may_exceed[ci] else self._horizon[(ci, ri)]
+        union: set[str] = set()
+        free_of: dict[int, list[Candidate]] = {}
+        total_need = 0
+        any_multi = False
+        covered: list[tuple[int, frozenset[int], int, list[Candidate]]] = []
+        free_cache: dict[str, bool] = {}
+        current_free: list[Candidate] = []
+        steps: list[tuple[int, list[RequestData], int]] = [(ci, [rd], k)]
+        steps.extend((cj, options, 0) for cj, _, options in horizon)
+        previous: list[tuple[RequestData, list[Candidate]]] = []  # the step before, if of the same claim
+        previous_claim = -1
+        options_free: list[list[tuple[int, list[Candidate]]]] = []  # per request: (need, free) per option
+        for cj, options, done in steps:
+            best_need: int | None = None
+            request_free: list[Candidate] = []
+            passing: list[tuple[RequestData, list[Candidate]]] = []
+            if cj != previous_claim:
+                previous = []
+            for opt in options:
+                need = opt.num - done
+                ok, _pos, _last, cands = opt.feasible
+                lo = (k if opt.all_mode else start) if opt is rd else 0
+                free = self._free_list(opt, cj, cands, ok, lo, free_cache)
+                if opt is rd:
+                    current_free = free
+                if opt.all_mode:
+                    if len(free) < need:
+                        continue  # an All request needs every listed device
+                elif len(free) < need:
+                    continue
+                matches = [con for con in self.constraints[cj]
+                           if type(con) is MatchAttribute and con.applies(opt.base, opt.full)]
+                if matches and not self._groups_ok(matches, [(need, free)]):
+                    continue
+                if not all(self._distinct_ok(con, opt, free, need, rd, cj == ci, current_free, previous)
+                           for con in self.constraints[cj]
+                           if type(con) is DistinctAttribute and con.applies(opt.base, opt.full)):
+                    continue
+                free_of[id(opt)] = free
+                passing.append((opt, free))
+                request_free.extend(free)
+                best_need = need if best_need is None or need < best_need else best_need
+            if best_need is None:
+                return True
+            previous, previous_claim = passing, cj
+            options_free.append([(opt.num - done, free) for opt, free in passing])
+            total_need += best_need
+            for c in request_free:
+                union.add(c.info.id)
+                any_multi = any_multi or c.info.allow_multi
+            applied = frozenset.intersection(*(
+                frozenset(idx for idx, con in enumerate(self.constraints[cj])
+                          if type(con) is MatchAttribute and con.applies(opt.base, opt.full))
+                for opt in options))
+            if applied:
+                covered.append((cj, applied, best_need, request_free))
+        if self._pooled_counters_exceeded(options_free):
+            return True
+        if any_multi:
+            return False
+        # An adminAccess request may take a device another claim took: devices are distinct only within a
+        # claim then, so the bounds over all claims together do not hold.
+        any_admin = any(opt.admin for _, options, _ in steps for opt in options)
+        if not any_admin and len(union) < total_need:
+            return True
+        # Requests of one claim under the same matchAttribute constraints: all their devices share a value
+        # of each constraint's attribute, so some combination of values is on that many devices.
+        groups = {(cj, applied) for cj, applied, _, _ in covered}
+        groups |= {(cj, frozenset((idx,))) for cj, applied, _, _ in covered for idx in applied}
+        for cj, group in groups:
+            parts = [(n, free) for cj2, applied, n, free in covered if cj2 == cj and group <= applied]
+            cons = [self.constraints[cj][idx] for idx in sorted(group)]
+            if not self._groups_ok(cons, parts):
+                return True
+        if not any_admin and self._claims_collide(covered):
+            return True
+        return not any_admin and self._counters_doomed(steps, free_of, total_need)
+
+    def _claims_collide(self, covered: list[tuple[int, frozenset[int], int, list[Candidate]]]) -> bool:
+        """True when the claims under matchAttribute constraints cannot all get their groups at once.
+
+        Each such claim takes all its devices from one group of devices sharing its constraints' values (one
+        of the groups :meth:`_groups_ok` accepts), and claims never share a device (no adminAccess here).
+        So some choice of one group per claim must pass Hall's condition: every set of claims needs no more
+        devices than their groups hold together. Checked claim by claim over the choices, within
+        :data:`COLLIDE_BUDGET` checks (beyond it the claims are assumed to fit). Without this two later
+        claims that both need most of the one big NUMA node each look feasible, and the search tries every
+        way of serving an earlier claim from that node.
+        """
+        per_claim: dict[int, list[tuple[frozenset[int], int, list[Candidate]]]] = {}
+        for cj, applied, need, free in covered:
+            per_claim.setdefault(cj, []).append((applied, need, free))
+        if len(per_claim) < 2:
+            return False
+        claims: list[tuple[int, list[frozenset[str]]]] = []
+        for cj, entries in per_claim.items():
+            common = frozenset.intersection(*(applied for applied, _, _ in entries))
+            if not common:
+                continue
+            cons = [self.constraints[cj][idx] for idx in sorted(common)]
+            found: list[frozenset[str]] = []
+            self._groups_ok(cons, [(need, free) for _, need, free in entries], found)
+            unique = set(found)
+            maximal = [g for g in unique if not any(g < other for other in unique)]
+            maximal.sort(key=lambda g: (-len(g), sorted(g)))
+            claims.append((sum(need for _, need, _ in entries), maximal))
+        if len(claims) < 2:
+            return False
+        budget = [COLLIDE_BUDGET]
+
+        def place(i: int, chosen: list[tuple[int, frozenset[str]]]) -> bool:
+            if i == len(claims):
+                return True
+            need, options = claims[i]
+            for group in options:
+                budget[0] -= 1
+                if budget[0] < 0:
+                    return True  # undecided: assume they fit
+                if self._hall_ok(chosen, need, group) and place(i + 1, [*chosen, (need, group)]):
+                    return True
+            return False
+
+        return not place(0, [])
+
+    @staticmethod
+    def _hall_ok(chosen: list[tuple[int, frozenset[str]]], need: int, group: frozenset[str]) -> bool:
+        """Whether every set of claims that includes the new one needs no more devices than it holds."""
+        for mask in range(1 << len(chosen)):
+            total = need
+            devices = set(group)
+            for j, (n, g) in enumerate(chosen):
+                if mask >> j & 1:
+                    total += n
+                    devices |= g
+            if total > len(devices):
+                return False
+        return True
+
+    def _distinct_ok(self, con: DistinctAttribute, opt: RequestData, free: list[Candidate], need: int,
+                     current: RequestData, same_claim: bool, current_free: list[Candidate],
+                     previous: list[tuple[RequestData, list[Candidate]]]) -> bool:
+        """Whether ``need`` free devices (in candidate order) can pass upstream's distinctAttribute check.
+
+        Each device must differ from the value remembered for every other request of the claim and from the
+        previous device of its own request, so the most a request can get is the number of runs of equal
+        values among the allowed devices. The request being filled still changes its value: a later request
+        must avoid the value of its last device, one of the values among its free devices. A request of a
+        claim not started yet likewise avoids the last value of the claim's request before it (``previous``:
+        that request's options and their free devices): without this a claim whose second request can only
+        alternate between values the first one also needs (two NUMA nodes, counts above one) looks
+        satisfiable from outside, and the search tries every combination of the claims before it.
+        Multi-valued (list) or unknown-typed attributes: no claim is made.
+        """
+        forbidden = []
+        prev = None
+        if same_claim and con.count > 0:
+            for base, value in con.values.items():
+                if base == opt.base:
+                    if opt is current:
+                        prev = value
+                    continue
+                if base == current.base and opt is not current:
+                    continue  # replaced by the value of the current request's last device
+                if value:
+                    forbidden.append(value)
+        open_values: list[Any] = [None]
+        if same_claim and opt is not current and opt.base != current.base and con.applies(current.base,
+                                                                                            current.full):
+            seen = {attribute_set(c.info, con.attribute) for c in current_free}
+            if any(not v or len(v[1]) != 1 for v in seen):
+                return True
+            open_values = list(seen)
+        elif not same_claim and previous:
+            # The claim starts empty (count 0), so only the previous request's last value is remembered
+            # by the time this one starts, among those of earlier requests (which only forbid more).
+            last_values: set[Any] = set()
+            for prev_opt, prev_free in previous:
+                if not con.applies(prev_opt.base, prev_opt.full):
+                    last_values.add(None)
+                    continue
+                for c in prev_free:
+                    v = attribute_set(c.info, con.attribute)
+                    if not v or len(v[1]) != 1:
+                        return True
+                    last_values.add(v)
+            open_values = list(last_values)
+        return any(self._distinct_runs(con, free, forbidden + ([v] if v else []), prev, need)
+                   for v in open_values)
+
+    @staticmethod
+    def _distinct_runs(con: DistinctAttribute, free: list[Candidate], forbidden: list[Any], prev: Any,
+                       need: int) -> bool:
+        count = 0
+        for c in free:
+            v = attribute_set(c.info, con.attribute)
+            if not v or len(v[1]) != 1:
+                return True
+            if any(f[0] == v[0] and f[1] & v[1] for f in forbidden):
+                continue
+            if prev and prev[0] == v[0] and prev[1] & v[1]:
+                continue
+            count += 1
+            prev = v
+            if count >= need:
+                return True
+        return need <= 0
+
+    def _groups_ok(self, cons: list[MatchAttribute], parts: list[tuple[int, list[Candidate]]],
+                   found: list[frozenset[str]] | None = None) -> bool:
+        """Whether one combination of values, one per constraint (within each constraint's fixed set, if
+        any), has devices enough for every part (a request: how many it needs, its free devices): each part
+        its own number, all parts together that many distinct devices, and the cheapest of them within the
+        shared counters. With ``found``, every such group's devices (their ids) are collected there."""
+        total = sum(need for need, _ in parts)
+        if total <= 0:
+            if found is not None:
+                found.append(frozenset(c.info.id for _, free in parts for c in free))
+            return True
+        fixed = tuple((i, con.current) for i, con in enumerate(cons) if con.count > 0)
+        attrs = tuple(con.attribute for con in cons)
+        value_keys = self._value_keys
+        groups: dict[Any, list[list[Candidate]]] = {}
+        for pi, (_need, free) in enumerate(parts):
+            for c in free:
+                keys = value_keys.get((c.info.id, attrs, fixed))
+                if keys is None:
+                    keys = self._combinations(c, attrs)
+                    if fixed:
+                        keys = [key for key in keys
+                                if all(key[i][0] == fx[0] and key[i][1] in fx[1] for i, fx in fixed)]
+                    value_keys[(c.info.id, attrs, fixed)] = keys
+                for key in keys:
+                    lists = groups.get(key)
+                    if lists is None:
+                        lists = groups[key] = [[] for _ in parts]
+                    lists[pi].append(c)
+        for lists in groups.values():
+            if any(len(lst) < need for lst, (need, _) in zip(lists, parts)):
+                continue
+            ids = {c.info.id for lst in lists for c in lst}
+            if len(ids) < total:
+                continue
+            needs = [need for need, _ in parts]
+            if (self._group_counters_fit(lists, needs)
+                    and not self._pooled_counters_exceeded([[(need, lst)] for need, lst in zip(needs, lists)])):
+                if found is None:
+                    return True
+                found.append(frozenset(ids))
+        return bool(found)
+
+    @staticmethod
+    def _combinations(c: Candidate, attrs: tuple[str, ...]) -> list[tuple[Any, ...]]:
+        """Every combination of one value per attribute of the device (none if one is missing)."""
+        keys: list[tuple[Any, ...]] = [()]
+        for attr in attrs:
+            v = attribute_set(c.info, attr)
+            if not v:
+                return []
+            keys = [key + ((v[0], item),) for key in keys for item in v[1]]
+        return keys
+
+    def _group_counters_fit(self, lists: list[list[Candidate]], needs: list[int]) -> bool:
+        """Whether, per shared counter, the cheapest devices each part needs fit what is left of it."""
+        keys: dict[tuple[str, str, str], Pool] = {}
+        for lst in lists:
+            for c in lst:
+                for set_name, cname, _ in c.info.consumes:
+                    keys[(c.pool.name, set_name, cname)] = c.pool
+        for (pool_name, set_name, cname), pool in keys.items():
+            lo: Any = 0
+            for lst, need in zip(lists, needs):
+                costs = []
+                for c in lst:
+                    v: Any = 0
+                    if not c.info.allow_multi and c.pool.name == pool_name:
+                        for s, n, amount in c.info.consumes:
+                            if s == set_name and n == cname:
+                                v += amount
+                    costs.append(v)
+                costs.sort()
+                lo += sum(costs[:need])
+            if lo <= 0:
+                continue
+            a = self.res.available_counters(pool).get((set_name, cname))
+            if a is None:
+                continue
+            if self.consumed.get(pool_name, {}).get((set_name, cname), 0) + lo > a:
+                return False
+        return True
+
+    def _pooled_counters_exceeded(self, requests: list[list[tuple[int, list[Candidate]]]]) -> bool:
+        """True when the requests together need more of a counter name than all its counter sets have left.
+
+        Partitionable devices of one pool usually draw on one counter set per physical device (``memory``
+        of ``gpu-0-counters``, of ``gpu-1-counters``, ...). Each set bounds the picks drawing on it, so
+        their sum bounds the picks drawing on any of them: the requests' cheapest possible draw on a counter
+        name, summed over the sets their devices touch, must fit what those sets have left. Per set alone
+        this is invisible (any one GPU may be avoided) and the search tries every spread of the picks over
+        the GPUs. ``requests``: per request, each option's need and free devices; a request costs at least
+        its cheapest option. Multi-allocatable devices count as free of charge (they may not reserve again).
+        """
+        touched: dict[tuple[str, str], set[tuple[Pool, str]]] = {}
+        # per request, per option: (need, number of free devices, the non-zero draws per counter name)
+        drawn: list[list[tuple[int, int, dict[tuple[str, str], list[Any]]]]] = []
+        for options in requests:
+            per_option = []
+            for need, free in options:
+                nonzero: dict[tuple[str, str], list[Any]] = {}
+                for c in free:
+                    for group, pool_sets, amount in self._draws_of(c):
+                        nonzero.setdefault(group, []).append(amount)
+                        touched.setdefault(group, set()).update(pool_sets)
+                per_option.append((need, len(free), nonzero))
+            drawn.append(per_option)
+        for group, sets in touched.items():
+            lo: Any = 0
+            for per_option in drawn:
+                cheapest: Any = None
+                for need, n_free, nonzero in per_option:
+                    amounts = nonzero.get(group)
+                    zeros = n_free - (len(amounts) if amounts else 0)
+                    if need <= zeros or not amounts:
+                        cheapest = 0
+                        break
+                    amounts.sort()
+                    cost = sum(amounts[:need - zeros])
+                    cheapest = cost if cheapest is None or cost < cheapest else cheapest
+                lo += cheapest or 0
+            if lo <= 0:
+                continue
+            left: Any = 0
+            for pool, set_name in sets:
+                a = self.res.available_counters(pool)[(set_name, group[1])]
+                used = self.consumed.get(pool.name, {}).get((set_name, group[1]), 0)
+                if a > used:
+                    left += a - used
+            if lo > left:
+                return True
+        return False
+
+    def _draws_of(self, c: Candidate) -> list[tuple[tuple[str, str], tuple[tuple[Pool, str], ...], Any]]:
+        """A device's draws on limited counters, one per counter name: ((pool, counter name), the counter sets
+        it draws that name from, amount). Cached for the search: availability does not change during it."""
+        draws = self._draws.get(c.info.id)
+        if draws is None:
+            info = c.info
+            by_group: dict[tuple[str, str], tuple[tuple[tuple[Pool, str], ...], Any]] = {}
+            if info.consumes and not info.allow_multi:
+                avail = self.res.available_counters(c.pool)
+                for set_name, cname, amount in info.consumes:
+                    if avail.get((set_name, cname)) is None or not amount:
+                        continue
+                    group = (c.pool.name, cname)
+                    sets, total = by_group.get(group, ((), 0))
+                    by_group[group] = ((*sets, (c.pool, set_name)), total + amount)
+            draws = self._draws[c.info.id] = [(g, sets, amount) for g, (sets, amount) in by_group.items()]
+        return draws
+
+    def _counters_doomed(self, steps: list[tuple[int, list[RequestData], int]], free_of: dict[int, list[Candidate]],
+                         total_need: int) -> bool:
+        """True when the cheapest ``total_need`` free devices already exceed some shared counter."""
+        devices: dict[str, Candidate] = {}
+        for _, options, _ in steps:
+            for opt in options:
+                for c in free_of.get(id(opt), ()):
+                    devices[c.info.id] = c
+        costs: dict[tuple[str, str, str], list[Any]] = {}
+        pools: dict[str, Pool] = {}
+        for c in devices.values():
+            for set_name, cname, amount in c.info.consumes:
+                costs.setdefault((c.pool.name, set_name, cname), []).append(amount)
+                pools[c.pool.name] = c.pool
+        n = len(devices)
+        for (pool_name, set_name, cname), vals in costs.items():
+            zeros = n - len(vals)
+            if zeros >= total_need:
+                continue
+            vals.sort()
+            lo = sum(vals[: total_need - zeros])
+            a = self.res.available_counters(pools[pool_name]).get((set_name, cname))
+            if a is None:
+                continue
+            used = self.consumed.get(pool_name, {}).get((set_name, cname), 0)
+            if used + lo > a:
+                return True
+        return False
