@@ -15,6 +15,7 @@ thousand watches do not hold up the writes that feed them.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -175,7 +176,8 @@ class WatchHub:
                 mine = [e for e in mine if e.namespace == sub.namespace]
             sub.offer_many(mine, upto)
             if i % FAN_OUT_STRIDE == FAN_OUT_STRIDE - 1:
-                await asyncio.sleep(0)  # requests waiting on the loop go first
+                time.sleep(0)  # threads waiting for the interpreter (the store's committer) go first
+                await asyncio.sleep(0)  # then requests waiting on the loop
 
     def encoded(self, key: tuple[Any, ...], encode: Callable[[], bytes]) -> bytes:
         """A watch event line shared by every watch that shows it the same way (encoded once, not per watch)."""
