@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from cases_loader import expand
 
@@ -170,16 +171,14 @@ def test_claims_needing_more_memory_than_all_gpus_together_have_left_are_cut_bef
     assert eager.steps < 10
 
 
-def test_an_all_request_that_can_only_conflict_with_partitions_of_its_own_gpu_lets_the_look_ahead_pass():
-    # Claim a: 3 partitions on different GPUs one after another, then All whole GPUs with index >= 4
-    # (gpu-4) under the same distinctAttribute. gpu-4 could only break the constraint after a partition
-    # of gpu-4, whose memory it then cannot get: so the All request never raises, and the look-ahead may
-    # see past it that claim b (3 of 2 special devices) can never be served.
+def _partitions_then_all_of_gpu4(partition_memory: int) -> list[dict[str, Any]]:
+    """Claim a: 3 partitions on different GPUs, then All whole GPUs named gpu-4, under one distinctAttribute;
+    claim b: 3 of 2 special devices (never possible)."""
     whole_gpu4 = f'device.attributes["{DRIVER}"].whole == true && device.attributes["{DRIVER}"].parent == "gpu-4"'
     part = f'device.attributes["{DRIVER}"].whole == false'
-    objs = [{"kind": "DeviceClass", "name": "gpu", "driver": DRIVER},
+    return [{"kind": "DeviceClass", "name": "gpu", "driver": DRIVER},
             {"kind": "DeviceClass", "name": "special", "driver": "s.example.com"},
-            {"kind": "Node", "name": "node-1"}, *_gpus(5, 4, 80, 20),
+            {"kind": "Node", "name": "node-1"}, *_gpus(5, 4, 80, partition_memory),
             {"kind": "ResourceSlice", "name": "t", "driver": "s.example.com", "pool": "q", "nodeName": "node-1",
              "devices": ["special-0", "special-1"]},
             {"kind": "ResourceClaim", "name": "a", "requests": [
@@ -187,6 +186,14 @@ def test_an_all_request_that_can_only_conflict_with_partitions_of_its_own_gpu_le
                 {"name": "r1", "class": "gpu", "mode": "All", "selectors": [whole_gpu4]}],
              "constraints": [{"distinctAttribute": f"{DRIVER}/parent"}]},
             {"kind": "ResourceClaim", "name": "b", "requests": [{"name": "r", "class": "special", "count": 3}]}]
+
+
+def test_an_all_request_that_can_only_conflict_with_partitions_of_its_own_gpu_lets_the_look_ahead_pass():
+    # Claim a: 3 partitions on different GPUs one after another, then All whole GPUs with index >= 4
+    # (gpu-4) under the same distinctAttribute. gpu-4 could only break the constraint after a partition
+    # of gpu-4, whose memory it then cannot get: so the All request never raises, and the look-ahead may
+    # see past it that claim b (3 of 2 special devices) can never be served.
+    objs = _partitions_then_all_of_gpu4(20)
     plain, eager = _allocate_both_ways(objs)
     assert _answer(plain) == _answer(eager) == ("unschedulable", [])
     assert plain.steps > 1_000
@@ -196,18 +203,7 @@ def test_an_all_request_that_can_only_conflict_with_partitions_of_its_own_gpu_le
 def test_an_all_request_that_may_break_its_constraint_still_raises_upstreams_error():
     # The same claim a, but gpu-4's partitions draw no memory: after a gpu-4 partition the whole gpu-4
     # still fits, breaks distinctAttribute, and upstream fails the allocation with its error.
-    whole_gpu4 = f'device.attributes["{DRIVER}"].whole == true && device.attributes["{DRIVER}"].parent == "gpu-4"'
-    objs = [{"kind": "DeviceClass", "name": "gpu", "driver": DRIVER},
-            {"kind": "DeviceClass", "name": "special", "driver": "s.example.com"},
-            {"kind": "Node", "name": "node-1"}, *_gpus(5, 4, 80, 0),
-            {"kind": "ResourceSlice", "name": "t", "driver": "s.example.com", "pool": "q", "nodeName": "node-1",
-             "devices": ["special-0", "special-1"]},
-            {"kind": "ResourceClaim", "name": "a", "requests": [
-                {"name": "r0", "class": "gpu", "count": 3,
-                 "selectors": [f'device.attributes["{DRIVER}"].whole == false']},
-                {"name": "r1", "class": "gpu", "mode": "All", "selectors": [whole_gpu4]}],
-             "constraints": [{"distinctAttribute": f"{DRIVER}/parent"}]},
-            {"kind": "ResourceClaim", "name": "b", "requests": [{"name": "r", "class": "special", "count": 3}]}]
+    objs = _partitions_then_all_of_gpu4(0)
     decoded = [codec.decode(expand(o)) for o in objs]
     node = decoded[2]
     claims = [o for o in decoded if type(o).__name__ == "ResourceClaim"]
@@ -221,16 +217,20 @@ def test_an_all_request_that_may_break_its_constraint_still_raises_upstreams_err
     assert "cannot add device" in errors[0]
 
 
-def test_two_later_claims_that_both_need_the_one_big_numa_node_are_seen_to_collide():
-    # claims b and c each want 5 devices of one NUMA node; only node 0 has 5 (it has 8): each claim alone
-    # fits, both together do not. Upstream tries every way of serving claim a first, then every way of b.
-    numa = [0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0]
-    objs = [{"kind": "DeviceClass", "name": "any"}, {"kind": "Node", "name": "node-1"},
+def _two_claims_on_one_numa_node(numa: list[int]) -> list[dict[str, Any]]:
+    """Devices on the given NUMA nodes; claim a wants any 2, claims b and c 5 each from one NUMA node."""
+    return [{"kind": "DeviceClass", "name": "any"}, {"kind": "Node", "name": "node-1"},
             {"kind": "ResourceSlice", "name": "s", "driver": DRIVER, "pool": "p", "nodeName": "node-1",
              "devices": [{"name": f"dev-{i}", "attributes": {"numa": {"int": n}}} for i, n in enumerate(numa)]},
             {"kind": "ResourceClaim", "name": "a", "requests": [{"name": "r", "class": "any", "count": 2}]},
             *({"kind": "ResourceClaim", "name": name, "requests": [{"name": "r", "class": "any", "count": 5}],
                "constraints": [{"matchAttribute": f"{DRIVER}/numa"}]} for name in ("b", "c"))]
+
+
+def test_two_later_claims_that_both_need_the_one_big_numa_node_are_seen_to_collide():
+    # claims b and c each want 5 devices of one NUMA node; only node 0 has 5 (it has 8): each claim alone
+    # fits, both together do not. Upstream tries every way of serving claim a first, then every way of b.
+    objs = _two_claims_on_one_numa_node([0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0])
     plain, eager = _allocate_both_ways(objs)
     assert _answer(plain) == _answer(eager) == ("unschedulable", [])
     assert plain.steps > 1_000
@@ -239,13 +239,7 @@ def test_two_later_claims_that_both_need_the_one_big_numa_node_are_seen_to_colli
 
 def test_claims_that_fit_their_numa_nodes_side_by_side_are_not_cut():
     # the same claims with 10 devices on node 0: b and c fit together, and both searches give one answer
-    numa = [0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0, 0, 0]
-    objs = [{"kind": "DeviceClass", "name": "any"}, {"kind": "Node", "name": "node-1"},
-            {"kind": "ResourceSlice", "name": "s", "driver": DRIVER, "pool": "p", "nodeName": "node-1",
-             "devices": [{"name": f"dev-{i}", "attributes": {"numa": {"int": n}}} for i, n in enumerate(numa)]},
-            {"kind": "ResourceClaim", "name": "a", "requests": [{"name": "r", "class": "any", "count": 2}]},
-            *({"kind": "ResourceClaim", "name": name, "requests": [{"name": "r", "class": "any", "count": 5}],
-               "constraints": [{"matchAttribute": f"{DRIVER}/numa"}]} for name in ("b", "c"))]
+    objs = _two_claims_on_one_numa_node([0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0, 0, 1, 2, 0, 0, 0])
     plain, eager = _allocate_both_ways(objs)
     assert _answer(plain) == _answer(eager)
     assert plain.status == "allocated"
