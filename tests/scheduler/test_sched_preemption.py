@@ -110,6 +110,19 @@ def test_a_preemptor_waits_while_its_nominated_node_holds_a_lower_priority_pod_t
     assert pods["victim"].status == "running" and not result.evicted
 
 
+def test_room_a_waiting_preemptor_is_nominated_for_is_not_given_to_a_lower_priority_pod(simulate) -> None:
+    # The victim (3 CPUs) is still terminating; the preemptor (4 CPUs) waits for node n1. A 1-CPU pod of
+    # lower priority would fit beside the victim, but kube-scheduler filters it with the nominated preemptor
+    # counted on n1 (its nominatedNodeName, as the pod arrives from the API), so it does not take the room.
+    _, result = simulate(node("n1", cpu="4"), terminating("victim", "3", 1, "n1"),
+                         nominated("high", "4", 100, "n1"), pod("small", cpu="1", priority=1))
+    pods = by_name(result)
+    assert pods["high"].status == "unschedulable" and pods["small"].status == "unschedulable"
+    assert pods["small"].message == ("0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
+                                     "preemption: 0/1 nodes are available: 1 No preemption victims found for "
+                                     "incoming pod.")
+
+
 def test_a_pod_terminating_without_the_preemption_condition_does_not_make_the_preemptor_wait(simulate) -> None:
     deleted = "[{type: DisruptionTarget, status: 'True', reason: DeletionByDeviceTaintManager}]"
     _, result = simulate(node("n1", cpu="4"), terminating("victim", "4", 1, "n1", deleted),

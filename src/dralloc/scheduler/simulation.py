@@ -173,6 +173,11 @@ class Scheduler:
         if pod.spec.affinity is not None and (pod.spec.affinity.pod_affinity or pod.spec.affinity.pod_anti_affinity):
             self.warnings.append(f"pod {key}: inter-pod (anti-)affinity is not evaluated")
         self.pending.append(info)
+        nominated = self.snapshot.by_name.get(pod.status.nominated_node_name or "") if pod.status else None
+        if nominated is not None:
+            # kube-scheduler's nominator takes a pending pod's nominatedNodeName as it comes from the API:
+            # pods of lower priority are then filtered with it counted on that node.
+            self.snapshot.nominate(nominated, info)
         return result
 
     def _make_template_claims(self, pod: Pod) -> Pod:
