@@ -101,6 +101,24 @@ def test_kubectl_watch_sees_new_objects(kubectl, server: Server, tmp_path: Path)
     assert "gpu-node-1-nic.example.com" in out and "gpu-node-1-cpu.example.com" in out
 
 
+def test_kubectl_diff_shows_what_an_apply_would_change_and_nothing_else(kubectl, tmp_path: Path) -> None:
+    # kubectl diff asks the server for the merged object with a dry-run patch, under the live object's
+    # resourceVersion: exit 0 when nothing would change, 1 with the changed lines, and nothing is written.
+    manifest = tmp_path / "class.yaml"
+    manifest.write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: diff.example.com}\n"
+                        "spec: {selectors: [{cel: {expression: 'device.driver == \"a.example.com\"'}}]}\n")
+    kubectl("apply", "-f", str(manifest))
+    assert kubectl("diff", "-f", str(manifest)).returncode == 0
+    manifest.write_text(manifest.read_text().replace("a.example.com", "b.example.com"))
+    changed = kubectl("diff", "-f", str(manifest), check=False)
+    assert changed.returncode == 1, changed.stderr
+    assert '-      expression: device.driver == "a.example.com"' in changed.stdout
+    assert '+      expression: device.driver == "b.example.com"' in changed.stdout
+    assert "keeps changing" not in changed.stderr
+    live = kubectl("get", "deviceclass", "diff.example.com", "-o", "jsonpath={.spec.selectors[0].cel.expression}")
+    assert live.stdout == 'device.driver == "a.example.com"'
+
+
 def test_python_client_typed_and_dynamic(server: Server, tmp_path: Path) -> None:
     kubernetes = pytest.importorskip("kubernetes")
     import yaml
