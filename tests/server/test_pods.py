@@ -102,6 +102,29 @@ def test_binding_sets_the_node_once_as_kube_scheduler_binds(client: TestClient) 
     assert client.get(PODS, params={"fieldSelector": "spec.nodeName="}).json()["items"] == []
 
 
+def test_binding_clears_the_nomination_adds_its_labels_and_refuses_a_gated_pod(client: TestClient) -> None:
+    # kube-apiserver's assignPod: status.nominatedNodeName goes, the Binding's labels and annotations are
+    # added to the pod, and a pod with scheduling gates cannot be bound.
+    client.post(PODS, json=pod())
+    client.put(f"{PODS}/web/status", json={**client.get(f"{PODS}/web").json(),
+                                           "status": {"nominatedNodeName": "node-1"}})
+    assert client.get(f"{PODS}/web").json()["status"]["nominatedNodeName"] == "node-1"
+    binding = {"apiVersion": "v1", "kind": "Binding",
+               "metadata": {"name": "web", "labels": {"placed": "yes"}, "annotations": {"by": "test"}},
+               "target": {"kind": "Node", "name": "node-1"}}
+    assert client.post(f"{PODS}/web/binding", json=binding).status_code == 201
+    bound = client.get(f"{PODS}/web").json()
+    assert "nominatedNodeName" not in bound["status"]
+    assert bound["metadata"]["labels"]["placed"] == "yes" and bound["metadata"]["annotations"] == {"by": "test"}
+    gated = pod()
+    gated["metadata"]["name"] = "gated"
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
+    client.post(PODS, json=gated)
+    r = client.post(f"{PODS}/gated/binding", json={**binding, "metadata": {"name": "gated"}})
+    assert r.status_code == 409 and r.json()["message"] == (
+        'Operation cannot be fulfilled on pods/binding "gated": pod gated has non-empty .spec.schedulingGates')
+
+
 def test_pod_updates_may_change_images_but_not_the_rest_of_the_spec(client: TestClient) -> None:
     created = client.post(PODS, json=pod()).json()
     moved = copy.deepcopy(created)

@@ -203,22 +203,36 @@ def pod_update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[f.FieldE
 # --- binding ----------------------------------------------------------------------------------------
 
 
-def _bind(old: dict[str, Any], node: str, name: str) -> dict[str, Any]:
+def _bind(old: dict[str, Any], node: str, name: str, labels: dict[str, str] | None = None,
+          annotations: dict[str, str] | None = None) -> dict[str, Any]:
+    """kube-apiserver's assignment of a pod to a node: refused (409) for a pod being deleted, already
+    assigned or still gated; else spec.nodeName set, status.nominatedNodeName cleared, the binding's labels
+    and annotations added, and PodScheduled=True."""
     meta = old.get("metadata") or {}
+    spec = old.get("spec") or {}
+
+    def conflict(why: str) -> ApiError:
+        return ApiError(409, f'Operation cannot be fulfilled on pods/binding "{name}": {why}', "Conflict",
+                        details={"name": name, "kind": "pods/binding"})
+
     if meta.get("deletionTimestamp"):
-        raise ApiError(409, f'Operation cannot be fulfilled on pods/binding "{name}": pod {name} is being '
-                            f'deleted, cannot be assigned to a host', "Conflict",
-                       details={"name": name, "kind": "pods/binding"})
-    bound = (old.get("spec") or {}).get("nodeName")
-    if bound:
-        raise ApiError(409, f'Operation cannot be fulfilled on pods/binding "{name}": pod {name} is already '
-                            f'assigned to node "{bound}"', "Conflict", details={"name": name, "kind": "pods/binding"})
+        raise conflict(f"pod {name} is being deleted, cannot be assigned to a host")
+    if spec.get("nodeName"):
+        raise conflict(f'pod {name} is already assigned to node "{spec["nodeName"]}"')
+    if spec.get("schedulingGates"):
+        raise conflict(f"pod {name} has non-empty .spec.schedulingGates")
     status = dict(old.get("status") or {})
+    status.pop("nominatedNodeName", None)
     conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict) and c.get("type") != "PodScheduled"]
     conditions.append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
                        "lastTransitionTime": _timestamp()})
     status["conditions"] = conditions
-    return {**old, "spec": {**(old.get("spec") or {}), "nodeName": node}, "status": status}
+    if labels or annotations:
+        meta = dict(meta)
+        for key, extra in (("labels", labels), ("annotations", annotations)):
+            if extra:
+                meta[key] = {**(meta.get(key) or {}), **extra}
+    return {**old, "metadata": meta, "spec": {**spec, "nodeName": node}, "status": status}
 
 
 async def create_binding(api: ApiServer, request: Request, t: Target) -> Response:
@@ -246,21 +260,25 @@ async def create_binding(api: ApiServer, request: Request, t: Target) -> Respons
         raise ApiError(422, f'Binding "{t.name}" is invalid: {f.aggregate_message(errors)}',
                        details={"name": t.name, "kind": "Binding",
                                 "causes": [{"reason": e.type, "message": e.body(), "field": e.field} for e in errors]})
+    extra = {key: value for key in ("labels", "annotations")
+             if isinstance(value := meta.get(key), dict) and all(isinstance(v, str) for v in value.values())}
     try:
-        await asyncio.to_thread(bind, api.store, t.namespace, t.name, str(node))
+        await asyncio.to_thread(bind, api.store, t.namespace, t.name, str(node), None, extra.get("labels"),
+                                extra.get("annotations"))
     except NotFound:
         raise not_found(t.resource, t.name) from None
     return respond(request, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
                              "code": 201}, 201)
 
 
-def bind(store: SQLStore, namespace: str, name: str, node: str, uid: str | None = None) -> dict[str, Any]:
+def bind(store: SQLStore, namespace: str, name: str, node: str, uid: str | None = None,
+         labels: dict[str, str] | None = None, annotations: dict[str, str] | None = None) -> dict[str, Any]:
     """Bind a pod to a node (``spec.nodeName`` once, condition PodScheduled=True): what ``POST
     pods/<name>/binding`` does, and the in-process scheduler too. ``uid``: the pod must still be that one."""
     def build(old: dict[str, Any], rv: str) -> dict[str, Any]:
         if uid is not None and (old.get("metadata") or {}).get("uid") != uid:
             raise NotFound(name)
-        return _with_rv(_bind(old, node, name), rv)
+        return _with_rv(_bind(old, node, name, labels, annotations), rv)
 
     return store.update("pods", namespace, name, build)
 
