@@ -184,6 +184,36 @@ def test_a_preemption_victim_terminates_for_its_grace_period_then_the_preemptor_
     assert "not eligible due to a terminating pod on the nominated node." in described
 
 
+def test_slices_owned_by_a_node_are_collected_when_kubectl_deletes_the_node(cluster) -> None:
+    # A DRA driver's kubelet plugin publishes its slices owned by the Node; the garbage collector removes
+    # them with it, and `--cascade=orphan` keeps them, without the reference.
+    _, kubectl = cluster
+    for node in ("node-8", "node-9"):
+        kubectl("apply", "-f", "-", stdin=f"apiVersion: v1\nkind: Node\nmetadata: {{name: {node}}}\n")
+        uid = kubectl("get", "node", node, "-o", "jsonpath={.metadata.uid}").stdout
+        kubectl("apply", "-f", "-", stdin=_owned_slice(f"{node}-gpus", node, uid))
+    kubectl("delete", "node", "node-9")
+    kubectl("wait", "--for=delete", "resourceslice/node-9-gpus", "--timeout=20s")
+    kubectl("delete", "node", "node-8", "--cascade=orphan")
+    kubectl("wait", "--for=delete", "node/node-8", "--timeout=20s")
+    kept = json.loads(kubectl("get", "resourceslice", "node-8-gpus", "-o", "json").stdout)
+    assert "ownerReferences" not in kept["metadata"]
+
+
+def _owned_slice(name: str, node: str, node_uid: str) -> str:
+    return f"""apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata:
+  name: {name}
+  ownerReferences: [{{apiVersion: v1, kind: Node, name: {node}, uid: {node_uid}}}]
+spec:
+  driver: gpu.example.com
+  nodeName: {node}
+  pool: {{name: {name}, generation: 1, resourceSliceCount: 1}}
+  devices: [{{name: gpu-0}}]
+"""
+
+
 def test_the_fake_kubelet_flag_makes_a_scheduled_pod_running_and_ready(tmp_path: Path) -> None:
     if KUBECTL is None:
         pytest.skip("kubectl is not installed")

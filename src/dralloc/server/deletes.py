@@ -33,8 +33,10 @@ async def delete(api: ApiServer, request: Request, t: Target) -> Response:
         raise bad_request("DeleteOptions.preconditions must be an object of strings (uid, resourceVersion)")
     check_delete_options(options, request.query_params)
     dry = dry_run(request, options)
+    policy = propagation_policy(options, request.query_params)
 
     def check(old: dict[str, Any]) -> Outcome | None:
+        old = with_collector_finalizers(old, policy)
         meta = old.get("metadata") or {}
         if pre.get("uid") and pre["uid"] != meta.get("uid"):
             raise _Precondition(f'Precondition failed: UID in precondition: {pre["uid"]}, UID in object meta: '
@@ -91,6 +93,33 @@ async def deletecollection(api: ApiServer, request: Request, t: Target) -> Respo
         deleted.append(item)
     return respond(request, {"kind": f"{t.resource.kind}List", "apiVersion": t.api_version,
                              "metadata": {"resourceVersion": str(api.store.current_rv())}, "items": deleted})
+
+
+def propagation_policy(options: dict[str, Any], query: Any) -> str | None:
+    """The delete's propagationPolicy (``orphanDependents: true`` is the old way of asking for Orphan)."""
+    policy = options.get("propagationPolicy", query.get("propagationPolicy"))
+    if policy is None and options.get("orphanDependents", query.get("orphanDependents")) in (True, "true"):
+        return "Orphan"
+    return str(policy) if policy is not None else None
+
+
+def with_collector_finalizers(old: dict[str, Any], policy: str | None) -> dict[str, Any]:
+    """As kube-apiserver before a delete: Orphan adds the ``orphan`` finalizer and Foreground the
+    ``foregroundDeletion`` one (each dropping the other), Background drops both, for the garbage collector
+    to act on; without a policy the object keeps what it has."""
+    if policy is None:
+        return old
+    meta = old.get("metadata") or {}
+    finalizers = [f for f in meta.get("finalizers") or [] if f not in ("orphan", "foregroundDeletion")]
+    wanted = {"Orphan": "orphan", "Foreground": "foregroundDeletion"}.get(policy)
+    if wanted is not None:
+        finalizers.append(wanted)
+    if finalizers == (meta.get("finalizers") or []):
+        return old
+    meta = {**meta, "finalizers": finalizers}
+    if not finalizers:
+        meta.pop("finalizers")
+    return {**old, "metadata": meta}
 
 
 def mark_deleting(old: dict[str, Any]) -> Outcome | None:

@@ -3,9 +3,19 @@ and an event log that gives watch its history."""
 
 from typing import Any
 
-from dralloc.store.sqlite import Conflict, Event, Gone, NotFound, Outcome, SQLiteStore, SQLStore, StoreError
+from dralloc.store.sqlite import (
+    Change,
+    Conflict,
+    Event,
+    Gone,
+    NotFound,
+    Outcome,
+    SQLiteStore,
+    SQLStore,
+    StoreError,
+)
 
-__all__ = ["Conflict", "Event", "Gone", "NotFound", "Outcome", "SQLStore", "SQLiteStore", "StoreError", "open_store"]
+__all__ = ["Change", "Conflict", "Event", "Gone", "NotFound", "Outcome", "SQLStore", "SQLiteStore", "StoreError", "open_store"]
 
 
 def open_store(url: str, **kw: Any) -> SQLStore:

@@ -87,6 +87,19 @@ class Event:
         return json.loads(self.prev_json) if self.prev_json is not None else None
 
 
+@dataclass(frozen=True, slots=True)
+class Change:
+    """An event without its object (see :meth:`SQLStore.changes_since`)."""
+
+    rv: int
+    type: str
+    resource: str
+    namespace: str
+    name: str
+    owned: bool  # the object has ownerReferences
+    deleting: bool  # the object has a deletionTimestamp
+
+
 @dataclass(eq=False)
 class _Write:
     """One write waiting for the committer."""
@@ -251,14 +264,18 @@ class SQLStore:
                           "ORDER BY rv LIMIT ?", (rv, limit))
         return [Event(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6]) for r in rows]
 
-    def changes_since(self, rv: int, limit: int = 10_000) -> builtins.list[tuple[int, str, str]]:
-        """(resourceVersion, type, resource) of the events after rv, without their objects (cheap: for
-        callers that only need to know what kind of thing changed). Raises Gone as :meth:`events_since`."""
+    def changes_since(self, rv: int, limit: int = 10_000) -> builtins.list[Change]:
+        """The events after rv without their objects (cheap: for callers that only need to know what changed
+        and where), each with whether its object names owners or is being deleted (for the garbage
+        collector: a substring test the database runs on the stored text). Raises Gone as
+        :meth:`events_since`."""
         compacted = self._read("SELECT value FROM counters WHERE name = 'compacted'")[0][0]
         if rv < compacted:
             raise Gone(f"too old resource version: {rv} ({compacted + 1})")
-        rows = self._read("SELECT rv, type, resource FROM events WHERE rv > ? ORDER BY rv LIMIT ?", (rv, limit))
-        return [(r[0], r[1], r[2]) for r in rows]
+        rows = self._read("SELECT rv, type, resource, namespace, name, data LIKE ?, data LIKE ? FROM events "
+                          "WHERE rv > ? ORDER BY rv LIMIT ?",
+                          ('%"ownerReferences"%', '%"deletionTimestamp"%', rv, limit))
+        return [Change(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6])) for r in rows]
 
     # --- writes -------------------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """The controllers of ``dralloc serve`` in one worker thread: woken by every commit to the store, it reads
 what changed since its last pass, then runs the resourceclaim controller, the device taint eviction
 controller, the scheduler loop and (``--fake-kubelet``) the fake kubelet over a fresh snapshot of the store,
-after removing the pods whose grace period is over (``termination``: no kubelet stops them here).
+after the garbage collector (``garbage``: objects whose owners are gone) and removing the pods whose grace
+period is over (``termination``: no kubelet stops them here).
 The store is the only state that matters: after a restart the first pass picks up where the last one ended.
 """
 
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from dralloc.server.controllers import kubelet
 from dralloc.server.controllers.claims import create_pod_claims, release_claims, unresolved_template_entries
 from dralloc.server.controllers.events import EventRecorder
+from dralloc.server.controllers.garbage import GarbageCollector
 from dralloc.server.controllers.scheduling import SchedulerLoop
 from dralloc.server.controllers.snapshot import DecodeCache, Snapshot
 from dralloc.server.controllers.taints import TaintEviction
@@ -51,6 +53,7 @@ class ControllerManager:
         self.terminating = TerminatingPods(self.writer, at_once=options.fake_kubelet)
         self.scheduler = SchedulerLoop(self.writer, self.recorder, self.pool, self.terminating, options.seed)
         self.taints = TaintEviction(self.writer, self.recorder, self.terminating)
+        self.garbage = GarbageCollector(self.writer, self.terminating.delete)
         self.cache = DecodeCache()
         self.position = 0
         self.passes = 0
@@ -115,24 +118,26 @@ class ControllerManager:
                 return True
             if not changes:
                 return external
-            for rv, type_, resource in changes:
-                self.position = rv
-                if rv in self.writer.own:
-                    self.writer.own.discard(rv)
+            for change in changes:
+                self.position = change.rv
+                self.garbage.note(change)  # own writes too: the collector's deletes may orphan more objects
+                if change.rv in self.writer.own:
+                    self.writer.own.discard(change.rv)
                     continue
-                if resource == "events":
+                if change.resource == "events":
                     continue
                 external = True
                 # A pod that goes or changes (it may have finished) may free room; a new one frees nothing.
-                if resource in CLUSTER_RESOURCES or (resource == "pods" and type_ != "ADDED"):
+                if change.resource in CLUSTER_RESOURCES or (change.resource == "pods" and change.type != "ADDED"):
                     self.scheduler.retry_all = True
 
     def run_once(self, force: bool = True) -> bool:
         """One pass of every controller. True when it changed something others may react to (run again)."""
         external = self._changes()
-        if not (external or force or self.taints.next_due is not None or self.terminating.due()):
+        if not (external or force or self.taints.next_due is not None or self.terminating.due() or self.garbage.due):
             return False
         self.passes += 1
+        collected = self.garbage.cycle()  # objects whose owners are gone (a claim's pod, a slice's node)
         snap = Snapshot(self.store, self.cache)
         if self.terminating.cycle(snap):  # pods gone: their claims are released below, their room reused
             self.scheduler.retry_all = True
@@ -143,7 +148,7 @@ class ControllerManager:
         if needing:
             templates, claims = snap.templates(), snap.claims
             list(self.pool.map(lambda p: create_pod_claims(self.writer, p, templates, claims), needing))
-        again = bool(needing)
+        again = bool(needing) or collected
         if release_claims(self.writer, snap.claims, pods_by_uid):
             self.scheduler.retry_all = True
             again = True
