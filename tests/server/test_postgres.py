@@ -115,3 +115,19 @@ def test_concurrent_replicas_never_lose_an_update(postgres_url: str) -> None:
     for t in threads:
         t.join()
     assert stores[1].get("counters", "", name)["n"] == 100
+
+
+def test_the_change_feed_says_which_changes_name_owners_or_are_deletions_in_progress(postgres_url: str) -> None:
+    # The controllers (the garbage collector among them) read it on PostgreSQL as on SQLite.
+    from dralloc.store.postgres import PostgresStore
+
+    store = PostgresStore(postgres_url)
+    start = store.current_rv()
+    name = f"o{time.time_ns()}"
+    store.create("things", "", name, lambda _o, rv: {"metadata": {
+        "name": name, "resourceVersion": rv, "ownerReferences": [{"kind": "Node", "name": "n", "uid": "u"}]}})
+    store.create("things", "", name + "-2", lambda _o, rv: {"metadata": {
+        "name": name + "-2", "resourceVersion": rv, "deletionTimestamp": "2026-01-01T00:00:00Z"}})
+    changes = store.changes_since(start)
+    assert [(c.type, c.name, c.owned, c.deleting) for c in changes] == [
+        ("ADDED", name, True, False), ("ADDED", name + "-2", False, True)]
