@@ -7,12 +7,13 @@ import json
 import signal
 import socket
 import ssl
+import threading
 import time
 import urllib.error
 from pathlib import Path
 
 import pytest
-from served import Server
+from served import Server, create_class
 
 pytestmark = pytest.mark.e2e
 
@@ -114,9 +115,6 @@ def test_every_watch_gets_every_event_once_in_order_whether_written_directly_or_
     # Plain watches are written to their connections by the hub (more of them than one stride of the
     # fan-out, so the loop turns in between); a watch with a selector takes the queued path. Both must show
     # the same events, in the store's order, each once.
-    import threading
-
-    from served import create_class
 
     server = Server(tmp_path)
     try:
@@ -141,5 +139,51 @@ def test_every_watch_gets_every_event_once_in_order_whether_written_directly_or_
         assert all(s == seen[0] for s in seen)
         assert len({name for _, name, _ in seen[0]}) == 40
         assert [v for _, _, v in seen[0]] == sorted(v for _, _, v in seen[0])
+    finally:
+        server.stop()
+
+
+def test_a_watch_whose_client_stops_reading_is_ended_while_the_others_go_on(tmp_path: Path) -> None:
+    # As kube-apiserver ends the watches of clients too slow to keep up: once more than the server's limit
+    # (8 MiB) waits unread for one connection, its watch ends; a watch that reads sees every event.
+
+    server = Server(tmp_path, extra=["--anonymous", "--insecure-http"])
+    try:
+        stalled = socket.create_connection(("127.0.0.1", server.port))
+        stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        stalled.sendall(b"GET /apis/resource.k8s.io/v1/deviceclasses?watch=true HTTP/1.1\r\nHost: x\r\n\r\n")
+        reading = server.open("/apis/resource.k8s.io/v1/deviceclasses?watch=true", timeout=30)
+        names: list[str] = []
+
+        def read() -> None:
+            for line in reading:
+                names.append(json.loads(line)["object"]["metadata"]["name"])
+                if names[-1] == "after.example.com":
+                    return
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        time.sleep(0.3)
+
+        def watchers() -> int:
+            with server.open("/metrics") as r:
+                line = next(x for x in r.read().decode().splitlines() if x.startswith("dralloc_watchers "))
+            return int(line.split()[1])
+
+        assert watchers() == 2
+        # ~320 KB per class: 32 selectors of ~10 KB
+        selectors = [{"cel": {"expression": 'device.driver == "' + chr(97 + k % 26) * 9900 + '"'}} for k in range(32)]
+        created = 0
+        while watchers() == 2 and created < 120:
+            body = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": f"c{created}"},
+                    "spec": {"selectors": selectors}}
+            server.open("/apis/resource.k8s.io/v1/deviceclasses", json.dumps(body).encode(), "POST",
+                        {"content-type": "application/json"}).read()
+            created += 1
+        assert watchers() == 1 and 25 < created < 120
+        create_class(server, "after.example.com")
+        reader.join(20)
+        assert names == [f"c{i}" for i in range(created)] + ["after.example.com"]
+        stalled.close()
     finally:
         server.stop()
