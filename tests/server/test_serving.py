@@ -115,7 +115,6 @@ def test_every_watch_gets_every_event_once_in_order_whether_written_directly_or_
     # Plain watches are written to their connections by the hub (more of them than one stride of the
     # fan-out, so the loop turns in between); a watch with a selector takes the queued path. Both must show
     # the same events, in the store's order, each once.
-
     server = Server(tmp_path)
     try:
         with server.open("/apis/resource.k8s.io/v1/deviceclasses") as r:
@@ -146,7 +145,6 @@ def test_every_watch_gets_every_event_once_in_order_whether_written_directly_or_
 def test_a_watch_whose_client_stops_reading_is_ended_while_the_others_go_on(tmp_path: Path) -> None:
     # As kube-apiserver ends the watches of clients too slow to keep up: once more than the server's limit
     # (8 MiB) waits unread for one connection, its watch ends; a watch that reads sees every event.
-
     server = Server(tmp_path, extra=["--anonymous", "--insecure-http"])
     try:
         stalled = socket.create_connection(("127.0.0.1", server.port))
