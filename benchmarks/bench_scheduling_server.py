@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-from bench_server import Target, free_port, percentile, run_parallel
+from bench_server import Target, percentile, run_parallel, start_server
 
 R = "/apis/resource.k8s.io/v1"
 
@@ -78,19 +76,8 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=4)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        port = free_port()
-        proc = subprocess.Popen([sys.executable, "-m", "dralloc", "serve", "--data-dir", str(Path(tmp) / "data"),
-                                 "--port", str(port), "--anonymous", "--insecure-http"], stderr=subprocess.DEVNULL)
+        proc, target = start_server(Path(tmp) / "data", False)
         try:
-            target = Target(port, False, None)
-            for _ in range(100):
-                try:
-                    c = target.connect()
-                    c.request("GET", "/healthz")
-                    c.getresponse().read()
-                    break
-                except OSError:
-                    time.sleep(0.1)
             run_parallel(args.clients, target, setup_objects(args.nodes, args.gpus))
             conn = target.connect()
             conn.request("GET", "/api/v1/namespaces/default/pods?limit=1")

@@ -68,6 +68,25 @@ class Target:
         return sock
 
 
+def start_server(data_dir: Path, tls: bool, *flags: str) -> tuple[subprocess.Popen[bytes], Target]:
+    """A `dralloc serve` process (anonymous; plain HTTP unless ``tls``) once it answers /healthz."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "dralloc", "serve", "--data-dir", str(data_dir),
+                             "--port", str(port), "--anonymous", *flags, *([] if tls else ["--insecure-http"])],
+                            stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            target = Target(port, tls, data_dir / "pki" / "ca.crt")  # (the CA exists once the server is up)
+            conn = target.connect()
+            conn.request("GET", "/healthz")
+            conn.getresponse().read()
+            return proc, target
+        except OSError:
+            time.sleep(0.1)
+    proc.terminate()
+    raise RuntimeError("dralloc serve did not start")
+
+
 def percentile(values: list[float], p: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(len(values) * p))] if values else float("nan")
@@ -194,21 +213,8 @@ def main() -> None:
     parser.add_argument("--tls", action="store_true", help="serve the default HTTPS instead of plain HTTP")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        port = free_port()
-        data_dir = Path(tmp) / "data"
-        proc = subprocess.Popen([sys.executable, "-m", "dralloc", "serve", "--data-dir", str(data_dir),
-                                 "--port", str(port), "--anonymous", "--max-connections", "100000",
-                                 *([] if args.tls else ["--insecure-http"])], stderr=subprocess.DEVNULL)
+        proc, target = start_server(Path(tmp) / "data", args.tls, "--max-connections", "100000")
         try:
-            for _ in range(100):
-                try:
-                    target = Target(port, args.tls, data_dir / "pki" / "ca.crt")
-                    c = target.connect()
-                    c.request("GET", "/healthz")
-                    c.getresponse().read()
-                    break
-                except OSError:
-                    time.sleep(0.1)
             n = args.objects
             classes = [("POST", "/apis/resource.k8s.io/v1/deviceclasses",
                         json.dumps({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
