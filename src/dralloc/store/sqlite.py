@@ -4,9 +4,11 @@ Every write bumps the global resourceVersion, writes the object row and appends 
 acknowledged only once committed, so an acknowledged write survives ``kill -9`` and watchers see every change
 in order. Writes are committed in groups: one committer thread takes every write waiting at that moment,
 checks and builds each before writing it (a refused write leaves nothing behind) and commits them
-together, so concurrent writers share one fsync. Writers on an asyncio loop (the API server) hand their write straight to
-the committer and are woken once per group (one thread hop per write, not three). SQLite readers use their own connections (WAL lets them read while the
-committer writes). Old events
+together, so concurrent writers share one fsync. Writers on an asyncio loop (the API server) on SQLite commit on
+the loop itself: the writes of one turn of the loop form a group, committed at the end of the turn with no
+thread in between (every hand-over between two busy threads costs both of them a GIL switch, which on SQLite
+cost more than the commit; PostgreSQL, whose statements wait on the network, keeps the committer thread for
+them too). SQLite readers use their own connections (WAL lets them read while the committer writes). Old events
 are compacted (the newest ``history`` are kept); a watch from before the oldest kept event gets 410 Gone,
 as from etcd. The SQL is the same for both databases; a dialect only says how to open a connection, start
 a write transaction and wake watchers.
@@ -132,6 +134,13 @@ def _settle_all(jobs: builtins.list[_Write]) -> None:
         job.settle()
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 class SQLStore:
     """Objects, counters and the event log in three tables; subclasses supply the connection."""
 
@@ -139,6 +148,7 @@ class SQLStore:
     begin_write = "BEGIN"
     lock_counter = ""  # appended to the counter read that starts every write (PostgreSQL: FOR UPDATE)
     separate_readers = False  # readers open their own connections (SQLite files, in WAL mode)
+    commit_on_loop = False  # asyncio writers commit on their loop (a local database, no network wait)
     max_group = 256  # writes committed together at most
 
     def __init__(self, *, history: int = 100_000) -> None:
@@ -153,6 +163,7 @@ class SQLStore:
         self.commits = 0
         self._local = threading.local()
         self._readers: list[Any] = []
+        self._on_loop: dict[asyncio.AbstractEventLoop, builtins.list[_Write]] = {}
         self._queue: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
         self._committer = threading.Thread(target=self._commit_loop, name="dralloc-store-commit", daemon=True)
         self._committer.start()
@@ -291,11 +302,27 @@ class SQLStore:
 
     async def _write_async(self, kind: str, resource: str, namespace: str, name: str, build: Any,
                            expect_rv: str | None, must_exist: bool | None) -> dict[str, Any]:
-        """As :meth:`_write`, for a coroutine: no worker thread waits; the committer wakes the loop once per
-        group. A cancelled caller does not cancel the write (it may already be committed)."""
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._queue.put(_Write(kind, resource, namespace, name, build, expect_rv, must_exist, future=future))
+        """As :meth:`_write`, for a coroutine: no thread waits. On SQLite the write joins the group its loop
+        commits at the end of the current turn; otherwise the committer thread wakes the loop once per group.
+        A cancelled caller does not cancel the write (it may already be committed)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[dict[str, Any]] = loop.create_future()
+        job = _Write(kind, resource, namespace, name, build, expect_rv, must_exist, future=future)
+        if not self.commit_on_loop:
+            self._queue.put(job)
+            return await future
+        waiting = self._on_loop.get(loop)
+        if waiting is None:  # the first write of this turn: commit the turn's writes once it is over
+            waiting = self._on_loop[loop] = []
+            loop.call_soon(self._commit_turn, loop)
+        waiting.append(job)
         return await future
+
+    def _commit_turn(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Commit, on the loop's own thread, the writes its coroutines made during the turn that just ended."""
+        batch = self._on_loop.pop(loop, [])
+        for start in range(0, len(batch), self.max_group):
+            self._commit(batch[start:start + self.max_group])
 
     def _commit_loop(self) -> None:
         while True:
@@ -362,6 +389,9 @@ class SQLStore:
             elif job.future is not None:
                 by_loop.setdefault(job.future.get_loop(), []).append(job)
         for loop, jobs in by_loop.items():
+            if loop is _running_loop():
+                _settle_all(jobs)
+                continue
             try:
                 loop.call_soon_threadsafe(_settle_all, jobs)
             except RuntimeError:  # the writer's loop is closed: nobody waits
@@ -469,6 +499,7 @@ class SQLiteStore(SQLStore):
     """The default store: one SQLite file (or ``:memory:``), WAL journal, fsync on every commit."""
 
     begin_write = "BEGIN IMMEDIATE"
+    commit_on_loop = True
 
     def __init__(self, path: str = ":memory:", *, history: int = 100_000) -> None:
         self.path = path
