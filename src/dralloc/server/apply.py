@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import copy
 import json
-from datetime import UTC, datetime
 from typing import Any
 
+from dralloc.server.clock import now
 from dralloc.server.errors import ApiError
 
 # Identity and server-set metadata never count as owned fields.
@@ -76,7 +76,7 @@ def _remove(obj: dict[str, Any], path: tuple[str, ...]) -> None:
 def _entry(manager: str, api_version: str, fields: dict[str, Any], operation: str = "Apply",
            subresource: str = "") -> dict[str, Any]:
     entry = {"manager": manager, "operation": operation, "apiVersion": api_version,
-             "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"), "fieldsType": "FieldsV1", "fieldsV1": fields}
+             "time": now(), "fieldsType": "FieldsV1", "fieldsV1": fields}
     if subresource:
         entry["subresource"] = subresource
     return entry

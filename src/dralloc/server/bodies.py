@@ -10,6 +10,7 @@ import yaml
 from starlette.requests import Request
 
 from dralloc.server.errors import ApiError, bad_request
+from dralloc.server.requests import ApiRequest
 
 MAX_BODY = 3 * 1024 * 1024
 # kube-apiserver's JSON decoder stops at 10000 levels; the server's handlers recurse (merge, apply, encode)
@@ -34,15 +35,11 @@ async def read_body(request: Request) -> tuple[bytes, str]:
     length = request.headers.get("content-length")
     if length and length.isdigit() and int(length) > MAX_BODY:
         raise ApiError(413, "the request body is too large (limit 3145728 bytes)")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise ApiError(413, "the request body is too large (limit 3145728 bytes)")
-        chunks.append(chunk)
+    body = await (request if isinstance(request, ApiRequest) else ApiRequest(request.scope, request.receive)).read_all(MAX_BODY)
+    if body is None:
+        raise ApiError(413, "the request body is too large (limit 3145728 bytes)")
     ctype = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
-    return b"".join(chunks), ctype
+    return body, ctype
 
 
 def parse(raw: bytes, ctype: str, kind: str, version: str) -> Any:

@@ -10,13 +10,13 @@ from starlette.responses import Response
 
 from dralloc.server import pods
 from dralloc.server.bodies import parse, read_body
+from dralloc.server.clock import now
 from dralloc.server.errors import bad_request, conflict, not_found
 from dralloc.server.objects import dry_run
 from dralloc.server.options import check_delete_options
 from dralloc.server.reads import matchers
 from dralloc.server.responses import JSON, respond
 from dralloc.server.routing import Target
-from dralloc.server.writes import now
 from dralloc.store import NotFound, Outcome
 
 if TYPE_CHECKING:

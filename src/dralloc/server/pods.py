@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from dralloc.server.bodies import parse, read_body
+from dralloc.server.clock import now, timestamp
 from dralloc.server.errors import ApiError, bad_request, not_found
 from dralloc.server.responses import respond
 from dralloc.server.routing import Target
@@ -30,10 +31,6 @@ _MUTABLE_SPEC_MESSAGE = (
     "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,"
     "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),"
     "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)")
-
-
-def _timestamp(when: datetime | None = None) -> str:
-    return (when or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 # --- create -----------------------------------------------------------------------------------------
@@ -225,7 +222,7 @@ def _bind(old: dict[str, Any], node: str, name: str, labels: dict[str, str] | No
     status.pop("nominatedNodeName", None)
     conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict) and c.get("type") != "PodScheduled"]
     conditions.append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
-                       "lastTransitionTime": _timestamp()})
+                       "lastTransitionTime": now()})
     status["conditions"] = conditions
     if labels or annotations:
         meta = dict(meta)
@@ -315,7 +312,7 @@ def mark_terminating(old: dict[str, Any], grace: int) -> Outcome | None:
     if meta.get("deletionTimestamp") and current is not None and current <= grace:
         return Outcome(old, "MODIFIED")  # already terminating sooner
     when = datetime.now(UTC) + timedelta(seconds=grace)
-    meta = {**meta, "deletionTimestamp": _timestamp(when), "deletionGracePeriodSeconds": grace}
+    meta = {**meta, "deletionTimestamp": timestamp(when), "deletionGracePeriodSeconds": grace}
     return Outcome({**old, "metadata": meta}, "MODIFIED")
 
 

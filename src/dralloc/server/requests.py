@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.datastructures import Headers, QueryParams
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 
 class _Headers(Headers):
@@ -44,5 +44,40 @@ class ApiRequest(Request):
     def query_params(self) -> QueryParams:
         params = self.__dict__.get("_query_params")
         if params is None:
-            params = self._query_params = QueryParams(self.scope["query_string"])
+            query = self.scope["query_string"]
+            params = self._query_params = _Params(query) if query else _NO_PARAMS
         return params
+
+    async def read_all(self, limit: int) -> bytes | None:
+        """The whole body, or None once it is longer than ``limit`` bytes. Reads the ASGI messages directly (a
+        body is mostly one message; Starlette's stream is an async generator per request)."""
+        if hasattr(self, "_body"):
+            return self._body if len(self._body) <= limit else None
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await self._receive()
+            if message["type"] == "http.disconnect":
+                self._is_disconnected = True
+                raise ClientDisconnect()
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        self._stream_consumed = True
+        self._body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        return self._body
+
+
+class _Params(QueryParams):
+    """Starlette's query parameters with a ``get`` that answers from the dict (the inherited one goes through
+    ``__getitem__`` and a KeyError for every parameter not sent, which is most of them)."""
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self._dict.get(key, default)
+
+
+_NO_PARAMS = _Params()  # immutable: shared by every request without a query string

@@ -8,7 +8,6 @@ import json
 import secrets
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -18,6 +17,7 @@ from starlette.responses import Response
 from dralloc.server import pods
 from dralloc.server.apply import apply, record_update
 from dralloc.server.bodies import check_limits, parse, read_body
+from dralloc.server.clock import now
 from dralloc.server.errors import ApiError, already_exists, bad_request, conflict, invalid, not_found
 from dralloc.server.objects import (
     check_valid,
@@ -39,10 +39,6 @@ from dralloc.validation.field import forbidden
 
 if TYPE_CHECKING:
     from dralloc.server.app import ApiServer
-
-
-def now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 _NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apiserver's generateName suffix: no vowels, no 0/1/3

@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from dralloc.server.controllers.writes import Writer, now
+from dralloc.server.clock import now
+from dralloc.server.controllers.writes import Writer
 from dralloc.store import Conflict
 
 EventKey = tuple[str, str, str, str, str, str]  # namespace, object uid, type, reason, message, component

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from dralloc.server.clock import now
 from dralloc.server.controllers.snapshot import Snapshot
-from dralloc.server.controllers.writes import Writer, now
+from dralloc.server.controllers.writes import Writer
 
 Obj = dict[str, Any]
 

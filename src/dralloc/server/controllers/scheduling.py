@@ -23,6 +23,7 @@ from dralloc.api.codec import to_dict
 from dralloc.scheduler.result import PodResult
 from dralloc.scheduler.simulation import DEFAULT_SCHEDULER, Scheduler
 from dralloc.server import pods as pod_registry
+from dralloc.server.clock import now
 from dralloc.server.controllers.claims import (
     DELETE_PROTECTION,
     release_claims,
@@ -32,7 +33,7 @@ from dralloc.server.controllers.claims import (
 from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.termination import TerminatingPods, set_condition
-from dralloc.server.controllers.writes import Writer, now
+from dralloc.server.controllers.writes import Writer
 from dralloc.server.errors import ApiError
 from dralloc.store import Conflict, NotFound
 

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from dralloc.server.clock import now
 from dralloc.server.controllers.claims import pod_needs_claims
 from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.termination import TerminatingPods
-from dralloc.server.controllers.writes import Writer, now
+from dralloc.server.controllers.writes import Writer
 
 COMPONENT = "device-taint-eviction"
 Obj = dict[str, Any]

@@ -19,8 +19,9 @@ from functools import partial
 from typing import Any
 
 from dralloc.server import pods as pod_registry
+from dralloc.server.clock import now
 from dralloc.server.controllers.snapshot import Snapshot
-from dralloc.server.controllers.writes import Writer, now
+from dralloc.server.controllers.writes import Writer
 from dralloc.store import Outcome
 
 Obj = dict[str, Any]

@@ -7,18 +7,15 @@ from __future__ import annotations
 import copy
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any
 
+from dralloc.server.clock import now
 from dralloc.store import Conflict, NotFound, Outcome, SQLStore
 
 ATTEMPTS = 5
 
 Mutation = Callable[[dict[str, Any]], "dict[str, Any] | Outcome | None"]
 
-
-def now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class Writer:
