@@ -482,3 +482,23 @@ def test_token_files_are_read_as_kube_apiserver_reads_them(tmp_path: Path) -> No
     path.write_text("# a comment is a record too\n")
     with pytest.raises(ValueError, match=r"must have at least 3 columns \(token, user name, user uid\), found 1"):
         load_tokens(path)
+
+
+@pytest.mark.parametrize(("value", "is_watch"), [("true", True), ("True", True), ("1", True), ("", True),
+                                                 ("yes", True), ("false", False), ("False", False),
+                                                 ("FALSE", False), ("0", False)])
+def test_boolean_query_parameters_are_read_as_kube_apiserver_reads_them(client: TestClient, value: str,
+                                                                        is_watch: bool) -> None:
+    # Python clients that urlencode a bool (kubernetes_asyncio) send watch=True; only "0" and "false" in
+    # any casing are false.
+    r = client.get(SLICES, params={"watch": value, "timeoutSeconds": "1"})
+    assert r.status_code == 200
+    if is_watch:
+        assert r.text == ""  # an empty watch stream, ended by its timeout
+    else:
+        assert r.json()["kind"] == "ResourceSliceList"
+
+
+def test_pretty_is_read_as_a_go_bool(client: TestClient) -> None:
+    assert client.get("/apis/resource.k8s.io/v1/deviceclasses/x", params={"pretty": "True"}).text.startswith("{\n")
+    assert "\n" not in client.get("/apis/resource.k8s.io/v1/deviceclasses/x", params={"pretty": "yes"}).text

@@ -10,6 +10,7 @@ from starlette.requests import Request
 from dralloc.api import conversion
 from dralloc.server import discovery
 from dralloc.server.errors import ApiError
+from dralloc.server.options import query_flag
 from dralloc.server.registry import CORE, GROUP, RESOURCES, Resource
 
 
@@ -99,7 +100,7 @@ def verb(request: Request, t: Target) -> str:
     if method == "GET":
         if t.name:
             return "get"
-        return "watch" if request.query_params.get("watch") in ("true", "1") else "list"
+        return "watch" if query_flag(request.query_params, "watch") else "list"
     if t.sub == "binding":
         if method != "POST":
             raise ApiError(405, "the server does not allow this method on the requested resource")
