@@ -502,3 +502,31 @@ def test_boolean_query_parameters_are_read_as_kube_apiserver_reads_them(client: 
 def test_pretty_is_read_as_a_go_bool(client: TestClient) -> None:
     assert client.get("/apis/resource.k8s.io/v1/deviceclasses/x", params={"pretty": "True"}).text.startswith("{\n")
     assert "\n" not in client.get("/apis/resource.k8s.io/v1/deviceclasses/x", params={"pretty": "yes"}).text
+
+
+def _explain(schemas: dict[str, Any], kind: str, path: str) -> dict[str, Any]:
+    """Walk a field path through OpenAPI v3 schemas the way kubectl explain does: properties, array items,
+    a $ref, or an allOf of one $ref (never into anyOf)."""
+    def resolve(node: dict[str, Any]) -> dict[str, Any]:
+        while True:
+            if "$ref" in node:
+                node = schemas[node["$ref"].rsplit("/", 1)[1]]
+            elif len(node.get("allOf", ())) == 1:
+                node = node["allOf"][0]
+            elif node.get("type") == "array":
+                node = node["items"]
+            else:
+                return node
+    node = schemas[f"io.k8s.api.resource.v1.{kind}"]
+    for name in path.split("."):
+        node = resolve(node)["properties"][name]
+    return resolve(node)
+
+
+def test_openapi_v3_schemas_let_kubectl_explain_reach_optional_nested_fields(client: TestClient) -> None:
+    root = client.get("/openapi/v3").json()["paths"]
+    schemas = client.get(root["apis/resource.k8s.io/v1"]["serverRelativeURL"]).json()["components"]["schemas"]
+    assert _explain(schemas, "ResourceClaim", "spec.devices.requests.exactly.count")["type"] == "integer"
+    assert _explain(schemas, "ResourceClaim", "status.allocation.devices.results")["properties"]["device"] == \
+        {"type": "string", "default": ""}
+    assert '"type": "null"' not in json.dumps(schemas) and '"title"' not in json.dumps(schemas)

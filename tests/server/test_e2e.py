@@ -198,6 +198,10 @@ def test_kill_9_loses_no_acknowledged_write_of_a_group_commit(tmp_path: Path) ->
 def test_kubectl_explain_uses_generated_schemas(kubectl) -> None:
     out = kubectl("explain", "resourceslices.spec.pool").stdout
     assert "KIND:       ResourceSlice" in out and "resourceSliceCount" in out
+    # optional nested objects and lists of them: kubectl explain goes through allOf and items, not anyOf
+    devices = kubectl("explain", "resourceclaims.spec.devices").stdout
+    assert "requests\t<[]DeviceRequest>" in devices, devices
+    assert "FIELD: count <integer>" in kubectl("explain", "resourceclaims.spec.devices.requests.exactly.count").stdout
 
 
 def test_kubectl_create_namespace_and_claim_state(kubectl) -> None:

@@ -179,11 +179,46 @@ def _model_schemas(resources: list[Resource], version: str, prefix: str) -> dict
     out = {}
     for name, schema in components.items():
         text = json.dumps(schema).replace('"$ref": "' + prefix, '"$ref": "#/components/schemas/' + prefix)
-        out[f"{prefix}.{name}"] = json.loads(text)
+        out[f"{prefix}.{name}"] = _upstream_shape(json.loads(text))
     for r in resources:
         top = out.get(f"{prefix}.{r.kind}")
         if top is not None:
             top["x-kubernetes-group-version-kind"] = [{"group": r.group, "version": version, "kind": r.kind}]
+    return out
+
+
+_NULL = {"type": "null"}
+
+
+def _upstream_shape(schema: Any) -> Any:
+    """A JSON schema from msgspec in the shape kube-apiserver's OpenAPI has, which kubectl explain walks: an
+    optional field is its type (msgspec says ``anyOf: [type, null]`` with ``default: null``, and kubectl
+    explain does not descend into anyOf), a nested object is ``allOf: [{$ref}]``, and no titles or empty
+    ``required`` lists."""
+    if isinstance(schema, list):
+        return [_upstream_shape(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: _upstream_shape(field) for name, field in value.items()}
+        elif key == "title" and isinstance(value, str) or key == "required" and value == []:
+            continue
+        else:
+            out[key] = _upstream_shape(value)
+    options = out.get("anyOf")
+    if isinstance(options, list) and _NULL in options:
+        del out["anyOf"]
+        if "default" in out and out["default"] is None:
+            del out["default"]
+        kept = [o for o in options if o != _NULL]
+        if len(kept) > 1:
+            out["anyOf"] = kept
+        elif kept and set(kept[0]) == {"$ref"}:
+            out = {"allOf": kept, **out}
+        elif kept:
+            out = {**kept[0], **out}
     return out
 
 
