@@ -319,6 +319,21 @@ def test_tls_token_file_and_allow_list(tmp_path: Path) -> None:
             out = subprocess.run([KUBECTL, "apply", "-f", str(EXAMPLES / "10-deviceclasses.yaml")],
                                  capture_output=True, text=True, env=env)
             assert out.returncode == 0, out.stderr
+            # kubectl auth whoami / can-i: the self reviews, sent as protobuf, answered from the allow list
+            bob = tmp_path / "bob.kubeconfig"
+            subprocess.run([sys.executable, "-m", "dralloc", "kubeconfig", "--server", server.url, "--token",
+                            "read-token", "--insecure-skip-tls-verify", "-o", str(bob)], check=True)
+            env["KUBECONFIG"] = str(bob)
+
+            def auth(*args: str) -> subprocess.CompletedProcess[str]:
+                return subprocess.run([KUBECTL, "auth", *args], capture_output=True, text=True, env=env)
+
+            whoami = auth("whoami").stdout
+            assert "bob" in whoami and "[system:authenticated]" in whoami, whoami
+            assert (auth("can-i", "list", "resourceslices").stdout.strip(),
+                    auth("can-i", "delete", "resourceslices").stdout.strip()) == ("yes", "no")
+            assert auth("can-i", "delete", "resourceslices").returncode == 1
+            assert "resourceslices" in auth("can-i", "--list").stdout
     finally:
         server.stop()
 

@@ -18,8 +18,8 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from dralloc.errors import InputError
-from dralloc.server import deletes, discovery, pods, reads, routing, watch, writes
-from dralloc.server.auth import Authorizer, User
+from dralloc.server import deletes, discovery, pods, reads, reviews, routing, watch, writes
+from dralloc.server.auth import AUTHENTICATED, Authorizer, User
 from dralloc.server.errors import ApiError, bad_request
 from dralloc.server.requests import ApiRequest
 from dralloc.server.responses import respond
@@ -103,8 +103,9 @@ class ApiServer:
         header = request.headers.get("authorization", "")
         if self.tokens is not None and header.lower().startswith("bearer "):
             user = self.tokens.get(header[7:].strip())
-            if user is not None:
-                return user
+            if user is not None:  # as kube-apiserver, every authenticated user is in system:authenticated
+                return user if AUTHENTICATED in user.groups else User(user.name, user.uid,
+                                                                       (*user.groups, AUTHENTICATED))
         if self.anonymous:
             return User("system:anonymous", "", ("system:unauthenticated",))
         raise ApiError(401, "Unauthorized")
@@ -134,6 +135,9 @@ class ApiServer:
             if request.method != "GET":
                 raise ApiError(405, "the server does not allow this method on the requested resource")
             return respond(request, doc)
+        review = reviews.review_resource(parts)
+        if review is not None:
+            return await reviews.create(self, request, review, user)
         target = routing.target(parts)
         verb = routing.verb(request, target)
         if not self.authorizer.allowed(user, verb, target.resource.name):

@@ -16,7 +16,16 @@ from functools import cache
 from typing import Any
 
 from dralloc import __version__
-from dralloc.server.registry import CORE, GROUP, GROUP_VERSIONS, RESOURCES, VERBS, Resource
+from dralloc.server.registry import (
+    CORE,
+    GROUP,
+    GROUP_VERSIONS,
+    RESOURCES,
+    REVIEW_GROUPS,
+    REVIEWS,
+    VERBS,
+    Resource,
+)
 
 
 def version_info() -> dict[str, Any]:
@@ -30,22 +39,31 @@ def api_versions() -> dict[str, Any]:
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": ""}]}
 
 
-def _group() -> dict[str, Any]:
-    versions = [{"groupVersion": f"{GROUP}/{v}", "version": v} for v in GROUP_VERSIONS]
-    return {"name": GROUP, "versions": versions, "preferredVersion": versions[0]}
+def _group(name: str = GROUP) -> dict[str, Any]:
+    names = GROUP_VERSIONS if name == GROUP else ("v1",)
+    versions = [{"groupVersion": f"{name}/{v}", "version": v} for v in names]
+    return {"name": name, "versions": versions, "preferredVersion": versions[0]}
 
 
 def api_group_list() -> dict[str, Any]:
-    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [_group()]}
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [_group(g) for g in (*REVIEW_GROUPS, GROUP)]}
 
 
-def api_group() -> dict[str, Any]:
-    return {"kind": "APIGroup", "apiVersion": "v1", **_group()}
+def api_group(name: str = GROUP) -> dict[str, Any] | None:
+    if name != GROUP and name not in REVIEW_GROUPS:
+        return None
+    return {"kind": "APIGroup", "apiVersion": "v1", **_group(name)}
+
+
+def _verbs(r: Resource) -> list[str]:
+    if r.verbs:
+        return list(r.verbs)
+    return VERBS if r.group else ["create", "delete", "get", "list", "patch", "update", "watch"]
 
 
 def _entries(r: Resource) -> list[dict[str, Any]]:
     main = {"name": r.name, "singularName": r.singular, "namespaced": r.namespaced, "kind": r.kind,
-            "verbs": VERBS if r.group else ["create", "delete", "get", "list", "patch", "update", "watch"]}
+            "verbs": _verbs(r)}
     if r.short_names:
         main["shortNames"] = list(r.short_names)
     out = [main]
@@ -58,11 +76,12 @@ def _entries(r: Resource) -> list[dict[str, Any]]:
     return out
 
 
-def resource_list(version: str) -> dict[str, Any] | None:
-    if version not in GROUP_VERSIONS:
+def resource_list(version: str, group: str = GROUP) -> dict[str, Any] | None:
+    table = RESOURCES if group == GROUP else {n: r for n, r in REVIEWS.items() if r.group == group}
+    if not any(version in r.versions for r in table.values()):
         return None
-    resources = [e for r in RESOURCES.values() if version in r.versions for e in _entries(r)]
-    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{GROUP}/{version}",
+    resources = [e for r in table.values() if version in r.versions for e in _entries(r)]
+    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{group}/{version}",
             "resources": resources}
 
 
@@ -94,8 +113,7 @@ def _discovered(r: Resource, version: str) -> dict[str, Any]:
     kind = {"group": r.group, "version": version, "kind": r.kind}
     entry: dict[str, Any] = {"resource": r.name, "responseKind": kind,
                              "scope": "Namespaced" if r.namespaced else "Cluster", "singularResource": r.singular,
-                             "verbs": VERBS if r.group else ["create", "delete", "get", "list", "patch", "update",
-                                                             "watch"]}
+                             "verbs": _verbs(r)}
     if r.short_names:
         entry["shortNames"] = list(r.short_names)
     subresources = []
@@ -118,7 +136,11 @@ def aggregated(core: bool, version: str) -> dict[str, Any]:
     else:
         versions = [{"version": v, "resources": [_discovered(r, v) for r in RESOURCES.values() if v in r.versions],
                      "freshness": "Current"} for v in GROUP_VERSIONS]
-        items = [{"metadata": {"name": GROUP, "creationTimestamp": None}, "versions": versions}]
+        items = [{"metadata": {"name": group, "creationTimestamp": None},
+                  "versions": [{"version": "v1", "freshness": "Current",
+                                "resources": [_discovered(r, "v1") for r in REVIEWS.values() if r.group == group]}]}
+                 for group in REVIEW_GROUPS]
+        items.append({"metadata": {"name": GROUP, "creationTimestamp": None}, "versions": versions})
     return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}", "metadata": {},
             "items": items}
 

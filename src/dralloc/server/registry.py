@@ -22,6 +22,7 @@ class Resource:
     columns: tuple[tuple[str, str], ...] = field(default=())
     wide_columns: tuple[tuple[str, str], ...] = field(default=())
     subresources: tuple[str, ...] = ()  # besides status (e.g. pods/binding)
+    verbs: tuple[str, ...] = ()  # when not the usual ones (the reviews below are create-only)
 
     @property
     def singular(self) -> str:
@@ -53,6 +54,18 @@ CORE = {r.name: r for r in (
              columns=(("LAST SEEN", "=eventLastSeen"), ("TYPE", "type"), ("REASON", "reason"),
                       ("OBJECT", "=eventObject"), ("MESSAGE", "message"))),
 )}
+
+# The self reviews kube-apiserver serves to every authenticated user (kubectl auth can-i / whoami): computed
+# from the request's user and never stored. Their groups, in kube-apiserver's discovery order.
+REVIEWS = {r.name: r for r in (
+    Resource("selfsubjectreviews", "SelfSubjectReview", False, group="authentication.k8s.io", versions=("v1",),
+             verbs=("create",)),
+    Resource("selfsubjectaccessreviews", "SelfSubjectAccessReview", False, group="authorization.k8s.io",
+             versions=("v1",), verbs=("create",)),
+    Resource("selfsubjectrulesreviews", "SelfSubjectRulesReview", False, group="authorization.k8s.io",
+             versions=("v1",), verbs=("create",)),
+)}
+REVIEW_GROUPS = ("authentication.k8s.io", "authorization.k8s.io")
 
 # Field selectors kube-apiserver accepts, besides metadata.name / metadata.namespace.
 FIELD_SELECTORS = {
