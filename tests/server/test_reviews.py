@@ -140,3 +140,20 @@ def test_a_rule_for_system_authenticated_applies_to_every_token_user(client: Tes
                                   authorizer=Authorizer({"group:system:authenticated": [
                                       {"verbs": ["list"], "resources": ["deviceclasses"]}]})))
     assert c.get("/apis/resource.k8s.io/v1/deviceclasses", headers={"authorization": "Bearer t"}).status_code == 200
+
+
+def test_a_token_review_says_whom_a_token_authenticates_to_a_user_allowed_to_ask(client: TestClient) -> None:
+    tokens = "/apis/authentication.k8s.io/v1/tokenreviews"
+
+    def token_review(token: Any, headers: dict[str, str] = ADMIN) -> Any:
+        return client.post(tokens, json={"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+                                         "spec": {"token": token}}, headers=headers)
+
+    assert token_review("viewer-token").json()["status"] == {
+        "authenticated": True, "user": {"username": "bob", "uid": "2", "groups": ["system:authenticated"]}}
+    assert token_review("nobodys-token").json()["status"] == {"authenticated": False, "user": {}}
+    missing = token_review("")
+    assert (missing.status_code, missing.json()["message"]) == (400, "token is required for TokenReview in "
+                                                                     "authentication")
+    # unlike the self reviews, a token review needs the permission (bob's rules do not give it)
+    assert token_review("admin-token", VIEWER).status_code == 403

@@ -99,13 +99,20 @@ class ApiServer:
         self.requests[(request.method, response.status_code)] += 1
         return response
 
+    def token_user(self, token: str) -> User | None:
+        """The user a bearer token authenticates (None: no such token); as kube-apiserver, every
+        authenticated user is in system:authenticated."""
+        user = self.tokens.get(token) if self.tokens is not None else None
+        if user is None or AUTHENTICATED in user.groups:
+            return user
+        return User(user.name, user.uid, (*user.groups, AUTHENTICATED))
+
     def _authenticate(self, request: Request) -> User:
         header = request.headers.get("authorization", "")
         if self.tokens is not None and header.lower().startswith("bearer "):
-            user = self.tokens.get(header[7:].strip())
-            if user is not None:  # as kube-apiserver, every authenticated user is in system:authenticated
-                return user if AUTHENTICATED in user.groups else User(user.name, user.uid,
-                                                                       (*user.groups, AUTHENTICATED))
+            user = self.token_user(header[7:].strip())
+            if user is not None:
+                return user
         if self.anonymous:
             return User("system:anonymous", "", ("system:unauthenticated",))
         raise ApiError(401, "Unauthorized")

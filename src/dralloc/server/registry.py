@@ -55,10 +55,13 @@ CORE = {r.name: r for r in (
                       ("OBJECT", "=eventObject"), ("MESSAGE", "message"))),
 )}
 
-# The self reviews kube-apiserver serves to every authenticated user (kubectl auth can-i / whoami): computed
-# from the request's user and never stored. Their groups, in kube-apiserver's discovery order.
+# The reviews: the self reviews kube-apiserver serves to every authenticated user (kubectl auth can-i /
+# whoami) and TokenReview (kr8s whoami); computed per request, never stored. Their groups, in kube-apiserver's
+# discovery order.
 REVIEWS = {r.name: r for r in (
     Resource("selfsubjectreviews", "SelfSubjectReview", False, group="authentication.k8s.io", versions=("v1",),
+             verbs=("create",)),
+    Resource("tokenreviews", "TokenReview", False, group="authentication.k8s.io", versions=("v1",),
              verbs=("create",)),
     Resource("selfsubjectaccessreviews", "SelfSubjectAccessReview", False, group="authorization.k8s.io",
              versions=("v1",), verbs=("create",)),

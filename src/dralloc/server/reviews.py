@@ -1,7 +1,8 @@
-"""The self reviews kubectl auth whoami and kubectl auth can-i create: SelfSubjectReview (who the request's user
-is), SelfSubjectAccessReview (may they do this?) and SelfSubjectRulesReview (what may they do?), answered from
-the token file's user and the allow list as kube-apiserver answers them from its authenticators and
-authorizers. They are computed per request and never stored."""
+"""The reviews kubectl auth whoami, kubectl auth can-i and kr8s create: SelfSubjectReview (who the request's
+user is), SelfSubjectAccessReview (may they do this?), SelfSubjectRulesReview (what may they do?) and
+TokenReview (whom does this token authenticate?), answered from the token file and the allow list as
+kube-apiserver answers them from its authenticators and authorizers. They are computed per request and never
+stored."""
 
 from __future__ import annotations
 
@@ -46,14 +47,18 @@ def review_resource(parts: list[str]) -> Resource | None:
 async def create(api: ApiServer, request: Request, r: Resource, user: User) -> Response:
     if request.method != "POST":
         raise ApiError(405, "the server does not allow this method on the requested resource")
-    # As kube-apiserver's default policy: every authenticated user may review itself.
-    if AUTHENTICATED not in user.groups and not api.authorizer.allowed(user, "create", r.name):
+    # As kube-apiserver's default policy: every authenticated user may review itself; a TokenReview needs
+    # the permission.
+    is_self = r.kind != "TokenReview"
+    if not (is_self and AUTHENTICATED in user.groups) and not api.authorizer.allowed(user, "create", r.name):
         raise ApiError(403, f'{r.group_resource} is forbidden: User "{user.name}" cannot create resource '
                             f'"{r.name}" in API group "{r.group}" at the cluster scope',
                        details={"group": r.group, "kind": r.name})
     body = await _body(request, r)
     if r.kind == "SelfSubjectReview":
         answer = self_subject_review(user)
+    elif r.kind == "TokenReview":
+        answer = token_review(api, body)
     elif r.kind == "SelfSubjectAccessReview":
         answer = {**body, "status": access_status(api, user, r, body.get("spec"))}
     else:
@@ -90,14 +95,36 @@ def _cannot_handle(r: Resource, field: str, value: Any, want: str) -> ApiError:
                        f'{json_type(value)} into Go struct field {field} of type {want}')
 
 
-def self_subject_review(user: User) -> dict[str, Any]:
+def _user_info(user: User) -> dict[str, Any]:
     info: dict[str, Any] = {"username": user.name}
     if user.uid:
         info["uid"] = user.uid
     if user.groups:
         info["groups"] = list(user.groups)
+    return info
+
+
+def self_subject_review(user: User) -> dict[str, Any]:
     created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return {"metadata": {"creationTimestamp": created}, "status": {"userInfo": info}}
+    return {"metadata": {"creationTimestamp": created}, "status": {"userInfo": _user_info(user)}}
+
+
+def token_review(api: ApiServer, body: dict[str, Any]) -> dict[str, Any]:
+    """Whether the review's token authenticates, and as whom (a server without a token file has no token
+    authenticator and, as kube-apiserver then, returns the review unanswered)."""
+    spec = body.get("spec") or {}
+    token = spec.get("token")
+    if not token:
+        raise bad_request("token is required for TokenReview in authentication")
+    if not isinstance(token, str):
+        raise bad_request('TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot '
+                          f'unmarshal {json_type(token)} into Go struct field TokenReviewSpec.spec.token of type '
+                          'string')
+    if api.tokens is None:
+        return body
+    user = api.token_user(token)
+    status: dict[str, Any] = {"authenticated": user is not None, "user": _user_info(user) if user else {}}
+    return {**body, "status": status}
 
 
 def access_status(api: ApiServer, user: User, r: Resource, spec: Any) -> dict[str, Any]:
