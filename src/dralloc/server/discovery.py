@@ -66,6 +66,8 @@ def _entries(r: Resource) -> list[dict[str, Any]]:
             "verbs": _verbs(r)}
     if r.short_names:
         main["shortNames"] = list(r.short_names)
+    if r.categories:
+        main["categories"] = list(r.categories)
     out = [main]
     if r.status:
         out.append({"name": f"{r.name}/status", "singularName": "", "namespaced": r.namespaced, "kind": r.kind,
@@ -116,6 +118,8 @@ def _discovered(r: Resource, version: str) -> dict[str, Any]:
                              "verbs": _verbs(r)}
     if r.short_names:
         entry["shortNames"] = list(r.short_names)
+    if r.categories:
+        entry["categories"] = list(r.categories)
     subresources = []
     if r.status:
         subresources.append({"subresource": "status", "responseKind": kind, "verbs": ["get", "patch", "update"]})
