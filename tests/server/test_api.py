@@ -53,7 +53,7 @@ def test_discovery_documents(client: TestClient) -> None:
     gv = client.get(url).json()
     post = gv["paths"]["/apis/resource.k8s.io/v1/resourceslices"]["post"]
     assert any(p["name"] == "fieldValidation" for p in post["parameters"])
-    assert client.get("/openapi/v2").status_code == 404
+    assert client.get("/openapi/v2").json()["swagger"] == "2.0"
 
 
 def test_create_get_list_delete(client: TestClient, slice_doc: dict[str, Any]) -> None:
@@ -530,3 +530,25 @@ def test_openapi_v3_schemas_let_kubectl_explain_reach_optional_nested_fields(cli
     assert _explain(schemas, "ResourceClaim", "status.allocation.devices.results")["properties"]["device"] == \
         {"type": "string", "default": ""}
     assert '"type": "null"' not in json.dumps(schemas) and '"title"' not in json.dumps(schemas)
+
+
+def test_openapi_v2_protobuf_holds_each_kinds_definition_with_its_group_version_kind(client: TestClient) -> None:
+    # kubectl validates the items of a List on the client with these definitions (gnostic's openapi.v2.Document)
+    from dralloc.server.protobuf import fields
+
+    r = client.get("/openapi/v2", headers={"accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"})
+    assert r.headers["content-type"] == "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+    document = dict(fields(r.content))
+    assert document[1] == b"2.0"
+    named = [dict(fields(entry)) for number, entry in fields(document[9]) if number == 1]
+    schemas = {entry[1].decode(): entry[2] for entry in named}
+    device_class = fields(schemas["io.k8s.api.resource.v1.DeviceClass"])
+    extensions = {dict(fields(v))[1]: dict(fields(dict(fields(v))[2]))[2] for n, v in device_class if n == 31}
+    assert yaml.safe_load(extensions[b"x-kubernetes-group-version-kind"]) == [
+        {"group": "resource.k8s.io", "kind": "DeviceClass", "version": "v1"}]
+    properties = [dict(fields(p)) for _, p in fields(dict(device_class)[25])]  # Properties: NamedSchema entries
+    spec = next(p[2] for p in properties if p[1] == b"spec")
+    assert dict(fields(spec))[1] == b"#/definitions/io.k8s.api.resource.v1.DeviceClassSpec"  # $ref
+    json_doc = client.get("/openapi/v2").json()["definitions"]
+    assert json_doc["io.k8s.api.resource.v1.DeviceClass"]["properties"]["spec"] == {
+        "$ref": "#/definitions/io.k8s.api.resource.v1.DeviceClassSpec"}

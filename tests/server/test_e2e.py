@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from served import EXAMPLES, KUBECTL, Server, create_class, free_port
 
 pytestmark = pytest.mark.e2e
@@ -202,6 +203,24 @@ def test_kubectl_explain_uses_generated_schemas(kubectl) -> None:
     devices = kubectl("explain", "resourceclaims.spec.devices").stdout
     assert "requests\t<[]DeviceRequest>" in devices, devices
     assert "FIELD: count <integer>" in kubectl("explain", "resourceclaims.spec.devices.requests.exactly.count").stdout
+
+
+def test_kubectl_creates_and_applies_a_list_as_get_o_yaml_writes_it(kubectl, tmp_path: Path) -> None:
+    # A List is validated on the client with /openapi/v2 (kubectl's default --validate=strict)
+    kubectl("apply", "-f", str(EXAMPLES / "10-deviceclasses.yaml"))
+    dump = tmp_path / "classes.yaml"
+    dump.write_text(kubectl("get", "deviceclasses", "-o", "yaml").stdout)
+    assert yaml.safe_load(dump.read_text())["kind"] == "List"
+    assert "deviceclass.resource.k8s.io/gpu.nvidia.com" in kubectl("apply", "-f", str(dump)).stdout
+    listed = tmp_path / "list.yaml"
+    listed.write_text("apiVersion: v1\nkind: List\nitems:\n"
+                      "- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: l1.example.com}}\n"
+                      "- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: l2.example.com}}\n")
+    assert kubectl("create", "-f", str(listed)).stdout.split("\n")[:2] == [
+        "deviceclass.resource.k8s.io/l1.example.com created", "deviceclass.resource.k8s.io/l2.example.com created"]
+    listed.write_text(listed.read_text().replace("name: l2.example.com}", "name: l3.example.com}, spec: {x: 1}"))
+    bad = kubectl("create", "-f", str(listed), check=False)
+    assert 'unknown field "x" in io.k8s.api.resource.v1.DeviceClassSpec' in bad.stderr, bad.stderr
 
 
 def test_kubectl_create_namespace_and_claim_state(kubectl) -> None:

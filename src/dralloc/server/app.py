@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from dralloc.errors import InputError
-from dralloc.server import deletes, discovery, pods, reads, reviews, routing, watch, writes
+from dralloc.server import deletes, discovery, openapi_v2, pods, reads, reviews, routing, watch, writes
 from dralloc.server.auth import AUTHENTICATED, Authorizer, User
 from dralloc.server.errors import ApiError, bad_request
 from dralloc.server.requests import ApiRequest
@@ -137,6 +137,10 @@ class ApiServer:
                 response.headers["content-type"] = discovery.aggregated_content_type(version)
                 response.headers["vary"] = "Accept"
                 return response
+        if parts == ["openapi", "v2"] and request.method == "GET":
+            if openapi_v2.wants_protobuf(request.headers.get("accept", "")):
+                return Response(openapi_v2.document_protobuf(), media_type=openapi_v2.PROTOBUF_RETURNED)
+            return respond(request, openapi_v2.document())
         doc = routing.discovery_document(parts)
         if doc is not None:
             if request.method != "GET":
