@@ -353,6 +353,11 @@ def test_tls_token_file_and_allow_list(tmp_path: Path) -> None:
                     auth("can-i", "delete", "resourceslices").stdout.strip()) == ("yes", "no")
             assert auth("can-i", "delete", "resourceslices").returncode == 1
             assert "resourceslices" in auth("can-i", "--list").stdout
+            # impersonation: bob may not act as alice; alice (an admin) may act as bob, and gets bob's answers
+            assert 'cannot impersonate resource "users"' in auth("whoami", "--as", "alice").stderr
+            env["KUBECONFIG"] = str(cfg)
+            assert auth("can-i", "delete", "resourceslices", "--as", "bob").stdout.strip() == "no"
+            assert "bob" in auth("whoami", "--as", "bob").stdout
     finally:
         server.stop()
 

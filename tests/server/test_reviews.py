@@ -157,3 +157,38 @@ def test_a_token_review_says_whom_a_token_authenticates_to_a_user_allowed_to_ask
                                                                      "authentication")
     # unlike the self reviews, a token review needs the permission (bob's rules do not give it)
     assert token_review("admin-token", VIEWER).status_code == 403
+
+
+def _whoami(client: TestClient, headers: dict[str, str]) -> Any:
+    r = client.post(WHOAMI, json={}, headers=headers)
+    return r.json()["status"]["userInfo"] if r.status_code == 201 else (r.status_code, r.json()["message"])
+
+
+def test_impersonation_acts_as_the_user_asked_for_when_the_allow_list_lets_the_requester(client: TestClient) -> None:
+    # kubectl --as / --as-group / --as-uid
+    assert _whoami(client, {**ADMIN, "impersonate-user": "bob"}) == {"username": "bob",
+                                                                    "groups": ["system:authenticated"]}
+    assert _whoami(client, {**ADMIN, "impersonate-user": "system:serviceaccount:ns1:sa"}) == {
+        "username": "system:serviceaccount:ns1:sa",
+        "groups": ["system:serviceaccounts", "system:serviceaccounts:ns1", "system:authenticated"]}
+    # the groups asked for are all of the impersonated user's groups (no system:authenticated is added)
+    r = client.post(CAN_I, json=review("list", "resourceslices"), headers=[
+        *ADMIN.items(), ("impersonate-user", "carol"), ("impersonate-group", "admins"),
+        ("impersonate-group", "ops"), ("impersonate-uid", "7")])
+    assert r.status_code == 201 and r.json()["status"] == {"allowed": True}  # carol is in group admins
+    # the impersonated user's permissions, not the requester's
+    r = client.post(CAN_I, json=review("delete", "resourceslices"), headers={**ADMIN, "impersonate-user": "bob"})
+    assert r.json()["status"] == {"allowed": False}
+    assert client.get("/apis/resource.k8s.io/v1/deviceclasses", headers={**ADMIN, "impersonate-user": "bob"}) \
+        .status_code == 403
+
+
+def test_impersonation_needs_the_impersonate_verb_and_a_user(client: TestClient) -> None:
+    assert _whoami(client, {**VIEWER, "impersonate-user": "alice"}) == (
+        403, 'users "alice" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the '
+             'cluster scope')
+    assert _whoami(client, {**VIEWER, "impersonate-user": "system:serviceaccount:ns1:sa"}) == (
+        403, 'serviceaccounts "sa" is forbidden: User "bob" cannot impersonate resource "serviceaccounts" in API '
+             'group "" in the namespace "ns1"')
+    assert _whoami(client, {**ADMIN, "impersonate-group": "admins"}) == (
+        400, "requested uid, groups or user-extra without impersonating a user")

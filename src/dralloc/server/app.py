@@ -21,6 +21,7 @@ from dralloc.errors import InputError
 from dralloc.server import deletes, discovery, openapi_v2, pods, reads, reviews, routing, watch, writes
 from dralloc.server.auth import AUTHENTICATED, Authorizer, User
 from dralloc.server.errors import ApiError, bad_request
+from dralloc.server.impersonation import impersonated
 from dralloc.server.requests import ApiRequest
 from dralloc.server.responses import respond
 from dralloc.server.watchhub import WatchHub
@@ -126,7 +127,7 @@ class ApiServer:
                            details={"retryAfterSeconds": 1}, headers={"Retry-After": "1", "Connection": "close"})
         if path == "/version":
             return respond(request, discovery.version_info())
-        user = self._authenticate(request)
+        user = impersonated(self._authenticate(request), request.headers, self.authorizer)
         if path == "/metrics":
             return PlainTextResponse(self._metrics(), media_type="text/plain; version=0.0.4")
         parts = [p for p in path.split("/") if p]
