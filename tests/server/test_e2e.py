@@ -354,7 +354,9 @@ def test_tls_token_file_and_allow_list(tmp_path: Path) -> None:
             assert auth("can-i", "delete", "resourceslices").returncode == 1
             assert "resourceslices" in auth("can-i", "--list").stdout
             # impersonation: bob may not act as alice; alice (an admin) may act as bob, and gets bob's answers
-            assert 'cannot impersonate resource "users"' in auth("whoami", "--as", "alice").stderr
+            as_alice = subprocess.run([KUBECTL, "get", "resourceslices", "--as", "alice"], capture_output=True,
+                                      text=True, env=env)
+            assert 'users "alice" is forbidden: User "bob" cannot impersonate resource "users"' in as_alice.stderr
             env["KUBECONFIG"] = str(cfg)
             assert auth("can-i", "delete", "resourceslices", "--as", "bob").stdout.strip() == "no"
             assert "bob" in auth("whoami", "--as", "bob").stdout
