@@ -223,6 +223,49 @@ def test_kubectl_creates_and_applies_a_list_as_get_o_yaml_writes_it(kubectl, tmp
     assert 'unknown field "x" in io.k8s.api.resource.v1.DeviceClassSpec' in bad.stderr, bad.stderr
 
 
+def test_kubectl_commands_driver_authors_and_test_suites_run(kubectl, tmp_path: Path) -> None:
+    kubectl("apply", "-f", str(EXAMPLES / "10-deviceclasses.yaml"))
+    kubectl("apply", "-f", str(EXAMPLES / "30-claims.yaml"))
+    assert "Server Version: v1.36.0" in kubectl("version").stdout
+    assert "resource.k8s.io/v1beta2" in kubectl("api-versions").stdout.split()
+    claims = ["-n", "ml-team"]
+    columns = kubectl("get", "resourceclaims", *claims, "-o", "custom-columns=NAME:.metadata.name,"
+                      "CLASS:.spec.devices.requests[0].exactly.deviceClassName").stdout.splitlines()
+    assert columns[0].split() == ["NAME", "CLASS"] and len(columns) == 8
+    template = kubectl("get", "deviceclasses", "-o", "go-template={{range .items}}{{.metadata.name}} {{end}}")
+    assert template.stdout.split() == ["cpu.example.com", "gpu.nvidia.com", "mig.nvidia.com", "nic.example.com"]
+    paged = kubectl("get", "resourceclaims", *claims, "--chunk-size=2", "-o", "name", "-v=6")
+    assert len(paged.stdout.split()) == 7 and paged.stderr.count("continue=") == 3
+    kubectl("label", "resourceclaim", *claims, "training-gpus", "team=a")
+    kubectl("annotate", "resourceclaim", *claims, "training-gpus", "note=x")
+    kubectl("patch", "resourceclaim", *claims, "training-gpus", "--type=json",
+            "-p", '[{"op": "add", "path": "/metadata/labels/tier", "value": "gold"}]')
+    claim = json.loads(kubectl("get", "resourceclaim", *claims, "-l", "team=a,tier=gold", "-o", "json").stdout)
+    assert [c["metadata"]["annotations"]["note"] for c in claim["items"]] == ["x"]
+    assert "managedFields" in kubectl("get", "resourceclaim", *claims, "training-gpus", "-o", "yaml",
+                                      "--show-managed-fields").stdout
+    live = tmp_path / "claim.json"
+    live.write_text(json.dumps({**claim["items"][0], "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                                "metadata": {**claim["items"][0]["metadata"], "labels": {"team": "b"}}}))
+    assert "replaced" in kubectl("replace", "-f", str(live)).stdout
+    event = tmp_path / "event.yaml"
+    event.write_text("apiVersion: v1\nkind: Event\nmetadata: {name: e1, namespace: ml-team}\ntype: Normal\n"
+                     "reason: Prepared\nmessage: done\ninvolvedObject: {apiVersion: resource.k8s.io/v1, "
+                     "kind: ResourceClaim, name: training-gpus, namespace: ml-team}\n")
+    kubectl("create", "-f", str(event))
+    events = kubectl("get", "events", *claims, "--field-selector", "involvedObject.name=training-gpus").stdout
+    assert events.splitlines()[0].split()[:4] == ["LAST", "SEEN", "TYPE", "REASON"] and "Prepared" in events
+    assert "ResourceClaim/training-gpus" in kubectl("events", *claims, "--for", "resourceclaim/training-gpus").stdout
+    waiter = subprocess.Popen([KUBECTL, "wait", "--for=delete", "resourceclaim/pinned-cores", *claims,
+                               "--timeout=20s"], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(tmp_path / "kubeconfig")})
+    time.sleep(1)
+    kubectl("delete", "resourceclaim", *claims, "pinned-cores")
+    assert waiter.wait(20) == 0 and "condition met" in waiter.stdout.read()
+    assert len(kubectl("delete", "resourceclaims", *claims, "--all").stdout.splitlines()) == 6
+    assert kubectl("get", "resourceclaims", *claims, "-o", "name").stdout == ""
+
+
 def test_kubectl_create_namespace_and_claim_state(kubectl) -> None:
     # `kubectl create namespace` sends protobuf; claims print kubectl's STATE column.
     assert "namespace/team-a created" in kubectl("create", "namespace", "team-a").stdout
