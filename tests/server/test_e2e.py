@@ -266,6 +266,22 @@ def test_kubectl_commands_driver_authors_and_test_suites_run(kubectl, tmp_path: 
     assert kubectl("get", "resourceclaims", *claims, "-o", "name").stdout == ""
 
 
+def test_kubectl_apply_prune_deletes_the_applied_objects_a_manifest_dropped(kubectl, tmp_path: Path) -> None:
+    manifest = tmp_path / "classes.yaml"
+    manifest.write_text("apiVersion: v1\nkind: List\nitems:\n"
+                        "- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: a.example.com, "
+                        "labels: {set: s}}}\n"
+                        "- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: b.example.com, "
+                        "labels: {set: s}}}\n")
+    kubectl("apply", "-f", str(manifest))
+    manifest.write_text(manifest.read_text().rsplit("- ", 1)[0])
+    # kubectl's default prune list names kinds this server does not serve (ConfigMap, Deployment, ...)
+    out = kubectl("apply", "--prune", "-l", "set=s", "--prune-allowlist=resource.k8s.io/v1/DeviceClass",
+                  "-f", str(manifest)).stdout
+    assert "deviceclass.resource.k8s.io/b.example.com pruned" in out
+    assert kubectl("get", "deviceclasses", "-o", "name").stdout.split() == ["deviceclass.resource.k8s.io/a.example.com"]
+
+
 def test_kubectl_create_namespace_and_claim_state(kubectl) -> None:
     # `kubectl create namespace` sends protobuf; claims print kubectl's STATE column.
     assert "namespace/team-a created" in kubectl("create", "namespace", "team-a").stdout
