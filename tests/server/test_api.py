@@ -41,8 +41,8 @@ def slice_doc() -> dict[str, Any]:
 
 def test_discovery_documents(client: TestClient) -> None:
     assert client.get("/api").json()["versions"] == ["v1"]
-    groups = client.get("/apis").json()["groups"]
-    assert groups[0]["name"] == "resource.k8s.io" and groups[0]["preferredVersion"]["version"] == "v1"
+    groups = {g["name"]: g for g in client.get("/apis").json()["groups"]}
+    assert groups["resource.k8s.io"]["preferredVersion"]["version"] == "v1"
     names = {r["name"] for r in client.get("/apis/resource.k8s.io/v1").json()["resources"]}
     assert {"resourceslices", "deviceclasses", "resourceclaims", "resourceclaims/status",
             "resourceclaimtemplates", "devicetaintrules"} <= names
@@ -53,7 +53,7 @@ def test_discovery_documents(client: TestClient) -> None:
     gv = client.get(url).json()
     post = gv["paths"]["/apis/resource.k8s.io/v1/resourceslices"]["post"]
     assert any(p["name"] == "fieldValidation" for p in post["parameters"])
-    assert client.get("/openapi/v2").status_code == 404
+    assert client.get("/openapi/v2").json()["swagger"] == "2.0"
 
 
 def test_create_get_list_delete(client: TestClient, slice_doc: dict[str, Any]) -> None:
@@ -395,7 +395,7 @@ def test_aggregated_discovery_answers_what_kubectl_asks_for_in_one_document(clie
     assert r.headers["content-type"] == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
     doc = r.json()
     assert (doc["kind"], doc["apiVersion"]) == ("APIGroupDiscoveryList", "apidiscovery.k8s.io/v2")
-    [group] = doc["items"]
+    group = doc["items"][-1]  # after authentication.k8s.io and authorization.k8s.io, as kube-apiserver orders them
     assert group["metadata"]["name"] == "resource.k8s.io"
     assert [v["version"] for v in group["versions"]] == ["v1", "v1beta2", "v1beta1"]  # preferred first
     claims = next(res for res in group["versions"][0]["resources"] if res["resource"] == "resourceclaims")
@@ -482,3 +482,73 @@ def test_token_files_are_read_as_kube_apiserver_reads_them(tmp_path: Path) -> No
     path.write_text("# a comment is a record too\n")
     with pytest.raises(ValueError, match=r"must have at least 3 columns \(token, user name, user uid\), found 1"):
         load_tokens(path)
+
+
+@pytest.mark.parametrize(("value", "is_watch"), [("true", True), ("True", True), ("1", True), ("", True),
+                                                 ("yes", True), ("false", False), ("False", False),
+                                                 ("FALSE", False), ("0", False)])
+def test_boolean_query_parameters_are_read_as_kube_apiserver_reads_them(client: TestClient, value: str,
+                                                                        is_watch: bool) -> None:
+    # Python clients that urlencode a bool (kubernetes_asyncio) send watch=True; only "0" and "false" in
+    # any casing are false.
+    r = client.get(SLICES, params={"watch": value, "timeoutSeconds": "1"})
+    assert r.status_code == 200
+    if is_watch:
+        assert r.text == ""  # an empty watch stream, ended by its timeout
+    else:
+        assert r.json()["kind"] == "ResourceSliceList"
+
+
+def test_pretty_is_read_as_a_go_bool(client: TestClient) -> None:
+    assert client.get("/apis/resource.k8s.io/v1/deviceclasses/x", params={"pretty": "True"}).text.startswith("{\n")
+    assert "\n" not in client.get("/apis/resource.k8s.io/v1/deviceclasses/x", params={"pretty": "yes"}).text
+
+
+def _explain(schemas: dict[str, Any], kind: str, path: str) -> dict[str, Any]:
+    """Walk a field path through OpenAPI v3 schemas the way kubectl explain does: properties, array items,
+    a $ref, or an allOf of one $ref (never into anyOf)."""
+    def resolve(node: dict[str, Any]) -> dict[str, Any]:
+        while True:
+            if "$ref" in node:
+                node = schemas[node["$ref"].rsplit("/", 1)[1]]
+            elif len(node.get("allOf", ())) == 1:
+                node = node["allOf"][0]
+            elif node.get("type") == "array":
+                node = node["items"]
+            else:
+                return node
+    node = schemas[f"io.k8s.api.resource.v1.{kind}"]
+    for name in path.split("."):
+        node = resolve(node)["properties"][name]
+    return resolve(node)
+
+
+def test_openapi_v3_schemas_let_kubectl_explain_reach_optional_nested_fields(client: TestClient) -> None:
+    root = client.get("/openapi/v3").json()["paths"]
+    schemas = client.get(root["apis/resource.k8s.io/v1"]["serverRelativeURL"]).json()["components"]["schemas"]
+    assert _explain(schemas, "ResourceClaim", "spec.devices.requests.exactly.count")["type"] == "integer"
+    assert _explain(schemas, "ResourceClaim", "status.allocation.devices.results")["properties"]["device"] == \
+        {"type": "string", "default": ""}
+    assert '"type": "null"' not in json.dumps(schemas) and '"title"' not in json.dumps(schemas)
+
+
+def test_openapi_v2_protobuf_holds_each_kinds_definition_with_its_group_version_kind(client: TestClient) -> None:
+    # kubectl validates the items of a List on the client with these definitions (gnostic's openapi.v2.Document)
+    from dralloc.server.protobuf import fields
+
+    r = client.get("/openapi/v2", headers={"accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"})
+    assert r.headers["content-type"] == "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+    document = dict(fields(r.content))
+    assert document[1] == b"2.0"
+    named = [dict(fields(entry)) for number, entry in fields(document[9]) if number == 1]
+    schemas = {entry[1].decode(): entry[2] for entry in named}
+    device_class = fields(schemas["io.k8s.api.resource.v1.DeviceClass"])
+    extensions = {dict(fields(v))[1]: dict(fields(dict(fields(v))[2]))[2] for n, v in device_class if n == 31}
+    assert yaml.safe_load(extensions[b"x-kubernetes-group-version-kind"]) == [
+        {"group": "resource.k8s.io", "kind": "DeviceClass", "version": "v1"}]
+    properties = [dict(fields(p)) for _, p in fields(dict(device_class)[25])]  # Properties: NamedSchema entries
+    spec = next(p[2] for p in properties if p[1] == b"spec")
+    assert dict(fields(spec))[1] == b"#/definitions/io.k8s.api.resource.v1.DeviceClassSpec"  # $ref
+    json_doc = client.get("/openapi/v2").json()["definitions"]
+    assert json_doc["io.k8s.api.resource.v1.DeviceClass"]["properties"]["spec"] == {
+        "$ref": "#/definitions/io.k8s.api.resource.v1.DeviceClassSpec"}

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from served import EXAMPLES, KUBECTL, Server, create_class, free_port
 
 pytestmark = pytest.mark.e2e
@@ -198,6 +199,87 @@ def test_kill_9_loses_no_acknowledged_write_of_a_group_commit(tmp_path: Path) ->
 def test_kubectl_explain_uses_generated_schemas(kubectl) -> None:
     out = kubectl("explain", "resourceslices.spec.pool").stdout
     assert "KIND:       ResourceSlice" in out and "resourceSliceCount" in out
+    # optional nested objects and lists of them: kubectl explain goes through allOf and items, not anyOf
+    devices = kubectl("explain", "resourceclaims.spec.devices").stdout
+    assert "requests\t<[]DeviceRequest>" in devices, devices
+    assert "FIELD: count <integer>" in kubectl("explain", "resourceclaims.spec.devices.requests.exactly.count").stdout
+
+
+def test_kubectl_creates_and_applies_a_list_as_get_o_yaml_writes_it(kubectl, tmp_path: Path) -> None:
+    # A List is validated on the client with /openapi/v2 (kubectl's default --validate=strict)
+    kubectl("apply", "-f", str(EXAMPLES / "10-deviceclasses.yaml"))
+    dump = tmp_path / "classes.yaml"
+    dump.write_text(kubectl("get", "deviceclasses", "-o", "yaml").stdout)
+    assert yaml.safe_load(dump.read_text())["kind"] == "List"
+    assert "deviceclass.resource.k8s.io/gpu.nvidia.com" in kubectl("apply", "-f", str(dump)).stdout
+    listed = tmp_path / "list.yaml"
+    listed.write_text("apiVersion: v1\nkind: List\nitems:\n"
+                      "- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: l1.example.com}}\n"
+                      "- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: l2.example.com}}\n")
+    assert kubectl("create", "-f", str(listed)).stdout.split("\n")[:2] == [
+        "deviceclass.resource.k8s.io/l1.example.com created", "deviceclass.resource.k8s.io/l2.example.com created"]
+    listed.write_text(listed.read_text().replace("name: l2.example.com}", "name: l3.example.com}, spec: {x: 1}"))
+    bad = kubectl("create", "-f", str(listed), check=False)
+    assert 'unknown field "x" in io.k8s.api.resource.v1.DeviceClassSpec' in bad.stderr, bad.stderr
+
+
+def test_kubectl_commands_driver_authors_and_test_suites_run(kubectl, tmp_path: Path) -> None:
+    kubectl("apply", "-f", str(EXAMPLES / "10-deviceclasses.yaml"))
+    kubectl("apply", "-f", str(EXAMPLES / "30-claims.yaml"))
+    assert "Server Version: v1.36.0" in kubectl("version").stdout
+    assert "resource.k8s.io/v1beta2" in kubectl("api-versions").stdout.split()
+    claims = ["-n", "ml-team"]
+    columns = kubectl("get", "resourceclaims", *claims, "-o", "custom-columns=NAME:.metadata.name,"
+                      "CLASS:.spec.devices.requests[0].exactly.deviceClassName").stdout.splitlines()
+    assert columns[0].split() == ["NAME", "CLASS"] and len(columns) == 8
+    template = kubectl("get", "deviceclasses", "-o", "go-template={{range .items}}{{.metadata.name}} {{end}}")
+    assert template.stdout.split() == ["cpu.example.com", "gpu.nvidia.com", "mig.nvidia.com", "nic.example.com"]
+    paged = kubectl("get", "resourceclaims", *claims, "--chunk-size=2", "-o", "name", "-v=6")
+    assert len(paged.stdout.split()) == 7 and paged.stderr.count("continue=") == 3
+    kubectl("label", "resourceclaim", *claims, "training-gpus", "team=a")
+    kubectl("annotate", "resourceclaim", *claims, "training-gpus", "note=x")
+    kubectl("patch", "resourceclaim", *claims, "training-gpus", "--type=json",
+            "-p", '[{"op": "add", "path": "/metadata/labels/tier", "value": "gold"}]')
+    claim = json.loads(kubectl("get", "resourceclaim", *claims, "-l", "team=a,tier=gold", "-o", "json").stdout)
+    assert [c["metadata"]["annotations"]["note"] for c in claim["items"]] == ["x"]
+    assert "managedFields" in kubectl("get", "resourceclaim", *claims, "training-gpus", "-o", "yaml",
+                                      "--show-managed-fields").stdout
+    live = tmp_path / "claim.json"
+    live.write_text(json.dumps({**claim["items"][0], "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                                "metadata": {**claim["items"][0]["metadata"], "labels": {"team": "b"}}}))
+    assert "replaced" in kubectl("replace", "-f", str(live)).stdout
+    event = tmp_path / "event.yaml"
+    event.write_text("apiVersion: v1\nkind: Event\nmetadata: {name: e1, namespace: ml-team}\ntype: Normal\n"
+                     "reason: Prepared\nmessage: done\ninvolvedObject: {apiVersion: resource.k8s.io/v1, "
+                     "kind: ResourceClaim, name: training-gpus, namespace: ml-team}\n")
+    kubectl("create", "-f", str(event))
+    events = kubectl("get", "events", *claims, "--field-selector", "involvedObject.name=training-gpus").stdout
+    assert events.splitlines()[0].split()[:4] == ["LAST", "SEEN", "TYPE", "REASON"] and "Prepared" in events
+    assert "ResourceClaim/training-gpus" in kubectl("events", *claims, "--for", "resourceclaim/training-gpus").stdout
+    waiter = subprocess.Popen([KUBECTL, "wait", "--for=delete", "resourceclaim/pinned-cores", *claims,
+                               "--timeout=20s"], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(tmp_path / "kubeconfig")})
+    time.sleep(1)
+    kubectl("delete", "resourceclaim", *claims, "pinned-cores")
+    assert waiter.wait(20) == 0 and "condition met" in waiter.stdout.read()
+    assert len(kubectl("delete", "resourceclaims", *claims, "--all").stdout.splitlines()) == 6
+    assert kubectl("get", "resourceclaims", *claims, "-o", "name").stdout == ""
+
+
+def test_kubectl_apply_prune_deletes_the_applied_objects_a_manifest_dropped(kubectl, tmp_path: Path) -> None:
+    manifest = tmp_path / "classes.yaml"
+    manifest.write_text("apiVersion: v1\nkind: List\nitems:\n"
+                        "- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: a.example.com, "
+                        "labels: {set: s}}}\n"
+                        "- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: b.example.com, "
+                        "labels: {set: s}}}\n")
+    kubectl("apply", "-f", str(manifest))
+    manifest.write_text(manifest.read_text().rsplit("- ", 1)[0])
+    # kubectl's default prune list names kinds this server does not serve (ConfigMap, Deployment, ...)
+    out = kubectl("apply", "--prune", "-l", "set=s", "--prune-allowlist=resource.k8s.io/v1/DeviceClass",
+                  "-f", str(manifest)).stdout
+    assert "deviceclass.resource.k8s.io/b.example.com pruned" in out
+    assert kubectl("get", "deviceclasses", "-o", "name").stdout.split() == ["deviceclass.resource.k8s.io/a.example.com"]
 
 
 def test_kubectl_create_namespace_and_claim_state(kubectl) -> None:
@@ -315,6 +397,28 @@ def test_tls_token_file_and_allow_list(tmp_path: Path) -> None:
             out = subprocess.run([KUBECTL, "apply", "-f", str(EXAMPLES / "10-deviceclasses.yaml")],
                                  capture_output=True, text=True, env=env)
             assert out.returncode == 0, out.stderr
+            # kubectl auth whoami / can-i: the self reviews, sent as protobuf, answered from the allow list
+            bob = tmp_path / "bob.kubeconfig"
+            subprocess.run([sys.executable, "-m", "dralloc", "kubeconfig", "--server", server.url, "--token",
+                            "read-token", "--insecure-skip-tls-verify", "-o", str(bob)], check=True)
+            env["KUBECONFIG"] = str(bob)
+
+            def auth(*args: str) -> subprocess.CompletedProcess[str]:
+                return subprocess.run([KUBECTL, "auth", *args], capture_output=True, text=True, env=env)
+
+            whoami = auth("whoami").stdout
+            assert "bob" in whoami and "[system:authenticated]" in whoami, whoami
+            assert (auth("can-i", "list", "resourceslices").stdout.strip(),
+                    auth("can-i", "delete", "resourceslices").stdout.strip()) == ("yes", "no")
+            assert auth("can-i", "delete", "resourceslices").returncode == 1
+            assert "resourceslices" in auth("can-i", "--list").stdout
+            # impersonation: bob may not act as alice; alice (an admin) may act as bob, and gets bob's answers
+            as_alice = subprocess.run([KUBECTL, "get", "resourceslices", "--as", "alice"], capture_output=True,
+                                      text=True, env=env)
+            assert 'users "alice" is forbidden: User "bob" cannot impersonate resource "users"' in as_alice.stderr
+            env["KUBECONFIG"] = str(cfg)
+            assert auth("can-i", "delete", "resourceslices", "--as", "bob").stdout.strip() == "no"
+            assert "bob" in auth("whoami", "--as", "bob").stdout
     finally:
         server.stop()
 
@@ -405,6 +509,7 @@ def test_kubectl_applies_binds_describes_and_deletes_a_pod(kubectl, server: Serv
     assert "pod/web created" in kubectl("apply", "-f", str(manifest)).stdout
     manifest.write_text(POD_YAML.replace("nginx:1", "nginx:2"))  # client-side apply: a strategic merge patch
     assert "pod/web configured" in kubectl("apply", "-f", str(manifest)).stdout
+    assert kubectl("get", "all", "-o", "name").stdout.split() == ["pod/web"]  # pods are in the "all" category
     pod = json.loads(kubectl("get", "pod", "web", "-o", "json").stdout)
     assert [c["image"] for c in pod["spec"]["containers"]] == ["nginx:2", "busybox"]
     assert pod["spec"]["containers"][0]["env"] == [{"name": "A", "value": "1"}]

@@ -203,6 +203,39 @@ def test_events_are_stored_and_found_by_their_involved_object(client: TestClient
     assert r.status_code == 422 and "involvedObject.namespace" in r.json()["message"]
 
 
+def test_events_print_as_kube_apiservers_event_table(client: TestClient) -> None:
+    old = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "web.1"}, "type": "Warning",
+           "reason": "FailedScheduling", "message": " 0/1 nodes are available\n",
+           "involvedObject": {"kind": "Pod", "namespace": "default", "name": "web", "fieldPath": "spec.containers{a}"},
+           "source": {"component": "default-scheduler", "host": "cp-1"}, "count": 3,
+           "firstTimestamp": "2020-01-01T00:00:00Z", "lastTimestamp": "2020-01-01T00:00:00Z"}
+    # as events.k8s.io/v1 writers leave it: eventTime (a MicroTime), a reporting controller, no count
+    new = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "web.2"}, "type": "Normal",
+           "reason": "Scheduled", "message": "bound", "involvedObject": {"kind": "Pod", "namespace": "default"},
+           "eventTime": "2020-01-01T00:00:00.123456Z", "reportingComponent": "sched", "reportingInstance": "i-1",
+           "action": "Binding"}
+    assert client.post(EVENTS, json=old).status_code == 201
+    assert client.post(EVENTS, json=new).status_code == 201
+    table = client.get(EVENTS, headers={"accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}).json()
+    assert [(c["name"], c["priority"]) for c in table["columnDefinitions"]] == [
+        ("Last Seen", 0), ("Type", 0), ("Reason", 0), ("Object", 0), ("Subobject", 1), ("Source", 1),
+        ("Message", 0), ("First Seen", 1), ("Count", 1), ("Name", 1)]
+    first, second = (row["cells"] for row in table["rows"])
+    assert first[1:] == ["Warning", "FailedScheduling", "pod/web", "spec.containers{a}", "default-scheduler, cp-1",
+                         "0/1 nodes are available", first[7], 3, "web.1"]
+    assert second[1:] == ["Normal", "Scheduled", "pod", "", "sched, i-1", "bound", second[7], 1, "web.2"]
+    assert first[0].endswith(("d", "y")) and second[0] == second[7] and second[0].endswith(("d", "y"))
+
+
+def test_pods_are_discovered_in_the_all_category_that_kubectl_get_all_lists(client: TestClient) -> None:
+    legacy = {r["name"]: r for r in client.get("/api/v1").json()["resources"]}
+    assert legacy["pods"]["categories"] == ["all"] and "categories" not in legacy["events"]
+    aggregated = client.get("/api", headers={"accept": "application/json;g=apidiscovery.k8s.io;v=v2;"
+                                                       "as=APIGroupDiscoveryList"}).json()
+    resources = {r["resource"]: r for r in aggregated["items"][0]["versions"][0]["resources"]}
+    assert resources["pods"]["categories"] == ["all"]
+
+
 def test_a_created_pod_gets_kube_apiserver_defaults_a_scheduler_reads(client: TestClient) -> None:
     sent = pod()
     sent["spec"]["containers"].append({"name": "latest", "image": "busybox"})

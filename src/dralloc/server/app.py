@@ -18,9 +18,10 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from dralloc.errors import InputError
-from dralloc.server import deletes, discovery, pods, reads, routing, watch, writes
-from dralloc.server.auth import Authorizer, User
+from dralloc.server import deletes, discovery, openapi_v2, pods, reads, reviews, routing, watch, writes
+from dralloc.server.auth import AUTHENTICATED, Authorizer, User
 from dralloc.server.errors import ApiError, bad_request
+from dralloc.server.impersonation import impersonated
 from dralloc.server.requests import ApiRequest
 from dralloc.server.responses import respond
 from dralloc.server.watchhub import WatchHub
@@ -99,10 +100,18 @@ class ApiServer:
         self.requests[(request.method, response.status_code)] += 1
         return response
 
+    def token_user(self, token: str) -> User | None:
+        """The user a bearer token authenticates (None: no such token); as kube-apiserver, every
+        authenticated user is in system:authenticated."""
+        user = self.tokens.get(token) if self.tokens is not None else None
+        if user is None or AUTHENTICATED in user.groups:
+            return user
+        return User(user.name, user.uid, (*user.groups, AUTHENTICATED))
+
     def _authenticate(self, request: Request) -> User:
         header = request.headers.get("authorization", "")
         if self.tokens is not None and header.lower().startswith("bearer "):
-            user = self.tokens.get(header[7:].strip())
+            user = self.token_user(header[7:].strip())
             if user is not None:
                 return user
         if self.anonymous:
@@ -118,7 +127,7 @@ class ApiServer:
                            details={"retryAfterSeconds": 1}, headers={"Retry-After": "1", "Connection": "close"})
         if path == "/version":
             return respond(request, discovery.version_info())
-        user = self._authenticate(request)
+        user = impersonated(self._authenticate(request), request.headers, self.authorizer)
         if path == "/metrics":
             return PlainTextResponse(self._metrics(), media_type="text/plain; version=0.0.4")
         parts = [p for p in path.split("/") if p]
@@ -129,11 +138,18 @@ class ApiServer:
                 response.headers["content-type"] = discovery.aggregated_content_type(version)
                 response.headers["vary"] = "Accept"
                 return response
+        if parts == ["openapi", "v2"] and request.method == "GET":
+            if openapi_v2.wants_protobuf(request.headers.get("accept", "")):
+                return Response(openapi_v2.document_protobuf(), media_type=openapi_v2.PROTOBUF_RETURNED)
+            return respond(request, openapi_v2.document())
         doc = routing.discovery_document(parts)
         if doc is not None:
             if request.method != "GET":
                 raise ApiError(405, "the server does not allow this method on the requested resource")
             return respond(request, doc)
+        review = reviews.review_resource(parts)
+        if review is not None:
+            return await reviews.create(self, request, review, user)
         target = routing.target(parts)
         verb = routing.verb(request, target)
         if not self.authorizer.allowed(user, verb, target.resource.name):

@@ -14,6 +14,8 @@ from typing import Any
 
 import yaml
 
+AUTHENTICATED = "system:authenticated"  # the group kube-apiserver adds to every authenticated user
+
 
 @dataclass(frozen=True)
 class User:
@@ -51,14 +53,27 @@ class Authorizer:
             raise ValueError(f"{path}: expected a mapping of user → rules")
         return cls({str(k): list(v or []) for k, v in data.items()})
 
-    def allowed(self, user: User, verb: str, resource: str) -> bool:
+    def rules_for(self, user: User) -> list[dict[str, Any]] | None:
+        """The rules that apply to ``user`` (its own and its groups'); None: everything is allowed."""
         if self.rules is None:
-            return True
+            return None
         subjects = [user.name] + [f"group:{g}" for g in user.groups]
-        for subject in subjects:
-            for rule in self.rules.get(subject, []):
-                verbs = rule.get("verbs") or []
-                resources = rule.get("resources") or []
-                if ("*" in verbs or verb in verbs) and ("*" in resources or resource in resources):
-                    return True
+        return [rule for subject in subjects for rule in self.rules.get(subject, [])]
+
+    def allowed(self, user: User, verb: str, resource: str) -> bool:
+        rules = self.rules_for(user)
+        if rules is None:
+            return True
+        for rule in rules:
+            verbs = rule.get("verbs") or []
+            resources = rule.get("resources") or []
+            if ("*" in verbs or verb in verbs) and ("*" in resources or resource in resources):
+                return True
         return False
+
+    def request_allowed(self, user: User, verb: str, resource: str, subresource: str = "") -> bool:
+        """What the server enforces on a request: the verb on the resource (its status included); a pod's
+        binding also needs the verb on pods/binding."""
+        if not self.allowed(user, verb, resource):
+            return False
+        return subresource != "binding" or self.allowed(user, verb, f"{resource}/binding")

@@ -13,7 +13,7 @@ from dralloc.server.bodies import parse, read_body
 from dralloc.server.clock import now
 from dralloc.server.errors import bad_request, conflict, not_found
 from dralloc.server.objects import dry_run
-from dralloc.server.options import check_delete_options
+from dralloc.server.options import check_delete_options, query_flag
 from dralloc.server.reads import matchers
 from dralloc.server.responses import JSON, respond
 from dralloc.server.routing import Target
@@ -98,7 +98,8 @@ async def deletecollection(api: ApiServer, request: Request, t: Target) -> Respo
 def propagation_policy(options: dict[str, Any], query: Any) -> str | None:
     """The delete's propagationPolicy (``orphanDependents: true`` is the old way of asking for Orphan)."""
     policy = options.get("propagationPolicy", query.get("propagationPolicy"))
-    if policy is None and options.get("orphanDependents", query.get("orphanDependents")) in (True, "true"):
+    orphan = options["orphanDependents"] if "orphanDependents" in options else query_flag(query, "orphanDependents")
+    if policy is None and orphan is True:
         return "Orphan"
     return str(policy) if policy is not None else None
 

@@ -16,7 +16,16 @@ from functools import cache
 from typing import Any
 
 from dralloc import __version__
-from dralloc.server.registry import CORE, GROUP, GROUP_VERSIONS, RESOURCES, VERBS, Resource
+from dralloc.server.registry import (
+    CORE,
+    GROUP,
+    GROUP_VERSIONS,
+    RESOURCES,
+    REVIEW_GROUPS,
+    REVIEWS,
+    VERBS,
+    Resource,
+)
 
 
 def version_info() -> dict[str, Any]:
@@ -30,24 +39,35 @@ def api_versions() -> dict[str, Any]:
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": ""}]}
 
 
-def _group() -> dict[str, Any]:
-    versions = [{"groupVersion": f"{GROUP}/{v}", "version": v} for v in GROUP_VERSIONS]
-    return {"name": GROUP, "versions": versions, "preferredVersion": versions[0]}
+def _group(name: str = GROUP) -> dict[str, Any]:
+    names = GROUP_VERSIONS if name == GROUP else ("v1",)
+    versions = [{"groupVersion": f"{name}/{v}", "version": v} for v in names]
+    return {"name": name, "versions": versions, "preferredVersion": versions[0]}
 
 
 def api_group_list() -> dict[str, Any]:
-    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [_group()]}
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [_group(g) for g in (*REVIEW_GROUPS, GROUP)]}
 
 
-def api_group() -> dict[str, Any]:
-    return {"kind": "APIGroup", "apiVersion": "v1", **_group()}
+def api_group(name: str = GROUP) -> dict[str, Any] | None:
+    if name != GROUP and name not in REVIEW_GROUPS:
+        return None
+    return {"kind": "APIGroup", "apiVersion": "v1", **_group(name)}
+
+
+def _verbs(r: Resource) -> list[str]:
+    if r.verbs:
+        return list(r.verbs)
+    return VERBS if r.group else ["create", "delete", "get", "list", "patch", "update", "watch"]
 
 
 def _entries(r: Resource) -> list[dict[str, Any]]:
     main = {"name": r.name, "singularName": r.singular, "namespaced": r.namespaced, "kind": r.kind,
-            "verbs": VERBS if r.group else ["create", "delete", "get", "list", "patch", "update", "watch"]}
+            "verbs": _verbs(r)}
     if r.short_names:
         main["shortNames"] = list(r.short_names)
+    if r.categories:
+        main["categories"] = list(r.categories)
     out = [main]
     if r.status:
         out.append({"name": f"{r.name}/status", "singularName": "", "namespaced": r.namespaced, "kind": r.kind,
@@ -58,11 +78,12 @@ def _entries(r: Resource) -> list[dict[str, Any]]:
     return out
 
 
-def resource_list(version: str) -> dict[str, Any] | None:
-    if version not in GROUP_VERSIONS:
+def resource_list(version: str, group: str = GROUP) -> dict[str, Any] | None:
+    table = RESOURCES if group == GROUP else {n: r for n, r in REVIEWS.items() if r.group == group}
+    if not any(version in r.versions for r in table.values()):
         return None
-    resources = [e for r in RESOURCES.values() if version in r.versions for e in _entries(r)]
-    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{GROUP}/{version}",
+    resources = [e for r in table.values() if version in r.versions for e in _entries(r)]
+    return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{group}/{version}",
             "resources": resources}
 
 
@@ -94,10 +115,11 @@ def _discovered(r: Resource, version: str) -> dict[str, Any]:
     kind = {"group": r.group, "version": version, "kind": r.kind}
     entry: dict[str, Any] = {"resource": r.name, "responseKind": kind,
                              "scope": "Namespaced" if r.namespaced else "Cluster", "singularResource": r.singular,
-                             "verbs": VERBS if r.group else ["create", "delete", "get", "list", "patch", "update",
-                                                             "watch"]}
+                             "verbs": _verbs(r)}
     if r.short_names:
         entry["shortNames"] = list(r.short_names)
+    if r.categories:
+        entry["categories"] = list(r.categories)
     subresources = []
     if r.status:
         subresources.append({"subresource": "status", "responseKind": kind, "verbs": ["get", "patch", "update"]})
@@ -118,7 +140,11 @@ def aggregated(core: bool, version: str) -> dict[str, Any]:
     else:
         versions = [{"version": v, "resources": [_discovered(r, v) for r in RESOURCES.values() if v in r.versions],
                      "freshness": "Current"} for v in GROUP_VERSIONS]
-        items = [{"metadata": {"name": GROUP, "creationTimestamp": None}, "versions": versions}]
+        items = [{"metadata": {"name": group, "creationTimestamp": None},
+                  "versions": [{"version": "v1", "freshness": "Current",
+                                "resources": [_discovered(r, "v1") for r in REVIEWS.values() if r.group == group]}]}
+                 for group in REVIEW_GROUPS]
+        items.append({"metadata": {"name": GROUP, "creationTimestamp": None}, "versions": versions})
     return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}", "metadata": {},
             "items": items}
 
@@ -179,11 +205,46 @@ def _model_schemas(resources: list[Resource], version: str, prefix: str) -> dict
     out = {}
     for name, schema in components.items():
         text = json.dumps(schema).replace('"$ref": "' + prefix, '"$ref": "#/components/schemas/' + prefix)
-        out[f"{prefix}.{name}"] = json.loads(text)
+        out[f"{prefix}.{name}"] = _upstream_shape(json.loads(text))
     for r in resources:
         top = out.get(f"{prefix}.{r.kind}")
         if top is not None:
             top["x-kubernetes-group-version-kind"] = [{"group": r.group, "version": version, "kind": r.kind}]
+    return out
+
+
+_NULL = {"type": "null"}
+
+
+def _upstream_shape(schema: Any) -> Any:
+    """A JSON schema from msgspec in the shape kube-apiserver's OpenAPI has, which kubectl explain walks: an
+    optional field is its type (msgspec says ``anyOf: [type, null]`` with ``default: null``, and kubectl
+    explain does not descend into anyOf), a nested object is ``allOf: [{$ref}]``, and no titles or empty
+    ``required`` lists."""
+    if isinstance(schema, list):
+        return [_upstream_shape(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: _upstream_shape(field) for name, field in value.items()}
+        elif key == "title" and isinstance(value, str) or key == "required" and value == []:
+            continue
+        else:
+            out[key] = _upstream_shape(value)
+    options = out.get("anyOf")
+    if isinstance(options, list) and _NULL in options:
+        del out["anyOf"]
+        if "default" in out and out["default"] is None:
+            del out["default"]
+        kept = [o for o in options if o != _NULL]
+        if len(kept) > 1:
+            out["anyOf"] = kept
+        elif kept and set(kept[0]) == {"$ref"}:
+            out = {"allOf": kept, **out}
+        elif kept:
+            out = {**kept[0], **out}
     return out
 
 

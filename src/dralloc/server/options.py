@@ -13,6 +13,16 @@ PROPAGATION_POLICIES = ("Foreground", "Background", "Orphan")
 UINT64_MAX = (1 << 64) - 1
 
 
+def query_flag(query: Any, name: str) -> bool | None:
+    """A boolean query parameter (watch, allowWatchBookmarks, sendInitialEvents, force, orphanDependents) as
+    kube-apiserver decodes one: absent is None; "0" and any casing of "false" are false; every other value,
+    the empty one and Python clients' "True" included, is true."""
+    value = query.get(name)
+    if value is None:
+        return None
+    return not (value == "0" or value.lower() == "false")
+
+
 def options_invalid(kind: str, errors: list[FieldError]) -> ApiError:
     """422 for invalid CreateOptions, UpdateOptions, PatchOptions or DeleteOptions (group meta.k8s.io)."""
     causes = [{"reason": e.type, "message": e.body(), "field": e.field} for e in errors]

@@ -386,16 +386,3 @@ def readiness_gates(pod: dict[str, Any]) -> str:
     true = {c.get("type") for c in (pod.get("status") or {}).get("conditions") or []
             if isinstance(c, dict) and c.get("status") == "True"}
     return f"{sum(1 for g in gates if isinstance(g, dict) and g.get('conditionType') in true)}/{len(gates)}"
-
-
-def event_last_seen(event: dict[str, Any]) -> str:
-    from dralloc.server.ages import human_age
-
-    return human_age(event.get("lastTimestamp") or event.get("eventTime") or
-                     (event.get("metadata") or {}).get("creationTimestamp"))
-
-
-def event_object(event: dict[str, Any]) -> str:
-    involved = event.get("involvedObject") or {}
-    return f"{str(involved.get('kind') or '').lower()}/{involved.get('name') or ''}"
-

@@ -1,4 +1,5 @@
-"""Kubernetes protobuf request bodies for the core/v1 kinds this server keeps (Namespace, Node).
+"""Kubernetes protobuf request bodies for the core/v1 kinds this server keeps (Namespace, Node) and the self
+reviews (SelfSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview).
 
 kubectl's typed clients (``kubectl create namespace``) send core objects as
 ``application/vnd.kubernetes.protobuf``: the magic ``k8s\\0`` and a ``runtime.Unknown`` envelope (typeMeta,
@@ -177,11 +178,44 @@ def _node(f: dict[int, list[Any]]) -> dict[str, Any]:
     return out
 
 
-KINDS = {"Namespace": _namespace, "Node": _node}
+def _strings(raw: bytes, names: tuple[str, ...]) -> dict[str, str]:
+    """A message of string fields numbered 1, 2, ... in the order of ``names`` (empty ones left out)."""
+    f = _grouped(raw)
+    return {name: _text(f[i][-1]) for i, name in enumerate(names, 1) if i in f and f[i][-1]}
+
+
+_RESOURCE_ATTRIBUTES = ("namespace", "verb", "group", "version", "resource", "subresource", "name")
+
+
+def _access_review(f: dict[int, list[Any]]) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if 2 in f:
+        s = _grouped(f[2][-1])
+        if 1 in s:
+            spec["resourceAttributes"] = _strings(s[1][-1], _RESOURCE_ATTRIBUTES)
+        if 2 in s:
+            spec["nonResourceAttributes"] = _strings(s[2][-1], ("path", "verb"))
+    return {"spec": spec}
+
+
+def _rules_review(f: dict[int, list[Any]]) -> dict[str, Any]:
+    return {"spec": _strings(f[2][-1], ("namespace",)) if 2 in f else {}}
+
+
+def _self_review(f: dict[int, list[Any]]) -> dict[str, Any]:
+    return {}
+
+
+KINDS = {("v1", "Namespace"): _namespace, ("v1", "Node"): _node,
+         # kubectl auth can-i / whoami send their reviews as protobuf
+         ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): _access_review,
+         ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): _rules_review,
+         ("authentication.k8s.io/v1", "SelfSubjectReview"): _self_review}
 
 
 def decode(body: bytes) -> dict[str, Any]:
-    """The JSON form of a protobuf-encoded core/v1 Namespace or Node; ProtobufError when it is not one."""
+    """The JSON form of a protobuf-encoded core/v1 Namespace or Node, or a self review; ProtobufError when it
+    is none of them."""
     if not body.startswith(MAGIC):
         raise ProtobufError("the body does not start with the Kubernetes protobuf prefix")
     envelope = _grouped(body[len(MAGIC):])
@@ -190,12 +224,13 @@ def decode(body: bytes) -> dict[str, Any]:
         type_meta = _grouped(envelope[1][-1])
         api_version = _text(type_meta[1][-1]) if 1 in type_meta else ""
         kind = _text(type_meta[2][-1]) if 2 in type_meta else ""
-    if kind not in KINDS or api_version != "v1":
-        raise ProtobufError(f"protobuf bodies are accepted for core/v1 Namespace and Node only, not "
-                            f"{api_version or '?'}/{kind or '?'}")
+    decoder = KINDS.get((api_version, kind))
+    if decoder is None:
+        raise ProtobufError(f"protobuf bodies are accepted for core/v1 Namespace and Node and the self reviews "
+                            f"only, not {api_version or '?'}/{kind or '?'}")
     raw = envelope.get(2, [b""])[-1]
     obj = _grouped(raw)
-    out: dict[str, Any] = {"apiVersion": "v1", "kind": kind,
+    out: dict[str, Any] = {"apiVersion": api_version, "kind": kind,
                            "metadata": object_meta(obj[1][-1]) if 1 in obj else {}}
-    out.update(KINDS[kind](obj))
+    out.update(decoder(obj))
     return out

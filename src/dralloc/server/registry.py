@@ -22,6 +22,11 @@ class Resource:
     columns: tuple[tuple[str, str], ...] = field(default=())
     wide_columns: tuple[tuple[str, str], ...] = field(default=())
     subresources: tuple[str, ...] = ()  # besides status (e.g. pods/binding)
+    verbs: tuple[str, ...] = ()  # when not the usual ones (the reviews below are create-only)
+    # a whole table layout (header, dotted JSON path or a table.COMPUTED name, priority), in place of NAME,
+    # columns, AGE and wide columns; a "metadata.name" column is the one of format "name"
+    table: tuple[tuple[str, str, int], ...] = ()
+    categories: tuple[str, ...] = ()  # `kubectl get all` lists the resources of category "all"
 
     @property
     def singular(self) -> str:
@@ -44,15 +49,34 @@ RESOURCES = {r.name: r for r in (
 CORE = {r.name: r for r in (
     Resource("namespaces", "Namespace", False, group="", versions=("v1",), short_names=("ns",)),
     Resource("nodes", "Node", False, group="", versions=("v1",), short_names=("no",)),
-    Resource("pods", "Pod", True, group="", versions=("v1",), status=True, short_names=("po",),
+    Resource("pods", "Pod", True, group="", versions=("v1",), status=True, short_names=("po",), categories=("all",),
              columns=(("READY", "=podReady"), ("STATUS", "=podStatus"), ("RESTARTS", "=podRestarts")),
              wide_columns=(("IP", "status.podIP"), ("NODE", "spec.nodeName"),
                            ("NOMINATED NODE", "status.nominatedNodeName"), ("READINESS GATES", "=readinessGates")),
              subresources=("binding",)),
+    # kube-apiserver's event table has no leading name nor age: the name is the last, wide, column
     Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",),
-             columns=(("LAST SEEN", "=eventLastSeen"), ("TYPE", "type"), ("REASON", "reason"),
-                      ("OBJECT", "=eventObject"), ("MESSAGE", "message"))),
+             table=(("Last Seen", "=eventLastSeen", 0), ("Type", "type", 0), ("Reason", "reason", 0),
+                    ("Object", "=eventObject", 0), ("Subobject", "involvedObject.fieldPath", 1),
+                    ("Source", "=eventSource", 1), ("Message", "=eventMessage", 0),
+                    ("First Seen", "=eventFirstSeen", 1), ("Count", "=eventCount", 1),
+                    ("Name", "metadata.name", 1))),
 )}
+
+# The reviews: the self reviews kube-apiserver serves to every authenticated user (kubectl auth can-i /
+# whoami) and TokenReview (kr8s whoami); computed per request, never stored. Their groups, in kube-apiserver's
+# discovery order.
+REVIEWS = {r.name: r for r in (
+    Resource("selfsubjectreviews", "SelfSubjectReview", False, group="authentication.k8s.io", versions=("v1",),
+             verbs=("create",)),
+    Resource("tokenreviews", "TokenReview", False, group="authentication.k8s.io", versions=("v1",),
+             verbs=("create",)),
+    Resource("selfsubjectaccessreviews", "SelfSubjectAccessReview", False, group="authorization.k8s.io",
+             versions=("v1",), verbs=("create",)),
+    Resource("selfsubjectrulesreviews", "SelfSubjectRulesReview", False, group="authorization.k8s.io",
+             versions=("v1",), verbs=("create",)),
+)}
+REVIEW_GROUPS = ("authentication.k8s.io", "authorization.k8s.io")
 
 # Field selectors kube-apiserver accepts, besides metadata.name / metadata.namespace.
 FIELD_SELECTORS = {

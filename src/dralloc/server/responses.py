@@ -14,7 +14,8 @@ JSON = "application/json"
 
 def respond(request: Request, body: Any, code: int = 200, headers: dict[str, str] | None = None,
             warnings: list[str] | None = None) -> Response:
-    pretty = request.query_params.get("pretty") in ("true", "1")
+    # kube-apiserver reads pretty with Go's strconv.ParseBool; anything it cannot parse is false
+    pretty = request.query_params.get("pretty") in ("1", "t", "T", "true", "TRUE", "True")
     data = json.dumps(body, indent=2, ensure_ascii=False).encode() if pretty else msgspec.json.encode(body)
     response = Response(data, code, headers=headers, media_type=JSON)
     for w in warnings or ():

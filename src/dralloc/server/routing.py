@@ -10,7 +10,8 @@ from starlette.requests import Request
 from dralloc.api import conversion
 from dralloc.server import discovery
 from dralloc.server.errors import ApiError
-from dralloc.server.registry import CORE, GROUP, RESOURCES, Resource
+from dralloc.server.options import query_flag
+from dralloc.server.registry import CORE, GROUP, RESOURCES, REVIEW_GROUPS, Resource
 
 
 class Target:
@@ -46,10 +47,10 @@ def discovery_document(parts: list[str]) -> Any:
         return discovery.core_resource_list()
     if parts == ["apis"]:
         return discovery.api_group_list()
-    if parts == ["apis", GROUP]:
-        return discovery.api_group()
-    if len(parts) == 3 and parts[:2] == ["apis", GROUP]:
-        doc = discovery.resource_list(parts[2])
+    if len(parts) == 2 and parts[0] == "apis" and (parts[1] == GROUP or parts[1] in REVIEW_GROUPS):
+        return discovery.api_group(parts[1])
+    if len(parts) == 3 and parts[0] == "apis" and (parts[1] == GROUP or parts[1] in REVIEW_GROUPS):
+        doc = discovery.resource_list(parts[2], parts[1])
         if doc is None:
             raise ApiError(404, "the server could not find the requested resource")
         return doc
@@ -99,7 +100,7 @@ def verb(request: Request, t: Target) -> str:
     if method == "GET":
         if t.name:
             return "get"
-        return "watch" if request.query_params.get("watch") in ("true", "1") else "list"
+        return "watch" if query_flag(request.query_params, "watch") else "list"
     if t.sub == "binding":
         if method != "POST":
             raise ApiError(405, "the server does not allow this method on the requested resource")

@@ -33,9 +33,56 @@ def claim_state(claim: dict[str, Any]) -> str:
     return ",".join(states)
 
 
+def _seen(timestamp: Any) -> str:
+    """An event time's age: a Time or a MicroTime (whose fraction of a second does not count)."""
+    if isinstance(timestamp, str) and "." in timestamp:
+        timestamp = timestamp.split(".", 1)[0] + "Z"
+    return human_age(timestamp if isinstance(timestamp, str) else None)
+
+
+def event_first_seen(event: dict[str, Any]) -> str:
+    """kube-apiserver's FIRST SEEN: firstTimestamp, else eventTime (events.k8s.io writers set only that)."""
+    return _seen(event.get("firstTimestamp") or event.get("eventTime"))
+
+
+def event_last_seen(event: dict[str, Any]) -> str:
+    """LAST SEEN: the series' last observation, else lastTimestamp, else the first seen."""
+    series = event.get("series")
+    if isinstance(series, dict):
+        return _seen(series.get("lastObservedTime"))
+    return _seen(event["lastTimestamp"]) if event.get("lastTimestamp") else event_first_seen(event)
+
+
+def event_count(event: dict[str, Any]) -> int:
+    """COUNT: the series' count, else count; a singleton event of the new API has none and counts 1."""
+    series = event.get("series")
+    if isinstance(series, dict):
+        return int(series.get("count") or 0)
+    return int(event.get("count") or 0) or 1
+
+
+def event_object(event: dict[str, Any]) -> str:
+    involved = event.get("involvedObject") or {}
+    kind = str(involved.get("kind") or "").lower()
+    return f"{kind}/{involved['name']}" if involved.get("name") else kind
+
+
+def event_source(event: dict[str, Any]) -> str:
+    """SOURCE: component (else reportingComponent), then ", " and host (else reportingInstance) if any."""
+    source = event.get("source") or {}
+    component = source.get("component") or event.get("reportingComponent") or ""
+    instance = source.get("host") or event.get("reportingInstance") or ""
+    return f"{component}, {instance}" if instance else component
+
+
+def event_message(event: dict[str, Any]) -> str:
+    return str(event.get("message") or "").strip()
+
+
 COMPUTED = {"=claimState": claim_state, "=podReady": pods.pod_ready, "=podStatus": pods.pod_status,
             "=podRestarts": pods.pod_restarts, "=readinessGates": pods.readiness_gates,
-            "=eventLastSeen": pods.event_last_seen, "=eventObject": pods.event_object}
+            "=eventLastSeen": event_last_seen, "=eventFirstSeen": event_first_seen, "=eventCount": event_count,
+            "=eventObject": event_object, "=eventSource": event_source, "=eventMessage": event_message}
 
 
 def _cell(obj: dict[str, Any], path: str) -> Any:
@@ -45,7 +92,22 @@ def _cell(obj: dict[str, Any], path: str) -> Any:
     return "" if value is None else value
 
 
+def _layout_table(resource: Resource, items: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+    """Columns and rows of a resource with a whole table layout of its own (Resource.table)."""
+    columns = [{"name": header, "type": "integer" if path == "=eventCount" else "string",
+                "format": "name" if path == "metadata.name" else "", "description": path.lstrip("="),
+                "priority": priority} for header, path, priority in resource.table]
+    rows = [{"cells": [_cell(obj, path) for _, path, _ in resource.table],
+             "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                        "metadata": obj.get("metadata") or {}}} for obj in items]
+    return columns, rows
+
+
 def to_table(resource: Resource, items: list[dict[str, Any]], rv: str) -> dict[str, Any]:
+    if resource.table:
+        columns, rows = _layout_table(resource, items)
+        return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": rv},
+                "columnDefinitions": columns, "rows": rows}
     columns = [{"name": "Name", "type": "string", "format": "name", "description": "Name of the object",
                 "priority": 0}]
     columns += [{"name": header.title(), "type": "string", "format": "", "description": path.lstrip("="),

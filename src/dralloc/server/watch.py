@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from dralloc.server.errors import ApiError, bad_request
-from dralloc.server.options import options_invalid, parse_resource_version
+from dralloc.server.options import options_invalid, parse_resource_version, query_flag
 from dralloc.server.reads import matchers, too_large_resource_version
 from dralloc.server.responses import JSON, wants_table
 from dralloc.server.routing import Target
@@ -39,7 +39,7 @@ def _watch_options(request: Request) -> tuple[float, bool, str, bool]:
         timeout = float(q.get("timeoutSeconds") or 1800)
     except ValueError:
         raise bad_request("invalid timeoutSeconds") from None
-    bookmarks = q.get("allowWatchBookmarks") in ("true", "1")
+    bookmarks = bool(query_flag(q, "allowWatchBookmarks"))
     initial_param = q.get("sendInitialEvents")
     match = q.get("resourceVersionMatch") or ""
     errors = []
@@ -55,7 +55,7 @@ def _watch_options(request: Request) -> tuple[float, bool, str, bool]:
                                                         "sendInitialEvents is provided"))
     if errors:
         raise options_invalid("ListOptions", errors)
-    return timeout, bookmarks, q.get("resourceVersion") or "", initial_param in ("true", "1")
+    return timeout, bookmarks, q.get("resourceVersion") or "", bool(query_flag(q, "sendInitialEvents"))
 
 
 async def _wait_until_fresh(api: ApiServer, wanted: int) -> None:

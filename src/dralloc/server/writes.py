@@ -29,7 +29,7 @@ from dralloc.server.objects import (
     type_meta_checked,
     typed,
 )
-from dralloc.server.options import check_write_options, field_manager
+from dralloc.server.options import check_write_options, field_manager, query_flag
 from dralloc.server.patch import json_patch, merge_patch
 from dralloc.server.responses import JSON, respond
 from dralloc.server.routing import Target
@@ -262,7 +262,7 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
         if (patch.get("metadata") or {}).get("name") not in (None, t.name):
             raise bad_request("the name of the object does not match the name on the URL")
         patch = {**patch, "metadata": {**(patch.get("metadata") or {}), "name": t.name}}
-        force = request.query_params.get("force") in ("true", "1")
+        force = bool(query_flag(request.query_params, "force"))
         merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version)
         if current is None:  # server-side apply of a new object creates it
             stored, name = prepare_create(merged, t)
