@@ -267,7 +267,7 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
             raise bad_request("the name of the object does not match the name on the URL")
         patch = {**patch, "metadata": {**(patch.get("metadata") or {}), "name": t.name}}
         force = request.query_params.get("force") in ("true", "1")
-        merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version)
+        merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version, t.sub)
         if current is None:  # server-side apply of a new object creates it
             stored, name = prepare_create(merged, t)
             result = await insert(api, t, name, stored, dry_run(request))
