@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 import re
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from collections.abc import Iterable, Mapping
+from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from dralloc.server.errors import ApiError

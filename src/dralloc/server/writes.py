@@ -166,6 +166,8 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
         if merged["status"] is None:
             merged.pop("status")
         merged["metadata"] = dict(old_meta)
+        if "managedFields" in meta:  # not reset for status writes: an apply's ownership, or the client's
+            merged["metadata"]["managedFields"] = meta["managedFields"]
     else:
         merged = {**new, "metadata": meta}
         if t.resource.status:
