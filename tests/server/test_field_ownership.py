@@ -334,3 +334,21 @@ def test_a_merge_patch_adding_a_container_port_owns_the_new_item_with_its_dot_en
     assert fields(r.json(), "editor") == {"f:metadata": {"f:annotations": {".": {}, "f:note": {}}}}
     creator = fields(r.json(), "creator")["f:spec"]["f:containers"]['k:{"name":"app"}']
     assert creator["."] == {} and creator["f:image"] == {}
+
+
+def test_openapi_schemas_carry_the_list_types_server_side_apply_follows(client: Any) -> None:
+    root = client.get("/openapi/v3").json()["paths"]
+    schemas = client.get(root["apis/resource.k8s.io/v1"]["serverRelativeURL"]).json()["components"]["schemas"]
+
+    def array(kind: str, field: str) -> dict[str, Any]:
+        prop = schemas[f"io.k8s.api.resource.v1.{kind}"]["properties"][field]
+        return next(s for s in prop.get("anyOf", [prop]) if s.get("type") == "array")
+
+    devices = array("ResourceClaimStatus", "devices")
+    assert (devices["x-kubernetes-list-type"], devices["x-kubernetes-list-map-keys"]) == (
+        "map", ["driver", "device", "pool", "shareID"])
+    assert array("ResourceClaimStatus", "reservedFor")["x-kubernetes-list-map-keys"] == ["uid"]
+    assert array("ObjectMeta", "finalizers")["x-kubernetes-list-type"] == "set"
+    assert array("ResourceSliceSpec", "devices")["x-kubernetes-list-type"] == "atomic"
+    assert schemas["io.k8s.api.resource.v1.NodeSelector"]["x-kubernetes-map-type"] == "atomic"
+    assert schemas["io.k8s.api.resource.v1.OwnerReference"]["x-kubernetes-map-type"] == "atomic"
