@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from dralloc.server.apply import _STRIPPED, apply, record_update
 from dralloc.server.errors import ApiError
 from dralloc.server.fieldmerge import merge
-from dralloc.server.fieldsets import compare, config_fields, created_fields, path_string, to_fields
+from dralloc.server.fieldsets import compare, config_fields, created_fields
+from dralloc.server.fieldsv1 import parse_fields, path_string, to_fields
 from dralloc.server.fieldtypes import KINDS, kind_type, skeleton
 
 
@@ -105,7 +106,6 @@ def test_an_update_takes_over_exactly_the_paths_it_changed_and_everybody_keeps_t
     record_update(old, new, "editor", "v1")
     node = kind_type("Pod")
     changed, removed = compare(old, new, node, {("f:metadata", "f:managedFields")})
-    from dralloc.server.fieldsets import parse_fields
     owners = {e["manager"]: parse_fields(e["fieldsV1"]) for e in new["metadata"].get("managedFields", [])}
     assert owners.get("editor", set()) == changed - _STRIPPED
     creator_before = parse_fields(fields(old, "creator")) if old["metadata"].get("managedFields") else set()

@@ -26,18 +26,8 @@ from typing import Any
 
 from dralloc.server.errors import ApiError
 from dralloc.server.fieldmerge import merge, remove
-from dralloc.server.fieldsets import (
-    MISSING,
-    Path,
-    compare,
-    config_fields,
-    created_fields,
-    parse_fields,
-    path_order,
-    path_string,
-    to_fields,
-    with_named_fields,
-)
+from dralloc.server.fieldsets import MISSING, compare, config_fields, created_fields, with_named_fields
+from dralloc.server.fieldsv1 import Path, parse_fields, path_order, path_string, to_fields
 from dralloc.server.fieldtypes import STATUS_SUBRESOURCE_KINDS, kind_type, skeleton
 
 # Never owned: identity, type and server-set metadata (kube-apiserver's stripped fields). ``metadata`` itself is

@@ -12,7 +12,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from dralloc.server.fieldsets import MISSING, Path, item_element, keyed_items
+from dralloc.server.fieldsets import MISSING, item_element, keyed_items
+from dralloc.server.fieldsv1 import Path
 from dralloc.server.fieldtypes import ATOMIC, FieldType
 
 

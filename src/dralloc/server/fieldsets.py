@@ -1,9 +1,8 @@
 """Field sets as structured-merge-diff keeps them for ``managedFields``, over the schema of ``fieldtypes``.
 
-A field set is a set of paths; a path is a tuple of path elements written as in ``fieldsV1``: ``f:name`` for a
-field, ``k:{"name":"app"}`` for an item of an associative list (its key fields, sorted by name, as compact
-JSON) and ``v:"value"`` for an item of a set. A path in the set is owned itself ("a member"); ``fieldsV1``
-writes a member that also has owned paths below it with a ``".": {}`` entry.
+A field set is a set of paths; a path is a tuple of path elements written as in ``fieldsV1`` (``fieldsv1``):
+``f:name`` for a field, ``k:{"name":"app"}`` for an item of an associative list and ``v:"value"`` for an item
+of a set. Every path in the set is owned itself.
 
 - ``config_fields`` is what an applied configuration owns: every scalar, every atomic value, every list item
   and every field set to null or ``{}``; a struct is owned only through its fields.
@@ -21,9 +20,9 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from dralloc.server.errors import ApiError
+from dralloc.server.fieldsv1 import Path, element_string, item_order, path_string
 from dralloc.server.fieldtypes import ATOMIC, STRUCT, FieldType
 
-Path = tuple[str, ...]
 MISSING: Any = object()  # an absent value (a JSON null is None)
 
 
@@ -266,7 +265,7 @@ def _created_value(value: Any, node: FieldType, before: Any, skip: Mapping[str, 
                     counts[element] = counts.get(element, 0) + 1
                 item_node = node.item or ATOMIC
                 if len(items) > 1:
-                    items.sort(key=lambda pair: _item_order(node, pair[1]))
+                    items.sort(key=lambda pair: item_order(node, pair[1]))
                 for element, item in items:
                     if counts[element] > 1:
                         tree[element] = {}  # duplicates: the item is owned, nothing below it
@@ -278,123 +277,6 @@ def _created_value(value: Any, node: FieldType, before: Any, skip: Mapping[str, 
     return None if before == value and type(before) is type(value) else {}
 
 
-# ---- fieldsV1 -------------------------------------------------------------------------------------------
-
-def parse_fields(fields: Any) -> set[Path]:
-    """The paths a ``fieldsV1`` tree owns (anything malformed owns nothing)."""
-    out: set[Path] = set()
-    if isinstance(fields, dict):
-        _parse(fields, (), out)
-    return out
-
-
-def _parse(tree: dict[str, Any], path: Path, out: set[Path]) -> None:
-    for key, sub in tree.items():
-        if key == "." or not isinstance(key, str) or key[1:2] != ":":
-            continue
-        child = path + (key,)
-        if not isinstance(sub, dict) or not sub or "." in sub:
-            out.add(child)
-        if isinstance(sub, dict):
-            _parse(sub, child, out)
-
-
-def _value_order(value: Any) -> tuple[Any, ...]:
-    """structured-merge-diff's order of scalar values: numbers, strings, booleans, lists, maps, null."""
-    if isinstance(value, bool):
-        return (2, value)
-    if isinstance(value, (int, float)):
-        return (0, value)
-    if isinstance(value, str):
-        return (1, value)
-    if isinstance(value, list):
-        return (3, [_value_order(v) for v in value])
-    if isinstance(value, dict):
-        return (4, sorted((k, _value_order(v)) for k, v in value.items()))
-    return (5,)
-
-
-def _item_order(node: FieldType, item: Any) -> tuple[Any, ...]:
-    """``element_order`` of an item's path element, from the item itself."""
-    if node.kind == "set":
-        return (2, _value_order(item))
-    key = sorted((k, item[k] if k in item else node.key_defaults[k]) for k in node.keys
-                 if k in item or k in node.key_defaults)
-    return (1, [(k, _value_order(v)) for k, v in key])
-
-
-def element_order(element: str) -> tuple[Any, ...]:
-    """Fields before list keys before set values; fields by name, keys and values by value."""
-    kind, text = element[0], element[2:]
-    if kind == "f":
-        return (0, text)
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return (3, text)
-    if kind == "k" and isinstance(value, dict):
-        return (1, [(k, _value_order(v)) for k, v in value.items()])
-    return (2, _value_order(value))
-
-
-def to_fields(paths: Iterable[Path]) -> dict[str, Any]:
-    """The ``fieldsV1`` tree of a field set, elements sorted at every level as structured-merge-diff writes it
-    (so the same ownership reads the same every time)."""
-    root: dict[str, Any] = {}
-    members: set[int] = set()
-    for path in paths:
-        node = root
-        for element in path:
-            node = node.setdefault(element, {})
-        members.add(id(node))
-    return _sorted(root, members)
-
-
-def _sorted(tree: dict[str, Any], members: set[int]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for element in sorted(tree, key=element_order) if len(tree) > 1 else tree:
-        sub = tree[element]
-        if sub:
-            written = _sorted(sub, members)
-            out[element] = {".": {}, **written} if id(sub) in members else written
-        else:
-            out[element] = {}
-    return out
-
-
-# ---- paths as conflicts name them ---------------------------------------------------------------------------
-
-def element_string(element: str) -> str:
-    """``.name``, ``[name="app",other=1]`` or ``[="value"]``, as structured-merge-diff prints a path element."""
-    kind, text = element[0], element[2:]
-    if kind == "f":
-        return "." + text
-    value = json.loads(text)
-    if kind == "k" and isinstance(value, dict):
-        return "[" + ",".join(f"{k}={_print_value(v)}" for k, v in value.items()) + "]"
-    return f"[={_print_value(value)}]"
-
-
-def _print_value(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    return str(value)
-
-
-def path_string(path: Path) -> str:
-    return "".join(element_string(e) for e in path)
-
-
-def path_order(path: Path) -> tuple[Any, ...]:
-    """The order structured-merge-diff iterates a set in: at each level the members, then the children."""
-    last = len(path) - 1
-    return tuple((0 if i == last else 1, element_order(e)) for i, e in enumerate(path))
-
-
 def with_named_fields(paths: set[Path]) -> set[Path]:
     """The set with every field on the way to a member as a member too (structured-merge-diff's
     EnsureNamedFieldsAreMembers; every object field counts as named, the list items on the way do not)."""
@@ -404,7 +286,3 @@ def with_named_fields(paths: set[Path]) -> set[Path]:
             if path[i - 1].startswith("f:"):
                 out.add(path[:i])
     return out
-
-
-__all__ = ["MISSING", "STRUCT", "Path", "compare", "config_fields", "created_fields", "element_string", "item_element",
-           "keyed_items", "parse_fields", "path_order", "path_string", "to_fields", "with_named_fields"]
