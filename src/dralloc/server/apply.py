@@ -27,7 +27,7 @@ from typing import Any
 from dralloc.server.errors import ApiError
 from dralloc.server.fieldmerge import merge, remove
 from dralloc.server.fieldsets import MISSING, compare, config_fields, created_fields, with_named_fields
-from dralloc.server.fieldsv1 import Path, parse_fields, path_order, path_string, to_fields
+from dralloc.server.fieldsv1 import Path, owned_among, parse_fields, path_order, path_string, to_fields
 from dralloc.server.fieldtypes import STATUS_SUBRESOURCE_KINDS, kind_type, skeleton
 
 # Never owned: identity, type and server-set metadata (kube-apiserver's stripped fields). ``metadata`` itself is
@@ -116,15 +116,16 @@ def record_update(old: dict[str, Any] | None, new: dict[str, Any], manager: str,
     me = (manager, "Update", api_version, subresource)
     mine: dict[str, Any] | None = None
     kept: list[dict[str, Any]] = []
+    touched = changed | removed
     for e in entries:
         if _identity(e) == me and mine is None:
             mine = e
             continue
-        if not changed and not removed:
-            kept.append(e)
+        if not touched or not owned_among(e.get("fieldsV1"), touched):
+            kept.append(e)  # the write took nothing from this manager
             continue
         owned = parse_fields(e.get("fieldsV1"))
-        still = _with_fields(e, owned, owned - changed - removed)
+        still = _with_fields(e, owned, owned - touched)
         if still is not None:
             kept.append(still)
     if mine is not None or changed:
@@ -192,23 +193,27 @@ def apply(current: dict[str, Any] | None, applied: dict[str, Any], manager: str,
     entries = [e for e in (current.get("metadata") or {}).get("managedFields") or [] if isinstance(e, dict)]
     me = (manager, "Apply", None, subresource)
     mine = next((e for e in entries if _identity(e) == me), None)
-    others = [(e, parse_fields(e.get("fieldsV1"))) for e in entries if e is not mine]
+    others = [e for e in entries if e is not mine]
     result = merge(current, applied, node)
     if mine is not None:
         # Remove what the manager applied last time, no longer applies and nobody else owns.
         last = parse_fields(mine.get("fieldsV1"))
         if last - config:
-            owned = set(config).union(*(paths for _, paths in others))
+            owned = set(config).union(*(parse_fields(e.get("fieldsV1")) for e in others))
             remove(result, with_named_fields(last) - with_named_fields(owned), node)
     skip = {_MANAGED_FIELDS} if ignored is None else {_MANAGED_FIELDS, ignored}
     changed, removed = compare(current, result, node, skip)
     conflicts: list[tuple[dict[str, Any], set[Path]]] = []
     kept: list[dict[str, Any]] = []
-    for e, owned in others:
-        contested = owned & changed
+    for e in others:
+        contested = owned_among(e.get("fieldsV1"), changed)
         if contested and not force:
             conflicts.append((e, contested))
             continue
+        if not contested and not owned_among(e.get("fieldsV1"), removed):
+            kept.append(e)
+            continue
+        owned = parse_fields(e.get("fieldsV1"))
         still = _with_fields(e, owned, owned - contested - removed)
         if still is not None:
             kept.append(still)

@@ -9,7 +9,6 @@ scalar or atomic value and leaves a map or a granular list as it is.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from dralloc.server.fieldsets import MISSING, item_element, keyed_items
@@ -17,10 +16,19 @@ from dralloc.server.fieldsv1 import Path
 from dralloc.server.fieldtypes import ATOMIC, FieldType
 
 
+def _copy(value: Any) -> Any:
+    """A copy of a JSON value (no cycles, immutable scalars: much cheaper than ``copy.deepcopy``)."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
+
+
 def merge(live: Any, config: Any, node: FieldType) -> Any:
     """``config`` merged into ``live`` (MISSING: absent); the result shares nothing with either."""
     if config is MISSING:
-        return copy.deepcopy(live)
+        return _copy(live)
     if node.kind != "atomic":
         if isinstance(live, dict) and live and (isinstance(config, dict) or config is None):
             return _merge_struct(live, config or {}, node)
@@ -31,7 +39,7 @@ def merge(live: Any, config: Any, node: FieldType) -> Any:
                 return merged
     if isinstance(config, dict):
         return _merge_struct({}, config, node)
-    return copy.deepcopy(config)
+    return _copy(config)
 
 
 def _merge_struct(live: dict[str, Any], config: dict[str, Any], node: FieldType) -> dict[str, Any]:
@@ -81,7 +89,7 @@ def _merge_list(live: list[Any], config: list[Any], node: FieldType) -> list[Any
         if i < len(live_items):
             element, item = live_items[i]
             if element not in config_by:
-                out.append(copy.deepcopy(item))
+                out.append(_copy(item))
                 i += 1
                 continue
             if element in done:

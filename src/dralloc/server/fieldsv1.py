@@ -25,6 +25,24 @@ def parse_fields(fields: Any) -> set[Path]:
     return out
 
 
+def owned_among(fields: Any, paths: Iterable[Path]) -> set[Path]:
+    """Which of ``paths`` a ``fieldsV1`` tree owns, found by following each path (no parse of the whole tree:
+    most writes touch a few paths of entries that own many)."""
+    out: set[Path] = set()
+    if not isinstance(fields, dict):
+        return out
+    for path in paths:
+        node: Any = fields
+        for element in path:
+            node = node.get(element) if isinstance(node, dict) else None
+            if node is None:
+                break
+        else:
+            if not isinstance(node, dict) or not node or "." in node:
+                out.add(path)
+    return out
+
+
 def _parse(tree: dict[str, Any], path: Path, out: set[Path]) -> None:
     for key, sub in tree.items():
         if key == "." or not isinstance(key, str) or key[1:2] != ":":
