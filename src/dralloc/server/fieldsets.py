@@ -221,12 +221,12 @@ def created_fields(new: dict[str, Any], node: FieldType, before: dict[str, Any],
     """The ``fieldsV1`` tree of ``to_fields(compare(before, new, node)[0])`` for a create, where ``before`` is the
     kind's empty object (``fieldtypes.skeleton``), built in one walk without field sets: the write path's
     common case. ``skip`` is a tree of path elements never owned (True: the whole subtree)."""
-    return _created_struct(new, node, before, skip)
+    return _created_struct(new, node, before, skip, {})
 
 
-def _created_struct(obj: dict[str, Any], node: FieldType, before: Any, skip: Mapping[str, Any] | None
-                    ) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _created_struct(obj: dict[str, Any], node: FieldType, before: Any, skip: Mapping[str, Any] | None,
+                    out: dict[str, Any]) -> dict[str, Any]:
+    """Add ``obj``'s fields to ``out`` (which holds ``"."`` already when the map is new)."""
     always = node.always
     names: Iterable[str] = obj if before is not MISSING or not always else {**obj, **always}
     fields = node.fields
@@ -252,26 +252,26 @@ def _created_struct(obj: dict[str, Any], node: FieldType, before: Any, skip: Map
 def _created_value(value: Any, node: FieldType, before: Any, skip: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if node.kind != "atomic" and value:
         if isinstance(value, dict) and (before is MISSING or isinstance(before, dict)):
-            children = _created_struct(value, node, before, skip)
             if before is not MISSING:
-                return children or None
-            return {".": {}, **children} if children else {}
+                return _created_struct(value, node, before, skip, {}) or None
+            out = _created_struct(value, node, before, skip, {".": {}})
+            return out if len(out) > 1 else {}
         if isinstance(value, list) and node.kind in ("list-map", "set") and (before is MISSING or before == []):
             items = keyed_items(node, value)
             if items is not None:
-                tree: dict[str, Any] = {}
-                counts: dict[str, int] = {}
-                for element, _ in items:
-                    counts[element] = counts.get(element, 0) + 1
+                tree: dict[str, Any] = {} if before is not MISSING else {".": {}}
                 item_node = node.item or ATOMIC
+                duplicates: set[str] = set()
                 if len(items) > 1:
                     items.sort(key=lambda pair: item_order(node, pair[1]))
+                    seen: set[str] = set()
+                    for element, _ in items:
+                        (duplicates if element in seen else seen).add(element)
                 for element, item in items:
-                    if counts[element] > 1:
-                        tree[element] = {}  # duplicates: the item is owned, nothing below it
-                    elif element not in tree:
-                        tree[element] = _created_value(item, item_node, MISSING, None) or {}
-                return tree if before is not MISSING else {".": {}, **tree}
+                    if element not in tree:  # a duplicated item is owned, nothing below it
+                        tree[element] = {} if element in duplicates else \
+                            _created_value(item, item_node, MISSING, None) or {}
+                return tree
     if before is MISSING:
         return {}
     return None if before == value and type(before) is type(value) else {}
