@@ -231,6 +231,13 @@ def test_an_update_removing_a_field_takes_it_from_its_owner_without_owning_anyth
     assert fields(new, "creator")["f:metadata"]["f:labels"] == {".": {}, "f:a": {}}
 
 
+def test_paths_print_as_structured_merge_diff_prints_them() -> None:
+    assert path_string(("f:metadata", "f:finalizers", 'v:"a"')) == '.metadata.finalizers[="a"]'
+    assert path_string(("f:spec", "f:containers", 'k:{"name":"app"}', "f:ports",
+                        'k:{"containerPort":80,"protocol":"TCP"}')) == \
+        '.spec.containers[name="app"].ports[containerPort=80,protocol="TCP"]'
+
+
 def test_keys_are_written_as_go_writes_json() -> None:
     node = kind_type("Pod")
     owned = config_fields(pod(finalizers=["a<b&c", "ü"]), node, "")

@@ -28,7 +28,8 @@ from dralloc.server.errors import ApiError
 from dralloc.server.fieldmerge import merge, remove
 from dralloc.server.fieldsets import MISSING, compare, config_fields, created_fields, with_named_fields
 from dralloc.server.fieldsv1 import Path, owned_among, parse_fields, path_order, path_string, to_fields
-from dralloc.server.fieldtypes import STATUS_SUBRESOURCE_KINDS, kind_type, skeleton
+from dralloc.server.fieldtypes import kind_type, skeleton
+from dralloc.server.registry import CORE, RESOURCES
 
 # Never owned: identity, type and server-set metadata (kube-apiserver's stripped fields). ``metadata`` itself is
 # stripped as a member only, so its fields stay owned.
@@ -37,13 +38,16 @@ _STRIPPED: frozenset[Path] = frozenset(
     | {("f:metadata", f"f:{name}") for name in ("name", "namespace", "creationTimestamp", "selfLink", "uid",
                                                   "clusterName", "generation", "managedFields", "resourceVersion")})
 _MANAGED_FIELDS: Path = ("f:metadata", "f:managedFields")
+# Kinds whose status is written through a status subresource.
+_STATUS_SUBRESOURCE_KINDS = frozenset(r.kind for r in (*RESOURCES.values(), *CORE.values()) if r.status)
 _STRIPPED_TREE: dict[str, Any] = {"f:apiVersion": True, "f:kind": True,
                                   "f:metadata": {p[1]: True for p in _STRIPPED if len(p) == 2}}
 
 
 def _ignored(kind: Any, subresource: str) -> Path | None:
-    """The part of the object a write through this endpoint can never own (the strategies' reset fields)."""
-    if kind not in STATUS_SUBRESOURCE_KINDS:
+    """The part of the object a write through this endpoint can never own (the strategies' reset fields: the
+    main endpoint of a kind with a status subresource ignores ``status``, the status endpoint ``spec``)."""
+    if kind not in _STATUS_SUBRESOURCE_KINDS:
         return None
     return ("f:spec",) if subresource == "status" else ("f:status",)
 

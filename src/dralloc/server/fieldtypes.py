@@ -15,6 +15,10 @@ sets, and atomic structs and maps. ``always`` names the fields a Go object alway
 the pod's ``containers``, which has no ``omitempty``): they exist even when a request leaves them out, so
 adding something below them never creates them; upstream marks what a change created with ``.`` in
 ``managedFields`` and needs to know this.
+
+Strategic merge patch has its own table (``smp``): its patch merge keys are not these list-map keys for
+every list (container ports merge by ``containerPort`` alone there; a pod's ``hostIPs`` and a container's
+``resizePolicy`` merge by key there but are atomic here).
 """
 
 from __future__ import annotations
@@ -131,11 +135,6 @@ KINDS: dict[str, FieldType] = {
     "Event": struct(("metadata", "involvedObject", "source"), metadata=_OBJECT_META, involvedObject=_LOCAL_REF,
                     related=_LOCAL_REF),
 }
-
-# Kinds whose status is written through a status subresource: their main endpoint's field manager ignores
-# ``status`` and the status endpoint's ignores ``spec`` (the strategies' GetResetFields).
-STATUS_SUBRESOURCE_KINDS = frozenset({"ResourceClaim", "DeviceTaintRule", "Pod"})
-
 
 def kind_type(kind: Any) -> FieldType:
     """The schema of a kind; an unknown kind is a struct with atomic lists (as an untyped object)."""
