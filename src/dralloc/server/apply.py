@@ -21,7 +21,9 @@ itself too (``".": {}``), as structured-merge-diff's comparison reports it.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import Any
 
 from dralloc.server.errors import ApiError
@@ -40,8 +42,9 @@ _STRIPPED: frozenset[Path] = frozenset(
 _MANAGED_FIELDS: Path = ("f:metadata", "f:managedFields")
 # Kinds whose status is written through a status subresource.
 _STATUS_SUBRESOURCE_KINDS = frozenset(r.kind for r in (*RESOURCES.values(), *CORE.values()) if r.status)
-_STRIPPED_TREE: dict[str, Any] = {"f:apiVersion": True, "f:kind": True,
-                                  "f:metadata": {p[1]: True for p in _STRIPPED if len(p) == 2}}
+_STRIPPED_TREE: Mapping[str, Any] = MappingProxyType({
+    "f:apiVersion": True, "f:kind": True,
+    "f:metadata": MappingProxyType({p[1]: True for p in _STRIPPED if len(p) == 2})})
 
 
 def _ignored(kind: Any, subresource: str) -> Path | None:
