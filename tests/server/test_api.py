@@ -442,12 +442,13 @@ def test_creates_updates_and_patches_are_recorded_in_managed_fields(client: Test
     [entry] = created.json()["metadata"]["managedFields"]
     assert (entry["manager"], entry["operation"], entry["apiVersion"]) == ("kubectl-create", "Update",
                                                                            "resource.k8s.io/v1")
-    assert entry["fieldsV1"]["f:metadata"]["f:labels"] == {"f:tier": {}, "f:team": {}}
+    # the create made the labels map: it owns the map itself too (".")
+    assert entry["fieldsV1"]["f:metadata"]["f:labels"] == {".": {}, "f:team": {}, "f:tier": {}}
     patched = client.patch(f"{url}/owned.example.com", params={"fieldManager": "kubectl-edit"},
                            json={"metadata": {"labels": {"tier": "b"}}},
                            headers={"content-type": "application/merge-patch+json"}).json()
     owners = {e["manager"]: e["fieldsV1"]["f:metadata"]["f:labels"] for e in patched["metadata"]["managedFields"]}
-    assert owners == {"kubectl-create": {"f:team": {}}, "kubectl-edit": {"f:tier": {}}}
+    assert owners == {"kubectl-create": {".": {}, "f:team": {}}, "kubectl-edit": {"f:tier": {}}}
     # without fieldManager the manager is the client's User-Agent up to its first "/"
     put = client.put(f"{url}/owned.example.com", json={**patched, "metadata": {
         **patched["metadata"], "labels": {"tier": "b", "team": "x", "new": "1"}}},

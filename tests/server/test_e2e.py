@@ -449,6 +449,28 @@ def test_server_side_apply_after_kubectl_edit_names_the_editor_in_its_conflict(s
     assert forced.returncode == 0, forced.stderr
 
 
+def test_kubectl_server_side_applies_own_set_values_and_containers_item_by_item(kubectl, tmp_path: Path) -> None:
+    for manager in ("alice", "bob"):  # two finalizers of one set, two owners, no conflict
+        manifest = tmp_path / f"{manager}.yaml"
+        manifest.write_text("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"
+                            f"metadata: {{name: shared.example.com, finalizers: [example.com/{manager}]}}\n")
+        kubectl("apply", "--server-side", f"--field-manager={manager}", "-f", str(manifest))
+    got = json.loads(kubectl("get", "deviceclass", "shared.example.com", "-o", "json", "--show-managed-fields").stdout)
+    assert got["metadata"]["finalizers"] == ["example.com/alice", "example.com/bob"]
+    owners = {e["manager"]: e["fieldsV1"] for e in got["metadata"]["managedFields"]}
+    assert owners["bob"] == {"f:metadata": {"f:finalizers": {'v:"example.com/bob"': {}}}}
+    pod = tmp_path / "pod.yaml"
+    pod.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: two, namespace: default}\n"
+                   "spec: {containers: [{name: app, image: 'nginx:1'}, {name: side, image: busybox}]}\n")
+    kubectl("apply", "--server-side", "--field-manager=alice", "-f", str(pod))
+    side = tmp_path / "side.yaml"
+    side.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: two, namespace: default}\n"
+                    "spec: {containers: [{name: side, image: 'busybox:2'}]}\n")
+    conflict = kubectl("apply", "--server-side", "--field-manager=bob", "-f", str(side), check=False)
+    assert conflict.returncode != 0
+    assert 'conflict with "alice": .spec.containers[name="side"].image' in conflict.stderr
+
+
 def _watch_events(server: Server, query: str, until: int, timeout: float = 10) -> list[dict[str, Any]]:
     """Read watch events until ``until`` of them arrived (or the stream ended)."""
     events: list[dict[str, Any]] = []

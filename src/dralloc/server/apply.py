@@ -1,93 +1,150 @@
 """Field ownership per field manager, recorded in ``metadata.managedFields``, as kube-apiserver keeps it.
 
-A manager's applied configuration owns the fields it sets (``fieldsV1``: ``{"f:spec": {"f:driver": {}}}``;
-lists are atomic in resource.k8s.io, so a list is owned whole). Applying again removes the fields the
-manager owned before but no longer sets, then merges the new configuration. Creates, updates and patches
-are recorded too (operation ``Update``, one entry per manager, API version and subresource): the writer takes
-over the fields it changed from every other manager, without conflict. An apply that changes a field
-another manager owns is a conflict (409, naming that manager) unless ``force=true``, which takes it over.
+Ownership follows the schema (``fieldtypes``): a field of a struct or a key of a map is owned on its own; an
+item of an associative list (a pod's containers by name, a claim's ``status.devices`` by driver, pool, device
+and share ID, ``status.reservedFor`` by uid, ...) or of a set (finalizers) is owned on its own and its fields
+below it (``k:{"name":"app"}``, ``v:"x"`` in ``fieldsV1``); an atomic list, map or struct (most lists of
+resource.k8s.io, a node selector) is owned whole.
+
+An apply (``apply``) owns exactly the fields of its configuration. Its configuration is merged into the live
+object (``fieldmerge``); what the manager applied last time and no longer applies is removed unless another
+manager owns it (so an applier dropping its container removes it, and another manager's container stays). An
+apply that changes a value another manager owns is a conflict (409, naming the manager and the field as
+``.spec.containers[name="app"].image``) unless ``force=true``, which takes the field over.
+
+Creates, updates and patches (``record_update``) are recorded as ``Update`` entries, one per manager, API
+version and subresource: the writer takes over every field it added or changed from every other manager,
+without conflict, and everybody loses the fields it removed. A map or list item the write created is owned
+itself too (``".": {}``), as structured-merge-diff's comparison reports it.
 """
 
 from __future__ import annotations
 
-import copy
 import json
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from dralloc.server.clock import now
 from dralloc.server.errors import ApiError
+from dralloc.server.fieldmerge import merge, remove
+from dralloc.server.fieldsets import MISSING, compare, config_fields, created_fields, with_named_fields
+from dralloc.server.fieldsv1 import Path, owned_among, parse_fields, path_order, path_string, to_fields
+from dralloc.server.fieldtypes import kind_type, skeleton
+from dralloc.server.registry import CORE, RESOURCES
 
-# Identity and server-set metadata never count as owned fields.
-_UNOWNED_META = {"name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp",
-                 "managedFields", "deletionTimestamp", "selfLink"}
-
-
-def fields_of(obj: Any, top: bool = True) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if not isinstance(obj, dict):
-        return out
-    for key, value in obj.items():
-        if top and key in ("apiVersion", "kind"):
-            continue
-        if top and key == "metadata" and isinstance(value, dict):
-            meta = {k: v for k, v in value.items() if k not in _UNOWNED_META}
-            if meta:
-                out["f:metadata"] = fields_of(meta, top=False)
-            continue
-        out[f"f:{key}"] = fields_of(value, top=False) if isinstance(value, dict) else {}
-    return out
+# Never owned: identity, type and server-set metadata (kube-apiserver's stripped fields). ``metadata`` itself is
+# stripped as a member only, so its fields stay owned.
+_STRIPPED: frozenset[Path] = frozenset(
+    {("f:apiVersion",), ("f:kind",), ("f:metadata",)}
+    | {("f:metadata", f"f:{name}") for name in ("name", "namespace", "creationTimestamp", "selfLink", "uid",
+                                                  "clusterName", "generation", "managedFields", "resourceVersion")})
+_MANAGED_FIELDS: Path = ("f:metadata", "f:managedFields")
+# Kinds whose status is written through a status subresource.
+_STATUS_SUBRESOURCE_KINDS = frozenset(r.kind for r in (*RESOURCES.values(), *CORE.values()) if r.status)
+_STRIPPED_TREE: Mapping[str, Any] = MappingProxyType({
+    "f:apiVersion": True, "f:kind": True,
+    "f:metadata": MappingProxyType({p[1]: True for p in _STRIPPED if len(p) == 2})})
 
 
-def _paths(fields: dict[str, Any], prefix: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
-    """Leaf paths of a fieldsV1 tree (a map that is owned whole has no children)."""
-    out: set[tuple[str, ...]] = set()
-    if not isinstance(fields, dict):  # a malformed entry a client sent owns nothing
-        return out
-    for key, sub in fields.items():
-        path = prefix + (str(key)[2:],)
-        if sub and isinstance(sub, dict):
-            out |= _paths(sub, path)
-        else:
-            out.add(path)
-    return out
+def _ignored(kind: Any, subresource: str) -> Path | None:
+    """The part of the object a write through this endpoint can never own (the strategies' reset fields: the
+    main endpoint of a kind with a status subresource ignores ``status``, the status endpoint ``spec``)."""
+    if kind not in _STATUS_SUBRESOURCE_KINDS:
+        return None
+    return ("f:spec",) if subresource == "status" else ("f:status",)
 
 
-def _get(obj: Any, path: tuple[str, ...]) -> Any:
-    for part in path:
-        if not isinstance(obj, dict) or part not in obj:
-            return None
-        obj = obj[part]
-    return obj
+def _owned(paths: set[Path], ignored: Path | None) -> set[Path]:
+    paths = paths - _STRIPPED
+    if ignored is not None:
+        paths = {p for p in paths if p[:len(ignored)] != ignored}
+    return paths
 
 
-def _remove(obj: dict[str, Any], path: tuple[str, ...]) -> None:
-    parents = [obj]
-    for part in path[:-1]:
-        nxt = parents[-1].get(part)
-        if not isinstance(nxt, dict):
-            return
-        parents.append(nxt)
-    parents[-1].pop(path[-1], None)
-    for depth in range(len(parents) - 1, 0, -1):  # drop maps the removal left empty
-        if not parents[depth]:
-            parents[depth - 1].pop(path[depth - 1], None)
-
-
-def _entry(manager: str, api_version: str, fields: dict[str, Any], operation: str = "Apply",
-           subresource: str = "") -> dict[str, Any]:
-    entry = {"manager": manager, "operation": operation, "apiVersion": api_version,
-             "time": now(), "fieldsType": "FieldsV1", "fieldsV1": fields}
+def _entry(manager: str, api_version: str, fields: set[Path] | dict[str, Any], operation: str, subresource: str,
+           time: str | None = None) -> dict[str, Any]:
+    """A managedFields entry owning ``fields`` (a field set, or its fieldsV1 tree)."""
+    entry = {"manager": manager, "operation": operation, "apiVersion": api_version, "time": time or now(),
+             "fieldsType": "FieldsV1", "fieldsV1": fields if isinstance(fields, dict) else to_fields(fields)}
     if subresource:
         entry["subresource"] = subresource
     return entry
 
 
-def _overlaps(path: tuple[str, ...], paths: set[tuple[str, ...]]) -> bool:
-    return any(path[:len(q)] == q or q[:len(path)] == path for q in paths)
+def _with_fields(entry: dict[str, Any], owned: set[Path], left: set[Path]) -> dict[str, Any] | None:
+    """``entry`` owning ``left`` of what it owned (``owned``): itself if nothing went, None if everything did."""
+    if left == owned:
+        return entry
+    return {**entry, "fieldsV1": to_fields(left)} if left else None
+
+
+def _sorted_entries(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """kube-apiserver's order: appliers first, then by time (to the second), manager, API version, subresource."""
+    def key(e: dict[str, Any]) -> tuple[str, ...]:
+        return tuple(str(e.get(k) or "") for k in ("operation", "time", "manager", "apiVersion", "subresource"))
+    return sorted(entries, key=key)
+
+
+def _store(meta: dict[str, Any], entries: list[dict[str, Any]]) -> None:
+    if entries:
+        meta["managedFields"] = _sorted_entries(entries) if len(entries) > 1 else entries
+    else:
+        meta.pop("managedFields", None)
+
+
+def _identity(entry: dict[str, Any]) -> tuple[Any, ...]:
+    """What tells managers apart: an applier by name and subresource, an updater by its API version too."""
+    operation = entry.get("operation")
+    version = entry.get("apiVersion") if operation != "Apply" else None
+    return entry.get("manager"), operation, version, entry.get("subresource") or ""
+
+
+def record_update(old: dict[str, Any] | None, new: dict[str, Any], manager: str, api_version: str,
+                  subresource: str = "") -> None:
+    """Record in ``new``'s managedFields that ``manager`` wrote it over ``old`` (None: a create, compared with an
+    empty object of its kind)."""
+    node = kind_type(new.get("kind"))
+    ignored = _ignored(new.get("kind"), subresource)
+    meta = new.setdefault("metadata", {})
+    entries = [e for e in meta.get("managedFields") or [] if isinstance(e, dict)]
+    if old is None and not entries:  # the common create: one walk, nobody else to take fields from
+        skip_tree = _STRIPPED_TREE if ignored is None else {**_STRIPPED_TREE, ignored[0]: True}
+        tree = created_fields(new, node, skeleton(node), skip_tree)
+        _store(meta, [_entry(manager, api_version, tree, "Update", subresource)] if tree else [])
+        return
+    skip = {_MANAGED_FIELDS} if ignored is None else {_MANAGED_FIELDS, ignored}
+    changed, removed = compare(old if old is not None else skeleton(node), new, node, skip)
+    changed = _owned(changed, ignored)
+    me = (manager, "Update", api_version, subresource)
+    mine: dict[str, Any] | None = None
+    kept: list[dict[str, Any]] = []
+    touched = changed | removed
+    for e in entries:
+        if _identity(e) == me and mine is None:
+            mine = e
+            continue
+        if not touched or not owned_among(e.get("fieldsV1"), touched):
+            kept.append(e)  # the write took nothing from this manager
+            continue
+        owned = parse_fields(e.get("fieldsV1"))
+        still = _with_fields(e, owned, owned - touched)
+        if still is not None:
+            kept.append(still)
+    if mine is not None or changed:
+        before = parse_fields(mine.get("fieldsV1")) if mine is not None else set()
+        own = _owned((before - removed) | changed, ignored)
+        if changed:  # the write took fields: the entry is stamped with its time
+            kept.append(_entry(manager, api_version, own, "Update", subresource))
+        elif mine is not None and own:
+            still = _with_fields(mine, before, own)
+            if still is not None:
+                kept.append(still)
+    _store(meta, kept)
 
 
 def _manager_text(entry: dict[str, Any]) -> str:
-    """How a conflict names a manager (structured-merge-diff's printManager)."""
+    """How a conflict names a manager (kube-apiserver's printManager)."""
     text = json.dumps(entry.get("manager", ""))
     if entry.get("subresource"):
         text += f' with subresource {json.dumps(entry["subresource"])}'
@@ -96,89 +153,78 @@ def _manager_text(entry: dict[str, Any]) -> str:
     return text
 
 
-def record_update(old: dict[str, Any] | None, new: dict[str, Any], manager: str, api_version: str,
-                  subresource: str = "") -> None:
-    """Record in ``new``'s managedFields that ``manager`` wrote it over ``old`` (None: a create): the manager's
-    Update entry gains every field it changed, other managers lose those fields and any field that is gone."""
-    new_paths = _paths(fields_of(new))
-    old_paths = _paths(fields_of(old)) if old is not None else set()
-    changed = {p for p in new_paths if p not in old_paths or _get(old, p) != _get(new, p)}
-    removed = old_paths - new_paths
-    meta = new.setdefault("metadata", {})
-    entries = [e for e in meta.get("managedFields") or [] if isinstance(e, dict)]
-    key = (manager, "Update", api_version, subresource)
-    mine: set[tuple[str, ...]] = set()
-    kept: list[dict[str, Any]] = []
-    for e in entries:
-        owned = _paths(e.get("fieldsV1") or {})
-        if (e.get("manager"), e.get("operation"), e.get("apiVersion"), e.get("subresource", "")) == key:
-            mine = {p for p in owned if not _overlaps(p, removed)}
-            continue
-        left = {p for p in owned if not _overlaps(p, changed) and not _overlaps(p, removed)}
-        if left:
-            kept.append(e if left == owned else {**e, "fieldsV1": _tree(left)})
-    mine |= changed
-    if mine:
-        kept.append(_entry(manager, api_version, _tree(mine), "Update", subresource))
-    if kept:
-        meta["managedFields"] = kept
+def _manager_key(entry: dict[str, Any]) -> str:
+    """The manager identifier conflicts are sorted by (the JSON of the entry's identifying fields)."""
+    ident: dict[str, Any] = {"manager": entry.get("manager", ""), "operation": entry.get("operation", "")}
+    if entry.get("operation") != "Apply" and entry.get("apiVersion"):
+        ident["apiVersion"] = entry["apiVersion"]
+    if entry.get("subresource"):
+        ident["subresource"] = entry["subresource"]
+    return json.dumps(ident, separators=(",", ":"))
+
+
+def _conflict_error(conflicts: list[tuple[dict[str, Any], set[Path]]]) -> ApiError:
+    ordered = sorted(((_manager_key(e), _manager_text(e), sorted(paths, key=path_order))
+                      for e, paths in conflicts), key=lambda c: c[0])
+    causes = [{"reason": "FieldManagerConflict", "message": f"conflict with {text}", "field": path_string(p)}
+              for _, text, paths in ordered for p in paths]
+    count = len(causes)
+    if count == 1:
+        message = f"Apply failed with 1 conflict: conflict with {ordered[0][1]}: {causes[0]['field']}"
     else:
-        meta.pop("managedFields", None)
+        lines = []
+        for _, text, paths in ordered:
+            lines.append(f"conflicts with {text}:")
+            lines.extend(f"- {path_string(p)}" for p in paths)
+        message = f"Apply failed with {count} conflicts: " + "\n".join(lines)
+    return ApiError(409, message, "Conflict", details={"causes": causes})
 
 
 def apply(current: dict[str, Any] | None, applied: dict[str, Any], manager: str, force: bool,
-          api_version: str) -> dict[str, Any]:
+          api_version: str, subresource: str = "") -> dict[str, Any]:
     """The object after ``manager`` applies ``applied`` to ``current`` (None: the object is new)."""
-    from dralloc.server.patch import merge_patch
-
-    new_fields = fields_of(applied)
-    new_paths = _paths(new_fields)
+    kind = applied.get("kind")
+    node = kind_type(kind)
+    group_version = api_version if "/" in api_version else "/" + api_version
+    ignored = _ignored(kind, subresource)
+    config = _owned(config_fields(applied, node, f"{group_version}, Kind={kind}"), ignored)
     if current is None:
-        result = copy.deepcopy(applied)
-        result.setdefault("metadata", {})["managedFields"] = [_entry(manager, api_version, _tree(new_paths))]
+        result = merge(MISSING, applied, node)
+        meta = result.setdefault("metadata", {})
+        _store(meta, [_entry(manager, api_version, config, "Apply", subresource)] if config else [])
         return result
     entries = [e for e in (current.get("metadata") or {}).get("managedFields") or [] if isinstance(e, dict)]
-    mine = next((e for e in entries if e.get("manager") == manager and e.get("operation") == "Apply"), None)
-    conflicts: list[tuple[str, tuple[str, ...]]] = []
-    others: list[dict[str, Any]] = []
-    for e in entries:
-        if e is mine:
-            continue
-        owned = _paths(e.get("fieldsV1") or {})
-        contested = {p for p in owned if _overlaps(p, new_paths)}
-        contested = {p for p in contested if _get(current, p) != _get(applied, p)}
-        if contested and not force:
-            conflicts.extend((_manager_text(e), p) for p in sorted(contested))
-            continue
-        if contested:  # force: the other manager loses these fields
-            kept = owned - contested
-            e = {**e, "fieldsV1": _tree(kept)}
-            if not kept:
-                continue
-        others.append(e)
-    if conflicts:
-        lines = [f'conflict with {m}: .{".".join(p)}' for m, p in conflicts]
-        raise ApiError(409, f"Apply failed with {len(conflicts)} conflict{'s' if len(conflicts) > 1 else ''}: "
-                            + "\n".join(lines), "Conflict",
-                       details={"causes": [{"reason": "FieldManagerConflict", "message": line,
-                                            "field": "." + ".".join(p)} for line, (_, p) in zip(lines, conflicts)]})
-    result = copy.deepcopy(current)
+    me = (manager, "Apply", None, subresource)
+    mine = next((e for e in entries if _identity(e) == me), None)
+    others = [e for e in entries if e is not mine]
+    result = merge(current, applied, node)
     if mine is not None:
-        still_owned = set().union(*(_paths(e.get("fieldsV1") or {}) for e in others)) if others else set()
-        for path in sorted(_paths(mine.get("fieldsV1") or {}) - new_paths, key=len, reverse=True):
-            if path not in still_owned:
-                _remove(result, path)
-    result = merge_patch(result, applied)
-    result.setdefault("metadata", {})["managedFields"] = others + [_entry(manager, api_version, _tree(new_paths))]
+        # Remove what the manager applied last time, no longer applies and nobody else owns.
+        last = parse_fields(mine.get("fieldsV1"))
+        if last - config:
+            owned = set(config).union(*(parse_fields(e.get("fieldsV1")) for e in others))
+            remove(result, with_named_fields(last) - with_named_fields(owned), node)
+    skip = {_MANAGED_FIELDS} if ignored is None else {_MANAGED_FIELDS, ignored}
+    changed, removed = compare(current, result, node, skip)
+    conflicts: list[tuple[dict[str, Any], set[Path]]] = []
+    kept: list[dict[str, Any]] = []
+    for e in others:
+        contested = owned_among(e.get("fieldsV1"), changed)
+        if contested and not force:
+            conflicts.append((e, contested))
+            continue
+        if not contested and not owned_among(e.get("fieldsV1"), removed):
+            kept.append(e)
+            continue
+        owned = parse_fields(e.get("fieldsV1"))
+        still = _with_fields(e, owned, owned - contested - removed)
+        if still is not None:
+            kept.append(still)
+    if conflicts:
+        raise _conflict_error(conflicts)
+    if config:
+        unchanged = mine is not None and not changed and not removed
+        kept.append(_entry(manager, api_version, config, "Apply", subresource,
+                           mine.get("time") if unchanged and mine is not None else None))
+    _store(result.setdefault("metadata", {}), kept)
     return result
-
-
-def _tree(paths: set[tuple[str, ...]]) -> dict[str, Any]:
-    """The fieldsV1 tree of a set of leaf paths, fields in sorted order at every level (as structured-merge-diff
-    serialises a field set), so the same ownership is written the same way every time."""
-    root: dict[str, Any] = {}
-    for path in sorted(paths):
-        node = root
-        for part in path:
-            node = node.setdefault(f"f:{part}", {})
-    return root

@@ -5,7 +5,9 @@ Accept header asks for it, as current kubectl and client-go do, and in the legac
 APIGroupList, APIResourceList per group version) otherwise. Given an OpenAPI v3 document whose operations declare the
 ``fieldValidation`` parameter, kubectl leaves field validation to the server (``fieldValidation=Strict``)
 instead of downloading full schemas; so each group-version document lists its paths and verbs, with the
-``x-kubernetes-group-version-kind`` and ``x-kubernetes-action`` extensions kubectl reads.
+``x-kubernetes-group-version-kind`` and ``x-kubernetes-action`` extensions kubectl reads. The resource.k8s.io
+schemas carry the list and map types server-side apply follows (``x-kubernetes-list-type``,
+``x-kubernetes-list-map-keys``, ``x-kubernetes-map-type``), for ``kubectl explain`` and other clients.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from functools import cache
 from typing import Any
 
 from dralloc import __version__
+from dralloc.server.fieldtypes import STRUCT, FieldType, kind_type
 from dralloc.server.registry import (
     CORE,
     GROUP,
@@ -210,6 +213,7 @@ def _model_schemas(resources: list[Resource], version: str, prefix: str) -> dict
         top = out.get(f"{prefix}.{r.kind}")
         if top is not None:
             top["x-kubernetes-group-version-kind"] = [{"group": r.group, "version": version, "kind": r.kind}]
+            _mark_list_types(out, top, kind_type(r.kind))
     return out
 
 
@@ -246,6 +250,38 @@ def _upstream_shape(schema: Any) -> Any:
         elif kept:
             out = {**kept[0], **out}
     return out
+
+
+def _mark_list_types(schemas: dict[str, Any], top: dict[str, Any], kind: FieldType) -> None:
+    """Give every list its ``x-kubernetes-list-type`` (and ``-list-map-keys``), and atomic structs their
+    ``x-kubernetes-map-type``, from the table server-side apply follows (``fieldtypes``)."""
+    seen: set[tuple[int, int]] = set()
+
+    def resolve(schema: dict[str, Any]) -> dict[str, Any] | None:
+        if "$ref" in schema:
+            return schemas.get(schema["$ref"].rsplit("/", 1)[1])
+        for option in (*schema.get("allOf", ()), *schema.get("anyOf", ())):  # a nested or optional type
+            if option.get("type") != "null":
+                return resolve(option)
+        return schema
+
+    def walk(schema: dict[str, Any], node: FieldType) -> None:
+        target = resolve(schema)
+        if target is None or (id(target), id(node)) in seen:
+            return
+        seen.add((id(target), id(node)))
+        if target.get("type") == "array":
+            target["x-kubernetes-list-type"] = {"list-map": "map", "set": "set"}.get(node.kind, "atomic")
+            if node.kind == "list-map":
+                target["x-kubernetes-list-map-keys"] = list(node.keys)
+            walk(target.get("items") or {}, node.item or STRUCT)
+        elif target.get("type") == "object":
+            if node.kind == "atomic" and "properties" in target:
+                target["x-kubernetes-map-type"] = "atomic"
+            for name, prop in (target.get("properties") or {}).items():
+                walk(prop, node.child(name))
+
+    walk(top, kind)
 
 
 @cache

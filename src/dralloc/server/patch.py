@@ -1,5 +1,6 @@
-"""JSON merge patch (RFC 7386), JSON patch (RFC 6902), and the merge used for strategic merge patch and
-server-side apply (every list in resource.k8s.io is atomic, so both reduce to a merge of maps)."""
+"""JSON merge patch (RFC 7386) and JSON patch (RFC 6902). A strategic merge patch of a resource.k8s.io object
+is a JSON merge patch (its patch strategies replace every list); pods have their own (``smp``), and
+server-side apply merges by the schema's list types (``fieldmerge``)."""
 
 from __future__ import annotations
 

@@ -162,6 +162,8 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
         if merged["status"] is None:
             merged.pop("status")
         merged["metadata"] = dict(old_meta)
+        if "managedFields" in meta:  # not reset for status writes: an apply's ownership, or the client's
+            merged["metadata"]["managedFields"] = meta["managedFields"]
     else:
         merged = {**new, "metadata": meta}
         if t.resource.status:
@@ -263,7 +265,7 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
             raise bad_request("the name of the object does not match the name on the URL")
         patch = {**patch, "metadata": {**(patch.get("metadata") or {}), "name": t.name}}
         force = bool(query_flag(request.query_params, "force"))
-        merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version)
+        merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version, t.sub)
         if current is None:  # server-side apply of a new object creates it
             stored, name = prepare_create(merged, t)
             result = await insert(api, t, name, stored, dry_run(request))
