@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 from typing import Any
@@ -53,3 +54,74 @@ def test_a_write_whose_build_fails_leaves_nothing_behind(tmp_path: Path) -> None
     assert reopened.get("deviceclasses", "", "a")["metadata"]["resourceVersion"] == "2"
     store.close()
     reopened.close()
+
+
+# --- commits on the event loop (SQLite) --------------------------------------------------------------------
+
+
+def _recording(name: str, threads: list[str]) -> Any:
+    def build(_old: Any, rv: str) -> dict[str, Any]:
+        threads.append(threading.current_thread().name)
+        return _obj(name, rv)
+
+    return build
+
+
+def test_asyncio_writers_of_one_loop_turn_share_one_commit_made_on_the_loop(tmp_path: Path) -> None:
+    store = SQLiteStore(str(tmp_path / "s.db"))
+    threads: list[str] = []
+
+    async def writes() -> None:
+        await asyncio.gather(*(store.create_async("deviceclasses", "", f"c-{i}", _recording(f"c-{i}", threads))
+                               for i in range(16)))
+
+    asyncio.run(writes())
+    assert store.writes == 16 and store.commits == 1
+    assert set(threads) == {threading.current_thread().name}  # built and committed on the loop's thread
+    store.close()
+
+
+def test_another_threads_write_commits_on_the_attached_loop(tmp_path: Path) -> None:
+    store = SQLiteStore(str(tmp_path / "s.db"))
+    loop = asyncio.new_event_loop()
+    runner = threading.Thread(target=loop.run_forever, name="the-loop")
+    runner.start()
+    try:
+        store.attach_loop(loop)
+        threads: list[str] = []
+        created = store.create("deviceclasses", "", "c", _recording("c", threads))
+        assert created["metadata"]["name"] == "c" and threads == ["the-loop"]
+        store.attach_loop(None)
+        store.create("deviceclasses", "", "d", _recording("d", threads))
+        assert threads[1] == "dralloc-store-commit"  # detached: the committer thread again
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        runner.join()
+        loop.close()
+        store.close()
+
+
+def test_a_synchronous_write_on_the_attached_loop_itself_commits_at_once(tmp_path: Path) -> None:
+    store = SQLiteStore(str(tmp_path / "s.db"))
+
+    async def on_the_loop() -> dict[str, Any]:
+        store.attach_loop(asyncio.get_running_loop())
+        return store.create("deviceclasses", "", "c", lambda _old, rv: _obj("c", rv))  # must not wait for itself
+
+    assert asyncio.run(on_the_loop())["metadata"]["name"] == "c"
+    store.close()
+
+
+def test_a_write_handed_to_a_loop_that_is_not_running_is_committed_once_by_the_committer_thread(
+        tmp_path: Path) -> None:
+    store = SQLiteStore(str(tmp_path / "s.db"))
+    store.create("deviceclasses", "", "c", lambda _old, rv: _obj("c", rv))
+    loop = asyncio.new_event_loop()  # never running: as a server's loop after it stopped
+    store.attach_loop(loop)
+    threads: list[str] = []
+    store.update("deviceclasses", "", "c", _recording("c", threads))
+    loop.run_until_complete(asyncio.sleep(0.01))  # the loop now runs the hand-over it was sent: nothing to do
+    loop.close()
+    assert threads == ["dralloc-store-commit"]
+    assert [e.type for e in store.events_since(0)] == ["ADDED", "MODIFIED"]  # the update happened once
+    store.close()

@@ -65,12 +65,14 @@ class ApiServer:
         for pod in objs:
             if (pod.get("metadata") or {}).get("deletionTimestamp"):
                 pods.schedule_removal(self, pod)
+        self.store.attach_loop(asyncio.get_running_loop())  # the controllers' writes commit with the requests'
         if self.controllers is not None:
             self.controllers.start()
 
     def begin_shutdown(self) -> None:
         """End every open watch (called on SIGTERM/SIGINT before waiting for in-flight requests)."""
         self.closing = True
+        self.store.attach_loop(None)  # the controllers' last writes must not wait for this (blocked) loop
         if self.controllers is not None:
             self.controllers.stop()
         self.hub.close()

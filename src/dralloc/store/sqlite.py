@@ -8,7 +8,8 @@ together, so concurrent writers share one fsync. Writers on an asyncio loop (the
 the loop itself: the writes of one turn of the loop form a group, committed at the end of the turn with no
 thread in between (every hand-over between two busy threads costs both of them a GIL switch, which on SQLite
 cost more than the commit; PostgreSQL, whose statements wait on the network, keeps the committer thread for
-them too). SQLite readers use their own connections (WAL lets them read while the committer writes). Old events
+them too). Once a server attaches its loop (:meth:`SQLStore.attach_loop`), other threads' writes (the
+controllers') join the loop's groups too, so there is one stream of commits, not two taking turns. SQLite readers use their own connections (WAL lets them read while the committer writes). Old events
 are compacted (the newest ``history`` are kept); a watch from before the oldest kept event gets 410 Gone,
 as from etcd. The SQL is the same for both databases; a dialect only says how to open a connection, start
 a write transaction and wake watchers.
@@ -117,6 +118,7 @@ class _Write:
     future: asyncio.Future[dict[str, Any]] | None = None  # an asyncio writer's result (on its loop)
     result: Any = None
     error: BaseException | None = None
+    taken: bool = False  # a committer has it (set under the store's take lock: a write is committed once)
 
     def settle(self) -> None:
         """Hand the result or error to the asyncio writer (on its loop's thread); it may have gone."""
@@ -164,6 +166,8 @@ class SQLStore:
         self._local = threading.local()
         self._readers: list[Any] = []
         self._on_loop: dict[asyncio.AbstractEventLoop, builtins.list[_Write]] = {}
+        self._home_loop: asyncio.AbstractEventLoop | None = None
+        self._take_lock = threading.Lock()
         self._queue: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
         self._committer = threading.Thread(target=self._commit_loop, name="dralloc-store-commit", daemon=True)
         self._committer.start()
@@ -292,13 +296,39 @@ class SQLStore:
 
     def _write(self, kind: str, resource: str, namespace: str, name: str, build: Any,
                expect_rv: str | None, must_exist: bool | None) -> dict[str, Any]:
-        """Queue the write for the committer and wait until it is committed (or refused)."""
+        """Hand the write to a committer and wait until it is committed (or refused): the home loop when one
+        is attached (so a controller's writes share the groups of the requests'), else the committer thread."""
         job = _Write(kind, resource, namespace, name, build, expect_rv, must_exist, done=threading.Event())
-        self._queue.put(job)
-        job.done.wait()  # type: ignore[union-attr]
+        loop = self._home_loop
+        if loop is None:
+            self._queue.put(job)
+        elif _running_loop() is loop:  # a synchronous write on the loop itself: it cannot wait for the loop
+            self._commit([job])
+        else:
+            try:
+                loop.call_soon_threadsafe(self._join_turn, loop, job)
+            except RuntimeError:  # the loop is closed
+                self._queue.put(job)
+        while not job.done.wait(0.1):  # type: ignore[union-attr]
+            if loop is not None and (self._home_loop is not loop or not loop.is_running()):
+                self._queue.put(job)  # detached or stopped (shutdown): the committer thread takes it
+                loop = None
         if job.error is not None:
             raise job.error
         return job.result
+
+    def attach_loop(self, loop: asyncio.AbstractEventLoop | None) -> None:
+        """Commit the writes of other threads (the controllers) on ``loop`` too, in the groups of its own
+        writes, instead of in a second stream of commits on the committer thread (two streams take turns on
+        the database and pay an fsync each). None: back to the committer thread."""
+        self._home_loop = loop if self.commit_on_loop else None
+
+    def _join_turn(self, loop: asyncio.AbstractEventLoop, job: _Write) -> None:
+        waiting = self._on_loop.get(loop)
+        if waiting is None:
+            waiting = self._on_loop[loop] = []
+            loop.call_soon(self._commit_turn, loop)
+        waiting.append(job)
 
     async def _write_async(self, kind: str, resource: str, namespace: str, name: str, build: Any,
                            expect_rv: str | None, must_exist: bool | None) -> dict[str, Any]:
@@ -344,11 +374,23 @@ class SQLStore:
             if stop:
                 return
 
+    def _take(self, batch: builtins.list[_Write]) -> builtins.list[_Write]:
+        """The writes of ``batch`` no other committer has taken (a synchronous write whose loop stopped is
+        handed to the committer thread too; whichever comes first commits it)."""
+        with self._take_lock:
+            mine = [job for job in batch if not job.taken]
+            for job in mine:
+                job.taken = True
+        return mine
+
     def _commit(self, batch: builtins.list[_Write]) -> None:
         """One transaction for the group. The counter is read (locked, for PostgreSQL) once and written once;
         each write reads its row and builds the new object before writing anything, so a write refused by
         its checks (NotFound, Conflict, validation in ``build``) leaves nothing to roll back. An error once a
         write has started (the database itself failing) undoes the whole group."""
+        batch = self._take(batch)
+        if not batch:
+            return
         written = 0
         with self._lock:
             db = self._db
