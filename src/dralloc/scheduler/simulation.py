@@ -14,6 +14,9 @@ Preemption victims are gone at once by default (a simulation has no clock: their
 ``victims_terminate_at`` they are deleted as in a live cluster: marked terminating (the DisruptionTarget
 condition, deletionTimestamp = that time + their grace period) and kept on their node with their claims until
 the caller removes them; meanwhile their preemptor waits (``DefaultPreemption``'s terminating-pod rule).
+In that mode one ``schedule()`` is one scheduling cycle per pending pod, as a live scheduler's queue gives: a
+pod that preempted or failed is not tried again within the call (the caller retries it when the cluster
+changes), so that each cycle's outcome (its message, the nomination it set or cleared) can be written.
 Pending pods already being deleted are not scheduled.
 """
 
@@ -215,7 +218,9 @@ class Scheduler:
 
     # ------------------------------------------------------------------ scheduling
     def schedule(self, progress: Any = None) -> SimulationResult:
-        """Schedule every pending pod; returns the whole simulation's result."""
+        """Schedule every pending pod; returns the whole simulation's result. Pods that failed are tried
+        again after an eviction or deallocation freed room, except with ``victims_terminate_at`` (one cycle
+        each: the caller is the queue)."""
         queue = SchedulingQueue()
         for info in self.pending:
             queue.add(info)
@@ -230,7 +235,7 @@ class Scheduler:
                 progress(done, len(queue) + len(waiting))
             if attempt is None:
                 continue
-            if attempt.changed_cluster:
+            if attempt.changed_cluster and self.victims_terminate_at is None:
                 for w in waiting:
                     queue.requeue(w)
                 waiting = []
@@ -270,6 +275,15 @@ class Scheduler:
         result.status = "error" if attempt.code == Code.ERROR else "unschedulable"
         result.message = truncate_message(attempt.message)
         attempt.evicted = [v for v in attempt.evicted if self._evict(v, attempt.nominated, info)]
+        for lowered in attempt.unnominated:
+            lowered.pod = _with_nomination(lowered.pod, None)
+            self.results[lowered.key].pod = lowered.pod
+        if attempt.clear_nomination and info.pod.status is not None and info.pod.status.nominated_node_name:
+            info.pod = _with_nomination(info.pod, None)
+            result.pod = info.pod
+            if self.snapshot.nominations:
+                for node in self.snapshot.nodes:
+                    self.snapshot.unnominate(node, info)
         if attempt.nominated is not None:
             status = info.pod.status or PodStatus()
             info.pod = replace(info.pod, status=replace(status, nominated_node_name=attempt.nominated.name))
@@ -383,6 +397,10 @@ def _unschedulable_condition(pod: Pod, message: str, reason: str) -> Pod:
     conds = [c for c in status.conditions or () if c.type != "PodScheduled"]
     conds.append(PodCondition(type="PodScheduled", status="False", reason=reason, message=message))
     return replace(pod, status=replace(status, phase=status.phase or "Pending", conditions=conds))
+
+
+def _with_nomination(pod: Pod, node: str | None) -> Pod:
+    return replace(pod, status=replace(pod.status or PodStatus(), nominated_node_name=node))
 
 
 def mark_preempted(pod: Pod, at: str, scheduler_name: str | None) -> Pod:

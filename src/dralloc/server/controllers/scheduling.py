@@ -168,12 +168,17 @@ class SchedulerLoop:
             unreserve(self.writer, claim, uid)
 
     def _fail(self, pod: Obj, res: PodResult) -> None:
+        """``handleSchedulingFailure``: the FailedScheduling event, then one status write with the
+        PodScheduled=False condition and the nomination this cycle set (after a preemption), cleared (no
+        node can be made to fit) or left."""
         meta = _meta(pod)
         uid = str(meta.get("uid"))
         gated = bool((pod.get("spec") or {}).get("schedulingGates"))
         # A gated pod is not tried: kube-scheduler only records why (reason SchedulingGated), with no event.
         reason = "SchedulingGated" if gated else "SchedulerError" if res.status == "error" else "Unschedulable"
         nominated = res.pod.status.nominated_node_name if res.pod.status is not None else None
+        if not gated:  # every failed cycle records its event, whether or not the status changes
+            self.recorder.record(pod, "Warning", "FailedScheduling", res.message, COMPONENT, "Scheduling")
 
         def condition(current: Obj) -> Obj | None:
             if (current.get("spec") or {}).get("nodeName"):
@@ -191,16 +196,14 @@ class SchedulerLoop:
             status["conditions"] = [c for c in conds if c.get("type") != "PodScheduled"] + [new]
             if nominated:
                 status["nominatedNodeName"] = nominated
+            else:
+                status.pop("nominatedNodeName", None)
             return current
 
         updated = self.writer.update("pods", meta.get("namespace") or "default", meta.get("name") or "",
                                      condition, uid=uid)
-        if updated is None:
-            return
-        self.waiting[uid] = str(_meta(updated).get("resourceVersion"))
-        if gated:
-            return
-        self.recorder.record(updated, "Warning", "FailedScheduling", res.message, COMPONENT, "Scheduling")
+        if updated is not None:
+            self.waiting[uid] = str(_meta(updated).get("resourceVersion"))
 
     def _evict(self, victim: Obj, preemptor: Obj, node: str, snap: Snapshot) -> bool:
         """Preempt one victim; True when it is gone at once (no grace period), its claims released."""
@@ -219,7 +222,7 @@ class SchedulerLoop:
             return False  # gone already
         terminating = self.terminating.delete(namespace, name, uid)
         self.recorder.record(victim, "Normal", "Preempted", f"Preempted by pod {_meta(preemptor).get('uid')} on node "
-                             f"{node}", COMPONENT, "Preempting")
+                             f"{node}", COMPONENT, "Preempting", related=preemptor)
         if terminating is not None:
             return False  # it keeps its claims until it is gone
         pods = {u: p for u, p in snap.pods_by_uid().items() if u != uid}
