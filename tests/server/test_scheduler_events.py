@@ -1,0 +1,143 @@
+"""What a client sees of kube-scheduler's preemption in `dralloc serve`: the events, the PodScheduled condition
+and status.nominatedNodeName of the preemptor, cycle by cycle (docs/scheduler-events.md)."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from typing import Any
+
+import pytest
+
+warnings.filterwarnings("ignore", message="Using `httpx`")
+from cluster import NODE, NS, Cluster  # noqa: E402
+
+FIT_ERROR = "0/1 nodes are available: 1 Insufficient cpu."
+NO_CLAIMS = "no new claims to deallocate"
+WAITING = f"{FIT_ERROR} {NO_CLAIMS}, preemption: not eligible due to a terminating pod on the nominated node."
+NO_VICTIMS = (f"{FIT_ERROR} {NO_CLAIMS}, preemption: 0/1 nodes are available: "
+              "1 No preemption victims found for incoming pod.")
+
+
+@pytest.fixture
+def cluster() -> Cluster:
+    c = Cluster()
+    c.post("/api/v1/nodes", NODE)  # 8 cpus
+    return c
+
+
+def plain_pod(name: str, cpu: str, priority: int = 0, grace: int = 30) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"priority": priority, "terminationGracePeriodSeconds": grace,
+                     "containers": [{"name": "main", "image": "x:1", "resources": {"requests": {"cpu": cpu}}}]}}
+
+
+def history(cluster: Cluster, name: str) -> list[tuple[str, str]]:
+    """The pod's events in the order they were written: (reason, message)."""
+    events = sorted((e for e in cluster.events() if e["involvedObject"]["name"] == name),
+                    key=lambda e: int(e["metadata"]["resourceVersion"]))
+    return [(e["reason"], e["message"]) for e in events]
+
+
+def scheduled_condition(pod: dict[str, Any]) -> dict[str, Any]:
+    (cond,) = [c for c in pod["status"]["conditions"] if c["type"] == "PodScheduled"]
+    return cond
+
+
+def after(cluster: Cluster, seconds: float) -> None:
+    """Let ``seconds`` pass for the grace periods of terminating pods, then run the controllers."""
+    cluster.manager.terminating.clock = lambda: time.time() + seconds
+    cluster.settle()
+
+
+def test_a_preemptor_gets_one_failed_scheduling_without_preemption_text_then_waits_for_its_victim(
+        cluster: Cluster) -> None:
+    cluster.post(f"{NS}/pods", plain_pod("low", "6"))
+    cluster.settle()
+    cluster.post(f"{NS}/pods", plain_pod("high", "6", priority=1000))
+    cluster.settle()
+    high = cluster.get("pods", "high")
+    # DefaultPreemption succeeded, so the cycle's message has no PostFilter part.
+    assert history(cluster, "high") == [("FailedScheduling", FIT_ERROR)]
+    assert high["status"]["nominatedNodeName"] == "node-1"
+    cond = scheduled_condition(high)
+    assert (cond["status"], cond["reason"], cond["message"]) == ("False", "Unschedulable", FIT_ERROR)
+    (preempted,) = cluster.events("Preempted")
+    assert preempted["involvedObject"]["name"] == "low"
+    assert preempted["message"] == f"Preempted by pod {high['metadata']['uid']} on node node-1"
+    assert (preempted["related"]["name"], preempted["related"]["uid"]) == ("high", high["metadata"]["uid"])
+
+    after(cluster, 5)  # the victim terminating is no reason to try the preemptor again
+    assert history(cluster, "high") == [("FailedScheduling", FIT_ERROR)]
+
+    after(cluster, 31)  # the victim is gone: its deletion requeues the preemptor, which fits its nominated node
+    high = cluster.get("pods", "high")
+    assert high["spec"]["nodeName"] == "node-1" and "nominatedNodeName" not in high["status"]
+    assert history(cluster, "high") == [("FailedScheduling", FIT_ERROR),
+                                        ("Scheduled", "Successfully assigned default/high to node-1")]
+    assert len(cluster.events("Preempted")) == 1
+
+
+def test_victims_that_go_at_once_still_leave_the_preempting_cycles_failed_scheduling_before_scheduled(
+        cluster: Cluster) -> None:
+    cluster.post(f"{NS}/pods", plain_pod("low", "6", grace=0))
+    cluster.settle()
+    cluster.post(f"{NS}/pods", plain_pod("high", "6", priority=1000))
+    cluster.settle()
+    assert [p["metadata"]["name"] for p in cluster.pods()] == ["high"]
+    assert cluster.get("pods", "high")["spec"]["nodeName"] == "node-1"
+    assert history(cluster, "high") == [("FailedScheduling", FIT_ERROR),
+                                        ("Scheduled", "Successfully assigned default/high to node-1")]
+    nominations = [c for c in cluster.store.changes_since(0, 10_000) if c.resource == "pods" and c.name == "high"]
+    assert len(nominations) == 3  # created, failed with its nomination, bound
+
+
+def test_a_preemptor_retried_while_a_victim_still_terminates_is_not_eligible_and_keeps_its_nomination(
+        cluster: Cluster) -> None:
+    cluster.post(f"{NS}/pods", plain_pod("low-a", "4", grace=10))
+    cluster.post(f"{NS}/pods", plain_pod("low-b", "4", grace=30))
+    cluster.settle()
+    cluster.post(f"{NS}/pods", plain_pod("high", "8", priority=1000))
+    cluster.settle()
+    assert history(cluster, "high") == [("FailedScheduling", FIT_ERROR)]
+
+    after(cluster, 11)  # low-a is gone (a pod deletion: the preemptor is tried again); low-b still terminates
+    assert [p["metadata"]["name"] for p in cluster.pods()] == ["high", "low-b"]
+    high = cluster.get("pods", "high")
+    assert history(cluster, "high") == [("FailedScheduling", FIT_ERROR), ("FailedScheduling", WAITING)]
+    assert scheduled_condition(high)["message"] == WAITING and high["status"]["nominatedNodeName"] == "node-1"
+    assert len(cluster.events("Preempted")) == 2  # not eligible: nothing preempted again
+
+    after(cluster, 31)
+    assert cluster.get("pods", "high")["spec"]["nodeName"] == "node-1"
+    assert [r for r, _ in history(cluster, "high")] == ["FailedScheduling", "FailedScheduling", "Scheduled"]
+
+
+def test_a_pod_no_preemption_can_help_gets_the_preemption_fit_error_and_loses_a_stale_nomination(
+        cluster: Cluster) -> None:
+    cluster.post(f"{NS}/pods", plain_pod("important", "8", priority=5000))
+    cluster.settle()
+    cluster.post(f"{NS}/pods", plain_pod("high", "8", priority=1000))
+    cluster.settle()
+    high = cluster.get("pods", "high")
+    assert history(cluster, "high") == [("FailedScheduling", NO_VICTIMS)]
+    assert scheduled_condition(high)["message"] == NO_VICTIMS and "nominatedNodeName" not in high["status"]
+
+    r = cluster.http.patch(f"{NS}/pods/high/status", json={"status": {"nominatedNodeName": "node-1"}},
+                           headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    cluster.settle()  # the pod changed: tried again; Preempt's FitError clears the nomination
+    assert "nominatedNodeName" not in cluster.get("pods", "high")["status"]
+    assert history(cluster, "high")[-1] == ("FailedScheduling", NO_VICTIMS)
+
+
+def test_a_pod_that_may_not_preempt_is_told_so_and_keeps_its_nomination(cluster: Cluster) -> None:
+    cluster.post(f"{NS}/pods", plain_pod("low", "8"))
+    cluster.settle()
+    never = plain_pod("polite", "8", priority=1000)
+    never["spec"]["preemptionPolicy"] = "Never"
+    cluster.post(f"{NS}/pods", never)
+    cluster.settle()
+    assert history(cluster, "polite") == [
+        ("FailedScheduling", f"{FIT_ERROR} {NO_CLAIMS}, preemption: not eligible due to preemptionPolicy=Never.")]
+    assert cluster.events("Preempted") == []
