@@ -141,3 +141,23 @@ def test_a_pod_that_may_not_preempt_is_told_so_and_keeps_its_nomination(cluster:
     assert history(cluster, "polite") == [
         ("FailedScheduling", f"{FIT_ERROR} {NO_CLAIMS}, preemption: not eligible due to preemptionPolicy=Never.")]
     assert cluster.events("Preempted") == []
+
+
+def test_an_unschedulable_pod_is_tried_again_at_the_first_flush_tick_after_five_minutes(cluster: Cluster) -> None:
+    cluster.post(f"{NS}/pods", plain_pod("big", "16"))
+    cluster.settle()
+    (event,) = cluster.events("FailedScheduling")
+    assert event["count"] == 1
+    loop = cluster.manager.scheduler
+    start = loop.started
+    # The pool is flushed every 30 s from the scheduler's start, of pods waiting longer than 5 minutes:
+    # the pod failed within the first seconds, so the tick at 330 s is the first to take it.
+    assert loop.next_due == start + 330
+    loop.clock = lambda: start + 320
+    assert cluster.manager.run_once(force=False) is False
+    assert cluster.events("FailedScheduling")[0]["count"] == 1
+    loop.clock = lambda: start + 331
+    cluster.settle()
+    (event,) = cluster.events("FailedScheduling")  # the same message again: the recorder counts it
+    assert event["count"] == 2
+    assert loop.next_due == start + 660  # back in the pool, from this attempt on

@@ -84,7 +84,8 @@ class ControllerManager:
         while not self._stop.is_set():
             if not dirty:
                 timeout = IDLE_SECONDS
-                for due in (self.taints.next_due, self.terminating.next_due):  # delayed evictions, removals
+                # delayed evictions, removals, pods flushed out of the unschedulable pool
+                for due in (self.taints.next_due, self.terminating.next_due, self.scheduler.next_due):
                     if due is not None:
                         timeout = max(0.05, min(timeout, due - time.time() + 0.05))
                 self._wake.wait(timeout)
@@ -134,7 +135,8 @@ class ControllerManager:
     def run_once(self, force: bool = True) -> bool:
         """One pass of every controller. True when it changed something others may react to (run again)."""
         external = self._changes()
-        if not (external or force or self.taints.next_due is not None or self.terminating.due() or self.garbage.due):
+        if not (external or force or self.taints.next_due is not None or self.terminating.due() or self.garbage.due
+                or self.scheduler.due()):
             return False
         self.passes += 1
         collected = self.garbage.cycle()  # objects whose owners are gone (a claim's pod, a slice's node)

@@ -6,7 +6,8 @@ kube-scheduler's message and a ``FailedScheduling`` event.
 
 A pod that did not fit is not tried again until something it may be waiting for changes (a ResourceSlice,
 DeviceClass, ResourceClaim, Node or DeviceTaintRule, a pod that goes or finishes, or the pod itself), as
-kube-scheduler's unschedulable pool.
+kube-scheduler's unschedulable pool; nor more than 5 minutes: the pool is flushed every 30 seconds (from the
+scheduler's start) of the pods that have been in it longer (``flushUnschedulablePodsLeftover``).
 
 Preemption as kube-scheduler's ``prepareCandidate``: each victim gets the DisruptionTarget condition (reason
 PreemptionByScheduler), then a delete with default options, so it terminates for its grace period keeping its
@@ -16,6 +17,8 @@ preemptor gets ``status.nominatedNodeName`` and waits, pending, until its victim
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
@@ -39,6 +42,8 @@ from dralloc.store import Conflict, NotFound
 
 COMPONENT = "default-scheduler"
 PREEMPTING = "preempting to accommodate a higher priority pod"  # after "<schedulerName>: "
+MAX_UNSCHEDULABLE_SECONDS = 300  # podMaxInUnschedulablePodsDuration
+FLUSH_PERIOD_SECONDS = 30  # how often the scheduling queue looks for pods waiting longer than that
 Obj = dict[str, Any]
 
 
@@ -59,30 +64,55 @@ def is_pending_for_us(pod: Obj) -> bool:
 
 class SchedulerLoop:
     def __init__(self, writer: Writer, recorder: EventRecorder, pool: Executor, terminating: TerminatingPods,
-                 seed: int = 0) -> None:
+                 seed: int = 0, clock: Callable[[], float] = time.time) -> None:
         self.writer = writer
         self.terminating = terminating
         self.pool = pool
         self.recorder = recorder
         self.seed = seed
+        self.clock = clock
+        self.started = clock()  # the unschedulable pool's flush ticks count from here
         self.waiting: dict[str, str] = {}  # uid of an unschedulable pod -> its resourceVersion then
+        self.since: dict[str, float] = {}  # uid of an unschedulable pod -> when its last cycle failed
         self.retry_all = True
         self.scheduled = 0
 
+    @property
+    def next_due(self) -> float | None:
+        """When the next waiting pod is flushed out of the unschedulable pool (seconds since the epoch)."""
+        return min((self._flush_at(t) for t in self.since.values()), default=None)
+
+    def due(self) -> bool:
+        due = self.next_due
+        return due is not None and due <= self.clock()
+
+    def _flush_at(self, failed_at: float) -> float:
+        """The first flush tick at which a pod that failed at ``failed_at`` has waited longer than the limit."""
+        ticks = (failed_at + MAX_UNSCHEDULABLE_SECONDS - self.started) // FLUSH_PERIOD_SECONDS + 1
+        return self.started + max(ticks, 0) * FLUSH_PERIOD_SECONDS
+
     def candidates(self, snap: Snapshot) -> list[Obj]:
-        """Pending pods to try now: new ones, changed ones, and all waiting ones after a cluster change."""
+        """Pending pods to try now: new ones, changed ones, all waiting ones after a cluster change, and those
+        flushed out of the unschedulable pool."""
         out = []
+        clock = self.clock()
         for pod in snap.pods:
             if not is_pending_for_us(pod) or unresolved_template_entries(pod):
                 continue
             meta = _meta(pod)
-            seen = self.waiting.get(str(meta.get("uid")))
-            if seen is None or self.retry_all or seen != str(meta.get("resourceVersion")):
+            uid = str(meta.get("uid"))
+            seen = self.waiting.get(uid)
+            failed_at = self.since.get(uid)
+            flushed = failed_at is not None and self._flush_at(failed_at) <= clock
+            if seen is None or self.retry_all or flushed or seen != str(meta.get("resourceVersion")):
                 out.append(pod)
+                self.since.pop(uid, None)
         self.retry_all = False
         present = {str(_meta(p).get("uid")) for p in snap.pods}
         for uid in [u for u in self.waiting if u not in present]:
             del self.waiting[uid]  # the pod is gone
+        for uid in [u for u in self.since if u not in self.waiting]:
+            del self.since[uid]
         return out
 
     def cycle(self, snap: Snapshot) -> bool:
@@ -204,6 +234,7 @@ class SchedulerLoop:
                                      condition, uid=uid)
         if updated is not None:
             self.waiting[uid] = str(_meta(updated).get("resourceVersion"))
+            self.since[uid] = self.clock()
 
     def _evict(self, victim: Obj, preemptor: Obj, node: str, snap: Snapshot) -> bool:
         """Preempt one victim; True when it is gone at once (no grace period), its claims released."""
