@@ -189,7 +189,8 @@ class SchedulerLoop:
         self.writer.own.add(int(bound["metadata"]["resourceVersion"]))
         self.waiting.pop(uid, None)
         self.scheduled += 1
-        self.recorder.record(bound, "Normal", "Scheduled", f"Successfully assigned {namespace}/{name} to {res.node}",
+        # About the pod as its cycle saw it (kube-scheduler's assumed pod), as the FailedScheduling events are.
+        self.recorder.record(pod, "Normal", "Scheduled", f"Successfully assigned {namespace}/{name} to {res.node}",
                              COMPONENT, "Binding")
         return True
 
