@@ -229,3 +229,14 @@ def test_a_preemptor_takes_the_nomination_of_lower_priority_pods_on_its_node() -
     pods = by_name(result)
     assert pods["high"].pod.status.nominated_node_name == "n1"
     assert pods["middle"].pod.status.nominated_node_name is None
+
+
+def test_a_held_pod_keeps_the_room_of_its_nomination_without_being_scheduled() -> None:
+    docs = load(node("n1", cpu="8"), pod("small", cpu="3", priority=50))
+    held = load(nominated("waiting", "6", 100, "n1"))
+    sched = Scheduler.from_objects(docs)
+    sched = Scheduler(list(sched.snapshot.node_list), [r.pod for r in sched.results.values()],
+                      nominated=[o for o in held if o.kind == "Pod"])
+    result = sched.schedule()
+    assert [p.name for p in result.pods] == ["small"]  # the held pod is not scheduled, nor in the result
+    assert by_name(result)["small"].status == "unschedulable"

@@ -113,8 +113,7 @@ def test_a_preemptor_retried_while_a_victim_still_terminates_is_not_eligible_and
     assert [r for r, _ in history(cluster, "high")] == ["FailedScheduling", "FailedScheduling", "Scheduled"]
 
 
-def test_a_pod_no_preemption_can_help_gets_the_preemption_fit_error_and_loses_a_stale_nomination(
-        cluster: Cluster) -> None:
+def test_a_pod_no_preemption_can_help_gets_the_preemption_fit_error(cluster: Cluster) -> None:
     cluster.post(f"{NS}/pods", plain_pod("important", "8", priority=5000))
     cluster.settle()
     cluster.post(f"{NS}/pods", plain_pod("high", "8", priority=1000))
@@ -123,12 +122,50 @@ def test_a_pod_no_preemption_can_help_gets_the_preemption_fit_error_and_loses_a_
     assert history(cluster, "high") == [("FailedScheduling", NO_VICTIMS)]
     assert scheduled_condition(high)["message"] == NO_VICTIMS and "nominatedNodeName" not in high["status"]
 
-    r = cluster.http.patch(f"{NS}/pods/high/status", json={"status": {"nominatedNodeName": "node-1"}},
+
+def test_a_preemptor_whose_nominated_node_can_no_longer_help_loses_its_nomination(cluster: Cluster) -> None:
+    cluster.post(f"{NS}/pods", plain_pod("low", "6"))
+    cluster.settle()
+    cluster.post(f"{NS}/pods", plain_pod("high", "6", priority=1000))
+    cluster.settle()
+    assert cluster.get("pods", "high")["status"]["nominatedNodeName"] == "node-1"
+    r = cluster.http.patch("/api/v1/nodes/node-1", json={"spec": {"unschedulable": True}},
                            headers={"Content-Type": "application/merge-patch+json"})
     assert r.status_code == 200, r.text
-    cluster.settle()  # the pod changed: tried again; Preempt's FitError clears the nomination
-    assert "nominatedNodeName" not in cluster.get("pods", "high")["status"]
-    assert history(cluster, "high")[-1] == ("FailedScheduling", NO_VICTIMS)
+    cluster.settle()  # a Node change: tried again; no node is worth preempting on, so the nomination goes
+    high = cluster.get("pods", "high")
+    cordoned = (f"0/1 nodes are available: 1 node(s) were unschedulable. {NO_CLAIMS}, preemption: "
+                "0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+    assert history(cluster, "high") == [("FailedScheduling", FIT_ERROR), ("FailedScheduling", cordoned)]
+    assert "nominatedNodeName" not in high["status"]
+
+
+def test_a_waiting_preemptor_keeps_the_room_of_its_nomination_from_lower_priority_pods(cluster: Cluster) -> None:
+    cluster.post(f"{NS}/pods", plain_pod("low", "4"))
+    cluster.settle()
+    cluster.post(f"{NS}/pods", plain_pod("high", "6", priority=1000))
+    cluster.settle()
+    cluster.post(f"{NS}/pods", plain_pod("small", "3", priority=50))  # would fit beside low, not beside high
+    cluster.settle()
+    small = cluster.get("pods", "small")
+    assert "nodeName" not in small["spec"]
+    assert history(cluster, "small") == [("FailedScheduling", f"{FIT_ERROR} {NO_CLAIMS}, preemption: 0/1 nodes "
+                                                              "are available: 1 Insufficient cpu.")]
+    after(cluster, 31)
+    assert cluster.get("pods", "high")["spec"]["nodeName"] == "node-1"
+
+
+def test_a_preemptor_takes_the_nomination_of_a_waiting_lower_priority_pod(cluster: Cluster) -> None:
+    cluster.post(f"{NS}/pods", plain_pod("low", "6"))
+    cluster.settle()
+    cluster.post(f"{NS}/pods", plain_pod("middle", "6", priority=50))
+    cluster.settle()
+    assert cluster.get("pods", "middle")["status"]["nominatedNodeName"] == "node-1"
+    cluster.post(f"{NS}/pods", plain_pod("high", "6", priority=1000))
+    cluster.settle()
+    assert cluster.get("pods", "high")["status"]["nominatedNodeName"] == "node-1"
+    assert "nominatedNodeName" not in cluster.get("pods", "middle")["status"]
+    assert len(cluster.events("Preempted")) == 1  # low, terminating already, is not preempted again
 
 
 def test_a_pod_that_may_not_preempt_is_told_so_and_keeps_its_nomination(cluster: Cluster) -> None:

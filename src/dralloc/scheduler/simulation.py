@@ -69,7 +69,11 @@ class Scheduler:
                  templates: Iterable[ResourceClaimTemplate] = (), taint_rules: Iterable[DeviceTaintRule] = (),
                  priority_classes: Iterable[Any] = (), seed: int = 0, feature_gates: FeatureGates | None = None,
                  percentage_of_nodes_to_score: int = 0, group_nodes: bool = True,
-                 names: NameGenerator | None = None, victims_terminate_at: str | None = None) -> None:
+                 names: NameGenerator | None = None, victims_terminate_at: str | None = None,
+                 nominated: Iterable[Pod] = ()) -> None:
+        """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
+        reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
+        to a preemptor are listed in ``lost_nominations``."""
         claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
         self.victims_terminate_at = victims_terminate_at
@@ -94,8 +98,12 @@ class Scheduler:
         self.infos: dict[str, PodInfo] = {}
         self.pending: list[PodInfo] = []
         self.evicted: list[Eviction] = []
+        self.held: dict[str, PodInfo] = {}  # the ``nominated`` pods, by key
+        self.lost_nominations: list[str] = []  # keys of held pods whose nomination a preemptor took
         for pod in pods:
             self._admit(pod)
+        for pod in nominated:
+            self._hold(pod)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -182,6 +190,21 @@ class Scheduler:
             # pods of lower priority are then filtered with it counted on that node.
             self.snapshot.nominate(nominated, info)
         return result
+
+    def _hold(self, pod: Pod) -> None:
+        """Count a pending pod that is not scheduled now on its nominated node (for pods of at most its
+        priority, as the nominator does)."""
+        node = self.snapshot.by_name.get(pod.status.nominated_node_name or "") if pod.status else None
+        if node is None:
+            return
+        if not pod.metadata.namespace:
+            pod = replace(pod, metadata=replace(pod.metadata, namespace="default"))
+        key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        if key in self.results or key in self.held:
+            raise ValueError(f"pod {key} appears twice")
+        info = PodInfo.build(pod, len(self.results) + len(self.held), self._priority(pod), self._requests_cache)
+        self.held[key] = info
+        self.snapshot.nominate(node, info)
 
     def _make_template_claims(self, pod: Pod) -> Pod:
         """The resourceclaim controller's step: a claim per template reference, recorded in the pod status."""
@@ -277,7 +300,10 @@ class Scheduler:
         attempt.evicted = [v for v in attempt.evicted if self._evict(v, attempt.nominated, info)]
         for lowered in attempt.unnominated:
             lowered.pod = _with_nomination(lowered.pod, None)
-            self.results[lowered.key].pod = lowered.pod
+            if lowered.key in self.results:
+                self.results[lowered.key].pod = lowered.pod
+            else:
+                self.lost_nominations.append(lowered.key)
         if attempt.clear_nomination and info.pod.status is not None and info.pod.status.nominated_node_name:
             info.pod = _with_nomination(info.pod, None)
             result.pod = info.pod

@@ -122,10 +122,14 @@ class SchedulerLoop:
             return False
         running = [p for p in snap.pods if (p.get("spec") or {}).get("nodeName")
                    and (p.get("status") or {}).get("phase") not in pod_registry.TERMINAL_PHASES]
+        trying = {_key(p) for p in pending}
+        # Pods still waiting keep the room of their nomination (kube-scheduler's nominator holds them all).
+        held = [p for p in snap.pods if is_pending_for_us(p) and _key(p) not in trying
+                and (p.get("status") or {}).get("nominatedNodeName")]
         sched = Scheduler(snap.typed("nodes"), snap.typed("pods", running + pending),
                           slices=snap.typed("resourceslices"), classes=snap.typed("deviceclasses"),
                           claims=snap.typed("resourceclaims"), taint_rules=snap.typed("devicetaintrules"),
-                          seed=self.seed, victims_terminate_at=now())
+                          seed=self.seed, victims_terminate_at=now(), nominated=snap.typed("pods", held))
         result = sched.schedule()
         freed = False
         by_key = {_key(p): p for p in snap.pods}
@@ -134,7 +138,10 @@ class SchedulerLoop:
             preemptor = by_key.get(eviction.by)
             if victim is not None and preemptor is not None and self._evict(victim, preemptor, eviction.node, snap):
                 freed = True
-        wanted = {_key(p) for p in pending}
+        for key in sched.lost_nominations:  # a preemptor took the node these waiting pods were nominated to
+            if key in by_key:
+                self._clear_nomination(by_key[key])
+        wanted = trying
         placed = [(by_key[r.key], r) for r in result.pods if r.key in wanted and r.status == "scheduled" and r.node]
         failed = [(by_key[r.key], r) for r in result.pods if r.key in wanted and r.status in ("unschedulable", "error")]
         # Pods are independent once placed: their writes go concurrently so that they share the store's commits
@@ -236,6 +243,22 @@ class SchedulerLoop:
         if updated is not None:
             self.waiting[uid] = str(_meta(updated).get("resourceVersion"))
             self.since[uid] = self.clock()
+
+    def _clear_nomination(self, pod: Obj) -> None:
+        """``clearNominatedNodeName``: a status patch removing the nomination, nothing else."""
+        def clear(current: Obj) -> Obj | None:
+            status = current.get("status") or {}
+            if not status.get("nominatedNodeName") or (current.get("spec") or {}).get("nodeName"):
+                return None
+            del status["nominatedNodeName"]
+            return current
+
+        meta = _meta(pod)
+        updated = self.writer.update("pods", meta.get("namespace") or "default", meta.get("name") or "", clear,
+                                     uid=str(meta.get("uid")))
+        uid = str(meta.get("uid"))
+        if updated is not None and uid in self.waiting:
+            self.waiting[uid] = str(_meta(updated).get("resourceVersion"))  # own write: no retry for it
 
     def _evict(self, victim: Obj, preemptor: Obj, node: str, snap: Snapshot) -> bool:
         """Preempt one victim; True when it is gone at once (no grace period), its claims released."""
