@@ -198,3 +198,49 @@ def test_an_unschedulable_pod_is_tried_again_at_the_first_flush_tick_after_five_
     (event,) = cluster.events("FailedScheduling")  # the same message again: the recorder counts it
     assert event["count"] == 2
     assert loop.next_due == start + 660  # back in the pool, from this attempt on
+
+
+def merge_patch(cluster: Cluster, path: str, body: dict[str, Any]) -> None:
+    r = cluster.http.patch(path, json=body, headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+
+
+def test_a_waiting_pod_is_not_tried_again_for_a_change_to_its_status_or_annotations(cluster: Cluster) -> None:
+    cluster.post(f"{NS}/pods", plain_pod("big", "16"))
+    cluster.settle()
+    merge_patch(cluster, f"{NS}/pods/big", {"metadata": {"annotations": {"note": "still waiting"}}})
+    merge_patch(cluster, f"{NS}/pods/big/status", {"status": {"conditions": [
+        {"type": "Custom", "status": "True"}]}})
+    cluster.settle()
+    (event,) = cluster.events("FailedScheduling")
+    assert event["count"] == 1
+
+
+def test_a_waiting_pod_given_the_toleration_it_lacked_is_tried_again_and_scheduled(cluster: Cluster) -> None:
+    merge_patch(cluster, "/api/v1/nodes/node-1", {"spec": {"taints": [
+        {"key": "dedicated", "value": "ml", "effect": "NoSchedule"}]}})
+    cluster.post(f"{NS}/pods", plain_pod("trainer", "1"))
+    cluster.settle()
+    assert history(cluster, "trainer") == [("FailedScheduling", "0/1 nodes are available: 1 node(s) had "
+                                            f"untolerated taint(s). {NO_CLAIMS}, preemption: 0/1 nodes are "
+                                            "available: 1 Preemption is not helpful for scheduling.")]
+    merge_patch(cluster, f"{NS}/pods/trainer", {"spec": {"tolerations": [
+        {"key": "dedicated", "operator": "Equal", "value": "ml", "effect": "NoSchedule"}]}})
+    cluster.settle()
+    assert cluster.get("pods", "trainer")["spec"]["nodeName"] == "node-1"
+
+
+def test_a_running_pods_status_report_does_not_retry_waiting_pods_but_its_finishing_does(cluster: Cluster) -> None:
+    cluster.post(f"{NS}/pods", plain_pod("running", "6"))
+    cluster.settle()
+    cluster.post(f"{NS}/pods", plain_pod("waiting", "6", priority=0))  # same priority: no preemption
+    cluster.settle()
+    assert history(cluster, "waiting") == [("FailedScheduling", NO_VICTIMS)]
+    merge_patch(cluster, f"{NS}/pods/running/status", {"status": {"phase": "Running", "conditions": [
+        {"type": "Ready", "status": "True"}]}})
+    merge_patch(cluster, f"{NS}/pods/running", {"metadata": {"labels": {"seen": "yes"}}})
+    cluster.settle()
+    assert cluster.events("FailedScheduling")[0]["count"] == 1  # nothing that could free room
+    merge_patch(cluster, f"{NS}/pods/running/status", {"status": {"phase": "Succeeded"}})
+    cluster.settle()
+    assert cluster.get("pods", "waiting")["spec"]["nodeName"] == "node-1"

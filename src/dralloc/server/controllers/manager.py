@@ -128,9 +128,12 @@ class ControllerManager:
                 if change.resource == "events":
                     continue
                 external = True
-                # A pod that goes or changes (it may have finished) may free room; a new one frees nothing.
-                if change.resource in CLUSTER_RESOURCES or (change.resource == "pods" and change.type != "ADDED"):
+                # A pod that goes may free room, one that changes may have finished or shrunk (the scheduler
+                # looks); a new one frees nothing.
+                if change.resource in CLUSTER_RESOURCES or (change.resource == "pods" and change.type == "DELETED"):
                     self.scheduler.retry_all = True
+                elif change.resource == "pods" and change.type != "ADDED":
+                    self.scheduler.changed_pods.add((change.namespace, change.name))
 
     def run_once(self, force: bool = True) -> bool:
         """One pass of every controller. True when it changed something others may react to (run again)."""

@@ -5,7 +5,8 @@ finalizer), then the binding, and a ``Scheduled`` event; or the PodScheduled=Fal
 kube-scheduler's message and a ``FailedScheduling`` event.
 
 A pod that did not fit is not tried again until something it may be waiting for changes (a ResourceSlice,
-DeviceClass, ResourceClaim, Node or DeviceTaintRule, a pod that goes or finishes, or the pod itself), as
+DeviceClass, ResourceClaim, Node or DeviceTaintRule, a pod that goes or finishes, or the pod's labels, spec
+or generated claims), as
 kube-scheduler's unschedulable pool; nor more than 5 minutes: the pool is flushed every 30 seconds (from the
 scheduler's start) of the pods that have been in it longer (``flushUnschedulablePodsLeftover``).
 
@@ -17,6 +18,7 @@ preemptor gets ``status.nominatedNodeName`` and waits, pending, until its victim
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
@@ -62,6 +64,22 @@ def is_pending_for_us(pod: Obj) -> bool:
             and (pod.get("status") or {}).get("phase") not in pod_registry.TERMINAL_PHASES)
 
 
+def _requests(pod: Obj) -> str:
+    spec = pod.get("spec") or {}
+    return json.dumps([[c.get("resources") for c in spec.get(k) or [] if isinstance(c, dict)]
+                       for k in ("initContainers", "containers")] + [spec.get("resources"), spec.get("overhead")],
+                      sort_keys=True, default=str)
+
+
+def scheduling_properties(pod: Obj) -> str:
+    """What of a waiting pod's own may change where it fits: its labels, its spec, the claims made for it.
+    A change to anything else (its status, annotations, finalizers) does not send it back to the queue, as
+    no plugin's queueing hint takes such an update for a reason to try again."""
+    status = pod.get("status") or {}
+    return json.dumps([_meta(pod).get("labels"), pod.get("spec"), status.get("resourceClaimStatuses"),
+                       status.get("extendedResourceClaimStatus")], sort_keys=True, default=str)
+
+
 class SchedulerLoop:
     def __init__(self, writer: Writer, recorder: EventRecorder, pool: Executor, terminating: TerminatingPods,
                  seed: int = 0, clock: Callable[[], float] = time.time) -> None:
@@ -72,9 +90,12 @@ class SchedulerLoop:
         self.seed = seed
         self.clock = clock
         self.started = clock()  # the unschedulable pool's flush ticks count from here
-        self.waiting: dict[str, str] = {}  # uid of an unschedulable pod -> its resourceVersion then
+        # uid of an unschedulable pod -> its resourceVersion and scheduling properties when it failed
+        self.waiting: dict[str, tuple[str, str]] = {}
         self.since: dict[str, float] = {}  # uid of an unschedulable pod -> when its last cycle failed
         self.retry_all = True
+        self.changed_pods: set[tuple[str, str]] = set()  # (namespace, name) of pods other clients changed
+        self.bound_requests: dict[str, str] = {}  # uid of a bound pod -> what it requests, when last seen
         self.scheduled = 0
 
     @property
@@ -91,9 +112,29 @@ class SchedulerLoop:
         ticks = (failed_at + MAX_UNSCHEDULABLE_SECONDS - self.started) // FLUSH_PERIOD_SECONDS + 1
         return self.started + max(ticks, 0) * FLUSH_PERIOD_SECONDS
 
+    def _note_changed_pods(self, snap: Snapshot) -> None:
+        """Whether pods other clients changed may let waiting pods fit, as kube-scheduler's queueing hints
+        say for a pod update: one that finished (its informer sees it go) or whose requests changed (an
+        in-place resize); not one whose status or metadata changed (a kubelet's report, a label)."""
+        if not self.changed_pods:
+            return
+        by_key = {(_meta(p).get("namespace") or "default", _meta(p).get("name")): p for p in snap.pods}
+        for key in self.changed_pods:
+            pod = by_key.get(key)
+            if pod is None or (pod.get("status") or {}).get("phase") in pod_registry.TERMINAL_PHASES:
+                self.retry_all = True
+            elif (pod.get("spec") or {}).get("nodeName"):
+                uid = str(_meta(pod).get("uid"))
+                requests = _requests(pod)
+                if self.bound_requests.get(uid) != requests:
+                    self.bound_requests[uid] = requests
+                    self.retry_all = True
+        self.changed_pods.clear()
+
     def candidates(self, snap: Snapshot) -> list[Obj]:
         """Pending pods to try now: new ones, changed ones, all waiting ones after a cluster change, and those
         flushed out of the unschedulable pool."""
+        self._note_changed_pods(snap)
         out = []
         clock = self.clock()
         for pod in snap.pods:
@@ -104,7 +145,12 @@ class SchedulerLoop:
             seen = self.waiting.get(uid)
             failed_at = self.since.get(uid)
             flushed = failed_at is not None and self._flush_at(failed_at) <= clock
-            if seen is None or self.retry_all or flushed or seen != str(meta.get("resourceVersion")):
+            if seen is not None and seen[0] != str(meta.get("resourceVersion")):
+                if scheduling_properties(pod) == seen[1]:  # its status or annotations: no reason to try again
+                    self.waiting[uid] = seen = (str(meta.get("resourceVersion")), seen[1])
+                else:
+                    seen = None
+            if seen is None or self.retry_all or flushed:
                 out.append(pod)
                 self.since.pop(uid, None)
         self.retry_all = False
@@ -113,6 +159,8 @@ class SchedulerLoop:
             del self.waiting[uid]  # the pod is gone
         for uid in [u for u in self.since if u not in self.waiting]:
             del self.since[uid]
+        for uid in [u for u in self.bound_requests if u not in present]:
+            del self.bound_requests[uid]
         return out
 
     def cycle(self, snap: Snapshot) -> bool:
@@ -195,6 +243,7 @@ class SchedulerLoop:
             return False
         self.writer.own.add(int(bound["metadata"]["resourceVersion"]))
         self.waiting.pop(uid, None)
+        self.bound_requests[uid] = _requests(bound)
         self.scheduled += 1
         # About the pod as its cycle saw it (kube-scheduler's assumed pod), as the FailedScheduling events are.
         self.recorder.record(pod, "Normal", "Scheduled", f"Successfully assigned {namespace}/{name} to {res.node}",
@@ -241,7 +290,7 @@ class SchedulerLoop:
         updated = self.writer.update("pods", meta.get("namespace") or "default", meta.get("name") or "",
                                      condition, uid=uid)
         if updated is not None:
-            self.waiting[uid] = str(_meta(updated).get("resourceVersion"))
+            self.waiting[uid] = (str(_meta(updated).get("resourceVersion")), scheduling_properties(updated))
             self.since[uid] = self.clock()
 
     def _clear_nomination(self, pod: Obj) -> None:
@@ -257,8 +306,8 @@ class SchedulerLoop:
         updated = self.writer.update("pods", meta.get("namespace") or "default", meta.get("name") or "", clear,
                                      uid=str(meta.get("uid")))
         uid = str(meta.get("uid"))
-        if updated is not None and uid in self.waiting:
-            self.waiting[uid] = str(_meta(updated).get("resourceVersion"))  # own write: no retry for it
+        if updated is not None and uid in self.waiting:  # own write: no retry for it
+            self.waiting[uid] = (str(_meta(updated).get("resourceVersion")), self.waiting[uid][1])
 
     def _evict(self, victim: Obj, preemptor: Obj, node: str, snap: Snapshot) -> bool:
         """Preempt one victim; True when it is gone at once (no grace period), its claims released."""
