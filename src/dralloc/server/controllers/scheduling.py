@@ -5,15 +5,18 @@ finalizer), then the binding, and a ``Scheduled`` event; or the PodScheduled=Fal
 kube-scheduler's message and a ``FailedScheduling`` event.
 
 A pod that did not fit is not tried again until something it may be waiting for changes (a ResourceSlice,
-DeviceClass, ResourceClaim, Node or DeviceTaintRule, a pod that goes or finishes, or the pod's labels, spec
-or generated claims), as
-kube-scheduler's unschedulable pool; nor more than 5 minutes: the pool is flushed every 30 seconds (from the
-scheduler's start) of the pods that have been in it longer (``flushUnschedulablePodsLeftover``).
+DeviceClass, ResourceClaim, Node or DeviceTaintRule, a pod that goes, finishes or changes its requests, or the
+pod's own labels, spec or generated claims), as kube-scheduler's unschedulable pool; nor for more than 5
+minutes: the pool is flushed every 30 seconds (from the scheduler's start) of the pods that have been in it
+longer (``flushUnschedulablePodsLeftover``). Each pass gives a pod one scheduling cycle, so that every failed
+cycle leaves its event, condition and nomination.
 
 Preemption as kube-scheduler's ``prepareCandidate``: each victim gets the DisruptionTarget condition (reason
 PreemptionByScheduler), then a delete with default options, so it terminates for its grace period keeping its
-node share and its claims (``termination`` removes it when that is over); then a ``Preempted`` event. The
-preemptor gets ``status.nominatedNodeName`` and waits, pending, until its victims are gone.
+node share and its claims (``termination`` removes it when that is over); then a ``Preempted`` event naming
+the preemptor. Lower-priority pods nominated to that node lose their nomination. The preemptor's cycle ends
+with its FailedScheduling event and ``status.nominatedNodeName``; it is tried again when a victim is gone.
+See docs/scheduler-events.md for the whole sequence.
 """
 
 from __future__ import annotations
