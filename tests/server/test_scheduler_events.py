@@ -244,3 +244,13 @@ def test_a_running_pods_status_report_does_not_retry_waiting_pods_but_its_finish
     merge_patch(cluster, f"{NS}/pods/running/status", {"status": {"phase": "Succeeded"}})
     cluster.settle()
     assert cluster.get("pods", "waiting")["spec"]["nodeName"] == "node-1"
+
+
+@pytest.mark.parametrize("field", [{"related": "high"}, {"series": {"count": "two"}}])
+def test_an_event_whose_related_object_or_series_has_the_wrong_type_is_refused(cluster: Cluster,
+                                                                              field: dict[str, Any]) -> None:
+    event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "low.1", "namespace": "default"},
+             "involvedObject": {"kind": "Pod", "namespace": "default", "name": "low"},
+             "reason": "Preempted", "message": "Preempted by pod 1 on node node-1", "type": "Normal", **field}
+    r = cluster.http.post(f"{NS}/events", json=event)
+    assert r.status_code == 400 and r.json()["kind"] == "Status", r.text
