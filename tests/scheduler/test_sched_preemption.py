@@ -162,17 +162,30 @@ def test_with_a_clock_victims_terminate_for_their_grace_period_and_the_preemptor
         "DisruptionTarget", "True", "PreemptionByScheduler",
         "default-scheduler: preempting to accommodate a higher priority pod", "2026-01-01T00:00:00Z")
     assert pods["low"].node == "n1" and [e.name for e in result.evicted] == ["low"]
-    assert pods["high"].status == "unschedulable" and pods["high"].message == WAITING
+    # The preempting cycle ends with the plain FitError (DefaultPreemption succeeded: no PostFilter part)
+    # and is not retried within the call: the next cycle is the caller's.
+    assert pods["high"].status == "unschedulable" and pods["high"].attempts == 1
+    assert pods["high"].message == "0/1 nodes are available: 1 Insufficient cpu."
     assert pods["high"].pod.status.nominated_node_name == "n1"
     assert [p.name for p in sched.snapshot.by_name["n1"].pods] == ["low"]  # it still holds its cpu
+    again = Scheduler(list(sched.snapshot.node_list), [pods["low"].pod, pods["high"].pod],
+                      victims_terminate_at="2026-01-01T00:00:01Z").schedule()
+    retried = by_name(again)["high"]
+    assert retried.message == WAITING and retried.pod.status.nominated_node_name == "n1"
+    assert again.evicted == []  # its victim was not preempted twice
 
 
 def test_with_a_clock_a_victim_without_grace_period_is_gone_at_once(simulate) -> None:
     docs = load(node("n1", cpu="4"), pod("low", cpu="4", priority=1, node_name="n1",
                                         extra_spec="terminationGracePeriodSeconds: 0"),
                 pod("high", cpu="4", priority=100))
-    result = Scheduler.from_objects(docs, victims_terminate_at="2026-01-01T00:00:00Z").schedule()
-    assert by_name(result)["high"].node == "n1" and by_name(result)["low"].status == "evicted"
+    sched = Scheduler.from_objects(docs, victims_terminate_at="2026-01-01T00:00:00Z")
+    result = sched.schedule()
+    high = by_name(result)["high"]
+    assert by_name(result)["low"].status == "evicted" and [p.name for p in sched.snapshot.by_name["n1"].pods] == []
+    assert high.status == "unschedulable" and high.pod.status.nominated_node_name == "n1"
+    again = Scheduler(list(sched.snapshot.node_list), [high.pod], victims_terminate_at="2026-01-01T00:00:01Z")
+    assert by_name(again.schedule())["high"].node == "n1"  # the next cycle finds the room on its nominated node
 
 
 def test_a_pending_pod_being_deleted_is_not_scheduled(simulate) -> None:
@@ -190,3 +203,40 @@ def test_with_a_clock_a_victim_already_terminating_is_not_deleted_again(simulate
     assert result.evicted == [] and pods["low"].status == "running"
     assert pods["low"].pod.metadata.deletion_timestamp == "2026-01-01T00:00:30Z"  # untouched
     assert pods["high"].status == "unschedulable" and pods["high"].pod.status.nominated_node_name == "n1"
+
+
+def test_a_pod_that_no_preemption_can_help_loses_its_nomination(simulate) -> None:
+    # Its nominated node now holds a pod of higher priority: no victims anywhere, so Preempt's FitError
+    # clears nominatedNodeName.
+    _, result = simulate(node("n1", cpu="4"), pod("important", cpu="4", priority=500, node_name="n1"),
+                         nominated("high", "4", 100, "n1"))
+    high = by_name(result)["high"]
+    assert high.message == ("0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
+                            "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.")
+    assert high.pod.status.nominated_node_name is None
+
+
+def test_a_pod_not_eligible_to_preempt_keeps_its_nomination(simulate) -> None:
+    _, result = simulate(node("n1", cpu="4"), terminating("victim", "4", 1, "n1"), nominated("high", "4", 100, "n1"))
+    assert by_name(result)["high"].pod.status.nominated_node_name == "n1"
+
+
+def test_a_preemptor_takes_the_nomination_of_lower_priority_pods_on_its_node() -> None:
+    docs = load(node("n1", cpu="4"), pod("low", cpu="4", priority=1, node_name="n1",
+                                        extra_spec="terminationGracePeriodSeconds: 30"),
+                nominated("middle", "4", 50, "n1"), pod("high", cpu="4", priority=100))
+    result = Scheduler.from_objects(docs, victims_terminate_at="2026-01-01T00:00:00Z").schedule()
+    pods = by_name(result)
+    assert pods["high"].pod.status.nominated_node_name == "n1"
+    assert pods["middle"].pod.status.nominated_node_name is None
+
+
+def test_a_held_pod_keeps_the_room_of_its_nomination_without_being_scheduled() -> None:
+    docs = load(node("n1", cpu="8"), pod("small", cpu="3", priority=50))
+    held = load(nominated("waiting", "6", 100, "n1"))
+    sched = Scheduler.from_objects(docs)
+    sched = Scheduler(list(sched.snapshot.node_list), [r.pod for r in sched.results.values()],
+                      nominated=[o for o in held if o.kind == "Pod"])
+    result = sched.schedule()
+    assert [p.name for p in result.pods] == ["small"]  # the held pod is not scheduled, nor in the result
+    assert by_name(result)["small"].status == "unschedulable"

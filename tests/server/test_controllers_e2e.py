@@ -180,8 +180,16 @@ def test_a_preemption_victim_terminates_for_its_grace_period_then_the_preemptor_
     claim = json.loads(kubectl("get", "resourceclaim", "shared", "-o", "json").stdout)
     assert [r["name"] for r in claim["status"]["reservedFor"]] == ["high"]
     assert claim["status"]["allocation"]["devices"]["results"][0]["device"] == "gpu-0"
-    described = kubectl("describe", "pod", "high").stdout
-    assert "not eligible due to a terminating pod on the nominated node." in described
+    # kube-scheduler's sequence: the preempting cycle's FailedScheduling (no preemption text: it succeeded),
+    # nothing while the victim terminates, then Scheduled once it is gone.
+    events = json.loads(kubectl("get", "events", "--field-selector", "involvedObject.name=high",
+                                "-o", "json").stdout)["items"]
+    events.sort(key=lambda e: int(e["metadata"]["resourceVersion"]))
+    assert [(e["reason"], e["message"]) for e in events] == [
+        ("FailedScheduling", "0/1 nodes are available: 1 Insufficient cpu."),
+        ("Scheduled", "Successfully assigned default/high to node-1")]
+    table = kubectl("get", "events", "--field-selector", "reason=Preempted").stdout
+    assert "pod/low" in table and "Preempted by pod " in table
 
 
 def test_slices_owned_by_a_node_are_collected_when_kubectl_deletes_the_node(cluster) -> None:

@@ -243,6 +243,11 @@ class EventSource(Base):
     host: str | None = None
 
 
+class EventSeries(Base):
+    count: int | None = None
+    last_observed_time: str | None = None
+
+
 class Event(Base):
     """A core/v1 Event (what ``kubectl describe`` lists), e.g. kube-scheduler's Scheduled/FailedScheduling."""
 
@@ -261,6 +266,8 @@ class Event(Base):
     action: str | None = None
     reporting_component: str | None = None
     reporting_instance: str | None = None
+    related: ObjectReference | None = None
+    series: EventSeries | None = None
 
 
 class EventList(Base):

@@ -53,7 +53,8 @@ def num_feasible_nodes_to_find(num_nodes: int, percentage: int = 0) -> int:
 class Attempt:
     """How one scheduling attempt ended."""
 
-    __slots__ = ("code", "deallocated", "evicted", "extended_claim", "message", "node", "nominated")
+    __slots__ = ("clear_nomination", "code", "deallocated", "evicted", "extended_claim", "message", "node",
+                 "nominated", "unnominated")
 
     def __init__(self) -> None:
         self.node: NodeInfo | None = None
@@ -62,6 +63,9 @@ class Attempt:
         self.evicted: list[PodInfo] = []
         self.deallocated = False
         self.nominated: NodeInfo | None = None
+        # kube-scheduler overrides the pod's nominatedNodeName with "" (clearNominatedNode) on these failures
+        self.clear_nomination = False
+        self.unnominated: list[PodInfo] = []  # lower-priority pods that lost their nomination to this one
         self.extended_claim: ResourceClaim | None = None
 
     @property
@@ -139,11 +143,13 @@ class Framework:
         if not snap.nodes:
             out.message = NO_NODES_AVAILABLE
             out.code = Code.ERROR
+            out.clear_nomination = True
             return out
         cycle = Cycle(pod, snap)
         diagnosis = Diagnosis()
         feasible = self._find_feasible(cycle, diagnosis, out)
         if out.code == Code.ERROR:
+            out.clear_nomination = True
             return out
         if not feasible:
             self._post_filter(cycle, diagnosis, out)
@@ -161,6 +167,7 @@ class Framework:
         if status is not None:
             # A Reserve/PreBind rejection: a FitError over the one chosen node.
             out.message = fit_error_message(1, Diagnosis(node_statuses={chosen.name: status}))
+            out.clear_nomination = True
             return out
         out.node = chosen
         out.code = Code.SUCCESS
@@ -332,7 +339,8 @@ class Framework:
         if dra_status.reasons and dra_status.reasons[0].startswith("deallocation"):
             out.deallocated = True
         reasons.extend(dra_status.reasons)
-        status, candidate = self.preemption.post_filter(cycle, diagnosis, len(self.snapshot.nodes))
+        status, candidate, clear = self.preemption.post_filter(cycle, diagnosis, len(self.snapshot.nodes))
+        out.clear_nomination = clear
         if status.code == Code.SUCCESS and candidate is not None:
             self._prepare_candidate(cycle, candidate, out)
             diagnosis.post_filter_msg = ""
@@ -347,6 +355,7 @@ class Framework:
         for p in list(node.nominated):
             if p.priority < cycle.pod.priority:
                 self.snapshot.unnominate(node, p)
+                out.unnominated.append(p)
         out.nominated = node
 
     # ------------------------------------------------------------------ score

@@ -14,6 +14,9 @@ Preemption victims are gone at once by default (a simulation has no clock: their
 ``victims_terminate_at`` they are deleted as in a live cluster: marked terminating (the DisruptionTarget
 condition, deletionTimestamp = that time + their grace period) and kept on their node with their claims until
 the caller removes them; meanwhile their preemptor waits (``DefaultPreemption``'s terminating-pod rule).
+In that mode one ``schedule()`` is one scheduling cycle per pending pod, as a live scheduler's queue gives: a
+pod that preempted or failed is not tried again within the call (the caller retries it when the cluster
+changes), so that each cycle's outcome (its message, the nomination it set or cleared) can be written.
 Pending pods already being deleted are not scheduled.
 """
 
@@ -66,7 +69,11 @@ class Scheduler:
                  templates: Iterable[ResourceClaimTemplate] = (), taint_rules: Iterable[DeviceTaintRule] = (),
                  priority_classes: Iterable[Any] = (), seed: int = 0, feature_gates: FeatureGates | None = None,
                  percentage_of_nodes_to_score: int = 0, group_nodes: bool = True,
-                 names: NameGenerator | None = None, victims_terminate_at: str | None = None) -> None:
+                 names: NameGenerator | None = None, victims_terminate_at: str | None = None,
+                 nominated: Iterable[Pod] = ()) -> None:
+        """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
+        reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
+        to a preemptor are listed in ``lost_nominations``."""
         claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
         self.victims_terminate_at = victims_terminate_at
@@ -91,8 +98,12 @@ class Scheduler:
         self.infos: dict[str, PodInfo] = {}
         self.pending: list[PodInfo] = []
         self.evicted: list[Eviction] = []
+        self.held: dict[str, PodInfo] = {}  # the ``nominated`` pods, by key
+        self.lost_nominations: list[str] = []  # keys of held pods whose nomination a preemptor took
         for pod in pods:
             self._admit(pod)
+        for pod in nominated:
+            self._hold(pod)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -180,6 +191,21 @@ class Scheduler:
             self.snapshot.nominate(nominated, info)
         return result
 
+    def _hold(self, pod: Pod) -> None:
+        """Count a pending pod that is not scheduled now on its nominated node (for pods of at most its
+        priority, as the nominator does)."""
+        node = self.snapshot.by_name.get(pod.status.nominated_node_name or "") if pod.status else None
+        if node is None:
+            return
+        if not pod.metadata.namespace:
+            pod = replace(pod, metadata=replace(pod.metadata, namespace="default"))
+        key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        if key in self.results or key in self.held:
+            raise ValueError(f"pod {key} appears twice")
+        info = PodInfo.build(pod, len(self.results) + len(self.held), self._priority(pod), self._requests_cache)
+        self.held[key] = info
+        self.snapshot.nominate(node, info)
+
     def _make_template_claims(self, pod: Pod) -> Pod:
         """The resourceclaim controller's step: a claim per template reference, recorded in the pod status."""
         from dralloc.scheduler.controllers.resourceclaims import claims_for_pod
@@ -215,7 +241,9 @@ class Scheduler:
 
     # ------------------------------------------------------------------ scheduling
     def schedule(self, progress: Any = None) -> SimulationResult:
-        """Schedule every pending pod; returns the whole simulation's result."""
+        """Schedule every pending pod; returns the whole simulation's result. Pods that failed are tried
+        again after an eviction or deallocation freed room, except with ``victims_terminate_at`` (one cycle
+        each: the caller is the queue)."""
         queue = SchedulingQueue()
         for info in self.pending:
             queue.add(info)
@@ -230,7 +258,7 @@ class Scheduler:
                 progress(done, len(queue) + len(waiting))
             if attempt is None:
                 continue
-            if attempt.changed_cluster:
+            if attempt.changed_cluster and self.victims_terminate_at is None:
                 for w in waiting:
                     queue.requeue(w)
                 waiting = []
@@ -270,6 +298,18 @@ class Scheduler:
         result.status = "error" if attempt.code == Code.ERROR else "unschedulable"
         result.message = truncate_message(attempt.message)
         attempt.evicted = [v for v in attempt.evicted if self._evict(v, attempt.nominated, info)]
+        for lowered in attempt.unnominated:
+            lowered.pod = _with_nomination(lowered.pod, None)
+            if lowered.key in self.results:
+                self.results[lowered.key].pod = lowered.pod
+            else:
+                self.lost_nominations.append(lowered.key)
+        if attempt.clear_nomination and info.pod.status is not None and info.pod.status.nominated_node_name:
+            info.pod = _with_nomination(info.pod, None)
+            result.pod = info.pod
+            if self.snapshot.nominations:
+                for node in self.snapshot.nodes:
+                    self.snapshot.unnominate(node, info)
         if attempt.nominated is not None:
             status = info.pod.status or PodStatus()
             info.pod = replace(info.pod, status=replace(status, nominated_node_name=attempt.nominated.name))
@@ -383,6 +423,10 @@ def _unschedulable_condition(pod: Pod, message: str, reason: str) -> Pod:
     conds = [c for c in status.conditions or () if c.type != "PodScheduled"]
     conds.append(PodCondition(type="PodScheduled", status="False", reason=reason, message=message))
     return replace(pod, status=replace(status, phase=status.phase or "Pending", conditions=conds))
+
+
+def _with_nomination(pod: Pod, node: str | None) -> Pod:
+    return replace(pod, status=replace(pod.status or PodStatus(), nominated_node_name=node))
 
 
 def mark_preempted(pod: Pod, at: str, scheduler_name: str | None) -> Pod:

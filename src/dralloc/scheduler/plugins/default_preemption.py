@@ -91,12 +91,15 @@ class DefaultPreemption(Plugin):
         self.rng = rng
 
     def post_filter(self, cycle: Cycle, diagnosis: Diagnosis, num_all_nodes: int
-                    ) -> tuple[Status, Candidate | None]:
+                    ) -> tuple[Status, Candidate | None, bool]:
+        """The verdict, the candidate picked, and whether the pod's nominatedNodeName is to be cleared:
+        ``Preempt`` clears it when no node can be made to fit (its FitError), and leaves it when the pod is
+        not eligible (no PostFilterResult)."""
         pod = cycle.pod
         if pod.preemption_policy == "Never":
-            return Status(Code.UNSCHEDULABLE, ("preemption: " + NEVER,), NAME), None
+            return Status(Code.UNSCHEDULABLE, ("preemption: " + NEVER,), NAME), None, False
         if waits_for_victims(cycle, diagnosis):
-            return Status(Code.UNSCHEDULABLE, ("preemption: " + TERMINATING_ON_NOMINATED,), NAME), None
+            return Status(Code.UNSCHEDULABLE, ("preemption: " + TERMINATING_ON_NOMINATED,), NAME), None, False
         snap = cycle.snapshot
         statuses: dict[str, Status] = {}
         potential: list[NodeInfo] = []
@@ -122,12 +125,14 @@ class DefaultPreemption(Plugin):
                     statuses[node.name] = status
         if not candidates:
             dry = Diagnosis(node_statuses=statuses, absent_status=unresolvable(NAME, NOT_HELPFUL))
-            return Status(Code.UNSCHEDULABLE, ("preemption: " + fit_error_message(num_all_nodes, dry),), NAME), None
-        return Status(Code.SUCCESS, (), NAME), pick_one(candidates)
+            text = "preemption: " + fit_error_message(num_all_nodes, dry)
+            return Status(Code.UNSCHEDULABLE, (text,), NAME), None, True
+        return Status(Code.SUCCESS, (), NAME), pick_one(candidates), False
 
     def _select_victims(self, cycle: Cycle, node: NodeInfo) -> tuple[list[PodInfo], Status | None]:
         pod = cycle.pod
         trial = node.copy_with([])
+        trial.nominated = list(node.nominated)  # the dry run filters with nominated pods too
         potential = [p for p in node.pods if p.priority < pod.priority]
         if not potential:
             return [], unresolvable(NAME, NO_VICTIMS)

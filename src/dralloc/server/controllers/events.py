@@ -28,12 +28,10 @@ class EventRecorder:
         return self._names
 
     def record(self, obj: dict[str, Any], type_: str, reason: str, message: str, component: str,
-               action: str | None = None) -> None:
+               action: str | None = None, related: dict[str, Any] | None = None) -> None:
         meta = obj.get("metadata") or {}
         namespace = meta.get("namespace") or "default"
-        involved = {"kind": obj.get("kind") or "Pod", "namespace": namespace, "name": meta.get("name"),
-                    "uid": meta.get("uid"), "apiVersion": obj.get("apiVersion") or "v1",
-                    "resourceVersion": meta.get("resourceVersion")}
+        involved = _reference(obj)
         key: EventKey = (namespace, str(meta.get("uid")), type_, reason, message, component)
         index = self._index()
         stamp = now()
@@ -53,12 +51,22 @@ class EventRecorder:
                  "count": 1, "reportingComponent": component, "reportingInstance": ""}
         if action:
             event["action"] = action
+        if related is not None:
+            event["related"] = _reference(related)
         try:
             created = self.writer.create("events", namespace, event,
                                          new_name=lambda: f"{meta.get('name')}.{time.time_ns():x}")
         except Conflict:
             return
         index[key] = created["metadata"]["name"]
+
+
+def _reference(obj: dict[str, Any]) -> dict[str, Any]:
+    """The ObjectReference an event names its object (or related object) with."""
+    meta = obj.get("metadata") or {}
+    return {"kind": obj.get("kind") or "Pod", "namespace": meta.get("namespace") or "default",
+            "name": meta.get("name"), "uid": meta.get("uid"), "apiVersion": obj.get("apiVersion") or "v1",
+            "resourceVersion": meta.get("resourceVersion")}
 
 
 def _key_of(event: dict[str, Any]) -> EventKey:

@@ -84,7 +84,8 @@ class ControllerManager:
         while not self._stop.is_set():
             if not dirty:
                 timeout = IDLE_SECONDS
-                for due in (self.taints.next_due, self.terminating.next_due):  # delayed evictions, removals
+                # delayed evictions, removals, pods flushed out of the unschedulable pool
+                for due in (self.taints.next_due, self.terminating.next_due, self.scheduler.next_due):
                     if due is not None:
                         timeout = max(0.05, min(timeout, due - time.time() + 0.05))
                 self._wake.wait(timeout)
@@ -127,14 +128,18 @@ class ControllerManager:
                 if change.resource == "events":
                     continue
                 external = True
-                # A pod that goes or changes (it may have finished) may free room; a new one frees nothing.
-                if change.resource in CLUSTER_RESOURCES or (change.resource == "pods" and change.type != "ADDED"):
+                # A pod that goes may free room, one that changes may have finished or shrunk (the scheduler
+                # looks); a new one frees nothing.
+                if change.resource in CLUSTER_RESOURCES or (change.resource == "pods" and change.type == "DELETED"):
                     self.scheduler.retry_all = True
+                elif change.resource == "pods" and change.type != "ADDED":
+                    self.scheduler.changed_pods.add((change.namespace, change.name))
 
     def run_once(self, force: bool = True) -> bool:
         """One pass of every controller. True when it changed something others may react to (run again)."""
         external = self._changes()
-        if not (external or force or self.taints.next_due is not None or self.terminating.due() or self.garbage.due):
+        if not (external or force or self.taints.next_due is not None or self.terminating.due() or self.garbage.due
+                or self.scheduler.due()):
             return False
         self.passes += 1
         collected = self.garbage.cycle()  # objects whose owners are gone (a claim's pod, a slice's node)

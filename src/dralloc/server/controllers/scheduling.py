@@ -5,17 +5,25 @@ finalizer), then the binding, and a ``Scheduled`` event; or the PodScheduled=Fal
 kube-scheduler's message and a ``FailedScheduling`` event.
 
 A pod that did not fit is not tried again until something it may be waiting for changes (a ResourceSlice,
-DeviceClass, ResourceClaim, Node or DeviceTaintRule, a pod that goes or finishes, or the pod itself), as
-kube-scheduler's unschedulable pool.
+DeviceClass, ResourceClaim, Node or DeviceTaintRule, a pod that goes, finishes or changes its requests, or the
+pod's own labels, spec or generated claims), as kube-scheduler's unschedulable pool; nor for more than 5
+minutes: the pool is flushed every 30 seconds (from the scheduler's start) of the pods that have been in it
+longer (``flushUnschedulablePodsLeftover``). Each pass gives a pod one scheduling cycle, so that every failed
+cycle leaves its event, condition and nomination.
 
 Preemption as kube-scheduler's ``prepareCandidate``: each victim gets the DisruptionTarget condition (reason
 PreemptionByScheduler), then a delete with default options, so it terminates for its grace period keeping its
-node share and its claims (``termination`` removes it when that is over); then a ``Preempted`` event. The
-preemptor gets ``status.nominatedNodeName`` and waits, pending, until its victims are gone.
+node share and its claims (``termination`` removes it when that is over); then a ``Preempted`` event naming
+the preemptor. Lower-priority pods nominated to that node lose their nomination. The preemptor's cycle ends
+with its FailedScheduling event and ``status.nominatedNodeName``; it is tried again when a victim is gone.
+See docs/scheduler-events.md for the whole sequence.
 """
 
 from __future__ import annotations
 
+import json
+import time
+from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
@@ -39,6 +47,8 @@ from dralloc.store import Conflict, NotFound
 
 COMPONENT = "default-scheduler"
 PREEMPTING = "preempting to accommodate a higher priority pod"  # after "<schedulerName>: "
+MAX_UNSCHEDULABLE_SECONDS = 300  # podMaxInUnschedulablePodsDuration
+FLUSH_PERIOD_SECONDS = 30  # how often the scheduling queue looks for pods waiting longer than that
 Obj = dict[str, Any]
 
 
@@ -57,32 +67,103 @@ def is_pending_for_us(pod: Obj) -> bool:
             and (pod.get("status") or {}).get("phase") not in pod_registry.TERMINAL_PHASES)
 
 
+def _requests(pod: Obj) -> str:
+    spec = pod.get("spec") or {}
+    return json.dumps([[c.get("resources") for c in spec.get(k) or [] if isinstance(c, dict)]
+                       for k in ("initContainers", "containers")] + [spec.get("resources"), spec.get("overhead")],
+                      sort_keys=True, default=str)
+
+
+def scheduling_properties(pod: Obj) -> str:
+    """What of a waiting pod's own may change where it fits: its labels, its spec, the claims made for it.
+    A change to anything else (its status, annotations, finalizers) does not send it back to the queue, as
+    no plugin's queueing hint takes such an update for a reason to try again."""
+    status = pod.get("status") or {}
+    return json.dumps([_meta(pod).get("labels"), pod.get("spec"), status.get("resourceClaimStatuses"),
+                       status.get("extendedResourceClaimStatus")], sort_keys=True, default=str)
+
+
 class SchedulerLoop:
     def __init__(self, writer: Writer, recorder: EventRecorder, pool: Executor, terminating: TerminatingPods,
-                 seed: int = 0) -> None:
+                 seed: int = 0, clock: Callable[[], float] = time.time) -> None:
         self.writer = writer
         self.terminating = terminating
         self.pool = pool
         self.recorder = recorder
         self.seed = seed
-        self.waiting: dict[str, str] = {}  # uid of an unschedulable pod -> its resourceVersion then
+        self.clock = clock
+        self.started = clock()  # the unschedulable pool's flush ticks count from here
+        # uid of an unschedulable pod -> its resourceVersion and scheduling properties when it failed
+        self.waiting: dict[str, tuple[str, str]] = {}
+        self.since: dict[str, float] = {}  # uid of an unschedulable pod -> when its last cycle failed
         self.retry_all = True
+        self.changed_pods: set[tuple[str, str]] = set()  # (namespace, name) of pods other clients changed
+        self.bound_requests: dict[str, str] = {}  # uid of a bound pod -> what it requests, when last seen
         self.scheduled = 0
 
+    @property
+    def next_due(self) -> float | None:
+        """When the next waiting pod is flushed out of the unschedulable pool (seconds since the epoch)."""
+        return min((self._flush_at(t) for t in self.since.values()), default=None)
+
+    def due(self) -> bool:
+        due = self.next_due
+        return due is not None and due <= self.clock()
+
+    def _flush_at(self, failed_at: float) -> float:
+        """The first flush tick at which a pod that failed at ``failed_at`` has waited longer than the limit."""
+        ticks = (failed_at + MAX_UNSCHEDULABLE_SECONDS - self.started) // FLUSH_PERIOD_SECONDS + 1
+        return self.started + max(ticks, 0) * FLUSH_PERIOD_SECONDS
+
+    def _note_changed_pods(self, snap: Snapshot) -> None:
+        """Whether pods other clients changed may let waiting pods fit, as kube-scheduler's queueing hints
+        say for a pod update: one that finished (its informer sees it go) or whose requests changed (an
+        in-place resize); not one whose status or metadata changed (a kubelet's report, a label)."""
+        if not self.changed_pods:
+            return
+        by_key = {(_meta(p).get("namespace") or "default", _meta(p).get("name")): p for p in snap.pods}
+        for key in self.changed_pods:
+            pod = by_key.get(key)
+            if pod is None or (pod.get("status") or {}).get("phase") in pod_registry.TERMINAL_PHASES:
+                self.retry_all = True
+            elif (pod.get("spec") or {}).get("nodeName"):
+                uid = str(_meta(pod).get("uid"))
+                requests = _requests(pod)
+                if self.bound_requests.get(uid) != requests:
+                    self.bound_requests[uid] = requests
+                    self.retry_all = True
+        self.changed_pods.clear()
+
     def candidates(self, snap: Snapshot) -> list[Obj]:
-        """Pending pods to try now: new ones, changed ones, and all waiting ones after a cluster change."""
+        """Pending pods to try now: new ones, changed ones, all waiting ones after a cluster change, and those
+        flushed out of the unschedulable pool."""
+        self._note_changed_pods(snap)
         out = []
+        clock = self.clock()
         for pod in snap.pods:
             if not is_pending_for_us(pod) or unresolved_template_entries(pod):
                 continue
             meta = _meta(pod)
-            seen = self.waiting.get(str(meta.get("uid")))
-            if seen is None or self.retry_all or seen != str(meta.get("resourceVersion")):
+            uid = str(meta.get("uid"))
+            seen = self.waiting.get(uid)
+            failed_at = self.since.get(uid)
+            flushed = failed_at is not None and self._flush_at(failed_at) <= clock
+            if seen is not None and seen[0] != str(meta.get("resourceVersion")):
+                if scheduling_properties(pod) == seen[1]:  # its status or annotations: no reason to try again
+                    self.waiting[uid] = seen = (str(meta.get("resourceVersion")), seen[1])
+                else:
+                    seen = None
+            if seen is None or self.retry_all or flushed:
                 out.append(pod)
+                self.since.pop(uid, None)
         self.retry_all = False
         present = {str(_meta(p).get("uid")) for p in snap.pods}
         for uid in [u for u in self.waiting if u not in present]:
             del self.waiting[uid]  # the pod is gone
+        for uid in [u for u in self.since if u not in self.waiting]:
+            del self.since[uid]
+        for uid in [u for u in self.bound_requests if u not in present]:
+            del self.bound_requests[uid]
         return out
 
     def cycle(self, snap: Snapshot) -> bool:
@@ -92,10 +173,14 @@ class SchedulerLoop:
             return False
         running = [p for p in snap.pods if (p.get("spec") or {}).get("nodeName")
                    and (p.get("status") or {}).get("phase") not in pod_registry.TERMINAL_PHASES]
+        trying = {_key(p) for p in pending}
+        # Pods still waiting keep the room of their nomination (kube-scheduler's nominator holds them all).
+        held = [p for p in snap.pods if is_pending_for_us(p) and _key(p) not in trying
+                and (p.get("status") or {}).get("nominatedNodeName")]
         sched = Scheduler(snap.typed("nodes"), snap.typed("pods", running + pending),
                           slices=snap.typed("resourceslices"), classes=snap.typed("deviceclasses"),
                           claims=snap.typed("resourceclaims"), taint_rules=snap.typed("devicetaintrules"),
-                          seed=self.seed, victims_terminate_at=now())
+                          seed=self.seed, victims_terminate_at=now(), nominated=snap.typed("pods", held))
         result = sched.schedule()
         freed = False
         by_key = {_key(p): p for p in snap.pods}
@@ -104,7 +189,10 @@ class SchedulerLoop:
             preemptor = by_key.get(eviction.by)
             if victim is not None and preemptor is not None and self._evict(victim, preemptor, eviction.node, snap):
                 freed = True
-        wanted = {_key(p) for p in pending}
+        for key in sched.lost_nominations:  # a preemptor took the node these waiting pods were nominated to
+            if key in by_key:
+                self._clear_nomination(by_key[key])
+        wanted = trying
         placed = [(by_key[r.key], r) for r in result.pods if r.key in wanted and r.status == "scheduled" and r.node]
         failed = [(by_key[r.key], r) for r in result.pods if r.key in wanted and r.status in ("unschedulable", "error")]
         # Pods are independent once placed: their writes go concurrently so that they share the store's commits
@@ -158,8 +246,10 @@ class SchedulerLoop:
             return False
         self.writer.own.add(int(bound["metadata"]["resourceVersion"]))
         self.waiting.pop(uid, None)
+        self.bound_requests[uid] = _requests(bound)
         self.scheduled += 1
-        self.recorder.record(bound, "Normal", "Scheduled", f"Successfully assigned {namespace}/{name} to {res.node}",
+        # About the pod as its cycle saw it (kube-scheduler's assumed pod), as the FailedScheduling events are.
+        self.recorder.record(pod, "Normal", "Scheduled", f"Successfully assigned {namespace}/{name} to {res.node}",
                              COMPONENT, "Binding")
         return True
 
@@ -168,12 +258,17 @@ class SchedulerLoop:
             unreserve(self.writer, claim, uid)
 
     def _fail(self, pod: Obj, res: PodResult) -> None:
+        """``handleSchedulingFailure``: the FailedScheduling event, then one status write with the
+        PodScheduled=False condition and the nomination this cycle set (after a preemption), cleared (no
+        node can be made to fit) or left."""
         meta = _meta(pod)
         uid = str(meta.get("uid"))
         gated = bool((pod.get("spec") or {}).get("schedulingGates"))
         # A gated pod is not tried: kube-scheduler only records why (reason SchedulingGated), with no event.
         reason = "SchedulingGated" if gated else "SchedulerError" if res.status == "error" else "Unschedulable"
         nominated = res.pod.status.nominated_node_name if res.pod.status is not None else None
+        if not gated:  # every failed cycle records its event, whether or not the status changes
+            self.recorder.record(pod, "Warning", "FailedScheduling", res.message, COMPONENT, "Scheduling")
 
         def condition(current: Obj) -> Obj | None:
             if (current.get("spec") or {}).get("nodeName"):
@@ -191,16 +286,31 @@ class SchedulerLoop:
             status["conditions"] = [c for c in conds if c.get("type") != "PodScheduled"] + [new]
             if nominated:
                 status["nominatedNodeName"] = nominated
+            else:
+                status.pop("nominatedNodeName", None)
             return current
 
         updated = self.writer.update("pods", meta.get("namespace") or "default", meta.get("name") or "",
                                      condition, uid=uid)
-        if updated is None:
-            return
-        self.waiting[uid] = str(_meta(updated).get("resourceVersion"))
-        if gated:
-            return
-        self.recorder.record(updated, "Warning", "FailedScheduling", res.message, COMPONENT, "Scheduling")
+        if updated is not None:
+            self.waiting[uid] = (str(_meta(updated).get("resourceVersion")), scheduling_properties(updated))
+            self.since[uid] = self.clock()
+
+    def _clear_nomination(self, pod: Obj) -> None:
+        """``clearNominatedNodeName``: a status patch removing the nomination, nothing else."""
+        def clear(current: Obj) -> Obj | None:
+            status = current.get("status") or {}
+            if not status.get("nominatedNodeName") or (current.get("spec") or {}).get("nodeName"):
+                return None
+            del status["nominatedNodeName"]
+            return current
+
+        meta = _meta(pod)
+        updated = self.writer.update("pods", meta.get("namespace") or "default", meta.get("name") or "", clear,
+                                     uid=str(meta.get("uid")))
+        uid = str(meta.get("uid"))
+        if updated is not None and uid in self.waiting:  # own write: no retry for it
+            self.waiting[uid] = (str(_meta(updated).get("resourceVersion")), self.waiting[uid][1])
 
     def _evict(self, victim: Obj, preemptor: Obj, node: str, snap: Snapshot) -> bool:
         """Preempt one victim; True when it is gone at once (no grace period), its claims released."""
@@ -219,7 +329,7 @@ class SchedulerLoop:
             return False  # gone already
         terminating = self.terminating.delete(namespace, name, uid)
         self.recorder.record(victim, "Normal", "Preempted", f"Preempted by pod {_meta(preemptor).get('uid')} on node "
-                             f"{node}", COMPONENT, "Preempting")
+                             f"{node}", COMPONENT, "Preempting", related=preemptor)
         if terminating is not None:
             return False  # it keeps its claims until it is gone
         pods = {u: p for u, p in snap.pods_by_uid().items() if u != uid}
