@@ -64,6 +64,9 @@ def test_kubectl_apply_get_patch_delete(kubectl) -> None:
     kubectl("patch", "deviceclass", "gpu.nvidia.com", "--type", "merge", "-p", '{"metadata":{"labels":{"a":"b"}}}')
     assert kubectl("get", "deviceclasses", "-l", "a=b", "-o", "name").stdout.strip() == \
         "deviceclass.resource.k8s.io/gpu.nvidia.com"
+    failed = kubectl("apply", "-f", str(EXAMPLES / "30-claims.yaml"), check=False)  # no namespace yet: refused
+    assert 'namespaces "ml-team" not found' in failed.stderr
+    kubectl("create", "namespace", "ml-team")
     kubectl("apply", "-f", str(EXAMPLES / "30-claims.yaml"))
     claims = kubectl("get", "resourceclaims", "-n", "ml-team", "-o", "name").stdout.split()
     assert len(claims) == 7
@@ -225,6 +228,7 @@ def test_kubectl_creates_and_applies_a_list_as_get_o_yaml_writes_it(kubectl, tmp
 
 def test_kubectl_commands_driver_authors_and_test_suites_run(kubectl, tmp_path: Path) -> None:
     kubectl("apply", "-f", str(EXAMPLES / "10-deviceclasses.yaml"))
+    kubectl("create", "namespace", "ml-team")
     kubectl("apply", "-f", str(EXAMPLES / "30-claims.yaml"))
     assert "Server Version: v1.36.0" in kubectl("version").stdout
     assert "resource.k8s.io/v1beta2" in kubectl("api-versions").stdout.split()
@@ -286,9 +290,20 @@ def test_kubectl_create_namespace_and_claim_state(kubectl) -> None:
     # `kubectl create namespace` sends protobuf; claims print kubectl's STATE column.
     assert "namespace/team-a created" in kubectl("create", "namespace", "team-a").stdout
     assert "team-a" in kubectl("get", "namespaces").stdout
+    kubectl("create", "namespace", "ml-team")
     kubectl("apply", "-f", str(EXAMPLES / "30-claims.yaml"))
     lines = kubectl("get", "resourceclaims", "-n", "ml-team").stdout.splitlines()
     assert lines[0].split() == ["NAME", "STATE", "AGE"] and all(" pending " in line for line in lines[1:])
+    table = kubectl("get", "namespaces").stdout.splitlines()
+    assert table[0].split() == ["NAME", "STATUS", "AGE"]
+    assert {line.split()[0] for line in table[1:]} == {"default", "kube-node-lease", "kube-public", "kube-system",
+                                                        "ml-team", "team-a"}
+    # kubectl waits until the namespace controller has deleted the claims and the namespace
+    assert 'namespace "ml-team" deleted' in kubectl("delete", "namespace", "ml-team", "--timeout=30s").stdout
+    assert "NotFound" in kubectl("get", "namespace", "ml-team", check=False).stderr
+    assert kubectl("get", "resourceclaims", "-A", "-o", "name").stdout.strip() == ""
+    refused = kubectl("delete", "namespace", "default", check=False)
+    assert 'namespaces "default" is forbidden: this namespace may not be deleted' in refused.stderr
 
 
 def _answer(server: Server, path: str, token: str | None = None) -> tuple[int, dict[str, Any]]:

@@ -18,7 +18,18 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from dralloc.errors import InputError
-from dralloc.server import deletes, discovery, openapi_v2, pods, reads, reviews, routing, watch, writes
+from dralloc.server import (
+    deletes,
+    discovery,
+    namespaces,
+    openapi_v2,
+    pods,
+    reads,
+    reviews,
+    routing,
+    watch,
+    writes,
+)
 from dralloc.server.auth import AUTHENTICATED, Authorizer, User
 from dralloc.server.errors import ApiError, bad_request
 from dralloc.server.impersonation import impersonated
@@ -51,6 +62,8 @@ class ApiServer:
         self.hub = WatchHub(store)
         self.controllers: Any = None  # a ControllerManager (dralloc serve sets one), started with the server
         store.subscribe(self._notify)
+        namespaces.ensure_system_namespaces(store)  # as kube-apiserver makes them when it starts
+        self.namespaces = namespaces.NamespaceCache(store)
 
     def background(self, work: Awaitable[Any]) -> None:
         """Run ``work`` on the event loop, keeping a reference until it is done."""

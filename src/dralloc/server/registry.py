@@ -47,7 +47,8 @@ RESOURCES = {r.name: r for r in (
 )}
 
 CORE = {r.name: r for r in (
-    Resource("namespaces", "Namespace", False, group="", versions=("v1",), short_names=("ns",)),
+    Resource("namespaces", "Namespace", False, group="", versions=("v1",), status=True, short_names=("ns",),
+             columns=(("STATUS", "status.phase"),), subresources=("finalize",)),
     Resource("nodes", "Node", False, group="", versions=("v1",), short_names=("no",)),
     Resource("pods", "Pod", True, group="", versions=("v1",), status=True, short_names=("po",), categories=("all",),
              columns=(("READY", "=podReady"), ("STATUS", "=podStatus"), ("RESTARTS", "=podRestarts")),

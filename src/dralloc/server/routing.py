@@ -72,6 +72,8 @@ def target(parts: list[str]) -> Target:
     if parts[:2] == ["api", "v1"]:
         table, version, rest = CORE, "v1", parts[2:]
         if rest[:1] == ["namespaces"] and (len(rest) <= 2 or (len(rest) == 3 and rest[2] not in CORE)):
+            if len(rest) == 3 and rest[2] not in ("status", "finalize"):
+                raise missing
             return Target(CORE["namespaces"], "v1", "", rest[1] if len(rest) > 1 else "",
                            rest[2] if len(rest) > 2 else "")
     elif len(parts) >= 3 and parts[:2] == ["apis", GROUP]:
@@ -97,6 +99,8 @@ def target(parts: list[str]) -> Target:
 
 def verb(request: Request, t: Target) -> str:
     method = request.method
+    if t.sub == "finalize" and method != "PUT":  # namespaces/finalize takes updates only
+        raise ApiError(405, "the server does not allow this method on the requested resource")
     if method == "GET":
         if t.name:
             return "get"
@@ -113,6 +117,6 @@ def verb(request: Request, t: Target) -> str:
         return "update"
     if method == "PATCH" and t.name:
         return "patch"
-    if method == "DELETE":
+    if method == "DELETE" and (t.name or t.resource.name != "namespaces"):  # no deletecollection of namespaces
         return "delete" if t.name else "deletecollection"
     raise ApiError(405, "the server does not allow this method on the requested resource")

@@ -14,7 +14,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server import pods
+from dralloc.server import namespaces, pods
 from dralloc.server.apply import apply, record_update
 from dralloc.server.bodies import check_limits, parse, read_body
 from dralloc.server.clock import now
@@ -96,6 +96,8 @@ def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
         elif t.resource.name == "events":
             errors = pods.validate_event(stored, meta)
         else:
+            if t.resource.name == "namespaces":
+                namespaces.prepare_create(stored)
             errors = validate(obj, require_namespace=t.resource.namespaced)
         check_valid(t, meta.name or "", errors)
         return stored, meta.name or ""
@@ -109,24 +111,71 @@ async def create(api: ApiServer, request: Request, t: Target) -> Response:
     check_write_options("create", request.query_params)
     raw, ctype = await read_body(request)
     data, warnings = object_body(raw, ctype, request, t)
-    stored, name = prepare_create(data, t)
-    record_update(None, stored, manager_of(request), t.api_version)
-    # The committer thread writes (and fsyncs) while the loop goes on parsing the next requests.
-    result = await insert(api, t, name, stored, dry_run(request))
+    api.namespaces.admit_create(t, data)
+    result = await insert_new(api, t, data, dry_run(request), manager_of(request))
     return respond(request, t.present(result), 201, warnings=warnings)
 
 
-async def insert(api: ApiServer, t: Target, name: str, stored: dict[str, Any], dry: bool) -> dict[str, Any]:
-    if dry:
+# etcd3's store refuses a create that carries a resourceVersion; kube-apiserver passes the plain error on, which
+# makes a 500 without a reason.
+RESOURCE_VERSION_ON_CREATE = "resourceVersion should not be set on objects to be created"
+NAME_GENERATION_ATTEMPTS = 8  # kube-apiserver's tries at a free generated name before giving up
+
+
+def _resource_version_set(data: dict[str, Any]) -> bool:
+    """A resourceVersion etcd3 would read as a version (an unsigned integer other than 0; anything else is
+    ignored and overwritten)."""
+    rv = (data.get("metadata") or {}).get("resourceVersion")
+    return isinstance(rv, str) and rv.isascii() and rv.isdigit() and 0 < int(rv) < 1 << 64
+
+
+async def insert_new(api: ApiServer, t: Target, data: dict[str, Any], dry: bool,
+                     manager: str | None) -> dict[str, Any]:
+    """Create ``data`` (validated, defaulted; ``manager``: record an Update entry, None when ``data`` carries
+    its apply entry), with kube-apiserver's create rules: no resourceVersion, and a generated name tried again
+    when it is taken."""
+    attempts = NAME_GENERATION_ATTEMPTS if not (data.get("metadata") or {}).get("name") else 1
+    for attempt in range(attempts):
+        stored, name = prepare_create(data, t)
+        if manager is not None:
+            record_update(None, stored, manager, t.api_version)
+        if not dry and _resource_version_set(stored):
+            raise ApiError(500, RESOURCE_VERSION_ON_CREATE, "")
         try:
-            api.store.get(t.resource.name, t.namespace, name)
-        except NotFound:
-            return {**stored, "metadata": new_metadata(stored["metadata"], t, "")}
-        raise already_exists(t.resource, name)
+            # The committer thread writes (and fsyncs) while the loop goes on parsing the next requests.
+            result = await insert(api, t, name, stored, dry)
+        except ApiError as exc:
+            if exc.code != 409 or attempts == 1:
+                raise
+            if attempt < attempts - 1:
+                continue  # a new generated name
+            raise ApiError(409, f'{t.resource.group_resource} "{name}" already exists, the server was not able '
+                                f'to generate a unique name for the object', "AlreadyExists",
+                           details={"name": name, "group": t.resource.group, "kind": t.resource.name,
+                                    "retryAfterSeconds": 1}) from None
+        if t.resource.name == "namespaces" and not dry:
+            api.namespaces.note(result)
+        return result
+    raise AssertionError("unreachable")
+
+
+async def insert(api: ApiServer, t: Target, name: str, stored: dict[str, Any], dry: bool) -> dict[str, Any]:
     try:
-        return await api.store.create_async(t.resource.name, t.namespace, name, creation(stored, t))
+        if dry:
+            existing = api.store.get(t.resource.name, t.namespace, name)
+        else:
+            return await api.store.create_async(t.resource.name, t.namespace, name, creation(stored, t))
+    except NotFound:
+        return {**stored, "metadata": new_metadata(stored["metadata"], t, "")}
     except Conflict:
-        raise already_exists(t.resource, name) from None
+        try:
+            existing = api.store.get(t.resource.name, t.namespace, name)
+        except NotFound:
+            existing = {}
+    error = already_exists(t.resource, name)
+    if (existing.get("metadata") or {}).get("deletionTimestamp"):
+        error.message = f"object is being deleted: {error.message}"
+    raise error
 
 
 def creation(stored: dict[str, Any], t: Target) -> Callable[[Any, str], dict[str, Any]]:
@@ -175,6 +224,8 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
         gen = old_meta.get("generation", 1)
         merged["metadata"]["generation"] = gen + 1 if merged.get("spec") != old.get("spec") else gen
     deleting_errors = finalizer_errors(merged["metadata"], old_meta)
+    if t.resource.name == "namespaces":
+        namespaces.prepare_update(merged, old, t.sub)
     if not t.resource.group:
         if t.resource.name == "pods" and t.sub != "status":
             pods.apply_pod_defaults(merged)  # as decoding does on every write: a replace need not repeat them
@@ -220,7 +271,8 @@ async def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, da
         if manager is not None:
             record_update(old, merged, manager, t.api_version, t.sub)
         merged["metadata"]["resourceVersion"] = rv
-        if merged["metadata"].get("deletionTimestamp") and not merged["metadata"].get("finalizers"):
+        if merged["metadata"].get("deletionTimestamp") and not merged["metadata"].get("finalizers") \
+                and not (t.resource.name == "namespaces" and (merged.get("spec") or {}).get("finalizers")):
             return Outcome(merged, "DELETED")  # the last finalizer went: the deletion completes
         return merged
 
@@ -253,7 +305,8 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
     try:
         current = t.present(api.store.get(t.resource.name, t.namespace, t.name))
     except NotFound:
-        if ctype != "application/apply-patch+yaml":
+        # Only an apply to the main resource creates the object; subresources never create on update.
+        if ctype != "application/apply-patch+yaml" or t.sub:
             raise not_found(t.resource, t.name) from None
         current = None
     if ctype == "application/apply-patch+yaml":
@@ -267,8 +320,8 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
         force = bool(query_flag(request.query_params, "force"))
         merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version, t.sub)
         if current is None:  # server-side apply of a new object creates it
-            stored, name = prepare_create(merged, t)
-            result = await insert(api, t, name, stored, dry_run(request))
+            api.namespaces.admit_create(t, merged)
+            result = await insert_new(api, t, merged, dry_run(request), None)
             return respond(request, t.present(result), 201, warnings=warnings)
     elif ctype == "application/json-patch+json":
         merged = type_meta_checked(json_patch(current, patch), t)
