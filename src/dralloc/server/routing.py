@@ -10,8 +10,9 @@ from starlette.requests import Request
 from dralloc.api import conversion
 from dralloc.server import discovery
 from dralloc.server.errors import ApiError
+from dralloc.server.events import EVENTS_GROUP, to_events_v1
 from dralloc.server.options import query_flag
-from dralloc.server.registry import CORE, GROUP, RESOURCES, REVIEW_GROUPS, Resource
+from dralloc.server.registry import CORE, EVENTS, GROUP, RESOURCES, REVIEW_GROUPS, Resource
 
 
 class Target:
@@ -35,6 +36,8 @@ class Target:
 
     def present(self, obj: dict[str, Any]) -> dict[str, Any]:
         """A stored (v1) object in the version the URL asks for."""
+        if self.resource.group == EVENTS_GROUP:
+            return to_events_v1(obj)
         if self.resource.group and self.version != "v1":
             return conversion.from_v1(obj, self.api_version)
         return obj
@@ -47,9 +50,9 @@ def discovery_document(parts: list[str]) -> Any:
         return discovery.core_resource_list()
     if parts == ["apis"]:
         return discovery.api_group_list()
-    if len(parts) == 2 and parts[0] == "apis" and (parts[1] == GROUP or parts[1] in REVIEW_GROUPS):
+    if len(parts) == 2 and parts[0] == "apis" and parts[1] in (GROUP, EVENTS_GROUP, *REVIEW_GROUPS):
         return discovery.api_group(parts[1])
-    if len(parts) == 3 and parts[0] == "apis" and (parts[1] == GROUP or parts[1] in REVIEW_GROUPS):
+    if len(parts) == 3 and parts[0] == "apis" and parts[1] in (GROUP, EVENTS_GROUP, *REVIEW_GROUPS):
         doc = discovery.resource_list(parts[2], parts[1])
         if doc is None:
             raise ApiError(404, "the server could not find the requested resource")
@@ -59,6 +62,8 @@ def discovery_document(parts: list[str]) -> Any:
             return discovery.openapi_v3_root()
         if parts == ["openapi", "v3", "api", "v1"]:
             return discovery.openapi_v3_gv("v1", core=True)
+        if parts == ["openapi", "v3", "apis", EVENTS_GROUP, "v1"]:
+            return discovery.openapi_v3_events()
         if len(parts) == 5 and parts[2:4] == ["apis", GROUP]:
             doc = discovery.openapi_v3_gv(parts[4])
             if doc is not None:
@@ -78,6 +83,8 @@ def target(parts: list[str]) -> Target:
                            rest[2] if len(rest) > 2 else "")
     elif len(parts) >= 3 and parts[:2] == ["apis", GROUP]:
         table, version, rest = RESOURCES, parts[2], parts[3:]
+    elif len(parts) >= 3 and parts[:2] == ["apis", EVENTS_GROUP]:
+        table, version, rest = EVENTS, parts[2], parts[3:]
     else:
         raise missing
     namespace = ""

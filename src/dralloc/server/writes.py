@@ -14,11 +14,12 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server import namespaces, pods
+from dralloc.server import events, namespaces, pods
 from dralloc.server.apply import apply, record_update
 from dralloc.server.bodies import check_limits, parse, read_body
 from dralloc.server.clock import now
 from dralloc.server.errors import ApiError, already_exists, bad_request, conflict, invalid, not_found
+from dralloc.server.events import EVENTS_GROUP
 from dralloc.server.objects import (
     check_valid,
     dry_run,
@@ -31,6 +32,7 @@ from dralloc.server.objects import (
 )
 from dralloc.server.options import check_write_options, field_manager, query_flag
 from dralloc.server.patch import json_patch, merge_patch
+from dralloc.server.registry import CORE
 from dralloc.server.responses import JSON, respond
 from dralloc.server.routing import Target
 from dralloc.server.smp import strategic_merge_patch
@@ -112,8 +114,39 @@ async def create(api: ApiServer, request: Request, t: Target) -> Response:
     raw, ctype = await read_body(request)
     data, warnings = object_body(raw, ctype, request, t)
     api.namespaces.admit_create(t, data)
-    result = await insert_new(api, t, data, dry_run(request), manager_of(request))
+    with events.errors_of(t):
+        result = await insert_new(api, stored_view(t), created_form(data, t), dry_run(request), manager_of(request),
+                                  view=t)
     return respond(request, t.present(result), 201, warnings=warnings)
+
+
+def stored_view(t: Target) -> Target:
+    """Where the URL's objects are stored: an events.k8s.io Event is a core/v1 Event (converted both ways)."""
+    return Target(CORE["events"], "v1", t.namespace, t.name, t.sub) if t.resource.group == EVENTS_GROUP else t
+
+
+def created_form(data: dict[str, Any], t: Target) -> dict[str, Any]:
+    """A create's object in its stored version; an events.k8s.io Event checked with the new API's rules."""
+    if t.resource.group != EVENTS_GROUP:
+        return data
+    core = events.to_core(data)
+    meta = core.get("metadata") if isinstance(core.get("metadata"), dict) else {}
+    check_valid(t, meta.get("name") or "", events.validate_create({**core, "metadata": {**meta,
+                                                                                          "namespace": t.namespace}}))
+    return core
+
+
+def _record(old: dict[str, Any] | None, new: dict[str, Any], manager: str, view: Target, sub: str = "") -> None:
+    """record_update as the client saw the objects (an events.k8s.io Event's fields in that version)."""
+    if view.resource.group != EVENTS_GROUP:
+        record_update(old, new, manager, view.api_version, sub)
+        return
+    shown = events.to_events_v1({**new, "metadata": dict(new.get("metadata") or {})})
+    record_update(events.to_events_v1(old) if old is not None else None, shown, manager, view.api_version, sub)
+    if "managedFields" in shown["metadata"]:
+        new.setdefault("metadata", {})["managedFields"] = shown["metadata"]["managedFields"]
+    else:
+        new.setdefault("metadata", {}).pop("managedFields", None)
 
 
 # etcd3's store refuses a create that carries a resourceVersion; kube-apiserver passes the plain error on, which
@@ -130,7 +163,7 @@ def _resource_version_set(data: dict[str, Any]) -> bool:
 
 
 async def insert_new(api: ApiServer, t: Target, data: dict[str, Any], dry: bool,
-                     manager: str | None) -> dict[str, Any]:
+                     manager: str | None, view: Target | None = None) -> dict[str, Any]:
     """Create ``data`` (validated, defaulted; ``manager``: record an Update entry, None when ``data`` carries
     its apply entry), with kube-apiserver's create rules: no resourceVersion, and a generated name tried again
     when it is taken."""
@@ -138,7 +171,7 @@ async def insert_new(api: ApiServer, t: Target, data: dict[str, Any], dry: bool,
     for attempt in range(attempts):
         stored, name = prepare_create(data, t)
         if manager is not None:
-            record_update(None, stored, manager, t.api_version)
+            _record(None, stored, manager, view or t)
         if not dry and _resource_version_set(stored):
             raise ApiError(500, RESOURCE_VERSION_ON_CREATE, "")
         try:
@@ -241,11 +274,16 @@ async def update(api: ApiServer, request: Request, t: Target) -> Response:
     check_write_options("update", request.query_params)
     raw, ctype = await read_body(request)
     data, warnings = object_body(raw, ctype, request, t)
-    obj = typed(data, t)
+    stored_t = stored_view(t)
+    if stored_t is not t:
+        data = events.to_core(data)
+    obj = typed(data, stored_t)
     if obj.metadata.name != t.name:
         raise bad_request(f"the name of the object ({obj.metadata.name}) does not match the name on the URL "
                           f"({t.name})")
-    result = await apply_update(api, request, t, obj, data, obj.metadata.resource_version, manager_of(request))
+    with events.errors_of(t):
+        result = await apply_update(api, request, stored_t, obj, data, obj.metadata.resource_version,
+                                    manager_of(request), view=t)
     return respond(request, t.present(result), warnings=warnings)
 
 
@@ -254,7 +292,7 @@ def manager_of(request: Request) -> str:
 
 
 async def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, data: dict[str, Any],
-                 expect_rv: str | None, manager: str | None) -> dict[str, Any]:
+                 expect_rv: str | None, manager: str | None, view: Target | None = None) -> dict[str, Any]:
     """Write ``obj`` over the stored object; ``manager`` (None for server-side apply, which records its own
     ownership) takes over the fields it changed."""
     dry = dry_run(request)
@@ -269,7 +307,7 @@ async def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, da
         if merged == old:
             return old
         if manager is not None:
-            record_update(old, merged, manager, t.api_version, t.sub)
+            _record(old, merged, manager, view or t, t.sub)
         merged["metadata"]["resourceVersion"] = rv
         if merged["metadata"].get("deletionTimestamp") and not merged["metadata"].get("finalizers") \
                 and not (t.resource.name == "namespaces" and (merged.get("spec") or {}).get("finalizers")):
@@ -321,7 +359,8 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
         merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version, t.sub)
         if current is None:  # server-side apply of a new object creates it
             api.namespaces.admit_create(t, merged)
-            result = await insert_new(api, t, merged, dry_run(request), None)
+            with events.errors_of(t):
+                result = await insert_new(api, stored_view(t), created_form(merged, t), dry_run(request), None)
             return respond(request, t.present(result), 201, warnings=warnings)
     elif ctype == "application/json-patch+json":
         merged = type_meta_checked(json_patch(current, patch), t)
@@ -336,11 +375,15 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
         warnings = field_problems(raw, JSON, patch, mode, t)  # duplicates in the patch itself
         warnings += [w for w in field_problems(None, JSON, merged, mode, t) if w not in warnings]
     expect = ((patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch, dict) else None)
-    obj = typed(merged, t)
+    stored_t = stored_view(t)
+    if stored_t is not t:
+        merged = events.to_core(merged)
+    obj = typed(merged, stored_t)
     if obj.metadata.name != t.name:
         raise bad_request("the name of the object cannot be changed by a patch")
     manager = None if ctype == "application/apply-patch+yaml" else manager_of(request)
-    result = await apply_update(api, request, t, obj, merged, expect, manager)
+    with events.errors_of(t):
+        result = await apply_update(api, request, stored_t, obj, merged, expect, manager, view=t)
     return respond(request, t.present(result), warnings=warnings)
 
 
