@@ -39,6 +39,10 @@ def _empty(value: Any) -> bool:
     return value is None or value == "" or value == 0 or value == {}
 
 
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def to_events_v1(event: dict[str, Any]) -> dict[str, Any]:
     """A stored core/v1 Event as events.k8s.io/v1 shows it (empty values are left out, as Go's omitempty)."""
     out: dict[str, Any] = {}
@@ -68,7 +72,7 @@ def validate_create(event: dict[str, Any]) -> list[f.FieldError]:
     """The rules kube-apiserver adds for an Event created through events.k8s.io/v1 (``event`` in core/v1 form;
     its paths are the core/v1 names, as upstream reports them)."""
     errors: list[f.FieldError] = []
-    involved = event.get("involvedObject") if isinstance(event.get("involvedObject"), dict) else {}
+    involved = _object(event.get("involvedObject"))
     namespace = (event.get("metadata") or {}).get("namespace") or ""
     if event.get("eventTime"):
         if not involved.get("namespace") and namespace not in ("default", "kube-system"):
@@ -100,7 +104,7 @@ def validate_create(event: dict[str, Any]) -> list[f.FieldError]:
     for name in ("firstTimestamp", "lastTimestamp", "count"):
         if not _empty(event.get(name)):
             errors.append(f.invalid(name, "", "needs to be unset"))
-    source = event.get("source") if isinstance(event.get("source"), dict) else {}
+    source = _object(event.get("source"))
     if source.get("component") or source.get("host"):
         errors.append(f.invalid("source", "", "needs to be unset"))
     return errors

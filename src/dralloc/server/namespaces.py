@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from typing import Any
 
 from dralloc.server.clock import now
 from dralloc.server.errors import ApiError
 from dralloc.server.routing import Target
-from dralloc.store import Gone, NotFound, Outcome, SQLStore
+from dralloc.store import Conflict, Gone, NotFound, Outcome, SQLStore
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 IMMORTAL_NAMESPACES = frozenset(("default", "kube-system", "kube-public"))
@@ -113,10 +114,6 @@ def mark_terminating(old: dict[str, Any]) -> Outcome | None:
 
 def ensure_system_namespaces(store: SQLStore) -> None:
     """Create the system namespaces that are not stored (kube-apiserver's system namespaces controller)."""
-    import uuid
-
-    from dralloc.store import Conflict
-
     for name in SYSTEM_NAMESPACES:
         try:
             store.get("namespaces", "", name)
@@ -210,7 +207,7 @@ class NamespaceCache:
         self.note(ns)
         if not terminating(ns):
             return
-        meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+        meta = _dict(data.get("metadata"))
         name = t.name or meta.get("name") or meta.get("generateName") or "Unknown"
         why = f"unable to create new content in namespace {t.namespace} because it is being terminated"
         raise ApiError(403, f'{t.resource.group_resource} "{name}" is forbidden: {why}',

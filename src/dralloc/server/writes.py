@@ -130,7 +130,7 @@ def created_form(data: dict[str, Any], t: Target) -> dict[str, Any]:
     if t.resource.group != EVENTS_GROUP:
         return data
     core = events.to_core(data)
-    meta = core.get("metadata") if isinstance(core.get("metadata"), dict) else {}
+    meta: dict[str, Any] = core["metadata"] if isinstance(core.get("metadata"), dict) else {}
     check_valid(t, meta.get("name") or "", events.validate_create({**core, "metadata": {**meta,
                                                                                           "namespace": t.namespace}}))
     return core
