@@ -169,6 +169,21 @@ def test_a_create_in_a_terminating_namespace_is_forbidden_with_upstreams_cause(c
     assert r.status_code == 200
 
 
+def test_a_pod_in_a_terminating_namespace_cannot_be_bound(client: TestClient) -> None:
+    make_namespaces(client, "team-a")
+    unclaimed = pod("web")
+    unclaimed["spec"].pop("resourceClaims")
+    unclaimed["spec"]["containers"][0].pop("resources")
+    assert client.post("/api/v1/namespaces/team-a/pods", json=unclaimed).status_code == 201
+    client.delete(f"{NAMESPACES}/team-a")
+    binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "web"},
+               "target": {"kind": "Node", "name": "node-1"}}
+    r = client.post("/api/v1/namespaces/team-a/pods/web/binding", json=binding)
+    assert r.status_code == 403
+    assert r.json()["message"] == ('pods "web" is forbidden: unable to create new content in namespace team-a '
+                                   'because it is being terminated')
+
+
 def test_a_second_delete_while_the_content_is_removed_is_a_conflict(client: TestClient) -> None:
     make_namespaces(client, "team-a")
     first = client.delete(f"{NAMESPACES}/team-a")

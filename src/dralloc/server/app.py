@@ -174,6 +174,7 @@ class ApiServer:
             if not self.authorizer.allowed(user, verb, "pods/binding"):
                 raise ApiError(403, f'pods "{target.name}" is forbidden: User "{user.name}" cannot create resource '
                                     f'"pods/binding" in API group "" in the namespace "{target.namespace}"')
+            self.namespaces.admit_create(target, {})  # a binding is a create: none in a terminating namespace
             return await pods.create_binding(self, request, target)
         return await HANDLERS[verb](self, request, target)
 
