@@ -3,6 +3,7 @@ deletion through the namespace controller, and the create rules of kube-apiserve
 
 from __future__ import annotations
 
+import time
 import warnings
 from typing import Any
 
@@ -12,7 +13,7 @@ warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import CLASS, NODE, NS, TEMPLATE, Cluster, R, make_namespaces, pod, slice_  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server import create_app, writes  # noqa: E402
+from dralloc.server import create_app, namespaces, writes  # noqa: E402
 from dralloc.store import NotFound, SQLiteStore  # noqa: E402
 
 NAMESPACES = "/api/v1/namespaces"
@@ -54,6 +55,26 @@ def test_a_restart_on_the_same_database_does_not_make_the_system_namespaces_agai
     first = create_app(store).api.store.get("namespaces", "", "default")
     again = create_app(store).api.store.get("namespaces", "", "default")
     assert again["metadata"]["uid"] == first["metadata"]["uid"]
+
+
+def test_a_deleted_kube_node_lease_is_made_again_by_the_system_namespaces_pass(client: TestClient) -> None:
+    store = client.app.api.store  # type: ignore[attr-defined]
+    store.delete("namespaces", "", "kube-node-lease")
+    namespaces.ensure_system_namespaces(store)
+    assert store.get("namespaces", "", "kube-node-lease")["status"] == {"phase": "Active"}
+
+
+def test_the_server_keeps_the_system_namespaces_while_it_runs(client: TestClient,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(namespaces, "SYSTEM_NAMESPACES_EVERY", 0.01)
+    store = client.app.api.store  # type: ignore[attr-defined]
+    store.delete("namespaces", "", "kube-node-lease")
+    with client:  # the server's startup runs the pass every SYSTEM_NAMESPACES_EVERY seconds
+        for _ in range(200):
+            if client.get(f"{NAMESPACES}/kube-node-lease").status_code == 200:
+                break
+            time.sleep(0.01)
+    assert store.get("namespaces", "", "kube-node-lease")
 
 
 @pytest.mark.parametrize("name", ["default", "kube-system", "kube-public"])

@@ -80,6 +80,15 @@ class ApiServer:
                 pods.schedule_removal(self, pod)
         if self.controllers is not None:
             self.controllers.start()
+        asyncio.get_running_loop().call_later(namespaces.SYSTEM_NAMESPACES_EVERY, self._keep_system_namespaces)
+
+    def _keep_system_namespaces(self) -> None:
+        """As kube-apiserver's system namespaces controller, every minute: make the system namespaces that are
+        missing (kube-node-lease may be deleted; it comes back)."""
+        if self.closing:
+            return
+        self.background(asyncio.to_thread(namespaces.ensure_system_namespaces, self.store))
+        asyncio.get_running_loop().call_later(namespaces.SYSTEM_NAMESPACES_EVERY, self._keep_system_namespaces)
 
     def begin_shutdown(self) -> None:
         """End every open watch (called on SIGTERM/SIGINT before waiting for in-flight requests)."""

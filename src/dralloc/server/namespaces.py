@@ -1,8 +1,8 @@
 """Namespaces as kube-apiserver keeps them.
 
 - The system namespaces (``default``, ``kube-system``, ``kube-public``, ``kube-node-lease``) exist from the first
-  start, as kube-apiserver's system namespaces controller makes them; the first three may not be deleted
-  (the NamespaceLifecycle admission plugin's immortal namespaces).
+  start, and a missing one is made again within a minute, as kube-apiserver's system namespaces controller
+  does; the first three may not be deleted (the NamespaceLifecycle admission plugin's immortal namespaces).
 - The namespace strategy: a new namespace is ``Active`` with the ``kubernetes`` finalizer in
   ``spec.finalizers``; every write keeps the label ``kubernetes.io/metadata.name: <name>``; the main endpoint
   cannot change ``status`` nor ``spec.finalizers`` (``/finalize`` changes the finalizers, ``/status`` the
@@ -38,6 +38,7 @@ IMMORTAL_NAMESPACES = frozenset(("default", "kube-system", "kube-public"))
 FINALIZER = "kubernetes"  # spec.finalizers: the namespace controller removes it once the content is gone
 NAME_LABEL = "kubernetes.io/metadata.name"
 TERMINATING_CAUSE = "NamespaceTerminating"
+SYSTEM_NAMESPACES_EVERY = 60.0  # seconds between two passes of the system namespaces controller
 REFRESH_SECONDS = 1.0  # the change feed is read at most this often (and only after commits)
 # kube-apiserver's answer to a second delete while the namespace controller is still at work.
 PURGING = ("The system is ensuring all content is removed from this namespace.  Upon completion, this namespace "
