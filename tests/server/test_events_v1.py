@@ -133,3 +133,27 @@ def test_server_side_apply_of_a_new_style_event_creates_it(client: TestClient) -
     assert client.get(f"{OLD}/p.1").json()["message"] == EVENT["note"]
     assert client.delete(f"{NEW}/p.1").status_code == 200
     assert client.get(f"{OLD}/p.1").status_code == 404
+
+
+def test_a_core_event_with_an_event_time_is_held_to_the_new_style_rules(client: TestClient) -> None:
+    event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}, "reason": "Started", "type": "Normal",
+             "eventTime": "2026-01-01T00:00:00.000000Z", "reportingInstance": "node-1",
+             "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"}}
+    r = client.post(OLD, json=event)
+    assert r.status_code == 422
+    assert [(c["reason"], c["field"]) for c in r.json()["details"]["causes"]] == [
+        ("FieldValueRequired", "reportingController"), ("FieldValueInvalid", "reportingController"),
+        ("FieldValueInvalid", "reportingController"), ("FieldValueRequired", "action")]
+    ok = {**event, "reportingComponent": "example.com/agent", "action": "Start"}
+    assert client.post(OLD, json=ok).status_code == 201
+
+
+def test_an_old_style_event_about_an_object_of_no_namespace_belongs_in_default(client: TestClient) -> None:
+    client.post("/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})
+    node_event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "n"}, "reason": "Ready",
+                  "involvedObject": {"kind": "Node", "name": "node-1"}}
+    r = client.post("/api/v1/namespaces/team/events", json=node_event)
+    assert r.status_code == 422
+    assert r.json()["details"]["causes"] == [{"reason": "FieldValueInvalid", "field": "involvedObject.namespace",
+                                              "message": 'Invalid value: "": does not match event.namespace'}]
+    assert client.post(OLD, json=node_event).status_code == 201

@@ -68,29 +68,41 @@ def to_core(event: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def validate_create(event: dict[str, Any]) -> list[f.FieldError]:
-    """The rules kube-apiserver adds for an Event created through events.k8s.io/v1 (``event`` in core/v1 form;
-    its paths are the core/v1 names, as upstream reports them)."""
+def legacy_errors(event: dict[str, Any]) -> list[f.FieldError]:
+    """kube-apiserver's checks of every Event, whichever API writes it (``event`` in core/v1 form; paths are the
+    internal names upstream reports): an old-style event (no ``eventTime``) names an object of its own
+    namespace (or of none, in ``default``); a new-style one says who reported it, what and why."""
     errors: list[f.FieldError] = []
     involved = _object(event.get("involvedObject"))
-    namespace = (event.get("metadata") or {}).get("namespace") or ""
-    if event.get("eventTime"):
-        if not involved.get("namespace") and namespace not in ("default", "kube-system"):
-            errors.append(f.invalid("involvedObject.namespace", involved.get("namespace") or "",
-                                    "does not match event.namespace"))
-        controller = str(event.get("reportingComponent") or "")
-        if not controller:
-            errors.append(f.required("reportingController", ""))
-        errors.extend(f.invalid("reportingController", controller, m) for m in is_qualified_name(controller))
-        for name, limit in (("reportingInstance", REPORTING_INSTANCE_LIMIT), ("action", ACTION_LIMIT),
-                            ("reason", REASON_LIMIT)):
-            value = str(event.get(name) or "")
-            if not value:
-                errors.append(f.required(name, ""))
-            if len(value) > limit:
-                errors.append(f.invalid(name, "", f"can have at most {limit} characters"))
-        if len(str(event.get("message") or "")) > NOTE_LIMIT:
-            errors.append(f.invalid("message", "", f"can have at most {NOTE_LIMIT} characters"))
+    involved_ns = str(involved.get("namespace") or "")
+    namespace = str((event.get("metadata") or {}).get("namespace") or "")
+    mismatch = f.invalid("involvedObject.namespace", involved_ns, "does not match event.namespace")
+    if not event.get("eventTime"):
+        if (not involved_ns and namespace not in ("", "default")) or (involved_ns and involved_ns != namespace):
+            errors.append(mismatch)
+        return errors
+    if not involved_ns and namespace not in ("default", "kube-system"):
+        errors.append(mismatch)
+    controller = str(event.get("reportingComponent") or "")
+    if not controller:
+        errors.append(f.required("reportingController", ""))
+    errors.extend(f.invalid("reportingController", controller, m) for m in is_qualified_name(controller))
+    for name, limit in (("reportingInstance", REPORTING_INSTANCE_LIMIT), ("action", ACTION_LIMIT),
+                        ("reason", REASON_LIMIT)):
+        value = str(event.get(name) or "")
+        if not value:
+            errors.append(f.required(name, ""))
+        if len(value) > limit:
+            errors.append(f.invalid(name, "", f"can have at most {limit} characters"))
+    if len(str(event.get("message") or "")) > NOTE_LIMIT:
+        errors.append(f.invalid("message", "", f"can have at most {NOTE_LIMIT} characters"))
+    return errors
+
+
+def validate_create(event: dict[str, Any]) -> list[f.FieldError]:
+    """The rules of an Event created through events.k8s.io/v1: the legacy ones, then the new API's own (an event
+    time, a series of at least 2, a type, none of the deprecated fields)."""
+    errors = legacy_errors(event)
     series = event.get("series")
     if isinstance(series, dict):
         if int(series.get("count") or 0) < 2:
