@@ -132,6 +132,20 @@ def test_finalize_changes_the_finalizers_and_nothing_else(client: TestClient) ->
     assert client.get(f"{NAMESPACES}/team-a/finalize").status_code == 405
 
 
+def test_namespace_finalizers_must_be_standard_or_qualified(client: TestClient) -> None:
+    r = client.post(NAMESPACES, json={**namespace("team-a"), "spec": {"finalizers": ["mine", "example.com/ok"]}})
+    assert r.status_code == 422
+    assert r.json()["details"]["causes"] == [{
+        "reason": "FieldValueInvalid", "field": "spec.finalizers",
+        "message": 'Invalid value: "mine": name is neither a standard finalizer name nor is it fully qualified'}]
+    ns = client.post(NAMESPACES, json={**namespace("team-a"), "spec": {"finalizers": ["example.com/ok"]}}).json()
+    assert ns["spec"]["finalizers"] == ["example.com/ok", "kubernetes"]
+    ns["spec"]["finalizers"] = ["kubernetes", "bad finalizer"]
+    r = client.put(f"{NAMESPACES}/team-a/finalize", json=ns)
+    assert r.status_code == 422
+    assert {c["field"] for c in r.json()["details"]["causes"]} == {"spec.finalizers[1]"}
+
+
 def test_discovery_lists_the_status_and_finalize_subresources_of_namespaces(client: TestClient) -> None:
     names = {r["name"]: r["verbs"] for r in client.get("/api/v1").json()["resources"]}
     assert names["namespaces/finalize"] == ["update"]

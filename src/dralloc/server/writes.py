@@ -98,9 +98,10 @@ def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
         elif t.resource.name == "events":
             errors = pods.validate_event(stored, meta)
         else:
-            if t.resource.name == "namespaces":
-                namespaces.prepare_create(stored)
             errors = validate(obj, require_namespace=t.resource.namespaced)
+            if t.resource.name == "namespaces":
+                errors += namespaces.finalizer_errors(stored, indexed=False)
+                namespaces.prepare_create(stored)
         check_valid(t, meta.name or "", errors)
         return stored, meta.name or ""
     if hasattr(obj, "status") and t.resource.status:
@@ -259,6 +260,8 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
     deleting_errors = finalizer_errors(merged["metadata"], old_meta)
     if t.resource.name == "namespaces":
         namespaces.prepare_update(merged, old, t.sub)
+        if t.sub == "finalize":
+            deleting_errors += namespaces.finalizer_errors(merged, indexed=True)
     if not t.resource.group:
         if t.resource.name == "pods" and t.sub != "status":
             pods.apply_pod_defaults(merged)  # as decoding does on every write: a replace need not repeat them
