@@ -389,3 +389,20 @@ def test_a_server_side_apply_to_the_status_of_a_missing_object_is_not_found(clie
     assert r.status_code == 404
     assert r.json()["message"] == 'resourceclaims.resource.k8s.io "c" not found'
     assert client.get(f"{claims('default')}/c").status_code == 404
+
+
+def test_repeated_owner_references_are_dropped_with_upstreams_warning(client: TestClient) -> None:
+    ref = {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u-1"}
+    other = {**ref, "name": "q"}  # same uid, another reference: kept
+    body = {**CLAIM, "metadata": {"name": "c", "ownerReferences": [ref, other, ref]}}
+    r = client.post(claims("default"), json=body)
+    assert r.status_code == 201
+    assert r.json()["metadata"]["ownerReferences"] == [ref, other]
+    assert r.headers["warning"] == (
+        '299 - ".metadata.ownerReferences contains duplicate entries; API server dedups owner references in '
+        '1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) '
+        'observed: u-1"')
+    r = client.patch(f"{claims('default')}/c", json={"metadata": {"ownerReferences": [ref, ref]}},
+                     headers={"content-type": "application/merge-patch+json"})
+    assert r.json()["metadata"]["ownerReferences"] == [ref]
+    assert "duplicate entries after mutating admission happens;" in r.headers["warning"]

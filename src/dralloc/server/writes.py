@@ -114,11 +114,44 @@ async def create(api: ApiServer, request: Request, t: Target) -> Response:
     check_write_options("create", request.query_params)
     raw, ctype = await read_body(request)
     data, warnings = object_body(raw, ctype, request, t)
+    data, dropped = without_duplicate_owners(data)
     api.namespaces.admit_create(t, data)
+    warnings = [*warnings, *dropped]
     with events.errors_of(t):
         result = await insert_new(api, stored_view(t), created_form(data, t), dry_run(request), manager_of(request),
                                   view=t)
     return respond(request, t.present(result), 201, warnings=warnings)
+
+
+# kube-apiserver's warning when it drops repeated owner references (create and update: before admission;
+# patch: after it)
+DUPLICATE_OWNERS = (".metadata.ownerReferences contains duplicate entries{}; API server dedups owner references "
+                    "in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate "
+                    "UID(s) observed: {}")
+
+
+def without_duplicate_owners(data: Any, after_admission: bool = False) -> tuple[Any, list[str]]:
+    """``data`` without repeated owner references (equal to an earlier one of the same uid), and the warning
+    kube-apiserver gives when it drops some."""
+    meta = data.get("metadata") if isinstance(data, dict) else None
+    refs = meta.get("ownerReferences") if isinstance(meta, dict) else None
+    if not isinstance(refs, list) or len(refs) < 2 or \
+            not all(isinstance(r, dict) and isinstance(r.get("uid"), str) for r in refs):
+        return data, []  # nothing to drop (malformed references are refused when the object is decoded)
+    kept: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    duplicates: list[str] = []
+    for ref in refs:
+        if ref["uid"] in seen and ref in kept:
+            duplicates.append(ref["uid"])
+            continue
+        seen.add(ref["uid"])
+        kept.append(ref)
+    if not duplicates:
+        return data, []
+    where = " after mutating admission happens" if after_admission else ""
+    return ({**data, "metadata": {**meta, "ownerReferences": kept}},
+            [DUPLICATE_OWNERS.format(where, ", ".join(duplicates))])
 
 
 def stored_view(t: Target) -> Target:
@@ -277,6 +310,8 @@ async def update(api: ApiServer, request: Request, t: Target) -> Response:
     check_write_options("update", request.query_params)
     raw, ctype = await read_body(request)
     data, warnings = object_body(raw, ctype, request, t)
+    data, dropped = without_duplicate_owners(data)
+    warnings = [*warnings, *dropped]
     stored_t = stored_view(t)
     if stored_t is not t:
         data = events.to_core(data)
@@ -361,6 +396,8 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
         force = bool(query_flag(request.query_params, "force"))
         merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version, t.sub)
         if current is None:  # server-side apply of a new object creates it
+            merged, dropped = without_duplicate_owners(merged, after_admission=True)
+            warnings = [*warnings, *dropped]
             api.namespaces.admit_create(t, merged)
             with events.errors_of(t):
                 result = await insert_new(api, stored_view(t), created_form(merged, t), dry_run(request), None)
@@ -378,6 +415,8 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
         warnings = field_problems(raw, JSON, patch, mode, t)  # duplicates in the patch itself
         warnings += [w for w in field_problems(None, JSON, merged, mode, t) if w not in warnings]
     expect = ((patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch, dict) else None)
+    merged, dropped = without_duplicate_owners(merged, after_admission=True)
+    warnings = [*warnings, *dropped]
     stored_t = stored_view(t)
     if stored_t is not t:
         merged = events.to_core(merged)
