@@ -134,7 +134,9 @@ def without_duplicate_owners(data: Any, after_admission: bool = False) -> tuple[
     """``data`` without repeated owner references (equal to an earlier one of the same uid), and the warning
     kube-apiserver gives when it drops some."""
     meta = data.get("metadata") if isinstance(data, dict) else None
-    refs = meta.get("ownerReferences") if isinstance(meta, dict) else None
+    if not isinstance(meta, dict):
+        return data, []
+    refs = meta.get("ownerReferences")
     if not isinstance(refs, list) or len(refs) < 2 or \
             not all(isinstance(r, dict) and isinstance(r.get("uid"), str) for r in refs):
         return data, []  # nothing to drop (malformed references are refused when the object is decoded)
