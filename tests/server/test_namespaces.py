@@ -13,7 +13,7 @@ warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import CLASS, NODE, NS, TEMPLATE, Cluster, R, make_namespaces, pod, slice_  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server import create_app, namespaces, writes  # noqa: E402
+from dralloc.server import create_app, create_rules, namespaces, writes  # noqa: E402
 from dralloc.store import NotFound, SQLiteStore  # noqa: E402
 
 NAMESPACES = "/api/v1/namespaces"
@@ -346,7 +346,7 @@ def test_a_dry_run_create_with_a_resource_version_passes_as_upstreams_dry_run_st
 def test_a_server_side_apply_creating_with_a_resource_version_is_refused(client: TestClient) -> None:
     body = {**CLAIM, "metadata": {"name": "c", "resourceVersion": "5"}}
     r = client.patch(f"{claims('default')}/c", json=body, headers=APPLY, params={"fieldManager": "me"})
-    assert r.status_code == 500 and r.json()["message"] == writes.RESOURCE_VERSION_ON_CREATE
+    assert r.status_code == 500 and r.json()["message"] == create_rules.RESOURCE_VERSION_ON_CREATE
 
 
 def test_creating_over_an_object_being_deleted_says_so(client: TestClient) -> None:

@@ -18,6 +18,13 @@ from dralloc.server import events, namespaces, pods
 from dralloc.server.apply import apply, record_update
 from dralloc.server.bodies import check_limits, parse, read_body
 from dralloc.server.clock import now
+from dralloc.server.create_rules import (
+    NAME_GENERATION_ATTEMPTS,
+    RESOURCE_VERSION_ON_CREATE,
+    generate_name_conflict,
+    resource_version_set,
+    without_duplicate_owners,
+)
 from dralloc.server.errors import ApiError, already_exists, bad_request, conflict, invalid, not_found
 from dralloc.server.events import EVENTS_GROUP
 from dralloc.server.objects import (
@@ -123,39 +130,6 @@ async def create(api: ApiServer, request: Request, t: Target) -> Response:
     return respond(request, t.present(result), 201, warnings=warnings)
 
 
-# kube-apiserver's warning when it drops repeated owner references (create and update: before admission;
-# patch: after it)
-DUPLICATE_OWNERS = (".metadata.ownerReferences contains duplicate entries{}; API server dedups owner references "
-                    "in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate "
-                    "UID(s) observed: {}")
-
-
-def without_duplicate_owners(data: Any, after_admission: bool = False) -> tuple[Any, list[str]]:
-    """``data`` without repeated owner references (equal to an earlier one of the same uid), and the warning
-    kube-apiserver gives when it drops some."""
-    meta = data.get("metadata") if isinstance(data, dict) else None
-    if not isinstance(meta, dict):
-        return data, []
-    refs = meta.get("ownerReferences")
-    if not isinstance(refs, list) or len(refs) < 2 or \
-            not all(isinstance(r, dict) and isinstance(r.get("uid"), str) for r in refs):
-        return data, []  # nothing to drop (malformed references are refused when the object is decoded)
-    kept: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    duplicates: list[str] = []
-    for ref in refs:
-        if ref["uid"] in seen and ref in kept:
-            duplicates.append(ref["uid"])
-            continue
-        seen.add(ref["uid"])
-        kept.append(ref)
-    if not duplicates:
-        return data, []
-    where = " after mutating admission happens" if after_admission else ""
-    return ({**data, "metadata": {**meta, "ownerReferences": kept}},
-            [DUPLICATE_OWNERS.format(where, ", ".join(duplicates))])
-
-
 def stored_view(t: Target) -> Target:
     """Where the URL's objects are stored: an events.k8s.io Event is a core/v1 Event (converted both ways)."""
     return Target(CORE["events"], "v1", t.namespace, t.name, t.sub) if t.resource.group == EVENTS_GROUP else t
@@ -185,19 +159,6 @@ def _record(old: dict[str, Any] | None, new: dict[str, Any], manager: str, view:
         new.setdefault("metadata", {}).pop("managedFields", None)
 
 
-# etcd3's store refuses a create that carries a resourceVersion; kube-apiserver passes the plain error on, which
-# makes a 500 without a reason.
-RESOURCE_VERSION_ON_CREATE = "resourceVersion should not be set on objects to be created"
-NAME_GENERATION_ATTEMPTS = 8  # kube-apiserver's tries at a free generated name before giving up
-
-
-def _resource_version_set(data: dict[str, Any]) -> bool:
-    """A resourceVersion etcd3 would read as a version (an unsigned integer other than 0; anything else is
-    ignored and overwritten)."""
-    rv = (data.get("metadata") or {}).get("resourceVersion")
-    return isinstance(rv, str) and rv.isascii() and rv.isdigit() and 0 < int(rv) < 1 << 64
-
-
 async def insert_new(api: ApiServer, t: Target, data: dict[str, Any], dry: bool,
                      manager: str | None, view: Target | None = None) -> dict[str, Any]:
     """Create ``data`` (validated, defaulted; ``manager``: record an Update entry, None when ``data`` carries
@@ -208,7 +169,7 @@ async def insert_new(api: ApiServer, t: Target, data: dict[str, Any], dry: bool,
         stored, name = prepare_create(data, t)
         if manager is not None:
             _record(None, stored, manager, view or t)
-        if not dry and _resource_version_set(stored):
+        if not dry and resource_version_set(stored):
             raise ApiError(500, RESOURCE_VERSION_ON_CREATE, "")
         try:
             # The committer thread writes (and fsyncs) while the loop goes on parsing the next requests.
@@ -218,10 +179,7 @@ async def insert_new(api: ApiServer, t: Target, data: dict[str, Any], dry: bool,
                 raise
             if attempt < attempts - 1:
                 continue  # a new generated name
-            raise ApiError(409, f'{t.resource.group_resource} "{name}" already exists, the server was not able '
-                                f'to generate a unique name for the object', "AlreadyExists",
-                           details={"name": name, "group": t.resource.group, "kind": t.resource.name,
-                                    "retryAfterSeconds": 1}) from None
+            raise generate_name_conflict(t.resource, name) from None
         if t.resource.name == "namespaces" and not dry:
             api.namespaces.note(result)
         return result
