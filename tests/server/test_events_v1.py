@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 from typing import Any
 
@@ -157,3 +158,15 @@ def test_an_old_style_event_about_an_object_of_no_namespace_belongs_in_default(c
     assert r.json()["details"]["causes"] == [{"reason": "FieldValueInvalid", "field": "involvedObject.namespace",
                                               "message": 'Invalid value: "": does not match event.namespace'}]
     assert client.post(OLD, json=node_event).status_code == 201
+
+
+def test_a_watch_through_events_k8s_io_shows_core_writes_in_the_new_shape(client: TestClient) -> None:
+    rv = client.get(NEW).json()["metadata"]["resourceVersion"]
+    old = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}, "reason": "Started", "type": "Normal",
+           "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"}, "message": "started"}
+    client.post(OLD, json=old)
+    r = client.get(NEW, params={"watch": "true", "timeoutSeconds": "1", "resourceVersion": rv})
+    events = [json.loads(line) for line in r.text.splitlines()]
+    assert [e["type"] for e in events] == ["ADDED"]
+    shown = events[0]["object"]
+    assert shown["apiVersion"] == "events.k8s.io/v1" and shown["note"] == "started" and "message" not in shown
