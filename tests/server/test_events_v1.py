@@ -170,3 +170,19 @@ def test_a_watch_through_events_k8s_io_shows_core_writes_in_the_new_shape(client
     assert [e["type"] for e in events] == ["ADDED"]
     shown = events[0]["object"]
     assert shown["apiVersion"] == "events.k8s.io/v1" and shown["note"] == "started" and "message" not in shown
+
+
+def test_events_k8s_io_field_selectors_use_the_new_names(client: TestClient) -> None:
+    client.post(NEW, json=EVENT)
+    other = {**EVENT, "metadata": {"name": "q.1"}, "regarding": {**EVENT["regarding"], "name": "q"}}
+    client.post(NEW, json=other)
+
+    def names(selector: str) -> list[str]:
+        r = client.get(NEW, params={"fieldSelector": selector})
+        assert r.status_code == 200, r.text
+        return [i["metadata"]["name"] for i in r.json()["items"]]
+
+    assert names("regarding.name=p") == ["p.1"]
+    assert names("reportingController=default-scheduler,regarding.kind=Pod") == ["p.1", "q.1"]
+    r = client.get(NEW, params={"fieldSelector": "involvedObject.name=p"})
+    assert r.status_code == 400 and r.json()["message"] == "field label not supported: involvedObject.name"

@@ -28,6 +28,13 @@ RENAMED = (("regarding", "involvedObject"), ("note", "message"), ("reportingCont
            ("deprecatedLastTimestamp", "lastTimestamp"), ("deprecatedCount", "count"))
 _TO_V1 = {core: new for new, core in RENAMED}
 _TO_CORE = dict(RENAMED)
+# The field selectors events.k8s.io/v1 takes, and the stored (core/v1) field each reads.
+EVENTS_FIELD_LABELS = {
+    "metadata.name": "metadata.name", "metadata.namespace": "metadata.namespace", "reason": "reason",
+    "reportingController": "reportingComponent", "type": "type",
+    **{f"regarding.{name}": f"involvedObject.{name}"
+       for name in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")},
+}
 # kube-apiserver's limits on the fields of new-style events
 REPORTING_INSTANCE_LIMIT = 128
 ACTION_LIMIT = 128
