@@ -118,11 +118,12 @@ def test_a_series_update_through_events_k8s_io_patches_the_stored_event(client: 
 
 def test_an_updated_event_keeps_its_note_and_the_table_shows_it(client: TestClient) -> None:
     created = client.post(NEW, json=EVENT).json()
-    created["note"] = "changed"
-    assert client.put(f"{NEW}/p.1", json=created).json()["note"] == "changed"
+    created["metadata"]["labels"] = {"seen": "yes"}
+    updated = client.put(f"{NEW}/p.1", json=created).json()
+    assert updated["metadata"]["labels"] == {"seen": "yes"} and updated["note"] == EVENT["note"]
     table = client.get(NEW, headers={"accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}).json()
     cells = table["rows"][0]["cells"]
-    assert "changed" in cells and "Scheduled" in cells
+    assert EVENT["note"] in cells and "Scheduled" in cells
 
 
 def test_server_side_apply_of_a_new_style_event_creates_it(client: TestClient) -> None:
@@ -186,3 +187,31 @@ def test_events_k8s_io_field_selectors_use_the_new_names(client: TestClient) -> 
     assert names("reportingController=default-scheduler,regarding.kind=Pod") == ["p.1", "q.1"]
     r = client.get(NEW, params={"fieldSelector": "involvedObject.name=p"})
     assert r.status_code == 400 and r.json()["message"] == "field label not supported: involvedObject.name"
+
+
+def test_an_event_updated_through_events_k8s_io_keeps_what_it_says(client: TestClient) -> None:
+    created = client.post(NEW, json=EVENT).json()
+    changed = {**created, "reason": "Preempted", "regarding": {**EVENT["regarding"], "name": "other"}}
+    r = client.put(f"{NEW}/p.1", json=changed)
+    assert r.status_code == 422
+    causes = [(c["field"], c["message"]) for c in r.json()["details"]["causes"]]
+    assert causes == [
+        ("involvedObject", 'Invalid value: {"kind":"Pod","namespace":"default","name":"other","uid":"u",'
+                           '"apiVersion":"v1"}: field is immutable'),
+        ("reason", 'Invalid value: "Preempted": field is immutable'),
+        ("reason", 'Invalid value: "Preempted": field is immutable')]  # upstream checks reason twice
+    assert r.json()["message"].startswith('Event.events.k8s.io "p.1" is invalid: ')
+    r = client.patch(f"{NEW}/p.1", json={"series": {"count": 1}}, headers={"content-type": "application/merge-patch+json"})
+    assert [c["field"] for c in r.json()["details"]["causes"]] == ["series.count", "series.lastObservedTime"]
+    # the same change through core/v1 is held to the legacy rules only
+    core = client.get(f"{OLD}/p.1").json()
+    assert client.put(f"{OLD}/p.1", json={**core, "reason": "Preempted"}).status_code == 200
+
+
+def test_a_core_event_update_is_held_to_the_legacy_rules(client: TestClient) -> None:
+    old = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}, "reason": "Started", "type": "Normal",
+           "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"}}
+    created = client.post(OLD, json=old).json()
+    r = client.put(f"{OLD}/e", json={**created, "involvedObject": {**old["involvedObject"], "namespace": "other"}})
+    assert r.status_code == 422
+    assert [c["field"] for c in r.json()["details"]["causes"]] == ["involvedObject.namespace"]

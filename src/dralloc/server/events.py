@@ -146,3 +146,48 @@ def errors_of(t: Any) -> Iterator[None]:
             if exc.details and exc.details.get("group") == "":
                 exc.details["group"] = EVENTS_GROUP
         raise
+
+
+# --- updates through events.k8s.io/v1 ------------------------------------------------------------------
+
+# ValidateEventUpdate's immutable fields, in its order (it checks reason twice, so a changed reason is reported
+# twice); reportingComponent is reported by its internal name.
+_IMMUTABLE = ("involvedObject", "reason", "message", "source", "firstTimestamp", "lastTimestamp", "count", "reason",
+              "type", "eventTime", "action", "related", "reportingComponent", "reportingInstance")
+_INTERNAL_NAMES = {"reportingComponent": "reportingController"}
+# Go's field order of the structs (how json.Marshal prints a bad value), empty fields left out
+_STRUCT_FIELDS = {"involvedObject": ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"),
+                  "related": ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"),
+                  "source": ("component", "host")}
+
+
+def _as_go(name: str, value: Any) -> Any:
+    """An Event field's value as upstream's error prints it (json.Marshal of the internal field)."""
+    if name in _STRUCT_FIELDS:
+        if name == "related" and not isinstance(value, dict):
+            return None
+        struct = _object(value)
+        return {k: struct[k] for k in _STRUCT_FIELDS[name] if struct.get(k)}
+    if name == "count":
+        return value if isinstance(value, int) else 0
+    if name in ("firstTimestamp", "lastTimestamp", "eventTime"):
+        return value or None
+    return "" if value is None else value
+
+
+def update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[f.FieldError]:
+    """The rules kube-apiserver adds to the legacy ones (checked on every event update) for an Event updated
+    through events.k8s.io/v1 (both in core/v1 form): a changed series checked, and what an event may not
+    change."""
+    errors: list[f.FieldError] = []
+    series = new.get("series")
+    if series != old.get("series") and isinstance(series, dict):
+        if int(series.get("count") or 0) < 2:
+            errors.append(f.invalid("series.count", "", "should be at least 2"))
+        if not series.get("lastObservedTime"):
+            errors.append(f.required("series.lastObservedTime", ""))
+    for name in _IMMUTABLE:
+        value = _as_go(name, new.get(name))
+        if value != _as_go(name, old.get(name)):
+            errors.append(f.invalid(_INTERNAL_NAMES.get(name, name), value, "field is immutable"))
+    return errors

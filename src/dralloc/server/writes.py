@@ -255,6 +255,8 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
         namespaces.prepare_update(merged, old, t.sub)
         if t.sub == "finalize":
             deleting_errors += namespaces.finalizer_errors(merged, indexed=True)
+    if t.resource.name == "events":
+        deleting_errors += events.legacy_errors(merged)  # kube-apiserver's rules of every event update
     if not t.resource.group:
         if t.resource.name == "pods" and t.sub != "status":
             pods.apply_pod_defaults(merged)  # as decoding does on every write: a replace need not repeat them
@@ -298,6 +300,8 @@ async def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, da
 
     def build(old: dict[str, Any], rv: str) -> dict[str, Any] | Outcome:
         merged, errors = merge_update(t, old, obj, data)
+        if view is not None and view.resource.group == EVENTS_GROUP and not errors:
+            errors = events.update_errors(merged, old)  # the rules events.k8s.io adds to the legacy ones
         if errors:
             errors_box.extend(errors)
             raise _Invalid()
