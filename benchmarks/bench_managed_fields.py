@@ -55,7 +55,7 @@ def per_call(fn: Any, make: Any, number: int, repeat: int) -> float:
     for _ in range(repeat):
         args = [make() for _ in range(number)]
         it = iter(args)
-        results.append(timeit.timeit(lambda: fn(next(it)), number=number) / number * 1e6)
+        results.append(timeit.timeit(lambda it=it: fn(next(it)), number=number) / number * 1e6)
     return statistics.median(results)
 
 
@@ -69,24 +69,25 @@ def main() -> int:
     print(f"{'object':28} {'create µs':>10} {'update µs':>10} {'apply µs':>10}")
     for name, obj in objects().items():
         version = obj["apiVersion"]
-        create = per_call(lambda new: record_update(None, new, "creator", version),
-                          lambda: copy.deepcopy(obj), args.number, args.repeat)
+        create = per_call(lambda new, v=version: record_update(None, new, "creator", v),
+                          lambda o=obj: copy.deepcopy(o), args.number, args.repeat)
         old = copy.deepcopy(obj)
         record_update(None, old, "creator", version)
 
-        def edited() -> dict[str, Any]:
+        def edited(old: dict[str, Any] = old) -> dict[str, Any]:
             new = copy.deepcopy(old)
             new["metadata"].setdefault("labels", {})["tier"] = "gold"
             return new
 
-        update = per_call(lambda new: record_update(old, new, "editor", version), edited, args.number, args.repeat)
+        update = per_call(lambda new, o=old, v=version: record_update(o, new, "editor", v), edited, args.number,
+                          args.repeat)
         config = {k: v for k, v in obj.items() if k != "status"}
         config["metadata"] = {"name": obj["metadata"]["name"], "labels": {"team": "ml"}}
         live = apply(old, config, "applier", True, version)
         config2 = copy.deepcopy(config)
         config2["metadata"]["labels"]["tier"] = "gold"
-        applied = per_call(lambda c: apply(live, c, "applier", False, version), lambda: config2, args.number,
-                           args.repeat)
+        applied = per_call(lambda c, lv=live, v=version: apply(lv, c, "applier", False, v), lambda c2=config2: c2,
+                           args.number, args.repeat)
         print(f"{name:28} {create:>10.1f} {update:>10.1f} {applied:>10.1f}")
     return 0
 

@@ -40,6 +40,14 @@ def pod(name: str, claim: dict[str, str] | None = None, **spec: Any) -> dict[str
                      "resourceClaims": [{"name": "gpu", **claim}], "terminationGracePeriodSeconds": 0, **spec}}
 
 
+def make_namespaces(http: TestClient, *names: str) -> TestClient:
+    """Create these namespaces (a create in a namespace that does not exist is refused, as upstream)."""
+    for name in names:
+        r = http.post("/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+        assert r.status_code == 201, r.text
+    return http
+
+
 class Cluster:
     def __init__(self, **options: Any) -> None:
         with warnings.catch_warnings():

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
+from cluster import make_namespaces  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
@@ -31,7 +32,7 @@ def docs(name: str) -> list[dict[str, Any]]:
 def client() -> TestClient:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return TestClient(create_app(SQLiteStore(":memory:")))
+        return make_namespaces(TestClient(create_app(SQLiteStore(":memory:"))), "ml-team", "gpu-monitoring")
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
+from cluster import make_namespaces  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
@@ -49,7 +50,7 @@ def client() -> Iterator[TestClient]:
     watch_module.FRESHNESS_WAIT = 0.05  # a watch from a future resourceVersion answers at once
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        yield TestClient(create_app(SQLiteStore(":memory:")))
+        yield make_namespaces(TestClient(create_app(SQLiteStore(":memory:"))), "ml-team", "gpu-monitoring", "x")
     watch_module.FRESHNESS_WAIT = waited
 
 

@@ -64,6 +64,9 @@ def test_kubectl_apply_get_patch_delete(kubectl) -> None:
     kubectl("patch", "deviceclass", "gpu.nvidia.com", "--type", "merge", "-p", '{"metadata":{"labels":{"a":"b"}}}')
     assert kubectl("get", "deviceclasses", "-l", "a=b", "-o", "name").stdout.strip() == \
         "deviceclass.resource.k8s.io/gpu.nvidia.com"
+    failed = kubectl("apply", "-f", str(EXAMPLES / "30-claims.yaml"), check=False)  # no namespace yet: refused
+    assert 'namespaces "ml-team" not found' in failed.stderr
+    kubectl("create", "namespace", "ml-team")
     kubectl("apply", "-f", str(EXAMPLES / "30-claims.yaml"))
     claims = kubectl("get", "resourceclaims", "-n", "ml-team", "-o", "name").stdout.split()
     assert len(claims) == 7
@@ -225,6 +228,7 @@ def test_kubectl_creates_and_applies_a_list_as_get_o_yaml_writes_it(kubectl, tmp
 
 def test_kubectl_commands_driver_authors_and_test_suites_run(kubectl, tmp_path: Path) -> None:
     kubectl("apply", "-f", str(EXAMPLES / "10-deviceclasses.yaml"))
+    kubectl("create", "namespace", "ml-team")
     kubectl("apply", "-f", str(EXAMPLES / "30-claims.yaml"))
     assert "Server Version: v1.36.0" in kubectl("version").stdout
     assert "resource.k8s.io/v1beta2" in kubectl("api-versions").stdout.split()
@@ -286,9 +290,20 @@ def test_kubectl_create_namespace_and_claim_state(kubectl) -> None:
     # `kubectl create namespace` sends protobuf; claims print kubectl's STATE column.
     assert "namespace/team-a created" in kubectl("create", "namespace", "team-a").stdout
     assert "team-a" in kubectl("get", "namespaces").stdout
+    kubectl("create", "namespace", "ml-team")
     kubectl("apply", "-f", str(EXAMPLES / "30-claims.yaml"))
     lines = kubectl("get", "resourceclaims", "-n", "ml-team").stdout.splitlines()
     assert lines[0].split() == ["NAME", "STATE", "AGE"] and all(" pending " in line for line in lines[1:])
+    table = kubectl("get", "namespaces").stdout.splitlines()
+    assert table[0].split() == ["NAME", "STATUS", "AGE"]
+    assert {line.split()[0] for line in table[1:]} == {"default", "kube-node-lease", "kube-public", "kube-system",
+                                                        "ml-team", "team-a"}
+    # kubectl waits until the namespace controller has deleted the claims and the namespace
+    assert 'namespace "ml-team" deleted' in kubectl("delete", "namespace", "ml-team", "--timeout=30s").stdout
+    assert "NotFound" in kubectl("get", "namespace", "ml-team", check=False).stderr
+    assert kubectl("get", "resourceclaims", "-A", "-o", "name").stdout.strip() == ""
+    refused = kubectl("delete", "namespace", "default", check=False)
+    assert 'namespaces "default" is forbidden: this namespace may not be deleted' in refused.stderr
 
 
 def _answer(server: Server, path: str, token: str | None = None) -> tuple[int, dict[str, Any]]:
@@ -590,3 +605,47 @@ def test_nodes_from_a_file_are_created_once_and_keep_every_field(tmp_path: Path)
     refused = subprocess.run([sys.executable, "-m", "dralloc", "serve", "--data-dir", str(tmp_path / "d2"),
                               "--nodes-from", str(bad), "--port", str(free_port())], capture_output=True, text=True)
     assert refused.returncode == 2 and "--nodes-from takes v1 Nodes only" in refused.stderr
+
+
+@pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")
+def test_events_an_external_scheduler_records_through_events_k8s_io_show_in_kubectl_events_and_describe(
+        tmp_path: Path) -> None:
+    server = Server(tmp_path, extra=["--anonymous", "--no-scheduler"])  # kube-scheduler runs elsewhere
+    cfg = server.kubeconfig(tmp_path / "kubeconfig")
+    env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(cfg)}
+
+    def kubectl(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(KUBECTL), *args], capture_output=True, text=True, env=env, timeout=60, check=True)
+
+    try:
+        _external_scheduler_events(kubectl, tmp_path)
+    finally:
+        server.stop()
+
+
+def _external_scheduler_events(kubectl: Any, tmp_path: Path) -> None:
+    manifest = tmp_path / "pod.yaml"
+    manifest.write_text(POD_YAML)
+    kubectl("apply", "-f", str(manifest))
+    uid = json.loads(kubectl("get", "pod", "web", "-o", "json").stdout)["metadata"]["uid"]
+    event = tmp_path / "event.yaml"  # what kube-scheduler's event broadcaster writes (events.k8s.io/v1)
+    event.write_text(f"""apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {{name: web.18f0a1b2c3d4e5f6, namespace: default}}
+eventTime: "2026-01-01T00:00:00.000000Z"
+reportingController: default-scheduler
+reportingInstance: default-scheduler-host-a
+action: Scheduling
+reason: FailedScheduling
+type: Warning
+regarding: {{kind: Pod, namespace: default, name: web, uid: {uid}, apiVersion: v1}}
+note: "0/1 nodes are available: 1 Insufficient example.com/gpu."
+""")
+    assert "event.events.k8s.io/web.18f0a1b2c3d4e5f6 created" in kubectl("create", "-f", str(event)).stdout
+    listed = kubectl("events", "--for", "pod/web").stdout
+    assert "FailedScheduling" in listed and "0/1 nodes are available: 1 Insufficient example.com/gpu." in listed
+    described = kubectl("describe", "pod", "web").stdout
+    assert re.search(r"Warning\s+FailedScheduling\s+.*default-scheduler\s+0/1 nodes are available", described), \
+        described
+    names = kubectl("get", "events.events.k8s.io", "-o", "name").stdout.split()
+    assert names == ["event.events.k8s.io/web.18f0a1b2c3d4e5f6"]

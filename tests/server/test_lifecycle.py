@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
+from cluster import make_namespaces  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
@@ -33,7 +34,7 @@ def docs(name: str) -> list[dict[str, Any]]:
 def client() -> TestClient:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return TestClient(create_app(SQLiteStore(":memory:")))
+        return make_namespaces(TestClient(create_app(SQLiteStore(":memory:"))), "ml-team")
 
 
 def claim_with_finalizer() -> dict[str, Any]:

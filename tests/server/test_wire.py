@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
+from cluster import make_namespaces  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
@@ -56,7 +57,7 @@ def namespace(name: str, labels: dict[str, str] | None = None) -> bytes:
 def client() -> TestClient:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return TestClient(create_app(SQLiteStore(":memory:")))
+        return make_namespaces(TestClient(create_app(SQLiteStore(":memory:"))), "ml-team")
 
 
 def test_protobuf_namespace_is_decoded_without_the_empty_scalars() -> None:

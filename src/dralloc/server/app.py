@@ -18,7 +18,18 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from dralloc.errors import InputError
-from dralloc.server import deletes, discovery, openapi_v2, pods, reads, reviews, routing, watch, writes
+from dralloc.server import (
+    deletes,
+    discovery,
+    namespaces,
+    openapi_v2,
+    pods,
+    reads,
+    reviews,
+    routing,
+    watch,
+    writes,
+)
 from dralloc.server.auth import AUTHENTICATED, Authorizer, User
 from dralloc.server.errors import ApiError, bad_request
 from dralloc.server.impersonation import impersonated
@@ -51,6 +62,8 @@ class ApiServer:
         self.hub = WatchHub(store)
         self.controllers: Any = None  # a ControllerManager (dralloc serve sets one), started with the server
         store.subscribe(self._notify)
+        namespaces.ensure_system_namespaces(store)  # as kube-apiserver makes them when it starts
+        self.namespaces = namespaces.NamespaceCache(store)
 
     def background(self, work: Awaitable[Any]) -> None:
         """Run ``work`` on the event loop, keeping a reference until it is done."""
@@ -68,6 +81,15 @@ class ApiServer:
         self.store.attach_loop(asyncio.get_running_loop())  # the controllers' writes commit with the requests'
         if self.controllers is not None:
             self.controllers.start()
+        asyncio.get_running_loop().call_later(namespaces.SYSTEM_NAMESPACES_EVERY, self._keep_system_namespaces)
+
+    def _keep_system_namespaces(self) -> None:
+        """As kube-apiserver's system namespaces controller, every minute: make the system namespaces that are
+        missing (kube-node-lease may be deleted; it comes back)."""
+        if self.closing:
+            return
+        self.background(asyncio.to_thread(namespaces.ensure_system_namespaces, self.store))
+        asyncio.get_running_loop().call_later(namespaces.SYSTEM_NAMESPACES_EVERY, self._keep_system_namespaces)
 
     def begin_shutdown(self) -> None:
         """End every open watch (called on SIGTERM/SIGINT before waiting for in-flight requests)."""
@@ -163,6 +185,7 @@ class ApiServer:
             if not self.authorizer.allowed(user, verb, "pods/binding"):
                 raise ApiError(403, f'pods "{target.name}" is forbidden: User "{user.name}" cannot create resource '
                                     f'"pods/binding" in API group "" in the namespace "{target.namespace}"')
+            self.namespaces.admit_create(target, {})  # a binding is a create: none in a terminating namespace
             return await pods.create_binding(self, request, target)
         return await HANDLERS[verb](self, request, target)
 

@@ -86,6 +86,44 @@ def _sorted_entries(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(entries, key=key)
 
 
+MAX_UPDATE_MANAGERS = 10  # kube-apiserver's cap on Update entries
+ANCIENT_CHANGES = "ancient-changes"
+
+
+def _capped(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """At most MAX_UPDATE_MANAGERS Update entries, as kube-apiserver's field manager caps them after every
+    update: the oldest updaters (by time to the second, then manager identifier) are merged, per API version,
+    into an ``ancient-changes`` entry of that version (the first updater of a version becomes it when a second
+    one of that version is merged in); the entry takes the time of the last one merged into it."""
+    updaters = [e for e in entries if e.get("operation") != "Apply"]
+    if len(updaters) <= MAX_UPDATE_MANAGERS:
+        return entries
+    by_key = {_manager_key(e): e for e in entries}
+    updaters.sort(key=lambda e: (str(e.get("time") or ""), _manager_key(e)))
+    first_of_version: dict[str, str] = {}
+    count = len(updaters)
+    for entry in updaters:
+        if count <= MAX_UPDATE_MANAGERS:
+            break
+        version = str(entry.get("apiVersion") or "")
+        key = _manager_key(entry)
+        if version not in first_of_version:
+            first_of_version[version] = key
+            continue
+        bucket_key = _manager_key({"manager": ANCIENT_CHANGES, "operation": "Update", "apiVersion": version})
+        if key == bucket_key:
+            continue  # an older bucket of this version met again: never merged into itself
+        if bucket_key not in by_key:
+            first = by_key.pop(first_of_version[version])
+            by_key[bucket_key] = {k: v for k, v in first.items() if k != "subresource"} | {"manager": ANCIENT_CHANGES}
+        bucket = by_key[bucket_key]
+        fields = parse_fields(bucket.get("fieldsV1")) | parse_fields(entry.get("fieldsV1"))
+        by_key[bucket_key] = {**bucket, "time": entry.get("time"), "fieldsV1": to_fields(fields)}
+        del by_key[key]
+        count -= 1
+    return list(by_key.values())
+
+
 def _store(meta: dict[str, Any], entries: list[dict[str, Any]]) -> None:
     if entries:
         meta["managedFields"] = _sorted_entries(entries) if len(entries) > 1 else entries
@@ -140,7 +178,7 @@ def record_update(old: dict[str, Any] | None, new: dict[str, Any], manager: str,
             still = _with_fields(mine, before, own)
             if still is not None:
                 kept.append(still)
-    _store(meta, kept)
+    _store(meta, _capped(kept))
 
 
 def _manager_text(entry: dict[str, Any]) -> str:

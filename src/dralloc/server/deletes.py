@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server import pods
+from dralloc.server import namespaces, pods
 from dralloc.server.bodies import parse, read_body
 from dralloc.server.clock import now
 from dralloc.server.errors import bad_request, conflict, not_found
@@ -34,6 +34,9 @@ async def delete(api: ApiServer, request: Request, t: Target) -> Response:
     check_delete_options(options, request.query_params)
     dry = dry_run(request, options)
     policy = propagation_policy(options, request.query_params)
+    is_namespace = t.resource.name == "namespaces"
+    if is_namespace:
+        namespaces.check_delete(t.name)
 
     def check(old: dict[str, Any]) -> Outcome | None:
         old = with_collector_finalizers(old, policy)
@@ -47,6 +50,8 @@ async def delete(api: ApiServer, request: Request, t: Target) -> Response:
                                 f'{meta.get("resourceVersion")}')
         if t.resource.name == "pods":
             return pods.mark_terminating(old, pods.grace_period(old, options, request.query_params))
+        if is_namespace:
+            return namespaces.mark_terminating(old)
         return mark_deleting(old)
 
     try:
@@ -63,6 +68,10 @@ async def delete(api: ApiServer, request: Request, t: Target) -> Response:
     if t.resource.name == "pods" and not dry and (result.get("metadata") or {}).get("deletionTimestamp"):
         pods.schedule_removal(api, result)
         return respond(request, t.present(result))  # a terminating pod: 200 with the object, as upstream
+    if is_namespace:
+        if not dry:
+            api.namespaces.note(result)  # terminating (a namespace only goes through its controller)
+        return respond(request, result)  # marked Terminating: 200 with the object, as upstream
     # 202 Accepted: finalizers keep the object until their controllers remove them.
     pending = bool((result.get("metadata") or {}).get("finalizers"))
     return respond(request, t.present(result), 202 if pending else 200)

@@ -21,6 +21,8 @@ from dralloc import __version__
 from dralloc.server.fieldtypes import STRUCT, FieldType, kind_type
 from dralloc.server.registry import (
     CORE,
+    EVENTS,
+    EVENTS_GROUP,
     GROUP,
     GROUP_VERSIONS,
     RESOURCES,
@@ -48,12 +50,16 @@ def _group(name: str = GROUP) -> dict[str, Any]:
     return {"name": name, "versions": versions, "preferredVersion": versions[0]}
 
 
+# kube-apiserver's order of the groups served here
+GROUPS = (EVENTS_GROUP, *REVIEW_GROUPS, GROUP)
+
+
 def api_group_list() -> dict[str, Any]:
-    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [_group(g) for g in (*REVIEW_GROUPS, GROUP)]}
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [_group(g) for g in GROUPS]}
 
 
 def api_group(name: str = GROUP) -> dict[str, Any] | None:
-    if name != GROUP and name not in REVIEW_GROUPS:
+    if name not in GROUPS:
         return None
     return {"kind": "APIGroup", "apiVersion": "v1", **_group(name)}
 
@@ -78,11 +84,15 @@ def _entries(r: Resource) -> list[dict[str, Any]]:
     if "binding" in r.subresources:
         out.append({"name": f"{r.name}/binding", "singularName": "", "namespaced": r.namespaced, "kind": "Binding",
                     "verbs": ["create"]})
+    if "finalize" in r.subresources:
+        out.append({"name": f"{r.name}/finalize", "singularName": "", "namespaced": r.namespaced, "kind": r.kind,
+                    "verbs": ["update"]})
     return out
 
 
 def resource_list(version: str, group: str = GROUP) -> dict[str, Any] | None:
-    table = RESOURCES if group == GROUP else {n: r for n, r in REVIEWS.items() if r.group == group}
+    table = RESOURCES if group == GROUP else EVENTS if group == EVENTS_GROUP else {
+        n: r for n, r in REVIEWS.items() if r.group == group}
     if not any(version in r.versions for r in table.values()):
         return None
     resources = [e for r in table.values() if version in r.versions for e in _entries(r)]
@@ -129,6 +139,8 @@ def _discovered(r: Resource, version: str) -> dict[str, Any]:
     if "binding" in r.subresources:
         subresources.append({"subresource": "binding", "verbs": ["create"],
                              "responseKind": {"group": "", "version": "v1", "kind": "Binding"}})
+    if "finalize" in r.subresources:
+        subresources.append({"subresource": "finalize", "responseKind": kind, "verbs": ["update"]})
     if subresources:
         entry["subresources"] = subresources
     return entry
@@ -147,6 +159,9 @@ def aggregated(core: bool, version: str) -> dict[str, Any]:
                   "versions": [{"version": "v1", "freshness": "Current",
                                 "resources": [_discovered(r, "v1") for r in REVIEWS.values() if r.group == group]}]}
                  for group in REVIEW_GROUPS]
+        items.insert(0, {"metadata": {"name": EVENTS_GROUP, "creationTimestamp": None},
+                         "versions": [{"version": "v1", "freshness": "Current",
+                                       "resources": [_discovered(r, "v1") for r in EVENTS.values()]}]})
         items.append({"metadata": {"name": GROUP, "creationTimestamp": None}, "versions": versions})
     return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}", "metadata": {},
             "items": items}
@@ -182,7 +197,7 @@ def _ops(r: Resource, version: str, item: bool) -> dict[str, Any]:
 
 
 def _schema_name(r: Resource, version: str) -> str:
-    group = "io.k8s.api.resource" if r.group else "io.k8s.api.core"
+    group = {GROUP: "io.k8s.api.resource", EVENTS_GROUP: "io.k8s.api.events"}.get(r.group, "io.k8s.api.core")
     return f"{group}.{version}.{r.kind}"
 
 
@@ -310,6 +325,18 @@ def openapi_v3_gv(version: str, core: bool = False) -> dict[str, Any] | None:
             "components": {"schemas": schemas}}
 
 
+@cache
+def openapi_v3_events() -> dict[str, Any]:
+    """events.k8s.io/v1: its paths and an open schema (kubectl then leaves field validation to the server)."""
+    r = EVENTS["events"]
+    base = f"/apis/{EVENTS_GROUP}/v1/namespaces/{{namespace}}/{r.name}"
+    schema = {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
+              "x-kubernetes-group-version-kind": [{"group": EVENTS_GROUP, "version": "v1", "kind": r.kind}]}
+    return {"openapi": "3.0.0", "info": {"title": "dralloc", "version": __version__},
+            "paths": {base: _ops(r, "v1", False), base + "/{name}": _ops(r, "v1", True)},
+            "components": {"schemas": {_schema_name(r, "v1"): schema}}}
+
+
 def _hash(doc: Any) -> str:
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:32].upper()
 
@@ -320,4 +347,6 @@ def openapi_v3_root() -> dict[str, Any]:
     for v in GROUP_VERSIONS:
         paths[f"apis/{GROUP}/{v}"] = {"serverRelativeURL": f"/openapi/v3/apis/{GROUP}/{v}?hash={_hash(openapi_v3_gv(v))}"}
     paths["api/v1"] = {"serverRelativeURL": f"/openapi/v3/api/v1?hash={_hash(openapi_v3_gv('v1', True))}"}
+    paths[f"apis/{EVENTS_GROUP}/v1"] = {
+        "serverRelativeURL": f"/openapi/v3/apis/{EVENTS_GROUP}/v1?hash={_hash(openapi_v3_events())}"}
     return {"paths": paths}

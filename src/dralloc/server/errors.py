@@ -15,13 +15,15 @@ class ApiError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
-        self.reason = reason or REASONS.get(code, "Unknown")
+        self.reason = REASONS.get(code, "Unknown") if reason is None else reason  # "": Unknown, left out
         self.details = details
         self.headers = headers or {}
 
     def status(self) -> dict[str, Any]:
         body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                                 "message": self.message, "reason": self.reason, "code": self.code}
+        if not self.reason:
+            del body["reason"]
         if self.details:
             body["details"] = self.details
         return body

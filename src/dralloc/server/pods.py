@@ -14,6 +14,7 @@ from starlette.responses import Response
 from dralloc.server.bodies import parse, read_body
 from dralloc.server.clock import now, timestamp
 from dralloc.server.errors import ApiError, bad_request, not_found
+from dralloc.server.events import legacy_errors
 from dralloc.server.responses import respond
 from dralloc.server.routing import Target
 from dralloc.store import NotFound, Outcome, SQLStore
@@ -157,12 +158,8 @@ def validate_pod(pod: dict[str, Any], typed_meta: Any) -> list[f.FieldError]:
 
 
 def validate_event(event: dict[str, Any], typed_meta: Any) -> list[f.FieldError]:
-    errors = validate_object_meta(typed_meta, True, name_is_dns_subdomain, require_namespace=True)
-    involved = event.get("involvedObject") or {}
-    namespace = (event.get("metadata") or {}).get("namespace")
-    if isinstance(involved, dict) and involved.get("namespace") and involved["namespace"] != namespace:
-        errors.append(f.invalid("involvedObject.namespace", involved["namespace"], "does not match event.namespace"))
-    return errors
+    """A core/v1 Event: its metadata and kube-apiserver's legacy event rules (``events.legacy_errors``)."""
+    return validate_object_meta(typed_meta, True, name_is_dns_subdomain, require_namespace=True) + legacy_errors(event)
 
 
 # --- update -----------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from dralloc.server.errors import ApiError, bad_request, not_found
+from dralloc.server.events import EVENTS_FIELD_LABELS, EVENTS_GROUP
 from dralloc.server.options import parse_resource_version
 from dralloc.server.registry import FIELD_SELECTORS
 from dralloc.server.responses import JSON, respond, wants_table
@@ -38,7 +39,7 @@ def matchers(request: Request, t: Target) -> tuple[Any, Any]:
     q = request.query_params
     return (label_selector(q.get("labelSelector")),
             field_selector(q.get("fieldSelector"), FIELD_SELECTORS.get(t.resource.name, ()), t.resource.name,
-                           t.version))
+                           t.version, EVENTS_FIELD_LABELS if t.resource.group == EVENTS_GROUP else None))
 
 
 def list_fast(api: ApiServer, request: Request, t: Target) -> Response | None:

@@ -46,8 +46,14 @@ RESOURCES = {r.name: r for r in (
     Resource("devicetaintrules", "DeviceTaintRule", False, versions=("v1", "v1beta2"), status=True),
 )}
 
+_EVENT_TABLE = (("Last Seen", "=eventLastSeen", 0), ("Type", "type", 0), ("Reason", "reason", 0),
+                ("Object", "=eventObject", 0), ("Subobject", "involvedObject.fieldPath", 1),
+                ("Source", "=eventSource", 1), ("Message", "=eventMessage", 0), ("First Seen", "=eventFirstSeen", 1),
+                ("Count", "=eventCount", 1), ("Name", "metadata.name", 1))
+
 CORE = {r.name: r for r in (
-    Resource("namespaces", "Namespace", False, group="", versions=("v1",), short_names=("ns",)),
+    Resource("namespaces", "Namespace", False, group="", versions=("v1",), status=True, short_names=("ns",),
+             columns=(("STATUS", "status.phase"),), subresources=("finalize",)),
     Resource("nodes", "Node", False, group="", versions=("v1",), short_names=("no",)),
     Resource("pods", "Pod", True, group="", versions=("v1",), status=True, short_names=("po",), categories=("all",),
              columns=(("READY", "=podReady"), ("STATUS", "=podStatus"), ("RESTARTS", "=podRestarts")),
@@ -55,13 +61,13 @@ CORE = {r.name: r for r in (
                            ("NOMINATED NODE", "status.nominatedNodeName"), ("READINESS GATES", "=readinessGates")),
              subresources=("binding",)),
     # kube-apiserver's event table has no leading name nor age: the name is the last, wide, column
-    Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",),
-             table=(("Last Seen", "=eventLastSeen", 0), ("Type", "type", 0), ("Reason", "reason", 0),
-                    ("Object", "=eventObject", 0), ("Subobject", "involvedObject.fieldPath", 1),
-                    ("Source", "=eventSource", 1), ("Message", "=eventMessage", 0),
-                    ("First Seen", "=eventFirstSeen", 1), ("Count", "=eventCount", 1),
-                    ("Name", "metadata.name", 1))),
+    Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",), table=_EVENT_TABLE),
 )}
+
+# events.k8s.io/v1: the same stored events (``events``), another view of them (server/events.py converts)
+EVENTS_GROUP = "events.k8s.io"
+EVENTS = {"events": Resource("events", "Event", True, group=EVENTS_GROUP, versions=("v1",), short_names=("ev",),
+                             table=_EVENT_TABLE)}
 
 # The reviews: the self reviews kube-apiserver serves to every authenticated user (kubectl auth can-i /
 # whoami) and TokenReview (kr8s whoami); computed per request, never stored. Their groups, in kube-apiserver's

@@ -10,8 +10,9 @@ from starlette.requests import Request
 from dralloc.api import conversion
 from dralloc.server import discovery
 from dralloc.server.errors import ApiError
+from dralloc.server.events import EVENTS_GROUP, to_events_v1
 from dralloc.server.options import query_flag
-from dralloc.server.registry import CORE, GROUP, RESOURCES, REVIEW_GROUPS, Resource
+from dralloc.server.registry import CORE, EVENTS, GROUP, RESOURCES, REVIEW_GROUPS, Resource
 
 
 class Target:
@@ -35,6 +36,8 @@ class Target:
 
     def present(self, obj: dict[str, Any]) -> dict[str, Any]:
         """A stored (v1) object in the version the URL asks for."""
+        if self.resource.group == EVENTS_GROUP:
+            return to_events_v1(obj)
         if self.resource.group and self.version != "v1":
             return conversion.from_v1(obj, self.api_version)
         return obj
@@ -47,9 +50,9 @@ def discovery_document(parts: list[str]) -> Any:
         return discovery.core_resource_list()
     if parts == ["apis"]:
         return discovery.api_group_list()
-    if len(parts) == 2 and parts[0] == "apis" and (parts[1] == GROUP or parts[1] in REVIEW_GROUPS):
+    if len(parts) == 2 and parts[0] == "apis" and parts[1] in (GROUP, EVENTS_GROUP, *REVIEW_GROUPS):
         return discovery.api_group(parts[1])
-    if len(parts) == 3 and parts[0] == "apis" and (parts[1] == GROUP or parts[1] in REVIEW_GROUPS):
+    if len(parts) == 3 and parts[0] == "apis" and parts[1] in (GROUP, EVENTS_GROUP, *REVIEW_GROUPS):
         doc = discovery.resource_list(parts[2], parts[1])
         if doc is None:
             raise ApiError(404, "the server could not find the requested resource")
@@ -59,6 +62,8 @@ def discovery_document(parts: list[str]) -> Any:
             return discovery.openapi_v3_root()
         if parts == ["openapi", "v3", "api", "v1"]:
             return discovery.openapi_v3_gv("v1", core=True)
+        if parts == ["openapi", "v3", "apis", EVENTS_GROUP, "v1"]:
+            return discovery.openapi_v3_events()
         if len(parts) == 5 and parts[2:4] == ["apis", GROUP]:
             doc = discovery.openapi_v3_gv(parts[4])
             if doc is not None:
@@ -72,10 +77,14 @@ def target(parts: list[str]) -> Target:
     if parts[:2] == ["api", "v1"]:
         table, version, rest = CORE, "v1", parts[2:]
         if rest[:1] == ["namespaces"] and (len(rest) <= 2 or (len(rest) == 3 and rest[2] not in CORE)):
+            if len(rest) == 3 and rest[2] not in ("status", "finalize"):
+                raise missing
             return Target(CORE["namespaces"], "v1", "", rest[1] if len(rest) > 1 else "",
                            rest[2] if len(rest) > 2 else "")
     elif len(parts) >= 3 and parts[:2] == ["apis", GROUP]:
         table, version, rest = RESOURCES, parts[2], parts[3:]
+    elif len(parts) >= 3 and parts[:2] == ["apis", EVENTS_GROUP]:
+        table, version, rest = EVENTS, parts[2], parts[3:]
     else:
         raise missing
     namespace = ""
@@ -97,6 +106,8 @@ def target(parts: list[str]) -> Target:
 
 def verb(request: Request, t: Target) -> str:
     method = request.method
+    if t.sub == "finalize" and method != "PUT":  # namespaces/finalize takes updates only
+        raise ApiError(405, "the server does not allow this method on the requested resource")
     if method == "GET":
         if t.name:
             return "get"
@@ -113,6 +124,6 @@ def verb(request: Request, t: Target) -> str:
         return "update"
     if method == "PATCH" and t.name:
         return "patch"
-    if method == "DELETE":
+    if method == "DELETE" and (t.name or t.resource.name != "namespaces"):  # no deletecollection of namespaces
         return "delete" if t.name else "deletecollection"
     raise ApiError(405, "the server does not allow this method on the requested resource")

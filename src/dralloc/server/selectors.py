@@ -233,11 +233,14 @@ def _path_value(obj: dict[str, Any], path: str) -> str:
     return "" if cur is None else str(cur)
 
 
-def field_selector(text: str | None, allowed: tuple[str, ...], resource_name: str, version: str) -> Matcher:
+def field_selector(text: str | None, allowed: tuple[str, ...], resource_name: str, version: str,
+                   renamed: dict[str, str] | None = None) -> Matcher:
+    """A matcher of stored objects; ``renamed``: the labels a version accepts instead of ``allowed``, each with
+    the stored field it reads (events.k8s.io's ``regarding.name`` reads ``involvedObject.name``)."""
     if not text:
         return lambda obj: True
     checks: list[Matcher] = []
-    fields = ("metadata.name", "metadata.namespace") + allowed
+    fields = tuple(renamed) if renamed is not None else ("metadata.name", "metadata.namespace") + allowed
     for req in _split_top(text):
         for op in ("!=", "==", "="):
             if op in req:
@@ -248,5 +251,5 @@ def field_selector(text: str | None, allowed: tuple[str, ...], resource_name: st
             raise bad_request(f"invalid field selector {text!r}")
         if key not in fields:
             raise bad_request(f'field label not supported: {key}')
-        checks.append(_field_check(key, value, negate=op == "!="))
+        checks.append(_field_check(renamed.get(key, key) if renamed else key, value, negate=op == "!="))
     return lambda obj: all(c(obj) for c in checks)

@@ -6,6 +6,7 @@ from typing import Any
 
 from dralloc.server import pods
 from dralloc.server.ages import human_age
+from dralloc.server.events import EVENTS_GROUP, to_core
 from dralloc.server.registry import Resource
 
 
@@ -104,6 +105,8 @@ def _layout_table(resource: Resource, items: list[dict[str, Any]]) -> tuple[list
 
 
 def to_table(resource: Resource, items: list[dict[str, Any]], rv: str) -> dict[str, Any]:
+    if resource.group == EVENTS_GROUP:  # the same columns as core/v1 Events, read from the stored form
+        items = [to_core(item) for item in items]
     if resource.table:
         columns, rows = _layout_table(resource, items)
         return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": rv},

@@ -14,11 +14,19 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server import pods
+from dralloc.server import events, namespaces, pods
 from dralloc.server.apply import apply, record_update
 from dralloc.server.bodies import check_limits, parse, read_body
 from dralloc.server.clock import now
+from dralloc.server.create_rules import (
+    NAME_GENERATION_ATTEMPTS,
+    RESOURCE_VERSION_ON_CREATE,
+    generate_name_conflict,
+    resource_version_set,
+    without_duplicate_owners,
+)
 from dralloc.server.errors import ApiError, already_exists, bad_request, conflict, invalid, not_found
+from dralloc.server.events import EVENTS_GROUP
 from dralloc.server.objects import (
     check_valid,
     dry_run,
@@ -31,6 +39,7 @@ from dralloc.server.objects import (
 )
 from dralloc.server.options import check_write_options, field_manager, query_flag
 from dralloc.server.patch import json_patch, merge_patch
+from dralloc.server.registry import CORE
 from dralloc.server.responses import JSON, respond
 from dralloc.server.routing import Target
 from dralloc.server.smp import strategic_merge_patch
@@ -97,6 +106,9 @@ def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
             errors = pods.validate_event(stored, meta)
         else:
             errors = validate(obj, require_namespace=t.resource.namespaced)
+            if t.resource.name == "namespaces":
+                errors += namespaces.finalizer_errors(stored, indexed=False)
+                namespaces.prepare_create(stored)
         check_valid(t, meta.name or "", errors)
         return stored, meta.name or ""
     if hasattr(obj, "status") and t.resource.status:
@@ -109,24 +121,88 @@ async def create(api: ApiServer, request: Request, t: Target) -> Response:
     check_write_options("create", request.query_params)
     raw, ctype = await read_body(request)
     data, warnings = object_body(raw, ctype, request, t)
-    stored, name = prepare_create(data, t)
-    record_update(None, stored, manager_of(request), t.api_version)
-    # The committer thread writes (and fsyncs) while the loop goes on parsing the next requests.
-    result = await insert(api, t, name, stored, dry_run(request))
+    data, dropped = without_duplicate_owners(data)
+    api.namespaces.admit_create(t, data)
+    warnings = [*warnings, *dropped]
+    with events.errors_of(t):
+        result = await insert_new(api, stored_view(t), created_form(data, t), dry_run(request), manager_of(request),
+                                  view=t)
     return respond(request, t.present(result), 201, warnings=warnings)
 
 
-async def insert(api: ApiServer, t: Target, name: str, stored: dict[str, Any], dry: bool) -> dict[str, Any]:
-    if dry:
+def stored_view(t: Target) -> Target:
+    """Where the URL's objects are stored: an events.k8s.io Event is a core/v1 Event (converted both ways)."""
+    return Target(CORE["events"], "v1", t.namespace, t.name, t.sub) if t.resource.group == EVENTS_GROUP else t
+
+
+def created_form(data: dict[str, Any], t: Target) -> dict[str, Any]:
+    """A create's object in its stored version; an events.k8s.io Event checked with the new API's rules."""
+    if t.resource.group != EVENTS_GROUP:
+        return data
+    core = events.to_core(data)
+    meta: dict[str, Any] = core["metadata"] if isinstance(core.get("metadata"), dict) else {}
+    check_valid(t, meta.get("name") or "", events.validate_create({**core, "metadata": {**meta,
+                                                                                          "namespace": t.namespace}}))
+    return core
+
+
+def _record(old: dict[str, Any] | None, new: dict[str, Any], manager: str, view: Target, sub: str = "") -> None:
+    """record_update as the client saw the objects (an events.k8s.io Event's fields in that version)."""
+    if view.resource.group != EVENTS_GROUP:
+        record_update(old, new, manager, view.api_version, sub)
+        return
+    shown = events.to_events_v1({**new, "metadata": dict(new.get("metadata") or {})})
+    record_update(events.to_events_v1(old) if old is not None else None, shown, manager, view.api_version, sub)
+    if "managedFields" in shown["metadata"]:
+        new.setdefault("metadata", {})["managedFields"] = shown["metadata"]["managedFields"]
+    else:
+        new.setdefault("metadata", {}).pop("managedFields", None)
+
+
+async def insert_new(api: ApiServer, t: Target, data: dict[str, Any], dry: bool,
+                     manager: str | None, view: Target | None = None) -> dict[str, Any]:
+    """Create ``data`` (validated, defaulted; ``manager``: record an Update entry, None when ``data`` carries
+    its apply entry), with kube-apiserver's create rules: no resourceVersion, and a generated name tried again
+    when it is taken."""
+    attempts = NAME_GENERATION_ATTEMPTS if not (data.get("metadata") or {}).get("name") else 1
+    for attempt in range(attempts):
+        stored, name = prepare_create(data, t)
+        if manager is not None:
+            _record(None, stored, manager, view or t)
+        if not dry and resource_version_set(stored):
+            raise ApiError(500, RESOURCE_VERSION_ON_CREATE, "")
         try:
-            api.store.get(t.resource.name, t.namespace, name)
-        except NotFound:
-            return {**stored, "metadata": new_metadata(stored["metadata"], t, "")}
-        raise already_exists(t.resource, name)
+            # The committer thread writes (and fsyncs) while the loop goes on parsing the next requests.
+            result = await insert(api, t, name, stored, dry)
+        except ApiError as exc:
+            if exc.code != 409 or attempts == 1:
+                raise
+            if attempt < attempts - 1:
+                continue  # a new generated name
+            raise generate_name_conflict(t.resource, name) from None
+        if t.resource.name == "namespaces" and not dry:
+            api.namespaces.note(result)
+        return result
+    raise AssertionError("unreachable")
+
+
+async def insert(api: ApiServer, t: Target, name: str, stored: dict[str, Any], dry: bool) -> dict[str, Any]:
     try:
-        return await api.store.create_async(t.resource.name, t.namespace, name, creation(stored, t))
+        if dry:
+            existing = api.store.get(t.resource.name, t.namespace, name)
+        else:
+            return await api.store.create_async(t.resource.name, t.namespace, name, creation(stored, t))
+    except NotFound:
+        return {**stored, "metadata": new_metadata(stored["metadata"], t, "")}
     except Conflict:
-        raise already_exists(t.resource, name) from None
+        try:
+            existing = api.store.get(t.resource.name, t.namespace, name)
+        except NotFound:
+            existing = {}
+    error = already_exists(t.resource, name)
+    if (existing.get("metadata") or {}).get("deletionTimestamp"):
+        error.message = f"object is being deleted: {error.message}"
+    raise error
 
 
 def creation(stored: dict[str, Any], t: Target) -> Callable[[Any, str], dict[str, Any]]:
@@ -175,6 +251,12 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
         gen = old_meta.get("generation", 1)
         merged["metadata"]["generation"] = gen + 1 if merged.get("spec") != old.get("spec") else gen
     deleting_errors = finalizer_errors(merged["metadata"], old_meta)
+    if t.resource.name == "namespaces":
+        namespaces.prepare_update(merged, old, t.sub)
+        if t.sub == "finalize":
+            deleting_errors += namespaces.finalizer_errors(merged, indexed=True)
+    if t.resource.name == "events":
+        deleting_errors += events.legacy_errors(merged)  # kube-apiserver's rules of every event update
     if not t.resource.group:
         if t.resource.name == "pods" and t.sub != "status":
             pods.apply_pod_defaults(merged)  # as decoding does on every write: a replace need not repeat them
@@ -190,11 +272,18 @@ async def update(api: ApiServer, request: Request, t: Target) -> Response:
     check_write_options("update", request.query_params)
     raw, ctype = await read_body(request)
     data, warnings = object_body(raw, ctype, request, t)
-    obj = typed(data, t)
+    data, dropped = without_duplicate_owners(data)
+    warnings = [*warnings, *dropped]
+    stored_t = stored_view(t)
+    if stored_t is not t:
+        data = events.to_core(data)
+    obj = typed(data, stored_t)
     if obj.metadata.name != t.name:
         raise bad_request(f"the name of the object ({obj.metadata.name}) does not match the name on the URL "
                           f"({t.name})")
-    result = await apply_update(api, request, t, obj, data, obj.metadata.resource_version, manager_of(request))
+    with events.errors_of(t):
+        result = await apply_update(api, request, stored_t, obj, data, obj.metadata.resource_version,
+                                    manager_of(request), view=t)
     return respond(request, t.present(result), warnings=warnings)
 
 
@@ -203,7 +292,7 @@ def manager_of(request: Request) -> str:
 
 
 async def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, data: dict[str, Any],
-                 expect_rv: str | None, manager: str | None) -> dict[str, Any]:
+                 expect_rv: str | None, manager: str | None, view: Target | None = None) -> dict[str, Any]:
     """Write ``obj`` over the stored object; ``manager`` (None for server-side apply, which records its own
     ownership) takes over the fields it changed."""
     dry = dry_run(request)
@@ -211,6 +300,8 @@ async def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, da
 
     def build(old: dict[str, Any], rv: str) -> dict[str, Any] | Outcome:
         merged, errors = merge_update(t, old, obj, data)
+        if view is not None and view.resource.group == EVENTS_GROUP and not errors:
+            errors = events.update_errors(merged, old)  # the rules events.k8s.io adds to the legacy ones
         if errors:
             errors_box.extend(errors)
             raise _Invalid()
@@ -218,9 +309,10 @@ async def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, da
         if merged == old:
             return old
         if manager is not None:
-            record_update(old, merged, manager, t.api_version, t.sub)
+            _record(old, merged, manager, view or t, t.sub)
         merged["metadata"]["resourceVersion"] = rv
-        if merged["metadata"].get("deletionTimestamp") and not merged["metadata"].get("finalizers"):
+        if merged["metadata"].get("deletionTimestamp") and not merged["metadata"].get("finalizers") \
+                and not (t.resource.name == "namespaces" and (merged.get("spec") or {}).get("finalizers")):
             return Outcome(merged, "DELETED")  # the last finalizer went: the deletion completes
         return merged
 
@@ -253,7 +345,8 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
     try:
         current = t.present(api.store.get(t.resource.name, t.namespace, t.name))
     except NotFound:
-        if ctype != "application/apply-patch+yaml":
+        # Only an apply to the main resource creates the object; subresources never create on update.
+        if ctype != "application/apply-patch+yaml" or t.sub:
             raise not_found(t.resource, t.name) from None
         current = None
     if ctype == "application/apply-patch+yaml":
@@ -267,8 +360,11 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
         force = bool(query_flag(request.query_params, "force"))
         merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version, t.sub)
         if current is None:  # server-side apply of a new object creates it
-            stored, name = prepare_create(merged, t)
-            result = await insert(api, t, name, stored, dry_run(request))
+            merged, dropped = without_duplicate_owners(merged, after_admission=True)
+            warnings = [*warnings, *dropped]
+            api.namespaces.admit_create(t, merged)
+            with events.errors_of(t):
+                result = await insert_new(api, stored_view(t), created_form(merged, t), dry_run(request), None)
             return respond(request, t.present(result), 201, warnings=warnings)
     elif ctype == "application/json-patch+json":
         merged = type_meta_checked(json_patch(current, patch), t)
@@ -283,11 +379,17 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
         warnings = field_problems(raw, JSON, patch, mode, t)  # duplicates in the patch itself
         warnings += [w for w in field_problems(None, JSON, merged, mode, t) if w not in warnings]
     expect = ((patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch, dict) else None)
-    obj = typed(merged, t)
+    merged, dropped = without_duplicate_owners(merged, after_admission=True)
+    warnings = [*warnings, *dropped]
+    stored_t = stored_view(t)
+    if stored_t is not t:
+        merged = events.to_core(merged)
+    obj = typed(merged, stored_t)
     if obj.metadata.name != t.name:
         raise bad_request("the name of the object cannot be changed by a patch")
     manager = None if ctype == "application/apply-patch+yaml" else manager_of(request)
-    result = await apply_update(api, request, t, obj, merged, expect, manager)
+    with events.errors_of(t):
+        result = await apply_update(api, request, stored_t, obj, merged, expect, manager, view=t)
     return respond(request, t.present(result), warnings=warnings)
 
 

@@ -155,10 +155,14 @@ def release_claims(writer: Writer, claims: Iterable[Obj], pods_by_uid: dict[str,
             continue
         namespace, name, uid = meta.get("namespace") or "", meta.get("name") or "", meta.get("uid")
         result = writer.update("resourceclaims", namespace, name, change, uid=uid)
-        if result is not None and not (result.get("status") or {}).get("reservedFor"):
-            freed += 1
-            if orphan:
-                writer.delete("resourceclaims", namespace, name, uid=uid)
+        if result is None or (result.get("status") or {}).get("reservedFor"):
+            continue
+        # Counted only when something was written: a claim held by another finalizer stays as it is.
+        changed = _meta(result).get("resourceVersion") != meta.get("resourceVersion")
+        if orphan and not _meta(result).get("deletionTimestamp"):
+            writer.delete("resourceclaims", namespace, name, uid=uid)
+            changed = True
+        freed += changed
     return freed
 
 

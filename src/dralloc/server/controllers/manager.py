@@ -18,6 +18,7 @@ from dralloc.server.controllers import kubelet
 from dralloc.server.controllers.claims import create_pod_claims, release_claims, unresolved_template_entries
 from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.garbage import GarbageCollector
+from dralloc.server.controllers.namespaces import NamespaceDeleter
 from dralloc.server.controllers.scheduling import SchedulerLoop
 from dralloc.server.controllers.snapshot import DecodeCache, Snapshot
 from dralloc.server.controllers.taints import TaintEviction
@@ -54,6 +55,7 @@ class ControllerManager:
         self.scheduler = SchedulerLoop(self.writer, self.recorder, self.pool, self.terminating, options.seed)
         self.taints = TaintEviction(self.writer, self.recorder, self.terminating)
         self.garbage = GarbageCollector(self.writer, self.terminating.delete)
+        self.namespaces = NamespaceDeleter(self.writer, self.terminating.delete)
         self.cache = DecodeCache()
         self.position = 0
         self.passes = 0
@@ -122,6 +124,7 @@ class ControllerManager:
             for change in changes:
                 self.position = change.rv
                 self.garbage.note(change)  # own writes too: the collector's deletes may orphan more objects
+                self.namespaces.note(change)  # own writes too: a namespace's content going
                 if change.rv in self.writer.own:
                     self.writer.own.discard(change.rv)
                     continue
@@ -139,10 +142,11 @@ class ControllerManager:
         """One pass of every controller. True when it changed something others may react to (run again)."""
         external = self._changes()
         if not (external or force or self.taints.next_due is not None or self.terminating.due() or self.garbage.due
-                or self.scheduler.due()):
+                or self.scheduler.due() or self.namespaces.due):
             return False
         self.passes += 1
-        collected = self.garbage.cycle()  # objects whose owners are gone (a claim's pod, a slice's node)
+        collected = self.namespaces.cycle()  # the content of namespaces being deleted
+        collected |= self.garbage.cycle()  # objects whose owners are gone (a claim's pod, a slice's node)
         snap = Snapshot(self.store, self.cache)
         if self.terminating.cycle(snap):  # pods gone: their claims are released below, their room reused
             self.scheduler.retry_all = True
@@ -168,4 +172,5 @@ class ControllerManager:
             kubelet.run_bound_pods(self.writer, Snapshot(self.store, self.cache))
         snap.forget_deleted()
         late = self._changes()  # own writes of this pass are not news; other clients' meanwhile are
-        return again or late or self.terminating.due()  # (--fake-kubelet) a pod marked now may go now
+        # (--fake-kubelet) a pod marked now may go now; a namespace's content went: it may go now
+        return again or late or self.terminating.due() or self.namespaces.due
