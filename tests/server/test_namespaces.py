@@ -320,14 +320,16 @@ def test_the_default_namespace_of_the_test_cluster_is_there_for_pods() -> None:
 # --- create rules -----------------------------------------------------------------------------------
 
 
-def test_a_create_with_a_resource_version_is_refused_as_etcd_refuses_it(client: TestClient) -> None:
+def test_a_create_with_a_resource_version_is_refused_with_etcds_message(client: TestClient) -> None:
+    # kube-apiserver answers 500 (etcd's plain error); a client's mistake is a 400 here, with the same message
     r = client.post(claims("default"), json={**CLAIM, "metadata": {"name": "c", "resourceVersion": "12"}})
-    assert r.status_code == 500
+    assert r.status_code == 400
     assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                        "message": "resourceVersion should not be set on objects to be created", "code": 500}
+                        "message": "resourceVersion should not be set on objects to be created", "reason": "BadRequest",
+                        "code": 400}
     r = client.post("/api/v1/namespaces/default/pods", json={**pod("p"), "metadata": {"name": "p",
                                                                                        "resourceVersion": "3"}})
-    assert r.status_code == 500
+    assert r.status_code == 400
 
 
 @pytest.mark.parametrize("rv", ["0", "abc", "-1", ""])
@@ -346,7 +348,7 @@ def test_a_dry_run_create_with_a_resource_version_passes_as_upstreams_dry_run_st
 def test_a_server_side_apply_creating_with_a_resource_version_is_refused(client: TestClient) -> None:
     body = {**CLAIM, "metadata": {"name": "c", "resourceVersion": "5"}}
     r = client.patch(f"{claims('default')}/c", json=body, headers=APPLY, params={"fieldManager": "me"})
-    assert r.status_code == 500 and r.json()["message"] == create_rules.RESOURCE_VERSION_ON_CREATE
+    assert r.status_code == 400 and r.json()["message"] == create_rules.RESOURCE_VERSION_ON_CREATE
 
 
 def test_creating_over_an_object_being_deleted_says_so(client: TestClient) -> None:

@@ -10,7 +10,8 @@ from dralloc.server.errors import ApiError
 from dralloc.server.registry import Resource
 
 # etcd3's store refuses a create that carries a resourceVersion; kube-apiserver passes the plain error on, which
-# makes a 500 without a reason.
+# makes a 500 without a reason. The client's mistake gets the same message here with a 400 (BadRequest): bad
+# input never gives a server error.
 RESOURCE_VERSION_ON_CREATE = "resourceVersion should not be set on objects to be created"
 NAME_GENERATION_ATTEMPTS = 8  # kube-apiserver's tries at a free generated name before giving up
 

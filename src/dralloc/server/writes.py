@@ -170,7 +170,7 @@ async def insert_new(api: ApiServer, t: Target, data: dict[str, Any], dry: bool,
         if manager is not None:
             _record(None, stored, manager, view or t)
         if not dry and resource_version_set(stored):
-            raise ApiError(500, RESOURCE_VERSION_ON_CREATE, "")
+            raise bad_request(RESOURCE_VERSION_ON_CREATE)
         try:
             # The committer thread writes (and fsyncs) while the loop goes on parsing the next requests.
             result = await insert(api, t, name, stored, dry)
