@@ -31,7 +31,8 @@ URLS = {"ResourceSlice": "/apis/resource.k8s.io/v1/resourceslices",
         "ResourceClaim": "/apis/resource.k8s.io/v1/namespaces/ml-team/resourceclaims",
         "ResourceClaimTemplate": "/apis/resource.k8s.io/v1/namespaces/gpu-monitoring/resourceclaimtemplates",
         "DeviceTaintRule": "/apis/resource.k8s.io/v1/devicetaintrules", "Node": "/api/v1/nodes",
-        "Pod": "/api/v1/namespaces/default/pods", "Event": "/api/v1/namespaces/default/events"}
+        "Pod": "/api/v1/namespaces/default/pods", "Event": "/api/v1/namespaces/default/events",
+        "Namespace": "/api/v1/namespaces"}
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}},
        "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"},
                                                                        "claims": [{"name": "gpu"}]}}],

@@ -152,8 +152,12 @@ def test_javascript_client_informer_and_crud_on_resource_claims(served) -> None:
     if not (NODE_CLIENT / "node_modules" / "@kubernetes" / "client-node").is_dir():
         pytest.skip(f"@kubernetes/client-node is not installed: run `npm ci` in {NODE_CLIENT}")
     server, kubeconfig = served
+    headers = {"content-type": "application/json", "authorization": "Bearer " + _token(server)}
     with server.open("/apis/resource.k8s.io/v1/deviceclasses", json.dumps(_device_class("gpu.example.com")).encode(),
-                     "POST", {"content-type": "application/json", "authorization": "Bearer " + _token(server)}):
+                     "POST", headers):
+        pass
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "node-team"}}
+    with server.open("/api/v1/namespaces", json.dumps(namespace).encode(), "POST", headers):
         pass
     proc = subprocess.run([node, "informer.mjs", str(kubeconfig), "node-team"], cwd=NODE_CLIENT,
                           capture_output=True, text=True, timeout=60)

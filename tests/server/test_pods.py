@@ -251,3 +251,23 @@ def test_replacing_a_pod_with_its_manifest_again_is_not_a_spec_change(client: Te
     again = {**pod(), "metadata": {**pod()["metadata"], "resourceVersion": created["metadata"]["resourceVersion"]}}
     r = client.put(f"{PODS}/web", json=again)
     assert r.status_code == 200, r.text
+
+
+def test_a_pod_has_generation_1_and_a_spec_change_bumps_it_but_a_status_write_does_not(client: TestClient) -> None:
+    # kube-apiserver's pod strategy (1.33+): generation 1 on create, +1 when the spec changes
+    created = client.post(PODS, json=pod())
+    assert created.json()["metadata"]["generation"] == 1
+    current = created.json()
+    current["spec"]["containers"][0]["image"] = "registry.example.com/app:2"
+    assert client.put(f"{PODS}/web", json=current).json()["metadata"]["generation"] == 2
+    status = client.get(f"{PODS}/web").json()
+    status["status"]["phase"] = "Running"
+    assert client.put(f"{PODS}/web/status", json=status).json()["metadata"]["generation"] == 2
+    labelled = client.patch(f"{PODS}/web", json={"metadata": {"labels": {"a": "b"}}},
+                            headers={"content-type": "application/merge-patch+json"})
+    assert labelled.json()["metadata"]["generation"] == 2
+
+
+def test_a_node_gets_no_generation(client: TestClient) -> None:
+    node = client.post("/api/v1/nodes", json={"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}})
+    assert "generation" not in node.json()["metadata"]

@@ -39,7 +39,7 @@ from dralloc.server.objects import (
 )
 from dralloc.server.options import check_write_options, field_manager, query_flag
 from dralloc.server.patch import json_patch, merge_patch
-from dralloc.server.registry import CORE
+from dralloc.server.registry import CORE, GROUP
 from dralloc.server.responses import JSON, respond
 from dralloc.server.routing import Target
 from dralloc.server.smp import strategic_merge_patch
@@ -70,12 +70,18 @@ def raw_object(data: dict[str, Any], t: Target, meta: Any) -> dict[str, Any]:
     return obj
 
 
+def _tracks_generation(t: Target) -> bool:
+    """The kinds whose strategy keeps ``metadata.generation`` (1 on create, +1 when the spec changes): the
+    resource.k8s.io kinds and pods (kube-apiserver's pod strategy since 1.33); not nodes, namespaces, events."""
+    return t.resource.group == GROUP or t.resource.name == "pods"
+
+
 def new_metadata(meta: dict[str, Any], t: Target, rv: str) -> dict[str, Any]:
     meta = dict(meta)
     meta["uid"] = str(uuid.uuid4())
     meta["creationTimestamp"] = now()
     meta["resourceVersion"] = rv
-    if t.resource.group:
+    if _tracks_generation(t):
         meta["generation"] = 1
     if t.resource.namespaced:
         meta["namespace"] = t.namespace
@@ -247,7 +253,7 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
                 merged["status"] = old["status"]
             else:
                 merged.pop("status", None)
-    if t.resource.group:
+    if _tracks_generation(t):
         gen = old_meta.get("generation", 1)
         merged["metadata"]["generation"] = gen + 1 if merged.get("spec") != old.get("spec") else gen
     deleting_errors = finalizer_errors(merged["metadata"], old_meta)
