@@ -48,6 +48,13 @@ def make_namespaces(http: TestClient, *names: str) -> TestClient:
     return http
 
 
+def api_client(*namespaces: str, **app_options: Any) -> TestClient:
+    """An in-process API server on an in-memory store (``create_app`` options), with these namespaces made."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return make_namespaces(TestClient(create_app(SQLiteStore(":memory:"), **app_options)), *namespaces)
+
+
 class Cluster:
     def __init__(self, **options: Any) -> None:
         with warnings.catch_warnings():

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
-from cluster import make_namespaces  # noqa: E402
+from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
@@ -30,9 +30,7 @@ def docs(name: str) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def client() -> TestClient:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return make_namespaces(TestClient(create_app(SQLiteStore(":memory:"))), "ml-team", "gpu-monitoring")
+    return api_client("ml-team", "gpu-monitoring")
 
 
 @pytest.fixture

@@ -9,11 +9,10 @@ from typing import Any
 import pytest
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
+from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server import create_app  # noqa: E402
 from dralloc.server.events import to_core, to_events_v1  # noqa: E402
-from dralloc.store import SQLiteStore  # noqa: E402
 
 NEW = "/apis/events.k8s.io/v1/namespaces/default/events"
 OLD = "/api/v1/namespaces/default/events"
@@ -26,9 +25,7 @@ EVENT = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name":
 
 @pytest.fixture
 def client() -> TestClient:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return TestClient(create_app(SQLiteStore(":memory:")))
+    return api_client()
 
 
 def test_an_event_created_through_events_k8s_io_is_a_core_event_with_the_old_field_names(

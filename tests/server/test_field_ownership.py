@@ -264,16 +264,9 @@ APPLY = {"content-type": "application/apply-patch+yaml"}
 
 @pytest.fixture
 def client() -> Any:
-    import warnings
+    from cluster import api_client
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from starlette.testclient import TestClient
-
-        from dralloc.server import create_app
-        from dralloc.store import SQLiteStore
-
-        return TestClient(create_app(SQLiteStore(":memory:")))
+    return api_client()
 
 
 def _claim(status: dict[str, Any] | None = None) -> str:

@@ -14,10 +14,9 @@ import pytest
 import yaml
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
-from cluster import make_namespaces  # noqa: E402
+from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server import create_app  # noqa: E402
 from dralloc.store import SQLiteStore  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -32,9 +31,7 @@ def docs(name: str) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def client() -> TestClient:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return make_namespaces(TestClient(create_app(SQLiteStore(":memory:"))), "ml-team")
+    return api_client("ml-team")
 
 
 def claim_with_finalizer() -> dict[str, Any]:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
-from cluster import CLASS, NODE, NS, TEMPLATE, Cluster, R, make_namespaces, pod, slice_  # noqa: E402
+from cluster import CLASS, NODE, NS, TEMPLATE, Cluster, R, api_client, make_namespaces, pod, slice_  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app, create_rules, namespaces, writes  # noqa: E402
@@ -24,9 +24,7 @@ APPLY = {"content-type": "application/apply-patch+yaml"}
 
 @pytest.fixture
 def client() -> TestClient:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return TestClient(create_app(SQLiteStore(":memory:")))
+    return api_client()
 
 
 def namespace(name: str, **meta: Any) -> dict[str, Any]:

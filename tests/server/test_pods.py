@@ -11,12 +11,11 @@ from typing import Any
 import pytest
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
+from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.api.codec import decode  # noqa: E402
 from dralloc.api.core_v1 import Pod  # noqa: E402
-from dralloc.server import create_app  # noqa: E402
-from dralloc.store import SQLiteStore  # noqa: E402
 
 PODS = "/api/v1/namespaces/default/pods"
 EVENTS = "/api/v1/namespaces/default/events"
@@ -25,9 +24,7 @@ SMP = {"content-type": "application/strategic-merge-patch+json"}
 
 @pytest.fixture
 def client() -> TestClient:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return TestClient(create_app(SQLiteStore(":memory:")))
+    return api_client()
 
 
 def pod(name: str = "web", **spec: Any) -> dict[str, Any]:

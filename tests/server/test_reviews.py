@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
+from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
@@ -33,9 +34,7 @@ def client() -> TestClient:
     authz = Authorizer({"group:admins": [{"verbs": ["*"], "resources": ["*"]}],
                         "bob": [{"verbs": ["get", "list", "watch"], "resources": ["resourceslices"]},
                                 {"verbs": ["update"], "resources": ["resourceclaims"]}]})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return TestClient(create_app(SQLiteStore(":memory:"), tokens=tokens, authorizer=authz))
+    return api_client(tokens=tokens, authorizer=authz)
 
 
 def review(verb: str, resource: str, subresource: str = "") -> dict[str, Any]:

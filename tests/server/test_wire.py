@@ -10,12 +10,10 @@ import pytest
 import yaml
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
-from cluster import make_namespaces  # noqa: E402
+from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server import create_app  # noqa: E402
 from dralloc.server.protobuf import ProtobufError, decode  # noqa: E402
-from dralloc.store import SQLiteStore  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PROTOBUF = {"content-type": "application/vnd.kubernetes.protobuf"}
@@ -55,9 +53,7 @@ def namespace(name: str, labels: dict[str, str] | None = None) -> bytes:
 
 @pytest.fixture
 def client() -> TestClient:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return make_namespaces(TestClient(create_app(SQLiteStore(":memory:"))), "ml-team")
+    return api_client("ml-team")
 
 
 def test_protobuf_namespace_is_decoded_without_the_empty_scalars() -> None:
