@@ -17,6 +17,7 @@ from dralloc.allocator.errors import AllocationInternalError
 from dralloc.allocator.nodes import NodeSelectorError, node_matches
 from dralloc.allocator.numbers import to_num
 from dralloc.allocator.state import device_id
+from dralloc.cel import device_activation
 
 BLOCKING_EFFECTS = frozenset(("NoSchedule", "NoExecute"))
 
@@ -48,7 +49,7 @@ class DeviceInfo:
 
     __slots__ = ("device", "slice", "id", "driver", "pool", "name", "allow_multi", "consumes", "capacity",
                  "taints", "attr_cache", "expr_cache", "match_cache", "per_device", "binds_to_node",
-                 "capacity_cache")
+                 "capacity_cache", "_cel_input")
 
     def __init__(self, slice_: Any, device: Any) -> None:
         spec = slice_.spec
@@ -72,6 +73,21 @@ class DeviceInfo:
         self.capacity_cache: dict[Any, Any] = {}
         self.per_device = bool(spec.per_device_node_selection)
         self.binds_to_node = bool(device.binds_to_node)
+        self._cel_input: dict[str, Any] | Exception | None = None
+
+    def cel_input(self) -> dict[str, Any]:
+        """The device as its selectors see it, made on first use (every selector of every request reads the
+        same one). Raises, every time, what making it raised (a CEL runtime error)."""
+        act = self._cel_input
+        if act is None:
+            try:
+                act = device_activation(self.device, self.driver)
+            except Exception as exc:  # noqa: BLE001 - kept and raised to each selector as its runtime error
+                act = exc
+            self._cel_input = act
+        if isinstance(act, Exception):
+            raise act
+        return act
 
 
 class Pool:

@@ -57,23 +57,27 @@ class SelectorFailure:
 
 
 _COMPILE_ERROR = object()
-_COMPILED: dict[str, Any] = {}
 _COMPILED_MAX = 4096
 
 
 class SelectorCache:
-    """Evaluation helpers over the process-wide compiled-expression cache."""
+    """The compiled expressions an allocator has used (compile errors included) and the evaluation helpers."""
+
+    __slots__ = ("_compiled",)
+
+    def __init__(self) -> None:
+        self._compiled: dict[str, Any] = {}
 
     def compiled(self, expr: str) -> Any:
-        c = _COMPILED.get(expr)
+        c = self._compiled.get(expr)
         if c is None:
             try:
                 c = compile_selector(expr)
             except Exception as exc:  # noqa: BLE001 - CELCompileError, or a crash: both are compile errors here
                 c = (_COMPILE_ERROR, compile_message(exc))
-            if len(_COMPILED) >= _COMPILED_MAX:
-                _COMPILED.clear()
-            _COMPILED[expr] = c
+            if len(self._compiled) >= _COMPILED_MAX:
+                self._compiled.clear()
+            self._compiled[expr] = c
         return c
 
     def expr_outcome(self, info: Any, expr: str) -> Any:
@@ -87,7 +91,7 @@ class SelectorCache:
             out = ("compile", c[1])
         else:
             try:
-                out = bool(c.matches(info.device, info.driver))
+                out = bool(c.matches(info.device, info.driver, info.cel_input()))
             except Exception as exc:  # noqa: BLE001 - CELRuntimeError, or a crash: never a traceback
                 out = ("runtime", runtime_message(exc))
         cache[expr] = out

@@ -26,9 +26,6 @@ from dralloc.cel.types import obj
 CEL_SELECTOR_MAX_LENGTH = 10 * 1024  # resourceapi.CELSelectorExpressionMaxLength
 CEL_SELECTOR_MAX_COST = COST_LIMIT  # resourceapi.CELSelectorExpressionMaxCost
 
-_ACTIVATIONS: dict[tuple[int, str], tuple[Any, dict[str, Any] | str]] = {}
-_ACTIVATIONS_MAX = 500_000
-
 
 def _attribute_value(attr: Any) -> Any:
     if attr.string is not None:
@@ -76,26 +73,13 @@ def _convert(device: Any, driver: str) -> dict[str, Any] | str:
     }}
 
 
-_last: list[Any] = [None, None, None]  # the most recent (device, driver, activation): selectors run in bursts
-
-
 def device_activation(device: Any, driver: str) -> dict[str, Any]:
-    """The evaluation input for a device (cached per device object). Raises CELRuntimeError if the device
-    cannot be represented (an unparsable version attribute)."""
-    last = _last
-    if last[0] is device and last[1] == driver:
-        return last[2]
-    key = (id(device), driver)
-    hit = _ACTIVATIONS.get(key)
-    if hit is None or hit[0] is not device:
-        if len(_ACTIVATIONS) >= _ACTIVATIONS_MAX:
-            _ACTIVATIONS.clear()
-        hit = (device, _convert(device, driver))
-        _ACTIVATIONS[key] = hit
-    act = hit[1]
+    """The evaluation input of a device (callers that evaluate many selectors on one device keep it: the
+    allocator caches it per device). Raises CELRuntimeError if the device cannot be represented (an
+    unparsable version attribute)."""
+    act = _convert(device, driver)
     if isinstance(act, str):
         raise CELRuntimeError(act)
-    last[0], last[1], last[2] = device, driver, act
     return act
 
 
@@ -111,8 +95,9 @@ class Selector:
         self._guarded = guarded  # has comprehensions: enforce the runtime cost limit
         self.max_cost = max_cost
 
-    def matches(self, device: Any, driver: str) -> bool:
-        act = device_activation(device, driver)
+    def matches(self, device: Any, driver: str, activation: dict[str, Any] | None = None) -> bool:
+        """``activation``: the device's :func:`device_activation`, when the caller keeps it."""
+        act = activation if activation is not None else device_activation(device, driver)
         if self._guarded:
             act = {**act, COST_KEY: [0, CEL_SELECTOR_MAX_COST]}
         try:

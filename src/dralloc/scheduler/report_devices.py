@@ -18,7 +18,7 @@ from dralloc.allocator.numbers import to_num
 from dralloc.allocator.state import AllocatedState
 from dralloc.api.codec import encode_json
 from dralloc.api.resource_v1 import Device, DeviceSelector, ResourceClaimSpec, ResourceSlice
-from dralloc.cel import CELCompileError, CELRuntimeError, Selector, compile_selector
+from dralloc.cel import CELCompileError, CELRuntimeError, Selector, compile_selector, device_activation
 from dralloc.scheduler.dra import DraState
 from dralloc.scheduler.result import PodResult
 
@@ -78,8 +78,11 @@ def compile_all(expressions: Iterable[str]) -> tuple[Selector, ...] | None:
 def _all_match(selectors: tuple[Selector, ...] | None, device: Device, driver: str) -> bool:
     if selectors is None:
         return False
+    if not selectors:
+        return True
     try:
-        return all(s.matches(device, driver) for s in selectors)
+        activation = device_activation(device, driver)  # once for all the selectors
+        return all(s.matches(device, driver, activation) for s in selectors)
     except CELRuntimeError:
         return False  # upstream fails the allocation attempt; for the report the device is not usable
 
