@@ -30,14 +30,19 @@ def _has_long_number(raw: bytes) -> bool:
     return _LONG_RUN in raw.translate(_DIGITS_ONLY)
 
 
+def _too_large() -> ApiError:
+    return ApiError(413, f"the request body is too large (limit {MAX_BODY} bytes)")
+
+
 async def read_body(request: Request) -> tuple[bytes, str]:
     """The raw body (413 beyond 3 MiB, as kube-apiserver) and its media type."""
     length = request.headers.get("content-length")
     if length and length.isdigit() and int(length) > MAX_BODY:
-        raise ApiError(413, "the request body is too large (limit 3145728 bytes)")
-    body = await (request if isinstance(request, ApiRequest) else ApiRequest(request.scope, request.receive)).read_all(MAX_BODY)
+        raise _too_large()
+    reader = request if isinstance(request, ApiRequest) else ApiRequest(request.scope, request.receive)
+    body = await reader.read_all(MAX_BODY)
     if body is None:
-        raise ApiError(413, "the request body is too large (limit 3145728 bytes)")
+        raise _too_large()
     ctype = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
     return body, ctype
 

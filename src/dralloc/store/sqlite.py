@@ -9,9 +9,9 @@ the loop itself: the writes of one turn of the loop form a group, committed at t
 thread in between (every hand-over between two busy threads costs both of them a GIL switch, which on SQLite
 cost more than the commit; PostgreSQL, whose statements wait on the network, keeps the committer thread for
 them too). Once a server attaches its loop (:meth:`SQLStore.attach_loop`), other threads' writes (the
-controllers') join the loop's groups too, so there is one stream of commits, not two taking turns. SQLite readers use their own connections (WAL lets them read while the committer writes). Old events
-are compacted (the newest ``history`` are kept); a watch from before the oldest kept event gets 410 Gone,
-as from etcd. The SQL is the same for both databases; a dialect only says how to open a connection, start
+controllers') join the loop's groups too, so there is one stream of commits, not two taking turns. SQLite
+readers use their own connections (WAL lets them read while the committer writes). Old events are compacted
+(the newest ``history`` are kept); a watch from before the oldest kept event gets 410 Gone, as from etcd. The SQL is the same for both databases; a dialect only says how to open a connection, start
 a write transaction and wake watchers.
 """
 
@@ -324,8 +324,9 @@ class SQLStore:
         self._home_loop = loop if self.commit_on_loop else None
 
     def _join_turn(self, loop: asyncio.AbstractEventLoop, job: _Write) -> None:
+        """Add ``job`` to the group ``loop`` commits at the end of its current turn (on the loop's thread)."""
         waiting = self._on_loop.get(loop)
-        if waiting is None:
+        if waiting is None:  # the first write of this turn: commit the turn's writes once it is over
             waiting = self._on_loop[loop] = []
             loop.call_soon(self._commit_turn, loop)
         waiting.append(job)
@@ -338,14 +339,10 @@ class SQLStore:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[dict[str, Any]] = loop.create_future()
         job = _Write(kind, resource, namespace, name, build, expect_rv, must_exist, future=future)
-        if not self.commit_on_loop:
+        if self.commit_on_loop:
+            self._join_turn(loop, job)
+        else:
             self._queue.put(job)
-            return await future
-        waiting = self._on_loop.get(loop)
-        if waiting is None:  # the first write of this turn: commit the turn's writes once it is over
-            waiting = self._on_loop[loop] = []
-            loop.call_soon(self._commit_turn, loop)
-        waiting.append(job)
         return await future
 
     def _commit_turn(self, loop: asyncio.AbstractEventLoop) -> None:
