@@ -15,6 +15,7 @@ from sched_builders import (
 )
 
 from dralloc.scheduler import Scheduler
+from dralloc.scheduler.result import SimulationResult
 
 
 def test_a_high_priority_pod_evicts_only_the_victims_it_needs(simulate) -> None:
@@ -147,12 +148,18 @@ def test_a_nominated_node_that_became_unresolvable_lets_the_preemptor_preempt_el
     assert pods["high"].node == "n2" and pods["low"].status == "evicted"
 
 
-def test_with_a_clock_victims_terminate_for_their_grace_period_and_the_preemptor_waits(simulate) -> None:
+def _preempting_with_a_clock(grace: int) -> tuple[Scheduler, SimulationResult]:
+    """One full node whose low-priority pod has this grace period, and a high-priority pod that preempts it;
+    one schedule() at 2026-01-01T00:00:00Z."""
     docs = load(node("n1", cpu="4"), pod("low", cpu="4", priority=1, node_name="n1",
-                                        extra_spec="terminationGracePeriodSeconds: 2"),
+                                        extra_spec=f"terminationGracePeriodSeconds: {grace}"),
                 pod("high", cpu="4", priority=100))
     sched = Scheduler.from_objects(docs, victims_terminate_at="2026-01-01T00:00:00Z")
-    result = sched.schedule()
+    return sched, sched.schedule()
+
+
+def test_with_a_clock_victims_terminate_for_their_grace_period_and_the_preemptor_waits(simulate) -> None:
+    sched, result = _preempting_with_a_clock(2)
     pods = by_name(result)
     victim = pods["low"].pod
     assert (victim.metadata.deletion_timestamp, victim.metadata.deletion_grace_period_seconds) == (
@@ -176,11 +183,7 @@ def test_with_a_clock_victims_terminate_for_their_grace_period_and_the_preemptor
 
 
 def test_with_a_clock_a_victim_without_grace_period_is_gone_at_once(simulate) -> None:
-    docs = load(node("n1", cpu="4"), pod("low", cpu="4", priority=1, node_name="n1",
-                                        extra_spec="terminationGracePeriodSeconds: 0"),
-                pod("high", cpu="4", priority=100))
-    sched = Scheduler.from_objects(docs, victims_terminate_at="2026-01-01T00:00:00Z")
-    result = sched.schedule()
+    sched, result = _preempting_with_a_clock(0)
     high = by_name(result)["high"]
     assert by_name(result)["low"].status == "evicted" and [p.name for p in sched.snapshot.by_name["n1"].pods] == []
     assert high.status == "unschedulable" and high.pod.status.nominated_node_name == "n1"

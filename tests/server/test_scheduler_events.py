@@ -50,12 +50,16 @@ def after(cluster: Cluster, seconds: float) -> None:
     cluster.settle()
 
 
+
+def place(cluster: Cluster, *pods: dict[str, Any]) -> None:
+    """Create the pods one at a time, each once the controllers are done with the one before."""
+    for pod in pods:
+        cluster.post(f"{NS}/pods", pod)
+        cluster.settle()
+
 def test_a_preemptor_gets_one_failed_scheduling_without_preemption_text_then_waits_for_its_victim(
         cluster: Cluster) -> None:
-    cluster.post(f"{NS}/pods", plain_pod("low", "6"))
-    cluster.settle()
-    cluster.post(f"{NS}/pods", plain_pod("high", "6", priority=1000))
-    cluster.settle()
+    place(cluster, plain_pod("low", "6"), plain_pod("high", "6", priority=1000))
     high = cluster.get("pods", "high")
     # DefaultPreemption succeeded, so the cycle's message has no PostFilter part.
     assert history(cluster, "high") == [("FailedScheduling", FIT_ERROR)]
@@ -80,10 +84,7 @@ def test_a_preemptor_gets_one_failed_scheduling_without_preemption_text_then_wai
 
 def test_victims_that_go_at_once_still_leave_the_preempting_cycles_failed_scheduling_before_scheduled(
         cluster: Cluster) -> None:
-    cluster.post(f"{NS}/pods", plain_pod("low", "6", grace=0))
-    cluster.settle()
-    cluster.post(f"{NS}/pods", plain_pod("high", "6", priority=1000))
-    cluster.settle()
+    place(cluster, plain_pod("low", "6", grace=0), plain_pod("high", "6", priority=1000))
     assert [p["metadata"]["name"] for p in cluster.pods()] == ["high"]
     assert cluster.get("pods", "high")["spec"]["nodeName"] == "node-1"
     assert history(cluster, "high") == [("FailedScheduling", FIT_ERROR),
@@ -95,10 +96,7 @@ def test_victims_that_go_at_once_still_leave_the_preempting_cycles_failed_schedu
 def test_a_preemptor_retried_while_a_victim_still_terminates_is_not_eligible_and_keeps_its_nomination(
         cluster: Cluster) -> None:
     cluster.post(f"{NS}/pods", plain_pod("low-a", "4", grace=10))
-    cluster.post(f"{NS}/pods", plain_pod("low-b", "4", grace=30))
-    cluster.settle()
-    cluster.post(f"{NS}/pods", plain_pod("high", "8", priority=1000))
-    cluster.settle()
+    place(cluster, plain_pod("low-b", "4", grace=30), plain_pod("high", "8", priority=1000))
     assert history(cluster, "high") == [("FailedScheduling", FIT_ERROR)]
 
     after(cluster, 11)  # low-a is gone (a pod deletion: the preemptor is tried again); low-b still terminates
@@ -114,20 +112,14 @@ def test_a_preemptor_retried_while_a_victim_still_terminates_is_not_eligible_and
 
 
 def test_a_pod_no_preemption_can_help_gets_the_preemption_fit_error(cluster: Cluster) -> None:
-    cluster.post(f"{NS}/pods", plain_pod("important", "8", priority=5000))
-    cluster.settle()
-    cluster.post(f"{NS}/pods", plain_pod("high", "8", priority=1000))
-    cluster.settle()
+    place(cluster, plain_pod("important", "8", priority=5000), plain_pod("high", "8", priority=1000))
     high = cluster.get("pods", "high")
     assert history(cluster, "high") == [("FailedScheduling", NO_VICTIMS)]
     assert scheduled_condition(high)["message"] == NO_VICTIMS and "nominatedNodeName" not in high["status"]
 
 
 def test_a_preemptor_whose_nominated_node_can_no_longer_help_loses_its_nomination(cluster: Cluster) -> None:
-    cluster.post(f"{NS}/pods", plain_pod("low", "6"))
-    cluster.settle()
-    cluster.post(f"{NS}/pods", plain_pod("high", "6", priority=1000))
-    cluster.settle()
+    place(cluster, plain_pod("low", "6"), plain_pod("high", "6", priority=1000))
     assert cluster.get("pods", "high")["status"]["nominatedNodeName"] == "node-1"
     r = cluster.http.patch("/api/v1/nodes/node-1", json={"spec": {"unschedulable": True}},
                            headers={"Content-Type": "application/merge-patch+json"})
@@ -141,10 +133,7 @@ def test_a_preemptor_whose_nominated_node_can_no_longer_help_loses_its_nominatio
 
 
 def test_a_waiting_preemptor_keeps_the_room_of_its_nomination_from_lower_priority_pods(cluster: Cluster) -> None:
-    cluster.post(f"{NS}/pods", plain_pod("low", "4"))
-    cluster.settle()
-    cluster.post(f"{NS}/pods", plain_pod("high", "6", priority=1000))
-    cluster.settle()
+    place(cluster, plain_pod("low", "4"), plain_pod("high", "6", priority=1000))
     cluster.post(f"{NS}/pods", plain_pod("small", "3", priority=50))  # would fit beside low, not beside high
     cluster.settle()
     small = cluster.get("pods", "small")
@@ -156,10 +145,7 @@ def test_a_waiting_preemptor_keeps_the_room_of_its_nomination_from_lower_priorit
 
 
 def test_a_preemptor_takes_the_nomination_of_a_waiting_lower_priority_pod(cluster: Cluster) -> None:
-    cluster.post(f"{NS}/pods", plain_pod("low", "6"))
-    cluster.settle()
-    cluster.post(f"{NS}/pods", plain_pod("middle", "6", priority=50))
-    cluster.settle()
+    place(cluster, plain_pod("low", "6"), plain_pod("middle", "6", priority=50))
     assert cluster.get("pods", "middle")["status"]["nominatedNodeName"] == "node-1"
     cluster.post(f"{NS}/pods", plain_pod("high", "6", priority=1000))
     cluster.settle()
