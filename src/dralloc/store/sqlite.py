@@ -92,7 +92,7 @@ class Event:
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """An event without its object (see :meth:`SQLStore.changes_since`)."""
+    """An event, with its object's stored JSON text only where asked for (see :meth:`SQLStore.changes_since`)."""
 
     rv: int
     type: str
@@ -101,6 +101,7 @@ class Change:
     name: str
     owned: bool  # the object has ownerReferences
     deleting: bool  # the object has a deletionTimestamp
+    data: str | None = None  # the object as stored, for the resources named in ``changes_since(with_data=...)``
 
 
 @dataclass(eq=False)
@@ -279,18 +280,21 @@ class SQLStore:
                           "ORDER BY rv LIMIT ?", (rv, limit))
         return [Event(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6]) for r in rows]
 
-    def changes_since(self, rv: int, limit: int = 10_000) -> builtins.list[Change]:
-        """The events after rv without their objects (cheap: for callers that only need to know what changed
-        and where), each with whether its object names owners or is being deleted (for the garbage
-        collector: a substring test the database runs on the stored text). Raises Gone as
-        :meth:`events_since`."""
+    def changes_since(self, rv: int, limit: int = 10_000,
+                      with_data: tuple[str, ...] = ()) -> builtins.list[Change]:
+        """The events after rv, each with whether its object names owners or is being deleted (for the garbage
+        collector: a substring test the database runs on the stored text), and the object's JSON text only
+        for the resources in ``with_data`` (cheap for callers that only need to know what changed and where,
+        and for those that mirror a few resources). Raises Gone as :meth:`events_since`."""
         compacted = self._read("SELECT value FROM counters WHERE name = 'compacted'")[0][0]
         if rv < compacted:
             raise Gone(f"too old resource version: {rv} ({compacted + 1})")
-        rows = self._read("SELECT rv, type, resource, namespace, name, data LIKE ?, data LIKE ? FROM events "
+        wanted = ", ".join("?" * len(with_data))
+        data = f"CASE WHEN resource IN ({wanted}) THEN data END" if with_data else "NULL"
+        rows = self._read(f"SELECT rv, type, resource, namespace, name, data LIKE ?, data LIKE ?, {data} FROM events "
                           "WHERE rv > ? ORDER BY rv LIMIT ?",
-                          ('%"ownerReferences"%', '%"deletionTimestamp"%', rv, limit))
-        return [Change(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6])) for r in rows]
+                          ('%"ownerReferences"%', '%"deletionTimestamp"%', *with_data, rv, limit))
+        return [Change(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6]), r[7]) for r in rows]
 
     # --- writes -------------------------------------------------------------------------------------
 

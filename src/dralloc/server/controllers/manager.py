@@ -1,8 +1,9 @@
 """The controllers of ``dralloc serve`` in one worker thread: woken by every commit to the store, it reads
-what changed since its last pass, then runs the resourceclaim controller, the device taint eviction
-controller, the scheduler loop and (``--fake-kubelet``) the fake kubelet over a fresh snapshot of the store,
-after the garbage collector (``garbage``: objects whose owners are gone) and removing the pods whose grace
-period is over (``termination``: no kubelet stops them here).
+what changed since its last pass (into its mirror of the objects it looks at), then runs the resourceclaim
+controller, the device taint eviction controller, the scheduler loop and (``--fake-kubelet``) the fake
+kubelet over a snapshot of the mirror, after the garbage collector (``garbage``: objects whose owners are
+gone) and removing the pods whose grace period is over (``termination``: no kubelet stops them here).
+A controller whose inputs did not change since the last pass does not look at every object again.
 The store is the only state that matters: after a restart the first pass picks up where the last one ended.
 """
 
@@ -20,7 +21,7 @@ from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.garbage import GarbageCollector
 from dralloc.server.controllers.namespaces import NamespaceDeleter
 from dralloc.server.controllers.scheduling import SchedulerLoop
-from dralloc.server.controllers.snapshot import DecodeCache, Snapshot
+from dralloc.server.controllers.snapshot import RESOURCES, Changes, Mirror, Obj, Snapshot
 from dralloc.server.controllers.taints import TaintEviction
 from dralloc.server.controllers.termination import TerminatingPods
 from dralloc.server.controllers.writes import Writer
@@ -56,7 +57,7 @@ class ControllerManager:
         self.taints = TaintEviction(self.writer, self.recorder, self.terminating)
         self.garbage = GarbageCollector(self.writer, self.terminating.delete)
         self.namespaces = NamespaceDeleter(self.writer, self.terminating.delete)
-        self.cache = DecodeCache()
+        self.mirror = Mirror(store)
         self.position = 0
         self.passes = 0
         self._wake = threading.Event()
@@ -103,6 +104,7 @@ class ControllerManager:
                 failures = 0
             except Exception:  # a controller bug must not stop the server: a later pass retries
                 log.exception("controller pass failed")
+                self.mirror.mark_everything_changed()
                 failures += 1
                 self._stop.wait(min(30.0, 0.5 * 2 ** min(failures, 6)))  # backing off, not a busy loop
                 dirty = True
@@ -114,15 +116,17 @@ class ControllerManager:
         external = False
         while True:
             try:
-                changes = self.store.changes_since(self.position, 10_000)
+                changes = self.store.changes_since(self.position, 10_000, with_data=RESOURCES)
             except Gone:
                 self.scheduler.retry_all = True
                 self.position = self.store.current_rv()
+                self.mirror.synced = False  # list again: the events in between are lost
                 return True
             if not changes:
                 return external
             for change in changes:
                 self.position = change.rv
+                self.mirror.apply(change)
                 self.garbage.note(change)  # own writes too: the collector's deletes may orphan more objects
                 self.namespaces.note(change)  # own writes too: a namespace's content going
                 if change.rv in self.writer.own:
@@ -141,36 +145,55 @@ class ControllerManager:
     def run_once(self, force: bool = True) -> bool:
         """One pass of every controller. True when it changed something others may react to (run again)."""
         external = self._changes()
-        if not (external or force or self.taints.next_due is not None or self.terminating.due() or self.garbage.due
+        if not (external or force or self.taints.due() or self.terminating.due() or self.garbage.due
                 or self.scheduler.due() or self.namespaces.due):
             return False
         self.passes += 1
+        if not self.mirror.synced:
+            self.mirror.relist()
         collected = self.namespaces.cycle()  # the content of namespaces being deleted
         collected |= self.garbage.cycle()  # objects whose owners are gone (a claim's pod, a slice's node)
-        snap = Snapshot(self.store, self.cache)
-        if self.terminating.cycle(snap):  # pods gone: their claims are released below, their room reused
-            self.scheduler.retry_all = True
-            snap = Snapshot(self.store, self.cache)
+        late = self._changes()  # the mirror takes in what they removed
+        if self.terminating.cycle(Snapshot(self.mirror)):  # pods gone: their claims are released below,
+            self.scheduler.retry_all = True  # their room reused
+            late |= self._changes()
+        # What changed up to this snapshot (what this pass writes from here on counts for the next one).
+        changed = self.mirror.take_changes()
+        snap = Snapshot(self.mirror)
         pods_by_uid = snap.pods_by_uid()
         needing = [p for p in snap.pods if unresolved_template_entries(p)
                    and not (p.get("metadata") or {}).get("deletionTimestamp") and not (p.get("spec") or {}).get("nodeName")]
+        made = False
         if needing:
             templates, claims = snap.templates(), snap.claims
-            list(self.pool.map(lambda p: create_pod_claims(self.writer, p, templates, claims), needing))
-        again = bool(needing) or collected
-        if release_claims(self.writer, snap.claims, pods_by_uid):
+            # A pod whose template is missing waits for the template (a change of another client), not for
+            # the next pass: it does not make this pass ask for another.
+            made = any(list(self.pool.map(lambda p: create_pod_claims(self.writer, p, templates, claims), needing)))
+        again = made or collected
+        if release_claims(self.writer, self._claims_to_release(snap, changed), pods_by_uid):
             self.scheduler.retry_all = True
             again = True
-        if self.taints.cycle(snap):
+        if (changed.allocations or changed.any("pods", "resourceslices", "devicetaintrules")
+                or self.taints.due()) and self.taints.cycle(snap):
             again = True
         if again:
-            snap = Snapshot(self.store, self.cache)  # the scheduler sees the claims just made or freed
+            late |= self._changes()
+            snap = Snapshot(self.mirror)  # the scheduler sees the claims just made or freed
         if self.options.scheduler and self.scheduler.cycle(snap):
             self.scheduler.retry_all = True
             again = True
         if self.options.fake_kubelet:
-            kubelet.run_bound_pods(self.writer, Snapshot(self.store, self.cache))
-        snap.forget_deleted()
-        late = self._changes()  # own writes of this pass are not news; other clients' meanwhile are
+            late |= self._changes()
+            kubelet.run_bound_pods(self.writer, Snapshot(self.mirror))
+        late |= self._changes()  # own writes of this pass are not news; other clients' meanwhile are
         # (--fake-kubelet) a pod marked now may go now; a namespace's content went: it may go now
         return again or late or self.terminating.due() or self.namespaces.due
+
+    @staticmethod
+    def _claims_to_release(snap: Snapshot, changed: Changes) -> list[Obj]:
+        """Every claim when a pod changed (one may have finished or gone); otherwise only the claims that
+        changed: a claim that did not change, reserved for pods that did not, needs nothing new."""
+        if changed.any("pods"):
+            return snap.claims
+        claims = snap.mirror.objects["resourceclaims"]
+        return [c for c in map(claims.get, sorted(changed.keys.get("resourceclaims", ()))) if c is not None]

@@ -1,6 +1,7 @@
-"""One consistent-enough read of the store for a controller pass: every object the controllers look at, as
-stored, and decoded into dralloc's models on demand (decoded objects are kept between passes by
-resourceVersion, so a pass over a thousand unchanged pods decodes none of them)."""
+"""What the controllers read: a mirror of the resources they look at (an informer's store, kept up to date
+from the store's event log, so a pass reads only what changed since the last one), and per pass a snapshot of
+it (sorted lists, decoded into dralloc's models on demand; decoded objects are kept by resourceVersion, so a
+pass over a thousand unchanged pods decodes none of them)."""
 
 from __future__ import annotations
 
@@ -10,22 +11,26 @@ import msgspec
 
 from dralloc.api.codec import decode
 from dralloc.errors import DecodeError
-from dralloc.store import SQLStore
+from dralloc.store import Change, SQLStore
 
 RESOURCES = ("pods", "nodes", "resourceslices", "deviceclasses", "resourceclaims", "resourceclaimtemplates",
              "devicetaintrules")
 
 Obj = dict[str, Any]
+Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
 _decode_json = msgspec.json.Decoder(dict[str, Any]).decode
+_ALLOCATED = " allocated claims"  # the mirror's sorted list of them, beside the resources' own
+
+
+def _allocated(claim: Obj | None) -> bool:
+    return claim is not None and bool((claim.get("status") or {}).get("allocation"))
 
 
 class DecodeCache:
-    """Parsed objects by their stored JSON text, and typed objects by (resource, namespace, name) while the
-    resourceVersion is the same."""
+    """Typed objects by (resource, namespace, name) while the resourceVersion is the same."""
 
     def __init__(self) -> None:
         self._items: dict[tuple[str, str, str], tuple[str, Any]] = {}
-        self.parsed: dict[str, dict[str, Obj]] = {}
 
     def typed(self, resource: str, obj: Obj) -> Any:
         meta = obj.get("metadata") or {}
@@ -41,27 +46,121 @@ class DecodeCache:
         self._items[key] = (rv, value)
         return value
 
-    def forget_missing(self, resources: set[str], present: set[tuple[str, str, str]]) -> None:
-        for key in [k for k in self._items if k[0] in resources and k not in present]:
-            del self._items[key]
+    def forget(self, resource: str, key: Key) -> None:
+        self._items.pop((resource, *key), None)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+class Mirror:
+    """The objects of :data:`RESOURCES` as stored, by key. Filled by one list of each resource (at the first
+    pass, and again when the event log no longer reaches back far enough), then kept current by
+    :meth:`apply` for every event after that. Objects are shared with every snapshot: read-only.
+
+    It also notes what changed between two calls of :meth:`take_changes`, so that a controller whose inputs
+    did not change can skip its look at every object."""
+
+    def __init__(self, store: SQLStore) -> None:
+        self.store = store
+        self.objects: dict[str, dict[Key, Obj]] = {r: {} for r in RESOURCES}
+        self.cache = DecodeCache()
+        self.synced = False
+        self.allocated: set[Key] = set()  # the claims with an allocation (the taint controller's only interest)
+        self._sorted: dict[str, list[Obj]] = {}
+        self._changed: dict[str, set[Key]] = {}
+        self._allocations_changed = False
+        self._everything_changed = True
+
+    def relist(self) -> None:
+        """Replace every resource by what the store holds now. Events already applied or still to come may be
+        older than the list: applying them in order still ends at each object's latest state."""
+        for resource in RESOURCES:
+            rows, _ = self.store.list_raw(resource)
+            objs = map(_decode_json, rows)
+            self.objects[resource] = {((o.get("metadata") or {}).get("namespace") or "",
+                                       (o.get("metadata") or {}).get("name") or ""): o for o in objs}
+        self.allocated = {k for k, c in self.objects["resourceclaims"].items() if _allocated(c)}
+        self.cache.clear()
+        self._sorted.clear()
+        self.synced = True
+        self._everything_changed = True
+
+    def apply(self, change: Change) -> None:
+        """One event of the log (its object's text is in ``change.data`` for the mirrored resources)."""
+        items = self.objects.get(change.resource)
+        if items is None or not self.synced:
+            return
+        key = (change.namespace, change.name)
+        old = items.get(key)
+        if change.type == "DELETED":
+            items.pop(key, None)
+            self.cache.forget(change.resource, key)
+            new = None
+        elif change.data is None:  # read without its object: list again before the next use
+            self.synced = False
+            return
+        else:
+            new = items[key] = _decode_json(change.data)
+        self._sorted.pop(change.resource, None)
+        self._changed.setdefault(change.resource, set()).add(key)
+        if change.resource == "resourceclaims" and (_allocated(old) or _allocated(new)):
+            self._allocations_changed = True
+            self._sorted.pop(_ALLOCATED, None)
+            if _allocated(new):
+                self.allocated.add(key)
+            else:
+                self.allocated.discard(key)
+
+    def listed(self, resource: str) -> list[Obj]:
+        """The objects of one resource in (namespace, name) order, as the store lists them (kept until the
+        resource changes; never modified in place, so a snapshot's list stays as it was)."""
+        objs = self._sorted.get(resource)
+        if objs is None:
+            items = self.objects[resource]
+            objs = self._sorted[resource] = [items[k] for k in sorted(items)]
+        return objs
+
+    def allocated_claims(self) -> list[Obj]:
+        """The claims with an allocation, in (namespace, name) order (kept as :meth:`listed`)."""
+        objs = self._sorted.get(_ALLOCATED)
+        if objs is None:
+            claims = self.objects["resourceclaims"]
+            objs = self._sorted[_ALLOCATED] = [claims[k] for k in sorted(self.allocated)]
+        return objs
+
+    def take_changes(self) -> Changes:
+        """What changed since the last call (everything, after a relist)."""
+        changes = Changes(self._everything_changed, self._changed, self._allocations_changed)
+        self._changed, self._allocations_changed, self._everything_changed = {}, False, False
+        return changes
+
+    def mark_everything_changed(self) -> None:
+        """The next :meth:`take_changes` says that everything changed (a pass failed half-way)."""
+        self._everything_changed = True
+
+
+class Changes:
+    """The objects that changed between two passes, by resource; ``everything``: look at every object."""
+
+    def __init__(self, everything: bool, keys: dict[str, set[Key]], allocations: bool) -> None:
+        self.everything = everything
+        self.keys = keys
+        self.allocations = allocations  # a claim was allocated, changed while allocated, or deallocated
+
+    def any(self, *resources: str) -> bool:
+        return self.everything or any(r in self.keys for r in resources)
 
 
 class Snapshot:
-    """Each resource is listed when first asked for (a pass over a cluster without pods lists no slices)."""
+    """The mirror as it was when each resource was first asked for in this pass."""
 
-    def __init__(self, store: SQLStore, cache: DecodeCache) -> None:
-        self.store = store
-        self.objects = _Lists(store, cache.parsed)
-        self.cache = cache
+    def __init__(self, mirror: Mirror) -> None:
+        self.mirror = mirror
+        self.cache = mirror.cache
+        self.objects = _Lists(mirror)
         self._templates: dict[tuple[str, str], Obj] | None = None
         self._pods_by_uid: dict[str, Obj] | None = None
-
-    def forget_deleted(self) -> None:
-        """Drop decoded objects that are gone, of the resources this snapshot listed."""
-        listed = set(self.objects)
-        self.cache.forget_missing(listed, {(r, (o.get("metadata") or {}).get("namespace") or "",
-                                            (o.get("metadata") or {}).get("name") or "")
-                                           for r in listed for o in self.objects[r]})
 
     def typed(self, resource: str, objs: list[Obj] | None = None) -> list[Any]:
         out = [self.cache.typed(resource, o) for o in (self.objects[resource] if objs is None else objs)]
@@ -75,6 +174,10 @@ class Snapshot:
     def claims(self) -> list[Obj]:
         return self.objects["resourceclaims"]
 
+    @property
+    def allocated_claims(self) -> list[Obj]:
+        return self.objects[_ALLOCATED]
+
     def pods_by_uid(self) -> dict[str, Obj]:
         if self._pods_by_uid is None:
             self._pods_by_uid = {str((p.get("metadata") or {}).get("uid")): p for p in self.pods}
@@ -82,26 +185,16 @@ class Snapshot:
 
     def templates(self) -> dict[tuple[str, str], Obj]:
         if self._templates is None:
-            self._templates = {}
-            for t in self.objects["resourceclaimtemplates"]:
-                meta = t.get("metadata") or {}
-                self._templates[(meta.get("namespace") or "", meta.get("name") or "")] = t
+            self._templates = dict(self.mirror.objects["resourceclaimtemplates"])
         return self._templates
 
 
 class _Lists(dict[str, list[Obj]]):
-    def __init__(self, store: SQLStore, parsed: dict[str, dict[str, Obj]]) -> None:
+    def __init__(self, mirror: Mirror) -> None:
         super().__init__()
-        self._store = store
-        self._parsed = parsed
+        self._mirror = mirror
 
     def __missing__(self, resource: str) -> list[Obj]:
-        # Stored JSON text that did not change since the last pass maps to the object parsed then (a string
-        # lookup costs a fraction of a parse). The objects are shared between passes: read-only.
-        rows, _ = self._store.list_raw(resource)
-        before = self._parsed.get(resource, {})
-        now = {raw: before.get(raw) or _decode_json(raw) for raw in rows}
-        self._parsed[resource] = now
-        objs = [now[raw] for raw in rows]
-        self[resource] = objs
+        mirror = self._mirror
+        objs = self[resource] = mirror.allocated_claims() if resource == _ALLOCATED else mirror.listed(resource)
         return objs

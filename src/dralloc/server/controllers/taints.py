@@ -41,9 +41,12 @@ class TaintEviction:
     evicted: dict[str, int] = field(default_factory=lambda: defaultdict(int))  # rule uid -> pods since start
     next_due: float | None = None  # the earliest delayed eviction (seconds since the epoch)
 
+    def due(self) -> bool:
+        """A delayed eviction's time has come."""
+        return self.next_due is not None and self.next_due <= datetime.now(UTC).timestamp()
+
     def cycle(self, snap: Snapshot) -> bool:
-        allocated = any((c.get("status") or {}).get("allocation") for c in snap.claims)
-        if not allocated and not snap.objects["devicetaintrules"]:
+        if not snap.allocated_claims and not snap.objects["devicetaintrules"]:
             self.next_due = None
             return False  # nothing to evict, no rule to report on: the slices need not be read
         taints = self._taints(snap)
@@ -52,7 +55,7 @@ class TaintEviction:
         evicted_any = False
         by_uid = snap.pods_by_uid()
         clock = datetime.now(UTC).timestamp()
-        for claim in snap.claims:
+        for claim in snap.allocated_claims:
             status = claim.get("status") or {}
             results = ((status.get("allocation") or {}).get("devices") or {}).get("results") or []
             due: float | None = None
@@ -197,7 +200,7 @@ class TaintEviction:
                     published += 1
         allocated, pods, namespaces = 0, set(), set()
         by_uid = snap.pods_by_uid()
-        for claim in snap.claims:
+        for claim in snap.allocated_claims:
             status = claim.get("status") or {}
             hit = False
             for r in ((status.get("allocation") or {}).get("devices") or {}).get("results") or []:

@@ -1,0 +1,143 @@
+"""The controllers' mirror of the store (an informer's cache kept from the event log) and what a pass looks at
+when little changed."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+warnings.filterwarnings("ignore", message="Using `httpx`")
+from cluster import CLASS, NODE, NS, TEMPLATE, Cluster, R, pod, slice_  # noqa: E402
+
+from dralloc.server.controllers import ControllerManager  # noqa: E402
+from dralloc.server.controllers.snapshot import RESOURCES, Changes, Mirror, Snapshot  # noqa: E402
+from dralloc.store import NotFound, SQLiteStore, SQLStore  # noqa: E402
+
+ALLOCATION = {"devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "p", "device": "d"}]}}
+
+
+def claim(name: str, allocated: bool, rv: str) -> dict[str, Any]:
+    obj: dict[str, Any] = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                           "metadata": {"name": name, "namespace": "default", "resourceVersion": rv},
+                           "spec": {"devices": {"requests": []}}}
+    if allocated:
+        obj["status"] = {"allocation": ALLOCATION}
+    return obj
+
+
+def catch_up(store: SQLStore, mirror: Mirror, position: int) -> int:
+    for change in store.changes_since(position, with_data=RESOURCES):
+        mirror.apply(change)
+        position = change.rv
+    return position
+
+
+def write(store: SQLStore, op: str, name: str, allocated: bool) -> None:
+    try:
+        if op == "delete":
+            store.delete("resourceclaims", "default", name)
+        elif op == "update":
+            store.update("resourceclaims", "default", name, lambda old, rv: claim(name, allocated, rv))
+        else:
+            store.create("resourceclaims", "default", name, lambda old, rv: claim(name, allocated, rv))
+    except (NotFound, Exception):  # a create of an existing or an update of a missing claim: nothing written
+        pass
+
+
+ops = st.lists(st.tuples(st.sampled_from(["create", "update", "delete"]), st.sampled_from("abcde"), st.booleans()),
+               max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(before=ops, after=ops)
+def test_a_mirror_kept_from_the_event_log_holds_what_a_fresh_list_holds(before: list[Any], after: list[Any]) -> None:
+    store = SQLiteStore(":memory:")
+    for op in before:
+        write(store, *op)
+    mirror = Mirror(store)
+    position = store.current_rv()
+    mirror.relist()
+    for op in after:
+        write(store, *op)
+        position = catch_up(store, mirror, position)
+    fresh = Mirror(store)
+    fresh.relist()
+    assert mirror.objects == fresh.objects
+    assert mirror.listed("resourceclaims") == store.list("resourceclaims")[0]
+    allocated = [c for c in store.list("resourceclaims")[0] if (c.get("status") or {}).get("allocation")]
+    assert mirror.allocated_claims() == allocated
+
+
+def test_events_older_than_the_list_replayed_after_it_still_end_at_the_latest_state() -> None:
+    store = SQLiteStore(":memory:")
+    position = store.current_rv()
+    write(store, "create", "a", False)
+    write(store, "update", "a", True)
+    write(store, "create", "b", False)
+    write(store, "delete", "b", False)
+    mirror = Mirror(store)
+    mirror.relist()  # listed after the writes; their events are applied after it
+    catch_up(store, mirror, position)
+    assert list(mirror.objects["resourceclaims"]) == [("default", "a")]
+    assert mirror.allocated == {("default", "a")}
+
+
+def test_a_manager_whose_events_were_compacted_away_lists_again() -> None:
+    cluster = Cluster()
+    cluster.store.history = 5
+    cluster.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
+    cluster.post(f"{NS}/pods", pod("early"))
+    cluster.settle()
+    for i in range(1100):  # past a compaction: the manager's position is older than the kept history
+        cluster.store.create("configmaps", "default", f"c{i}", lambda old, rv: {"metadata": {"resourceVersion": rv}})
+    cluster.store.delete("pods", "default", "early")
+    cluster.post(f"{NS}/pods", pod("late"))
+    cluster.settle()
+    assert [name for _, name in cluster.manager.mirror.objects["pods"]] == ["late"]
+
+
+def test_a_pass_looks_at_every_claim_only_when_a_pod_changed() -> None:
+    store = SQLiteStore(":memory:")
+    for name in "abc":
+        write(store, "create", name, False)
+    mirror = Mirror(store)
+    mirror.relist()
+    snap = Snapshot(mirror)
+    only_b = Changes(False, {"resourceclaims": {("default", "b")}}, False)
+    assert [c["metadata"]["name"] for c in ControllerManager._claims_to_release(snap, only_b)] == ["b"]
+    a_pod = Changes(False, {"pods": {("default", "p")}}, False)
+    assert [c["metadata"]["name"] for c in ControllerManager._claims_to_release(snap, a_pod)] == ["a", "b", "c"]
+    assert len(ControllerManager._claims_to_release(snap, Changes(True, {}, False))) == 3
+
+
+def test_a_claim_is_released_in_the_pass_that_removes_its_pod_at_the_end_of_the_grace_period() -> None:
+    cluster = Cluster()
+    cluster.post("/api/v1/nodes", NODE)
+    cluster.post(f"{R}/deviceclasses", CLASS)
+    cluster.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
+    cluster.post(f"{R}/resourceslices", slice_())
+    cluster.post(f"{NS}/pods", pod("trainer", terminationGracePeriodSeconds=1))
+    cluster.settle()
+    (held,) = cluster.claims()
+    assert held["status"]["reservedFor"]
+    assert cluster.http.delete(f"{NS}/pods/trainer").status_code == 200
+    cluster.settle()  # marked terminating; nothing else changes until its time is over
+    time.sleep(1.1)
+    cluster.settle()
+    assert cluster.pods() == []
+    assert all(not (c.get("status") or {}).get("reservedFor") for c in cluster.claims())
+
+
+def test_a_pod_waiting_for_a_missing_template_does_not_keep_the_controllers_busy() -> None:
+    cluster = Cluster()
+    cluster.post(f"{NS}/pods", pod("waiting"))
+    cluster.settle()  # one pass, then nothing to do until the template comes
+    passes = cluster.manager.passes
+    assert cluster.manager.run_once(force=False) is False and cluster.manager.passes == passes
+    cluster.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
+    cluster.settle()
+    assert cluster.get("pods", "waiting")["status"]["resourceClaimStatuses"]
