@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from dralloc.store import Conflict, SQLiteStore
+from dralloc.store import Conflict, NotFound, SQLiteStore
 
 
 def _obj(name: str, rv: str) -> dict[str, Any]:
@@ -78,6 +78,46 @@ def test_asyncio_writers_of_one_loop_turn_share_one_commit_made_on_the_loop(tmp_
     asyncio.run(writes())
     assert store.writes == 16 and store.commits == 1
     assert set(threads) == {threading.current_thread().name}  # built and committed on the loop's thread
+    store.close()
+
+
+class _SlowDisk(SQLiteStore):
+    """A store whose first COMMIT waits until the test lets it finish (an fsync that takes its time)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.disk = threading.Event()
+        self.slow = True
+
+    def _end_group(self, batch: Any, written: int) -> int:
+        if self.slow:
+            self.slow = False
+            self.disk.wait(5)
+        return super()._end_group(batch, written)
+
+
+def test_the_loop_goes_on_during_an_fsync_and_the_writes_made_meanwhile_form_the_next_group(tmp_path: Path) -> None:
+    store = _SlowDisk(str(tmp_path / "s.db"))
+
+    async def scenario() -> None:
+        first = asyncio.ensure_future(store.create_async("deviceclasses", "", "a", lambda _o, rv: _obj("a", rv)))
+        for _ in range(200):
+            if store._in_flight:  # the group of "a" is being made durable
+                break
+            await asyncio.sleep(0.001)
+        later = [asyncio.ensure_future(store.create_async("deviceclasses", "", n, lambda _o, rv, n=n: _obj(n, rv)))
+                 for n in "bc"]
+        for _ in range(20):
+            await asyncio.sleep(0)  # the loop is free: these turns run while the COMMIT waits for the disk
+        assert not first.done() and not any(w.done() for w in later)
+        with pytest.raises(NotFound):  # not visible to readers before it is durable
+            store.get("deviceclasses", "", "a")
+        store.disk.set()
+        created = [await first, *[await w for w in later]]
+        assert [c["metadata"]["resourceVersion"] for c in created] == ["2", "3", "4"]
+
+    asyncio.run(scenario())
+    assert store.writes == 3 and store.commits == 2  # "b" and "c" shared the commit after "a"'s
     store.close()
 
 

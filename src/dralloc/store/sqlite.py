@@ -8,7 +8,9 @@ together, so concurrent writers share one fsync. Writers on an asyncio loop (the
 the loop itself: the writes of one turn of the loop form a group, committed at the end of the turn with no
 thread in between (every hand-over between two busy threads costs both of them a GIL switch, which on SQLite
 cost more than the commit; PostgreSQL, whose statements wait on the network, keeps the committer thread for
-them too). Once a server attaches its loop (:meth:`SQLStore.attach_loop`), other threads' writes (the
+them too). On a SQLite file only the COMMIT itself (the fsync) leaves the loop, for a syncer thread: the
+loop answers requests meanwhile, and the writes they make form the next group, begun once that COMMIT is
+done (one transaction at a time; the larger groups share an fsync each). Once a server attaches its loop (:meth:`SQLStore.attach_loop`), other threads' writes (the
 controllers') join the loop's groups too, so there is one stream of commits, not two taking turns. SQLite
 readers use their own connections (WAL lets them read while the committer writes). Old events are compacted
 (the newest ``history`` are kept); a watch from before the oldest kept event gets 410 Gone, as from etcd. The SQL is the same for both databases; a dialect only says how to open a connection, start
@@ -23,6 +25,7 @@ import json
 import queue
 import sqlite3
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -169,6 +172,11 @@ class SQLStore:
         self._on_loop: dict[asyncio.AbstractEventLoop, builtins.list[_Write]] = {}
         self._home_loop: asyncio.AbstractEventLoop | None = None
         self._take_lock = threading.Lock()
+        # The write connection is in a transaction: held from BEGIN to COMMIT, which may end on another
+        # thread than the one that began it (a plain lock: any thread may release it).
+        self._txn = threading.Lock()
+        self._in_flight: set[asyncio.AbstractEventLoop] = set()  # loops whose group is being committed
+        self._syncer = ThreadPoolExecutor(1, thread_name_prefix="dralloc-store-sync")
         self._queue: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
         self._committer = threading.Thread(target=self._commit_loop, name="dralloc-store-commit", daemon=True)
         self._committer.start()
@@ -193,7 +201,8 @@ class SQLStore:
     def close(self) -> None:
         self._queue.put(None)
         self._committer.join(10)
-        with self._lock:
+        self._syncer.shutdown(wait=True)
+        with self._txn, self._lock:
             self._db.close()
             for reader in self._readers:
                 reader.close()
@@ -332,7 +341,8 @@ class SQLStore:
         waiting = self._on_loop.get(loop)
         if waiting is None:  # the first write of this turn: commit the turn's writes once it is over
             waiting = self._on_loop[loop] = []
-            loop.call_soon(self._commit_turn, loop)
+            if loop not in self._in_flight:  # else the commit in flight starts the next group when done
+                loop.call_soon(self._commit_turn, loop)
         waiting.append(job)
 
     async def _write_async(self, kind: str, resource: str, namespace: str, name: str, build: Any,
@@ -350,10 +360,55 @@ class SQLStore:
         return await future
 
     def _commit_turn(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Commit, on the loop's own thread, the writes its coroutines made during the turn that just ended."""
+        """Commit, on the loop's own thread, the writes its coroutines made during the turn that just ended.
+
+        On a SQLite file the statements run here but the COMMIT (the fsync) runs on the syncer thread, so the
+        loop goes on answering requests meanwhile; the writes that come in during an fsync form the next
+        group, which starts once that COMMIT is done. (An in-memory database has no fsync to wait for, and
+        its readers share the writer's connection: it commits here, at once.)"""
+        if loop in self._in_flight:
+            return  # the commit in flight starts this group when it is done
         batch = self._on_loop.pop(loop, [])
-        for start in range(0, len(batch), self.max_group):
-            self._commit(batch[start:start + self.max_group])
+        if not self.separate_readers:
+            for start in range(0, len(batch), self.max_group):
+                self._commit(batch[start:start + self.max_group])
+            return
+        if len(batch) > self.max_group:
+            self._on_loop[loop], batch = batch[self.max_group:], batch[:self.max_group]
+        batch = self._take(batch)
+        if not batch:  # (the committer thread took them: their loop had been detached)
+            if self._on_loop.get(loop):
+                loop.call_soon(self._commit_turn, loop)
+            return
+        self._txn.acquire()
+        written = self._write_group(batch)
+        if not written:  # nothing to make durable (refused or no-op writes): no need to leave the loop
+            self._end_group(batch, written)
+            self._txn.release()
+            self._settle(batch, written)
+            if self._on_loop.get(loop):
+                loop.call_soon(self._commit_turn, loop)
+            return
+        self._in_flight.add(loop)
+        self._syncer.submit(self._commit_in_background, loop, batch, written)
+
+    def _commit_in_background(self, loop: asyncio.AbstractEventLoop, batch: builtins.list[_Write],
+                              written: int) -> None:
+        """(The syncer thread) COMMIT the group the loop wrote, settle its writes, let the loop go on."""
+        try:
+            written = self._end_group(batch, written)
+        finally:
+            self._txn.release()
+        self._settle(batch, written)
+        try:
+            loop.call_soon_threadsafe(self._committed, loop)
+        except RuntimeError:  # the loop is closed: nothing more to commit on it
+            pass
+
+    def _committed(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._in_flight.discard(loop)
+        if self._on_loop.get(loop):  # the writes that came in meanwhile, joined by those of this turn
+            loop.call_soon(self._commit_turn, loop)
 
     def _commit_loop(self) -> None:
         while True:
@@ -385,18 +440,24 @@ class SQLStore:
         return mine
 
     def _commit(self, batch: builtins.list[_Write]) -> None:
-        """One transaction for the group. The counter is read (locked, for PostgreSQL) once and written once;
-        each write reads its row and builds the new object before writing anything, so a write refused by
-        its checks (NotFound, Conflict, validation in ``build``) leaves nothing to roll back. An error once a
-        write has started (the database itself failing) undoes the whole group."""
+        """One transaction for the group, committed before returning (see :meth:`_write_group`)."""
         batch = self._take(batch)
         if not batch:
             return
+        with self._txn:
+            written = self._end_group(batch, self._write_group(batch))
+        self._settle(batch, written)
+
+    def _write_group(self, batch: builtins.list[_Write]) -> int:
+        """Begin the group's transaction and write it; the number of writes made (COMMIT is left to
+        :meth:`_end_group`). The counter is read (locked, for PostgreSQL) once and written once; each write
+        reads its row and builds the new object before writing anything, so a write refused by its checks
+        (NotFound, Conflict, validation in ``build``) leaves nothing to roll back. An error once a write has
+        started (the database itself failing) undoes the whole group. Needs ``_txn`` held."""
         written = 0
         with self._lock:
-            db = self._db
             try:
-                db.execute(self.begin_write)
+                self._db.execute(self.begin_write)
                 rv = first = self._counter("rv", lock=True)
                 for job in batch:
                     try:
@@ -412,19 +473,37 @@ class SQLStore:
                     self._run("UPDATE counters SET value=? WHERE name='rv'", (rv,))
                     if rv // 1000 != first // 1000:
                         self._compact(rv)
-                db.execute("COMMIT")
-            except BaseException as exc:  # noqa: BLE001 - the commit failed: no write of the group happened
-                try:
-                    db.execute("ROLLBACK")
-                except Exception:  # noqa: BLE001 - already rolled back
-                    pass
-                for job in batch:
-                    job.error = job.error or exc
-                written = 0
-            self.writes += written
-            self.commits += 1
-            if written:
-                self._after_commit()
+            except BaseException as exc:  # noqa: BLE001 - no write of the group happens
+                self._fail_group(batch, exc)
+                return -1
+        return written
+
+    def _end_group(self, batch: builtins.list[_Write], written: int) -> int:
+        """COMMIT the group :meth:`_write_group` wrote (-1: it failed and is rolled back already); the number
+        of writes made durable. Needs ``_txn`` held."""
+        if written < 0:
+            return 0
+        try:
+            self._db.execute("COMMIT")
+        except BaseException as exc:  # noqa: BLE001 - the commit failed: no write of the group happened
+            self._fail_group(batch, exc)
+            return 0
+        return written
+
+    def _fail_group(self, batch: builtins.list[_Write], exc: BaseException) -> None:
+        try:
+            self._db.execute("ROLLBACK")
+        except Exception:  # noqa: BLE001 - already rolled back
+            pass
+        for job in batch:
+            job.error = job.error or exc
+
+    def _settle(self, batch: builtins.list[_Write], written: int) -> None:
+        """Wake the group's writers (each on its own thread or loop) and the store's listeners."""
+        self.writes += written
+        self.commits += 1
+        if written:
+            self._after_commit()
         by_loop: dict[asyncio.AbstractEventLoop, builtins.list[_Write]] = {}
         for job in batch:
             if job.done is not None:
