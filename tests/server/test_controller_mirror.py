@@ -30,10 +30,9 @@ def claim(name: str, allocated: bool, rv: str) -> dict[str, Any]:
 
 
 def catch_up(store: SQLStore, mirror: Mirror, position: int) -> int:
-    for change in store.changes_since(position, with_data=RESOURCES):
-        mirror.apply(change)
-        position = change.rv
-    return position
+    changes = store.changes_since(position, with_data=RESOURCES)
+    mirror.apply_all(changes)  # several changes of one object in a batch: the last one counts
+    return changes[-1].rv if changes else position
 
 
 def write(store: SQLStore, op: str, name: str, allocated: bool) -> None:
@@ -61,12 +60,14 @@ def test_a_mirror_kept_from_the_event_log_holds_what_a_fresh_list_holds(before: 
     mirror = Mirror(store)
     position = store.current_rv()
     mirror.relist()
-    for op in after:
+    for i, op in enumerate(after):
         write(store, *op)
-        position = catch_up(store, mirror, position)
+        if i % 3 == 0:
+            position = catch_up(store, mirror, position)
+    catch_up(store, mirror, position)
     fresh = Mirror(store)
     fresh.relist()
-    assert mirror.objects == fresh.objects
+    assert {r: mirror.items(r) for r in RESOURCES} == {r: fresh.items(r) for r in RESOURCES}
     assert mirror.listed("resourceclaims") == store.list("resourceclaims")[0]
     allocated = [c for c in store.list("resourceclaims")[0] if (c.get("status") or {}).get("allocation")]
     assert mirror.allocated_claims() == allocated
@@ -82,7 +83,7 @@ def test_events_older_than_the_list_replayed_after_it_still_end_at_the_latest_st
     mirror = Mirror(store)
     mirror.relist()  # listed after the writes; their events are applied after it
     catch_up(store, mirror, position)
-    assert list(mirror.objects["resourceclaims"]) == [("default", "a")]
+    assert list(mirror.items("resourceclaims")) == [("default", "a")]
     assert mirror.allocated == {("default", "a")}
 
 
@@ -97,7 +98,7 @@ def test_a_manager_whose_events_were_compacted_away_lists_again() -> None:
     cluster.store.delete("pods", "default", "early")
     cluster.post(f"{NS}/pods", pod("late"))
     cluster.settle()
-    assert [name for _, name in cluster.manager.mirror.objects["pods"]] == ["late"]
+    assert [name for _, name in cluster.manager.mirror.items("pods")] == ["late"]
 
 
 def test_a_pass_looks_at_every_claim_only_when_a_pod_changed() -> None:

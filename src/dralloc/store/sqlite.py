@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import json
 import queue
 import sqlite3
 import threading
@@ -32,6 +31,7 @@ from typing import Any
 import msgspec
 
 _encode_bytes = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder(dict[str, Any]).decode  # stored text: always what _encode wrote
 
 
 def _encode(obj: Any) -> str:
@@ -90,7 +90,7 @@ class Event:
 
     @property
     def prev(self) -> dict[str, Any] | None:
-        return json.loads(self.prev_json) if self.prev_json is not None else None
+        return _decode(self.prev_json) if self.prev_json is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,13 +240,13 @@ class SQLStore:
         row = rows[0] if rows else None
         if row is None:
             raise NotFound(name)
-        return json.loads(row[0])
+        return _decode(row[0])
 
     def list(self, resource: str, namespace: str | None = None, *, after: tuple[str, str] | None = None,
              limit: int = 0) -> tuple[builtins.list[dict[str, Any]], int]:
         """Objects in (namespace, name) order, starting after the key ``after``; and the list's resourceVersion."""
         rows, rv = self.list_raw(resource, namespace, after=after, limit=limit)
-        return [json.loads(r) for r in rows], rv
+        return [_decode(r) for r in rows], rv
 
     def list_raw(self, resource: str, namespace: str | None = None, *, after: tuple[str, str] | None = None,
                  limit: int = 0) -> tuple[builtins.list[str], int]:
@@ -287,7 +287,7 @@ class SQLStore:
             raise Gone(f"too old resource version: {rv} ({compacted + 1})")
         rows = self._read("SELECT rv, type, resource, namespace, name, data, prev FROM events WHERE rv > ? "
                           "ORDER BY rv LIMIT ?", (rv, limit))
-        return [Event(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6]) for r in rows]
+        return [Event(r[0], r[1], r[2], r[3], r[4], _decode(r[5]), r[6]) for r in rows]
 
     def changes_since(self, rv: int, limit: int = 10_000,
                       with_data: tuple[str, ...] = ()) -> builtins.list[Change]:
@@ -535,7 +535,7 @@ class SQLStore:
             raise Conflict("exists")
         if job.expect_rv and row is not None and str(row[0]) != str(job.expect_rv):
             raise Conflict("modified")
-        old = json.loads(row[1]) if row is not None else None
+        old = _decode(row[1]) if row is not None else None
         built = job.build(old, str(rv))
         obj: dict[str, Any] = built.object if isinstance(built, Outcome) else built
         if isinstance(built, Outcome):

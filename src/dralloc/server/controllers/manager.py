@@ -124,9 +124,9 @@ class ControllerManager:
                 return True
             if not changes:
                 return external
+            self.mirror.apply_all(changes)
             for change in changes:
                 self.position = change.rv
-                self.mirror.apply(change)
                 self.garbage.note(change)  # own writes too: the collector's deletes may orphan more objects
                 self.namespaces.note(change)  # own writes too: a namespace's content going
                 if change.rv in self.writer.own:
@@ -195,5 +195,5 @@ class ControllerManager:
         changed: a claim that did not change, reserved for pods that did not, needs nothing new."""
         if changed.any("pods"):
             return snap.claims
-        claims = snap.mirror.objects["resourceclaims"]
-        return [c for c in map(claims.get, sorted(changed.keys.get("resourceclaims", ()))) if c is not None]
+        changed_claims = (snap.mirror.get("resourceclaims", k) for k in sorted(changed.keys.get("resourceclaims", ())))
+        return [c for c in changed_claims if c is not None]

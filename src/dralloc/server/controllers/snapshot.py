@@ -5,7 +5,7 @@ pass over a thousand unchanged pods decodes none of them)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import msgspec
 
@@ -56,14 +56,16 @@ class DecodeCache:
 class Mirror:
     """The objects of :data:`RESOURCES` as stored, by key. Filled by one list of each resource (at the first
     pass, and again when the event log no longer reaches back far enough), then kept current by
-    :meth:`apply` for every event after that. Objects are shared with every snapshot: read-only.
+    :meth:`apply` for every event after that. An object's text is parsed when a controller first reads it
+    (a burst of ResourceSlices with no pod waiting costs no parse). Objects are shared with every snapshot:
+    read-only.
 
     It also notes what changed between two calls of :meth:`take_changes`, so that a controller whose inputs
     did not change can skip its look at every object."""
 
     def __init__(self, store: SQLStore) -> None:
         self.store = store
-        self.objects: dict[str, dict[Key, Obj]] = {r: {} for r in RESOURCES}
+        self._items: dict[str, dict[Key, Obj | str]] = {r: {} for r in RESOURCES}  # str: not parsed yet
         self.cache = DecodeCache()
         self.synced = False
         self.allocated: set[Key] = set()  # the claims with an allocation (the taint controller's only interest)
@@ -78,46 +80,71 @@ class Mirror:
         for resource in RESOURCES:
             rows, _ = self.store.list_raw(resource)
             objs = map(_decode_json, rows)
-            self.objects[resource] = {((o.get("metadata") or {}).get("namespace") or "",
-                                       (o.get("metadata") or {}).get("name") or ""): o for o in objs}
-        self.allocated = {k for k, c in self.objects["resourceclaims"].items() if _allocated(c)}
+            self._items[resource] = {((o.get("metadata") or {}).get("namespace") or "",
+                                      (o.get("metadata") or {}).get("name") or ""): o for o in objs}
+        self.allocated = {k for k, c in self.items("resourceclaims").items() if _allocated(c)}
         self.cache.clear()
         self._sorted.clear()
         self.synced = True
         self._everything_changed = True
 
+    def apply_all(self, changes: list[Change]) -> None:
+        """Events of the log in order; of several changes to one object only the last one counts."""
+        last: dict[tuple[str, str, str], Change] = {}
+        for change in changes:
+            if change.resource in self._items:
+                last[(change.resource, change.namespace, change.name)] = change
+        for change in last.values():
+            self.apply(change)
+
     def apply(self, change: Change) -> None:
         """One event of the log (its object's text is in ``change.data`` for the mirrored resources)."""
-        items = self.objects.get(change.resource)
+        items = self._items.get(change.resource)
         if items is None or not self.synced:
             return
         key = (change.namespace, change.name)
-        old = items.get(key)
         if change.type == "DELETED":
             items.pop(key, None)
             self.cache.forget(change.resource, key)
-            new = None
         elif change.data is None:  # read without its object: list again before the next use
             self.synced = False
             return
         else:
-            new = items[key] = _decode_json(change.data)
+            items[key] = change.data
         self._sorted.pop(change.resource, None)
         self._changed.setdefault(change.resource, set()).add(key)
-        if change.resource == "resourceclaims" and (_allocated(old) or _allocated(new)):
-            self._allocations_changed = True
-            self._sorted.pop(_ALLOCATED, None)
-            if _allocated(new):
-                self.allocated.add(key)
-            else:
-                self.allocated.discard(key)
+        if change.resource == "resourceclaims":
+            # Only a claim whose text names an allocation can have one: the others stay unparsed.
+            now = change.data is not None and '"allocation"' in change.data and _allocated(self.get(change.resource, key))
+            if now or key in self.allocated:
+                self._allocations_changed = True
+                self._sorted.pop(_ALLOCATED, None)
+                if now:
+                    self.allocated.add(key)
+                else:
+                    self.allocated.discard(key)
+
+    def get(self, resource: str, key: Key) -> Obj | None:
+        items = self._items[resource]
+        value = items.get(key)
+        if isinstance(value, str):
+            value = items[key] = _decode_json(value)
+        return value
+
+    def items(self, resource: str) -> dict[Key, Obj]:
+        """Every object of one resource by key."""
+        items = self._items[resource]
+        for key, value in items.items():
+            if isinstance(value, str):
+                items[key] = _decode_json(value)  # (a value replaced, the dict's size unchanged)
+        return cast(dict[Key, Obj], items)
 
     def listed(self, resource: str) -> list[Obj]:
         """The objects of one resource in (namespace, name) order, as the store lists them (kept until the
         resource changes; never modified in place, so a snapshot's list stays as it was)."""
         objs = self._sorted.get(resource)
         if objs is None:
-            items = self.objects[resource]
+            items = self.items(resource)
             objs = self._sorted[resource] = [items[k] for k in sorted(items)]
         return objs
 
@@ -125,7 +152,7 @@ class Mirror:
         """The claims with an allocation, in (namespace, name) order (kept as :meth:`listed`)."""
         objs = self._sorted.get(_ALLOCATED)
         if objs is None:
-            claims = self.objects["resourceclaims"]
+            claims = self.items("resourceclaims")
             objs = self._sorted[_ALLOCATED] = [claims[k] for k in sorted(self.allocated)]
         return objs
 
@@ -185,7 +212,7 @@ class Snapshot:
 
     def templates(self) -> dict[tuple[str, str], Obj]:
         if self._templates is None:
-            self._templates = dict(self.mirror.objects["resourceclaimtemplates"])
+            self._templates = dict(self.mirror.items("resourceclaimtemplates"))
         return self._templates
 
 
