@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from dralloc.server.controllers.snapshot import Mirror
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.registry import CORE, RESOURCES, Resource
 from dralloc.store import Change, NotFound, Outcome, SQLStore
@@ -62,6 +63,9 @@ def _owner_resource(ref: Obj) -> Resource | None:
 class GarbageCollector:
     writer: Writer
     delete_pod: Callable[[str, str, str | None], Any]  # graceful, as a client's delete of a pod
+    # The controllers' mirror: objects of the resources it holds are read from it, not from the store (as
+    # kube-controller-manager's collector reads its informers; a delete carries the uid it decided on).
+    mirror: Mirror | None = None
     # What to look at in the next pass: objects with owner references that changed or whose owner changed
     # or went, and objects being deleted (they may hold a collector's finalizer).
     todo_dependents: set[Key] = field(default_factory=set)
@@ -119,6 +123,9 @@ class GarbageCollector:
                     self.todo_owners.add(key)
 
     def _get(self, key: Key) -> Obj | None:
+        mirror = self.mirror
+        if mirror is not None and mirror.synced and mirror.holds(key[0]):
+            return mirror.get(key[0], (key[1], key[2]))
         try:
             return self.store.get(*key)
         except NotFound:

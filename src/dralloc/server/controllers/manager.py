@@ -55,9 +55,9 @@ class ControllerManager:
         self.terminating = TerminatingPods(self.writer, at_once=options.fake_kubelet)
         self.scheduler = SchedulerLoop(self.writer, self.recorder, self.pool, self.terminating, options.seed)
         self.taints = TaintEviction(self.writer, self.recorder, self.terminating)
-        self.garbage = GarbageCollector(self.writer, self.terminating.delete)
-        self.namespaces = NamespaceDeleter(self.writer, self.terminating.delete)
         self.mirror = Mirror(store)
+        self.garbage = GarbageCollector(self.writer, self.terminating.delete, self.mirror)
+        self.namespaces = NamespaceDeleter(self.writer, self.terminating.delete)
         self.position = 0
         self.passes = 0
         self._wake = threading.Event()

@@ -124,6 +124,9 @@ class Mirror:
                 else:
                     self.allocated.discard(key)
 
+    def holds(self, resource: str) -> bool:
+        return resource in self._items
+
     def get(self, resource: str, key: Key) -> Obj | None:
         items = self._items[resource]
         value = items.get(key)
