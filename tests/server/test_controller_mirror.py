@@ -142,3 +142,78 @@ def test_a_pod_waiting_for_a_missing_template_does_not_keep_the_controllers_busy
     cluster.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
     cluster.settle()
     assert cluster.get("pods", "waiting")["status"]["resourceClaimStatuses"]
+
+
+def _counting(monkeypatch: Any, cls: type, method: str) -> list[int]:
+    calls: list[int] = []
+    original = getattr(cls, method)
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, method, counted)
+    return calls
+
+
+def _scheduled_cluster(*pods: str) -> Cluster:
+    cluster = Cluster()
+    cluster.post("/api/v1/nodes", NODE)
+    cluster.post(f"{R}/deviceclasses", CLASS)
+    cluster.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
+    cluster.post(f"{R}/resourceslices", slice_(devices=4))
+    for name in pods:
+        cluster.post(f"{NS}/pods", pod(name))
+    cluster.settle()
+    return cluster
+
+
+def test_a_cluster_change_with_no_pod_waiting_does_not_look_at_every_pod(monkeypatch: Any) -> None:
+    from dralloc.server.controllers.scheduling import SchedulerLoop
+    from dralloc.server.controllers.termination import TerminatingPods
+
+    cluster = _scheduled_cluster("a", "b")
+    assert all(p["spec"].get("nodeName") for p in cluster.pods())
+    looks = _counting(monkeypatch, SchedulerLoop, "candidates")
+    removals = _counting(monkeypatch, TerminatingPods, "cycle")
+    cluster.post(f"{R}/deviceclasses", {**CLASS, "metadata": {"name": "other"}})
+    cluster.settle()
+    assert cluster.manager.passes and looks == [] and removals == []
+    cluster.post(f"{NS}/pods", pod("c"))  # a new pod: it is looked at
+    cluster.settle()
+    assert looks and cluster.get("pods", "c")["spec"].get("nodeName") == "node-1"
+
+
+def test_a_pod_waiting_for_room_is_tried_again_when_the_cluster_changes(monkeypatch: Any) -> None:
+    cluster = _scheduled_cluster("a", "b", "c", "d", "e")
+    (waiting,) = [p for p in cluster.pods() if not p["spec"].get("nodeName")]
+    cluster.post(f"{R}/resourceslices", {**slice_(devices=1, name="node-1-more"),
+                                         "spec": {**slice_()["spec"], "pool": {"name": "more", "generation": 1,
+                                                                              "resourceSliceCount": 1}}})
+    cluster.settle()
+    assert cluster.get("pods", waiting["metadata"]["name"])["spec"].get("nodeName") == "node-1"
+
+
+def test_a_placement_that_could_not_be_written_is_tried_again_with_no_other_change(monkeypatch: Any) -> None:
+    from dralloc.server.controllers.scheduling import SchedulerLoop
+
+    cluster = Cluster()
+    cluster.post("/api/v1/nodes", NODE)
+    cluster.post(f"{R}/deviceclasses", CLASS)
+    cluster.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
+    cluster.post(f"{NS}/pods", pod("a"))
+    cluster.settle()  # no device yet: the pod waits
+    assert not cluster.get("pods", "a")["spec"].get("nodeName")
+    original = SchedulerLoop._place
+    failures = [1]
+
+    def once_lost(self: SchedulerLoop, pod: Any, res: Any) -> bool:
+        if failures:
+            failures.pop()
+            return False  # as when a claim changed between the cycle and its write: nothing written
+        return original(self, pod, res)
+
+    monkeypatch.setattr(SchedulerLoop, "_place", once_lost)
+    cluster.post(f"{R}/resourceslices", slice_())
+    cluster.settle()
+    assert not failures and cluster.get("pods", "a")["spec"].get("nodeName") == "node-1"

@@ -154,15 +154,19 @@ class ControllerManager:
         collected = self.namespaces.cycle()  # the content of namespaces being deleted
         collected |= self.garbage.cycle()  # objects whose owners are gone (a claim's pod, a slice's node)
         late = self._changes()  # the mirror takes in what they removed
-        if self.terminating.cycle(Snapshot(self.mirror)):  # pods gone: their claims are released below,
-            self.scheduler.retry_all = True  # their room reused
+        # Pods gone: their claims are released below, their room reused.
+        if (self.mirror.changed_since_taken("pods") or self.terminating.due()) \
+                and self.terminating.cycle(Snapshot(self.mirror)):
+            self.scheduler.retry_all = True
             late |= self._changes()
         # What changed up to this snapshot (what this pass writes from here on counts for the next one).
         changed = self.mirror.take_changes()
         snap = Snapshot(self.mirror)
-        pods_by_uid = snap.pods_by_uid()
+        # A pod needs claims made when it or a template changed (one missing before may be there now).
         needing = [p for p in snap.pods if unresolved_template_entries(p)
-                   and not (p.get("metadata") or {}).get("deletionTimestamp") and not (p.get("spec") or {}).get("nodeName")]
+                   and not (p.get("metadata") or {}).get("deletionTimestamp")
+                   and not (p.get("spec") or {}).get("nodeName")] \
+            if changed.any("pods", "resourceclaimtemplates") else []
         made = False
         if needing:
             templates, claims = snap.templates(), snap.claims
@@ -170,7 +174,8 @@ class ControllerManager:
             # the next pass: it does not make this pass ask for another.
             made = any(list(self.pool.map(lambda p: create_pod_claims(self.writer, p, templates, claims), needing)))
         again = made or collected
-        if release_claims(self.writer, self._claims_to_release(snap, changed), pods_by_uid):
+        to_release = self._claims_to_release(snap, changed)
+        if to_release and release_claims(self.writer, to_release, snap.pods_by_uid()):
             self.scheduler.retry_all = True
             again = True
         if (changed.allocations or changed.any("pods", "resourceslices", "devicetaintrules")
@@ -179,7 +184,7 @@ class ControllerManager:
         if again:
             late |= self._changes()
             snap = Snapshot(self.mirror)  # the scheduler sees the claims just made or freed
-        if self.options.scheduler and self.scheduler.cycle(snap):
+        if self.options.scheduler and self.scheduler.cycle(snap, changed.any("pods") or again):
             self.scheduler.retry_all = True
             again = True
         if self.options.fake_kubelet:

@@ -99,6 +99,7 @@ class SchedulerLoop:
         self.retry_all = True
         self.changed_pods: set[tuple[str, str]] = set()  # (namespace, name) of pods other clients changed
         self.bound_requests: dict[str, str] = {}  # uid of a bound pod -> what it requests, when last seen
+        self.unplaced = False  # a placement could not be written (a claim changed meanwhile): look again
         self.scheduled = 0
 
     @property
@@ -166,8 +167,20 @@ class SchedulerLoop:
             del self.bound_requests[uid]
         return out
 
-    def cycle(self, snap: Snapshot) -> bool:
-        """Schedule the candidate pods; True when the cluster changed in a way other pods may wait for."""
+    def may_have_candidates(self, pods_changed: bool) -> bool:
+        """Whether a look at every pod can find one to try: not when no pod changed, none waits for a
+        cluster change or a flush, and no placement failed to be written (a new pod is a pod change)."""
+        return (pods_changed or bool(self.changed_pods) or self.unplaced or self.due()
+                or (self.retry_all and bool(self.waiting)))
+
+    def cycle(self, snap: Snapshot, pods_changed: bool = True) -> bool:
+        """Schedule the candidate pods; True when the cluster changed in a way other pods may wait for.
+        ``pods_changed``: whether any pod changed since the last cycle (else pods are looked at only when
+        some may be candidates)."""
+        if not self.may_have_candidates(pods_changed):
+            self.retry_all = False
+            return False
+        self.unplaced = False
         pending = self.candidates(snap)
         if not pending:
             return False
@@ -199,7 +212,8 @@ class SchedulerLoop:
         # (each pod's own writes stay in order: claims, then binding, then the event).
         outcomes = list(self.pool.map(lambda pr: self._place(*pr), placed))
         list(self.pool.map(lambda pr: self._fail(*pr), failed))
-        return freed or not all(outcomes)
+        self.unplaced = not all(outcomes)
+        return freed or self.unplaced
 
     # --- outcomes -----------------------------------------------------------------------------------
 

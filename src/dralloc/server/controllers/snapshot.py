@@ -159,6 +159,10 @@ class Mirror:
             objs = self._sorted[_ALLOCATED] = [claims[k] for k in sorted(self.allocated)]
         return objs
 
+    def changed_since_taken(self, resource: str) -> bool:
+        """Whether ``resource`` changed since the last :meth:`take_changes` (or everything did)."""
+        return self._everything_changed or resource in self._changed
+
     def take_changes(self) -> Changes:
         """What changed since the last call (everything, after a relist)."""
         changes = Changes(self._everything_changed, self._changed, self._allocations_changed)
