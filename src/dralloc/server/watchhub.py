@@ -24,7 +24,10 @@ from dralloc.store import Event, Gone, SQLStore
 
 QUEUE_LIMIT = 10_000
 POLL_SECONDS = 1.0  # other processes may share the database (PostgreSQL): look for their writes this often
-FAN_OUT_STRIDE = 64  # watches served between two turns of the event loop
+# The loop answers requests between slices of a fan-out: a write's answer takes several turns of the loop
+# (read, handle, commit, wake), each of which waits for the slice in progress.
+FAN_OUT_SLICE_SECONDS = 0.0003
+FAN_OUT_CLOCK_EVERY = 8  # watches served between two looks at the clock
 
 
 Consumer = Callable[[list[Any]], None]
@@ -170,14 +173,17 @@ class WatchHub:
         by_resource: dict[str, list[Event]] = {}
         for event in events:
             by_resource.setdefault(event.resource, []).append(event)
+        clock = time.perf_counter
+        slice_ends = clock() + FAN_OUT_SLICE_SECONDS
         for i, sub in enumerate(list(self.subscriptions)):
             mine = by_resource.get(sub.resource) or []
             if mine and sub.namespace is not None:
                 mine = [e for e in mine if e.namespace == sub.namespace]
             sub.offer_many(mine, upto)
-            if i % FAN_OUT_STRIDE == FAN_OUT_STRIDE - 1:
-                time.sleep(0)  # threads waiting for the interpreter (the store's committer) go first
+            if i % FAN_OUT_CLOCK_EVERY == FAN_OUT_CLOCK_EVERY - 1 and clock() >= slice_ends:
+                time.sleep(0)  # threads waiting for the interpreter (the store's syncer) go first
                 await asyncio.sleep(0)  # then requests waiting on the loop
+                slice_ends = clock() + FAN_OUT_SLICE_SECONDS
 
     def encoded(self, key: tuple[Any, ...], encode: Callable[[], bytes]) -> bytes:
         """A watch event line shared by every watch that shows it the same way (encoded once, not per watch)."""
