@@ -21,11 +21,17 @@ ALLOCATION = {"devices": {"results": [{"request": "gpu", "driver": "gpu.example.
 
 
 def claim(name: str, allocated: bool, rv: str) -> dict[str, Any]:
+    """Allocated claims are reserved for a pod named after their resourceVersion's parity (so that updates
+    move them from one pod to another); the others are owned by a pod named after the claim."""
     obj: dict[str, Any] = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
                            "metadata": {"name": name, "namespace": "default", "resourceVersion": rv},
                            "spec": {"devices": {"requests": []}}}
     if allocated:
-        obj["status"] = {"allocation": ALLOCATION}
+        obj["status"] = {"allocation": ALLOCATION,
+                         "reservedFor": [{"resource": "pods", "name": f"pod-{int(rv) % 2}", "uid": "u"}]}
+    else:
+        obj["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": f"owner-{name}",
+                                               "uid": "o", "controller": True}]
     return obj
 
 
@@ -71,6 +77,7 @@ def test_a_mirror_kept_from_the_event_log_holds_what_a_fresh_list_holds(before: 
     assert mirror.listed("resourceclaims") == store.list("resourceclaims")[0]
     allocated = [c for c in store.list("resourceclaims")[0] if (c.get("status") or {}).get("allocation")]
     assert mirror.allocated_claims() == allocated
+    assert mirror._claims_of_pod == fresh._claims_of_pod and mirror._pods_of_claim == fresh._pods_of_claim
 
 
 def test_events_older_than_the_list_replayed_after_it_still_end_at_the_latest_state() -> None:
@@ -101,18 +108,35 @@ def test_a_manager_whose_events_were_compacted_away_lists_again() -> None:
     assert [name for _, name in cluster.manager.mirror.items("pods")] == ["late"]
 
 
-def test_a_pass_looks_at_every_claim_only_when_a_pod_changed() -> None:
+def test_a_pass_looks_at_the_claims_that_changed_and_those_naming_a_pod_that_changed() -> None:
     store = SQLiteStore(":memory:")
     for name in "abc":
         write(store, "create", name, False)
+
+    def reserved_for(pod: str) -> Any:
+        def build(old: Any, rv: str) -> Any:
+            return {**old, "metadata": {**old["metadata"], "resourceVersion": rv},
+                    "status": {"reservedFor": [{"resource": "pods", "name": pod, "uid": f"{pod}-uid"}]}}
+        return build
+
+    store.update("resourceclaims", "default", "a", reserved_for("p"))
+    store.update("resourceclaims", "default", "c", reserved_for("q"))
     mirror = Mirror(store)
     mirror.relist()
     snap = Snapshot(mirror)
-    only_b = Changes(False, {"resourceclaims": {("default", "b")}}, False)
-    assert [c["metadata"]["name"] for c in ControllerManager._claims_to_release(snap, only_b)] == ["b"]
-    a_pod = Changes(False, {"pods": {("default", "p")}}, False)
-    assert [c["metadata"]["name"] for c in ControllerManager._claims_to_release(snap, a_pod)] == ["a", "b", "c"]
-    assert len(ControllerManager._claims_to_release(snap, Changes(True, {}, False))) == 3
+
+    def looked_at(changes: Changes) -> list[str]:
+        return [c["metadata"]["name"] for c in ControllerManager._claims_to_release(snap, changes)]
+
+    store.create("resourceclaims", "default", "plain", lambda old, rv: {"metadata": {
+        "name": "plain", "namespace": "default", "resourceVersion": rv}})
+    mirror.apply_all(store.changes_since(store.current_rv() - 1, with_data=RESOURCES))
+    assert looked_at(Changes(False, {"resourceclaims": {("default", "plain")}}, False)) == []  # names no pod
+    assert looked_at(Changes(False, {"resourceclaims": {("default", "a")}}, False)) == ["a"]
+    assert looked_at(Changes(False, {"pods": {("default", "p")}}, False)) == ["a"]  # reserved for it
+    assert looked_at(Changes(False, {"pods": {("default", "owner-b")}}, False)) == ["b"]  # owned by it
+    assert looked_at(Changes(False, {"pods": {("other", "p")}}, False)) == []  # another namespace's pod
+    assert looked_at(Changes(True, {}, False)) == ["a", "b", "c", "plain"]
 
 
 def test_a_claim_is_released_in_the_pass_that_removes_its_pod_at_the_end_of_the_grace_period() -> None:
@@ -217,3 +241,14 @@ def test_a_placement_that_could_not_be_written_is_tried_again_with_no_other_chan
     cluster.post(f"{R}/resourceslices", slice_())
     cluster.settle()
     assert not failures and cluster.get("pods", "a")["spec"].get("nodeName") == "node-1"
+
+
+def test_a_noexecute_taint_a_driver_puts_on_a_running_pods_device_evicts_the_pod() -> None:
+    cluster = _scheduled_cluster("a")
+    assert cluster.get("pods", "a")["spec"].get("nodeName") == "node-1"
+    tainted = cluster.get("resourceslices", "node-1-gpu", "")
+    for device in tainted["spec"]["devices"]:
+        device["taints"] = [{"key": "unhealthy", "effect": "NoExecute"}]
+    assert cluster.http.put(f"{R}/resourceslices/node-1-gpu", json=tainted).status_code == 200
+    cluster.settle()
+    assert cluster.pods() == [] and cluster.events("DeviceTaintManagerEviction")  # no grace period: gone

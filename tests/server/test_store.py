@@ -40,6 +40,35 @@ def test_concurrent_writers_share_commits_and_every_acknowledged_write_is_stored
     store.close()
 
 
+def test_readers_of_an_in_memory_store_never_meet_a_transaction_in_flight() -> None:
+    store = SQLiteStore(":memory:")  # one connection for the writes and every reader
+    errors: list[BaseException] = []
+    writing = threading.Event()
+
+    def writer(w: int) -> None:
+        for i in range(300):
+            store.create("deviceclasses", "", f"c-{w}-{i}", lambda _old, rv, n=f"c-{w}-{i}": _obj(n, rv))
+        writing.set()
+
+    def reader() -> None:
+        while not writing.is_set():
+            try:
+                store.list("deviceclasses")
+                store.current_rv()
+            except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+                errors.append(exc)
+                return
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(4)] + \
+        [threading.Thread(target=reader) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and store.writes == 1200
+    store.close()
+
+
 def test_a_write_whose_build_fails_leaves_nothing_behind(tmp_path: Path) -> None:
     store = SQLiteStore(str(tmp_path / "s.db"))
     store.create("deviceclasses", "", "a", lambda _old, rv: _obj("a", rv))

@@ -444,7 +444,7 @@ class SQLStore:
         batch = self._take(batch)
         if not batch:
             return
-        with self._txn:
+        with self._txn, self._lock:  # (readers of an in-memory database share the connection: not before COMMIT)
             written = self._end_group(batch, self._write_group(batch))
         self._settle(batch, written)
 
@@ -483,11 +483,12 @@ class SQLStore:
         of writes made durable. Needs ``_txn`` held."""
         if written < 0:
             return 0
-        try:
-            self._db.execute("COMMIT")
-        except BaseException as exc:  # noqa: BLE001 - the commit failed: no write of the group happened
-            self._fail_group(batch, exc)
-            return 0
+        with self._lock:
+            try:
+                self._db.execute("COMMIT")
+            except BaseException as exc:  # noqa: BLE001 - the commit failed: no write of the group happened
+                self._fail_group(batch, exc)
+                return 0
         return written
 
     def _fail_group(self, batch: builtins.list[_Write], exc: BaseException) -> None:

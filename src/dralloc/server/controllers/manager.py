@@ -38,6 +38,13 @@ IDLE_SECONDS = 5.0  # a pass at least this often (a safety net)
 MIN_PASS_INTERVAL = 0.01
 
 
+def _names_pods_or_goes(claim: Obj) -> bool:
+    """A claim release may change: one reserved for or owned by pods, or being deleted."""
+    meta = claim.get("metadata") or {}
+    return bool((claim.get("status") or {}).get("reservedFor") or meta.get("ownerReferences")
+                or meta.get("deletionTimestamp"))
+
+
 @dataclass(frozen=True)
 class Options:
     scheduler: bool = True
@@ -162,11 +169,10 @@ class ControllerManager:
         # What changed up to this snapshot (what this pass writes from here on counts for the next one).
         changed = self.mirror.take_changes()
         snap = Snapshot(self.mirror)
-        # A pod needs claims made when it or a template changed (one missing before may be there now).
-        needing = [p for p in snap.pods if unresolved_template_entries(p)
-                   and not (p.get("metadata") or {}).get("deletionTimestamp")
-                   and not (p.get("spec") or {}).get("nodeName")] \
-            if changed.any("pods", "resourceclaimtemplates") else []
+        # A pod needs claims made when it changed, or any when a template did (one missing may be there now).
+        needing = [p for p in self._changed_pods(snap, changed, "resourceclaimtemplates")
+                   if unresolved_template_entries(p) and not (p.get("metadata") or {}).get("deletionTimestamp")
+                   and not (p.get("spec") or {}).get("nodeName")]
         made = False
         if needing:
             templates, claims = snap.templates(), snap.claims
@@ -178,8 +184,11 @@ class ControllerManager:
         if to_release and release_claims(self.writer, to_release, snap.pods_by_uid()):
             self.scheduler.retry_all = True
             again = True
-        if (changed.allocations or changed.any("pods", "resourceslices", "devicetaintrules")
-                or self.taints.due()) and self.taints.cycle(snap):
+        # Taint eviction has work only where a NoExecute taint is (or was: a delayed eviction pending).
+        may_evict = bool(self.mirror.tainted_slices or snap.objects["devicetaintrules"]
+                         or self.taints.next_due is not None or changed.everything)
+        if may_evict and (changed.allocations or changed.any("pods", "resourceslices", "devicetaintrules")
+                          or self.taints.due()) and self.taints.cycle(snap):
             again = True
         if again:
             late |= self._changes()
@@ -197,9 +206,19 @@ class ControllerManager:
 
     @staticmethod
     def _claims_to_release(snap: Snapshot, changed: Changes) -> list[Obj]:
-        """Every claim when a pod changed (one may have finished or gone); otherwise only the claims that
-        changed: a claim that did not change, reserved for pods that did not, needs nothing new."""
-        if changed.any("pods"):
+        """The claims that changed and those reserved for or owned by a pod that changed (it may have finished
+        or gone): a claim that did not change, naming pods that did not, needs nothing new."""
+        if changed.everything:
             return snap.claims
-        changed_claims = (snap.mirror.get("resourceclaims", k) for k in sorted(changed.keys.get("resourceclaims", ())))
-        return [c for c in changed_claims if c is not None]
+        mirror = snap.mirror
+        keys = set(changed.keys.get("resourceclaims", ())) | mirror.claims_of_pods(changed.keys.get("pods", ()))
+        claims = (mirror.get("resourceclaims", k) for k in sorted(keys))
+        return [c for c in claims if c is not None and _names_pods_or_goes(c)]
+
+    @staticmethod
+    def _changed_pods(snap: Snapshot, changed: Changes, *or_any: str) -> list[Obj]:
+        """The pods that changed; every pod when everything or one of ``or_any`` did."""
+        if changed.everything or any(r in changed.keys for r in or_any):
+            return snap.pods
+        pods = (snap.mirror.get("pods", k) for k in sorted(changed.keys.get("pods", ())))
+        return [p for p in pods if p is not None]

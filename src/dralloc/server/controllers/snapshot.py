@@ -5,6 +5,7 @@ pass over a thousand unchanged pods decodes none of them)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, cast
 
 import msgspec
@@ -24,6 +25,17 @@ _ALLOCATED = " allocated claims"  # the mirror's sorted list of them, beside the
 
 def _allocated(claim: Obj | None) -> bool:
     return claim is not None and bool((claim.get("status") or {}).get("allocation"))
+
+
+def _pods_named(claim: Obj | None, namespace: str) -> set[Key]:
+    """The pods a claim names: those it is reserved for and the one that owns it (both in its namespace)."""
+    if claim is None:
+        return set()
+    refs = [r for r in (claim.get("status") or {}).get("reservedFor") or []
+            if isinstance(r, dict) and r.get("resource") == "pods" and not r.get("apiGroup")]
+    refs += [r for r in (claim.get("metadata") or {}).get("ownerReferences") or []
+             if isinstance(r, dict) and r.get("kind") == "Pod" and r.get("apiVersion") == "v1"]
+    return {(namespace, str(r.get("name") or "")) for r in refs}
 
 
 class DecodeCache:
@@ -69,6 +81,9 @@ class Mirror:
         self.cache = DecodeCache()
         self.synced = False
         self.allocated: set[Key] = set()  # the claims with an allocation (the taint controller's only interest)
+        self.tainted_slices: set[Key] = set()  # slices whose text names a NoExecute taint (maybe in a label)
+        self._claims_of_pod: dict[Key, set[Key]] = {}  # pod -> the claims reserved for it or owned by it
+        self._pods_of_claim: dict[Key, set[Key]] = {}
         self._sorted: dict[str, list[Obj]] = {}
         self._changed: dict[str, set[Key]] = {}
         self._allocations_changed = False
@@ -83,6 +98,10 @@ class Mirror:
             self._items[resource] = {((o.get("metadata") or {}).get("namespace") or "",
                                       (o.get("metadata") or {}).get("name") or ""): o for o in objs}
         self.allocated = {k for k, c in self.items("resourceclaims").items() if _allocated(c)}
+        self._claims_of_pod, self._pods_of_claim = {}, {}
+        for k, c in self.items("resourceclaims").items():
+            self._index_claim(k, _pods_named(c, k[0]))
+        self.tainted_slices = {k for k, s in self.items("resourceslices").items() if "NoExecute" in str(s)}
         self.cache.clear()
         self._sorted.clear()
         self.synced = True
@@ -113,9 +132,17 @@ class Mirror:
             items[key] = change.data
         self._sorted.pop(change.resource, None)
         self._changed.setdefault(change.resource, set()).add(key)
+        if change.resource == "resourceslices":
+            if change.type != "DELETED" and change.data is not None and "NoExecute" in change.data:
+                self.tainted_slices.add(key)
+            else:
+                self.tainted_slices.discard(key)
         if change.resource == "resourceclaims":
-            # Only a claim whose text names an allocation can have one: the others stay unparsed.
-            now = change.data is not None and '"allocation"' in change.data and _allocated(self.get(change.resource, key))
+            # Only a claim whose text names pods or an allocation can have them: the others stay unparsed.
+            data = change.data if change.type != "DELETED" else None
+            names_pods = data is not None and ('"reservedFor"' in data or '"ownerReferences"' in data)
+            self._index_claim(key, _pods_named(self.get(change.resource, key), key[0]) if names_pods else set())
+            now = data is not None and '"allocation"' in data and _allocated(self.get(change.resource, key))
             if now or key in self.allocated:
                 self._allocations_changed = True
                 self._sorted.pop(_ALLOCATED, None)
@@ -123,6 +150,25 @@ class Mirror:
                     self.allocated.add(key)
                 else:
                     self.allocated.discard(key)
+
+    def _index_claim(self, claim: Key, pods: set[Key]) -> None:
+        for pod in self._pods_of_claim.pop(claim, set()) - pods:
+            claims = self._claims_of_pod.get(pod)
+            if claims is not None:
+                claims.discard(claim)
+                if not claims:
+                    del self._claims_of_pod[pod]
+        if pods:
+            self._pods_of_claim[claim] = pods
+            for pod in pods:
+                self._claims_of_pod.setdefault(pod, set()).add(claim)
+
+    def claims_of_pods(self, pods: Iterable[Key]) -> set[Key]:
+        """The claims reserved for or owned by any of these pods (by namespace and name)."""
+        out: set[Key] = set()
+        for pod in pods:
+            out |= self._claims_of_pod.get(pod, set())
+        return out
 
     def holds(self, resource: str) -> bool:
         return resource in self._items
