@@ -131,3 +131,8 @@ def test_the_change_feed_says_which_changes_name_owners_or_are_deletions_in_prog
     changes = store.changes_since(start)
     assert [(c.type, c.name, c.owned, c.deleting) for c in changes] == [
         ("ADDED", name, True, False), ("ADDED", name + "-2", False, True)]
+    assert [c.data for c in changes] == [None, None]
+    # The controllers' mirror asks for the objects of the resources it holds.
+    with_data = store.changes_since(start, with_data=("things",))
+    assert [json.loads(c.data or "")["metadata"]["name"] for c in with_data] == [name, name + "-2"]
+    assert [c.data for c in store.changes_since(start, with_data=("others", "more"))] == [None, None]
