@@ -41,7 +41,26 @@ def catch_up(store: SQLStore, mirror: Mirror, position: int) -> int:
     return changes[-1].rv if changes else position
 
 
+def a_pod(name: str, deleting: bool, rv: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "namespace": "default", "resourceVersion": rv}
+    if deleting:
+        meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {}}
+
+
 def write(store: SQLStore, op: str, name: str, allocated: bool) -> None:
+    """A claim for the names a-e (``allocated``), a pod for p and q (``allocated``: being deleted)."""
+    if name in "pq":
+        try:
+            if op == "delete":
+                store.delete("pods", "default", name)
+            elif op == "update":
+                store.update("pods", "default", name, lambda old, rv: a_pod(name, allocated, rv))
+            else:
+                store.create("pods", "default", name, lambda old, rv: a_pod(name, allocated, rv))
+        except Exception:  # noqa: BLE001 - a create of an existing or an update of a missing pod
+            pass
+        return
     try:
         if op == "delete":
             store.delete("resourceclaims", "default", name)
@@ -53,7 +72,7 @@ def write(store: SQLStore, op: str, name: str, allocated: bool) -> None:
         pass
 
 
-ops = st.lists(st.tuples(st.sampled_from(["create", "update", "delete"]), st.sampled_from("abcde"), st.booleans()),
+ops = st.lists(st.tuples(st.sampled_from(["create", "update", "delete"]), st.sampled_from("abcdepq"), st.booleans()),
                max_size=30)
 
 
@@ -78,6 +97,7 @@ def test_a_mirror_kept_from_the_event_log_holds_what_a_fresh_list_holds(before: 
     allocated = [c for c in store.list("resourceclaims")[0] if (c.get("status") or {}).get("allocation")]
     assert mirror.allocated_claims() == allocated
     assert mirror._claims_of_pod == fresh._claims_of_pod and mirror._pods_of_claim == fresh._pods_of_claim
+    assert mirror.terminating_pods() == [p for p in store.list("pods")[0] if p["metadata"].get("deletionTimestamp")]
 
 
 def test_events_older_than_the_list_replayed_after_it_still_end_at_the_latest_state() -> None:

@@ -6,6 +6,7 @@ pass over a thousand unchanged pods decodes none of them)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from typing import Any, cast
 
 import msgspec
@@ -20,7 +21,8 @@ RESOURCES = ("pods", "nodes", "resourceslices", "deviceclasses", "resourceclaims
 Obj = dict[str, Any]
 Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
 _decode_json = msgspec.json.Decoder(dict[str, Any]).decode
-_ALLOCATED = " allocated claims"  # the mirror's sorted list of them, beside the resources' own
+_ALLOCATED = " allocated claims"  # the mirror's sorted lists of these, beside the resources' own
+_TERMINATING = " terminating pods"
 
 
 def _allocated(claim: Obj | None) -> bool:
@@ -81,6 +83,7 @@ class Mirror:
         self.cache = DecodeCache()
         self.synced = False
         self.allocated: set[Key] = set()  # the claims with an allocation (the taint controller's only interest)
+        self.terminating: set[Key] = set()  # the pods with a deletionTimestamp (pod termination's interest)
         self.tainted_slices: set[Key] = set()  # slices whose text names a NoExecute taint (maybe in a label)
         self._claims_of_pod: dict[Key, set[Key]] = {}  # pod -> the claims reserved for it or owned by it
         self._pods_of_claim: dict[Key, set[Key]] = {}
@@ -102,6 +105,7 @@ class Mirror:
         for k, c in self.items("resourceclaims").items():
             self._index_claim(k, _pods_named(c, k[0]))
         self.tainted_slices = {k for k, s in self.items("resourceslices").items() if "NoExecute" in str(s)}
+        self.terminating = {k for k, p in self.items("pods").items() if (p.get("metadata") or {}).get("deletionTimestamp")}
         self.cache.clear()
         self._sorted.clear()
         self.synced = True
@@ -132,6 +136,16 @@ class Mirror:
             items[key] = change.data
         self._sorted.pop(change.resource, None)
         self._changed.setdefault(change.resource, set()).add(key)
+        if change.resource == "pods":
+            data = change.data if change.type != "DELETED" else None
+            deleting = data is not None and '"deletionTimestamp"' in data \
+                and bool(((self.get("pods", key) or {}).get("metadata") or {}).get("deletionTimestamp"))
+            if deleting or key in self.terminating:
+                self._sorted.pop(_TERMINATING, None)
+                if deleting:
+                    self.terminating.add(key)
+                else:
+                    self.terminating.discard(key)
         if change.resource == "resourceslices":
             if change.type != "DELETED" and change.data is not None and "NoExecute" in change.data:
                 self.tainted_slices.add(key)
@@ -199,10 +213,16 @@ class Mirror:
 
     def allocated_claims(self) -> list[Obj]:
         """The claims with an allocation, in (namespace, name) order (kept as :meth:`listed`)."""
-        objs = self._sorted.get(_ALLOCATED)
+        return self._subset(_ALLOCATED, "resourceclaims", self.allocated)
+
+    def terminating_pods(self) -> list[Obj]:
+        """The pods being deleted, in (namespace, name) order (kept as :meth:`listed`)."""
+        return self._subset(_TERMINATING, "pods", self.terminating)
+
+    def _subset(self, name: str, resource: str, keys: set[Key]) -> list[Obj]:
+        objs = self._sorted.get(name)
         if objs is None:
-            claims = self.items("resourceclaims")
-            objs = self._sorted[_ALLOCATED] = [claims[k] for k in sorted(self.allocated)]
+            objs = self._sorted[name] = [o for o in map(partial(self.get, resource), sorted(keys)) if o is not None]
         return objs
 
     def changed_since_taken(self, resource: str) -> bool:
@@ -258,6 +278,10 @@ class Snapshot:
     def allocated_claims(self) -> list[Obj]:
         return self.objects[_ALLOCATED]
 
+    @property
+    def terminating_pods(self) -> list[Obj]:
+        return self.objects[_TERMINATING]
+
     def pods_by_uid(self) -> dict[str, Obj]:
         if self._pods_by_uid is None:
             self._pods_by_uid = {str((p.get("metadata") or {}).get("uid")): p for p in self.pods}
@@ -276,5 +300,6 @@ class _Lists(dict[str, list[Obj]]):
 
     def __missing__(self, resource: str) -> list[Obj]:
         mirror = self._mirror
-        objs = self[resource] = mirror.allocated_claims() if resource == _ALLOCATED else mirror.listed(resource)
+        subsets = {_ALLOCATED: mirror.allocated_claims, _TERMINATING: mirror.terminating_pods}
+        objs = self[resource] = subsets[resource]() if resource in subsets else mirror.listed(resource)
         return objs

@@ -94,7 +94,7 @@ class TerminatingPods:
         clock = self.clock()
         removed = False
         present = set()
-        for pod in snap.pods:
+        for pod in snap.terminating_pods:
             meta = pod.get("metadata") or {}
             stamp = meta.get("deletionTimestamp")
             if not stamp or meta.get("finalizers"):
