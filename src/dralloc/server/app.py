@@ -27,6 +27,7 @@ from dralloc.server import (
     reads,
     reviews,
     routing,
+    services,
     watch,
     writes,
 )
@@ -48,7 +49,7 @@ HEALTH_PATHS = ("/healthz", "/readyz", "/livez")
 
 class ApiServer:
     def __init__(self, store: SQLStore, tokens: dict[str, User] | None = None,
-                 authorizer: Authorizer | None = None, anonymous: bool = False) -> None:
+                 authorizer: Authorizer | None = None, anonymous: bool = False, secure_port: int = 6443) -> None:
         self.store = store
         self.tokens = tokens
         self.authorizer = authorizer or Authorizer()
@@ -63,6 +64,7 @@ class ApiServer:
         self.controllers: Any = None  # a ControllerManager (dralloc serve sets one), started with the server
         store.subscribe(self._notify)
         namespaces.ensure_system_namespaces(store)  # as kube-apiserver makes them when it starts
+        services.ensure_kubernetes_service(store, secure_port)  # default/kubernetes -> this server's port
         self.namespaces = namespaces.NamespaceCache(store)
 
     def background(self, work: Awaitable[Any]) -> None:
@@ -232,6 +234,8 @@ class App:
 
 
 def create_app(store: SQLStore | None = None, *, tokens: dict[str, User] | None = None,
-               authorizer: Authorizer | None = None, anonymous: bool = False) -> App:
-    return App(ApiServer(store or SQLiteStore(":memory:"), tokens, authorizer, anonymous))
+               authorizer: Authorizer | None = None, anonymous: bool = False, secure_port: int = 6443) -> App:
+    """The application; ``secure_port`` is the port it is served on (the ``default/kubernetes`` Service's
+    targetPort)."""
+    return App(ApiServer(store or SQLiteStore(":memory:"), tokens, authorizer, anonymous, secure_port))
 

@@ -189,6 +189,8 @@ def _ops(r: Resource, version: str, item: bool) -> dict[str, Any]:
         return o
 
     writes = [_DRY_RUN, _FIELD_MANAGER, _FIELD_VALIDATION]
+    if r.verbs and "create" not in r.verbs:  # a read-only resource: its reads only
+        return {"get": op("get" if item else "list", [], False)}
     if item:
         return {"get": op("get", [], False), "put": op("put", writes, True), "patch": op("patch", writes, True),
                 "delete": op("delete", [_DRY_RUN], False)}

@@ -51,6 +51,11 @@ _EVENT_TABLE = (("Last Seen", "=eventLastSeen", 0), ("Type", "type", 0), ("Reaso
                 ("Source", "=eventSource", 1), ("Message", "=eventMessage", 0), ("First Seen", "=eventFirstSeen", 1),
                 ("Count", "=eventCount", 1), ("Name", "metadata.name", 1))
 
+READ_ONLY = ("get", "list", "watch")
+_SERVICE_TABLE = (("Name", "metadata.name", 0), ("Type", "spec.type", 0), ("Cluster-IP", "=serviceClusterIP", 0),
+                  ("External-IP", "=serviceExternalIP", 0), ("Port(s)", "=servicePorts", 0), ("Age", "=age", 0),
+                  ("Selector", "=serviceSelector", 1))
+
 CORE = {r.name: r for r in (
     Resource("namespaces", "Namespace", False, group="", versions=("v1",), status=True, short_names=("ns",),
              columns=(("STATUS", "status.phase"),), subresources=("finalize",)),
@@ -62,6 +67,14 @@ CORE = {r.name: r for r in (
              subresources=("binding",)),
     # kube-apiserver's event table has no leading name nor age: the name is the last, wide, column
     Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",), table=_EVENT_TABLE),
+    # Read-only (server/services.py): the default/kubernetes Service kube-apiserver keeps; and the namespace's
+    # ResourceQuotas and LimitRanges, always none here, which `kubectl describe namespace` lists.
+    Resource("services", "Service", True, group="", versions=("v1",), short_names=("svc",), categories=("all",),
+             verbs=READ_ONLY, table=_SERVICE_TABLE),
+    Resource("resourcequotas", "ResourceQuota", True, group="", versions=("v1",), short_names=("quota",),
+             verbs=READ_ONLY),
+    Resource("limitranges", "LimitRange", True, group="", versions=("v1",), short_names=("limits",),
+             verbs=READ_ONLY),
 )}
 
 # events.k8s.io/v1: the same stored events (``events``), another view of them (server/events.py converts)

@@ -108,6 +108,15 @@ def target(parts: list[str]) -> Target:
 
 
 def verb(request: Request, t: Target) -> str:
+    """The verb a request means on ``t``; 405 for a verb the resource does not serve (a write to a read-only
+    resource), as kube-apiserver answers a method a storage does not implement."""
+    name = _verb(request, t)
+    if t.resource.verbs and name not in t.resource.verbs:
+        raise ApiError(405, "the server does not allow this method on the requested resource")
+    return name
+
+
+def _verb(request: Request, t: Target) -> str:
     method = request.method
     if t.sub == "finalize" and method != "PUT":  # namespaces/finalize takes updates only
         raise ApiError(405, "the server does not allow this method on the requested resource")

@@ -1,0 +1,58 @@
+"""End to end: the everyday kubectl commands of a driver author or platform engineer against `dralloc serve`,
+printing what they print against a kube-apiserver (cluster-info, services, describe namespace, ...)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from served import KUBECTL, Server
+
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")]
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    s = Server(tmp_path)
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def kubectl(server: Server, tmp_path: Path):
+    cfg = server.kubeconfig(tmp_path / "kubeconfig")
+    env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(cfg)}
+
+    def run(*args: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run([KUBECTL or "kubectl", *args], capture_output=True, text=True, env=env,
+                              timeout=timeout)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)} failed: {proc.stderr}")
+        return proc
+
+    return run
+
+
+def test_cluster_info_names_the_control_plane(kubectl, server: Server) -> None:
+    out = kubectl("cluster-info").stdout
+    assert out.splitlines()[0].endswith(f"Kubernetes control plane is running at {server.url}"), out
+    assert "To further debug and diagnose cluster problems" in out
+
+
+def test_get_services_shows_the_kubernetes_service_as_a_cluster_does(kubectl, server: Server) -> None:
+    lines = kubectl("get", "svc", "-A").stdout.splitlines()
+    assert lines[0].split() == ["NAMESPACE", "NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"]
+    assert lines[1].split()[:6] == ["default", "kubernetes", "ClusterIP", "10.0.0.1", "<none>", "443/TCP"]
+    assert kubectl("get", "svc", "kubernetes", "-o", "jsonpath={.spec.ports[0].targetPort}").stdout == \
+        str(server.port)
+    assert "service/kubernetes" in kubectl("get", "all").stdout
+    denied = kubectl("create", "service", "clusterip", "web", "--tcp=80:80", check=False)
+    assert denied.returncode == 1 and "the server does not allow this method" in denied.stderr
+
+
+def test_describe_namespace_says_it_has_no_quota_and_no_limit_range(kubectl) -> None:
+    out = kubectl("describe", "ns", "default").stdout
+    assert out.rstrip().endswith("Status:       Active\n\nNo resource quota.\n\nNo LimitRange resource."), out
