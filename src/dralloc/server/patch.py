@@ -1,6 +1,5 @@
-"""JSON merge patch (RFC 7386) and JSON patch (RFC 6902). A strategic merge patch of a resource.k8s.io object
-is a JSON merge patch (its patch strategies replace every list); pods have their own (``smp``), and
-server-side apply merges by the schema's list types (``fieldmerge``)."""
+"""JSON merge patch (RFC 7386) and JSON patch (RFC 6902). A strategic merge patch follows the types' patch
+strategies (``smp``), and server-side apply merges by the schema's list types (``fieldmerge``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""Strategic merge patch for core/v1 objects, with the patch merge keys the Pod schema declares.
+"""Strategic merge patch, with the patch merge keys the served types declare (``patchStrategy:"merge"``).
+
+Every kube-apiserver type has its Go struct's strategies: ObjectMeta's (owner references by ``uid``,
+finalizers as a set) for all; the Pod's and Node's lists; ResourceClaim's ``status.reservedFor`` (by ``uid``)
+and DeviceTaintRule's ``status.conditions`` (by ``type``). Events (core/v1 and events.k8s.io/v1) declare none
+of their own: only ObjectMeta's apply.
 
 Lists with a merge key (containers by ``name``, ports by ``containerPort``, ...) are merged element by element;
 other lists are replaced whole, maps are merged and ``null`` deletes a key (as a JSON merge patch). The
@@ -25,7 +30,8 @@ MERGE_KEYS: dict[str, dict[tuple[str, ...], str]] = {"Pod": {
     ("status", "hostIPs"): "ip", ("status", "resourceClaimStatuses"): "name",
     **{("spec", kind, "[]", field): key for kind in ("containers", "initContainers", "ephemeralContainers")
        for field, key in _CONTAINER.items()},
-}, "Node": {("status", "conditions"): "type", ("status", "addresses"): "type", ("spec", "podCIDRs"): ""}}
+}, "Node": {("status", "conditions"): "type", ("status", "addresses"): "type", ("spec", "podCIDRs"): ""},
+    "ResourceClaim": {("status", "reservedFor"): "uid"}, "DeviceTaintRule": {("status", "conditions"): "type"}}
 # Every object: owner references by uid; finalizers are a set of strings.
 COMMON_KEYS: dict[tuple[str, ...], str] = {("metadata", "ownerReferences"): "uid", ("metadata", "finalizers"): ""}
 
