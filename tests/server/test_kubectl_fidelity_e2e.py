@@ -56,3 +56,31 @@ def test_get_services_shows_the_kubernetes_service_as_a_cluster_does(kubectl, se
 def test_describe_namespace_says_it_has_no_quota_and_no_limit_range(kubectl) -> None:
     out = kubectl("describe", "ns", "default").stdout
     assert out.rstrip().endswith("Status:       Active\n\nNo resource quota.\n\nNo LimitRange resource."), out
+
+
+POD = """apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec:
+  nodeName: node-1
+  containers: [{name: main, image: "nginx:1"}]
+"""
+NODE = """apiVersion: v1
+kind: Node
+metadata: {name: node-1}
+status:
+  allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+  addresses: [{type: InternalIP, address: 172.18.0.2}]
+"""
+
+
+def test_logs_and_top_fail_as_on_a_cluster_without_kubelets_nor_metrics(kubectl, tmp_path: Path) -> None:
+    (tmp_path / "objs.yaml").write_text(NODE + "---\n" + POD)
+    kubectl("apply", "-f", str(tmp_path / "objs.yaml"))
+    logs = kubectl("logs", "web", "--tail=1", check=False)
+    assert logs.returncode == 1
+    assert logs.stderr.strip() == ('Error from server: Get "https://172.18.0.2:10250/containerLogs/default/web/main'
+                                   '?tailLines=1": dial tcp 172.18.0.2:10250: connect: connection refused')
+    for args in (("top", "pod"), ("top", "node")):
+        top = kubectl(*args, check=False)
+        assert top.returncode == 1 and top.stderr.strip() == "error: Metrics API not available"

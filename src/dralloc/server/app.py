@@ -23,6 +23,7 @@ from dralloc.server import (
     discovery,
     namespaces,
     openapi_v2,
+    podlogs,
     pods,
     reads,
     reviews,
@@ -183,6 +184,11 @@ class ApiServer:
             raise ApiError(403, f'{target.resource.group_resource} is forbidden: User "{user.name}" cannot {verb} '
                                 f'resource "{target.resource.name}" in API group "{target.resource.group}"{scope}',
                            details={"group": target.resource.group, "kind": target.resource.name})
+        if target.sub == "log":
+            if not self.authorizer.allowed(user, "get", "pods/log"):
+                raise ApiError(403, f'pods "{target.name}" is forbidden: User "{user.name}" cannot get resource '
+                                    f'"pods/log" in API group "" in the namespace "{target.namespace}"')
+            return await podlogs.get_log(self, request, target)
         if target.sub == "binding":
             if not self.authorizer.allowed(user, verb, "pods/binding"):
                 raise ApiError(403, f'pods "{target.name}" is forbidden: User "{user.name}" cannot create resource '

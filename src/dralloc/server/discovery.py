@@ -84,6 +84,9 @@ def _entries(r: Resource) -> list[dict[str, Any]]:
     if "binding" in r.subresources:
         out.append({"name": f"{r.name}/binding", "singularName": "", "namespaced": r.namespaced, "kind": "Binding",
                     "verbs": ["create"]})
+    if "log" in r.subresources:
+        out.append({"name": f"{r.name}/log", "singularName": "", "namespaced": r.namespaced, "kind": r.kind,
+                    "verbs": ["get"]})
     if "finalize" in r.subresources:
         out.append({"name": f"{r.name}/finalize", "singularName": "", "namespaced": r.namespaced, "kind": r.kind,
                     "verbs": ["update"]})
@@ -139,6 +142,8 @@ def _discovered(r: Resource, version: str) -> dict[str, Any]:
     if "binding" in r.subresources:
         subresources.append({"subresource": "binding", "verbs": ["create"],
                              "responseKind": {"group": "", "version": "v1", "kind": "Binding"}})
+    if "log" in r.subresources:
+        subresources.append({"subresource": "log", "responseKind": kind, "verbs": ["get"]})
     if "finalize" in r.subresources:
         subresources.append({"subresource": "finalize", "responseKind": kind, "verbs": ["update"]})
     if subresources:

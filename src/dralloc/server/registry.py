@@ -59,12 +59,14 @@ _SERVICE_TABLE = (("Name", "metadata.name", 0), ("Type", "spec.type", 0), ("Clus
 CORE = {r.name: r for r in (
     Resource("namespaces", "Namespace", False, group="", versions=("v1",), status=True, short_names=("ns",),
              columns=(("STATUS", "status.phase"),), subresources=("finalize",)),
-    Resource("nodes", "Node", False, group="", versions=("v1",), short_names=("no",)),
+    # nodes/status: as kube-apiserver's node strategy, the main endpoint keeps the stored status (a create
+    # takes the whole object, status included)
+    Resource("nodes", "Node", False, group="", versions=("v1",), status=True, short_names=("no",)),
     Resource("pods", "Pod", True, group="", versions=("v1",), status=True, short_names=("po",), categories=("all",),
              columns=(("READY", "=podReady"), ("STATUS", "=podStatus"), ("RESTARTS", "=podRestarts")),
              wide_columns=(("IP", "status.podIP"), ("NODE", "spec.nodeName"),
                            ("NOMINATED NODE", "status.nominatedNodeName"), ("READINESS GATES", "=readinessGates")),
-             subresources=("binding",)),
+             subresources=("binding", "log")),
     # kube-apiserver's event table has no leading name nor age: the name is the last, wide, column
     Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",), table=_EVENT_TABLE),
     # Read-only (server/services.py): the default/kubernetes Service kube-apiserver keeps; and the namespace's
