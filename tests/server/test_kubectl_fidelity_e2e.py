@@ -84,3 +84,42 @@ def test_logs_and_top_fail_as_on_a_cluster_without_kubelets_nor_metrics(kubectl,
     for args in (("top", "pod"), ("top", "node")):
         top = kubectl(*args, check=False)
         assert top.returncode == 1 and top.stderr.strip() == "error: Metrics API not available"
+
+
+DRA = """apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-1-gpu}
+spec: {driver: gpu.example.com, nodeName: node-1, pool: {name: node-1, generation: 1, resourceSliceCount: 1},
+       devices: [{name: gpu-0}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers: [{name: main, image: "x:1", resources: {claims: [{name: gpu}]}}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+"""
+
+
+def test_a_foreground_delete_of_a_pod_with_a_generated_claim_waits_for_both_and_returns(kubectl,
+                                                                                        tmp_path: Path) -> None:
+    (tmp_path / "objs.yaml").write_text(NODE + "---\n" + DRA)
+    kubectl("apply", "-f", str(tmp_path / "objs.yaml"))
+    kubectl("wait", "--for=jsonpath={.spec.nodeName}=node-1", "pod/trainer", "--timeout=30s")
+    claim = kubectl("get", "pod", "trainer", "-o", "jsonpath={.status.resourceClaimStatuses[0].resourceClaimName}")
+    out = kubectl("delete", "pod", "trainer", "--cascade=foreground", "--wait", "--timeout=30s", timeout=40)
+    assert out.stdout.strip() == 'pod "trainer" deleted'
+    assert kubectl("get", "pods,resourceclaims", "-o", "name").stdout == ""
+    gone = kubectl("get", "resourceclaim", claim.stdout, check=False)
+    assert gone.returncode == 1 and "NotFound" in gone.stderr
