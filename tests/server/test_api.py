@@ -577,3 +577,12 @@ def test_a_strategic_merge_patch_adds_a_consumer_to_reserved_for_by_uid(client: 
     assert r.json()["status"]["reservedFor"] == [second]
     r = client.patch(f"{CLAIMS}/{name}", json={"metadata": {"finalizers": ["b.example/y"]}}, headers=smp)
     assert r.json()["metadata"]["finalizers"] == ["a.example/x", "b.example/y"]
+
+
+def test_version_has_every_field_of_kube_apiservers_version_info(client: TestClient) -> None:
+    info = client.get("/version").json()
+    assert list(info) == ["major", "minor", "emulationMajor", "emulationMinor", "minCompatibilityMajor",
+                          "minCompatibilityMinor", "gitVersion", "gitCommit", "gitTreeState", "buildDate",
+                          "goVersion", "compiler", "platform"]
+    assert (info["emulationMajor"], info["emulationMinor"]) == ("1", "36")
+    assert (info["minCompatibilityMajor"], info["minCompatibilityMinor"]) == ("1", "35")

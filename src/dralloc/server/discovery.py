@@ -34,9 +34,13 @@ from dralloc.server.registry import (
 
 
 def version_info() -> dict[str, Any]:
-    return {"major": "1", "minor": "36", "gitVersion": f"v1.36.0-dralloc.{__version__}", "gitCommit": "",
-            "gitTreeState": "clean", "buildDate": "", "goVersion": "", "compiler": "python",
-            "platform": "linux/amd64"}
+    """/version: apimachinery's version.Info, every field present as upstream (none is omitempty). The
+    emulation version is the binary's own, and the minimum compatibility version one minor below it, as
+    kube-apiserver's defaults are; the build fields say what this server is."""
+    return {"major": "1", "minor": "36", "emulationMajor": "1", "emulationMinor": "36",
+            "minCompatibilityMajor": "1", "minCompatibilityMinor": "35",
+            "gitVersion": f"v1.36.0-dralloc.{__version__}", "gitCommit": "", "gitTreeState": "clean",
+            "buildDate": "", "goVersion": "", "compiler": "python", "platform": "linux/amd64"}
 
 
 def api_versions() -> dict[str, Any]:
