@@ -268,3 +268,28 @@ def test_a_pod_has_generation_1_and_a_spec_change_bumps_it_but_a_status_write_do
 def test_a_node_gets_no_generation(client: TestClient) -> None:
     node = client.post("/api/v1/nodes", json={"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}})
     assert "generation" not in node.json()["metadata"]
+
+
+def test_a_collection_delete_deletes_each_pod_as_its_own_delete_would(client: TestClient) -> None:
+    for name in ("pending", "running", "other"):
+        p = pod(name)
+        if name == "other":
+            p["metadata"]["labels"] = {"app": "db"}
+        client.post(PODS, json=p)
+    client.post(f"{PODS}/running/binding", json={"metadata": {"name": "running"}, "target": {"name": "n"}})
+    r = client.request("DELETE", PODS, params={"labelSelector": "app=web"},
+                       json={"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 20})
+    assert r.status_code == 200 and r.json()["kind"] == "PodList"
+    assert sorted(i["metadata"]["name"] for i in r.json()["items"]) == ["pending", "running"]
+    assert client.get(f"{PODS}/pending").status_code == 404  # never bound: gone at once
+    running = client.get(f"{PODS}/running").json()["metadata"]  # bound: given its grace period
+    assert running["deletionGracePeriodSeconds"] == 20 and running["deletionTimestamp"]
+    assert client.get(f"{PODS}/other").status_code == 200
+
+
+def test_pods_nodes_and_events_take_collection_deletes_and_namespaces_do_not(client: TestClient) -> None:
+    verbs = {r["name"]: r["verbs"] for r in client.get("/api/v1").json()["resources"]}
+    for name in ("pods", "nodes", "events"):
+        assert "deletecollection" in verbs[name]
+    assert "deletecollection" not in verbs["namespaces"]
+    assert client.delete("/api/v1/namespaces").status_code == 405

@@ -71,7 +71,7 @@ def api_group(name: str = GROUP) -> dict[str, Any] | None:
 def _verbs(r: Resource) -> list[str]:
     if r.verbs:
         return list(r.verbs)
-    return VERBS if r.group else ["create", "delete", "get", "list", "patch", "update", "watch"]
+    return VERBS if r.name != "namespaces" else ["create", "delete", "get", "list", "patch", "update", "watch"]
 
 
 def _entries(r: Resource) -> list[dict[str, Any]]:
