@@ -66,6 +66,8 @@ def test_generate_name_gets_a_five_character_suffix(client: TestClient) -> None:
      'pod.spec.resourceClaims'),
     ({"containers": [{"name": "a", "image": "x"}], "resourceClaims": [{"name": "gpu"}]},
      "spec.resourceClaims[0]: Invalid value"),
+    ({"containers": [{"name": "a", "image": "x"}], "activeDeadlineSeconds": 0},
+     "spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive"),
 ])
 def test_pod_validation_names_the_field(client: TestClient, spec: dict[str, Any], message: str) -> None:
     r = client.post(PODS, json={"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bad"}, "spec": spec})
@@ -293,3 +295,25 @@ def test_pods_nodes_and_events_take_collection_deletes_and_namespaces_do_not(cli
         assert "deletecollection" in verbs[name]
     assert "deletecollection" not in verbs["namespaces"]
     assert client.delete("/api/v1/namespaces").status_code == 405
+
+
+@pytest.mark.parametrize("old,new,messages", [
+    (None, 60, []), (60, 30, []), (60, 60, []),
+    (60, 90, ["spec.activeDeadlineSeconds: Invalid value: 90: must be less than or equal to previous value"]),
+    (60, None, ["spec.activeDeadlineSeconds: Invalid value: null: must not update from a positive integer to nil "
+                "value"]),
+    (None, -1, ["spec.activeDeadlineSeconds: Invalid value: -1: must be between 1 and 2147483647, inclusive",
+                "spec.activeDeadlineSeconds: Invalid value: -1: must be between 0 and 2147483647, inclusive"]),
+])
+def test_an_update_may_set_or_lower_the_active_deadline_but_not_raise_or_unset_it(
+        client: TestClient, old: int | None, new: int | None, messages: list[str]) -> None:
+    created = client.post(PODS, json=pod(**({"activeDeadlineSeconds": old} if old else {}))).json()
+    created["spec"]["activeDeadlineSeconds"] = new
+    if new is None:
+        del created["spec"]["activeDeadlineSeconds"]
+    r = client.put(f"{PODS}/web", json=created)
+    if not messages:
+        assert r.status_code == 200 and r.json()["spec"].get("activeDeadlineSeconds") == new
+        return
+    assert r.status_code == 422, r.text
+    assert [f"{c['field']}: {c['message']}" for c in r.json()["details"]["causes"]] == messages
