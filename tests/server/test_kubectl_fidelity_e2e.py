@@ -49,6 +49,8 @@ def test_get_services_shows_the_kubernetes_service_as_a_cluster_does(kubectl, se
     assert kubectl("get", "svc", "kubernetes", "-o", "jsonpath={.spec.ports[0].targetPort}").stdout == \
         str(server.port)
     assert "service/kubernetes" in kubectl("get", "all").stdout
+    described = kubectl("describe", "svc", "kubernetes").stdout
+    assert f"Endpoints:                127.0.0.1:{server.port}\n" in described
     denied = kubectl("create", "service", "clusterip", "web", "--tcp=80:80", check=False)
     assert denied.returncode == 1 and "the server does not allow this method" in denied.stderr
 

@@ -12,7 +12,14 @@ from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
-from dralloc.server.services import external_ip, ports, selector  # noqa: E402
+from dralloc.server.services import (  # noqa: E402
+    endpoint_address,
+    endpoint_slice_endpoints,
+    endpoint_slice_ports,
+    external_ip,
+    ports,
+    selector,
+)
 from dralloc.store import SQLiteStore  # noqa: E402
 
 SERVICES = "/api/v1/namespaces/default/services"
@@ -102,3 +109,48 @@ def test_a_namespace_has_no_resource_quotas_nor_limit_ranges(client: TestClient)
         assert listed["kind"] == kind and listed["items"] == []
         r = client.get(f"/api/v1/namespaces/default/{resource}/x")
         assert r.status_code == 404 and r.json()["reason"] == "NotFound"
+
+
+def test_the_kubernetes_endpoint_slice_points_at_the_server_and_follows_it_across_restarts(tmp_path) -> None:
+    store = SQLiteStore(str(tmp_path / "db.sqlite"))
+    first = create_app(store, secure_port=6443, endpoint_address="10.1.2.3").api.store
+    eps = first.get("endpointslices", "default", "kubernetes")
+    assert eps["metadata"]["labels"] == {"kubernetes.io/service-name": "kubernetes"}
+    assert (eps["addressType"], eps["endpoints"], eps["ports"]) == (
+        "IPv4", [{"addresses": ["10.1.2.3"], "conditions": {"ready": True}}],
+        [{"name": "https", "port": 6443, "protocol": "TCP"}])
+    again = create_app(store, secure_port=7443, endpoint_address="10.1.2.4").api.store
+    moved = again.get("endpointslices", "default", "kubernetes")
+    assert moved["endpoints"][0]["addresses"] == ["10.1.2.4"] and moved["ports"][0]["port"] == 7443
+    assert moved["metadata"]["uid"] == eps["metadata"]["uid"]
+    svc = again.get("services", "default", "kubernetes")
+    assert svc["spec"]["ports"][0]["targetPort"] == 6443  # the Service itself is never rewritten
+
+
+def test_endpoint_slices_are_served_read_only_in_discovery_k8s_io(client: TestClient) -> None:
+    base = "/apis/discovery.k8s.io/v1"
+    assert "discovery.k8s.io" in [g["name"] for g in client.get("/apis").json()["groups"]]
+    [entry] = client.get(base).json()["resources"]
+    assert (entry["name"], entry["kind"], entry["verbs"]) == ("endpointslices", "EndpointSlice",
+                                                              ["get", "list", "watch"])
+    listed = client.get(f"{base}/namespaces/default/endpointslices",
+                        params={"labelSelector": "kubernetes.io/service-name=kubernetes"}).json()
+    assert [i["metadata"]["name"] for i in listed["items"]] == ["kubernetes"]
+    table = client.get(f"{base}/endpointslices", headers=TABLE).json()
+    assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "AddressType", "Ports", "Endpoints", "Age"]
+    assert table["rows"][0]["cells"][:4] == ["kubernetes", "IPv4", "6443", "127.0.0.1"]
+    assert client.delete(f"{base}/namespaces/default/endpointslices/kubernetes").status_code == 405
+
+
+@pytest.mark.parametrize("advertised,listening,address", [
+    ("192.0.2.7", "0.0.0.0", "192.0.2.7"), ("api.example.com", "10.0.0.9", "10.0.0.9"),
+    (None, "0.0.0.0", "127.0.0.1"), (None, "::1", "127.0.0.1")])
+def test_the_endpoint_address_is_the_advertised_ipv4_address_else_a_specific_listening_one(
+        advertised: str | None, listening: str, address: str) -> None:
+    assert endpoint_address(advertised, listening) == address
+
+
+def test_endpoint_slice_columns_list_three_then_count_the_rest() -> None:
+    eps = {"endpoints": [{"addresses": [f"10.0.0.{i}"]} for i in range(5)], "ports": [{"name": "x"}, {}]}
+    assert endpoint_slice_endpoints(eps) == "10.0.0.0,10.0.0.1,10.0.0.2 + 2 more..."
+    assert endpoint_slice_ports(eps) == "x,*" and endpoint_slice_ports({}) == "<unset>"

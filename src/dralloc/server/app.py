@@ -50,7 +50,8 @@ HEALTH_PATHS = ("/healthz", "/readyz", "/livez")
 
 class ApiServer:
     def __init__(self, store: SQLStore, tokens: dict[str, User] | None = None,
-                 authorizer: Authorizer | None = None, anonymous: bool = False, secure_port: int = 6443) -> None:
+                 authorizer: Authorizer | None = None, anonymous: bool = False, secure_port: int = 6443,
+                 endpoint_address: str = "127.0.0.1") -> None:
         self.store = store
         self.tokens = tokens
         self.authorizer = authorizer or Authorizer()
@@ -66,6 +67,7 @@ class ApiServer:
         store.subscribe(self._notify)
         namespaces.ensure_system_namespaces(store)  # as kube-apiserver makes them when it starts
         services.ensure_kubernetes_service(store, secure_port)  # default/kubernetes -> this server's port
+        services.ensure_kubernetes_endpoints(store, endpoint_address, secure_port)
         self.namespaces = namespaces.NamespaceCache(store)
 
     def background(self, work: Awaitable[Any]) -> None:
@@ -240,8 +242,10 @@ class App:
 
 
 def create_app(store: SQLStore | None = None, *, tokens: dict[str, User] | None = None,
-               authorizer: Authorizer | None = None, anonymous: bool = False, secure_port: int = 6443) -> App:
-    """The application; ``secure_port`` is the port it is served on (the ``default/kubernetes`` Service's
-    targetPort)."""
-    return App(ApiServer(store or SQLiteStore(":memory:"), tokens, authorizer, anonymous, secure_port))
+               authorizer: Authorizer | None = None, anonymous: bool = False, secure_port: int = 6443,
+               endpoint_address: str = "127.0.0.1") -> App:
+    """The application; ``secure_port`` and ``endpoint_address`` are where it is served (the
+    ``default/kubernetes`` Service's targetPort and EndpointSlice)."""
+    return App(ApiServer(store or SQLiteStore(":memory:"), tokens, authorizer, anonymous, secure_port,
+                         endpoint_address))
 

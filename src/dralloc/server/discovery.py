@@ -21,6 +21,8 @@ from dralloc import __version__
 from dralloc.server.fieldtypes import STRUCT, FieldType, kind_type
 from dralloc.server.registry import (
     CORE,
+    DISCOVERY_GROUP,
+    ENDPOINT_SLICES,
     EVENTS,
     EVENTS_GROUP,
     GROUP,
@@ -55,7 +57,7 @@ def _group(name: str = GROUP) -> dict[str, Any]:
 
 
 # kube-apiserver's order of the groups served here
-GROUPS = (EVENTS_GROUP, *REVIEW_GROUPS, GROUP)
+GROUPS = (EVENTS_GROUP, *REVIEW_GROUPS, DISCOVERY_GROUP, GROUP)
 
 
 def api_group_list() -> dict[str, Any]:
@@ -98,8 +100,8 @@ def _entries(r: Resource) -> list[dict[str, Any]]:
 
 
 def resource_list(version: str, group: str = GROUP) -> dict[str, Any] | None:
-    table = RESOURCES if group == GROUP else EVENTS if group == EVENTS_GROUP else {
-        n: r for n, r in REVIEWS.items() if r.group == group}
+    table = RESOURCES if group == GROUP else EVENTS if group == EVENTS_GROUP else \
+        ENDPOINT_SLICES if group == DISCOVERY_GROUP else {n: r for n, r in REVIEWS.items() if r.group == group}
     if not any(version in r.versions for r in table.values()):
         return None
     resources = [e for r in table.values() if version in r.versions for e in _entries(r)]
@@ -171,6 +173,9 @@ def aggregated(core: bool, version: str) -> dict[str, Any]:
         items.insert(0, {"metadata": {"name": EVENTS_GROUP, "creationTimestamp": None},
                          "versions": [{"version": "v1", "freshness": "Current",
                                        "resources": [_discovered(r, "v1") for r in EVENTS.values()]}]})
+        items.append({"metadata": {"name": DISCOVERY_GROUP, "creationTimestamp": None},
+                      "versions": [{"version": "v1", "freshness": "Current",
+                                    "resources": [_discovered(r, "v1") for r in ENDPOINT_SLICES.values()]}]})
         items.append({"metadata": {"name": GROUP, "creationTimestamp": None}, "versions": versions})
     return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}", "metadata": {},
             "items": items}

@@ -84,6 +84,15 @@ EVENTS_GROUP = "events.k8s.io"
 EVENTS = {"events": Resource("events", "Event", True, group=EVENTS_GROUP, versions=("v1",), short_names=("ev",),
                              table=_EVENT_TABLE)}
 
+# discovery.k8s.io/v1, read-only: the EndpointSlice kube-apiserver keeps for the default/kubernetes Service
+# (server/services.py), which `kubectl describe service` lists.
+DISCOVERY_GROUP = "discovery.k8s.io"
+_ENDPOINT_SLICE_TABLE = (("Name", "metadata.name", 0), ("AddressType", "addressType", 0),
+                         ("Ports", "=endpointSlicePorts", 0), ("Endpoints", "=endpointSliceEndpoints", 0),
+                         ("Age", "=age", 0))
+ENDPOINT_SLICES = {"endpointslices": Resource("endpointslices", "EndpointSlice", True, group=DISCOVERY_GROUP,
+                                              versions=("v1",), verbs=READ_ONLY, table=_ENDPOINT_SLICE_TABLE)}
+
 # The reviews: the self reviews kube-apiserver serves to every authenticated user (kubectl auth can-i /
 # whoami) and TokenReview (kr8s whoami); computed per request, never stored. Their groups, in kube-apiserver's
 # discovery order.

@@ -1,5 +1,6 @@
 """core/v1 Services, read-only: the ``default/kubernetes`` Service kube-apiserver keeps, so that ``kubectl
-cluster-info``, ``kubectl get svc -A`` and ``kubectl get all`` see what a cluster shows.
+cluster-info``, ``kubectl get svc -A`` and ``kubectl get all`` see what a cluster shows; and its
+EndpointSlice (discovery.k8s.io/v1), which ``kubectl describe service kubernetes`` lists.
 
 kube-apiserver's kubernetes-service controller creates ``default/kubernetes`` once the server is ready (and
 again whenever it is missing), and since 1.17 never rewrites one that exists: a ClusterIP Service labelled
@@ -9,6 +10,10 @@ with the first address of the service range as its cluster IP (kube-apiserver's 
 IP allocation (``clusterIPs``, ``ipFamilies``), with the ``managedFields`` entry of the ``kube-apiserver``
 manager (the fields it sent, defaults included; the allocated ones and status are nobody's).
 
+kube-apiserver's endpoint reconciler keeps the EndpointSlice ``default/kubernetes`` (labelled with the
+service name) pointing at the apiserver: one IPv4 endpoint, ready, at the address the server advertises, with
+the port ``https`` on the secure port; unlike the Service it is rewritten when that changes.
+
 dralloc runs no Service network: there is no IP allocator, kube-proxy nor Endpoints controller, so Services
 are served for reading only (get, list, watch); a write answers 405 MethodNotAllowed, and discovery lists
 only the verbs served.
@@ -16,6 +21,7 @@ only the verbs served.
 
 from __future__ import annotations
 
+import ipaddress
 import uuid
 from typing import Any
 
@@ -66,6 +72,78 @@ def ensure_kubernetes_service(store: SQLStore, target_port: int) -> None:
         store.create("services", KUBERNETES_NAMESPACE, KUBERNETES_SERVICE, build)
     except Conflict:  # another replica made it meanwhile
         pass
+
+
+def endpoint_address(advertised: str | None, listening: str) -> str:
+    """The IPv4 address the kubernetes EndpointSlice names: the advertised address if it is one, else the
+    listening address unless it is a wildcard, else loopback."""
+    for candidate in (advertised, listening):
+        try:
+            ip = ipaddress.ip_address(candidate or "")
+        except ValueError:
+            continue
+        if ip.version == 4 and not ip.is_unspecified:
+            return str(ip)
+    return "127.0.0.1"
+
+
+def kubernetes_endpoint_slice(address: str, port: int, created: str) -> dict[str, Any]:
+    """The EndpointSlice kube-apiserver's reconciler writes for ``default/kubernetes``."""
+    eps: dict[str, Any] = {
+        "kind": "EndpointSlice", "apiVersion": "discovery.k8s.io/v1",
+        "metadata": {"name": KUBERNETES_SERVICE, "namespace": KUBERNETES_NAMESPACE, "creationTimestamp": created,
+                     "labels": {"kubernetes.io/service-name": KUBERNETES_SERVICE}},
+        "addressType": "IPv4",
+        "endpoints": [{"addresses": [address], "conditions": {"ready": True}}],
+        "ports": [{"name": "https", "port": port, "protocol": "TCP"}],
+    }
+    record_update(None, eps, MANAGER, "discovery.k8s.io/v1", time=created)
+    return eps
+
+
+def ensure_kubernetes_endpoints(store: SQLStore, address: str, port: int) -> None:
+    """Create ``default/kubernetes``'s EndpointSlice, or point it at ``address:port`` again."""
+    wanted = kubernetes_endpoint_slice(address, port, now())
+
+    def build(_old: Any, rv: str) -> dict[str, Any]:
+        meta = {**wanted["metadata"], "uid": str(uuid.uuid4()), "resourceVersion": rv}
+        return {**wanted, "metadata": meta}
+
+    def repoint(old: dict[str, Any], rv: str) -> dict[str, Any]:
+        if (old.get("endpoints"), old.get("ports")) == (wanted["endpoints"], wanted["ports"]):
+            return old
+        return {**old, "endpoints": wanted["endpoints"], "ports": wanted["ports"],
+                "metadata": {**old["metadata"], "resourceVersion": rv}}
+
+    try:
+        store.update("endpointslices", KUBERNETES_NAMESPACE, KUBERNETES_SERVICE, repoint)
+        return
+    except NotFound:
+        pass
+    try:
+        store.create("endpointslices", KUBERNETES_NAMESPACE, KUBERNETES_SERVICE, build)
+    except Conflict:  # another replica made it meanwhile
+        pass
+
+
+def _listed(items: list[str]) -> str:
+    """kubectl's list of at most three (``a,b,c + 2 more...``); ``<unset>`` when empty."""
+    shown = ",".join(items[:3])
+    if len(items) > 3:
+        return f"{shown} + {len(items) - 3} more..."
+    return shown or "<unset>"
+
+
+def endpoint_slice_ports(eps: dict[str, Any]) -> str:
+    """PORTS: each port's number, else its name, else ``*``."""
+    return _listed([str(p.get("port") if p.get("port") is not None else p.get("name") or "*")
+                    for p in eps.get("ports") or [] if isinstance(p, dict)])
+
+
+def endpoint_slice_endpoints(eps: dict[str, Any]) -> str:
+    """ENDPOINTS: every endpoint's addresses."""
+    return _listed([str(a) for e in eps.get("endpoints") or [] if isinstance(e, dict)
+                    for a in e.get("addresses") or []])
 
 
 def external_ip(svc: dict[str, Any]) -> str:
