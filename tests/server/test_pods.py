@@ -317,3 +317,24 @@ def test_an_update_may_set_or_lower_the_active_deadline_but_not_raise_or_unset_i
         return
     assert r.status_code == 422, r.text
     assert [f"{c['field']}: {c['message']}" for c in r.json()["details"]["causes"]] == messages
+
+
+def test_a_strategic_merge_patch_leaves_the_object_it_patches_unchanged() -> None:
+    from dralloc.server.smp import strategic_merge_patch
+
+    current = pod()
+    current["metadata"]["finalizers"] = ["a.example/x"]
+    current["metadata"]["ownerReferences"] = [{"uid": "u1", "name": "o"}]
+    before = copy.deepcopy(current)
+    patch = {"metadata": {"labels": {"app": None, "tier": "x"}, "finalizers": ["b.example/y"],
+                          "ownerReferences": [{"uid": "u1", "name": "renamed"}],
+                          "$deleteFromPrimitiveList/finalizers": ["a.example/x"]},
+             "spec": {"containers": [{"name": "app", "image": "nginx:2", "ports": [{"containerPort": 80,
+                                                                                      "name": "http"}]}],
+                      "volumes": [{"name": "data", "$patch": "delete"}]}}
+    patched = strategic_merge_patch(current, patch, "Pod")
+    assert current == before
+    assert patched["metadata"]["labels"] == {"tier": "x"} and patched["metadata"]["finalizers"] == ["b.example/y"]
+    assert patched["metadata"]["ownerReferences"] == [{"uid": "u1", "name": "renamed"}]
+    assert patched["spec"]["containers"][0]["ports"] == [{"containerPort": 80, "name": "http"}]
+    assert patched["spec"]["volumes"] == []

@@ -37,8 +37,10 @@ COMMON_KEYS: dict[tuple[str, ...], str] = {("metadata", "ownerReferences"): "uid
 
 
 def strategic_merge_patch(current: dict[str, Any], patch: dict[str, Any], kind: str) -> dict[str, Any]:
+    """``current`` patched; ``current`` is left as it is (the maps and lists the patch changes are copied, the
+    rest is shared, as a JSON merge patch shares it)."""
     keys = {**COMMON_KEYS, **MERGE_KEYS.get(kind, {})}
-    return _merge_map(copy.deepcopy(current), patch, (), keys)
+    return _merge_map(current, patch, (), keys)
 
 
 def _bad(message: str) -> ApiError:
@@ -47,8 +49,7 @@ def _bad(message: str) -> ApiError:
 
 def _merge_map(target: Any, patch: dict[str, Any], path: tuple[str, ...],
                keys: dict[tuple[str, ...], str]) -> Any:
-    if not isinstance(target, dict):
-        target = {}
+    target = dict(target) if isinstance(target, dict) else {}  # copied: the caller's map is not changed
     directive = patch.get("$patch")
     if directive == "delete":
         return None
