@@ -16,6 +16,7 @@ from dralloc.server.services import (  # noqa: E402
     endpoint_address,
     endpoint_slice_endpoints,
     endpoint_slice_ports,
+    endpoints,
     external_ip,
     ports,
     selector,
@@ -154,3 +155,27 @@ def test_endpoint_slice_columns_list_three_then_count_the_rest() -> None:
     eps = {"endpoints": [{"addresses": [f"10.0.0.{i}"]} for i in range(5)], "ports": [{"name": "x"}, {}]}
     assert endpoint_slice_endpoints(eps) == "10.0.0.0,10.0.0.1,10.0.0.2 + 2 more..."
     assert endpoint_slice_ports(eps) == "x,*" and endpoint_slice_ports({}) == "<unset>"
+
+
+def test_the_kubernetes_endpoints_are_served_with_the_deprecation_warning_of_every_endpoints_request(
+        client: TestClient) -> None:
+    r = client.get("/api/v1/namespaces/default/endpoints/kubernetes")
+    assert r.headers.get_list("warning") == [
+        '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"']
+    ep = r.json()
+    assert ep["metadata"]["labels"] == {"endpointslice.kubernetes.io/skip-mirror": "true"}
+    assert ep["subsets"] == [{"addresses": [{"ip": "127.0.0.1"}],
+                              "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]}]
+    table = client.get("/api/v1/endpoints", headers=TABLE)
+    assert table.headers.get("warning") and [c["name"] for c in table.json()["columnDefinitions"]] == [
+        "Name", "Endpoints", "Age"]
+    assert table.json()["rows"][0]["cells"][:2] == ["kubernetes", "127.0.0.1:6443"]
+    assert "warning" not in client.get(f"{SERVICES}/kubernetes").headers
+
+
+def test_endpoints_columns_pair_every_address_with_every_port() -> None:
+    ep = {"subsets": [{"addresses": [{"ip": "10.0.0.1"}, {"ip": "fd00::1"}],
+                       "ports": [{"port": 80}, {"port": 443}]}]}
+    assert endpoints(ep) == "10.0.0.1:80,[fd00::1]:80,10.0.0.1:443 + 1 more..."
+    assert endpoints({"subsets": [{"addresses": [{"ip": "10.0.0.1"}]}]}) == "10.0.0.1"
+    assert endpoints({}) == "<none>"

@@ -9,6 +9,7 @@ code, reason and message; bad input never gives a 500.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from types import SimpleNamespace
@@ -197,7 +198,10 @@ class ApiServer:
                                     f'"pods/binding" in API group "" in the namespace "{target.namespace}"')
             self.namespaces.admit_create(target, {})  # a binding is a create: none in a terminating namespace
             return await pods.create_binding(self, request, target)
-        return await HANDLERS[verb](self, request, target)
+        response = await HANDLERS[verb](self, request, target)
+        if target.resource.deprecation:  # as kube-apiserver warns of a deprecated resource on every request
+            response.headers.append("Warning", "299 - " + json.dumps(target.resource.deprecation))
+        return response
 
     # --- metrics ------------------------------------------------------------------------------------
 

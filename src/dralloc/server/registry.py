@@ -27,6 +27,7 @@ class Resource:
     # columns, AGE and wide columns; a "metadata.name" column is the one of format "name"
     table: tuple[tuple[str, str, int], ...] = ()
     categories: tuple[str, ...] = ()  # `kubectl get all` lists the resources of category "all"
+    deprecation: str = ""  # the Warning every request of a deprecated resource gets
 
     @property
     def singular(self) -> str:
@@ -69,10 +70,13 @@ CORE = {r.name: r for r in (
              subresources=("binding", "log")),
     # kube-apiserver's event table has no leading name nor age: the name is the last, wide, column
     Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",), table=_EVENT_TABLE),
-    # Read-only (server/services.py): the default/kubernetes Service kube-apiserver keeps; and the namespace's
-    # ResourceQuotas and LimitRanges, always none here, which `kubectl describe namespace` lists.
+    # Read-only (server/services.py): the default/kubernetes Service and Endpoints kube-apiserver keeps; and the
+    # namespace's ResourceQuotas and LimitRanges, always none here, which `kubectl describe namespace` lists.
     Resource("services", "Service", True, group="", versions=("v1",), short_names=("svc",), categories=("all",),
              verbs=READ_ONLY, table=_SERVICE_TABLE),
+    Resource("endpoints", "Endpoints", True, group="", versions=("v1",), short_names=("ep",), verbs=READ_ONLY,
+             table=(("Name", "metadata.name", 0), ("Endpoints", "=endpoints", 0), ("Age", "=age", 0)),
+             deprecation="v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"),
     Resource("resourcequotas", "ResourceQuota", True, group="", versions=("v1",), short_names=("quota",),
              verbs=READ_ONLY),
     Resource("limitranges", "LimitRange", True, group="", versions=("v1",), short_names=("limits",),

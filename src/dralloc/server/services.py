@@ -1,6 +1,6 @@
 """core/v1 Services, read-only: the ``default/kubernetes`` Service kube-apiserver keeps, so that ``kubectl
 cluster-info``, ``kubectl get svc -A`` and ``kubectl get all`` see what a cluster shows; and its
-EndpointSlice (discovery.k8s.io/v1), which ``kubectl describe service kubernetes`` lists.
+EndpointSlice (discovery.k8s.io/v1), which ``kubectl describe service kubernetes`` lists, and Endpoints.
 
 kube-apiserver's kubernetes-service controller creates ``default/kubernetes`` once the server is ready (and
 again whenever it is missing), and since 1.17 never rewrites one that exists: a ClusterIP Service labelled
@@ -12,7 +12,9 @@ manager (the fields it sent, defaults included; the allocated ones and status ar
 
 kube-apiserver's endpoint reconciler keeps the EndpointSlice ``default/kubernetes`` (labelled with the
 service name) pointing at the apiserver: one IPv4 endpoint, ready, at the address the server advertises, with
-the port ``https`` on the secure port; unlike the Service it is rewritten when that changes.
+the port ``https`` on the secure port; unlike the Service it is rewritten when that changes. It writes the
+same in the core/v1 Endpoints ``default/kubernetes`` (labelled for the mirroring controller to skip), a
+resource every request of which is warned about since 1.33.
 
 dralloc runs no Service network: there is no IP allocator, kube-proxy nor Endpoints controller, so Services
 are served for reading only (get, list, watch); a write answers 405 MethodNotAllowed, and discovery lists
@@ -101,29 +103,67 @@ def kubernetes_endpoint_slice(address: str, port: int, created: str) -> dict[str
     return eps
 
 
-def ensure_kubernetes_endpoints(store: SQLStore, address: str, port: int) -> None:
-    """Create ``default/kubernetes``'s EndpointSlice, or point it at ``address:port`` again."""
-    wanted = kubernetes_endpoint_slice(address, port, now())
+def kubernetes_endpoints(address: str, port: int, created: str) -> dict[str, Any]:
+    """The (deprecated) core/v1 Endpoints the reconciler writes beside the slice, marked for the mirroring
+    controller to skip."""
+    ep: dict[str, Any] = {
+        "kind": "Endpoints", "apiVersion": "v1",
+        "metadata": {"name": KUBERNETES_SERVICE, "namespace": KUBERNETES_NAMESPACE, "creationTimestamp": created,
+                     "labels": {"endpointslice.kubernetes.io/skip-mirror": "true"}},
+        "subsets": [{"addresses": [{"ip": address}], "ports": [{"name": "https", "port": port, "protocol": "TCP"}]}],
+    }
+    record_update(None, ep, MANAGER, "v1", time=created)
+    return ep
 
+
+def ensure_kubernetes_endpoints(store: SQLStore, address: str, port: int) -> None:
+    """Create ``default/kubernetes``'s Endpoints and EndpointSlice, or point them at ``address:port`` again."""
+    created = now()
+    for resource, wanted, fields in (("endpoints", kubernetes_endpoints(address, port, created), ("subsets",)),
+                                     ("endpointslices", kubernetes_endpoint_slice(address, port, created),
+                                      ("endpoints", "ports"))):
+        _ensure(store, resource, wanted, fields)
+
+
+def _ensure(store: SQLStore, resource: str, wanted: dict[str, Any], fields: tuple[str, ...]) -> None:
+    """Store ``wanted`` (with a uid), or set ``fields`` of the stored one to ``wanted``'s where they differ."""
     def build(_old: Any, rv: str) -> dict[str, Any]:
         meta = {**wanted["metadata"], "uid": str(uuid.uuid4()), "resourceVersion": rv}
         return {**wanted, "metadata": meta}
 
     def repoint(old: dict[str, Any], rv: str) -> dict[str, Any]:
-        if (old.get("endpoints"), old.get("ports")) == (wanted["endpoints"], wanted["ports"]):
+        if all(old.get(name) == wanted[name] for name in fields):
             return old
-        return {**old, "endpoints": wanted["endpoints"], "ports": wanted["ports"],
-                "metadata": {**old["metadata"], "resourceVersion": rv}}
+        return {**old, **{name: wanted[name] for name in fields}, "metadata": {**old["metadata"],
+                                                                               "resourceVersion": rv}}
 
     try:
-        store.update("endpointslices", KUBERNETES_NAMESPACE, KUBERNETES_SERVICE, repoint)
+        store.update(resource, KUBERNETES_NAMESPACE, KUBERNETES_SERVICE, repoint)
         return
     except NotFound:
         pass
     try:
-        store.create("endpointslices", KUBERNETES_NAMESPACE, KUBERNETES_SERVICE, build)
+        store.create(resource, KUBERNETES_NAMESPACE, KUBERNETES_SERVICE, build)
     except Conflict:  # another replica made it meanwhile
         pass
+
+
+def endpoints(ep: dict[str, Any]) -> str:
+    """ENDPOINTS of core/v1 Endpoints: ``ip:port`` of every address and port (an address alone without
+    ports), three at most; ``<none>`` without subsets."""
+    subsets = [s for s in ep.get("subsets") or [] if isinstance(s, dict)]
+    if not subsets:
+        return "<none>"
+    shown = []
+    for subset in subsets:
+        ips = [str(a.get("ip") or "") for a in subset.get("addresses") or [] if isinstance(a, dict)]
+        ports = [p for p in subset.get("ports") or [] if isinstance(p, dict)]
+        if not ports:
+            shown += ips
+        for port in ports:
+            shown += [f"[{ip}]:{port.get('port')}" if ":" in ip else f"{ip}:{port.get('port')}" for ip in ips]
+    text = ",".join(shown[:3])
+    return f"{text} + {len(shown) - 3} more..." if len(shown) > 3 else text
 
 
 def _listed(items: list[str]) -> str:

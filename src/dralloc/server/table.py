@@ -86,7 +86,7 @@ COMPUTED = {"=claimState": claim_state, "=podReady": pods.pod_ready, "=podStatus
             "=eventObject": event_object, "=eventSource": event_source, "=eventMessage": event_message,
             "=serviceClusterIP": services.cluster_ip, "=serviceExternalIP": services.external_ip,
             "=servicePorts": services.ports, "=serviceSelector": services.selector,
-            "=endpointSlicePorts": services.endpoint_slice_ports,
+            "=endpoints": services.endpoints, "=endpointSlicePorts": services.endpoint_slice_ports,
             "=endpointSliceEndpoints": services.endpoint_slice_endpoints,
             "=age": lambda obj: human_age((obj.get("metadata") or {}).get("creationTimestamp"))}
 
