@@ -16,9 +16,10 @@ the port ``https`` on the secure port; unlike the Service it is rewritten when t
 same in the core/v1 Endpoints ``default/kubernetes`` (labelled for the mirroring controller to skip), a
 resource every request of which is warned about since 1.33.
 
-dralloc runs no Service network: there is no IP allocator, kube-proxy nor Endpoints controller, so Services
-are served for reading only (get, list, watch); a write answers 405 MethodNotAllowed, and discovery lists
-only the verbs served.
+The server makes these objects when it starts (a read-only object cannot go missing afterwards). dralloc
+runs no Service network: there is no IP allocator, kube-proxy nor Endpoints controller, so Services,
+Endpoints and EndpointSlices are served for reading only (get, list, watch); a write answers 405
+MethodNotAllowed, and discovery lists only the verbs served.
 """
 
 from __future__ import annotations
