@@ -125,3 +125,31 @@ def test_a_foreground_delete_of_a_pod_with_a_generated_claim_waits_for_both_and_
     assert kubectl("get", "pods,resourceclaims", "-o", "name").stdout == ""
     gone = kubectl("get", "resourceclaim", claim.stdout, check=False)
     assert gone.returncode == 1 and "NotFound" in gone.stderr
+
+
+def test_everyday_pod_commands_print_what_they_print_on_a_cluster(kubectl, tmp_path: Path) -> None:
+    (tmp_path / "objs.yaml").write_text(NODE + "---\n" + POD)
+    kubectl("apply", "-f", str(tmp_path / "objs.yaml"))
+    assert kubectl("label", "pod", "web", "tier=front").stdout.strip() == "pod/web labeled"
+    taken = kubectl("label", "pod", "web", "tier=back", check=False)
+    assert taken.returncode == 1 and "'tier' already has a value (front), and --overwrite is false" in taken.stderr
+    assert kubectl("label", "pod", "web", "tier=back", "--overwrite").stdout.strip() == "pod/web labeled"
+    assert kubectl("label", "pod", "web", "tier-").stdout.strip() == "pod/web unlabeled"
+    assert kubectl("annotate", "pod", "web", "note=x").stdout.strip() == "pod/web annotated"
+    assert kubectl("annotate", "pod", "web", "note-").stdout.strip() == "pod/web annotated"
+    kubectl("patch", "pod", "web", "--type=strategic", "-p", '{"spec":{"containers":[{"name":"main","image":"nginx:2"}]}}')
+    kubectl("patch", "pod", "web", "--type=merge", "-p", '{"metadata":{"labels":{"m":"1"}}}')
+    kubectl("patch", "pod", "web", "--type=json", "-p", '[{"op":"replace","path":"/spec/containers/0/image","value":"nginx:3"}]')
+    failed = kubectl("patch", "pod", "web", "--type=json", "-p", '[{"op":"test","path":"/metadata/name","value":"x"}]',
+                     check=False)
+    assert failed.stderr.strip() == ("The request is invalid: the server rejected our request due to an error in "
+                                     "our request")
+    columns = kubectl("get", "pods", "-o", "custom-columns=NAME:.metadata.name,NODE:.spec.nodeName,"
+                                         "IMAGE:.spec.containers[*].image,LABELS:.metadata.labels.m").stdout
+    assert columns.split("\n")[1].split() == ["web", "node-1", "nginx:3", "1"]
+    for selector, found in (("spec.nodeName=node-1", True), ("status.phase=Pending", True),
+                            ("metadata.name=web,status.phase!=Failed", True), ("spec.nodeName=node-2", False)):
+        names = kubectl("get", "pods", "--field-selector", selector, "-o", "name").stdout.split()
+        assert names == (["pod/web"] if found else []), selector
+    bad = kubectl("get", "pods", "--field-selector", "spec.foo=bar", check=False)
+    assert "field label not supported: spec.foo" in bad.stderr
