@@ -88,3 +88,21 @@ def test_node_status_is_written_through_its_subresource_only(client: TestClient)
     r = client.patch("/api/v1/nodes/bare/status",
                      json={"status": {"addresses": [{"type": "InternalIP", "address": "10.0.0.9"}]}}, headers=merge)
     assert r.status_code == 200 and r.json()["status"]["addresses"] == [{"type": "InternalIP", "address": "10.0.0.9"}]
+
+
+@pytest.mark.parametrize("path,code,reason", [
+    (f"{PODS}/web/exec?command=ls&stdout=true", 404, "NotFound"),
+    (f"{PODS}?watch=true", 400, "BadRequest"),
+])
+def test_an_upgrade_request_gets_the_status_of_its_get_and_is_never_upgraded(client: TestClient, path: str,
+                                                                             code: int, reason: str) -> None:
+    """kubectl exec asks for a WebSocket first and falls back to SPDY when refused: refused with a Status
+    (nothing is streamed here), never an ASGI error's 500."""
+    from starlette.testclient import WebSocketDenialResponse
+
+    assert client.post(PODS, json=pod("web", "main", node="bare")).status_code == 201
+    with pytest.raises(WebSocketDenialResponse) as denied:
+        with client.websocket_connect(path):
+            pass
+    assert denied.value.status_code == code
+    assert denied.value.json()["kind"] == "Status" and denied.value.json()["reason"] == reason

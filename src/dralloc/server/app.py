@@ -30,6 +30,7 @@ from dralloc.server import (
     reviews,
     routing,
     services,
+    upgrades,
     watch,
     writes,
 )
@@ -239,6 +240,9 @@ class App:
                 elif message["type"] == "lifespan.shutdown":
                     await send({"type": "lifespan.shutdown.complete"})
                     return
+        if scope["type"] == "websocket":  # nothing is streamed over an upgrade: the GET's answer, as HTTP
+            await upgrades.refuse(scope, send, self.api)
+            return
         if scope["type"] != "http":
             return
         response = await self.api(ApiRequest(scope, receive))
