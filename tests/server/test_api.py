@@ -552,3 +552,37 @@ def test_openapi_v2_protobuf_holds_each_kinds_definition_with_its_group_version_
     json_doc = client.get("/openapi/v2").json()["definitions"]
     assert json_doc["io.k8s.api.resource.v1.DeviceClass"]["properties"]["spec"] == {
         "$ref": "#/definitions/io.k8s.api.resource.v1.DeviceClassSpec"}
+
+
+def test_a_strategic_merge_patch_adds_a_consumer_to_reserved_for_by_uid(client: TestClient) -> None:
+    """ResourceClaimStatus.reservedFor is patchStrategy merge by uid (and ObjectMeta's finalizers a set): a
+    strategic merge patch adds to them where a JSON merge patch replaces them."""
+    claim = docs("30-claims.yaml")[0]
+    created = client.post(CLAIMS, json={**claim, "metadata": {**claim["metadata"], "finalizers": ["a.example/x"]}})
+    name = created.json()["metadata"]["name"]
+    request = created.json()["spec"]["devices"]["requests"][0]["name"]
+    allocation = {"devices": {"results": [{"request": request, "driver": "gpu.nvidia.com", "pool": "gpu-node-1",
+                                           "device": "gpu-0"}]}}
+    first = {"resource": "pods", "name": "a", "uid": "uid-a"}
+    r = client.patch(f"{CLAIMS}/{name}/status", json={"status": {"allocation": allocation, "reservedFor": [first]}},
+                     headers={"content-type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    second = {"resource": "pods", "name": "b", "uid": "uid-b"}
+    smp = {"content-type": "application/strategic-merge-patch+json"}
+    r = client.patch(f"{CLAIMS}/{name}/status", json={"status": {"reservedFor": [second]}}, headers=smp)
+    assert r.status_code == 200, r.text
+    assert r.json()["status"]["reservedFor"] == [first, second]
+    r = client.patch(f"{CLAIMS}/{name}/status", headers=smp,
+                     json={"status": {"reservedFor": [{"uid": "uid-a", "$patch": "delete"}]}})
+    assert r.json()["status"]["reservedFor"] == [second]
+    r = client.patch(f"{CLAIMS}/{name}", json={"metadata": {"finalizers": ["b.example/y"]}}, headers=smp)
+    assert r.json()["metadata"]["finalizers"] == ["a.example/x", "b.example/y"]
+
+
+def test_version_has_every_field_of_kube_apiservers_version_info(client: TestClient) -> None:
+    info = client.get("/version").json()
+    assert list(info) == ["major", "minor", "emulationMajor", "emulationMinor", "minCompatibilityMajor",
+                          "minCompatibilityMinor", "gitVersion", "gitCommit", "gitTreeState", "buildDate",
+                          "goVersion", "compiler", "platform"]
+    assert (info["emulationMajor"], info["emulationMinor"]) == ("1", "36")
+    assert (info["minCompatibilityMajor"], info["minCompatibilityMinor"]) == ("1", "35")

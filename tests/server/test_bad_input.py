@@ -234,18 +234,29 @@ def test_opaque_parameters_nested_just_under_the_limit_round_trip(client: TestCl
     assert r.status_code == 400 and "exceeded max depth" in r.json()["message"]
 
 
-@pytest.mark.parametrize("ops,message", [
-    ([{"op": "add", "path": 5, "value": 1}],
-     "add operation failed to decode path: json: cannot unmarshal number into Go value of type string"),
-    ([{"op": "move", "from": ["x"], "path": "/a"}],
-     "move operation failed to decode from: json: cannot unmarshal array into Go value of type string"),
-    ([{"op": "remove", "path": ""}], 'remove operation does not apply: doc is missing path: ""'),
-    ([{"op": "replace", "path": "", "value": {}}], 'replace operation does not apply: doc is missing path: ""')])
-def test_json_patches_with_bad_paths_are_refused_as_json_patch_refuses_them(client: TestClient, ops: Any,
-                                                                              message: str) -> None:
+@pytest.mark.parametrize("ops", [
+    [{"op": "add", "path": 5, "value": 1}], [{"op": "move", "from": ["x"], "path": "/a"}],
+    [{"op": "remove", "path": ""}], [{"op": "replace", "path": "", "value": {}}],
+    [{"op": "replace", "path": "/spec/nope/x", "value": 1}], [{"op": "test", "path": "/metadata/name", "value": "x"}],
+    [{"op": "frobnicate", "path": "/a"}], [{"path": "/a"}]])
+def test_a_json_patch_that_does_not_apply_is_kube_apiservers_generic_422(client: TestClient, ops: Any) -> None:
+    """kube-apiserver answers every failure of json-patch's Apply with NewGenericServerResponse(422): reason
+    Invalid, its fixed message (json-patch's text is not passed on) and empty details."""
     client.post(DC, json=_device_class("patched"))
     r = client.patch(f"{DC}/patched", content=json.dumps(ops), headers={"content-type": "application/json-patch+json"})
-    assert (r.status_code, r.json()["message"]) == (422, message)
+    assert r.status_code == 422
+    assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                        "message": "the server rejected our request due to an error in our request",
+                        "reason": "Invalid", "details": {}, "code": 422}
+
+
+@pytest.mark.parametrize("body,message", [
+    ({"op": "add"}, "json: cannot unmarshal object into Go value of type jsonpatch.Patch"),
+    ([1], "json: cannot unmarshal number into Go value of type jsonpatch.Operation")])
+def test_a_json_patch_that_is_not_a_list_of_operations_is_a_400(client: TestClient, body: Any, message: str) -> None:
+    client.post(DC, json=_device_class("patched"))
+    r = client.patch(f"{DC}/patched", content=json.dumps(body), headers={"content-type": "application/json-patch+json"})
+    assert (r.status_code, r.json()["message"]) == (400, message)
 
 
 def test_watch_resource_versions_beyond_uint64_are_400_and_future_ones_too_large(client: TestClient) -> None:

@@ -441,3 +441,46 @@ def test_setting_a_pod_condition_replaces_it_and_keeps_its_transition_time_while
     assert not set_condition(pod, preempted)  # nothing new: no write
     assert set_condition(pod, {**preempted, "status": "False"})
     assert pod["status"]["conditions"][1]["lastTransitionTime"] != "2026-01-01T00:00:00Z"
+
+
+@pytest.mark.parametrize("fake_kubelet", [False, True])
+def test_a_foreground_deletion_of_a_pod_with_a_generated_claim_completes(fake_kubelet: bool) -> None:
+    """The pod waits for its claim (blockOwnerDeletion), the claim for the pod to stop using it: the kubelet ends
+    the standoff by reporting the pod's terminal phase once its grace period is over (before its final delete),
+    which releases the claim; the claim goes, then the pod."""
+    c = Cluster(fake_kubelet=fake_kubelet)
+    for path, obj in (("/api/v1/nodes", NODE), (f"{R}/deviceclasses", CLASS),
+                      (f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE), (f"{R}/resourceslices", slice_())):
+        c.post(path, obj)
+    c.post(f"{NS}/pods", pod("trainer", terminationGracePeriodSeconds=30))
+    c.settle()
+    assert c.claims()[0]["status"]["reservedFor"]
+    r = c.http.delete(f"{NS}/pods/trainer", params={"propagationPolicy": "Foreground"})
+    assert r.status_code == 200 and r.json()["metadata"]["finalizers"] == ["foregroundDeletion"]
+    c.settle()
+    if not fake_kubelet:
+        (claim,) = c.claims()  # the pod is still in its grace period: the claim stays reserved
+        assert claim["metadata"]["deletionTimestamp"] and claim["status"]["reservedFor"]
+        assert c.get("pods", "trainer")["status"]["phase"] == "Pending"
+        c.manager.terminating.clock = lambda: time.time() + 31  # the grace period is over
+        c.settle()
+    assert c.pods() == [] and c.claims() == []
+
+
+@pytest.mark.parametrize("fake_kubelet,phase", [(False, "Failed"), (True, "Succeeded")])
+def test_a_pod_held_by_a_finalizer_past_its_grace_period_is_reported_terminal(fake_kubelet: bool, phase: str) -> None:
+    """As the kubelet once it stopped a deleted pod's containers (killed at the end of the grace period, or
+    stopped at once with the fake kubelet): the pod's phase is terminal and its final delete has no grace."""
+    c = Cluster(fake_kubelet=fake_kubelet)
+    c.post("/api/v1/nodes", NODE)
+    held = pod("held", terminationGracePeriodSeconds=30)
+    held["spec"].pop("resourceClaims")
+    held["spec"]["containers"][0].pop("resources")
+    held["metadata"]["finalizers"] = ["example.com/hold"]
+    c.post(f"{NS}/pods", held)
+    c.settle()
+    assert c.http.delete(f"{NS}/pods/held").status_code == 200
+    c.manager.terminating.clock = lambda: time.time() + 31
+    c.settle()
+    stopped = c.get("pods", "held")
+    assert stopped["status"]["phase"] == phase and stopped["metadata"]["deletionGracePeriodSeconds"] == 0

@@ -546,7 +546,8 @@ def test_kubectl_applies_binds_describes_and_deletes_a_pod(kubectl, server: Serv
     assert "pod/web created" in kubectl("apply", "-f", str(manifest)).stdout
     manifest.write_text(POD_YAML.replace("nginx:1", "nginx:2"))  # client-side apply: a strategic merge patch
     assert "pod/web configured" in kubectl("apply", "-f", str(manifest)).stdout
-    assert kubectl("get", "all", "-o", "name").stdout.split() == ["pod/web"]  # pods are in the "all" category
+    # pods and services are in the "all" category (default/kubernetes is every cluster's)
+    assert kubectl("get", "all", "-o", "name").stdout.split() == ["pod/web", "service/kubernetes"]
     pod = json.loads(kubectl("get", "pod", "web", "-o", "json").stdout)
     assert [c["image"] for c in pod["spec"]["containers"]] == ["nginx:2", "busybox"]
     assert pod["spec"]["containers"][0]["env"] == [{"name": "A", "value": "1"}]

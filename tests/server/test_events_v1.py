@@ -212,3 +212,32 @@ def test_a_core_event_update_is_held_to_the_legacy_rules(client: TestClient) -> 
     r = client.put(f"{OLD}/e", json={**created, "involvedObject": {**old["involvedObject"], "namespace": "other"}})
     assert r.status_code == 422
     assert [c["field"] for c in r.json()["details"]["causes"]] == ["involvedObject.namespace"]
+
+
+def test_a_strategic_merge_patch_of_an_event_follows_object_metas_strategies(client: TestClient) -> None:
+    """events.k8s.io/v1 Event declares no patch strategy of its own, so a strategic merge patch is a merge patch
+    except where ObjectMeta has one: owner references merge by uid, finalizers are a set, and the directives
+    ($patch, $deleteFromPrimitiveList) are honoured rather than stored or dropped."""
+    owner = {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u1"}
+    event = {**EVENT, "metadata": {"name": "p.1", "finalizers": ["a.example/x"], "ownerReferences": [owner]}}
+    assert client.post(NEW, json=event).status_code == 201
+    smp = {"content-type": "application/strategic-merge-patch+json"}
+    other = {"apiVersion": "v1", "kind": "Pod", "name": "q", "uid": "u2"}
+    r = client.patch(f"{NEW}/p.1", headers=smp,
+                     json={"metadata": {"finalizers": ["b.example/y"], "ownerReferences": [other],
+                                        "labels": {"l": "v"}}})
+    assert r.status_code == 200, r.text
+    meta = r.json()["metadata"]
+    assert meta["finalizers"] == ["a.example/x", "b.example/y"]
+    assert meta["ownerReferences"] == [owner, other] and meta["labels"] == {"l": "v"}
+    r = client.patch(f"{NEW}/p.1", headers=smp, json={"metadata": {
+        "$deleteFromPrimitiveList/finalizers": ["a.example/x"], "ownerReferences": [{"uid": "u1", "$patch": "delete"}],
+        "labels": {"$patch": "replace", "m": "w"}}})
+    assert r.status_code == 200, r.text
+    meta = r.json()["metadata"]
+    assert meta["finalizers"] == ["b.example/y"] and meta["ownerReferences"] == [other]
+    assert meta["labels"] == {"m": "w"}
+    # a JSON merge patch of the same list replaces it
+    r = client.patch(f"{NEW}/p.1", json={"metadata": {"finalizers": ["c.example/z"]}},
+                     headers={"content-type": "application/merge-patch+json"})
+    assert r.json()["metadata"]["finalizers"] == ["c.example/z"]

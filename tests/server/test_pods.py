@@ -66,6 +66,8 @@ def test_generate_name_gets_a_five_character_suffix(client: TestClient) -> None:
      'pod.spec.resourceClaims'),
     ({"containers": [{"name": "a", "image": "x"}], "resourceClaims": [{"name": "gpu"}]},
      "spec.resourceClaims[0]: Invalid value"),
+    ({"containers": [{"name": "a", "image": "x"}], "activeDeadlineSeconds": 0},
+     "spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive"),
 ])
 def test_pod_validation_names_the_field(client: TestClient, spec: dict[str, Any], message: str) -> None:
     r = client.post(PODS, json={"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bad"}, "spec": spec})
@@ -268,3 +270,71 @@ def test_a_pod_has_generation_1_and_a_spec_change_bumps_it_but_a_status_write_do
 def test_a_node_gets_no_generation(client: TestClient) -> None:
     node = client.post("/api/v1/nodes", json={"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}})
     assert "generation" not in node.json()["metadata"]
+
+
+def test_a_collection_delete_deletes_each_pod_as_its_own_delete_would(client: TestClient) -> None:
+    for name in ("pending", "running", "other"):
+        p = pod(name)
+        if name == "other":
+            p["metadata"]["labels"] = {"app": "db"}
+        client.post(PODS, json=p)
+    client.post(f"{PODS}/running/binding", json={"metadata": {"name": "running"}, "target": {"name": "n"}})
+    r = client.request("DELETE", PODS, params={"labelSelector": "app=web"},
+                       json={"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 20})
+    assert r.status_code == 200 and r.json()["kind"] == "PodList"
+    assert sorted(i["metadata"]["name"] for i in r.json()["items"]) == ["pending", "running"]
+    assert client.get(f"{PODS}/pending").status_code == 404  # never bound: gone at once
+    running = client.get(f"{PODS}/running").json()["metadata"]  # bound: given its grace period
+    assert running["deletionGracePeriodSeconds"] == 20 and running["deletionTimestamp"]
+    assert client.get(f"{PODS}/other").status_code == 200
+
+
+def test_pods_nodes_and_events_take_collection_deletes_and_namespaces_do_not(client: TestClient) -> None:
+    verbs = {r["name"]: r["verbs"] for r in client.get("/api/v1").json()["resources"]}
+    for name in ("pods", "nodes", "events"):
+        assert "deletecollection" in verbs[name]
+    assert "deletecollection" not in verbs["namespaces"]
+    assert client.delete("/api/v1/namespaces").status_code == 405
+
+
+@pytest.mark.parametrize("old,new,messages", [
+    (None, 60, []), (60, 30, []), (60, 60, []),
+    (60, 90, ["spec.activeDeadlineSeconds: Invalid value: 90: must be less than or equal to previous value"]),
+    (60, None, ["spec.activeDeadlineSeconds: Invalid value: null: must not update from a positive integer to nil "
+                "value"]),
+    (None, -1, ["spec.activeDeadlineSeconds: Invalid value: -1: must be between 1 and 2147483647, inclusive",
+                "spec.activeDeadlineSeconds: Invalid value: -1: must be between 0 and 2147483647, inclusive"]),
+])
+def test_an_update_may_set_or_lower_the_active_deadline_but_not_raise_or_unset_it(
+        client: TestClient, old: int | None, new: int | None, messages: list[str]) -> None:
+    created = client.post(PODS, json=pod(**({"activeDeadlineSeconds": old} if old else {}))).json()
+    created["spec"]["activeDeadlineSeconds"] = new
+    if new is None:
+        del created["spec"]["activeDeadlineSeconds"]
+    r = client.put(f"{PODS}/web", json=created)
+    if not messages:
+        assert r.status_code == 200 and r.json()["spec"].get("activeDeadlineSeconds") == new
+        return
+    assert r.status_code == 422, r.text
+    assert [f"{c['field']}: {c['message']}" for c in r.json()["details"]["causes"]] == messages
+
+
+def test_a_strategic_merge_patch_leaves_the_object_it_patches_unchanged() -> None:
+    from dralloc.server.smp import strategic_merge_patch
+
+    current = pod()
+    current["metadata"]["finalizers"] = ["a.example/x"]
+    current["metadata"]["ownerReferences"] = [{"uid": "u1", "name": "o"}]
+    before = copy.deepcopy(current)
+    patch = {"metadata": {"labels": {"app": None, "tier": "x"}, "finalizers": ["b.example/y"],
+                          "ownerReferences": [{"uid": "u1", "name": "renamed"}],
+                          "$deleteFromPrimitiveList/finalizers": ["a.example/x"]},
+             "spec": {"containers": [{"name": "app", "image": "nginx:2", "ports": [{"containerPort": 80,
+                                                                                      "name": "http"}]}],
+                      "volumes": [{"name": "data", "$patch": "delete"}]}}
+    patched = strategic_merge_patch(current, patch, "Pod")
+    assert current == before
+    assert patched["metadata"]["labels"] == {"tier": "x"} and patched["metadata"]["finalizers"] == ["b.example/y"]
+    assert patched["metadata"]["ownerReferences"] == [{"uid": "u1", "name": "renamed"}]
+    assert patched["spec"]["containers"][0]["ports"] == [{"containerPort": 80, "name": "http"}]
+    assert patched["spec"]["volumes"] == []

@@ -127,7 +127,10 @@ def run(args: Any) -> int:
         store = open_store(db)
     except Exception as exc:  # noqa: BLE001 - a database that cannot be opened is bad input, not a crash
         raise InputError(f"cannot open the store {db!r}: {exc}") from None
-    app = create_app(store, tokens=tokens, authorizer=authorizer, anonymous=args.anonymous)
+    from dralloc.server.services import endpoint_address
+
+    app = create_app(store, tokens=tokens, authorizer=authorizer, anonymous=args.anonymous, secure_port=args.port,
+                     endpoint_address=endpoint_address(args.advertise_address, args.address))
     from dralloc.server.controllers import ControllerManager, Options
 
     app.api.controllers = ControllerManager(store, Options(scheduler=not args.no_scheduler,

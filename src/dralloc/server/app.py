@@ -9,6 +9,7 @@ code, reason and message; bad input never gives a 500.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from types import SimpleNamespace
@@ -23,10 +24,13 @@ from dralloc.server import (
     discovery,
     namespaces,
     openapi_v2,
+    podlogs,
     pods,
     reads,
     reviews,
     routing,
+    services,
+    upgrades,
     watch,
     writes,
 )
@@ -48,7 +52,8 @@ HEALTH_PATHS = ("/healthz", "/readyz", "/livez")
 
 class ApiServer:
     def __init__(self, store: SQLStore, tokens: dict[str, User] | None = None,
-                 authorizer: Authorizer | None = None, anonymous: bool = False) -> None:
+                 authorizer: Authorizer | None = None, anonymous: bool = False, secure_port: int = 6443,
+                 endpoint_address: str = "127.0.0.1") -> None:
         self.store = store
         self.tokens = tokens
         self.authorizer = authorizer or Authorizer()
@@ -63,6 +68,8 @@ class ApiServer:
         self.controllers: Any = None  # a ControllerManager (dralloc serve sets one), started with the server
         store.subscribe(self._notify)
         namespaces.ensure_system_namespaces(store)  # as kube-apiserver makes them when it starts
+        services.ensure_kubernetes_service(store, secure_port)  # default/kubernetes -> this server's port
+        services.ensure_kubernetes_endpoints(store, endpoint_address, secure_port)
         self.namespaces = namespaces.NamespaceCache(store)
 
     def background(self, work: Awaitable[Any]) -> None:
@@ -181,13 +188,21 @@ class ApiServer:
             raise ApiError(403, f'{target.resource.group_resource} is forbidden: User "{user.name}" cannot {verb} '
                                 f'resource "{target.resource.name}" in API group "{target.resource.group}"{scope}',
                            details={"group": target.resource.group, "kind": target.resource.name})
+        if target.sub == "log":
+            if not self.authorizer.allowed(user, "get", "pods/log"):
+                raise ApiError(403, f'pods "{target.name}" is forbidden: User "{user.name}" cannot get resource '
+                                    f'"pods/log" in API group "" in the namespace "{target.namespace}"')
+            return await podlogs.get_log(self, request, target)
         if target.sub == "binding":
             if not self.authorizer.allowed(user, verb, "pods/binding"):
                 raise ApiError(403, f'pods "{target.name}" is forbidden: User "{user.name}" cannot create resource '
                                     f'"pods/binding" in API group "" in the namespace "{target.namespace}"')
             self.namespaces.admit_create(target, {})  # a binding is a create: none in a terminating namespace
             return await pods.create_binding(self, request, target)
-        return await HANDLERS[verb](self, request, target)
+        response = await HANDLERS[verb](self, request, target)
+        if target.resource.deprecation:  # as kube-apiserver warns of a deprecated resource on every request
+            response.headers.append("Warning", "299 - " + json.dumps(target.resource.deprecation))
+        return response
 
     # --- metrics ------------------------------------------------------------------------------------
 
@@ -225,6 +240,9 @@ class App:
                 elif message["type"] == "lifespan.shutdown":
                     await send({"type": "lifespan.shutdown.complete"})
                     return
+        if scope["type"] == "websocket":  # nothing is streamed over an upgrade: the GET's answer, as HTTP
+            await upgrades.refuse(scope, send, self.api)
+            return
         if scope["type"] != "http":
             return
         response = await self.api(ApiRequest(scope, receive))
@@ -232,6 +250,10 @@ class App:
 
 
 def create_app(store: SQLStore | None = None, *, tokens: dict[str, User] | None = None,
-               authorizer: Authorizer | None = None, anonymous: bool = False) -> App:
-    return App(ApiServer(store or SQLiteStore(":memory:"), tokens, authorizer, anonymous))
+               authorizer: Authorizer | None = None, anonymous: bool = False, secure_port: int = 6443,
+               endpoint_address: str = "127.0.0.1") -> App:
+    """The application; ``secure_port`` and ``endpoint_address`` are where it is served (the
+    ``default/kubernetes`` Service's targetPort and EndpointSlice)."""
+    return App(ApiServer(store or SQLiteStore(":memory:"), tokens, authorizer, anonymous, secure_port,
+                         endpoint_address))
 

@@ -139,9 +139,9 @@ def _identity(entry: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def record_update(old: dict[str, Any] | None, new: dict[str, Any], manager: str, api_version: str,
-                  subresource: str = "") -> None:
+                  subresource: str = "", time: str | None = None) -> None:
     """Record in ``new``'s managedFields that ``manager`` wrote it over ``old`` (None: a create, compared with an
-    empty object of its kind)."""
+    empty object of its kind), at ``time`` (None: now)."""
     node = kind_type(new.get("kind"))
     ignored = _ignored(new.get("kind"), subresource)
     meta = new.setdefault("metadata", {})
@@ -149,7 +149,7 @@ def record_update(old: dict[str, Any] | None, new: dict[str, Any], manager: str,
     if old is None and not entries:  # the common create: one walk, nobody else to take fields from
         skip_tree = _STRIPPED_TREE if ignored is None else {**_STRIPPED_TREE, ignored[0]: True}
         tree = created_fields(new, node, skeleton(node), skip_tree)
-        _store(meta, [_entry(manager, api_version, tree, "Update", subresource)] if tree else [])
+        _store(meta, [_entry(manager, api_version, tree, "Update", subresource, time)] if tree else [])
         return
     skip = {_MANAGED_FIELDS} if ignored is None else {_MANAGED_FIELDS, ignored}
     changed, removed = compare(old if old is not None else skeleton(node), new, node, skip)
@@ -173,7 +173,7 @@ def record_update(old: dict[str, Any] | None, new: dict[str, Any], manager: str,
         before = parse_fields(mine.get("fieldsV1")) if mine is not None else set()
         own = _owned((before - removed) | changed, ignored)
         if changed:  # the write took fields: the entry is stamped with its time
-            kept.append(_entry(manager, api_version, own, "Update", subresource))
+            kept.append(_entry(manager, api_version, own, "Update", subresource, time))
         elif mine is not None and own:
             still = _with_fields(mine, before, own)
             if still is not None:

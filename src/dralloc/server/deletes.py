@@ -23,11 +23,17 @@ if TYPE_CHECKING:
     from dralloc.server.app import ApiServer
 
 
-async def delete(api: ApiServer, request: Request, t: Target) -> Response:
-    raw, ctype = await read_body(request)
+async def delete_options(request: Request, t: Target) -> dict[str, Any]:
+    """The request's DeleteOptions (its body; none: the defaults)."""
+    raw, _ = await read_body(request)
     options = parse(raw, JSON, t.resource.kind, t.version) if raw.strip() else {}
     if not isinstance(options, dict):
         raise bad_request("DeleteOptions must be a JSON object")
+    return options
+
+
+async def delete(api: ApiServer, request: Request, t: Target) -> Response:
+    options = await delete_options(request, t)
     pre = options.get("preconditions") or {}
     if not isinstance(pre, dict) or any(not isinstance(v, (str, type(None))) for v in pre.values()):
         raise bad_request("DeleteOptions.preconditions must be an object of strings (uid, resourceVersion)")
@@ -78,9 +84,20 @@ async def delete(api: ApiServer, request: Request, t: Target) -> Response:
 
 
 async def deletecollection(api: ApiServer, request: Request, t: Target) -> Response:
+    """Delete every matching object as its own delete would, with the request's DeleteOptions: a pod gets its
+    grace period, the propagation policy its collector finalizers."""
     labels, fields = matchers(request, t)
-    check_delete_options({}, request.query_params)
-    dry = dry_run(request)
+    options = await delete_options(request, t)
+    check_delete_options(options, request.query_params)
+    dry = dry_run(request, options)
+    policy = propagation_policy(options, request.query_params)
+
+    def check(old: dict[str, Any]) -> Outcome | None:
+        old = with_collector_finalizers(old, policy)
+        if t.resource.name == "pods":
+            return pods.mark_terminating(old, pods.grace_period(old, options, request.query_params))
+        return mark_deleting(old)
+
     objs, rv = api.store.list(t.resource.name, t.list_namespace)
     deleted = []
     for obj in objs:
@@ -88,14 +105,15 @@ async def deletecollection(api: ApiServer, request: Request, t: Target) -> Respo
             continue
         meta = obj["metadata"]
         if dry:
-            marked = mark_deleting(obj)
+            marked = check(obj)
             obj = marked.object if marked is not None else obj
         else:
             try:
-                obj = api.store.delete(t.resource.name, meta.get("namespace") or "", meta["name"],
-                                        check=mark_deleting)
+                obj = api.store.delete(t.resource.name, meta.get("namespace") or "", meta["name"], check=check)
             except NotFound:
                 continue
+            if t.resource.name == "pods" and (obj.get("metadata") or {}).get("deletionTimestamp"):
+                pods.schedule_removal(api, obj)
         item = t.present(obj)
         item.pop("kind", None)
         item.pop("apiVersion", None)

@@ -21,6 +21,8 @@ from dralloc import __version__
 from dralloc.server.fieldtypes import STRUCT, FieldType, kind_type
 from dralloc.server.registry import (
     CORE,
+    DISCOVERY_GROUP,
+    ENDPOINT_SLICES,
     EVENTS,
     EVENTS_GROUP,
     GROUP,
@@ -34,9 +36,13 @@ from dralloc.server.registry import (
 
 
 def version_info() -> dict[str, Any]:
-    return {"major": "1", "minor": "36", "gitVersion": f"v1.36.0-dralloc.{__version__}", "gitCommit": "",
-            "gitTreeState": "clean", "buildDate": "", "goVersion": "", "compiler": "python",
-            "platform": "linux/amd64"}
+    """/version: apimachinery's version.Info, every field present as upstream (none is omitempty). The
+    emulation version is the binary's own, and the minimum compatibility version one minor below it, as
+    kube-apiserver's defaults are; the build fields say what this server is."""
+    return {"major": "1", "minor": "36", "emulationMajor": "1", "emulationMinor": "36",
+            "minCompatibilityMajor": "1", "minCompatibilityMinor": "35",
+            "gitVersion": f"v1.36.0-dralloc.{__version__}", "gitCommit": "", "gitTreeState": "clean",
+            "buildDate": "", "goVersion": "", "compiler": "python", "platform": "linux/amd64"}
 
 
 def api_versions() -> dict[str, Any]:
@@ -51,7 +57,7 @@ def _group(name: str = GROUP) -> dict[str, Any]:
 
 
 # kube-apiserver's order of the groups served here
-GROUPS = (EVENTS_GROUP, *REVIEW_GROUPS, GROUP)
+GROUPS = (EVENTS_GROUP, *REVIEW_GROUPS, DISCOVERY_GROUP, GROUP)
 
 
 def api_group_list() -> dict[str, Any]:
@@ -67,7 +73,7 @@ def api_group(name: str = GROUP) -> dict[str, Any] | None:
 def _verbs(r: Resource) -> list[str]:
     if r.verbs:
         return list(r.verbs)
-    return VERBS if r.group else ["create", "delete", "get", "list", "patch", "update", "watch"]
+    return VERBS if r.name != "namespaces" else ["create", "delete", "get", "list", "patch", "update", "watch"]
 
 
 def _entries(r: Resource) -> list[dict[str, Any]]:
@@ -84,6 +90,9 @@ def _entries(r: Resource) -> list[dict[str, Any]]:
     if "binding" in r.subresources:
         out.append({"name": f"{r.name}/binding", "singularName": "", "namespaced": r.namespaced, "kind": "Binding",
                     "verbs": ["create"]})
+    if "log" in r.subresources:
+        out.append({"name": f"{r.name}/log", "singularName": "", "namespaced": r.namespaced, "kind": r.kind,
+                    "verbs": ["get"]})
     if "finalize" in r.subresources:
         out.append({"name": f"{r.name}/finalize", "singularName": "", "namespaced": r.namespaced, "kind": r.kind,
                     "verbs": ["update"]})
@@ -91,8 +100,8 @@ def _entries(r: Resource) -> list[dict[str, Any]]:
 
 
 def resource_list(version: str, group: str = GROUP) -> dict[str, Any] | None:
-    table = RESOURCES if group == GROUP else EVENTS if group == EVENTS_GROUP else {
-        n: r for n, r in REVIEWS.items() if r.group == group}
+    table = RESOURCES if group == GROUP else EVENTS if group == EVENTS_GROUP else \
+        ENDPOINT_SLICES if group == DISCOVERY_GROUP else {n: r for n, r in REVIEWS.items() if r.group == group}
     if not any(version in r.versions for r in table.values()):
         return None
     resources = [e for r in table.values() if version in r.versions for e in _entries(r)]
@@ -139,6 +148,8 @@ def _discovered(r: Resource, version: str) -> dict[str, Any]:
     if "binding" in r.subresources:
         subresources.append({"subresource": "binding", "verbs": ["create"],
                              "responseKind": {"group": "", "version": "v1", "kind": "Binding"}})
+    if "log" in r.subresources:
+        subresources.append({"subresource": "log", "responseKind": kind, "verbs": ["get"]})
     if "finalize" in r.subresources:
         subresources.append({"subresource": "finalize", "responseKind": kind, "verbs": ["update"]})
     if subresources:
@@ -162,6 +173,9 @@ def aggregated(core: bool, version: str) -> dict[str, Any]:
         items.insert(0, {"metadata": {"name": EVENTS_GROUP, "creationTimestamp": None},
                          "versions": [{"version": "v1", "freshness": "Current",
                                        "resources": [_discovered(r, "v1") for r in EVENTS.values()]}]})
+        items.append({"metadata": {"name": DISCOVERY_GROUP, "creationTimestamp": None},
+                      "versions": [{"version": "v1", "freshness": "Current",
+                                    "resources": [_discovered(r, "v1") for r in ENDPOINT_SLICES.values()]}]})
         items.append({"metadata": {"name": GROUP, "creationTimestamp": None}, "versions": versions})
     return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}", "metadata": {},
             "items": items}
@@ -189,6 +203,8 @@ def _ops(r: Resource, version: str, item: bool) -> dict[str, Any]:
         return o
 
     writes = [_DRY_RUN, _FIELD_MANAGER, _FIELD_VALIDATION]
+    if r.verbs and "create" not in r.verbs:  # a read-only resource: its reads only
+        return {"get": op("get" if item else "list", [], False)}
     if item:
         return {"get": op("get", [], False), "put": op("put", writes, True), "patch": op("patch", writes, True),
                 "delete": op("delete", [_DRY_RUN], False)}

@@ -24,7 +24,7 @@ class ApiError(Exception):
                                 "message": self.message, "reason": self.reason, "code": self.code}
         if not self.reason:
             del body["reason"]
-        if self.details:
+        if self.details is not None:  # an empty one is sent as {}, as Go sends a non-nil *StatusDetails
             body["details"] = self.details
         return body
 

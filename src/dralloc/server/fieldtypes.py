@@ -132,6 +132,11 @@ KINDS: dict[str, FieldType] = {
                                  addresses=list_map("type"), conditions=list_map("type"))),
     "Namespace": struct(("metadata", "spec", "status"), metadata=_OBJECT_META,
                         status=struct(conditions=list_map("type"))),
+    # ports: +listType=map by port and protocol; selector: +mapType=atomic; the IP lists are atomic
+    "Service": struct(("metadata", "spec", "status"), metadata=_OBJECT_META,
+                      spec=struct(ports=list_map("port", "protocol", defaults={"port": 0, "protocol": "TCP"}),
+                                  selector=ATOMIC),
+                      status=struct(conditions=list_map("type"))),
     "Event": struct(("metadata", "involvedObject", "source"), metadata=_OBJECT_META, involvedObject=_LOCAL_REF,
                     related=_LOCAL_REF),
 }

@@ -1,6 +1,5 @@
-"""JSON merge patch (RFC 7386) and JSON patch (RFC 6902). A strategic merge patch of a resource.k8s.io object
-is a JSON merge patch (its patch strategies replace every list); pods have their own (``smp``), and
-server-side apply merges by the schema's list types (``fieldmerge``)."""
+"""JSON merge patch (RFC 7386) and JSON patch (RFC 6902). A strategic merge patch follows the types' patch
+strategies (``smp``), and server-side apply merges by the schema's list types (``fieldmerge``)."""
 
 from __future__ import annotations
 
@@ -34,12 +33,12 @@ def _go_type(value: Any) -> str:
 
 def _pointer(path: Any, op: str = "", field: str = "path") -> list[str]:
     if not isinstance(path, str):  # as json-patch decoding a non-string path
-        raise ApiError(422, f"{op} operation failed to decode {field}: json: cannot unmarshal {_go_type(path)} into "
+        raise _Failed(f"{op} operation failed to decode {field}: json: cannot unmarshal {_go_type(path)} into "
                             f"Go value of type string")
     if path == "":
         return []
     if not path.startswith("/"):
-        raise ApiError(422, f"invalid JSON pointer {path!r}")
+        raise _Failed(f"invalid JSON pointer {path!r}")
     return [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
 
 
@@ -50,13 +49,13 @@ def _walk(doc: Any, parts: list[str]) -> Any:
             try:
                 cur = cur[int(p)]
             except (ValueError, IndexError):
-                raise ApiError(422, f"path element {p!r} not found") from None
+                raise _Failed(f"path element {p!r} not found") from None
         elif isinstance(cur, dict):
             if p not in cur:
-                raise ApiError(422, f"path element {p!r} not found")
+                raise _Failed(f"path element {p!r} not found")
             cur = cur[p]
         else:
-            raise ApiError(422, f"path element {p!r} not found")
+            raise _Failed(f"path element {p!r} not found")
     return cur
 
 
@@ -72,53 +71,71 @@ def _set(doc: Any, parts: list[str], value: Any, insert: bool) -> Any:
         try:
             i = int(last)
         except ValueError:
-            raise ApiError(422, f"invalid array index {last!r}") from None
+            raise _Failed(f"invalid array index {last!r}") from None
         if insert:
             if not 0 <= i <= len(parent):
-                raise ApiError(422, f"array index {i} out of bounds")
+                raise _Failed(f"array index {i} out of bounds")
             parent.insert(i, value)
         else:
             if not 0 <= i < len(parent):
-                raise ApiError(422, f"array index {i} out of bounds")
+                raise _Failed(f"array index {i} out of bounds")
             parent[i] = value
     elif isinstance(parent, dict):
         if not insert and last not in parent:
-            raise ApiError(422, f"replace operation does not apply: doc is missing key: /{'/'.join(parts)}")
+            raise _Failed(f"replace operation does not apply: doc is missing key: /{'/'.join(parts)}")
         parent[last] = value
     else:
-        raise ApiError(422, f"path {'/'.join(parts)!r} not found")
+        raise _Failed(f"path {'/'.join(parts)!r} not found")
     return doc
 
 
 def _remove(doc: Any, parts: list[str]) -> Any:
     if not parts:
-        raise ApiError(422, 'remove operation does not apply: doc is missing path: ""')
+        raise _Failed('remove operation does not apply: doc is missing path: ""')
     parent = _walk(doc, parts[:-1])
     last = parts[-1]
     if isinstance(parent, list):
         try:
             return parent.pop(int(last))
         except (ValueError, IndexError):
-            raise ApiError(422, f"array index {last!r} out of bounds") from None
+            raise _Failed(f"array index {last!r} out of bounds") from None
     if isinstance(parent, dict) and last in parent:
         return parent.pop(last)
-    raise ApiError(422, f"remove operation does not apply: doc is missing path: /{'/'.join(parts)}")
+    raise _Failed(f"remove operation does not apply: doc is missing path: /{'/'.join(parts)}")
+
+
+class _Failed(Exception):
+    """An operation that does not apply (the message says why; kube-apiserver does not pass it on)."""
+
+
+# kube-apiserver's answer to a JSON patch that does not apply, whatever json-patch said: a 422 whose message
+# is the generic one of NewGenericServerResponse (json-patch's own text is dropped) and empty details.
+JSON_PATCH_FAILED = "the server rejected our request due to an error in our request"
 
 
 def json_patch(doc: Any, ops: Any) -> Any:
+    """``doc`` with the operations ``ops`` applied. A body that is not a list of objects is a 400 (json-patch
+    cannot decode it); an operation that cannot be applied is kube-apiserver's generic 422."""
     if not isinstance(ops, list):
-        raise ApiError(400, "json patch must be a list of operations")
-    doc = copy.deepcopy(doc)
+        raise ApiError(400, f"json: cannot unmarshal {_go_type(ops)} into Go value of type jsonpatch.Patch")
     for op in ops:
-        if not isinstance(op, dict) or "op" not in op or "path" not in op:
-            raise ApiError(400, f"invalid json patch operation: {op!r}")
-        kind = op["op"]
-        if not isinstance(kind, str):
-            raise ApiError(400, f"invalid json patch operation: {op!r}")
+        if not isinstance(op, dict):
+            raise ApiError(400, f"json: cannot unmarshal {_go_type(op)} into Go value of type jsonpatch.Operation")
+    try:
+        return _apply(copy.deepcopy(doc), ops)
+    except _Failed as exc:
+        raise ApiError(422, JSON_PATCH_FAILED, "Invalid", details={}) from exc
+
+
+def _apply(doc: Any, ops: list[dict[str, Any]]) -> Any:
+    for op in ops:
+        kind = op.get("op")
+        if not isinstance(kind, str) or "path" not in op:
+            raise _Failed(f"invalid json patch operation: {op!r}")
         parts = _pointer(op["path"], kind)
         if not parts and kind in ("add", "replace", "remove", "move", "copy"):
             # the whole document cannot be added, replaced or removed, as json-patch refuses
-            raise ApiError(422, f'{kind} operation does not apply: doc is missing path: ""')
+            raise _Failed(f'{kind} operation does not apply: doc is missing path: ""')
         if kind == "add":
             doc = _set(doc, parts, copy.deepcopy(op.get("value")), True)
         elif kind == "replace":
@@ -127,11 +144,11 @@ def json_patch(doc: Any, ops: Any) -> Any:
             _remove(doc, parts)
         elif kind == "test":
             if _walk(doc, parts) != op.get("value"):
-                raise ApiError(422, f"testing value {op['path']} failed")
+                raise _Failed(f"testing value {op['path']} failed")
         elif kind in ("move", "copy"):
             src = _pointer(op.get("from", ""), kind, "from")
             value = _remove(doc, src) if kind == "move" else copy.deepcopy(_walk(doc, src))
             doc = _set(doc, parts, value, True)
         else:
-            raise ApiError(400, f"unexpected json patch operation {kind!r}")
+            raise _Failed(f"unexpected json patch operation {kind!r}")
     return doc

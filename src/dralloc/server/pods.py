@@ -25,6 +25,7 @@ from dralloc.validation.meta import name_is_dns_subdomain, validate_object_meta
 if TYPE_CHECKING:
     from dralloc.server.app import ApiServer
 
+MAX_INT32 = 2**31 - 1
 DEFAULT_GRACE_SECONDS = 30
 TERMINAL_PHASES = ("Succeeded", "Failed")
 # The fields of a pod's spec an update may change (kube-apiserver's ValidatePodUpdate lists them in its error).
@@ -149,7 +150,24 @@ def validate_pod_spec(spec: Any) -> list[f.FieldError]:
     names: set[str] = set()
     errors += _container_errors(containers, "spec.containers", names, claim_names)
     errors += _container_errors(spec.get("initContainers"), "spec.initContainers", names, claim_names)
+    deadline = spec.get("activeDeadlineSeconds")
+    if deadline is not None and not (isinstance(deadline, int) and 1 <= deadline <= MAX_INT32):
+        errors.append(f.invalid("spec.activeDeadlineSeconds", deadline, f"must be between 1 and {MAX_INT32}, inclusive"))
     return errors
+
+
+def _deadline_update_errors(new: Any, old: Any) -> tuple[list[f.FieldError], bool]:
+    """ValidatePodUpdate's rule for spec.activeDeadlineSeconds: it may be set, or lowered, but not raised nor
+    unset. The errors, and whether upstream stops there (a bad new value)."""
+    where = "spec.activeDeadlineSeconds"
+    if new is None:
+        return ([f.invalid(where, None, "must not update from a positive integer to nil value")]
+                if old is not None else []), False
+    if not isinstance(new, int) or not 0 <= new <= MAX_INT32:
+        return [f.invalid(where, new, f"must be between 0 and {MAX_INT32}, inclusive")], True
+    if isinstance(old, int) and old < new:
+        return [f.invalid(where, new, "must be less than or equal to previous value")], True
+    return [], False
 
 
 def validate_pod(pod: dict[str, Any], typed_meta: Any) -> list[f.FieldError]:
@@ -181,17 +199,22 @@ def pod_update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[f.FieldE
     """An update may change only images, the active deadline, tolerations (additions) and scheduling gates
     (removals); spec.nodeName is set through /binding."""
     new_spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+    deadline, stop = _deadline_update_errors(new_spec.get("activeDeadlineSeconds"),
+                                             old_spec.get("activeDeadlineSeconds"))
+    if stop:
+        return validate_pod_spec(new_spec) + deadline
     if _without_mutable(new_spec) != _without_mutable(old_spec):
-        return [f.forbidden("spec", _MUTABLE_SPEC_MESSAGE)]
+        return deadline + [f.forbidden("spec", _MUTABLE_SPEC_MESSAGE)]
     old_tolerations = old_spec.get("tolerations") or []
     new_tolerations = new_spec.get("tolerations") or []
     if any(t not in new_tolerations for t in old_tolerations):
-        return [f.forbidden("spec.tolerations", "existing toleration can not be modified except its "
-                                                "tolerationSeconds")]
+        return deadline + [f.forbidden("spec.tolerations", "existing toleration can not be modified except its "
+                                                           "tolerationSeconds")]
     new_gates = new_spec.get("schedulingGates") or []
     if any(g not in (old_spec.get("schedulingGates") or []) for g in new_gates):
-        return [f.forbidden("spec.schedulingGates", "only deletion is allowed, but found new scheduling gate")]
-    return validate_pod_spec(new_spec)
+        return deadline + [f.forbidden("spec.schedulingGates",
+                                       "only deletion is allowed, but found new scheduling gate")]
+    return validate_pod_spec(new_spec) + deadline
 
 
 # --- binding ----------------------------------------------------------------------------------------

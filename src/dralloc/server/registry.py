@@ -27,6 +27,7 @@ class Resource:
     # columns, AGE and wide columns; a "metadata.name" column is the one of format "name"
     table: tuple[tuple[str, str, int], ...] = ()
     categories: tuple[str, ...] = ()  # `kubectl get all` lists the resources of category "all"
+    deprecation: str = ""  # the Warning every request of a deprecated resource gets
 
     @property
     def singular(self) -> str:
@@ -51,23 +52,50 @@ _EVENT_TABLE = (("Last Seen", "=eventLastSeen", 0), ("Type", "type", 0), ("Reaso
                 ("Source", "=eventSource", 1), ("Message", "=eventMessage", 0), ("First Seen", "=eventFirstSeen", 1),
                 ("Count", "=eventCount", 1), ("Name", "metadata.name", 1))
 
+READ_ONLY = ("get", "list", "watch")
+_SERVICE_TABLE = (("Name", "metadata.name", 0), ("Type", "spec.type", 0), ("Cluster-IP", "=serviceClusterIP", 0),
+                  ("External-IP", "=serviceExternalIP", 0), ("Port(s)", "=servicePorts", 0), ("Age", "=age", 0),
+                  ("Selector", "=serviceSelector", 1))
+
 CORE = {r.name: r for r in (
     Resource("namespaces", "Namespace", False, group="", versions=("v1",), status=True, short_names=("ns",),
              columns=(("STATUS", "status.phase"),), subresources=("finalize",)),
-    Resource("nodes", "Node", False, group="", versions=("v1",), short_names=("no",)),
+    # nodes/status: as kube-apiserver's node strategy, the main endpoint keeps the stored status (a create
+    # takes the whole object, status included)
+    Resource("nodes", "Node", False, group="", versions=("v1",), status=True, short_names=("no",)),
     Resource("pods", "Pod", True, group="", versions=("v1",), status=True, short_names=("po",), categories=("all",),
              columns=(("READY", "=podReady"), ("STATUS", "=podStatus"), ("RESTARTS", "=podRestarts")),
              wide_columns=(("IP", "status.podIP"), ("NODE", "spec.nodeName"),
                            ("NOMINATED NODE", "status.nominatedNodeName"), ("READINESS GATES", "=readinessGates")),
-             subresources=("binding",)),
+             subresources=("binding", "log")),
     # kube-apiserver's event table has no leading name nor age: the name is the last, wide, column
     Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",), table=_EVENT_TABLE),
+    # Read-only (server/services.py): the default/kubernetes Service and Endpoints kube-apiserver keeps; and the
+    # namespace's ResourceQuotas and LimitRanges, always none here, which `kubectl describe namespace` lists.
+    Resource("services", "Service", True, group="", versions=("v1",), short_names=("svc",), categories=("all",),
+             verbs=READ_ONLY, table=_SERVICE_TABLE),
+    Resource("endpoints", "Endpoints", True, group="", versions=("v1",), short_names=("ep",), verbs=READ_ONLY,
+             table=(("Name", "metadata.name", 0), ("Endpoints", "=endpoints", 0), ("Age", "=age", 0)),
+             deprecation="v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"),
+    Resource("resourcequotas", "ResourceQuota", True, group="", versions=("v1",), short_names=("quota",),
+             verbs=READ_ONLY),
+    Resource("limitranges", "LimitRange", True, group="", versions=("v1",), short_names=("limits",),
+             verbs=READ_ONLY),
 )}
 
 # events.k8s.io/v1: the same stored events (``events``), another view of them (server/events.py converts)
 EVENTS_GROUP = "events.k8s.io"
 EVENTS = {"events": Resource("events", "Event", True, group=EVENTS_GROUP, versions=("v1",), short_names=("ev",),
                              table=_EVENT_TABLE)}
+
+# discovery.k8s.io/v1, read-only: the EndpointSlice kube-apiserver keeps for the default/kubernetes Service
+# (server/services.py), which `kubectl describe service` lists.
+DISCOVERY_GROUP = "discovery.k8s.io"
+_ENDPOINT_SLICE_TABLE = (("Name", "metadata.name", 0), ("AddressType", "addressType", 0),
+                         ("Ports", "=endpointSlicePorts", 0), ("Endpoints", "=endpointSliceEndpoints", 0),
+                         ("Age", "=age", 0))
+ENDPOINT_SLICES = {"endpointslices": Resource("endpointslices", "EndpointSlice", True, group=DISCOVERY_GROUP,
+                                              versions=("v1",), verbs=READ_ONLY, table=_ENDPOINT_SLICE_TABLE)}
 
 # The reviews: the self reviews kube-apiserver serves to every authenticated user (kubectl auth can-i /
 # whoami) and TokenReview (kr8s whoami); computed per request, never stored. Their groups, in kube-apiserver's

@@ -12,7 +12,18 @@ from dralloc.server import discovery
 from dralloc.server.errors import ApiError
 from dralloc.server.events import EVENTS_GROUP, to_events_v1
 from dralloc.server.options import query_flag
-from dralloc.server.registry import CORE, EVENTS, GROUP, RESOURCES, REVIEW_GROUPS, Resource
+from dralloc.server.registry import (
+    CORE,
+    DISCOVERY_GROUP,
+    ENDPOINT_SLICES,
+    EVENTS,
+    GROUP,
+    RESOURCES,
+    REVIEW_GROUPS,
+    Resource,
+)
+
+SERVED_GROUPS = (GROUP, EVENTS_GROUP, DISCOVERY_GROUP, *REVIEW_GROUPS)
 
 
 class Target:
@@ -50,9 +61,9 @@ def discovery_document(parts: list[str]) -> Any:
         return discovery.core_resource_list()
     if parts == ["apis"]:
         return discovery.api_group_list()
-    if len(parts) == 2 and parts[0] == "apis" and parts[1] in (GROUP, EVENTS_GROUP, *REVIEW_GROUPS):
+    if len(parts) == 2 and parts[0] == "apis" and parts[1] in SERVED_GROUPS:
         return discovery.api_group(parts[1])
-    if len(parts) == 3 and parts[0] == "apis" and parts[1] in (GROUP, EVENTS_GROUP, *REVIEW_GROUPS):
+    if len(parts) == 3 and parts[0] == "apis" and parts[1] in SERVED_GROUPS:
         doc = discovery.resource_list(parts[2], parts[1])
         if doc is None:
             raise _not_found()
@@ -88,6 +99,8 @@ def target(parts: list[str]) -> Target:
         table, version, rest = RESOURCES, parts[2], parts[3:]
     elif len(parts) >= 3 and parts[:2] == ["apis", EVENTS_GROUP]:
         table, version, rest = EVENTS, parts[2], parts[3:]
+    elif len(parts) >= 3 and parts[:2] == ["apis", DISCOVERY_GROUP]:
+        table, version, rest = ENDPOINT_SLICES, parts[2], parts[3:]
     else:
         raise _not_found()
     namespace = ""
@@ -108,6 +121,15 @@ def target(parts: list[str]) -> Target:
 
 
 def verb(request: Request, t: Target) -> str:
+    """The verb a request means on ``t``; 405 for a verb the resource does not serve (a write to a read-only
+    resource), as kube-apiserver answers a method a storage does not implement."""
+    name = _verb(request, t)
+    if t.resource.verbs and name not in t.resource.verbs:
+        raise ApiError(405, "the server does not allow this method on the requested resource")
+    return name
+
+
+def _verb(request: Request, t: Target) -> str:
     method = request.method
     if t.sub == "finalize" and method != "PUT":  # namespaces/finalize takes updates only
         raise ApiError(405, "the server does not allow this method on the requested resource")

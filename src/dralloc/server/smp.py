@@ -1,4 +1,9 @@
-"""Strategic merge patch for core/v1 objects, with the patch merge keys the Pod schema declares.
+"""Strategic merge patch, with the patch merge keys the served types declare (``patchStrategy:"merge"``).
+
+Every kube-apiserver type has its Go struct's strategies: ObjectMeta's (owner references by ``uid``,
+finalizers as a set) for all; the Pod's and Node's lists; ResourceClaim's ``status.reservedFor`` (by ``uid``)
+and DeviceTaintRule's ``status.conditions`` (by ``type``). Events (core/v1 and events.k8s.io/v1) declare none
+of their own: only ObjectMeta's apply.
 
 Lists with a merge key (containers by ``name``, ports by ``containerPort``, ...) are merged element by element;
 other lists are replaced whole, maps are merged and ``null`` deletes a key (as a JSON merge patch). The
@@ -25,14 +30,17 @@ MERGE_KEYS: dict[str, dict[tuple[str, ...], str]] = {"Pod": {
     ("status", "hostIPs"): "ip", ("status", "resourceClaimStatuses"): "name",
     **{("spec", kind, "[]", field): key for kind in ("containers", "initContainers", "ephemeralContainers")
        for field, key in _CONTAINER.items()},
-}, "Node": {("status", "conditions"): "type", ("status", "addresses"): "type", ("spec", "podCIDRs"): ""}}
+}, "Node": {("status", "conditions"): "type", ("status", "addresses"): "type", ("spec", "podCIDRs"): ""},
+    "ResourceClaim": {("status", "reservedFor"): "uid"}, "DeviceTaintRule": {("status", "conditions"): "type"}}
 # Every object: owner references by uid; finalizers are a set of strings.
 COMMON_KEYS: dict[tuple[str, ...], str] = {("metadata", "ownerReferences"): "uid", ("metadata", "finalizers"): ""}
 
 
 def strategic_merge_patch(current: dict[str, Any], patch: dict[str, Any], kind: str) -> dict[str, Any]:
+    """``current`` patched; ``current`` is left as it is (the maps and lists the patch changes are copied, the
+    rest is shared, as a JSON merge patch shares it)."""
     keys = {**COMMON_KEYS, **MERGE_KEYS.get(kind, {})}
-    return _merge_map(copy.deepcopy(current), patch, (), keys)
+    return _merge_map(current, patch, (), keys)
 
 
 def _bad(message: str) -> ApiError:
@@ -41,8 +49,7 @@ def _bad(message: str) -> ApiError:
 
 def _merge_map(target: Any, patch: dict[str, Any], path: tuple[str, ...],
                keys: dict[tuple[str, ...], str]) -> Any:
-    if not isinstance(target, dict):
-        target = {}
+    target = dict(target) if isinstance(target, dict) else {}  # copied: the caller's map is not changed
     directive = patch.get("$patch")
     if directive == "delete":
         return None

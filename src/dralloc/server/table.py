@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dralloc.server import pods
+from dralloc.server import pods, services
 from dralloc.server.ages import human_age
 from dralloc.server.events import EVENTS_GROUP, to_core
 from dralloc.server.registry import Resource
@@ -83,7 +83,12 @@ def event_message(event: dict[str, Any]) -> str:
 COMPUTED = {"=claimState": claim_state, "=podReady": pods.pod_ready, "=podStatus": pods.pod_status,
             "=podRestarts": pods.pod_restarts, "=readinessGates": pods.readiness_gates,
             "=eventLastSeen": event_last_seen, "=eventFirstSeen": event_first_seen, "=eventCount": event_count,
-            "=eventObject": event_object, "=eventSource": event_source, "=eventMessage": event_message}
+            "=eventObject": event_object, "=eventSource": event_source, "=eventMessage": event_message,
+            "=serviceClusterIP": services.cluster_ip, "=serviceExternalIP": services.external_ip,
+            "=servicePorts": services.ports, "=serviceSelector": services.selector,
+            "=endpoints": services.endpoints, "=endpointSlicePorts": services.endpoint_slice_ports,
+            "=endpointSliceEndpoints": services.endpoint_slice_endpoints,
+            "=age": lambda obj: human_age((obj.get("metadata") or {}).get("creationTimestamp"))}
 
 
 def _cell(obj: dict[str, Any], path: str) -> Any:

@@ -379,7 +379,7 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
     else:
         if not isinstance(patch, dict):
             raise bad_request("a merge patch must be a JSON object")
-        strategic = ctype == "application/strategic-merge-patch+json" and not t.resource.group
+        strategic = ctype == "application/strategic-merge-patch+json"  # every served kind has its Go struct
         merged = type_meta_checked(strategic_merge_patch(current or {}, patch, t.resource.kind) if strategic
                                    else merge_patch(current, patch), t)
         warnings = field_problems(raw, JSON, patch, mode, t)  # duplicates in the patch itself

@@ -7,6 +7,12 @@ default 30) for its kubelet to stop; anything else goes at once. No kubelet runs
 passed (finalizers still hold it), and reports when the next one is due so that the controllers' thread
 wakes for it. With ``--fake-kubelet`` a terminating pod is removed at once, as a kubelet whose containers
 stop promptly would let it go.
+
+A pod that finalizers still hold when its time comes is not removed but reported stopped, as the kubelet
+does before its final delete: a terminal phase (``Failed``: its containers were killed at the end of the grace
+period; ``Succeeded`` with ``--fake-kubelet``: they stopped when asked) and no grace left. That releases its
+claims (a finished pod needs them no more), which a foreground deletion of the pod waits for: its generated
+claims block their owner's deletion until they are gone.
 """
 
 from __future__ import annotations
@@ -89,7 +95,8 @@ class TerminatingPods:
         return result
 
     def cycle(self, snap: Snapshot) -> bool:
-        """Remove the pods whose time has come; True when one was removed."""
+        """Remove the pods whose time has come (or report them stopped); True when one was removed or
+        stopped."""
         self.next_due = None
         clock = self.clock()
         removed = False
@@ -97,19 +104,43 @@ class TerminatingPods:
         for pod in snap.terminating_pods:
             meta = pod.get("metadata") or {}
             stamp = meta.get("deletionTimestamp")
-            if not stamp or meta.get("finalizers"):
+            held = bool(meta.get("finalizers"))
+            if not stamp or (held and (pod.get("status") or {}).get("phase") in pod_registry.TERMINAL_PHASES):
                 continue
             present.add(str(meta.get("uid")))
             when = self.deadlines.get(str(meta.get("uid"))) or _seconds(str(stamp))
             if not self.at_once and when is not None and when > clock:
                 self.next_due = when if self.next_due is None else min(self.next_due, when)
                 continue
+            namespace, name = meta.get("namespace") or "default", meta.get("name") or ""
+            if held:  # stopped: its claims are released now, which the finalizers may be waiting for
+                phase = "Succeeded" if self.at_once else "Failed"
+                stopped: list[bool] = []
+                self.writer.update("pods", namespace, name, partial(_stopped, phase=phase, done=stopped),
+                                   uid=meta.get("uid"))
+                removed = removed or bool(stopped)
+                continue
             gone: list[bool] = []
-            self.writer.update("pods", meta.get("namespace") or "default", meta.get("name") or "",
-                               partial(_remove_if_terminating, gone=gone), uid=meta.get("uid"))
+            self.writer.update("pods", namespace, name, partial(_remove_if_terminating, gone=gone),
+                               uid=meta.get("uid"))
             removed = removed or bool(gone)
         self.deadlines = {uid: when for uid, when in self.deadlines.items() if uid in present}
         return removed
+
+
+def _stopped(current: Obj, phase: str, done: list[bool]) -> Obj | None:
+    """The kubelet's last word on a deleted pod that finalizers hold: its terminal phase, then its final delete
+    (no grace left)."""
+    done.clear()
+    meta = current.get("metadata") or {}
+    status = current.setdefault("status", {})
+    if not meta.get("deletionTimestamp") or not meta.get("finalizers") \
+            or status.get("phase") in pod_registry.TERMINAL_PHASES:
+        return None
+    status["phase"] = phase
+    meta["deletionGracePeriodSeconds"] = 0
+    done.append(True)
+    return current
 
 
 def _remove_if_terminating(current: Obj, gone: list[bool]) -> Outcome | None:

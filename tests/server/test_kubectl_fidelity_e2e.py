@@ -1,0 +1,155 @@
+"""End to end: the everyday kubectl commands of a driver author or platform engineer against `dralloc serve`,
+printing what they print against a kube-apiserver (cluster-info, services, describe namespace, ...)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from served import KUBECTL, Server
+
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(KUBECTL is None, reason="kubectl is not installed")]
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    s = Server(tmp_path)
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def kubectl(server: Server, tmp_path: Path):
+    cfg = server.kubeconfig(tmp_path / "kubeconfig")
+    env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(cfg)}
+
+    def run(*args: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run([KUBECTL or "kubectl", *args], capture_output=True, text=True, env=env,
+                              timeout=timeout)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)} failed: {proc.stderr}")
+        return proc
+
+    return run
+
+
+def test_cluster_info_names_the_control_plane(kubectl, server: Server) -> None:
+    out = kubectl("cluster-info").stdout
+    assert out.splitlines()[0].endswith(f"Kubernetes control plane is running at {server.url}"), out
+    assert "To further debug and diagnose cluster problems" in out
+
+
+def test_get_services_shows_the_kubernetes_service_as_a_cluster_does(kubectl, server: Server) -> None:
+    lines = kubectl("get", "svc", "-A").stdout.splitlines()
+    assert lines[0].split() == ["NAMESPACE", "NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"]
+    assert lines[1].split()[:6] == ["default", "kubernetes", "ClusterIP", "10.0.0.1", "<none>", "443/TCP"]
+    assert kubectl("get", "svc", "kubernetes", "-o", "jsonpath={.spec.ports[0].targetPort}").stdout == \
+        str(server.port)
+    assert "service/kubernetes" in kubectl("get", "all").stdout
+    described = kubectl("describe", "svc", "kubernetes").stdout
+    assert f"Endpoints:                127.0.0.1:{server.port}\n" in described
+    denied = kubectl("create", "service", "clusterip", "web", "--tcp=80:80", check=False)
+    assert denied.returncode == 1 and "the server does not allow this method" in denied.stderr
+
+
+def test_describe_namespace_says_it_has_no_quota_and_no_limit_range(kubectl) -> None:
+    out = kubectl("describe", "ns", "default").stdout
+    assert out.rstrip().endswith("Status:       Active\n\nNo resource quota.\n\nNo LimitRange resource."), out
+
+
+POD = """apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec:
+  nodeName: node-1
+  containers: [{name: main, image: "nginx:1"}]
+"""
+NODE = """apiVersion: v1
+kind: Node
+metadata: {name: node-1}
+status:
+  allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+  addresses: [{type: InternalIP, address: 172.18.0.2}]
+"""
+
+
+def test_logs_and_top_fail_as_on_a_cluster_without_kubelets_nor_metrics(kubectl, tmp_path: Path) -> None:
+    (tmp_path / "objs.yaml").write_text(NODE + "---\n" + POD)
+    kubectl("apply", "-f", str(tmp_path / "objs.yaml"))
+    logs = kubectl("logs", "web", "--tail=1", check=False)
+    assert logs.returncode == 1
+    assert logs.stderr.strip() == ('Error from server: Get "https://172.18.0.2:10250/containerLogs/default/web/main'
+                                   '?tailLines=1": dial tcp 172.18.0.2:10250: connect: connection refused')
+    for args in (("top", "pod"), ("top", "node")):
+        top = kubectl(*args, check=False)
+        assert top.returncode == 1 and top.stderr.strip() == "error: Metrics API not available"
+
+
+DRA = """apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: node-1-gpu}
+spec: {driver: gpu.example.com, nodeName: node-1, pool: {name: node-1, generation: 1, resourceSliceCount: 1},
+       devices: [{name: gpu-0}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers: [{name: main, image: "x:1", resources: {claims: [{name: gpu}]}}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+"""
+
+
+def test_a_foreground_delete_of_a_pod_with_a_generated_claim_waits_for_both_and_returns(kubectl,
+                                                                                        tmp_path: Path) -> None:
+    (tmp_path / "objs.yaml").write_text(NODE + "---\n" + DRA)
+    kubectl("apply", "-f", str(tmp_path / "objs.yaml"))
+    kubectl("wait", "--for=jsonpath={.spec.nodeName}=node-1", "pod/trainer", "--timeout=30s")
+    claim = kubectl("get", "pod", "trainer", "-o", "jsonpath={.status.resourceClaimStatuses[0].resourceClaimName}")
+    out = kubectl("delete", "pod", "trainer", "--cascade=foreground", "--wait", "--timeout=30s", timeout=40)
+    assert out.stdout.strip() == 'pod "trainer" deleted'
+    assert kubectl("get", "pods,resourceclaims", "-o", "name").stdout == ""
+    gone = kubectl("get", "resourceclaim", claim.stdout, check=False)
+    assert gone.returncode == 1 and "NotFound" in gone.stderr
+
+
+def test_everyday_pod_commands_print_what_they_print_on_a_cluster(kubectl, tmp_path: Path) -> None:
+    (tmp_path / "objs.yaml").write_text(NODE + "---\n" + POD)
+    kubectl("apply", "-f", str(tmp_path / "objs.yaml"))
+    assert kubectl("label", "pod", "web", "tier=front").stdout.strip() == "pod/web labeled"
+    taken = kubectl("label", "pod", "web", "tier=back", check=False)
+    assert taken.returncode == 1 and "'tier' already has a value (front), and --overwrite is false" in taken.stderr
+    assert kubectl("label", "pod", "web", "tier=back", "--overwrite").stdout.strip() == "pod/web labeled"
+    assert kubectl("label", "pod", "web", "tier-").stdout.strip() == "pod/web unlabeled"
+    assert kubectl("annotate", "pod", "web", "note=x").stdout.strip() == "pod/web annotated"
+    assert kubectl("annotate", "pod", "web", "note-").stdout.strip() == "pod/web annotated"
+    kubectl("patch", "pod", "web", "--type=strategic", "-p", '{"spec":{"containers":[{"name":"main","image":"nginx:2"}]}}')
+    kubectl("patch", "pod", "web", "--type=merge", "-p", '{"metadata":{"labels":{"m":"1"}}}')
+    kubectl("patch", "pod", "web", "--type=json", "-p", '[{"op":"replace","path":"/spec/containers/0/image","value":"nginx:3"}]')
+    failed = kubectl("patch", "pod", "web", "--type=json", "-p", '[{"op":"test","path":"/metadata/name","value":"x"}]',
+                     check=False)
+    assert failed.stderr.strip() == ("The request is invalid: the server rejected our request due to an error in "
+                                     "our request")
+    columns = kubectl("get", "pods", "-o", "custom-columns=NAME:.metadata.name,NODE:.spec.nodeName,"
+                                         "IMAGE:.spec.containers[*].image,LABELS:.metadata.labels.m").stdout
+    assert columns.split("\n")[1].split() == ["web", "node-1", "nginx:3", "1"]
+    for selector, found in (("spec.nodeName=node-1", True), ("status.phase=Pending", True),
+                            ("metadata.name=web,status.phase!=Failed", True), ("spec.nodeName=node-2", False)):
+        names = kubectl("get", "pods", "--field-selector", selector, "-o", "name").stdout.split()
+        assert names == (["pod/web"] if found else []), selector
+    bad = kubectl("get", "pods", "--field-selector", "spec.foo=bar", check=False)
+    assert "field label not supported: spec.foo" in bad.stderr
