@@ -14,6 +14,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
+from dralloc.api.codec import decode
 from dralloc.server import events, namespaces, pods
 from dralloc.server.apply import apply, record_update
 from dralloc.server.bodies import check_limits, parse, read_body
@@ -44,6 +45,7 @@ from dralloc.server.responses import JSON, respond
 from dralloc.server.routing import Target
 from dralloc.server.smp import strategic_merge_patch
 from dralloc.store import Conflict, NotFound, Outcome
+from dralloc.validation import validate, validate_status_update, validate_update
 from dralloc.validation.field import forbidden
 
 if TYPE_CHECKING:
@@ -101,8 +103,6 @@ def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
     if not meta.name and meta.generate_name:
         meta = msgspec.structs.replace(meta, name=generated_name(meta.generate_name))
     obj = msgspec.structs.replace(obj, metadata=meta)
-    from dralloc.validation import validate
-
     if not t.resource.group:  # core objects are stored as sent
         stored = raw_object(data, t, meta)
         if t.resource.name == "pods":
@@ -220,9 +220,6 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
                  new_data: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
     """The stored form of an update of ``old`` by ``new_obj`` (typed; ``new_data`` as sent), and its
     validation errors."""
-    from dralloc.api.codec import decode
-    from dralloc.validation import validate_status_update, validate_update
-
     new = stored_form(new_obj) if t.resource.group else raw_object(new_data, t, new_obj.metadata)
     old_meta = old["metadata"]
     meta = dict(new.get("metadata") or {})
