@@ -184,7 +184,7 @@ def test_the_collector_pause_restores_the_previous_state_even_on_errors() -> Non
 
 
 _json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000),
-                          st.sampled_from(['a":b', 'q"', "x:y", "\\", "é", '"', ":", "plain"]))
+                          st.sampled_from(['a":b', 'q"', "x:y", "\\", "é", '"', ":", "plain", "a > b && c"]))
 
 
 def _render(value: object, draw) -> str:
@@ -201,7 +201,10 @@ def _render(value: object, draw) -> str:
 def _string(text: str, draw) -> str:
     encoded = json.dumps(text, ensure_ascii=draw(st.booleans()))
     if draw(st.booleans()):  # some writers escape quotes and colons as \u sequences
-        encoded = '"' + encoded[1:-1].replace('\\"', "\\u0022").replace(":", "\\u003a") + '"'
+        colon = draw(st.sampled_from(["\\u003a", "\\u003A"]))
+        encoded = '"' + encoded[1:-1].replace('\\"', "\\u0022").replace(":", colon) + '"'
+    if draw(st.booleans()):  # Go's encoder escapes <, > and & (as in CEL expressions)
+        encoded = encoded.replace(">", "\\u003e").replace("&", "\\u0026")
     return encoded
 
 

@@ -48,7 +48,7 @@ def unknown_fields(data: Any) -> list[str]:
         return []
     if api_version in conversion.SERVED_VERSIONS and api_version != conversion.V1:
         data = conversion.to_v1(data)
-    node = _node(model)
+    node = _NODES.get(model) or _node(model)
     if not _has_unknown(data, node):  # the common case: one pass of C-level set comparisons
         return []
     found: list[str] = []
@@ -58,7 +58,7 @@ def unknown_fields(data: Any) -> list[str]:
 
 # --- walking the schema -----------------------------------------------------------------------------
 # Each model type compiles once into a small node tree, so the walk itself never touches ``typing``:
-# (STRUCT, {json name: node}, frozenset of json names, ((json name, node) for the non-leaf fields)),
+# (STRUCT, {json name: node}, frozenset of json names, {json name: node} of the non-leaf fields),
 # (LIST, node), (MAP, node), or None for a leaf / free-form value.
 
 _LEAF = None
@@ -93,7 +93,7 @@ def _node(tp: Any) -> Any:
         node = _NODES.get(tp)
         if node is None:
             fields: dict[str, Any] = {}
-            children: list[tuple[str, Any]] = []
+            children: dict[str, Any] = {}
             # registered first (and filled in below): types may refer to themselves
             node = _NODES[tp] = (_STRUCT, fields, frozenset(f.encode_name for f in msgspec.structs.fields(tp)),
                                  children)
@@ -101,7 +101,7 @@ def _node(tp: Any) -> Any:
             for f in msgspec.structs.fields(tp):
                 child = fields[f.encode_name] = _node(hints[f.name])
                 if child is not _LEAF:
-                    children.append((f.encode_name, child))
+                    children[f.encode_name] = child
         return node
     return _LEAF
 
@@ -114,9 +114,10 @@ def _has_unknown(value: Any, node: Any) -> bool:
             return False
         if not value.keys() <= node[2]:
             return True
-        for key, child in node[3]:
-            item = value.get(key)
-            if item is not None and _has_unknown(item, child):
+        children = node[3]
+        for key, item in value.items():  # an object sets a few of its type's fields: walk those
+            child = children.get(key)
+            if child is not None and item is not None and _has_unknown(item, child):
                 return True
         return False
     if kind == _LIST:

@@ -48,6 +48,7 @@ HANDLERS: dict[str, Handler] = {
     "patch": writes.patch, "delete": deletes.delete, "deletecollection": deletes.deletecollection,
 }
 HEALTH_PATHS = ("/healthz", "/readyz", "/livez")
+ANONYMOUS_USER = User("system:anonymous", "", ("system:unauthenticated",))  # frozen: shared by every request
 
 
 class ApiServer:
@@ -146,7 +147,7 @@ class ApiServer:
             if user is not None:
                 return user
         if self.anonymous:
-            return User("system:anonymous", "", ("system:unauthenticated",))
+            return ANONYMOUS_USER
         raise ApiError(401, "Unauthorized")
 
     async def _handle(self, request: Request) -> Response:

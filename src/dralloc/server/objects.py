@@ -8,7 +8,9 @@ from typing import Any
 import msgspec
 from starlette.requests import Request
 
-from dralloc.api import core_v1
+from dralloc.api import core_v1, strict
+from dralloc.api.codec import decode, to_dict
+from dralloc.api.defaults import apply_defaults
 from dralloc.api.quantity import quantity_dec_hook
 from dralloc.errors import InputError
 from dralloc.server import protobuf
@@ -39,15 +41,13 @@ def field_validation(request: Request) -> str:
 def field_problems(raw: bytes | None, ctype: str, data: dict[str, Any], mode: str, t: Target) -> list[str]:
     if mode == "Ignore":
         return []
-    from dralloc.api.strict import field_problems, unknown_fields
-
     if t.resource.group and data is not None and raw is not None:
         # The body as sent: duplicate keys (found while parsing) and unknown fields.
-        problems = field_problems(raw, yaml_input="yaml" in ctype, decoded=data if ctype == JSON else None)
+        problems = strict.field_problems(raw, yaml_input="yaml" in ctype, decoded=data if ctype == JSON else None)
         if not problems and ctype != JSON and "yaml" not in ctype:
-            problems = unknown_fields(data)
+            problems = strict.unknown_fields(data)
     elif t.resource.group:
-        problems = unknown_fields(data)
+        problems = strict.unknown_fields(data)
     else:
         problems = []
     if mode == "Strict" and problems:
@@ -59,8 +59,6 @@ def field_problems(raw: bytes | None, ctype: str, data: dict[str, Any], mode: st
 
 def typed(data: Any, t: Target) -> Any:
     """Check kind and apiVersion against the URL and decode into the v1 model."""
-    from dralloc.api.codec import decode
-
     if not isinstance(data, dict):
         raise bad_request("the request body must be a JSON object")
     kind = data.get("kind") or t.resource.kind
@@ -84,9 +82,6 @@ def typed(data: Any, t: Target) -> Any:
 
 
 def stored_form(obj: Any) -> dict[str, Any]:
-    from dralloc.api.codec import to_dict
-    from dralloc.api.defaults import apply_defaults
-
     return to_dict(apply_defaults(obj))
 
 

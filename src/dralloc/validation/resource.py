@@ -12,6 +12,8 @@ from collections.abc import Callable, Hashable, Iterable
 from typing import Any, TypeVar
 
 from dralloc.api.quantity import Quantity
+from dralloc.cel import CELCompileError, compile_selector
+from dralloc.cel.plan import PROGRAM_ERROR_PREFIX
 from dralloc.validation import field as f
 from dralloc.validation.formats import (
     is_c_identifier,
@@ -257,9 +259,6 @@ def validate_cel_expression(expression: str, path: str, stored: bool) -> E:
         return []  # stored expressions were valid when written; upstream does not recompile them
     if len(expression.encode("utf-8")) > CEL_MAX_LENGTH:
         return [f.too_long(path, CEL_MAX_LENGTH)]
-    from dralloc.cel import CELCompileError, compile_selector
-    from dralloc.cel.plan import PROGRAM_ERROR_PREFIX
-
     try:
         selector = compile_selector(expression)  # the same checker the allocator and `dralloc cel` use
     except CELCompileError as exc:
