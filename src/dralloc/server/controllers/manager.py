@@ -160,7 +160,7 @@ class ControllerManager:
             self.mirror.relist()
         collected = self.namespaces.cycle()  # the content of namespaces being deleted
         collected |= self.garbage.cycle()  # objects whose owners are gone (a claim's pod, a slice's node)
-        late = self._changes()  # the mirror takes in what they removed
+        late = self._changes() if self.writer.own else False  # the mirror takes in what they wrote
         # Pods gone: their claims are released below, their room reused.
         if (self.mirror.changed_since_taken("pods") or self.terminating.due()) \
                 and self.terminating.cycle(Snapshot(self.mirror)):
