@@ -15,7 +15,7 @@ from cluster import CLASS, NODE, NS, TEMPLATE, Cluster, R, pod, slice_  # noqa: 
 
 from dralloc.server.controllers import ControllerManager  # noqa: E402
 from dralloc.server.controllers.snapshot import RESOURCES, Changes, Mirror, Snapshot  # noqa: E402
-from dralloc.store import NotFound, SQLiteStore, SQLStore  # noqa: E402
+from dralloc.store import Conflict, NotFound, SQLiteStore, SQLStore  # noqa: E402
 
 ALLOCATION = {"devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "p", "device": "d"}]}}
 
@@ -48,27 +48,18 @@ def a_pod(name: str, deleting: bool, rv: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {}}
 
 
-def write(store: SQLStore, op: str, name: str, allocated: bool) -> None:
-    """A claim for the names a-e (``allocated``), a pod for p and q (``allocated``: being deleted)."""
-    if name in "pq":
-        try:
-            if op == "delete":
-                store.delete("pods", "default", name)
-            elif op == "update":
-                store.update("pods", "default", name, lambda old, rv: a_pod(name, allocated, rv))
-            else:
-                store.create("pods", "default", name, lambda old, rv: a_pod(name, allocated, rv))
-        except Exception:  # noqa: BLE001 - a create of an existing or an update of a missing pod
-            pass
-        return
+def write(store: SQLStore, op: str, name: str, flag: bool) -> None:
+    """A claim for the names a-e (``flag``: allocated), a pod for p and q (``flag``: being deleted); a create of
+    an existing or an update of a missing object writes nothing."""
+    resource, make = ("pods", a_pod) if name in "pq" else ("resourceclaims", claim)
     try:
         if op == "delete":
-            store.delete("resourceclaims", "default", name)
+            store.delete(resource, "default", name)
         elif op == "update":
-            store.update("resourceclaims", "default", name, lambda old, rv: claim(name, allocated, rv))
+            store.update(resource, "default", name, lambda old, rv: make(name, flag, rv))
         else:
-            store.create("resourceclaims", "default", name, lambda old, rv: claim(name, allocated, rv))
-    except (NotFound, Exception):  # a create of an existing or an update of a missing claim: nothing written
+            store.create(resource, "default", name, lambda old, rv: make(name, flag, rv))
+    except (NotFound, Conflict):
         pass
 
 
