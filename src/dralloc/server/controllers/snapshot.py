@@ -136,34 +136,35 @@ class Mirror:
             items[key] = change.data
         self._sorted.pop(change.resource, None)
         self._changed.setdefault(change.resource, set()).add(key)
+        # The subsets the controllers look at; only a text that names the field can have it (the others stay
+        # unparsed).
+        data = change.data if change.type != "DELETED" else None
         if change.resource == "pods":
-            data = change.data if change.type != "DELETED" else None
             deleting = data is not None and '"deletionTimestamp"' in data \
                 and bool(((self.get("pods", key) or {}).get("metadata") or {}).get("deletionTimestamp"))
-            if deleting or key in self.terminating:
-                self._sorted.pop(_TERMINATING, None)
-                if deleting:
-                    self.terminating.add(key)
-                else:
-                    self.terminating.discard(key)
-        if change.resource == "resourceslices":
-            if change.type != "DELETED" and change.data is not None and "NoExecute" in change.data:
+            self._mark(self.terminating, _TERMINATING, key, deleting)
+        elif change.resource == "resourceslices":
+            if data is not None and "NoExecute" in data:
                 self.tainted_slices.add(key)
             else:
                 self.tainted_slices.discard(key)
-        if change.resource == "resourceclaims":
-            # Only a claim whose text names pods or an allocation can have them: the others stay unparsed.
-            data = change.data if change.type != "DELETED" else None
+        elif change.resource == "resourceclaims":
             names_pods = data is not None and ('"reservedFor"' in data or '"ownerReferences"' in data)
             self._index_claim(key, _pods_named(self.get(change.resource, key), key[0]) if names_pods else set())
-            now = data is not None and '"allocation"' in data and _allocated(self.get(change.resource, key))
-            if now or key in self.allocated:
+            allocated = data is not None and '"allocation"' in data and _allocated(self.get(change.resource, key))
+            if self._mark(self.allocated, _ALLOCATED, key, allocated):
                 self._allocations_changed = True
-                self._sorted.pop(_ALLOCATED, None)
-                if now:
-                    self.allocated.add(key)
-                else:
-                    self.allocated.discard(key)
+
+    def _mark(self, members: set[Key], listed: str, key: Key, member: bool) -> bool:
+        """Keep ``key`` in ``members`` or out of it; True when it was or is in (its sorted list is made anew)."""
+        if not member and key not in members:
+            return False
+        self._sorted.pop(listed, None)
+        if member:
+            members.add(key)
+        else:
+            members.discard(key)
+        return True
 
     def _index_claim(self, claim: Key, pods: set[Key]) -> None:
         for pod in self._pods_of_claim.pop(claim, set()) - pods:
