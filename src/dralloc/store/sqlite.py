@@ -382,15 +382,18 @@ class SQLStore:
             return
         self._txn.acquire()
         written = self._write_group(batch)
-        if not written:  # nothing to make durable (refused or no-op writes): no need to leave the loop
-            self._end_group(batch, written)
+        if written <= 0:  # nothing to make durable (refused, no-op or failed writes): no need to leave the loop
+            written = self._end_group(batch, written)
             self._txn.release()
             self._settle(batch, written)
             if self._on_loop.get(loop):
                 loop.call_soon(self._commit_turn, loop)
             return
         self._in_flight.add(loop)
-        self._syncer.submit(self._commit_in_background, loop, batch, written)
+        try:
+            self._syncer.submit(self._commit_in_background, loop, batch, written)
+        except RuntimeError:  # the store is closing: commit here
+            self._commit_in_background(loop, batch, written)
 
     def _commit_in_background(self, loop: asyncio.AbstractEventLoop, batch: builtins.list[_Write],
                               written: int) -> None:
