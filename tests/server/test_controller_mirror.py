@@ -45,7 +45,7 @@ def a_pod(name: str, deleting: bool, rv: str) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name, "namespace": "default", "resourceVersion": rv}
     if deleting:
         meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {}}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {"nodeName": "node-1"} if name == "q" else {}}
 
 
 def write(store: SQLStore, op: str, name: str, flag: bool) -> None:
@@ -89,6 +89,7 @@ def test_a_mirror_kept_from_the_event_log_holds_what_a_fresh_list_holds(before: 
     assert mirror.allocated_claims() == allocated
     assert mirror._claims_of_pod == fresh._claims_of_pod and mirror._pods_of_claim == fresh._pods_of_claim
     assert mirror.terminating_pods() == [p for p in store.list("pods")[0] if p["metadata"].get("deletionTimestamp")]
+    assert mirror.unbound_pods() == [p for p in store.list("pods")[0] if not p["spec"].get("nodeName")]
 
 
 def test_events_older_than_the_list_replayed_after_it_still_end_at_the_latest_state() -> None:

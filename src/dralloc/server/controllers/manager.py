@@ -181,7 +181,8 @@ class ControllerManager:
             made = any(list(self.pool.map(lambda p: create_pod_claims(self.writer, p, templates, claims), needing)))
         again = made or collected
         to_release = self._claims_to_release(snap, changed)
-        if to_release and release_claims(self.writer, to_release, snap.pods_by_uid()):
+        pods_by_uid = snap.pods_by_uid() if changed.everything else snap.pods_named_by(to_release)
+        if to_release and release_claims(self.writer, to_release, pods_by_uid):
             self.scheduler.retry_all = True
             again = True
         # Taint eviction has work only where a NoExecute taint is (or was: a delayed eviction pending).
@@ -193,7 +194,8 @@ class ControllerManager:
         if again:
             late |= self._changes()
             snap = Snapshot(self.mirror)  # the scheduler sees the claims just made or freed
-        if self.options.scheduler and self.scheduler.cycle(snap, changed.any("pods") or again):
+        pods_gone = changed.everything or any(self.mirror.get("pods", k) is None for k in changed.keys.get("pods", ()))
+        if self.options.scheduler and self.scheduler.cycle(snap, changed.any("pods") or again, pods_gone):
             self.scheduler.retry_all = True
             again = True
         if self.options.fake_kubelet:

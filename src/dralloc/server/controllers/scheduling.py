@@ -122,9 +122,8 @@ class SchedulerLoop:
         in-place resize); not one whose status or metadata changed (a kubelet's report, a label)."""
         if not self.changed_pods:
             return
-        by_key = {(_meta(p).get("namespace") or "default", _meta(p).get("name")): p for p in snap.pods}
         for key in self.changed_pods:
-            pod = by_key.get(key)
+            pod = snap.mirror.get("pods", key)
             if pod is None or (pod.get("status") or {}).get("phase") in pod_registry.TERMINAL_PHASES:
                 self.retry_all = True
             elif (pod.get("spec") or {}).get("nodeName"):
@@ -135,13 +134,14 @@ class SchedulerLoop:
                     self.retry_all = True
         self.changed_pods.clear()
 
-    def candidates(self, snap: Snapshot) -> list[Obj]:
+    def candidates(self, snap: Snapshot, pods_gone: bool = True) -> list[Obj]:
         """Pending pods to try now: new ones, changed ones, all waiting ones after a cluster change, and those
-        flushed out of the unschedulable pool."""
+        flushed out of the unschedulable pool. ``pods_gone``: whether a pod may have gone since the last call
+        (the bookkeeping of pods that went is done then)."""
         self._note_changed_pods(snap)
         out = []
         clock = self.clock()
-        for pod in snap.pods:
+        for pod in snap.unbound_pods:
             if not is_pending_for_us(pod) or unresolved_template_entries(pod):
                 continue
             meta = _meta(pod)
@@ -158,6 +158,8 @@ class SchedulerLoop:
                 out.append(pod)
                 self.since.pop(uid, None)
         self.retry_all = False
+        if not pods_gone:
+            return out
         present = {str(_meta(p).get("uid")) for p in snap.pods}
         for uid in [u for u in self.waiting if u not in present]:
             del self.waiting[uid]  # the pod is gone
@@ -173,22 +175,22 @@ class SchedulerLoop:
         return (pods_changed or bool(self.changed_pods) or self.unplaced or self.due()
                 or (self.retry_all and bool(self.waiting)))
 
-    def cycle(self, snap: Snapshot, pods_changed: bool = True) -> bool:
+    def cycle(self, snap: Snapshot, pods_changed: bool = True, pods_gone: bool = True) -> bool:
         """Schedule the candidate pods; True when the cluster changed in a way other pods may wait for.
         ``pods_changed``: whether any pod changed since the last cycle (else pods are looked at only when
-        some may be candidates)."""
+        some may be candidates); ``pods_gone``: whether one may have gone."""
         if not self.may_have_candidates(pods_changed):
             self.retry_all = False
             return False
         self.unplaced = False
-        pending = self.candidates(snap)
+        pending = self.candidates(snap, pods_gone)
         if not pending:
             return False
         running = [p for p in snap.pods if (p.get("spec") or {}).get("nodeName")
                    and (p.get("status") or {}).get("phase") not in pod_registry.TERMINAL_PHASES]
         trying = {_key(p) for p in pending}
         # Pods still waiting keep the room of their nomination (kube-scheduler's nominator holds them all).
-        held = [p for p in snap.pods if is_pending_for_us(p) and _key(p) not in trying
+        held = [p for p in snap.unbound_pods if is_pending_for_us(p) and _key(p) not in trying
                 and (p.get("status") or {}).get("nominatedNodeName")]
         sched = Scheduler(snap.typed("nodes"), snap.typed("pods", running + pending),
                           slices=snap.typed("resourceslices"), classes=snap.typed("deviceclasses"),

@@ -23,6 +23,7 @@ Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped obje
 _decode_json = msgspec.json.Decoder(dict[str, Any]).decode
 _ALLOCATED = " allocated claims"  # the mirror's sorted lists of these, beside the resources' own
 _TERMINATING = " terminating pods"
+_UNBOUND = " unbound pods"
 
 
 def _allocated(claim: Obj | None) -> bool:
@@ -84,6 +85,7 @@ class Mirror:
         self.synced = False
         self.allocated: set[Key] = set()  # the claims with an allocation (the taint controller's only interest)
         self.terminating: set[Key] = set()  # the pods with a deletionTimestamp (pod termination's interest)
+        self.unbound: set[Key] = set()  # the pods without a node (the scheduler's candidates among them)
         self.tainted_slices: set[Key] = set()  # slices whose text names a NoExecute taint (maybe in a label)
         self._claims_of_pod: dict[Key, set[Key]] = {}  # pod -> the claims reserved for it or owned by it
         self._pods_of_claim: dict[Key, set[Key]] = {}
@@ -106,6 +108,7 @@ class Mirror:
             self._index_claim(k, _pods_named(c, k[0]))
         self.tainted_slices = {k for k, s in self.items("resourceslices").items() if "NoExecute" in str(s)}
         self.terminating = {k for k, p in self.items("pods").items() if (p.get("metadata") or {}).get("deletionTimestamp")}
+        self.unbound = {k for k, p in self.items("pods").items() if not (p.get("spec") or {}).get("nodeName")}
         self.cache.clear()
         self._sorted.clear()
         self.synced = True
@@ -143,6 +146,9 @@ class Mirror:
             deleting = data is not None and '"deletionTimestamp"' in data \
                 and bool(((self.get("pods", key) or {}).get("metadata") or {}).get("deletionTimestamp"))
             self._mark(self.terminating, _TERMINATING, key, deleting)
+            unbound = data is not None and ('"nodeName"' not in data
+                                            or not ((self.get("pods", key) or {}).get("spec") or {}).get("nodeName"))
+            self._mark(self.unbound, _UNBOUND, key, unbound)
         elif change.resource == "resourceslices":
             if data is not None and "NoExecute" in data:
                 self.tainted_slices.add(key)
@@ -220,6 +226,10 @@ class Mirror:
         """The pods being deleted, in (namespace, name) order (kept as :meth:`listed`)."""
         return self._subset(_TERMINATING, "pods", self.terminating)
 
+    def unbound_pods(self) -> list[Obj]:
+        """The pods without a node, in (namespace, name) order (kept as :meth:`listed`)."""
+        return self._subset(_UNBOUND, "pods", self.unbound)
+
     def _subset(self, name: str, resource: str, keys: set[Key]) -> list[Obj]:
         objs = self._sorted.get(name)
         if objs is None:
@@ -283,10 +293,26 @@ class Snapshot:
     def terminating_pods(self) -> list[Obj]:
         return self.objects[_TERMINATING]
 
+    @property
+    def unbound_pods(self) -> list[Obj]:
+        return self.objects[_UNBOUND]
+
     def pods_by_uid(self) -> dict[str, Obj]:
         if self._pods_by_uid is None:
             self._pods_by_uid = {str((p.get("metadata") or {}).get("uid")): p for p in self.pods}
         return self._pods_by_uid
+
+    def pods_named_by(self, claims: list[Obj]) -> dict[str, Obj]:
+        """By uid, the pods these claims are reserved for or owned by (looked up by name: a pod that went
+        and came back under the same name has another uid, as a claim's reference then finds no pod)."""
+        out: dict[str, Obj] = {}
+        for claim in claims:
+            namespace = (claim.get("metadata") or {}).get("namespace") or ""
+            for key in _pods_named(claim, namespace):
+                pod = self.mirror.get("pods", key)
+                if pod is not None:
+                    out[str((pod.get("metadata") or {}).get("uid"))] = pod
+        return out
 
     def templates(self) -> dict[tuple[str, str], Obj]:
         if self._templates is None:
@@ -301,6 +327,7 @@ class _Lists(dict[str, list[Obj]]):
 
     def __missing__(self, resource: str) -> list[Obj]:
         mirror = self._mirror
-        subsets = {_ALLOCATED: mirror.allocated_claims, _TERMINATING: mirror.terminating_pods}
+        subsets = {_ALLOCATED: mirror.allocated_claims, _TERMINATING: mirror.terminating_pods,
+                   _UNBOUND: mirror.unbound_pods}
         objs = self[resource] = subsets[resource]() if resource in subsets else mirror.listed(resource)
         return objs
