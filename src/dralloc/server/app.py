@@ -190,20 +190,22 @@ class ApiServer:
                                 f'resource "{target.resource.name}" in API group "{target.resource.group}"{scope}',
                            details={"group": target.resource.group, "kind": target.resource.name})
         if target.sub == "log":
-            if not self.authorizer.allowed(user, "get", "pods/log"):
-                raise ApiError(403, f'pods "{target.name}" is forbidden: User "{user.name}" cannot get resource '
-                                    f'"pods/log" in API group "" in the namespace "{target.namespace}"')
+            self._authorize_pod_subresource(user, "get", target)
             return await podlogs.get_log(self, request, target)
         if target.sub == "binding":
-            if not self.authorizer.allowed(user, verb, "pods/binding"):
-                raise ApiError(403, f'pods "{target.name}" is forbidden: User "{user.name}" cannot create resource '
-                                    f'"pods/binding" in API group "" in the namespace "{target.namespace}"')
+            self._authorize_pod_subresource(user, verb, target)
             self.namespaces.admit_create(target, {})  # a binding is a create: none in a terminating namespace
             return await pods.create_binding(self, request, target)
         response = await HANDLERS[verb](self, request, target)
         if target.resource.deprecation:  # as kube-apiserver warns of a deprecated resource on every request
             response.headers.append("Warning", "299 - " + json.dumps(target.resource.deprecation))
         return response
+
+    def _authorize_pod_subresource(self, user: User, verb: str, target: routing.Target) -> None:
+        """kube-apiserver's 403 for a pod subresource (``pods/log``, ``pods/binding``) the user may not use."""
+        if not self.authorizer.allowed(user, verb, f"pods/{target.sub}"):
+            raise ApiError(403, f'pods "{target.name}" is forbidden: User "{user.name}" cannot {verb} resource '
+                                f'"pods/{target.sub}" in API group "" in the namespace "{target.namespace}"')
 
     # --- metrics ------------------------------------------------------------------------------------
 

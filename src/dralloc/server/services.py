@@ -60,21 +60,7 @@ def kubernetes_service(target_port: int, created: str) -> dict[str, Any]:
 
 def ensure_kubernetes_service(store: SQLStore, target_port: int) -> None:
     """Create ``default/kubernetes`` when it is not stored (an existing one is left as it is, as upstream)."""
-    try:
-        store.get("services", KUBERNETES_NAMESPACE, KUBERNETES_SERVICE)
-        return
-    except NotFound:
-        pass
-    svc = kubernetes_service(target_port, now())
-
-    def build(_old: Any, rv: str) -> dict[str, Any]:
-        meta = {**svc["metadata"], "uid": str(uuid.uuid4()), "resourceVersion": rv}
-        return {**svc, "metadata": meta}
-
-    try:
-        store.create("services", KUBERNETES_NAMESPACE, KUBERNETES_SERVICE, build)
-    except Conflict:  # another replica made it meanwhile
-        pass
+    _ensure(store, "services", kubernetes_service(target_port, now()), ())
 
 
 def endpoint_address(advertised: str | None, listening: str) -> str:
@@ -127,7 +113,8 @@ def ensure_kubernetes_endpoints(store: SQLStore, address: str, port: int) -> Non
 
 
 def _ensure(store: SQLStore, resource: str, wanted: dict[str, Any], fields: tuple[str, ...]) -> None:
-    """Store ``wanted`` (with a uid), or set ``fields`` of the stored one to ``wanted``'s where they differ."""
+    """Store ``wanted`` (with a uid), or set ``fields`` of the stored one to ``wanted``'s where they differ
+    (none: a stored one is left as it is)."""
     def build(_old: Any, rv: str) -> dict[str, Any]:
         meta = {**wanted["metadata"], "uid": str(uuid.uuid4()), "resourceVersion": rv}
         return {**wanted, "metadata": meta}
