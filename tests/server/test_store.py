@@ -150,6 +150,66 @@ def test_the_loop_goes_on_during_an_fsync_and_the_writes_made_meanwhile_form_the
     store.close()
 
 
+class _Watched(SQLiteStore):
+    """A store that notes when a COMMIT begins, when a group's statements run, and what the loop's thread
+    saw when it handed a group over."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.begun = threading.Event()
+        self.seen_after_hand_over: list[bool] = []
+        self.order: list[str] = []
+
+    def _end_group(self, batch: Any, written: int) -> int:
+        self.begun.set()
+        return super()._end_group(batch, written)
+
+    def _write_group(self, batch: Any) -> int:
+        self.order.append("statements of " + ",".join(job.name for job in batch))
+        return super()._write_group(batch)
+
+    def _commit_turn(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.begun.clear()
+        super()._commit_turn(loop)
+        self.seen_after_hand_over.append(self.begun.is_set())
+
+
+def test_the_loop_goes_on_only_once_the_syncer_has_begun_the_commit(tmp_path: Path) -> None:
+    """The syncer thread needs the interpreter lock to start the COMMIT; a busy loop would keep it until it
+    next sleeps (and the fsync would start that much later), so the loop's thread lets it go first."""
+    store = _Watched(str(tmp_path / "s.db"))
+
+    async def writes() -> None:
+        for i in range(5):
+            await store.create_async("deviceclasses", "", f"c-{i}", lambda _o, rv, i=i: _obj(f"c-{i}", rv))
+
+    asyncio.run(writes())
+    assert store.seen_after_hand_over == [True] * 5
+    store.close()
+
+
+def test_a_groups_answers_leave_before_the_next_groups_statements_run(tmp_path: Path) -> None:
+    """Once a COMMIT is over its writers answer (their responses are written in the next turn, as the
+    server's transport sends them) before the writes that waited form the next group."""
+    store = _Watched(str(tmp_path / "s.db"))
+
+    async def write(name: str) -> None:
+        await store.create_async("deviceclasses", "", name, lambda _o, rv: _obj(name, rv))
+        asyncio.get_running_loop().call_soon(store.order.append, f"{name} answered")
+
+    async def scenario() -> None:
+        first = asyncio.ensure_future(write("a"))
+        for _ in range(200):
+            if store._in_flight:  # the group of "a" is being committed
+                break
+            await asyncio.sleep(0)
+        await asyncio.gather(first, write("b"))
+
+    asyncio.run(scenario())
+    assert store.order[:3] == ["statements of a", "a answered", "statements of b"], store.order
+    store.close()
+
+
 def test_another_threads_write_commits_on_the_attached_loop(tmp_path: Path) -> None:
     store = SQLiteStore(str(tmp_path / "s.db"))
     loop = asyncio.new_event_loop()

@@ -135,9 +135,6 @@ class _Write:
             future.set_result(self.result)
 
 
-def _settle_all(jobs: builtins.list[_Write]) -> None:
-    for job in jobs:
-        job.settle()
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:
@@ -390,23 +387,25 @@ class SQLStore:
                 loop.call_soon(self._commit_turn, loop)
             return
         self._in_flight.add(loop)
+        # The loop's thread waits (without the interpreter lock) until the syncer thread has begun the COMMIT.
+        # Left to itself, the syncer would get the lock only when the loop next sleeps: a busy loop holds it
+        # through every request it parses, and the fsync would start a millisecond late, every group.
+        begun = threading.Event()
         try:
-            self._syncer.submit(self._commit_in_background, loop, batch, written)
+            self._syncer.submit(self._commit_in_background, loop, batch, written, begun)
         except RuntimeError:  # the store is closing: commit here
-            self._commit_in_background(loop, batch, written)
+            self._commit_in_background(loop, batch, written, begun)
+        begun.wait(1.0)
 
     def _commit_in_background(self, loop: asyncio.AbstractEventLoop, batch: builtins.list[_Write],
-                              written: int) -> None:
+                              written: int, begun: threading.Event) -> None:
         """(The syncer thread) COMMIT the group the loop wrote, settle its writes, let the loop go on."""
+        begun.set()
         try:
             written = self._end_group(batch, written)
         finally:
             self._txn.release()
-        self._settle(batch, written)
-        try:
-            loop.call_soon_threadsafe(self._committed, loop)
-        except RuntimeError:  # the loop is closed: nothing more to commit on it
-            pass
+        self._settle(batch, written, committed_on=loop)
 
     def _committed(self, loop: asyncio.AbstractEventLoop) -> None:
         self._in_flight.discard(loop)
@@ -502,29 +501,43 @@ class SQLStore:
         for job in batch:
             job.error = job.error or exc
 
-    def _settle(self, batch: builtins.list[_Write], written: int) -> None:
-        """Wake the group's writers (each on its own thread or loop) and the store's listeners."""
+    def _settle(self, batch: builtins.list[_Write], written: int,
+                committed_on: asyncio.AbstractEventLoop | None = None) -> None:
+        """Wake the group's writers (each on its own thread or loop) and the store's listeners;
+        ``committed_on``: the loop whose group this was learns that its commit is over."""
         self.writes += written
         self.commits += 1
         if written:
             self._after_commit()
         by_loop: dict[asyncio.AbstractEventLoop, builtins.list[_Write]] = {}
+        if committed_on is not None:
+            by_loop[committed_on] = []
         for job in batch:
             if job.done is not None:
                 job.done.set()
             elif job.future is not None:
                 by_loop.setdefault(job.future.get_loop(), []).append(job)
         for loop, jobs in by_loop.items():
+            then = self._committed if loop is committed_on else None
             if loop is _running_loop():
-                _settle_all(jobs)
+                self._settle_on_loop(loop, jobs, then)
                 continue
             try:
-                loop.call_soon_threadsafe(_settle_all, jobs)
-            except RuntimeError:  # the writer's loop is closed: nobody waits
+                loop.call_soon_threadsafe(self._settle_on_loop, loop, jobs, then)
+            except RuntimeError:  # the writer's loop is closed: nobody waits (nothing more to commit on it)
                 pass
         if written:
             for listener in list(self._listeners):
                 listener()
+
+    @staticmethod
+    def _settle_on_loop(loop: asyncio.AbstractEventLoop, jobs: builtins.list[_Write], then: Any) -> None:
+        """(On ``loop``) hand the writers their results, then ``then(loop)``: after the writers' tasks, which
+        the results queued first, so their answers are on their way before the next group's statements run."""
+        for job in jobs:
+            job.settle()
+        if then is not None:
+            loop.call_soon(then, loop)
 
     def _prepare(self, job: _Write, rv: int) -> tuple[str, dict[str, Any], str | None] | None:
         """Check one write against its row and build the object it writes at ``rv``: (event type, object,
