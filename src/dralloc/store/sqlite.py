@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import logging
 import queue
 import sqlite3
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
+log = logging.getLogger(__name__)
 _encode_bytes = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(dict[str, Any]).decode  # stored text: always what _encode wrote
 
@@ -137,6 +138,19 @@ class _Write:
 
 
 
+class _Group:
+    """A group of writes a loop wrote, handed to the syncer thread for its COMMIT."""
+
+    __slots__ = ("loop", "batch", "written", "begun")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, batch: builtins.list[_Write], written: int) -> None:
+        self.loop = loop
+        self.batch = batch
+        self.written = written
+        self.begun = threading.Lock()  # held until the syncer begins the COMMIT (the loop's thread waits)
+        self.begun.acquire()
+
+
 def _running_loop() -> asyncio.AbstractEventLoop | None:
     try:
         return asyncio.get_running_loop()
@@ -173,7 +187,13 @@ class SQLStore:
         # thread than the one that began it (a plain lock: any thread may release it).
         self._txn = threading.Lock()
         self._in_flight: set[asyncio.AbstractEventLoop] = set()  # loops whose group is being committed
-        self._syncer = ThreadPoolExecutor(1, thread_name_prefix="dralloc-store-sync")
+        # (SQLite files) the thread that makes the loop's groups durable: COMMIT, then wake their writers
+        self._to_syncer: queue.SimpleQueue[_Group | None] = queue.SimpleQueue()
+        self._syncer: threading.Thread | None = None
+        self._closed = False
+        if self.commit_on_loop and self.separate_readers:
+            self._syncer = threading.Thread(target=self._sync_loop, name="dralloc-store-sync", daemon=True)
+            self._syncer.start()
         self._queue: queue.SimpleQueue[_Write | None] = queue.SimpleQueue()
         self._committer = threading.Thread(target=self._commit_loop, name="dralloc-store-commit", daemon=True)
         self._committer.start()
@@ -198,7 +218,11 @@ class SQLStore:
     def close(self) -> None:
         self._queue.put(None)
         self._committer.join(10)
-        self._syncer.shutdown(wait=True)
+        with self._txn:  # (after the group in flight, if any: nothing is handed to the syncer after its stop)
+            self._closed = True
+        if self._syncer is not None:
+            self._to_syncer.put(None)
+            self._syncer.join(10)
         with self._txn, self._lock:
             self._db.close()
             for reader in self._readers:
@@ -387,20 +411,27 @@ class SQLStore:
                 loop.call_soon(self._commit_turn, loop)
             return
         self._in_flight.add(loop)
+        group = _Group(loop, batch, written)
+        if self._syncer is None or self._closed:  # the store is closing: commit here
+            self._commit_in_background(group)
+            return
         # The loop's thread waits (without the interpreter lock) until the syncer thread has begun the COMMIT.
         # Left to itself, the syncer would get the lock only when the loop next sleeps: a busy loop holds it
         # through every request it parses, and the fsync would start a millisecond late, every group.
-        begun = threading.Event()
-        try:
-            self._syncer.submit(self._commit_in_background, loop, batch, written, begun)
-        except RuntimeError:  # the store is closing: commit here
-            self._commit_in_background(loop, batch, written, begun)
-        begun.wait(1.0)
+        self._to_syncer.put(group)
+        group.begun.acquire(timeout=1.0)
 
-    def _commit_in_background(self, loop: asyncio.AbstractEventLoop, batch: builtins.list[_Write],
-                              written: int, begun: threading.Event) -> None:
+    def _sync_loop(self) -> None:
+        while (group := self._to_syncer.get()) is not None:
+            try:
+                self._commit_in_background(group)
+            except Exception:  # noqa: BLE001 - a listener's bug must not stop every later commit
+                log.exception("waking the writers of a commit failed")
+
+    def _commit_in_background(self, group: _Group) -> None:
         """(The syncer thread) COMMIT the group the loop wrote, settle its writes, let the loop go on."""
-        begun.set()
+        loop, batch, written = group.loop, group.batch, group.written
+        group.begun.release()
         try:
             written = self._end_group(batch, written)
         finally:
