@@ -225,6 +225,9 @@ class ApiServer:
         return "\n".join(lines) + "\n"
 
 
+_WHOLE = (Response, PlainTextResponse)  # the responses whose body is in hand (a watch streams its own)
+
+
 class App:
     """The ASGI application: every request of every method goes to the :class:`ApiServer` (so that TRACE or
     any other method gets a Kubernetes Status too)."""
@@ -249,6 +252,10 @@ class App:
         if scope["type"] != "http":
             return
         response = await self.api(ApiRequest(scope, receive))
+        if type(response) in _WHOLE and response.background is None:  # a body in hand: one direct write
+            direct = scope.get("extensions", {}).get("dralloc.direct")
+            if direct is not None and direct.respond(response.status_code, response.raw_headers, response.body):
+                return
         await response(scope, receive, send)
 
 

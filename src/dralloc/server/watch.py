@@ -188,7 +188,7 @@ async def watch(api: ApiServer, request: Request, t: Target) -> Response:
                 sub.follow(consume)
                 await ended
 
-            chunks = (request.scope.get("extensions") or {}).get("dralloc.chunks")
+            chunks = (request.scope.get("extensions") or {}).get("dralloc.direct")
             while not api.closing:
                 if chunks is not None and not selective and not table and sub.empty() and chunks.ready():
                     await follow_directly(chunks)
