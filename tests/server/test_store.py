@@ -88,6 +88,25 @@ def test_a_write_whose_build_fails_leaves_nothing_behind(tmp_path: Path) -> None
 # --- commits on the event loop (SQLite) --------------------------------------------------------------------
 
 
+def test_two_creates_of_one_name_in_one_group_the_first_is_stored_the_second_conflicts(tmp_path: Path) -> None:
+    store = SQLiteStore(str(tmp_path / "s.db"))
+
+    async def creates() -> list[Any]:
+        return await asyncio.gather(*(store.create_async("deviceclasses", "", name, lambda _o, rv, n=n: _obj(n, rv))
+                                      for n, name in [("first", "c"), ("second", "c"), ("other", "d")]),
+                                    return_exceptions=True)
+
+    first, second, other = asyncio.run(creates())
+    assert store.commits == 1  # one group
+    assert isinstance(second, Conflict)
+    assert first["metadata"] == {"name": "first", "resourceVersion": "2"}
+    assert other["metadata"] == {"name": "other", "resourceVersion": "3"}  # no version lost to the refused one
+    assert store.get("deviceclasses", "", "c")["metadata"]["name"] == "first"
+    assert [(e.rv, e.name) for e in store.events_since(0)] == [(2, "c"), (3, "d")]
+    assert store.create("deviceclasses", "", "e", lambda _o, rv: _obj("e", rv))["metadata"]["resourceVersion"] == "4"
+    store.close()
+
+
 def _recording(name: str, threads: list[str]) -> Any:
     def build(_old: Any, rv: str) -> dict[str, Any]:
         threads.append(threading.current_thread().name)

@@ -485,7 +485,8 @@ class SQLStore:
         """Begin the group's transaction and write it; the number of writes made (COMMIT is left to
         :meth:`_end_group`). The counter is read (locked, for PostgreSQL) once and written once; each write
         reads its row and builds the new object before writing anything, so a write refused by its checks
-        (NotFound, Conflict, validation in ``build``) leaves nothing to roll back. An error once a write has
+        (NotFound, Conflict, validation in ``build``) leaves nothing to roll back; a create whose name is taken
+        is refused by its INSERT, which then writes nothing. An error once a write has
         started (the database itself failing) undoes the whole group. Needs ``_txn`` held."""
         written = 0
         with self._lock:
@@ -499,8 +500,10 @@ class SQLStore:
                         job.error = exc
                         continue
                     if prepared is not None:
+                        if not self._store(job, rv + 1, *prepared):
+                            job.error = Conflict("exists")
+                            continue
                         rv += 1
-                        self._store(job, rv, *prepared)
                         written += 1
                 if rv != first:
                     self._run("UPDATE counters SET value=? WHERE name='rv'", (rv,))
@@ -575,12 +578,13 @@ class SQLStore:
         the previous object's JSON). None: a no-op update (nothing written, no new version); ``job.result``
         holds the object either way."""
         kind, name = job.kind, job.name
-        row = self._run("SELECT rv, data FROM objects WHERE resource=? AND namespace=? AND name=?",
-                        (job.resource, job.namespace, name)).fetchone()
+        if job.must_exist is False:  # a create: its INSERT finds out whether the name is taken (see _store)
+            row = None
+        else:
+            row = self._run("SELECT rv, data FROM objects WHERE resource=? AND namespace=? AND name=?",
+                            (job.resource, job.namespace, name)).fetchone()
         if job.must_exist is True and row is None:
             raise NotFound(name)
-        if job.must_exist is False and row is not None:
-            raise Conflict("exists")
         if job.expect_rv and row is not None and str(row[0]) != str(job.expect_rv):
             raise Conflict("modified")
         old = _decode(row[1]) if row is not None else None
@@ -593,17 +597,23 @@ class SQLStore:
             return None
         return kind, obj, row[1] if row is not None and kind == "MODIFIED" else None
 
-    def _store(self, job: _Write, rv: int, kind: str, obj: dict[str, Any], prev: str | None) -> None:
-        """Write the row and its event at ``rv``."""
+    def _store(self, job: _Write, rv: int, kind: str, obj: dict[str, Any], prev: str | None) -> bool:
+        """Write the row and its event at ``rv``; False (nothing written) when a create finds its name taken."""
         data = _encode(obj)
         key = (job.resource, job.namespace, job.name)
         if kind == "DELETED":
             self._run("DELETE FROM objects WHERE resource=? AND namespace=? AND name=?", key)
+        elif job.must_exist is False:  # one statement for a create, instead of a read of the row and a write
+            inserted = self._run("INSERT INTO objects VALUES (?, ?, ?, ?, ?) "
+                                 "ON CONFLICT (resource, namespace, name) DO NOTHING", (*key, rv, data))
+            if inserted.rowcount == 0:
+                return False
         else:
             self._run("INSERT INTO objects VALUES (?, ?, ?, ?, ?) ON CONFLICT (resource, namespace, name) "
                       "DO UPDATE SET rv = excluded.rv, data = excluded.data", (*key, rv, data))
         self._run("INSERT INTO events (rv, type, resource, namespace, name, data, prev) VALUES (?, ?, ?, ?, ?, ?, ?)",
                   (rv, kind, *key, data, prev))
+        return True
 
     def _compact(self, rv: int) -> None:
         floor = rv - self.history
