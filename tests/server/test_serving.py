@@ -72,6 +72,26 @@ def test_a_client_that_does_not_finish_its_headers_is_disconnected_while_health_
         server.stop()
 
 
+def test_an_idle_keep_alive_connection_is_closed_after_the_idle_timeout_a_busy_one_is_kept(tmp_path: Path) -> None:
+    server = Server(tmp_path, extra=["--anonymous", "--idle-timeout", "1"])
+    try:
+        idle, busy = _connect(server), _connect(server)
+        for sock in (idle, busy):
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert b"200 OK" in sock.recv(4096)
+        started = time.monotonic()
+        while time.monotonic() - started < 2.5:  # requests more often than the idle timeout: never idle long
+            time.sleep(0.4)
+            busy.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert b"200 OK" in busy.recv(4096)
+        assert _read_all(idle) == b""  # closed by the server (it had been idle since its one request)
+        assert time.monotonic() - started < 5
+        busy.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert b"200 OK" in busy.recv(4096)
+    finally:
+        server.stop()
+
+
 def test_over_the_connection_limit_requests_get_429_but_health_checks_answer(tmp_path: Path) -> None:
     server = Server(tmp_path, extra=["--anonymous", "--max-connections", "3"])
     try:

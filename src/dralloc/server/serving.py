@@ -158,42 +158,49 @@ class DirectWriter:
 
 
 class _Protocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol with a header deadline, a header size limit and Status error bodies."""
+    """uvicorn's httptools protocol with a header deadline, a header size limit and Status error bodies.
+
+    The header deadline and the idle timeout are times the server's sweep compares (:meth:`expired`, from
+    :meth:`Server.on_tick` every second), not timers: uvicorn armed and cancelled a keep-alive timer per
+    request, and a header deadline timer was a second one; the two cost about 3 % of a small create."""
 
     header_timeout: float = Limits.header_timeout
+    idle_timeout: float = Limits.idle_timeout
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._header_deadline: asyncio.TimerHandle | None = None
         self._header_bytes = 0
+        self._waiting_since: float | None = None  # a request (or the connection) began; its headers are not in
+        self._idle_since: float | None = None  # the last response is complete and nothing came since
 
-    def _arm_header_deadline(self) -> None:
-        if self._header_deadline is None:
-            self._header_deadline = self.loop.call_later(self.header_timeout, self._header_deadline_passed)
-
-    def _disarm_header_deadline(self) -> None:
-        if self._header_deadline is not None:
-            self._header_deadline.cancel()
-            self._header_deadline = None
-
-    def _header_deadline_passed(self) -> None:
-        self._header_deadline = None
-        if not self.transport.is_closing():
-            self.transport.close()
+    def expired(self, now: float) -> bool:
+        """The client is past the header deadline, or the connection has been idle too long."""
+        waiting, idle = self._waiting_since, self._idle_since
+        return bool((waiting is not None and now - waiting > self.header_timeout)
+                    or (idle is not None and now - idle > self.idle_timeout))
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self.transport = _CorkedTransport(transport, self.loop)  # type: ignore[assignment]
-        self._arm_header_deadline()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm_header_deadline()
-        super().connection_lost(exc)
+        self._waiting_since = self.loop.time()
 
     def data_received(self, data: bytes) -> None:
-        if self.cycle is None or self.cycle.response_complete:  # between requests: a new one is starting
-            self._arm_header_deadline()
+        self._idle_since = None
+        if self._waiting_since is None and (self.cycle is None or self.cycle.response_complete):
+            self._waiting_since = self.loop.time()  # between requests: a new one is starting
         super().data_received(data)
+
+    def on_response_complete(self) -> None:
+        """uvicorn's, with the time the connection became idle noted instead of a keep-alive timer armed."""
+        self.server_state.total_requests += 1
+        if self.transport.is_closing():
+            return
+        self.flow.resume_reading()
+        if self.pipeline:  # a pipelined request waits: start it
+            cycle, app = self.pipeline.pop()
+            self._start_asgi_task(cycle, app)
+        else:
+            self._idle_since = self.loop.time()
 
     def on_message_begin(self) -> None:
         self._header_bytes = 0
@@ -216,7 +223,7 @@ class _Protocol(HttpToolsProtocol):
         super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
-        self._disarm_header_deadline()
+        self._waiting_since = None
         super().on_headers_complete()
         if self.cycle is not None and self.cycle.scope is self.scope:
             extensions: dict[str, Any] = self.scope.setdefault("extensions", {})
@@ -250,6 +257,19 @@ class Server(uvicorn.Server):
             finally:
                 self._captured_signals.clear()
 
+    async def on_tick(self, counter: int) -> bool:
+        if counter % 10 == 0:  # every second
+            self._close_expired()
+        return await super().on_tick(counter)
+
+    def _close_expired(self) -> None:
+        """Close the connections past their header deadline or idle too long (see :class:`_Protocol`)."""
+        now = asyncio.get_running_loop().time()
+        for connection in list(self.server_state.connections):
+            if isinstance(connection, _Protocol) and connection.expired(now) \
+                    and not connection.transport.is_closing():
+                connection.transport.close()
+
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         self._on_shutdown()
         await super().shutdown(sockets)
@@ -261,7 +281,8 @@ class Server(uvicorn.Server):
 def serve(app: Any, *, host: str, port: int, limits: Limits = Limits(), log_level: str = "warning",
           certfile: str | None = None, keyfile: str | None = None) -> None:
     """Serve ``app`` (from :func:`dralloc.server.create_app`) until SIGTERM/SIGINT."""
-    protocol = type("Protocol", (_Protocol,), {"header_timeout": limits.header_timeout})
+    protocol = type("Protocol", (_Protocol,), {"header_timeout": limits.header_timeout,
+                                               "idle_timeout": limits.idle_timeout})
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, http=protocol,
                             ssl_certfile=certfile, ssl_keyfile=keyfile, timeout_keep_alive=int(limits.idle_timeout),
                             timeout_graceful_shutdown=int(limits.shutdown_timeout),
