@@ -136,8 +136,6 @@ class _Write:
             future.set_result(self.result)
 
 
-
-
 class _Group:
     """A group of writes a loop wrote, handed to the syncer thread for its COMMIT."""
 
