@@ -188,7 +188,7 @@ class SQLStore:
         # (SQLite files) the thread that makes the loop's groups durable: COMMIT, then wake their writers
         self._to_syncer: queue.SimpleQueue[_Group | None] = queue.SimpleQueue()
         self._syncer: threading.Thread | None = None
-        self._closed = False
+        self._syncer_stopped = False
         if self.commit_on_loop and self.separate_readers:
             self._syncer = threading.Thread(target=self._sync_loop, name="dralloc-store-sync", daemon=True)
             self._syncer.start()
@@ -217,7 +217,7 @@ class SQLStore:
         self._queue.put(None)
         self._committer.join(10)
         with self._txn:  # (after the group in flight, if any: nothing is handed to the syncer after its stop)
-            self._closed = True
+            self._syncer_stopped = True
         if self._syncer is not None:
             self._to_syncer.put(None)
             self._syncer.join(10)
@@ -410,7 +410,7 @@ class SQLStore:
             return
         self._in_flight.add(loop)
         group = _Group(loop, batch, written)
-        if self._syncer is None or self._closed:  # the store is closing: commit here
+        if self._syncer is None or self._syncer_stopped:  # the store is closing: commit here
             self._commit_in_background(group)
             return
         # The loop's thread waits (without the interpreter lock) until the syncer thread has begun the COMMIT.
