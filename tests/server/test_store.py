@@ -107,6 +107,22 @@ def test_two_creates_of_one_name_in_one_group_the_first_is_stored_the_second_con
     store.close()
 
 
+def test_a_group_larger_than_one_events_insert_logs_every_event_in_order(tmp_path: Path) -> None:
+    store = SQLiteStore(str(tmp_path / "s.db"))
+    names = [f"c-{i}" for i in range(store.max_group + 10)]
+
+    async def creates() -> None:
+        await asyncio.gather(*(store.create_async("deviceclasses", "", n, lambda _o, rv, n=n: _obj(n, rv))
+                               for n in names))
+
+    asyncio.run(creates())
+    assert store.commits == 2  # max_group writes, then the rest
+    events = store.events_since(0, limit=10_000)
+    assert [e.name for e in events] == names and [e.rv for e in events] == list(range(2, len(names) + 2))
+    assert all(e.object["metadata"]["resourceVersion"] == str(e.rv) for e in events)
+    store.close()
+
+
 def _recording(name: str, threads: list[str]) -> Any:
     def build(_old: Any, rv: str) -> dict[str, Any]:
         threads.append(threading.current_thread().name)
