@@ -55,6 +55,16 @@ def test_get_services_shows_the_kubernetes_service_as_a_cluster_does(kubectl, se
     assert denied.returncode == 1 and "the server does not allow this method" in denied.stderr
 
 
+def test_cluster_info_dump_dumps_the_cluster_as_it_does_a_kube_apiservers(kubectl) -> None:
+    out = kubectl("cluster-info", "dump").stdout  # nodes, then per namespace events, workloads, services, pods
+    for kind in ("NodeList", "EventList", "ReplicationControllerList", "ServiceList", "DaemonSetList",
+                 "DeploymentList", "ReplicaSetList", "PodList"):
+        assert f'"kind": "{kind}"' in out, kind
+    assert "No resources found" in kubectl("get", "deploy,rs,ds,sts,rc").stderr
+    denied = kubectl("create", "deployment", "web", "--image=nginx", check=False)
+    assert denied.returncode == 1 and "the server does not allow this method" in denied.stderr
+
+
 def test_describe_namespace_says_it_has_no_quota_and_no_limit_range(kubectl) -> None:
     out = kubectl("describe", "ns", "default").stdout
     assert out.rstrip().endswith("Status:       Active\n\nNo resource quota.\n\nNo LimitRange resource."), out

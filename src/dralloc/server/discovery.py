@@ -20,6 +20,8 @@ from typing import Any
 from dralloc import __version__
 from dralloc.server.fieldtypes import STRUCT, FieldType, kind_type
 from dralloc.server.registry import (
+    APPS,
+    APPS_GROUP,
     CORE,
     DISCOVERY_GROUP,
     ENDPOINT_SLICES,
@@ -57,7 +59,7 @@ def _group(name: str = GROUP) -> dict[str, Any]:
 
 
 # kube-apiserver's order of the groups served here
-GROUPS = (EVENTS_GROUP, *REVIEW_GROUPS, DISCOVERY_GROUP, GROUP)
+GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, DISCOVERY_GROUP, GROUP)
 
 
 def api_group_list() -> dict[str, Any]:
@@ -100,7 +102,7 @@ def _entries(r: Resource) -> list[dict[str, Any]]:
 
 
 def resource_list(version: str, group: str = GROUP) -> dict[str, Any] | None:
-    table = RESOURCES if group == GROUP else EVENTS if group == EVENTS_GROUP else \
+    table = RESOURCES if group == GROUP else EVENTS if group == EVENTS_GROUP else APPS if group == APPS_GROUP else \
         ENDPOINT_SLICES if group == DISCOVERY_GROUP else {n: r for n, r in REVIEWS.items() if r.group == group}
     if not any(version in r.versions for r in table.values()):
         return None
@@ -170,9 +172,10 @@ def aggregated(core: bool, version: str) -> dict[str, Any]:
                   "versions": [{"version": "v1", "freshness": "Current",
                                 "resources": [_discovered(r, "v1") for r in REVIEWS.values() if r.group == group]}]}
                  for group in REVIEW_GROUPS]
-        items.insert(0, {"metadata": {"name": EVENTS_GROUP, "creationTimestamp": None},
-                         "versions": [{"version": "v1", "freshness": "Current",
-                                       "resources": [_discovered(r, "v1") for r in EVENTS.values()]}]})
+        items[:0] = [{"metadata": {"name": name, "creationTimestamp": None},
+                      "versions": [{"version": "v1", "freshness": "Current",
+                                    "resources": [_discovered(r, "v1") for r in table.values()]}]}
+                     for name, table in ((APPS_GROUP, APPS), (EVENTS_GROUP, EVENTS))]
         items.append({"metadata": {"name": DISCOVERY_GROUP, "creationTimestamp": None},
                       "versions": [{"version": "v1", "freshness": "Current",
                                     "resources": [_discovered(r, "v1") for r in ENDPOINT_SLICES.values()]}]})

@@ -81,6 +81,24 @@ CORE = {r.name: r for r in (
              verbs=READ_ONLY),
     Resource("limitranges", "LimitRange", True, group="", versions=("v1",), short_names=("limits",),
              verbs=READ_ONLY),
+    # Read-only and always none, as the apps/v1 workloads below: nothing here runs workload controllers
+    Resource("replicationcontrollers", "ReplicationController", True, group="", versions=("v1",),
+             short_names=("rc",), categories=("all",), verbs=READ_ONLY),
+)}
+
+# apps/v1, read-only and always empty (nothing here runs workload controllers): `kubectl cluster-info dump`
+# lists DaemonSets, Deployments and ReplicaSets (and ReplicationControllers) in every namespace it dumps,
+# and `kubectl get all` the workloads of category "all".
+APPS_GROUP = "apps"
+APPS = {r.name: r for r in (
+    Resource("daemonsets", "DaemonSet", True, group=APPS_GROUP, versions=("v1",), short_names=("ds",),
+             categories=("all",), verbs=READ_ONLY),
+    Resource("deployments", "Deployment", True, group=APPS_GROUP, versions=("v1",), short_names=("deploy",),
+             categories=("all",), verbs=READ_ONLY),
+    Resource("replicasets", "ReplicaSet", True, group=APPS_GROUP, versions=("v1",), short_names=("rs",),
+             categories=("all",), verbs=READ_ONLY),
+    Resource("statefulsets", "StatefulSet", True, group=APPS_GROUP, versions=("v1",), short_names=("sts",),
+             categories=("all",), verbs=READ_ONLY),
 )}
 
 # events.k8s.io/v1: the same stored events (``events``), another view of them (server/events.py converts)

@@ -13,6 +13,8 @@ from dralloc.server.errors import ApiError
 from dralloc.server.events import EVENTS_GROUP, to_events_v1
 from dralloc.server.options import query_flag
 from dralloc.server.registry import (
+    APPS,
+    APPS_GROUP,
     CORE,
     DISCOVERY_GROUP,
     ENDPOINT_SLICES,
@@ -23,7 +25,7 @@ from dralloc.server.registry import (
     Resource,
 )
 
-SERVED_GROUPS = (GROUP, EVENTS_GROUP, DISCOVERY_GROUP, *REVIEW_GROUPS)
+SERVED_GROUPS = (GROUP, EVENTS_GROUP, DISCOVERY_GROUP, APPS_GROUP, *REVIEW_GROUPS)
 
 
 class Target:
@@ -101,6 +103,8 @@ def target(parts: list[str]) -> Target:
         table, version, rest = EVENTS, parts[2], parts[3:]
     elif len(parts) >= 3 and parts[:2] == ["apis", DISCOVERY_GROUP]:
         table, version, rest = ENDPOINT_SLICES, parts[2], parts[3:]
+    elif len(parts) >= 3 and parts[:2] == ["apis", APPS_GROUP]:
+        table, version, rest = APPS, parts[2], parts[3:]
     else:
         raise _not_found()
     namespace = ""
