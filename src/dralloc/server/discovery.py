@@ -28,6 +28,7 @@ from dralloc.server.registry import (
     EVENTS,
     EVENTS_GROUP,
     GROUP,
+    GROUP_RESOURCES,
     GROUP_VERSIONS,
     RESOURCES,
     REVIEW_GROUPS,
@@ -102,8 +103,7 @@ def _entries(r: Resource) -> list[dict[str, Any]]:
 
 
 def resource_list(version: str, group: str = GROUP) -> dict[str, Any] | None:
-    table = RESOURCES if group == GROUP else EVENTS if group == EVENTS_GROUP else APPS if group == APPS_GROUP else \
-        ENDPOINT_SLICES if group == DISCOVERY_GROUP else {n: r for n, r in REVIEWS.items() if r.group == group}
+    table = GROUP_RESOURCES.get(group) or {n: r for n, r in REVIEWS.items() if r.group == group}
     if not any(version in r.versions for r in table.values()):
         return None
     resources = [e for r in table.values() if version in r.versions for e in _entries(r)]

@@ -130,6 +130,10 @@ REVIEWS = {r.name: r for r in (
 )}
 REVIEW_GROUPS = ("authentication.k8s.io", "authorization.k8s.io")
 
+# The stored resources of each served API group (the core group's are CORE, under /api)
+GROUP_RESOURCES: dict[str, dict[str, Resource]] = {
+    GROUP: RESOURCES, EVENTS_GROUP: EVENTS, DISCOVERY_GROUP: ENDPOINT_SLICES, APPS_GROUP: APPS}
+
 # Field selectors kube-apiserver accepts, besides metadata.name / metadata.namespace.
 FIELD_SELECTORS = {
     "resourceslices": ("spec.driver", "spec.nodeName", "spec.pool.name"),

@@ -12,20 +12,9 @@ from dralloc.server import discovery
 from dralloc.server.errors import ApiError
 from dralloc.server.events import EVENTS_GROUP, to_events_v1
 from dralloc.server.options import query_flag
-from dralloc.server.registry import (
-    APPS,
-    APPS_GROUP,
-    CORE,
-    DISCOVERY_GROUP,
-    ENDPOINT_SLICES,
-    EVENTS,
-    GROUP,
-    RESOURCES,
-    REVIEW_GROUPS,
-    Resource,
-)
+from dralloc.server.registry import CORE, GROUP, GROUP_RESOURCES, REVIEW_GROUPS, Resource
 
-SERVED_GROUPS = (GROUP, EVENTS_GROUP, DISCOVERY_GROUP, APPS_GROUP, *REVIEW_GROUPS)
+SERVED_GROUPS = (*GROUP_RESOURCES, *REVIEW_GROUPS)
 
 
 class Target:
@@ -97,14 +86,8 @@ def target(parts: list[str]) -> Target:
                 raise _not_found()
             return Target(CORE["namespaces"], "v1", "", rest[1] if len(rest) > 1 else "",
                            rest[2] if len(rest) > 2 else "")
-    elif len(parts) >= 3 and parts[:2] == ["apis", GROUP]:
-        table, version, rest = RESOURCES, parts[2], parts[3:]
-    elif len(parts) >= 3 and parts[:2] == ["apis", EVENTS_GROUP]:
-        table, version, rest = EVENTS, parts[2], parts[3:]
-    elif len(parts) >= 3 and parts[:2] == ["apis", DISCOVERY_GROUP]:
-        table, version, rest = ENDPOINT_SLICES, parts[2], parts[3:]
-    elif len(parts) >= 3 and parts[:2] == ["apis", APPS_GROUP]:
-        table, version, rest = APPS, parts[2], parts[3:]
+    elif len(parts) >= 3 and parts[0] == "apis" and parts[1] in GROUP_RESOURCES:
+        table, version, rest = GROUP_RESOURCES[parts[1]], parts[2], parts[3:]
     else:
         raise _not_found()
     namespace = ""
