@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from dralloc.server import clock
-from dralloc.server.writes import new_uid
+from dralloc.server.uids import new_uid
 
 
 def test_a_new_uid_is_a_random_rfc_4122_version_4_uuid_in_canonical_text() -> None:

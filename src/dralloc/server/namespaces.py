@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from typing import Any
 
 from dralloc.server.clock import now
 from dralloc.server.errors import ApiError
 from dralloc.server.routing import Target
+from dralloc.server.uids import new_uid
 from dralloc.store import Conflict, Gone, NotFound, Outcome, SQLStore
 from dralloc.validation import field as f
 from dralloc.validation.formats import is_qualified_name
@@ -143,7 +143,7 @@ def ensure_system_namespaces(store: SQLStore) -> None:
         prepare_create(ns)
 
         def build(_old: Any, rv: str, ns: dict[str, Any] = ns) -> dict[str, Any]:
-            meta = {**ns["metadata"], "uid": str(uuid.uuid4()), "creationTimestamp": now(), "resourceVersion": rv}
+            meta = {**ns["metadata"], "uid": new_uid(), "creationTimestamp": now(), "resourceVersion": rv}
             return {**ns, "metadata": meta}
 
         try:

@@ -25,11 +25,11 @@ MethodNotAllowed, and discovery lists only the verbs served.
 from __future__ import annotations
 
 import ipaddress
-import uuid
 from typing import Any
 
 from dralloc.server.apply import record_update
 from dralloc.server.clock import now
+from dralloc.server.uids import new_uid
 from dralloc.store import Conflict, NotFound, SQLStore
 
 KUBERNETES_SERVICE = "kubernetes"
@@ -116,7 +116,7 @@ def _ensure(store: SQLStore, resource: str, wanted: dict[str, Any], fields: tupl
     """Store ``wanted`` (with a uid), or set ``fields`` of the stored one to ``wanted``'s where they differ
     (none: a stored one is left as it is)."""
     def build(_old: Any, rv: str) -> dict[str, Any]:
-        meta = {**wanted["metadata"], "uid": str(uuid.uuid4()), "resourceVersion": rv}
+        meta = {**wanted["metadata"], "uid": new_uid(), "resourceVersion": rv}
         return {**wanted, "metadata": meta}
 
     def repoint(old: dict[str, Any], rv: str) -> dict[str, Any]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -44,6 +43,7 @@ from dralloc.server.registry import CORE, GROUP
 from dralloc.server.responses import JSON, respond
 from dralloc.server.routing import Target
 from dralloc.server.smp import strategic_merge_patch
+from dralloc.server.uids import new_uid
 from dralloc.store import Conflict, NotFound, Outcome
 from dralloc.validation import validate, validate_status_update, validate_update
 from dralloc.validation.field import forbidden
@@ -76,15 +76,6 @@ def _tracks_generation(t: Target) -> bool:
     """The kinds whose strategy keeps ``metadata.generation`` (1 on create, +1 when the spec changes): the
     resource.k8s.io kinds and pods (kube-apiserver's pod strategy since 1.33); not nodes, namespaces, events."""
     return t.resource.group == GROUP or t.resource.name == "pods"
-
-
-def new_uid() -> str:
-    """A random UUID (version 4, RFC 4122 variant) as text, as kube-apiserver gives every new object: what
-    ``str(uuid.uuid4())`` returns, written straight from the random bytes (building the UUID object costs
-    twice as much, on every create)."""
-    digits = os.urandom(16).hex()
-    variant = "89ab"[int(digits[16], 16) & 3]  # the two top bits of the 17th digit are 10
-    return f"{digits[:8]}-{digits[8:12]}-4{digits[13:16]}-{variant}{digits[17:20]}-{digits[20:]}"
 
 
 def new_metadata(meta: dict[str, Any], t: Target, rv: str) -> dict[str, Any]:

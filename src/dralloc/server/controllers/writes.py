@@ -5,11 +5,11 @@ is never overwritten."""
 from __future__ import annotations
 
 import copy
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 from dralloc.server.clock import now
+from dralloc.server.uids import new_uid
 from dralloc.store import Conflict, NotFound, Outcome, SQLStore
 
 ATTEMPTS = 5
@@ -72,7 +72,7 @@ class Writer:
             name = meta["name"]
 
             def build(_old: Any, rv: str, meta: dict[str, Any] = meta, obj: dict[str, Any] = obj) -> dict[str, Any]:
-                return {**obj, "metadata": {**meta, "uid": str(uuid.uuid4()), "creationTimestamp": now(),
+                return {**obj, "metadata": {**meta, "uid": new_uid(), "creationTimestamp": now(),
                                             "resourceVersion": rv}}
 
             try:
