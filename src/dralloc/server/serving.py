@@ -283,8 +283,9 @@ def serve(app: Any, *, host: str, port: int, limits: Limits = Limits(), log_leve
     """Serve ``app`` (from :func:`dralloc.server.create_app`) until SIGTERM/SIGINT."""
     protocol = type("Protocol", (_Protocol,), {"header_timeout": limits.header_timeout,
                                                "idle_timeout": limits.idle_timeout})
+    # (no timeout_keep_alive: the protocol's idle_timeout, checked by the server's sweep, replaces uvicorn's timer)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False, http=protocol,
-                            ssl_certfile=certfile, ssl_keyfile=keyfile, timeout_keep_alive=int(limits.idle_timeout),
+                            ssl_certfile=certfile, ssl_keyfile=keyfile,
                             timeout_graceful_shutdown=int(limits.shutdown_timeout),
                             proxy_headers=False, server_header=False)  # no proxy in front; no "server: uvicorn"
     api = app.state.api

@@ -424,7 +424,7 @@ class SQLStore:
             try:
                 self._commit_in_background(group)
             except Exception:  # noqa: BLE001 - a listener's bug must not stop every later commit
-                log.exception("waking the writers of a commit failed")
+                log.exception("after a commit, waking its writers or the store's listeners failed")
 
     def _commit_in_background(self, group: _Group) -> None:
         """(The syncer thread) COMMIT the group the loop wrote, settle its writes, let the loop go on."""
