@@ -137,6 +137,24 @@ def test_a_foreground_delete_of_a_pod_with_a_generated_claim_waits_for_both_and_
     assert gone.returncode == 1 and "NotFound" in gone.stderr
 
 
+@pytest.mark.parametrize("how", ["eviction", "delete"])
+def test_drain_evicts_the_pods_of_a_node_and_their_claims_are_released(kubectl, tmp_path: Path, how: str) -> None:
+    # kubectl drain evicts through pods/eviction (found in discovery) with protobuf bodies; with
+    # --disable-eviction it deletes, with a protobuf DeleteOptions body.
+    (tmp_path / "objs.yaml").write_text(NODE + "---\n" + DRA)
+    kubectl("apply", "-f", str(tmp_path / "objs.yaml"))
+    kubectl("wait", "--for=jsonpath={.spec.nodeName}=node-1", "pod/trainer", "--timeout=30s")
+    claim = kubectl("get", "pod", "trainer", "-o", "jsonpath={.status.resourceClaimStatuses[0].resourceClaimName}")
+    extra = ["--disable-eviction"] if how == "delete" else []
+    out = kubectl("drain", "node-1", "--force", "--grace-period=1", "--timeout=30s", *extra, timeout=40)
+    verb = "evicted" if how == "eviction" else "deleted"
+    assert f"pod/trainer {verb}" in out.stdout and "node/node-1 drained" in out.stdout, out.stdout + out.stderr
+    assert kubectl("get", "node", "node-1", "-o", "jsonpath={.spec.unschedulable}").stdout == "true"
+    assert kubectl("get", "pods,resourceclaims", "-o", "name").stdout == ""
+    gone = kubectl("get", "resourceclaim", claim.stdout, check=False)
+    assert gone.returncode == 1 and "NotFound" in gone.stderr
+
+
 def test_everyday_pod_commands_print_what_they_print_on_a_cluster(kubectl, tmp_path: Path) -> None:
     (tmp_path / "objs.yaml").write_text(NODE + "---\n" + POD)
     kubectl("apply", "-f", str(tmp_path / "objs.yaml"))

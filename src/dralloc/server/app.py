@@ -22,6 +22,7 @@ from dralloc.errors import InputError
 from dralloc.server import (
     deletes,
     discovery,
+    evictions,
     namespaces,
     openapi_v2,
     podlogs,
@@ -196,13 +197,17 @@ class ApiServer:
             self._authorize_pod_subresource(user, verb, target)
             self.namespaces.admit_create(target, {})  # a binding is a create: none in a terminating namespace
             return await pods.create_binding(self, request, target)
+        if target.sub == "eviction":
+            self._authorize_pod_subresource(user, verb, target)
+            return await evictions.create_eviction(self, request, target)
         response = await HANDLERS[verb](self, request, target)
         if target.resource.deprecation:  # as kube-apiserver warns of a deprecated resource on every request
             response.headers.append("Warning", "299 - " + json.dumps(target.resource.deprecation))
         return response
 
     def _authorize_pod_subresource(self, user: User, verb: str, target: routing.Target) -> None:
-        """kube-apiserver's 403 for a pod subresource (``pods/log``, ``pods/binding``) the user may not use."""
+        """kube-apiserver's 403 for a pod subresource (``pods/log``, ``pods/binding``, ``pods/eviction``) the user
+        may not use."""
         if not self.authorizer.allowed(user, verb, f"pods/{target.sub}"):
             raise ApiError(403, f'pods "{target.name}" is forbidden: User "{user.name}" cannot {verb} resource '
                                 f'"pods/{target.sub}" in API group "" in the namespace "{target.namespace}"')

@@ -73,7 +73,7 @@ class Authorizer:
 
     def request_allowed(self, user: User, verb: str, resource: str, subresource: str = "") -> bool:
         """What the server enforces on a request: the verb on the resource (its status included); a pod's
-        binding also needs the verb on pods/binding."""
+        binding and eviction also need the verb on pods/binding, pods/eviction."""
         if not self.allowed(user, verb, resource):
             return False
-        return subresource != "binding" or self.allowed(user, verb, f"{resource}/binding")
+        return subresource not in ("binding", "eviction") or self.allowed(user, verb, f"{resource}/{subresource}")

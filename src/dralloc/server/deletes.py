@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server import namespaces, pods
-from dralloc.server.bodies import parse, read_body
+from dralloc.server import namespaces, pods, protobuf
+from dralloc.server.bodies import YAML_TYPES, parse, read_body
 from dralloc.server.clock import now
 from dralloc.server.errors import bad_request, conflict, not_found
 from dralloc.server.objects import dry_run
@@ -24,9 +24,19 @@ if TYPE_CHECKING:
 
 
 async def delete_options(request: Request, t: Target) -> dict[str, Any]:
-    """The request's DeleteOptions (its body; none: the defaults)."""
-    raw, _ = await read_body(request)
-    options = parse(raw, JSON, t.resource.kind, t.version) if raw.strip() else {}
+    """The request's DeleteOptions (its body, JSON, YAML or protobuf; none: the defaults)."""
+    raw, ctype = await read_body(request)
+    if not raw.strip():
+        return {}
+    if ctype == protobuf.CONTENT_TYPE:  # kubectl drain's typed client deletes pods with a protobuf body
+        try:
+            options = protobuf.decode(raw)
+        except protobuf.ProtobufError as exc:
+            raise bad_request(f"couldn't decode the request body as protobuf: {exc}") from None
+        if options.get("kind") != "DeleteOptions":
+            raise bad_request(f"the request body must be DeleteOptions, not {options.get('kind')}")
+        return options
+    options = parse(raw, ctype if ctype in YAML_TYPES else JSON, "DeleteOptions", "v1")
     if not isinstance(options, dict):
         raise bad_request("DeleteOptions must be a JSON object")
     return options
@@ -34,12 +44,26 @@ async def delete_options(request: Request, t: Target) -> dict[str, Any]:
 
 async def delete(api: ApiServer, request: Request, t: Target) -> Response:
     options = await delete_options(request, t)
+    dry = dry_run(request, options)
+    result = await remove(api, t, options, request.query_params, dry)
+    if t.resource.name == "pods" and not dry and (result.get("metadata") or {}).get("deletionTimestamp"):
+        return respond(request, t.present(result))  # a terminating pod: 200 with the object, as upstream
+    if t.resource.name == "namespaces":
+        return respond(request, result)  # marked Terminating: 200 with the object, as upstream
+    # 202 Accepted: finalizers keep the object until their controllers remove them.
+    pending = bool((result.get("metadata") or {}).get("finalizers"))
+    return respond(request, t.present(result), 202 if pending else 200)
+
+
+async def remove(api: ApiServer, t: Target, options: dict[str, Any], query: Any, dry: bool) -> dict[str, Any]:
+    """Delete the object ``t`` names with ``options`` (and the delete options of ``query``, a URL's): the
+    object removed, or as marked for its deletion (a pod's grace period, a namespace's finalization,
+    finalizers); 404, 409 on a failed precondition, as kube-apiserver."""
     pre = options.get("preconditions") or {}
     if not isinstance(pre, dict) or any(not isinstance(v, (str, type(None))) for v in pre.values()):
         raise bad_request("DeleteOptions.preconditions must be an object of strings (uid, resourceVersion)")
-    check_delete_options(options, request.query_params)
-    dry = dry_run(request, options)
-    policy = propagation_policy(options, request.query_params)
+    check_delete_options(options, query)
+    policy = propagation_policy(options, query)
     is_namespace = t.resource.name == "namespaces"
     if is_namespace:
         namespaces.check_delete(t.name)
@@ -55,7 +79,7 @@ async def delete(api: ApiServer, request: Request, t: Target) -> Response:
                                 f'{pre["resourceVersion"]}, ResourceVersion in object meta: '
                                 f'{meta.get("resourceVersion")}')
         if t.resource.name == "pods":
-            return pods.mark_terminating(old, pods.grace_period(old, options, request.query_params))
+            return pods.mark_terminating(old, pods.grace_period(old, options, query))
         if is_namespace:
             return namespaces.mark_terminating(old)
         return mark_deleting(old)
@@ -64,23 +88,17 @@ async def delete(api: ApiServer, request: Request, t: Target) -> Response:
         if dry:
             old = api.store.get(t.resource.name, t.namespace, t.name)
             marked = check(old)
-            result = marked.object if marked is not None else old
-        else:
-            result = await api.store.delete_async(t.resource.name, t.namespace, t.name, check=check)
+            return marked.object if marked is not None else old
+        result = await api.store.delete_async(t.resource.name, t.namespace, t.name, check=check)
     except NotFound:
         raise not_found(t.resource, t.name) from None
     except _Precondition as exc:
         raise conflict(t.resource, t.name, str(exc)) from None
-    if t.resource.name == "pods" and not dry and (result.get("metadata") or {}).get("deletionTimestamp"):
+    if t.resource.name == "pods" and (result.get("metadata") or {}).get("deletionTimestamp"):
         pods.schedule_removal(api, result)
-        return respond(request, t.present(result))  # a terminating pod: 200 with the object, as upstream
     if is_namespace:
-        if not dry:
-            api.namespaces.note(result)  # terminating (a namespace only goes through its controller)
-        return respond(request, result)  # marked Terminating: 200 with the object, as upstream
-    # 202 Accepted: finalizers keep the object until their controllers remove them.
-    pending = bool((result.get("metadata") or {}).get("finalizers"))
-    return respond(request, t.present(result), 202 if pending else 200)
+        api.namespaces.note(result)  # terminating (a namespace only goes through its controller)
+    return result
 
 
 async def deletecollection(api: ApiServer, request: Request, t: Target) -> Response:

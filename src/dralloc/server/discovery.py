@@ -93,6 +93,9 @@ def _entries(r: Resource) -> list[dict[str, Any]]:
     if "binding" in r.subresources:
         out.append({"name": f"{r.name}/binding", "singularName": "", "namespaced": r.namespaced, "kind": "Binding",
                     "verbs": ["create"]})
+    if "eviction" in r.subresources:  # kubectl drain looks for it here, with its group and version
+        out.append({"name": f"{r.name}/eviction", "singularName": "", "namespaced": r.namespaced, "group": "policy",
+                    "version": "v1", "kind": "Eviction", "verbs": ["create"]})
     if "log" in r.subresources:
         out.append({"name": f"{r.name}/log", "singularName": "", "namespaced": r.namespaced, "kind": r.kind,
                     "verbs": ["get"]})
@@ -150,6 +153,9 @@ def _discovered(r: Resource, version: str) -> dict[str, Any]:
     if "binding" in r.subresources:
         subresources.append({"subresource": "binding", "verbs": ["create"],
                              "responseKind": {"group": "", "version": "v1", "kind": "Binding"}})
+    if "eviction" in r.subresources:
+        subresources.append({"subresource": "eviction", "verbs": ["create"],
+                             "responseKind": {"group": "policy", "version": "v1", "kind": "Eviction"}})
     if "log" in r.subresources:
         subresources.append({"subresource": "log", "responseKind": kind, "verbs": ["get"]})
     if "finalize" in r.subresources:

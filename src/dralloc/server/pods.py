@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from dralloc.server import protobuf
 from dralloc.server.bodies import parse, read_body
 from dralloc.server.clock import now, timestamp
 from dralloc.server.errors import ApiError, bad_request, not_found
@@ -256,7 +257,15 @@ async def create_binding(api: ApiServer, request: Request, t: Target) -> Respons
     """POST pods/{name}/binding: set spec.nodeName (once) and the PodScheduled condition, as kube-scheduler's
     bind does through kube-apiserver."""
     raw, ctype = await read_body(request)
-    binding = parse(raw, ctype, "Binding", "v1")
+    if ctype == protobuf.CONTENT_TYPE:  # kube-scheduler binds with protobuf bodies
+        try:
+            binding: Any = protobuf.decode(raw)
+        except protobuf.ProtobufError as exc:
+            raise bad_request(f"couldn't decode the request body as protobuf: {exc}") from None
+        if binding.get("kind") != "Binding":
+            raise bad_request(f"the request body must be a Binding, not {binding.get('kind')}")
+    else:
+        binding = parse(raw, ctype, "Binding", "v1")
     if not isinstance(binding, dict):
         raise bad_request("the request body must be a JSON object")
     meta = binding.get("metadata") or {}

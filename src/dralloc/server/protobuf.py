@@ -1,11 +1,12 @@
-"""Kubernetes protobuf request bodies for the core/v1 kinds this server keeps (Namespace, Node) and the self
-reviews (SelfSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview).
+"""Kubernetes protobuf request bodies for the core/v1 kinds this server keeps (Namespace, Node), the bodies of
+pod subresources and deletes (Binding, policy Eviction, DeleteOptions) and the self reviews
+(SelfSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview).
 
-kubectl's typed clients (``kubectl create namespace``) send core objects as
-``application/vnd.kubernetes.protobuf``: the magic ``k8s\\0`` and a ``runtime.Unknown`` envelope (typeMeta,
-raw) around the object's protobuf encoding. Only the fields this server stores are decoded (object
-metadata, Namespace spec, Node spec and capacity/allocatable); other fields are skipped. Responses stay
-JSON, which those clients accept as well.
+kubectl's typed clients (``kubectl create namespace``, ``kubectl drain``'s evictions and deletes) and
+kube-scheduler's binds send them as ``application/vnd.kubernetes.protobuf``: the magic ``k8s\\0`` and a
+``runtime.Unknown`` envelope (typeMeta, raw) around the object's protobuf encoding. Only the fields this
+server uses are decoded (object metadata, Namespace spec, Node spec and capacity/allocatable, a Binding's
+target, delete options); other fields are skipped. Responses stay JSON, which those clients accept as well.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def _varint(buf: bytes, pos: int) -> tuple[int, int]:
 
 def fields(buf: bytes) -> list[tuple[int, Any]]:
     """(field number, value) pairs: an int for varints, bytes for length-delimited fields."""
+    if not isinstance(buf, bytes):
+        raise ProtobufError("expected a message")
     out: list[tuple[int, Any]] = []
     pos = 0
     while pos < len(buf):
@@ -70,7 +73,9 @@ def _text(value: Any) -> str:
         raise ProtobufError("invalid UTF-8 in a string") from None
 
 
-def _signed(value: int) -> int:
+def _signed(value: Any) -> int:
+    if not isinstance(value, int):
+        raise ProtobufError("expected an integer")
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
@@ -206,16 +211,50 @@ def _self_review(f: dict[int, list[Any]]) -> dict[str, Any]:
     return {}
 
 
-KINDS = {("v1", "Namespace"): _namespace, ("v1", "Node"): _node,
+_OBJECT_REFERENCE = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
+
+
+def _binding(f: dict[int, list[Any]]) -> dict[str, Any]:
+    return {"target": _strings(f[2][-1], _OBJECT_REFERENCE)} if 2 in f else {}
+
+
+def delete_options(raw: bytes) -> dict[str, Any]:
+    """A DeleteOptions message (proto2: a field is present when it was set, zero included, so a grace period
+    of 0, a force delete, is kept)."""
+    f = _grouped(raw)
+    out: dict[str, Any] = {}
+    if 1 in f:
+        out["gracePeriodSeconds"] = _signed(f[1][-1])
+    if 2 in f:
+        out["preconditions"] = _strings(f[2][-1], ("uid", "resourceVersion"))
+    if 3 in f:
+        out["orphanDependents"] = bool(_signed(f[3][-1]))
+    if 4 in f:
+        out["propagationPolicy"] = _text(f[4][-1])
+    if 5 in f:
+        out["dryRun"] = [_text(v) for v in f[5]]
+    return out
+
+
+def _eviction(f: dict[int, list[Any]]) -> dict[str, Any]:
+    return {"deleteOptions": delete_options(f[2][-1])} if 2 in f else {}
+
+
+KINDS = {("v1", "Namespace"): _namespace, ("v1", "Node"): _node, ("v1", "Binding"): _binding,
+         ("policy/v1", "Eviction"): _eviction, ("policy/v1beta1", "Eviction"): _eviction,
          # kubectl auth can-i / whoami send their reviews as protobuf
          ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): _access_review,
          ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): _rules_review,
          ("authentication.k8s.io/v1", "SelfSubjectReview"): _self_review}
 
 
+# Messages without object metadata (field 1 is their own)
+OPTIONS = {("v1", "DeleteOptions"): delete_options, ("meta.k8s.io/v1", "DeleteOptions"): delete_options}
+
+
 def decode(body: bytes) -> dict[str, Any]:
-    """The JSON form of a protobuf-encoded core/v1 Namespace or Node, or a self review; ProtobufError when it
-    is none of them."""
+    """The JSON form of a protobuf-encoded kind of :data:`KINDS` or :data:`OPTIONS`; ProtobufError when it is
+    none of them."""
     if not body.startswith(MAGIC):
         raise ProtobufError("the body does not start with the Kubernetes protobuf prefix")
     envelope = _grouped(body[len(MAGIC):])
@@ -224,11 +263,17 @@ def decode(body: bytes) -> dict[str, Any]:
         type_meta = _grouped(envelope[1][-1])
         api_version = _text(type_meta[1][-1]) if 1 in type_meta else ""
         kind = _text(type_meta[2][-1]) if 2 in type_meta else ""
+    raw = envelope.get(2, [b""])[-1]
+    if not isinstance(raw, bytes):
+        raise ProtobufError("the envelope's raw field is not a message")
+    options = OPTIONS.get((api_version, kind))
+    if options is not None:
+        return {"apiVersion": api_version, "kind": kind, **options(raw)}
     decoder = KINDS.get((api_version, kind))
     if decoder is None:
-        raise ProtobufError(f"protobuf bodies are accepted for core/v1 Namespace and Node and the self reviews "
-                            f"only, not {api_version or '?'}/{kind or '?'}")
-    raw = envelope.get(2, [b""])[-1]
+        raise ProtobufError(f"protobuf bodies are accepted for core/v1 Namespace, Node, Binding and "
+                            f"DeleteOptions, policy Eviction and the self reviews only, not "
+                            f"{api_version or '?'}/{kind or '?'}")
     obj = _grouped(raw)
     out: dict[str, Any] = {"apiVersion": api_version, "kind": kind,
                            "metadata": object_meta(obj[1][-1]) if 1 in obj else {}}

@@ -120,14 +120,14 @@ def _verb(request: Request, t: Target) -> str:
     method = request.method
     if t.sub == "finalize" and method != "PUT":  # namespaces/finalize takes updates only
         raise ApiError(405, "the server does not allow this method on the requested resource")
+    if t.sub in ("binding", "eviction"):  # create-only subresources
+        if method != "POST":
+            raise ApiError(405, "the server does not allow this method on the requested resource")
+        return "create"
     if method == "GET":
         if t.name:
             return "get"
         return "watch" if query_flag(request.query_params, "watch") else "list"
-    if t.sub == "binding":
-        if method != "POST":
-            raise ApiError(405, "the server does not allow this method on the requested resource")
-        return "create"
     if method == "POST" and not t.name:
         if t.resource.namespaced and not t.namespace:
             raise ApiError(405, "the server does not allow this method on the requested resource")
