@@ -98,6 +98,17 @@ def test_logs_and_top_fail_as_on_a_cluster_without_kubelets_nor_metrics(kubectl,
         assert top.returncode == 1 and top.stderr.strip() == "error: Metrics API not available"
 
 
+def test_exec_cp_and_attach_fail_where_a_cluster_without_kubelets_fails(kubectl, tmp_path: Path) -> None:
+    (tmp_path / "objs.yaml").write_text(NODE + "---\n" + POD)
+    kubectl("apply", "-f", str(tmp_path / "objs.yaml"))
+    dial = "Error from server: error dialing backend: dial tcp 172.18.0.2:10250: connect: connection refused"
+    for args in (("exec", "web", "--", "ls"), ("cp", "web:/etc/hosts", str(tmp_path / "hosts"))):
+        out = kubectl(*args, check=False, timeout=30)
+        assert out.returncode == 1 and out.stderr.strip() == dial, out.stderr
+    wrong = kubectl("exec", "web", "-c", "nope", "--", "ls", check=False)
+    assert wrong.stderr.strip() == "Error from server (BadRequest): container nope is not valid for pod web"
+
+
 DRA = """apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata: {name: gpu}

@@ -1,4 +1,5 @@
-"""pods/{name}/log without a kubelet: the answers of a kube-apiserver whose kubelets cannot be reached."""
+"""pods/{name}/log, /exec, /attach and /portforward without a kubelet: the answers of a kube-apiserver whose
+kubelets cannot be reached."""
 
 from __future__ import annotations
 
@@ -91,7 +92,8 @@ def test_node_status_is_written_through_its_subresource_only(client: TestClient)
 
 
 @pytest.mark.parametrize("path,code,reason", [
-    (f"{PODS}/web/exec?command=ls&stdout=true", 404, "NotFound"),
+    (f"{PODS}/web/exec?command=ls&stdout=true", 500, ""),  # the node has no address to dial
+    (f"{PODS}/web/proxy", 404, "NotFound"),
     (f"{PODS}?watch=true", 400, "BadRequest"),
 ])
 def test_an_upgrade_request_gets_the_status_of_its_get_and_is_never_upgraded(client: TestClient, path: str,
@@ -105,4 +107,57 @@ def test_an_upgrade_request_gets_the_status_of_its_get_and_is_never_upgraded(cli
         with client.websocket_connect(path):
             pass
     assert denied.value.status_code == code
-    assert denied.value.json()["kind"] == "Status" and denied.value.json()["reason"] == reason
+    assert denied.value.json()["kind"] == "Status" and denied.value.json().get("reason", "") == reason
+
+
+@pytest.mark.parametrize("sub", ["exec", "attach", "portforward"])
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_exec_attach_and_port_forward_stop_where_the_kubelet_is_dialed(client: TestClient, sub: str,
+                                                                       method: str) -> None:
+    assert client.post(PODS, json=pod("web", "main", node="addressed")).status_code == 201
+    r = client.request(method, f"{PODS}/web/{sub}", params={"command": "ls", "stdout": "true"})
+    assert status_of(r) == (500, "", "error dialing backend: dial tcp 10.1.2.3:10255: connect: connection refused")
+
+
+def test_exec_is_refused_as_kube_apiserver_refuses_it_before_dialing(client: TestClient) -> None:
+    for body in (pod("two", "a", "b", node="gone"), pod("pending", "main"), pod("bare", "main", node="bare")):
+        assert client.post(PODS, json=body).status_code == 201
+    exec_ = lambda name, **params: client.post(f"{PODS}/{name}/exec", params={"command": "ls", **params})  # noqa: E731
+    assert status_of(exec_("two")) == (
+        400, "BadRequest", "a container name must be specified for pod two, choose one of: [a b]")
+    assert status_of(exec_("two", container="c")) == (400, "BadRequest", "container c is not valid for pod two")
+    assert status_of(exec_("two", container="a")) == (404, "NotFound", 'nodes "gone" not found')
+    assert status_of(exec_("pending")) == (400, "BadRequest", "pod pending does not have a host assigned")
+    assert status_of(exec_("bare")) == (500, "", "no preferred addresses found; known addresses: []")
+    assert status_of(exec_("nope")) == (404, "NotFound", 'pods "nope" not found')
+    # a port-forward names no container
+    assert status_of(client.post(f"{PODS}/two/portforward", params={"ports": "80"})) == (
+        404, "NotFound", 'nodes "gone" not found')
+    assert client.put(f"{PODS}/two/exec", json={}).status_code == 405
+
+
+def test_exec_needs_the_verb_of_its_method_on_pods_exec() -> None:
+    from dralloc.server.auth import Authorizer
+
+    rules = {"system:anonymous": [{"verbs": ["get", "create"], "resources": ["pods"]},
+                                  {"verbs": ["get"], "resources": ["pods/exec"]}]}
+    http = api_client(authorizer=Authorizer(rules), anonymous=True)
+    assert http.get(f"{PODS}/web/exec").status_code == 404  # allowed: a GET is "get" on pods/exec (no such pod)
+    r = http.post(f"{PODS}/web/exec")
+    assert r.status_code == 403 and r.json()["message"] == (
+        'pods "web" is forbidden: User "system:anonymous" cannot create resource "pods/exec" in API group "" in '
+        'the namespace "default"')
+
+
+def test_discovery_lists_the_pod_subresources_in_kube_apiservers_order(client: TestClient) -> None:
+    resources = client.get("/api/v1").json()["resources"]
+    pods = [r for r in resources if r["name"].startswith("pods/")]
+    assert [r["name"] for r in pods] == ["pods/attach", "pods/binding", "pods/eviction", "pods/exec", "pods/log",
+                                         "pods/portforward", "pods/status"]
+    assert pods[3] == {"name": "pods/exec", "singularName": "", "namespaced": True, "kind": "PodExecOptions",
+                       "verbs": ["create", "get"]}
+    aggregated = client.get("/api", headers={"accept": "application/json;g=apidiscovery.k8s.io;v=v2;"
+                                                      "as=APIGroupDiscoveryList"}).json()
+    served = next(r for r in aggregated["items"][0]["versions"][0]["resources"] if r["resource"] == "pods")
+    assert [s["subresource"] for s in served["subresources"]] == [r["name"][5:] for r in pods]
+    assert served["subresources"][2]["responseKind"] == {"group": "policy", "version": "v1", "kind": "Eviction"}

@@ -27,6 +27,7 @@ from dralloc.server import (
     openapi_v2,
     podlogs,
     pods,
+    podstreams,
     reads,
     reviews,
     routing,
@@ -197,6 +198,9 @@ class ApiServer:
             self._authorize_pod_subresource(user, verb, target)
             self.namespaces.admit_create(target, {})  # a binding is a create: none in a terminating namespace
             return await pods.create_binding(self, request, target)
+        if target.sub in podstreams.STREAMS:
+            self._authorize_pod_subresource(user, verb, target)
+            return await podstreams.connect(self, request, target)
         if target.sub == "eviction":
             self._authorize_pod_subresource(user, verb, target)
             return await evictions.create_eviction(self, request, target)
@@ -206,8 +210,8 @@ class ApiServer:
         return response
 
     def _authorize_pod_subresource(self, user: User, verb: str, target: routing.Target) -> None:
-        """kube-apiserver's 403 for a pod subresource (``pods/log``, ``pods/binding``, ``pods/eviction``) the user
-        may not use."""
+        """kube-apiserver's 403 for a pod subresource (``pods/log``, ``pods/binding``, ``pods/exec``, ...) the
+        user may not use."""
         if not self.authorizer.allowed(user, verb, f"pods/{target.sub}"):
             raise ApiError(403, f'pods "{target.name}" is forbidden: User "{user.name}" cannot {verb} resource '
                                 f'"pods/{target.sub}" in API group "" in the namespace "{target.namespace}"')

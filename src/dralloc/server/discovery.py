@@ -79,6 +79,24 @@ def _verbs(r: Resource) -> list[str]:
     return VERBS if r.name != "namespaces" else ["create", "delete", "get", "list", "patch", "update", "watch"]
 
 
+# The subresources kube-apiserver serves besides status: (kind, verbs), kind None for the resource's own kind.
+_SUBRESOURCES: dict[str, tuple[tuple[str, str, str] | None, list[str]]] = {
+    "attach": (("", "v1", "PodAttachOptions"), ["create", "get"]),
+    "binding": (("", "v1", "Binding"), ["create"]),
+    "eviction": (("policy", "v1", "Eviction"), ["create"]),  # kubectl drain looks for it with its group
+    "exec": (("", "v1", "PodExecOptions"), ["create", "get"]),
+    "finalize": (None, ["update"]),
+    "log": (None, ["get"]),
+    "portforward": (("", "v1", "PodPortForwardOptions"), ["create", "get"]),
+    "status": (None, ["get", "patch", "update"]),
+}
+
+
+def _subresources(r: Resource) -> list[str]:
+    """The resource's subresources in kube-apiserver's order (its paths sorted)."""
+    return sorted([*r.subresources, *(("status",) if r.status else ())])
+
+
 def _entries(r: Resource) -> list[dict[str, Any]]:
     main = {"name": r.name, "singularName": r.singular, "namespaced": r.namespaced, "kind": r.kind,
             "verbs": _verbs(r)}
@@ -87,21 +105,14 @@ def _entries(r: Resource) -> list[dict[str, Any]]:
     if r.categories:
         main["categories"] = list(r.categories)
     out = [main]
-    if r.status:
-        out.append({"name": f"{r.name}/status", "singularName": "", "namespaced": r.namespaced, "kind": r.kind,
-                    "verbs": ["get", "patch", "update"]})
-    if "binding" in r.subresources:
-        out.append({"name": f"{r.name}/binding", "singularName": "", "namespaced": r.namespaced, "kind": "Binding",
-                    "verbs": ["create"]})
-    if "eviction" in r.subresources:  # kubectl drain looks for it here, with its group and version
-        out.append({"name": f"{r.name}/eviction", "singularName": "", "namespaced": r.namespaced, "group": "policy",
-                    "version": "v1", "kind": "Eviction", "verbs": ["create"]})
-    if "log" in r.subresources:
-        out.append({"name": f"{r.name}/log", "singularName": "", "namespaced": r.namespaced, "kind": r.kind,
-                    "verbs": ["get"]})
-    if "finalize" in r.subresources:
-        out.append({"name": f"{r.name}/finalize", "singularName": "", "namespaced": r.namespaced, "kind": r.kind,
-                    "verbs": ["update"]})
+    for sub in _subresources(r):
+        kind, verbs = _SUBRESOURCES[sub]
+        entry: dict[str, Any] = {"name": f"{r.name}/{sub}", "singularName": "", "namespaced": r.namespaced}
+        if kind is not None and kind[0]:  # another group's kind: named with its group and version
+            entry["group"], entry["version"] = kind[0], kind[1]
+        entry["kind"] = kind[2] if kind is not None else r.kind
+        entry["verbs"] = verbs
+        out.append(entry)
     return out
 
 
@@ -148,18 +159,10 @@ def _discovered(r: Resource, version: str) -> dict[str, Any]:
     if r.categories:
         entry["categories"] = list(r.categories)
     subresources = []
-    if r.status:
-        subresources.append({"subresource": "status", "responseKind": kind, "verbs": ["get", "patch", "update"]})
-    if "binding" in r.subresources:
-        subresources.append({"subresource": "binding", "verbs": ["create"],
-                             "responseKind": {"group": "", "version": "v1", "kind": "Binding"}})
-    if "eviction" in r.subresources:
-        subresources.append({"subresource": "eviction", "verbs": ["create"],
-                             "responseKind": {"group": "policy", "version": "v1", "kind": "Eviction"}})
-    if "log" in r.subresources:
-        subresources.append({"subresource": "log", "responseKind": kind, "verbs": ["get"]})
-    if "finalize" in r.subresources:
-        subresources.append({"subresource": "finalize", "responseKind": kind, "verbs": ["update"]})
+    for sub in _subresources(r):
+        sub_kind, verbs = _SUBRESOURCES[sub]
+        response = kind if sub_kind is None else {"group": sub_kind[0], "version": sub_kind[1], "kind": sub_kind[2]}
+        subresources.append({"subresource": sub, "responseKind": response, "verbs": verbs})
     if subresources:
         entry["subresources"] = subresources
     return entry

@@ -67,7 +67,7 @@ CORE = {r.name: r for r in (
              columns=(("READY", "=podReady"), ("STATUS", "=podStatus"), ("RESTARTS", "=podRestarts")),
              wide_columns=(("IP", "status.podIP"), ("NODE", "spec.nodeName"),
                            ("NOMINATED NODE", "status.nominatedNodeName"), ("READINESS GATES", "=readinessGates")),
-             subresources=("binding", "eviction", "log")),
+             subresources=("attach", "binding", "eviction", "exec", "log", "portforward")),
     # kube-apiserver's event table has no leading name nor age: the name is the last, wide, column
     Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",), table=_EVENT_TABLE),
     # Read-only (server/services.py): the default/kubernetes Service and Endpoints kube-apiserver keeps; and the

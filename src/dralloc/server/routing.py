@@ -124,6 +124,10 @@ def _verb(request: Request, t: Target) -> str:
         if method != "POST":
             raise ApiError(405, "the server does not allow this method on the requested resource")
         return "create"
+    if t.sub in ("exec", "attach", "portforward"):  # connect: a WebSocket GET or a SPDY POST
+        if method not in ("GET", "POST"):
+            raise ApiError(405, "the server does not allow this method on the requested resource")
+        return "get" if method == "GET" else "create"
     if method == "GET":
         if t.name:
             return "get"
