@@ -504,7 +504,7 @@ def test_pretty_is_read_as_a_go_bool(client: TestClient) -> None:
     assert "\n" not in client.get("/apis/resource.k8s.io/v1/deviceclasses/x", params={"pretty": "yes"}).text
 
 
-def _explain(schemas: dict[str, Any], kind: str, path: str) -> dict[str, Any]:
+def _explain(schemas: dict[str, Any], kind: str, path: str, group: str = "io.k8s.api.resource.v1") -> dict[str, Any]:
     """Walk a field path through OpenAPI v3 schemas the way kubectl explain does: properties, array items,
     a $ref, or an allOf of one $ref (never into anyOf)."""
     def resolve(node: dict[str, Any]) -> dict[str, Any]:
@@ -517,7 +517,7 @@ def _explain(schemas: dict[str, Any], kind: str, path: str) -> dict[str, Any]:
                 node = node["items"]
             else:
                 return node
-    node = schemas[f"io.k8s.api.resource.v1.{kind}"]
+    node = schemas[f"{group}.{kind}"]
     for name in path.split("."):
         node = resolve(node)["properties"][name]
     return resolve(node)
@@ -530,6 +530,25 @@ def test_openapi_v3_schemas_let_kubectl_explain_reach_optional_nested_fields(cli
     assert _explain(schemas, "ResourceClaim", "status.allocation.devices.results")["properties"]["device"] == \
         {"type": "string", "default": ""}
     assert '"type": "null"' not in json.dumps(schemas) and '"title"' not in json.dumps(schemas)
+
+
+def test_the_core_kinds_dralloc_models_are_explained_and_accept_every_other_field(client: TestClient) -> None:
+    root = client.get("/openapi/v3").json()["paths"]
+    schemas = client.get(root["api/v1"]["serverRelativeURL"]).json()["components"]["schemas"]
+    core = "io.k8s.api.core.v1"
+    claim = _explain(schemas, "Pod", "spec.resourceClaims", core)
+    assert set(claim["properties"]) == {"name", "resourceClaimName", "resourceClaimTemplateName"}
+    assert set(_explain(schemas, "Pod", "spec.containers.resources.claims", core)["properties"]) == {"name",
+                                                                                                    "request"}
+    assert _explain(schemas, "Pod", "spec", core)["x-kubernetes-preserve-unknown-fields"] is True  # env, volumes...
+    assert "taints" in _explain(schemas, "Node", "spec", core)["properties"]
+    # kinds without a model stay open
+    assert schemas[f"{core}.Service"] == {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
+                                          "x-kubernetes-group-version-kind": [{"group": "", "version": "v1",
+                                                                               "kind": "Service"}]}
+    # /openapi/v2, which kubectl validates a List's items with on the client, keeps every core kind open
+    definitions = client.get("/openapi/v2").json()["definitions"]
+    assert "properties" not in definitions[f"{core}.Pod"] and f"{core}.PodSpec" not in definitions
 
 
 def test_openapi_v2_protobuf_holds_each_kinds_definition_with_its_group_version_kind(client: TestClient) -> None:

@@ -206,6 +206,9 @@ def test_kubectl_explain_uses_generated_schemas(kubectl) -> None:
     devices = kubectl("explain", "resourceclaims.spec.devices").stdout
     assert "requests\t<[]DeviceRequest>" in devices, devices
     assert "FIELD: count <integer>" in kubectl("explain", "resourceclaims.spec.devices.requests.exactly.count").stdout
+    # a Pod's DRA fields
+    claims = kubectl("explain", "pod.spec.resourceClaims").stdout
+    assert "FIELD: resourceClaims <[]PodResourceClaim>" in claims and "resourceClaimTemplateName\t<string>" in claims
 
 
 def test_kubectl_creates_and_applies_a_list_as_get_o_yaml_writes_it(kubectl, tmp_path: Path) -> None:

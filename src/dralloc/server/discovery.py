@@ -251,7 +251,11 @@ def _model_schemas(resources: list[Resource], version: str, prefix: str) -> dict
     out = {}
     for name, schema in components.items():
         text = json.dumps(schema).replace('"$ref": "' + prefix, '"$ref": "#/components/schemas/' + prefix)
-        out[f"{prefix}.{name}"] = _upstream_shape(json.loads(text))
+        out[f"{prefix}.{name}"] = shaped = _upstream_shape(json.loads(text))
+        if not resources[0].group and "properties" in shaped:
+            # core objects are stored as sent and their models describe only some of upstream's fields (a
+            # Pod's spec): the others are not unknown, merely not described
+            shaped["x-kubernetes-preserve-unknown-fields"] = True
     for r in resources:
         top = out.get(f"{prefix}.{r.kind}")
         if top is not None:
@@ -328,7 +332,11 @@ def _mark_list_types(schemas: dict[str, Any], top: dict[str, Any], kind: FieldTy
 
 
 @cache
-def openapi_v3_gv(version: str, core: bool = False) -> dict[str, Any] | None:
+def openapi_v3_gv(version: str, core: bool = False, *, core_models: bool = True) -> dict[str, Any] | None:
+    """One group version's OpenAPI v3 document. The core kinds dralloc models (Namespace, Node, Pod) get the
+    schemas of their models, so ``kubectl explain pod.spec.resourceClaims`` finds its field; with
+    ``core_models`` off they keep open schemas (what /openapi/v2 serves, since kubectl validates a List's
+    items against those on the client and the models describe only part of a Pod)."""
     if core:
         resources, prefix, version = list(CORE.values()), "/api/v1", "v1"
     else:
@@ -346,7 +354,12 @@ def openapi_v3_gv(version: str, core: bool = False) -> dict[str, Any] | None:
         schemas[_schema_name(r, version)] = {
             "type": "object", "x-kubernetes-preserve-unknown-fields": True,
             "x-kubernetes-group-version-kind": [{"group": r.group, "version": version, "kind": r.kind}]}
-    if version != "v1beta1":  # v1beta1's shape differs from the models; it keeps the open schemas
+    if core and core_models:
+        from dralloc.api.codec import model_for
+
+        modelled = [r for r in resources if model_for("v1", r.kind) is not None]
+        schemas.update(_model_schemas(modelled, version, "io.k8s.api.core.v1") or {})
+    elif version != "v1beta1" and not core:  # v1beta1's shape differs from the models: open schemas
         prefix = _schema_name(resources[0], version).rsplit(".", 1)[0]
         schemas.update(_model_schemas(resources, version, prefix) or {})
     return {"openapi": "3.0.0", "info": {"title": "dralloc", "version": __version__}, "paths": paths,

@@ -28,7 +28,7 @@ PROTOBUF_RETURNED = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 @cache
 def document() -> dict[str, Any]:
     definitions: dict[str, Any] = {}
-    for doc in [openapi_v3_gv("v1", core=True)] + [openapi_v3_gv(v) for v in GROUP_VERSIONS]:
+    for doc in [openapi_v3_gv("v1", core=True, core_models=False)] + [openapi_v3_gv(v) for v in GROUP_VERSIONS]:
         schemas = (doc or {}).get("components", {}).get("schemas", {})
         text = json.dumps(schemas).replace('"#/components/schemas/', '"#/definitions/')
         definitions.update(json.loads(text))
