@@ -23,6 +23,7 @@ from dralloc.server import (
     deletes,
     discovery,
     evictions,
+    health,
     namespaces,
     openapi_v2,
     podlogs,
@@ -49,7 +50,6 @@ HANDLERS: dict[str, Handler] = {
     "get": reads.get, "list": reads.list_, "watch": watch.watch, "create": writes.create, "update": writes.update,
     "patch": writes.patch, "delete": deletes.delete, "deletecollection": deletes.deletecollection,
 }
-HEALTH_PATHS = ("/healthz", "/readyz", "/livez")
 ANONYMOUS_USER = User("system:anonymous", "", ("system:unauthenticated",))  # frozen: shared by every request
 
 
@@ -154,8 +154,8 @@ class ApiServer:
 
     async def _handle(self, request: Request) -> Response:
         path = request.scope["path"].rstrip("/") or "/"
-        if path in HEALTH_PATHS:
-            return PlainTextResponse("ok")
+        if path.split("/", 2)[1] in health.ROOTS:
+            return health.answer(self, path.split("/")[1:], request.query_params)
         if self.max_connections and self.open_connections() > self.max_connections:
             raise ApiError(429, "Too many requests, please try again later.", "TooManyRequests",
                            details={"retryAfterSeconds": 1}, headers={"Retry-After": "1", "Connection": "close"})
