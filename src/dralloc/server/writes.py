@@ -336,6 +336,9 @@ async def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, da
 
 
 async def patch(api: ApiServer, request: Request, t: Target) -> Response:
+    """A merge, strategic merge, JSON or apply patch, applied to the object as stored when it is written: a
+    write that lands between the read and the write makes the patch be applied again to the new object (as
+    kube-apiserver's update retries), unless the patch names the resourceVersion it expects (then: 409)."""
     raw, ctype = await read_body(request)
     kinds = ("application/merge-patch+json", "application/strategic-merge-patch+json",
              "application/json-patch+json", "application/apply-patch+yaml")
@@ -343,8 +346,26 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
         raise ApiError(415, f"the body of the request was in an unknown format - accepted media types "
                             f"include: {', '.join(kinds)}")
     check_write_options("patch", request.query_params, apply_patch=ctype == "application/apply-patch+yaml")
-    patch = parse(raw, ctype, t.resource.kind, t.version)
+    patch_doc = parse(raw, ctype, t.resource.kind, t.version)
     mode = field_validation(request)
+    for attempt in range(PATCH_ATTEMPTS):
+        try:
+            return await _patch_once(api, request, t, raw, ctype, patch_doc, mode)
+        except _Raced:
+            if attempt == PATCH_ATTEMPTS - 1:
+                raise conflict(t.resource, t.name) from None
+    raise AssertionError("unreachable")
+
+
+PATCH_ATTEMPTS = 5  # kube-apiserver's patcher gives up after as many conflicts
+
+
+class _Raced(Exception):
+    """Another write changed (or created) the object between the patch's read and its write."""
+
+
+async def _patch_once(api: ApiServer, request: Request, t: Target, raw: bytes, ctype: str, patch: Any,
+                      mode: str) -> Response:
     try:
         current = t.present(api.store.get(t.resource.name, t.namespace, t.name))
     except NotFound:
@@ -366,8 +387,13 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
             merged, dropped = without_duplicate_owners(merged, after_admission=True)
             warnings = [*warnings, *dropped]
             api.namespaces.admit_create(t, merged)
-            with events.errors_of(t):
-                result = await insert_new(api, stored_view(t), created_form(merged, t), dry_run(request), None)
+            try:
+                with events.errors_of(t):
+                    result = await insert_new(api, stored_view(t), created_form(merged, t), dry_run(request), None)
+            except ApiError as exc:
+                if exc.code == 409 and exc.reason == "AlreadyExists":
+                    raise _Raced() from None  # created meanwhile: apply to it
+                raise
             return respond(request, t.present(result), 201, warnings=warnings)
     elif ctype == "application/json-patch+json":
         merged = type_meta_checked(json_patch(current, patch), t)
@@ -381,7 +407,8 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
                                    else merge_patch(current, patch), t)
         warnings = field_problems(raw, JSON, patch, mode, t)  # duplicates in the patch itself
         warnings += [w for w in field_problems(None, JSON, merged, mode, t) if w not in warnings]
-    expect = ((patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch, dict) else None)
+    asked = (patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch, dict) else None
+    read = ((current or {}).get("metadata") or {}).get("resourceVersion")
     merged, dropped = without_duplicate_owners(merged, after_admission=True)
     warnings = [*warnings, *dropped]
     stored_t = stored_view(t)
@@ -391,8 +418,13 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
     if obj.metadata.name != t.name:
         raise bad_request("the name of the object cannot be changed by a patch")
     manager = None if ctype == "application/apply-patch+yaml" else manager_of(request)
-    with events.errors_of(t):
-        result = await apply_update(api, request, stored_t, obj, merged, expect, manager, view=t)
+    try:
+        with events.errors_of(t):
+            result = await apply_update(api, request, stored_t, obj, merged, asked or read, manager, view=t)
+    except ApiError as exc:
+        if exc.code == 409 and exc.reason == "Conflict" and not asked:
+            raise _Raced() from None  # the object changed since it was read: patch it again
+        raise
     return respond(request, t.present(result), warnings=warnings)
 
 
