@@ -102,6 +102,17 @@ def kubelet_address(node: dict[str, Any]) -> tuple[str, int]:
     raise ApiError(500, f"no preferred addresses found; known addresses: [{known}]", "")
 
 
+def kubelet_host(api: ApiServer, node_name: str) -> str:
+    """``address:port`` of the node's kubelet, as kube-apiserver would dial it (Go's JoinHostPort); 404 when
+    the node is gone, 500 when it has no preferred address."""
+    try:
+        node = api.store.get("nodes", "", node_name)
+    except NotFound:
+        raise not_found(CORE["nodes"], node_name) from None
+    address, port = kubelet_address(node)
+    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+
+
 async def get_log(api: ApiServer, request: Request, t: Target) -> Response:
     if request.method != "GET":
         raise ApiError(405, "the server does not allow this method on the requested resource")
@@ -114,11 +125,6 @@ async def get_log(api: ApiServer, request: Request, t: Target) -> Response:
     node_name = (pod.get("spec") or {}).get("nodeName") or ""
     if not node_name:
         return Response(b"", 200, media_type="text/plain")  # no node, no location: an empty stream
-    try:
-        node = api.store.get("nodes", "", node_name)
-    except NotFound:
-        raise not_found(CORE["nodes"], node_name) from None
-    address, port = kubelet_address(node)
-    host = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+    host = kubelet_host(api, node_name)
     url = f"https://{host}/containerLogs/{t.namespace}/{t.name}/{container}" + (f"?{query}" if query else "")
     raise ApiError(500, f'Get "{url}": dial tcp {host}: connect: connection refused', "")

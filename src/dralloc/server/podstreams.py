@@ -25,8 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from dralloc.server.errors import ApiError, bad_request, not_found
-from dralloc.server.podlogs import container_of, kubelet_address
-from dralloc.server.registry import CORE
+from dralloc.server.podlogs import container_of, kubelet_host
 from dralloc.server.routing import Target
 from dralloc.store import NotFound
 
@@ -47,10 +46,5 @@ async def connect(api: ApiServer, request: Request, t: Target) -> Response:
     node_name = (pod.get("spec") or {}).get("nodeName") or ""
     if not node_name:
         raise bad_request(f"pod {t.name} does not have a host assigned")
-    try:
-        node = api.store.get("nodes", "", node_name)
-    except NotFound:
-        raise not_found(CORE["nodes"], node_name) from None
-    address, port = kubelet_address(node)
-    host = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+    host = kubelet_host(api, node_name)
     raise ApiError(500, f"error dialing backend: dial tcp {host}: connect: connection refused", "")
