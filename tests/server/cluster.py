@@ -69,6 +69,18 @@ class Cluster:
         assert r.status_code == 201, r.text
         return r.json()
 
+    def priority_class(self, value: int, preemption_policy: str | None = None) -> str:
+        """The name of a PriorityClass of this value (and policy), made if missing: a pod's priority comes from
+        its class, as kube-apiserver's Priority admission gives it."""
+        name = f"priority-{value}" + (f"-{preemption_policy.lower()}" if preemption_policy else "")
+        if self.http.get(f"/apis/scheduling.k8s.io/v1/priorityclasses/{name}").status_code == 404:
+            pc: dict[str, Any] = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                                  "metadata": {"name": name}, "value": value}
+            if preemption_policy:
+                pc["preemptionPolicy"] = preemption_policy
+            self.post("/apis/scheduling.k8s.io/v1/priorityclasses", pc)
+        return name
+
     def settle(self, passes: int = 6) -> None:
         """Passes as the manager's thread runs them: again while the last one changed something."""
         dirty = self.manager.run_once(force=False)

@@ -239,7 +239,7 @@ def test_preemption_deletes_the_victim_and_releases_its_claims(cluster: Cluster)
     cluster.settle()
     assert cluster.claims()[0]["status"]["reservedFor"][0]["name"] == "low"
     cluster.post(f"{NS}/pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "high"},
-                                "spec": {"priority": 1000, "containers": [
+                                "spec": {"priorityClassName": cluster.priority_class(1000), "containers": [
                                     {"name": "main", "image": "x:1", "resources": {"requests": {"cpu": "6"}}}]}})
     cluster.settle()
     assert [p["metadata"]["name"] for p in cluster.pods()] == ["high"]
@@ -257,7 +257,9 @@ def _preemption_on_a_shared_gpu(cluster: Cluster, grace: int) -> None:
         "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "shared"},
         "spec": TEMPLATE["spec"]["spec"]})
     for name, priority in (("low", 0), ("high", 1000)):
-        p = pod(name, {"resourceClaimName": "shared"}, priority=priority, terminationGracePeriodSeconds=grace)
+        p = pod(name, {"resourceClaimName": "shared"}, terminationGracePeriodSeconds=grace)
+        if priority:
+            p["spec"]["priorityClassName"] = cluster.priority_class(priority)
         p["spec"]["containers"][0]["resources"]["requests"] = {"cpu": "6"}
         cluster.post(f"{NS}/pods", p)
         cluster.settle()

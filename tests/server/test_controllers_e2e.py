@@ -146,12 +146,20 @@ spec:
     assert kubectl("get", "resourceclaims", "-o", "name").stdout.strip() == ""
 
 
-def _priority_pod(name: str, priority: int) -> str:
+HIGH_PRIORITY = """apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+---
+"""
+
+
+def _priority_pod(name: str, priority_class: str = "") -> str:
     return f"""apiVersion: v1
 kind: Pod
 metadata: {{name: {name}, namespace: default}}
 spec:
-  priority: {priority}
+  priorityClassName: "{priority_class}"
   terminationGracePeriodSeconds: 2
   containers: [{{name: main, image: "x:1", resources: {{requests: {{cpu: "6"}}, claims: [{{name: gpu}}]}}}}]
   resourceClaims: [{{name: gpu, resourceClaimName: shared}}]
@@ -163,9 +171,9 @@ def test_a_preemption_victim_terminates_for_its_grace_period_then_the_preemptor_
     # low holds the only GPU (through the shared claim) and 6 of the node's 8 cpus; high needs both.
     _, kubectl = cluster
     kubectl("apply", "-f", "-", stdin=_example_without("Pod") + "\n---\n" + SHARED_CLAIM + "---\n"
-            + _priority_pod("low", 0))
+            + _priority_pod("low"))
     kubectl("wait", "--for=jsonpath={.spec.nodeName}=node-1", "pod/low", "--timeout=20s")
-    kubectl("apply", "-f", "-", stdin=_priority_pod("high", 1000))
+    kubectl("apply", "-f", "-", stdin=HIGH_PRIORITY + _priority_pod("high", "high"))
     kubectl("wait", "--for=jsonpath={.status.nominatedNodeName}=node-1", "pod/high", "--timeout=20s")
     seen = json.loads(kubectl("get", "pods,resourceclaims", "-o", "json").stdout)["items"]
     low, high, claim = (next(o for o in seen if o["metadata"]["name"] == n) for n in ("low", "high", "shared"))

@@ -1,5 +1,5 @@
-"""pods/eviction (kubectl drain), and the protobuf bodies of evictions, deletes and bindings that kubectl's and
-kube-scheduler's typed clients send."""
+"""pods/eviction (kubectl drain), and the protobuf bodies of evictions, deletes, bindings and PriorityClasses that
+kubectl's and kube-scheduler's typed clients send."""
 
 from __future__ import annotations
 
@@ -96,6 +96,17 @@ def test_protobuf_delete_options_keep_a_zero_grace_period_and_the_preconditions(
         "apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0, "preconditions": {"uid": "u1"},
         "propagationPolicy": "Background", "dryRun": ["All"]}
     assert decode(envelope("v1", "DeleteOptions", b"")) == {"apiVersion": "v1", "kind": "DeleteOptions"}
+
+
+def test_kubectl_create_priorityclass_protobuf_is_decoded_as_go_writes_it() -> None:
+    raw = field(1, field(1, "high")) + field(2, (1 << 64) - 5) + field(3, 0) + field(4, "") + field(5, "Never")
+    assert decode(envelope("scheduling.k8s.io/v1", "PriorityClass", raw)) == {
+        "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": -5,
+        "preemptionPolicy": "Never"}
+    raw = field(1, field(1, "d")) + field(2, 0) + field(3, 1) + field(4, "the default")
+    assert decode(envelope("scheduling.k8s.io/v1", "PriorityClass", raw)) == {
+        "apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "d"}, "value": 0,
+        "globalDefault": True, "description": "the default"}
 
 
 def test_kubectl_drains_protobuf_bodies_are_understood(client: TestClient) -> None:

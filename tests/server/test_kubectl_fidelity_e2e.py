@@ -166,6 +166,29 @@ def test_drain_evicts_the_pods_of_a_node_and_their_claims_are_released(kubectl, 
     assert gone.returncode == 1 and "NotFound" in gone.stderr
 
 
+def test_priority_classes_as_kubectl_creates_them_give_pods_their_priority(kubectl, tmp_path: Path) -> None:
+    # kubectl create priorityclass sends protobuf; get prints kube-apiserver's columns
+    kubectl("create", "priorityclass", "high", "--value=1000", "--description=important")
+    kubectl("create", "priorityclass", "polite", "--value=10", "--preemption-policy=Never", "--global-default")
+    second = kubectl("create", "priorityclass", "other", "--value=1", "--global-default", check=False)
+    assert second.returncode == 1 and "PriorityClass polite is already marked as default" in second.stderr
+    table = kubectl("get", "pc").stdout.splitlines()
+    assert table[0].split() == ["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"]
+    assert [row.split()[:3] for row in table[1:]] == [
+        ["high", "1000", "false"], ["polite", "10", "true"], ["system-cluster-critical", "2000000000", "false"],
+        ["system-node-critical", "2000001000", "false"]]
+    (tmp_path / "pods.yaml").write_text(NODE + "---\n" + POD.replace(
+        "  nodeName: node-1\n", "  nodeName: node-1\n  priorityClassName: high\n") + "---\n" + POD.replace(
+        "name: web", "name: plain"))
+    kubectl("apply", "-f", str(tmp_path / "pods.yaml"))
+    got = kubectl("get", "pods", "-o", "custom-columns=N:.metadata.name,C:.spec.priorityClassName,P:.spec.priority,"
+                                       "E:.spec.preemptionPolicy", "--no-headers").stdout.split("\n")
+    assert [line.split() for line in got if line] == [["plain", "polite", "10", "Never"],
+                                                      ["web", "high", "1000", "PreemptLowerPriority"]]
+    gone = kubectl("delete", "pc", "system-node-critical", check=False)
+    assert gone.returncode == 1 and "this is a system priority class and cannot be deleted" in gone.stderr
+
+
 def test_everyday_pod_commands_print_what_they_print_on_a_cluster(kubectl, tmp_path: Path) -> None:
     (tmp_path / "objs.yaml").write_text(NODE + "---\n" + POD)
     kubectl("apply", "-f", str(tmp_path / "objs.yaml"))

@@ -36,6 +36,8 @@ def pod(name: str = "web", **spec: Any) -> dict[str, Any]:
 
 
 def test_a_created_pod_is_pending_with_its_qos_class_and_keeps_every_field_it_was_sent(client: TestClient) -> None:
+    high = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 7}
+    assert client.post("/apis/scheduling.k8s.io/v1/priorityclasses", json=high).status_code == 201
     sent = pod(priorityClassName="high", futureField={"x": 1})
     sent["status"] = {"phase": "Running"}
     created = client.post(PODS, json=sent)

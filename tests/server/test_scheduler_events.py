@@ -23,13 +23,18 @@ NO_VICTIMS = (f"{FIT_ERROR} {NO_CLAIMS}, preemption: 0/1 nodes are available: "
 def cluster() -> Cluster:
     c = Cluster()
     c.post("/api/v1/nodes", NODE)  # 8 cpus
+    for value in (50, 1000, 5000):
+        c.priority_class(value)
     return c
 
 
 def plain_pod(name: str, cpu: str, priority: int = 0, grace: int = 30) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
-            "spec": {"priority": priority, "terminationGracePeriodSeconds": grace,
-                     "containers": [{"name": "main", "image": "x:1", "resources": {"requests": {"cpu": cpu}}}]}}
+    """A pod of ``priority``, through the class ``priority-<value>`` (the fixture makes those used here)."""
+    spec: dict[str, Any] = {"terminationGracePeriodSeconds": grace,
+                            "containers": [{"name": "main", "image": "x:1", "resources": {"requests": {"cpu": cpu}}}]}
+    if priority:
+        spec["priorityClassName"] = f"priority-{priority}"
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
 
 
 def history(cluster: Cluster, name: str) -> list[tuple[str, str]]:
@@ -157,8 +162,8 @@ def test_a_preemptor_takes_the_nomination_of_a_waiting_lower_priority_pod(cluste
 def test_a_pod_that_may_not_preempt_is_told_so_and_keeps_its_nomination(cluster: Cluster) -> None:
     cluster.post(f"{NS}/pods", plain_pod("low", "8"))
     cluster.settle()
-    never = plain_pod("polite", "8", priority=1000)
-    never["spec"]["preemptionPolicy"] = "Never"
+    never = plain_pod("polite", "8")
+    never["spec"]["priorityClassName"] = cluster.priority_class(1000, "Never")
     cluster.post(f"{NS}/pods", never)
     cluster.settle()
     assert history(cluster, "polite") == [

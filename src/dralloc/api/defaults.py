@@ -2,7 +2,8 @@
 
 * ``exactly.allocationMode`` and each ``firstAvailable[].allocationMode`` default to ``ExactCount``;
 * with ExactCount, ``count`` defaults to 1;
-* a toleration's ``operator`` defaults to ``Equal``.
+* a toleration's ``operator`` defaults to ``Equal``;
+* a PriorityClass's ``preemptionPolicy`` defaults to ``PreemptLowerPriority`` (pkg/apis/scheduling/v1).
 
 Objects are treated as immutable: the functions return new objects (the input is untouched) and return the
 input itself when nothing needed defaulting, so callers can cheaply keep identity-keyed caches.
@@ -22,8 +23,10 @@ from dralloc.api.resource_v1 import (
     ResourceClaimSpec,
     ResourceClaimTemplate,
 )
+from dralloc.api.scheduling_v1 import PriorityClass
 
 T = TypeVar("T")
+PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
 
 
 def _default_tolerations(tolerations: list[DeviceToleration] | None) -> list[DeviceToleration] | None:
@@ -79,6 +82,8 @@ def apply_defaults(obj: T) -> T:
         if spec is obj.spec.spec:
             return obj
         return replace(obj, spec=replace(obj.spec, spec=spec))
+    if isinstance(obj, PriorityClass) and obj.preemption_policy is None:
+        return replace(obj, preemption_policy=PREEMPT_LOWER_PRIORITY)
     return obj
 
 

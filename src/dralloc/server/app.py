@@ -29,6 +29,7 @@ from dralloc.server import (
     podlogs,
     pods,
     podstreams,
+    priorities,
     reads,
     reviews,
     routing,
@@ -71,6 +72,7 @@ class ApiServer:
         self.controllers: Any = None  # a ControllerManager (dralloc serve sets one), started with the server
         store.subscribe(self._notify)
         namespaces.ensure_system_namespaces(store)  # as kube-apiserver makes them when it starts
+        priorities.ensure_system_classes(store)
         services.ensure_kubernetes_service(store, secure_port)  # default/kubernetes -> this server's port
         services.ensure_kubernetes_endpoints(store, endpoint_address, secure_port)
         self.namespaces = namespaces.NamespaceCache(store)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server import namespaces, pods, protobuf
+from dralloc.server import namespaces, pods, priorities, protobuf
 from dralloc.server.bodies import YAML_TYPES, parse, read_body
 from dralloc.server.clock import now
 from dralloc.server.errors import bad_request, conflict, not_found
@@ -67,6 +67,8 @@ async def remove(api: ApiServer, t: Target, options: dict[str, Any], query: Any,
     is_namespace = t.resource.name == "namespaces"
     if is_namespace:
         namespaces.check_delete(t.name)
+    if t.resource.name == "priorityclasses":
+        priorities.check_delete(t.name)
 
     def check(old: dict[str, Any]) -> Outcome | None:
         old = with_collector_finalizers(old, policy)

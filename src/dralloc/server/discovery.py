@@ -33,6 +33,8 @@ from dralloc.server.registry import (
     RESOURCES,
     REVIEW_GROUPS,
     REVIEWS,
+    SCHEDULING,
+    SCHEDULING_GROUP,
     VERBS,
     Resource,
 )
@@ -60,7 +62,7 @@ def _group(name: str = GROUP) -> dict[str, Any]:
 
 
 # kube-apiserver's order of the groups served here
-GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, DISCOVERY_GROUP, GROUP)
+GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, SCHEDULING_GROUP, DISCOVERY_GROUP, GROUP)
 
 
 def api_group_list() -> dict[str, Any]:
@@ -168,6 +170,13 @@ def _discovered(r: Resource, version: str) -> dict[str, Any]:
     return entry
 
 
+def _v1_group(name: str, table: dict[str, Resource]) -> dict[str, Any]:
+    """An aggregated discovery item of a group served in v1 only."""
+    return {"metadata": {"name": name, "creationTimestamp": None},
+            "versions": [{"version": "v1", "freshness": "Current",
+                          "resources": [_discovered(r, "v1") for r in table.values()]}]}
+
+
 def aggregated(core: bool, version: str) -> dict[str, Any]:
     """/api or /apis as one APIGroupDiscoveryList: every group, version and resource in one document."""
     if core:
@@ -181,13 +190,8 @@ def aggregated(core: bool, version: str) -> dict[str, Any]:
                   "versions": [{"version": "v1", "freshness": "Current",
                                 "resources": [_discovered(r, "v1") for r in REVIEWS.values() if r.group == group]}]}
                  for group in REVIEW_GROUPS]
-        items[:0] = [{"metadata": {"name": name, "creationTimestamp": None},
-                      "versions": [{"version": "v1", "freshness": "Current",
-                                    "resources": [_discovered(r, "v1") for r in table.values()]}]}
-                     for name, table in ((APPS_GROUP, APPS), (EVENTS_GROUP, EVENTS))]
-        items.append({"metadata": {"name": DISCOVERY_GROUP, "creationTimestamp": None},
-                      "versions": [{"version": "v1", "freshness": "Current",
-                                    "resources": [_discovered(r, "v1") for r in ENDPOINT_SLICES.values()]}]})
+        items[:0] = [_v1_group(name, table) for name, table in ((APPS_GROUP, APPS), (EVENTS_GROUP, EVENTS))]
+        items += [_v1_group(SCHEDULING_GROUP, SCHEDULING), _v1_group(DISCOVERY_GROUP, ENDPOINT_SLICES)]
         items.append({"metadata": {"name": GROUP, "creationTimestamp": None}, "versions": versions})
     return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}", "metadata": {},
             "items": items}
@@ -225,7 +229,8 @@ def _ops(r: Resource, version: str, item: bool) -> dict[str, Any]:
 
 
 def _schema_name(r: Resource, version: str) -> str:
-    group = {GROUP: "io.k8s.api.resource", EVENTS_GROUP: "io.k8s.api.events"}.get(r.group, "io.k8s.api.core")
+    group = {GROUP: "io.k8s.api.resource", EVENTS_GROUP: "io.k8s.api.events",
+             SCHEDULING_GROUP: "io.k8s.api.scheduling"}.get(r.group, "io.k8s.api.core")
     return f"{group}.{version}.{r.kind}"
 
 
@@ -242,7 +247,7 @@ def _model_schemas(resources: list[Resource], version: str, prefix: str) -> dict
                     "description": "A Kubernetes quantity such as 1, 500m, 1.5Gi."}
         raise NotImplementedError
 
-    api_version = f"{GROUP}/v1" if resources[0].group else "v1"
+    api_version = f"{resources[0].group}/v1" if resources[0].group else "v1"
     models = [model_for(api_version, r.kind) for r in resources]
     if any(m is None for m in models):
         return None
@@ -367,6 +372,18 @@ def openapi_v3_gv(version: str, core: bool = False, *, core_models: bool = True)
 
 
 @cache
+def openapi_v3_scheduling() -> dict[str, Any]:
+    """scheduling.k8s.io/v1: the PriorityClass paths and its model's schema (kubectl explain, and kubectl apply
+    then validates on the server)."""
+    r = SCHEDULING["priorityclasses"]
+    base = f"/apis/{SCHEDULING_GROUP}/v1/{r.name}"
+    schemas = _model_schemas([r], "v1", "io.k8s.api.scheduling.v1") or {}
+    return {"openapi": "3.0.0", "info": {"title": "dralloc", "version": __version__},
+            "paths": {base: _ops(r, "v1", False), base + "/{name}": _ops(r, "v1", True)},
+            "components": {"schemas": schemas}}
+
+
+@cache
 def openapi_v3_events() -> dict[str, Any]:
     """events.k8s.io/v1: its paths and an open schema (kubectl then leaves field validation to the server)."""
     r = EVENTS["events"]
@@ -390,4 +407,6 @@ def openapi_v3_root() -> dict[str, Any]:
     paths["api/v1"] = {"serverRelativeURL": f"/openapi/v3/api/v1?hash={_hash(openapi_v3_gv('v1', True))}"}
     paths[f"apis/{EVENTS_GROUP}/v1"] = {
         "serverRelativeURL": f"/openapi/v3/apis/{EVENTS_GROUP}/v1?hash={_hash(openapi_v3_events())}"}
+    paths[f"apis/{SCHEDULING_GROUP}/v1"] = {
+        "serverRelativeURL": f"/openapi/v3/apis/{SCHEDULING_GROUP}/v1?hash={_hash(openapi_v3_scheduling())}"}
     return {"paths": paths}

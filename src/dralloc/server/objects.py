@@ -91,8 +91,10 @@ def check_valid(t: Target, name: str, errors: list[Any]) -> None:
 
 
 def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> tuple[Any, list[str]]:
-    """The object a create or update sends (JSON, YAML, or protobuf for core kinds) and its field warnings."""
-    if ctype == protobuf.CONTENT_TYPE and not t.resource.group:
+    """The object a create or update sends (JSON, YAML, or protobuf for core kinds and PriorityClasses) and its
+    field warnings."""
+    takes_protobuf = not t.resource.group or protobuf.accepts(t.api_version, t.resource.kind)
+    if ctype == protobuf.CONTENT_TYPE and takes_protobuf:  # (a core kind it cannot decode: a 400 that says so)
         try:
             data = protobuf.decode(raw)
         except protobuf.ProtobufError as exc:
@@ -101,8 +103,7 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> tuple[An
         field_validation(request)
         return data, []
     if ctype not in (JSON, "application/yaml", "application/x-yaml"):
-        accepted = "application/json, application/yaml" + (
-            "" if t.resource.group else f", {protobuf.CONTENT_TYPE}")
+        accepted = "application/json, application/yaml" + (f", {protobuf.CONTENT_TYPE}" if takes_protobuf else "")
         raise ApiError(415, f"the body of the request was in an unknown format - accepted media types "
                             f"include: {accepted}")
     data = type_meta_checked(parse(raw, ctype, t.resource.kind, t.version), t)

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from dralloc import __version__
-from dralloc.server.discovery import openapi_v3_gv
+from dralloc.server.discovery import openapi_v3_gv, openapi_v3_scheduling
 from dralloc.server.registry import GROUP_VERSIONS
 
 PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"  # what clients ask for
@@ -28,7 +28,9 @@ PROTOBUF_RETURNED = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 @cache
 def document() -> dict[str, Any]:
     definitions: dict[str, Any] = {}
-    for doc in [openapi_v3_gv("v1", core=True, core_models=False)] + [openapi_v3_gv(v) for v in GROUP_VERSIONS]:
+    docs = [openapi_v3_gv("v1", core=True, core_models=False), *(openapi_v3_gv(v) for v in GROUP_VERSIONS),
+            openapi_v3_scheduling()]
+    for doc in docs:
         schemas = (doc or {}).get("components", {}).get("schemas", {})
         text = json.dumps(schemas).replace('"#/components/schemas/', '"#/definitions/')
         definitions.update(json.loads(text))

@@ -1,5 +1,5 @@
 """Kubernetes protobuf request bodies for the core/v1 kinds this server keeps (Namespace, Node), the bodies of
-pod subresources and deletes (Binding, policy Eviction, DeleteOptions) and the self reviews
+pod subresources and deletes (Binding, policy Eviction, DeleteOptions), PriorityClass and the self reviews
 (SelfSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview).
 
 kubectl's typed clients (``kubectl create namespace``, ``kubectl drain``'s evictions and deletes) and
@@ -236,12 +236,25 @@ def delete_options(raw: bytes) -> dict[str, Any]:
     return out
 
 
+def _priority_class(f: dict[int, list[Any]]) -> dict[str, Any]:
+    # Go writes value, globalDefault and description always; preemptionPolicy when set
+    out: dict[str, Any] = {"value": _signed(f[2][-1]) if 2 in f else 0}
+    if 3 in f and _signed(f[3][-1]):
+        out["globalDefault"] = True
+    if 4 in f and f[4][-1]:
+        out["description"] = _text(f[4][-1])
+    if 5 in f:
+        out["preemptionPolicy"] = _text(f[5][-1])
+    return out
+
+
 def _eviction(f: dict[int, list[Any]]) -> dict[str, Any]:
     return {"deleteOptions": delete_options(f[2][-1])} if 2 in f else {}
 
 
 KINDS = {("v1", "Namespace"): _namespace, ("v1", "Node"): _node, ("v1", "Binding"): _binding,
          ("policy/v1", "Eviction"): _eviction, ("policy/v1beta1", "Eviction"): _eviction,
+         ("scheduling.k8s.io/v1", "PriorityClass"): _priority_class,  # kubectl create priorityclass
          # kubectl auth can-i / whoami send their reviews as protobuf
          ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): _access_review,
          ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): _rules_review,
@@ -250,6 +263,11 @@ KINDS = {("v1", "Namespace"): _namespace, ("v1", "Node"): _node, ("v1", "Binding
 
 # Messages without object metadata (field 1 is their own)
 OPTIONS = {("v1", "DeleteOptions"): delete_options, ("meta.k8s.io/v1", "DeleteOptions"): delete_options}
+
+
+def accepts(api_version: str, kind: str) -> bool:
+    """Whether objects of this kind may be created or updated with a protobuf body."""
+    return (api_version, kind) in KINDS
 
 
 def decode(body: bytes) -> dict[str, Any]:
@@ -272,7 +290,7 @@ def decode(body: bytes) -> dict[str, Any]:
     decoder = KINDS.get((api_version, kind))
     if decoder is None:
         raise ProtobufError(f"protobuf bodies are accepted for core/v1 Namespace, Node, Binding and "
-                            f"DeleteOptions, policy Eviction and the self reviews only, not "
+                            f"DeleteOptions, policy Eviction, PriorityClass and the self reviews only, not "
                             f"{api_version or '?'}/{kind or '?'}")
     obj = _grouped(raw)
     out: dict[str, Any] = {"apiVersion": api_version, "kind": kind,

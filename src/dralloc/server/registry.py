@@ -115,6 +115,14 @@ _ENDPOINT_SLICE_TABLE = (("Name", "metadata.name", 0), ("AddressType", "addressT
 ENDPOINT_SLICES = {"endpointslices": Resource("endpointslices", "EndpointSlice", True, group=DISCOVERY_GROUP,
                                               versions=("v1",), verbs=READ_ONLY, table=_ENDPOINT_SLICE_TABLE)}
 
+# scheduling.k8s.io/v1 PriorityClasses: what a pod's priorityClassName stands for (server/priorities.py: the
+# Priority admission of pods and classes, and the two system classes kube-apiserver keeps)
+SCHEDULING_GROUP = "scheduling.k8s.io"
+_PRIORITY_CLASS_TABLE = (("Name", "metadata.name", 0), ("Value", "value", 0), ("Global-Default", "=globalDefault", 0),
+                         ("Age", "=age", 0), ("PreemptionPolicy", "preemptionPolicy", 0))
+SCHEDULING = {"priorityclasses": Resource("priorityclasses", "PriorityClass", False, group=SCHEDULING_GROUP,
+                                          versions=("v1",), short_names=("pc",), table=_PRIORITY_CLASS_TABLE)}
+
 # The reviews: the self reviews kube-apiserver serves to every authenticated user (kubectl auth can-i /
 # whoami) and TokenReview (kr8s whoami); computed per request, never stored. Their groups, in kube-apiserver's
 # discovery order.
@@ -132,7 +140,8 @@ REVIEW_GROUPS = ("authentication.k8s.io", "authorization.k8s.io")
 
 # The stored resources of each served API group (the core group's are CORE, under /api)
 GROUP_RESOURCES: dict[str, dict[str, Resource]] = {
-    GROUP: RESOURCES, EVENTS_GROUP: EVENTS, DISCOVERY_GROUP: ENDPOINT_SLICES, APPS_GROUP: APPS}
+    GROUP: RESOURCES, EVENTS_GROUP: EVENTS, DISCOVERY_GROUP: ENDPOINT_SLICES, APPS_GROUP: APPS,
+    SCHEDULING_GROUP: SCHEDULING}
 
 # Field selectors kube-apiserver accepts, besides metadata.name / metadata.namespace.
 FIELD_SELECTORS = {

@@ -88,7 +88,10 @@ COMPUTED = {"=claimState": claim_state, "=podReady": pods.pod_ready, "=podStatus
             "=servicePorts": services.ports, "=serviceSelector": services.selector,
             "=endpoints": services.endpoints, "=endpointSlicePorts": services.endpoint_slice_ports,
             "=endpointSliceEndpoints": services.endpoint_slice_endpoints,
-            "=age": lambda obj: human_age((obj.get("metadata") or {}).get("creationTimestamp"))}
+            "=age": lambda obj: human_age((obj.get("metadata") or {}).get("creationTimestamp")),
+            "=globalDefault": lambda obj: bool(obj.get("globalDefault"))}
+# the columns whose cells are not strings (kubectl prints them as it prints JSON values)
+_COLUMN_TYPES = {"=eventCount": "integer", "value": "integer", "=globalDefault": "boolean"}
 
 
 def _cell(obj: dict[str, Any], path: str) -> Any:
@@ -100,7 +103,7 @@ def _cell(obj: dict[str, Any], path: str) -> Any:
 
 def _layout_table(resource: Resource, items: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
     """Columns and rows of a resource with a whole table layout of its own (Resource.table)."""
-    columns = [{"name": header, "type": "integer" if path == "=eventCount" else "string",
+    columns = [{"name": header, "type": _COLUMN_TYPES.get(path, "string"),
                 "format": "name" if path == "metadata.name" else "", "description": path.lstrip("="),
                 "priority": priority} for header, path, priority in resource.table]
     rows = [{"cells": [_cell(obj, path) for _, path, _ in resource.table],

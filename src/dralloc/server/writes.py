@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from dralloc.api.codec import decode
-from dralloc.server import events, namespaces, pods
+from dralloc.server import events, namespaces, pods, priorities
 from dralloc.server.apply import apply, record_update
 from dralloc.server.bodies import check_limits, parse, read_body
 from dralloc.server.clock import now
@@ -171,8 +171,12 @@ async def insert_new(api: ApiServer, t: Target, data: dict[str, Any], dry: bool,
     its apply entry), with kube-apiserver's create rules: no resourceVersion, and a generated name tried again
     when it is taken."""
     attempts = NAME_GENERATION_ATTEMPTS if not (data.get("metadata") or {}).get("name") else 1
+    if t.resource.name == "pods":
+        data = priorities.admit_pod(api.store, data)  # (mutating admission comes before validation)
     for attempt in range(attempts):
         stored, name = prepare_create(data, t)
+        if t.resource.name == "priorityclasses":
+            priorities.admit_class(api.store, stored, name)
         if manager is not None:
             _record(None, stored, manager, view or t)
         if not dry and resource_version_set(stored):
@@ -319,6 +323,8 @@ async def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, da
             return Outcome(merged, "DELETED")  # the last finalizer went: the deletion completes
         return merged
 
+    if t.resource.name == "priorityclasses":
+        priorities.admit_class(api.store, data, t.name)
     try:
         if dry:
             old = api.store.get(t.resource.name, t.namespace, t.name)

@@ -17,6 +17,7 @@ from dralloc.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from dralloc.api.scheduling_v1 import PriorityClass
 from dralloc.errors import ValidationFailed
 from dralloc.validation import field
 from dralloc.validation.field import FieldError, aggregate_message
@@ -38,6 +39,7 @@ from dralloc.validation.resource import (
     validate_taint_rule_spec,
     validate_taint_rule_status,
 )
+from dralloc.validation.scheduling import validate_priority_class, validate_priority_class_update
 
 __all__ = [
     "FieldError",
@@ -80,6 +82,8 @@ def validate(obj: Any, *, require_namespace: bool = False) -> list[FieldError]:
         return errs + validate_claim_spec(obj.spec.spec, "spec.spec")
     if isinstance(obj, DeviceTaintRule):
         return _meta(obj, False, False) + validate_taint_rule_spec(obj.spec, None)
+    if isinstance(obj, PriorityClass):
+        return _meta(obj, False, False) + validate_priority_class(obj)
     kind = type(obj).__name__
     if kind == "Namespace":
         return validate_object_meta(obj.metadata, False, name_is_dns_label)
@@ -108,6 +112,8 @@ def validate_update(new: Any, old: Any) -> list[FieldError]:
         return errs
     if isinstance(new, DeviceTaintRule):
         return _meta(new, False, False) + errs + validate_taint_rule_spec(new.spec, old.spec)
+    if isinstance(new, PriorityClass):
+        return _meta(new, False, False) + errs + validate_priority_class_update(new, old)
     if kind_new in ("Namespace", "Node", "Pod"):
         return errs
     return errs
