@@ -113,6 +113,11 @@ def test_extended_resources_backed_by_dra_get_a_special_claim(simulate) -> None:
     assert c.metadata.name.startswith("p-extended-resources-")
     assert c.metadata.annotations == {"resource.kubernetes.io/extended-resource-claim": "true"}
     assert [r.request for r in c.status.allocation.devices.results] == ["container-0-request-0"] * 2
+    # the pod's status names the claim and which request serves which container's resource, for the kubelet
+    assert p.pod.status.extended_resource_claim_status == {
+        "requestMappings": [{"containerName": "c", "resourceName": "example.com/gpu",
+                             "requestName": "container-0-request-0"}],
+        "resourceClaimName": c.metadata.name}
     # Without the gate the resource is an ordinary extended resource the node does not have.
     _, result = simulate(node("n1"), gpu_slice("n1", 2), cls, want, gates="DRAExtendedResource=false")
     assert by_name(result)["p"].message.startswith("0/1 nodes are available: 1 Insufficient example.com/gpu.")

@@ -486,3 +486,36 @@ def test_a_pod_held_by_a_finalizer_past_its_grace_period_is_reported_terminal(fa
     c.settle()
     stopped = c.get("pods", "held")
     assert stopped["status"]["phase"] == phase and stopped["metadata"]["deletionGracePeriodSeconds"] == 0
+
+
+def test_a_pod_requesting_a_dra_backed_extended_resource_gets_its_claim_as_kube_scheduler_makes_it() -> None:
+    c = Cluster()
+    c.post("/api/v1/nodes", NODE)  # advertises no example.com/gpu: DRA provides it
+    c.post(f"{R}/deviceclasses", {**CLASS, "spec": {**CLASS["spec"], "extendedResourceName": "example.com/gpu"}})
+    c.post(f"{R}/resourceslices", slice_(devices=2))
+    want = {"requests": {"example.com/gpu": "2"}, "limits": {"example.com/gpu": "2"}}
+    c.post(f"{NS}/pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                          "spec": {"containers": [{"name": "main", "image": "x:1", "resources": want}]}})
+    c.settle()
+    bound = c.get("pods", "p")
+    assert bound["spec"]["nodeName"] == "node-1"
+    (claim,) = c.claims()
+    meta = claim["metadata"]
+    assert meta["name"].startswith("p-extended-resources-") and meta["generateName"] == "p-extended-resources-"
+    assert meta["annotations"] == {"resource.kubernetes.io/extended-resource-claim": "true"}
+    assert meta["ownerReferences"] == [{"apiVersion": "v1", "kind": "Pod", "name": "p",
+                                        "uid": bound["metadata"]["uid"], "controller": True,
+                                        "blockOwnerDeletion": True}]
+    assert meta["finalizers"] == ["resource.kubernetes.io/delete-protection"]
+    assert claim["spec"]["devices"]["requests"] == [{"name": "container-0-request-0", "exactly": {
+        "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 2}}]
+    assert sorted(r["device"] for r in claim["status"]["allocation"]["devices"]["results"]) == ["gpu-0", "gpu-1"]
+    assert claim["status"]["reservedFor"] == [{"resource": "pods", "name": "p", "uid": bound["metadata"]["uid"]}]
+    assert bound["status"]["extendedResourceClaimStatus"] == {
+        "requestMappings": [{"containerName": "main", "resourceName": "example.com/gpu",
+                             "requestName": "container-0-request-0"}],
+        "resourceClaimName": meta["name"]}
+    # the claim goes with its pod
+    c.http.delete(f"{NS}/pods/p", params={"gracePeriodSeconds": "0"})
+    c.settle()
+    assert c.claims() == []

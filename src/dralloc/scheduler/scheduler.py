@@ -29,6 +29,7 @@ from dralloc.scheduler.plugins.base import Cycle, Plugin
 from dralloc.scheduler.plugins.default_preemption import Candidate, DefaultPreemption
 from dralloc.scheduler.plugins.dynamic_resources import NAME as DRA
 from dralloc.scheduler.plugins.dynamic_resources import DraCycle, is_reserved_for, selector_matches
+from dralloc.scheduler.plugins.extended_resources import RequestMapping
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.profile import default_plugins
 from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
@@ -53,8 +54,8 @@ def num_feasible_nodes_to_find(num_nodes: int, percentage: int = 0) -> int:
 class Attempt:
     """How one scheduling attempt ended."""
 
-    __slots__ = ("clear_nomination", "code", "deallocated", "evicted", "extended_claim", "message", "node",
-                 "nominated", "unnominated")
+    __slots__ = ("clear_nomination", "code", "deallocated", "evicted", "extended_claim", "extended_mappings",
+                 "message", "node", "nominated", "unnominated")
 
     def __init__(self) -> None:
         self.node: NodeInfo | None = None
@@ -67,6 +68,8 @@ class Attempt:
         self.clear_nomination = False
         self.unnominated: list[PodInfo] = []  # lower-priority pods that lost their nomination to this one
         self.extended_claim: ResourceClaim | None = None
+        # which container's extended resource each request of the extended claim serves
+        self.extended_mappings: list[RequestMapping] = []
 
     @property
     def changed_cluster(self) -> bool:
@@ -162,13 +165,14 @@ class Framework:
         else:
             chosen = self._select_host(cycle, feasible)
         ext: list[ResourceClaim | None] = [None]
-        status = self._reserve_and_bind(cycle, chosen, ext)
-        out.extended_claim = ext[0]
+        status = self._reserve_and_bind(cycle, chosen, ext, out.extended_mappings)
         if status is not None:
             # A Reserve/PreBind rejection: a FitError over the one chosen node.
             out.message = fit_error_message(1, Diagnosis(node_statuses={chosen.name: status}))
             out.clear_nomination = True
+            out.extended_mappings = []
             return out
+        out.extended_claim = ext[0]
         out.node = chosen
         out.code = Code.SUCCESS
         return out
@@ -384,8 +388,8 @@ class Framework:
         return ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
 
     # ------------------------------------------------------------------ reserve + bind
-    def _reserve_and_bind(self, cycle: Cycle, node: NodeInfo, out_claim: list[ResourceClaim | None]
-                          ) -> Status | None:
+    def _reserve_and_bind(self, cycle: Cycle, node: NodeInfo, out_claim: list[ResourceClaim | None],
+                          out_mappings: list[RequestMapping]) -> Status | None:
         snap = self.snapshot
         pod = cycle.pod
         bound_claims: list[ResourceClaim] = []
@@ -400,6 +404,7 @@ class Framework:
                     ext.metadata.generate_name or "")))
                 to_allocate.append(ext)
                 out_claim[0] = ext
+                out_mappings.extend(found.mappings if found is not None else ())
             results = found.results if found is not None else []
             if to_allocate:
                 signature = snap.dra.claims_signature(to_allocate)

@@ -282,10 +282,12 @@ class Scheduler:
         attempt = self.framework.attempt(info)
         if attempt.code == Code.SUCCESS and attempt.node is not None:
             pod = bind_pod(info.pod, attempt.node.name)
-            if attempt.extended_claim is not None:
+            if attempt.extended_claim is not None:  # kube-scheduler records it in the pod's status
                 status = pod.status or PodStatus()
+                mappings = [{"containerName": m.container_name, "resourceName": m.resource_name,
+                             "requestName": m.request_name} for m in attempt.extended_mappings]
                 pod = replace(pod, status=replace(status, extended_resource_claim_status={
-                    "resourceClaimName": attempt.extended_claim.metadata.name}))
+                    "requestMappings": mappings, "resourceClaimName": attempt.extended_claim.metadata.name}))
             info.pod = pod
             if self.snapshot.nominations:
                 for node in self.snapshot.nodes:

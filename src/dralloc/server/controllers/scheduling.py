@@ -25,6 +25,7 @@ import json
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
+from functools import partial
 from typing import Any
 
 from dralloc.api.codec import to_dict
@@ -43,6 +44,7 @@ from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.termination import TerminatingPods, set_condition
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.errors import ApiError
+from dralloc.server.writes import generated_name
 from dralloc.store import Conflict, NotFound
 
 COMPONENT = "default-scheduler"
@@ -220,15 +222,25 @@ class SchedulerLoop:
     # --- outcomes -----------------------------------------------------------------------------------
 
     def _place(self, pod: Obj, res: PodResult) -> bool:
-        """Write the claims, then bind. False when a claim changed meanwhile (the pod is tried again)."""
+        """Write the claims (creating the pod's extended-resource claim first, as kube-scheduler's PreBind),
+        record that claim in the pod's status, then bind. False when a claim changed meanwhile (the pod is
+        tried again)."""
         meta = _meta(pod)
         namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", str(meta.get("uid"))
         ref = {"resource": "pods", "name": name, "uid": uid}
+        extended = dict((res.pod.status.extended_resource_claim_status if res.pod.status is not None else None) or {})
         written: list[Obj] = []
+        created: Obj | None = None
         for claim in res.claims:
             allocation = to_dict(claim.status.allocation) if claim.status and claim.status.allocation else None
             if allocation is None:
                 continue
+            claim_ns, claim_name, claim_uid = claim.metadata.namespace or namespace, claim.metadata.name or "", \
+                claim.metadata.uid
+            if claim_name and claim_name == extended.get("resourceClaimName") and not self._stored(claim_ns, claim_name):
+                created = self._create_extended_claim(claim, claim_ns)
+                claim_name, claim_uid = created["metadata"]["name"], created["metadata"]["uid"]
+                extended["resourceClaimName"] = claim_name
 
             def reserve(current: Obj, allocation: Obj = allocation) -> Obj | None:
                 status = current.setdefault("status", {})
@@ -246,19 +258,21 @@ class SchedulerLoop:
                 return current
 
             try:
-                done = self.writer.update("resourceclaims", claim.metadata.namespace or namespace,
-                                          claim.metadata.name or "", reserve, uid=claim.metadata.uid)
+                done = self.writer.update("resourceclaims", claim_ns, claim_name, reserve, uid=claim_uid)
             except Conflict:
                 done = None
             if done is None:
-                self._unreserve(written, uid)
+                self._undo(written, created, uid)
                 self.waiting.pop(uid, None)
                 return False
             written.append(done)
+        if created is not None and not self._record_extended_claim(namespace, name, uid, extended):
+            self._undo(written, created, uid)
+            return False
         try:
             bound = pod_registry.bind(self.writer.store, namespace, name, res.node or "", uid=uid)
         except (NotFound, ApiError):
-            self._unreserve(written, uid)
+            self._undo(written, created, uid)
             return False
         self.writer.own.add(int(bound["metadata"]["resourceVersion"]))
         self.waiting.pop(uid, None)
@@ -268,6 +282,47 @@ class SchedulerLoop:
         self.recorder.record(pod, "Normal", "Scheduled", f"Successfully assigned {namespace}/{name} to {res.node}",
                              COMPONENT, "Binding")
         return True
+
+    def _stored(self, namespace: str, name: str) -> bool:
+        try:
+            self.writer.store.get("resourceclaims", namespace, name)
+        except NotFound:
+            return False
+        return True
+
+    def _create_extended_claim(self, claim: Any, namespace: str) -> Obj:
+        """Create the claim for the pod's DRA-backed extended resources (its name generated from
+        ``<pod>-extended-resources-``, owned by the pod, with the delete-protection finalizer); its
+        allocation is written next, as for every claim."""
+        meta = claim.metadata
+        base = meta.generate_name or f"{meta.name}-"
+        obj: Obj = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                    "metadata": {"name": meta.name, "generateName": base, "namespace": namespace,
+                                 "generation": 1, "annotations": dict(meta.annotations or {}),
+                                 "ownerReferences": [to_dict(o) for o in meta.owner_references or ()],
+                                 "finalizers": [DELETE_PROTECTION]},
+                    "spec": to_dict(claim.spec)}
+        return self.writer.create("resourceclaims", namespace, obj, new_name=partial(generated_name, base))
+
+    def _record_extended_claim(self, namespace: str, name: str, uid: str, extended: Obj) -> bool:
+        """``status.extendedResourceClaimStatus`` of the pod: the claim and which request serves which
+        container's resource (what the kubelet reads). False when the pod is gone."""
+        def record(current: Obj) -> Obj | None:
+            status = current.setdefault("status", {})
+            if status.get("extendedResourceClaimStatus") == extended:
+                return None
+            status["extendedResourceClaimStatus"] = extended
+            return current
+
+        return self.writer.update("pods", namespace, name, record, uid=uid) is not None
+
+    def _undo(self, written: list[Obj], created: Obj | None, uid: str) -> None:
+        """A placement that could not be written: release the claims reserved so far, and delete the
+        extended-resource claim made for it (kube-scheduler's Unreserve)."""
+        self._unreserve(written, uid)
+        if created is not None:
+            meta = created["metadata"]
+            self.writer.delete("resourceclaims", meta["namespace"], meta["name"], uid=meta["uid"])
 
     def _unreserve(self, claims: list[Obj], uid: str) -> None:
         for claim in claims:
