@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from dralloc.api.codec import decode
-from dralloc.server import events, namespaces, pods, priorities
+from dralloc.server import admin_access, events, namespaces, pods, priorities
 from dralloc.server.apply import apply, record_update
 from dralloc.server.bodies import check_limits, parse, read_body
 from dralloc.server.clock import now
@@ -177,6 +177,9 @@ async def insert_new(api: ApiServer, t: Target, data: dict[str, Any], dry: bool,
         stored, name = prepare_create(data, t)
         if t.resource.name == "priorityclasses":
             priorities.admit_class(api.store, stored, name)
+        elif t.resource.name in ("resourceclaims", "resourceclaimtemplates"):
+            check_valid(t, name, admin_access.spec_errors(api.store, t.namespace, stored,
+                                                          template=t.resource.name == "resourceclaimtemplates"))
         if manager is not None:
             _record(None, stored, manager, view or t)
         if not dry and resource_version_set(stored):
@@ -307,6 +310,8 @@ async def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, da
 
     def build(old: dict[str, Any], rv: str) -> dict[str, Any] | Outcome:
         merged, errors = merge_update(t, old, obj, data)
+        if t.resource.name == "resourceclaims" and t.sub == "status" and not errors:
+            errors = admin_access.status_errors(api.store, t.namespace, merged, old)
         if view is not None and view.resource.group == EVENTS_GROUP and not errors:
             errors = events.update_errors(merged, old)  # the rules events.k8s.io adds to the legacy ones
         if errors:
