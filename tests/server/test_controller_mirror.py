@@ -230,7 +230,8 @@ def test_a_pod_waiting_for_room_is_tried_again_when_the_cluster_changes(monkeypa
     assert cluster.get("pods", waiting["metadata"]["name"])["spec"].get("nodeName") == "node-1"
 
 
-def test_a_placement_that_could_not_be_written_is_tried_again_with_no_other_change(monkeypatch: Any) -> None:
+def test_a_placement_that_could_not_be_written_is_tried_again_after_its_backoff_with_no_other_change(
+        monkeypatch: Any) -> None:
     from dralloc.server.controllers.scheduling import SchedulerLoop
 
     cluster = Cluster()
@@ -246,13 +247,19 @@ def test_a_placement_that_could_not_be_written_is_tried_again_with_no_other_chan
     def once_lost(self: SchedulerLoop, pod: Any, res: Any) -> bool:
         if failures:
             failures.pop()
-            return False  # as when a claim changed between the cycle and its write: nothing written
+            self._undo([], None, str(pod["metadata"]["uid"]))  # as when a claim changed between the cycle and
+            return False                                       # its write: nothing written, the pod backs off
         return original(self, pod, res)
 
+    now = [1000.0]
+    cluster.manager.scheduler.clock = lambda: now[0]
     monkeypatch.setattr(SchedulerLoop, "_place", once_lost)
     cluster.post(f"{R}/resourceslices", slice_())
     cluster.settle()
-    assert not failures and cluster.get("pods", "a")["spec"].get("nodeName") == "node-1"
+    assert not failures and not cluster.get("pods", "a")["spec"].get("nodeName")  # backing off for a second
+    now[0] += 1.0
+    cluster.settle()
+    assert cluster.get("pods", "a")["spec"].get("nodeName") == "node-1"
 
 
 def test_a_noexecute_taint_a_driver_puts_on_a_running_pods_device_evicts_the_pod() -> None:

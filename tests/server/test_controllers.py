@@ -519,3 +519,33 @@ def test_a_pod_requesting_a_dra_backed_extended_resource_gets_its_claim_as_kube_
     c.http.delete(f"{NS}/pods/p", params={"gracePeriodSeconds": "0"})
     c.settle()
     assert c.claims() == []
+
+
+def test_a_placement_that_cannot_be_written_backs_the_pod_off_instead_of_spinning(
+        cluster: Cluster, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dralloc.server.controllers import scheduling
+    from dralloc.server.errors import ApiError
+
+    cluster.post(f"{R}/resourceslices", slice_())
+    binds: list[str] = []
+
+    def refused(store: Any, namespace: str, name: str, node: str, uid: str | None = None, *_: Any) -> Any:
+        binds.append(name)
+        raise ApiError(409, "the binding keeps failing")
+
+    monkeypatch.setattr(scheduling.pod_registry, "bind", refused)
+    now = [1000.0]
+    loop = cluster.manager.scheduler
+    loop.clock = lambda: now[0]
+    cluster.post(f"{NS}/pods", pod("p"))
+    cluster.settle()  # one attempt, then quiet: no pass asks for another
+    assert binds == ["p"]
+    assert cluster.claims()[0]["status"].get("reservedFor") in (None, [])  # its claim was released
+    assert loop.next_due == 1001.0  # one second of backoff
+    now[0] = 1001.5
+    cluster.settle()
+    assert binds == ["p", "p"] and loop.next_due == 1003.5  # then two
+    now[0] = 2000.0
+    monkeypatch.undo()
+    cluster.settle()
+    assert cluster.get("pods", "p")["spec"]["nodeName"] == "node-1" and not loop.backoff

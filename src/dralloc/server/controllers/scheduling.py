@@ -9,7 +9,9 @@ DeviceClass, ResourceClaim, Node or DeviceTaintRule, a pod that goes, finishes o
 pod's own labels, spec or generated claims), as kube-scheduler's unschedulable pool; nor for more than 5
 minutes: the pool is flushed every 30 seconds (from the scheduler's start) of the pods that have been in it
 longer (``flushUnschedulablePodsLeftover``). Each pass gives a pod one scheduling cycle, so that every failed
-cycle leaves its event, condition and nomination.
+cycle leaves its event, condition and nomination. A placement that could not be written (a claim changed
+between the cycle and its write, the bind failed) backs the pod off: 1 s, doubling up to 10 s, as
+kube-scheduler's backoff queue.
 
 Preemption as kube-scheduler's ``prepareCandidate``: each victim gets the DisruptionTarget condition (reason
 PreemptionByScheduler), then a delete with default options, so it terminates for its grace period keeping its
@@ -50,6 +52,8 @@ from dralloc.store import Conflict, NotFound
 COMPONENT = "default-scheduler"
 PREEMPTING = "preempting to accommodate a higher priority pod"  # after "<schedulerName>: "
 MAX_UNSCHEDULABLE_SECONDS = 300  # podMaxInUnschedulablePodsDuration
+BACKOFF_INITIAL_SECONDS = 1.0  # podInitialBackoffDuration: a pod whose placement could not be written waits
+BACKOFF_MAX_SECONDS = 10.0  # podMaxBackoffDuration: the wait doubles per failure up to this
 FLUSH_PERIOD_SECONDS = 30  # how often the scheduling queue looks for pods waiting longer than that
 Obj = dict[str, Any]
 
@@ -101,13 +105,18 @@ class SchedulerLoop:
         self.retry_all = True
         self.changed_pods: set[tuple[str, str]] = set()  # (namespace, name) of pods other clients changed
         self.bound_requests: dict[str, str] = {}  # uid of a bound pod -> what it requests, when last seen
-        self.unplaced = False  # a placement could not be written (a claim changed meanwhile): look again
+        # uid of a pod whose placement could not be written (a claim changed meanwhile, the bind failed) ->
+        # its failures in a row and the time before which it is not tried again (kube-scheduler's backoff queue)
+        self.backoff: dict[str, tuple[int, float]] = {}
         self.scheduled = 0
 
     @property
     def next_due(self) -> float | None:
-        """When the next waiting pod is flushed out of the unschedulable pool (seconds since the epoch)."""
-        return min((self._flush_at(t) for t in self.since.values()), default=None)
+        """When the next waiting pod is flushed out of the unschedulable pool, or ends its backoff (seconds
+        since the epoch)."""
+        flush = min((self._flush_at(t) for t in self.since.values()), default=None)
+        backoff = min((until for _, until in self.backoff.values()), default=None)
+        return min((t for t in (flush, backoff) if t is not None), default=None)
 
     def due(self) -> bool:
         due = self.next_due
@@ -148,6 +157,9 @@ class SchedulerLoop:
                 continue
             meta = _meta(pod)
             uid = str(meta.get("uid"))
+            held = self.backoff.get(uid)
+            if held is not None and held[1] > clock:
+                continue  # backing off after its placement could not be written
             seen = self.waiting.get(uid)
             failed_at = self.since.get(uid)
             flushed = failed_at is not None and self._flush_at(failed_at) <= clock
@@ -169,12 +181,14 @@ class SchedulerLoop:
             del self.since[uid]
         for uid in [u for u in self.bound_requests if u not in present]:
             del self.bound_requests[uid]
+        for uid in [u for u in self.backoff if u not in present]:
+            del self.backoff[uid]
         return out
 
     def may_have_candidates(self, pods_changed: bool) -> bool:
-        """Whether a look at every pod can find one to try: not when no pod changed, none waits for a
-        cluster change or a flush, and no placement failed to be written (a new pod is a pod change)."""
-        return (pods_changed or bool(self.changed_pods) or self.unplaced or self.due()
+        """Whether a look at every pod can find one to try: not when no pod changed and none waits for a
+        cluster change, a flush or the end of its backoff (a new pod is a pod change)."""
+        return (pods_changed or bool(self.changed_pods) or self.due()
                 or (self.retry_all and bool(self.waiting)))
 
     def cycle(self, snap: Snapshot, pods_changed: bool = True, pods_gone: bool = True) -> bool:
@@ -184,7 +198,6 @@ class SchedulerLoop:
         if not self.may_have_candidates(pods_changed):
             self.retry_all = False
             return False
-        self.unplaced = False
         pending = self.candidates(snap, pods_gone)
         if not pending:
             return False
@@ -214,17 +227,16 @@ class SchedulerLoop:
         failed = [(by_key[r.key], r) for r in result.pods if r.key in wanted and r.status in ("unschedulable", "error")]
         # Pods are independent once placed: their writes go concurrently so that they share the store's commits
         # (each pod's own writes stay in order: claims, then binding, then the event).
-        outcomes = list(self.pool.map(lambda pr: self._place(*pr), placed))
+        list(self.pool.map(lambda pr: self._place(*pr), placed))
         list(self.pool.map(lambda pr: self._fail(*pr), failed))
-        self.unplaced = not all(outcomes)
-        return freed or self.unplaced
+        return freed
 
     # --- outcomes -----------------------------------------------------------------------------------
 
     def _place(self, pod: Obj, res: PodResult) -> bool:
         """Write the claims (creating the pod's extended-resource claim first, as kube-scheduler's PreBind),
-        record that claim in the pod's status, then bind. False when a claim changed meanwhile (the pod is
-        tried again)."""
+        record that claim in the pod's status, then bind. False when that could not be written (a claim
+        changed meanwhile): the pod is tried again after its backoff."""
         meta = _meta(pod)
         namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", str(meta.get("uid"))
         ref = {"resource": "pods", "name": name, "uid": uid}
@@ -263,7 +275,6 @@ class SchedulerLoop:
                 done = None
             if done is None:
                 self._undo(written, created, uid)
-                self.waiting.pop(uid, None)
                 return False
             written.append(done)
         if created is not None and not self._record_extended_claim(namespace, name, uid, extended):
@@ -275,6 +286,7 @@ class SchedulerLoop:
             self._undo(written, created, uid)
             return False
         self.writer.own.add(int(bound["metadata"]["resourceVersion"]))
+        self.backoff.pop(uid, None)
         self.waiting.pop(uid, None)
         self.bound_requests[uid] = _requests(bound)
         self.scheduled += 1
@@ -317,8 +329,13 @@ class SchedulerLoop:
         return self.writer.update("pods", namespace, name, record, uid=uid) is not None
 
     def _undo(self, written: list[Obj], created: Obj | None, uid: str) -> None:
-        """A placement that could not be written: release the claims reserved so far, and delete the
-        extended-resource claim made for it (kube-scheduler's Unreserve)."""
+        """A placement that could not be written: release the claims reserved so far, delete the
+        extended-resource claim made for it (kube-scheduler's Unreserve), and back the pod off (1 s, doubling
+        up to 10 s) instead of trying it again at once: a write that keeps failing must not spin the loop."""
+        self.waiting.pop(uid, None)
+        failures = self.backoff.get(uid, (0, 0.0))[0] + 1
+        delay = min(BACKOFF_INITIAL_SECONDS * 2 ** (failures - 1), BACKOFF_MAX_SECONDS)
+        self.backoff[uid] = (failures, self.clock() + delay)
         self._unreserve(written, uid)
         if created is not None:
             meta = created["metadata"]
