@@ -189,6 +189,24 @@ def test_priority_classes_as_kubectl_creates_them_give_pods_their_priority(kubec
     assert gone.returncode == 1 and "this is a system priority class and cannot be deleted" in gone.stderr
 
 
+def test_leases_are_applied_listed_and_deleted_with_their_namespace(kubectl, tmp_path: Path) -> None:
+    (tmp_path / "lease.yaml").write_text("""apiVersion: v1
+kind: Namespace
+metadata: {name: drivers}
+---
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {name: gpu-controller, namespace: drivers}
+spec: {holderIdentity: gpu-controller-7d9f_1, leaseDurationSeconds: 15}
+""")
+    kubectl("apply", "-f", str(tmp_path / "lease.yaml"))
+    rows = kubectl("get", "leases", "-n", "drivers").stdout.splitlines()
+    assert rows[0].split() == ["NAME", "HOLDER", "AGE"] and rows[1].split()[:2] == ["gpu-controller",
+                                                                                    "gpu-controller-7d9f_1"]
+    kubectl("delete", "namespace", "drivers", "--timeout=30s", timeout=40)
+    assert kubectl("get", "leases", "-A", "-o", "name").stdout == ""
+
+
 def test_everyday_pod_commands_print_what_they_print_on_a_cluster(kubectl, tmp_path: Path) -> None:
     (tmp_path / "objs.yaml").write_text(NODE + "---\n" + POD)
     kubectl("apply", "-f", str(tmp_path / "objs.yaml"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dralloc.api import apps_v1, batch_v1, conversion, core_v1, resource_v1, scheduling_v1
+from dralloc.api import apps_v1, batch_v1, conversion, coordination_v1, core_v1, resource_v1, scheduling_v1
 
 _RESOURCE_KINDS: dict[str, type] = {
     "ResourceSlice": resource_v1.ResourceSlice,
@@ -16,7 +16,7 @@ _CORE_KINDS: dict[str, type] = {
     "Pod": core_v1.Pod,
     "Namespace": core_v1.Namespace,
 }
-# Other groups, by apiVersion: the workload controllers' kinds and PriorityClass.
+# Other groups, by apiVersion: the workload controllers' kinds, PriorityClass and Lease.
 _OTHER_KINDS: dict[str, dict[str, type]] = {
     apps_v1.GROUP_VERSION: {
         "Deployment": apps_v1.Deployment,
@@ -26,6 +26,7 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
     },
     batch_v1.GROUP_VERSION: {"Job": batch_v1.Job},
     scheduling_v1.GROUP_VERSION: {"PriorityClass": scheduling_v1.PriorityClass},
+    coordination_v1.GROUP_VERSION: {"Lease": coordination_v1.Lease},
 }
 
 

@@ -22,6 +22,7 @@ from dralloc.server.fieldtypes import STRUCT, FieldType, kind_type
 from dralloc.server.registry import (
     APPS,
     APPS_GROUP,
+    COORDINATION_GROUP,
     CORE,
     DISCOVERY_GROUP,
     ENDPOINT_SLICES,
@@ -30,6 +31,7 @@ from dralloc.server.registry import (
     GROUP,
     GROUP_RESOURCES,
     GROUP_VERSIONS,
+    LEASES,
     RESOURCES,
     REVIEW_GROUPS,
     REVIEWS,
@@ -62,7 +64,7 @@ def _group(name: str = GROUP) -> dict[str, Any]:
 
 
 # kube-apiserver's order of the groups served here
-GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, SCHEDULING_GROUP, DISCOVERY_GROUP, GROUP)
+GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, SCHEDULING_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, GROUP)
 
 
 def api_group_list() -> dict[str, Any]:
@@ -191,7 +193,8 @@ def aggregated(core: bool, version: str) -> dict[str, Any]:
                                 "resources": [_discovered(r, "v1") for r in REVIEWS.values() if r.group == group]}]}
                  for group in REVIEW_GROUPS]
         items[:0] = [_v1_group(name, table) for name, table in ((APPS_GROUP, APPS), (EVENTS_GROUP, EVENTS))]
-        items += [_v1_group(SCHEDULING_GROUP, SCHEDULING), _v1_group(DISCOVERY_GROUP, ENDPOINT_SLICES)]
+        items += [_v1_group(SCHEDULING_GROUP, SCHEDULING), _v1_group(COORDINATION_GROUP, LEASES),
+                  _v1_group(DISCOVERY_GROUP, ENDPOINT_SLICES)]
         items.append({"metadata": {"name": GROUP, "creationTimestamp": None}, "versions": versions})
     return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}", "metadata": {},
             "items": items}
@@ -230,7 +233,8 @@ def _ops(r: Resource, version: str, item: bool) -> dict[str, Any]:
 
 def _schema_name(r: Resource, version: str) -> str:
     group = {GROUP: "io.k8s.api.resource", EVENTS_GROUP: "io.k8s.api.events",
-             SCHEDULING_GROUP: "io.k8s.api.scheduling"}.get(r.group, "io.k8s.api.core")
+             SCHEDULING_GROUP: "io.k8s.api.scheduling", COORDINATION_GROUP: "io.k8s.api.coordination"
+             }.get(r.group, "io.k8s.api.core")
     return f"{group}.{version}.{r.kind}"
 
 
@@ -371,15 +375,26 @@ def openapi_v3_gv(version: str, core: bool = False, *, core_models: bool = True)
             "components": {"schemas": schemas}}
 
 
+# The groups served in v1 only whose kinds have models: their OpenAPI documents carry the models' schemas
+MODELLED_V1_GROUPS = {SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES}
+
+
 @cache
-def openapi_v3_scheduling() -> dict[str, Any]:
-    """scheduling.k8s.io/v1: the PriorityClass paths and its model's schema (kubectl explain, and kubectl apply
+def openapi_v3_group(group: str) -> dict[str, Any] | None:
+    """The OpenAPI v3 document of one of :data:`MODELLED_V1_GROUPS` (scheduling.k8s.io/v1 PriorityClasses,
+    coordination.k8s.io/v1 Leases): its paths and the models' schemas (kubectl explain, and kubectl apply
     then validates on the server)."""
-    r = SCHEDULING["priorityclasses"]
-    base = f"/apis/{SCHEDULING_GROUP}/v1/{r.name}"
-    schemas = _model_schemas([r], "v1", "io.k8s.api.scheduling.v1") or {}
-    return {"openapi": "3.0.0", "info": {"title": "dralloc", "version": __version__},
-            "paths": {base: _ops(r, "v1", False), base + "/{name}": _ops(r, "v1", True)},
+    table = MODELLED_V1_GROUPS.get(group)
+    if table is None:
+        return None
+    paths: dict[str, Any] = {}
+    for r in table.values():
+        base = f"/apis/{group}/v1/namespaces/{{namespace}}/{r.name}" if r.namespaced else f"/apis/{group}/v1/{r.name}"
+        paths[base] = _ops(r, "v1", False)
+        paths[base + "/{name}"] = _ops(r, "v1", True)
+    prefix = _schema_name(next(iter(table.values())), "v1").rsplit(".", 1)[0]
+    schemas = _model_schemas(list(table.values()), "v1", prefix) or {}
+    return {"openapi": "3.0.0", "info": {"title": "dralloc", "version": __version__}, "paths": paths,
             "components": {"schemas": schemas}}
 
 
@@ -407,6 +422,7 @@ def openapi_v3_root() -> dict[str, Any]:
     paths["api/v1"] = {"serverRelativeURL": f"/openapi/v3/api/v1?hash={_hash(openapi_v3_gv('v1', True))}"}
     paths[f"apis/{EVENTS_GROUP}/v1"] = {
         "serverRelativeURL": f"/openapi/v3/apis/{EVENTS_GROUP}/v1?hash={_hash(openapi_v3_events())}"}
-    paths[f"apis/{SCHEDULING_GROUP}/v1"] = {
-        "serverRelativeURL": f"/openapi/v3/apis/{SCHEDULING_GROUP}/v1?hash={_hash(openapi_v3_scheduling())}"}
+    for group in MODELLED_V1_GROUPS:
+        paths[f"apis/{group}/v1"] = {
+            "serverRelativeURL": f"/openapi/v3/apis/{group}/v1?hash={_hash(openapi_v3_group(group))}"}
     return {"paths": paths}

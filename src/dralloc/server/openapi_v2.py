@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from dralloc import __version__
-from dralloc.server.discovery import openapi_v3_gv, openapi_v3_scheduling
+from dralloc.server.discovery import MODELLED_V1_GROUPS, openapi_v3_group, openapi_v3_gv
 from dralloc.server.registry import GROUP_VERSIONS
 
 PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"  # what clients ask for
@@ -29,7 +29,7 @@ PROTOBUF_RETURNED = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 def document() -> dict[str, Any]:
     definitions: dict[str, Any] = {}
     docs = [openapi_v3_gv("v1", core=True, core_models=False), *(openapi_v3_gv(v) for v in GROUP_VERSIONS),
-            openapi_v3_scheduling()]
+            *(openapi_v3_group(g) for g in MODELLED_V1_GROUPS)]
     for doc in docs:
         schemas = (doc or {}).get("components", {}).get("schemas", {})
         text = json.dumps(schemas).replace('"#/components/schemas/', '"#/definitions/')

@@ -1,6 +1,6 @@
 """Kubernetes protobuf request bodies for the core/v1 kinds this server keeps (Namespace, Node), the bodies of
-pod subresources and deletes (Binding, policy Eviction, DeleteOptions), PriorityClass and the self reviews
-(SelfSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview).
+pod subresources and deletes (Binding, policy Eviction, DeleteOptions), PriorityClass, Lease and the self
+reviews (SelfSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview).
 
 kubectl's typed clients (``kubectl create namespace``, ``kubectl drain``'s evictions and deletes) and
 kube-scheduler's binds send them as ``application/vnd.kubernetes.protobuf``: the magic ``k8s\\0`` and a
@@ -248,6 +248,31 @@ def _priority_class(f: dict[int, list[Any]]) -> dict[str, Any]:
     return out
 
 
+def _micro_time(raw: bytes) -> str:
+    """A MicroTime (seconds, nanos) as its JSON text: RFC 3339 in UTC with microseconds."""
+    from datetime import datetime
+
+    f = _grouped(raw)
+    seconds = _signed(f[1][-1]) if 1 in f else 0
+    nanos = _signed(f[2][-1]) if 2 in f else 0
+    when = datetime.fromtimestamp(seconds, UTC).replace(microsecond=max(0, min(nanos // 1000, 999_999)))
+    return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _lease(f: dict[int, list[Any]]) -> dict[str, Any]:
+    if 2 not in f:
+        return {}
+    s = _grouped(f[2][-1])
+    spec: dict[str, Any] = {}
+    for number, key, read in ((1, "holderIdentity", _text), (2, "leaseDurationSeconds", _signed),
+                              (3, "acquireTime", _micro_time), (4, "renewTime", _micro_time),
+                              (5, "leaseTransitions", _signed), (6, "strategy", _text),
+                              (7, "preferredHolder", _text)):
+        if number in s:  # proto2: present when set (client-go's leader election sets them)
+            spec[key] = read(s[number][-1])
+    return {"spec": spec}
+
+
 def _eviction(f: dict[int, list[Any]]) -> dict[str, Any]:
     return {"deleteOptions": delete_options(f[2][-1])} if 2 in f else {}
 
@@ -255,6 +280,7 @@ def _eviction(f: dict[int, list[Any]]) -> dict[str, Any]:
 KINDS = {("v1", "Namespace"): _namespace, ("v1", "Node"): _node, ("v1", "Binding"): _binding,
          ("policy/v1", "Eviction"): _eviction, ("policy/v1beta1", "Eviction"): _eviction,
          ("scheduling.k8s.io/v1", "PriorityClass"): _priority_class,  # kubectl create priorityclass
+         ("coordination.k8s.io/v1", "Lease"): _lease,  # leader election of protobuf clients
          # kubectl auth can-i / whoami send their reviews as protobuf
          ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): _access_review,
          ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): _rules_review,
@@ -290,7 +316,7 @@ def decode(body: bytes) -> dict[str, Any]:
     decoder = KINDS.get((api_version, kind))
     if decoder is None:
         raise ProtobufError(f"protobuf bodies are accepted for core/v1 Namespace, Node, Binding and "
-                            f"DeleteOptions, policy Eviction, PriorityClass and the self reviews only, not "
+                            f"DeleteOptions, policy Eviction, PriorityClass, Lease and the self reviews only, not "
                             f"{api_version or '?'}/{kind or '?'}")
     obj = _grouped(raw)
     out: dict[str, Any] = {"apiVersion": api_version, "kind": kind,

@@ -123,6 +123,12 @@ _PRIORITY_CLASS_TABLE = (("Name", "metadata.name", 0), ("Value", "value", 0), ("
 SCHEDULING = {"priorityclasses": Resource("priorityclasses", "PriorityClass", False, group=SCHEDULING_GROUP,
                                           versions=("v1",), short_names=("pc",), table=_PRIORITY_CLASS_TABLE)}
 
+# coordination.k8s.io/v1 Leases, stored as written (leader election: client-go's LeaseLock)
+COORDINATION_GROUP = "coordination.k8s.io"
+LEASES = {"leases": Resource("leases", "Lease", True, group=COORDINATION_GROUP, versions=("v1",),
+                             table=(("Name", "metadata.name", 0), ("Holder", "spec.holderIdentity", 0),
+                                    ("Age", "=age", 0)))}
+
 # The reviews: the self reviews kube-apiserver serves to every authenticated user (kubectl auth can-i /
 # whoami) and TokenReview (kr8s whoami); computed per request, never stored. Their groups, in kube-apiserver's
 # discovery order.
@@ -141,7 +147,7 @@ REVIEW_GROUPS = ("authentication.k8s.io", "authorization.k8s.io")
 # The stored resources of each served API group (the core group's are CORE, under /api)
 GROUP_RESOURCES: dict[str, dict[str, Resource]] = {
     GROUP: RESOURCES, EVENTS_GROUP: EVENTS, DISCOVERY_GROUP: ENDPOINT_SLICES, APPS_GROUP: APPS,
-    SCHEDULING_GROUP: SCHEDULING}
+    SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES}
 
 # Field selectors kube-apiserver accepts, besides metadata.name / metadata.namespace.
 FIELD_SELECTORS = {

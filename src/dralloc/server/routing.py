@@ -12,7 +12,7 @@ from dralloc.server import discovery
 from dralloc.server.errors import ApiError
 from dralloc.server.events import EVENTS_GROUP, to_events_v1
 from dralloc.server.options import query_flag
-from dralloc.server.registry import CORE, GROUP, GROUP_RESOURCES, REVIEW_GROUPS, SCHEDULING_GROUP, Resource
+from dralloc.server.registry import CORE, GROUP, GROUP_RESOURCES, REVIEW_GROUPS, Resource
 
 SERVED_GROUPS = (*GROUP_RESOURCES, *REVIEW_GROUPS)
 
@@ -66,8 +66,8 @@ def discovery_document(parts: list[str]) -> Any:
             return discovery.openapi_v3_gv("v1", core=True)
         if parts == ["openapi", "v3", "apis", EVENTS_GROUP, "v1"]:
             return discovery.openapi_v3_events()
-        if parts == ["openapi", "v3", "apis", SCHEDULING_GROUP, "v1"]:
-            return discovery.openapi_v3_scheduling()
+        if len(parts) == 5 and parts[2] == "apis" and parts[4] == "v1" and parts[3] in discovery.MODELLED_V1_GROUPS:
+            return discovery.openapi_v3_group(parts[3])
         if len(parts) == 5 and parts[2:4] == ["apis", GROUP]:
             doc = discovery.openapi_v3_gv(parts[4])
             if doc is not None:

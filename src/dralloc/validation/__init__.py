@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dralloc.api.coordination_v1 import Lease
 from dralloc.api.defaults import apply_defaults
 from dralloc.api.resource_v1 import (
     DeviceClass,
@@ -20,6 +21,7 @@ from dralloc.api.resource_v1 import (
 from dralloc.api.scheduling_v1 import PriorityClass
 from dralloc.errors import ValidationFailed
 from dralloc.validation import field
+from dralloc.validation.coordination import validate_lease_spec
 from dralloc.validation.field import FieldError, aggregate_message
 from dralloc.validation.meta import (
     IMMUTABLE,
@@ -84,6 +86,8 @@ def validate(obj: Any, *, require_namespace: bool = False) -> list[FieldError]:
         return _meta(obj, False, False) + validate_taint_rule_spec(obj.spec, None)
     if isinstance(obj, PriorityClass):
         return _meta(obj, False, False) + validate_priority_class(obj)
+    if isinstance(obj, Lease):
+        return _meta(obj, True, require_namespace) + validate_lease_spec(obj.spec)
     kind = type(obj).__name__
     if kind == "Namespace":
         return validate_object_meta(obj.metadata, False, name_is_dns_label)
@@ -114,6 +118,8 @@ def validate_update(new: Any, old: Any) -> list[FieldError]:
         return _meta(new, False, False) + errs + validate_taint_rule_spec(new.spec, old.spec)
     if isinstance(new, PriorityClass):
         return _meta(new, False, False) + errs + validate_priority_class_update(new, old)
+    if isinstance(new, Lease):
+        return _meta(new, True, False) + errs + validate_lease_spec(new.spec)
     if kind_new in ("Namespace", "Node", "Pod"):
         return errs
     return errs
