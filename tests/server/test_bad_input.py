@@ -32,7 +32,8 @@ URLS = {"ResourceSlice": "/apis/resource.k8s.io/v1/resourceslices",
         "ResourceClaimTemplate": "/apis/resource.k8s.io/v1/namespaces/gpu-monitoring/resourceclaimtemplates",
         "DeviceTaintRule": "/apis/resource.k8s.io/v1/devicetaintrules", "Node": "/api/v1/nodes",
         "Pod": "/api/v1/namespaces/default/pods", "Event": "/api/v1/namespaces/default/events",
-        "Namespace": "/api/v1/namespaces"}
+        "Namespace": "/api/v1/namespaces", "PriorityClass": "/apis/scheduling.k8s.io/v1/priorityclasses",
+        "Lease": "/apis/coordination.k8s.io/v1/namespaces/x/leases"}
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}},
        "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"},
                                                                        "claims": [{"name": "gpu"}]}}],
@@ -40,7 +41,13 @@ POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"
                 "tolerations": [{"key": "k", "operator": "Exists"}], "nodeSelector": {"x": "y"}}}
 EVENT = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}, "reason": "Scheduled", "count": 1,
          "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"}, "type": "Normal"}
-DOCS = [d for f in sorted(EXAMPLES.glob("*.yaml")) for d in yaml.safe_load_all(f.read_text()) if d] + [POD, EVENT]
+PRIORITY_CLASS = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "pc"},
+                  "value": 10, "globalDefault": False, "preemptionPolicy": "Never", "description": "d"}
+LEASE = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"},
+         "spec": {"holderIdentity": "h", "leaseDurationSeconds": 15, "renewTime": "2026-11-24T01:00:00.000000Z",
+                  "leaseTransitions": 0}}
+DOCS = [d for f in sorted(EXAMPLES.glob("*.yaml")) for d in yaml.safe_load_all(f.read_text()) if d] + [
+    POD, EVENT, PRIORITY_CLASS, LEASE]
 WEIRD = [None, 0, -1, 2**70, 1.5, "", "x" * 300, [], {}, [1], {"a": 1}, True, "Ünï", "1Gi", "-1", "NaN", [{}],
          {"a": {"b": []}}]
 
@@ -166,7 +173,13 @@ PATHS = st.sampled_from(["/apis/resource.k8s.io/v1/resourceslices", "/apis/resou
                          "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
                          "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
                          "/apis/authentication.k8s.io/v1/selfsubjectreviews",
-                         "/apis/authentication.k8s.io/v1/tokenreviews", "/openapi/v2", "/apis/authorization.k8s.io"])
+                         "/apis/authentication.k8s.io/v1/tokenreviews", "/openapi/v2", "/apis/authorization.k8s.io",
+                         "/api/v1/namespaces/x/pods/p/eviction", "/api/v1/namespaces/x/pods/p/exec",
+                         "/api/v1/namespaces/x/pods/p/portforward", "/apis/scheduling.k8s.io/v1/priorityclasses",
+                         "/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical",
+                         "/apis/coordination.k8s.io/v1/namespaces/x/leases",
+                         "/apis/coordination.k8s.io/v1/namespaces/x/leases/l", "/readyz", "/livez/store",
+                         "/openapi/v3/apis/coordination.k8s.io/v1"])
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -134,3 +134,11 @@ def test_kube_schedulers_protobuf_binding_binds_the_pod() -> None:
     assert http.get(f"{PODS}/web").json()["spec"]["nodeName"] == "node-7"
     wrong = http.post(f"{PODS}/web/binding", content=envelope("v1", "Namespace", raw), headers=PROTOBUF)
     assert wrong.status_code == 400
+
+
+@pytest.mark.parametrize("dry", [True, 1.5, "All", [5]])
+def test_a_dry_run_option_that_is_not_a_list_of_strings_is_a_400(client: TestClient, dry: object) -> None:
+    r = client.post(f"{PODS}/web/eviction", json=eviction(dryRun=dry))
+    assert r.status_code == 400 and "DeleteOptions.dryRun of type []string" in r.json()["message"], r.text
+    r = client.request("DELETE", f"{PODS}/web", json={"dryRun": dry})
+    assert r.status_code == 400

@@ -59,6 +59,8 @@ def _options(eviction: dict[str, Any], request: Request) -> dict[str, Any]:
     options = dict(eviction.get("deleteOptions") or {})
     query_dry = request.query_params.getlist("dryRun")
     body_dry = options.get("dryRun") or []
+    if not isinstance(body_dry, list) or not all(isinstance(v, str) for v in body_dry):
+        dry_run(request, options)  # its 400: a dryRun that is not a list of strings
     if query_dry and body_dry and list(query_dry) != list(body_dry):
         # (kube-apiserver answers this one with a 500; it is the client's input, so here a 400)
         raise bad_request(f"Non-matching dry-run options in request and content: {query_dry} and {body_dry}")

@@ -24,7 +24,11 @@ CORE_MODELS: dict[str, type] = {"Node": core_v1.Node, "Namespace": core_v1.Names
 
 
 def dry_run(request: Request, options: dict[str, Any] | None = None) -> bool:
-    values = request.query_params.getlist("dryRun") + list((options or {}).get("dryRun") or [])
+    sent = (options or {}).get("dryRun") or []
+    if not isinstance(sent, list) or not all(isinstance(v, str) for v in sent):
+        raise bad_request(f"json: cannot unmarshal {json_type(sent)} into Go struct field DeleteOptions.dryRun of "
+                          f"type []string")
+    values = request.query_params.getlist("dryRun") + sent
     for v in values:
         if v != "All":
             raise bad_request(f'invalid dry run option "{v}": only "All" is supported')
