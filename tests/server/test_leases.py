@@ -71,3 +71,20 @@ def test_a_protobuf_lease_is_read_as_go_writes_it(client: TestClient) -> None:
     assert r.json()["spec"] == {"holderIdentity": "a", "leaseDurationSeconds": 15,
                                 "acquireTime": "2026-11-18T11:06:40.123456Z",
                                 "renewTime": "2026-11-18T11:06:40.123456Z", "leaseTransitions": 0}
+
+
+@pytest.mark.parametrize("seconds", [1 << 62, (1 << 64) - (1 << 62), 10**12])
+def test_a_protobuf_time_beyond_what_rfc3339_holds_is_a_400(client: TestClient, seconds: int) -> None:
+    spec = field(1, "a") + field(3, field(1, seconds))
+    body = field(1, field(1, "far") + field(3, "kube-system")) + field(2, spec)
+    envelope = b"k8s\x00" + field(1, field(1, "coordination.k8s.io/v1") + field(2, "Lease")) + field(2, body)
+    r = client.post(LEASES, content=envelope, headers=PROTOBUF)
+    assert r.status_code == 400 and "out of range" in r.json()["message"], r.text
+
+
+def test_the_first_second_is_written_with_four_digits() -> None:
+    from dralloc.server.protobuf import decode
+
+    spec = field(3, field(1, (1 << 64) - 62_135_596_800))
+    envelope = b"k8s\x00" + field(1, field(1, "coordination.k8s.io/v1") + field(2, "Lease")) + field(2, field(2, spec))
+    assert decode(envelope)["spec"] == {"acquireTime": "0001-01-01T00:00:00.000000Z"}

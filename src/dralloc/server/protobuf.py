@@ -11,7 +11,7 @@ target, delete options); other fields are skipped. Responses stay JSON, which th
 
 from __future__ import annotations
 
-from datetime import UTC
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 MAGIC = b"k8s\x00"
@@ -93,14 +93,28 @@ def _map(entries: list[bytes], value: Any = _text) -> dict[str, Any]:
     return out
 
 
-def _time(raw: bytes) -> str:
-    from datetime import datetime
+# the seconds of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the times RFC 3339 text can hold
+_FIRST_SECOND, _LAST_SECOND = -62_135_596_800, 253_402_300_799
 
+
+def _utc(seconds: int, micros: int = 0) -> datetime:
+    if not _FIRST_SECOND <= seconds <= _LAST_SECOND:
+        raise ProtobufError(f"a time of {seconds} seconds is out of range")
+    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=seconds, microseconds=max(0, min(micros, 999_999)))
+
+
+def _rfc3339(when: datetime, micros: bool = False) -> str:
+    """As Go writes a time (four-digit years included: strftime writes year 1 as "1")."""
+    text = f"{when.year:04d}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:{when.minute:02d}:{when.second:02d}"
+    return text + (f".{when.microsecond:06d}Z" if micros else "Z")
+
+
+def _time(raw: bytes) -> str:
     seconds = 0
     for number, value in fields(raw):
         if number == 1:
             seconds = _signed(value)
-    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _rfc3339(_utc(seconds))
 
 
 def _quantity(raw: bytes) -> str:
@@ -250,13 +264,10 @@ def _priority_class(f: dict[int, list[Any]]) -> dict[str, Any]:
 
 def _micro_time(raw: bytes) -> str:
     """A MicroTime (seconds, nanos) as its JSON text: RFC 3339 in UTC with microseconds."""
-    from datetime import datetime
-
     f = _grouped(raw)
     seconds = _signed(f[1][-1]) if 1 in f else 0
     nanos = _signed(f[2][-1]) if 2 in f else 0
-    when = datetime.fromtimestamp(seconds, UTC).replace(microsecond=max(0, min(nanos // 1000, 999_999)))
-    return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return _rfc3339(_utc(seconds, nanos // 1000), micros=True)
 
 
 def _lease(f: dict[int, list[Any]]) -> dict[str, Any]:
