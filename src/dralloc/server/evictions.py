@@ -21,7 +21,7 @@ from dralloc.server import protobuf
 from dralloc.server.bodies import YAML_TYPES, parse, read_body
 from dralloc.server.deletes import remove
 from dralloc.server.errors import ApiError, bad_request, not_found
-from dralloc.server.objects import dry_run
+from dralloc.server.objects import dry_run, dry_run_list
 from dralloc.server.responses import JSON, respond
 from dralloc.server.routing import Target
 from dralloc.store import NotFound
@@ -58,9 +58,7 @@ def _options(eviction: dict[str, Any], request: Request) -> dict[str, Any]:
     """The Eviction's delete options with the request's dryRun (upstream's propagateDryRun)."""
     options = dict(eviction.get("deleteOptions") or {})
     query_dry = request.query_params.getlist("dryRun")
-    body_dry = options.get("dryRun") or []
-    if not isinstance(body_dry, list) or not all(isinstance(v, str) for v in body_dry):
-        dry_run(request, options)  # its 400: a dryRun that is not a list of strings
+    body_dry = dry_run_list(options)
     if query_dry and body_dry and list(query_dry) != list(body_dry):
         # (kube-apiserver answers this one with a 500; it is the client's input, so here a 400)
         raise bad_request(f"Non-matching dry-run options in request and content: {query_dry} and {body_dry}")

@@ -23,12 +23,17 @@ CORE_MODELS: dict[str, type] = {"Node": core_v1.Node, "Namespace": core_v1.Names
                                 "Event": core_v1.Event}
 
 
-def dry_run(request: Request, options: dict[str, Any] | None = None) -> bool:
+def dry_run_list(options: dict[str, Any] | None) -> list[str]:
+    """The ``dryRun`` of delete options as sent; 400 unless it is a list of strings (as Go's decoder)."""
     sent = (options or {}).get("dryRun") or []
     if not isinstance(sent, list) or not all(isinstance(v, str) for v in sent):
         raise bad_request(f"json: cannot unmarshal {json_type(sent)} into Go struct field DeleteOptions.dryRun of "
                           f"type []string")
-    values = request.query_params.getlist("dryRun") + sent
+    return sent
+
+
+def dry_run(request: Request, options: dict[str, Any] | None = None) -> bool:
+    values = request.query_params.getlist("dryRun") + dry_run_list(options)
     for v in values:
         if v != "All":
             raise bad_request(f'invalid dry run option "{v}": only "All" is supported')

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dralloc.api.defaults import PREEMPT_LOWER_PRIORITY
 from dralloc.server.clock import now
 from dralloc.server.errors import ApiError
 from dralloc.server.registry import SCHEDULING
@@ -22,7 +23,6 @@ from dralloc.store import Conflict, NotFound, SQLStore
 from dralloc.validation.scheduling import SYSTEM_PRIORITY_CLASSES
 
 PRIORITY_CLASSES = SCHEDULING["priorityclasses"]
-PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
 SYSTEM_CLASS_DESCRIPTIONS = {
     "system-node-critical": "Used for system critical pods that must not be moved from their current node.",
     "system-cluster-critical": "Used for system critical pods that must run in the cluster, but can be moved to "

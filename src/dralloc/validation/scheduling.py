@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dralloc.api.defaults import PREEMPT_LOWER_PRIORITY
 from dralloc.api.scheduling_v1 import PriorityClass
 from dralloc.validation import field as f
 from dralloc.validation.meta import IMMUTABLE
@@ -11,7 +12,7 @@ SYSTEM_PREFIX = "system-"
 # the classes kube-apiserver creates at start: name -> (value, globalDefault)
 SYSTEM_PRIORITY_CLASSES = {"system-node-critical": (2_000_001_000, False),
                            "system-cluster-critical": (2_000_000_000, False)}
-PREEMPTION_POLICIES = ["PreemptLowerPriority", "Never"]
+PREEMPTION_POLICIES = [PREEMPT_LOWER_PRIORITY, "Never"]
 
 
 def _system_class_problem(pc: PriorityClass) -> str | None:
