@@ -233,3 +233,12 @@ def test_everyday_pod_commands_print_what_they_print_on_a_cluster(kubectl, tmp_p
         assert names == (["pod/web"] if found else []), selector
     bad = kubectl("get", "pods", "--field-selector", "spec.foo=bar", check=False)
     assert "field label not supported: spec.foo" in bad.stderr
+
+
+def test_kubectl_debug_says_ephemeral_containers_are_not_served_instead_of_crashing(kubectl) -> None:
+    # kubectl tells an unserved subresource from a missing pod by the empty details of the router's 404;
+    # without them it dereferenced nil details and panicked
+    kubectl("run", "web", "--image=nginx")
+    out = kubectl("debug", "web", "--image=busybox", check=False)
+    assert out.returncode == 1 and "panic" not in out.stderr, out.stderr
+    assert "ephemeral containers are disabled for this cluster" in out.stderr, out.stderr

@@ -39,7 +39,7 @@ from dralloc.server import (
     writes,
 )
 from dralloc.server.auth import AUTHENTICATED, Authorizer, User
-from dralloc.server.errors import ApiError, bad_request
+from dralloc.server.errors import ApiError, bad_request, method_not_allowed
 from dralloc.server.impersonation import impersonated
 from dralloc.server.requests import ApiRequest
 from dralloc.server.responses import respond
@@ -181,7 +181,7 @@ class ApiServer:
         doc = routing.discovery_document(parts)
         if doc is not None:
             if request.method != "GET":
-                raise ApiError(405, "the server does not allow this method on the requested resource")
+                raise method_not_allowed()
             return respond(request, doc)
         review = reviews.review_resource(parts)
         if review is not None:

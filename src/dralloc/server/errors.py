@@ -29,6 +29,18 @@ class ApiError(Exception):
         return body
 
 
+def no_such_path() -> ApiError:
+    """The 404 of a path no route serves. kube-apiserver's router answers it with a generic server response,
+    whose details are present but empty; kubectl relies on that (``kubectl debug`` tells an unserved
+    subresource from a missing pod by the empty name in the details, and dereferences them)."""
+    return ApiError(404, "the server could not find the requested resource", details={})
+
+
+def method_not_allowed() -> ApiError:
+    """The 405 of a method a route does not serve, as the router's generic server response (empty details)."""
+    return ApiError(405, "the server does not allow this method on the requested resource", details={})
+
+
 def not_found(resource: Any, name: str) -> ApiError:
     return ApiError(404, f'{resource.group_resource} "{name}" not found',
                     details={"name": name, "group": resource.group, "kind": resource.name})

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.responses import PlainTextResponse, Response
 
-from dralloc.server.errors import ApiError
+from dralloc.server.errors import no_such_path
 
 if TYPE_CHECKING:
     from dralloc.server.app import ApiServer
@@ -73,7 +73,7 @@ def answer(api: ApiServer, parts: list[str], query: Any) -> Response:
     if len(parts) > 1:
         check = checks.get("/".join(parts[1:]))
         if check is None:
-            raise ApiError(404, "the server could not find the requested resource")
+            raise no_such_path()
         failure = _failure(check, api)
         return _text("ok") if failure is None else _text(f"internal server error: {failure}\n", 500)
     excluded = set(query.getlist("exclude"))

@@ -27,7 +27,7 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server.errors import ApiError, bad_request, not_found
+from dralloc.server.errors import ApiError, bad_request, method_not_allowed, not_found
 from dralloc.server.registry import CORE
 from dralloc.server.routing import Target
 from dralloc.store import NotFound
@@ -115,7 +115,7 @@ def kubelet_host(api: ApiServer, node_name: str) -> str:
 
 async def get_log(api: ApiServer, request: Request, t: Target) -> Response:
     if request.method != "GET":
-        raise ApiError(405, "the server does not allow this method on the requested resource")
+        raise method_not_allowed()
     try:
         pod = api.store.get("pods", t.namespace, t.name)
     except NotFound:

@@ -15,7 +15,7 @@ from starlette.responses import Response
 from dralloc.server import protobuf
 from dralloc.server.auth import AUTHENTICATED, User
 from dralloc.server.bodies import YAML_TYPES, parse, read_body
-from dralloc.server.errors import ApiError, bad_request, invalid
+from dralloc.server.errors import ApiError, bad_request, invalid, method_not_allowed
 from dralloc.server.objects import json_type
 from dralloc.server.registry import REVIEWS, Resource
 from dralloc.server.responses import JSON, respond
@@ -46,7 +46,7 @@ def review_resource(parts: list[str]) -> Resource | None:
 
 async def create(api: ApiServer, request: Request, r: Resource, user: User) -> Response:
     if request.method != "POST":
-        raise ApiError(405, "the server does not allow this method on the requested resource")
+        raise method_not_allowed()
     # As kube-apiserver's default policy: every authenticated user may review itself; a TokenReview needs
     # the permission.
     is_self = r.kind != "TokenReview"

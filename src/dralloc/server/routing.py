@@ -9,7 +9,7 @@ from starlette.requests import Request
 
 from dralloc.api import conversion
 from dralloc.server import discovery
-from dralloc.server.errors import ApiError
+from dralloc.server.errors import method_not_allowed, no_such_path
 from dralloc.server.events import EVENTS_GROUP, to_events_v1
 from dralloc.server.options import query_flag
 from dralloc.server.registry import CORE, GROUP, GROUP_RESOURCES, REVIEW_GROUPS, Resource
@@ -57,7 +57,7 @@ def discovery_document(parts: list[str]) -> Any:
     if len(parts) == 3 and parts[0] == "apis" and parts[1] in SERVED_GROUPS:
         doc = discovery.resource_list(parts[2], parts[1])
         if doc is None:
-            raise _not_found()
+            raise no_such_path()
         return doc
     if parts[:1] == ["openapi"]:
         if parts == ["openapi", "v3"]:
@@ -72,12 +72,8 @@ def discovery_document(parts: list[str]) -> Any:
             doc = discovery.openapi_v3_gv(parts[4])
             if doc is not None:
                 return doc
-        raise _not_found()
+        raise no_such_path()
     return None
-
-
-def _not_found() -> ApiError:
-    return ApiError(404, "the server could not find the requested resource")
 
 
 def target(parts: list[str]) -> Target:
@@ -85,27 +81,27 @@ def target(parts: list[str]) -> Target:
         table, version, rest = CORE, "v1", parts[2:]
         if rest[:1] == ["namespaces"] and (len(rest) <= 2 or (len(rest) == 3 and rest[2] not in CORE)):
             if len(rest) == 3 and rest[2] not in ("status", "finalize"):
-                raise _not_found()
+                raise no_such_path()
             return Target(CORE["namespaces"], "v1", "", rest[1] if len(rest) > 1 else "",
                            rest[2] if len(rest) > 2 else "")
     elif len(parts) >= 3 and parts[0] == "apis" and parts[1] in GROUP_RESOURCES:
         table, version, rest = GROUP_RESOURCES[parts[1]], parts[2], parts[3:]
     else:
-        raise _not_found()
+        raise no_such_path()
     namespace = ""
     if len(rest) >= 3 and rest[0] == "namespaces":
         namespace, rest = rest[1], rest[2:]
     if not rest or len(rest) > 3:
-        raise _not_found()
+        raise no_such_path()
     resource = table.get(rest[0])
     if resource is None or version not in resource.versions:
-        raise _not_found()
+        raise no_such_path()
     if namespace and not resource.namespaced:
-        raise _not_found()
+        raise no_such_path()
     name = rest[1] if len(rest) > 1 else ""
     sub = rest[2] if len(rest) > 2 else ""
     if sub and not ((sub == "status" and resource.status) or sub in resource.subresources):
-        raise _not_found()
+        raise no_such_path()
     return Target(resource, version, namespace, name, sub)
 
 
@@ -114,21 +110,21 @@ def verb(request: Request, t: Target) -> str:
     resource), as kube-apiserver answers a method a storage does not implement."""
     name = _verb(request, t)
     if t.resource.verbs and name not in t.resource.verbs:
-        raise ApiError(405, "the server does not allow this method on the requested resource")
+        raise method_not_allowed()
     return name
 
 
 def _verb(request: Request, t: Target) -> str:
     method = request.method
     if t.sub == "finalize" and method != "PUT":  # namespaces/finalize takes updates only
-        raise ApiError(405, "the server does not allow this method on the requested resource")
+        raise method_not_allowed()
     if t.sub in ("binding", "eviction"):  # create-only subresources
         if method != "POST":
-            raise ApiError(405, "the server does not allow this method on the requested resource")
+            raise method_not_allowed()
         return "create"
     if t.sub in ("exec", "attach", "portforward"):  # connect: a WebSocket GET or a SPDY POST
         if method not in ("GET", "POST"):
-            raise ApiError(405, "the server does not allow this method on the requested resource")
+            raise method_not_allowed()
         return "get" if method == "GET" else "create"
     if method == "GET":
         if t.name:
@@ -136,7 +132,7 @@ def _verb(request: Request, t: Target) -> str:
         return "watch" if query_flag(request.query_params, "watch") else "list"
     if method == "POST" and not t.name:
         if t.resource.namespaced and not t.namespace:
-            raise ApiError(405, "the server does not allow this method on the requested resource")
+            raise method_not_allowed()
         return "create"
     if method == "PUT" and t.name:
         return "update"
@@ -144,4 +140,4 @@ def _verb(request: Request, t: Target) -> str:
         return "patch"
     if method == "DELETE" and (t.name or t.resource.name != "namespaces"):  # no deletecollection of namespaces
         return "delete" if t.name else "deletecollection"
-    raise ApiError(405, "the server does not allow this method on the requested resource")
+    raise method_not_allowed()
