@@ -85,11 +85,20 @@ def test_typed_lists_of_workloads_load_item_by_item(tmp_path) -> None:
     assert isinstance(job, batch_v1.Job) and job.spec.completion_mode == "Indexed"
 
 
-def test_priority_class_fields_are_checked_strictly_but_pod_fields_dralloc_lacks_are_not() -> None:
+def test_priority_class_fields_are_checked_strictly_and_pods_against_their_whole_upstream_schema() -> None:
     assert unknown_fields({**WORKLOADS[5], "valeu": 1}) == ['unknown field "valeu"']
+    container = {"name": "c", "image": "x", "imagePullPolicy": "Always",
+                 "livenessProbe": {"httpGet": {"port": 80, "path": "/"}}}
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
-           "spec": {"containers": [{"name": "c", "image": "x", "imagePullPolicy": "Always"}], "dnsPolicy": "None"}}
-    assert unknown_fields(pod) == []
+           "spec": {"containers": [container], "dnsPolicy": "None", "volumes": [{"name": "v", "emptyDir": {}}]}}
+    assert unknown_fields(pod) == []  # fields dralloc's models lack are still fields
+    container["livenessProbe"] = {"httpGet": {"port": 80, "pth": "/"}}
+    pod["spec"]["volumes"] = [{"name": "v", "emptyDir": {}, "hostpath": {"path": "/"}}]
+    assert unknown_fields(pod) == ['unknown field "spec.containers[0].livenessProbe.httpGet.pth"',
+                                   'unknown field "spec.volumes[0].hostpath"']
+    template = {**TEMPLATE, "spec": {**TEMPLATE["spec"], "restartPolicey": "Never"}}
+    job = {**WORKLOADS[4], "spec": {**WORKLOADS[4]["spec"], "template": template}}
+    assert unknown_fields(job) == ['unknown field "spec.template.spec.restartPolicey"']
 
 
 def test_pod_status_carries_what_preemption_and_claims_need() -> None:

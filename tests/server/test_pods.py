@@ -35,17 +35,22 @@ def pod(name: str = "web", **spec: Any) -> dict[str, Any]:
                      "volumes": [{"name": "data", "emptyDir": {}}], **spec}}
 
 
-def test_a_created_pod_is_pending_with_its_qos_class_and_keeps_every_field_it_was_sent(client: TestClient) -> None:
+def test_a_created_pod_is_pending_with_its_qos_class_and_keeps_every_field_of_its_schema(client: TestClient) -> None:
     high = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 7}
     assert client.post("/apis/scheduling.k8s.io/v1/priorityclasses", json=high).status_code == 201
-    sent = pod(priorityClassName="high", futureField={"x": 1})
+    sent = pod(priorityClassName="high", dnsPolicy="None", dnsConfig={"nameservers": ["1.1.1.1"]},
+               futureField={"x": 1})
     sent["status"] = {"phase": "Running"}
     created = client.post(PODS, json=sent)
     assert created.status_code == 201, created.text
     body = created.json()
     assert body["status"] == {"phase": "Pending", "qosClass": "Burstable"}
     assert body["spec"]["volumes"] == [{"name": "data", "emptyDir": {}}]
-    assert body["spec"]["containers"][0]["command"] == ["nginx"] and body["spec"]["futureField"] == {"x": 1}
+    assert body["spec"]["containers"][0]["command"] == ["nginx"]
+    assert body["spec"]["dnsConfig"] == {"nameservers": ["1.1.1.1"]}  # fields dralloc does not model are kept
+    # a field the schema lacks is dropped, as decoding into kube-apiserver's Go types drops it, with a warning
+    assert "futureField" not in body["spec"] and "futureField" not in client.get(f"{PODS}/web").json()["spec"]
+    assert created.headers["warning"] == '299 - "unknown field \\"spec.futureField\\""'
     assert body["metadata"]["namespace"] == "default" and body["metadata"]["uid"]
     typed = decode(client.get(f"{PODS}/web").json())
     assert isinstance(typed, Pod) and typed.spec.containers[0].name == "app"
@@ -340,3 +345,20 @@ def test_a_strategic_merge_patch_leaves_the_object_it_patches_unchanged() -> Non
     assert patched["metadata"]["ownerReferences"] == [{"uid": "u1", "name": "renamed"}]
     assert patched["spec"]["containers"][0]["ports"] == [{"containerPort": 80, "name": "http"}]
     assert patched["spec"]["volumes"] == []
+
+
+def test_strict_field_validation_refuses_a_pod_with_a_typo_or_a_repeated_key_as_kube_apiserver(
+        client: TestClient) -> None:
+    sent = pod()
+    sent["spec"]["containers"][0]["resources"]["claim"] = [{"name": "gpu"}]
+    sent["metadata"]["lables"] = {}
+    refused = client.post(PODS, params={"fieldValidation": "Strict"}, json=sent)
+    assert refused.status_code == 400, refused.text
+    assert refused.json()["message"] == (
+        'Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "metadata.lables", '
+        'unknown field "spec.containers[0].resources.claim"')
+    body = b'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","name":"b"},"spec":{"containers":[]}}'
+    repeated = client.post(PODS, params={"fieldValidation": "Strict"}, content=body,
+                           headers={"content-type": "application/json"})
+    assert repeated.status_code == 400 and 'duplicate field "metadata.name"' in repeated.json()["message"]
+    assert client.get(f"{PODS}/web").status_code == 404 and client.get(f"{PODS}/b").status_code == 404

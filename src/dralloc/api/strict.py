@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 import yaml
 
-from dralloc.api import conversion
+from dralloc.api import conversion, core_v1_fields
 from dralloc.api.kinds import model_for
 from dralloc.api.parsing import CheckedYAMLLoader, duplicate_messages, duplicate_paths, load_json_checked
 from dralloc.api.quantity import Quantity
@@ -37,23 +37,59 @@ def field_problems(raw: bytes | str, *, yaml_input: bool = False, decoded: Any =
 def unknown_fields(data: Any) -> list[str]:
     """``unknown field "<path>"`` for each key of a decoded object that its kind's schema lacks.
 
-    Every kind dralloc models is checked. Below a struct that models only part of its upstream type
-    (``PARTIAL``: a Pod's or Node's spec and status) nothing is reported, since a field dralloc lacks there
-    is not an unknown field."""
+    Every kind dralloc models is checked. The core/v1 kinds the API server stores (Pod, Node, Namespace,
+    Event) are checked against their whole upstream schema (:mod:`dralloc.api.core_v1_fields`); below other
+    structs that model only part of their upstream type (``PARTIAL``: a workload's pod template) nothing is
+    reported, since a field dralloc lacks there is not an unknown field."""
     if not isinstance(data, dict):
         return []
     api_version = data.get("apiVersion")
-    model = model_for(api_version, data.get("kind"))
-    if model is None:
-        return []
-    if api_version in conversion.SERVED_VERSIONS and api_version != conversion.V1:
-        data = conversion.to_v1(data)
-    node = _NODES.get(model) or _node(model)
+    kind = data.get("kind")
+    if api_version == "v1" and kind in core_v1_fields.ROOTS:
+        node = _NODES.get(kind) or _table_node(kind)
+    else:
+        model = model_for(api_version, kind)
+        if model is None:
+            return []
+        if api_version in conversion.SERVED_VERSIONS and api_version != conversion.V1:
+            data = conversion.to_v1(data)
+        node = _NODES.get(model) or _node(model)
     if not _has_unknown(data, node):  # the common case: one pass of C-level set comparisons
         return []
     found: list[str] = []
     _walk(data, node, "", found)
     return [f'unknown field "{p}"' for p in found]
+
+
+def drop_unknown_fields(data: dict[str, Any]) -> None:
+    """Remove, in place, the fields a core/v1 object's schema lacks, as kube-apiserver's decoding into its Go
+    types drops them when fieldValidation is Ignore or Warn (the stored object never has them)."""
+    kind = data.get("kind")
+    if data.get("apiVersion") != "v1" or kind not in core_v1_fields.ROOTS:
+        return
+    node = _NODES.get(kind) or _table_node(kind)
+    if _has_unknown(data, node):
+        _prune(data, node)
+
+
+def _prune(value: Any, node: Any) -> None:
+    kind = node[0]
+    if kind == _STRUCT:
+        if type(value) is not dict:
+            return
+        fields = node[1]
+        for key in [k for k in value if k not in fields]:
+            del value[key]
+        for key, child in node[3].items():
+            item = value.get(key)
+            if item is not None:
+                _prune(item, child)
+    elif type(value) is list:
+        for item in value:
+            _prune(item, node[1])
+    elif type(value) is dict:
+        for item in value.values():
+            _prune(item, node[1])
 
 
 # --- walking the schema -----------------------------------------------------------------------------
@@ -73,7 +109,8 @@ def _strip_optional(tp: Any) -> Any:
     return tp
 
 
-_NODES: dict[Any, Any] = {}  # model type -> compiled node; types never change, so neither do their nodes
+# model type (or core/v1 type name) -> compiled node; types never change, so neither do their nodes
+_NODES: dict[Any, Any] = {}
 
 
 def _node(tp: Any) -> Any:
@@ -89,7 +126,9 @@ def _node(tp: Any) -> Any:
         return (_MAP, item) if item is not _LEAF else _LEAF
     if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
         if getattr(tp, "PARTIAL", False):
-            return _LEAF
+            # a core/v1 type dralloc models in part (a workload's pod template spec) is checked against the
+            # whole upstream type; below other partial models nothing is known to be unknown
+            return _table_node(tp.__name__) if tp.__name__ in core_v1_fields.FIELDS else _LEAF
         node = _NODES.get(tp)
         if node is None:
             fields: dict[str, Any] = {}
@@ -104,6 +143,31 @@ def _node(tp: Any) -> Any:
                     children[f.encode_name] = child
         return node
     return _LEAF
+
+
+def _table_node(name: str) -> Any:
+    """The node of a core/v1 type from the field table ("" a leaf, "T", "[T]", "{T}")."""
+    node = _NODES.get(name)
+    if node is None:
+        members = core_v1_fields.FIELDS[name]
+        fields: dict[str, Any] = {}
+        children: dict[str, Any] = {}
+        node = _NODES[name] = (_STRUCT, fields, frozenset(members), children)  # first: types nest themselves
+        for field, ref in members.items():
+            child = fields[field] = _table_ref(ref)
+            if child is not _LEAF:
+                children[field] = child
+    return node
+
+
+def _table_ref(ref: str) -> Any:
+    if not ref:
+        return _LEAF
+    if ref[0] == "[":
+        return (_LIST, _table_ref(ref[1:-1]))
+    if ref[0] == "{":
+        return (_MAP, _table_ref(ref[1:-1]))
+    return _table_node(ref)
 
 
 def _has_unknown(value: Any, node: Any) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 from starlette.requests import Request
 
-from dralloc.api import core_v1, strict
+from dralloc.api import core_v1, core_v1_fields, strict
 from dralloc.api.codec import decode, to_dict
 from dralloc.api.defaults import apply_defaults
 from dralloc.api.quantity import quantity_dec_hook
@@ -50,12 +50,14 @@ def field_validation(request: Request) -> str:
 def field_problems(raw: bytes | None, ctype: str, data: dict[str, Any], mode: str, t: Target) -> list[str]:
     if mode == "Ignore":
         return []
-    if t.resource.group and data is not None and raw is not None:
+    # the resource.k8s.io kinds and the other modelled groups, and the core kinds whose whole schema is known
+    checked = bool(t.resource.group) or t.resource.kind in core_v1_fields.ROOTS
+    if checked and data is not None and raw is not None:
         # The body as sent: duplicate keys (found while parsing) and unknown fields.
         problems = strict.field_problems(raw, yaml_input="yaml" in ctype, decoded=data if ctype == JSON else None)
         if not problems and ctype != JSON and "yaml" not in ctype:
             problems = strict.unknown_fields(data)
-    elif t.resource.group:
+    elif checked:
         problems = strict.unknown_fields(data)
     else:
         problems = []

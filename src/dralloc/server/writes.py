@@ -13,6 +13,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
+from dralloc.api import strict
 from dralloc.api.codec import decode
 from dralloc.server import admin_access, events, namespaces, pods, priorities
 from dralloc.server.apply import apply, record_update
@@ -60,9 +61,11 @@ def generated_name(prefix: str) -> str:
 
 
 def raw_object(data: dict[str, Any], t: Target, meta: Any) -> dict[str, Any]:
-    """A core object as the client sent it (every field kept), with its kind, apiVersion, name and namespace."""
+    """A core object as the client sent it, with its kind, apiVersion, name and namespace, without the fields
+    its schema lacks (kube-apiserver's decoding drops them)."""
     obj = copy.deepcopy(data)
     obj["kind"], obj["apiVersion"] = t.resource.kind, t.api_version
+    strict.drop_unknown_fields(obj)
     metadata = dict(obj.get("metadata") or {})
     if meta.name:
         metadata["name"] = meta.name
