@@ -102,6 +102,29 @@ def test_an_allocated_claim_that_fits_no_node_gets_deallocated_and_the_pod_retri
     assert p.claims[0].status.allocation.devices.results[0].pool == "n1"
 
 
+def test_an_allocated_claim_whose_binding_failed_is_unavailable_everywhere_and_gets_deallocated(simulate) -> None:
+    # The device's failure condition is True in the claim's device status: Filter takes the claim for
+    # unavailable on every node (even the one its allocation names), PostFilter deallocates it, and the next
+    # attempt allocates it again.
+    failed = claim("attach", allocated_on="n1").replace(
+        "device: gpu-0}]", "device: gpu-0, bindingConditions: [Attached], bindingFailureConditions: [Failed]}]")
+    failed += textwrap.indent(textwrap.dedent("""\
+        devices:
+        - {driver: gpu.example.com, pool: n1, device: gpu-0,
+           conditions: [{type: Failed, status: "True", reason: Broken, message: m,
+                         lastTransitionTime: "2026-11-01T00:00:00Z"}]}
+        """), "  ")
+    docs = [node("n1"), gpu_slice("n1"), GPU_CLASS, pod("p", claims="[{name: gpu, resourceClaimName: attach}]")]
+    p = by_name(simulate(*docs, failed)[1])["p"]
+    assert p.node == "n1" and p.attempts == 2
+    assert p.claims[0].status.devices is None  # the device status went with the allocation
+    ready = failed.replace("type: Failed", "type: Attached")  # the binding condition is met instead
+    p = by_name(simulate(*docs, ready)[1])["p"]
+    assert p.node == "n1" and p.attempts == 1
+    p = by_name(simulate(*docs, failed, gates="DRADeviceBindingConditions=false")[1])["p"]
+    assert p.attempts == 1  # without the gate nothing reads the conditions
+
+
 def test_extended_resources_backed_by_dra_get_a_special_claim(simulate) -> None:
     cls = GPU_CLASS.replace("spec: {selectors:", "spec: {extendedResourceName: example.com/gpu, selectors:")
     want = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec: {containers: [{name: c, "

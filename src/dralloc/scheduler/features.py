@@ -20,6 +20,7 @@ DEFAULTS_1_36: dict[str, bool] = {
     "DRAPartitionableDevices": True,  # beta
     "DRAConsumableCapacity": True,  # beta
     "DRADeviceBindingConditions": True,  # beta
+    "DRAResourceClaimDeviceStatus": True,  # beta (binding conditions are read from the claim's device status)
     "DRAExtendedResource": True,  # beta
     "DRASchedulerFilterTimeout": True,  # beta
     "DRADeviceTaintRules": False,  # beta, off

@@ -70,10 +70,11 @@ class Scheduler:
                  priority_classes: Iterable[Any] = (), seed: int = 0, feature_gates: FeatureGates | None = None,
                  percentage_of_nodes_to_score: int = 0, group_nodes: bool = True,
                  names: NameGenerator | None = None, victims_terminate_at: str | None = None,
-                 nominated: Iterable[Pod] = ()) -> None:
+                 nominated: Iterable[Pod] = (), now: datetime | None = None) -> None:
         """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
         reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
-        to a preemptor are listed in ``lost_nominations``."""
+        to a preemptor are listed in ``lost_nominations``. ``now``: the time against which binding conditions
+        time out (None, as for a dump: they never do)."""
         claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
         self.victims_terminate_at = victims_terminate_at
@@ -88,7 +89,7 @@ class Scheduler:
 
         attributes = referenced_attributes(classes, [c.spec for c in claims] + [t.spec.spec for t in templates])
         self.snapshot = ClusterSnapshot(list(nodes), list(slices), classes, claims, list(taint_rules), self.gates,
-                                        attributes)
+                                        attributes, now=now)
         self.snapshot.dra.share = group_nodes
         self.framework = Framework(self.snapshot, seed=seed,
                                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,

@@ -3,6 +3,8 @@ the ResourceClaims, DeviceClasses and the DRA state (kube-scheduler's cache snap
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from msgspec.structs import replace
 
 from dralloc.api.core_v1 import Node
@@ -33,8 +35,9 @@ class ClusterSnapshot:
 
     def __init__(self, nodes: list[Node], slices: list[ResourceSlice], classes: list[DeviceClass],
                  claims: list[ResourceClaim], taint_rules: list[DeviceTaintRule], gates: FeatureGates,
-                 attributes: frozenset[AttributeKey] | None = None) -> None:
+                 attributes: frozenset[AttributeKey] | None = None, now: datetime | None = None) -> None:
         self.gates = gates
+        self.now = now  # for binding-condition timeouts; None: nothing times out (a dump has no clock)
         self.node_list = node_tree_order(nodes)
         self.nodes = [NodeInfo.build(n) for n in self.node_list]
         self.by_name = {n.name: n for n in self.nodes}

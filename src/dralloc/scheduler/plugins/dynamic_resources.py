@@ -5,7 +5,8 @@ in ``status.resourceClaimStatuses`` — must exist, not be deleting, be owned by
 an allocated claim must have room in ``reservedFor`` (256) unless already reserved for the pod
 (``resourceclaim in use``); an unallocated claim's device classes must exist. Filter (per node): an
 allocated claim's ``allocation.nodeSelector`` must match the node (``resourceclaim not available on the
-node``); the unallocated claims (and the special claim of DRA-backed extended resources) are allocated
+node``), and so must not have failed its binding (a binding failure condition True, or binding
+conditions still unmet after the timeout); the unallocated claims (and the special claim of DRA-backed extended resources) are allocated
 together (``cannot allocate all claims``); a hard allocator error aborts the attempt. Every rejection is
 UnschedulableAndUnresolvable, so preemption never runs for it (1.36). PostFilter deallocates an
 unavailable claim that nobody else uses. Score: 8 − i for each firstAvailable request served by its
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from dralloc.api.core_v1 import NodeSelector
 from dralloc.api.resource_v1 import AllocationResult, ResourceClaim
 from dralloc.errors import AllocationError
+from dralloc.scheduler import binding_conditions
 from dralloc.scheduler.framework import SKIP, Code, K, Status, default_normalize, error, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins import extended_resources
@@ -54,6 +56,8 @@ class DraCycle:
     to_allocate: list[ResourceClaim] = field(default_factory=list)
     extended: list[str] = field(default_factory=list)  # DRA-backed extended resources the pod requests
     unavailable: set[int] = field(default_factory=set)
+    # allocated claims whose binding failed (a failure condition is True) or timed out
+    binding_failed: set[int] = field(default_factory=set)
     nodes: dict[str, NodeAllocation] = field(default_factory=dict)
     signature: bytes = b""
 
@@ -143,13 +147,17 @@ class DynamicResources(Plugin):
             return SKIP
         # Like upstream, the claims are only recorded once PreFilter passes: a rejected pod's PostFilter
         # finds none ("no new claims to deallocate").
-        for claim in claims:
+        check_binding = snap.gates.enabled("DRADeviceBindingConditions") and \
+            snap.gates.enabled("DRAResourceClaimDeviceStatus")
+        for index, claim in enumerate(claims):
             if is_allocated(claim):
                 assert claim.status is not None and claim.status.allocation is not None
                 reserved = claim.status.reserved_for or ()
                 if len(reserved) >= MAX_RESERVED_FOR and not is_reserved_for(claim, pod.uid):
                     return unresolvable(NAME, IN_USE)
                 st.available_on.append(claim.status.allocation.node_selector)
+                if check_binding and binding_conditions.unavailable(claim, snap.now):
+                    st.binding_failed.add(index)  # unavailable on every node: PostFilter deallocates it
                 continue
             st.available_on.append(None)
             st.to_allocate.append(claim)
@@ -209,7 +217,7 @@ class DynamicResources(Plugin):
         if ext_claim is None and not st.claims:
             return None
         unavailable = [i for i, sel in enumerate(st.available_on)
-                       if sel is not None and not selector_matches(sel, node)]
+                       if i in st.binding_failed or (sel is not None and not selector_matches(sel, node))]
         to_allocate = st.to_allocate + ([ext_claim] if ext_claim is not None else [])
         results: list[AllocationResult] = []
         footprint: dict[str, int] = {}

@@ -13,6 +13,13 @@ cycle leaves its event, condition and nomination. A placement that could not be 
 between the cycle and its write, the bind failed) backs the pod off: 1 s, doubling up to 10 s, as
 kube-scheduler's backoff queue.
 
+A device with binding conditions (KEP-5007) holds its pod back after the claims are written (each allocation
+stamped with ``allocationTimestamp``), as DynamicResources' PreBind: a ``BindingConditionsPending`` event, the
+pod assumed on its node, then the bind once every binding condition is True in the claims'
+``status.devices``; a failure condition, or ten minutes, fails the binding cycle instead: the
+FailedScheduling event and the SchedulerError condition with PreBind's message, the claims unreserved (and
+so deallocated) and the pod backed off, to be tried again on other devices.
+
 Preemption as kube-scheduler's ``prepareCandidate``: each victim gets the DisruptionTarget condition (reason
 PreemptionByScheduler), then a delete with default options, so it terminates for its grace period keeping its
 node share and its claims (``termination`` removes it when that is over); then a ``Preempted`` event naming
@@ -27,10 +34,13 @@ import json
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
-from dralloc.api.codec import to_dict
+from dralloc.api.codec import decode, to_dict
+from dralloc.scheduler import binding_conditions
 from dralloc.scheduler.result import PodResult
 from dralloc.scheduler.simulation import DEFAULT_SCHEDULER, Scheduler
 from dralloc.server import pods as pod_registry
@@ -56,6 +66,18 @@ BACKOFF_INITIAL_SECONDS = 1.0  # podInitialBackoffDuration: a pod whose placemen
 BACKOFF_MAX_SECONDS = 10.0  # podMaxBackoffDuration: the wait doubles per failure up to this
 FLUSH_PERIOD_SECONDS = 30  # how often the scheduling queue looks for pods waiting longer than that
 Obj = dict[str, Any]
+PREBIND = 'running PreBind plugin "DynamicResources": '  # how a PreBind failure reads in events and conditions
+
+
+@dataclass
+class WaitingBinding:
+    """A pod whose claims are written but whose devices' binding conditions are not all True yet."""
+
+    pod: Obj
+    node: str
+    claims: list[Obj]  # as written: allocated and reserved for the pod
+    created: Obj | None  # the extended-resource claim made for it
+    started: float
 
 
 def _meta(obj: Obj) -> Obj:
@@ -108,6 +130,7 @@ class SchedulerLoop:
         # uid of a pod whose placement could not be written (a claim changed meanwhile, the bind failed) ->
         # its failures in a row and the time before which it is not tried again (kube-scheduler's backoff queue)
         self.backoff: dict[str, tuple[int, float]] = {}
+        self.binding: dict[str, WaitingBinding] = {}  # uid -> a pod waiting for its binding conditions
         self.scheduled = 0
 
     @property
@@ -116,7 +139,9 @@ class SchedulerLoop:
         since the epoch)."""
         flush = min((self._flush_at(t) for t in self.since.values()), default=None)
         backoff = min((until for _, until in self.backoff.values()), default=None)
-        return min((t for t in (flush, backoff) if t is not None), default=None)
+        binding = min((w.started + binding_conditions.BINDING_TIMEOUT_SECONDS + 1 for w in self.binding.values()),
+                      default=None)
+        return min((t for t in (flush, backoff, binding) if t is not None), default=None)
 
     def due(self) -> bool:
         due = self.next_due
@@ -157,6 +182,8 @@ class SchedulerLoop:
                 continue
             meta = _meta(pod)
             uid = str(meta.get("uid"))
+            if uid in self.binding:
+                continue  # in its binding cycle, waiting for binding conditions
             held = self.backoff.get(uid)
             if held is not None and held[1] > clock:
                 continue  # backing off after its placement could not be written
@@ -185,6 +212,49 @@ class SchedulerLoop:
             del self.backoff[uid]
         return out
 
+    def check_bindings(self, snap: Snapshot) -> bool:
+        """PreBind's wait for binding conditions, one poll of every waiting pod: bind those whose devices are
+        ready, fail those whose binding failed or timed out. True when a pod was bound or released."""
+        if not self.binding:
+            return False
+        done = False
+        pods = snap.pods_by_uid()
+        clock = self.clock()
+        moment = datetime.fromtimestamp(clock, UTC)
+        for uid, waiting in list(self.binding.items()):
+            pod = pods.get(uid)
+            if pod is None or _meta(pod).get("deletionTimestamp") or (pod.get("spec") or {}).get("nodeName"):
+                del self.binding[uid]  # gone or bound by someone else: the claims controller releases its claims
+                done = True
+                continue
+            failure = None
+            ready = True
+            for written in waiting.claims:
+                meta = _meta(written)
+                current = snap.mirror.get("resourceclaims", (meta.get("namespace") or "", meta.get("name") or ""))
+                if current is None:
+                    failure = f'resourceclaim.resource.k8s.io "{meta.get("name")}" not found'
+                    break
+                try:
+                    if not binding_conditions.wait_outcome(decode(current), moment):
+                        ready = False
+                        break
+                except binding_conditions.BindingFailed as exc:
+                    failure = str(exc)
+                    break
+            if failure is None and not ready and clock > waiting.started + binding_conditions.BINDING_TIMEOUT_SECONDS:
+                failure = "device binding timeout"
+            if failure is None and not ready:
+                continue
+            del self.binding[uid]
+            done = True
+            if failure is None:
+                self._bind(waiting.pod, waiting.node, waiting.claims, waiting.created)
+            else:
+                self._undo(waiting.claims, waiting.created, uid)
+                self._record_failure(pod, "SchedulerError", PREBIND + failure, None, retried_after_backoff=True)
+        return done
+
     def may_have_candidates(self, pods_changed: bool) -> bool:
         """Whether a look at every pod can find one to try: not when no pod changed and none waits for a
         cluster change, a flush or the end of its backoff (a new pod is a pod change)."""
@@ -195,14 +265,17 @@ class SchedulerLoop:
         """Schedule the candidate pods; True when the cluster changed in a way other pods may wait for.
         ``pods_changed``: whether any pod changed since the last cycle (else pods are looked at only when
         some may be candidates); ``pods_gone``: whether one may have gone."""
-        if not self.may_have_candidates(pods_changed):
+        released = self.check_bindings(snap)
+        if not self.may_have_candidates(pods_changed or released):
             self.retry_all = False
-            return False
+            return released
         pending = self.candidates(snap, pods_gone)
         if not pending:
-            return False
+            return released
         running = [p for p in snap.pods if (p.get("spec") or {}).get("nodeName")
                    and (p.get("status") or {}).get("phase") not in pod_registry.TERMINAL_PHASES]
+        # Pods in their binding cycle count on their node (kube-scheduler's assumed pods).
+        running += [{**w.pod, "spec": {**(w.pod.get("spec") or {}), "nodeName": w.node}} for w in self.binding.values()]
         trying = {_key(p) for p in pending}
         # Pods still waiting keep the room of their nomination (kube-scheduler's nominator holds them all).
         held = [p for p in snap.unbound_pods if is_pending_for_us(p) and _key(p) not in trying
@@ -210,7 +283,8 @@ class SchedulerLoop:
         sched = Scheduler(snap.typed("nodes"), snap.typed("pods", running + pending),
                           slices=snap.typed("resourceslices"), classes=snap.typed("deviceclasses"),
                           claims=snap.typed("resourceclaims"), taint_rules=snap.typed("devicetaintrules"),
-                          seed=self.seed, victims_terminate_at=now(), nominated=snap.typed("pods", held))
+                          seed=self.seed, victims_terminate_at=now(), nominated=snap.typed("pods", held),
+                          now=datetime.fromtimestamp(self.clock(), UTC))
         result = sched.schedule()
         freed = False
         by_key = {_key(p): p for p in snap.pods}
@@ -229,7 +303,7 @@ class SchedulerLoop:
         # (each pod's own writes stay in order: claims, then binding, then the event).
         list(self.pool.map(lambda pr: self._place(*pr), placed))
         list(self.pool.map(lambda pr: self._fail(*pr), failed))
-        return freed
+        return freed or released
 
     # --- outcomes -----------------------------------------------------------------------------------
 
@@ -257,7 +331,8 @@ class SchedulerLoop:
             def reserve(current: Obj, allocation: Obj = allocation) -> Obj | None:
                 status = current.setdefault("status", {})
                 if status.get("allocation") is None:
-                    status["allocation"] = allocation
+                    # stamped as kube-scheduler does with binding conditions and device status on (1.36)
+                    status["allocation"] = {**allocation, "allocationTimestamp": now()}
                     fins = current["metadata"].setdefault("finalizers", [])
                     if DELETE_PROTECTION not in fins:
                         fins.append(DELETE_PROTECTION)
@@ -280,8 +355,22 @@ class SchedulerLoop:
         if created is not None and not self._record_extended_claim(namespace, name, uid, extended):
             self._undo(written, created, uid)
             return False
+        if any(r.get("bindingConditions") for c in written
+               for r in ((c.get("status") or {}).get("allocation") or {}).get("devices", {}).get("results") or ()):
+            self.binding[uid] = WaitingBinding(pod, res.node or "", written, created, self.clock())
+            self.recorder.record(pod, "Normal", "BindingConditionsPending",
+                                 f"waiting for binding conditions for device on node {res.node}", COMPONENT,
+                                 "Scheduling")
+            return True
+        return self._bind(pod, res.node or "", written, created)
+
+    def _bind(self, pod: Obj, node: str, written: list[Obj], created: Obj | None) -> bool:
+        """The binding, then the Scheduled event; False (the claims released, the pod backed off) when the
+        pod is gone."""
+        meta = _meta(pod)
+        namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", str(meta.get("uid"))
         try:
-            bound = pod_registry.bind(self.writer.store, namespace, name, res.node or "", uid=uid)
+            bound = pod_registry.bind(self.writer.store, namespace, name, node, uid=uid)
         except (NotFound, ApiError):
             self._undo(written, created, uid)
             return False
@@ -291,7 +380,7 @@ class SchedulerLoop:
         self.bound_requests[uid] = _requests(bound)
         self.scheduled += 1
         # About the pod as its cycle saw it (kube-scheduler's assumed pod), as the FailedScheduling events are.
-        self.recorder.record(pod, "Normal", "Scheduled", f"Successfully assigned {namespace}/{name} to {res.node}",
+        self.recorder.record(pod, "Normal", "Scheduled", f"Successfully assigned {namespace}/{name} to {node}",
                              COMPONENT, "Binding")
         return True
 
@@ -349,14 +438,21 @@ class SchedulerLoop:
         """``handleSchedulingFailure``: the FailedScheduling event, then one status write with the
         PodScheduled=False condition and the nomination this cycle set (after a preemption), cleared (no
         node can be made to fit) or left."""
-        meta = _meta(pod)
-        uid = str(meta.get("uid"))
         gated = bool((pod.get("spec") or {}).get("schedulingGates"))
         # A gated pod is not tried: kube-scheduler only records why (reason SchedulingGated), with no event.
         reason = "SchedulingGated" if gated else "SchedulerError" if res.status == "error" else "Unschedulable"
         nominated = res.pod.status.nominated_node_name if res.pod.status is not None else None
-        if not gated:  # every failed cycle records its event, whether or not the status changes
-            self.recorder.record(pod, "Warning", "FailedScheduling", res.message, COMPONENT, "Scheduling")
+        self._record_failure(pod, reason, res.message, nominated)
+
+    def _record_failure(self, pod: Obj, reason: str, message: str, nominated: str | None,
+                        retried_after_backoff: bool = False) -> None:
+        """The FailedScheduling event (not for a gated pod) and the PodScheduled=False condition with
+        ``reason`` and ``message``. ``retried_after_backoff``: a failed binding cycle, whose pod is tried
+        again when its backoff ends rather than when the cluster changes."""
+        meta = _meta(pod)
+        uid = str(meta.get("uid"))
+        if reason != "SchedulingGated":  # every failed cycle records its event, whether or not the status changes
+            self.recorder.record(pod, "Warning", "FailedScheduling", message, COMPONENT, "Scheduling")
 
         def condition(current: Obj) -> Obj | None:
             if (current.get("spec") or {}).get("nodeName"):
@@ -365,7 +461,7 @@ class SchedulerLoop:
             conds = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
             old = next((c for c in conds if c.get("type") == "PodScheduled"), None)
             new = {"type": "PodScheduled", "status": "False", "lastProbeTime": None,
-                   "lastTransitionTime": now(), "reason": reason, "message": res.message}
+                   "lastTransitionTime": now(), "reason": reason, "message": message}
             if old is not None and all(old.get(k) == new[k] for k in ("status", "reason", "message")) \
                     and status.get("nominatedNodeName") == nominated:
                 return None
@@ -380,7 +476,7 @@ class SchedulerLoop:
 
         updated = self.writer.update("pods", meta.get("namespace") or "default", meta.get("name") or "",
                                      condition, uid=uid)
-        if updated is not None:
+        if updated is not None and not retried_after_backoff:
             self.waiting[uid] = (str(_meta(updated).get("resourceVersion")), scheduling_properties(updated))
             self.since[uid] = self.clock()
 
