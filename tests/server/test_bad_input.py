@@ -335,6 +335,22 @@ def test_field_managers_longer_than_128_bytes_are_refused_on_every_write(client:
     assert r.status_code == 422 and r.json()["details"]["kind"] == "PatchOptions"
 
 
+def test_a_delete_of_a_status_subresource_is_not_allowed_and_leaves_the_object(client: TestClient) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "kept"},
+           "spec": {"containers": [{"name": "c", "image": "x"}]}}
+    assert client.post("/api/v1/namespaces/default/pods", json=pod).status_code == 201
+    assert client.post(DC, json=_device_class("kept")).status_code == 201
+    for path in ("/api/v1/namespaces/default/pods/kept/status", f"{DC}/kept/status",
+                 "/api/v1/namespaces/default/status"):
+        r = client.delete(path)
+        assert r.status_code in (404, 405), (path, r.text)  # (a device class has no status subresource)
+    assert client.get("/api/v1/namespaces/default/pods/kept").status_code == 200
+    assert client.get(f"{DC}/kept").status_code == 200
+    assert client.get("/api/v1/namespaces/default").status_code == 200
+    r = client.delete("/api/v1/namespaces/default/pods/kept/status")
+    assert r.status_code == 405 and r.json()["reason"] == "MethodNotAllowed"
+
+
 def test_trace_gets_a_status_body(client: TestClient) -> None:
     r = client.request("TRACE", DC)
     assert r.status_code == 405 and r.json()["reason"] == "MethodNotAllowed"

@@ -138,6 +138,7 @@ def _verb(request: Request, t: Target) -> str:
         return "update"
     if method == "PATCH" and t.name:
         return "patch"
-    if method == "DELETE" and (t.name or t.resource.name != "namespaces"):  # no deletecollection of namespaces
+    # no deletecollection of namespaces; no delete of a subresource (status, finalize): its storage has none
+    if method == "DELETE" and not t.sub and (t.name or t.resource.name != "namespaces"):
         return "delete" if t.name else "deletecollection"
     raise method_not_allowed()
