@@ -233,3 +233,18 @@ def test_everyday_pod_commands_print_what_they_print_on_a_cluster(kubectl, tmp_p
         assert names == (["pod/web"] if found else []), selector
     bad = kubectl("get", "pods", "--field-selector", "spec.foo=bar", check=False)
     assert "field label not supported: spec.foo" in bad.stderr
+
+
+def test_get_sorts_by_a_field_of_the_objects_as_on_a_cluster(kubectl, tmp_path: Path) -> None:
+    # --sort-by asks for the Table with includeObject=Object and sorts the rows by the objects' fields
+    slices = [f"""apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: {name}}}
+spec: {{driver: {driver}, nodeName: node-1, pool: {{name: node-1, generation: 1, resourceSliceCount: 1}}}}
+""" for name, driver in (("a-slice", "z.example.com"), ("b-slice", "m.example.com"), ("c-slice", "a.example.com"))]
+    (tmp_path / "slices.yaml").write_text("---\n".join(slices))
+    kubectl("apply", "-f", str(tmp_path / "slices.yaml"))
+    rows = kubectl("get", "resourceslices", "--sort-by=.spec.driver").stdout.splitlines()
+    assert [row.split()[0] for row in rows] == ["NAME", "c-slice", "b-slice", "a-slice"], rows
+    rows = kubectl("get", "resourceslices", "--sort-by=.spec.driver", "-o", "wide", "--no-headers").stdout.splitlines()
+    assert [row.split()[2] for row in rows] == ["a.example.com", "m.example.com", "z.example.com"], rows

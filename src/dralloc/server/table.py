@@ -6,6 +6,7 @@ from typing import Any
 
 from dralloc.server import pods, services
 from dralloc.server.ages import human_age
+from dralloc.server.errors import bad_request
 from dralloc.server.events import EVENTS_GROUP, to_core
 from dralloc.server.registry import Resource
 
@@ -101,22 +102,47 @@ def _cell(obj: dict[str, Any], path: str) -> Any:
     return "" if value is None else value
 
 
-def _layout_table(resource: Resource, items: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+INCLUDE_OBJECT = ("Metadata", "Object", "None")
+
+
+def include_object(value: str | None) -> str:
+    """The ``includeObject`` query parameter: what each row's ``object`` holds (Metadata unless asked)."""
+    if not value:
+        return "Metadata"
+    if value not in INCLUDE_OBJECT:
+        raise bad_request(f'unrecognized includeObject value: "{value}"')
+    return value
+
+
+def _row(cells: list[Any], obj: dict[str, Any], include: str) -> dict[str, Any]:
+    """A row and, as kube-apiserver does, its object: the whole object when includeObject=Object (kubectl
+    get --sort-by and -o custom-columns read fields from it), only its metadata by default, or none."""
+    if include == "None":
+        return {"cells": cells}
+    if include == "Object":
+        return {"cells": cells, "object": obj}
+    return {"cells": cells, "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                                       "metadata": obj.get("metadata") or {}}}
+
+
+def _layout_table(resource: Resource, items: list[dict[str, Any]], shown: list[dict[str, Any]],
+                  include: str) -> tuple[list[Any], list[Any]]:
     """Columns and rows of a resource with a whole table layout of its own (Resource.table)."""
     columns = [{"name": header, "type": _COLUMN_TYPES.get(path, "string"),
                 "format": "name" if path == "metadata.name" else "", "description": path.lstrip("="),
                 "priority": priority} for header, path, priority in resource.table]
-    rows = [{"cells": [_cell(obj, path) for _, path, _ in resource.table],
-             "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
-                        "metadata": obj.get("metadata") or {}}} for obj in items]
+    rows = [_row([_cell(obj, path) for _, path, _ in resource.table], original, include)
+            for obj, original in zip(items, shown, strict=True)]
     return columns, rows
 
 
-def to_table(resource: Resource, items: list[dict[str, Any]], rv: str) -> dict[str, Any]:
+def to_table(resource: Resource, items: list[dict[str, Any]], rv: str, include: str = "Metadata") -> dict[str, Any]:
+    """``items`` as a Table; ``include`` is what each row's object holds (see ``include_object``)."""
+    shown = items  # the rows' objects, in the version asked for
     if resource.group == EVENTS_GROUP:  # the same columns as core/v1 Events, read from the stored form
         items = [to_core(item) for item in items]
     if resource.table:
-        columns, rows = _layout_table(resource, items)
+        columns, rows = _layout_table(resource, items, shown, include)
         return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": rv},
                 "columnDefinitions": columns, "rows": rows}
     columns = [{"name": "Name", "type": "string", "format": "name", "description": "Name of the object",
@@ -136,7 +162,6 @@ def to_table(resource: Resource, items: list[dict[str, Any]], rv: str) -> dict[s
         cells += [_cell(obj, path) for _, path in resource.columns]
         cells.append(human_age(meta.get("creationTimestamp")))
         cells += [_cell(obj, path) or "<none>" for _, path in resource.wide_columns]
-        rows.append({"cells": cells, "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
-                                                "metadata": meta}})
+        rows.append(_row(cells, obj, include))
     return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": rv},
             "columnDefinitions": columns, "rows": rows}
