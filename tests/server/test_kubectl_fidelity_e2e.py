@@ -248,3 +248,29 @@ spec: {{driver: {driver}, nodeName: node-1, pool: {{name: node-1, generation: 1,
     assert [row.split()[0] for row in rows] == ["NAME", "c-slice", "b-slice", "a-slice"], rows
     rows = kubectl("get", "resourceslices", "--sort-by=.spec.driver", "-o", "wide", "--no-headers").stdout.splitlines()
     assert [row.split()[2] for row in rows] == ["a.example.com", "m.example.com", "z.example.com"], rows
+
+
+def test_get_nodes_prints_the_status_roles_and_version_columns_of_a_cluster(kubectl, tmp_path: Path) -> None:
+    ready = """apiVersion: v1
+kind: Node
+metadata: {name: node-2, labels: {node-role.kubernetes.io/control-plane: "", kubernetes.io/role: gpu}}
+status:
+  conditions: [{type: Ready, status: "True"}]
+  addresses: [{type: InternalIP, address: 172.18.0.3}, {type: ExternalIP, address: 203.0.113.7}]
+  nodeInfo: {kubeletVersion: v1.36.0, osImage: Debian GNU/Linux 12 (bookworm), kernelVersion: 6.1.0,
+             containerRuntimeVersion: "containerd://2.1.0", machineID: m, systemUUID: s, bootID: b,
+             kubeProxyVersion: "", operatingSystem: linux, architecture: amd64}
+"""
+    (tmp_path / "nodes.yaml").write_text(NODE + "---\n" + ready)
+    kubectl("apply", "-f", str(tmp_path / "nodes.yaml"))
+    kubectl("cordon", "node-1")
+    rows = [row.split() for row in kubectl("get", "nodes").stdout.splitlines()]
+    assert rows[0] == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]
+    assert rows[1][:3] == ["node-1", "Unknown,SchedulingDisabled", "<none>"] and len(rows[1]) == 4
+    assert rows[2][:3] == ["node-2", "Ready", "control-plane,gpu"] and rows[2][4] == "v1.36.0"
+    wide = kubectl("get", "nodes", "-o", "wide").stdout.splitlines()
+    assert wide[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP",
+                               "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"]
+    assert wide[1].split()[-5:] == ["172.18.0.2", "<none>", "<unknown>", "<unknown>", "<unknown>"]
+    assert wide[2].split()[-8:] == ["172.18.0.3", "203.0.113.7", "Debian", "GNU/Linux", "12", "(bookworm)", "6.1.0",
+                                    "containerd://2.1.0"]

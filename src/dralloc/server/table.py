@@ -81,6 +81,42 @@ def event_message(event: dict[str, Any]) -> str:
     return str(event.get("message") or "").strip()
 
 
+def node_status(node: dict[str, Any]) -> str:
+    """kubectl's STATUS of a Node: its Ready condition (Ready, NotReady, else Unknown), then
+    SchedulingDisabled when cordoned."""
+    ready = [c for c in (node.get("status") or {}).get("conditions") or []
+             if isinstance(c, dict) and c.get("type") == "Ready"]
+    states = [("Ready" if ready[-1].get("status") == "True" else "NotReady") if ready else "Unknown"]
+    if (node.get("spec") or {}).get("unschedulable"):
+        states.append("SchedulingDisabled")
+    return ",".join(states)
+
+
+_NODE_ROLE_PREFIX = "node-role.kubernetes.io/"
+
+
+def node_roles(node: dict[str, Any]) -> str:
+    """ROLES: the <role> of node-role.kubernetes.io/<role> labels and the value of kubernetes.io/role, sorted."""
+    roles = set()
+    for key, value in ((node.get("metadata") or {}).get("labels") or {}).items():
+        if key.startswith(_NODE_ROLE_PREFIX) and key != _NODE_ROLE_PREFIX:
+            roles.add(key[len(_NODE_ROLE_PREFIX):])
+        elif key == "kubernetes.io/role" and value:
+            roles.add(value)
+    return ",".join(sorted(roles)) or "<none>"
+
+
+def _node_address(node: dict[str, Any], kind: str) -> str:
+    for address in (node.get("status") or {}).get("addresses") or []:
+        if isinstance(address, dict) and address.get("type") == kind:
+            return str(address.get("address") or "")
+    return "<none>"
+
+
+def _node_info(field: str) -> Any:
+    return lambda node: ((node.get("status") or {}).get("nodeInfo") or {}).get(field) or "<unknown>"
+
+
 COMPUTED = {"=claimState": claim_state, "=podReady": pods.pod_ready, "=podStatus": pods.pod_status,
             "=podRestarts": pods.pod_restarts, "=readinessGates": pods.readiness_gates,
             "=eventLastSeen": event_last_seen, "=eventFirstSeen": event_first_seen, "=eventCount": event_count,
@@ -90,7 +126,12 @@ COMPUTED = {"=claimState": claim_state, "=podReady": pods.pod_ready, "=podStatus
             "=endpoints": services.endpoints, "=endpointSlicePorts": services.endpoint_slice_ports,
             "=endpointSliceEndpoints": services.endpoint_slice_endpoints,
             "=age": lambda obj: human_age((obj.get("metadata") or {}).get("creationTimestamp")),
-            "=globalDefault": lambda obj: bool(obj.get("globalDefault"))}
+            "=globalDefault": lambda obj: bool(obj.get("globalDefault")),
+            "=nodeStatus": node_status, "=nodeRoles": node_roles,
+            "=nodeInternalIP": lambda node: _node_address(node, "InternalIP"),
+            "=nodeExternalIP": lambda node: _node_address(node, "ExternalIP"),
+            "=nodeOSImage": _node_info("osImage"), "=nodeKernelVersion": _node_info("kernelVersion"),
+            "=nodeContainerRuntime": _node_info("containerRuntimeVersion")}
 # the columns whose cells are not strings (kubectl prints them as it prints JSON values)
 _COLUMN_TYPES = {"=eventCount": "integer", "value": "integer", "=globalDefault": "boolean"}
 
