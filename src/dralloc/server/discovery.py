@@ -261,6 +261,9 @@ def _model_schemas(resources: list[Resource], version: str, prefix: str) -> dict
     for name, schema in components.items():
         text = json.dumps(schema).replace('"$ref": "' + prefix, '"$ref": "#/components/schemas/' + prefix)
         out[f"{prefix}.{name}"] = shaped = _upstream_shape(json.loads(text))
+        # msgspec describes a type by its docstring: notes for dralloc's readers (versions, which member is
+        # set), not API documentation, so kubectl explain shows no description rather than them
+        shaped.pop("description", None)
         if not resources[0].group and "properties" in shaped:
             # core objects are stored as sent and their models describe only some of upstream's fields (a
             # Pod's spec): the others are not unknown, merely not described
