@@ -40,6 +40,11 @@ def unknown_fields(data: Any) -> list[str]:
     Every kind dralloc models is checked. Below a struct that models only part of its upstream type
     (``PARTIAL``: a Pod's or Node's spec and status) nothing is reported, since a field dralloc lacks there
     is not an unknown field."""
+    return [f'unknown field "{p}"' for p in unknown_field_paths(data)]
+
+
+def unknown_field_paths(data: Any) -> list[str]:
+    """The paths (``spec.devices[0].foo``) of what ``unknown_fields`` reports, in document order."""
     if not isinstance(data, dict):
         return []
     api_version = data.get("apiVersion")
@@ -53,7 +58,7 @@ def unknown_fields(data: Any) -> list[str]:
         return []
     found: list[str] = []
     _walk(data, node, "", found)
-    return [f'unknown field "{p}"' for p in found]
+    return found
 
 
 # --- walking the schema -----------------------------------------------------------------------------
