@@ -274,3 +274,23 @@ status:
     assert wide[1].split()[-5:] == ["172.18.0.2", "<none>", "<unknown>", "<unknown>", "<unknown>"]
     assert wide[2].split()[-8:] == ["172.18.0.3", "203.0.113.7", "Debian", "GNU/Linux", "12", "(bookworm)", "6.1.0",
                                     "containerd://2.1.0"]
+
+
+def test_client_side_apply_merges_finalizers_as_a_strategic_merge_patch_does(kubectl, tmp_path: Path) -> None:
+    # the OpenAPI v3 patch operation offers a strategic merge patch, so kubectl apply computes one from the
+    # schema's patch strategies: a finalizer another client added stays (a JSON merge patch replaced the list)
+    manifest = tmp_path / "class.yaml"
+    text = """apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: fin, labels: {v: "1"}, finalizers: [example.com/mine]}
+spec: {}
+"""
+    manifest.write_text(text)
+    kubectl("apply", "-f", str(manifest))
+    kubectl("patch", "deviceclass", "fin", "--type=json",
+            "-p", '[{"op":"add","path":"/metadata/finalizers/-","value":"example.com/theirs"}]')
+    manifest.write_text(text.replace('v: "1"', 'v: "2"'))
+    kubectl("apply", "-f", str(manifest))
+    assert kubectl("get", "deviceclass", "fin", "-o", "jsonpath={.metadata.finalizers}").stdout == \
+        '["example.com/mine","example.com/theirs"]'
+    kubectl("patch", "deviceclass", "fin", "--type=merge", "-p", '{"metadata":{"finalizers":null}}')
