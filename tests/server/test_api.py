@@ -605,3 +605,33 @@ def test_version_has_every_field_of_kube_apiservers_version_info(client: TestCli
                           "goVersion", "compiler", "platform"]
     assert (info["emulationMajor"], info["emulationMinor"]) == ("1", "36")
     assert (info["minCompatibilityMajor"], info["minCompatibilityMinor"]) == ("1", "35")
+
+
+def test_kubectl_explain_shows_no_docstring_of_dralloc_models(client: TestClient) -> None:
+    # a model's docstring is a note for dralloc's readers; kubectl explain priorityclass printed one
+    root = client.get("/openapi/v3").json()["paths"]
+    for path in ("apis/resource.k8s.io/v1", "api/v1", "apis/scheduling.k8s.io/v1"):
+        schemas = client.get(root[path]["serverRelativeURL"]).json()["components"]["schemas"]
+        described = sorted(name for name, schema in schemas.items() if "description" in schema)
+        assert described == [], (path, described)
+
+
+def test_openapi_v3_offers_strategic_merge_patch_only_where_the_schema_has_every_field(client: TestClient) -> None:
+    # kubectl computes a strategic merge patch from an OpenAPI v3 schema when the patch operation accepts one,
+    # and fails on a field the schema lacks: so v1 (full schemas) offers it, v1beta1 and core (open) do not
+    root = client.get("/openapi/v3").json()["paths"]
+
+    def patch_types(gv: str, path: str) -> set[str]:
+        doc = client.get(root[gv]["serverRelativeURL"]).json()
+        return set(doc["paths"][path]["patch"]["requestBody"]["content"])
+
+    smp = "application/strategic-merge-patch+json"
+    assert smp in patch_types("apis/resource.k8s.io/v1", "/apis/resource.k8s.io/v1/deviceclasses/{name}")
+    assert smp in patch_types("apis/scheduling.k8s.io/v1", "/apis/scheduling.k8s.io/v1/priorityclasses/{name}")
+    assert smp not in patch_types("apis/resource.k8s.io/v1beta1", "/apis/resource.k8s.io/v1beta1/deviceclasses/{name}")
+    assert smp not in patch_types("api/v1", "/api/v1/namespaces/{namespace}/pods/{name}")
+    schemas = client.get(root["apis/resource.k8s.io/v1"]["serverRelativeURL"]).json()["components"]["schemas"]
+    owners = schemas["io.k8s.api.resource.v1.ObjectMeta"]["properties"]["ownerReferences"]
+    assert (owners["x-kubernetes-patch-strategy"], owners["x-kubernetes-patch-merge-key"]) == ("merge", "uid")
+    reserved = schemas["io.k8s.api.resource.v1.ResourceClaimStatus"]["properties"]["reservedFor"]
+    assert (reserved["x-kubernetes-patch-strategy"], reserved["x-kubernetes-patch-merge-key"]) == ("merge", "uid")

@@ -199,6 +199,20 @@ def test_the_fake_kubelet_marks_bound_pods_running_and_ready() -> None:
     assert status["containerStatuses"][0]["ready"] is True
 
 
+def test_the_fake_kubelet_reports_its_nodes_address_as_the_pods_host_ip() -> None:
+    # kubectl describe pod prints Node: <name>/<hostIP>; a pod on the host network has the node's IP too
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", {**NODE, "status": {**NODE["status"], "addresses": [
+        {"type": "Hostname", "address": "node-1"}, {"type": "InternalIP", "address": "172.18.0.2"}]}})
+    for name, extra in (("plain", {}), ("host", {"hostNetwork": True})):
+        c.post(f"{NS}/pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                              "spec": {"containers": [{"name": "main", "image": "x:1"}], **extra}})
+    c.settle()
+    plain, host = c.get("pods", "plain")["status"], c.get("pods", "host")["status"]
+    assert (plain["hostIP"], plain["hostIPs"]) == ("172.18.0.2", [{"ip": "172.18.0.2"}]) and "podIP" not in plain
+    assert (host["podIP"], host["podIPs"]) == ("172.18.0.2", [{"ip": "172.18.0.2"}])
+
+
 def test_a_restarted_controller_reuses_the_claim_it_made_before_recording_it(cluster: Cluster) -> None:
     cluster.post(f"{NS}/pods", pod("trainer"))
     cluster.settle()

@@ -249,7 +249,7 @@ def test_a_configuration_with_duplicate_keys_is_rejected_with_the_list_path() ->
     with pytest.raises(ApiError) as err:
         apply(None, pod({"name": "a"}, {"name": "a"}), "m", False, "v1")
     assert err.value.code == 400
-    assert str(err.value) == ('failed to create typed patch object (/v1, Kind=Pod): .spec.containers: '
+    assert str(err.value) == ('failed to create typed patch object (default/p; /v1, Kind=Pod): .spec.containers: '
                               'duplicate entries for key [name="a"]')
     with pytest.raises(ApiError) as err:
         apply(None, pod("not-a-container"), "m", False, "v1")  # type: ignore[arg-type]
@@ -352,3 +352,23 @@ def test_openapi_schemas_carry_the_list_types_server_side_apply_follows(client: 
     assert array("ResourceSliceSpec", "devices")["x-kubernetes-list-type"] == "atomic"
     assert schemas["io.k8s.api.resource.v1.NodeSelector"]["x-kubernetes-map-type"] == "atomic"
     assert schemas["io.k8s.api.resource.v1.OwnerReference"]["x-kubernetes-map-type"] == "atomic"
+
+
+@pytest.mark.parametrize("validation", ["Strict", "Ignore"])
+def test_an_apply_of_a_field_the_schema_lacks_fails_to_be_typed_whatever_field_validation_says(
+        client: Any, validation: str) -> None:
+    # kube-apiserver's field manager types the configuration first: kubectl apply --server-side with a typo
+    # says "field not declared in schema", even with --validate=false
+    body = json.loads(_claim())
+    body["spec"]["devices"]["requests"][0]["exactly"]["colour"] = "red"
+    r = client.patch(CLAIM, params={"fieldManager": "user", "fieldValidation": validation}, content=json.dumps(body),
+                     headers=APPLY)
+    assert (r.status_code, r.json()["message"]) == (400, (
+        "failed to create typed patch object (default/c; resource.k8s.io/v1, Kind=ResourceClaim): "
+        ".spec.devices.requests[0].exactly.colour: field not declared in schema")), r.text
+    body["specs"] = {}
+    r = client.patch(CLAIM, params={"fieldManager": "user"}, content=json.dumps(body), headers=APPLY)
+    assert r.json()["message"].endswith("Kind=ResourceClaim): errors:\n"
+                                        "  .spec.devices.requests[0].exactly.colour: field not declared in schema\n"
+                                        "  .specs: field not declared in schema"), r.text
+    assert client.get(CLAIM).status_code == 404

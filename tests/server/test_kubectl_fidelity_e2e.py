@@ -242,3 +242,64 @@ def test_kubectl_debug_says_ephemeral_containers_are_not_served_instead_of_crash
     out = kubectl("debug", "web", "--image=busybox", check=False)
     assert out.returncode == 1 and "panic" not in out.stderr, out.stderr
     assert "ephemeral containers are disabled for this cluster" in out.stderr, out.stderr
+
+
+def test_get_sorts_by_a_field_of_the_objects_as_on_a_cluster(kubectl, tmp_path: Path) -> None:
+    # --sort-by asks for the Table with includeObject=Object and sorts the rows by the objects' fields
+    slices = [f"""apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {{name: {name}}}
+spec: {{driver: {driver}, nodeName: node-1, pool: {{name: node-1, generation: 1, resourceSliceCount: 1}}}}
+""" for name, driver in (("a-slice", "z.example.com"), ("b-slice", "m.example.com"), ("c-slice", "a.example.com"))]
+    (tmp_path / "slices.yaml").write_text("---\n".join(slices))
+    kubectl("apply", "-f", str(tmp_path / "slices.yaml"))
+    rows = kubectl("get", "resourceslices", "--sort-by=.spec.driver").stdout.splitlines()
+    assert [row.split()[0] for row in rows] == ["NAME", "c-slice", "b-slice", "a-slice"], rows
+    rows = kubectl("get", "resourceslices", "--sort-by=.spec.driver", "-o", "wide", "--no-headers").stdout.splitlines()
+    assert [row.split()[2] for row in rows] == ["a.example.com", "m.example.com", "z.example.com"], rows
+
+
+def test_get_nodes_prints_the_status_roles_and_version_columns_of_a_cluster(kubectl, tmp_path: Path) -> None:
+    ready = """apiVersion: v1
+kind: Node
+metadata: {name: node-2, labels: {node-role.kubernetes.io/control-plane: "", kubernetes.io/role: gpu}}
+status:
+  conditions: [{type: Ready, status: "True"}]
+  addresses: [{type: InternalIP, address: 172.18.0.3}, {type: ExternalIP, address: 203.0.113.7}]
+  nodeInfo: {kubeletVersion: v1.36.0, osImage: Debian GNU/Linux 12 (bookworm), kernelVersion: 6.1.0,
+             containerRuntimeVersion: "containerd://2.1.0", machineID: m, systemUUID: s, bootID: b,
+             kubeProxyVersion: "", operatingSystem: linux, architecture: amd64}
+"""
+    (tmp_path / "nodes.yaml").write_text(NODE + "---\n" + ready)
+    kubectl("apply", "-f", str(tmp_path / "nodes.yaml"))
+    kubectl("cordon", "node-1")
+    rows = [row.split() for row in kubectl("get", "nodes").stdout.splitlines()]
+    assert rows[0] == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]
+    assert rows[1][:3] == ["node-1", "Unknown,SchedulingDisabled", "<none>"] and len(rows[1]) == 4
+    assert rows[2][:3] == ["node-2", "Ready", "control-plane,gpu"] and rows[2][4] == "v1.36.0"
+    wide = kubectl("get", "nodes", "-o", "wide").stdout.splitlines()
+    assert wide[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP", "EXTERNAL-IP",
+                               "OS-IMAGE", "KERNEL-VERSION", "CONTAINER-RUNTIME"]
+    assert wide[1].split()[-5:] == ["172.18.0.2", "<none>", "<unknown>", "<unknown>", "<unknown>"]
+    assert wide[2].split()[-8:] == ["172.18.0.3", "203.0.113.7", "Debian", "GNU/Linux", "12", "(bookworm)", "6.1.0",
+                                    "containerd://2.1.0"]
+
+
+def test_client_side_apply_merges_finalizers_as_a_strategic_merge_patch_does(kubectl, tmp_path: Path) -> None:
+    # the OpenAPI v3 patch operation offers a strategic merge patch, so kubectl apply computes one from the
+    # schema's patch strategies: a finalizer another client added stays (a JSON merge patch replaced the list)
+    manifest = tmp_path / "class.yaml"
+    text = """apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: fin, labels: {v: "1"}, finalizers: [example.com/mine]}
+spec: {}
+"""
+    manifest.write_text(text)
+    kubectl("apply", "-f", str(manifest))
+    kubectl("patch", "deviceclass", "fin", "--type=json",
+            "-p", '[{"op":"add","path":"/metadata/finalizers/-","value":"example.com/theirs"}]')
+    manifest.write_text(text.replace('v: "1"', 'v: "2"'))
+    kubectl("apply", "-f", str(manifest))
+    assert kubectl("get", "deviceclass", "fin", "-o", "jsonpath={.metadata.finalizers}").stdout == \
+        '["example.com/mine","example.com/theirs"]'
+    kubectl("patch", "deviceclass", "fin", "--type=merge", "-p", '{"metadata":{"finalizers":null}}')

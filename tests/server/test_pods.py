@@ -252,6 +252,28 @@ def test_a_created_pod_gets_kube_apiserver_defaults_a_scheduler_reads(client: Te
     assert spec["containers"][0]["terminationMessagePath"] == "/dev/termination-log"
 
 
+NOT_READY = {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute",
+             "tolerationSeconds": 300}
+UNREACHABLE = {**NOT_READY, "key": "node.kubernetes.io/unreachable"}
+
+
+def test_a_pod_tolerates_a_node_not_ready_or_unreachable_for_300s_as_default_toleration_seconds_admits_it(
+        client: TestClient) -> None:
+    assert client.post(PODS, json=pod()).json()["spec"]["tolerations"] == [NOT_READY, UNREACHABLE]
+    # a pod's own toleration of either taint (a key or effect left out matches any) is kept as it is
+    own = {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
+           "tolerationSeconds": 10}
+    assert client.post(PODS, json=pod("own", tolerations=[own])).json()["spec"]["tolerations"] == [own, NOT_READY]
+    every = {"operator": "Exists"}
+    assert client.post(PODS, json=pod("every", tolerations=[every])).json()["spec"]["tolerations"] == [every]
+    # an update without them gets them again, so it is not a change of the pod's tolerations
+    created = client.get(f"{PODS}/own").json()
+    sent = pod("own", tolerations=[own])
+    sent["metadata"]["resourceVersion"] = created["metadata"]["resourceVersion"]
+    r = client.put(f"{PODS}/own", json=sent)
+    assert r.status_code == 200 and r.json()["spec"]["tolerations"] == [own, NOT_READY], r.text
+
+
 def test_replacing_a_pod_with_its_manifest_again_is_not_a_spec_change(client: TestClient) -> None:
     created = client.post(PODS, json=pod()).json()
     again = {**pod(), "metadata": {**pod()["metadata"], "resourceVersion": created["metadata"]["resourceVersion"]}}

@@ -192,3 +192,15 @@ def test_impersonation_needs_the_impersonate_verb_and_a_user(client: TestClient)
              'group "" in the namespace "ns1"')
     assert _whoami(client, {**ADMIN, "impersonate-group": "admins"}) == (
         400, "requested uid, groups or user-extra without impersonating a user")
+
+
+def test_the_admin_may_do_anything_to_non_resource_urls_as_cluster_admin_may() -> None:
+    # kubectl auth can-i --list of a cluster admin lists [*] [*] for non-resource URLs, and can-i post /logs is yes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        admin = TestClient(create_app(SQLiteStore(":memory:"), anonymous=True))
+    review = {"spec": {"nonResourceAttributes": {"path": "/logs", "verb": "post"}}}
+    assert admin.post(CAN_I, json=review).json()["status"]["allowed"] is True
+    status = admin.post(CAN_I_LIST, json={"spec": {"namespace": "default"}}).json()["status"]
+    assert status["nonResourceRules"] == [{"verbs": ["*"], "nonResourceURLs": ["*"]}]
+    assert status["resourceRules"][0] == {"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}

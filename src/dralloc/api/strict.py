@@ -38,9 +38,14 @@ def unknown_fields(data: Any) -> list[str]:
     """``unknown field "<path>"`` for each key of a decoded object that its kind's schema lacks.
 
     Every kind dralloc models is checked. The core/v1 kinds the API server stores (Pod, Node, Namespace,
-    Event) are checked against their whole upstream schema (:mod:`dralloc.api.core_v1_fields`); below other
-    structs that model only part of their upstream type (``PARTIAL``: a workload's pod template) nothing is
-    reported, since a field dralloc lacks there is not an unknown field."""
+    Event) are checked against their whole upstream schema (:mod:`dralloc.api.core_v1_fields`), and so is a
+    struct that models a core/v1 type in part (``PARTIAL``: a workload's pod template spec); below other
+    partial structs nothing is reported, since a field dralloc lacks there is not an unknown field."""
+    return [f'unknown field "{p}"' for p in unknown_field_paths(data)]
+
+
+def unknown_field_paths(data: Any) -> list[str]:
+    """The paths (``spec.devices[0].foo``) of what ``unknown_fields`` reports, in document order."""
     if not isinstance(data, dict):
         return []
     api_version = data.get("apiVersion")
@@ -58,7 +63,7 @@ def unknown_fields(data: Any) -> list[str]:
         return []
     found: list[str] = []
     _walk(data, node, "", found)
-    return [f'unknown field "{p}"' for p in found]
+    return found
 
 
 def drop_unknown_fields(data: dict[str, Any]) -> None:

@@ -218,14 +218,30 @@ def _conflict_error(conflicts: list[tuple[dict[str, Any], set[Path]]]) -> ApiErr
     return ApiError(409, message, "Conflict", details={"causes": causes})
 
 
+def typed_patch_name(applied: dict[str, Any], api_version: str) -> str:
+    """How kube-apiserver's field manager names an applied object in its errors: namespace/name; GVK."""
+    meta = applied.get("metadata")
+    if not isinstance(meta, dict):
+        meta = {}
+    group_version = api_version if "/" in api_version else "/" + api_version
+    return f"{meta.get('namespace') or ''}/{meta.get('name') or ''}; {group_version}, Kind={applied.get('kind')}"
+
+
+def undeclared_fields_error(applied: dict[str, Any], api_version: str, unknown: list[str]) -> ApiError:
+    """An applied configuration with fields its kind's schema lacks: the field manager cannot type it, whatever
+    fieldValidation says (``unknown``: the fields' paths, ``spec.x``)."""
+    errors = [f".{path}: field not declared in schema" for path in unknown]
+    text = errors[0] if len(errors) == 1 else "\n  ".join(["errors:", *errors])
+    return ApiError(400, f"failed to create typed patch object ({typed_patch_name(applied, api_version)}): {text}")
+
+
 def apply(current: dict[str, Any] | None, applied: dict[str, Any], manager: str, force: bool,
           api_version: str, subresource: str = "") -> dict[str, Any]:
     """The object after ``manager`` applies ``applied`` to ``current`` (None: the object is new)."""
     kind = applied.get("kind")
     node = kind_type(kind)
-    group_version = api_version if "/" in api_version else "/" + api_version
     ignored = _ignored(kind, subresource)
-    config = _owned(config_fields(applied, node, f"{group_version}, Kind={kind}"), ignored)
+    config = _owned(config_fields(applied, node, typed_patch_name(applied, api_version)), ignored)
     if current is None:
         result = merge(MISSING, applied, node)
         meta = result.setdefault("metadata", {})

@@ -40,6 +40,7 @@ from dralloc.server.registry import (
     VERBS,
     Resource,
 )
+from dralloc.server.smp import COMMON_KEYS, MERGE_KEYS
 
 
 def version_info() -> dict[str, Any]:
@@ -208,7 +209,16 @@ _DRY_RUN = {"name": "dryRun", "in": "query", "schema": {"type": "string", "uniqu
 _FIELD_MANAGER = {"name": "fieldManager", "in": "query", "schema": {"type": "string", "uniqueItems": True}}
 
 
-def _ops(r: Resource, version: str, item: bool) -> dict[str, Any]:
+PATCH_SCHEMA = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
+PATCH_TYPES = ("application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json",
+               "application/strategic-merge-patch+json")
+
+
+def _ops(r: Resource, version: str, item: bool, patch_types: bool = False) -> dict[str, Any]:
+    """The operations of one path. ``patch_types``: the patch operation lists the patch content types (a
+    strategic merge patch among them) as kube-apiserver's do, so client-side ``kubectl apply``, ``diff`` and
+    ``edit`` compute a strategic merge patch from the kind's schema rather than a JSON merge patch; only for
+    kinds whose schema describes every field (the computation fails on a field the schema lacks)."""
     gvk = {"group": r.group, "version": version, "kind": r.kind}
     ref = {"$ref": f"#/components/schemas/{_schema_name(r, version)}"}
     body = {"content": {t: {"schema": ref} for t in ("application/json", "application/yaml")}, "required": True}
@@ -225,7 +235,11 @@ def _ops(r: Resource, version: str, item: bool) -> dict[str, Any]:
     if r.verbs and "create" not in r.verbs:  # a read-only resource: its reads only
         return {"get": op("get" if item else "list", [], False)}
     if item:
-        return {"get": op("get", [], False), "put": op("put", writes, True), "patch": op("patch", writes, True),
+        patch = op("patch", writes, True)
+        if patch_types:
+            patch["requestBody"] = {"content": {t: {"schema": {"$ref": f"#/components/schemas/{PATCH_SCHEMA}"}}
+                                                for t in PATCH_TYPES}, "required": True}
+        return {"get": op("get", [], False), "put": op("put", writes, True), "patch": patch,
                 "delete": op("delete", [_DRY_RUN], False)}
     return {"get": op("list", [], False), "post": op("post", writes, True),
             "delete": op("deletecollection", [_DRY_RUN], False)}
@@ -261,6 +275,9 @@ def _model_schemas(resources: list[Resource], version: str, prefix: str) -> dict
     for name, schema in components.items():
         text = json.dumps(schema).replace('"$ref": "' + prefix, '"$ref": "#/components/schemas/' + prefix)
         out[f"{prefix}.{name}"] = shaped = _upstream_shape(json.loads(text))
+        # msgspec describes a type by its docstring: notes for dralloc's readers (versions, which member is
+        # set), not API documentation, so kubectl explain shows no description rather than them
+        shaped.pop("description", None)
         if not resources[0].group and "properties" in shaped:
             # core objects are stored as sent and their models describe only some of upstream's fields (a
             # Pod's spec): the others are not unknown, merely not described
@@ -270,6 +287,7 @@ def _model_schemas(resources: list[Resource], version: str, prefix: str) -> dict
         if top is not None:
             top["x-kubernetes-group-version-kind"] = [{"group": r.group, "version": version, "kind": r.kind}]
             _mark_list_types(out, top, kind_type(r.kind))
+            _mark_patch_strategies(out, top, {**COMMON_KEYS, **MERGE_KEYS.get(r.kind, {})})
     return out
 
 
@@ -306,6 +324,30 @@ def _upstream_shape(schema: Any) -> Any:
         elif kept:
             out = {**kept[0], **out}
     return out
+
+
+def _mark_patch_strategies(schemas: dict[str, Any], top: dict[str, Any], keys: dict[tuple[str, ...], str]) -> None:
+    """Mark the lists strategic merge patch merges (``server/smp.py``'s table: owner references by uid,
+    finalizers as a set, ...) with ``x-kubernetes-patch-strategy`` and ``-patch-merge-key``, as kube-apiserver's
+    schemas carry them: client-side kubectl apply reads them to merge such lists rather than replace them."""
+    def resolve(schema: dict[str, Any]) -> dict[str, Any]:
+        while True:
+            if "$ref" in schema:
+                schema = schemas.get(schema["$ref"].rsplit("/", 1)[1]) or {}
+            elif len(schema.get("allOf", ())) == 1:
+                schema = schema["allOf"][0]
+            else:
+                return schema
+
+    for path, key in keys.items():
+        schema: dict[str, Any] | None = top
+        for part in path:
+            target = resolve(schema or {})
+            schema = target.get("items") if part == "[]" else (target.get("properties") or {}).get(part)
+        if isinstance(schema, dict) and schema.get("type") == "array":
+            schema["x-kubernetes-patch-strategy"] = "merge"
+            if key:
+                schema["x-kubernetes-patch-merge-key"] = key
 
 
 def _mark_list_types(schemas: dict[str, Any], top: dict[str, Any], kind: FieldType) -> None:
@@ -354,12 +396,13 @@ def openapi_v3_gv(version: str, core: bool = False, *, core_models: bool = True)
         resources, prefix = [r for r in RESOURCES.values() if version in r.versions], f"/apis/{GROUP}/{version}"
     paths: dict[str, Any] = {}
     schemas: dict[str, Any] = {}
+    full = not core and version != "v1beta1"  # schemas with every field (v1beta1's and core's are open)
     for r in resources:
         base = f"{prefix}/namespaces/{{namespace}}/{r.name}" if r.namespaced else f"{prefix}/{r.name}"
         paths[base] = _ops(r, version, False)
-        paths[base + "/{name}"] = _ops(r, version, True)
+        paths[base + "/{name}"] = _ops(r, version, True, full)
         if r.status:
-            paths[base + "/{name}/status"] = _ops(r, version, True)
+            paths[base + "/{name}/status"] = _ops(r, version, True, full)
         schemas[_schema_name(r, version)] = {
             "type": "object", "x-kubernetes-preserve-unknown-fields": True,
             "x-kubernetes-group-version-kind": [{"group": r.group, "version": version, "kind": r.kind}]}
@@ -368,9 +411,10 @@ def openapi_v3_gv(version: str, core: bool = False, *, core_models: bool = True)
 
         modelled = [r for r in resources if model_for("v1", r.kind) is not None]
         schemas.update(_model_schemas(modelled, version, "io.k8s.api.core.v1") or {})
-    elif version != "v1beta1" and not core:  # v1beta1's shape differs from the models: open schemas
+    elif full:  # v1beta1's shape differs from the models: open schemas
         prefix = _schema_name(resources[0], version).rsplit(".", 1)[0]
         schemas.update(_model_schemas(resources, version, prefix) or {})
+        schemas[PATCH_SCHEMA] = {"type": "object"}
     return {"openapi": "3.0.0", "info": {"title": "dralloc", "version": __version__}, "paths": paths,
             "components": {"schemas": schemas}}
 
@@ -391,9 +435,9 @@ def openapi_v3_group(group: str) -> dict[str, Any] | None:
     for r in table.values():
         base = f"/apis/{group}/v1/namespaces/{{namespace}}/{r.name}" if r.namespaced else f"/apis/{group}/v1/{r.name}"
         paths[base] = _ops(r, "v1", False)
-        paths[base + "/{name}"] = _ops(r, "v1", True)
+        paths[base + "/{name}"] = _ops(r, "v1", True, patch_types=True)
     prefix = _schema_name(next(iter(table.values())), "v1").rsplit(".", 1)[0]
-    schemas = _model_schemas(list(table.values()), "v1", prefix) or {}
+    schemas = {**(_model_schemas(list(table.values()), "v1", prefix) or {}), PATCH_SCHEMA: {"type": "object"}}
     return {"openapi": "3.0.0", "info": {"title": "dralloc", "version": __version__}, "paths": paths,
             "components": {"schemas": schemas}}
 

@@ -78,7 +78,7 @@ def _default_container(container: Any) -> None:
 def apply_pod_defaults(pod: dict[str, Any]) -> None:
     """The defaults kube-apiserver fills in a pod's spec (what a scheduler or ``kubectl get -o yaml`` sees):
     restart and DNS policy, scheduler name, grace period, priority, and per container the image pull policy
-    and termination message settings."""
+    and termination message settings; and the tolerations its DefaultTolerationSeconds admission adds."""
     spec = pod.get("spec")
     if not isinstance(spec, dict):
         return
@@ -87,6 +87,30 @@ def apply_pod_defaults(pod: dict[str, Any]) -> None:
     for kind in ("containers", "initContainers"):
         for container in spec.get(kind) or []:
             _default_container(container)
+    add_default_tolerations(spec)
+
+
+NODE_NOT_READY = "node.kubernetes.io/not-ready"
+NODE_UNREACHABLE = "node.kubernetes.io/unreachable"
+DEFAULT_TOLERATION_SECONDS = 300
+
+
+def add_default_tolerations(spec: dict[str, Any]) -> None:
+    """kube-apiserver's DefaultTolerationSeconds admission (on by default, on every create and update of a
+    pod, not of its subresources): a pod that does not tolerate a node's not-ready or unreachable NoExecute
+    taint tolerates it for 300 s, so that a node's short outage does not evict it at once. A toleration with
+    no key tolerates every key, one with no effect every effect."""
+    tolerations = spec.get("tolerations")
+    if tolerations is not None and not isinstance(tolerations, list):
+        return  # not a pod the decoder takes: its 400 comes next
+    present = [t for t in tolerations or [] if isinstance(t, dict)]
+    added = []
+    for key in (NODE_NOT_READY, NODE_UNREACHABLE):
+        if not any(t.get("key") in (key, "", None) and t.get("effect") in ("NoExecute", "", None) for t in present):
+            added.append({"key": key, "operator": "Exists", "effect": "NoExecute",
+                          "tolerationSeconds": DEFAULT_TOLERATION_SECONDS})
+    if added:
+        spec["tolerations"] = [*(tolerations or []), *added]
 
 
 def prepare_pod_create(pod: dict[str, Any]) -> None:

@@ -17,7 +17,7 @@ from dralloc.server.registry import FIELD_SELECTORS
 from dralloc.server.responses import JSON, respond, wants_table
 from dralloc.server.routing import Target
 from dralloc.server.selectors import field_selector, label_selector
-from dralloc.server.table import to_table
+from dralloc.server.table import include_object, to_table
 from dralloc.store import NotFound
 
 if TYPE_CHECKING:
@@ -31,7 +31,8 @@ async def get(api: ApiServer, request: Request, t: Target) -> Response:
         raise not_found(t.resource, t.name) from None
     obj = t.present(obj)
     if wants_table(request):
-        return respond(request, to_table(t.resource, [obj], str(api.store.current_rv())))
+        return respond(request, to_table(t.resource, [obj], str(api.store.current_rv()),
+                                         include_object(request.query_params.get("includeObject"))))
     return respond(request, obj)
 
 
@@ -118,7 +119,8 @@ async def list_(api: ApiServer, request: Request, t: Target) -> Response:
         if more:
             meta["continue"] = encode_continue(cursor, list_rv or rv)
     if wants_table(request):
-        table = to_table(t.resource, items, meta["resourceVersion"])
+        table = to_table(t.resource, items, meta["resourceVersion"],
+                         include_object(q.get("includeObject")))
         if "continue" in meta:
             table["metadata"]["continue"] = meta["continue"]
         return respond(request, table)

@@ -52,6 +52,14 @@ _EVENT_TABLE = (("Last Seen", "=eventLastSeen", 0), ("Type", "type", 0), ("Reaso
                 ("Source", "=eventSource", 1), ("Message", "=eventMessage", 0), ("First Seen", "=eventFirstSeen", 1),
                 ("Count", "=eventCount", 1), ("Name", "metadata.name", 1))
 
+# kube-apiserver's node columns: STATUS from the Ready condition (and SchedulingDisabled), ROLES from the
+# node-role labels, VERSION the kubelet's; -o wide adds the addresses and what the kubelet reports
+_NODE_TABLE = (("Name", "metadata.name", 0), ("Status", "=nodeStatus", 0), ("Roles", "=nodeRoles", 0),
+               ("Age", "=age", 0), ("Version", "status.nodeInfo.kubeletVersion", 0),
+               ("Internal-IP", "=nodeInternalIP", 1), ("External-IP", "=nodeExternalIP", 1),
+               ("OS-Image", "=nodeOSImage", 1), ("Kernel-Version", "=nodeKernelVersion", 1),
+               ("Container-Runtime", "=nodeContainerRuntime", 1))
+
 READ_ONLY = ("get", "list", "watch")
 _SERVICE_TABLE = (("Name", "metadata.name", 0), ("Type", "spec.type", 0), ("Cluster-IP", "=serviceClusterIP", 0),
                   ("External-IP", "=serviceExternalIP", 0), ("Port(s)", "=servicePorts", 0), ("Age", "=age", 0),
@@ -62,7 +70,8 @@ CORE = {r.name: r for r in (
              columns=(("STATUS", "status.phase"),), subresources=("finalize",)),
     # nodes/status: as kube-apiserver's node strategy, the main endpoint keeps the stored status (a create
     # takes the whole object, status included)
-    Resource("nodes", "Node", False, group="", versions=("v1",), status=True, short_names=("no",)),
+    Resource("nodes", "Node", False, group="", versions=("v1",), status=True, short_names=("no",),
+             table=_NODE_TABLE),
     Resource("pods", "Pod", True, group="", versions=("v1",), status=True, short_names=("po",), categories=("all",),
              columns=(("READY", "=podReady"), ("STATUS", "=podStatus"), ("RESTARTS", "=podRestarts")),
              wide_columns=(("IP", "status.podIP"), ("NODE", "spec.nodeName"),

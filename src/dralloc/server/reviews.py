@@ -33,6 +33,10 @@ BASIC_USER_RULES = [
 ]
 # The server answers every non-resource path (discovery, /version, /openapi, /metrics) to whoever it let in.
 NON_RESOURCE_RULES = [{"verbs": ["get"], "nonResourceURLs": ["*"]}]
+# A user without an allow list is the cluster admin: as kube-apiserver's cluster-admin role (system:masters),
+# every verb on every resource and non-resource URL, besides what every authenticated user may do.
+ADMIN_RESOURCE_RULES = [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}]
+ADMIN_NON_RESOURCE_RULES = [{"verbs": ["*"], "nonResourceURLs": ["*"]}]
 
 
 def review_resource(parts: list[str]) -> Resource | None:
@@ -137,6 +141,8 @@ def access_status(api: ApiServer, user: User, r: Resource, spec: Any) -> dict[st
             raise _cannot_handle(r, f"SelfSubjectAccessReviewSpec.spec.{key}", value,
                                  f"v1.{key[0].upper()}{key[1:]}")
     if non_resource is not None:
+        if api.authorizer.rules_for(user) is None:
+            return {"allowed": True}
         return {"allowed": str(non_resource.get("verb") or "").lower() == "get"}
     name, sub, verb = (str(resource.get(k) or "") for k in ("resource", "subresource", "verb"))
     return {"allowed": api.authorizer.request_allowed(user, verb, name, sub)}
@@ -146,11 +152,12 @@ def rules_status(api: ApiServer, user: User, spec: Any) -> dict[str, Any]:
     if not (spec or {}).get("namespace"):
         raise bad_request("no namespace on request")
     rules = api.authorizer.rules_for(user)
+    basic = BASIC_USER_RULES if AUTHENTICATED in user.groups else []
     if rules is None:
-        resource_rules = [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}]
-    else:
-        resource_rules = (BASIC_USER_RULES if AUTHENTICATED in user.groups else []) + [
-            {"verbs": list(rule.get("verbs") or []), "apiGroups": ["*"], "resources": list(rule.get("resources") or [])}
-            for rule in rules]
+        return {"resourceRules": ADMIN_RESOURCE_RULES + basic, "nonResourceRules": ADMIN_NON_RESOURCE_RULES,
+                "incomplete": False}
+    resource_rules = basic + [
+        {"verbs": list(rule.get("verbs") or []), "apiGroups": ["*"], "resources": list(rule.get("resources") or [])}
+        for rule in rules]
     return {"resourceRules": resource_rules, "nonResourceRules": NON_RESOURCE_RULES,
             "incomplete": False}

@@ -6,6 +6,7 @@ from typing import Any
 
 from dralloc.server import pods, services
 from dralloc.server.ages import human_age
+from dralloc.server.errors import bad_request
 from dralloc.server.events import EVENTS_GROUP, to_core
 from dralloc.server.registry import Resource
 
@@ -80,6 +81,42 @@ def event_message(event: dict[str, Any]) -> str:
     return str(event.get("message") or "").strip()
 
 
+def node_status(node: dict[str, Any]) -> str:
+    """kubectl's STATUS of a Node: its Ready condition (Ready, NotReady, else Unknown), then
+    SchedulingDisabled when cordoned."""
+    ready = [c for c in (node.get("status") or {}).get("conditions") or []
+             if isinstance(c, dict) and c.get("type") == "Ready"]
+    states = [("Ready" if ready[-1].get("status") == "True" else "NotReady") if ready else "Unknown"]
+    if (node.get("spec") or {}).get("unschedulable"):
+        states.append("SchedulingDisabled")
+    return ",".join(states)
+
+
+_NODE_ROLE_PREFIX = "node-role.kubernetes.io/"
+
+
+def node_roles(node: dict[str, Any]) -> str:
+    """ROLES: the <role> of node-role.kubernetes.io/<role> labels and the value of kubernetes.io/role, sorted."""
+    roles = set()
+    for key, value in ((node.get("metadata") or {}).get("labels") or {}).items():
+        if key.startswith(_NODE_ROLE_PREFIX) and key != _NODE_ROLE_PREFIX:
+            roles.add(key[len(_NODE_ROLE_PREFIX):])
+        elif key == "kubernetes.io/role" and value:
+            roles.add(value)
+    return ",".join(sorted(roles)) or "<none>"
+
+
+def _node_address(node: dict[str, Any], kind: str) -> str:
+    for address in (node.get("status") or {}).get("addresses") or []:
+        if isinstance(address, dict) and address.get("type") == kind:
+            return str(address.get("address") or "")
+    return "<none>"
+
+
+def _node_info(field: str) -> Any:
+    return lambda node: ((node.get("status") or {}).get("nodeInfo") or {}).get(field) or "<unknown>"
+
+
 COMPUTED = {"=claimState": claim_state, "=podReady": pods.pod_ready, "=podStatus": pods.pod_status,
             "=podRestarts": pods.pod_restarts, "=readinessGates": pods.readiness_gates,
             "=eventLastSeen": event_last_seen, "=eventFirstSeen": event_first_seen, "=eventCount": event_count,
@@ -89,7 +126,12 @@ COMPUTED = {"=claimState": claim_state, "=podReady": pods.pod_ready, "=podStatus
             "=endpoints": services.endpoints, "=endpointSlicePorts": services.endpoint_slice_ports,
             "=endpointSliceEndpoints": services.endpoint_slice_endpoints,
             "=age": lambda obj: human_age((obj.get("metadata") or {}).get("creationTimestamp")),
-            "=globalDefault": lambda obj: bool(obj.get("globalDefault"))}
+            "=globalDefault": lambda obj: bool(obj.get("globalDefault")),
+            "=nodeStatus": node_status, "=nodeRoles": node_roles,
+            "=nodeInternalIP": lambda node: _node_address(node, "InternalIP"),
+            "=nodeExternalIP": lambda node: _node_address(node, "ExternalIP"),
+            "=nodeOSImage": _node_info("osImage"), "=nodeKernelVersion": _node_info("kernelVersion"),
+            "=nodeContainerRuntime": _node_info("containerRuntimeVersion")}
 # the columns whose cells are not strings (kubectl prints them as it prints JSON values)
 _COLUMN_TYPES = {"=eventCount": "integer", "value": "integer", "=globalDefault": "boolean"}
 
@@ -101,22 +143,47 @@ def _cell(obj: dict[str, Any], path: str) -> Any:
     return "" if value is None else value
 
 
-def _layout_table(resource: Resource, items: list[dict[str, Any]]) -> tuple[list[Any], list[Any]]:
+INCLUDE_OBJECT = ("Metadata", "Object", "None")
+
+
+def include_object(value: str | None) -> str:
+    """The ``includeObject`` query parameter: what each row's ``object`` holds (Metadata unless asked)."""
+    if not value:
+        return "Metadata"
+    if value not in INCLUDE_OBJECT:
+        raise bad_request(f'unrecognized includeObject value: "{value}"')
+    return value
+
+
+def _row(cells: list[Any], obj: dict[str, Any], include: str) -> dict[str, Any]:
+    """A row and, as kube-apiserver does, its object: the whole object when includeObject=Object (kubectl
+    get --sort-by and -o custom-columns read fields from it), only its metadata by default, or none."""
+    if include == "None":
+        return {"cells": cells}
+    if include == "Object":
+        return {"cells": cells, "object": obj}
+    return {"cells": cells, "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                                       "metadata": obj.get("metadata") or {}}}
+
+
+def _layout_table(resource: Resource, items: list[dict[str, Any]], shown: list[dict[str, Any]],
+                  include: str) -> tuple[list[Any], list[Any]]:
     """Columns and rows of a resource with a whole table layout of its own (Resource.table)."""
     columns = [{"name": header, "type": _COLUMN_TYPES.get(path, "string"),
                 "format": "name" if path == "metadata.name" else "", "description": path.lstrip("="),
                 "priority": priority} for header, path, priority in resource.table]
-    rows = [{"cells": [_cell(obj, path) for _, path, _ in resource.table],
-             "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
-                        "metadata": obj.get("metadata") or {}}} for obj in items]
+    rows = [_row([_cell(obj, path) for _, path, _ in resource.table], original, include)
+            for obj, original in zip(items, shown, strict=True)]
     return columns, rows
 
 
-def to_table(resource: Resource, items: list[dict[str, Any]], rv: str) -> dict[str, Any]:
+def to_table(resource: Resource, items: list[dict[str, Any]], rv: str, include: str = "Metadata") -> dict[str, Any]:
+    """``items`` as a Table; ``include`` is what each row's object holds (see ``include_object``)."""
+    shown = items  # the rows' objects, in the version asked for
     if resource.group == EVENTS_GROUP:  # the same columns as core/v1 Events, read from the stored form
         items = [to_core(item) for item in items]
     if resource.table:
-        columns, rows = _layout_table(resource, items)
+        columns, rows = _layout_table(resource, items, shown, include)
         return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": rv},
                 "columnDefinitions": columns, "rows": rows}
     columns = [{"name": "Name", "type": "string", "format": "name", "description": "Name of the object",
@@ -136,7 +203,6 @@ def to_table(resource: Resource, items: list[dict[str, Any]], rv: str) -> dict[s
         cells += [_cell(obj, path) for _, path in resource.columns]
         cells.append(human_age(meta.get("creationTimestamp")))
         cells += [_cell(obj, path) or "<none>" for _, path in resource.wide_columns]
-        rows.append({"cells": cells, "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
-                                                "metadata": meta}})
+        rows.append(_row(cells, obj, include))
     return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": rv},
             "columnDefinitions": columns, "rows": rows}

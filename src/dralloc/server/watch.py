@@ -18,7 +18,7 @@ from dralloc.server.options import options_invalid, parse_resource_version, quer
 from dralloc.server.reads import matchers, too_large_resource_version
 from dralloc.server.responses import JSON, wants_table
 from dralloc.server.routing import Target
-from dralloc.server.table import to_table
+from dralloc.server.table import include_object, to_table
 from dralloc.server.watchhub import replay
 from dralloc.store import Event, Gone
 from dralloc.validation.field import forbidden
@@ -83,6 +83,7 @@ async def watch(api: ApiServer, request: Request, t: Target) -> Response:
     timeout, bookmarks, rv_param, send_initial = _watch_options(request)
     selective = bool(request.query_params.get("labelSelector") or request.query_params.get("fieldSelector"))
     table = wants_table(request)
+    include = include_object(request.query_params.get("includeObject")) if table else ""
 
     def match(obj: dict[str, Any]) -> bool:
         return labels(obj) and fields(obj)
@@ -106,7 +107,7 @@ async def watch(api: ApiServer, request: Request, t: Target) -> Response:
     def line(kind: str, obj: dict[str, Any]) -> bytes:
         shown = t.present(obj)
         if table:
-            shown = to_table(t.resource, [shown], shown["metadata"].get("resourceVersion", ""))
+            shown = to_table(t.resource, [shown], shown["metadata"].get("resourceVersion", ""), include)
         return msgspec.json.encode({"type": kind, "object": shown}) + b"\n"
 
     def bookmark(rv: int, initial_end: bool = False) -> bytes:

@@ -16,7 +16,7 @@ from starlette.responses import Response
 from dralloc.api import strict
 from dralloc.api.codec import decode
 from dralloc.server import admin_access, events, namespaces, pods, priorities
-from dralloc.server.apply import apply, record_update
+from dralloc.server.apply import apply, record_update, undeclared_fields_error
 from dralloc.server.bodies import check_limits, parse, read_body
 from dralloc.server.clock import now
 from dralloc.server.create_rules import (
@@ -391,6 +391,11 @@ async def _patch_once(api: ApiServer, request: Request, t: Target, raw: bytes, c
         if not isinstance(patch, dict):
             raise bad_request("an applied configuration must be an object")
         type_meta_checked(patch, t)
+        # As kube-apiserver, the field manager types the configuration before fieldValidation is looked at:
+        # a field the schema lacks fails the apply even with fieldValidation=Ignore
+        unknown = strict.unknown_field_paths(patch) if t.resource.group else []
+        if unknown:
+            raise undeclared_fields_error(patch, t.api_version, unknown)
         warnings = field_problems(raw, ctype, patch, mode, t)
         if (patch.get("metadata") or {}).get("name") not in (None, t.name):
             raise bad_request("the name of the object does not match the name on the URL")

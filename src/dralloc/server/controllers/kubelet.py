@@ -3,6 +3,7 @@ started. Nothing is run and no DRA driver is called (claims are not prepared).""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from dralloc.server.clock import now
@@ -19,10 +20,23 @@ def run_bound_pods(writer: Writer, snap: Snapshot) -> None:
         if not spec.get("nodeName") or meta.get("deletionTimestamp") \
                 or (pod.get("status") or {}).get("phase") not in (None, "Pending"):
             continue
-        writer.update("pods", meta.get("namespace") or "default", meta.get("name") or "", _running, uid=meta.get("uid"))
+        host_ip = node_host_ip(snap.mirror.get("nodes", ("", spec["nodeName"])))
+        writer.update("pods", meta.get("namespace") or "default", meta.get("name") or "",
+                      functools.partial(_running, host_ip=host_ip), uid=meta.get("uid"))
 
 
-def _running(pod: Obj) -> Obj | None:
+def node_host_ip(node: Obj | None) -> str:
+    """The address a kubelet reports as its pods' hostIP: the node's first InternalIP, else its first
+    ExternalIP ("" when it lists neither)."""
+    addresses = [a for a in ((node or {}).get("status") or {}).get("addresses") or [] if isinstance(a, dict)]
+    for kind in ("InternalIP", "ExternalIP"):
+        for address in addresses:
+            if address.get("type") == kind and address.get("address"):
+                return str(address["address"])
+    return ""
+
+
+def _running(pod: Obj, host_ip: str = "") -> Obj | None:
     spec = pod.get("spec") or {}
     status = pod.setdefault("status", {})
     if not spec.get("nodeName") or status.get("phase") not in (None, "Pending"):
@@ -30,6 +44,11 @@ def _running(pod: Obj) -> Obj | None:
     stamp = now()
     kept = [c for c in status.get("conditions") or [] if isinstance(c, dict) and c.get("type") == "PodScheduled"]
     status["phase"] = "Running"
+    if host_ip:  # as a kubelet: its node's address (kubectl describe pod's Node: name/address), which a pod
+        # on the host network also has as its own IP; others would get one from the network plugin
+        status["hostIP"], status["hostIPs"] = host_ip, [{"ip": host_ip}]
+        if spec.get("hostNetwork") is True:
+            status["podIP"], status["podIPs"] = host_ip, [{"ip": host_ip}]
     status["startTime"] = stamp
     status["conditions"] = [{"type": t, "status": "True", "lastProbeTime": None, "lastTransitionTime": stamp}
                             for t in ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")] + kept
