@@ -635,3 +635,21 @@ def test_openapi_v3_offers_strategic_merge_patch_only_where_the_schema_has_every
     assert (owners["x-kubernetes-patch-strategy"], owners["x-kubernetes-patch-merge-key"]) == ("merge", "uid")
     reserved = schemas["io.k8s.api.resource.v1.ResourceClaimStatus"]["properties"]["reservedFor"]
     assert (reserved["x-kubernetes-patch-strategy"], reserved["x-kubernetes-patch-merge-key"]) == ("merge", "uid")
+
+
+def test_a_device_taint_without_time_added_gets_the_time_it_was_written(client: TestClient) -> None:
+    taints = [{"key": "repair", "effect": "NoSchedule"},
+              {"key": "old", "effect": "NoSchedule", "timeAdded": "2026-01-02T03:04:05Z"}]
+    body = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "tainted"},
+            "spec": {"driver": "gpu.example.com", "nodeName": "n1",
+                     "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": "gpu-0", "taints": taints}]}}
+    created = client.post(SLICES, json=body)
+    assert created.status_code == 201, created.text
+    stamped, kept = created.json()["spec"]["devices"][0]["taints"]
+    assert stamped["timeAdded"].endswith("Z") and len(stamped["timeAdded"]) == 20
+    assert kept["timeAdded"] == "2026-01-02T03:04:05Z"
+    rule = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "drain"},
+            "spec": {"taint": {"key": "drain", "effect": "NoExecute"}}}
+    made = client.post("/apis/resource.k8s.io/v1/devicetaintrules", json=rule)
+    assert made.status_code == 201 and made.json()["spec"]["taint"]["timeAdded"].endswith("Z"), made.text

@@ -15,6 +15,7 @@ from dralloc.api.quantity import quantity_dec_hook
 from dralloc.errors import InputError
 from dralloc.server import protobuf
 from dralloc.server.bodies import check_limits, parse
+from dralloc.server.clock import now
 from dralloc.server.errors import ApiError, bad_request, invalid
 from dralloc.server.responses import JSON
 from dralloc.server.routing import Target
@@ -93,7 +94,26 @@ def typed(data: Any, t: Target) -> Any:
 
 
 def stored_form(obj: Any) -> dict[str, Any]:
-    return to_dict(apply_defaults(obj))
+    stored = to_dict(apply_defaults(obj))
+    _stamp_device_taints(stored)
+    return stored
+
+
+def _stamp_device_taints(stored: dict[str, Any]) -> None:
+    """A device taint without ``timeAdded`` gets the time it is written, as kube-apiserver's defaulting of
+    DeviceTaint does on decoding a ResourceSlice or DeviceTaintRule (eviction's tolerationSeconds count
+    from it)."""
+    kind = stored.get("kind")
+    spec = stored.get("spec") or {}
+    if kind == "ResourceSlice":
+        taints = [t for device in spec.get("devices") or () for t in device.get("taints") or ()]
+    elif kind == "DeviceTaintRule":
+        taints = [spec["taint"]] if spec.get("taint") else []
+    else:
+        return
+    for taint in taints:
+        if not taint.get("timeAdded"):
+            taint["timeAdded"] = now()
 
 
 def check_valid(t: Target, name: str, errors: list[Any]) -> None:
