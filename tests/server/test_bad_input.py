@@ -33,7 +33,8 @@ URLS = {"ResourceSlice": "/apis/resource.k8s.io/v1/resourceslices",
         "DeviceTaintRule": "/apis/resource.k8s.io/v1/devicetaintrules", "Node": "/api/v1/nodes",
         "Pod": "/api/v1/namespaces/default/pods", "Event": "/api/v1/namespaces/default/events",
         "Namespace": "/api/v1/namespaces", "PriorityClass": "/apis/scheduling.k8s.io/v1/priorityclasses",
-        "Lease": "/apis/coordination.k8s.io/v1/namespaces/x/leases"}
+        "Lease": "/apis/coordination.k8s.io/v1/namespaces/x/leases",
+        "ConfigMap": "/api/v1/namespaces/default/configmaps", "Secret": "/api/v1/namespaces/default/secrets"}
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"a": "b"}},
        "spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"},
                                                                        "claims": [{"name": "gpu"}]}}],
@@ -46,8 +47,12 @@ PRIORITY_CLASS = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
 LEASE = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"},
          "spec": {"holderIdentity": "h", "leaseDurationSeconds": 15, "renewTime": "2026-11-24T01:00:00.000000Z",
                   "leaseTransitions": 0}}
+CONFIG_MAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, "data": {"a": "1"},
+              "binaryData": {"b": "AAE="}}
+SECRET = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "type": "kubernetes.io/basic-auth",
+          "data": {"username": "YQ=="}, "stringData": {"password": "p"}}
 DOCS = [d for f in sorted(EXAMPLES.glob("*.yaml")) for d in yaml.safe_load_all(f.read_text()) if d] + [
-    POD, EVENT, PRIORITY_CLASS, LEASE]
+    POD, EVENT, PRIORITY_CLASS, LEASE, CONFIG_MAP, SECRET]
 WEIRD = [None, 0, -1, 2**70, 1.5, "", "x" * 300, [], {}, [1], {"a": 1}, True, "Ünï", "1Gi", "-1", "NaN", [{}],
          {"a": {"b": []}}]
 
@@ -179,7 +184,8 @@ PATHS = st.sampled_from(["/apis/resource.k8s.io/v1/resourceslices", "/apis/resou
                          "/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical",
                          "/apis/coordination.k8s.io/v1/namespaces/x/leases",
                          "/apis/coordination.k8s.io/v1/namespaces/x/leases/l", "/readyz", "/livez/store",
-                         "/openapi/v3/apis/coordination.k8s.io/v1"])
+                         "/openapi/v3/apis/coordination.k8s.io/v1", "/api/v1/namespaces/x/configmaps",
+                         "/api/v1/namespaces/x/configmaps/c", "/api/v1/namespaces/x/secrets/s"])
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

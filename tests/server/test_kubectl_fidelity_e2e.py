@@ -303,3 +303,16 @@ spec: {}
     assert kubectl("get", "deviceclass", "fin", "-o", "jsonpath={.metadata.finalizers}").stdout == \
         '["example.com/mine","example.com/theirs"]'
     kubectl("patch", "deviceclass", "fin", "--type=merge", "-p", '{"metadata":{"finalizers":null}}')
+
+
+def test_kubectl_creates_describes_and_explains_configmaps_and_secrets(kubectl) -> None:
+    kubectl("create", "configmap", "app", "--from-literal=mode=fast", "--from-literal=level=3")  # protobuf
+    kubectl("create", "secret", "generic", "pw", "--from-literal=password=s3cret")
+    lines = kubectl("get", "configmaps,secrets").stdout.splitlines()
+    assert lines[0].split() == ["NAME", "DATA", "AGE"] and lines[1].split()[:2] == ["configmap/app", "2"]
+    assert ["NAME", "TYPE", "DATA", "AGE"] == lines[3].split() and lines[4].split()[:3] == ["secret/pw", "Opaque", "1"]
+    assert "mode:\n----\nfast" in kubectl("describe", "configmap", "app").stdout
+    assert "password:  6 bytes" in kubectl("describe", "secret", "pw").stdout
+    assert "<map[string]string>" in kubectl("explain", "configmap.data").stdout
+    bad = kubectl("create", "secret", "tls", "half", "--cert=/dev/null", "--key=/dev/null", check=False)
+    assert bad.returncode == 1

@@ -275,3 +275,25 @@ class EventList(Base):
     kind: str = "EventList"
     metadata: ListMeta | None = None
     items: list[Event] = msgspec.field(default_factory=list)
+
+
+# --- ConfigMap, Secret (stored by the API server; the scheduler never reads them) -----------------------
+
+
+class ConfigMap(Base):
+    api_version: str = "v1"
+    kind: str = "ConfigMap"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    immutable: bool | None = None
+    data: dict[str, str] | None = None
+    binary_data: dict[str, str] | None = None  # base64 in JSON
+
+
+class Secret(Base):
+    api_version: str = "v1"
+    kind: str = "Secret"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    immutable: bool | None = None
+    data: dict[str, str] | None = None  # base64 in JSON
+    string_data: dict[str, str] | None = None  # write-only: merged into data
+    type: str | None = None

@@ -256,7 +256,6 @@ def _model_schemas(resources: list[Resource], version: str, prefix: str) -> dict
     """Schemas generated from dralloc's models (v1 shape, which v1beta2 shares), for ``kubectl explain``."""
     import msgspec
 
-    from dralloc.api.codec import model_for
     from dralloc.api.quantity import Quantity
 
     def hook(tp: Any) -> dict[str, Any]:
@@ -266,7 +265,7 @@ def _model_schemas(resources: list[Resource], version: str, prefix: str) -> dict
         raise NotImplementedError
 
     api_version = f"{resources[0].group}/v1" if resources[0].group else "v1"
-    models = [model_for(api_version, r.kind) for r in resources]
+    models = [_model(api_version, r.kind) for r in resources]
     if any(m is None for m in models):
         return None
     _, components = msgspec.json.schema_components(models, schema_hook=hook,
@@ -382,9 +381,20 @@ def _mark_list_types(schemas: dict[str, Any], top: dict[str, Any], kind: FieldTy
     walk(top, kind)
 
 
+def _model(api_version: str, kind: str) -> type | None:
+    """The model of a kind: those the codec reads, and the core kinds only the server stores (whose models
+    are whole: ConfigMap, Secret)."""
+    from dralloc.api import core_v1
+    from dralloc.api.codec import model_for
+
+    stored_only: dict[str, type] = {"ConfigMap": core_v1.ConfigMap, "Secret": core_v1.Secret}
+    return model_for(api_version, kind) or (stored_only.get(kind) if api_version == "v1" else None)
+
+
 @cache
 def openapi_v3_gv(version: str, core: bool = False, *, core_models: bool = True) -> dict[str, Any] | None:
-    """One group version's OpenAPI v3 document. The core kinds dralloc models (Namespace, Node, Pod) get the
+    """One group version's OpenAPI v3 document. The core kinds dralloc models (Namespace, Node, Pod, ConfigMap,
+    Secret) get the
     schemas of their models, so ``kubectl explain pod.spec.resourceClaims`` finds its field; with
     ``core_models`` off they keep open schemas (what /openapi/v2 serves, since kubectl validates a List's
     items against those on the client and the models describe only part of a Pod)."""
@@ -407,9 +417,7 @@ def openapi_v3_gv(version: str, core: bool = False, *, core_models: bool = True)
             "type": "object", "x-kubernetes-preserve-unknown-fields": True,
             "x-kubernetes-group-version-kind": [{"group": r.group, "version": version, "kind": r.kind}]}
     if core and core_models:
-        from dralloc.api.codec import model_for
-
-        modelled = [r for r in resources if model_for("v1", r.kind) is not None]
+        modelled = [r for r in resources if _model("v1", r.kind) is not None]
         schemas.update(_model_schemas(modelled, version, "io.k8s.api.core.v1") or {})
     elif full:  # v1beta1's shape differs from the models: open schemas
         prefix = _schema_name(resources[0], version).rsplit(".", 1)[0]

@@ -1,4 +1,5 @@
-"""Kubernetes protobuf request bodies for the core/v1 kinds this server keeps (Namespace, Node), the bodies of
+"""Kubernetes protobuf request bodies for the core/v1 kinds this server keeps (Namespace, Node, ConfigMap,
+Secret), the bodies of
 pod subresources and deletes (Binding, policy Eviction, DeleteOptions), PriorityClass, Lease and the self
 reviews (SelfSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview).
 
@@ -11,6 +12,7 @@ target, delete options); other fields are skipped. Responses stay JSON, which th
 
 from __future__ import annotations
 
+import base64
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -284,11 +286,45 @@ def _lease(f: dict[int, list[Any]]) -> dict[str, Any]:
     return {"spec": spec}
 
 
+def _bytes_map(entries: list[bytes]) -> dict[str, str]:
+    """A map<string, bytes> as JSON writes it: base64 values."""
+    def b64(raw: Any) -> str:
+        if not isinstance(raw, bytes):
+            raise ProtobufError("expected bytes")
+        return base64.b64encode(raw).decode()
+    return _map(entries, b64)
+
+
+def _configmap(f: dict[int, list[Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if 4 in f:  # proto2: present when set
+        out["immutable"] = bool(_signed(f[4][-1]))
+    if 2 in f:
+        out["data"] = _map(f[2])
+    if 3 in f:
+        out["binaryData"] = _bytes_map(f[3])
+    return out
+
+
+def _secret(f: dict[int, list[Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if 5 in f:
+        out["immutable"] = bool(_signed(f[5][-1]))
+    if 2 in f:
+        out["data"] = _bytes_map(f[2])
+    if 4 in f:
+        out["stringData"] = _map(f[4])
+    if 3 in f and f[3][-1]:
+        out["type"] = _text(f[3][-1])
+    return out
+
+
 def _eviction(f: dict[int, list[Any]]) -> dict[str, Any]:
     return {"deleteOptions": delete_options(f[2][-1])} if 2 in f else {}
 
 
 KINDS = {("v1", "Namespace"): _namespace, ("v1", "Node"): _node, ("v1", "Binding"): _binding,
+         ("v1", "ConfigMap"): _configmap, ("v1", "Secret"): _secret,  # kubectl create configmap / secret
          ("policy/v1", "Eviction"): _eviction, ("policy/v1beta1", "Eviction"): _eviction,
          ("scheduling.k8s.io/v1", "PriorityClass"): _priority_class,  # kubectl create priorityclass
          ("coordination.k8s.io/v1", "Lease"): _lease,  # leader election of protobuf clients
@@ -326,7 +362,7 @@ def decode(body: bytes) -> dict[str, Any]:
         return {"apiVersion": api_version, "kind": kind, **options(raw)}
     decoder = KINDS.get((api_version, kind))
     if decoder is None:
-        raise ProtobufError(f"protobuf bodies are accepted for core/v1 Namespace, Node, Binding and "
+        raise ProtobufError(f"protobuf bodies are accepted for core/v1 Namespace, Node, ConfigMap, Secret, Binding and "
                             f"DeleteOptions, policy Eviction, PriorityClass, Lease and the self reviews only, not "
                             f"{api_version or '?'}/{kind or '?'}")
     obj = _grouped(raw)

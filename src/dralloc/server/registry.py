@@ -77,6 +77,12 @@ CORE = {r.name: r for r in (
              wide_columns=(("IP", "status.podIP"), ("NODE", "spec.nodeName"),
                            ("NOMINATED NODE", "status.nominatedNodeName"), ("READINESS GATES", "=readinessGates")),
              subresources=("attach", "binding", "eviction", "exec", "log", "portforward")),
+    # ConfigMaps and Secrets, stored as sent (server/configs.py): test suites' everyday objects
+    Resource("configmaps", "ConfigMap", True, group="", versions=("v1",), short_names=("cm",),
+             table=(("Name", "metadata.name", 0), ("Data", "=dataCount", 0), ("Age", "=age", 0))),
+    Resource("secrets", "Secret", True, group="", versions=("v1",),
+             table=(("Name", "metadata.name", 0), ("Type", "type", 0), ("Data", "=dataCount", 0),
+                    ("Age", "=age", 0))),
     # kube-apiserver's event table has no leading name nor age: the name is the last, wide, column
     Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",), table=_EVENT_TABLE),
     # Read-only (server/services.py): the default/kubernetes Service and Endpoints kube-apiserver keeps; and the

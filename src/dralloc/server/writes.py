@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from dralloc.api import strict
 from dralloc.api.codec import decode
-from dralloc.server import admin_access, events, namespaces, pods, priorities
+from dralloc.server import admin_access, configs, events, namespaces, pods, priorities
 from dralloc.server.apply import apply, record_update, undeclared_fields_error
 from dralloc.server.bodies import check_limits, parse, read_body
 from dralloc.server.clock import now
@@ -48,6 +48,7 @@ from dralloc.server.uids import new_uid
 from dralloc.store import Conflict, NotFound, Outcome
 from dralloc.validation import validate, validate_status_update, validate_update
 from dralloc.validation.field import forbidden
+from dralloc.validation.meta import name_is_dns_subdomain, validate_object_meta
 
 if TYPE_CHECKING:
     from dralloc.server.app import ApiServer
@@ -73,6 +74,14 @@ def raw_object(data: dict[str, Any], t: Target, meta: Any) -> dict[str, Any]:
         metadata["namespace"] = t.namespace
     obj["metadata"] = metadata
     return obj
+
+
+def config_errors(stored: dict[str, Any], meta: Any) -> list[Any]:
+    """A ConfigMap's or Secret's metadata and content (a Secret's ``stringData`` folded into ``data`` first)."""
+    if stored.get("kind") == "Secret":
+        configs.prepare_secret(stored)
+    errors = validate_object_meta(meta, True, name_is_dns_subdomain, require_namespace=True)
+    return errors + (configs.secret_errors(stored) if stored.get("kind") == "Secret" else configs.configmap_errors(stored))
 
 
 def _tracks_generation(t: Target) -> bool:
@@ -113,6 +122,8 @@ def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
             errors = pods.validate_pod(stored, meta)
         elif t.resource.name == "events":
             errors = pods.validate_event(stored, meta)
+        elif t.resource.name in ("configmaps", "secrets"):
+            errors = config_errors(stored, meta)
         else:
             errors = validate(obj, require_namespace=t.resource.namespaced)
             if t.resource.name == "namespaces":
@@ -274,6 +285,12 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
         if t.resource.name == "pods" and t.sub != "status":
             pods.apply_pod_defaults(merged)  # as decoding does on every write: a replace need not repeat them
             deleting_errors += pods.pod_update_errors(merged, old)
+        elif t.resource.name in ("configmaps", "secrets"):
+            if merged.get("kind") == "Secret":
+                configs.prepare_secret(merged)  # (its type defaulted before the type is compared)
+            # ValidateConfigMapUpdate / ValidateSecretUpdate: what may not change, then the object itself
+            typed_meta = msgspec.structs.replace(new_obj.metadata, namespace=t.namespace)
+            deleting_errors += configs.update_errors(merged, old) + config_errors(merged, typed_meta)
         return merged, deleting_errors
     new_typed, old_typed = decode(merged), decode(old)
     if t.sub == "status":

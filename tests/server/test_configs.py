@@ -1,0 +1,92 @@
+"""ConfigMaps and Secrets in `dralloc serve`: stored as kube-apiserver stores them (a Secret's stringData folded
+into data, its type defaulted), validated with its rules, and decoded from the protobuf kubectl sends."""
+
+from __future__ import annotations
+
+import base64
+import warnings
+
+import pytest
+
+warnings.filterwarnings("ignore", message="Using `httpx`")
+from cluster import api_client  # noqa: E402
+from starlette.testclient import TestClient  # noqa: E402
+from test_wire import envelope, field  # noqa: E402
+
+CM = "/api/v1/namespaces/default/configmaps"
+SECRETS = "/api/v1/namespaces/default/secrets"
+PROTOBUF = {"content-type": "application/vnd.kubernetes.protobuf"}
+TABLE = {"accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}
+
+
+@pytest.fixture
+def client() -> TestClient:
+    return api_client()
+
+
+def configmap(name: str, **fields: object) -> dict[str, object]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, **fields}
+
+
+def test_a_configmap_is_stored_listed_in_a_table_and_immutable_once_marked(client: TestClient) -> None:
+    made = client.post(CM, json=configmap("app", data={"a": "1"}, binaryData={"b.bin": "AAE="}))
+    assert made.status_code == 201 and made.json()["data"] == {"a": "1"}, made.text
+    (row,) = client.get(CM, headers=TABLE).json()["rows"]
+    assert row["cells"][:2] == ["app", 2]
+    frozen = configmap("app", data={"a": "1"}, binaryData={"b.bin": "AAE="}, immutable=True)
+    assert client.put(f"{CM}/app", json=frozen).status_code == 200
+    changed = client.put(f"{CM}/app", json=configmap("app", data={"a": "2"}))
+    assert changed.status_code == 422
+    assert changed.json()["message"] == (
+        'ConfigMap "app" is invalid: [immutable: Forbidden: field is immutable when `immutable` is set, data: '
+        "Forbidden: field is immutable when `immutable` is set, binaryData: Forbidden: field is immutable when "
+        "`immutable` is set]")
+
+
+def test_configmap_keys_and_size_are_validated_as_kube_apiserver_does(client: TestClient) -> None:
+    r = client.post(CM, json=configmap("bad", data={"a b": "1", "..x": "2", "dup": "3"}, binaryData={"dup": "AA=="}))
+    assert r.status_code == 422
+    causes = [(c["field"], c["message"]) for c in r.json()["details"]["causes"]]
+    assert causes == [
+        ("data[..x]", 'Invalid value: "..x": must not start with \'..\''),
+        ("data[a b]", "Invalid value: \"a b\": a valid config key must consist of alphanumeric characters, '-', "
+                      "'_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
+                      "'[-._a-zA-Z0-9]+')"),
+        ("data[dup]", 'Invalid value: "dup": duplicate of key present in binaryData')]
+    big = client.post(CM, json=configmap("big", data={"a": "x" * (1024 * 1024 + 1)}))
+    assert big.status_code == 422 and "Too long: may not be more than 1048576 bytes" in big.json()["message"]
+    r = client.post(CM, json=configmap("b64", binaryData={"k": "not base64!"}))
+    assert r.status_code == 400 and r.json()["message"] == (
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: illegal base64 data at input byte 3')
+    r = client.post(f"{CM}?fieldValidation=Strict", json=configmap("typo", dat={"a": "1"}))
+    assert r.status_code == 400 and 'unknown field "dat"' in r.json()["message"]
+
+
+def test_a_secrets_string_data_is_folded_into_data_and_its_type_defaulted(client: TestClient) -> None:
+    body = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "pw"},
+            "data": {"user": base64.b64encode(b"admin").decode(), "token": "b2xk"}, "stringData": {"token": "new"}}
+    made = client.post(SECRETS, json=body)
+    assert made.status_code == 201, made.text
+    stored = client.get(f"{SECRETS}/pw").json()
+    assert stored["type"] == "Opaque" and "stringData" not in stored
+    assert {k: base64.b64decode(v) for k, v in stored["data"].items()} == {"user": b"admin", "token": b"new"}
+    stored["type"] = "kubernetes.io/tls"
+    r = client.put(f"{SECRETS}/pw", json=stored)
+    assert r.status_code == 422 and r.json()["details"]["causes"][0] == {
+        "reason": "FieldValueInvalid", "field": "type", "message": 'Invalid value: "kubernetes.io/tls": field is immutable'}
+    tls = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "cert"}, "type": "kubernetes.io/tls",
+           "data": {"tls.crt": "AA=="}}
+    r = client.post(SECRETS, json=tls)
+    assert r.status_code == 422 and [c["field"] for c in r.json()["details"]["causes"]] == ["data[tls.key]"]
+
+
+def test_kubectl_create_configmap_and_secret_send_protobuf(client: TestClient) -> None:
+    meta = field(1, field(1, "from-proto"))
+    entries = field(2, field(1, "z") + field(2, "1")) + field(2, field(1, "a") + field(2, "2"))
+    r = client.post(CM, content=envelope("ConfigMap", meta + entries + field(3, field(1, "bin") + field(2, b"\x00\x01"))),
+                    headers=PROTOBUF)
+    assert r.status_code == 201, r.text
+    assert r.json()["data"] == {"z": "1", "a": "2"} and r.json()["binaryData"] == {"bin": "AAE="}
+    secret = meta + field(2, field(1, "password") + field(2, b"s3cret")) + field(3, "Opaque")
+    r = client.post(SECRETS, content=envelope("Secret", secret), headers=PROTOBUF)
+    assert r.status_code == 201 and base64.b64decode(r.json()["data"]["password"]) == b"s3cret", r.text
