@@ -282,7 +282,7 @@ def test_kubectl_apply_prune_deletes_the_applied_objects_a_manifest_dropped(kube
                         "labels: {set: s}}}\n")
     kubectl("apply", "-f", str(manifest))
     manifest.write_text(manifest.read_text().rsplit("- ", 1)[0])
-    # kubectl's default prune list names kinds this server does not serve (ConfigMap, Deployment, ...)
+    # kubectl's default prune list has no resource.k8s.io kind: they are pruned when allowed explicitly
     out = kubectl("apply", "--prune", "-l", "set=s", "--prune-allowlist=resource.k8s.io/v1/DeviceClass",
                   "-f", str(manifest)).stdout
     assert "deviceclass.resource.k8s.io/b.example.com pruned" in out

@@ -316,3 +316,15 @@ def test_kubectl_creates_describes_and_explains_configmaps_and_secrets(kubectl) 
     assert "<map[string]string>" in kubectl("explain", "configmap.data").stdout
     bad = kubectl("create", "secret", "tls", "half", "--cert=/dev/null", "--key=/dev/null", check=False)
     assert bad.returncode == 1
+
+
+def test_apply_prune_works_with_kubectls_default_list_of_kinds(kubectl, tmp_path: Path) -> None:
+    # kubectl's default prune list names ConfigMaps, Secrets, PVCs, PVs, Jobs, CronJobs and Ingresses too
+    manifest = tmp_path / "app.yaml"
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {}, labels: {{app: x}}}}\ndata: {{a: '1'}}\n"
+    manifest.write_text(cm.format("keep") + "---\n" + cm.format("drop"))
+    kubectl("apply", "--prune", "-l", "app=x", "-f", str(manifest))
+    manifest.write_text(cm.format("keep"))
+    out = kubectl("apply", "--prune", "-l", "app=x", "-f", str(manifest)).stdout
+    assert "configmap/drop pruned" in out, out
+    assert kubectl("get", "configmaps", "-o", "name").stdout.split() == ["configmap/keep"]

@@ -20,18 +20,18 @@ from typing import Any
 from dralloc import __version__
 from dralloc.server.fieldtypes import STRUCT, FieldType, kind_type
 from dralloc.server.registry import (
-    APPS,
     APPS_GROUP,
+    BATCH_GROUP,
     COORDINATION_GROUP,
     CORE,
     DISCOVERY_GROUP,
-    ENDPOINT_SLICES,
     EVENTS,
     EVENTS_GROUP,
     GROUP,
     GROUP_RESOURCES,
     GROUP_VERSIONS,
     LEASES,
+    NETWORKING_GROUP,
     RESOURCES,
     REVIEW_GROUPS,
     REVIEWS,
@@ -65,7 +65,8 @@ def _group(name: str = GROUP) -> dict[str, Any]:
 
 
 # kube-apiserver's order of the groups served here
-GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, SCHEDULING_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, GROUP)
+GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, BATCH_GROUP, NETWORKING_GROUP, SCHEDULING_GROUP,
+          COORDINATION_GROUP, DISCOVERY_GROUP, GROUP)
 
 
 def api_group_list() -> dict[str, Any]:
@@ -189,14 +190,16 @@ def aggregated(core: bool, version: str) -> dict[str, Any]:
     else:
         versions = [{"version": v, "resources": [_discovered(r, v) for r in RESOURCES.values() if v in r.versions],
                      "freshness": "Current"} for v in GROUP_VERSIONS]
-        items = [{"metadata": {"name": group, "creationTimestamp": None},
-                  "versions": [{"version": "v1", "freshness": "Current",
-                                "resources": [_discovered(r, "v1") for r in REVIEWS.values() if r.group == group]}]}
-                 for group in REVIEW_GROUPS]
-        items[:0] = [_v1_group(name, table) for name, table in ((APPS_GROUP, APPS), (EVENTS_GROUP, EVENTS))]
-        items += [_v1_group(SCHEDULING_GROUP, SCHEDULING), _v1_group(COORDINATION_GROUP, LEASES),
-                  _v1_group(DISCOVERY_GROUP, ENDPOINT_SLICES)]
-        items.append({"metadata": {"name": GROUP, "creationTimestamp": None}, "versions": versions})
+        items = []
+        for group in GROUPS:  # in kube-apiserver's order
+            if group == GROUP:
+                items.append({"metadata": {"name": GROUP, "creationTimestamp": None}, "versions": versions})
+            elif group in REVIEW_GROUPS:
+                items.append({"metadata": {"name": group, "creationTimestamp": None},
+                              "versions": [{"version": "v1", "freshness": "Current", "resources": [
+                                  _discovered(r, "v1") for r in REVIEWS.values() if r.group == group]}]})
+            else:
+                items.append(_v1_group(group, GROUP_RESOURCES[group]))
     return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}", "metadata": {},
             "items": items}
 

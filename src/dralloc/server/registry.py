@@ -99,6 +99,12 @@ CORE = {r.name: r for r in (
     # Read-only and always none, as the apps/v1 workloads below: nothing here runs workload controllers
     Resource("replicationcontrollers", "ReplicationController", True, group="", versions=("v1",),
              short_names=("rc",), categories=("all",), verbs=READ_ONLY),
+    # Read-only and always none (no volumes here): listed so that `kubectl apply --prune` finds every kind of
+    # its default list
+    Resource("persistentvolumeclaims", "PersistentVolumeClaim", True, group="", versions=("v1",),
+             short_names=("pvc",), verbs=READ_ONLY),
+    Resource("persistentvolumes", "PersistentVolume", False, group="", versions=("v1",), short_names=("pv",),
+             verbs=READ_ONLY),
 )}
 
 # apps/v1, read-only and always empty (nothing here runs workload controllers): `kubectl cluster-info dump`
@@ -115,6 +121,18 @@ APPS = {r.name: r for r in (
     Resource("statefulsets", "StatefulSet", True, group=APPS_GROUP, versions=("v1",), short_names=("sts",),
              categories=("all",), verbs=READ_ONLY),
 )}
+
+# batch/v1 and networking.k8s.io/v1, read-only and always empty, as apps/v1: `kubectl get all` lists the jobs and
+# cron jobs, and `kubectl apply --prune` looks for them and for ingresses
+BATCH_GROUP = "batch"
+BATCH = {r.name: r for r in (
+    Resource("cronjobs", "CronJob", True, group=BATCH_GROUP, versions=("v1",), short_names=("cj",),
+             categories=("all",), verbs=READ_ONLY),
+    Resource("jobs", "Job", True, group=BATCH_GROUP, versions=("v1",), categories=("all",), verbs=READ_ONLY),
+)}
+NETWORKING_GROUP = "networking.k8s.io"
+NETWORKING = {"ingresses": Resource("ingresses", "Ingress", True, group=NETWORKING_GROUP, versions=("v1",),
+                                    short_names=("ing",), verbs=READ_ONLY)}
 
 # events.k8s.io/v1: the same stored events (``events``), another view of them (server/events.py converts)
 EVENTS_GROUP = "events.k8s.io"
@@ -162,7 +180,7 @@ REVIEW_GROUPS = ("authentication.k8s.io", "authorization.k8s.io")
 # The stored resources of each served API group (the core group's are CORE, under /api)
 GROUP_RESOURCES: dict[str, dict[str, Resource]] = {
     GROUP: RESOURCES, EVENTS_GROUP: EVENTS, DISCOVERY_GROUP: ENDPOINT_SLICES, APPS_GROUP: APPS,
-    SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES}
+    BATCH_GROUP: BATCH, NETWORKING_GROUP: NETWORKING, SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES}
 
 # Field selectors kube-apiserver accepts, besides metadata.name / metadata.namespace.
 FIELD_SELECTORS = {
