@@ -90,3 +90,24 @@ def test_kubectl_create_configmap_and_secret_send_protobuf(client: TestClient) -
     secret = meta + field(2, field(1, "password") + field(2, b"s3cret")) + field(3, "Opaque")
     r = client.post(SECRETS, content=envelope("Secret", secret), headers=PROTOBUF)
     assert r.status_code == 201 and base64.b64decode(r.json()["data"]["password"]) == b"s3cret", r.text
+
+
+def test_every_namespace_gets_a_default_service_account_made_again_when_deleted() -> None:
+    from cluster import Cluster
+
+    cluster = Cluster()
+    cluster.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})
+    cluster.settle()
+    accounts = {(a["metadata"]["namespace"], a["metadata"]["name"]) for a in cluster.store.list("serviceaccounts")[0]}
+    assert {("default", "default"), ("team", "default")} <= accounts
+    assert cluster.http.delete("/api/v1/namespaces/team/serviceaccounts/default").status_code == 200
+    cluster.settle()
+    assert cluster.http.get("/api/v1/namespaces/team/serviceaccounts/default").status_code == 200
+    made = cluster.http.post("/api/v1/namespaces/team/serviceaccounts", content=envelope(
+        "ServiceAccount", field(1, field(1, "builder")) + field(3, field(1, "registry")) + field(4, 0)),
+        headers=PROTOBUF)  # kubectl create serviceaccount
+    assert made.status_code == 201, made.text
+    assert made.json()["imagePullSecrets"] == [{"name": "registry"}] and made.json()["automountServiceAccountToken"] is False
+    (row, _) = sorted(cluster.http.get("/api/v1/namespaces/team/serviceaccounts", headers=TABLE).json()["rows"],
+                      key=lambda r: r["cells"][0])
+    assert row["cells"][:2] == ["builder", 0]

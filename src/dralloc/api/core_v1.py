@@ -277,7 +277,7 @@ class EventList(Base):
     items: list[Event] = msgspec.field(default_factory=list)
 
 
-# --- ConfigMap, Secret (stored by the API server; the scheduler never reads them) -----------------------
+# --- ConfigMap, Secret, ServiceAccount (stored by the API server; the scheduler never reads them) -----------------------
 
 
 class ConfigMap(Base):
@@ -297,3 +297,16 @@ class Secret(Base):
     data: dict[str, str] | None = None  # base64 in JSON
     string_data: dict[str, str] | None = None  # write-only: merged into data
     type: str | None = None
+
+
+class LocalObjectReference(Base):
+    name: str | None = None
+
+
+class ServiceAccount(Base):
+    api_version: str = "v1"
+    kind: str = "ServiceAccount"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    secrets: list[ObjectReference] | None = None
+    image_pull_secrets: list[LocalObjectReference] | None = None
+    automount_service_account_token: bool | None = None

@@ -386,18 +386,19 @@ def _mark_list_types(schemas: dict[str, Any], top: dict[str, Any], kind: FieldTy
 
 def _model(api_version: str, kind: str) -> type | None:
     """The model of a kind: those the codec reads, and the core kinds only the server stores (whose models
-    are whole: ConfigMap, Secret)."""
+    are whole: ConfigMap, Secret, ServiceAccount)."""
     from dralloc.api import core_v1
     from dralloc.api.codec import model_for
 
-    stored_only: dict[str, type] = {"ConfigMap": core_v1.ConfigMap, "Secret": core_v1.Secret}
+    stored_only: dict[str, type] = {"ConfigMap": core_v1.ConfigMap, "Secret": core_v1.Secret,
+                                    "ServiceAccount": core_v1.ServiceAccount}
     return model_for(api_version, kind) or (stored_only.get(kind) if api_version == "v1" else None)
 
 
 @cache
 def openapi_v3_gv(version: str, core: bool = False, *, core_models: bool = True) -> dict[str, Any] | None:
     """One group version's OpenAPI v3 document. The core kinds dralloc models (Namespace, Node, Pod, ConfigMap,
-    Secret) get the
+    Secret, ServiceAccount) get the
     schemas of their models, so ``kubectl explain pod.spec.resourceClaims`` finds its field; with
     ``core_models`` off they keep open schemas (what /openapi/v2 serves, since kubectl validates a List's
     items against those on the client and the models describe only part of a Pod)."""

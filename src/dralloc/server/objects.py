@@ -21,7 +21,8 @@ from dralloc.server.responses import JSON
 from dralloc.server.routing import Target
 
 CORE_MODELS: dict[str, type] = {"Node": core_v1.Node, "Namespace": core_v1.Namespace, "Pod": core_v1.Pod,
-                                "Event": core_v1.Event, "ConfigMap": core_v1.ConfigMap, "Secret": core_v1.Secret}
+                                "Event": core_v1.Event, "ConfigMap": core_v1.ConfigMap, "Secret": core_v1.Secret,
+                                "ServiceAccount": core_v1.ServiceAccount}
 
 
 def dry_run_list(options: dict[str, Any] | None) -> list[str]:

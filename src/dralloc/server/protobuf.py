@@ -1,5 +1,5 @@
 """Kubernetes protobuf request bodies for the core/v1 kinds this server keeps (Namespace, Node, ConfigMap,
-Secret), the bodies of
+Secret, ServiceAccount), the bodies of
 pod subresources and deletes (Binding, policy Eviction, DeleteOptions), PriorityClass, Lease and the self
 reviews (SelfSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview).
 
@@ -319,12 +319,24 @@ def _secret(f: dict[int, list[Any]]) -> dict[str, Any]:
     return out
 
 
+def _service_account(f: dict[int, list[Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if 2 in f:
+        out["secrets"] = [_strings(v, _OBJECT_REFERENCE) for v in f[2]]
+    if 3 in f:
+        out["imagePullSecrets"] = [_strings(v, ("name",)) for v in f[3]]
+    if 4 in f:
+        out["automountServiceAccountToken"] = bool(_signed(f[4][-1]))
+    return out
+
+
 def _eviction(f: dict[int, list[Any]]) -> dict[str, Any]:
     return {"deleteOptions": delete_options(f[2][-1])} if 2 in f else {}
 
 
 KINDS = {("v1", "Namespace"): _namespace, ("v1", "Node"): _node, ("v1", "Binding"): _binding,
-         ("v1", "ConfigMap"): _configmap, ("v1", "Secret"): _secret,  # kubectl create configmap / secret
+         # kubectl create configmap / secret / serviceaccount
+         ("v1", "ConfigMap"): _configmap, ("v1", "Secret"): _secret, ("v1", "ServiceAccount"): _service_account,
          ("policy/v1", "Eviction"): _eviction, ("policy/v1beta1", "Eviction"): _eviction,
          ("scheduling.k8s.io/v1", "PriorityClass"): _priority_class,  # kubectl create priorityclass
          ("coordination.k8s.io/v1", "Lease"): _lease,  # leader election of protobuf clients
@@ -362,7 +374,7 @@ def decode(body: bytes) -> dict[str, Any]:
         return {"apiVersion": api_version, "kind": kind, **options(raw)}
     decoder = KINDS.get((api_version, kind))
     if decoder is None:
-        raise ProtobufError(f"protobuf bodies are accepted for core/v1 Namespace, Node, ConfigMap, Secret, Binding and "
+        raise ProtobufError(f"protobuf bodies are accepted for core/v1 Namespace, Node, ConfigMap, Secret, ServiceAccount, Binding and "
                             f"DeleteOptions, policy Eviction, PriorityClass, Lease and the self reviews only, not "
                             f"{api_version or '?'}/{kind or '?'}")
     obj = _grouped(raw)

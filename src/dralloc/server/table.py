@@ -128,13 +128,14 @@ COMPUTED = {"=claimState": claim_state, "=podReady": pods.pod_ready, "=podStatus
             "=age": lambda obj: human_age((obj.get("metadata") or {}).get("creationTimestamp")),
             "=globalDefault": lambda obj: bool(obj.get("globalDefault")),
             "=dataCount": lambda obj: len(obj.get("data") or {}) + len(obj.get("binaryData") or {}),
+            "=secretCount": lambda obj: len(obj.get("secrets") or []),
             "=nodeStatus": node_status, "=nodeRoles": node_roles,
             "=nodeInternalIP": lambda node: _node_address(node, "InternalIP"),
             "=nodeExternalIP": lambda node: _node_address(node, "ExternalIP"),
             "=nodeOSImage": _node_info("osImage"), "=nodeKernelVersion": _node_info("kernelVersion"),
             "=nodeContainerRuntime": _node_info("containerRuntimeVersion")}
 # the columns whose cells are not strings (kubectl prints them as it prints JSON values)
-_COLUMN_TYPES = {"=eventCount": "integer", "=dataCount": "integer", "value": "integer", "=globalDefault": "boolean"}
+_COLUMN_TYPES = {"=eventCount": "integer", "=dataCount": "integer", "=secretCount": "integer", "value": "integer", "=globalDefault": "boolean"}
 
 
 def _cell(obj: dict[str, Any], path: str) -> Any:

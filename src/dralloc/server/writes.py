@@ -124,6 +124,8 @@ def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
             errors = pods.validate_event(stored, meta)
         elif t.resource.name in ("configmaps", "secrets"):
             errors = config_errors(stored, meta)
+        elif t.resource.name == "serviceaccounts":
+            errors = validate_object_meta(meta, True, name_is_dns_subdomain, require_namespace=True)
         else:
             errors = validate(obj, require_namespace=t.resource.namespaced)
             if t.resource.name == "namespaces":
