@@ -3,6 +3,7 @@ merge patch and apply; garbage query parameters, bodies and content types on eve
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import random
@@ -356,3 +357,34 @@ def test_impersonation_headers_never_give_a_500(client: TestClient, headers: dic
     sent = {k.encode(): v.encode() for k, v in headers.items()}  # UTF-8 bytes, as a client puts them on the wire
     _assert_status(client.request(method, path, content=body if method == "POST" else None,
                                   headers={**sent, b"content-type": b"application/json"}))
+
+
+def _asgi(client: TestClient, method: str, path: str) -> tuple[int, dict[str, str], bytes]:
+    """A request sent to the application as the HTTP server hands it over, whatever its target (a test client
+    sends only URLs)."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "http_version": "1.1", "method": method, "path": path, "raw_path": path.encode(),
+             "root_path": "", "scheme": "http", "query_string": b"", "headers": [], "client": ("127.0.0.1", 1),
+             "server": ("127.0.0.1", 80)}
+    asyncio.run(client.app(scope, receive, send))  # type: ignore[arg-type]
+    start = sent[0]
+    headers = {k.decode().lower(): v.decode() for k, v in start["headers"]}
+    return start["status"], headers, b"".join(m.get("body", b"") for m in sent[1:])
+
+
+@pytest.mark.parametrize("method", ["GET", "POST", "DELETE"])
+def test_the_asterisk_request_target_is_not_found_not_a_500(client: TestClient, method: str) -> None:
+    status, _, body = _asgi(client, method, "*")
+    assert status == 404 and json.loads(body)["reason"] == "NotFound"
+
+
+def test_options_asterisk_is_answered_as_gos_server_answers_it(client: TestClient) -> None:
+    status, headers, body = _asgi(client, "OPTIONS", "*")
+    assert (status, headers.get("content-length"), body) == (200, "0", b"")

@@ -156,6 +156,10 @@ class ApiServer:
 
     async def _handle(self, request: Request) -> Response:
         path = request.scope["path"].rstrip("/") or "/"
+        if not path.startswith("/"):  # the asterisk form ("OPTIONS * HTTP/1.1"): a request of no resource
+            if request.method == "OPTIONS":  # Go's server answers this itself, before any handler
+                return Response(status_code=200, headers={"Content-Length": "0"})
+            raise routing.not_found()
         if path.split("/", 2)[1] in health.ROOTS:
             return health.answer(self, path.split("/")[1:], request.query_params)
         if self.max_connections and self.open_connections() > self.max_connections:

@@ -57,7 +57,7 @@ def discovery_document(parts: list[str]) -> Any:
     if len(parts) == 3 and parts[0] == "apis" and parts[1] in SERVED_GROUPS:
         doc = discovery.resource_list(parts[2], parts[1])
         if doc is None:
-            raise _not_found()
+            raise not_found()
         return doc
     if parts[:1] == ["openapi"]:
         if parts == ["openapi", "v3"]:
@@ -72,11 +72,11 @@ def discovery_document(parts: list[str]) -> Any:
             doc = discovery.openapi_v3_gv(parts[4])
             if doc is not None:
                 return doc
-        raise _not_found()
+        raise not_found()
     return None
 
 
-def _not_found() -> ApiError:
+def not_found() -> ApiError:
     return ApiError(404, "the server could not find the requested resource")
 
 
@@ -85,27 +85,27 @@ def target(parts: list[str]) -> Target:
         table, version, rest = CORE, "v1", parts[2:]
         if rest[:1] == ["namespaces"] and (len(rest) <= 2 or (len(rest) == 3 and rest[2] not in CORE)):
             if len(rest) == 3 and rest[2] not in ("status", "finalize"):
-                raise _not_found()
+                raise not_found()
             return Target(CORE["namespaces"], "v1", "", rest[1] if len(rest) > 1 else "",
                            rest[2] if len(rest) > 2 else "")
     elif len(parts) >= 3 and parts[0] == "apis" and parts[1] in GROUP_RESOURCES:
         table, version, rest = GROUP_RESOURCES[parts[1]], parts[2], parts[3:]
     else:
-        raise _not_found()
+        raise not_found()
     namespace = ""
     if len(rest) >= 3 and rest[0] == "namespaces":
         namespace, rest = rest[1], rest[2:]
     if not rest or len(rest) > 3:
-        raise _not_found()
+        raise not_found()
     resource = table.get(rest[0])
     if resource is None or version not in resource.versions:
-        raise _not_found()
+        raise not_found()
     if namespace and not resource.namespaced:
-        raise _not_found()
+        raise not_found()
     name = rest[1] if len(rest) > 1 else ""
     sub = rest[2] if len(rest) > 2 else ""
     if sub and not ((sub == "status" and resource.status) or sub in resource.subresources):
-        raise _not_found()
+        raise not_found()
     return Target(resource, version, namespace, name, sub)
 
 
