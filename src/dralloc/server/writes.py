@@ -146,6 +146,7 @@ def created_form(data: dict[str, Any], t: Target) -> dict[str, Any]:
     if t.resource.group != EVENTS_GROUP:
         return data
     core = events.to_core(data)
+    typed(core, stored_view(t))  # the JSON types first, as decoding comes before validation (series.count: "x")
     meta: dict[str, Any] = core["metadata"] if isinstance(core.get("metadata"), dict) else {}
     check_valid(t, meta.get("name") or "", events.validate_create({**core, "metadata": {**meta,
                                                                                           "namespace": t.namespace}}))
