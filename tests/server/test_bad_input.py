@@ -388,3 +388,43 @@ def test_the_asterisk_request_target_is_not_found_not_a_500(client: TestClient, 
 def test_options_asterisk_is_answered_as_gos_server_answers_it(client: TestClient) -> None:
     status, headers, body = _asgi(client, "OPTIONS", "*")
     assert (status, headers.get("content-length"), body) == (200, "0", b"")
+
+
+PODS = "/api/v1/namespaces/ml-team/pods"
+
+
+def _pod(name: str, **meta: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, **meta},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}}
+
+
+@pytest.mark.parametrize("method,ctype,body,message", [
+    ("PUT", "application/json", _pod("named", namespace="x"),
+     "the namespace of the provided object does not match the namespace sent on the request"),
+    ("PUT", "application/json", {**_pod("named"), "metadata": {}},
+     "the name of the object (named based on URL) was undeterminable: name must be provided"),
+    ("PUT", "application/json", _pod("other"), "the name of the object (other) does not match the name on the URL "
+                                               "(named)"),
+    ("PATCH", "application/merge-patch+json", {"metadata": {"namespace": "x"}},
+     "the namespace of the provided object does not match the namespace sent on the request"),
+    ("PATCH", "application/json-patch+json", [{"op": "replace", "path": "/metadata/name", "value": "other"}],
+     "the name of the object (other) does not match the name on the URL (named)"),
+    ("PATCH", "application/apply-patch+yaml", _pod("other"),
+     "the name of the object (other) does not match the name on the URL (named)")])
+def test_an_update_or_patch_naming_another_object_is_refused_with_kube_apiservers_message(
+        client: TestClient, method: str, ctype: str, body: Any, message: str) -> None:
+    client.post(PODS, json=_pod("named"))
+    r = client.request(method, f"{PODS}/named", params={"fieldManager": "m"}, content=json.dumps(body),
+                       headers={"content-type": ctype})
+    assert (r.status_code, r.json()["message"]) == (400, message)
+    assert client.get(f"{PODS}/named").json()["metadata"]["namespace"] == "ml-team"
+
+
+def test_the_namespace_of_a_cluster_scoped_object_is_cleared_as_kube_apiserver_clears_it(client: TestClient) -> None:
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "scoped", "namespace": "x"}}
+    r = client.post("/api/v1/nodes", json=node)
+    assert r.status_code == 201 and "namespace" not in r.json()["metadata"], r.text
+    r = client.put("/api/v1/nodes/scoped", json=node)
+    assert r.status_code == 200 and "namespace" not in r.json()["metadata"], r.text
+    created = client.post(DC, json={**_device_class("scoped"), "metadata": {"name": "scoped", "namespace": "x"}})
+    assert created.status_code == 201 and "namespace" not in created.json()["metadata"], created.text

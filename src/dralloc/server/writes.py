@@ -68,8 +68,22 @@ def raw_object(data: dict[str, Any], t: Target, meta: Any) -> dict[str, Any]:
         metadata["name"] = meta.name
     if t.resource.namespaced:
         metadata["namespace"] = t.namespace
+    else:
+        metadata.pop("namespace", None)
     obj["metadata"] = metadata
     return obj
+
+
+def check_name(meta: Any, t: Target) -> None:
+    """The name and namespace of an object written to ``t`` (kube-apiserver's checks of an update or a patch
+    result): the namespace the URL's, if given; the name present and the URL's."""
+    if t.resource.namespaced and meta.namespace and meta.namespace != t.namespace:
+        raise bad_request("the namespace of the provided object does not match the namespace sent on the request")
+    if not meta.name:
+        raise bad_request(f"the name of the object ({t.name} based on URL) was undeterminable: name must be "
+                          f"provided")
+    if meta.name != t.name:
+        raise bad_request(f"the name of the object ({meta.name}) does not match the name on the URL ({t.name})")
 
 
 def _tracks_generation(t: Target) -> bool:
@@ -100,6 +114,8 @@ def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
             raise bad_request("the namespace of the provided object does not match the namespace sent on "
                               "the request")
         meta = msgspec.structs.replace(meta, namespace=t.namespace)
+    elif meta.namespace:  # kube-apiserver clears the namespace of a cluster-scoped object rather than refuse it
+        meta = msgspec.structs.replace(meta, namespace=None)
     if not meta.name and meta.generate_name:
         meta = msgspec.structs.replace(meta, name=generated_name(meta.generate_name))
     obj = msgspec.structs.replace(obj, metadata=meta)
@@ -242,6 +258,8 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
     meta["creationTimestamp"] = old_meta.get("creationTimestamp")
     if t.resource.namespaced:
         meta["namespace"] = t.namespace
+    else:
+        meta.pop("namespace", None)
     if t.sub == "status":
         # As kube-apiserver's status strategies: spec and metadata (labels, annotations and finalizers
         # included) come from the stored object; only status is taken from the request.
@@ -289,9 +307,7 @@ async def update(api: ApiServer, request: Request, t: Target) -> Response:
     if stored_t is not t:
         data = events.to_core(data)
     obj = typed(data, stored_t)
-    if obj.metadata.name != t.name:
-        raise bad_request(f"the name of the object ({obj.metadata.name}) does not match the name on the URL "
-                          f"({t.name})")
+    check_name(obj.metadata, t)
     with events.errors_of(t):
         result = await apply_update(api, request, stored_t, obj, data, obj.metadata.resource_version,
                                     manager_of(request), view=t)
@@ -390,8 +406,10 @@ async def _patch_once(api: ApiServer, request: Request, t: Target, raw: bytes, c
             raise bad_request("an applied configuration must be an object")
         type_meta_checked(patch, t)
         warnings = field_problems(raw, ctype, patch, mode, t)
-        if (patch.get("metadata") or {}).get("name") not in (None, t.name):
-            raise bad_request("the name of the object does not match the name on the URL")
+        applied_name = (patch.get("metadata") or {}).get("name")
+        if applied_name not in (None, t.name):
+            raise bad_request(f"the name of the object ({applied_name}) does not match the name on the URL "
+                              f"({t.name})")
         patch = {**patch, "metadata": {**(patch.get("metadata") or {}), "name": t.name}}
         force = bool(query_flag(request.query_params, "force"))
         merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version, t.sub)
@@ -427,8 +445,7 @@ async def _patch_once(api: ApiServer, request: Request, t: Target, raw: bytes, c
     if stored_t is not t:
         merged = events.to_core(merged)
     obj = typed(merged, stored_t)
-    if obj.metadata.name != t.name:
-        raise bad_request("the name of the object cannot be changed by a patch")
+    check_name(obj.metadata, t)
     manager = None if ctype == "application/apply-patch+yaml" else manager_of(request)
     try:
         with events.errors_of(t):
