@@ -428,3 +428,12 @@ def test_the_namespace_of_a_cluster_scoped_object_is_cleared_as_kube_apiserver_c
     assert r.status_code == 200 and "namespace" not in r.json()["metadata"], r.text
     created = client.post(DC, json={**_device_class("scoped"), "metadata": {"name": "scoped", "namespace": "x"}})
     assert created.status_code == 201 and "namespace" not in created.json()["metadata"], created.text
+
+
+def test_a_binding_naming_another_pod_gets_the_binding_storages_message(client: TestClient) -> None:
+    client.post(PODS, json=_pod("bound"))
+    binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "other"},
+               "target": {"kind": "Node", "name": "n"}}
+    r = client.post(f"{PODS}/bound/binding", json=binding)
+    assert (r.status_code, r.json()["message"]) == (400, "name in URL does not match name in Binding object")
+    assert "nodeName" not in client.get(f"{PODS}/bound").json()["spec"]
