@@ -437,3 +437,26 @@ def test_a_binding_naming_another_pod_gets_the_binding_storages_message(client: 
     r = client.post(f"{PODS}/bound/binding", json=binding)
     assert (r.status_code, r.json()["message"]) == (400, "name in URL does not match name in Binding object")
     assert "nodeName" not in client.get(f"{PODS}/bound").json()["spec"]
+
+
+@pytest.mark.parametrize("entry,message", [
+    ({"manager": "a", "operation": "Bogus"}, 'metadata.managedFields[0].operation: Invalid value: "Bogus": must be '
+                                             '`Apply` or `Update`'),
+    ({"manager": "a", "operation": "Update", "fieldsType": "FieldsV2"},
+     'metadata.managedFields[0].fieldsType: Invalid value: "FieldsV2": must be `FieldsV1`'),
+    ({"manager": "m" * 129, "operation": "Apply"}, "metadata.managedFields[0].manager: Too long: may not be more "
+                                                   "than 128 bytes")])
+@pytest.mark.parametrize("url,doc", [(PODS, _pod("managed")), (CLAIMS.replace("default", "ml-team"), {
+    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "managed"}, "spec": {}})])
+def test_managed_fields_entries_kube_apiserver_refuses_are_never_stored(client: TestClient, entry: dict[str, Any],
+                                                                       message: str, url: str,
+                                                                       doc: dict[str, Any]) -> None:
+    bad = {"metadata": {"managedFields": [entry]}}
+    r = client.post(url, json={**doc, "metadata": {**doc["metadata"], "name": "managed-new", **bad["metadata"]}})
+    assert r.status_code == 422 and message in r.json()["message"], r.text
+    client.post(url, json=doc)
+    for suffix in ("", "/status"):
+        r = client.patch(f"{url}/managed{suffix}", content=json.dumps(bad),
+                         headers={"content-type": "application/merge-patch+json"})
+        assert r.status_code == 422 and message in r.json()["message"], r.text
+    assert entry not in client.get(f"{url}/managed").json()["metadata"].get("managedFields", [])

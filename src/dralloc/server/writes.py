@@ -47,6 +47,7 @@ from dralloc.server.uids import new_uid
 from dralloc.store import Conflict, NotFound, Outcome
 from dralloc.validation import validate, validate_status_update, validate_update
 from dralloc.validation.field import forbidden
+from dralloc.validation.meta import validate_managed_fields
 
 if TYPE_CHECKING:
     from dralloc.server.app import ApiServer
@@ -286,6 +287,10 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
             deleting_errors += namespaces.finalizer_errors(merged, indexed=True)
     if t.resource.name == "events":
         deleting_errors += events.legacy_errors(merged)  # kube-apiserver's rules of every event update
+    if not t.resource.group or t.sub == "status":
+        # core updates and status updates do not validate the whole ObjectMeta: the managedFields a client sent
+        # are checked here (kube-apiserver's update validation checks them for every kind and subresource)
+        deleting_errors += validate_managed_fields(merged["metadata"].get("managedFields"), "metadata.managedFields")
     if not t.resource.group:
         if t.resource.name == "pods" and t.sub != "status":
             pods.apply_pod_defaults(merged)  # as decoding does on every write: a replace need not repeat them
@@ -293,7 +298,7 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
         return merged, deleting_errors
     new_typed, old_typed = decode(merged), decode(old)
     if t.sub == "status":
-        return merged, validate_status_update(new_typed, old_typed)
+        return merged, validate_status_update(new_typed, old_typed) + deleting_errors
     return merged, validate_update(new_typed, old_typed) + deleting_errors
 
 
