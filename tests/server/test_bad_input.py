@@ -460,3 +460,25 @@ def test_managed_fields_entries_kube_apiserver_refuses_are_never_stored(client: 
                          headers={"content-type": "application/merge-patch+json"})
         assert r.status_code == 422 and message in r.json()["message"], r.text
     assert entry not in client.get(f"{url}/managed").json()["metadata"].get("managedFields", [])
+
+
+def test_boolean_and_node_and_namespace_field_selectors_read_as_kube_apiserver_formats_them(
+        client: TestClient) -> None:
+    client.post("/api/v1/nodes", json={"apiVersion": "v1", "kind": "Node", "metadata": {"name": "cordoned"},
+                                       "spec": {"unschedulable": True}})
+    client.post("/api/v1/nodes", json={"apiVersion": "v1", "kind": "Node", "metadata": {"name": "open"}})
+    client.post(PODS, json={**_pod("host"), "spec": {"hostNetwork": True, "containers": [{"name": "c",
+                                                                                          "image": "i"}]}})
+    client.post(PODS, json=_pod("plain"))
+
+    def names(url: str, selector: str) -> set[str]:
+        r = client.get(url, params={"fieldSelector": selector})
+        assert r.status_code == 200, r.text
+        return {item["metadata"]["name"] for item in r.json()["items"]}
+
+    assert {"cordoned"} <= names("/api/v1/nodes", "spec.unschedulable=true")
+    assert "cordoned" not in names("/api/v1/nodes", "spec.unschedulable=false")
+    assert "open" in names("/api/v1/nodes", "spec.unschedulable=false")
+    assert names(PODS, "spec.hostNetwork=true") == {"host"}
+    assert "plain" in names(PODS, "spec.hostNetwork=false") and "host" not in names(PODS, "spec.hostNetwork=false")
+    assert "ml-team" in names("/api/v1/namespaces", "status.phase=Active")
