@@ -285,6 +285,8 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
         namespaces.prepare_update(merged, old, t.sub)
         if t.sub == "finalize":
             deleting_errors += namespaces.finalizer_errors(merged, indexed=True)
+        elif t.sub == "status":
+            deleting_errors += namespaces.status_errors(merged)
     if t.resource.name == "events":
         deleting_errors += events.legacy_errors(merged)  # kube-apiserver's rules of every event update
     if not t.resource.group or t.sub == "status":
