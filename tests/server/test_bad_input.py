@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import make_namespaces  # noqa: E402
+from starlette.requests import Request  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
@@ -482,3 +483,22 @@ def test_boolean_and_node_and_namespace_field_selectors_read_as_kube_apiserver_f
     assert names(PODS, "spec.hostNetwork=true") == {"host"}
     assert "plain" in names(PODS, "spec.hostNetwork=false") and "host" not in names(PODS, "spec.hostNetwork=false")
     assert "ml-team" in names("/api/v1/namespaces", "status.phase=Active")
+
+
+@pytest.mark.parametrize("value,problem", [("nan", "invalid syntax"), ("1.5", "invalid syntax"), ("1_0", "invalid syntax"),
+                                           (" 1", "invalid syntax"), ("١", "invalid syntax"),
+                                           ("9223372036854775808", "value out of range")])
+@pytest.mark.parametrize("param,watch", [("timeoutSeconds", True), ("timeoutSeconds", False), ("limit", False)])
+def test_list_options_that_are_not_go_int64s_are_400s_with_parse_ints_text(client: TestClient, value: str,
+                                                                           problem: str, param: str,
+                                                                           watch: bool) -> None:
+    params = {param: value, **({"watch": "1"} if watch else {})}
+    r = client.get(DC, params=params)
+    assert (r.status_code, r.json()["message"]) == (400, f"strconv.ParseInt: parsing {json.dumps(value)}: {problem}")
+
+
+def test_the_largest_watch_timeout_is_one_the_event_loop_can_schedule() -> None:
+    query = f"watch=1&timeoutSeconds={(1 << 63) - 1}".encode()
+    timeout, *_ = watch_module._watch_options(Request({"type": "http", "query_string": query, "headers": []}))
+    assert timeout == watch_module.MAX_TIMEOUT
+    asyncio.new_event_loop().call_later(timeout, lambda: None).cancel()  # (a float beyond this raises)
