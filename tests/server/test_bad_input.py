@@ -7,6 +7,7 @@ import asyncio
 import copy
 import json
 import random
+import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -502,3 +503,31 @@ def test_the_largest_watch_timeout_is_one_the_event_loop_can_schedule() -> None:
     timeout, *_ = watch_module._watch_options(Request({"type": "http", "query_string": query, "headers": []}))
     assert timeout == watch_module.MAX_TIMEOUT
     asyncio.new_event_loop().call_later(timeout, lambda: None).cancel()  # (a float beyond this raises)
+
+
+def _laughs(levels: int) -> str:
+    """A YAML document whose aliases expand to 9**levels strings ("billion laughs")."""
+    lines = ["apiVersion: v1", "kind: Namespace", "metadata: {name: laughs}", 'a0: &a0 ["lol","lol","lol","lol",'
+             '"lol","lol","lol","lol","lol"]']
+    lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, levels + 1)]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("method,url,ctype", [
+    ("POST", "/api/v1/namespaces", "application/yaml"),
+    ("PATCH", "/api/v1/namespaces/laughs?fieldManager=m", "application/apply-patch+yaml")])
+def test_a_yaml_alias_bomb_is_refused_at_once_as_gos_decoder_refuses_it(client: TestClient, method: str, url: str,
+                                                                      ctype: str) -> None:
+    started = time.monotonic()
+    r = client.request(method, url, content=_laughs(9), headers={"content-type": ctype})
+    assert (r.status_code, r.json()["message"]) == (
+        400, "couldn't decode the request body as YAML: yaml: document contains excessive aliasing")
+    assert time.monotonic() - started < 5
+    assert client.get("/api/v1/namespaces/laughs").status_code == 404
+
+
+def test_yaml_anchors_used_a_few_times_still_decode(client: TestClient) -> None:
+    doc = ("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: anchored, labels: &l {a: b}, "
+           "annotations: *l}\n")
+    r = client.post(DC, content=doc, headers={"content-type": "application/yaml"})
+    assert r.status_code == 201 and r.json()["metadata"]["annotations"] == {"a": "b"}, r.text
