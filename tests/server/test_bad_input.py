@@ -531,3 +531,25 @@ def test_yaml_anchors_used_a_few_times_still_decode(client: TestClient) -> None:
            "annotations: *l}\n")
     r = client.post(DC, content=doc, headers={"content-type": "application/yaml"})
     assert r.status_code == 201 and r.json()["metadata"]["annotations"] == {"a": "b"}, r.text
+
+
+def test_json_patch_copies_that_would_grow_the_object_beyond_the_copy_limit_are_the_generic_422(
+        client: TestClient) -> None:
+    client.post(DC, json=_device_class("copied"))
+    # each copy doubles spec: 40 of them would build 2**40 entries
+    ops = [{"op": "add", "path": "/spec", "value": {"config": []}}] + [
+        {"op": "copy", "from": "/spec", "path": "/spec/config/-"}] * 40
+    started = time.monotonic()
+    r = client.patch(f"{DC}/copied", content=json.dumps(ops), headers={"content-type": "application/json-patch+json"})
+    assert (r.status_code, r.json()["message"]) == (422, "the server rejected our request due to an error in our "
+                                                         "request")
+    assert time.monotonic() - started < 5
+
+
+def test_a_json_patch_of_more_than_ten_thousand_operations_is_too_large(client: TestClient) -> None:
+    client.post(DC, json=_device_class("many-ops"))
+    ops = [{"op": "test", "path": "/metadata/name", "value": "many-ops"}] * 10001
+    r = client.patch(f"{DC}/many-ops", content=json.dumps(ops), headers={"content-type": "application/json-patch+json"})
+    assert (r.status_code, r.json()["reason"], r.json()["message"]) == (
+        413, "RequestEntityTooLarge", "Request entity too large: The allowed maximum operations in a JSON patch is "
+                                      "10000, got 10001")
