@@ -553,3 +553,11 @@ def test_a_json_patch_of_more_than_ten_thousand_operations_is_too_large(client: 
     assert (r.status_code, r.json()["reason"], r.json()["message"]) == (
         413, "RequestEntityTooLarge", "Request entity too large: The allowed maximum operations in a JSON patch is "
                                       "10000, got 10001")
+
+
+def test_a_query_parameter_sent_twice_is_its_first_value_as_go_reads_it(client: TestClient) -> None:
+    assert client.get(f"{DC}?limit=1&limit=x").status_code == 200
+    assert client.get(f"{DC}?limit=x&limit=1").status_code == 400
+    labelled = {**_device_class("twice"), "metadata": {"name": "twice", "labels": {"a": "b"}}}
+    r = client.post(f"{DC}?fieldManager=first&fieldManager=second", json=labelled)
+    assert r.status_code == 201 and r.json()["metadata"]["managedFields"][0]["manager"] == "first"
