@@ -3,9 +3,11 @@ merge patch and apply; garbage query parameters, bodies and content types on eve
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import random
+import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import make_namespaces  # noqa: E402
+from starlette.requests import Request  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
@@ -378,3 +381,205 @@ def test_impersonation_headers_never_give_a_500(client: TestClient, headers: dic
     sent = {k.encode(): v.encode() for k, v in headers.items()}  # UTF-8 bytes, as a client puts them on the wire
     _assert_status(client.request(method, path, content=body if method == "POST" else None,
                                   headers={**sent, b"content-type": b"application/json"}))
+
+
+def _asgi(client: TestClient, method: str, path: str) -> tuple[int, dict[str, str], bytes]:
+    """A request sent to the application as the HTTP server hands it over, whatever its target (a test client
+    sends only URLs)."""
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "http_version": "1.1", "method": method, "path": path, "raw_path": path.encode(),
+             "root_path": "", "scheme": "http", "query_string": b"", "headers": [], "client": ("127.0.0.1", 1),
+             "server": ("127.0.0.1", 80)}
+    asyncio.run(client.app(scope, receive, send))  # type: ignore[arg-type]
+    start = sent[0]
+    headers = {k.decode().lower(): v.decode() for k, v in start["headers"]}
+    return start["status"], headers, b"".join(m.get("body", b"") for m in sent[1:])
+
+
+@pytest.mark.parametrize("method", ["GET", "POST", "DELETE"])
+def test_the_asterisk_request_target_is_not_found_not_a_500(client: TestClient, method: str) -> None:
+    status, _, body = _asgi(client, method, "*")
+    assert status == 404 and json.loads(body)["reason"] == "NotFound"
+
+
+def test_options_asterisk_is_answered_as_gos_server_answers_it(client: TestClient) -> None:
+    status, headers, body = _asgi(client, "OPTIONS", "*")
+    assert (status, headers.get("content-length"), body) == (200, "0", b"")
+
+
+PODS = "/api/v1/namespaces/ml-team/pods"
+
+
+def _pod(name: str, **meta: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, **meta},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}}
+
+
+@pytest.mark.parametrize("method,ctype,body,message", [
+    ("PUT", "application/json", _pod("named", namespace="x"),
+     "the namespace of the provided object does not match the namespace sent on the request"),
+    ("PUT", "application/json", {**_pod("named"), "metadata": {}},
+     "the name of the object (named based on URL) was undeterminable: name must be provided"),
+    ("PUT", "application/json", _pod("other"), "the name of the object (other) does not match the name on the URL "
+                                               "(named)"),
+    ("PATCH", "application/merge-patch+json", {"metadata": {"namespace": "x"}},
+     "the namespace of the provided object does not match the namespace sent on the request"),
+    ("PATCH", "application/json-patch+json", [{"op": "replace", "path": "/metadata/name", "value": "other"}],
+     "the name of the object (other) does not match the name on the URL (named)"),
+    ("PATCH", "application/apply-patch+yaml", _pod("other"),
+     "the name of the object (other) does not match the name on the URL (named)")])
+def test_an_update_or_patch_naming_another_object_is_refused_with_kube_apiservers_message(
+        client: TestClient, method: str, ctype: str, body: Any, message: str) -> None:
+    client.post(PODS, json=_pod("named"))
+    r = client.request(method, f"{PODS}/named", params={"fieldManager": "m"}, content=json.dumps(body),
+                       headers={"content-type": ctype})
+    assert (r.status_code, r.json()["message"]) == (400, message)
+    assert client.get(f"{PODS}/named").json()["metadata"]["namespace"] == "ml-team"
+
+
+def test_the_namespace_of_a_cluster_scoped_object_is_cleared_as_kube_apiserver_clears_it(client: TestClient) -> None:
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "scoped", "namespace": "x"}}
+    r = client.post("/api/v1/nodes", json=node)
+    assert r.status_code == 201 and "namespace" not in r.json()["metadata"], r.text
+    r = client.put("/api/v1/nodes/scoped", json=node)
+    assert r.status_code == 200 and "namespace" not in r.json()["metadata"], r.text
+    created = client.post(DC, json={**_device_class("scoped"), "metadata": {"name": "scoped", "namespace": "x"}})
+    assert created.status_code == 201 and "namespace" not in created.json()["metadata"], created.text
+
+
+def test_a_binding_naming_another_pod_gets_the_binding_storages_message(client: TestClient) -> None:
+    client.post(PODS, json=_pod("bound"))
+    binding = {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "other"},
+               "target": {"kind": "Node", "name": "n"}}
+    r = client.post(f"{PODS}/bound/binding", json=binding)
+    assert (r.status_code, r.json()["message"]) == (400, "name in URL does not match name in Binding object")
+    assert "nodeName" not in client.get(f"{PODS}/bound").json()["spec"]
+
+
+@pytest.mark.parametrize("entry,message", [
+    ({"manager": "a", "operation": "Bogus"}, 'metadata.managedFields[0].operation: Invalid value: "Bogus": must be '
+                                             '`Apply` or `Update`'),
+    ({"manager": "a", "operation": "Update", "fieldsType": "FieldsV2"},
+     'metadata.managedFields[0].fieldsType: Invalid value: "FieldsV2": must be `FieldsV1`'),
+    ({"manager": "m" * 129, "operation": "Apply"}, "metadata.managedFields[0].manager: Too long: may not be more "
+                                                   "than 128 bytes")])
+@pytest.mark.parametrize("url,doc", [(PODS, _pod("managed")), (CLAIMS.replace("default", "ml-team"), {
+    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "managed"}, "spec": {}})])
+def test_managed_fields_entries_kube_apiserver_refuses_are_never_stored(client: TestClient, entry: dict[str, Any],
+                                                                       message: str, url: str,
+                                                                       doc: dict[str, Any]) -> None:
+    bad = {"metadata": {"managedFields": [entry]}}
+    r = client.post(url, json={**doc, "metadata": {**doc["metadata"], "name": "managed-new", **bad["metadata"]}})
+    assert r.status_code == 422 and message in r.json()["message"], r.text
+    client.post(url, json=doc)
+    for suffix in ("", "/status"):
+        r = client.patch(f"{url}/managed{suffix}", content=json.dumps(bad),
+                         headers={"content-type": "application/merge-patch+json"})
+        assert r.status_code == 422 and message in r.json()["message"], r.text
+    assert entry not in client.get(f"{url}/managed").json()["metadata"].get("managedFields", [])
+
+
+def test_boolean_and_node_and_namespace_field_selectors_read_as_kube_apiserver_formats_them(
+        client: TestClient) -> None:
+    client.post("/api/v1/nodes", json={"apiVersion": "v1", "kind": "Node", "metadata": {"name": "cordoned"},
+                                       "spec": {"unschedulable": True}})
+    client.post("/api/v1/nodes", json={"apiVersion": "v1", "kind": "Node", "metadata": {"name": "open"}})
+    client.post(PODS, json={**_pod("host"), "spec": {"hostNetwork": True, "containers": [{"name": "c",
+                                                                                          "image": "i"}]}})
+    client.post(PODS, json=_pod("plain"))
+
+    def names(url: str, selector: str) -> set[str]:
+        r = client.get(url, params={"fieldSelector": selector})
+        assert r.status_code == 200, r.text
+        return {item["metadata"]["name"] for item in r.json()["items"]}
+
+    assert {"cordoned"} <= names("/api/v1/nodes", "spec.unschedulable=true")
+    assert "cordoned" not in names("/api/v1/nodes", "spec.unschedulable=false")
+    assert "open" in names("/api/v1/nodes", "spec.unschedulable=false")
+    assert names(PODS, "spec.hostNetwork=true") == {"host"}
+    assert "plain" in names(PODS, "spec.hostNetwork=false") and "host" not in names(PODS, "spec.hostNetwork=false")
+    assert "ml-team" in names("/api/v1/namespaces", "status.phase=Active")
+
+
+@pytest.mark.parametrize("value,problem", [("nan", "invalid syntax"), ("1.5", "invalid syntax"), ("1_0", "invalid syntax"),
+                                           (" 1", "invalid syntax"), ("١", "invalid syntax"),
+                                           ("9223372036854775808", "value out of range")])
+@pytest.mark.parametrize("param,watch", [("timeoutSeconds", True), ("timeoutSeconds", False), ("limit", False)])
+def test_list_options_that_are_not_go_int64s_are_400s_with_parse_ints_text(client: TestClient, value: str,
+                                                                           problem: str, param: str,
+                                                                           watch: bool) -> None:
+    params = {param: value, **({"watch": "1"} if watch else {})}
+    r = client.get(DC, params=params)
+    assert (r.status_code, r.json()["message"]) == (400, f"strconv.ParseInt: parsing {json.dumps(value)}: {problem}")
+
+
+def test_the_largest_watch_timeout_is_one_the_event_loop_can_schedule() -> None:
+    query = f"watch=1&timeoutSeconds={(1 << 63) - 1}".encode()
+    timeout, *_ = watch_module._watch_options(Request({"type": "http", "query_string": query, "headers": []}))
+    assert timeout == watch_module.MAX_TIMEOUT
+    asyncio.new_event_loop().call_later(timeout, lambda: None).cancel()  # (a float beyond this raises)
+
+
+def _laughs(levels: int) -> str:
+    """A YAML document whose aliases expand to 9**levels strings ("billion laughs")."""
+    lines = ["apiVersion: v1", "kind: Namespace", "metadata: {name: laughs}", 'a0: &a0 ["lol","lol","lol","lol",'
+             '"lol","lol","lol","lol","lol"]']
+    lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, levels + 1)]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("method,url,ctype", [
+    ("POST", "/api/v1/namespaces", "application/yaml"),
+    ("PATCH", "/api/v1/namespaces/laughs?fieldManager=m", "application/apply-patch+yaml")])
+def test_a_yaml_alias_bomb_is_refused_at_once_as_gos_decoder_refuses_it(client: TestClient, method: str, url: str,
+                                                                      ctype: str) -> None:
+    started = time.monotonic()
+    r = client.request(method, url, content=_laughs(9), headers={"content-type": ctype})
+    assert (r.status_code, r.json()["message"]) == (
+        400, "couldn't decode the request body as YAML: yaml: document contains excessive aliasing")
+    assert time.monotonic() - started < 5
+    assert client.get("/api/v1/namespaces/laughs").status_code == 404
+
+
+def test_yaml_anchors_used_a_few_times_still_decode(client: TestClient) -> None:
+    doc = ("apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: anchored, labels: &l {a: b}, "
+           "annotations: *l}\n")
+    r = client.post(DC, content=doc, headers={"content-type": "application/yaml"})
+    assert r.status_code == 201 and r.json()["metadata"]["annotations"] == {"a": "b"}, r.text
+
+
+def test_json_patch_copies_that_would_grow_the_object_beyond_the_copy_limit_are_the_generic_422(
+        client: TestClient) -> None:
+    client.post(DC, json=_device_class("copied"))
+    # each copy doubles spec: 40 of them would build 2**40 entries
+    ops = [{"op": "add", "path": "/spec", "value": {"config": []}}] + [
+        {"op": "copy", "from": "/spec", "path": "/spec/config/-"}] * 40
+    started = time.monotonic()
+    r = client.patch(f"{DC}/copied", content=json.dumps(ops), headers={"content-type": "application/json-patch+json"})
+    assert (r.status_code, r.json()["message"]) == (422, "the server rejected our request due to an error in our "
+                                                         "request")
+    assert time.monotonic() - started < 5
+
+
+def test_a_json_patch_of_more_than_ten_thousand_operations_is_too_large(client: TestClient) -> None:
+    client.post(DC, json=_device_class("many-ops"))
+    ops = [{"op": "test", "path": "/metadata/name", "value": "many-ops"}] * 10001
+    r = client.patch(f"{DC}/many-ops", content=json.dumps(ops), headers={"content-type": "application/json-patch+json"})
+    assert (r.status_code, r.json()["reason"], r.json()["message"]) == (
+        413, "RequestEntityTooLarge", "Request entity too large: The allowed maximum operations in a JSON patch is "
+                                      "10000, got 10001")
+
+
+def test_a_query_parameter_sent_twice_is_its_first_value_as_go_reads_it(client: TestClient) -> None:
+    assert client.get(f"{DC}?limit=1&limit=x").status_code == 200
+    assert client.get(f"{DC}?limit=x&limit=1").status_code == 400
+    labelled = {**_device_class("twice"), "metadata": {"name": "twice", "labels": {"a": "b"}}}
+    r = client.post(f"{DC}?fieldManager=first&fieldManager=second", json=labelled)
+    assert r.status_code == 201 and r.json()["metadata"]["managedFields"][0]["manager"] == "first"

@@ -241,3 +241,15 @@ def test_a_strategic_merge_patch_of_an_event_follows_object_metas_strategies(cli
     r = client.patch(f"{NEW}/p.1", json={"metadata": {"finalizers": ["c.example/z"]}},
                      headers={"content-type": "application/merge-patch+json"})
     assert r.json()["metadata"]["finalizers"] == ["c.example/z"]
+
+
+@pytest.mark.parametrize("field,value", [("series", {"count": "x", "lastObservedTime": "2026-01-01T00:00:00.000000Z"}),
+                                         ("deprecatedCount", "x"), ("regarding", 5)])
+def test_an_events_v1_create_with_a_value_of_the_wrong_type_is_a_400_not_a_500(client: TestClient, field: str,
+                                                                              value: Any) -> None:
+    event = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "typed"},
+             "eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "c/x", "reportingInstance": "i",
+             "action": "a", "reason": "r", "type": "Normal", field: value}
+    r = client.post("/apis/events.k8s.io/v1/namespaces/default/events", json=event)
+    assert r.status_code == 400, r.text
+    assert r.json()["message"].startswith('Event in version "v1" cannot be handled as a Event: ')

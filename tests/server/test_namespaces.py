@@ -406,3 +406,17 @@ def test_repeated_owner_references_are_dropped_with_upstreams_warning(client: Te
                      headers={"content-type": "application/merge-patch+json"})
     assert r.json()["metadata"]["ownerReferences"] == [ref]
     assert "duplicate entries after mutating admission happens;" in r.headers["warning"]
+
+
+@pytest.mark.parametrize("status,message", [
+    ({"phase": "Bogus"}, 'status.Phase: Invalid value: "Bogus": may only be \'Active\' if `deletionTimestamp` is empty'),
+    ({"phase": "Terminating"}, 'status.Phase: Invalid value: "Terminating": may only be \'Active\' if '
+                               '`deletionTimestamp` is empty'),
+    ({}, 'status.Phase: Invalid value: "": may only be \'Active\' if `deletionTimestamp` is empty')])
+def test_a_status_write_may_leave_a_live_namespace_only_active(client: TestClient, status: dict[str, Any],
+                                                              message: str) -> None:
+    client.post("/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "phased"}})
+    r = client.put("/api/v1/namespaces/phased/status", json={
+        "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "phased"}, "status": status})
+    assert (r.status_code, r.json()["message"]) == (422, f'Namespace "phased" is invalid: {message}')
+    assert client.get("/api/v1/namespaces/phased").json()["status"]["phase"] == "Active"

@@ -14,6 +14,7 @@ warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
+from dralloc.server import writes  # noqa: E402
 from dralloc.server.pods import bind  # noqa: E402
 
 PODS = "/api/v1/namespaces/default/pods"
@@ -99,6 +100,29 @@ def test_a_patch_that_names_its_resource_version_conflicts_instead(client: TestC
 
 def test_a_patch_that_keeps_losing_the_race_gets_a_conflict(client: TestClient,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    race(client, monkeypatch, add_label("deviceclasses", "", "gpu", "theirs"), times=100)
+    race(client, monkeypatch, add_label("deviceclasses", "", "gpu", "theirs"), times=writes.PATCH_ATTEMPTS)
     r = client.patch(f"{CLASSES}/gpu", json={"metadata": {"labels": {"a": "b"}}}, headers=MERGE)
     assert r.status_code == 409 and "the object has been modified" in r.json()["message"]
+
+
+@pytest.mark.parametrize("kind", ["merge", "apply"])
+def test_a_patch_losing_the_race_to_many_concurrent_writers_still_succeeds(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """Twenty writers landing one after another between the patch's reads (as when twenty clients patch one
+    object at once): kube-apiserver keeps applying the patch again, so none of them makes it a 409."""
+    writers = [add_label("deviceclasses", "", "gpu", f"theirs-{i}") for i in range(20)]
+    done: list[int] = []
+
+    def next_writer(store: Any) -> None:
+        writers[len(done)](store)
+        done.append(1)
+    race(client, monkeypatch, next_writer, times=len(writers))
+    url = f"{CLASSES}/gpu"
+    if kind == "apply":
+        body = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                "metadata": {"name": "gpu", "labels": {"mine": "1"}}}
+        r = client.patch(url, params={"fieldManager": "me"}, json=body, headers=APPLY)
+    else:
+        r = client.patch(url, json={"metadata": {"labels": {"mine": "1"}}}, headers=MERGE)
+    assert r.status_code == 200, r.text
+    assert r.json()["metadata"]["labels"] == {"mine": "1", **{f"theirs-{i}": "1" for i in range(20)}}

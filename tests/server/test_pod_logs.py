@@ -75,6 +75,20 @@ def test_bad_log_requests_are_4xx(client: TestClient) -> None:
     assert client.post(f"{PODS}/two/log", json={}).status_code == 405
 
 
+@pytest.mark.parametrize("params,message", [
+    ({"tailLines": "-1"}, "tailLines: Invalid value: -1: must be greater than or equal to 0"),
+    ({"limitBytes": "0"}, "limitBytes: Invalid value: 0: must be greater than 0"),
+    ({"sinceSeconds": "0"}, "sinceSeconds: Invalid value: 0: must be greater than 0"),
+    ({"sinceSeconds": "5", "sinceTime": "2026-01-01T00:00:00Z"},
+     "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified")])
+def test_log_options_kube_apiserver_refuses_are_a_422_before_the_pod_is_looked_up(
+        client: TestClient, params: dict[str, str], message: str) -> None:
+    assert client.post(PODS, json=pod("web", "main", node="addressed")).status_code == 201
+    for name in ("web", "nope"):  # checked before the pod is read: the same answer for a missing pod
+        assert status_of(client.get(f"{PODS}/{name}/log", params=params)) == (
+            422, "Invalid", f'PodLogOptions "{name}" is invalid: {message}')
+
+
 def test_discovery_lists_pods_log_and_nodes_status(client: TestClient) -> None:
     names = {r["name"]: r for r in client.get("/api/v1").json()["resources"]}
     assert names["pods/log"]["verbs"] == ["get"] and names["pods/log"]["kind"] == "Pod"

@@ -282,6 +282,12 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
      "metadata.name: Required value: name or generateName is required"),
     ("namespace on cluster object", {**slice_(), "metadata": {"name": "s", "namespace": "default"}},
      "metadata.namespace: Forbidden: not allowed on this type"),
+    ("managedFields operation", {**slice_(), "metadata": {"name": "s", "managedFields": [{"manager": "m",
+                                                                                      "operation": "Patch"}]}},
+     'metadata.managedFields[0].operation: Invalid value: "Patch": must be `Apply` or `Update`'),
+    ("managedFields manager", {**slice_(), "metadata": {"name": "s", "managedFields": [{"manager": "é" * 65,
+                                                                                    "operation": "Apply"}]}},
+     "metadata.managedFields[0].manager: Too long: may not be more than 128 bytes"),
     ("label value", {**slice_(), "metadata": {"name": "s", "labels": {"a": "b c"}}},
      "metadata.labels: Invalid value: \"b c\": a valid label must be an empty string or consist of alphanumeric "
      "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "

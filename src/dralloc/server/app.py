@@ -39,7 +39,7 @@ from dralloc.server import (
     writes,
 )
 from dralloc.server.auth import AUTHENTICATED, Authorizer, User
-from dralloc.server.errors import ApiError, bad_request, method_not_allowed
+from dralloc.server.errors import ApiError, bad_request, method_not_allowed, no_such_path
 from dralloc.server.impersonation import impersonated
 from dralloc.server.requests import ApiRequest
 from dralloc.server.responses import respond
@@ -156,6 +156,10 @@ class ApiServer:
 
     async def _handle(self, request: Request) -> Response:
         path = request.scope["path"].rstrip("/") or "/"
+        if not path.startswith("/"):  # the asterisk form ("OPTIONS * HTTP/1.1"): a request of no resource
+            if request.method == "OPTIONS":  # Go's server answers this itself, before any handler
+                return Response(status_code=200, headers={"Content-Length": "0"})
+            raise no_such_path()
         if path.split("/", 2)[1] in health.ROOTS:
             return health.answer(self, path.split("/")[1:], request.query_params)
         if self.max_connections and self.open_connections() > self.max_connections:

@@ -58,8 +58,52 @@ def parse(raw: bytes, ctype: str, kind: str, version: str) -> Any:
         raise bad_request(f"couldn't decode the request body as {'YAML' if is_yaml else 'JSON'}: {exc}") from None
     except RecursionError:
         raise _too_deep(kind, version) from None
+    if is_yaml and b"*" in raw and _excessive_aliasing(data):
+        raise bad_request("couldn't decode the request body as YAML: yaml: document contains excessive aliasing")
     check_limits(data, raw, kind, version)
     return data
+
+
+# Go's YAML decoder (sigs.k8s.io/yaml) refuses a document most of whose nodes come from expanding aliases: a
+# few hundred bytes of nested aliases ("billion laughs") expand to billions of nodes. PyYAML shares an aliased
+# node instead of copying it, so the expansion would happen later, in every walk and in the stored JSON.
+_ALIAS_RATIO_LOW, _ALIAS_RATIO_HIGH = 400_000, 4_000_000
+
+
+def _allowed_alias_ratio(nodes: int) -> float:
+    """The share of a document's nodes that may come from aliases: 99% up to 400 000 nodes, falling to 10% at
+    4 000 000 (as Go's decoder allows)."""
+    if nodes <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if nodes >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (nodes - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+
+
+def _excessive_aliasing(data: Any) -> bool:
+    """Whether the document, with its aliases expanded, has too many nodes from aliases. Each shared (aliased)
+    container is sized once, so this costs a walk of the document as written, not as expanded."""
+    expanded: dict[int, int] = {}  # id of a container -> its nodes, aliases expanded
+    written = 0  # the nodes of the document as written (each container counted once)
+    stack: list[tuple[Any, bool]] = [(data, False)]
+    while stack:
+        node, children_sized = stack.pop()
+        if not isinstance(node, (dict, list)):
+            continue
+        values = list(node.values()) if isinstance(node, dict) else node
+        own = 1 + (len(node) if isinstance(node, dict) else 0)  # the node and its keys
+        if children_sized:
+            expanded[id(node)] = own + sum(expanded.get(id(v), 1) for v in values)
+            continue
+        if id(node) in expanded:
+            continue
+        expanded[id(node)] = 1  # in progress: a node that contains itself counts once
+        written += own + sum(1 for v in values if not isinstance(v, (dict, list)))
+        stack.append((node, True))
+        stack.extend((v, False) for v in values if isinstance(v, (dict, list)) and id(v) not in expanded)
+    total = expanded.get(id(data), 1)
+    aliased = total - written
+    return aliased > 100 and total > 1000 and aliased / total > _allowed_alias_ratio(total)
 
 
 def _too_deep(kind: str, version: str) -> ApiError:

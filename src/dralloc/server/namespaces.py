@@ -88,6 +88,18 @@ def prepare_update(merged: dict[str, Any], old: dict[str, Any], sub: str) -> Non
     with_name_label(merged)
 
 
+def status_errors(ns: dict[str, Any]) -> list[f.FieldError]:
+    """ValidateNamespaceStatusUpdate: the phase a status write leaves must be Active, or Terminating once the
+    namespace is being deleted (upstream's path is ``status.Phase``, capital P)."""
+    phase = _dict(ns.get("status")).get("phase") or ""
+    if not _dict(ns.get("metadata")).get("deletionTimestamp"):
+        if phase != "Active":
+            return [f.invalid("status.Phase", phase, "may only be 'Active' if `deletionTimestamp` is empty")]
+    elif phase != "Terminating":
+        return [f.invalid("status.Phase", phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")]
+    return []
+
+
 def finalizer_errors(ns: dict[str, Any], indexed: bool) -> list[f.FieldError]:
     """``spec.finalizers`` must be qualified names, and those without a prefix standard ones (``kubernetes``...).
     A create reports them at ``spec.finalizers``, ``/finalize`` at ``spec.finalizers[i]``, as upstream does."""

@@ -3,6 +3,8 @@ manager, delete options, and resourceVersion values."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from dralloc.server.errors import ApiError, bad_request
@@ -11,6 +13,7 @@ from dralloc.validation.field import FieldError, aggregate_message, forbidden, i
 FIELD_MANAGER_MAX = 128
 PROPAGATION_POLICIES = ("Foreground", "Background", "Orphan")
 UINT64_MAX = (1 << 64) - 1
+_DECIMAL = re.compile(r"[+-]?[0-9]+")
 
 
 def query_flag(query: Any, name: str) -> bool | None:
@@ -87,6 +90,21 @@ def check_delete_options(options: dict[str, Any], query: Any) -> None:
                                           '"Orphan" or nil'))
     if errors:
         raise options_invalid("DeleteOptions", errors)
+
+
+def int64_param(query: Any, name: str) -> int | None:
+    """A query parameter kube-apiserver decodes with Go's strconv.ParseInt (ListOptions' limit and
+    timeoutSeconds): absent or empty is None; anything but a decimal int64 is a 400 with ParseInt's text
+    (Python's int() would take "1_0", " 1" or other scripts' digits)."""
+    value = query.get(name)
+    if not value:
+        return None
+    if not _DECIMAL.fullmatch(value):
+        raise bad_request(f"strconv.ParseInt: parsing {json.dumps(value)}: invalid syntax")
+    number = int(value)
+    if not -(1 << 63) <= number < (1 << 63):
+        raise bad_request(f"strconv.ParseInt: parsing {json.dumps(value)}: value out of range")
+    return number
 
 
 def parse_resource_version(value: str) -> int:

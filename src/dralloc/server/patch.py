@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import msgspec
+
 from dralloc.server.errors import ApiError
 
 
@@ -111,6 +113,11 @@ class _Failed(Exception):
 # kube-apiserver's answer to a JSON patch that does not apply, whatever json-patch said: a 422 whose message
 # is the generic one of NewGenericServerResponse (json-patch's own text is dropped) and empty details.
 JSON_PATCH_FAILED = "the server rejected our request due to an error in our request"
+MAX_OPERATIONS = 10000  # kube-apiserver's maxJSONPatchOperations
+# What "copy" operations may add to a document in all, in bytes of JSON (kube-apiserver's default
+# --json-patch-max-copy-bytes, the request size limit): each copy can double the document, so twenty-five of
+# them in a 2 KiB patch would otherwise build gigabytes.
+MAX_COPIED_BYTES = 3 * 1024 * 1024
 
 
 def json_patch(doc: Any, ops: Any) -> Any:
@@ -121,6 +128,9 @@ def json_patch(doc: Any, ops: Any) -> Any:
     for op in ops:
         if not isinstance(op, dict):
             raise ApiError(400, f"json: cannot unmarshal {_go_type(op)} into Go value of type jsonpatch.Operation")
+    if len(ops) > MAX_OPERATIONS:
+        raise ApiError(413, f"Request entity too large: The allowed maximum operations in a JSON patch is "
+                            f"{MAX_OPERATIONS}, got {len(ops)}", "RequestEntityTooLarge")
     try:
         return _apply(copy.deepcopy(doc), ops)
     except _Failed as exc:
@@ -128,6 +138,7 @@ def json_patch(doc: Any, ops: Any) -> Any:
 
 
 def _apply(doc: Any, ops: list[dict[str, Any]]) -> Any:
+    copied = 0
     for op in ops:
         kind = op.get("op")
         if not isinstance(kind, str) or "path" not in op:
@@ -147,7 +158,15 @@ def _apply(doc: Any, ops: list[dict[str, Any]]) -> Any:
                 raise _Failed(f"testing value {op['path']} failed")
         elif kind in ("move", "copy"):
             src = _pointer(op.get("from", ""), kind, "from")
-            value = _remove(doc, src) if kind == "move" else copy.deepcopy(_walk(doc, src))
+            if kind == "move":
+                value = _remove(doc, src)
+            else:
+                value = _walk(doc, src)
+                copied += len(msgspec.json.encode(value))  # measured before it is copied
+                if copied > MAX_COPIED_BYTES:
+                    raise _Failed(f"Unable to complete the copy, the accumulated size increase of copy is {copied}, "
+                                  f"exceeding the limit {MAX_COPIED_BYTES}")
+                value = copy.deepcopy(value)
             doc = _set(doc, parts, value, True)
         else:
             raise _Failed(f"unexpected json patch operation {kind!r}")

@@ -21,16 +21,18 @@ client of a cluster with unreachable kubelets must handle. Every other input err
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server.errors import ApiError, bad_request, method_not_allowed, not_found
+from dralloc.server.errors import ApiError, bad_request, invalid, method_not_allowed, not_found
 from dralloc.server.registry import CORE
 from dralloc.server.routing import Target
 from dralloc.store import NotFound
+from dralloc.validation import field as f
 
 if TYPE_CHECKING:
     from dralloc.server.app import ApiServer
@@ -43,6 +45,7 @@ _FLAGS = ("follow", "previous", "timestamps")
 _NUMBERS = ("limitBytes", "sinceSeconds", "tailLines")
 _TRUE = ("1", "t", "T", "TRUE", "true", "True")  # what Go's strconv.ParseBool takes
 _FALSE = ("", "0", "f", "F", "FALSE", "false", "False")
+_LOG_OPTIONS = SimpleNamespace(kind="PodLogOptions", group="")  # what a refusal of the options names
 
 
 def container_of(pod: dict[str, Any], name: str) -> str:
@@ -65,8 +68,9 @@ def container_of(pod: dict[str, Any], name: str) -> str:
                       f"[{' '.join(str(n) for n in every)}]")
 
 
-def kubelet_query(params: Any) -> str:
-    """The kubelet URL's query: the log options as kube-apiserver passes them on, keys sorted."""
+def kubelet_query(params: Any, pod_name: str = "") -> str:
+    """The kubelet URL's query: the log options as kube-apiserver passes them on, keys sorted; 422 for options
+    it refuses (``pod_name``: the pod the refusal names)."""
     values: dict[str, str] = {}
     for name in _FLAGS:
         raw = params.get(name)
@@ -86,7 +90,25 @@ def kubelet_query(params: Any) -> str:
                               f"invalid syntax") from None
     if params.get("sinceTime"):
         values["sinceTime"] = params["sinceTime"]
+    errors = log_option_errors(values)
+    if errors:
+        raise invalid(_LOG_OPTIONS, pod_name, errors)
     return urlencode(sorted(values.items()))
+
+
+def log_option_errors(values: dict[str, str]) -> list[f.FieldError]:
+    """ValidatePodLogOptions over the parsed options: no negative tail, a positive byte limit, and one positive
+    lower bound in time at most."""
+    errors: list[f.FieldError] = []
+    if "tailLines" in values and int(values["tailLines"]) < 0:
+        errors.append(f.invalid("tailLines", int(values["tailLines"]), "must be greater than or equal to 0"))
+    if "limitBytes" in values and int(values["limitBytes"]) < 1:
+        errors.append(f.invalid("limitBytes", int(values["limitBytes"]), "must be greater than 0"))
+    if "sinceSeconds" in values and "sinceTime" in values:
+        errors.append(f.forbidden("", "at most one of `sinceTime` or `sinceSeconds` may be specified"))
+    elif "sinceSeconds" in values and int(values["sinceSeconds"]) < 1:
+        errors.append(f.invalid("sinceSeconds", int(values["sinceSeconds"]), "must be greater than 0"))
+    return errors
 
 
 def kubelet_address(node: dict[str, Any]) -> tuple[str, int]:
@@ -116,12 +138,12 @@ def kubelet_host(api: ApiServer, node_name: str) -> str:
 async def get_log(api: ApiServer, request: Request, t: Target) -> Response:
     if request.method != "GET":
         raise method_not_allowed()
+    query = kubelet_query(request.query_params, t.name)  # options are decoded and checked before the pod is read
     try:
         pod = api.store.get("pods", t.namespace, t.name)
     except NotFound:
         raise not_found(t.resource, t.name) from None
     container = container_of(pod, request.query_params.get("container") or "")
-    query = kubelet_query(request.query_params)
     node_name = (pod.get("spec") or {}).get("nodeName") or ""
     if not node_name:
         return Response(b"", 200, media_type="text/plain")  # no node, no location: an empty stream

@@ -296,10 +296,11 @@ async def create_binding(api: ApiServer, request: Request, t: Target) -> Respons
     target = binding.get("target") or {}
     if not isinstance(meta, dict) or not isinstance(target, dict):
         raise bad_request("Binding.metadata and Binding.target must be objects")
-    if meta.get("name") not in (None, t.name):
-        raise bad_request("the name of the object does not match the name on the URL")
+    # the handler's namespace check comes first, then the binding storage's own name check
     if meta.get("namespace") not in (None, "", t.namespace):
         raise bad_request("the namespace of the provided object does not match the namespace sent on the request")
+    if meta.get("name") not in (None, t.name):
+        raise bad_request("name in URL does not match name in Binding object")
     errors = []
     node = target.get("name")
     if not node or not isinstance(node, str):

@@ -12,7 +12,7 @@ from starlette.responses import Response
 
 from dralloc.server.errors import ApiError, bad_request, not_found
 from dralloc.server.events import EVENTS_FIELD_LABELS, EVENTS_GROUP
-from dralloc.server.options import parse_resource_version
+from dralloc.server.options import int64_param, parse_resource_version
 from dralloc.server.registry import FIELD_SELECTORS
 from dralloc.server.responses import JSON, respond, wants_table
 from dralloc.server.routing import Target
@@ -88,15 +88,14 @@ def check_list_version(api: ApiServer, rv: str, match: str) -> None:
 
 
 async def list_(api: ApiServer, request: Request, t: Target) -> Response:
+    # decoded with the other ListOptions (a 400 when it is no integer), though a list does not wait
+    int64_param(request.query_params, "timeoutSeconds")
     fast = list_fast(api, request, t)
     if fast is not None:
         return fast
     labels, fields = matchers(request, t)
     q = request.query_params
-    try:
-        limit = min(max(int(q.get("limit") or 0), 0), 1 << 31)  # as upstream, a negative limit means none
-    except ValueError:
-        raise bad_request(f"invalid limit {q.get('limit')!r}") from None
+    limit = min(max(int64_param(q, "limit") or 0, 0), 1 << 31)  # as upstream, a negative limit means none
     after, list_rv = decode_continue(q.get("continue"))
     check_list_version(api, q.get("resourceVersion") or "", q.get("resourceVersionMatch") or "")
     ns = t.list_namespace

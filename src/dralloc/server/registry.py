@@ -189,6 +189,8 @@ FIELD_SELECTORS = {
     "resourceslices": ("spec.driver", "spec.nodeName", "spec.pool.name"),
     "pods": ("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
              "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"),
+    "nodes": ("spec.unschedulable",),
+    "namespaces": ("status.phase",),
     "events": ("involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
                "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath",
                "reason", "reportingComponent", "source", "type"),

@@ -74,7 +74,15 @@ class ApiRequest(Request):
 
 class _Params(QueryParams):
     """Starlette's query parameters with a ``get`` that answers from the dict (the inherited one goes through
-    ``__getitem__`` and a KeyError for every parameter not sent, which is most of them)."""
+    ``__getitem__`` and a KeyError for every parameter not sent, which is most of them). A parameter sent twice
+    is its first value, as kube-apiserver decodes options from Go's url.Values (Starlette keeps the last)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        first: dict[str, str] = {}
+        for key, value in self._list:
+            first.setdefault(key, value)
+        self._dict = first
 
     def get(self, key: Any, default: Any = None) -> Any:
         return self._dict.get(key, default)

@@ -226,10 +226,17 @@ def _field_check(key: str, value: str, *, negate: bool) -> Matcher:
     return check
 
 
+# Selectable fields that are Go booleans: kube-apiserver formats them with strconv.FormatBool, so an unset one
+# reads "false" and a set one "true" (never Python's "True").
+_BOOLEAN_FIELDS = frozenset({"spec.hostNetwork", "spec.unschedulable"})
+
+
 def _path_value(obj: dict[str, Any], path: str) -> str:
     cur: Any = obj
     for part in path.split("."):
         cur = cur.get(part) if isinstance(cur, dict) else None
+    if path in _BOOLEAN_FIELDS:
+        return "true" if cur is True else "false"
     return "" if cur is None else str(cur)
 
 

@@ -13,8 +13,8 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from dralloc.server.errors import ApiError, bad_request
-from dralloc.server.options import options_invalid, parse_resource_version, query_flag
+from dralloc.server.errors import ApiError
+from dralloc.server.options import int64_param, options_invalid, parse_resource_version, query_flag
 from dralloc.server.reads import matchers, too_large_resource_version
 from dralloc.server.responses import JSON, wants_table
 from dralloc.server.routing import Target
@@ -30,15 +30,16 @@ if TYPE_CHECKING:
 _DEADLINE, _BOOKMARK = object(), object()  # ticks a watch's timers put in its queue
 FRESHNESS_WAIT = 3.0  # seconds kube-apiserver's watch cache waits for a resourceVersion it has not reached
 BOOKMARK_EVERY = 10.0
+MAX_TIMEOUT = 1 << 31  # seconds
 
 
 def _watch_options(request: Request) -> tuple[float, bool, str, bool]:
     """timeoutSeconds, allowWatchBookmarks, resourceVersion and sendInitialEvents, checked as ListOptions."""
     q = request.query_params
-    try:
-        timeout = float(q.get("timeoutSeconds") or 1800)
-    except ValueError:
-        raise bad_request("invalid timeoutSeconds") from None
+    seconds = int64_param(q, "timeoutSeconds")
+    # a NaN or a float beyond the event loop's timer range would break the stream after its 200; the cap
+    # (about 68 years) changes no real watch
+    timeout = float(min(seconds, MAX_TIMEOUT)) if seconds is not None else 1800.0
     bookmarks = bool(query_flag(q, "allowWatchBookmarks"))
     initial_param = q.get("sendInitialEvents")
     match = q.get("resourceVersionMatch") or ""

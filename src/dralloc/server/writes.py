@@ -48,7 +48,7 @@ from dralloc.server.uids import new_uid
 from dralloc.store import Conflict, NotFound, Outcome
 from dralloc.validation import validate, validate_status_update, validate_update
 from dralloc.validation.field import forbidden
-from dralloc.validation.meta import name_is_dns_subdomain, validate_object_meta
+from dralloc.validation.meta import name_is_dns_subdomain, validate_managed_fields, validate_object_meta
 
 if TYPE_CHECKING:
     from dralloc.server.app import ApiServer
@@ -72,6 +72,8 @@ def raw_object(data: dict[str, Any], t: Target, meta: Any) -> dict[str, Any]:
         metadata["name"] = meta.name
     if t.resource.namespaced:
         metadata["namespace"] = t.namespace
+    else:
+        metadata.pop("namespace", None)
     obj["metadata"] = metadata
     return obj
 
@@ -82,6 +84,18 @@ def config_errors(stored: dict[str, Any], meta: Any) -> list[Any]:
         configs.prepare_secret(stored)
     errors = validate_object_meta(meta, True, name_is_dns_subdomain, require_namespace=True)
     return errors + (configs.secret_errors(stored) if stored.get("kind") == "Secret" else configs.configmap_errors(stored))
+
+
+def check_name(meta: Any, t: Target) -> None:
+    """The name and namespace of an object written to ``t`` (kube-apiserver's checks of an update or a patch
+    result): the namespace the URL's, if given; the name present and the URL's."""
+    if t.resource.namespaced and meta.namespace and meta.namespace != t.namespace:
+        raise bad_request("the namespace of the provided object does not match the namespace sent on the request")
+    if not meta.name:
+        raise bad_request(f"the name of the object ({t.name} based on URL) was undeterminable: name must be "
+                          f"provided")
+    if meta.name != t.name:
+        raise bad_request(f"the name of the object ({meta.name}) does not match the name on the URL ({t.name})")
 
 
 def _tracks_generation(t: Target) -> bool:
@@ -112,6 +126,8 @@ def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
             raise bad_request("the namespace of the provided object does not match the namespace sent on "
                               "the request")
         meta = msgspec.structs.replace(meta, namespace=t.namespace)
+    elif meta.namespace:  # kube-apiserver clears the namespace of a cluster-scoped object rather than refuse it
+        meta = msgspec.structs.replace(meta, namespace=None)
     if not meta.name and meta.generate_name:
         meta = msgspec.structs.replace(meta, name=generated_name(meta.generate_name))
     obj = msgspec.structs.replace(obj, metadata=meta)
@@ -162,6 +178,7 @@ def created_form(data: dict[str, Any], t: Target) -> dict[str, Any]:
     if t.resource.group != EVENTS_GROUP:
         return data
     core = events.to_core(data)
+    typed(core, stored_view(t))  # the JSON types first, as decoding comes before validation (series.count: "x")
     meta: dict[str, Any] = core["metadata"] if isinstance(core.get("metadata"), dict) else {}
     check_valid(t, meta.get("name") or "", events.validate_create({**core, "metadata": {**meta,
                                                                                           "namespace": t.namespace}}))
@@ -257,6 +274,8 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
     meta["creationTimestamp"] = old_meta.get("creationTimestamp")
     if t.resource.namespaced:
         meta["namespace"] = t.namespace
+    else:
+        meta.pop("namespace", None)
     if t.sub == "status":
         # As kube-apiserver's status strategies: spec and metadata (labels, annotations and finalizers
         # included) come from the stored object; only status is taken from the request.
@@ -281,8 +300,14 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
         namespaces.prepare_update(merged, old, t.sub)
         if t.sub == "finalize":
             deleting_errors += namespaces.finalizer_errors(merged, indexed=True)
+        elif t.sub == "status":
+            deleting_errors += namespaces.status_errors(merged)
     if t.resource.name == "events":
         deleting_errors += events.legacy_errors(merged)  # kube-apiserver's rules of every event update
+    if not t.resource.group or t.sub == "status":
+        # core updates and status updates do not validate the whole ObjectMeta: the managedFields a client sent
+        # are checked here (kube-apiserver's update validation checks them for every kind and subresource)
+        deleting_errors += validate_managed_fields(merged["metadata"].get("managedFields"), "metadata.managedFields")
     if not t.resource.group:
         if t.resource.name == "pods" and t.sub != "status":
             pods.apply_pod_defaults(merged)  # as decoding does on every write: a replace need not repeat them
@@ -296,7 +321,7 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
         return merged, deleting_errors
     new_typed, old_typed = decode(merged), decode(old)
     if t.sub == "status":
-        return merged, validate_status_update(new_typed, old_typed)
+        return merged, validate_status_update(new_typed, old_typed) + deleting_errors
     return merged, validate_update(new_typed, old_typed) + deleting_errors
 
 
@@ -310,9 +335,7 @@ async def update(api: ApiServer, request: Request, t: Target) -> Response:
     if stored_t is not t:
         data = events.to_core(data)
     obj = typed(data, stored_t)
-    if obj.metadata.name != t.name:
-        raise bad_request(f"the name of the object ({obj.metadata.name}) does not match the name on the URL "
-                          f"({t.name})")
+    check_name(obj.metadata, t)
     with events.errors_of(t):
         result = await apply_update(api, request, stored_t, obj, data, obj.metadata.resource_version,
                                     manager_of(request), view=t)
@@ -390,7 +413,10 @@ async def patch(api: ApiServer, request: Request, t: Target) -> Response:
     raise AssertionError("unreachable")
 
 
-PATCH_ATTEMPTS = 5  # kube-apiserver's patcher gives up after as many conflicts
+# kube-apiserver's GuaranteedUpdate applies a patch again for as long as other writes win the race (each lost
+# attempt means another write was committed, so the loop makes progress); its handlers' old bound of 5 turned
+# six clients patching one object at once into 409s. This bound is only a guard against looping forever.
+PATCH_ATTEMPTS = 100
 
 
 class _Raced(Exception):
@@ -416,8 +442,10 @@ async def _patch_once(api: ApiServer, request: Request, t: Target, raw: bytes, c
         if unknown:
             raise undeclared_fields_error(patch, t.api_version, unknown)
         warnings = field_problems(raw, ctype, patch, mode, t)
-        if (patch.get("metadata") or {}).get("name") not in (None, t.name):
-            raise bad_request("the name of the object does not match the name on the URL")
+        applied_name = (patch.get("metadata") or {}).get("name")
+        if applied_name not in (None, t.name):
+            raise bad_request(f"the name of the object ({applied_name}) does not match the name on the URL "
+                              f"({t.name})")
         patch = {**patch, "metadata": {**(patch.get("metadata") or {}), "name": t.name}}
         force = bool(query_flag(request.query_params, "force"))
         merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version, t.sub)
@@ -453,8 +481,7 @@ async def _patch_once(api: ApiServer, request: Request, t: Target, raw: bytes, c
     if stored_t is not t:
         merged = events.to_core(merged)
     obj = typed(merged, stored_t)
-    if obj.metadata.name != t.name:
-        raise bad_request("the name of the object cannot be changed by a patch")
+    check_name(obj.metadata, t)
     manager = None if ctype == "application/apply-patch+yaml" else manager_of(request)
     try:
         with events.errors_of(t):

@@ -19,6 +19,8 @@ NameCheck = Callable[[str, bool], list[str]]
 TOTAL_ANNOTATION_SIZE = 256 * 1024
 IMMUTABLE = "field is immutable"
 _STANDARD_FINALIZERS = {"kubernetes", "orphan", "foregroundDeletion"}
+FIELD_MANAGER_MAX = 128
+MANAGED_SUBRESOURCE_MAX = 256
 
 
 def _mask_trailing_dash(name: str) -> str:
@@ -89,6 +91,46 @@ def validate_object_meta(meta: Any, namespaced: bool, name_fn: NameCheck, path: 
         errs.extend(f.invalid(fp, fin, m) for m in problems)
         if not problems and "/" not in fin and fin not in _STANDARD_FINALIZERS:
             errs.append(f.invalid(fp, fin, "name is neither a standard finalizer name nor is it fully qualified"))
+    errs.extend(validate_managed_fields(meta.managed_fields, f.child(path, "managedFields")))
+    return errs
+
+
+def validate_managed_fields(entries: list[Any] | None, path: str) -> list[f.FieldError]:
+    """ValidateManagedFields: every entry an Apply or an Update, in FieldsV1, by a manager a field manager
+    may be called. Without it a write could store entries that every client's decoder and the server's own
+    field manager misread."""
+    errs: list[f.FieldError] = []
+    for i, entry in enumerate(entries or ()):
+        if not isinstance(entry, dict):
+            continue  # not an entry at all: the write's field manager drops it
+        ep = f.index(path, i)
+        operation = entry.get("operation") or ""
+        if operation not in ("Apply", "Update"):
+            errs.append(f.invalid(f.child(ep, "operation"), operation, "must be `Apply` or `Update`"))
+        fields_type = entry.get("fieldsType") or ""
+        if fields_type and fields_type != "FieldsV1":
+            errs.append(f.invalid(f.child(ep, "fieldsType"), fields_type, "must be `FieldsV1`"))
+        manager = entry.get("manager") or ""
+        if isinstance(manager, str):
+            errs.extend(_field_manager_errors(manager, f.child(ep, "manager")))
+        subresource = entry.get("subresource") or ""
+        if isinstance(subresource, str) and len(subresource) > MANAGED_SUBRESOURCE_MAX:
+            errs.append(f.too_long(f.child(ep, "subresource"), MANAGED_SUBRESOURCE_MAX))
+    return errs
+
+
+def _field_manager_errors(manager: str, path: str) -> list[f.FieldError]:
+    """ValidateFieldManager: at most 128 bytes, every character printable (indexed in bytes, as Go ranges over
+    a string)."""
+    errs: list[f.FieldError] = []
+    if len(manager.encode()) > FIELD_MANAGER_MAX:
+        errs.append(f.too_long(path, FIELD_MANAGER_MAX))
+    at = 0
+    for ch in manager:
+        if not ch.isprintable() and ch != " ":
+            errs.append(f.invalid(path, manager, f"invalid characters at index {at}, only printable characters "
+                                                 f"are accepted"))
+        at += len(ch.encode())
     return errs
 
 
