@@ -372,3 +372,29 @@ def test_lists_reverse_and_prefix_formats_run():
 def test_optional_unwrap_of_the_latest_optional_library():
     assert compile_expression("optional.unwrap([optional.of(1), optional.none()])").evaluate() == [1]
     assert compile_expression("[optional.of(1), optional.none()].unwrapOpt()").result_type == "list(int)"
+
+
+def test_matches_takes_time_linear_in_the_input_whatever_the_pattern():
+    # '^(a+)+$' over 'aaa…!' backtracks exponentially in Python's re (24 characters took half a second); RE2,
+    # as Go's regexp, answers at once, so a claim's selector cannot stall the allocator
+    import time
+
+    from dralloc.cel import library
+
+    start = time.perf_counter()
+    assert library._matches("a" * 5000 + "!", "^(a+)+$") is False
+    assert time.perf_counter() - start < 0.5
+
+
+def test_re2_syntax_python_lacks_works_and_errors_read_as_gos():
+    from dralloc.cel import library
+    from dralloc.cel.values import CELError
+
+    assert library._matches("GPU", "^[[:upper:]]+$") and library._matches("αβ", r"^\p{Greek}+$")
+    assert not library._matches("a\n", "^a$")  # RE2's $ is the end of the text, Python's also before a newline
+    with pytest.raises(CELError) as missing:
+        library.regex("(a")
+    assert str(missing.value) == "error parsing regexp: missing closing ): `(a`"
+    with pytest.raises(CELError) as count:
+        library.regex("a{1001}")
+    assert str(count.value) == "error parsing regexp: invalid repeat count: `{1001}`"

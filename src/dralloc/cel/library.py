@@ -19,6 +19,8 @@ import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
+import re2
+
 from dralloc.api.quantity import Quantity
 from dralloc.api.semver import Semver
 from dralloc.cel.errors import CELError
@@ -79,9 +81,23 @@ def _want(fn: str, cond: bool, *args: Any) -> None:
         raise no_overload(fn, *args)
 
 
-# --- regular expressions (RE2 syntax, run with Python's re) ------------------------------------------
+# --- regular expressions: RE2, as Go's regexp ---------------------------------------------------------
+# google-re2 runs RE2 itself: time linear in the input whatever the pattern, as Go's regexp. Python's re
+# backtracks, and a selector such as '^(a+)+$' over a long attribute would stall the allocator for minutes.
 
-_REGEX_CACHE: dict[str, re.Pattern[str]] = {}
+_REGEX_CACHE: dict[str, Any] = {}
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # a bad pattern is the caller's error (a 422), not a line on stderr
+# RE2's parse errors in Go's words (regexp/syntax ErrorCode texts), keyed by RE2's
+_GO_REGEX_ERRORS = {"missing )": "missing closing )", "missing ]": "missing closing ]",
+                    "invalid repetition size": "invalid repeat count",
+                    "trailing \\": "trailing backslash at end of expression",
+                    "invalid perl operator": "invalid or unsupported Perl syntax",
+                    "no argument for repetition operator": "missing argument to repetition operator",
+                    "bad repetition operator": "invalid nested repetition operator",
+                    "invalid named capture group": "invalid named capture",
+                    "pattern too large - compile failed": "expression too large",
+                    "pattern too large - reverse compile failed": "expression too large"}
 
 
 def _re2_unsupported(pattern: str) -> str | None:
@@ -111,20 +127,28 @@ def _re2_unsupported(pattern: str) -> str | None:
     return None
 
 
-def regex(pattern: str) -> re.Pattern[str]:
+def regex(pattern: str) -> Any:
+    """The compiled RE2 pattern (``search``, ``finditer``); CELError with Go's text when RE2 refuses it."""
     compiled = _REGEX_CACHE.get(pattern)
     if compiled is None:
         unsupported = _re2_unsupported(pattern)
         if unsupported is not None:
             raise CELError(f"error parsing regexp: {unsupported}")
         try:
-            # RE2's (?P<name>) is Python's; \z is Python's \Z
-            compiled = re.compile(pattern.replace(r"\z", r"\Z"))
-        except re.error as exc:
-            raise CELError(f"error parsing regexp: {exc}") from None
+            compiled = re2.compile(pattern, _RE2_OPTIONS)
+        except re2.error as exc:
+            raise CELError(f"error parsing regexp: {_go_regex_error(exc)}") from None
         if len(_REGEX_CACHE) < 1024:
             _REGEX_CACHE[pattern] = compiled
     return compiled
+
+
+def _go_regex_error(exc: Exception) -> str:
+    """RE2's "<what>: <where>" as Go's "<what>: `<where>`"."""
+    raw = exc.args[0] if exc.args else ""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    what, sep, where = text.partition(": ")
+    return f"{_GO_REGEX_ERRORS.get(what, what)}: `{where}`" if sep else _GO_REGEX_ERRORS.get(text, text)
 
 
 # --- standard library -------------------------------------------------------------------------------
