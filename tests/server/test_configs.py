@@ -4,6 +4,7 @@ into data, its type defaulted), validated with its rules, and decoded from the p
 from __future__ import annotations
 
 import base64
+import json
 import warnings
 
 import pytest
@@ -111,3 +112,15 @@ def test_every_namespace_gets_a_default_service_account_made_again_when_deleted(
     (row, _) = sorted(cluster.http.get("/api/v1/namespaces/team/serviceaccounts", headers=TABLE).json()["rows"],
                       key=lambda r: r["cells"][0])
     assert row["cells"][:2] == ["builder", 0]
+
+
+def test_the_deprecated_watch_paths_watch_a_collection_or_one_object(client: TestClient) -> None:
+    for name in ("one", "two"):
+        assert client.post(CM, json=configmap(name, data={"a": "1"})).status_code == 201
+    everything = client.get("/api/v1/watch/namespaces/default/configmaps", params={"timeoutSeconds": "1"})
+    assert everything.status_code == 200
+    names = [json.loads(line)["object"]["metadata"]["name"] for line in everything.text.splitlines()]
+    assert names == ["one", "two"]
+    one = client.get("/api/v1/watch/namespaces/default/configmaps/two", params={"timeoutSeconds": "1"})
+    assert [json.loads(line)["object"]["metadata"]["name"] for line in one.text.splitlines()] == ["two"]
+    assert client.get("/api/v1/watch/configmaps", params={"timeoutSeconds": "1"}).status_code == 200

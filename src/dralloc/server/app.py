@@ -171,6 +171,11 @@ class ApiServer:
         if path == "/metrics":
             return PlainTextResponse(self._metrics(), media_type="text/plain; version=0.0.4")
         parts = [p for p in path.split("/") if p]
+        watch = routing.deprecated_watch(parts, request.scope.get("query_string", b"").decode("latin-1")) \
+            if request.method == "GET" else None
+        if watch is not None:
+            parts, query = watch
+            request = Request({**request.scope, "query_string": query.encode("latin-1")}, request.receive)
         if parts in (["api"], ["apis"]) and request.method == "GET":
             version = discovery.aggregated_version(request.headers.get("accept", ""))
             if version is not None:

@@ -3,6 +3,7 @@ verb a method means on it."""
 
 from __future__ import annotations
 
+import urllib.parse
 from typing import Any
 
 from starlette.requests import Request
@@ -74,6 +75,26 @@ def discovery_document(parts: list[str]) -> Any:
                 return doc
         raise no_such_path()
     return None
+
+
+def deprecated_watch(parts: list[str], query: str) -> tuple[list[str], str] | None:
+    """A request to the deprecated watch paths (``/api/v1/watch/pods``, ``/apis/<group>/<version>/watch/
+    namespaces/<ns>/<resource>/<name>``), which kube-apiserver still serves, as the watch it stands for: the
+    path without ``watch`` and the query with ``watch=true`` (and, for a named object, a field selector on its
+    name). None for any other path."""
+    at = 2 if parts[:1] == ["api"] else 3
+    if parts[:1] not in (["api"], ["apis"]) or len(parts) <= at or parts[at] != "watch":
+        return None
+    rest = parts[at + 1:]
+    scoped = 2 if rest[:1] == ["namespaces"] and len(rest) >= 3 else 0
+    if len(rest) - scoped == 2:  # one object: a watch of its name
+        name = rest.pop()
+        pairs = urllib.parse.parse_qsl(query, keep_blank_values=True)
+        selector = next((v for k, v in pairs if k == "fieldSelector"), "")
+        pairs = [(k, v) for k, v in pairs if k != "fieldSelector"]
+        pairs.append(("fieldSelector", f"metadata.name={name}" + (f",{selector}" if selector else "")))
+        query = urllib.parse.urlencode(pairs)
+    return parts[:at] + rest, "&".join(q for q in (query, "watch=true") if q)
 
 
 def target(parts: list[str]) -> Target:
