@@ -124,3 +124,15 @@ def test_the_deprecated_watch_paths_watch_a_collection_or_one_object(client: Tes
     one = client.get("/api/v1/watch/namespaces/default/configmaps/two", params={"timeoutSeconds": "1"})
     assert [json.loads(line)["object"]["metadata"]["name"] for line in one.text.splitlines()] == ["two"]
     assert client.get("/api/v1/watch/configmaps", params={"timeoutSeconds": "1"}).status_code == 200
+
+
+def test_a_client_that_asks_for_yaml_first_gets_yaml(client: TestClient) -> None:
+    import yaml
+
+    assert client.post(CM, json=configmap("shown", data={"a": "1"})).status_code == 201
+    r = client.get(f"{CM}/shown", headers={"accept": "application/yaml"})
+    assert r.headers["content-type"] == "application/yaml" and yaml.safe_load(r.text)["data"] == {"a": "1"}
+    assert r.text.startswith("apiVersion: v1\ndata:\n")  # keys in order, as Go's YAML writer sorts them
+    missing = client.get(f"{CM}/gone", headers={"accept": "application/yaml"})
+    assert missing.status_code == 404 and yaml.safe_load(missing.text)["reason"] == "NotFound"
+    assert client.get(f"{CM}/shown", headers={"accept": "application/json, application/yaml"}).json()["data"]
