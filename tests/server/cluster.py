@@ -101,3 +101,12 @@ class Cluster:
 
     def events(self, reason: str | None = None) -> list[dict[str, Any]]:
         return [e for e in self.store.list("events")[0] if reason is None or e["reason"] == reason]
+
+
+def gpu_cluster() -> Cluster:
+    """A cluster with node-1, the ``gpu`` DeviceClass and the ``one-gpu`` claim template (no slice yet)."""
+    c = Cluster()
+    c.post("/api/v1/nodes", NODE)
+    c.post(f"{R}/deviceclasses", CLASS)
+    c.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
+    return c

@@ -11,17 +11,14 @@ from typing import Any
 import pytest
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
-from cluster import CLASS, NODE, NS, TEMPLATE, Cluster, R, pod, slice_  # noqa: E402
+from cluster import NS, Cluster, R, gpu_cluster, pod, slice_  # noqa: E402
 
 from dralloc.scheduler.binding_conditions import BINDING_TIMEOUT_SECONDS  # noqa: E402
 
 
 @pytest.fixture
 def cluster() -> Cluster:
-    c = Cluster()
-    c.post("/api/v1/nodes", NODE)
-    c.post(f"{R}/deviceclasses", CLASS)
-    c.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
+    c = gpu_cluster()
     fabric = slice_()
     fabric["spec"]["devices"][0].update(bindingConditions=["FabricAttached"], bindingFailureConditions=["FabricFailed"])
     c.post(f"{R}/resourceslices", fabric)

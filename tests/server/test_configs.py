@@ -12,12 +12,10 @@ import pytest
 warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
-from test_wire import envelope, field  # noqa: E402
+from test_wire import PROTOBUF, TABLE, envelope, field  # noqa: E402
 
 CM = "/api/v1/namespaces/default/configmaps"
 SECRETS = "/api/v1/namespaces/default/secrets"
-PROTOBUF = {"content-type": "application/vnd.kubernetes.protobuf"}
-TABLE = {"accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}
 
 
 @pytest.fixture

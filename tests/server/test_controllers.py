@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
-from cluster import CLASS, NODE, NS, TEMPLATE, Cluster, R, pod, slice_  # noqa: E402
+from cluster import CLASS, NODE, NS, TEMPLATE, Cluster, R, gpu_cluster, pod, slice_  # noqa: E402
 
 from dralloc.server.controllers import ControllerManager  # noqa: E402
 from dralloc.server.controllers.writes import Writer  # noqa: E402
@@ -22,11 +22,7 @@ from dralloc.server.controllers.writes import Writer  # noqa: E402
 
 @pytest.fixture
 def cluster() -> Cluster:
-    c = Cluster()
-    c.post("/api/v1/nodes", NODE)
-    c.post(f"{R}/deviceclasses", CLASS)
-    c.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
-    return c
+    return gpu_cluster()
 
 
 def test_a_template_claim_is_created_as_the_resourceclaim_controller_names_and_owns_it(cluster: Cluster) -> None:
