@@ -583,3 +583,21 @@ def test_a_query_parameter_sent_twice_is_its_first_value_as_go_reads_it(client: 
     labelled = {**_device_class("twice"), "metadata": {"name": "twice", "labels": {"a": "b"}}}
     r = client.post(f"{DC}?fieldManager=first&fieldManager=second", json=labelled)
     assert r.status_code == 201 and r.json()["metadata"]["managedFields"][0]["manager"] == "first"
+
+
+def test_a_time_go_cannot_parse_is_refused_and_never_stored(client: TestClient) -> None:
+    # Stored, it would break every Go client's list of the kind (decoding into metav1.Time fails)
+    pods = "/api/v1/namespaces/default/pods"
+    assert client.post(pods, json={**POD, "metadata": {"name": "timed"}}).status_code == 201
+    r = client.patch(f"{pods}/timed/status", json={"status": {"startTime": "garbage"}},
+                     headers={"content-type": "application/merge-patch+json"})
+    assert r.status_code == 400 and r.json()["message"] == (
+        'Pod in version "v1" cannot be handled as a Pod: parsing time "garbage" as "2006-01-02T15:04:05Z07:00": '
+        'cannot parse "garbage" as "2006"')
+    assert "startTime" not in client.get(f"{pods}/timed").json().get("status", {})
+    tainted = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "timed"},
+               "spec": {"driver": "gpu.example.com", "nodeName": "n", "pool": {"name": "n", "resourceSliceCount": 1},
+                        "devices": [{"name": "g", "taints": [{"key": "k", "effect": "NoSchedule",
+                                                              "timeAdded": "2026-02-30T00:00:00Z"}]}]}}
+    r = client.post(URLS["ResourceSlice"], json=tainted)
+    assert r.status_code == 400 and r.json()["message"].endswith('parsing time "2026-02-30T00:00:00Z": day out of range')

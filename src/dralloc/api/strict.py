@@ -166,7 +166,7 @@ def _table_node(name: str) -> Any:
 
 
 def _table_ref(ref: str) -> Any:
-    if not ref:
+    if not ref or ref[0] == "@":  # a scalar, or a time (dralloc.api.gotime checks those)
         return _LEAF
     if ref[0] == "[":
         return (_LIST, _table_ref(ref[1:-1]))

@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 from starlette.requests import Request
 
-from dralloc.api import core_v1, core_v1_fields, strict
+from dralloc.api import core_v1, core_v1_fields, gotime, strict
 from dralloc.api.codec import decode, to_dict
 from dralloc.api.defaults import apply_defaults
 from dralloc.api.quantity import quantity_dec_hook
@@ -86,9 +86,16 @@ def typed(data: Any, t: Target) -> Any:
     try:
         if not t.resource.group:  # core kinds: the modelled fields' JSON types (the object is stored as sent)
             try:
-                return msgspec.convert(data, CORE_MODELS[kind], dec_hook=quantity_dec_hook)
+                obj: Any = msgspec.convert(data, CORE_MODELS[kind], dec_hook=quantity_dec_hook)
             except msgspec.ValidationError as exc:
                 raise InputError(str(exc)) from None
+            bad_time = gotime.time_error(data)  # every time of the schema, as decoding into Go's types reads it
+            if bad_time is not None:
+                raise InputError(bad_time)
+            return obj
+        bad_time = gotime.model_time_error(data)
+        if bad_time is not None:
+            raise InputError(bad_time)
         return decode(data)
     except InputError as exc:
         raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: {exc}') from None

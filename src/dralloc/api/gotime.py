@@ -1,0 +1,173 @@
+"""RFC 3339 times read as kube-apiserver reads them (``metav1.Time`` decodes with Go's
+``time.Parse(time.RFC3339, s)``), with Go's error texts: a time a Go client could not decode back must be
+refused when it is written, not stored."""
+
+from __future__ import annotations
+
+import calendar
+from typing import Any
+
+from dralloc.api import core_v1_fields
+
+TIME = "@time"  # the field table's mark of a metav1.Time or MicroTime
+
+LAYOUT = "2006-01-02T15:04:05Z07:00"
+# the layout's elements in order: what Go names each in "cannot parse ... as ..."
+_ELEMENTS = ("2006", "-", "01", "-", "02", "T", "15", ":", "04", ":", "05", "Z07:00")
+_RANGES = {"01": ("month", 1, 12), "02": ("day", 1, 31), "15": ("hour", 0, 23), "04": ("minute", 0, 59),
+           "05": ("second", 0, 59)}
+
+
+def _quote(text: str) -> str:
+    """Go's time package quoting: double quotes, with backslash escapes for quotes and control bytes."""
+    out = []
+    for ch in text:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _number(rest: str, fixed: bool) -> tuple[int, str] | None:
+    """Go's getnum: two digits, or one when not fixed."""
+    if not rest[:1].isdigit() or not rest[:1].isascii():
+        return None
+    if not (rest[1:2].isdigit() and rest[1:2].isascii()):
+        return None if fixed else (int(rest[0]), rest[1:])
+    return int(rest[:2]), rest[2:]
+
+
+def _days_in(month: int, year: int) -> int:
+    if month == 2:
+        return 29 if calendar.isleap(year) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def parse_error(value: str) -> str | None:
+    """Go's error for ``time.Parse(time.RFC3339, value)``, or None when it parses."""
+    def cannot(rest: str, element: str) -> str:
+        return f"parsing time {_quote(value)} as {_quote(LAYOUT)}: cannot parse {_quote(rest)} as {_quote(element)}"
+
+    rest = value
+    fields: dict[str, int] = {}
+    for element in _ELEMENTS:
+        if element == "2006":
+            digits = rest[:4]
+            body = digits[1:] if digits[:1] in ("-", "+") else digits
+            if len(digits) < 4 or not (body.isdigit() and body.isascii()):
+                return cannot(rest, element)
+            fields[element], rest = int(digits), rest[4:]
+        elif element in _RANGES:
+            got = _number(rest, fixed=element != "15")
+            if got is None:
+                return cannot(rest, element)
+            number, after = got
+            name, low, high = _RANGES[element]
+            if not low <= number <= high:
+                return f"parsing time {_quote(value)}: {name} out of range"
+            fields[element], rest = number, after
+            if element == "05" and rest[:1] in (".", ",") and rest[1:2].isdigit():
+                end = 1
+                while end < len(rest) and rest[end].isdigit() and rest[end].isascii():
+                    end += 1
+                rest = rest[end:]  # fractional seconds, which RFC3339's layout reads without naming them
+        elif element == "Z07:00":
+            if rest[:1] == "Z":
+                rest = rest[1:]
+            elif (len(rest) >= 6 and rest[0] in "+-" and rest[3] == ":" and rest[1:3].isdigit()
+                  and rest[4:6].isdigit() and rest[1:3].isascii() and rest[4:6].isascii()):
+                rest = rest[6:]
+            else:
+                return cannot(rest, element)
+        else:
+            if not rest.startswith(element):
+                return cannot(rest, element)
+            rest = rest[len(element):]
+    if rest:
+        return f"parsing time {_quote(value)}: extra text: {_quote(rest)}"
+    if fields["02"] > _days_in(fields["01"], fields["2006"]):
+        return f"parsing time {_quote(value)}: day out of range"
+    return None
+
+
+# --- the times of a core/v1 object --------------------------------------------------------------------------
+
+
+def _reaching(type_name: str, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether objects of this core/v1 type can hold a time."""
+    members = core_v1_fields.FIELDS.get(type_name, {})
+    return any(ref == TIME or (ref.strip("[]{}") and ref.strip("[]{}") not in seen
+                               and _reaching(ref.strip("[]{}"), seen | {type_name})) for ref in members.values())
+
+
+# per type: its time fields, and its fields whose values can hold times (derived once from the constant table)
+_TIME_FIELDS = {name: tuple(f for f, ref in members.items() if ref == TIME)
+                for name, members in core_v1_fields.FIELDS.items()}
+_TIME_PATHS = {name: tuple((f, ref) for f, ref in members.items() if ref != TIME and ref.strip("[]{}")
+                           and _reaching(ref.strip("[]{}")))
+               for name, members in core_v1_fields.FIELDS.items()}
+
+
+def time_error(data: dict[str, Any]) -> str | None:
+    """The first time (in the order of the schema) of a core/v1 object that Go cannot parse: its error text."""
+    kind = data.get("kind")
+    return _walk(data, kind) if data.get("apiVersion") == "v1" and kind in core_v1_fields.ROOTS else None
+
+
+def _walk(value: Any, type_name: str) -> str | None:
+    if not isinstance(value, dict):
+        return None
+    for name in _TIME_FIELDS[type_name]:
+        text = value.get(name)
+        if isinstance(text, str):
+            error = parse_error(text)
+            if error is not None:
+                return error
+    for name, ref in _TIME_PATHS[type_name]:
+        item = value.get(name)
+        if item is None:
+            continue
+        inner = ref.strip("[]{}")
+        items = item if ref[0] == "[" and isinstance(item, list) else \
+            item.values() if ref[0] == "{" and isinstance(item, dict) else [item] if ref[0] not in "[{" else []
+        for element in items:
+            error = _walk(element, inner)
+            if error is not None:
+                return error
+    return None
+
+
+# The times of the kinds dralloc models (their models keep times as text), by kind: dotted paths, "[]" for
+# every item of a list. Every kind's metadata has its own.
+_META_TIMES = ("metadata.creationTimestamp", "metadata.deletionTimestamp", "metadata.managedFields[].time")
+_MODEL_TIMES = {
+    "ResourceSlice": ("spec.devices[].taints[].timeAdded", "spec.devices[].basic.taints[].timeAdded"),  # (v1beta1)
+    "DeviceTaintRule": ("spec.taint.timeAdded", "status.conditions[].lastTransitionTime"),
+    "ResourceClaim": ("status.allocation.allocationTimestamp", "status.devices[].conditions[].lastTransitionTime"),
+    "Lease": ("spec.acquireTime", "spec.renewTime"),
+}
+
+
+def model_time_error(data: dict[str, Any]) -> str | None:
+    """The first time of a modelled kind's object (resource.k8s.io, Lease, PriorityClass) Go cannot parse."""
+    for path in (*_META_TIMES, *_MODEL_TIMES.get(str(data.get("kind")), ())):
+        for text in _at(data, path.split(".")):
+            if isinstance(text, str):
+                error = parse_error(text)
+                if error is not None:
+                    return error
+    return None
+
+
+def _at(value: Any, steps: list[str]) -> list[Any]:
+    if not steps:
+        return [value]
+    step, rest = steps[0], steps[1:]
+    many = step.endswith("[]")
+    item = value.get(step.removesuffix("[]")) if isinstance(value, dict) else None
+    if many:
+        return [found for element in item or () for found in _at(element, rest)] if isinstance(item, list) else []
+    return _at(item, rest) if item is not None else []
