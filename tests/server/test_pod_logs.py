@@ -72,6 +72,9 @@ def test_bad_log_requests_are_4xx(client: TestClient) -> None:
         404, "NotFound", 'nodes "gone" not found')
     assert status_of(client.get(f"{PODS}/nope/log")) == (404, "NotFound", 'pods "nope" not found')
     assert client.get(f"{PODS}/two/log", params={"container": "a", "tailLines": "x"}).status_code == 400
+    assert status_of(client.get(f"{PODS}/two/log", params={"container": "a", "sinceTime": "noon"})) == (
+        400, "BadRequest", 'sinceTime: Invalid value: "noon": parsing time "noon" as "2006-01-02T15:04:05Z07:00": '
+                           'cannot parse "noon" as "2006"')
     assert client.post(f"{PODS}/two/log", json={}).status_code == 405
 
 

@@ -28,6 +28,7 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import Response
 
+from dralloc.api import gotime
 from dralloc.server.errors import ApiError, bad_request, invalid, method_not_allowed, not_found
 from dralloc.server.registry import CORE
 from dralloc.server.routing import Target
@@ -89,7 +90,11 @@ def kubelet_query(params: Any, pod_name: str = "") -> str:
             raise bad_request(f'{name}: Invalid value: "{raw}": strconv.ParseInt: parsing "{raw}": '
                               f"invalid syntax") from None
     if params.get("sinceTime"):
-        values["sinceTime"] = params["sinceTime"]
+        raw = params["sinceTime"]
+        bad_time = gotime.parse_error(raw)  # decoded into a metav1.Time before anything else
+        if bad_time is not None:
+            raise bad_request(f'sinceTime: Invalid value: "{raw}": {bad_time}')
+        values["sinceTime"] = raw
     errors = log_option_errors(values)
     if errors:
         raise invalid(_LOG_OPTIONS, pod_name, errors)
