@@ -134,3 +134,45 @@ def test_a_client_that_asks_for_yaml_first_gets_yaml(client: TestClient) -> None
     missing = client.get(f"{CM}/gone", headers={"accept": "application/yaml"})
     assert missing.status_code == 404 and yaml.safe_load(missing.text)["reason"] == "NotFound"
     assert client.get(f"{CM}/shown", headers={"accept": "application/json, application/yaml"}).json()["data"]
+
+
+def test_a_pod_runs_as_a_service_account_with_its_token_mounted_as_the_admission_plugin_makes_it(
+        client: TestClient) -> None:
+    pods = "/api/v1/namespaces/default/pods"
+    base = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
+            "spec": {"initContainers": [{"name": "init", "image": "x"}], "containers": [
+                {"name": "app", "image": "x"},
+                {"name": "own", "image": "x", "volumeMounts": [
+                    {"name": "mine", "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}]}],
+                "volumes": [{"name": "mine", "emptyDir": {}}]}}
+    spec = client.post(pods, json=base).json()["spec"]
+    assert spec["serviceAccountName"] == spec["serviceAccount"] == "default"
+    token = spec["volumes"][1]
+    assert token["name"].startswith("kube-api-access-") and len(token["name"]) == len("kube-api-access-") + 5
+    assert [s for source in token["projected"]["sources"] for s in source] == [
+        "serviceAccountToken", "configMap", "downwardAPI"]
+    mount = {"name": token["name"], "readOnly": True, "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount"}
+    assert spec["initContainers"][0]["volumeMounts"] == [mount] and spec["containers"][0]["volumeMounts"] == [mount]
+    assert len(spec["containers"][1]["volumeMounts"]) == 1  # its own mount at that path wins
+    quiet = {**base, "metadata": {"name": "quiet"}, "spec": {**base["spec"], "automountServiceAccountToken": False}}
+    assert len(client.post(pods, json=quiet).json()["spec"]["volumes"]) == 1
+    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "builder"},
+               "automountServiceAccountToken": False, "imagePullSecrets": [{"name": "registry"}]}
+    assert client.post("/api/v1/namespaces/default/serviceaccounts", json=account).status_code == 201
+    built = {**base, "metadata": {"name": "built"}, "spec": {**base["spec"], "serviceAccountName": "builder"}}
+    spec = client.post(pods, json=built).json()["spec"]
+    assert len(spec["volumes"]) == 1 and spec["imagePullSecrets"] == [{"name": "registry"}]
+    lost = {**base, "metadata": {"name": "lost"}, "spec": {**base["spec"], "serviceAccountName": "nobody"}}
+    r = client.post(pods, json=lost)
+    assert r.status_code == 403 and r.json()["message"] == (
+        'pods "lost" is forbidden: service account default/nobody was not found, retry after the service account '
+        "is created")
+
+
+def test_a_new_namespace_has_its_default_service_account_before_its_first_pod(client: TestClient) -> None:
+    assert client.post("/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace",
+                                                   "metadata": {"name": "fresh"}}).status_code == 201
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "first"},
+           "spec": {"containers": [{"name": "app", "image": "x"}]}}
+    r = client.post("/api/v1/namespaces/fresh/pods", json=pod)
+    assert r.status_code == 201 and r.json()["spec"]["serviceAccountName"] == "default", r.text

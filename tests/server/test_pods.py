@@ -45,7 +45,8 @@ def test_a_created_pod_is_pending_with_its_qos_class_and_keeps_every_field_of_it
     assert created.status_code == 201, created.text
     body = created.json()
     assert body["status"] == {"phase": "Pending", "qosClass": "Burstable"}
-    assert body["spec"]["volumes"] == [{"name": "data", "emptyDir": {}}]
+    data, token = body["spec"]["volumes"]  # the token volume of the ServiceAccount admission follows
+    assert data == {"name": "data", "emptyDir": {}} and token["name"].startswith("kube-api-access-")
     assert body["spec"]["containers"][0]["command"] == ["nginx"]
     assert body["spec"]["dnsConfig"] == {"nameservers": ["1.1.1.1"]}  # fields dralloc does not model are kept
     # a field the schema lacks is dropped, as decoding into kube-apiserver's Go types drops it, with a warning
@@ -267,18 +268,24 @@ def test_a_pod_tolerates_a_node_not_ready_or_unreachable_for_300s_as_default_tol
     every = {"operator": "Exists"}
     assert client.post(PODS, json=pod("every", tolerations=[every])).json()["spec"]["tolerations"] == [every]
     # an update without them gets them again, so it is not a change of the pod's tolerations
-    created = client.get(f"{PODS}/own").json()
-    sent = pod("own", tolerations=[own])
-    sent["metadata"]["resourceVersion"] = created["metadata"]["resourceVersion"]
+    sent = client.get(f"{PODS}/own").json()
+    sent["spec"]["tolerations"] = [own]
     r = client.put(f"{PODS}/own", json=sent)
     assert r.status_code == 200 and r.json()["spec"]["tolerations"] == [own, NOT_READY], r.text
 
 
-def test_replacing_a_pod_with_its_manifest_again_is_not_a_spec_change(client: TestClient) -> None:
+def test_replacing_a_pod_with_what_was_read_is_not_a_spec_change_but_its_bare_manifest_is(client: TestClient) -> None:
     created = client.post(PODS, json=pod()).json()
-    again = {**pod(), "metadata": {**pod()["metadata"], "resourceVersion": created["metadata"]["resourceVersion"]}}
-    r = client.put(f"{PODS}/web", json=again)
+    defaulted = copy.deepcopy(created)  # the defaults kube-apiserver fills in need not be sent again ...
+    for container in defaulted["spec"]["containers"]:
+        del container["imagePullPolicy"], container["terminationMessagePath"]
+    r = client.put(f"{PODS}/web", json=defaulted)
     assert r.status_code == 200, r.text
+    # ... but what the ServiceAccount admission added on create (the account, the token volume) must: as on a
+    # cluster, `kubectl replace -f pod.yaml` of the manifest it was created from changes the spec
+    again = {**pod(), "metadata": {**pod()["metadata"], "resourceVersion": r.json()["metadata"]["resourceVersion"]}}
+    refused = client.put(f"{PODS}/web", json=again)
+    assert refused.status_code == 422 and "pod updates may not change fields" in refused.json()["message"]
 
 
 def test_a_pod_has_generation_1_and_a_spec_change_bumps_it_but_a_status_write_does_not(client: TestClient) -> None:

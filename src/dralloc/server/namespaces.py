@@ -27,6 +27,7 @@ import threading
 import time
 from typing import Any
 
+from dralloc.server import accounts
 from dralloc.server.clock import now
 from dralloc.server.errors import ApiError
 from dralloc.server.routing import Target
@@ -162,6 +163,8 @@ def ensure_system_namespaces(store: SQLStore) -> None:
             store.create("namespaces", "", name, build)
         except Conflict:  # another replica made it meanwhile
             pass
+    for name in SYSTEM_NAMESPACES:
+        accounts.ensure_default_account(store, name)  # (kube-controller-manager's, before any pod comes)
 
 
 # --- NamespaceLifecycle -----------------------------------------------------------------------------

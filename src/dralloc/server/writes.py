@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from dralloc.api import strict
 from dralloc.api.codec import decode
-from dralloc.server import admin_access, configs, events, namespaces, pods, priorities
+from dralloc.server import accounts, admin_access, configs, events, namespaces, pods, priorities
 from dralloc.server.apply import apply, record_update, undeclared_fields_error
 from dralloc.server.bodies import check_limits, parse, read_body
 from dralloc.server.clock import now
@@ -204,8 +204,9 @@ async def insert_new(api: ApiServer, t: Target, data: dict[str, Any], dry: bool,
     its apply entry), with kube-apiserver's create rules: no resourceVersion, and a generated name tried again
     when it is taken."""
     attempts = NAME_GENERATION_ATTEMPTS if not (data.get("metadata") or {}).get("name") else 1
-    if t.resource.name == "pods":
-        data = priorities.admit_pod(api.store, data)  # (mutating admission comes before validation)
+    if t.resource.name == "pods":  # mutating admission, in kube-apiserver's order, before validation
+        data = accounts.admit_pod(api.store, data, t.namespace, generated_name)
+        data = priorities.admit_pod(api.store, data)
     for attempt in range(attempts):
         stored, name = prepare_create(data, t)
         if t.resource.name == "priorityclasses":
@@ -228,6 +229,12 @@ async def insert_new(api: ApiServer, t: Target, data: dict[str, Any], dry: bool,
             raise generate_name_conflict(t.resource, name) from None
         if t.resource.name == "namespaces" and not dry:
             api.namespaces.note(result)
+            # its default service account at once (kube-controller-manager's would come a moment later, and
+            # kube-apiserver waits for it): a pod created next runs as it
+            try:
+                await api.store.create_async("serviceaccounts", name, accounts.DEFAULT, accounts.default_account(name))
+            except Conflict:
+                pass
         return result
     raise AssertionError("unreachable")
 
