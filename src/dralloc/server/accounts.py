@@ -61,8 +61,8 @@ def admit_pod(store: SQLStore, pod: Obj, namespace: str, new_name: Callable[[str
         if spec.get("serviceAccountName"):
             raise _forbidden(name, "a mirror pod may not reference service accounts")
         return pod
-    pod = copy.deepcopy(pod)
-    spec = pod["spec"]
+    spec = dict(spec)  # (copies of what changes: the request's own data stays as sent)
+    pod = {**pod, "spec": spec}
     account_name = spec.get("serviceAccountName") or spec.get("serviceAccount") or DEFAULT
     if not isinstance(account_name, str):
         return pod  # the decoder's 400
@@ -88,7 +88,11 @@ def _mount_token(spec: Obj, new_name: Callable[[str], str]) -> None:
     volume_name = existing or new_name(VOLUME_PREFIX)
     needed = False
     for kind in ("initContainers", "containers"):
-        for container in spec.get(kind) or []:
+        containers = spec.get(kind)
+        if not isinstance(containers, list):
+            continue
+        spec[kind] = containers = list(containers)
+        for i, container in enumerate(containers):
             if not isinstance(container, dict):
                 continue
             mounts = container.get("volumeMounts")
@@ -96,8 +100,8 @@ def _mount_token(spec: Obj, new_name: Callable[[str], str]) -> None:
                 continue  # the decoder's 400
             if any(isinstance(m, dict) and m.get("mountPath") == TOKEN_PATH for m in mounts or []):
                 continue  # a mount of its own at the token's path wins
-            container["volumeMounts"] = [*(mounts or []),
-                                         {"name": volume_name, "readOnly": True, "mountPath": TOKEN_PATH}]
+            mount = {"name": volume_name, "readOnly": True, "mountPath": TOKEN_PATH}
+            containers[i] = {**container, "volumeMounts": [*(mounts or []), mount]}
             needed = True
     if needed and existing is None and isinstance(spec.get("volumes", []), list):
         spec["volumes"] = [*(spec.get("volumes") or []), token_volume(volume_name)]

@@ -61,10 +61,19 @@ def generated_name(prefix: str) -> str:
     return prefix + "".join(secrets.choice(_NAME_SUFFIX_ALPHABET) for _ in range(5))
 
 
+def json_copy(data: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of decoded JSON, through msgspec's C encoder and decoder (a tenth of copy.deepcopy's time)."""
+    try:
+        copied: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(data))
+        return copied
+    except (TypeError, msgspec.EncodeError):  # not JSON's types (a YAML body's own): the slow way
+        return copy.deepcopy(data)
+
+
 def raw_object(data: dict[str, Any], t: Target, meta: Any) -> dict[str, Any]:
     """A core object as the client sent it, with its kind, apiVersion, name and namespace, without the fields
     its schema lacks (kube-apiserver's decoding drops them)."""
-    obj = copy.deepcopy(data)
+    obj = json_copy(data)
     obj["kind"], obj["apiVersion"] = t.resource.kind, t.api_version
     strict.drop_unknown_fields(obj)
     metadata = dict(obj.get("metadata") or {})
