@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from dralloc.server.accounts import DEFAULT
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import Change, Conflict, NotFound
 
-DEFAULT = "default"
 Obj = dict[str, Any]
 
 
