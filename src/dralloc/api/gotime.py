@@ -130,14 +130,20 @@ def _walk(value: Any, type_name: str) -> str | None:
         item = value.get(name)
         if item is None:
             continue
-        inner = ref.strip("[]{}")
-        items = item if ref[0] == "[" and isinstance(item, list) else \
-            item.values() if ref[0] == "{" and isinstance(item, dict) else [item] if ref[0] not in "[{" else []
-        for element in items:
-            error = _walk(element, inner)
+        for element in _elements(item, ref):
+            error = _walk(element, ref.strip("[]{}"))
             if error is not None:
                 return error
     return None
+
+
+def _elements(item: Any, ref: str) -> Any:
+    """The objects a field's value holds: its items for "[T]", its values for "{T}", itself for "T"."""
+    if ref[0] == "[":
+        return item if isinstance(item, list) else ()
+    if ref[0] == "{":
+        return item.values() if isinstance(item, dict) else ()
+    return (item,)
 
 
 # The times of the kinds dralloc models (their models keep times as text), by kind: dotted paths, "[]" for

@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from dralloc.api.resource_v1 import AllocatedDeviceStatus, DeviceRequestAllocationResult, ResourceClaim
+from dralloc.validation.field import go_quote
 
 BINDING_TIMEOUT_SECONDS = 600  # DynamicResources' BindingTimeoutDefaultSeconds
 
@@ -55,7 +56,7 @@ def is_ready(claim: ResourceClaim) -> bool:
             failed = conditions.get(name)
             if failed is not None and failed.status == "True":
                 raise BindingFailed(f"claim {claim.metadata.name} binding failed: reason={failed.reason or ''}, "
-                                    f'message="{_go_quoted(failed.message or "")}"')
+                                    f"message={go_quote(failed.message or '')}")
         if any(conditions.get(name) is None or conditions[name].status != "True"
                for name in result.binding_conditions):
             ready = False
@@ -95,21 +96,3 @@ def unavailable(claim: ResourceClaim, now: datetime | None) -> bool:
         return True
     return not ready and now is not None and timed_out(claim, now)
 
-
-def _go_quoted(text: str) -> str:
-    """The inside of Go's %q of a string: backslash, quote and control characters escaped."""
-    out = []
-    for ch in text:
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    return "".join(out)

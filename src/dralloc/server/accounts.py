@@ -22,12 +22,17 @@ MIRROR = "kubernetes.io/config.mirror"
 Obj = dict[str, Any]
 
 
+def default_account_object(namespace: str) -> Obj:
+    """A namespace's default service account, as kube-controller-manager makes it."""
+    return {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": DEFAULT, "namespace": namespace}}
+
+
 def default_account(namespace: str) -> Callable[[Any, str], Obj]:
-    """The store's ``build`` of a namespace's default service account (what kube-controller-manager makes)."""
+    """The store's ``build`` of :func:`default_account_object` (a new uid, the time, the resourceVersion)."""
     def build(_old: Any, rv: str) -> Obj:
-        return {"apiVersion": "v1", "kind": "ServiceAccount",
-                "metadata": {"name": DEFAULT, "namespace": namespace, "uid": new_uid(), "resourceVersion": rv,
-                             "creationTimestamp": now()}}
+        obj = default_account_object(namespace)
+        obj["metadata"].update(uid=new_uid(), resourceVersion=rv, creationTimestamp=now())
+        return obj
     return build
 
 
@@ -56,8 +61,9 @@ def admit_pod(store: SQLStore, pod: Obj, namespace: str, new_name: Callable[[str
     spec = pod.get("spec")
     if not isinstance(spec, dict) or not isinstance(pod.get("metadata"), dict):
         return pod  # not a pod the decoder takes: its 400 comes next
-    name = (pod["metadata"] or {}).get("name") or (pod["metadata"] or {}).get("generateName") or ""
-    if MIRROR in ((pod["metadata"] or {}).get("annotations") or {}):
+    meta = pod["metadata"]
+    name = meta.get("name") or meta.get("generateName") or ""
+    if MIRROR in (meta.get("annotations") or {}):
         if spec.get("serviceAccountName"):
             raise _forbidden(name, "a mirror pod may not reference service accounts")
         return pod

@@ -1,4 +1,4 @@
-"""ConfigMaps and Secrets: kube-apiserver's decoding (base64 byte values, a Secret's write-only ``stringData``
+"""ConfigMaps and Secrets, as the API server stores them: kube-apiserver's decoding (base64 byte values, a Secret's write-only ``stringData``
 folded into ``data``) and validation (config keys, the 1 MiB limit, the required keys of the typed Secrets,
 ``immutable``). Stored as sent otherwise; nothing here reads them (no kubelet mounts them)."""
 
@@ -13,6 +13,7 @@ from typing import Any
 from dralloc.server.errors import bad_request
 from dralloc.validation import field as f
 from dralloc.validation.formats import regex_error
+from dralloc.validation.meta import name_is_dns_subdomain, validate_object_meta
 
 MAX_SIZE = 1024 * 1024  # MaxSecretSize, for ConfigMaps too
 _KEY_FORMAT = "[-._a-zA-Z0-9]+"
@@ -68,24 +69,32 @@ def prepare_secret(secret: Obj) -> None:
         secret["type"] = "Opaque"
 
 
-def _keys_and_size(values: Any, path: str, kind: str) -> tuple[list[f.FieldError], int]:
-    errors = []
-    size = 0
+def _keys_and_size(values: Any, path: str, kind: str) -> tuple[list[f.FieldError], int, dict[str, bytes]]:
+    """The key errors of one map, the size of its values (bytes once decoded) and, for a map of base64 values,
+    the decoded bytes."""
     binary = path.endswith("binaryData") or kind == "Secret"
     decoded = _decoded(values, kind) if binary else {}
-    for key in sorted(values or {}):
-        errors += [f.invalid(f"{path}[{key}]", key, msg) for msg in _key_errors(key)]
-        size += len(decoded[key]) if binary else len(str(values[key]).encode())
-    return errors, size
+    errors = [f.invalid(f"{path}[{key}]", key, msg) for key in sorted(values or {}) for msg in _key_errors(key)]
+    size = sum(len(v) for v in decoded.values()) if binary else sum(len(str(v).encode()) for v in (values or {}).values())
+    return errors, size, decoded
+
+
+def errors(stored: Obj, meta: Any) -> list[f.FieldError]:
+    """A ConfigMap's or Secret's metadata and content (a Secret's ``stringData`` folded into ``data`` first)."""
+    secret = stored.get("kind") == "Secret"
+    if secret:
+        prepare_secret(stored)
+    found = validate_object_meta(meta, True, name_is_dns_subdomain, require_namespace=True)
+    return found + (secret_errors(stored) if secret else configmap_errors(stored))
 
 
 def configmap_errors(cm: Obj) -> list[f.FieldError]:
     """``ValidateConfigMap`` after the metadata."""
     data, binary = cm.get("data") or {}, cm.get("binaryData") or {}
-    errors, size = _keys_and_size(data, "data", "ConfigMap")
+    errors, size, _ = _keys_and_size(data, "data", "ConfigMap")
     errors += [f.invalid(f"data[{key}]", key, "duplicate of key present in binaryData")
                for key in sorted(data) if key in binary]
-    more, binary_size = _keys_and_size(binary, "binaryData", "ConfigMap")
+    more, binary_size, _ = _keys_and_size(binary, "binaryData", "ConfigMap")
     errors += more
     if size + binary_size > MAX_SIZE:
         errors.append(f.too_long("", MAX_SIZE))
@@ -99,11 +108,10 @@ _REQUIRED_KEYS = {"kubernetes.io/dockercfg": (".dockercfg",), "kubernetes.io/doc
 def secret_errors(secret: Obj) -> list[f.FieldError]:
     """``ValidateSecret`` after the metadata: keys, size, and what each built-in type requires."""
     data = secret.get("data") or {}
-    errors, size = _keys_and_size(data, "data", "Secret")
+    errors, size, decoded = _keys_and_size(data, "data", "Secret")
     if size > MAX_SIZE:
         errors.append(f.too_long("data", MAX_SIZE))
     kind = secret.get("type") or "Opaque"
-    decoded = _decoded(data, "Secret")
     if kind == "kubernetes.io/service-account-token":
         if not ((secret.get("metadata") or {}).get("annotations") or {}).get("kubernetes.io/service-account.name"):
             errors.append(f.required("metadata.annotations[kubernetes.io/service-account.name]"))

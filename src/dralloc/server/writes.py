@@ -87,14 +87,6 @@ def raw_object(data: dict[str, Any], t: Target, meta: Any) -> dict[str, Any]:
     return obj
 
 
-def config_errors(stored: dict[str, Any], meta: Any) -> list[Any]:
-    """A ConfigMap's or Secret's metadata and content (a Secret's ``stringData`` folded into ``data`` first)."""
-    if stored.get("kind") == "Secret":
-        configs.prepare_secret(stored)
-    errors = validate_object_meta(meta, True, name_is_dns_subdomain, require_namespace=True)
-    return errors + (configs.secret_errors(stored) if stored.get("kind") == "Secret" else configs.configmap_errors(stored))
-
-
 def check_name(meta: Any, t: Target) -> None:
     """The name and namespace of an object written to ``t`` (kube-apiserver's checks of an update or a patch
     result): the namespace the URL's, if given; the name present and the URL's."""
@@ -148,7 +140,7 @@ def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
         elif t.resource.name == "events":
             errors = pods.validate_event(stored, meta)
         elif t.resource.name in ("configmaps", "secrets"):
-            errors = config_errors(stored, meta)
+            errors = configs.errors(stored, meta)
         elif t.resource.name == "serviceaccounts":
             errors = validate_object_meta(meta, True, name_is_dns_subdomain, require_namespace=True)
         else:
@@ -333,7 +325,7 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
                 configs.prepare_secret(merged)  # (its type defaulted before the type is compared)
             # ValidateConfigMapUpdate / ValidateSecretUpdate: what may not change, then the object itself
             typed_meta = msgspec.structs.replace(new_obj.metadata, namespace=t.namespace)
-            deleting_errors += configs.update_errors(merged, old) + config_errors(merged, typed_meta)
+            deleting_errors += configs.update_errors(merged, old) + configs.errors(merged, typed_meta)
         return merged, deleting_errors
     new_typed, old_typed = decode(merged), decode(old)
     if t.sub == "status":

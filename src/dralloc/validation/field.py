@@ -50,7 +50,7 @@ class _Omitted:
 OMIT = _Omitted()
 
 
-def _go_quote(text: str) -> str:
+def go_quote(text: str) -> str:
     # strconv.Quote for the characters validation meets: JSON escaping is the
     # same for printable ASCII, quotes and backslashes.
     return json.dumps(text, ensure_ascii=False)
@@ -65,7 +65,7 @@ def format_value(value: Any) -> str:
     if isinstance(value, (int, float)):
         return str(value)
     if isinstance(value, str):
-        return _go_quote(value)
+        return go_quote(value)
     # Anything else is printed as its JSON (upstream json.Marshals complex bad values).
     try:
         return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_json_default)
@@ -136,7 +136,7 @@ def forbidden(path: str, detail: str) -> FieldError:
 
 
 def not_supported(path: str, value: Any, valid: list[str]) -> FieldError:
-    detail = "supported values: " + ", ".join(_go_quote(v) for v in valid) if valid else ""
+    detail = "supported values: " + ", ".join(go_quote(v) for v in valid) if valid else ""
     return FieldError(NOT_SUPPORTED, path, value, detail)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from dralloc.server.accounts import DEFAULT
+from dralloc.server.accounts import DEFAULT, default_account_object
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import Change, Conflict, NotFound
 
@@ -54,8 +54,7 @@ class DefaultServiceAccounts:
         if (ns.get("metadata") or {}).get("deletionTimestamp"):
             return False  # a terminating namespace takes no new content
         try:
-            self.writer.create("serviceaccounts", namespace, {
-                "apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": DEFAULT, "namespace": namespace}})
+            self.writer.create("serviceaccounts", namespace, default_account_object(namespace))
         except Conflict:
             return False  # made meanwhile
         return True
