@@ -176,3 +176,37 @@ def test_a_new_namespace_has_its_default_service_account_before_its_first_pod(cl
            "spec": {"containers": [{"name": "app", "image": "x"}]}}
     r = client.post("/api/v1/namespaces/fresh/pods", json=pod)
     assert r.status_code == 201 and r.json()["spec"]["serviceAccountName"] == "default", r.text
+
+
+def test_every_namespace_gets_the_root_ca_configmap_put_back_when_changed_or_deleted() -> None:
+    from cluster import Cluster
+
+    from dralloc.server.controllers import rootca
+
+    cluster = Cluster(root_ca="-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n")
+    cluster.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})
+    cluster.settle()
+    path = "/api/v1/namespaces/team/configmaps/kube-root-ca.crt"
+    published = cluster.http.get(path).json()
+    assert published["data"] == {"ca.crt": "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n"}
+    assert published["metadata"]["annotations"] == {"kubernetes.io/description": rootca.DESCRIPTION}
+    assert cluster.http.get("/api/v1/namespaces/default/configmaps/kube-root-ca.crt").status_code == 200
+    # a client's change of the data or the description is undone; its own annotation stays
+    changed = {**published, "data": {"ca.crt": "forged", "extra": "1"},
+               "metadata": {**published["metadata"], "annotations": {"mine": "yes"}}}
+    assert cluster.http.put(path, json=changed).status_code == 200
+    cluster.settle()
+    mended = cluster.http.get(path).json()
+    assert mended["data"] == published["data"]
+    assert mended["metadata"]["annotations"] == {"mine": "yes", "kubernetes.io/description": rootca.DESCRIPTION}
+    assert cluster.http.delete(path).status_code == 200
+    cluster.settle()
+    assert cluster.http.get(path).json()["data"] == published["data"]
+
+
+def test_a_plain_http_server_publishes_an_empty_ca() -> None:
+    from cluster import Cluster
+
+    cluster = Cluster()
+    cluster.settle()
+    assert cluster.http.get("/api/v1/namespaces/default/configmaps/kube-root-ca.crt").json()["data"] == {"ca.crt": ""}

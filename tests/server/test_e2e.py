@@ -349,6 +349,13 @@ def test_serve_is_https_with_a_generated_ca_and_an_admin_token_reused_across_res
         server = Server(tmp_path, extra=[])  # same port not needed: the kubeconfig is rewritten, CA and token kept
         assert (server.data_dir / "pki" / "ca.crt").read_bytes() == ca
         assert (server.data_dir / "token").read_text().strip() == token
+        # every namespace publishes the CA that verifies this server (kube-root-ca.crt)
+        for _ in range(50):
+            code, published = _answer(server, "/api/v1/namespaces/default/configmaps/kube-root-ca.crt", token)
+            if code == 200:
+                break
+            time.sleep(0.1)
+        assert published["data"] == {"ca.crt": ca.decode()}
         if KUBECTL:
             subprocess.run([sys.executable, "-m", "dralloc", "kubeconfig", "-o", str(cfg)], check=True,
                            env=server.env)

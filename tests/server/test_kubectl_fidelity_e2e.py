@@ -310,7 +310,8 @@ def test_kubectl_creates_describes_and_explains_configmaps_and_secrets(kubectl) 
     kubectl("create", "secret", "generic", "pw", "--from-literal=password=s3cret")
     lines = kubectl("get", "configmaps,secrets").stdout.splitlines()
     assert lines[0].split() == ["NAME", "DATA", "AGE"] and lines[1].split()[:2] == ["configmap/app", "2"]
-    assert ["NAME", "TYPE", "DATA", "AGE"] == lines[3].split() and lines[4].split()[:3] == ["secret/pw", "Opaque", "1"]
+    assert lines[2].split()[:2] == ["configmap/kube-root-ca.crt", "1"]  # the root CA publisher's
+    assert ["NAME", "TYPE", "DATA", "AGE"] == lines[4].split() and lines[5].split()[:3] == ["secret/pw", "Opaque", "1"]
     assert "mode:\n----\nfast" in kubectl("describe", "configmap", "app").stdout
     assert "password:  6 bytes" in kubectl("describe", "secret", "pw").stdout
     assert "<map[string]string>" in kubectl("explain", "configmap.data").stdout
@@ -327,4 +328,4 @@ def test_apply_prune_works_with_kubectls_default_list_of_kinds(kubectl, tmp_path
     manifest.write_text(cm.format("keep"))
     out = kubectl("apply", "--prune", "-l", "app=x", "-f", str(manifest)).stdout
     assert "configmap/drop pruned" in out, out
-    assert kubectl("get", "configmaps", "-o", "name").stdout.split() == ["configmap/keep"]
+    assert kubectl("get", "configmaps", "-l", "app=x", "-o", "name").stdout.split() == ["configmap/keep"]

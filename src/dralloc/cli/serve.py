@@ -76,6 +76,17 @@ def _url(scheme: str, host: str, port: int) -> str:
     return f"{scheme}://{host}:{port}"
 
 
+def _root_ca(path: str | Path | None) -> str:
+    """What every namespace's kube-root-ca.crt publishes: the generated CA, or the certificate (chain) given
+    with --tls-cert; nothing over plain HTTP."""
+    if not path:
+        return ""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the certificate {path}: {exc}") from None
+
+
 def run(args: Any) -> int:
     from dralloc.server import create_app
     from dralloc.server.auth import Authorizer, User, load_tokens
@@ -134,7 +145,8 @@ def run(args: Any) -> int:
     from dralloc.server.controllers import ControllerManager, Options
 
     app.api.controllers = ControllerManager(store, Options(scheduler=not args.no_scheduler,
-                                                           fake_kubelet=args.fake_kubelet))
+                                                           fake_kubelet=args.fake_kubelet,
+                                                           root_ca=_root_ca(ca_file or certfile)))
     if args.nodes_from:
         from dralloc.server.seed import seed_nodes
 

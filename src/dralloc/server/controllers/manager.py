@@ -20,6 +20,7 @@ from dralloc.server.controllers.claims import create_pod_claims, release_claims,
 from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.garbage import GarbageCollector
 from dralloc.server.controllers.namespaces import NamespaceDeleter
+from dralloc.server.controllers.rootca import RootCAPublisher
 from dralloc.server.controllers.scheduling import SchedulerLoop
 from dralloc.server.controllers.serviceaccounts import DefaultServiceAccounts
 from dralloc.server.controllers.snapshot import RESOURCES, Changes, Mirror, Obj, Snapshot
@@ -51,6 +52,7 @@ class Options:
     scheduler: bool = True
     fake_kubelet: bool = False
     seed: int = 0
+    root_ca: str = ""  # the CA published in every namespace's kube-root-ca.crt
 
 
 class ControllerManager:
@@ -67,6 +69,7 @@ class ControllerManager:
         self.garbage = GarbageCollector(self.writer, self.terminating.delete, self.mirror)
         self.namespaces = NamespaceDeleter(self.writer, self.terminating.delete)
         self.service_accounts = DefaultServiceAccounts(self.writer)
+        self.root_ca = RootCAPublisher(self.writer, options.root_ca)
         self.position = 0
         self.passes = 0
         self._wake = threading.Event()
@@ -139,6 +142,7 @@ class ControllerManager:
                 self.garbage.note(change)  # own writes too: the collector's deletes may orphan more objects
                 self.namespaces.note(change)  # own writes too: a namespace's content going
                 self.service_accounts.note(change)
+                self.root_ca.note(change)
                 if change.rv in self.writer.own:
                     self.writer.own.discard(change.rv)
                     continue
@@ -156,13 +160,15 @@ class ControllerManager:
         """One pass of every controller. True when it changed something others may react to (run again)."""
         external = self._changes()
         if not (external or force or self.taints.due() or self.terminating.due() or self.garbage.due
-                or self.scheduler.due() or self.namespaces.due or self.service_accounts.due):
+                or self.scheduler.due() or self.namespaces.due or self.service_accounts.due
+                or self.root_ca.due):
             return False
         self.passes += 1
         if not self.mirror.synced:
             self.mirror.relist()
         collected = self.namespaces.cycle()  # the content of namespaces being deleted
         self.service_accounts.cycle()  # (nothing else reacts to them)
+        self.root_ca.cycle()
         collected |= self.garbage.cycle()  # objects whose owners are gone (a claim's pod, a slice's node)
         late = self._changes() if self.writer.own else False  # the mirror takes in what they wrote
         # Pods gone: their claims are released below, their room reused.

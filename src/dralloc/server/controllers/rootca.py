@@ -1,0 +1,88 @@
+"""The root CA certificate publisher, as kube-controller-manager's: every namespace has a ConfigMap
+``kube-root-ca.crt`` whose ``ca.crt`` is the CA that verifies the API server (what the projected token volume
+of every pod mounts). It is made when a namespace appears, made again when deleted, and its data and
+description put back when a client changes them. Test frameworks wait for it in a new namespace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from dralloc.server.controllers.writes import Writer
+from dralloc.store import Change, Conflict, NotFound
+
+Obj = dict[str, Any]
+
+NAME = "kube-root-ca.crt"
+DESCRIPTION_ANNOTATION = "kubernetes.io/description"
+DESCRIPTION = ("Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints "
+               "such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across "
+               "distributions of Kubernetes clusters.")
+
+
+@dataclass
+class RootCAPublisher:
+    writer: Writer
+    ca: str  # the PEM text published ("" when the server has none: plain HTTP)
+    todo: set[str] = field(default_factory=set)  # namespaces to look at
+    scanned: bool = False  # the first pass looks at every namespace
+
+    @property
+    def due(self) -> bool:
+        return not self.scanned or bool(self.todo)
+
+    def note(self, change: Change) -> None:
+        """Take in one change: a namespace added or changed, the ConfigMap changed or deleted."""
+        if change.resource == "namespaces" and change.type != "DELETED":
+            self.todo.add(change.name)
+        elif change.resource == "configmaps" and change.name == NAME and change.type != "ADDED":
+            self.todo.add(change.namespace)
+
+    def cycle(self) -> bool:
+        """Make or mend the ConfigMaps; True when one was written."""
+        store = self.writer.store
+        if not self.scanned:
+            self.scanned = True
+            self.todo |= {str((ns.get("metadata") or {}).get("name")) for ns in store.list("namespaces")[0]}
+        wrote = False
+        todo, self.todo = sorted(self.todo), set()
+        for namespace in todo:
+            try:
+                current = store.get("configmaps", namespace, NAME)
+            except NotFound:
+                wrote |= self._make(namespace)
+                continue
+            if not self._published(current):
+                wrote |= self.writer.update("configmaps", namespace, NAME, self._mend) is not None
+        return wrote
+
+    def _published(self, cm: Obj) -> bool:
+        annotations = (cm.get("metadata") or {}).get("annotations") or {}
+        return cm.get("data") == {"ca.crt": self.ca} and bool(annotations.get(DESCRIPTION_ANNOTATION))
+
+    def _mend(self, cm: Obj) -> Obj | None:
+        """The data set to the CA alone and the description annotation put back (other keys, binaryData and
+        annotations stay, as upstream's update leaves them)."""
+        if self._published(cm):
+            return None
+        meta = cm.setdefault("metadata", {})
+        meta["annotations"] = {**(meta.get("annotations") or {}), DESCRIPTION_ANNOTATION: DESCRIPTION}
+        cm["data"] = {"ca.crt": self.ca}
+        return cm
+
+    def _make(self, namespace: str) -> bool:
+        try:
+            ns = self.writer.store.get("namespaces", "", namespace)
+        except NotFound:
+            return False
+        if (ns.get("metadata") or {}).get("deletionTimestamp"):
+            return False  # a terminating namespace takes no new content
+        obj = {"apiVersion": "v1", "kind": "ConfigMap",
+               "metadata": {"name": NAME, "namespace": namespace,
+                            "annotations": {DESCRIPTION_ANNOTATION: DESCRIPTION}},
+               "data": {"ca.crt": self.ca}}
+        try:
+            self.writer.create("configmaps", namespace, obj)
+        except Conflict:
+            return False  # made meanwhile
+        return True
