@@ -52,3 +52,34 @@ def test_the_times_of_core_and_modelled_objects_are_found_where_they_are() -> No
     claim = {"kind": "ResourceClaim", "status": {"allocation": {"allocationTimestamp": "2026-02-30T00:00:00Z"}}}
     assert model_time_error(claim) == 'parsing time "2026-02-30T00:00:00Z": day out of range'
     assert model_time_error({"kind": "Lease", "spec": {"renewTime": "2026-01-01T00:00:00.000001Z"}}) is None
+
+
+MICRO = '"2006-01-02T15:04:05.000000Z07:00"'
+
+
+@pytest.mark.parametrize("value, error", [
+    ("2026-11-27T10:00:00.123456Z", None), ("2026-11-27T10:00:00,000001+02:00", None),
+    ("2026-11-27T10:00:00.+12345Z", None), ("2026-11-27T10:00:00.-00000Z", None),  # Go's atoi takes a sign
+    ("2026-11-27T10:00:00Z", f'parsing time "2026-11-27T10:00:00Z" as {MICRO}: cannot parse "Z" as ".000000"'),
+    ("2026-11-27T10:00:00.123Z",
+     f'parsing time "2026-11-27T10:00:00.123Z" as {MICRO}: cannot parse ".123Z" as ".000000"'),
+    ("2026-11-27T10:00:00.123456789Z",
+     f'parsing time "2026-11-27T10:00:00.123456789Z" as {MICRO}: cannot parse "789Z" as "Z07:00"'),
+    ("2026-11-27T10:00:00.12a456Z",
+     f'parsing time "2026-11-27T10:00:00.12a456Z" as {MICRO}: cannot parse ".12a456Z" as ".000000"'),
+    ("2026-11-27T10:00:00.-00001Z", 'parsing time "2026-11-27T10:00:00.-00001Z": fractional second out of range'),
+])
+def test_micro_times_need_six_fraction_digits_as_gos_rfc3339micro_layout(value: str, error: str | None) -> None:
+    assert parse_error(value, micro=True) == error
+
+
+def test_the_micro_times_of_events_and_leases_are_read_with_the_micro_layout() -> None:
+    event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}, "eventTime": "2026-01-01T00:00:00Z",
+             "firstTimestamp": "2026-01-01T00:00:00Z"}  # (a metav1.Time: no fraction needed)
+    assert time_error(event) == f'parsing time "2026-01-01T00:00:00Z" as {MICRO}: cannot parse "Z" as ".000000"'
+    event["eventTime"] = "2026-01-01T00:00:00.000000Z"
+    event["series"] = {"count": 2, "lastObservedTime": "2026-01-01T00:00:01Z"}
+    assert time_error(event) is not None
+    event["series"]["lastObservedTime"] = "2026-01-01T00:00:01.500000Z"
+    assert time_error(event) is None
+    assert model_time_error({"kind": "Lease", "spec": {"acquireTime": "2026-01-01T00:00:00Z"}}) is not None

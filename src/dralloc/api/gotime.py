@@ -14,6 +14,10 @@ TIME = "@time"  # the field table's mark of a metav1.Time or MicroTime
 LAYOUT = "2006-01-02T15:04:05Z07:00"
 # the layout's elements in order: what Go names each in "cannot parse ... as ..."
 _ELEMENTS = ("2006", "-", "01", "-", "02", "T", "15", ":", "04", ":", "05", "Z07:00")
+# metav1.MicroTime: RFC3339Micro, whose fixed fraction Go's parser requires digit for digit
+MICRO_LAYOUT = "2006-01-02T15:04:05.000000Z07:00"
+FRACTION = ".000000"
+_MICRO_ELEMENTS = (*_ELEMENTS[:-1], FRACTION, _ELEMENTS[-1])
 _RANGES = {"01": ("month", 1, 12), "02": ("day", 1, 31), "15": ("hour", 0, 23), "04": ("minute", 0, 59),
            "05": ("second", 0, 59)}
 
@@ -46,14 +50,17 @@ def _days_in(month: int, year: int) -> int:
     return 30 if month in (4, 6, 9, 11) else 31
 
 
-def parse_error(value: str) -> str | None:
-    """Go's error for ``time.Parse(time.RFC3339, value)``, or None when it parses."""
+def parse_error(value: str, micro: bool = False) -> str | None:
+    """Go's error for ``time.Parse(time.RFC3339, value)`` (``micro``: a MicroTime's
+    ``time.Parse(RFC3339Micro, value)``, exactly six fraction digits), or None when it parses."""
+    layout = MICRO_LAYOUT if micro else LAYOUT
+
     def cannot(rest: str, element: str) -> str:
-        return f"parsing time {_quote(value)} as {_quote(LAYOUT)}: cannot parse {_quote(rest)} as {_quote(element)}"
+        return f"parsing time {_quote(value)} as {_quote(layout)}: cannot parse {_quote(rest)} as {_quote(element)}"
 
     rest = value
     fields: dict[str, int] = {}
-    for element in _ELEMENTS:
+    for element in _MICRO_ELEMENTS if micro else _ELEMENTS:
         if element == "2006":
             digits = rest[:4]
             body = digits[1:] if digits[:1] in ("-", "+") else digits
@@ -69,11 +76,21 @@ def parse_error(value: str) -> str | None:
             if not low <= number <= high:
                 return f"parsing time {_quote(value)}: {name} out of range"
             fields[element], rest = number, after
-            if element == "05" and rest[:1] in (".", ",") and rest[1:2].isdigit():
+            if element == "05" and not micro and rest[:1] in (".", ",") and rest[1:2].isdigit():
                 end = 1
                 while end < len(rest) and rest[end].isdigit() and rest[end].isascii():
                     end += 1
                 rest = rest[end:]  # fractional seconds, which RFC3339's layout reads without naming them
+        elif element == FRACTION:
+            if len(rest) < len(FRACTION) or rest[0] not in ".,":
+                return cannot(rest, element)
+            digits = rest[1:len(FRACTION)]
+            unsigned = digits[1:] if digits[:1] in ("+", "-") else digits
+            if not (unsigned.isdigit() and unsigned.isascii()):  # (Go's atoi: a sign, then digits only)
+                return cannot(rest, element)
+            if digits[0] == "-" and int(unsigned):
+                return f"parsing time {_quote(value)}: fractional second out of range"
+            rest = rest[len(FRACTION):]
         elif element == "Z07:00":
             if rest[:1] == "Z":
                 rest = rest[1:]
@@ -103,6 +120,8 @@ def _reaching(type_name: str, seen: frozenset[str] = frozenset()) -> bool:
                                and _reaching(ref.strip("[]{}"), seen | {type_name})) for ref in members.values())
 
 
+# The field table marks metav1.Time and MicroTime alike; these are the MicroTimes of core/v1.
+_MICRO_FIELDS = frozenset({("Event", "eventTime"), ("EventSeries", "lastObservedTime")})
 # per type: its time fields, and its fields whose values can hold times (derived once from the constant table)
 _TIME_FIELDS = {name: tuple(f for f, ref in members.items() if ref == TIME)
                 for name, members in core_v1_fields.FIELDS.items()}
@@ -123,7 +142,7 @@ def _walk(value: Any, type_name: str) -> str | None:
     for name in _TIME_FIELDS[type_name]:
         text = value.get(name)
         if isinstance(text, str):
-            error = parse_error(text)
+            error = parse_error(text, (type_name, name) in _MICRO_FIELDS)
             if error is not None:
                 return error
     for name, ref in _TIME_PATHS[type_name]:
@@ -155,6 +174,7 @@ _MODEL_TIMES = {
     "ResourceClaim": ("status.allocation.allocationTimestamp", "status.devices[].conditions[].lastTransitionTime"),
     "Lease": ("spec.acquireTime", "spec.renewTime"),
 }
+_MODEL_MICRO_TIMES = frozenset({"spec.acquireTime", "spec.renewTime"})  # (a Lease's are MicroTimes)
 
 
 def model_time_error(data: dict[str, Any]) -> str | None:
@@ -162,7 +182,7 @@ def model_time_error(data: dict[str, Any]) -> str | None:
     for path in (*_META_TIMES, *_MODEL_TIMES.get(str(data.get("kind")), ())):
         for text in _at(data, path.split(".")):
             if isinstance(text, str):
-                error = parse_error(text)
+                error = parse_error(text, path in _MODEL_MICRO_TIMES)
                 if error is not None:
                     return error
     return None
