@@ -25,6 +25,7 @@ from dralloc.server import (
     evictions,
     health,
     namespaces,
+    negotiation,
     openapi_v2,
     podlogs,
     pods,
@@ -215,6 +216,9 @@ class ApiServer:
         if target.sub == "eviction":
             self._authorize_pod_subresource(user, verb, target)
             return await evictions.create_eviction(self, request, target)
+        # before the body is read or the store asked, as kube-apiserver's handlers negotiate first
+        request.scope[negotiation.SCOPE_KEY] = negotiation.negotiate(request.headers.get("accept", ""),
+                                                                     watch=verb == "watch")
         response = await HANDLERS[verb](self, request, target)
         if target.resource.deprecation:  # as kube-apiserver warns of a deprecated resource on every request
             response.headers.append("Warning", "299 - " + json.dumps(target.resource.deprecation))

@@ -14,7 +14,7 @@ from dralloc.server.errors import ApiError, bad_request, not_found
 from dralloc.server.events import EVENTS_FIELD_LABELS, EVENTS_GROUP
 from dralloc.server.options import int64_param, parse_resource_version
 from dralloc.server.registry import FIELD_SELECTORS
-from dralloc.server.responses import JSON, respond, wants_table
+from dralloc.server.responses import JSON, plain_json, respond, wants_table
 from dralloc.server.routing import Target
 from dralloc.server.selectors import field_selector, label_selector
 from dralloc.server.table import include_object, to_table
@@ -47,7 +47,7 @@ def list_fast(api: ApiServer, request: Request, t: Target) -> Response | None:
     """An unfiltered v1 list, answered from the stored JSON text without parsing each object."""
     q = request.query_params
     if (t.version != "v1" or q.get("labelSelector") or q.get("fieldSelector") or q.get("limit")
-            or q.get("continue") or q.get("pretty") or wants_table(request)
+            or q.get("continue") or not plain_json(request)
             or q.get("resourceVersion") not in (None, "", "0") or q.get("resourceVersionMatch")):
         return None
     ns = t.list_namespace
