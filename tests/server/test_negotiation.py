@@ -113,3 +113,29 @@ def test_json_is_indented_for_curl_and_browsers_as_kube_apiserver_indents_it(cli
     assert client.get(f"{CLASSES}/gpu?pretty=false", headers={"user-agent": "curl/8"}).text.startswith('{"')
     assert client.get(f"{CLASSES}/gpu", headers={"accept": "application/json;pretty=1"}).text.startswith("{\n")
     assert client.get(CLASSES, headers={"user-agent": "curl/8"}).text.startswith("{\n")  # the list too
+
+
+PARTIAL = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+PARTIAL_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+
+
+def test_metadata_only_clients_get_partial_object_metadata(client: TestClient) -> None:
+    # as client-go's metadata informers ask: the list, then a watch, each object's metadata alone
+    listed = client.get(CLASSES, headers={"accept": f"{PARTIAL_LIST},application/json"}).json()
+    assert (listed["kind"], listed["apiVersion"]) == ("PartialObjectMetadataList", "meta.k8s.io/v1")
+    (item,) = listed["items"]
+    assert set(item) == {"kind", "apiVersion", "metadata"} and item["kind"] == "PartialObjectMetadata"
+    assert item["metadata"]["name"] == "gpu" and listed["metadata"]["resourceVersion"]
+    got = client.get(f"{CLASSES}/gpu", headers={"accept": PARTIAL}).json()
+    assert got == {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": got["metadata"]}
+    assert "spec" not in got and got["metadata"]["uid"]
+    wrong = client.get(f"{CLASSES}/gpu", headers={"accept": PARTIAL_LIST})
+    assert (wrong.status_code, wrong.json()["message"]) == (
+        406, "you requested PartialObjectMetadataList, but the requested object is not a list "
+             "(*resource.DeviceClass)")
+    assert client.get(CLASSES, headers={"accept": PARTIAL}).json()["message"] == (
+        "you requested PartialObjectMetadata, but the requested object is a list (*resource.DeviceClassList)")
+    watched = client.get(f"{CLASSES}?watch=true&resourceVersion=0&timeoutSeconds=1", headers={"accept": PARTIAL})
+    (event,) = [json.loads(line) for line in watched.text.splitlines()]
+    assert event["type"] == "ADDED" and event["object"]["kind"] == "PartialObjectMetadata"
+    assert set(event["object"]) == {"kind", "apiVersion", "metadata"}

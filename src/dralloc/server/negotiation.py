@@ -47,6 +47,7 @@ class Output:
     media: str  # the negotiated type (JSON, YAML or protobuf; protobuf is written as JSON)
     convert: str | None = None  # a meta.k8s.io transform: "Table", "PartialObjectMetadata(List)"
     pretty: bool = False
+    convert_version: str = "v1"  # the meta.k8s.io version of the transform
 
     @property
     def yaml(self) -> bool:
@@ -131,7 +132,7 @@ def _options(clause: Clause, media: str) -> Output | None:
         if convert.get("g", "") != META_GROUP or convert.get("v", "") not in ("v1", "v1beta1") \
                 or kind not in TRANSFORMS or (kind == "Table" and media not in (JSON, YAML)):
             return None
-    return Output(media, kind, pretty)
+    return Output(media, kind, pretty, convert.get("v", "v1") if kind else "v1")
 
 
 def negotiate(header: str, watch: bool = False) -> Output:

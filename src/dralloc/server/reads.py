@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from dralloc.server import partial
 from dralloc.server.errors import ApiError, bad_request, not_found
 from dralloc.server.events import EVENTS_FIELD_LABELS, EVENTS_GROUP
 from dralloc.server.options import int64_param, parse_resource_version
 from dralloc.server.registry import FIELD_SELECTORS
-from dralloc.server.responses import JSON, plain_json, respond, wants_table
+from dralloc.server.responses import JSON, output_of, plain_json, respond, wants_table
 from dralloc.server.routing import Target
 from dralloc.server.selectors import field_selector, label_selector
 from dralloc.server.table import include_object, to_table
@@ -30,6 +31,11 @@ async def get(api: ApiServer, request: Request, t: Target) -> Response:
     except NotFound:
         raise not_found(t.resource, t.name) from None
     obj = t.present(obj)
+    output = output_of(request)
+    if output.convert == partial.OBJECT:
+        return respond(request, partial.partial_object(obj, output.convert_version))
+    if output.convert == partial.LIST:
+        raise partial.not_a_list(t)
     if wants_table(request):
         return respond(request, to_table(t.resource, [obj], str(api.store.current_rv()),
                                          include_object(request.query_params.get("includeObject"))))
@@ -117,6 +123,11 @@ async def list_(api: ApiServer, request: Request, t: Target) -> Response:
         more, _ = api.store.list(t.resource.name, ns, after=cursor, limit=1)
         if more:
             meta["continue"] = encode_continue(cursor, list_rv or rv)
+    output = output_of(request)
+    if output.convert == partial.OBJECT:
+        raise partial.a_list(t)
+    if output.convert == partial.LIST:
+        return respond(request, partial.partial_list(items, meta, output.convert_version))
     if wants_table(request):
         table = to_table(t.resource, items, meta["resourceVersion"],
                          include_object(q.get("includeObject")))

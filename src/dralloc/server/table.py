@@ -8,6 +8,7 @@ from dralloc.server import pods, services
 from dralloc.server.ages import human_age
 from dralloc.server.errors import bad_request
 from dralloc.server.events import EVENTS_GROUP, to_core
+from dralloc.server.partial import partial_object
 from dralloc.server.registry import Resource
 
 
@@ -164,8 +165,7 @@ def _row(cells: list[Any], obj: dict[str, Any], include: str) -> dict[str, Any]:
         return {"cells": cells}
     if include == "Object":
         return {"cells": cells, "object": obj}
-    return {"cells": cells, "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
-                                       "metadata": obj.get("metadata") or {}}}
+    return {"cells": cells, "object": partial_object(obj)}
 
 
 def _layout_table(resource: Resource, items: list[dict[str, Any]], shown: list[dict[str, Any]],

@@ -13,10 +13,11 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from dralloc.server import partial
 from dralloc.server.errors import ApiError
 from dralloc.server.options import int64_param, options_invalid, parse_resource_version, query_flag
 from dralloc.server.reads import matchers, too_large_resource_version
-from dralloc.server.responses import JSON, wants_table
+from dralloc.server.responses import JSON, output_of
 from dralloc.server.routing import Target
 from dralloc.server.table import include_object, to_table
 from dralloc.server.watchhub import replay
@@ -83,7 +84,10 @@ async def watch(api: ApiServer, request: Request, t: Target) -> Response:
     labels, fields = matchers(request, t)
     timeout, bookmarks, rv_param, send_initial = _watch_options(request)
     selective = bool(request.query_params.get("labelSelector") or request.query_params.get("fieldSelector"))
-    table = wants_table(request)
+    output = output_of(request)
+    table = output.convert == "Table"
+    metadata_only = output.convert in (partial.OBJECT, partial.LIST)  # (each event's object: its metadata)
+    transformed = table or metadata_only
     include = include_object(request.query_params.get("includeObject")) if table else ""
 
     def match(obj: dict[str, Any]) -> bool:
@@ -109,6 +113,8 @@ async def watch(api: ApiServer, request: Request, t: Target) -> Response:
         shown = t.present(obj)
         if table:
             shown = to_table(t.resource, [shown], shown["metadata"].get("resourceVersion", ""), include)
+        elif metadata_only:
+            shown = partial.partial_object(shown, output.convert_version)
         return msgspec.json.encode({"type": kind, "object": shown}) + b"\n"
 
     def bookmark(rv: int, initial_end: bool = False) -> bytes:
@@ -116,12 +122,14 @@ async def watch(api: ApiServer, request: Request, t: Target) -> Response:
         if initial_end:  # WatchList: tells the client the initial state is complete
             meta["annotations"] = {"k8s.io/initial-events-end": "true"}
         mark = {"kind": t.resource.kind, "apiVersion": t.api_version, "metadata": meta}
+        if metadata_only:
+            mark = partial.partial_object(mark, output.convert_version)
         return json.dumps({"type": "BOOKMARK", "object": mark}).encode() + b"\n"
 
     api_version = t.api_version
 
     def event_line(ev: Event, shown: tuple[str, dict[str, Any]]) -> bytes:
-        if shown[1] is ev.object and not table:  # the common case: every such watch shares one encoding
+        if shown[1] is ev.object and not transformed:  # the common case: every such watch shares one encoding
             return api.hub.encoded((ev.rv, shown[0], api_version), lambda: line(*shown))
         return line(*shown)
 
@@ -192,7 +200,7 @@ async def watch(api: ApiServer, request: Request, t: Target) -> Response:
 
             chunks = (request.scope.get("extensions") or {}).get("dralloc.direct")
             while not api.closing:
-                if chunks is not None and not selective and not table and sub.empty() and chunks.ready():
+                if chunks is not None and not selective and not transformed and sub.empty() and chunks.ready():
                     await follow_directly(chunks)
                     return
                 chunk: list[bytes] = []
