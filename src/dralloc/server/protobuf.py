@@ -2,16 +2,20 @@
 JSON body of the same object carries.
 
 Typed clients send them: kubectl (``create namespace|configmap|secret|serviceaccount|priorityclass``, ``auth
-can-i|whoami``, ``drain``'s evictions and deletes), kube-scheduler (bindings) and client-go's leader election
-(Leases). A body is
+can-i|whoami``, ``drain``'s evictions and deletes), kube-scheduler (bindings; a ResourceClaim's finalizer,
+allocation and reservation with ``Update`` and ``UpdateStatus``; events.k8s.io Events), kube-controller-manager
+and DRA drivers built on client-go (ResourceSlices, ResourceClaims, leader election Leases, Events). A body is
 the magic ``k8s\\0`` and a ``runtime.Unknown`` envelope: ``{1: typeMeta {1: apiVersion, 2: kind}, 2: raw}``,
 raw being the object's own encoding.
 
-Accepted (:data:`KINDS`): core/v1 Namespace, ConfigMap, Secret, ServiceAccount and Binding, and a Node's spec,
+Accepted (:data:`KINDS`): resource.k8s.io v1, v1beta2 and v1beta1 ResourceClaim, ResourceClaimTemplate,
+ResourceSlice and DeviceClass, and v1 and v1beta2 DeviceTaintRule, every field; core/v1 and events.k8s.io/v1
+Event, every field; core/v1 Namespace, ConfigMap, Secret, ServiceAccount and Binding, and a Node's spec,
 capacity and allocatable; scheduling.k8s.io PriorityClass, coordination.k8s.io Lease, policy Eviction, the
 self reviews' specs, and DeleteOptions. Responses stay JSON, which those clients accept as well.
 
-One walker reads every message through the schema tables (server/protobuf_schema.py): fields it does not know are skipped, as Go's decoder skips them; a known field
+One walker reads every message through the schema tables (server/protobuf_schema.py,
+server/protobuf_resource.py): fields it does not know are skipped, as Go's decoder skips them; a known field
 of the wrong wire type, a truncated field, a varint of more than ten bytes, nesting deeper than
 :data:`MAX_DEPTH`, invalid UTF-8, a time RFC 3339 cannot hold and a RawExtension that is not JSON are a
 :class:`ProtobufError` (a 400). Sizes are checked before anything is sliced, so the work is linear in the body.
@@ -26,11 +30,13 @@ from typing import Any
 
 import msgspec
 
+from dralloc.server.protobuf_resource import RESOURCE_V1, RESOURCE_V1BETA1, RESOURCE_V1BETA2
 from dralloc.server.protobuf_schema import (
     AUTHENTICATION_V1,
     AUTHORIZATION_V1,
     COORDINATION_V1,
     CORE,
+    EVENTS_V1,
     META,
     POLICY_V1,
     SCALARS,
@@ -66,9 +72,16 @@ class ProtobufError(ValueError):
 
 
 # (apiVersion, kind) → the table and the message of that kind
+_RESOURCE_KINDS = ("ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass")
 KINDS: dict[tuple[str, str], tuple[Schema, str]] = {
+    **{(f"resource.k8s.io/{version}", kind): (table, kind)
+       for version, table in (("v1", RESOURCE_V1), ("v1beta2", RESOURCE_V1BETA2), ("v1beta1", RESOURCE_V1BETA1))
+       for kind in _RESOURCE_KINDS},
+    ("resource.k8s.io/v1", "DeviceTaintRule"): (RESOURCE_V1, "DeviceTaintRule"),
+    ("resource.k8s.io/v1beta2", "DeviceTaintRule"): (RESOURCE_V1BETA2, "DeviceTaintRule"),
+    ("events.k8s.io/v1", "Event"): (EVENTS_V1, "Event"),
     **{("v1", kind): (CORE, kind)
-       for kind in ("Namespace", "Node", "ConfigMap", "Secret", "ServiceAccount", "Binding")},
+       for kind in ("Event", "Namespace", "Node", "ConfigMap", "Secret", "ServiceAccount", "Binding")},
     ("policy/v1", "Eviction"): (POLICY_V1, "Eviction"), ("policy/v1beta1", "Eviction"): (POLICY_V1, "Eviction"),
     ("scheduling.k8s.io/v1", "PriorityClass"): (SCHEDULING_V1, "PriorityClass"),
     ("coordination.k8s.io/v1", "Lease"): (COORDINATION_V1, "Lease"),

@@ -1,6 +1,7 @@
 """The schema tables of the protobuf decoder (server/protobuf.py): for each message, its field numbers and what
 each field is in the object's JSON form. Written from the Kubernetes API's generated ``.proto`` files and the
-Go types' JSON tags: the meta.k8s.io/v1 pieces, the core/v1 kinds and the small groups.
+Go types' JSON tags; this module holds the meta.k8s.io/v1 pieces, the core/v1 kinds and the small groups, and
+server/protobuf_resource.py the resource.k8s.io ones.
 
 A message is a dict ``{field number: "jsonName type [flag]"}`` listed in the Go struct's order (the order the
 decoded object's keys come in). The type is Go-like:
@@ -103,6 +104,12 @@ CORE_PIECES = messages({
     "ObjectReference": {1: "kind string", 2: "namespace string", 3: "name string", 4: "uid string",
                         5: "apiVersion string", 6: "resourceVersion string", 7: "fieldPath string"},
     "LocalObjectReference": {1: "name string"},
+    "NodeSelector": {1: "nodeSelectorTerms []NodeSelectorTerm"},
+    "NodeSelectorTerm": {1: "matchExpressions []NodeSelectorRequirement",
+                         2: "matchFields []NodeSelectorRequirement"},
+    "NodeSelectorRequirement": {1: "key string always", 2: "operator string always", 3: "values []string"},
+    "EventSource": {1: "component string", 2: "host string"},
+    "EventSeries": {1: "count int32", 2: "lastObservedTime MicroTime"},
 })
 
 CORE = schema(META, CORE_PIECES, messages({
@@ -121,6 +128,23 @@ CORE = schema(META, CORE_PIECES, messages({
     "ServiceAccount": {1: "metadata ObjectMeta", 2: "secrets []ObjectReference",
                        3: "imagePullSecrets []LocalObjectReference", 4: "automountServiceAccountToken *bool"},
     "Binding": {1: "metadata ObjectMeta", 2: "target ObjectReference"},
+    "Event": {1: "metadata ObjectMeta", 2: "involvedObject ObjectReference", 3: "reason string",
+              4: "message string", 5: "source EventSource", 6: "firstTimestamp Time", 7: "lastTimestamp Time",
+              8: "count int32", 9: "type string", 10: "eventTime MicroTime", 11: "series *EventSeries",
+              12: "action string", 13: "related *ObjectReference", 14: "reportingComponent string always",
+              15: "reportingInstance string always"},
+}))
+
+# --- events.k8s.io/v1 ---------------------------------------------------------------------------------
+
+EVENTS_V1 = schema(META, CORE_PIECES, messages({
+    "Event": {1: "metadata ObjectMeta", 2: "eventTime MicroTime", 3: "series *EventSeries",
+              4: "reportingController string", 5: "reportingInstance string", 6: "action string",
+              7: "reason string", 8: "regarding ObjectReference", 9: "related *ObjectReference",
+              10: "note string", 11: "type string", 12: "deprecatedSource EventSource",
+              13: "deprecatedFirstTimestamp Time", 14: "deprecatedLastTimestamp Time",
+              15: "deprecatedCount int32"},
+    "EventSeries": {1: "count int32 always", 2: "lastObservedTime MicroTime"},
 }))
 
 # --- the small groups: what kubectl's and the controllers' typed clients send -------------------------
