@@ -1,28 +1,128 @@
-"""Kubernetes protobuf request bodies for the core/v1 kinds this server keeps (Namespace, Node, ConfigMap,
-Secret, ServiceAccount), the bodies of
-pod subresources and deletes (Binding, policy Eviction, DeleteOptions), PriorityClass, Lease and the self
-reviews (SelfSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview).
+"""Kubernetes protobuf request bodies (``application/vnd.kubernetes.protobuf``), decoded into the JSON form a
+JSON body of the same object carries.
 
-kubectl's typed clients (``kubectl create namespace``, ``kubectl drain``'s evictions and deletes) and
-kube-scheduler's binds send them as ``application/vnd.kubernetes.protobuf``: the magic ``k8s\\0`` and a
-``runtime.Unknown`` envelope (typeMeta, raw) around the object's protobuf encoding. Only the fields this
-server uses are decoded (object metadata, Namespace spec, Node spec and capacity/allocatable, a Binding's
-target, delete options); other fields are skipped. Responses stay JSON, which those clients accept as well.
+Typed clients send them: kubectl (``create namespace|configmap|secret|serviceaccount|priorityclass``, ``auth
+can-i|whoami``, ``drain``'s evictions and deletes), kube-scheduler (bindings; a ResourceClaim's finalizer,
+allocation and reservation with ``Update`` and ``UpdateStatus``; events.k8s.io Events), kube-controller-manager
+and DRA drivers built on client-go (ResourceSlices, ResourceClaims, leader election Leases, Events). A body is
+the magic ``k8s\\0`` and a ``runtime.Unknown`` envelope: ``{1: typeMeta {1: apiVersion, 2: kind}, 2: raw}``,
+raw being the object's own encoding.
+
+Accepted (:data:`KINDS`): resource.k8s.io v1, v1beta2 and v1beta1 ResourceClaim, ResourceClaimTemplate,
+ResourceSlice and DeviceClass, and v1 and v1beta2 DeviceTaintRule, every field; core/v1 and events.k8s.io/v1
+Event, every field; core/v1 Namespace, ConfigMap, Secret, ServiceAccount and Binding, and a Node's spec,
+capacity and allocatable; scheduling.k8s.io PriorityClass, coordination.k8s.io Lease, policy Eviction, the
+self reviews' specs, and DeleteOptions. Responses stay JSON, which those clients accept as well.
+
+One walker reads every message through the schema tables (server/protobuf_schema.py,
+server/protobuf_resource.py): fields it does not know are skipped, as Go's decoder skips them; a known field
+of the wrong wire type, a truncated field, a varint of more than ten bytes, nesting deeper than
+:data:`MAX_DEPTH`, invalid UTF-8, a time RFC 3339 cannot hold and a RawExtension that is not JSON are a
+:class:`ProtobufError` (a 400). Sizes are checked before anything is sliced, so the work is linear in the body.
 """
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import msgspec
+
+from dralloc.server.protobuf_resource import RESOURCE_V1, RESOURCE_V1BETA1, RESOURCE_V1BETA2
+from dralloc.server.protobuf_schema import (
+    AUTHENTICATION_V1,
+    AUTHORIZATION_V1,
+    COORDINATION_V1,
+    CORE,
+    EVENTS_V1,
+    META,
+    POLICY_V1,
+    SCALARS,
+    SCHEDULING_V1,
+    Field,
+    Schema,
+)
+
 MAGIC = b"k8s\x00"
 CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
+# Nesting of messages (the tables' own depth is far less; this bounds a walk should a table ever recurse)
+MAX_DEPTH = 100
+_UINT64 = (1 << 64) - 1
 
 
 class ProtobufError(ValueError):
-    pass
+    """A body that cannot be decoded: what is wrong and, below the envelope, in which field."""
 
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.path = ""  # JSON path of the field, e.g. "spec.devices.requests[0].name"
+
+    def within(self, segment: str) -> ProtobufError:
+        """The same error, one field further out (``segment``: a name, "[3]" or "[key]")."""
+        if segment:
+            joined = "" if not self.path or self.path.startswith("[") else "."
+            self.path = segment + joined + self.path
+        return self
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}" if self.path else self.reason
+
+
+# (apiVersion, kind) → the table and the message of that kind
+_RESOURCE_KINDS = ("ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass")
+KINDS: dict[tuple[str, str], tuple[Schema, str]] = {
+    **{(f"resource.k8s.io/{version}", kind): (table, kind)
+       for version, table in (("v1", RESOURCE_V1), ("v1beta2", RESOURCE_V1BETA2), ("v1beta1", RESOURCE_V1BETA1))
+       for kind in _RESOURCE_KINDS},
+    ("resource.k8s.io/v1", "DeviceTaintRule"): (RESOURCE_V1, "DeviceTaintRule"),
+    ("resource.k8s.io/v1beta2", "DeviceTaintRule"): (RESOURCE_V1BETA2, "DeviceTaintRule"),
+    ("events.k8s.io/v1", "Event"): (EVENTS_V1, "Event"),
+    **{("v1", kind): (CORE, kind)
+       for kind in ("Event", "Namespace", "Node", "ConfigMap", "Secret", "ServiceAccount", "Binding")},
+    ("policy/v1", "Eviction"): (POLICY_V1, "Eviction"), ("policy/v1beta1", "Eviction"): (POLICY_V1, "Eviction"),
+    ("scheduling.k8s.io/v1", "PriorityClass"): (SCHEDULING_V1, "PriorityClass"),
+    ("coordination.k8s.io/v1", "Lease"): (COORDINATION_V1, "Lease"),
+    ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): (AUTHORIZATION_V1, "SelfSubjectAccessReview"),
+    ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): (AUTHORIZATION_V1, "SelfSubjectRulesReview"),
+    ("authentication.k8s.io/v1", "SelfSubjectReview"): (AUTHENTICATION_V1, "SelfSubjectReview"),
+}
+# Messages that are not objects (no metadata of their own)
+OPTIONS: dict[tuple[str, str], tuple[Schema, str]] = {
+    ("v1", "DeleteOptions"): (META, "DeleteOptions"), ("meta.k8s.io/v1", "DeleteOptions"): (META, "DeleteOptions")}
+
+
+def accepts(api_version: str, kind: str) -> bool:
+    """Whether objects of this kind may be created or updated with a protobuf body."""
+    return (api_version, kind) in KINDS
+
+
+def decode(body: bytes) -> dict[str, Any]:
+    """The JSON form of a protobuf-encoded kind of :data:`KINDS` or :data:`OPTIONS`; ProtobufError when the body
+    is not one of them or is malformed."""
+    if not body.startswith(MAGIC):
+        raise ProtobufError("the body does not start with the Kubernetes protobuf prefix")
+    envelope = _last_values(body[len(MAGIC):])
+    api_version = kind = ""
+    if 1 in envelope:
+        type_meta = _last_values(_length_delimited(envelope[1], "the envelope's typeMeta"))
+        api_version = _text(_length_delimited(type_meta[1], "apiVersion")) if 1 in type_meta else ""
+        kind = _text(_length_delimited(type_meta[2], "kind")) if 2 in type_meta else ""
+    raw = _length_delimited(envelope.get(2, (2, b"")), "the envelope's raw")
+    head = {"apiVersion": api_version, "kind": kind}
+    options = OPTIONS.get((api_version, kind))
+    if options is not None:
+        return {**head, **message(raw, *options)}
+    found = KINDS.get((api_version, kind))
+    if found is None:
+        raise ProtobufError(f"protobuf bodies are not accepted for {api_version or '?'}/{kind or '?'} (JSON and "
+                            f"YAML are)")
+    return {**head, "metadata": {}, **message(raw, *found)}
+
+
+# --- the wire -------------------------------------------------------------------------------------------
 
 def _varint(buf: bytes, pos: int) -> tuple[int, int]:
     value = shift = 0
@@ -33,352 +133,262 @@ def _varint(buf: bytes, pos: int) -> tuple[int, int]:
         pos += 1
         value |= (byte & 0x7F) << shift
         if not byte & 0x80:
-            return value, pos
+            return value & _UINT64, pos  # (Go keeps the low 64 bits of a tenth byte)
         shift += 7
-        if shift > 63:
-            raise ProtobufError("varint too long")
+        if shift >= 70:
+            raise ProtobufError("a varint longer than ten bytes")
+
+
+def scan(buf: bytes) -> Iterator[tuple[int, int, int | bytes]]:
+    """(field number, wire type, value) of each field: an int for a varint, bytes otherwise."""
+    pos, end = 0, len(buf)
+    while pos < end:
+        key = buf[pos]  # one byte for the fields numbered up to 15 (a fast path: most keys and sizes are)
+        key, pos = (key, pos + 1) if key < 0x80 else _varint(buf, pos)
+        number, wire = key >> 3, key & 7
+        if number == 0:
+            raise ProtobufError(f"illegal field number 0 (wire type {wire})")
+        value: int | bytes
+        if wire == 2:
+            size = buf[pos] if pos < end else 0x80
+            size, pos = (size, pos + 1) if size < 0x80 else _varint(buf, pos)
+        elif wire == 0:
+            value, pos = _varint(buf, pos)
+            yield number, 0, value
+            continue
+        elif wire in (1, 5):
+            size = 8 if wire == 1 else 4
+        else:
+            raise ProtobufError(f"field {number} has the unsupported wire type {wire}")
+        if size > end - pos:
+            raise ProtobufError(f"field {number} is truncated ({size} bytes announced, {end - pos} left)")
+        yield number, wire, buf[pos:pos + size]
+        pos += size
 
 
 def fields(buf: bytes) -> list[tuple[int, Any]]:
-    """(field number, value) pairs: an int for varints, bytes for length-delimited fields."""
+    """(field number, value) pairs: an int for varints, bytes for the other wire types."""
     if not isinstance(buf, bytes):
         raise ProtobufError("expected a message")
-    out: list[tuple[int, Any]] = []
-    pos = 0
-    while pos < len(buf):
-        key, pos = _varint(buf, pos)
-        number, wire = key >> 3, key & 7
-        value: int | bytes
-        if wire == 0:
-            value, pos = _varint(buf, pos)
-        elif wire == 2:
-            size, pos = _varint(buf, pos)
-            if pos + size > len(buf):
-                raise ProtobufError("truncated field")
-            value, pos = buf[pos:pos + size], pos + size
-        elif wire == 1:
-            value, pos = buf[pos:pos + 8], pos + 8
-        elif wire == 5:
-            value, pos = buf[pos:pos + 4], pos + 4
+    return [(number, value) for number, _, value in scan(buf)]
+
+
+def _last_values(buf: bytes) -> dict[int, tuple[int, int | bytes]]:
+    """The last (wire type, value) of each field number."""
+    return {number: (wire, value) for number, wire, value in scan(buf)}
+
+
+def _length_delimited(found: tuple[int, int | bytes], what: str) -> bytes:
+    wire, value = found
+    if wire != 2 or not isinstance(value, bytes):
+        raise ProtobufError(f"{what} has wire type {wire}, not 2 (length-delimited)")
+    return value
+
+
+# --- the walker -----------------------------------------------------------------------------------------
+
+def message(buf: bytes, table: Schema, name: str, depth: int = 1) -> dict[str, Any]:
+    """The JSON object of message ``name`` of ``table`` encoded in ``buf``."""
+    if depth > MAX_DEPTH:
+        raise ProtobufError(f"messages nested deeper than {MAX_DEPTH}")
+    schema = table[name]
+    seen: dict[int, list[int | bytes]] = {}
+    for number, wire, value in scan(buf):
+        f = schema.get(number)
+        if f is None:
+            continue  # a field this table does not know: skipped, as Go's decoder skips it
+        if wire != f.wire and not (wire == 2 and f.varint and f.repeated):
+            raise ProtobufError(f"wrong wire type {wire} for field {name}.{f.name} (field {number})")
+        seen.setdefault(number, []).append(value)
+    out: dict[str, Any] = {}
+    for number, f in schema.items():
+        values = seen.get(number)
+        if values is None:
+            continue
+        try:
+            value = _field_value(f, values, table, depth)
+        except ProtobufError as exc:
+            raise exc.within("" if f.inline else f.name) from None
+        if value is _OMIT:
+            continue
+        if f.inline:
+            out.update(value)
         else:
-            raise ProtobufError(f"unsupported wire type {wire}")
-        out.append((number, value))
+            out[f.name] = value
     return out
 
 
-def _text(value: Any) -> str:
+_OMIT: Any = object()
+
+
+def _field_value(f: Field, values: list[int | bytes], table: Schema, depth: int) -> Any:
+    if f.type == "string" and not (f.repeated or f.map):  # the commonest field: a fast path
+        text = _text(_as_bytes(values[-1]))
+        return text if text or f.keep_zero else _OMIT
+    if f.map:
+        entries: dict[str, Any] = {}
+        for entry in values:
+            key, value = _map_entry(f, _as_bytes(entry), table, depth)
+            entries[key] = value
+        return entries
+    if f.repeated:
+        if f.varint:  # unpacked (one varint a field) or packed (one run of varints)
+            items: list[Any] = []
+            for v in values:
+                items += _packed(f, v) if isinstance(v, bytes) else [_scalar(f.type, v)]
+            return items
+        out: list[Any] = []
+        for i, v in enumerate(values):
+            try:
+                out.append(_single(f.type, _as_bytes(v), table, depth))
+            except ProtobufError as exc:
+                raise exc.within(f"[{i}]") from None
+        return out
+    if f.type in SCALARS:
+        value = _scalar(f.type, values[-1])
+        return value if f.keep_zero or value else _OMIT
+    if f.type in table:  # an embedded message: its occurrences are merged, as protobuf's rule has it
+        joined = values[0] if len(values) == 1 else b"".join(_as_bytes(v) for v in values)
+        return _single(f.type, _as_bytes(joined), table, depth)
+    value = _single(f.type, _as_bytes(values[-1]), table, depth)  # Time, Quantity...: the last one
+    return _OMIT if value is None else value
+
+
+def _map_entry(f: Field, entry: bytes, table: Schema, depth: int) -> tuple[str, Any]:
+    key = ""
+    value: Any = _OMIT
+    for number, wire, raw in scan(entry):
+        if number == 1:
+            if wire != 2:
+                raise ProtobufError(f"wrong wire type {wire} for a map key")
+            key = _text(_as_bytes(raw))
+        elif number == 2:
+            if wire != (0 if f.varint else 2):
+                raise ProtobufError(f"wrong wire type {wire} for a map value")
+            value = raw
+    try:
+        if value is _OMIT:  # no value: the type's zero value
+            return key, _zero(f.type, table)
+        if f.type in SCALARS:
+            return key, _scalar(f.type, value)
+        return key, _single(f.type, _as_bytes(value), table, depth)
+    except ProtobufError as exc:
+        raise exc.within(f"[{key}]") from None
+
+
+def _zero(kind: str, table: Schema) -> Any:
+    zeros = {"string": "", "bytes": "", "bool": False, "int32": 0, "int64": 0, "Quantity": "0"}
+    return zeros.get(kind, {} if kind in table else None)
+
+
+def _single(kind: str, raw: bytes, table: Schema, depth: int) -> Any:
+    """A length-delimited value of ``kind``: a string, bytes, or a message (None: JSON's null)."""
+    if kind == "string":
+        return _text(raw)
+    if kind == "bytes":
+        return base64.b64encode(raw).decode()
+    if kind == "Quantity":
+        text = "0"
+        for number, wire, value in scan(raw):
+            if number == 1:
+                text = _text(_wire2(wire, value, "Quantity.string"))
+        return text
+    if kind in ("Time", "MicroTime"):
+        return _time(raw, micro=kind == "MicroTime")
+    if kind in ("RawExtension", "FieldsV1"):
+        return _raw_json(raw, kind)
+    if kind in SCALARS:
+        raise ProtobufError(f"a {kind} is not length-delimited")
+    return message(raw, table, kind, depth + 1)
+
+
+def _packed(f: Field, run: bytes) -> list[Any]:
+    out: list[Any] = []
+    pos = 0
+    while pos < len(run):
+        value, pos = _varint(run, pos)
+        out.append(_scalar(f.type, value))
+    return out
+
+
+def _scalar(kind: str, value: int | bytes) -> Any:
+    if kind == "string":
+        return _text(_as_bytes(value))
+    if kind == "bytes":
+        return base64.b64encode(_as_bytes(value)).decode()
+    if not isinstance(value, int):
+        raise ProtobufError(f"a {kind} must be a varint")
+    if kind == "bool":
+        return value != 0
+    if kind == "int32":  # Go keeps the low 32 bits (a negative int32 is sent as ten bytes)
+        value &= 0xFFFF_FFFF
+        return value - (1 << 32) if value >= 1 << 31 else value
+    return value - (1 << 64) if value >= 1 << 63 else value  # int64
+
+
+def _as_bytes(value: int | bytes) -> bytes:
     if not isinstance(value, bytes):
-        raise ProtobufError("expected a string")
+        raise ProtobufError("expected a length-delimited value, found a varint")
+    return value
+
+
+def _wire2(wire: int, value: int | bytes, what: str) -> bytes:
+    if wire != 2:
+        raise ProtobufError(f"wrong wire type {wire} for {what}")
+    return _as_bytes(value)
+
+
+def _text(value: bytes) -> str:
     try:
         return value.decode("utf-8")
     except UnicodeDecodeError:
         raise ProtobufError("invalid UTF-8 in a string") from None
 
 
-def _signed(value: Any) -> int:
-    if not isinstance(value, int):
-        raise ProtobufError("expected an integer")
-    return value - (1 << 64) if value >= 1 << 63 else value
-
-
-def _map(entries: list[bytes], value: Any = _text) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for entry in entries:
-        k = v = None
-        for number, raw in fields(entry):
-            if number == 1:
-                k = _text(raw)
-            elif number == 2:
-                v = value(raw)
-        if k is not None:
-            out[k] = v if v is not None else ""
-    return out
-
+# --- the messages with JSON forms of their own ------------------------------------------------------------
 
 # the seconds of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the times RFC 3339 text can hold
 _FIRST_SECOND, _LAST_SECOND = -62_135_596_800, 253_402_300_799
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def _utc(seconds: int, micros: int = 0) -> datetime:
+def _time(raw: bytes, micro: bool) -> str | None:
+    """A Time or MicroTime ({1: seconds, 2: nanos}) as Go's JSON writes it: RFC 3339 in UTC, in whole seconds
+    (a Time's nanoseconds are dropped on decoding) or with six fraction digits (truncated). Go writes a zero
+    time as an empty message, which is JSON's null (None)."""
+    if not raw:
+        return None
+    seconds = nanos = 0
+    for number, wire, value in scan(raw):
+        if number in (1, 2):
+            if wire != 0 or not isinstance(value, int):
+                raise ProtobufError(f"wrong wire type {wire} for a time's {'seconds' if number == 1 else 'nanos'}")
+            if number == 1:
+                seconds = _scalar("int64", value)
+            else:
+                nanos = _scalar("int32", value)
+    micros = 0
+    if micro:  # toward zero, then a negative part borrows from the seconds (Go's time.Unix)
+        micros = nanos // 1000 if nanos >= 0 else -(-nanos // 1000)
+        seconds, micros = seconds + micros // 1_000_000, micros % 1_000_000
     if not _FIRST_SECOND <= seconds <= _LAST_SECOND:
         raise ProtobufError(f"a time of {seconds} seconds is out of range")
-    return datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=seconds, microseconds=max(0, min(micros, 999_999)))
-
-
-def _rfc3339(when: datetime, micros: bool = False) -> str:
-    """As Go writes a time (four-digit years included: strftime writes year 1 as "1")."""
+    when = _EPOCH + timedelta(seconds=seconds, microseconds=micros)
     text = f"{when.year:04d}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:{when.minute:02d}:{when.second:02d}"
-    return text + (f".{when.microsecond:06d}Z" if micros else "Z")
+    return text + (f".{when.microsecond:06d}Z" if micro else "Z")
 
 
-def _time(raw: bytes) -> str:
-    seconds = 0
-    for number, value in fields(raw):
+def _raw_json(raw: bytes, kind: str) -> Any:
+    """A RawExtension or FieldsV1 ({1: raw}): the JSON its raw bytes hold (none: JSON's null, None)."""
+    data = b""
+    for number, wire, value in scan(raw):
         if number == 1:
-            seconds = _signed(value)
-    return _rfc3339(_utc(seconds))
-
-
-def _quantity(raw: bytes) -> str:
-    return next((_text(v) for n, v in fields(raw) if n == 1), "0")
-
-
-def _grouped(buf: bytes) -> dict[int, list[Any]]:
-    out: dict[int, list[Any]] = {}
-    for number, value in fields(buf):
-        out.setdefault(number, []).append(value)
-    return out
-
-
-def object_meta(buf: bytes) -> dict[str, Any]:
-    f = _grouped(buf)
-    meta: dict[str, Any] = {}
-    # Go's encoder writes every scalar, set or not: empty strings and zeros mean "unset" here.
-    for number, key in ((1, "name"), (2, "generateName"), (3, "namespace"), (5, "uid"), (6, "resourceVersion")):
-        if number in f and f[number][-1]:
-            meta[key] = _text(f[number][-1])
-    if 7 in f and f[7][-1]:
-        meta["generation"] = _signed(f[7][-1])
-    if 8 in f and any(n == 1 and v for n, v in fields(f[8][-1])):
-        meta["creationTimestamp"] = _time(f[8][-1])
-    if 11 in f:
-        meta["labels"] = _map(f[11])
-    if 12 in f:
-        meta["annotations"] = _map(f[12])
-    if 14 in f:
-        meta["finalizers"] = [_text(v) for v in f[14]]
-    return meta
-
-
-def _namespace(f: dict[int, list[Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if 2 in f:
-        spec = _grouped(f[2][-1])
-        if 1 in spec:
-            out["spec"] = {"finalizers": [_text(v) for v in spec[1]]}
-    return out
-
-
-def _taint(raw: bytes) -> dict[str, Any]:
-    f = _grouped(raw)
-    taint: dict[str, Any] = {}
-    for number, key in ((1, "key"), (2, "value"), (3, "effect")):
-        if number in f and (f[number][-1] or key == "key"):
-            taint[key] = _text(f[number][-1])
-    if 4 in f and any(n == 1 and v for n, v in fields(f[4][-1])):
-        taint["timeAdded"] = _time(f[4][-1])
-    return taint
-
-
-def _node(f: dict[int, list[Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if 2 in f:
-        s = _grouped(f[2][-1])
-        spec: dict[str, Any] = {}
-        if s.get(1, [b""])[-1]:
-            spec["podCIDR"] = _text(s[1][-1])
-        if 7 in s:
-            spec["podCIDRs"] = [_text(v) for v in s[7]]
-        if s.get(3, [b""])[-1]:
-            spec["providerID"] = _text(s[3][-1])
-        if s.get(4, [0])[-1]:
-            spec["unschedulable"] = True
-        if 5 in s:
-            spec["taints"] = [_taint(v) for v in s[5]]
-        if spec:
-            out["spec"] = spec
-    if 3 in f:
-        st = _grouped(f[3][-1])
-        status: dict[str, Any] = {}
-        if 1 in st:
-            status["capacity"] = _map(st[1], _quantity)
-        if 2 in st:
-            status["allocatable"] = _map(st[2], _quantity)
-        if status:
-            out["status"] = status
-    return out
-
-
-def _strings(raw: bytes, names: tuple[str, ...]) -> dict[str, str]:
-    """A message of string fields numbered 1, 2, ... in the order of ``names`` (empty ones left out)."""
-    f = _grouped(raw)
-    return {name: _text(f[i][-1]) for i, name in enumerate(names, 1) if i in f and f[i][-1]}
-
-
-_RESOURCE_ATTRIBUTES = ("namespace", "verb", "group", "version", "resource", "subresource", "name")
-
-
-def _access_review(f: dict[int, list[Any]]) -> dict[str, Any]:
-    spec: dict[str, Any] = {}
-    if 2 in f:
-        s = _grouped(f[2][-1])
-        if 1 in s:
-            spec["resourceAttributes"] = _strings(s[1][-1], _RESOURCE_ATTRIBUTES)
-        if 2 in s:
-            spec["nonResourceAttributes"] = _strings(s[2][-1], ("path", "verb"))
-    return {"spec": spec}
-
-
-def _rules_review(f: dict[int, list[Any]]) -> dict[str, Any]:
-    return {"spec": _strings(f[2][-1], ("namespace",)) if 2 in f else {}}
-
-
-def _self_review(f: dict[int, list[Any]]) -> dict[str, Any]:
-    return {}
-
-
-_OBJECT_REFERENCE = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
-
-
-def _binding(f: dict[int, list[Any]]) -> dict[str, Any]:
-    return {"target": _strings(f[2][-1], _OBJECT_REFERENCE)} if 2 in f else {}
-
-
-def delete_options(raw: bytes) -> dict[str, Any]:
-    """A DeleteOptions message (proto2: a field is present when it was set, zero included, so a grace period
-    of 0, a force delete, is kept)."""
-    f = _grouped(raw)
-    out: dict[str, Any] = {}
-    if 1 in f:
-        out["gracePeriodSeconds"] = _signed(f[1][-1])
-    if 2 in f:
-        out["preconditions"] = _strings(f[2][-1], ("uid", "resourceVersion"))
-    if 3 in f:
-        out["orphanDependents"] = bool(_signed(f[3][-1]))
-    if 4 in f:
-        out["propagationPolicy"] = _text(f[4][-1])
-    if 5 in f:
-        out["dryRun"] = [_text(v) for v in f[5]]
-    return out
-
-
-def _priority_class(f: dict[int, list[Any]]) -> dict[str, Any]:
-    # Go writes value, globalDefault and description always; preemptionPolicy when set
-    out: dict[str, Any] = {"value": _signed(f[2][-1]) if 2 in f else 0}
-    if 3 in f and _signed(f[3][-1]):
-        out["globalDefault"] = True
-    if 4 in f and f[4][-1]:
-        out["description"] = _text(f[4][-1])
-    if 5 in f:
-        out["preemptionPolicy"] = _text(f[5][-1])
-    return out
-
-
-def _micro_time(raw: bytes) -> str:
-    """A MicroTime (seconds, nanos) as its JSON text: RFC 3339 in UTC with microseconds."""
-    f = _grouped(raw)
-    seconds = _signed(f[1][-1]) if 1 in f else 0
-    nanos = _signed(f[2][-1]) if 2 in f else 0
-    return _rfc3339(_utc(seconds, nanos // 1000), micros=True)
-
-
-def _lease(f: dict[int, list[Any]]) -> dict[str, Any]:
-    if 2 not in f:
-        return {}
-    s = _grouped(f[2][-1])
-    spec: dict[str, Any] = {}
-    for number, key, read in ((1, "holderIdentity", _text), (2, "leaseDurationSeconds", _signed),
-                              (3, "acquireTime", _micro_time), (4, "renewTime", _micro_time),
-                              (5, "leaseTransitions", _signed), (6, "strategy", _text),
-                              (7, "preferredHolder", _text)):
-        if number in s:  # proto2: present when set (client-go's leader election sets them)
-            spec[key] = read(s[number][-1])
-    return {"spec": spec}
-
-
-def _bytes_map(entries: list[bytes]) -> dict[str, str]:
-    """A map<string, bytes> as JSON writes it: base64 values."""
-    def b64(raw: Any) -> str:
-        if not isinstance(raw, bytes):
-            raise ProtobufError("expected bytes")
-        return base64.b64encode(raw).decode()
-    return _map(entries, b64)
-
-
-def _configmap(f: dict[int, list[Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if 4 in f:  # proto2: present when set
-        out["immutable"] = bool(_signed(f[4][-1]))
-    if 2 in f:
-        out["data"] = _map(f[2])
-    if 3 in f:
-        out["binaryData"] = _bytes_map(f[3])
-    return out
-
-
-def _secret(f: dict[int, list[Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if 5 in f:
-        out["immutable"] = bool(_signed(f[5][-1]))
-    if 2 in f:
-        out["data"] = _bytes_map(f[2])
-    if 4 in f:
-        out["stringData"] = _map(f[4])
-    if 3 in f and f[3][-1]:
-        out["type"] = _text(f[3][-1])
-    return out
-
-
-def _service_account(f: dict[int, list[Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    if 2 in f:
-        out["secrets"] = [_strings(v, _OBJECT_REFERENCE) for v in f[2]]
-    if 3 in f:
-        out["imagePullSecrets"] = [_strings(v, ("name",)) for v in f[3]]
-    if 4 in f:
-        out["automountServiceAccountToken"] = bool(_signed(f[4][-1]))
-    return out
-
-
-def _eviction(f: dict[int, list[Any]]) -> dict[str, Any]:
-    return {"deleteOptions": delete_options(f[2][-1])} if 2 in f else {}
-
-
-KINDS = {("v1", "Namespace"): _namespace, ("v1", "Node"): _node, ("v1", "Binding"): _binding,
-         # kubectl create configmap / secret / serviceaccount
-         ("v1", "ConfigMap"): _configmap, ("v1", "Secret"): _secret, ("v1", "ServiceAccount"): _service_account,
-         ("policy/v1", "Eviction"): _eviction, ("policy/v1beta1", "Eviction"): _eviction,
-         ("scheduling.k8s.io/v1", "PriorityClass"): _priority_class,  # kubectl create priorityclass
-         ("coordination.k8s.io/v1", "Lease"): _lease,  # leader election of protobuf clients
-         # kubectl auth can-i / whoami send their reviews as protobuf
-         ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): _access_review,
-         ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): _rules_review,
-         ("authentication.k8s.io/v1", "SelfSubjectReview"): _self_review}
-
-
-# Messages without object metadata (field 1 is their own)
-OPTIONS = {("v1", "DeleteOptions"): delete_options, ("meta.k8s.io/v1", "DeleteOptions"): delete_options}
-
-
-def accepts(api_version: str, kind: str) -> bool:
-    """Whether objects of this kind may be created or updated with a protobuf body."""
-    return (api_version, kind) in KINDS
-
-
-def decode(body: bytes) -> dict[str, Any]:
-    """The JSON form of a protobuf-encoded kind of :data:`KINDS` or :data:`OPTIONS`; ProtobufError when it is
-    none of them."""
-    if not body.startswith(MAGIC):
-        raise ProtobufError("the body does not start with the Kubernetes protobuf prefix")
-    envelope = _grouped(body[len(MAGIC):])
-    api_version = kind = ""
-    if 1 in envelope:
-        type_meta = _grouped(envelope[1][-1])
-        api_version = _text(type_meta[1][-1]) if 1 in type_meta else ""
-        kind = _text(type_meta[2][-1]) if 2 in type_meta else ""
-    raw = envelope.get(2, [b""])[-1]
-    if not isinstance(raw, bytes):
-        raise ProtobufError("the envelope's raw field is not a message")
-    options = OPTIONS.get((api_version, kind))
-    if options is not None:
-        return {"apiVersion": api_version, "kind": kind, **options(raw)}
-    decoder = KINDS.get((api_version, kind))
-    if decoder is None:
-        raise ProtobufError(f"protobuf bodies are accepted for core/v1 Namespace, Node, ConfigMap, Secret, ServiceAccount, Binding and "
-                            f"DeleteOptions, policy Eviction, PriorityClass, Lease and the self reviews only, not "
-                            f"{api_version or '?'}/{kind or '?'}")
-    obj = _grouped(raw)
-    out: dict[str, Any] = {"apiVersion": api_version, "kind": kind,
-                           "metadata": object_meta(obj[1][-1]) if 1 in obj else {}}
-    out.update(decoder(obj))
-    return out
+            data = _wire2(wire, value, f"{kind}.raw")
+    if not data:
+        return None
+    try:
+        return msgspec.json.decode(data)
+    except (msgspec.DecodeError, ValueError) as exc:  # (UnicodeDecodeError is a ValueError)
+        raise ProtobufError(f"the raw bytes of a {kind} are not JSON: {exc}") from None
+    except RecursionError:
+        raise ProtobufError(f"the JSON of a {kind} is nested too deeply") from None
