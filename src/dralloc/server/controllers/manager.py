@@ -69,7 +69,7 @@ class ControllerManager:
         self.garbage = GarbageCollector(self.writer, self.terminating.delete, self.mirror)
         self.namespaces = NamespaceDeleter(self.writer, self.terminating.delete)
         self.service_accounts = DefaultServiceAccounts(self.writer)
-        self.root_ca = RootCAPublisher(self.writer, options.root_ca)
+        self.root_ca = RootCAPublisher(self.writer, ca=options.root_ca)
         self.position = 0
         self.passes = 0
         self._wake = threading.Event()

@@ -5,10 +5,10 @@ description put back when a client changes them. Test frameworks wait for it in 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from dralloc.server.controllers.writes import Writer
+from dralloc.server.controllers.pernamespace import PerNamespace
 from dralloc.store import Change, Conflict, NotFound
 
 Obj = dict[str, Any]
@@ -21,15 +21,8 @@ DESCRIPTION = ("Contains a CA bundle that can be used to verify the kube-apiserv
 
 
 @dataclass
-class RootCAPublisher:
-    writer: Writer
-    ca: str  # the PEM text published ("" when the server has none: plain HTTP)
-    todo: set[str] = field(default_factory=set)  # namespaces to look at
-    scanned: bool = False  # the first pass looks at every namespace
-
-    @property
-    def due(self) -> bool:
-        return not self.scanned or bool(self.todo)
+class RootCAPublisher(PerNamespace):
+    ca: str = ""  # the PEM text published ("" when the server has none: plain HTTP)
 
     def note(self, change: Change) -> None:
         """Take in one change: a namespace added or changed, the ConfigMap changed or deleted."""
@@ -40,15 +33,10 @@ class RootCAPublisher:
 
     def cycle(self) -> bool:
         """Make or mend the ConfigMaps; True when one was written."""
-        store = self.writer.store
-        if not self.scanned:
-            self.scanned = True
-            self.todo |= {str((ns.get("metadata") or {}).get("name")) for ns in store.list("namespaces")[0]}
         wrote = False
-        todo, self.todo = sorted(self.todo), set()
-        for namespace in todo:
+        for namespace in self.take_todo():
             try:
-                current = store.get("configmaps", namespace, NAME)
+                current = self.writer.store.get("configmaps", namespace, NAME)
             except NotFound:
                 wrote |= self._make(namespace)
                 continue
@@ -71,12 +59,8 @@ class RootCAPublisher:
         return cm
 
     def _make(self, namespace: str) -> bool:
-        try:
-            ns = self.writer.store.get("namespaces", "", namespace)
-        except NotFound:
+        if not self.accepts_content(namespace):
             return False
-        if (ns.get("metadata") or {}).get("deletionTimestamp"):
-            return False  # a terminating namespace takes no new content
         obj = {"apiVersion": "v1", "kind": "ConfigMap",
                "metadata": {"name": NAME, "namespace": namespace,
                             "annotations": {DESCRIPTION_ANNOTATION: DESCRIPTION}},

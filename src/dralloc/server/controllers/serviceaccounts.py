@@ -4,26 +4,15 @@ it before they create pods in a new namespace."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from dralloc.server.accounts import DEFAULT, default_account_object
-from dralloc.server.controllers.writes import Writer
+from dralloc.server.controllers.pernamespace import PerNamespace
 from dralloc.store import Change, Conflict, NotFound
-
-Obj = dict[str, Any]
 
 
 @dataclass
-class DefaultServiceAccounts:
-    writer: Writer
-    todo: set[str] = field(default_factory=set)  # namespaces to look at
-    scanned: bool = False  # the first pass looks at every namespace
-
-    @property
-    def due(self) -> bool:
-        return not self.scanned or bool(self.todo)
-
+class DefaultServiceAccounts(PerNamespace):
     def note(self, change: Change) -> None:
         """Take in one change from the store's feed: a new namespace, a deleted default service account."""
         if change.resource == "namespaces" and change.type == "ADDED":
@@ -33,26 +22,17 @@ class DefaultServiceAccounts:
 
     def cycle(self) -> bool:
         """Make the missing default service accounts; True when one was made."""
-        store = self.writer.store
-        if not self.scanned:
-            self.scanned = True
-            self.todo |= {str((ns.get("metadata") or {}).get("name")) for ns in store.list("namespaces")[0]}
         made = False
-        todo, self.todo = sorted(self.todo), set()
-        for name in todo:
+        for name in self.take_todo():
             try:
-                store.get("serviceaccounts", name, DEFAULT)
+                self.writer.store.get("serviceaccounts", name, DEFAULT)
             except NotFound:
                 made |= self._make(name)
         return made
 
     def _make(self, namespace: str) -> bool:
-        try:
-            ns = self.writer.store.get("namespaces", "", namespace)
-        except NotFound:
+        if not self.accepts_content(namespace):
             return False
-        if (ns.get("metadata") or {}).get("deletionTimestamp"):
-            return False  # a terminating namespace takes no new content
         try:
             self.writer.create("serviceaccounts", namespace, default_account_object(namespace))
         except Conflict:
