@@ -195,6 +195,26 @@ def test_the_fake_kubelet_marks_bound_pods_running_and_ready() -> None:
     assert status["containerStatuses"][0]["ready"] is True
 
 
+def test_the_fake_kubelet_reports_its_nodes_ready_as_a_kubelet_does() -> None:
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", NODE)
+    pressured = {"type": "DiskPressure", "status": "True", "reason": "Mine", "message": "set by a test"}
+    c.post("/api/v1/nodes", {**NODE, "metadata": {"name": "node-2"},
+                             "status": {**NODE.get("status", {}), "conditions": [pressured]}})
+    c.settle()
+    conditions = c.get("nodes", "node-1", "")["status"]["conditions"]
+    assert [(x["type"], x["status"], x["reason"]) for x in conditions] == [
+        ("MemoryPressure", "False", "KubeletHasSufficientMemory"), ("DiskPressure", "False", "KubeletHasNoDiskPressure"),
+        ("PIDPressure", "False", "KubeletHasSufficientPID"), ("Ready", "True", "KubeletReady")]
+    assert conditions[-1]["message"] == "kubelet is posting ready status"
+    kept = c.get("nodes", "node-2", "")["status"]["conditions"]
+    assert kept[0] == pressured and [x["type"] for x in kept[1:]] == ["MemoryPressure", "PIDPressure", "Ready"]
+    plain = Cluster()  # no kubelet at all: nobody reports for the node
+    plain.post("/api/v1/nodes", NODE)
+    plain.settle()
+    assert "conditions" not in plain.get("nodes", "node-1", "").get("status", {})
+
+
 def test_the_fake_kubelet_reports_its_nodes_address_as_the_pods_host_ip() -> None:
     # kubectl describe pod prints Node: <name>/<hostIP>; a pod on the host network has the node's IP too
     c = Cluster(fake_kubelet=True)

@@ -53,8 +53,8 @@ def register(subparsers: Any) -> None:
                    help="do not schedule pods (leave them to an external kube-scheduler); the resourceclaim and "
                         "device taint eviction controllers still run")
     p.add_argument("--fake-kubelet", action="store_true",
-                   help="mark bound pods Running and Ready, and let terminating pods go at once (nothing runs; claims "
-                        "are not prepared)")
+                   help="report nodes Ready, mark bound pods Running and Ready, and let terminating pods go at once "
+                        "(nothing runs; claims are not prepared)")
     p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"))
     p.set_defaults(func=run)
 

@@ -1,5 +1,6 @@
-"""``--fake-kubelet``: bound pods are marked Running and Ready, as a kubelet would once their containers
-started. Nothing is run and no DRA driver is called (claims are not prepared)."""
+"""``--fake-kubelet``: every node reports Ready, as its kubelet's status would, and bound pods are marked
+Running and Ready, as a kubelet would once their containers started. Nothing is run and no DRA driver is
+called (claims are not prepared)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,43 @@ def run_bound_pods(writer: Writer, snap: Snapshot) -> None:
         host_ip = node_host_ip(snap.mirror.get("nodes", ("", spec["nodeName"])))
         writer.update("pods", meta.get("namespace") or "default", meta.get("name") or "",
                       functools.partial(_running, host_ip=host_ip), uid=meta.get("uid"))
+
+
+# A kubelet's node conditions when all is well, in its order: (type, status, reason, message)
+_HEALTHY = (("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+            ("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+            ("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+            ("Ready", "True", "KubeletReady", "kubelet is posting ready status"))
+
+
+def ready_nodes(writer: Writer, snap: Snapshot) -> None:
+    """Each node without its kubelet's conditions gets them: Ready, no pressure (``kubectl get nodes`` shows
+    Ready). A condition a client set stays as it set it; nothing heartbeats."""
+    for node in snap.mirror.listed("nodes"):
+        if not _missing_conditions(node):
+            continue
+        name = str((node.get("metadata") or {}).get("name") or "")
+        writer.update("nodes", "", name, _reporting, uid=(node.get("metadata") or {}).get("uid"))
+
+
+def _missing_conditions(node: Obj) -> list[str]:
+    present = {c.get("type") for c in (node.get("status") or {}).get("conditions") or [] if isinstance(c, dict)}
+    return [kind for kind, *_ in _HEALTHY if kind not in present]
+
+
+def _reporting(node: Obj) -> Obj | None:
+    missing = _missing_conditions(node)
+    if not missing:
+        return None
+    stamp = now()
+    status = node.setdefault("status", {})
+    conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
+    for kind, value, reason, message in _HEALTHY:
+        if kind in missing:
+            conditions.append({"type": kind, "status": value, "lastHeartbeatTime": stamp,
+                               "lastTransitionTime": stamp, "reason": reason, "message": message})
+    status["conditions"] = conditions
+    return node
 
 
 def node_host_ip(node: Obj | None) -> str:

@@ -210,6 +210,8 @@ class ControllerManager:
             again = True
         if self.options.fake_kubelet:
             late |= self._changes()
+            if changed.any("nodes"):
+                kubelet.ready_nodes(self.writer, Snapshot(self.mirror))
             if changed.any("pods") or self.mirror.changed_since_taken("pods"):  # (a pod bound just now too)
                 kubelet.run_bound_pods(self.writer, Snapshot(self.mirror))
         late |= self._changes()  # own writes of this pass are not news; other clients' meanwhile are
