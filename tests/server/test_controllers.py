@@ -209,6 +209,9 @@ def test_the_fake_kubelet_reports_its_nodes_ready_as_a_kubelet_does() -> None:
     assert conditions[-1]["message"] == "kubelet is posting ready status"
     kept = c.get("nodes", "node-2", "")["status"]["conditions"]
     assert kept[0] == pressured and [x["type"] for x in kept[1:]] == ["MemoryPressure", "PIDPressure", "Ready"]
+    lease = c.get("leases", "node-1", "kube-node-lease")  # kubectl describe node prints it
+    assert lease["spec"]["holderIdentity"] == "node-1" and lease["spec"]["leaseDurationSeconds"] == 40
+    assert lease["metadata"]["ownerReferences"][0]["uid"] == c.get("nodes", "node-1", "")["metadata"]["uid"]
     plain = Cluster()  # no kubelet at all: nobody reports for the node
     plain.post("/api/v1/nodes", NODE)
     plain.settle()

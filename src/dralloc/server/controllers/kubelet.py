@@ -1,15 +1,17 @@
-"""``--fake-kubelet``: every node reports Ready, as its kubelet's status would, and bound pods are marked
-Running and Ready, as a kubelet would once their containers started. Nothing is run and no DRA driver is
-called (claims are not prepared)."""
+"""``--fake-kubelet``: every node reports Ready and holds its node Lease, as its kubelet would, and bound
+pods are marked Running and Ready, as a kubelet would once their containers started. Nothing is run and no
+DRA driver is called (claims are not prepared)."""
 
 from __future__ import annotations
 
 import functools
+from datetime import UTC, datetime
 from typing import Any
 
 from dralloc.server.clock import now
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.writes import Writer
+from dralloc.store import Conflict, NotFound
 
 Obj = dict[str, Any]
 
@@ -37,10 +39,34 @@ def ready_nodes(writer: Writer, snap: Snapshot) -> None:
     """Each node without its kubelet's conditions gets them: Ready, no pressure (``kubectl get nodes`` shows
     Ready). A condition a client set stays as it set it; nothing heartbeats."""
     for node in snap.mirror.listed("nodes"):
-        if not _missing_conditions(node):
-            continue
-        name = str((node.get("metadata") or {}).get("name") or "")
-        writer.update("nodes", "", name, _reporting, uid=(node.get("metadata") or {}).get("uid"))
+        meta = node.get("metadata") or {}
+        name = str(meta.get("name") or "")
+        if _missing_conditions(node):
+            writer.update("nodes", "", name, _reporting, uid=meta.get("uid"))
+        _hold_lease(writer, name, str(meta.get("uid") or ""))
+
+
+NODE_LEASES = "kube-node-lease"
+LEASE_SECONDS = 40  # the kubelet's default node lease duration
+
+
+def _hold_lease(writer: Writer, node: str, uid: str) -> None:
+    """The node's Lease in kube-node-lease, as its kubelet holds it (kubectl describe node shows it; the
+    garbage collector removes it with its node). Taken once: nothing renews it."""
+    try:
+        writer.store.get("leases", NODE_LEASES, node)
+        return
+    except NotFound:
+        pass
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # a MicroTime
+    lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+             "metadata": {"name": node, "namespace": NODE_LEASES, "ownerReferences": [
+                 {"apiVersion": "v1", "kind": "Node", "name": node, "uid": uid}]},
+             "spec": {"holderIdentity": node, "leaseDurationSeconds": LEASE_SECONDS, "renewTime": stamp}}
+    try:
+        writer.create("leases", NODE_LEASES, lease)
+    except Conflict:
+        pass  # taken meanwhile
 
 
 def _missing_conditions(node: Obj) -> list[str]:
