@@ -232,6 +232,20 @@ def test_the_fake_kubelet_reports_its_nodes_address_as_the_pods_host_ip() -> Non
     assert (host["podIP"], host["podIPs"]) == ("172.18.0.2", [{"ip": "172.18.0.2"}])
 
 
+def test_the_fake_kubelet_gives_pods_addresses_from_their_nodes_pod_cidrs() -> None:
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", {**NODE, "spec": {"podCIDR": "10.244.1.0/24",
+                                              "podCIDRs": ["10.244.1.0/24", "fd00:10:244:1::/64"]}})
+    for name, extra in (("a", {}), ("b", {}), ("host", {"hostNetwork": True})):
+        c.post(f"{NS}/pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                              "spec": {"containers": [{"name": "main", "image": "x:1"}], **extra}})
+        c.settle()
+    a, b = c.get("pods", "a")["status"], c.get("pods", "b")["status"]
+    assert (a["podIP"], a["podIPs"]) == ("10.244.1.2", [{"ip": "10.244.1.2"}, {"ip": "fd00:10:244:1::2"}])
+    assert b["podIPs"] == [{"ip": "10.244.1.3"}, {"ip": "fd00:10:244:1::3"}]  # the next free ones
+    assert "podIP" not in c.get("pods", "host")["status"]  # the host network: its node's address (it has none)
+
+
 def test_a_restarted_controller_reuses_the_claim_it_made_before_recording_it(cluster: Cluster) -> None:
     cluster.post(f"{NS}/pods", pod("trainer"))
     cluster.settle()

@@ -5,6 +5,7 @@ DRA driver is called (claims are not prepared)."""
 from __future__ import annotations
 
 import functools
+import ipaddress
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,15 +18,51 @@ Obj = dict[str, Any]
 
 
 def run_bound_pods(writer: Writer, snap: Snapshot) -> None:
+    in_use: dict[str, set[str]] | None = None  # node → the pod IPs its running pods have
     for pod in snap.pods:
         meta = pod.get("metadata") or {}
         spec = pod.get("spec") or {}
         if not spec.get("nodeName") or meta.get("deletionTimestamp") \
                 or (pod.get("status") or {}).get("phase") not in (None, "Pending"):
             continue
-        host_ip = node_host_ip(snap.mirror.get("nodes", ("", spec["nodeName"])))
+        node = snap.mirror.get("nodes", ("", spec["nodeName"]))
+        if in_use is None:
+            in_use = _pod_ips_in_use(snap)
+        host_network = spec.get("hostNetwork") is True  # (such a pod has its node's address)
+        pod_ips = [] if host_network else _free_pod_ips(node, in_use.setdefault(spec["nodeName"], set()))
         writer.update("pods", meta.get("namespace") or "default", meta.get("name") or "",
-                      functools.partial(_running, host_ip=host_ip), uid=meta.get("uid"))
+                      functools.partial(_running, host_ip=node_host_ip(node), pod_ips=pod_ips), uid=meta.get("uid"))
+
+
+def _pod_ips_in_use(snap: Snapshot) -> dict[str, set[str]]:
+    used: dict[str, set[str]] = {}
+    for pod in snap.pods:
+        status = pod.get("status") or {}
+        node = (pod.get("spec") or {}).get("nodeName")
+        if node and status.get("phase") not in ("Succeeded", "Failed"):
+            used.setdefault(node, set()).update(str(ip.get("ip")) for ip in status.get("podIPs") or []
+                                                if isinstance(ip, dict))
+    return used
+
+
+def _free_pod_ips(node: Obj | None, used: set[str]) -> list[str]:
+    """An address from each of the node's pod CIDRs, as a host-local IPAM plugin gives them: the lowest one
+    not in use, skipping the network's own address and its gateway (none when the node has no pod CIDR)."""
+    spec = (node or {}).get("spec") or {}
+    cidrs = spec.get("podCIDRs") or ([spec["podCIDR"]] if spec.get("podCIDR") else [])
+    chosen: list[str] = []
+    for cidr in cidrs[:2]:
+        try:
+            network = ipaddress.ip_network(str(cidr), strict=False)
+        except ValueError:
+            continue
+        for offset in range(2, min(network.num_addresses - 1, 1 << 16)):
+            address = str(network.network_address + offset)
+            if address not in used:
+                used.add(address)
+                chosen.append(address)
+                break
+    return chosen
 
 
 # A kubelet's node conditions when all is well, in its order: (type, status, reason, message)
@@ -100,7 +137,7 @@ def node_host_ip(node: Obj | None) -> str:
     return ""
 
 
-def _running(pod: Obj, host_ip: str = "") -> Obj | None:
+def _running(pod: Obj, host_ip: str = "", pod_ips: list[str] | None = None) -> Obj | None:
     spec = pod.get("spec") or {}
     status = pod.setdefault("status", {})
     if not spec.get("nodeName") or status.get("phase") not in (None, "Pending"):
@@ -113,6 +150,8 @@ def _running(pod: Obj, host_ip: str = "") -> Obj | None:
         status["hostIP"], status["hostIPs"] = host_ip, [{"ip": host_ip}]
         if spec.get("hostNetwork") is True:
             status["podIP"], status["podIPs"] = host_ip, [{"ip": host_ip}]
+    if pod_ips:  # what the network plugin would give: an address of each of the node's pod CIDRs
+        status["podIP"], status["podIPs"] = pod_ips[0], [{"ip": ip} for ip in pod_ips]
     status["startTime"] = stamp
     status["conditions"] = [{"type": t, "status": "True", "lastProbeTime": None, "lastTransitionTime": stamp}
                             for t in ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")] + kept
