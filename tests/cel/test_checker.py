@@ -398,3 +398,22 @@ def test_re2_syntax_python_lacks_works_and_errors_read_as_gos():
     with pytest.raises(CELError) as count:
         library.regex("a{1001}")
     assert str(count.value) == "error parsing regexp: invalid repeat count: `{1001}`"
+
+
+def test_a_literal_pattern_is_compiled_once_with_its_program_and_a_computed_one_at_each_call(monkeypatch):
+    # cel-go compiles a constant regex when it plans the program; no cache is shared between programs
+    from dralloc.cel import library
+
+    compiled: list[str] = []
+    real = library.re2.compile
+    monkeypatch.setattr(library.re2, "compile", lambda p, *a: compiled.append(p) or real(p, *a))
+    literal = compile_expression("'gpu-7'.matches('^gpu-[0-9]+$') && 'x'.find('x') == 'x'")
+    assert set(compiled) == {"^gpu-[0-9]+$", "x"}  # (checked, then compiled for the program)
+    before = len(compiled)
+    for _ in range(3):
+        assert literal.evaluate() is True
+    assert len(compiled) == before  # not again while evaluating
+    computed = compile_expression("'gpu-7'.matches('^gpu-' + '[0-9]+$')")
+    compiled.clear()
+    assert computed.evaluate() is True and computed.evaluate() is True
+    assert compiled == ["^gpu-[0-9]+$"] * 2

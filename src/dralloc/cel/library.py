@@ -85,7 +85,6 @@ def _want(fn: str, cond: bool, *args: Any) -> None:
 # google-re2 runs RE2 itself: time linear in the input whatever the pattern, as Go's regexp. Python's re
 # backtracks, and a selector such as '^(a+)+$' over a long attribute would stall the allocator for minutes.
 
-_REGEX_CACHE: dict[str, Any] = {}
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # a bad pattern is the caller's error (a 422), not a line on stderr
 # RE2's parse errors in Go's words (regexp/syntax ErrorCode texts), keyed by RE2's
@@ -127,20 +126,35 @@ def _re2_unsupported(pattern: str) -> str | None:
     return None
 
 
+class ConstantPattern(str):
+    """A pattern written as a literal, compiled once when its program is planned (as cel-go's regex
+    optimisation does): the program keeps it; a pattern computed while evaluating is compiled each time."""
+
+    __slots__ = ("compiled",)
+    compiled: Any
+
+
+def constant_pattern(pattern: str) -> ConstantPattern:
+    """``pattern`` with its compiled RE2 program; CELError with Go's text when RE2 refuses it."""
+    constant = ConstantPattern(pattern)
+    constant.compiled = regex(pattern)
+    return constant
+
+
 def regex(pattern: str) -> Any:
     """The compiled RE2 pattern (``search``, ``finditer``); CELError with Go's text when RE2 refuses it."""
-    compiled = _REGEX_CACHE.get(pattern)
-    if compiled is None:
-        unsupported = _re2_unsupported(pattern)
-        if unsupported is not None:
-            raise CELError(f"error parsing regexp: {unsupported}")
-        try:
-            compiled = re2.compile(pattern, _RE2_OPTIONS)
-        except re2.error as exc:
-            raise CELError(f"error parsing regexp: {_go_regex_error(exc)}") from None
-        if len(_REGEX_CACHE) < 1024:
-            _REGEX_CACHE[pattern] = compiled
-    return compiled
+    if type(pattern) is ConstantPattern:
+        return pattern.compiled
+    unsupported = _re2_unsupported(pattern)
+    if unsupported is not None:
+        raise CELError(f"error parsing regexp: {unsupported}")
+    try:
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error as exc:
+        raise CELError(f"error parsing regexp: {_go_regex_error(exc)}") from None
+
+
+_PATTERNS = (str, ConstantPattern)  # a pattern's types: computed or written as a literal
 
 
 def _go_regex_error(exc: Exception) -> str:
@@ -225,7 +239,7 @@ def _ends_with(s: Any, suffix: Any) -> bool:
 
 
 def _matches(s: Any, pattern: Any) -> bool:
-    _want("matches", type(s) is str and type(pattern) is str, s, pattern)
+    _want("matches", type(s) is str and type(pattern) in _PATTERNS, s, pattern)
     return regex(pattern).search(s) is not None
 
 
@@ -789,14 +803,14 @@ def _includes(attr: Any, x: Any) -> bool:
 
 @_member("find", "string")
 def _find(s: Any, pattern: Any) -> str:
-    _want("find", type(s) is str and type(pattern) is str, s, pattern)
+    _want("find", type(s) is str and type(pattern) in _PATTERNS, s, pattern)
     m = regex(pattern).search(s)
     return m.group(0) if m else ""
 
 
 @_member("findAll", "list")
 def _find_all(s: Any, pattern: Any, limit: Any = -1) -> list[str]:
-    _want("findAll", type(s) is str and type(pattern) is str and type(limit) is int, s, pattern)
+    _want("findAll", type(s) is str and type(pattern) in _PATTERNS and type(limit) is int, s, pattern)
     if limit == 0:
         return []
     out = [m.group(0) for m in regex(pattern).finditer(s)]

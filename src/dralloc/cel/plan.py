@@ -5,7 +5,8 @@ With Kubernetes' ``OptOptimize`` evaluation option, cel-go evaluates a type conv
 argument is a constant once, while building the program: the call becomes a constant, and a conversion that
 cannot succeed (``int("x")``, ``uint(-1)``) fails the program's instantiation instead of its evaluation.
 Folding runs bottom-up, so ``string(int("1"))`` folds completely. Likewise a constant regular expression
-given to ``matches``, ``find`` or ``findAll`` is compiled once here, and an invalid one fails the
+given to ``matches``, ``find`` or ``findAll`` is compiled once here (the program keeps it; there is no
+cache shared between programs), and an invalid one fails the
 instantiation (the message is Python's description of the pattern error, after cel-go's
 ``error parsing regexp:`` prefix).
 """
@@ -65,7 +66,7 @@ def _compile_constant_regex(node: Node) -> None:
     if pattern.kind != "lit" or type(pattern.value) is not str:
         return
     try:
-        library.regex(pattern.value)
+        pattern.value = library.constant_pattern(pattern.value)  # compiled once, kept by the program
     except CELError as exc:
         raise CELCompileError(exc.message, prefix=PROGRAM_ERROR_PREFIX) from None
 
