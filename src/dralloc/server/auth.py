@@ -22,6 +22,8 @@ class User:
     name: str
     uid: str = ""
     groups: tuple[str, ...] = field(default_factory=tuple)
+    # what the authenticator says besides (a service account token's credential id, pod and node), sorted
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def load_tokens(path: str | Path) -> dict[str, User]:

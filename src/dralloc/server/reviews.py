@@ -105,6 +105,8 @@ def _user_info(user: User) -> dict[str, Any]:
         info["uid"] = user.uid
     if user.groups:
         info["groups"] = list(user.groups)
+    if user.extra:
+        info["extra"] = {key: list(values) for key, values in user.extra}
     return info
 
 
