@@ -35,6 +35,7 @@ from dralloc.server import (
     reviews,
     routing,
     services,
+    tokenrequest,
     upgrades,
     watch,
     writes,
@@ -211,6 +212,10 @@ class ApiServer:
             return await reviews.create(self, request, review, user)
         target = routing.target(parts)
         verb = routing.verb(request, target)
+        if target.sub == "token":  # a TokenRequest: only create on serviceaccounts/token is asked for, as RBAC does
+            self._authorize_subresource(user, verb, target)
+            self.namespaces.admit_create(target, {})
+            return await tokenrequest.create_token(self, request, target)
         if not self.authorizer.allowed(user, verb, target.resource.name):
             scope = f' in the namespace "{target.namespace}"' if target.namespace else " at the cluster scope"
             raise ApiError(403, f'{target.resource.group_resource} is forbidden: User "{user.name}" cannot {verb} '

@@ -58,7 +58,7 @@ async def create(api: ApiServer, request: Request, r: Resource, user: User) -> R
         raise ApiError(403, f'{r.group_resource} is forbidden: User "{user.name}" cannot create resource '
                             f'"{r.name}" in API group "{r.group}" at the cluster scope',
                        details={"group": r.group, "kind": r.name})
-    body = await _body(request, r)
+    body = await review_body(request, r)
     if r.kind == "SelfSubjectReview":
         answer = self_subject_review(user)
     elif r.kind == "TokenReview":
@@ -70,7 +70,9 @@ async def create(api: ApiServer, request: Request, r: Resource, user: User) -> R
     return respond(request, {**answer, "kind": r.kind, "apiVersion": f"{r.group}/v1"}, 201)
 
 
-async def _body(request: Request, r: Resource) -> dict[str, Any]:
+async def review_body(request: Request, r: Resource) -> dict[str, Any]:
+    """The body of a review or a TokenRequest (JSON, YAML or protobuf) as a JSON object of ``r``'s kind and
+    group/v1 (both may be left out); 400 or 415 otherwise."""
     raw, ctype = await read_body(request)
     if ctype == protobuf.CONTENT_TYPE:
         try:
@@ -90,11 +92,12 @@ async def _body(request: Request, r: Resource) -> dict[str, Any]:
                           f'not match the expected ones ({api_version}, {r.kind})')
     for key in ("metadata", "spec"):
         if body.get(key) is not None and not isinstance(body[key], dict):
-            raise _cannot_handle(r, f"{r.kind}.{key}", body[key], "object")
+            raise cannot_handle(r, f"{r.kind}.{key}", body[key], "object")
     return body
 
 
-def _cannot_handle(r: Resource, field: str, value: Any, want: str) -> ApiError:
+def cannot_handle(r: Resource, field: str, value: Any, want: str) -> ApiError:
+    """The 400 of a field of the wrong JSON type, in Go's words (``field``: the Go struct and JSON path)."""
     return bad_request(f'{r.kind} in version "v1" cannot be handled as a {r.kind}: json: cannot unmarshal '
                        f'{json_type(value)} into Go struct field {field} of type {want}')
 
@@ -140,8 +143,8 @@ def access_status(api: ApiServer, user: User, r: Resource, spec: Any) -> dict[st
         raise invalid(r, "", [invalid_field("spec", non_resource, EXACTLY_ONE)])
     for key, value in (("resourceAttributes", resource), ("nonResourceAttributes", non_resource)):
         if value is not None and not isinstance(value, dict):
-            raise _cannot_handle(r, f"SelfSubjectAccessReviewSpec.spec.{key}", value,
-                                 f"v1.{key[0].upper()}{key[1:]}")
+            raise cannot_handle(r, f"SelfSubjectAccessReviewSpec.spec.{key}", value,
+                                f"v1.{key[0].upper()}{key[1:]}")
     if non_resource is not None:
         if api.authorizer.rules_for(user) is None:
             return {"allowed": True}
