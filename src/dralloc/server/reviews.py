@@ -1,7 +1,7 @@
 """The reviews kubectl auth whoami, kubectl auth can-i and kr8s create: SelfSubjectReview (who the request's
 user is), SelfSubjectAccessReview (may they do this?), SelfSubjectRulesReview (what may they do?) and
-TokenReview (whom does this token authenticate?), answered from the token file and the allow list as
-kube-apiserver answers them from its authenticators and authorizers. They are computed per request and never
+TokenReview (whom does this token authenticate?), answered from the token file, the service account tokens
+and the allow list as kube-apiserver answers them from its authenticators and authorizers. They are computed per request and never
 stored."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server import protobuf
+from dralloc.server import protobuf, tokens
 from dralloc.server.auth import AUTHENTICATED, User
 from dralloc.server.bodies import YAML_TYPES, parse, read_body
 from dralloc.server.errors import ApiError, bad_request, invalid, method_not_allowed
@@ -119,8 +119,9 @@ def self_subject_review(user: User) -> dict[str, Any]:
 
 
 def token_review(api: ApiServer, body: dict[str, Any]) -> dict[str, Any]:
-    """Whether the review's token authenticates, and as whom (a server without a token file has no token
-    authenticator and, as kube-apiserver then, returns the review unanswered)."""
+    """Whether the review's token authenticates for the audiences asked for (the API server's when none are),
+    and as whom; as kube-apiserver, a token that does not authenticate leaves ``authenticated`` out and says
+    why in ``error``. A static token is good for the API server's audiences only."""
     spec = body.get("spec") or {}
     token = spec.get("token")
     if not token:
@@ -129,11 +130,25 @@ def token_review(api: ApiServer, body: dict[str, Any]) -> dict[str, Any]:
         raise bad_request('TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot '
                           f'unmarshal {json_type(token)} into Go struct field TokenReviewSpec.spec.token of type '
                           'string')
-    if api.tokens is None:
-        return body
-    user = api.token_user(token)
-    status: dict[str, Any] = {"authenticated": user is not None, "user": _user_info(user) if user else {}}
-    return {**body, "status": status}
+    audiences = spec.get("audiences") or []
+    if not isinstance(audiences, list) or not all(isinstance(a, str) for a in audiences):
+        wrong = audiences if not isinstance(audiences, list) else next(a for a in audiences if not isinstance(a, str))
+        raise bad_request('TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot '
+                          f'unmarshal {json_type(wrong)} into Go struct field TokenReviewSpec.spec.audiences of '
+                          f'type {"[]string" if wrong is audiences else "string"}')
+    wanted = audiences or list(tokens.API_AUDIENCES)
+    if tokens.is_ours(token):
+        try:
+            user, usable = tokens.authenticate(api.service_account_key, api.store, token, wanted)
+        except tokens.TokenRefused as exc:
+            return {**body, "status": {"user": {}, "error": f"[{tokens.INVALID_TOKEN}, {exc}]"}}
+    else:
+        found = api.token_user(token)
+        usable = [a for a in wanted if a in tokens.API_AUDIENCES]
+        if found is None or not usable:
+            return {**body, "status": {"user": {}, "error": tokens.INVALID_TOKEN}}
+        user = found
+    return {**body, "status": {"authenticated": True, "user": _user_info(user), "audiences": usable}}
 
 
 def access_status(api: ApiServer, user: User, r: Resource, spec: Any) -> dict[str, Any]:
