@@ -165,6 +165,9 @@ BODIES = st.sampled_from([b"", b"null", b"[]", b"{}", b"[{}]", b'[{"op":"add"}]'
                           b'{"metadata":{"finalizers":["a","a",5],"ownerReferences":[{"uid":1},{}]}}',
                           # review bodies with the wrong shapes
                           b'{"spec":{"resourceAttributes":5}}', b'{"spec":{"token":5}}',
+                          # token request bodies with the wrong shapes
+                          b'{"spec":{"expirationSeconds":"1h","boundObjectRef":{"kind":"Pod","name":5}}}',
+                          b'{"spec":{"boundObjectRef":{"kind":"Node","name":".."},"audiences":[null]}}',
                           b'{"spec":{"nonResourceAttributes":{"path":[]}},"status":7}', b'{"spec":[]}', b'[{"op":"add","path":"/spec/x","value":' +
                           b"[" * 150 + b"]" * 150 + b"}]"])
 CTYPES = st.sampled_from(["application/json", "application/merge-patch+json", "application/json-patch+json",
@@ -188,7 +191,8 @@ PATHS = st.sampled_from(["/apis/resource.k8s.io/v1/resourceslices", "/apis/resou
                          "/apis/coordination.k8s.io/v1/namespaces/x/leases",
                          "/apis/coordination.k8s.io/v1/namespaces/x/leases/l", "/readyz", "/livez/store",
                          "/openapi/v3/apis/coordination.k8s.io/v1", "/api/v1/namespaces/x/configmaps",
-                         "/api/v1/namespaces/x/configmaps/c", "/api/v1/namespaces/x/secrets/s"])
+                         "/api/v1/namespaces/x/configmaps/c", "/api/v1/namespaces/x/secrets/s",
+                         "/api/v1/namespaces/default/serviceaccounts/default/token"])
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

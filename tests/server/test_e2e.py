@@ -330,7 +330,7 @@ def test_serve_is_https_with_a_generated_ca_and_an_admin_token_reused_across_res
         code, status = _answer(server, "/apis/resource.k8s.io/v1/resourceslices")
         assert (code, status["reason"], status["message"]) == (401, "Unauthorized", "Unauthorized")
         token = (server.data_dir / "token").read_text().strip()
-        for secret in ("token", "kubeconfig", "pki/ca.key", "pki/apiserver.key"):
+        for secret in ("token", "kubeconfig", "pki/ca.key", "pki/apiserver.key", "pki/sa.key"):
             assert (server.data_dir / secret).stat().st_mode & 0o077 == 0, secret
         assert _answer(server, "/apis/resource.k8s.io/v1/resourceslices", token)[0] == 200
         cfg = tmp_path / "kubeconfig"
@@ -387,7 +387,8 @@ def test_plain_http_needs_a_flag_and_loopback(tmp_path: Path) -> None:
     try:
         assert server.url.startswith("http://")
         assert _answer(server, "/apis/resource.k8s.io/v1/deviceclasses")[0] == 200
-        assert not (server.data_dir / "pki").exists()
+        # no certificate is made; the service account token signing key is
+        assert sorted(f.name for f in (server.data_dir / "pki").iterdir()) == ["sa.key"]
     finally:
         server.stop()
 

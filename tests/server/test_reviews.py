@@ -149,9 +149,15 @@ def test_a_token_review_says_whom_a_token_authenticates_to_a_user_allowed_to_ask
         return client.post(tokens, json={"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
                                          "spec": {"token": token}}, headers=headers)
 
+    # a static token is good for the API server's audience (kube-apiserver's audience-agnostic authenticators)
     assert token_review("viewer-token").json()["status"] == {
-        "authenticated": True, "user": {"username": "bob", "uid": "2", "groups": ["system:authenticated"]}}
-    assert token_review("nobodys-token").json()["status"] == {"authenticated": False, "user": {}}
+        "authenticated": True, "user": {"username": "bob", "uid": "2", "groups": ["system:authenticated"]},
+        "audiences": ["https://kubernetes.default.svc.cluster.local"]}
+    for_another = client.post(tokens, json={"spec": {"token": "viewer-token", "audiences": ["vault"]}},
+                              headers=ADMIN)
+    # as kube-apiserver: a token that does not authenticate leaves authenticated out (omitempty) and says why
+    assert for_another.json()["status"] == {"user": {}, "error": "invalid bearer token"}
+    assert token_review("nobodys-token").json()["status"] == {"user": {}, "error": "invalid bearer token"}
     missing = token_review("")
     assert (missing.status_code, missing.json()["message"]) == (400, "token is required for TokenReview in "
                                                                      "authentication")

@@ -6,8 +6,9 @@
                   [--no-scheduler] [--fake-kubelet]
 
 The data directory (default ``$XDG_DATA_HOME/dralloc``, i.e. ``~/.local/share/dralloc``) holds the database,
-a self-signed CA and serving certificate (made on first start, reused after), the admin token and the address
-served at; ``dralloc kubeconfig`` turns them into a kubeconfig. ``--token-file`` replaces the admin token
+a self-signed CA and serving certificate and the service account token signing key (made on first start,
+reused after), the admin token and the address served at; ``dralloc kubeconfig`` turns them into a
+kubeconfig. ``--token-file`` replaces the admin token
 with kube-apiserver's static token file; ``--anonymous`` also accepts requests without a token.
 ``--insecure-http`` serves plain HTTP on loopback only.
 """
@@ -134,6 +135,14 @@ def run(args: Any) -> int:
         certfile, keyfile, ca_file = str(files.cert), str(files.key), files.ca_cert
     url = _url("http" if args.insecure_http else "https", args.advertise_address or args.address, args.port)
 
+    from dralloc.server.tokens import ServiceAccountKey
+
+    sa_key_path = data.pki / "sa.key"
+    try:
+        sa_key = ServiceAccountKey.load_or_create(sa_key_path)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot use the service account key {sa_key_path}: {exc}") from None
+
     try:
         store = open_store(db)
     except Exception as exc:  # noqa: BLE001 - a database that cannot be opened is bad input, not a crash
@@ -141,7 +150,8 @@ def run(args: Any) -> int:
     from dralloc.server.services import endpoint_address
 
     app = create_app(store, tokens=tokens, authorizer=authorizer, anonymous=args.anonymous, secure_port=args.port,
-                     endpoint_address=endpoint_address(args.advertise_address, args.address))
+                     endpoint_address=endpoint_address(args.advertise_address, args.address),
+                     service_account_key=sa_key)
     from dralloc.server.controllers import ControllerManager, Options
 
     app.api.controllers = ControllerManager(store, Options(scheduler=not args.no_scheduler,

@@ -35,10 +35,12 @@ from dralloc.server import (
     reviews,
     routing,
     services,
+    tokenrequest,
     upgrades,
     watch,
     writes,
 )
+from dralloc.server import tokens as tokens_module  # (``tokens``: the static token file's)
 from dralloc.server.auth import AUTHENTICATED, Authorizer, User
 from dralloc.server.errors import ApiError, bad_request, method_not_allowed, no_such_path
 from dralloc.server.impersonation import impersonated
@@ -58,9 +60,12 @@ ANONYMOUS_USER = User("system:anonymous", "", ("system:unauthenticated",))  # fr
 class ApiServer:
     def __init__(self, store: SQLStore, tokens: dict[str, User] | None = None,
                  authorizer: Authorizer | None = None, anonymous: bool = False, secure_port: int = 6443,
-                 endpoint_address: str = "127.0.0.1") -> None:
+                 endpoint_address: str = "127.0.0.1",
+                 service_account_key: tokens_module.ServiceAccountKey | None = None) -> None:
         self.store = store
         self.tokens = tokens
+        # signs the TokenRequest API's tokens and verifies them (one in memory when the server has no data dir)
+        self.service_account_key = service_account_key or tokens_module.ServiceAccountKey.generate()
         self.authorizer = authorizer or Authorizer()
         self.anonymous = anonymous or tokens is None
         self.requests: Counter[tuple[str, int]] = Counter()
@@ -146,11 +151,20 @@ class ApiServer:
         return User(user.name, user.uid, (*user.groups, AUTHENTICATED))
 
     def _authenticate(self, request: Request) -> User:
+        """The request's user: a static token's, a service account token's, or anonymous when allowed. A
+        service account token of this server that does not authenticate is refused, anonymous or not, as
+        kube-apiserver refuses a bad token."""
         header = request.headers.get("authorization", "")
-        if self.tokens is not None and header.lower().startswith("bearer "):
-            user = self.token_user(header[7:].strip())
+        if header[:7].lower() == "bearer ":
+            token = header[7:].strip()
+            user = self.token_user(token)
             if user is not None:
                 return user
+            if tokens_module.is_ours(token):
+                try:
+                    return tokens_module.authenticate(self.service_account_key, self.store, token)[0]
+                except tokens_module.TokenRefused:
+                    raise ApiError(401, "Unauthorized") from None
         if self.anonymous:
             return ANONYMOUS_USER
         raise ApiError(401, "Unauthorized")
@@ -198,23 +212,27 @@ class ApiServer:
             return await reviews.create(self, request, review, user)
         target = routing.target(parts)
         verb = routing.verb(request, target)
+        if target.sub == "token":  # a TokenRequest: only create on serviceaccounts/token is asked for, as RBAC does
+            self._authorize_subresource(user, verb, target)
+            self.namespaces.admit_create(target, {})
+            return await tokenrequest.create_token(self, request, target)
         if not self.authorizer.allowed(user, verb, target.resource.name):
             scope = f' in the namespace "{target.namespace}"' if target.namespace else " at the cluster scope"
             raise ApiError(403, f'{target.resource.group_resource} is forbidden: User "{user.name}" cannot {verb} '
                                 f'resource "{target.resource.name}" in API group "{target.resource.group}"{scope}',
                            details={"group": target.resource.group, "kind": target.resource.name})
         if target.sub == "log":
-            self._authorize_pod_subresource(user, "get", target)
+            self._authorize_subresource(user, "get", target)
             return await podlogs.get_log(self, request, target)
         if target.sub == "binding":
-            self._authorize_pod_subresource(user, verb, target)
+            self._authorize_subresource(user, verb, target)
             self.namespaces.admit_create(target, {})  # a binding is a create: none in a terminating namespace
             return await pods.create_binding(self, request, target)
         if target.sub in podstreams.STREAMS:
-            self._authorize_pod_subresource(user, verb, target)
+            self._authorize_subresource(user, verb, target)
             return await podstreams.connect(self, request, target)
         if target.sub == "eviction":
-            self._authorize_pod_subresource(user, verb, target)
+            self._authorize_subresource(user, verb, target)
             return await evictions.create_eviction(self, request, target)
         # before the body is read or the store asked, as kube-apiserver's handlers negotiate first
         request.scope[negotiation.SCOPE_KEY] = negotiation.negotiate(request.headers.get("accept", ""),
@@ -224,12 +242,14 @@ class ApiServer:
             response.headers.append("Warning", "299 - " + json.dumps(target.resource.deprecation))
         return response
 
-    def _authorize_pod_subresource(self, user: User, verb: str, target: routing.Target) -> None:
-        """kube-apiserver's 403 for a pod subresource (``pods/log``, ``pods/binding``, ``pods/exec``, ...) the
-        user may not use."""
-        if not self.authorizer.allowed(user, verb, f"pods/{target.sub}"):
-            raise ApiError(403, f'pods "{target.name}" is forbidden: User "{user.name}" cannot {verb} resource '
-                                f'"pods/{target.sub}" in API group "" in the namespace "{target.namespace}"')
+    def _authorize_subresource(self, user: User, verb: str, target: routing.Target) -> None:
+        """kube-apiserver's 403 for a subresource (``pods/log``, ``pods/binding``, ``pods/exec``, ...,
+        ``serviceaccounts/token``) the user may not use."""
+        resource = f"{target.resource.name}/{target.sub}"
+        if not self.authorizer.allowed(user, verb, resource):
+            raise ApiError(403, f'{target.resource.name} "{target.name}" is forbidden: User "{user.name}" cannot '
+                                f'{verb} resource "{resource}" in API group "" in the namespace '
+                                f'"{target.namespace}"')
 
     # --- metrics ------------------------------------------------------------------------------------
 
@@ -285,9 +305,11 @@ class App:
 
 def create_app(store: SQLStore | None = None, *, tokens: dict[str, User] | None = None,
                authorizer: Authorizer | None = None, anonymous: bool = False, secure_port: int = 6443,
-               endpoint_address: str = "127.0.0.1") -> App:
+               endpoint_address: str = "127.0.0.1",
+               service_account_key: tokens_module.ServiceAccountKey | None = None) -> App:
     """The application; ``secure_port`` and ``endpoint_address`` are where it is served (the
-    ``default/kubernetes`` Service's targetPort and EndpointSlice)."""
+    ``default/kubernetes`` Service's targetPort and EndpointSlice); ``service_account_key`` signs service
+    account tokens (default: a key made in memory)."""
     return App(ApiServer(store or SQLiteStore(":memory:"), tokens, authorizer, anonymous, secure_port,
-                         endpoint_address))
+                         endpoint_address, service_account_key))
 

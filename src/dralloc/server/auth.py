@@ -22,6 +22,8 @@ class User:
     name: str
     uid: str = ""
     groups: tuple[str, ...] = field(default_factory=tuple)
+    # what the authenticator says besides (a service account token's credential id, pod and node), sorted
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def load_tokens(path: str | Path) -> dict[str, User]:
@@ -73,7 +75,10 @@ class Authorizer:
 
     def request_allowed(self, user: User, verb: str, resource: str, subresource: str = "") -> bool:
         """What the server enforces on a request: the verb on the resource (its status included); a pod's
-        binding and eviction also need the verb on pods/binding, pods/eviction."""
+        binding and eviction also need the verb on pods/binding, pods/eviction; a service account's token
+        needs the verb on serviceaccounts/token alone (as RBAC: it is not a write of the account)."""
+        if (resource, subresource) == ("serviceaccounts", "token"):
+            return self.allowed(user, verb, "serviceaccounts/token")
         if not self.allowed(user, verb, resource):
             return False
         return subresource not in ("binding", "eviction") or self.allowed(user, verb, f"{resource}/{subresource}")

@@ -95,6 +95,7 @@ _SUBRESOURCES: dict[str, tuple[tuple[str, str, str] | None, list[str]]] = {
     "log": (None, ["get"]),
     "portforward": (("", "v1", "PodPortForwardOptions"), ["create", "get"]),
     "status": (None, ["get", "patch", "update"]),
+    "token": (("authentication.k8s.io", "v1", "TokenRequest"), ["create"]),  # serviceaccounts/token
 }
 
 

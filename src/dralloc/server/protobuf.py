@@ -1,8 +1,8 @@
 """Kubernetes protobuf request bodies (``application/vnd.kubernetes.protobuf``), decoded into the JSON form a
 JSON body of the same object carries.
 
-Typed clients send them: kubectl (``create namespace|configmap|secret|serviceaccount|priorityclass``, ``auth
-can-i|whoami``, ``drain``'s evictions and deletes), kube-scheduler (bindings; a ResourceClaim's finalizer,
+Typed clients send them: kubectl (``create namespace|configmap|secret|serviceaccount|priorityclass|token``,
+``auth can-i|whoami``, ``drain``'s evictions and deletes), kube-scheduler (bindings; a ResourceClaim's finalizer,
 allocation and reservation with ``Update`` and ``UpdateStatus``; events.k8s.io Events), kube-controller-manager
 and DRA drivers built on client-go (ResourceSlices, ResourceClaims, leader election Leases, Events). A body is
 the magic ``k8s\\0`` and a ``runtime.Unknown`` envelope: ``{1: typeMeta {1: apiVersion, 2: kind}, 2: raw}``,
@@ -12,7 +12,7 @@ Accepted (:data:`KINDS`): resource.k8s.io v1, v1beta2 and v1beta1 ResourceClaim,
 ResourceSlice and DeviceClass, and v1 and v1beta2 DeviceTaintRule, every field; core/v1 and events.k8s.io/v1
 Event, every field; core/v1 Namespace, ConfigMap, Secret, ServiceAccount and Binding, and a Node's spec,
 capacity and allocatable; scheduling.k8s.io PriorityClass, coordination.k8s.io Lease, policy Eviction, the
-self reviews' specs, and DeleteOptions. Responses stay JSON, which those clients accept as well.
+self reviews', TokenReview's and TokenRequest's specs, and DeleteOptions. Responses stay JSON, which those clients accept as well.
 
 One walker reads every message through the schema tables (server/protobuf_schema.py,
 server/protobuf_resource.py): fields it does not know are skipped, as Go's decoder skips them; a known field
@@ -87,7 +87,8 @@ KINDS: dict[tuple[str, str], tuple[Schema, str]] = {
     ("coordination.k8s.io/v1", "Lease"): (COORDINATION_V1, "Lease"),
     ("authorization.k8s.io/v1", "SelfSubjectAccessReview"): (AUTHORIZATION_V1, "SelfSubjectAccessReview"),
     ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): (AUTHORIZATION_V1, "SelfSubjectRulesReview"),
-    ("authentication.k8s.io/v1", "SelfSubjectReview"): (AUTHENTICATION_V1, "SelfSubjectReview"),
+    **{("authentication.k8s.io/v1", kind): (AUTHENTICATION_V1, kind)
+       for kind in ("SelfSubjectReview", "TokenReview", "TokenRequest")},
 }
 # Messages that are not objects (no metadata of their own)
 OPTIONS: dict[tuple[str, str], tuple[Schema, str]] = {

@@ -175,4 +175,14 @@ AUTHORIZATION_V1 = schema(META, messages({
     "SelfSubjectRulesReviewSpec": {1: "namespace string"},
 }))
 
-AUTHENTICATION_V1 = schema(META, messages({"SelfSubjectReview": {1: "metadata ObjectMeta"}}))
+# authentication.k8s.io/v1: the self review, a TokenReview's spec and a TokenRequest's (kubectl create token);
+# their statuses are the server's answer
+AUTHENTICATION_V1 = schema(META, messages({
+    "SelfSubjectReview": {1: "metadata ObjectMeta"},
+    "TokenReview": {1: "metadata ObjectMeta", 2: "spec TokenReviewSpec"},
+    "TokenReviewSpec": {1: "token string", 2: "audiences []string"},
+    "TokenRequest": {1: "metadata ObjectMeta", 2: "spec TokenRequestSpec"},
+    "TokenRequestSpec": {1: "audiences []string", 4: "expirationSeconds *int64",
+                         3: "boundObjectRef *BoundObjectReference"},
+    "BoundObjectReference": {1: "kind string", 2: "apiVersion string", 3: "name string", 4: "uid string"},
+}))

@@ -80,8 +80,10 @@ CORE = {r.name: r for r in (
     # ConfigMaps and Secrets, stored as sent (server/configs.py): test suites' everyday objects
     Resource("configmaps", "ConfigMap", True, group="", versions=("v1",), short_names=("cm",),
              table=(("Name", "metadata.name", 0), ("Data", "=dataCount", 0), ("Age", "=age", 0))),
+    # serviceaccounts/token: the TokenRequest API (server/tokenrequest.py)
     Resource("serviceaccounts", "ServiceAccount", True, group="", versions=("v1",), short_names=("sa",),
-             table=(("Name", "metadata.name", 0), ("Secrets", "=secretCount", 0), ("Age", "=age", 0))),
+             table=(("Name", "metadata.name", 0), ("Secrets", "=secretCount", 0), ("Age", "=age", 0)),
+             subresources=("token",)),
     Resource("secrets", "Secret", True, group="", versions=("v1",),
              table=(("Name", "metadata.name", 0), ("Type", "type", 0), ("Data", "=dataCount", 0),
                     ("Age", "=age", 0))),

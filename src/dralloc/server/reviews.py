@@ -1,7 +1,7 @@
 """The reviews kubectl auth whoami, kubectl auth can-i and kr8s create: SelfSubjectReview (who the request's
 user is), SelfSubjectAccessReview (may they do this?), SelfSubjectRulesReview (what may they do?) and
-TokenReview (whom does this token authenticate?), answered from the token file and the allow list as
-kube-apiserver answers them from its authenticators and authorizers. They are computed per request and never
+TokenReview (whom does this token authenticate?), answered from the token file, the service account tokens
+and the allow list as kube-apiserver answers them from its authenticators and authorizers. They are computed per request and never
 stored."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server import protobuf
+from dralloc.server import protobuf, tokens
 from dralloc.server.auth import AUTHENTICATED, User
 from dralloc.server.bodies import YAML_TYPES, parse, read_body
 from dralloc.server.errors import ApiError, bad_request, invalid, method_not_allowed
@@ -58,7 +58,7 @@ async def create(api: ApiServer, request: Request, r: Resource, user: User) -> R
         raise ApiError(403, f'{r.group_resource} is forbidden: User "{user.name}" cannot create resource '
                             f'"{r.name}" in API group "{r.group}" at the cluster scope',
                        details={"group": r.group, "kind": r.name})
-    body = await _body(request, r)
+    body = await review_body(request, r)
     if r.kind == "SelfSubjectReview":
         answer = self_subject_review(user)
     elif r.kind == "TokenReview":
@@ -70,7 +70,9 @@ async def create(api: ApiServer, request: Request, r: Resource, user: User) -> R
     return respond(request, {**answer, "kind": r.kind, "apiVersion": f"{r.group}/v1"}, 201)
 
 
-async def _body(request: Request, r: Resource) -> dict[str, Any]:
+async def review_body(request: Request, r: Resource) -> dict[str, Any]:
+    """The body of a review or a TokenRequest (JSON, YAML or protobuf) as a JSON object of ``r``'s kind and
+    group/v1 (both may be left out); 400 or 415 otherwise."""
     raw, ctype = await read_body(request)
     if ctype == protobuf.CONTENT_TYPE:
         try:
@@ -90,11 +92,12 @@ async def _body(request: Request, r: Resource) -> dict[str, Any]:
                           f'not match the expected ones ({api_version}, {r.kind})')
     for key in ("metadata", "spec"):
         if body.get(key) is not None and not isinstance(body[key], dict):
-            raise _cannot_handle(r, f"{r.kind}.{key}", body[key], "object")
+            raise cannot_handle(r, f"{r.kind}.{key}", body[key], "object")
     return body
 
 
-def _cannot_handle(r: Resource, field: str, value: Any, want: str) -> ApiError:
+def cannot_handle(r: Resource, field: str, value: Any, want: str) -> ApiError:
+    """The 400 of a field of the wrong JSON type, in Go's words (``field``: the Go struct and JSON path)."""
     return bad_request(f'{r.kind} in version "v1" cannot be handled as a {r.kind}: json: cannot unmarshal '
                        f'{json_type(value)} into Go struct field {field} of type {want}')
 
@@ -105,6 +108,8 @@ def _user_info(user: User) -> dict[str, Any]:
         info["uid"] = user.uid
     if user.groups:
         info["groups"] = list(user.groups)
+    if user.extra:
+        info["extra"] = {key: list(values) for key, values in user.extra}
     return info
 
 
@@ -114,8 +119,9 @@ def self_subject_review(user: User) -> dict[str, Any]:
 
 
 def token_review(api: ApiServer, body: dict[str, Any]) -> dict[str, Any]:
-    """Whether the review's token authenticates, and as whom (a server without a token file has no token
-    authenticator and, as kube-apiserver then, returns the review unanswered)."""
+    """Whether the review's token authenticates for the audiences asked for (the API server's when none are),
+    and as whom; as kube-apiserver, a token that does not authenticate leaves ``authenticated`` out and says
+    why in ``error``. A static token is good for the API server's audiences only."""
     spec = body.get("spec") or {}
     token = spec.get("token")
     if not token:
@@ -124,11 +130,25 @@ def token_review(api: ApiServer, body: dict[str, Any]) -> dict[str, Any]:
         raise bad_request('TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot '
                           f'unmarshal {json_type(token)} into Go struct field TokenReviewSpec.spec.token of type '
                           'string')
-    if api.tokens is None:
-        return body
-    user = api.token_user(token)
-    status: dict[str, Any] = {"authenticated": user is not None, "user": _user_info(user) if user else {}}
-    return {**body, "status": status}
+    audiences = spec.get("audiences") or []
+    if not isinstance(audiences, list) or not all(isinstance(a, str) for a in audiences):
+        wrong = audiences if not isinstance(audiences, list) else next(a for a in audiences if not isinstance(a, str))
+        raise bad_request('TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot '
+                          f'unmarshal {json_type(wrong)} into Go struct field TokenReviewSpec.spec.audiences of '
+                          f'type {"[]string" if wrong is audiences else "string"}')
+    wanted = audiences or list(tokens.API_AUDIENCES)
+    if tokens.is_ours(token):
+        try:
+            user, usable = tokens.authenticate(api.service_account_key, api.store, token, wanted)
+        except tokens.TokenRefused as exc:
+            return {**body, "status": {"user": {}, "error": f"[{tokens.INVALID_TOKEN}, {exc}]"}}
+    else:
+        found = api.token_user(token)
+        usable = [a for a in wanted if a in tokens.API_AUDIENCES]
+        if found is None or not usable:
+            return {**body, "status": {"user": {}, "error": tokens.INVALID_TOKEN}}
+        user = found
+    return {**body, "status": {"authenticated": True, "user": _user_info(user), "audiences": usable}}
 
 
 def access_status(api: ApiServer, user: User, r: Resource, spec: Any) -> dict[str, Any]:
@@ -138,8 +158,8 @@ def access_status(api: ApiServer, user: User, r: Resource, spec: Any) -> dict[st
         raise invalid(r, "", [invalid_field("spec", non_resource, EXACTLY_ONE)])
     for key, value in (("resourceAttributes", resource), ("nonResourceAttributes", non_resource)):
         if value is not None and not isinstance(value, dict):
-            raise _cannot_handle(r, f"SelfSubjectAccessReviewSpec.spec.{key}", value,
-                                 f"v1.{key[0].upper()}{key[1:]}")
+            raise cannot_handle(r, f"SelfSubjectAccessReviewSpec.spec.{key}", value,
+                                f"v1.{key[0].upper()}{key[1:]}")
     if non_resource is not None:
         if api.authorizer.rules_for(user) is None:
             return {"allowed": True}

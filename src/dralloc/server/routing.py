@@ -139,7 +139,7 @@ def _verb(request: Request, t: Target) -> str:
     method = request.method
     if t.sub == "finalize" and method != "PUT":  # namespaces/finalize takes updates only
         raise method_not_allowed()
-    if t.sub in ("binding", "eviction"):  # create-only subresources
+    if t.sub in ("binding", "eviction", "token"):  # create-only subresources
         if method != "POST":
             raise method_not_allowed()
         return "create"
