@@ -550,6 +550,10 @@ def test_a_service_account_is_limited_by_the_allow_list_through_its_groups() -> 
     assert (r.status_code, r.json()["message"]) == (
         403, 'pods is forbidden: User "system:serviceaccount:default:default" cannot create resource "pods" in API '
              'group "" in the namespace "default"')
+    named = c.delete(f"{NS}/pods/web", headers=token)  # a named object: apimachinery's NewForbidden names it
+    assert (named.status_code, named.json()["message"], named.json()["details"]) == (
+        403, 'pods "web" is forbidden: User "system:serviceaccount:default:default" cannot delete resource "pods" '
+             'in API group "" in the namespace "default"', {"name": "web", "group": "", "kind": "pods"})
 
 
 # --- the key ------------------------------------------------------------------------------------------------

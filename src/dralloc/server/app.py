@@ -218,9 +218,11 @@ class ApiServer:
             return await tokenrequest.create_token(self, request, target)
         if not self.authorizer.allowed(user, verb, target.resource.name):
             scope = f' in the namespace "{target.namespace}"' if target.namespace else " at the cluster scope"
-            raise ApiError(403, f'{target.resource.group_resource} is forbidden: User "{user.name}" cannot {verb} '
-                                f'resource "{target.resource.name}" in API group "{target.resource.group}"{scope}',
-                           details={"group": target.resource.group, "kind": target.resource.name})
+            named = f' "{target.name}"' if target.name else ""  # (apimachinery's NewForbidden)
+            details = {"name": target.name} if target.name else {}
+            raise ApiError(403, f'{target.resource.group_resource}{named} is forbidden: User "{user.name}" cannot '
+                                f'{verb} resource "{target.resource.name}" in API group "{target.resource.group}"{scope}',
+                           details={**details, "group": target.resource.group, "kind": target.resource.name})
         if target.sub == "log":
             self._authorize_subresource(user, "get", target)
             return await podlogs.get_log(self, request, target)
