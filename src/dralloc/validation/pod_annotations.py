@@ -99,9 +99,8 @@ def pod_annotation_errors(annotations: Any, spec: Any, allow_invalid_deletion_co
     return errs
 
 
-def pod_annotation_update_errors(new: Any, old: Any, spec: Any) -> list[f.FieldError]:
-    """ValidatePodSpecificAnnotationUpdates: AppArmor annotations and the mirror pod annotation may not be
-    added, changed or removed; then the new annotations' own rules."""
+def annotation_change_errors(new: Any, old: Any) -> list[f.FieldError]:
+    """AppArmor annotations and the mirror pod annotation may not be added, changed or removed."""
     after, before = _annotations(new), _annotations(old)
     errs: list[f.FieldError] = []
     for k in sorted(before):
@@ -118,5 +117,16 @@ def pod_annotation_update_errors(new: Any, old: Any, spec: Any) -> list[f.FieldE
             errs.append(f.forbidden(f.key(_PATH, k), "may not add AppArmor annotations"))
         if k == MIRROR:
             errs.append(f.forbidden(f.key(_PATH, k), "may not add mirror pod annotation"))
-    allow = DELETION_COST in before and not deletion_cost_valid(before[DELETION_COST])
-    return errs + pod_annotation_errors(after, spec, allow)
+    return errs
+
+
+def keeps_invalid_deletion_cost(old: Any) -> bool:
+    """Whether an update may keep an invalid deletion cost: the pod it replaces already had one."""
+    before = _annotations(old)
+    return DELETION_COST in before and not deletion_cost_valid(before[DELETION_COST])
+
+
+def pod_annotation_update_errors(new: Any, old: Any, spec: Any) -> list[f.FieldError]:
+    """ValidatePodSpecificAnnotationUpdates: the changes no update may make, then the new annotations' own
+    rules."""
+    return annotation_change_errors(new, old) + pod_annotation_errors(new, spec, keeps_invalid_deletion_cost(old))
