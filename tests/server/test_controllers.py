@@ -246,6 +246,21 @@ def test_the_fake_kubelet_gives_pods_addresses_from_their_nodes_pod_cidrs() -> N
     assert "podIP" not in c.get("pods", "host")["status"]  # the host network: its node's address (it has none)
 
 
+def test_the_fake_kubelet_reports_a_host_ip_kube_apiserver_takes_in_its_canonical_form() -> None:
+    # a node address that is no IP kube-apiserver takes in a pod status is passed over (it would refuse the
+    # write: tests/server/conftest.py checks every pod the controllers write); an IPv6 one is written as
+    # kubelets write it, lowercase and shortened
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", {**NODE, "status": {**NODE["status"], "addresses": [
+        {"type": "InternalIP", "address": "node-1.internal"}, {"type": "InternalIP", "address": "010.0.0.2"},
+        {"type": "ExternalIP", "address": "2001:DB8:0:0::2"}]}})
+    c.post(f"{NS}/pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "plain"},
+                          "spec": {"containers": [{"name": "main", "image": "x:1"}]}})
+    c.settle()
+    status = c.get("pods", "plain")["status"]
+    assert (status["hostIP"], status["hostIPs"]) == ("2001:db8::2", [{"ip": "2001:db8::2"}])
+
+
 def test_a_restarted_controller_reuses_the_claim_it_made_before_recording_it(cluster: Cluster) -> None:
     cluster.post(f"{NS}/pods", pod("trainer"))
     cluster.settle()

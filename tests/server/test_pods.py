@@ -391,3 +391,48 @@ def test_strict_field_validation_refuses_a_pod_with_a_typo_or_a_repeated_key_as_
                            headers={"content-type": "application/json"})
     assert repeated.status_code == 400 and 'duplicate field "metadata.name"' in repeated.json()["message"]
     assert client.get(f"{PODS}/web").status_code == 404 and client.get(f"{PODS}/b").status_code == 404
+
+
+@pytest.mark.parametrize("annotations,message", [
+    ({"seccomp.security.alpha.kubernetes.io/pod": "bogus"},
+     'metadata.annotations.seccomp.security.alpha.kubernetes.io/pod: Invalid value: "bogus": must be a valid seccomp '
+     'profile'),
+    ({"container.seccomp.security.alpha.kubernetes.io/app": "localhost//etc/../x"},
+     '[metadata.annotations.container.seccomp.security.alpha.kubernetes.io/app: Invalid value: "/etc/../x": must be '
+     'a relative path, metadata.annotations.container.seccomp.security.alpha.kubernetes.io/app: Invalid value: '
+     '"/etc/../x": must not contain \'..\']'),
+    ({"container.apparmor.security.beta.kubernetes.io/other": "runtime/default"},
+     'metadata.annotations[container.apparmor.security.beta.kubernetes.io/other]: Invalid value: "other": container '
+     'not found'),
+    ({"container.apparmor.security.beta.kubernetes.io/app": "bogus"},
+     'metadata.annotations[container.apparmor.security.beta.kubernetes.io/app]: Invalid value: "bogus": invalid '
+     'AppArmor profile name: "bogus"'),
+    ({"kubernetes.io/config.mirror": "hash"},
+     'metadata.annotations[kubernetes.io/config.mirror]: Invalid value: "hash": must set spec.nodeName if mirror pod '
+     'annotation is set'),
+    ({"controller.kubernetes.io/pod-deletion-cost": "+1"},
+     'metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: "+1": must be a 32bit '
+     'integer'),
+])
+def test_pod_specific_annotations_are_validated_on_create_as_kube_apiserver_does(
+        client: TestClient, annotations: dict[str, str], message: str) -> None:
+    sent = pod()
+    sent["metadata"]["annotations"] = annotations
+    r = client.post(PODS, json=sent)
+    assert r.status_code == 422 and r.json()["message"] == f'Pod "web" is invalid: {message}', r.text
+
+
+def test_apparmor_annotations_are_fixed_once_a_pod_exists_and_a_deletion_cost_is_an_int32(client: TestClient) -> None:
+    sent = pod()
+    sent["metadata"]["annotations"] = {"container.apparmor.security.beta.kubernetes.io/app": "localhost/p1",
+                                       "controller.kubernetes.io/pod-deletion-cost": "-2147483648"}
+    created = client.post(PODS, json=sent)
+    assert created.status_code == 201, created.text
+    changed = created.json()
+    changed["metadata"]["annotations"] = {"container.apparmor.security.beta.kubernetes.io/app": "localhost/p2",
+                                          "controller.kubernetes.io/pod-deletion-cost": "2147483648"}
+    r = client.put(f"{PODS}/web", json=changed)
+    assert r.status_code == 422 and r.json()["message"] == (
+        'Pod "web" is invalid: [metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: '
+        '"2147483648": must be a 32bit integer, metadata.annotations[container.apparmor.security.beta.kubernetes.io/'
+        'app]: Forbidden: may not remove or update AppArmor annotations]')

@@ -19,6 +19,7 @@ from dralloc.server.clock import now
 from dralloc.server.errors import ApiError, bad_request, invalid
 from dralloc.server.responses import JSON
 from dralloc.server.routing import Target
+from dralloc.validation import pod_status
 
 CORE_MODELS: dict[str, type] = {"Node": core_v1.Node, "Namespace": core_v1.Namespace, "Pod": core_v1.Pod,
                                 "Event": core_v1.Event, "ConfigMap": core_v1.ConfigMap, "Secret": core_v1.Secret,
@@ -92,6 +93,10 @@ def typed(data: Any, t: Target) -> Any:
             bad_time = gotime.time_error(data)  # every time of the schema, as decoding into Go's types reads it
             if bad_time is not None:
                 raise InputError(bad_time)
+            if kind == "Pod":  # the status fields kube-apiserver validates, which the pod model leaves out
+                bad_status = pod_status.status_type_error(data)
+                if bad_status is not None:
+                    raise InputError(bad_status)
             return obj
         bad_time = gotime.model_time_error(data)
         if bad_time is not None:

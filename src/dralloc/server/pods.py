@@ -1,5 +1,5 @@
 """core/v1 Pods and Events as kube-apiserver's registry treats them: what a create resets, the light validation
-of a pod's spec, which updates of a pod are allowed, ``/binding`` (what kube-scheduler calls), graceful
+of a pod's spec and its pod-specific annotations, which updates of a pod are allowed, ``/binding`` (what kube-scheduler calls), graceful
 deletion, and the columns ``kubectl get`` prints. Pods are stored as the JSON clients sent."""
 
 from __future__ import annotations
@@ -22,6 +22,11 @@ from dralloc.store import NotFound, Outcome, SQLStore
 from dralloc.validation import field as f
 from dralloc.validation.formats import is_dns1123_label
 from dralloc.validation.meta import name_is_dns_subdomain, validate_object_meta
+from dralloc.validation.pod_annotations import (
+    annotation_change_errors,
+    keeps_invalid_deletion_cost,
+    pod_annotation_errors,
+)
 
 if TYPE_CHECKING:
     from dralloc.server.app import ApiServer
@@ -197,6 +202,7 @@ def _deadline_update_errors(new: Any, old: Any) -> tuple[list[f.FieldError], boo
 
 def validate_pod(pod: dict[str, Any], typed_meta: Any) -> list[f.FieldError]:
     return (validate_object_meta(typed_meta, True, name_is_dns_subdomain, require_namespace=True)
+            + pod_annotation_errors((pod.get("metadata") or {}).get("annotations"), pod.get("spec"))
             + validate_pod_spec(pod.get("spec")))
 
 
@@ -221,8 +227,17 @@ def _without_mutable(spec: Any) -> Any:
 
 
 def pod_update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[f.FieldError]:
-    """An update may change only images, the active deadline, tolerations (additions) and scheduling gates
+    """The pod-specific annotation rules (an invalid deletion cost may be kept), then what may change: an
+    update may change only images, the active deadline, tolerations (additions) and scheduling gates
     (removals); spec.nodeName is set through /binding."""
+    new_annotations = (new.get("metadata") or {}).get("annotations")
+    old_annotations = (old.get("metadata") or {}).get("annotations")
+    annotations = (pod_annotation_errors(new_annotations, new.get("spec"), keeps_invalid_deletion_cost(old_annotations))
+                   + annotation_change_errors(new_annotations, old_annotations))
+    return annotations + _spec_update_errors(new, old)
+
+
+def _spec_update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[f.FieldError]:
     new_spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
     deadline, stop = _deadline_update_errors(new_spec.get("activeDeadlineSeconds"),
                                              old_spec.get("activeDeadlineSeconds"))

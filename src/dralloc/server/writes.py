@@ -15,7 +15,7 @@ from starlette.responses import Response
 
 from dralloc.api import strict
 from dralloc.api.codec import decode
-from dralloc.server import accounts, admin_access, configs, events, namespaces, pods, priorities
+from dralloc.server import accounts, admin_access, configs, events, namespaces, pod_status, pods, priorities
 from dralloc.server.apply import apply, record_update, undeclared_fields_error
 from dralloc.server.bodies import check_limits, parse, read_body
 from dralloc.server.clock import now
@@ -284,8 +284,13 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
         meta["namespace"] = t.namespace
     else:
         meta.pop("namespace", None)
-    if t.sub == "status":
-        # As kube-apiserver's status strategies: spec and metadata (labels, annotations and finalizers
+    is_pod_status = t.sub == "status" and t.resource.name == "pods" and not t.resource.group
+    if is_pod_status:
+        # kube-apiserver's pod status strategy keeps only the spec, the owner references and the deletion
+        # timestamp: labels, annotations and finalizers may change through pods/status
+        merged = pod_status.prepare(new, meta, old)
+    elif t.sub == "status":
+        # As kube-apiserver's other status strategies: spec and metadata (labels, annotations and finalizers
         # included) come from the stored object; only status is taken from the request.
         merged = {**old, "status": new.get("status")}
         if merged["status"] is None:
@@ -303,6 +308,8 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
     if _tracks_generation(t):
         gen = old_meta.get("generation", 1)
         merged["metadata"]["generation"] = gen + 1 if merged.get("spec") != old.get("spec") else gen
+    if is_pod_status:
+        return merged, pod_status.errors(merged, old)  # the metadata rules too, in kube-apiserver's order
     deleting_errors = finalizer_errors(merged["metadata"], old_meta)
     if t.resource.name == "namespaces":
         namespaces.prepare_update(merged, old, t.sub)
@@ -347,7 +354,15 @@ async def update(api: ApiServer, request: Request, t: Target) -> Response:
     with events.errors_of(t):
         result = await apply_update(api, request, stored_t, obj, data, obj.metadata.resource_version,
                                     manager_of(request), view=t)
-    return respond(request, t.present(result), warnings=warnings)
+    return respond(request, t.present(result), warnings=[*warnings, *strategy_warnings(t, result)])
+
+
+def strategy_warnings(t: Target, result: dict[str, Any]) -> list[str]:
+    """What the kind's update strategy warns of in the object written (a pod status: IP addresses that are
+    not in their standard form)."""
+    if t.sub == "status" and t.resource.name == "pods" and not t.resource.group:
+        return pod_status.warnings(result)
+    return []
 
 
 def manager_of(request: Request) -> str:
@@ -498,7 +513,7 @@ async def _patch_once(api: ApiServer, request: Request, t: Target, raw: bytes, c
         if exc.code == 409 and exc.reason == "Conflict" and not asked:
             raise _Raced() from None  # the object changed since it was read: patch it again
         raise
-    return respond(request, t.present(result), warnings=warnings)
+    return respond(request, t.present(result), warnings=[*warnings, *strategy_warnings(t, result)])
 
 
 class _Invalid(Exception):

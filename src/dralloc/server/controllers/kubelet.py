@@ -13,6 +13,7 @@ from dralloc.server.clock import now
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import Conflict, NotFound
+from dralloc.validation import ips
 
 Obj = dict[str, Any]
 
@@ -128,12 +129,15 @@ def _reporting(node: Obj) -> Obj | None:
 
 def node_host_ip(node: Obj | None) -> str:
     """The address a kubelet reports as its pods' hostIP: the node's first InternalIP, else its first
-    ExternalIP ("" when it lists neither)."""
+    ExternalIP ("" when it lists neither), in canonical form (as kubelets write IPs since 1.33). An address
+    that is no IP kube-apiserver would take in a pod's status is passed over: a real kubelet's node has
+    none, and kube-apiserver would refuse the pod status that reported it."""
     addresses = [a for a in ((node or {}).get("status") or {}).get("addresses") or [] if isinstance(a, dict)]
     for kind in ("InternalIP", "ExternalIP"):
         for address in addresses:
-            if address.get("type") == kind and address.get("address"):
-                return str(address["address"])
+            parsed = ips.parse(address["address"]) if isinstance(address.get("address"), str) else None
+            if address.get("type") == kind and parsed is not None and parsed.strict and not parsed.mapped:
+                return ips.canonical(parsed)
     return ""
 
 
