@@ -265,6 +265,18 @@ def _uid(obj: Obj) -> str:
     return str((obj.get("metadata") or {}).get("uid") or "")
 
 
+def _check_bound(store: SQLStore, kind: str, namespace: str, ref: tuple[str, str], gone_before: float) -> None:
+    """The object a token is bound to (a secret, pod or node) is still the one it names: there, with the same
+    uid, not deleted before ``gone_before``; else upstream's refusal."""
+    obj = _get(store, f"{kind}s", namespace, ref[0])
+    if obj is None:
+        raise TokenRefused(INVALIDATED)
+    if _uid(obj) != ref[1]:  # (the uid first, then the deletion, as upstream checks them)
+        raise TokenRefused(f"{kind} UID ({_uid(obj)}) does not match service account {kind} ref claim ({ref[1]})")
+    if _deleted_before(obj, gone_before):
+        raise TokenRefused(INVALIDATED)
+
+
 def _deleted_before(obj: Obj, when: float) -> bool:
     """Whether the object is being deleted since before ``when`` (its deletionTimestamp is earlier)."""
     stamp = (obj.get("metadata") or {}).get("deletionTimestamp")
@@ -296,34 +308,14 @@ def _validated(store: SQLStore, claims: Obj, now: float) -> User:
     if _deleted_before(account, gone_before):
         raise TokenRefused(f"service account {namespace}/{name} has been deleted")
     if secret_ref is not None:
-        secret = _get(store, "secrets", namespace, secret_ref[0])
-        if secret is None:
-            raise TokenRefused(INVALIDATED)
-        if _uid(secret) != secret_ref[1]:
-            raise TokenRefused(f"secret UID ({_uid(secret)}) does not match service account secret ref claim "
-                               f"({secret_ref[1]})")
-        if _deleted_before(secret, gone_before):
-            raise TokenRefused(INVALIDATED)
+        _check_bound(store, "secret", namespace, secret_ref, gone_before)
     extra: list[tuple[str, tuple[str, ...]]] = []
     if pod_ref is not None:
-        pod = _get(store, "pods", namespace, pod_ref[0])
-        if pod is None:
-            raise TokenRefused(INVALIDATED)
-        if _uid(pod) != pod_ref[1]:
-            raise TokenRefused(f"pod UID ({_uid(pod)}) does not match service account pod ref claim ({pod_ref[1]})")
-        if _deleted_before(pod, gone_before):
-            raise TokenRefused(INVALIDATED)
+        _check_bound(store, "pod", namespace, pod_ref, gone_before)
         if pod_ref[0] and pod_ref[1]:
             extra += [(POD_NAME, (pod_ref[0],)), (POD_UID, (pod_ref[1],))]
     if node_ref is not None and pod_ref is None:  # a node-bound token: the node must still be there
-        node = _get(store, "nodes", "", node_ref[0])
-        if node is None:
-            raise TokenRefused(INVALIDATED)
-        if _uid(node) != node_ref[1]:
-            raise TokenRefused(f"node UID ({_uid(node)}) does not match service account node ref claim "
-                               f"({node_ref[1]})")
-        if _deleted_before(node, gone_before):
-            raise TokenRefused(INVALIDATED)
+        _check_bound(store, "node", "", node_ref, gone_before)
     jti = claims.get("jti")
     if isinstance(jti, str) and jti:
         extra.append((CREDENTIAL_ID, (f"JTI={jti}",)))
