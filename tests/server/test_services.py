@@ -201,3 +201,27 @@ def test_endpoints_columns_pair_every_address_with_every_port() -> None:
     assert endpoints(ep) == "10.0.0.1:80,[fd00::1]:80,10.0.0.1:443 + 1 more..."
     assert endpoints({"subsets": [{"addresses": [{"ip": "10.0.0.1"}]}]}) == "10.0.0.1"
     assert endpoints({}) == "<none>"
+
+
+def test_what_an_external_kube_scheduler_lists_besides_the_dra_kinds_is_served_read_only_and_empty(
+        client: TestClient) -> None:
+    # DefaultPreemption's disruption budgets and the volume plugins' kinds: without them a kube-scheduler run
+    # with --no-scheduler never has its informers synced, so it never schedules
+    for path, kind in (("/apis/policy/v1/poddisruptionbudgets", "PodDisruptionBudgetList"),
+                       ("/apis/policy/v1/namespaces/default/poddisruptionbudgets", "PodDisruptionBudgetList"),
+                       ("/apis/storage.k8s.io/v1/storageclasses", "StorageClassList"),
+                       ("/apis/storage.k8s.io/v1/csinodes", "CSINodeList"),
+                       ("/apis/storage.k8s.io/v1/csidrivers", "CSIDriverList"),
+                       ("/apis/storage.k8s.io/v1/csistoragecapacities", "CSIStorageCapacityList"),
+                       ("/apis/storage.k8s.io/v1/volumeattachments", "VolumeAttachmentList")):
+        listed = client.get(path, params={"limit": 500, "resourceVersion": "0"}).json()
+        assert (listed["kind"], listed["items"]) == (kind, []), path
+        watched = client.get(path, params={"watch": "true", "timeoutSeconds": "1", "allowWatchBookmarks": "true"})
+        assert watched.status_code == 200, path
+    storage = {r["name"]: r for r in client.get("/apis/storage.k8s.io/v1").json()["resources"]}
+    assert list(storage) == ["csidrivers", "csinodes", "csistoragecapacities", "storageclasses", "volumeattachments"]
+    assert storage["storageclasses"]["shortNames"] == ["sc"] and storage["csinodes"]["namespaced"] is False
+    assert storage["csistoragecapacities"]["verbs"] == ["get", "list", "watch"]
+    refused = client.post("/apis/storage.k8s.io/v1/storageclasses", json={
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "fast"}, "provisioner": "x"})
+    assert refused.status_code == 405 and refused.json()["reason"] == "MethodNotAllowed"

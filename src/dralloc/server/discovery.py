@@ -32,11 +32,13 @@ from dralloc.server.registry import (
     GROUP_VERSIONS,
     LEASES,
     NETWORKING_GROUP,
+    POLICY_GROUP,
     RESOURCES,
     REVIEW_GROUPS,
     REVIEWS,
     SCHEDULING,
     SCHEDULING_GROUP,
+    STORAGE_GROUP,
     VERBS,
     Resource,
 )
@@ -65,8 +67,8 @@ def _group(name: str = GROUP) -> dict[str, Any]:
 
 
 # kube-apiserver's order of the groups served here
-GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, BATCH_GROUP, NETWORKING_GROUP, SCHEDULING_GROUP,
-          COORDINATION_GROUP, DISCOVERY_GROUP, GROUP)
+GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, BATCH_GROUP, NETWORKING_GROUP, POLICY_GROUP, STORAGE_GROUP,
+          SCHEDULING_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, GROUP)
 
 
 def api_group_list() -> dict[str, Any]:

@@ -138,6 +138,25 @@ NETWORKING_GROUP = "networking.k8s.io"
 NETWORKING = {"ingresses": Resource("ingresses", "Ingress", True, group=NETWORKING_GROUP, versions=("v1",),
                                     short_names=("ing",), verbs=READ_ONLY)}
 
+# policy/v1 and storage.k8s.io/v1, read-only and always empty, as apps/v1: what an external kube-scheduler
+# (--no-scheduler) lists and watches besides pods, nodes and the DRA kinds (DefaultPreemption's disruption
+# budgets, the volume plugins' classes, CSI nodes, drivers, capacities and attachments), so its informers sync.
+# With no disruption budget every eviction is allowed, as server/evictions.py says.
+POLICY_GROUP = "policy"
+POLICY = {"poddisruptionbudgets": Resource("poddisruptionbudgets", "PodDisruptionBudget", True, group=POLICY_GROUP,
+                                           versions=("v1",), short_names=("pdb",), verbs=READ_ONLY)}
+STORAGE_GROUP = "storage.k8s.io"
+STORAGE = {r.name: r for r in (
+    Resource("csidrivers", "CSIDriver", False, group=STORAGE_GROUP, versions=("v1",), verbs=READ_ONLY),
+    Resource("csinodes", "CSINode", False, group=STORAGE_GROUP, versions=("v1",), verbs=READ_ONLY),
+    Resource("csistoragecapacities", "CSIStorageCapacity", True, group=STORAGE_GROUP, versions=("v1",),
+             verbs=READ_ONLY),
+    Resource("storageclasses", "StorageClass", False, group=STORAGE_GROUP, versions=("v1",), short_names=("sc",),
+             verbs=READ_ONLY),
+    Resource("volumeattachments", "VolumeAttachment", False, group=STORAGE_GROUP, versions=("v1",),
+             verbs=READ_ONLY),
+)}
+
 # events.k8s.io/v1: the same stored events (``events``), another view of them (server/events.py converts)
 EVENTS_GROUP = "events.k8s.io"
 EVENTS = {"events": Resource("events", "Event", True, group=EVENTS_GROUP, versions=("v1",), short_names=("ev",),
@@ -184,7 +203,8 @@ REVIEW_GROUPS = ("authentication.k8s.io", "authorization.k8s.io")
 # The stored resources of each served API group (the core group's are CORE, under /api)
 GROUP_RESOURCES: dict[str, dict[str, Resource]] = {
     GROUP: RESOURCES, EVENTS_GROUP: EVENTS, DISCOVERY_GROUP: ENDPOINT_SLICES, APPS_GROUP: APPS,
-    BATCH_GROUP: BATCH, NETWORKING_GROUP: NETWORKING, SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES}
+    BATCH_GROUP: BATCH, NETWORKING_GROUP: NETWORKING, POLICY_GROUP: POLICY, STORAGE_GROUP: STORAGE,
+    SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES}
 
 # Field selectors kube-apiserver accepts, besides metadata.name / metadata.namespace.
 FIELD_SELECTORS = {
