@@ -210,3 +210,30 @@ def test_a_plain_http_server_publishes_an_empty_ca() -> None:
     cluster = Cluster()
     cluster.settle()
     assert cluster.http.get("/api/v1/namespaces/default/configmaps/kube-root-ca.crt").json()["data"] == {"ca.crt": ""}
+
+
+def test_two_publishers_with_different_cas_mend_a_namespace_once_a_minute_not_in_a_loop() -> None:
+    # replicas sharing a database but not their pki: each puts its CA back, at most once a minute each
+    from cluster import Cluster
+
+    from dralloc.server.controllers.rootca import MEND_EVERY, RootCAPublisher
+    from dralloc.store import Change
+
+    cluster = Cluster(root_ca="CA-1")
+    cluster.settle()
+    now = [1000.0]
+    first = cluster.manager.root_ca
+    first.clock = lambda: now[0]
+    second = RootCAPublisher(cluster.manager.writer, ca="CA-2", clock=lambda: now[0])
+    path = "/api/v1/namespaces/default/configmaps/kube-root-ca.crt"
+    seen = []
+    change = Change(0, "MODIFIED", "configmaps", "default", "kube-root-ca.crt", False, False)
+    for _ in range(5):  # each hears of the other's write at once
+        for publisher in (second, first):
+            publisher.note(change)
+            publisher.cycle()
+            seen.append(cluster.http.get(path).json()["data"]["ca.crt"])
+    assert seen == ["CA-2", "CA-1"] + ["CA-1"] * 8  # one mend each, then both wait
+    assert second.next_due == 1000.0 + MEND_EVERY and not second.due  # (the first's CA is in place)
+    now[0] += MEND_EVERY
+    assert second.due and second.cycle() and cluster.http.get(path).json()["data"]["ca.crt"] == "CA-2"

@@ -100,7 +100,8 @@ class ControllerManager:
             if not dirty:
                 timeout = IDLE_SECONDS
                 # delayed evictions, removals, pods flushed out of the unschedulable pool
-                for due in (self.taints.next_due, self.terminating.next_due, self.scheduler.next_due):
+                for due in (self.taints.next_due, self.terminating.next_due, self.scheduler.next_due,
+                            self.root_ca.next_due):
                     if due is not None:
                         timeout = max(0.05, min(timeout, due - time.time() + 0.05))
                 self._wake.wait(timeout)

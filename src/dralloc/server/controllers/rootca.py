@@ -5,7 +5,9 @@ description put back when a client changes them. Test frameworks wait for it in 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from dralloc.server.controllers.pernamespace import PerNamespace
@@ -20,9 +22,26 @@ DESCRIPTION = ("Contains a CA bundle that can be used to verify the kube-apiserv
                "distributions of Kubernetes clusters.")
 
 
+# A namespace's ConfigMap changed again within this many seconds of a mend waits that long for the next one:
+# replicas sharing a database (each running these controllers, none elected) but not their pki would
+# otherwise put back each other's CA in an endless loop of writes.
+MEND_EVERY = 60.0
+
+
 @dataclass
 class RootCAPublisher(PerNamespace):
     ca: str = ""  # the PEM text published ("" when the server has none: plain HTTP)
+    clock: Callable[[], float] = time.time
+    mended: dict[str, float] = field(default_factory=dict)  # namespace → when this publisher last mended it
+    waiting: dict[str, float] = field(default_factory=dict)  # namespace → when it may be mended again
+
+    @property
+    def next_due(self) -> float | None:
+        return min(self.waiting.values(), default=None)
+
+    @property
+    def due(self) -> bool:
+        return super().due or (self.next_due is not None and self.next_due <= self.clock())
 
     def note(self, change: Change) -> None:
         """Take in one change: a namespace added or changed, the ConfigMap changed or deleted."""
@@ -33,6 +52,12 @@ class RootCAPublisher(PerNamespace):
 
     def cycle(self) -> bool:
         """Make or mend the ConfigMaps; True when one was written."""
+        now = self.clock()
+        self.mended = {ns: when for ns, when in self.mended.items() if now - when < MEND_EVERY}
+        for namespace, when in list(self.waiting.items()):
+            if when <= now:
+                del self.waiting[namespace]
+                self.todo.add(namespace)
         wrote = False
         for namespace in self.take_todo():
             try:
@@ -40,8 +65,15 @@ class RootCAPublisher(PerNamespace):
             except NotFound:
                 wrote |= self._make(namespace)
                 continue
-            if not self._published(current):
-                wrote |= self.writer.update("configmaps", namespace, NAME, self._mend) is not None
+            if self._published(current):
+                continue
+            last = self.mended.get(namespace)
+            if last is not None and now - last < MEND_EVERY:
+                self.waiting[namespace] = last + MEND_EVERY
+                continue
+            if self.writer.update("configmaps", namespace, NAME, self._mend) is not None:
+                self.mended[namespace] = now
+                wrote = True
         return wrote
 
     def _published(self, cm: Obj) -> bool:
