@@ -270,6 +270,17 @@ def test_events_of_both_apis() -> None:
         "reportingInstance": ""}
 
 
+def test_an_int_or_string_is_its_int_or_its_string() -> None:
+    table = messages({"Port": {1: "port IntOrString", 2: "named IntOrString"}})
+    body = ld(1, num(1, 0), num(2, 8080), ld(3, "")) + ld(2, num(1, 1), num(2, 0), ld(3, "http"))
+    assert message(body, table, "Port") == {"port": 8080, "named": "http"}
+    assert message(ld(1) + ld(2, ld(3, "ignored")), table, "Port") == {"port": 0, "named": 0}  # type 0: the int
+    with pytest.raises(ProtobufError, match="an IntOrString of type 2"):
+        message(ld(1, num(1, 2)), table, "Port")
+    with pytest.raises(ProtobufError, match="wrong wire type 2 for an IntOrString's intVal"):
+        message(ld(1, ld(2, "80")), table, "Port")
+
+
 def test_wire_forms_go_accepts_are_read() -> None:
     # metadata in two pieces (protobuf merges them), ints packed into one run, unknown fields of every wire type
     body = (ld(1, ld(1, "c")) + ld(1, ld(3, "ml-team")) + num(99, 7) + b"\x9d\x06" + b"\x00" * 4 +
@@ -480,3 +491,4 @@ def test_kube_schedulers_protobuf_event_is_created(client: TestClient) -> None:
     r = client.post("/api/v1/namespaces/ml-team/events", content=core, headers=PROTOBUF)
     assert r.status_code == 201, r.text
     assert r.json()["count"] == 1 and r.json()["source"] == {"component": "default-scheduler"}
+

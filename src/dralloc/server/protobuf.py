@@ -17,8 +17,9 @@ self reviews', TokenReview's and TokenRequest's specs, and DeleteOptions. Respon
 One walker reads every message through the schema tables (server/protobuf_schema.py,
 server/protobuf_resource.py): fields it does not know are skipped, as Go's decoder skips them; a known field
 of the wrong wire type, a truncated field, a varint of more than ten bytes, nesting deeper than
-:data:`MAX_DEPTH`, invalid UTF-8, a time RFC 3339 cannot hold and a RawExtension that is not JSON are a
-:class:`ProtobufError` (a 400). Sizes are checked before anything is sliced, so the work is linear in the body.
+:data:`MAX_DEPTH`, invalid UTF-8, a time RFC 3339 cannot hold, a RawExtension that is not JSON and an
+IntOrString of neither type are a :class:`ProtobufError` (a 400). Sizes are checked before anything is sliced,
+so the work is linear in the body.
 """
 
 from __future__ import annotations
@@ -278,7 +279,7 @@ def _map_entry(f: Field, entry: bytes, table: Schema, depth: int) -> tuple[str, 
 
 
 def _zero(kind: str, table: Schema) -> Any:
-    zeros = {"string": "", "bytes": "", "bool": False, "int32": 0, "int64": 0, "Quantity": "0"}
+    zeros = {"string": "", "bytes": "", "bool": False, "int32": 0, "int64": 0, "Quantity": "0", "IntOrString": 0}
     return zeros.get(kind, {} if kind in table else None)
 
 
@@ -298,6 +299,8 @@ def _single(kind: str, raw: bytes, table: Schema, depth: int) -> Any:
         return _time(raw, micro=kind == "MicroTime")
     if kind in ("RawExtension", "FieldsV1"):
         return _raw_json(raw, kind)
+    if kind == "IntOrString":
+        return _int_or_string(raw)
     if kind in SCALARS:
         raise ProtobufError(f"a {kind} is not length-delimited")
     return message(raw, table, kind, depth + 1)
@@ -377,6 +380,24 @@ def _time(raw: bytes, micro: bool) -> str | None:
     when = _EPOCH + timedelta(seconds=seconds, microseconds=micros)
     text = f"{when.year:04d}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:{when.minute:02d}:{when.second:02d}"
     return text + (f".{when.microsecond:06d}Z" if micro else "Z")
+
+
+def _int_or_string(raw: bytes) -> int | str:
+    """An IntOrString ({1: type, 2: intVal, 3: strVal}): its int (type 0) or its string (type 1)."""
+    kind, int_value, text = 0, 0, ""
+    for number, wire, value in scan(raw):
+        if number in (1, 2):
+            if wire != 0 or not isinstance(value, int):
+                raise ProtobufError(f"wrong wire type {wire} for an IntOrString's {'type' if number == 1 else 'intVal'}")
+            if number == 1:
+                kind = _scalar("int64", value)
+            else:
+                int_value = _scalar("int32", value)
+        elif number == 3:
+            text = _text(_wire2(wire, value, "IntOrString.strVal"))
+    if kind not in (0, 1):
+        raise ProtobufError(f"an IntOrString of type {kind} (0: an int, 1: a string)")
+    return text if kind == 1 else int_value
 
 
 def _raw_json(raw: bytes, kind: str) -> Any:
