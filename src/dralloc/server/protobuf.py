@@ -4,17 +4,19 @@ JSON body of the same object carries.
 Typed clients send them: kubectl (``create namespace|configmap|secret|serviceaccount|priorityclass|token``,
 ``auth can-i|whoami``, ``drain``'s evictions and deletes), kube-scheduler (bindings; a ResourceClaim's finalizer,
 allocation and reservation with ``Update`` and ``UpdateStatus``; events.k8s.io Events), kube-controller-manager
-and DRA drivers built on client-go (ResourceSlices, ResourceClaims, leader election Leases, Events). A body is
-the magic ``k8s\\0`` and a ``runtime.Unknown`` envelope: ``{1: typeMeta {1: apiVersion, 2: kind}, 2: raw}``,
-raw being the object's own encoding.
+and DRA drivers built on client-go (ResourceSlices, ResourceClaims, leader election Leases, Events), and the
+Kubernetes e2e framework (test/e2e: its pods' creates and status updates). A body is the magic ``k8s\\0`` and
+a ``runtime.Unknown`` envelope: ``{1: typeMeta {1: apiVersion, 2: kind}, 2: raw}``, raw being the object's own
+encoding.
 
 Accepted (:data:`KINDS`): resource.k8s.io v1, v1beta2 and v1beta1 ResourceClaim, ResourceClaimTemplate,
 ResourceSlice and DeviceClass, and v1 and v1beta2 DeviceTaintRule, every field; core/v1 and events.k8s.io/v1
-Event, every field; core/v1 Namespace, ConfigMap, Secret, ServiceAccount and Binding, and a Node's spec,
-capacity and allocatable; scheduling.k8s.io PriorityClass, coordination.k8s.io Lease, policy Eviction, the
-self reviews', TokenReview's and TokenRequest's specs, and DeleteOptions. Responses stay JSON, which those clients accept as well.
+Event, every field; core/v1 Pod, every field of its spec and status; core/v1 Namespace, ConfigMap, Secret,
+ServiceAccount and Binding, and a Node's spec, capacity and allocatable; scheduling.k8s.io PriorityClass,
+coordination.k8s.io Lease, policy Eviction, the self reviews', TokenReview's and TokenRequest's specs, and
+DeleteOptions. Responses stay JSON, which those clients accept as well.
 
-One walker reads every message through the schema tables (server/protobuf_schema.py,
+One walker reads every message through the schema tables (server/protobuf_schema.py, server/protobuf_pod.py,
 server/protobuf_resource.py): fields it does not know are skipped, as Go's decoder skips them; a known field
 of the wrong wire type, a truncated field, a varint of more than ten bytes, nesting deeper than
 :data:`MAX_DEPTH`, invalid UTF-8, a time RFC 3339 cannot hold, a RawExtension that is not JSON and an
@@ -31,6 +33,7 @@ from typing import Any
 
 import msgspec
 
+from dralloc.server.protobuf_pod import POD
 from dralloc.server.protobuf_resource import RESOURCE_V1, RESOURCE_V1BETA1, RESOURCE_V1BETA2
 from dralloc.server.protobuf_schema import (
     AUTHENTICATION_V1,
@@ -83,6 +86,7 @@ KINDS: dict[tuple[str, str], tuple[Schema, str]] = {
     ("events.k8s.io/v1", "Event"): (EVENTS_V1, "Event"),
     **{("v1", kind): (CORE, kind)
        for kind in ("Event", "Namespace", "Node", "ConfigMap", "Secret", "ServiceAccount", "Binding")},
+    ("v1", "Pod"): (POD, "Pod"),
     ("policy/v1", "Eviction"): (POLICY_V1, "Eviction"), ("policy/v1beta1", "Eviction"): (POLICY_V1, "Eviction"),
     ("scheduling.k8s.io/v1", "PriorityClass"): (SCHEDULING_V1, "PriorityClass"),
     ("coordination.k8s.io/v1", "Lease"): (COORDINATION_V1, "Lease"),
