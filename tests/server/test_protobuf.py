@@ -610,3 +610,14 @@ def test_a_bad_protobuf_pod_is_a_400(client: TestClient, body: bytes, error: str
     assert r.status_code == 400, r.text
     assert r.json()["message"].startswith(f"couldn't decode the request body as protobuf: {error}")
     assert client.get(f"{PODS}/p").status_code == 404
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_a_mutated_pod_body_is_created_or_refused_never_a_500(client: TestClient, data: st.DataObject) -> None:
+    body = bytearray(envelope("v1", "Pod", meta("p"), _pod_spec(), ld(3)))
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(4, len(body) - 1))
+        body[at] = data.draw(st.integers(0, 255))
+    r = client.post(PODS, content=bytes(body), headers=PROTOBUF)
+    assert r.status_code < 500, r.text
