@@ -1,11 +1,12 @@
-"""Protobuf bodies of the resource.k8s.io kinds and of Events (what kube-scheduler, kube-controller-manager and
-client-go DRA drivers send): the table-driven decoder field by field, and creates, updates and status updates
+"""Protobuf bodies of the resource.k8s.io kinds, of Events and of Pods (what kube-scheduler,
+kube-controller-manager, client-go DRA drivers and the Kubernetes e2e framework send): the table-driven decoder field by field, and creates, updates and status updates
 through the server, built with a small protobuf encoder of the test's own."""
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 import warnings
 from datetime import datetime
 from typing import Any
@@ -270,6 +271,17 @@ def test_events_of_both_apis() -> None:
         "reportingInstance": ""}
 
 
+def test_an_int_or_string_is_its_int_or_its_string() -> None:
+    table = messages({"Port": {1: "port IntOrString", 2: "named IntOrString"}})
+    body = ld(1, num(1, 0), num(2, 8080), ld(3, "")) + ld(2, num(1, 1), num(2, 0), ld(3, "http"))
+    assert message(body, table, "Port") == {"port": 8080, "named": "http"}
+    assert message(ld(1) + ld(2, ld(3, "ignored")), table, "Port") == {"port": 0, "named": 0}  # type 0: the int
+    with pytest.raises(ProtobufError, match="an IntOrString of type 2"):
+        message(ld(1, num(1, 2)), table, "Port")
+    with pytest.raises(ProtobufError, match="wrong wire type 2 for an IntOrString's intVal"):
+        message(ld(1, ld(2, "80")), table, "Port")
+
+
 def test_wire_forms_go_accepts_are_read() -> None:
     # metadata in two pieces (protobuf merges them), ints packed into one run, unknown fields of every wire type
     body = (ld(1, ld(1, "c")) + ld(1, ld(3, "ml-team")) + num(99, 7) + b"\x9d\x06" + b"\x00" * 4 +
@@ -368,7 +380,8 @@ def test_a_bad_body_is_a_400_status(client: TestClient, name: str) -> None:
 
 WRITES = [("POST", CLAIMS), ("PUT", f"{CLAIMS}/c"), ("PUT", f"{CLAIMS}/c/status"),
           ("POST", "/apis/events.k8s.io/v1/namespaces/ml-team/events"), ("POST", f"{R}/resourceslices"),
-          ("POST", "/apis/resource.k8s.io/v1beta1/deviceclasses"), ("POST", "/api/v1/namespaces/ml-team/events")]
+          ("POST", "/apis/resource.k8s.io/v1beta1/deviceclasses"), ("POST", "/api/v1/namespaces/ml-team/events"),
+          ("POST", "/api/v1/namespaces/ml-team/pods"), ("PUT", "/api/v1/namespaces/ml-team/pods/p/status")]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -480,3 +493,131 @@ def test_kube_schedulers_protobuf_event_is_created(client: TestClient) -> None:
     r = client.post("/api/v1/namespaces/ml-team/events", content=core, headers=PROTOBUF)
     assert r.status_code == 201, r.text
     assert r.json()["count"] == 1 and r.json()["source"] == {"component": "default-scheduler"}
+
+
+# --- pods (the Kubernetes e2e framework's typed client creates them with protobuf bodies) --------------
+
+PODS = "/api/v1/namespaces/ml-team/pods"
+
+
+def int_or_string(number: int, value: int | str) -> bytes:
+    """An IntOrString as Go writes it: its type, its int and its string, the unused ones empty."""
+    if isinstance(value, int):
+        return ld(number, num(1, 0), num(2, value), ld(3, ""))
+    return ld(number, num(1, 1), num(2, 0), ld(3, value))
+
+
+POD_SPEC = {
+    "volumes": [{"name": "data", "emptyDir": {"sizeLimit": "1Gi"}}],
+    "containers": [{
+        "name": "app", "image": "registry.example/app:1", "command": ["/app", "--serve"],
+        "ports": [{"name": "http", "containerPort": 8080, "protocol": "TCP"}],
+        "env": [{"name": "MODE", "value": "fast"}],
+        "resources": {"limits": {"cpu": "1", "memory": "128Mi"}, "requests": {"cpu": "500m"},
+                      "claims": [{"name": "gpu", "request": "r0"}]},
+        "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+        "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8080}, "periodSeconds": 5},
+        "readinessProbe": {"tcpSocket": {"port": "http"}},
+        "securityContext": {"allowPrivilegeEscalation": False, "runAsNonRoot": True},
+    }],
+    "restartPolicy": "Never",
+    "tolerations": [{"key": "gpu.example.com/busy", "operator": "Exists", "effect": "NoSchedule"}],
+    "resourceClaims": [{"name": "gpu", "resourceClaimName": "shared-gpu"}],
+}
+
+
+def _pod_spec() -> bytes:
+    """POD_SPEC as a Go client encodes it (its non-pointer fields written even when empty)."""
+    container = ld(2, ld(1, "app"), ld(2, "registry.example/app:1"), ld(3, "/app"), ld(3, "--serve"), ld(5, ""),
+                   ld(6, ld(1, "http"), num(2, 0), num(3, 8080), ld(4, "TCP"), ld(5, "")),
+                   ld(7, ld(1, "MODE"), ld(2, "fast")),
+                   ld(8, entry(1, "cpu", ld(1, "1")), entry(1, "memory", ld(1, "128Mi")),
+                      entry(2, "cpu", ld(1, "500m")), ld(3, ld(1, "gpu"), ld(2, "r0"))),
+                   ld(9, ld(1, "data"), num(2, False), ld(3, "/data"), ld(4, ""), ld(6, "")),
+                   ld(10, ld(1, ld(2, ld(1, "/healthz"), int_or_string(2, 8080), ld(3, ""), ld(4, ""))),
+                      num(2, 0), num(3, 0), num(4, 5), num(5, 0), num(6, 0)),
+                   ld(11, ld(1, ld(3, int_or_string(1, "http"), ld(2, ""))), num(2, 0), num(3, 0), num(4, 0)),
+                   ld(13, ""), ld(14, ""), ld(15, num(5, True), num(7, False)), num(16, False), num(17, False),
+                   num(18, False), ld(20, ""))
+    return ld(2, ld(1, ld(1, "data"), ld(2, ld(2, ld(1, ""), quantity(2, "1Gi")))), container,
+              ld(3, "Never"), ld(6, ""), ld(8, ""), ld(9, ""), ld(10, ""), num(11, False), num(12, False),
+              num(13, False), ld(16, ""), ld(17, ""), ld(19, ""),
+              ld(22, ld(1, "gpu.example.com/busy"), ld(2, "Exists"), ld(3, ""), ld(4, "NoSchedule")), ld(24, ""),
+              ld(39, ld(1, "gpu"), ld(3, "shared-gpu")))
+
+
+def _unstamped(pod: dict[str, Any]) -> dict[str, Any]:
+    """A stored pod without what differs between two creates (name, uid, times, versions, the generated name of
+    the token volume)."""
+    out = json.loads(re.sub(r'"kube-api-access-[a-z0-9]+"', '"kube-api-access"', json.dumps(pod)))
+    for key in ("name", "uid", "resourceVersion", "creationTimestamp", "managedFields"):
+        out["metadata"].pop(key, None)
+    return out
+
+
+def test_a_protobuf_pod_is_stored_as_the_same_json_pod_is(client: TestClient) -> None:
+    spec = decode(envelope("v1", "Pod", meta("p"), _pod_spec(), ld(3)))["spec"]
+    assert spec == POD_SPEC  # the false pointer bool, the int and the named port, the quantities...
+    r = client.post(PODS, content=envelope("v1", "Pod", meta("from-protobuf"), _pod_spec(), ld(3)), headers=PROTOBUF)
+    assert r.status_code == 201, r.text
+    from_protobuf = client.get(f"{PODS}/from-protobuf").json()
+    r = client.post(PODS, json={"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "from-json"},
+                                "spec": POD_SPEC, "status": {}})
+    assert r.status_code == 201, r.text
+    from_json = client.get(f"{PODS}/from-json").json()
+    assert _unstamped(from_protobuf) == _unstamped(from_json)
+    # both went through the same admission: the namespace's default ServiceAccount and its token volume
+    assert from_protobuf["spec"]["serviceAccountName"] == "default"
+    assert len(from_protobuf["spec"]["volumes"]) == len(from_json["spec"]["volumes"])
+
+
+def test_a_pods_status_is_updated_with_a_protobuf_body(client: TestClient) -> None:
+    r = client.post(PODS, content=envelope("v1", "Pod", meta("p"), _pod_spec(), ld(3)), headers=PROTOBUF)
+    assert r.status_code == 201, r.text
+    created = r.json()
+    running = ld(2, time(1, "2025-07-08T09:10:11Z"))  # a ContainerState's running.startedAt
+    status = ld(3, ld(1, "Running"), ld(2, ld(1, "Ready"), ld(2, "True"), ld(3), time(4, "2025-07-08T09:10:12Z"),
+                                        ld(5, ""), ld(6, ""), num(7, 0)),
+                ld(5, "10.0.0.1"), ld(6, "10.1.0.7"), time(7, "2025-07-08T09:10:10Z"),
+                ld(8, ld(1, "app"), ld(2, running), ld(3), num(4, True), num(5, 0), ld(6, "registry.example/app:1"),
+                   ld(7, "registry.example/app@sha256:00"), ld(8, "containerd://c1"), num(9, True)),
+                ld(9, "Burstable"), ld(12, ld(1, "10.1.0.7")), ld(16, ld(1, "10.0.0.1")))
+    r = client.put(f"{PODS}/p/status", content=envelope("v1", "Pod", _meta_from(created), _pod_spec(), status),
+                   headers=PROTOBUF)
+    assert r.status_code == 200, r.text
+    stored = client.get(f"{PODS}/p").json()["status"]
+    assert stored["phase"] == "Running" and stored["podIPs"] == [{"ip": "10.1.0.7"}]
+    assert stored["hostIPs"] == [{"ip": "10.0.0.1"}] and stored["startTime"] == "2025-07-08T09:10:10Z"
+    assert stored["conditions"] == [{"type": "Ready", "status": "True", "lastTransitionTime": "2025-07-08T09:10:12Z"}]
+    assert stored["containerStatuses"] == [{
+        "name": "app", "state": {"running": {"startedAt": "2025-07-08T09:10:11Z"}}, "lastState": {}, "ready": True,
+        "restartCount": 0, "image": "registry.example/app:1", "imageID": "registry.example/app@sha256:00",
+        "containerID": "containerd://c1", "started": True}]
+
+
+# a bad body → where its error is found
+POD_BAD = {
+    envelope("v1", "Pod", meta("p"), ld(2, ld(2, ld(1, "app"), num(2, 5)))): "spec.containers[0]: wrong wire type",
+    envelope("v1", "Pod", meta("p"), ld(2, ld(2, ld(1, "app"), ld(11, ld(1, ld(3, ld(1, num(1, 7), num(2, 80)))))))):
+        "spec.containers[0].readinessProbe.tcpSocket.port: an IntOrString of type 7",
+    envelope("v1", "Pod", meta("p"), ld(2, b"\x12\x09\x0a\x03app")): "spec: field 2 is truncated",
+}
+
+
+@pytest.mark.parametrize(("body", "error"), list(POD_BAD.items()))
+def test_a_bad_protobuf_pod_is_a_400(client: TestClient, body: bytes, error: str) -> None:
+    r = client.post(PODS, content=body, headers=PROTOBUF)
+    assert r.status_code == 400, r.text
+    assert r.json()["message"].startswith(f"couldn't decode the request body as protobuf: {error}")
+    assert client.get(f"{PODS}/p").status_code == 404
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_a_mutated_pod_body_is_created_or_refused_never_a_500(client: TestClient, data: st.DataObject) -> None:
+    body = bytearray(envelope("v1", "Pod", meta("p"), _pod_spec(), ld(3)))
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(4, len(body) - 1))
+        body[at] = data.draw(st.integers(0, 255))
+    r = client.post(PODS, content=bytes(body), headers=PROTOBUF)
+    assert r.status_code < 500, r.text

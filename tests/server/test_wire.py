@@ -72,7 +72,7 @@ def test_protobuf_node_keeps_spec_and_capacity() -> None:
     assert node["status"] == {"capacity": {"cpu": "8"}}
 
 
-@pytest.mark.parametrize("body", [b"{}", b"k8s\x00\xff", envelope("Pod", b""), b"k8s\x00" + field(2, b"\x0a\x05ab")])
+@pytest.mark.parametrize("body", [b"{}", b"k8s\x00\xff", envelope("PodTemplate", b""), b"k8s\x00" + field(2, b"\x0a\x05ab")])
 def test_bad_protobuf_is_refused(body: bytes) -> None:
     with pytest.raises(ProtobufError):
         decode(body)

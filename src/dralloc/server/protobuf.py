@@ -4,21 +4,24 @@ JSON body of the same object carries.
 Typed clients send them: kubectl (``create namespace|configmap|secret|serviceaccount|priorityclass|token``,
 ``auth can-i|whoami``, ``drain``'s evictions and deletes), kube-scheduler (bindings; a ResourceClaim's finalizer,
 allocation and reservation with ``Update`` and ``UpdateStatus``; events.k8s.io Events), kube-controller-manager
-and DRA drivers built on client-go (ResourceSlices, ResourceClaims, leader election Leases, Events). A body is
-the magic ``k8s\\0`` and a ``runtime.Unknown`` envelope: ``{1: typeMeta {1: apiVersion, 2: kind}, 2: raw}``,
-raw being the object's own encoding.
+and DRA drivers built on client-go (ResourceSlices, ResourceClaims, leader election Leases, Events), and the
+Kubernetes e2e framework (test/e2e: its pods' creates and status updates). A body is the magic ``k8s\\0`` and
+a ``runtime.Unknown`` envelope: ``{1: typeMeta {1: apiVersion, 2: kind}, 2: raw}``, raw being the object's own
+encoding.
 
 Accepted (:data:`KINDS`): resource.k8s.io v1, v1beta2 and v1beta1 ResourceClaim, ResourceClaimTemplate,
 ResourceSlice and DeviceClass, and v1 and v1beta2 DeviceTaintRule, every field; core/v1 and events.k8s.io/v1
-Event, every field; core/v1 Namespace, ConfigMap, Secret, ServiceAccount and Binding, and a Node's spec,
-capacity and allocatable; scheduling.k8s.io PriorityClass, coordination.k8s.io Lease, policy Eviction, the
-self reviews', TokenReview's and TokenRequest's specs, and DeleteOptions. Responses stay JSON, which those clients accept as well.
+Event, every field; core/v1 Pod, every field of its spec and status; core/v1 Namespace, ConfigMap, Secret,
+ServiceAccount and Binding, and a Node's spec, capacity and allocatable; scheduling.k8s.io PriorityClass,
+coordination.k8s.io Lease, policy Eviction, the self reviews', TokenReview's and TokenRequest's specs, and
+DeleteOptions. Responses stay JSON, which those clients accept as well.
 
-One walker reads every message through the schema tables (server/protobuf_schema.py,
+One walker reads every message through the schema tables (server/protobuf_schema.py, server/protobuf_pod.py,
 server/protobuf_resource.py): fields it does not know are skipped, as Go's decoder skips them; a known field
 of the wrong wire type, a truncated field, a varint of more than ten bytes, nesting deeper than
-:data:`MAX_DEPTH`, invalid UTF-8, a time RFC 3339 cannot hold and a RawExtension that is not JSON are a
-:class:`ProtobufError` (a 400). Sizes are checked before anything is sliced, so the work is linear in the body.
+:data:`MAX_DEPTH`, invalid UTF-8, a time RFC 3339 cannot hold, a RawExtension that is not JSON and an
+IntOrString of neither type are a :class:`ProtobufError` (a 400). Sizes are checked before anything is sliced,
+so the work is linear in the body.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any
 
 import msgspec
 
+from dralloc.server.protobuf_pod import POD
 from dralloc.server.protobuf_resource import RESOURCE_V1, RESOURCE_V1BETA1, RESOURCE_V1BETA2
 from dralloc.server.protobuf_schema import (
     AUTHENTICATION_V1,
@@ -82,6 +86,7 @@ KINDS: dict[tuple[str, str], tuple[Schema, str]] = {
     ("events.k8s.io/v1", "Event"): (EVENTS_V1, "Event"),
     **{("v1", kind): (CORE, kind)
        for kind in ("Event", "Namespace", "Node", "ConfigMap", "Secret", "ServiceAccount", "Binding")},
+    ("v1", "Pod"): (POD, "Pod"),
     ("policy/v1", "Eviction"): (POLICY_V1, "Eviction"), ("policy/v1beta1", "Eviction"): (POLICY_V1, "Eviction"),
     ("scheduling.k8s.io/v1", "PriorityClass"): (SCHEDULING_V1, "PriorityClass"),
     ("coordination.k8s.io/v1", "Lease"): (COORDINATION_V1, "Lease"),
@@ -278,7 +283,7 @@ def _map_entry(f: Field, entry: bytes, table: Schema, depth: int) -> tuple[str, 
 
 
 def _zero(kind: str, table: Schema) -> Any:
-    zeros = {"string": "", "bytes": "", "bool": False, "int32": 0, "int64": 0, "Quantity": "0"}
+    zeros = {"string": "", "bytes": "", "bool": False, "int32": 0, "int64": 0, "Quantity": "0", "IntOrString": 0}
     return zeros.get(kind, {} if kind in table else None)
 
 
@@ -298,6 +303,8 @@ def _single(kind: str, raw: bytes, table: Schema, depth: int) -> Any:
         return _time(raw, micro=kind == "MicroTime")
     if kind in ("RawExtension", "FieldsV1"):
         return _raw_json(raw, kind)
+    if kind == "IntOrString":
+        return _int_or_string(raw)
     if kind in SCALARS:
         raise ProtobufError(f"a {kind} is not length-delimited")
     return message(raw, table, kind, depth + 1)
@@ -377,6 +384,24 @@ def _time(raw: bytes, micro: bool) -> str | None:
     when = _EPOCH + timedelta(seconds=seconds, microseconds=micros)
     text = f"{when.year:04d}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:{when.minute:02d}:{when.second:02d}"
     return text + (f".{when.microsecond:06d}Z" if micro else "Z")
+
+
+def _int_or_string(raw: bytes) -> int | str:
+    """An IntOrString ({1: type, 2: intVal, 3: strVal}): its int (type 0) or its string (type 1)."""
+    kind, int_value, text = 0, 0, ""
+    for number, wire, value in scan(raw):
+        if number in (1, 2):
+            if wire != 0 or not isinstance(value, int):
+                raise ProtobufError(f"wrong wire type {wire} for an IntOrString's {'type' if number == 1 else 'intVal'}")
+            if number == 1:
+                kind = _scalar("int64", value)
+            else:
+                int_value = _scalar("int32", value)
+        elif number == 3:
+            text = _text(_wire2(wire, value, "IntOrString.strVal"))
+    if kind not in (0, 1):
+        raise ProtobufError(f"an IntOrString of type {kind} (0: an int, 1: a string)")
+    return text if kind == 1 else int_value
 
 
 def _raw_json(raw: bytes, kind: str) -> Any:

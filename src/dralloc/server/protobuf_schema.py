@@ -1,14 +1,15 @@
 """The schema tables of the protobuf decoder (server/protobuf.py): for each message, its field numbers and what
 each field is in the object's JSON form. Written from the Kubernetes API's generated ``.proto`` files and the
-Go types' JSON tags; this module holds the meta.k8s.io/v1 pieces, the core/v1 kinds and the small groups, and
-server/protobuf_resource.py the resource.k8s.io ones.
+Go types' JSON tags; this module holds the meta.k8s.io/v1 pieces, the core/v1 kinds and the small groups,
+server/protobuf_pod.py a Pod's, and server/protobuf_resource.py the resource.k8s.io ones.
 
 A message is a dict ``{field number: "jsonName type [flag]"}`` listed in the Go struct's order (the order the
 decoded object's keys come in). The type is Go-like:
 
 * a scalar: ``string``, ``bool``, ``int32``, ``int64`` or ``bytes`` (base64 text in JSON);
 * a message with a JSON form of its own: ``Quantity`` (its text), ``Time`` (RFC 3339 in seconds),
-  ``MicroTime`` (RFC 3339 with microseconds), ``RawExtension`` and ``FieldsV1`` (the embedded JSON);
+  ``MicroTime`` (RFC 3339 with microseconds), ``RawExtension`` and ``FieldsV1`` (the embedded JSON),
+  ``IntOrString`` (its int or its string);
 * the name of another message of the same table (its JSON object);
 * ``[]T`` for a repeated field, ``map[string]T`` for a map (entries ``{1: key, 2: value}``); a leading ``*``
   says the Go field is a pointer.
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 SCALARS = frozenset({"string", "bool", "int32", "int64", "bytes"})
 VARINTS = frozenset({"bool", "int32", "int64"})
 # Messages whose JSON form is not an object of their fields
-SPECIAL = frozenset({"Quantity", "Time", "MicroTime", "RawExtension", "FieldsV1"})
+SPECIAL = frozenset({"Quantity", "Time", "MicroTime", "RawExtension", "FieldsV1", "IntOrString"})
 
 
 @dataclass(frozen=True, slots=True)
