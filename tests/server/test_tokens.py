@@ -576,3 +576,32 @@ def test_a_key_that_is_not_ecdsa_p256_is_refused(tmp_path: Path) -> None:
                                            serialization.NoEncryption()))
         with pytest.raises(ValueError):
             tokens.ServiceAccountKey.load_or_create(path)
+
+
+# --- the issuer's discovery documents -----------------------------------------------------------------------
+
+def test_the_issuer_documents_let_a_relying_party_verify_the_tokens(client: TestClient) -> None:
+    config = client.get("/.well-known/openid-configuration", headers=ADMIN)
+    assert (config.status_code, config.headers["content-type"], config.headers["cache-control"]) == (
+        200, "application/json", "public, max-age=3600")
+    assert config.json() == {"issuer": ISSUER, "jwks_uri": "https://127.0.0.1:6443/openid/v1/jwks",
+                             "response_types_supported": ["id_token"], "subject_types_supported": ["public"],
+                             "id_token_signing_alg_values_supported": ["ES256"]}
+    keys = client.get("/openid/v1/jwks", headers=ADMIN)
+    assert keys.headers["content-type"] == "application/jwk-set+json"
+    (jwk,) = keys.json()["keys"]
+    assert list(jwk) == ["use", "kty", "kid", "crv", "alg", "x", "y"]  # go-jose's order
+    token = issue(client, {"audiences": ["vault"]})
+    assert parts(token)[0]["kid"] == jwk["kid"]
+    verified = jwt.decode(token, jwt.PyJWK(jwk).key, algorithms=["ES256"], audience="vault", issuer=ISSUER)
+    assert verified["sub"] == "system:serviceaccount:default:default"
+    assert client.get("/openid/v1/jwks").status_code == 401  # authenticated clients only, as kube-apiserver
+    assert client.post("/openid/v1/jwks", headers=ADMIN).status_code == 405
+
+
+def test_the_keys_url_is_built_from_the_servers_address() -> None:
+    from dralloc.server.issuer import jwks_uri
+
+    assert jwks_uri("10.0.0.5", 6443) == "https://10.0.0.5:6443/openid/v1/jwks"
+    assert jwks_uri("fd00::5", 443) == "https://[fd00::5]:443/openid/v1/jwks"
+    assert jwks_uri("api.example.com", 6443) == "https://api.example.com:6443/openid/v1/jwks"

@@ -24,6 +24,7 @@ from dralloc.server import (
     discovery,
     evictions,
     health,
+    issuer,
     namespaces,
     negotiation,
     openapi_v2,
@@ -66,6 +67,7 @@ class ApiServer:
         self.tokens = tokens
         # signs the TokenRequest API's tokens and verifies them (one in memory when the server has no data dir)
         self.service_account_key = service_account_key or tokens_module.ServiceAccountKey.generate()
+        self.jwks_uri = issuer.jwks_uri(endpoint_address, secure_port)
         self.authorizer = authorizer or Authorizer()
         self.anonymous = anonymous or tokens is None
         self.requests: Counter[tuple[str, int]] = Counter()
@@ -185,6 +187,10 @@ class ApiServer:
         user = impersonated(self._authenticate(request), request.headers, self.authorizer)
         if path == "/metrics":
             return PlainTextResponse(self._metrics(), media_type="text/plain; version=0.0.4")
+        if path in issuer.PATHS:
+            if request.method != "GET":
+                raise method_not_allowed()
+            return issuer.answer(path, self.service_account_key, self.jwks_uri)
         parts = [p for p in path.split("/") if p]
         watch = routing.deprecated_watch(parts, request.scope.get("query_string", b"").decode("latin-1")) \
             if request.method == "GET" else None
