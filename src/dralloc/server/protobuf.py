@@ -357,6 +357,19 @@ def _text(value: bytes) -> str:
 
 # the seconds of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the times RFC 3339 text can hold
 _FIRST_SECOND, _LAST_SECOND = -62_135_596_800, 253_402_300_799
+def _varint_fields(raw: bytes, owner: str, first: tuple[str, str], second: tuple[str, str]) -> tuple[int, int]:
+    """Fields 1 and 2 of a small message of two integers (a time's seconds and nanos, an IntOrString's type
+    and int): (name, int kind) each; 0 when absent, the last one when repeated."""
+    values = [0, 0]
+    for number, wire, value in scan(raw):
+        if number in (1, 2):
+            name, kind = (first, second)[number - 1]
+            if wire != 0 or not isinstance(value, int):
+                raise ProtobufError(f"wrong wire type {wire} for {owner} {name}")
+            values[number - 1] = _scalar(kind, value)
+    return values[0], values[1]
+
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -366,15 +379,7 @@ def _time(raw: bytes, micro: bool) -> str | None:
     time as an empty message, which is JSON's null (None)."""
     if not raw:
         return None
-    seconds = nanos = 0
-    for number, wire, value in scan(raw):
-        if number in (1, 2):
-            if wire != 0 or not isinstance(value, int):
-                raise ProtobufError(f"wrong wire type {wire} for a time's {'seconds' if number == 1 else 'nanos'}")
-            if number == 1:
-                seconds = _scalar("int64", value)
-            else:
-                nanos = _scalar("int32", value)
+    seconds, nanos = _varint_fields(raw, "a time's", ("seconds", "int64"), ("nanos", "int32"))
     micros = 0
     if micro:  # toward zero, then a negative part borrows from the seconds (Go's time.Unix)
         micros = nanos // 1000 if nanos >= 0 else -(-nanos // 1000)
@@ -388,16 +393,10 @@ def _time(raw: bytes, micro: bool) -> str | None:
 
 def _int_or_string(raw: bytes) -> int | str:
     """An IntOrString ({1: type, 2: intVal, 3: strVal}): its int (type 0) or its string (type 1)."""
-    kind, int_value, text = 0, 0, ""
+    kind, int_value = _varint_fields(raw, "an IntOrString's", ("type", "int64"), ("intVal", "int32"))
+    text = ""
     for number, wire, value in scan(raw):
-        if number in (1, 2):
-            if wire != 0 or not isinstance(value, int):
-                raise ProtobufError(f"wrong wire type {wire} for an IntOrString's {'type' if number == 1 else 'intVal'}")
-            if number == 1:
-                kind = _scalar("int64", value)
-            else:
-                int_value = _scalar("int32", value)
-        elif number == 3:
+        if number == 3:
             text = _text(_wire2(wire, value, "IntOrString.strVal"))
     if kind not in (0, 1):
         raise ProtobufError(f"an IntOrString of type {kind} (0: an int, 1: a string)")
