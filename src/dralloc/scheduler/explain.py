@@ -21,7 +21,7 @@ def explain_pod(sched: Scheduler, key: str, limit: int = 3) -> list[Any]:
         return []
     fw = sched.framework
     cycle = Cycle(info, sched.snapshot)
-    for plugin in fw.filters:
+    for plugin in fw.pre_filters:
         result = plugin.pre_filter(cycle)
         if isinstance(result, set) or result is None:
             continue

@@ -93,6 +93,19 @@ class NodeInfo:
         self.pods.remove(pod)
         self._apply(pod, -1, extra)
 
+    def set_footprint(self, pod: PodInfo, footprint: dict[str, int]) -> None:
+        """Replace the node-allocatable footprint of the claims of ``pod`` (assumed here) with ``footprint``
+        (DynamicResources' Reserve and Unreserve)."""
+        req = self.requested
+        for name, value in pod.claim_footprint.items():
+            req[name] = req.get(name, 0) - value
+        for name, value in footprint.items():
+            req[name] = req.get(name, 0) + value
+        pod.claim_footprint = footprint
+        self.generation += 1
+        if self.dirty_sink is not None:
+            self.dirty_sink[0].add(self.dirty_sink[1])
+
     def _apply(self, pod: PodInfo, sign: int, extra: dict[str, int] | None) -> None:
         req = self.requested
         for name, value in pod.request.items():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dralloc.scheduler.plugins.balanced_allocation import BalancedAllocation
 from dralloc.scheduler.plugins.base import Plugin
+from dralloc.scheduler.plugins.default_binder import DefaultBinder
 from dralloc.scheduler.plugins.dynamic_resources import DynamicResources
 from dralloc.scheduler.plugins.node_affinity import NodeAffinity
 from dralloc.scheduler.plugins.node_name import NodeName
@@ -21,7 +22,8 @@ from dralloc.scheduler.plugins.taint_toleration import TaintToleration
 
 
 def default_plugins() -> list[Plugin]:
-    """Filter/score plugins in profile order (DefaultPreemption is the scheduler's PostFilter)."""
+    """The plugins in profile order, which is each extension point's order (DefaultPreemption is the
+    scheduler's PostFilter)."""
     return [
         NodeUnschedulable(),
         NodeName(),
@@ -31,4 +33,5 @@ def default_plugins() -> list[Plugin]:
         NodeResourcesFit(),
         DynamicResources(),
         BalancedAllocation(),
+        DefaultBinder(),
     ]

@@ -1,5 +1,6 @@
 """The scheduling cycle: one pod at a time, PreFilter → Filter (sampled nodes, rotating start) → PostFilter
-(DynamicResources, DefaultPreemption) → Score → Reserve/Bind, as kube-scheduler's ``ScheduleOne``.
+(DynamicResources, DefaultPreemption) → Score → assume, Reserve → Permit → PreBind → Bind, as
+kube-scheduler's ``ScheduleOne`` and its framework runtime.
 
 Where upstream picks at random (ties between top-scoring nodes, the preemption dry run's offset), a
 ``random.Random(seed)`` picks, so a run is reproducible from its seed.
@@ -11,10 +12,7 @@ import random
 from collections.abc import Callable
 from itertools import compress, islice
 
-from msgspec.structs import replace
-
-from dralloc.api.core_v1 import NodeSelector, Pod, PodStatus
-from dralloc.api.resource_v1 import ResourceClaim, ResourceClaimConsumerReference, ResourceClaimStatus
+from dralloc.api.core_v1 import NodeSelector
 from dralloc.scheduler.framework import (
     NO_NODES_AVAILABLE,
     Code,
@@ -23,20 +21,22 @@ from dralloc.scheduler.framework import (
     Status,
     fit_error_message,
     unresolvable,
+    unschedulable,
 )
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.base import Cycle, Plugin
+from dralloc.scheduler.plugins.base import Cycle, Plugin, implements
+from dralloc.scheduler.plugins.default_binder import bind_pod
 from dralloc.scheduler.plugins.default_preemption import Candidate, DefaultPreemption
 from dralloc.scheduler.plugins.dynamic_resources import NAME as DRA
-from dralloc.scheduler.plugins.dynamic_resources import DraCycle, is_reserved_for, selector_matches
-from dralloc.scheduler.plugins.extended_resources import RequestMapping
+from dralloc.scheduler.plugins.dynamic_resources import DraCycle, DynamicResources, selector_matches
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.profile import default_plugins
-from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
+from dralloc.scheduler.snapshot import ClusterSnapshot
+
+__all__ = ["Attempt", "Framework", "bind_pod", "num_feasible_nodes_to_find"]
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
-DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
 
 
 def num_feasible_nodes_to_find(num_nodes: int, percentage: int = 0) -> int:
@@ -54,8 +54,8 @@ def num_feasible_nodes_to_find(num_nodes: int, percentage: int = 0) -> int:
 class Attempt:
     """How one scheduling attempt ended."""
 
-    __slots__ = ("clear_nomination", "code", "deallocated", "evicted", "extended_claim", "extended_mappings",
-                 "message", "node", "nominated", "unnominated")
+    __slots__ = ("clear_nomination", "code", "deallocated", "evicted", "message", "node", "nominated",
+                 "unnominated")
 
     def __init__(self) -> None:
         self.node: NodeInfo | None = None
@@ -67,9 +67,6 @@ class Attempt:
         # kube-scheduler overrides the pod's nominatedNodeName with "" (clearNominatedNode) on these failures
         self.clear_nomination = False
         self.unnominated: list[PodInfo] = []  # lower-priority pods that lost their nomination to this one
-        self.extended_claim: ResourceClaim | None = None
-        # which container's extended resource each request of the extended claim serves
-        self.extended_mappings: list[RequestMapping] = []
 
     @property
     def changed_cluster(self) -> bool:
@@ -80,45 +77,105 @@ class Framework:
     """The plugins of the default profile over a snapshot, and the cycle that runs them."""
 
     def __init__(self, snapshot: ClusterSnapshot, *, seed: int = 0, percentage_of_nodes_to_score: int = 0,
-                 on_bind: Callable[[PodInfo, NodeInfo, list[ResourceClaim]], None] | None = None,
-                 new_claim_name: Callable[[str], str] | None = None, group_nodes: bool = True) -> None:
+                 new_claim_name: Callable[[str], str] | None = None, group_nodes: bool = True,
+                 plugins: list[Plugin] | None = None) -> None:
+        """``plugins``: the profile's plugins in order (default: kube-scheduler's default profile)."""
         self.snapshot = snapshot
         self.rng = random.Random(seed)
         self.percentage = percentage_of_nodes_to_score
-        self.plugins: list[Plugin] = default_plugins()
-        self.filters = [p for p in self.plugins if p.has_filter]
-        self.scorers = [p for p in self.plugins if p.has_score]
-        self.dra = next(p for p in self.plugins if p.name == DRA)
-        self.preemption = DefaultPreemption(self.run_filters, self.rng)
+        self.plugins: list[Plugin] = default_plugins() if plugins is None else list(plugins)
+        self.dra = next((p for p in self.plugins if isinstance(p, DynamicResources)), None)
+        if new_claim_name is not None and self.dra is not None:
+            self.dra.new_claim_name = new_claim_name
+        plugins = self.plugins
+        self.pre_enqueuers = [p for p in plugins if implements(p, "pre_enqueue")]
+        self.pre_filters = [p for p in plugins if implements(p, "pre_filter")]
+        self.extenders = [p for p in plugins if p.has_pre_filter_extensions]
+        self.filters = [p for p in plugins if p.has_filter]
+        self.scorers = [p for p in plugins if p.has_score]
+        self.reservers = [p for p in plugins if implements(p, "reserve") or implements(p, "unreserve")]
+        self.permitters = [p for p in plugins if implements(p, "permit")]
+        self.pre_binders = [p for p in plugins if implements(p, "pre_bind")]
+        self.binders = [p for p in plugins if implements(p, "bind")]
+        self.preemption = DefaultPreemption(self, self.rng)
         self.next_start_node_index = 0
         # Share filter and score work between nodes in the same state (never changes the answer; tests
         # switch it off to compare).
         self.group_nodes = group_nodes
-        self.on_bind = on_bind
-        self.new_claim_name = new_claim_name or (lambda base: base + "x")
+        # Pods a Permit plugin holds (Code.WAIT): assumed and reserved on their node until allowed or rejected.
+        self.waiting: dict[str, tuple[Cycle, NodeInfo, set[str]]] = {}
+
+    # ------------------------------------------------------------------ PreEnqueue
+    def pre_enqueue(self, pod: PodInfo) -> Status | None:
+        """Every PreEnqueue plugin in order; the first that does not let the pod in answers."""
+        for plugin in self.pre_enqueuers:
+            status = plugin.pre_enqueue(pod)
+            if status is not None and status.code != Code.SUCCESS:
+                return Status(status.code, status.reasons, plugin.name)
+        return None
 
     # ------------------------------------------------------------------ filters
     def run_filters(self, cycle: Cycle, node: NodeInfo) -> Status | None:
-        """Every filter plugin in order, stopping at the first that rejects (with nominated pods of at
-        least the pod's priority counted on the node, as ``RunFilterPluginsWithNominatedPods``)."""
+        """``RunFilterPluginsWithNominatedPods``: with pods nominated to the node of at least the pod's
+        priority counted on it (their AddPod run on a clone of the cycle), then — when that passed and some
+        were added — again without them, so that a filter that needs other pods (affinity) cannot pass only
+        thanks to pods that may land elsewhere."""
         if node.nominated:
             others = [p for p in node.nominated if p is not cycle.pod and p.priority >= cycle.pod.priority]
             if others:
-                node = node.copy_with(others)
+                with_nominated = node.copy_with([])
+                state = cycle.clone() if self.extenders else cycle
+                for p in others:
+                    with_nominated.add_pod(p, p.claim_footprint)
+                    added = self.run_add_pod(state, p, with_nominated)
+                    if added is not None:
+                        return added
+                status = self.run_filter_plugins(state, with_nominated)
+                if status is not None:
+                    return status
+        return self.run_filter_plugins(cycle, node)
+
+    def run_filter_plugins(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        """Every filter plugin in order, stopping at the first that rejects."""
         skip = cycle.skip_filter
         for plugin in self.filters:
             if plugin.name in skip:
                 continue
             status = plugin.filter(cycle, node)
             if status is not None:
+                if status.code == Code.ERROR:  # the attempt's error text, as RunFilterPlugins wraps it
+                    return Status(Code.ERROR, (f'running "{plugin.name}" filter plugin: {status.message}',),
+                                  plugin.name)
                 return status
+        return None
+
+    def run_add_pod(self, cycle: Cycle, pod: PodInfo, node: NodeInfo) -> Status | None:
+        """``RunPreFilterExtensionAddPod``: ``pod`` was added to ``node`` (a copy) for this cycle."""
+        for plugin in self.extenders:
+            if plugin.name in cycle.skip_filter:
+                continue
+            status = plugin.add_pod(cycle, pod, node)
+            if status is not None and status.code != Code.SUCCESS:
+                return Status(Code.ERROR, (f'running AddPod on PreFilter plugin "{plugin.name}": '
+                                           f"{status.message}",), plugin.name)
+        return None
+
+    def run_remove_pod(self, cycle: Cycle, pod: PodInfo, node: NodeInfo) -> Status | None:
+        """``RunPreFilterExtensionRemovePod``: ``pod`` was removed from ``node`` (a copy) for this cycle."""
+        for plugin in self.extenders:
+            if plugin.name in cycle.skip_filter:
+                continue
+            status = plugin.remove_pod(cycle, pod, node)
+            if status is not None and status.code != Code.SUCCESS:
+                return Status(Code.ERROR, (f'running RemovePod on PreFilter plugin "{plugin.name}": '
+                                           f"{status.message}",), plugin.name)
         return None
 
     def _pre_filter(self, cycle: Cycle) -> tuple[Status | None, set[str] | None, list[str]]:
         names: set[str] | None = None
         with_nodes: list[str] = []
         rejected: Status | None = None
-        for plugin in self.filters:
+        for plugin in self.pre_filters:
             result = plugin.pre_filter(cycle)
             if result is None:
                 continue
@@ -164,18 +221,26 @@ class Framework:
             chosen = self._select_host_grouped(cycle, feasible)
         else:
             chosen = self._select_host(cycle, feasible)
-        ext: list[ResourceClaim | None] = [None]
-        status = self._reserve_and_bind(cycle, chosen, ext, out.extended_mappings)
-        if status is not None:
-            # A Reserve/PreBind rejection: a FitError over the one chosen node.
-            out.message = fit_error_message(1, Diagnosis(node_statuses={chosen.name: status}))
-            out.clear_nomination = True
-            out.extended_mappings = []
+        status = self._assume_and_bind(cycle, chosen)
+        if status is None:
+            out.node = chosen
+            out.code = Code.SUCCESS
             return out
-        out.extended_claim = ext[0]
-        out.node = chosen
-        out.code = Code.SUCCESS
+        if status.code == Code.WAIT:
+            out.code = Code.WAIT
+            out.message = status.message
+            return out
+        self._fail_binding(status, chosen, out)
         return out
+
+    def _fail_binding(self, status: Status, node: NodeInfo, out: Attempt) -> None:
+        """A rejection after the host was chosen is a FitError over that one node; an error is its text."""
+        out.code = status.code
+        if status.rejected:
+            out.message = fit_error_message(1, Diagnosis(node_statuses={node.name: status}))
+        else:
+            out.message = status.message
+        out.clear_nomination = True
 
     def _find_feasible(self, cycle: Cycle, diagnosis: Diagnosis, out: Attempt) -> list[NodeInfo]:
         snap = self.snapshot
@@ -206,8 +271,9 @@ class Framework:
         wanted = num_feasible_nodes_to_find(len(nodes), self.percentage)
         named = self._needs_node_names(cycle)
         claim_selectors = self._claim_selectors(cycle)
-        if self.group_nodes and names is None and not named and not claim_selectors and snap.dra.all_local and not snap.nominations \
-                and snap.groups.refresh():
+        keyed = cycle.keyed  # plugins whose verdicts read more of a node than the group keys hold
+        if self.group_nodes and names is None and not named and not claim_selectors and not keyed \
+                and snap.dra.all_local and not snap.nominations and snap.groups.refresh():
             return self._find_feasible_grouped(cycle, diagnosis, out, wanted)
         feasible: list[NodeInfo] = []
         start = self.next_start_node_index
@@ -225,9 +291,12 @@ class Framework:
             if node.nominated:
                 st = run(cycle, node)
             else:
-                key = (node.named_key if named or not self.group_nodes else node.static_key,
-                       node.dynamic_key(state_id(node.name)),
-                       tuple(selector_matches(sel, node) for sel in claim_selectors) if claim_selectors else ())
+                key: tuple[object, ...] = (node.named_key if named or not self.group_nodes else node.static_key,
+                                           node.dynamic_key(state_id(node.name)),
+                                           tuple(selector_matches(sel, node) for sel in claim_selectors)
+                                           if claim_selectors else ())
+                if keyed:
+                    key += tuple(plugin.node_key(cycle, node) for plugin in keyed)
                 keys[node.name] = key
                 if key in verdicts:
                     st = verdicts[key]
@@ -240,7 +309,7 @@ class Framework:
                     break
             elif st.code == Code.ERROR:
                 out.code = Code.ERROR
-                out.message = f'running "{st.plugin}" filter plugin: {st.message}'
+                out.message = st.message
                 break
             else:
                 statuses[node.name] = st
@@ -263,7 +332,7 @@ class Framework:
             if st is not None and st.code == Code.ERROR:
                 # Upstream stops at the first error in node order; report the error (any member would).
                 out.code = Code.ERROR
-                out.message = f'running "{st.plugin}" filter plugin: {st.message}'
+                out.message = st.message
                 return []
             verdicts[gid] = st
             cycle.representatives[groups.key(gid)] = node
@@ -339,10 +408,11 @@ class Framework:
 
     def _post_filter(self, cycle: Cycle, diagnosis: Diagnosis, out: Attempt) -> None:
         reasons: list[str] = []
-        dra_status = self.dra.post_filter(cycle)  # type: ignore[attr-defined]
-        if dra_status.reasons and dra_status.reasons[0].startswith("deallocation"):
-            out.deallocated = True
-        reasons.extend(dra_status.reasons)
+        if self.dra is not None:
+            dra_status = self.dra.post_filter(cycle)
+            if dra_status.reasons and dra_status.reasons[0].startswith("deallocation"):
+                out.deallocated = True
+            reasons.extend(dra_status.reasons)
         status, candidate, clear = self.preemption.post_filter(cycle, diagnosis, len(self.snapshot.nodes))
         out.clear_nomination = clear
         if status.code == Code.SUCCESS and candidate is not None:
@@ -387,63 +457,125 @@ class Framework:
             ties.sort(key=lambda n: order[id(n)])
         return ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
 
-    # ------------------------------------------------------------------ reserve + bind
-    def _reserve_and_bind(self, cycle: Cycle, node: NodeInfo, out_claim: list[ResourceClaim | None],
-                          out_mappings: list[RequestMapping]) -> Status | None:
-        snap = self.snapshot
+    # ------------------------------------------------------------------ assume, Reserve, Permit, PreBind, Bind
+    def _assume_and_bind(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        """Assume the pod on the node, then Reserve and Permit (the scheduling cycle's end), then PreBind and
+        Bind (the binding cycle, run inline). A failure runs Unreserve and forgets the pod; WAIT keeps it
+        assumed in ``waiting`` until :meth:`allow` or :meth:`reject`."""
         pod = cycle.pod
-        bound_claims: list[ResourceClaim] = []
-        footprint: dict[str, int] = {}
-        st: DraCycle | None = cycle.data.get(DRA)
-        if st is not None and not st.empty:
-            found = st.nodes.get(node.name)
-            to_allocate = list(st.to_allocate)
-            ext = found.extended_claim if found is not None else None
-            if ext is not None:
-                ext = replace(ext, metadata=replace(ext.metadata, name=self.new_claim_name(
-                    ext.metadata.generate_name or "")))
-                to_allocate.append(ext)
-                out_claim[0] = ext
-                out_mappings.extend(found.mappings if found is not None else ())
-            results = found.results if found is not None else []
-            if to_allocate:
-                signature = snap.dra.claims_signature(to_allocate)
-                found_here = snap.dra.allocate(node.node, to_allocate, signature)
-                moved = snap.dra.results_for(found_here, node.name)
-                if moved is None:
-                    found_here = snap.dra.allocate(node.node, to_allocate, signature, exact=True)
-                    moved = found_here.results
-                if moved is None:  # cannot happen: the class answer was checked on this node
-                    return unresolvable(DRA, "cannot allocate all claims")
-                results = moved
-                footprint = found_here.footprint
-            ref = ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid)
-            for claim, result in zip(to_allocate, results):
-                status = claim.status or ResourceClaimStatus()
-                finalizers = list(claim.metadata.finalizers or ())
-                if DELETE_PROTECTION_FINALIZER not in finalizers:
-                    finalizers.append(DELETE_PROTECTION_FINALIZER)
-                claim = replace(claim, metadata=replace(claim.metadata, finalizers=finalizers),
-                                status=replace(status, allocation=result, reserved_for=[ref]))
-                snap.set_claim(claim)
-                bound_claims.append(claim)
-            for claim in st.claims:
-                current = snap.claims.get(claim_key(claim), claim)
-                if current.status is not None and current.status.allocation is not None \
-                        and not is_reserved_for(current, pod.uid) and claim not in st.to_allocate:
-                    reserved = list(current.status.reserved_for or ()) + [ref]
-                    current = replace(current, status=replace(current.status, reserved_for=reserved))
-                    snap.set_claim(current)
-                    bound_claims.append(current)
-        pod.claim_footprint = footprint
-        node.add_pod(pod, footprint)
-        if self.on_bind is not None:
-            self.on_bind(pod, node, bound_claims)
+        pod.claim_footprint = {}
+        node.add_pod(pod)
+        status = self.run_reserve(cycle, node)
+        waiting_on: set[str] = set()
+        if status is None:
+            status, waiting_on = self.run_permit(cycle, node)
+        if status is None:
+            status = self._bind(cycle, node)
+        if status is not None and status.code == Code.WAIT:
+            self.waiting[pod.uid] = (cycle, node, waiting_on)
+            return status
+        if status is not None:
+            self._forget(cycle, node)
+        return status
+
+    def _bind(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        status = self.run_pre_bind(cycle, node)
+        return status if status is not None else self.run_bind(cycle, node)
+
+    def _forget(self, cycle: Cycle, node: NodeInfo) -> None:
+        self.run_unreserve(cycle, node)
+        pod = cycle.pod
+        if pod in node.pods:
+            node.remove_pod(pod, pod.claim_footprint)
+        pod.claim_footprint = {}
+
+    def run_reserve(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        for plugin in self.reservers:
+            status = plugin.reserve(cycle, node)
+            if status is not None and status.code != Code.SUCCESS:
+                if status.rejected:
+                    return Status(status.code, status.reasons, plugin.name)
+                return Status(Code.ERROR, (f'running Reserve plugin "{plugin.name}": {status.message}',),
+                              plugin.name)
         return None
 
+    def run_unreserve(self, cycle: Cycle, node: NodeInfo) -> None:
+        """Every Reserve plugin's Unreserve, in reverse order."""
+        for plugin in reversed(self.reservers):
+            plugin.unreserve(cycle, node)
 
-def bind_pod(pod: Pod, node_name: str) -> Pod:
-    """The pod as ``pods/binding`` leaves it: ``spec.nodeName`` set, nomination cleared."""
-    status = pod.status or PodStatus()
-    return replace(pod, spec=replace(pod.spec, node_name=node_name),
-                   status=replace(status, nominated_node_name=None))
+    def run_permit(self, cycle: Cycle, node: NodeInfo) -> tuple[Status | None, set[str]]:
+        """The first rejection or error, else WAIT with the plugins that asked to wait, else None."""
+        waiting_on: set[str] = set()
+        for plugin in self.permitters:
+            status = plugin.permit(cycle, node)
+            if status is None or status.code == Code.SUCCESS:
+                continue
+            if status.rejected:
+                return Status(status.code, status.reasons, plugin.name), waiting_on
+            if status.code == Code.WAIT:
+                waiting_on.add(plugin.name)
+                continue
+            return Status(Code.ERROR, (f'running Permit plugin "{plugin.name}": {status.message}',),
+                          plugin.name), waiting_on
+        if waiting_on:
+            text = f'one or more plugins asked to wait and no plugin rejected pod "{cycle.pod.name}"'
+            return Status(Code.WAIT, (text,)), waiting_on
+        return None, waiting_on
+
+    def run_pre_bind(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        for plugin in self.pre_binders:
+            status = plugin.pre_bind(cycle, node)
+            if status is not None and status.code != Code.SUCCESS:
+                if status.rejected:
+                    return Status(status.code, status.reasons, plugin.name)
+                return Status(Code.ERROR, (f'running PreBind plugin "{plugin.name}": {status.message}',),
+                              plugin.name)
+        return None
+
+    def run_bind(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        """The Bind plugins in order until one does not SKIP."""
+        for plugin in self.binders:
+            status = plugin.bind(cycle, node)
+            if status is not None and status.code == Code.SKIP:
+                continue
+            if status is None or status.code == Code.SUCCESS:
+                return None
+            if status.rejected:
+                return Status(status.code, status.reasons, plugin.name)
+            return Status(Code.ERROR, (f'running Bind plugin "{plugin.name}": {status.message}',), plugin.name)
+        return Status(Code.ERROR, ("no Bind plugin bound the pod",))
+
+    # ------------------------------------------------------------------ waiting pods (Permit WAIT)
+    def allow(self, pod: PodInfo, plugin: str) -> Attempt | None:
+        """``WaitingPod.Allow``: ``plugin`` lets the held pod go; once every plugin that asked it to wait
+        has, the binding cycle runs. None while it still waits (or was not waiting), else how it ended."""
+        held = self.waiting.get(pod.uid)
+        if held is None:
+            return None
+        cycle, node, waiting_on = held
+        waiting_on.discard(plugin)
+        if waiting_on:
+            return None
+        del self.waiting[pod.uid]
+        out = Attempt()
+        status = self._bind(cycle, node)
+        if status is None:
+            out.node = node
+            out.code = Code.SUCCESS
+            return out
+        self._forget(cycle, node)
+        self._fail_binding(status, node, out)
+        return out
+
+    def reject(self, pod: PodInfo, plugin: str, message: str) -> Attempt | None:
+        """``WaitingPod.Reject``: the held pod is unreserved and forgotten; its failure is a FitError over its
+        node with ``message``. None when it was not waiting."""
+        held = self.waiting.pop(pod.uid, None)
+        if held is None:
+            return None
+        cycle, node, _ = held
+        self._forget(cycle, node)
+        out = Attempt()
+        self._fail_binding(unschedulable(plugin, message), node, out)
+        return out

@@ -42,11 +42,12 @@ from dralloc.scheduler.controllers.names import NameGenerator
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.framework import Code, truncate_message
 from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.plugins.base import Plugin
 from dralloc.scheduler.plugins.default_preemption import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.queue import SchedulingQueue
 from dralloc.scheduler.result import Eviction, PodResult, SimulationResult
-from dralloc.scheduler.scheduler import Framework, bind_pod
+from dralloc.scheduler.scheduler import Framework
 from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
 from dralloc.scheduler.utilization import utilization
 
@@ -70,11 +71,13 @@ class Scheduler:
                  priority_classes: Iterable[Any] = (), seed: int = 0, feature_gates: FeatureGates | None = None,
                  percentage_of_nodes_to_score: int = 0, group_nodes: bool = True,
                  names: NameGenerator | None = None, victims_terminate_at: str | None = None,
-                 nominated: Iterable[Pod] = (), now: datetime | None = None) -> None:
+                 nominated: Iterable[Pod] = (), now: datetime | None = None,
+                 plugins: list[Plugin] | None = None) -> None:
         """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
         reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
         to a preemptor are listed in ``lost_nominations``. ``now``: the time against which binding conditions
-        time out (None, as for a dump: they never do)."""
+        time out (None, as for a dump: they never do). ``plugins``: the profile's plugins in order (default:
+        kube-scheduler's default profile)."""
         claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
         self.victims_terminate_at = victims_terminate_at
@@ -93,7 +96,7 @@ class Scheduler:
         self.snapshot.dra.share = group_nodes
         self.framework = Framework(self.snapshot, seed=seed,
                                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-                                   new_claim_name=self.names.generate, group_nodes=group_nodes)
+                                   new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=plugins)
         self._requests_cache: dict[bytes, tuple[dict[str, int], int, int]] = {}
         self.results: dict[str, PodResult] = {}
         self.infos: dict[str, PodInfo] = {}
@@ -247,7 +250,8 @@ class Scheduler:
         each: the caller is the queue)."""
         queue = SchedulingQueue()
         for info in self.pending:
-            queue.add(info)
+            if self._pre_enqueue(info):
+                queue.add(info)
         self.pending = []
         waiting: list[PodInfo] = []
         done = 0
@@ -273,8 +277,21 @@ class Scheduler:
         """Add one pod and try to schedule it now (one attempt)."""
         result = self._admit(pod)
         if self.pending and self.pending[-1].key == result.key:
-            self._attempt(self.pending.pop())
+            info = self.pending.pop()
+            if self._pre_enqueue(info):
+                self._attempt(info)
         return self.results[result.key]
+
+    def _pre_enqueue(self, info: PodInfo) -> bool:
+        """The PreEnqueue plugins' gate: a pod they hold back is never tried and stays pending with their
+        message."""
+        status = self.framework.pre_enqueue(info)
+        if status is None:
+            return True
+        result = self.results[info.key]
+        result.status = "error" if status.code == Code.ERROR else "unschedulable"
+        result.message = truncate_message(status.message)
+        return False
 
     def _attempt(self, info: PodInfo) -> Any:
         """One cycle; None when bound, else the Attempt."""
@@ -282,14 +299,7 @@ class Scheduler:
         result.attempts += 1
         attempt = self.framework.attempt(info)
         if attempt.code == Code.SUCCESS and attempt.node is not None:
-            pod = bind_pod(info.pod, attempt.node.name)
-            if attempt.extended_claim is not None:  # kube-scheduler records it in the pod's status
-                status = pod.status or PodStatus()
-                mappings = [{"containerName": m.container_name, "resourceName": m.resource_name,
-                             "requestName": m.request_name} for m in attempt.extended_mappings]
-                pod = replace(pod, status=replace(status, extended_resource_claim_status={
-                    "requestMappings": mappings, "resourceClaimName": attempt.extended_claim.metadata.name}))
-            info.pod = pod
+            pod = info.pod  # bound by the Bind plugin, with what PreBind recorded in its status
             if self.snapshot.nominations:
                 for node in self.snapshot.nodes:
                     self.snapshot.unnominate(node, info)

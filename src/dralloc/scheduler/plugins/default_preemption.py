@@ -18,8 +18,8 @@ eligible, unless that node's Filter status was UnschedulableAndUnresolvable (nod
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from dralloc.api.core_v1 import Pod
 from dralloc.scheduler.framework import Code, Diagnosis, Status, fit_error_message, unresolvable
@@ -38,7 +38,13 @@ MIN_CANDIDATE_NODES_PERCENTAGE = 10
 MIN_CANDIDATE_NODES_ABSOLUTE = 100
 INT32_MAX = 2**31 - 1
 
-FilterRunner = Callable[[Cycle, NodeInfo], "Status | None"]
+
+class PreemptionHandle(Protocol):
+    """What the dry run needs of the framework (kube-scheduler's ``framework.Handle``)."""
+
+    def run_filters(self, cycle: Cycle, node: NodeInfo) -> Status | None: ...  # with nominated pods
+    def run_add_pod(self, cycle: Cycle, pod: PodInfo, node: NodeInfo) -> Status | None: ...
+    def run_remove_pod(self, cycle: Cycle, pod: PodInfo, node: NodeInfo) -> Status | None: ...
 
 
 @dataclass
@@ -86,8 +92,8 @@ def waits_for_victims(cycle: Cycle, diagnosis: Diagnosis) -> bool:
 class DefaultPreemption(Plugin):
     name = NAME
 
-    def __init__(self, run_filters: FilterRunner, rng: random.Random) -> None:
-        self.run_filters = run_filters
+    def __init__(self, handle: PreemptionHandle, rng: random.Random) -> None:
+        self.handle = handle
         self.rng = rng
 
     def post_filter(self, cycle: Cycle, diagnosis: Diagnosis, num_all_nodes: int
@@ -130,22 +136,36 @@ class DefaultPreemption(Plugin):
         return Status(Code.SUCCESS, (), NAME), pick_one(candidates), False
 
     def _select_victims(self, cycle: Cycle, node: NodeInfo) -> tuple[list[PodInfo], Status | None]:
+        """``SelectVictimsOnNode`` on a copy of the node and a clone of the cycle: remove every lower-priority
+        pod (telling the PreFilter extensions), filter, then add back the most important ones one by one while
+        the pod still fits."""
         pod = cycle.pod
-        trial = node.copy_with([])
-        trial.nominated = list(node.nominated)  # the dry run filters with nominated pods too
         potential = [p for p in node.pods if p.priority < pod.priority]
         if not potential:
             return [], unresolvable(NAME, NO_VICTIMS)
+        handle = self.handle
+        state = cycle.clone()
+        trial = node.copy_with([])
+        trial.nominated = list(node.nominated)  # the dry run filters with nominated pods too
         for p in potential:
             trial.remove_pod(p, p.claim_footprint)
-        status = self.run_filters(cycle, trial)
+            failed = handle.run_remove_pod(state, p, trial)
+            if failed is not None:
+                return [], failed
+        status = handle.run_filters(state, trial)
         if status is not None:
             return [], status
         victims: list[PodInfo] = []
         for p in sorted(potential, key=importance_key):
             trial.add_pod(p, p.claim_footprint)
-            if self.run_filters(cycle, trial) is not None:
+            failed = handle.run_add_pod(state, p, trial)
+            if failed is not None:
+                return [], failed
+            if handle.run_filters(state, trial) is not None:
                 trial.remove_pod(p, p.claim_footprint)
+                failed = handle.run_remove_pod(state, p, trial)
+                if failed is not None:
+                    return [], failed
                 victims.append(p)
         return victims, None
 

@@ -10,15 +10,26 @@ conditions still unmet after the timeout); the unallocated claims (and the speci
 together (``cannot allocate all claims``); a hard allocator error aborts the attempt. Every rejection is
 UnschedulableAndUnresolvable, so preemption never runs for it (1.36). PostFilter deallocates an
 unavailable claim that nobody else uses. Score: 8 − i for each firstAvailable request served by its
-i-th subrequest, normalised.
+i-th subrequest, normalised. Reserve allocates the claims on the chosen node (the special claim gets its
+name) and counts their node-allocatable footprint on it; PreBind writes them (allocation, delete-protection
+finalizer, ``reservedFor``) and records the special claim in the pod's status; Unreserve drops the
+reservation.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from dralloc.api.core_v1 import NodeSelector
-from dralloc.api.resource_v1 import AllocationResult, ResourceClaim
+from msgspec.structs import replace
+
+from dralloc.api.core_v1 import NodeSelector, PodStatus
+from dralloc.api.resource_v1 import (
+    AllocationResult,
+    ResourceClaim,
+    ResourceClaimConsumerReference,
+    ResourceClaimStatus,
+)
 from dralloc.errors import AllocationError
 from dralloc.scheduler import binding_conditions
 from dralloc.scheduler.framework import SKIP, Code, K, Status, default_normalize, error, unresolvable
@@ -26,6 +37,7 @@ from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins import extended_resources
 from dralloc.scheduler.plugins.base import Cycle, Plugin
 from dralloc.scheduler.plugins.node_affinity import _matches as node_selector_matches
+from dralloc.scheduler.snapshot import claim_key
 
 NAME = "DynamicResources"
 MAX_RESERVED_FOR = 256  # ResourceClaimReservedForMaxSize
@@ -37,6 +49,7 @@ CANNOT_ALLOCATE = "cannot allocate all claims"
 NO_CLAIMS = "no new claims to deallocate"
 DEALLOCATED = "deallocation of ResourceClaim completed"
 STILL_NOT = "still not schedulable"
+DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
 
 
 @dataclass
@@ -50,6 +63,16 @@ class NodeAllocation:
 
 
 @dataclass
+class Reservation:
+    """What Reserve claimed on the chosen node, for PreBind to write."""
+
+    claims: list[ResourceClaim]  # to allocate, the special claim (named) last
+    results: list[AllocationResult]
+    extended_claim: ResourceClaim | None = None
+    mappings: list[extended_resources.RequestMapping] = field(default_factory=list)
+
+
+@dataclass
 class DraCycle:
     claims: list[ResourceClaim] = field(default_factory=list)
     available_on: list[NodeSelector | None] = field(default_factory=list)
@@ -60,6 +83,7 @@ class DraCycle:
     binding_failed: set[int] = field(default_factory=set)
     nodes: dict[str, NodeAllocation] = field(default_factory=dict)
     signature: bytes = b""
+    reservation: Reservation | None = None
 
     @property
     def empty(self) -> bool:
@@ -101,11 +125,20 @@ def _owned_by(claim: ResourceClaim, pod_uid: str) -> bool:
                for o in claim.metadata.owner_references or ())
 
 
+def _default_claim_name(generate_name: str) -> str:
+    return generate_name + "x"
+
+
 class DynamicResources(Plugin):
     name = NAME
     weight = 1
     has_filter = True
     has_score = True
+
+    def __init__(self, new_claim_name: Callable[[str], str] = _default_claim_name) -> None:
+        # Names the special claim of DRA-backed extended resources from its generateName (the API server's
+        # name generation).
+        self.new_claim_name = new_claim_name
 
     # ------------------------------------------------------------------ PreFilter
     def pre_filter(self, cycle: Cycle) -> Status | set[str] | None:
@@ -298,3 +331,81 @@ class DynamicResources(Plugin):
 
     def normalize(self, cycle: Cycle, scores: dict[K, int]) -> dict[K, int]:
         return default_normalize(scores, reverse=False)
+
+    # ------------------------------------------------------------------ Reserve / Unreserve
+    def reserve(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        """Allocate the unallocated claims (and the special claim, named now) on the chosen node, and count
+        their node-allocatable footprint on it. The devices count as taken once PreBind writes them: nothing
+        runs in between here."""
+        st: DraCycle | None = cycle.data.get(NAME)
+        if st is None or st.empty:
+            return None
+        snap = cycle.snapshot
+        found = st.nodes.get(node.name)
+        to_allocate = list(st.to_allocate)
+        ext = found.extended_claim if found is not None else None
+        mappings: list[extended_resources.RequestMapping] = []
+        if ext is not None:
+            ext = replace(ext, metadata=replace(ext.metadata, name=self.new_claim_name(
+                ext.metadata.generate_name or "")))
+            to_allocate.append(ext)
+            mappings = list(found.mappings) if found is not None else []
+        results = found.results if found is not None else []
+        footprint: dict[str, int] = {}
+        if to_allocate:
+            # Filter may have shared another node's answer (same devices, other names): allocate here.
+            signature = snap.dra.claims_signature(to_allocate)
+            found_here = snap.dra.allocate(node.node, to_allocate, signature)
+            moved = snap.dra.results_for(found_here, node.name)
+            if moved is None:
+                found_here = snap.dra.allocate(node.node, to_allocate, signature, exact=True)
+                moved = found_here.results
+            if moved is None:  # cannot happen: the class answer was checked on this node
+                return unresolvable(NAME, CANNOT_ALLOCATE)
+            results = moved
+            footprint = found_here.footprint
+        st.reservation = Reservation(to_allocate, results, ext, mappings)
+        if footprint:
+            node.set_footprint(cycle.pod, footprint)
+        return None
+
+    def unreserve(self, cycle: Cycle, node: NodeInfo) -> None:
+        st: DraCycle | None = cycle.data.get(NAME)
+        if st is None or st.reservation is None:
+            return
+        st.reservation = None
+        if cycle.pod.claim_footprint and cycle.pod in node.pods:
+            node.set_footprint(cycle.pod, {})
+
+    # ------------------------------------------------------------------ PreBind
+    def pre_bind(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        """Write the allocations (with the delete-protection finalizer) and the pod in ``reservedFor`` of each
+        claim not yet reserved for it; record the special claim in ``status.extendedResourceClaimStatus``."""
+        st: DraCycle | None = cycle.data.get(NAME)
+        if st is None or st.empty or st.reservation is None:
+            return None
+        snap = cycle.snapshot
+        pod = cycle.pod
+        reservation = st.reservation
+        ref = ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid)
+        for claim, result in zip(reservation.claims, reservation.results):
+            status = claim.status or ResourceClaimStatus()
+            finalizers = list(claim.metadata.finalizers or ())
+            if DELETE_PROTECTION_FINALIZER not in finalizers:
+                finalizers.append(DELETE_PROTECTION_FINALIZER)
+            snap.set_claim(replace(claim, metadata=replace(claim.metadata, finalizers=finalizers),
+                                   status=replace(status, allocation=result, reserved_for=[ref])))
+        for claim in st.claims:
+            current = snap.claims.get(claim_key(claim), claim)
+            if current.status is not None and current.status.allocation is not None \
+                    and not is_reserved_for(current, pod.uid) and claim not in st.to_allocate:
+                reserved = list(current.status.reserved_for or ()) + [ref]
+                snap.set_claim(replace(current, status=replace(current.status, reserved_for=reserved)))
+        ext = reservation.extended_claim
+        if ext is not None:
+            pod_status = pod.pod.status or PodStatus()
+            mappings = [{"containerName": m.container_name, "resourceName": m.resource_name,
+                         "requestName": m.request_name} for m in reservation.mappings]
+            pod.pod = replace(pod.pod, status=replace(pod_status, extended_resource_claim_status={
+                "requestMappings": mappings, "resourceClaimName": ext.metadata.name}))
+        return None
