@@ -13,7 +13,7 @@ import pytest
 warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import NS, Cluster, R, gpu_cluster, pod, slice_  # noqa: E402
 
-from dralloc.scheduler.binding_conditions import BINDING_TIMEOUT_SECONDS  # noqa: E402
+from dralloc.scheduler.plugins.dynamic_resources.binding_conditions import BINDING_TIMEOUT_SECONDS  # noqa: E402
 
 
 @pytest.fixture

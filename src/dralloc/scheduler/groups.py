@@ -13,8 +13,8 @@ live groups (very heterogeneous clusters) switch the fast path off until they sh
 
 from __future__ import annotations
 
-from dralloc.scheduler.dra import DraState
 from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.plugins.dynamic_resources.manager import DraState
 
 MAX_GROUPS = 255
 

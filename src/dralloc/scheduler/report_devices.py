@@ -19,7 +19,7 @@ from dralloc.allocator.state import AllocatedState
 from dralloc.api.codec import encode_json
 from dralloc.api.resource_v1 import Device, DeviceSelector, ResourceClaimSpec, ResourceSlice
 from dralloc.cel import CELCompileError, CELRuntimeError, Selector, compile_selector, device_activation
-from dralloc.scheduler.dra import DraState
+from dralloc.scheduler.plugins.dynamic_resources.manager import DraState
 from dralloc.scheduler.result import PodResult
 
 if TYPE_CHECKING:

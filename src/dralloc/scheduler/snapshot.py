@@ -16,19 +16,14 @@ from dralloc.api.resource_v1 import (
     ResourceSlice,
 )
 from dralloc.scheduler.attributes import AttributeKey
-from dralloc.scheduler.dra import DraState
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.groups import NodeGroups
 from dralloc.scheduler.nodeinfo import NodeInfo, node_tree_order
-from dralloc.scheduler.plugins.extended_resources import class_mapping
+from dralloc.scheduler.plugins.dynamic_resources.extended_resources import class_mapping
+from dralloc.scheduler.plugins.dynamic_resources.manager import ClaimKey, DraState, claim_key
 from dralloc.scheduler.podinfo import PodInfo
 
-ClaimKey = tuple[str, str]
-
-
-def claim_key(claim: ResourceClaim) -> ClaimKey:
-    return (claim.metadata.namespace or "default", claim.metadata.name or "")
-
+__all__ = ["ClaimKey", "ClusterSnapshot", "claim_key", "rebuild"]
 
 class ClusterSnapshot:
     """Nodes, claims, classes, slices and the allocator state; updated in place as pods are bound."""

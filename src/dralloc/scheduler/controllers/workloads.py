@@ -43,7 +43,7 @@ from dralloc.api.core_v1 import (
 )
 from dralloc.api.meta import LabelSelector, ObjectMeta, OwnerReference
 from dralloc.scheduler.controllers.names import MAX_GENERATED_NAME_LENGTH, NameGenerator, pod_template_hash
-from dralloc.scheduler.plugins.tolerations import tolerates
+from dralloc.scheduler.tolerations import tolerates
 
 __all__ = [
     "DAEMON_TOLERATIONS",

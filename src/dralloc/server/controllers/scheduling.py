@@ -40,7 +40,7 @@ from functools import partial
 from typing import Any
 
 from dralloc.api.codec import decode, to_dict
-from dralloc.scheduler import binding_conditions
+from dralloc.scheduler.plugins.dynamic_resources import binding_conditions
 from dralloc.scheduler.result import PodResult
 from dralloc.scheduler.simulation import DEFAULT_SCHEDULER, Scheduler
 from dralloc.server import pods as pod_registry

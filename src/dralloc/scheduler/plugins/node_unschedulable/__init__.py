@@ -6,7 +6,7 @@ from dralloc.api.core_v1 import Taint
 from dralloc.scheduler.framework import Status, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.base import Cycle, Plugin
-from dralloc.scheduler.plugins.tolerations import tolerated
+from dralloc.scheduler.tolerations import tolerated
 
 NAME = "NodeUnschedulable"
 REASON = "node(s) were unschedulable"

@@ -50,6 +50,14 @@ class Found:
     steps: int = 0
 
 
+ClaimKey = tuple[str, str]
+
+
+def claim_key(claim: ResourceClaim) -> ClaimKey:
+    """A claim's (namespace, name)."""
+    return (claim.metadata.namespace or "default", claim.metadata.name or "")
+
+
 class DraState:
     """Slices, classes and allocated state for the scheduler, with the per-node answer cache."""
 

@@ -11,7 +11,7 @@ from dralloc.api.core_v1 import Taint
 from dralloc.scheduler.framework import K, Status, default_normalize, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.base import Cycle, Plugin
-from dralloc.scheduler.plugins.tolerations import first_untolerated, tolerated
+from dralloc.scheduler.tolerations import first_untolerated, tolerated
 
 NAME = "TaintToleration"
 REASON = "node(s) had untolerated taint(s)"
