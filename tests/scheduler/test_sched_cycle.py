@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sched_builders import by_name, node, pod
 
-from dralloc.scheduler.scheduler import num_feasible_nodes_to_find
+from dralloc.scheduler.schedule_one import num_feasible_nodes_to_find
 
 
 def test_adaptive_percentage_of_nodes_to_score() -> None:

@@ -10,10 +10,9 @@ from sched_builders import GPU_CLASS, by_name, gpu_slice, load, node, pod
 
 from dralloc.scheduler import Scheduler
 from dralloc.scheduler.controllers.names import NameGenerator
-from dralloc.scheduler.framework import Code, Status, error, unschedulable
+from dralloc.scheduler.framework import Code, Cycle, Plugin, Status, error, unschedulable
 from dralloc.scheduler.loading import sort_objects
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.base import Cycle, Plugin
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.profile import default_plugins
 

@@ -5,7 +5,7 @@
     result = sched.schedule()     # .pods, .claims, .unschedulable, .utilization, .to_dict()
 
 The shape is kube-scheduler's: a queue (:mod:`~dralloc.scheduler.queue`), a cycle
-(:mod:`~dralloc.scheduler.scheduler`) and one module per plugin (:mod:`dralloc.scheduler.plugins`).
+(:mod:`~dralloc.scheduler.schedule_one`) and one module per plugin (:mod:`dralloc.scheduler.plugins`).
 """
 
 from dralloc.scheduler.features import FeatureGates

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dralloc.scheduler.framework import Code
-from dralloc.scheduler.plugins.base import Cycle
+from dralloc.scheduler.framework import Code, Cycle
 from dralloc.scheduler.plugins.dynamic_resources import NAME as DRA
 from dralloc.scheduler.plugins.dynamic_resources import DraCycle
 

@@ -9,8 +9,8 @@ not scheduled and say so).
 
 from __future__ import annotations
 
+from dralloc.scheduler.framework import Plugin
 from dralloc.scheduler.plugins.balanced_allocation import BalancedAllocation
-from dralloc.scheduler.plugins.base import Plugin
 from dralloc.scheduler.plugins.default_binder import DefaultBinder
 from dralloc.scheduler.plugins.dynamic_resources import DynamicResources
 from dralloc.scheduler.plugins.node_affinity import NodeAffinity

@@ -40,14 +40,13 @@ from dralloc.api.resource_v1 import (
 from dralloc.errors import InputError
 from dralloc.scheduler.controllers.names import NameGenerator
 from dralloc.scheduler.features import FeatureGates
-from dralloc.scheduler.framework import Code, truncate_message
+from dralloc.scheduler.framework import Code, Plugin, truncate_message
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.base import Plugin
 from dralloc.scheduler.plugins.default_preemption import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.queue import SchedulingQueue
 from dralloc.scheduler.result import Eviction, PodResult, SimulationResult
-from dralloc.scheduler.scheduler import Framework
+from dralloc.scheduler.schedule_one import Framework
 from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
 from dralloc.scheduler.utilization import utilization
 

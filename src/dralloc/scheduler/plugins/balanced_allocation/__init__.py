@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import math
 
-from dralloc.scheduler.framework import MAX_NODE_SCORE, SKIP, Status
+from dralloc.scheduler.framework import MAX_NODE_SCORE, SKIP, Cycle, Plugin, Status
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.base import Cycle, Plugin
 
 NAME = "NodeResourcesBalancedAllocation"
 RESOURCES = ("cpu", "memory")

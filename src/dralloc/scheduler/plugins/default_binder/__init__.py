@@ -5,9 +5,8 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from dralloc.api.core_v1 import Pod, PodStatus
-from dralloc.scheduler.framework import Status
+from dralloc.scheduler.framework import Cycle, Plugin, Status
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.base import Cycle, Plugin
 
 NAME = "DefaultBinder"
 

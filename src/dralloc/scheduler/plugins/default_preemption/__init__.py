@@ -22,9 +22,16 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from dralloc.api.core_v1 import Pod
-from dralloc.scheduler.framework import Code, Diagnosis, Status, fit_error_message, unresolvable
+from dralloc.scheduler.framework import (
+    Code,
+    Cycle,
+    Diagnosis,
+    Plugin,
+    Status,
+    fit_error_message,
+    unresolvable,
+)
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.base import Cycle, Plugin
 from dralloc.scheduler.podinfo import PodInfo
 
 NAME = "DefaultPreemption"

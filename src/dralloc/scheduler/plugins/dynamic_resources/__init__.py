@@ -31,9 +31,18 @@ from dralloc.api.resource_v1 import (
     ResourceClaimStatus,
 )
 from dralloc.errors import AllocationError
-from dralloc.scheduler.framework import SKIP, Code, K, Status, default_normalize, error, unresolvable
+from dralloc.scheduler.framework import (
+    SKIP,
+    Code,
+    Cycle,
+    K,
+    Plugin,
+    Status,
+    default_normalize,
+    error,
+    unresolvable,
+)
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.base import Cycle, Plugin
 from dralloc.scheduler.plugins.dynamic_resources import binding_conditions, extended_resources
 from dralloc.scheduler.plugins.dynamic_resources.manager import claim_key
 from dralloc.scheduler.plugins.node_affinity import _matches as node_selector_matches

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dralloc.allocator.nodes import NodeSelectorError, node_selector_matches
 from dralloc.api.core_v1 import NodeSelector, NodeSelectorTerm
-from dralloc.scheduler.framework import SKIP, K, Status, default_normalize, unresolvable
+from dralloc.scheduler.framework import SKIP, Cycle, K, Plugin, Status, default_normalize, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.base import Cycle, Plugin
 
 NAME = "NodeAffinity"
 REASON = "node(s) didn't match Pod's node affinity/selector"

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dralloc.scheduler.framework import Status, unresolvable
+from dralloc.scheduler.framework import Cycle, Plugin, Status, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.base import Cycle, Plugin
 
 NAME = "NodeName"
 REASON = "node(s) didn't match the requested node name"

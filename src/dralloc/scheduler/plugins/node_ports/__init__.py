@@ -3,9 +3,8 @@ every IP)."""
 
 from __future__ import annotations
 
-from dralloc.scheduler.framework import SKIP, Status, unschedulable
+from dralloc.scheduler.framework import SKIP, Cycle, Plugin, Status, unschedulable
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.base import Cycle, Plugin
 
 NAME = "NodePorts"
 REASON = "node(s) didn't have free ports for the requested pod ports"

@@ -13,9 +13,8 @@ requested = the node's non-zero requests + the pod's, averaged over the resource
 
 from __future__ import annotations
 
-from dralloc.scheduler.framework import MAX_NODE_SCORE, Code, Status
+from dralloc.scheduler.framework import MAX_NODE_SCORE, Code, Cycle, Plugin, Status
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.base import Cycle, Plugin
 
 NAME = "NodeResourcesFit"
 TOO_MANY_PODS = "Too many pods"

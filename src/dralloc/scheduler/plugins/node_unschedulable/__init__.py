@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from dralloc.api.core_v1 import Taint
-from dralloc.scheduler.framework import Status, unresolvable
+from dralloc.scheduler.framework import Cycle, Plugin, Status, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.base import Cycle, Plugin
 from dralloc.scheduler.tolerations import tolerated
 
 NAME = "NodeUnschedulable"

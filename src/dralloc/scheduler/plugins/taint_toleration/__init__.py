@@ -8,9 +8,8 @@ PreferNoSchedule effect count), normalised in reverse so a node with none scores
 from __future__ import annotations
 
 from dralloc.api.core_v1 import Taint
-from dralloc.scheduler.framework import K, Status, default_normalize, unresolvable
+from dralloc.scheduler.framework import Cycle, K, Plugin, Status, default_normalize, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.base import Cycle, Plugin
 from dralloc.scheduler.tolerations import first_untolerated, tolerated
 
 NAME = "TaintToleration"

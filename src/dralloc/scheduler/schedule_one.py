@@ -16,21 +16,22 @@ from dralloc.api.core_v1 import NodeSelector
 from dralloc.scheduler.framework import (
     NO_NODES_AVAILABLE,
     Code,
+    Cycle,
     Diagnosis,
-    K,
+    Plugin,
     Status,
     fit_error_message,
     unresolvable,
     unschedulable,
 )
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.base import Cycle, Plugin, implements
 from dralloc.scheduler.plugins.default_binder import bind_pod
 from dralloc.scheduler.plugins.default_preemption import Candidate, DefaultPreemption
 from dralloc.scheduler.plugins.dynamic_resources import NAME as DRA
 from dralloc.scheduler.plugins.dynamic_resources import DraCycle, DynamicResources, selector_matches
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.profile import default_plugins
+from dralloc.scheduler.runtime import PluginRuntime
 from dralloc.scheduler.snapshot import ClusterSnapshot
 
 __all__ = ["Attempt", "Framework", "bind_pod", "num_feasible_nodes_to_find"]
@@ -73,8 +74,8 @@ class Attempt:
         return bool(self.evicted) or self.deallocated
 
 
-class Framework:
-    """The plugins of the default profile over a snapshot, and the cycle that runs them."""
+class Framework(PluginRuntime):
+    """A profile's plugins over a snapshot, and the cycle that runs them."""
 
     def __init__(self, snapshot: ClusterSnapshot, *, seed: int = 0, percentage_of_nodes_to_score: int = 0,
                  new_claim_name: Callable[[str], str] | None = None, group_nodes: bool = True,
@@ -83,20 +84,10 @@ class Framework:
         self.snapshot = snapshot
         self.rng = random.Random(seed)
         self.percentage = percentage_of_nodes_to_score
-        self.plugins: list[Plugin] = default_plugins() if plugins is None else list(plugins)
+        super().__init__(default_plugins() if plugins is None else list(plugins))
         self.dra = next((p for p in self.plugins if isinstance(p, DynamicResources)), None)
         if new_claim_name is not None and self.dra is not None:
             self.dra.new_claim_name = new_claim_name
-        plugins = self.plugins
-        self.pre_enqueuers = [p for p in plugins if implements(p, "pre_enqueue")]
-        self.pre_filters = [p for p in plugins if implements(p, "pre_filter")]
-        self.extenders = [p for p in plugins if p.has_pre_filter_extensions]
-        self.filters = [p for p in plugins if p.has_filter]
-        self.scorers = [p for p in plugins if p.has_score]
-        self.reservers = [p for p in plugins if implements(p, "reserve") or implements(p, "unreserve")]
-        self.permitters = [p for p in plugins if implements(p, "permit")]
-        self.pre_binders = [p for p in plugins if implements(p, "pre_bind")]
-        self.binders = [p for p in plugins if implements(p, "bind")]
         self.preemption = DefaultPreemption(self, self.rng)
         self.next_start_node_index = 0
         # Share filter and score work between nodes in the same state (never changes the answer; tests
@@ -104,97 +95,6 @@ class Framework:
         self.group_nodes = group_nodes
         # Pods a Permit plugin holds (Code.WAIT): assumed and reserved on their node until allowed or rejected.
         self.waiting: dict[str, tuple[Cycle, NodeInfo, set[str]]] = {}
-
-    # ------------------------------------------------------------------ PreEnqueue
-    def pre_enqueue(self, pod: PodInfo) -> Status | None:
-        """Every PreEnqueue plugin in order; the first that does not let the pod in answers."""
-        for plugin in self.pre_enqueuers:
-            status = plugin.pre_enqueue(pod)
-            if status is not None and status.code != Code.SUCCESS:
-                return Status(status.code, status.reasons, plugin.name)
-        return None
-
-    # ------------------------------------------------------------------ filters
-    def run_filters(self, cycle: Cycle, node: NodeInfo) -> Status | None:
-        """``RunFilterPluginsWithNominatedPods``: with pods nominated to the node of at least the pod's
-        priority counted on it (their AddPod run on a clone of the cycle), then — when that passed and some
-        were added — again without them, so that a filter that needs other pods (affinity) cannot pass only
-        thanks to pods that may land elsewhere."""
-        if node.nominated:
-            others = [p for p in node.nominated if p is not cycle.pod and p.priority >= cycle.pod.priority]
-            if others:
-                with_nominated = node.copy_with([])
-                state = cycle.clone() if self.extenders else cycle
-                for p in others:
-                    with_nominated.add_pod(p, p.claim_footprint)
-                    added = self.run_add_pod(state, p, with_nominated)
-                    if added is not None:
-                        return added
-                status = self.run_filter_plugins(state, with_nominated)
-                if status is not None:
-                    return status
-        return self.run_filter_plugins(cycle, node)
-
-    def run_filter_plugins(self, cycle: Cycle, node: NodeInfo) -> Status | None:
-        """Every filter plugin in order, stopping at the first that rejects."""
-        skip = cycle.skip_filter
-        for plugin in self.filters:
-            if plugin.name in skip:
-                continue
-            status = plugin.filter(cycle, node)
-            if status is not None:
-                if status.code == Code.ERROR:  # the attempt's error text, as RunFilterPlugins wraps it
-                    return Status(Code.ERROR, (f'running "{plugin.name}" filter plugin: {status.message}',),
-                                  plugin.name)
-                return status
-        return None
-
-    def run_add_pod(self, cycle: Cycle, pod: PodInfo, node: NodeInfo) -> Status | None:
-        """``RunPreFilterExtensionAddPod``: ``pod`` was added to ``node`` (a copy) for this cycle."""
-        for plugin in self.extenders:
-            if plugin.name in cycle.skip_filter:
-                continue
-            status = plugin.add_pod(cycle, pod, node)
-            if status is not None and status.code != Code.SUCCESS:
-                return Status(Code.ERROR, (f'running AddPod on PreFilter plugin "{plugin.name}": '
-                                           f"{status.message}",), plugin.name)
-        return None
-
-    def run_remove_pod(self, cycle: Cycle, pod: PodInfo, node: NodeInfo) -> Status | None:
-        """``RunPreFilterExtensionRemovePod``: ``pod`` was removed from ``node`` (a copy) for this cycle."""
-        for plugin in self.extenders:
-            if plugin.name in cycle.skip_filter:
-                continue
-            status = plugin.remove_pod(cycle, pod, node)
-            if status is not None and status.code != Code.SUCCESS:
-                return Status(Code.ERROR, (f'running RemovePod on PreFilter plugin "{plugin.name}": '
-                                           f"{status.message}",), plugin.name)
-        return None
-
-    def _pre_filter(self, cycle: Cycle) -> tuple[Status | None, set[str] | None, list[str]]:
-        names: set[str] | None = None
-        with_nodes: list[str] = []
-        rejected: Status | None = None
-        for plugin in self.pre_filters:
-            result = plugin.pre_filter(cycle)
-            if result is None:
-                continue
-            if isinstance(result, set):
-                with_nodes.append(plugin.name)
-                names = set(result) if names is None else names & result
-                if not names:
-                    plugins = sorted(with_nodes)
-                    text = (f"node(s) didn't satisfy plugin {plugins[0]}" if len(plugins) == 1 else
-                            f"node(s) didn't satisfy plugin(s) [{' '.join(plugins)}] simultaneously")
-                    return unresolvable(plugin.name, text), names, with_nodes
-                continue
-            if result.code == Code.SKIP:
-                cycle.skip_filter.add(plugin.name)
-                continue
-            if result.code == Code.UNRESOLVABLE or result.code == Code.ERROR:
-                return result, None, with_nodes
-            rejected = result  # Unschedulable: the other PreFilters still run (preemption may help)
-        return rejected, names, with_nodes
 
     # ------------------------------------------------------------------ one attempt
     def attempt(self, pod: PodInfo) -> Attempt:
@@ -244,7 +144,7 @@ class Framework:
 
     def _find_feasible(self, cycle: Cycle, diagnosis: Diagnosis, out: Attempt) -> list[NodeInfo]:
         snap = self.snapshot
-        status, names, with_nodes = self._pre_filter(cycle)
+        status, names, with_nodes = self.run_pre_filter(cycle)
         if status is not None:
             if status.code == Code.ERROR:
                 out.code = Code.ERROR
@@ -358,18 +258,6 @@ class Framework:
         self.next_start_node_index = (self.next_start_node_index + processed) % count
         return feasible
 
-    def _score(self, cycle: Cycle, feasible: list[NodeInfo], reps: dict[K, NodeInfo]) -> dict[K, int]:
-        """Weighted sum of every score plugin's normalised score, for one representative node per state
-        (normalisation only reads the maximum, which the representatives have)."""
-        totals = dict.fromkeys(reps, 0)
-        for plugin in self.scorers:
-            if plugin.pre_score(cycle, feasible) is not None:
-                continue
-            scores = plugin.normalize(cycle, {key: plugin.score(cycle, rep) for key, rep in reps.items()})
-            for key, score in scores.items():
-                totals[key] += score * plugin.weight
-        return totals
-
     def _select_host_grouped(self, cycle: Cycle, feasible: list[NodeInfo]) -> NodeInfo:
         """``_select_host`` for a grouped search: score each feasible group present in the examined window
         once, then pick uniformly among the nodes of the top groups, in examination order."""
@@ -379,7 +267,7 @@ class Framework:
         present = sorted(g for g in set(window) if groups.key(g) in cycle.representatives
                          and cycle.feasible_gids[g])
         reps = {g: cycle.representatives[groups.key(g)] for g in present}
-        totals = self._score(cycle, feasible, reps)
+        totals = self.run_scores(cycle, feasible, reps)
         best = max(totals.values())
         top = bytearray(256)
         for g, total in totals.items():
@@ -449,7 +337,7 @@ class Framework:
         reps: dict[tuple[object, ...] | str, NodeInfo] = {
             key: cycle.representatives.get(key, members[0]) if isinstance(key, tuple) else members[0]
             for key, members in groups.items()}
-        totals = self._score(cycle, feasible, reps)
+        totals = self.run_scores(cycle, feasible, reps)
         best = max(totals.values())
         ties = [n for key, members in groups.items() if totals[key] == best for n in members]
         if len(groups) > 1 and len(ties) > 1:
@@ -488,63 +376,6 @@ class Framework:
         if pod in node.pods:
             node.remove_pod(pod, pod.claim_footprint)
         pod.claim_footprint = {}
-
-    def run_reserve(self, cycle: Cycle, node: NodeInfo) -> Status | None:
-        for plugin in self.reservers:
-            status = plugin.reserve(cycle, node)
-            if status is not None and status.code != Code.SUCCESS:
-                if status.rejected:
-                    return Status(status.code, status.reasons, plugin.name)
-                return Status(Code.ERROR, (f'running Reserve plugin "{plugin.name}": {status.message}',),
-                              plugin.name)
-        return None
-
-    def run_unreserve(self, cycle: Cycle, node: NodeInfo) -> None:
-        """Every Reserve plugin's Unreserve, in reverse order."""
-        for plugin in reversed(self.reservers):
-            plugin.unreserve(cycle, node)
-
-    def run_permit(self, cycle: Cycle, node: NodeInfo) -> tuple[Status | None, set[str]]:
-        """The first rejection or error, else WAIT with the plugins that asked to wait, else None."""
-        waiting_on: set[str] = set()
-        for plugin in self.permitters:
-            status = plugin.permit(cycle, node)
-            if status is None or status.code == Code.SUCCESS:
-                continue
-            if status.rejected:
-                return Status(status.code, status.reasons, plugin.name), waiting_on
-            if status.code == Code.WAIT:
-                waiting_on.add(plugin.name)
-                continue
-            return Status(Code.ERROR, (f'running Permit plugin "{plugin.name}": {status.message}',),
-                          plugin.name), waiting_on
-        if waiting_on:
-            text = f'one or more plugins asked to wait and no plugin rejected pod "{cycle.pod.name}"'
-            return Status(Code.WAIT, (text,)), waiting_on
-        return None, waiting_on
-
-    def run_pre_bind(self, cycle: Cycle, node: NodeInfo) -> Status | None:
-        for plugin in self.pre_binders:
-            status = plugin.pre_bind(cycle, node)
-            if status is not None and status.code != Code.SUCCESS:
-                if status.rejected:
-                    return Status(status.code, status.reasons, plugin.name)
-                return Status(Code.ERROR, (f'running PreBind plugin "{plugin.name}": {status.message}',),
-                              plugin.name)
-        return None
-
-    def run_bind(self, cycle: Cycle, node: NodeInfo) -> Status | None:
-        """The Bind plugins in order until one does not SKIP."""
-        for plugin in self.binders:
-            status = plugin.bind(cycle, node)
-            if status is not None and status.code == Code.SKIP:
-                continue
-            if status is None or status.code == Code.SUCCESS:
-                return None
-            if status.rejected:
-                return Status(status.code, status.reasons, plugin.name)
-            return Status(Code.ERROR, (f'running Bind plugin "{plugin.name}": {status.message}',), plugin.name)
-        return Status(Code.ERROR, ("no Bind plugin bound the pod",))
 
     # ------------------------------------------------------------------ waiting pods (Permit WAIT)
     def allow(self, pod: PodInfo, plugin: str) -> Attempt | None:
