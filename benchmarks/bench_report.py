@@ -18,8 +18,8 @@ from pathlib import Path
 
 from dralloc.api import codec
 from dralloc.scheduler import Scheduler
-from dralloc.scheduler.report import render_data
-from dralloc.scheduler.report_data import build_report_data
+from dralloc.simulator.report import render_data
+from dralloc.simulator.report_data import build_report_data
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "cluster"
 

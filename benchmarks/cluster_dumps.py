@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/cluster_dumps.py OUT.json --nodes 500 --pods 5000 [--profile dra-example]
 
-One ``kind: List`` holding DeviceClasses, Nodes and ResourceSlices from ``dralloc.scheduler.generate``, a
+One ``kind: List`` holding DeviceClasses, Nodes and ResourceSlices from ``dralloc.simulator.generate``, a
 ResourceClaimTemplate per namespace, and pods as the API server returns them (managedFields, status, the
 service-account volume, fields dralloc does not model): a tenth of them running on a node, the rest
 pending with one claim from the template. Deterministic: the same arguments write the same bytes.
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dralloc.scheduler.generate import PROFILES, cluster_documents
+from dralloc.simulator.generate import PROFILES, cluster_documents
 
 _CLASS = {"gpu-h100": "mig.nvidia.com", "dra-example": "gpu.example.com", "nic": "nic.example.com"}
 _NAMESPACES = ("team-a", "team-b", "team-c", "batch")

@@ -8,8 +8,9 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parent.parent / "src" / "dralloc"
 
 # A package may import itself and the packages listed after it; the edges (cli, server, store) may import
-# any core package; the core never imports an edge.
-CORE_ORDER = ["scheduler", "allocator", "resources", "validation", "cel", "api"]
+# any core package; the core never imports an edge. The simulator sits on the controllers and the scheduler
+# framework; the framework knows neither.
+CORE_ORDER = ["simulator", "controllers", "scheduler", "allocator", "resources", "validation", "cel", "api"]
 EDGES = {"cli", "server", "store"}
 ALLOWED: dict[str, set[str]] = {pkg: set(CORE_ORDER[i:]) for i, pkg in enumerate(CORE_ORDER)}
 ALLOWED["validation"] = {"validation", "cel", "api", "resources"}
@@ -19,24 +20,28 @@ ALLOWED["store"] = {"store", "api", "validation", "errors"}
 ALLOWED["server"] = {"server", "store", *CORE_ORDER}
 ALLOWED["cli"] = {"cli", "server", "store", *CORE_ORDER}
 SHARED = {"errors", "__init__", "__main__"}  # dralloc/errors.py and the top-level modules
+# The one upward reference allowed: dralloc.scheduler still answers for the names the simulator had there
+# (``from dralloc.scheduler import Scheduler``), resolved lazily.
+COMPATIBILITY = {("dralloc.scheduler", "dralloc.simulator.result"), ("dralloc.scheduler", "dralloc.simulator.simulator")}
 
 
 def _module_name(path: Path) -> str:
-    rel = path.relative_to(SRC.parent).with_suffix("")
-    parts = list(rel.parts)
+    parts = list(path.with_suffix("").parts)
+    parts = parts[len(parts) - 1 - parts[::-1].index("dralloc"):]  # from the last "dralloc" directory on
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
-def _imports(path: Path) -> set[str]:
-    """Every dralloc module the file imports, at any depth (function-level imports count too, imports under
-    ``if TYPE_CHECKING:`` do not)."""
+def _imports(path: Path, *, type_checking: bool = True) -> set[str]:
+    """Every dralloc module the file imports, at any depth: function-level imports count, and so do imports
+    under ``if TYPE_CHECKING:`` unless ``type_checking`` is False (an annotation that needs a module above, or
+    one that closes a circle, is the same tangle as a run-time import)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    # Imports only for the type checker are not imports at run time.
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            node.body = []
+    if not type_checking:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                node.body = []
     package = _module_name(path) if path.name == "__init__.py" else _module_name(path).rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -55,11 +60,18 @@ def _imports(path: Path) -> set[str]:
     return found
 
 
+# Annotation-only edges not yet untangled: the server's request handlers annotate the ApiServer that
+# dralloc.server.app builds from them. Any other annotation circle fails.
+ANNOTATION_ONLY_EXCEPTIONS = {"dralloc.server.app"}
+
+
 def _graph() -> dict[str, set[str]]:
     modules = {_module_name(p): p for p in SRC.rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
-        graph[name] = {m for m in _imports(path) if m in modules and m != name}
+        runtime = _imports(path, type_checking=False)
+        annotations = {m for m in _imports(path) - runtime if m not in ANNOTATION_ONLY_EXCEPTIONS}
+        graph[name] = {m for m in runtime | annotations if m in modules and m != name}
     return graph
 
 
@@ -76,7 +88,7 @@ def test_imports_point_down_the_layers() -> None:
             continue
         for target in targets:
             tpkg = _package(target)
-            if tpkg in SHARED or tpkg in ALLOWED.get(pkg, set()):
+            if tpkg in SHARED or tpkg in ALLOWED.get(pkg, set()) or (module, target) in COMPATIBILITY:
                 continue
             wrong.append(f"{module} imports {target}")
     assert not wrong, "\n".join(sorted(wrong))
@@ -89,10 +101,21 @@ def test_the_core_never_imports_an_edge() -> None:
         assert not [t for t in targets if _package(t) in EDGES], module
 
 
+def test_type_checking_imports_count(tmp_path: Path) -> None:
+    """The graph sees imports made only for the type checker (so a circle through annotations is found)."""
+    package = tmp_path / "dralloc" / "api"
+    package.mkdir(parents=True)
+    probe = package / "probe.py"
+    probe.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from dralloc.api.meta import ObjectMeta\n",
+                     encoding="utf-8")
+    assert "dralloc.api.meta" in _imports(probe)
+    assert "dralloc.api.meta" not in _imports(probe, type_checking=False)
+
+
 def test_no_import_cycles() -> None:
     graph = _graph()
-    # A cycle through function-level imports is still a tangle, so those count too. A module importing its
-    # own package's __init__ is not an edge.
+    # A cycle through function-level or TYPE_CHECKING imports is still a tangle, so those count too. A module
+    # importing its own package's __init__ is not an edge.
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []

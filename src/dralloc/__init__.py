@@ -29,14 +29,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from dralloc.api.codec import load
     from dralloc.api.quantity import Quantity
     from dralloc.cel import compile_selector
-    from dralloc.scheduler import Scheduler
+    from dralloc.simulator import Scheduler
     from dralloc.validation import validate
 
 # Lazy, so that `import dralloc` stays cheap for the CLI's fast paths.
 _WHERE = {
     "Allocator": "dralloc.allocator",
     "Quantity": "dralloc.api.quantity",
-    "Scheduler": "dralloc.scheduler",
+    "Scheduler": "dralloc.simulator",
     "compile_selector": "dralloc.cel",
     "load": "dralloc.api.codec",
     "validate": "dralloc.validation",

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from dralloc.api import codec
-from dralloc.scheduler.controllers.priority import PriorityAdmissionError, admit_pod_priority
+from dralloc.controllers.priority import PriorityAdmissionError, admit_pod_priority
 
 
 def pod(**spec: Any) -> Any:

@@ -7,15 +7,15 @@ from typing import Any
 import pytest
 
 from dralloc.api import codec
-from dralloc.errors import InputError
-from dralloc.scheduler.controllers.names import ALPHANUMS, NameGenerator
-from dralloc.scheduler.controllers.resourceclaims import (
+from dralloc.controllers.names import ALPHANUMS, NameGenerator
+from dralloc.controllers.resourceclaims import (
     ClaimNotCreatedError,
     UnsupportedPodClaimError,
     claim_generate_name,
     claims_for_pod,
     pod_claim_names,
 )
+from dralloc.errors import InputError
 
 TEMPLATE = codec.decode({
     "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",

@@ -8,14 +8,14 @@ import pytest
 
 from dralloc.api import codec
 from dralloc.api.core_v1 import Node, Toleration
-from dralloc.scheduler.controllers.names import (
+from dralloc.controllers.names import (
     ALPHANUMS,
     NameGenerator,
     fnv32a,
     pod_template_hash,
     safe_encode,
 )
-from dralloc.scheduler.controllers.workloads import (
+from dralloc.controllers.workloads import (
     daemonset_pod,
     daemonset_should_run,
     expand_daemonset,

@@ -9,7 +9,7 @@ from dralloc.allocator import Allocator
 from dralloc.api import codec
 from dralloc.api.resource_v1 import ResourceClaimStatus
 from dralloc.cli.main import main
-from dralloc.scheduler.generate import PROFILES, generate_cluster
+from dralloc.simulator.generate import PROFILES, generate_cluster
 from dralloc.validation import validate
 
 

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from dralloc.api import codec
 from dralloc.api.core_v1 import Pod
 from dralloc.scheduler import PodResult, Scheduler, SimulationResult
-from dralloc.scheduler.report import counters_text, heat_colour, render_report, usage_text
-from dralloc.scheduler.report_data import (
+from dralloc.simulator.report import counters_text, heat_colour, render_report, usage_text
+from dralloc.simulator.report_data import (
     CounterLeft,
     HeatRow,
     Usage,

@@ -9,7 +9,7 @@ from sched_builders import load, node, pod
 
 from dralloc.scheduler import Scheduler
 from dralloc.scheduler.attributes import expression_attributes, referenced_attributes
-from dralloc.scheduler.loading import sort_objects
+from dralloc.simulator.loading import sort_objects
 
 
 @pytest.mark.parametrize(("expression", "names"), [
@@ -70,7 +70,7 @@ def test_ignoring_unnamed_attributes_gives_the_same_placements(selector: str) ->
     objs = _cluster(110, 200, selector)
     shared = Scheduler.from_objects(objs, seed=5)
     assert (shared.snapshot.attributes is not None) and len(shared.snapshot.dra._class_ids) >= 1
-    o = sort_objects(objs, __import__("dralloc.scheduler.controllers.names", fromlist=["NameGenerator"]).NameGenerator(5))
+    o = sort_objects(objs, __import__("dralloc.controllers.names", fromlist=["NameGenerator"]).NameGenerator(5))
     plain = Scheduler(o.nodes, o.pods, slices=o.slices, classes=o.classes, templates=o.templates, seed=5,
                       group_nodes=False)
     assert shared.schedule().to_dict() == plain.schedule().to_dict()

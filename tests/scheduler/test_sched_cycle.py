@@ -74,8 +74,8 @@ def test_grouping_equal_nodes_never_changes_the_answer() -> None:
 
 
 def _kwargs(objs: list) -> dict:
-    from dralloc.scheduler.controllers.names import NameGenerator
-    from dralloc.scheduler.loading import sort_objects
+    from dralloc.controllers.names import NameGenerator
+    from dralloc.simulator.loading import sort_objects
 
     o = sort_objects(objs, NameGenerator(0))
     return {"nodes": o.nodes, "pods": o.pods, "slices": o.slices, "classes": o.classes, "claims": o.claims,

@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 
 from sched_builders import GPU_CLASS, by_name, gpu_slice, load, node, pod
 
+from dralloc.controllers.names import NameGenerator
 from dralloc.scheduler import Scheduler
-from dralloc.scheduler.controllers.names import NameGenerator
 from dralloc.scheduler.framework import Code, Cycle, Plugin, Status, error, unschedulable
-from dralloc.scheduler.loading import sort_objects
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.profile import default_plugins
+from dralloc.simulator.loading import sort_objects
 
 GPU_CLAIM = """\
 apiVersion: resource.k8s.io/v1
@@ -313,3 +313,12 @@ def test_a_skipping_binder_hands_the_pod_to_the_default_binder() -> None:
     pods = by_name(sched.schedule())
     assert binder.asked == 1
     assert pods["p"].pod.spec.node_name == "n1"
+
+
+def test_the_simulator_keeps_its_old_names() -> None:
+    import dralloc
+    import dralloc.scheduler
+    from dralloc.simulator import SimulationResult, Simulator
+
+    assert dralloc.Scheduler is Simulator and dralloc.scheduler.Scheduler is Simulator
+    assert dralloc.scheduler.SimulationResult is SimulationResult

@@ -15,7 +15,7 @@ from sched_builders import (
 )
 
 from dralloc.scheduler import Scheduler
-from dralloc.scheduler.result import SimulationResult
+from dralloc.simulator.result import SimulationResult
 
 
 def test_a_high_priority_pod_evicts_only_the_victims_it_needs(simulate) -> None:

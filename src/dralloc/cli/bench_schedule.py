@@ -2,7 +2,7 @@
 
     dralloc bench schedule [--scenario NAME]... [--scale K] [-f CLUSTER...] [-o text|json]
 
-Each scenario is built in memory (see ``dralloc.scheduler.perf``); ``--scale K`` multiplies nodes and
+Each scenario is built in memory (see ``dralloc.simulator.perf``); ``--scale K`` multiplies nodes and
 pods. With ``-f`` the given cluster dump is scheduled instead. Building (decoding excluded) and scheduling
 are timed separately; peak RSS is the process's.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 
 def register(sub: Any) -> None:
-    from dralloc.scheduler.benchmark import SCENARIOS
+    from dralloc.simulator.benchmark import SCENARIOS
 
     p = sub.add_parser("schedule", help="pods/s of the scheduler on scheduler_perf's DRA shapes",
                        description=__doc__.split("\n\n")[0])
@@ -30,14 +30,14 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from dralloc.errors import InputError
-    from dralloc.scheduler.benchmark import SCENARIOS
-    from dralloc.scheduler.benchmark import run as run_one
+    from dralloc.simulator.benchmark import SCENARIOS
+    from dralloc.simulator.benchmark import run as run_one
 
     if args.scale < 1:
         raise InputError("--scale: must be at least 1")
     timings = []
     if args.files:
-        from dralloc.scheduler.loading import load_validated
+        from dralloc.simulator.loading import load_validated
 
         objects, _ = load_validated(args.files)
         timings.append(run_one(",".join(args.files), objects))

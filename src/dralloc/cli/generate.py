@@ -2,7 +2,7 @@
 
     dralloc generate cluster --nodes 4 --profile gpu-h100|dra-example|nic [-o yaml|json] [--seed S]
 
-DeviceClasses, then per node its Node and ResourceSlices (see ``dralloc.scheduler.generate`` for each
+DeviceClasses, then per node its Node and ResourceSlices (see ``dralloc.simulator.generate`` for each
 profile), as a ``kind: List``. The same arguments always print the same bytes.
 """
 
@@ -17,7 +17,7 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("generate", help="generate synthetic clusters (nodes, device classes, slices)",
                               description=__doc__.split("\n\n")[0])
     what = p.add_subparsers(dest="what", metavar="WHAT", required=True)
-    from dralloc.scheduler.generate import PROFILES
+    from dralloc.simulator.generate import PROFILES
 
     c = what.add_parser("cluster", help="nodes with the ResourceSlices a DRA driver would publish",
                         description=__doc__.split("\n\n")[0])
@@ -44,7 +44,7 @@ def _count(text: str) -> int:
 
 def run(args: Any) -> int:
     from dralloc.api import codec
-    from dralloc.scheduler.generate import cluster_documents
+    from dralloc.simulator.generate import cluster_documents
 
     items = cluster_documents(args.nodes, args.profile, seed=args.seed)
     if args.output == "json":

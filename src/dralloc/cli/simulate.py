@@ -44,8 +44,9 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dralloc.scheduler import FeatureGates, Scheduler
-    from dralloc.scheduler.loading import load_validated
+    from dralloc.scheduler.features import FeatureGates
+    from dralloc.simulator import Scheduler
+    from dralloc.simulator.loading import load_validated
 
     if args.add_nodes and not args.like:
         raise InputError("--add-nodes needs --like NODE")
@@ -108,7 +109,7 @@ def _progress() -> Any:
 def _write_report(path: str, sched: Any, result: Any) -> None:
     from pathlib import Path
 
-    from dralloc.scheduler.report import render_report
+    from dralloc.simulator.report import render_report
 
     try:
         Path(path).write_text(render_report(sched, result), encoding="utf-8")

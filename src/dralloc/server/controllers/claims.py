@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
-from dralloc.scheduler.controllers.resourceclaims import POD_CLAIM_NAME_ANNOTATION, claim_generate_name
+from dralloc.controllers.resourceclaims import POD_CLAIM_NAME_ANNOTATION, claim_generate_name
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.writes import generated_name
 from dralloc.store import Outcome

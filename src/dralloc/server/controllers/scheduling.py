@@ -41,8 +41,6 @@ from typing import Any
 
 from dralloc.api.codec import decode, to_dict
 from dralloc.scheduler.plugins.dynamic_resources import binding_conditions
-from dralloc.scheduler.result import PodResult
-from dralloc.scheduler.simulation import DEFAULT_SCHEDULER, Scheduler
 from dralloc.server import pods as pod_registry
 from dralloc.server.clock import now
 from dralloc.server.controllers.claims import (
@@ -57,6 +55,8 @@ from dralloc.server.controllers.termination import TerminatingPods, set_conditio
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.errors import ApiError
 from dralloc.server.writes import generated_name
+from dralloc.simulator.result import PodResult
+from dralloc.simulator.simulator import DEFAULT_SCHEDULER, Scheduler
 from dralloc.store import Conflict, NotFound
 
 COMPONENT = "default-scheduler"

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from msgspec.structs import replace
 
 from dralloc.api.core_v1 import Node, Pod
 from dralloc.api.resource_v1 import ResourceSlice
 from dralloc.errors import InputError
-from dralloc.scheduler.result import PodResult
 from dralloc.scheduler.snapshot import rebuild
-
-if TYPE_CHECKING:
-    from dralloc.scheduler.simulation import Scheduler
+from dralloc.simulator.result import PodResult
+from dralloc.simulator.view import SimulationView
 
 HOSTNAME_LABEL = "kubernetes.io/hostname"
 
@@ -43,7 +39,7 @@ def clone_node(node: Node, slices: list[ResourceSlice], new_name: str) -> tuple[
     return clone, out
 
 
-def clone_nodes(sched: Scheduler, count: int, like: str) -> list[str]:
+def clone_nodes(sched: SimulationView, count: int, like: str) -> list[str]:
     snap = sched.snapshot
     if like not in snap.by_name:
         raise InputError(f"--like: node {like!r} is not in the input")
@@ -69,7 +65,7 @@ def clone_nodes(sched: Scheduler, count: int, like: str) -> list[str]:
     return names
 
 
-def remove_node(sched: Scheduler, name: str) -> list[str]:
+def remove_node(sched: SimulationView, name: str) -> list[str]:
     snap = sched.snapshot
     info = snap.by_name.get(name)
     if info is None:
@@ -91,7 +87,7 @@ def remove_node(sched: Scheduler, name: str) -> list[str]:
     return moved
 
 
-def max_copies(sched: Scheduler, target: str, limit: int = 10_000) -> tuple[int, dict[str, int], str]:
+def max_copies(sched: SimulationView, target: str, limit: int = 10_000) -> tuple[int, dict[str, int], str]:
     """How many more copies of a pod fit after the simulation: (count, copies per node, the message that
     stopped the next copy). ``target`` is ``namespace/name`` or a pod name; copies get names
     ``<name>-max-<i>`` and their own claims from the pod's templates."""
@@ -118,7 +114,7 @@ def max_copies(sched: Scheduler, target: str, limit: int = 10_000) -> tuple[int,
     return limit, per_node, f"stopped after {limit} copies"
 
 
-def _find_pod(sched: Scheduler, target: str) -> PodResult | None:
+def _find_pod(sched: SimulationView, target: str) -> PodResult | None:
     """A pod by ``namespace/name`` or name, else the first pod a workload of that name created (``name``,
     ``Kind/name`` or ``namespace/name``; a Deployment's pods belong to its ReplicaSet ``<name>-<hash>``)."""
     if target in sched.results:

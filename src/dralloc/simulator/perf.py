@@ -131,7 +131,7 @@ def steady_state(nodes: int = 500, devices: int = 10, fill: str = "empty", pods:
 def h100_mig(nodes: int = 500, pods: int = 2000) -> list[Any]:
     """A ``dralloc generate cluster --profile gpu-h100`` cluster (8 H100 per node, every MIG placement on
     shared counters, per-GPU UUIDs) and pods asking for MIG profiles and whole GPUs in a fixed mix."""
-    from dralloc.scheduler.generate import generate_cluster
+    from dralloc.simulator.generate import generate_cluster
 
     mix = [("mig.nvidia.com", "1g.10gb")] * 4 + [("mig.nvidia.com", "2g.20gb")] * 2 + \
         [("mig.nvidia.com", "3g.40gb"), ("gpu.nvidia.com", None)]

@@ -11,7 +11,7 @@
   input's pods could use — no requested class/selector matches them, or the counters they would consume are
   used up already.
 
-The device matching and the fragmentation live in :mod:`~dralloc.scheduler.report_devices`.
+The device matching and the fragmentation live in :mod:`~dralloc.simulator.report_devices`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dralloc.allocator.numbers import to_num
 from dralloc.api.quantity import Quantity
 from dralloc.api.resource_v1 import ResourceClaim
 from dralloc.cel import Selector
-from dralloc.scheduler.report_devices import (
+from dralloc.simulator.report_devices import (
     RequestShape,
     SliceMatcher,
     StrandedGroup,
@@ -37,10 +37,10 @@ from dralloc.scheduler.report_devices import (
     selector_expressions,
     stranded_partitions,
 )
-from dralloc.scheduler.result import PodResult, SimulationResult
+from dralloc.simulator.result import PodResult, SimulationResult
 
 if TYPE_CHECKING:
-    from dralloc.scheduler.simulation import Scheduler
+    from dralloc.simulator.simulator import Scheduler
 
 Number = int | Fraction
 PENDING = ("unschedulable", "error")

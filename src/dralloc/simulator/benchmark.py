@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from dralloc.scheduler import perf
-from dralloc.scheduler.simulation import Scheduler
+from dralloc.simulator import perf
+from dralloc.simulator.simulator import Scheduler
 
 SCENARIOS = {
     "5000pods_500nodes": lambda scale: perf.claim_template(500 * scale, 10, 5000 * scale),

@@ -1,9 +1,9 @@
 """The simulation as one self-contained HTML page (inline CSS and SVG, no script, no network).
 
-    from dralloc.scheduler.report import render_report
+    from dralloc.simulator.report import render_report
     html = render_report(sched, result, title="capacity plan")   # sched: the Scheduler that produced result
 
-What is shown is computed in :mod:`dralloc.scheduler.report_data`; this module only lays it out. Every
+What is shown is computed in :mod:`dralloc.simulator.report_data`; this module only lays it out. Every
 string that comes from the input is escaped. The page is deterministic: no timestamps, stable order.
 """
 
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from dralloc.allocator.numbers import to_num
 from dralloc.api.quantity import Quantity
-from dralloc.scheduler.report_data import (
+from dralloc.simulator.report_data import (
     CounterLeft,
     HeatMap,
     PendingGroup,
@@ -28,11 +28,11 @@ from dralloc.scheduler.report_data import (
     Usage,
     build_report_data,
 )
-from dralloc.scheduler.report_devices import StrandedPartition
-from dralloc.scheduler.result import SimulationResult
+from dralloc.simulator.report_devices import StrandedPartition
+from dralloc.simulator.result import SimulationResult
 
 if TYPE_CHECKING:
-    from dralloc.scheduler.simulation import Scheduler
+    from dralloc.simulator.simulator import Scheduler
 
 OPEN_LIMIT = 200  # longer tables start folded
 FREE_NAMES_SHOWN = 12

@@ -1,8 +1,8 @@
-"""``Scheduler``: a cluster dump and a batch of pods in; placements, kube-scheduler's messages, evictions
-and utilisation out. The library face of ``dralloc simulate``.
+"""``Simulator``: a cluster dump and a batch of pods in; placements, kube-scheduler's messages, evictions
+and utilisation out. The library face of ``dralloc simulate`` (also importable as ``dralloc.Scheduler``).
 
-    from dralloc.scheduler import Scheduler
-    sched = Scheduler.from_objects(objects, seed=0)
+    from dralloc.simulator import Simulator
+    sched = Simulator.from_objects(objects, seed=0)
     result = sched.schedule()          # result.pods, result.claims, result.unschedulable, result.utilization
 
 Pods with ``spec.nodeName`` are running: they count on their node and their claims must be allocated.
@@ -37,18 +37,18 @@ from dralloc.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from dralloc.controllers.names import NameGenerator
 from dralloc.errors import InputError
-from dralloc.scheduler.controllers.names import NameGenerator
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.framework import Code, Plugin, truncate_message
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.default_preemption import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.queue import SchedulingQueue
-from dralloc.scheduler.result import Eviction, PodResult, SimulationResult
 from dralloc.scheduler.schedule_one import Framework
 from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
-from dralloc.scheduler.utilization import utilization
+from dralloc.simulator.result import Eviction, PodResult, SimulationResult
+from dralloc.simulator.utilization import utilization
 
 DEFAULT_SCHEDULER = "default-scheduler"
 POD_UID_NAMESPACE = uuid.UUID("0c3e8a52-5d55-4c41-9a3e-6472616c6c70")
@@ -61,7 +61,7 @@ def _pod_uid(pod: Pod) -> str:
     return meta.uid or str(uuid.uuid5(POD_UID_NAMESPACE, f"{meta.namespace or 'default'}/{meta.name}"))
 
 
-class Scheduler:
+class Simulator:
     """A simulated kube-scheduler (1.36 default profile) over one cluster snapshot."""
 
     def __init__(self, nodes: list[Node], pods: list[Pod], *, slices: Iterable[ResourceSlice] = (),
@@ -111,9 +111,9 @@ class Scheduler:
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_objects(cls, objects: Iterable[Any], *, seed: int = 0, feature_gates: FeatureGates | None = None,
-                     percentage_of_nodes_to_score: int = 0, victims_terminate_at: str | None = None) -> Scheduler:
+                     percentage_of_nodes_to_score: int = 0, victims_terminate_at: str | None = None) -> Simulator:
         """Build from decoded objects of any kinds dralloc reads (others are ignored)."""
-        from dralloc.scheduler.loading import sort_objects
+        from dralloc.simulator.loading import sort_objects
 
         names = NameGenerator(seed)
         objs = sort_objects(objects, names)
@@ -211,7 +211,7 @@ class Scheduler:
 
     def _make_template_claims(self, pod: Pod) -> Pod:
         """The resourceclaim controller's step: a claim per template reference, recorded in the pod status."""
-        from dralloc.scheduler.controllers.resourceclaims import claims_for_pod
+        from dralloc.controllers.resourceclaims import claims_for_pod
 
         if not any(pc.resource_claim_template_name for pc in pod.spec.resource_claims or ()):
             return pod
@@ -382,27 +382,27 @@ class Scheduler:
     def add_nodes(self, count: int, like: str) -> list[str]:
         """Clone node ``like`` with its node-local ResourceSlices ``count`` times (as cluster-autoscaler's
         template node); returns the new node names. Rebuilds the snapshot's DRA state."""
-        from dralloc.scheduler.whatif import clone_nodes
+        from dralloc.simulator.whatif import clone_nodes
 
         return clone_nodes(self, count, like)
 
     def remove_node(self, name: str) -> list[str]:
         """Remove a node and its node-local slices; its pods become pending again with their generated
         claims deallocated. Returns the keys of the pods that became pending."""
-        from dralloc.scheduler.whatif import remove_node
+        from dralloc.simulator.whatif import remove_node
 
         return remove_node(self, name)
 
     def max_copies(self, target: str, limit: int = 10_000) -> tuple[int, dict[str, int], str]:
         """How many more copies of pod ``target`` fit: (count, copies per node, why the next did not)."""
-        from dralloc.scheduler.whatif import max_copies
+        from dralloc.simulator.whatif import max_copies
 
         return max_copies(self, target, limit)
 
     def explain(self, key: str, limit: int = 3) -> list[Any]:
         """dralloc's per-claim explanation of why a pending pod's claims do not fit, for the ``limit`` nodes
         that pass every other filter (the closest ones)."""
-        from dralloc.scheduler.explain import explain_pod
+        from dralloc.simulator.explain import explain_pod
 
         return explain_pod(self, key, limit)
 
@@ -458,3 +458,7 @@ def mark_preempted(pod: Pod, at: str, scheduler_name: str | None) -> Pod:
     meta = replace(pod.metadata, deletion_timestamp=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
                    deletion_grace_period_seconds=grace)
     return replace(pod, metadata=meta, status=replace(status, conditions=conds))
+
+
+# The name the simulator had before the framework and the simulator were split; kept for existing callers.
+Scheduler = Simulator

@@ -14,7 +14,7 @@ from dralloc.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
-from dralloc.scheduler.controllers.names import NameGenerator
+from dralloc.controllers.names import NameGenerator
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet")
 
@@ -48,7 +48,7 @@ def sort_objects(objects: Iterable[Any], names: NameGenerator) -> ClusterObjects
         elif kind in buckets:
             buckets[kind].append(obj)
     if out.workloads:
-        from dralloc.scheduler.controllers.workloads import expand_workloads
+        from dralloc.controllers.workloads import expand_workloads
 
         created, pods = expand_workloads(out.workloads, out.nodes, names)
         out.workloads = created

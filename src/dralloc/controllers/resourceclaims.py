@@ -23,8 +23,8 @@ from msgspec.structs import replace
 from dralloc.api.core_v1 import Pod, PodResourceClaim, PodResourceClaimStatus, PodStatus
 from dralloc.api.meta import ObjectMeta, OwnerReference
 from dralloc.api.resource_v1 import ResourceClaim, ResourceClaimTemplate
+from dralloc.controllers.names import NameGenerator
 from dralloc.errors import InputError
-from dralloc.scheduler.controllers.names import NameGenerator
 
 __all__ = [
     "POD_CLAIM_NAME_ANNOTATION",

@@ -42,7 +42,7 @@ from dralloc.api.core_v1 import (
     Toleration,
 )
 from dralloc.api.meta import LabelSelector, ObjectMeta, OwnerReference
-from dralloc.scheduler.controllers.names import MAX_GENERATED_NAME_LENGTH, NameGenerator, pod_template_hash
+from dralloc.controllers.names import MAX_GENERATED_NAME_LENGTH, NameGenerator, pod_template_hash
 from dralloc.scheduler.tolerations import tolerates
 
 __all__ = [

@@ -20,10 +20,10 @@ from dralloc.api.codec import encode_json
 from dralloc.api.resource_v1 import Device, DeviceSelector, ResourceClaimSpec, ResourceSlice
 from dralloc.cel import CELCompileError, CELRuntimeError, Selector, compile_selector, device_activation
 from dralloc.scheduler.plugins.dynamic_resources.manager import DraState
-from dralloc.scheduler.result import PodResult
+from dralloc.simulator.result import PodResult
 
 if TYPE_CHECKING:
-    from dralloc.scheduler.simulation import Scheduler
+    from dralloc.simulator.simulator import Scheduler
 
 Number = int | Fraction
 

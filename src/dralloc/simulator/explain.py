@@ -3,17 +3,15 @@ filter (``dralloc simulate --explain``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dralloc.scheduler.framework import Code, Cycle
 from dralloc.scheduler.plugins.dynamic_resources import NAME as DRA
 from dralloc.scheduler.plugins.dynamic_resources import DraCycle
-
-if TYPE_CHECKING:
-    from dralloc.scheduler.simulation import Scheduler
+from dralloc.simulator.view import SimulationView
 
 
-def explain_pod(sched: Scheduler, key: str, limit: int = 3) -> list[Any]:
+def explain_pod(sched: SimulationView, key: str, limit: int = 3) -> list[Any]:
     """Explanations (``dralloc.allocator`` Explanation objects) for up to ``limit`` nodes."""
     info = sched.infos.get(key)
     if info is None:
