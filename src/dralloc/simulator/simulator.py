@@ -40,7 +40,7 @@ from dralloc.api.resource_v1 import (
 from dralloc.controllers.names import NameGenerator
 from dralloc.errors import InputError
 from dralloc.scheduler.features import FeatureGates
-from dralloc.scheduler.framework import Code, Plugin, truncate_message
+from dralloc.scheduler.framework import Code, Plugin, Status, truncate_message
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.default_preemption import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 from dralloc.scheduler.podinfo import PodInfo
@@ -247,29 +247,27 @@ class Simulator:
         """Schedule every pending pod; returns the whole simulation's result. Pods that failed are tried
         again after an eviction or deallocation freed room, except with ``victims_terminate_at`` (one cycle
         each: the caller is the queue)."""
-        queue = SchedulingQueue()
+        queue = SchedulingQueue(self.framework.pre_enqueue)
         for info in self.pending:
-            if self._pre_enqueue(info):
-                queue.add(info)
+            status = queue.add(info)
+            if status is not None:
+                self._gated(info, status)
         self.pending = []
-        waiting: list[PodInfo] = []
         done = 0
         while queue:
             info = queue.pop()
             attempt = self._attempt(info)
             if progress is not None:
                 done += 1
-                progress(done, len(queue) + len(waiting))
+                progress(done, len(queue) + len(queue.unschedulable))
             if attempt is None:
                 continue
             if attempt.changed_cluster and self.victims_terminate_at is None:
-                for w in waiting:
-                    queue.requeue(w)
-                waiting = []
+                queue.move_all_to_active()
                 if self.results[info.key].attempts < MAX_ATTEMPTS:
                     queue.requeue(info)
                     continue
-            waiting.append(info)
+            queue.add_unschedulable(info)
         return self.result()
 
     def schedule_pod(self, pod: Pod) -> PodResult:
@@ -277,20 +275,18 @@ class Simulator:
         result = self._admit(pod)
         if self.pending and self.pending[-1].key == result.key:
             info = self.pending.pop()
-            if self._pre_enqueue(info):
+            status = self.framework.pre_enqueue(info)
+            if status is None:
                 self._attempt(info)
+            else:
+                self._gated(info, status)
         return self.results[result.key]
 
-    def _pre_enqueue(self, info: PodInfo) -> bool:
-        """The PreEnqueue plugins' gate: a pod they hold back is never tried and stays pending with their
-        message."""
-        status = self.framework.pre_enqueue(info)
-        if status is None:
-            return True
+    def _gated(self, info: PodInfo, status: Status) -> None:
+        """A pod the PreEnqueue plugins hold back is never tried: it stays pending with their message."""
         result = self.results[info.key]
         result.status = "error" if status.code == Code.ERROR else "unschedulable"
         result.message = truncate_message(status.message)
-        return False
 
     def _attempt(self, info: PodInfo) -> Any:
         """One cycle; None when bound, else the Attempt."""
