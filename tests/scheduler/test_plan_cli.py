@@ -77,3 +77,17 @@ def test_bad_input_exits_two_with_a_clear_message(tmp_path, dralloc_cmd) -> None
         assert out.returncode == 2, (args, out.stdout, out.stderr)
         assert text in out.stderr, (args, out.stderr)
         assert "Traceback" not in out.stderr
+
+
+def test_generate_node_writes_a_template_plan_accepts(tmp_path, dralloc_cmd) -> None:
+    out = subprocess.run([*dralloc_cmd, "generate", "node", "--profile", "dra-example", "--name", "gpu-node"],
+                         capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    tmpl = write(tmp_path, "t.yaml", out.stdout)
+    assert "kind: DeviceClass" not in out.stdout
+    bad = subprocess.run([*dralloc_cmd, "generate", "node", "--profile", "nic", "--name", "Bad_Name"],
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and "--name: Invalid value: 'Bad_Name'" in bad.stderr
+    cluster = write(tmp_path, "c.yaml", node("full", cpu="1"), pod("a", cpu="2"))
+    plan = run(dralloc_cmd, "-f", cluster, "--node-template", f"gpu={tmpl}", "-o", "json")
+    assert plan.returncode == 0 and json.loads(plan.stdout)["add"] == {"gpu": 1}

@@ -172,3 +172,29 @@ def test_max_nodes_must_name_a_template() -> None:
 
 def test_doc_strings_used_in_templates_are_plain_yaml() -> None:
     assert textwrap.dedent(SMALL).startswith("apiVersion: v1")
+
+
+def test_generated_template_scales_from_zero_with_complete_pools() -> None:
+    """A template needs no existing node: ``dralloc generate node`` writes one whose pools are complete
+    (resourceSliceCount = the slices of the pool), so the allocator uses its devices."""
+    from dralloc.api import codec
+    from dralloc.api.resource_v1 import ResourceSlice
+    from dralloc.scheduler.generate import cluster_documents, node_template_documents
+
+    docs = node_template_documents("gpu-h100", "h100-template")
+    tmpl = template_from_objects("h100", [codec.decode(d) for d in docs])
+    counts = {s.spec.pool.resource_slice_count for s in tmpl.slices if isinstance(s, ResourceSlice)}
+    assert counts == {len(tmpl.slices)}
+    classes = [codec.decode(d) for d in cluster_documents(0, "gpu-h100")]
+    claim_template = textwrap.dedent("""\
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaimTemplate
+        metadata: {name: mig, namespace: default}
+        spec: {spec: {devices: {requests: [{name: m, exactly: {deviceClassName: mig.nvidia.com,
+          selectors: [{cel: {expression: 'device.attributes["gpu.nvidia.com"].profile == "3g.40gb"'}}]}}]}}}
+        """)
+    pods = [pod(f"infer-{i}", claims="[{name: m, resourceClaimTemplateName: mig}]") for i in range(17)]
+    plan = plan_scale_up(classes + load(claim_template, *pods), [tmpl])
+    # Two 3g.40gb partitions per H100, eight H100s a node: 16 per node, so 17 pods need two nodes.
+    assert plan.add == {"h100": 2}
+    assert plan.unschedulable == 0
