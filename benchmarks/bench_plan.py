@@ -16,9 +16,11 @@ import time
 from typing import Any
 
 from dralloc.api import codec
-from dralloc.scheduler.planner import plan_scale_down, plan_scale_up
+from dralloc.scheduler import Scheduler
+from dralloc.scheduler.planner import PlanSettings, plan_scale_down, plan_scale_up
 from dralloc.scheduler.planner.templates import template_from_objects
 
+SETTINGS = PlanSettings(Scheduler)
 OWNER = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-abc", "uid": "rs-uid", "controller": True}]
 
 
@@ -82,14 +84,14 @@ def main() -> None:
     for n, p in sizes:
         objects, template = scale_up_case(n, p)
         start = time.perf_counter()
-        plan = plan_scale_up(objects, [template])
+        plan = plan_scale_up(objects, [template], settings=SETTINGS)
         took = time.perf_counter() - start
         print(f"  nodes={n:5d} pods={p:5d}: add {plan.add} unschedulable={plan.unschedulable} in {took:6.1f} s")
     print("scale down: N nodes, a quarter lightly used")
     for n, _ in sizes:
         objects = scale_down_case(n)
         start = time.perf_counter()
-        down = plan_scale_down(objects)
+        down = plan_scale_down(objects, settings=SETTINGS)
         took = time.perf_counter() - start
         print(f"  nodes={n:5d}: {len(down.removable)} removable, {len(down.blocked)} blocked in {took:6.1f} s")
 

@@ -6,7 +6,10 @@ import textwrap
 
 from sched_builders import GPU_CLASS, gpu_slice, load, node, pod
 
-from dralloc.scheduler.planner import plan_scale_down
+from dralloc.scheduler import Scheduler
+from dralloc.scheduler.planner import PlanSettings, plan_scale_down
+
+SETTINGS = PlanSettings(Scheduler)
 
 OWNED = "ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-abc, uid: u1, controller: true}]"
 
@@ -19,7 +22,7 @@ def running(name: str, node_name: str, cpu: str = "1", ns: str = "default", meta
 
 
 def verdicts(objects: list) -> tuple[list[str], dict[str, str]]:
-    plan = plan_scale_down(objects)
+    plan = plan_scale_down(objects, settings=SETTINGS)
     return plan.removable, {b.node: b.reason for b in plan.blocked}
 
 
@@ -28,7 +31,7 @@ def test_a_lightly_used_node_goes_when_its_pods_fit_elsewhere() -> None:
     removable, blocked = verdicts(objects)
     assert removable == ["a"]
     assert blocked["b"].startswith("not underutilized: utilization 0.750")
-    plan = plan_scale_down(objects)
+    plan = plan_scale_down(objects, settings=SETTINGS)
     assert plan.moved == {"default/w1": "b"}
 
 
@@ -111,7 +114,7 @@ def test_claims_are_reallocated_on_the_nodes_left() -> None:
                       extra_spec="resourceClaims: [{name: gpu, resourceClaimName: gpu-claim}]")
     objects = load(GPU_CLASS, node("a", cpu="8"), gpu_slice("a", count=4), node("b", cpu="8"), gpu_slice("b"),
                    claim, trainer, running("w", "b", cpu="5"))
-    plan = plan_scale_down(objects)
+    plan = plan_scale_down(objects, settings=SETTINGS)
     assert plan.removable == ["a"]
     assert plan.moved == {"default/trainer": "b"}
     assert plan.trial is not None
@@ -122,7 +125,7 @@ def test_claims_are_reallocated_on_the_nodes_left() -> None:
 
 def test_pending_pods_that_fit_today_must_still_fit() -> None:
     objects = load(node("a", cpu="4"), node("b", cpu="4"), running("w", "b", cpu="1"), pod("waiting", cpu="3500m"))
-    plan = plan_scale_down(objects)
+    plan = plan_scale_down(objects, settings=SETTINGS)
     # Removing either node leaves no room for both the 3.5-CPU pending pod and w.
     assert plan.removable == []
     assert any("pending pod default/waiting would fit nowhere" in b.reason or "no place to move" in b.reason
@@ -132,4 +135,5 @@ def test_pending_pods_that_fit_today_must_still_fit() -> None:
 def test_the_plan_is_deterministic() -> None:
     objects = load(node("a", cpu="4"), node("b", cpu="4"), node("c", cpu="4"), running("w1", "a"),
                    running("w2", "b"), running("w3", "c"))
-    assert plan_scale_down(objects).to_dict() == plan_scale_down(objects).to_dict()
+    assert plan_scale_down(objects, settings=SETTINGS).to_dict() == \
+        plan_scale_down(objects, settings=SETTINGS).to_dict()

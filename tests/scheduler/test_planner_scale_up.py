@@ -14,20 +14,22 @@ from dralloc.scheduler.planner import NodeTemplate, plan_scale_up
 from dralloc.scheduler.planner.templates import template_from_objects
 from dralloc.scheduler.planner.trial import PlanSettings, run_trial
 
+SETTINGS = PlanSettings(Scheduler)
+
 
 def template(name: str, *docs: str) -> NodeTemplate:
     return template_from_objects(name, load(*docs))
 
 
 def pending_after(objects: list, tmpl: NodeTemplate, count: int) -> int:
-    trial = run_trial(objects, PlanSettings(), add={tmpl: count} if count else None)
+    trial = run_trial(objects, SETTINGS, add={tmpl: count} if count else None)
     return len(trial.result.unschedulable)
 
 
 def test_adds_the_fewest_nodes_and_one_fewer_leaves_a_pod_pending() -> None:
     objects = load(node("full", cpu="1"), *(pod(f"p{i}", cpu="1500m") for i in range(5)))
     tmpl = template("small", node("small-template", cpu="4"))
-    plan = plan_scale_up(objects, [tmpl])
+    plan = plan_scale_up(objects, [tmpl], settings=SETTINGS)
     assert plan.add == {"small": 3}  # two 1.5-CPU pods per 4-CPU node
     assert plan.unschedulable == 0
     assert {p.node for p in plan.pods} == {"small-1", "small-2", "small-3"}
@@ -36,7 +38,7 @@ def test_adds_the_fewest_nodes_and_one_fewer_leaves_a_pod_pending() -> None:
 
 def test_nothing_to_add_when_every_pending_pod_already_fits() -> None:
     objects = load(node("roomy", cpu="8"), pod("p", cpu="1"))
-    plan = plan_scale_up(objects, [template("small", node("small-template", cpu="4"))])
+    plan = plan_scale_up(objects, [template("small", node("small-template", cpu="4"))], settings=SETTINGS)
     assert plan.add == {}
     assert plan.pods[0].node == "roomy"
     assert plan.to_dict()["kind"] == "ScaleUpPlan"
@@ -47,7 +49,7 @@ def test_device_claims_decide_the_count() -> None:
     objects = load(GPU_CLASS, GPU_TEMPLATE, node("cpu-only", cpu="64"),
                    *(pod(f"train-{i}", claims=TEMPLATE_CLAIM) for i in range(4)))
     tmpl = template("gpu", node("gpu-template", cpu="64"), gpu_slice("gpu-template", count=2))
-    plan = plan_scale_up(objects, [tmpl])
+    plan = plan_scale_up(objects, [tmpl], settings=SETTINGS)
     assert plan.add == {"gpu": 2}
     assert pending_after(objects, tmpl, 1) == 2
     nodes = {p.node for p in plan.pods}
@@ -60,7 +62,7 @@ def test_mig_partitions_and_counters_of_the_example_cluster() -> None:
 
     objects, _ = load_validated(["examples/cluster/"])
     tmpl = load_template("h100", "examples/templates/gpu-h100x2.yaml")
-    plan = plan_scale_up(objects, [tmpl])
+    plan = plan_scale_up(objects, [tmpl], settings=SETTINGS)
     assert plan.add == {"h100": 1}
     left = [p for p in plan.pods if p.node is None]
     assert [f"{p.namespace}/{p.name}" for p in left] == ["finance/report-builder-0"]
@@ -72,7 +74,7 @@ def test_mig_partitions_and_counters_of_the_example_cluster() -> None:
 def test_a_template_whose_taint_the_pods_do_not_tolerate_adds_nothing() -> None:
     objects = load(node("full", cpu="1"), pod("p", cpu="2"))
     tainted = template("tainted", node("t", cpu="8", extra="spec: {taints: [{key: dedicated, value: x, effect: NoSchedule}]}"))
-    plan = plan_scale_up(objects, [tainted])
+    plan = plan_scale_up(objects, [tainted], settings=SETTINGS)
     assert plan.add == {}
     assert plan.unschedulable == 1
     assert plan.pods[0].message.startswith("0/1 nodes are available: 1 Insufficient cpu.")
@@ -81,7 +83,7 @@ def test_a_template_whose_taint_the_pods_do_not_tolerate_adds_nothing() -> None:
 def test_max_nodes_exhausted_places_what_it_can() -> None:
     objects = load(node("full", cpu="1"), *(pod(f"p{i}", cpu="3") for i in range(3)))
     tmpl = template("small", node("small-template", cpu="4"))
-    plan = plan_scale_up(objects, [tmpl], max_nodes={"small": 2})
+    plan = plan_scale_up(objects, [tmpl], max_nodes={"small": 2}, settings=SETTINGS)
     assert plan.add == {"small": 2}
     assert plan.unschedulable == 1
     stuck = next(p for p in plan.pods if p.node is None)
@@ -95,7 +97,8 @@ def test_max_nodes_exhausted_places_what_it_can() -> None:
 def test_node_affinity_no_template_satisfies() -> None:
     objects = load(node("a", cpu="1", labels="{zone: a}"),
                    pod("picky", cpu="2", extra_spec="nodeSelector: {zone: b}"))
-    plan = plan_scale_up(objects, [template("za", node("za-template", cpu="8", labels="{zone: a}"))])
+    plan = plan_scale_up(objects, [template("za", node("za-template", cpu="8", labels="{zone: a}"))],
+                         settings=SETTINGS)
     assert plan.add == {}
     assert plan.unschedulable == 1
     assert "didn't match Pod's node affinity/selector" in plan.pods[0].message
@@ -107,7 +110,7 @@ def test_each_pod_goes_to_the_template_that_can_host_it() -> None:
                    pod("in-b", cpu="2", extra_spec="nodeSelector: {zone: b}"))
     za = template("za", node("za-template", cpu="4", labels="{zone: a}"))
     zb = template("zb", node("zb-template", cpu="4", labels="{zone: b}"))
-    plan = plan_scale_up(objects, [za, zb])
+    plan = plan_scale_up(objects, [za, zb], settings=SETTINGS)
     assert plan.add == {"za": 1, "zb": 1}
     assert {p.name: p.node for p in plan.pods} == {"in-a": "za-1", "in-b": "zb-1"}
 
@@ -123,18 +126,19 @@ def _two_kinds() -> tuple[list, NodeTemplate, NodeTemplate]:
 
 def test_least_waste_picks_the_template_that_wastes_least() -> None:
     objects, small, big = _two_kinds()
-    plan = plan_scale_up(objects, [big, small])
+    plan = plan_scale_up(objects, [big, small], settings=SETTINGS)
     assert plan.add == {"small": 2}  # 2 small nodes waste nothing of their CPU; 1 big wastes 12 of 16
 
 
 def test_price_and_priority_expanders() -> None:
     objects, small, big = _two_kinds()
-    cheap_big = plan_scale_up(objects, [big, small], expander=["price"],
+    cheap_big = plan_scale_up(objects, [big, small], expander=["price"], settings=SETTINGS,
                               prices={"small": Fraction(3), "big": Fraction(5)})
     assert cheap_big.add == {"big": 1}  # 5 < 2 × 3
-    preferred = plan_scale_up(objects, [big, small], expander=["priority", "least-waste"], priorities={"big": 10})
+    preferred = plan_scale_up(objects, [big, small], expander=["priority", "least-waste"], priorities={"big": 10},
+                              settings=SETTINGS)
     assert preferred.add == {"big": 1}
-    most = plan_scale_up(objects, [big, small], expander=["most-pods"])
+    most = plan_scale_up(objects, [big, small], expander=["most-pods"], settings=SETTINGS)
     assert most.add == {"big": 1}  # both place 2 pods; the tie goes to fewer nodes
 
 
@@ -142,8 +146,8 @@ def test_the_plan_is_deterministic() -> None:
     objects = load(GPU_CLASS, GPU_TEMPLATE, node("cpu-only", cpu="64"),
                    *(pod(f"train-{i}", claims=TEMPLATE_CLAIM) for i in range(5)))
     tmpl = template("gpu", node("gpu-template", cpu="64"), gpu_slice("gpu-template", count=2))
-    first = plan_scale_up(objects, [tmpl], settings=PlanSettings(seed=7)).to_dict()
-    again = plan_scale_up(objects, [tmpl], settings=PlanSettings(seed=7)).to_dict()
+    first = plan_scale_up(objects, [tmpl], settings=PlanSettings(Scheduler, seed=7)).to_dict()
+    again = plan_scale_up(objects, [tmpl], settings=PlanSettings(Scheduler, seed=7)).to_dict()
     assert first == again
     assert first["add"] == {"gpu": 3}
 
@@ -167,7 +171,7 @@ def test_a_template_holds_one_node_and_only_its_own_slices() -> None:
 def test_max_nodes_must_name_a_template() -> None:
     objects = load(node("full", cpu="1"), pod("p", cpu="2"))
     with pytest.raises(InputError, match="no template named 'nope'"):
-        plan_scale_up(objects, [template("small", node("s", cpu="4"))], max_nodes={"nope": 1})
+        plan_scale_up(objects, [template("small", node("s", cpu="4"))], max_nodes={"nope": 1}, settings=SETTINGS)
 
 
 def test_doc_strings_used_in_templates_are_plain_yaml() -> None:
@@ -194,7 +198,7 @@ def test_generated_template_scales_from_zero_with_complete_pools() -> None:
           selectors: [{cel: {expression: 'device.attributes["gpu.nvidia.com"].profile == "3g.40gb"'}}]}}]}}}
         """)
     pods = [pod(f"infer-{i}", claims="[{name: m, resourceClaimTemplateName: mig}]") for i in range(17)]
-    plan = plan_scale_up(classes + load(claim_template, *pods), [tmpl])
+    plan = plan_scale_up(classes + load(claim_template, *pods), [tmpl], settings=SETTINGS)
     # Two 3g.40gb partitions per H100, eight H100s a node: 16 per node, so 17 pods need two nodes.
     assert plan.add == {"h100": 2}
     assert plan.unschedulable == 0

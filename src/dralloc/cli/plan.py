@@ -87,13 +87,14 @@ def _prices(values: list[str]) -> dict[str, Fraction]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dralloc.scheduler import FeatureGates
+    from dralloc.scheduler import FeatureGates, Scheduler
     from dralloc.scheduler.loading import load_validated
     from dralloc.scheduler.planner import PlanSettings
 
     if not 0 <= args.percentage_of_nodes_to_score <= 100:
         raise InputError("--percentage-of-nodes-to-score: must be between 0 and 100")
-    settings = PlanSettings(args.seed, FeatureGates.parse(args.feature_gates), args.percentage_of_nodes_to_score)
+    settings = PlanSettings(Scheduler, args.seed, FeatureGates.parse(args.feature_gates),
+                            args.percentage_of_nodes_to_score)
     if args.scale_down:
         if args.node_template or args.max_nodes:
             raise InputError("--scale-down takes no --node-template or --max-nodes")

@@ -417,7 +417,7 @@ class Scheduler:
     def _plan_settings(self) -> Any:
         from dralloc.scheduler.planner import PlanSettings
 
-        return PlanSettings(self.seed, self.gates, self.percentage_of_nodes_to_score)
+        return PlanSettings(type(self), self.seed, self.gates, self.percentage_of_nodes_to_score)
 
     def max_copies(self, target: str, limit: int = 10_000) -> tuple[int, dict[str, int], str]:
         """How many more copies of pod ``target`` fit: (count, copies per node, why the next did not)."""

@@ -12,11 +12,8 @@ from msgspec.structs import replace
 
 from dralloc.api.codec import encode_json
 from dralloc.api.core_v1 import Pod, PodStatus
-from dralloc.scheduler.controllers.names import NameGenerator
-from dralloc.scheduler.loading import sort_objects
 from dralloc.scheduler.planner.templates import NodeTemplate
 from dralloc.scheduler.planner.trial import PlanSettings
-from dralloc.scheduler.simulation import Scheduler
 
 
 def shape_key(pod: Pod) -> bytes:
@@ -38,6 +35,17 @@ class Estimate:
         return self.upper > 0
 
 
+_CONTEXT_KINDS = frozenset({"DeviceClass", "ResourceClaim", "ResourceClaimTemplate", "DeviceTaintRule",
+                            "PriorityClass", "Namespace", "DaemonSet"})
+
+
+def _context(obj: Any) -> bool:
+    kind = type(obj).__name__
+    if kind == "ResourceSlice":
+        return not obj.spec.node_name
+    return kind in _CONTEXT_KINDS
+
+
 def _fresh_copy(pod: Pod, name: str) -> Pod:
     """A pending copy of ``pod`` that gets its own claims from the pod's templates."""
     templated = {pc.name for pc in pod.spec.resource_claims or () if pc.resource_claim_template_name}
@@ -54,24 +62,15 @@ def estimate(objects: list[Any], template: NodeTemplate, pending: Iterable[Pod],
     groups: dict[bytes, list[Pod]] = {}
     for pod in pending:
         groups.setdefault(shape_key(pod), []).append(pod)
-    objs = sort_objects(objects, NameGenerator(settings.seed))
     node, local = template.clone(f"{template.name}-estimate")
-    shared_slices = [s for s in objs.slices if not s.spec.node_name]
-    daemons = [w for w in objs.workloads if type(w).__name__ == "DaemonSet"]
+    # The cluster around one empty node: its classes, claims and templates, the slices not local to any node,
+    # and the DaemonSets (their pods take room on every node); no other node, pod or workload.
+    context = [o for o in objects if _context(o)]
     fits: dict[bytes, int] = {}
     lower = 0.0
     upper = 0
     for key, pods in groups.items():
-        daemon_pods: list[Pod] = []
-        if daemons:
-            from dralloc.scheduler.controllers.workloads import expand_workloads
-
-            _, daemon_pods = expand_workloads(daemons, [node], NameGenerator(settings.seed))
-        sched = Scheduler([node], daemon_pods, slices=shared_slices + local, classes=objs.classes,
-                          claims=objs.claims, templates=objs.templates, taint_rules=objs.taint_rules,
-                          priority_classes=objs.priority_classes, seed=settings.seed,
-                          feature_gates=settings.feature_gates,
-                          percentage_of_nodes_to_score=settings.percentage_of_nodes_to_score)
+        sched = settings.build([*context, node, *local])
         sched.schedule()
         base = pods[0]
         count = 0

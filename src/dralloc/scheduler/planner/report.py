@@ -3,6 +3,8 @@ devices and shared counters still free on the added nodes (the room the plan lea
 
 from __future__ import annotations
 
+from typing import Any
+
 from dralloc.scheduler.planner.scale_up import ScaleUpPlan
 from dralloc.scheduler.report import CSS, _e, _pools, _table
 from dralloc.scheduler.report_data import fold_pools, pool_usage
@@ -32,7 +34,8 @@ def render_plan(plan: ScaleUpPlan, *, title: str = "dralloc capacity plan") -> s
                      f'{_table(("Added node", "Pods", "Which"), rows, numeric=(1,))}</section>')
     if trial is not None and added:
         new_nodes = set(hosted)
-        pools = [p for p in pool_usage(trial.scheduler, trial.result) if p.node in new_nodes]
+        simulator: Any = trial.scheduler  # a dralloc.Scheduler: the report reads its snapshot
+        pools = [p for p in pool_usage(simulator, trial.result) if p.node in new_nodes]
         parts.append(_pools(fold_pools(pools)))
     stuck = [p for p in plan.pods if p.node is None]
     if stuck:

@@ -17,8 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from dralloc.scheduler.planner.drain import SCALE_DOWN_DISABLED, Budget, blocking_reason, needs_no_home
-from dralloc.scheduler.planner.trial import PlanSettings, Trial, run_trial
-from dralloc.scheduler.simulation import Scheduler
+from dralloc.scheduler.planner.trial import PlanSettings, Simulator, Trial, run_trial
 
 DEFAULT_THRESHOLD = Fraction(1, 2)
 
@@ -46,7 +45,7 @@ class ScaleDownPlan:
         }
 
 
-def node_utilization(sched: Scheduler, node_name: str) -> Fraction:
+def node_utilization(sched: Simulator, node_name: str) -> Fraction:
     """max(CPU, memory, devices) in use over what the node offers, as the cluster is."""
     snap = sched.snapshot
     info = snap.by_name[node_name]
@@ -62,7 +61,7 @@ def node_utilization(sched: Scheduler, node_name: str) -> Fraction:
     return max(shares, default=Fraction(0))
 
 
-def device_counts(sched: Scheduler, node_name: str) -> tuple[int, int]:
+def device_counts(sched: Simulator, node_name: str) -> tuple[int, int]:
     """(devices the node's local slices publish, devices allocated to claims)."""
     snap = sched.snapshot
     local = {(s.spec.driver, s.spec.pool.name, d.name) for s in snap.raw_slices if s.spec.node_name == node_name
@@ -78,13 +77,11 @@ def device_counts(sched: Scheduler, node_name: str) -> tuple[int, int]:
     return len(local), len(taken)
 
 
-def plan_scale_down(objects: list[Any], *, settings: PlanSettings | None = None,
-                    budgets: Sequence[Budget] = (), threshold: Fraction = DEFAULT_THRESHOLD) -> ScaleDownPlan:
-    settings = settings or PlanSettings()
+def plan_scale_down(objects: list[Any], *, settings: PlanSettings, budgets: Sequence[Budget] = (),
+                    threshold: Fraction = DEFAULT_THRESHOLD) -> ScaleDownPlan:
     # The cluster as it is (nothing scheduled yet) decides candidates and blockers, as CA's snapshot does;
     # the pending pods that fit today must still fit after the removal.
-    now = Scheduler.from_objects(objects, seed=settings.seed, feature_gates=settings.feature_gates,
-                                 percentage_of_nodes_to_score=settings.percentage_of_nodes_to_score)
+    now = settings.build(objects)
     base = run_trial(objects, settings)
     placed_pending = [k for k, r in base.scheduler.results.items() if r.status == "scheduled"]
     blocked: list[Blocked] = []

@@ -150,7 +150,7 @@ class _Planner:
         return info.request.get(resource, 0) if info is not None else 0
 
 
-def plan_scale_up(objects: list[Any], templates: Sequence[NodeTemplate], *, settings: PlanSettings | None = None,
+def plan_scale_up(objects: list[Any], templates: Sequence[NodeTemplate], *, settings: PlanSettings,
                   max_nodes: Mapping[str, int] | None = None, expander: Sequence[str] = ("least-waste",),
                   priorities: Mapping[str, int] | None = None,
                   prices: Mapping[str, Fraction] | None = None) -> ScaleUpPlan:
@@ -163,7 +163,7 @@ def plan_scale_up(objects: list[Any], templates: Sequence[NodeTemplate], *, sett
     for name in max_nodes or {}:
         if name not in names:
             raise InputError(f"--max-nodes: no template named {name!r}")
-    planner = _Planner(objects, templates, settings or PlanSettings(), max_nodes or {})
+    planner = _Planner(objects, templates, settings, max_nodes or {})
     plan: dict[str, int] = {}
     current = planner.outcome(plan)
     while current != (0, 0):

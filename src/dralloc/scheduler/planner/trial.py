@@ -5,30 +5,60 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+from dralloc.api.core_v1 import Pod
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.planner.templates import NodeTemplate
-from dralloc.scheduler.result import SimulationResult
-from dralloc.scheduler.simulation import Scheduler
+from dralloc.scheduler.podinfo import PodInfo
+from dralloc.scheduler.result import PodResult, SimulationResult
+from dralloc.scheduler.snapshot import ClusterSnapshot
 
 PLACED = frozenset({"scheduled", "running"})
 
 
+class Simulator(Protocol):
+    """What the planner uses of a simulator (``dralloc.Scheduler``)."""
+
+    results: dict[str, PodResult]
+    infos: dict[str, PodInfo]
+    snapshot: ClusterSnapshot
+
+    def schedule(self, progress: Any = None) -> SimulationResult: ...
+
+    def schedule_pod(self, pod: Pod) -> PodResult: ...
+
+    def remove_nodes(self, names: list[str]) -> list[str]: ...
+
+
+class SimulatorType(Protocol):
+    def from_objects(self, objects: Iterable[Any], *, seed: int = 0, feature_gates: FeatureGates | None = None,
+                     percentage_of_nodes_to_score: int = 0, victims_terminate_at: str | None = None) -> Any: ...
+
+
 @dataclass(frozen=True)
 class PlanSettings:
-    """What every trial shares with ``dralloc simulate``: the seed, feature gates and node sampling."""
+    """The simulator every trial runs (``dralloc.Scheduler``, passed in so that the planner, which the
+    simulator offers as methods, does not import it back) and what trials share with ``dralloc simulate``:
+    the seed, feature gates and node sampling."""
 
+    simulator: SimulatorType
     seed: int = 0
     feature_gates: FeatureGates | None = None
     percentage_of_nodes_to_score: int = 0
+
+    def build(self, objects: list[Any]) -> Simulator:
+        built: Simulator = self.simulator.from_objects(
+            objects, seed=self.seed, feature_gates=self.feature_gates,
+            percentage_of_nodes_to_score=self.percentage_of_nodes_to_score)
+        return built
 
 
 @dataclass
 class Trial:
     """A finished simulation of one candidate cluster."""
 
-    scheduler: Scheduler
+    scheduler: Simulator
     result: SimulationResult
     added: dict[str, list[str]] = field(default_factory=dict)  # template name → names of its clones
 
@@ -73,8 +103,7 @@ def run_trial(objects: list[Any], settings: PlanSettings, *, add: Mapping[NodeTe
                 node, slices = template.clone(name)
                 extra.append(node)
                 extra.extend(slices)
-    sched = Scheduler.from_objects(list(objects) + extra, seed=settings.seed, feature_gates=settings.feature_gates,
-                                   percentage_of_nodes_to_score=settings.percentage_of_nodes_to_score)
+    sched = settings.build(list(objects) + extra)
     removed = list(remove)
     if removed:
         sched.remove_nodes(removed)
