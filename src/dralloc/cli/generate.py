@@ -1,6 +1,7 @@
 """``dralloc generate cluster``: write a synthetic cluster shaped like what real DRA drivers publish.
 
     dralloc generate cluster --nodes 4 --profile gpu-h100|dra-example|nic [-o yaml|json] [--seed S]
+    dralloc generate node --profile gpu-h100 [--name NAME] [--zone ZONE] [-o yaml|json] [--seed S]
 
 DeviceClasses, then per node its Node and ResourceSlices (see ``dralloc.simulator.generate`` for each
 profile), as a ``kind: List``. The same arguments always print the same bytes.
@@ -29,6 +30,16 @@ def register(subparsers: Any) -> None:
     c.add_argument("--seed", type=int, default=0, help="seed for UUIDs (default 0)")
     c.set_defaults(func=run)
 
+    n = what.add_parser("node", help="one node and its ResourceSlices: a node template for dralloc plan",
+                        description="One Node of a profile with the ResourceSlices its driver publishes, as a "
+                                    "List: a node template for `dralloc plan --node-template NAME=FILE`.")
+    n.add_argument("--profile", choices=PROFILES, required=True)
+    n.add_argument("--name", default="", help="the node's name (default: <profile>-template)")
+    n.add_argument("--zone", help="its topology.kubernetes.io/zone label (default zone-a)")
+    n.add_argument("-o", "--output", choices=("yaml", "json"), default="yaml")
+    n.add_argument("--seed", type=int, default=0, help="seed for UUIDs (default 0)")
+    n.set_defaults(func=run_node)
+
 
 def _count(text: str) -> int:
     import argparse
@@ -43,11 +54,27 @@ def _count(text: str) -> int:
 
 
 def run(args: Any) -> int:
-    from dralloc.api import codec
     from dralloc.simulator.generate import cluster_documents
 
-    items = cluster_documents(args.nodes, args.profile, seed=args.seed)
-    if args.output == "json":
+    return _write(cluster_documents(args.nodes, args.profile, seed=args.seed), args.output)
+
+
+def run_node(args: Any) -> int:
+    from dralloc.errors import InputError
+    from dralloc.simulator.generate import node_template_documents
+    from dralloc.validation.formats import is_dns1123_subdomain
+
+    name = args.name or f"{args.profile}-template"
+    problems = is_dns1123_subdomain(name)
+    if problems:
+        raise InputError(f"--name: Invalid value: {name!r}: {'; '.join(problems)}")
+    return _write(node_template_documents(args.profile, name, zone=args.zone, seed=args.seed), args.output)
+
+
+def _write(items: list[dict[str, Any]], output: str) -> int:
+    from dralloc.api import codec
+
+    if output == "json":
         json.dump({"apiVersion": "v1", "kind": "List", "items": items}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:

@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "fit",
     "allocate",
     "simulate",
+    "plan",
     "generate",
     "bench",
     "serve",

@@ -13,6 +13,16 @@
   replacing the required node-affinity terms with ``matchFields metadata.name In [<node>]``, with the
   automatic daemon tolerations.
 
+A dump of a running cluster holds the controllers' objects too: each controller reconciles, as upstream's do,
+against the pods (and a Deployment against the ReplicaSets) of the input that name it as their controller
+(an ownerReference with ``controller: true``, same namespace, kind and name, and UID when both have one): a
+ReplicaSet creates only ``replicas`` minus its active pods (not finished, not being deleted); a StatefulSet only
+its missing ordinals; a DaemonSet only on nodes without its pod; a Job only up to ``parallelism`` active pods
+(and no more than the completions left: ``completions`` minus ``status.succeeded``), Indexed Jobs their missing
+indexes; a Deployment whose ReplicaSet for its current template exists creates none (with older ReplicaSets
+still holding pods, a new one starts at ``replicas + maxSurge`` minus their replicas for RollingUpdate, and at
+0 for Recreate until the old pods are gone).
+
 Every pod gets the controller's namespace, an ownerReference to it (controller, blockOwnerDeletion), the
 template's labels, annotations and finalizers, and a UID. Names and UIDs come from a NameGenerator, drawn
 in the order the pods are made, so the same inputs and seed give the same pods.
@@ -55,6 +65,8 @@ __all__ = [
     "expand_replicaset",
     "expand_statefulset",
     "expand_workloads",
+    "Owned",
+    "is_active",
     "replicaset_for_deployment",
     "with_uid",
 ]
@@ -120,6 +132,33 @@ def _replicas(value: int | None) -> int:
     return 1 if value is None else max(value, 0)
 
 
+class Owned:
+    """The input's objects by their controller: what each controller already has."""
+
+    def __init__(self, objects: Iterable[Any] = ()) -> None:
+        self._by_owner: dict[tuple[str, str, str], list[Any]] = {}
+        for obj in objects:
+            meta = obj.metadata
+            for ref in meta.owner_references or ():
+                if ref.controller:
+                    key = (meta.namespace or "default", ref.kind, ref.name)
+                    self._by_owner.setdefault(key, []).append((ref.uid, obj))
+
+    def of(self, owner: Any) -> list[Any]:
+        """The objects whose controller is ``owner`` (by namespace, kind and name; UIDs must agree when both
+        are known)."""
+        meta = owner.metadata
+        found = self._by_owner.get((meta.namespace or "default", owner.kind, meta.name or ""), [])
+        uid = meta.uid or ""
+        return [obj for ref_uid, obj in found if not uid or not ref_uid or ref_uid == uid]
+
+
+def is_active(pod: Pod) -> bool:
+    """controller.FilterActivePods: not finished and not being deleted."""
+    phase = pod.status.phase if pod.status is not None else None
+    return phase not in ("Succeeded", "Failed") and not pod.metadata.deletion_timestamp
+
+
 # --- Deployment and ReplicaSet ----------------------------------------------------------------------
 
 
@@ -170,30 +209,51 @@ def replicaset_for_deployment(deploy: apps_v1.Deployment) -> apps_v1.ReplicaSet:
     )
 
 
-def expand_replicaset(rs: apps_v1.ReplicaSet, names: NameGenerator) -> list[Pod]:
-    """The ReplicaSet's ``spec.replicas`` pods, ``<replicaset>-`` + 5 random characters each."""
+def expand_replicaset(rs: apps_v1.ReplicaSet, names: NameGenerator, owned: Owned | None = None) -> list[Pod]:
+    """The pods the ReplicaSet still needs (``spec.replicas`` minus its active pods in the input),
+    ``<replicaset>-`` + 5 random characters each."""
     template = rs.spec.template or PodTemplateSpec()
+    have = sum(1 for p in owned.of(rs) if is_active(p)) if owned is not None else 0
     return [_pod_from_template(template, rs, names, generate_name=f"{rs.metadata.name}-")
-            for _ in range(_replicas(rs.spec.replicas))]
+            for _ in range(max(_replicas(rs.spec.replicas) - have, 0))]
 
 
-def expand_deployment(deploy: apps_v1.Deployment, names: NameGenerator) -> tuple[apps_v1.ReplicaSet, list[Pod]]:
-    """The Deployment's new ReplicaSet (with a UID) and its pods."""
-    rs = with_uid(replicaset_for_deployment(deploy), names)
-    return rs, expand_replicaset(rs, names)
+def expand_deployment(deploy: apps_v1.Deployment, names: NameGenerator, owned: Owned | None = None
+                      ) -> tuple[apps_v1.ReplicaSet | None, list[Pod]]:
+    """The Deployment's new ReplicaSet (with a UID) and its pods; (None, []) when the input already has the
+    ReplicaSet for the current template (it reconciles as a ReplicaSet of the input)."""
+    rs = replicaset_for_deployment(deploy)
+    sets = [r for r in owned.of(deploy) if isinstance(r, apps_v1.ReplicaSet)] if owned is not None else []
+    wanted_hash = (rs.metadata.labels or {}).get(POD_TEMPLATE_HASH)
+    if any((r.metadata.labels or {}).get(POD_TEMPLATE_HASH) == wanted_hash for r in sets):
+        return None, []
+    old = [r for r in sets if _replicas(r.spec.replicas) > 0]
+    if old:
+        replicas = _replicas(deploy.spec.replicas)
+        strategy = (deploy.spec.strategy or {}).get("type", "RollingUpdate")
+        old_total = sum(_replicas(r.spec.replicas) for r in old)
+        start = 0 if strategy != "RollingUpdate" else \
+            max(min(replicas + _max_surge(deploy, replicas) - old_total, replicas), 0)
+        rs = replace(rs, spec=replace(rs.spec, replicas=start))
+    rs = with_uid(rs, names)
+    return rs, expand_replicaset(rs, names, owned)
 
 
 # --- StatefulSet ------------------------------------------------------------------------------------
 
 
-def expand_statefulset(sts: apps_v1.StatefulSet, names: NameGenerator) -> list[Pod]:
-    """Pods ``<set>-<ordinal>`` for ``spec.replicas`` ordinals from ``spec.ordinals.start``."""
+def expand_statefulset(sts: apps_v1.StatefulSet, names: NameGenerator, owned: Owned | None = None) -> list[Pod]:
+    """Pods ``<set>-<ordinal>`` for the ``spec.replicas`` ordinals from ``spec.ordinals.start`` that the
+    input does not already hold."""
+    have = {p.metadata.name for p in owned.of(sts)} if owned is not None else set()
     start = sts.spec.ordinals.start if sts.spec.ordinals else 0
     status = sts.status
     revision = f"{sts.metadata.name}-{pod_template_hash(sts.spec.template, status.collision_count if status else None)}"
     pods = []
     for ordinal in range(start, start + _replicas(sts.spec.replicas)):
         name = f"{sts.metadata.name}-{ordinal}"
+        if name in have:
+            continue
         template = _with_labels(sts.spec.template, {
             "statefulset.kubernetes.io/pod-name": name, "apps.kubernetes.io/pod-index": str(ordinal),
             REVISION_HASH: revision})
@@ -226,18 +286,26 @@ def _job_template(job: batch_v1.Job) -> PodTemplateSpec:
     return _with_labels(job.spec.template, labels)
 
 
-def expand_job(job: batch_v1.Job, names: NameGenerator) -> list[Pod]:
-    """The pods a new Job starts with (see the module docstring)."""
+def expand_job(job: batch_v1.Job, names: NameGenerator, owned: Owned | None = None) -> list[Pod]:
+    """The pods the Job starts (see the module docstring)."""
     if job.spec.suspend:
         return []
+    mine = owned.of(job) if owned is not None else []
+    running = [p for p in mine if is_active(p)]
+    succeeded = job.status.succeeded if job.status is not None and job.status.succeeded is not None else \
+        sum(1 for p in mine if p.status is not None and p.status.phase == "Succeeded")
     parallelism = _replicas(job.spec.parallelism)
     completions = job.spec.completions
-    active = parallelism if completions is None else min(parallelism, max(completions, 0))
+    want = parallelism if completions is None else min(parallelism, max(completions - succeeded, 0))
+    active = max(want - len(running), 0)
     template = _with_labels(_job_template(job), {}, finalizer=JOB_TRACKING_FINALIZER)
     name = job.metadata.name or ""
     if job.spec.completion_mode == "Indexed" and completions is not None:
+        taken = {(p.metadata.annotations or {}).get(JOB_COMPLETION_INDEX) for p in mine
+                 if is_active(p) or (p.status is not None and p.status.phase == "Succeeded")}
+        free = [i for i in range(max(completions, 0)) if str(i) not in taken]
         pods = []
-        for index in range(active):
+        for index in free[:active]:
             indexed = _with_labels(template, {JOB_COMPLETION_INDEX: str(index)}, {JOB_COMPLETION_INDEX: str(index)})
             pods.append(_pod_from_template(indexed, job, names, generate_name=job_pod_generate_name(name, index)))
         return pods
@@ -343,9 +411,25 @@ def daemonset_pod(ds: apps_v1.DaemonSet, node_name: str, names: NameGenerator) -
     return _pod_from_template(template, ds, names, generate_name=f"{ds.metadata.name}-")
 
 
-def expand_daemonset(ds: apps_v1.DaemonSet, nodes: Iterable[Node], names: NameGenerator) -> list[Pod]:
-    """One pod per node (in the given order) that should run the DaemonSet."""
-    return [daemonset_pod(ds, node.metadata.name or "", names) for node in nodes if daemonset_should_run(ds, node)[0]]
+def _pinned_node(pod: Pod) -> str | None:
+    """The node a daemon pod is bound or pinned to (nodeName, else its matchFields metadata.name term)."""
+    if pod.spec.node_name:
+        return pod.spec.node_name
+    affinity = pod.spec.affinity.node_affinity if pod.spec.affinity is not None else None
+    required = affinity.required_during_scheduling_ignored_during_execution if affinity is not None else None
+    for term in required.node_selector_terms if required is not None else ():
+        for req in term.match_fields or ():
+            if req.key == "metadata.name" and req.operator == "In" and len(req.values or ()) == 1:
+                return (req.values or [""])[0]
+    return None
+
+
+def expand_daemonset(ds: apps_v1.DaemonSet, nodes: Iterable[Node], names: NameGenerator,
+                     owned: Owned | None = None) -> list[Pod]:
+    """One pod per node (in the given order) that should run the DaemonSet and has none of its pods."""
+    covered = {_pinned_node(p) for p in owned.of(ds) if is_active(p)} if owned is not None else set()
+    return [daemonset_pod(ds, node.metadata.name or "", names) for node in nodes
+            if node.metadata.name not in covered and daemonset_should_run(ds, node)[0]]
 
 
 # --- all of them ------------------------------------------------------------------------------------
@@ -353,12 +437,16 @@ def expand_daemonset(ds: apps_v1.DaemonSet, nodes: Iterable[Node], names: NameGe
 WORKLOAD_KINDS = (apps_v1.Deployment, apps_v1.ReplicaSet, apps_v1.StatefulSet, apps_v1.DaemonSet, batch_v1.Job)
 
 
-def expand_workloads(objects: Iterable[Any], nodes: Iterable[Node], names: NameGenerator) -> tuple[list[Any], list[Pod]]:
-    """Expand every workload of ``objects`` in input order.
+def expand_workloads(objects: Iterable[Any], nodes: Iterable[Node], names: NameGenerator,
+                     existing: Iterable[Pod] = ()) -> tuple[list[Any], list[Pod]]:
+    """Expand every workload of ``objects`` in input order, reconciling with the ``existing`` pods (and the
+    ReplicaSets among ``objects``) that name it as their controller.
 
     Returns the workloads as created (with UIDs, plus each Deployment's new ReplicaSet after it) and the
     pods they make. Objects of other kinds are ignored."""
     node_list = list(nodes)
+    objects = list(objects)
+    owned = Owned([*existing, *(o for o in objects if isinstance(o, apps_v1.ReplicaSet))])
     created: list[Any] = []
     pods: list[Pod] = []
     for obj in objects:
@@ -367,15 +455,16 @@ def expand_workloads(objects: Iterable[Any], nodes: Iterable[Node], names: NameG
         obj = with_uid(obj, names)
         created.append(obj)
         if isinstance(obj, apps_v1.Deployment):
-            rs, rs_pods = expand_deployment(obj, names)
-            created.append(rs)
+            rs, rs_pods = expand_deployment(obj, names, owned)
+            if rs is not None:
+                created.append(rs)
             pods.extend(rs_pods)
         elif isinstance(obj, apps_v1.ReplicaSet):
-            pods.extend(expand_replicaset(obj, names))
+            pods.extend(expand_replicaset(obj, names, owned))
         elif isinstance(obj, apps_v1.StatefulSet):
-            pods.extend(expand_statefulset(obj, names))
+            pods.extend(expand_statefulset(obj, names, owned))
         elif isinstance(obj, apps_v1.DaemonSet):
-            pods.extend(expand_daemonset(obj, node_list, names))
+            pods.extend(expand_daemonset(obj, node_list, names, owned))
         else:
-            pods.extend(expand_job(obj, names))
+            pods.extend(expand_job(obj, names, owned))
     return created, pods

@@ -34,6 +34,7 @@ class NodeGroups:
         self._count: dict[int, int] = {}
         self._free: list[int] = []
         self._assigned: list[int] = [-1] * len(nodes)
+        self._member: dict[int, int] = {}  # group id → one node index in it (checked before use)
         self.overflow = 0
 
     def node_changed(self, name: str) -> None:
@@ -59,6 +60,7 @@ class NodeGroups:
                 if old >= 0:
                     self._release(old)
                 self._assigned[i] = gid
+                self._member[gid] = i
                 self._count[gid] = self._count.get(gid, 0) + 1
                 if gid <= MAX_GROUPS:
                     self.gids[i] = gid
@@ -71,6 +73,7 @@ class NodeGroups:
             self._count[gid] = left
             return
         del self._count[gid]
+        self._member.pop(gid, None)
         del self._gid_of[self._key_of.pop(gid)]
         if gid <= MAX_GROUPS:
             self._free.append(gid)
@@ -78,13 +81,26 @@ class NodeGroups:
             self.overflow += 1
 
     def live(self) -> dict[int, int]:
-        """Group id → a member node index, for every group with members."""
+        """Group id → a member node index, for every group with members. Any member stands for its group
+        (they give the same verdicts); the one remembered is used while it is still in the group, so an
+        attempt does not walk every node."""
         out: dict[int, int] = {}
-        for i, gid in enumerate(self._assigned):
-            if gid not in out:
-                out[gid] = i
-                if len(out) == len(self._count):
-                    break
+        stale = False
+        assigned = self._assigned
+        for gid in self._count:
+            i = self._member.get(gid)
+            if i is None or assigned[i] != gid:
+                stale = True
+                break
+            out[gid] = i
+        if stale:
+            out = {}
+            for i, gid in enumerate(assigned):
+                if gid not in out:
+                    out[gid] = i
+                    self._member[gid] = i
+                    if len(out) == len(self._count):
+                        break
         return out
 
     def key(self, gid: int) -> tuple[object, ...]:

@@ -29,7 +29,7 @@ from typing import Any
 
 from dralloc.api import codec
 
-__all__ = ["PROFILES", "cluster_documents", "generate_cluster"]
+__all__ = ["PROFILES", "cluster_documents", "generate_cluster", "node_template_documents"]
 
 PROFILES = ("gpu-h100", "dra-example", "nic")
 
@@ -80,6 +80,26 @@ def iter_cluster_documents(nodes: int, profile: str, *, seed: int = 0) -> Iterat
             yield _example_slice(name, rng)
         else:
             yield _nic_slice(name, i)
+
+
+def node_template_documents(profile: str, name: str, *, zone: str | None = None, seed: int = 0
+                            ) -> list[dict[str, Any]]:
+    """One node of a profile with its ResourceSlices and nothing else: a node template for ``dralloc plan``
+    (scale-from-zero: no such node needs to exist). Every pool is complete: ``resourceSliceCount`` is the
+    number of slices the pool has."""
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}: one of {', '.join(PROFILES)}")
+    rng = random.Random(f"{profile}/{seed}")
+    node = _node(name, profile, 0)
+    if zone is not None:
+        node["metadata"]["labels"]["topology.kubernetes.io/zone"] = zone
+    if profile == "gpu-h100":
+        slices = _h100_slices(name, rng)
+    elif profile == "dra-example":
+        slices = [_example_slice(name, rng)]
+    else:
+        slices = [_nic_slice(name, 0)]
+    return [node, *slices]
 
 
 # --- shared pieces ----------------------------------------------------------------------------------

@@ -50,7 +50,7 @@ def sort_objects(objects: Iterable[Any], names: NameGenerator) -> ClusterObjects
     if out.workloads:
         from dralloc.controllers.workloads import expand_workloads
 
-        created, pods = expand_workloads(out.workloads, out.nodes, names)
+        created, pods = expand_workloads(out.workloads, out.nodes, names, out.pods)
         out.workloads = created
         out.pods.extend(pods)
     return out

@@ -79,6 +79,8 @@ class Simulator:
         kube-scheduler's default profile)."""
         claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self.source_objects: list[Any] | None = None  # what from_objects was given (for planning)
         self.victims_terminate_at = victims_terminate_at
         self.gates = feature_gates or FeatureGates()
         self.names = names or NameGenerator(seed)
@@ -115,6 +117,7 @@ class Simulator:
         """Build from decoded objects of any kinds dralloc reads (others are ignored)."""
         from dralloc.simulator.loading import sort_objects
 
+        objects = list(objects)
         names = NameGenerator(seed)
         objs = sort_objects(objects, names)
         sched = cls(objs.nodes, objs.pods, slices=objs.slices, classes=objs.classes, claims=objs.claims,
@@ -122,6 +125,7 @@ class Simulator:
                     seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                     names=names, victims_terminate_at=victims_terminate_at)
         sched.warnings[:0] = objs.warnings
+        sched.source_objects = objects
         return sched
 
     def _priority(self, pod: Pod) -> int:
@@ -388,6 +392,37 @@ class Simulator:
         from dralloc.simulator.whatif import remove_node
 
         return remove_node(self, name)
+
+    def remove_nodes(self, names: list[str]) -> list[str]:
+        """``remove_node`` for several nodes at once (one rebuild)."""
+        from dralloc.simulator.whatif import remove_nodes
+
+        return remove_nodes(self, names)
+
+    def plan_scale_up(self, templates: list[Any], max_nodes: dict[str, int] | None = None,
+                      **options: Any) -> Any:
+        """The fewest nodes per template that make this cluster's pending pods schedule: a ScaleUpPlan
+        (``dralloc.simulator.planner``; needs a scheduler built by ``from_objects``)."""
+        from dralloc.simulator.planner import plan_scale_up
+
+        return plan_scale_up(self._source(), templates, settings=self._plan_settings(), max_nodes=max_nodes,
+                             **options)
+
+    def plan_scale_down(self, **options: Any) -> Any:
+        """A set of nodes that can go together, their pods rescheduled elsewhere: a ScaleDownPlan."""
+        from dralloc.simulator.planner import plan_scale_down
+
+        return plan_scale_down(self._source(), settings=self._plan_settings(), **options)
+
+    def _source(self) -> list[Any]:
+        if self.source_objects is None:
+            raise ValueError("planning needs a Scheduler built with Scheduler.from_objects")
+        return self.source_objects
+
+    def _plan_settings(self) -> Any:
+        from dralloc.simulator.planner import PlanSettings
+
+        return PlanSettings(type(self), self.seed, self.gates, self.percentage_of_nodes_to_score)
 
     def max_copies(self, target: str, limit: int = 10_000) -> tuple[int, dict[str, int], str]:
         """How many more copies of pod ``target`` fit: (count, copies per node, why the next did not)."""

@@ -66,23 +66,31 @@ def clone_nodes(sched: SimulationView, count: int, like: str) -> list[str]:
 
 
 def remove_node(sched: SimulationView, name: str) -> list[str]:
+    return remove_nodes(sched, [name])
+
+
+def remove_nodes(sched: SimulationView, names: list[str]) -> list[str]:
+    """Remove nodes and their node-local slices at once (one rebuild of the DRA state); their pods become
+    pending again with their claims deallocated. Returns the keys of the pods that became pending."""
     snap = sched.snapshot
-    info = snap.by_name.get(name)
-    if info is None:
-        raise InputError(f"--remove-node: node {name!r} is not in the input")
     moved = []
-    for pod in list(info.pods):
-        info.remove_pod(pod, pod.claim_footprint)
-        sched.release_claims(pod.pod, pod_deleted=False)
-        pod.pod = replace(pod.pod, spec=replace(pod.pod.spec, node_name=None))
-        pod.claim_footprint = {}
-        result = sched.results[pod.key]
-        result.pod, result.node, result.status = pod.pod, None, "pending"
-        result.message = f"was on node {name}, which was removed"
-        sched.pending.append(pod)
-        moved.append(pod.key)
-    nodes = [n for n in snap.node_list if n.metadata.name != name]
-    slices = [s for s in snap.raw_slices if s.spec.node_name != name]
+    for name in names:
+        info = snap.by_name.get(name)
+        if info is None:
+            raise InputError(f"--remove-node: node {name!r} is not in the input")
+        for pod in list(info.pods):
+            info.remove_pod(pod, pod.claim_footprint)
+            sched.release_claims(pod.pod, pod_deleted=False)
+            pod.pod = replace(pod.pod, spec=replace(pod.pod.spec, node_name=None))
+            pod.claim_footprint = {}
+            result = sched.results[pod.key]
+            result.pod, result.node, result.status = pod.pod, None, "pending"
+            result.message = f"was on node {name}, which was removed"
+            sched.pending.append(pod)
+            moved.append(pod.key)
+    gone = set(names)
+    nodes = [n for n in snap.node_list if n.metadata.name not in gone]
+    slices = [s for s in snap.raw_slices if s.spec.node_name not in gone]
     rebuild(snap, nodes, slices)
     return moved
 

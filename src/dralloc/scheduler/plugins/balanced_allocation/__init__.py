@@ -1,16 +1,19 @@
-"""NodeResourcesBalancedAllocation: prefer nodes whose cpu and memory end up equally used.
+"""NodeResourcesBalancedAllocation: prefer nodes whose resources end up equally used.
 
-For cpu and memory (actual requests, not the scoring defaults), f = (node requested + pod request) /
+For each configured resource (default cpu and memory; actual requests, not the scoring defaults; an extended
+resource only when the pod requests it and the node has it), f = (node requested + pod request) /
 allocatable capped at 1; score = ⌊(1 − std(f)) × 100⌋, where std of two values is |f1 − f2| / 2.
-Skipped for pods that request neither. Weight 1.
+Skipped for pods that request none of the resources. Weight 1.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from dralloc.scheduler.framework import MAX_NODE_SCORE, SKIP, Cycle, Plugin, Status
 from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.plugins.node_resources_fit import allocatable_and_requested, pod_requests
 
 NAME = "NodeResourcesBalancedAllocation"
 RESOURCES = ("cpu", "memory")
@@ -21,18 +24,21 @@ class BalancedAllocation(Plugin):
     weight = 1
     has_score = True
 
+    def __init__(self, resources: Sequence[str] = RESOURCES) -> None:
+        """The plugin's args: the resources to balance (their weights must be 1)."""
+        self.resources = tuple(resources)
+
     def pre_score(self, cycle: Cycle, nodes: list[NodeInfo]) -> Status | None:
-        req = cycle.pod.request
-        return None if any(req.get(r, 0) for r in RESOURCES) else SKIP
+        return None if any(pod_requests(cycle, self.resources, use_requested=True)) else SKIP
 
     def score(self, cycle: Cycle, node: NodeInfo) -> int:
-        req = cycle.pod.request
+        wants = pod_requests(cycle, self.resources, use_requested=True)
         fractions = []
-        for r in RESOURCES:
-            alloc = node.allocatable.get(r, 0)
+        for r, want in zip(self.resources, wants):
+            alloc, requested = allocatable_and_requested(node, r, want, use_requested=True)
             if alloc == 0:
                 continue
-            f = (node.requested.get(r, 0) + req.get(r, 0)) / alloc
+            f = requested / alloc
             fractions.append(min(f, 1.0))
         if len(fractions) == 2:
             std = abs(fractions[0] - fractions[1]) / 2

@@ -58,6 +58,9 @@ def claim_key(claim: ResourceClaim) -> ClaimKey:
     return (claim.metadata.namespace or "default", claim.metadata.name or "")
 
 
+NO_LOCAL_DEVICES = -1  # the class of nodes without node-local slices when all slices are node-local
+
+
 class DraState:
     """Slices, classes and allocated state for the scheduler, with the per-node answer cache."""
 
@@ -161,9 +164,15 @@ class DraState:
                 self.on_node_change(node)
 
     def class_of(self, node: str) -> object:
-        """Nodes of one class give the same allocator answers in the same allocated state (a node without
-        node-local slices is its own class)."""
-        return self._node_class.get(node, node) if self.share else node
+        """Nodes of one class give the same allocator answers in the same allocated state. When every slice
+        is node-local, the nodes without slices form one class (no device is reachable from any of them);
+        otherwise a node without node-local slices is its own class."""
+        if not self.share:
+            return node
+        found = self._node_class.get(node)
+        if found is not None:
+            return found
+        return NO_LOCAL_DEVICES if self.all_local else node
 
     # ------------------------------------------------------------------ allocated state
     def _touch(self, claim: ResourceClaim, sign: int = 1) -> None:
