@@ -23,6 +23,7 @@ import re2
 
 from dralloc.api.quantity import Quantity
 from dralloc.api.semver import Semver
+from dralloc.cel import kquantity
 from dralloc.cel.errors import CELError
 from dralloc.cel.syntax import UInt
 from dralloc.cel.timevalues import (
@@ -43,6 +44,7 @@ from dralloc.cel.values import (
     CelType,
     Optional,
     check_int,
+    check_uint,
     compare,
     equals,
     format_double,
@@ -248,6 +250,9 @@ MEMBERS["matches"] = _matches
 RESULT_TYPES["matches"] = "bool"
 
 
+_TWO_TO_63 = 9223372036854775808.0
+
+
 @_global("int", "int")
 def _to_int(v: Any) -> int:
     t = type(v)
@@ -258,7 +263,8 @@ def _to_int(v: Any) -> int:
             raise CELError("integer overflow")
         return int(v)
     if t is float:
-        if math.isnan(v) or math.isinf(v) or not (-9.223372036854775e18 <= v < 9.223372036854775e18):
+        # cel-go's doubleToInt64Checked: overflow at or beyond ±2^63 (the double nearest to maxInt)
+        if math.isnan(v) or math.isinf(v) or not (-_TWO_TO_63 < v < _TWO_TO_63):
             raise CELError("integer overflow")
         return int(v)
     if t is Duration:
@@ -332,10 +338,11 @@ def _to_string(v: Any) -> str:
             return v.decode("utf-8")
         except UnicodeDecodeError:
             raise CELError("invalid UTF-8 in bytes, cannot convert to string") from None
-    if t is Quantity or t is Semver or t is Duration or t is Timestamp:
+    if t is Duration or t is Timestamp:
         return str(v)
     if isinstance(v, (IPValue, CIDRValue)):
         return str(v)
+    # a Semver or Quantity reaching string() through dyn (a version attribute) matches no overload
     raise no_overload("string", v)
 
 
@@ -588,6 +595,8 @@ def _format_string(v: Any) -> str:
             return "NaN"
         if math.isinf(v):
             return "Infinity" if v > 0 else "-Infinity"
+    if isinstance(v, (Quantity, Semver)):
+        return str(v)
     return _to_string(v)
 
 
@@ -660,12 +669,19 @@ def _distinct(items: Any) -> list[Any]:
     return out
 
 
+# The values that implement cel-go's traits.Comparer. Kubernetes' Quantity and Semver do not: they have
+# compareTo()/isLessThan() functions but no Compare method, so the list functions cannot order them.
+COMPARERS = (int, UInt, float, str, bytes, bool, Duration, Timestamp)
+
+
 def _sort_key_check(items: Any, fn: str) -> None:
     if not items:
         return
     first = type(items[0])
-    if first not in (int, UInt, float, str, bytes, bool, Quantity, Semver):
+    if first not in COMPARERS:
         raise CELError("list elements must be comparable")  # cel-go: the first element is no Comparer
+    if len(items) == 1:
+        return  # sort.Slice compares nothing
     for x in items:
         if type(x) is not first:
             raise CELError("list elements must have the same type")
@@ -721,54 +737,85 @@ def _last(items: Any) -> Optional:
     return Optional(items[-1], True) if items else NONE
 
 
+# The Kubernetes lists library declares isSorted/min/max for lists of each comparable type; a dyn list is
+# dispatched on its first element's type (none matches: "no such overload: isSorted(list)"). The function
+# then walks the list with each element's Compare: a later element that is no Comparer is the bare error
+# "no such overload"; a comparison that errs (two types that do not order) is ignored.
+
+
+def _ordered_list(fn: str, items: Any) -> None:
+    _want(fn, type(items) in (list, tuple) and (not items or type(items[0]) in COMPARERS), items)
+
+
+def _comparer(x: Any) -> None:
+    if type(x) not in COMPARERS:
+        raise CELError("no such overload")
+
+
+def _order(a: Any, b: Any) -> int | None:
+    """cel-go's ``a.Compare(b)``: -1, 0 or 1, None where it is an error."""
+    try:
+        r = compare(a, b, "_<_")
+    except CELError:
+        return None
+    return None if r == 2 else r
+
+
 @_member("isSorted", "bool")
 def _is_sorted(items: Any) -> bool:
-    _want("isSorted", type(items) in (list, tuple), items)
-    return all(_order(items[i], items[i + 1]) <= 0 for i in range(len(items) - 1))
-
-
-def _order(a: Any, b: Any) -> int:
-    if type(a) in (Quantity, Semver) and type(a) is type(b):
-        return a.cmp(b) if type(a) is Quantity else a.compare(b)
-    return compare(a, b, "_<_")
+    _ordered_list("isSorted", items)
+    prev = None
+    for i, x in enumerate(items):
+        _comparer(x)
+        if i and _order(prev, x) == 1:
+            return False
+        prev = x
+    return True
 
 
 @_member("sum")
 def _sum(items: Any) -> Any:
-    _want("sum", type(items) in (list, tuple), items)
+    # dispatched on the first element's type (list(int), list(uint), list(double), list(duration)); an
+    # element of another type fails the running sum's Add with the bare "no such overload"
+    _want("sum", type(items) in (list, tuple) and (not items or type(items[0]) in (int, UInt, float, Duration)),
+          items)
     if not items:
         return 0
+    kind = type(items[0])
     total = items[0]
     for x in items[1:]:
-        if type(x) is not type(total):
-            raise no_overload("sum", items)
-        total = total + x
-        if type(total) is int:
-            check_int(total)
+        if type(x) is not kind:
+            raise CELError("no such overload")
+        if kind is int:
+            total = check_int(total + x)
+        elif kind is UInt:
+            total = check_uint(int(total) + int(x))
+        else:
+            total = total + x
     return total
 
 
 @_member("min")
 def _min(items: Any) -> Any:
-    _want("min", type(items) in (list, tuple), items)
-    if not items:
-        raise CELError("min called on empty list")
-    best = items[0]
-    for x in items[1:]:
-        if _order(x, best) < 0:
-            best = x
-    return best
+    _ordered_list("min", items)
+    return _extreme("min", items, 1)
 
 
 @_member("max")
 def _max(items: Any) -> Any:
-    _want("max", type(items) in (list, tuple), items)
-    if not items:
-        raise CELError("max called on empty list")
-    best = items[0]
-    for x in items[1:]:
-        if _order(x, best) > 0:
+    _ordered_list("max", items)
+    return _extreme("max", items, -1)
+
+
+def _extreme(fn: str, items: Any, replace_when: int) -> Any:
+    """min (the best compares 1 to a later element) or max (-1); the first of equals is kept."""
+    best = None
+    for i, x in enumerate(items):
+        _comparer(x)
+        if i == 0 or _order(best, x) == replace_when:
             best = x
+    if not items:
+        raise CELError(f"{fn} called on empty list")
     return best
 
 
@@ -824,7 +871,7 @@ def _find_all(s: Any, pattern: Any, limit: Any = -1) -> list[str]:
 def _quantity(s: Any) -> Quantity:
     _want("quantity", type(s) is str, s)
     try:
-        return Quantity(s)
+        return kquantity.parse(s)
     except ValueError as exc:
         raise CELError(str(exc)) from None
 
@@ -840,7 +887,7 @@ def _is_quantity(s: Any) -> bool:
 
 
 def _q(fn: str, q: Any, *args: Any) -> None:
-    _want(fn, type(q) is Quantity, q, *args)
+    _want(fn, isinstance(q, Quantity), q, *args)
 
 
 @_global("sign", "int")
@@ -852,13 +899,13 @@ def _sign(q: Any) -> int:
 @_member("isInteger", "bool")
 def _is_integer(q: Any) -> bool:
     _q("isInteger", q)
-    return q.as_int64() is not None
+    return kquantity.as_int64(q) is not None
 
 
 @_member("asInteger", "int")
 def _as_integer(q: Any) -> int:
     _q("asInteger", q)
-    v = q.as_int64()
+    v = kquantity.as_int64(q)
     if v is None:
         raise CELError("cannot convert value to integer")
     return v
@@ -871,24 +918,23 @@ def _as_approximate_float(q: Any) -> float:
 
 
 def _quantity_operand(fn: str, q: Any, other: Any) -> Quantity:
-    if type(other) is Quantity:
+    if isinstance(other, Quantity):
         return other
     if type(other) is int:
-        return Quantity(other)
+        return kquantity.from_int(other)
     raise no_overload(fn, q, other)
 
 
 @_member("add", "kubernetes.Quantity")
 def _add(q: Any, other: Any) -> Quantity:
     _q("add", q, other)
-    result = q + _quantity_operand("add", q, other)
-    return result
+    return kquantity.add(q, _quantity_operand("add", q, other))
 
 
 @_member("sub", "kubernetes.Quantity")
 def _sub(q: Any, other: Any) -> Quantity:
     _q("sub", q, other)
-    return q - _quantity_operand("sub", q, other)
+    return kquantity.add(q, _quantity_operand("sub", q, other), negate_b=True)
 
 
 @_member("isGreaterThan", "bool")
@@ -907,7 +953,7 @@ def _compare_to(a: Any, b: Any) -> int:
 
 
 def _cmp(fn: str, a: Any, b: Any) -> int:
-    if type(a) is Quantity and type(b) is Quantity:
+    if isinstance(a, Quantity) and isinstance(b, Quantity):
         return a.cmp(b)
     if type(a) is Semver and type(b) is Semver:
         return a.compare(b)
