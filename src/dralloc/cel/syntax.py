@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from dralloc.cel.errors import CELCompileError, format_issue
+from dralloc.cel.errors import CELCompileError, render_issues
 
 __all__ = ["Node", "parse"]
 
@@ -75,9 +75,11 @@ class _Lexer:
     def __init__(self, text: str) -> None:
         self.text = text
         self.tokens: list[Token] = []
+        # literals the lexer accepts but cel-go's visitor refuses (reported with the parser's, see _Parser)
+        self.issues: list[tuple[int, str]] = []
 
     def error(self, pos: int, message: str) -> CELCompileError:
-        return CELCompileError(format_issue(self.text, pos, message))
+        return CELCompileError(render_issues(self.text, [*self.issues, (pos, message)]))
 
     def run(self) -> list[Token]:
         text, pos, n = self.text, 0, len(self.text)
@@ -119,7 +121,8 @@ class _Lexer:
         value = int(text, 16) if text[:2] in ("0x", "0X") else int(text)
         if unsigned:
             if value > 0xFFFFFFFFFFFFFFFF:
-                raise self.error(tok.pos, "invalid uint literal")
+                self.issues.append((tok.pos, "invalid uint literal"))
+                return UInt(0)
             return UInt(value)
         # 9223372036854775808 is only valid under unary minus; the parser checks the range.
         return value
@@ -221,10 +224,18 @@ _MULOPS = {"*": "_*_", "/": "_/_", "%": "_%_"}
 
 
 class _Parser:
+    """cel-go parses in two steps: ANTLR builds the tree (a syntax error stops this parser, which does not
+    imitate ANTLR's recovery), then a visitor builds the AST and reports what the grammar lets through
+    (out-of-range literals, reserved identifiers, malformed macro arguments) *and goes on*. Those issues
+    are collected here, so an expression reports every one of them, each with its line, column and caret,
+    sorted by position and joined as cel-go's Errors.ToDisplayString does."""
+
     def __init__(self, text: str, macros: bool = True, escaped_identifiers: bool = False) -> None:
         self.text = text
         self.escaped_identifiers = escaped_identifiers
-        self.tokens = _Lexer(text).run()
+        lexer = _Lexer(text)
+        self.tokens = lexer.run()
+        self.issues = lexer.issues
         self.i = 0
         self.depth = 0
         self.macros = macros
@@ -232,7 +243,12 @@ class _Parser:
     # --- helpers ------------------------------------------------------------------------------------
 
     def error(self, pos: int, message: str) -> CELCompileError:
-        return CELCompileError(format_issue(self.text, pos, message))
+        """A syntax error: it ends the parse, reported with the issues found before it."""
+        return CELCompileError(render_issues(self.text, [*self.issues, (pos, message)]))
+
+    def report(self, pos: int, message: str) -> None:
+        """An issue cel-go's visitor reports before going on."""
+        self.issues.append((pos, message))
 
     @property
     def tok(self) -> Token:
@@ -274,6 +290,8 @@ class _Parser:
         node = self.expr()
         if self.tok.kind != "eof":
             raise self.unexpected(self.tok, "<EOF>")
+        if self.issues:
+            raise CELCompileError(render_issues(self.text, self.issues))
         return node
 
     def expr(self) -> Node:
@@ -360,7 +378,7 @@ class _Parser:
 
     def _check_int_range(self, node: Node) -> None:
         if node.kind == "lit" and type(node.value) is int and not -(1 << 63) <= node.value < (1 << 63):
-            raise self.error(node.pos, "invalid int literal")
+            self.report(node.pos, "invalid int literal")
 
     def member(self) -> Node:
         node = self.primary()
@@ -372,7 +390,7 @@ class _Parser:
                 if name_tok.kind == "qident":
                     # escaped field names are an opt-in cel-go feature that Kubernetes does not enable
                     if not self.escaped_identifiers:
-                        raise self.error(name_tok.pos, "unsupported syntax: '`'")
+                        self.report(name_tok.pos, "unsupported syntax: '`'")
                     node = Node("select", tok.pos, name_tok.value, target=node, optional=tok.text == ".?")
                     continue
                 if name_tok.kind != "ident" or name_tok.text == "in":  # 'in' is a keyword token in cel-go
@@ -426,7 +444,7 @@ class _Parser:
             tok = self.next()
         if tok.kind == "ident":
             if tok.text in RESERVED or tok.text == "in":
-                raise self.error(tok.pos, f"reserved identifier: {tok.text}")
+                self.report(tok.pos, f"reserved identifier: {tok.text}")
             name = ("." if leading_dot else "") + tok.text
             if self.at("("):
                 paren = self.next()
@@ -497,7 +515,8 @@ class _Parser:
         if self.macros and name == "has" and len(args) == 1:
             arg = args[0]
             if arg.kind != "select" or arg.optional or arg.test_only:
-                raise self.error(arg.pos, "invalid argument to has() macro")
+                self.report(arg.pos, "invalid argument to has() macro")
+                return Node("lit", pos, None)
             return Node("select", pos, arg.value, target=arg.target, test_only=True)
         return Node("call", pos, name, args)
 
@@ -513,16 +532,14 @@ class _Parser:
                 return Node("comp", pos, name if name != "existsOne" else "exists_one", [args[1]], target=target,
                             extra=(self._var(args[0], name_tok, message), None))
             if name in ("all", "exists", "existsOne", "exists_one") and len(args) == 3:
-                v1, v2 = self._var(args[0], name_tok), self._var(args[1], name_tok)
-                self._distinct(v1, v2, name_tok)
+                v1, v2 = self._two_vars(args, name_tok)
                 kind = {"existsOne": "exists_one"}.get(name, name)
                 return Node("comp", pos, kind, [args[2]], target=target, extra=(v1, v2))
             if name == "map" and len(args) in (2, 3):
                 return Node("comp", pos, "map", args[1:], target=target,
                             extra=(self._var(args[0], name_tok, "argument is not an identifier"), None))
             if name in ("transformList", "transformMap", "transformMapEntry") and len(args) in (3, 4):
-                v1, v2 = self._var(args[0], name_tok), self._var(args[1], name_tok)
-                self._distinct(v1, v2, name_tok)
+                v1, v2 = self._two_vars(args, name_tok)
                 return Node("comp", pos, name, args[2:], target=target, extra=(v1, v2))
             if name == "sortBy" and len(args) == 2:
                 return Node("comp", pos, "sortBy", [args[1]], target=target, extra=(self._var(args[0], name_tok), None))
@@ -532,14 +549,22 @@ class _Parser:
 
     def _var(self, node: Node, at: Token, message: str = "argument must be a simple name") -> str:
         if node.kind != "ident" or node.value.startswith("."):
-            raise self.error(node.pos, message)
+            self.report(node.pos, message)
+            return "@error"
         if node.value in ("@result", "__result__"):
-            raise self.error(node.pos, "iteration variable overwrites accumulator variable")
-        return node.value
+            self.report(node.pos, "iteration variable overwrites accumulator variable")
+        return str(node.value)
 
-    def _distinct(self, v1: str, v2: str, at: Token) -> None:
+    def _two_vars(self, args: list[Node], at: Token) -> tuple[str, str]:
+        """The two iteration variables of a two-variable macro; the first bad one is its only error, and a
+        repeated name is reported at the second (cel-go's extractIterVars)."""
+        v1 = self._var(args[0], at)
+        if v1 == "@error":
+            return v1, v1
+        v2 = self._var(args[1], at)
         if v1 == v2:
-            raise self.error(at.pos, f"duplicate variable name: {v1}")
+            self.report(args[1].pos, f"duplicate variable name: {v1}")
+        return v1, v2
 
 
 def parse(text: str, *, macros: bool = True, escaped_identifiers: bool = False) -> Node:
