@@ -65,3 +65,52 @@ def test_a_selector_reports_them_after_kube_apiservers_prefix():
 def test_a_two_variable_macro_reports_only_its_first_bad_variable():
     text = issues("x.all(1, 2, true)")
     assert text.count("ERROR: ") == 1 and "<input>:1:7: argument must be a simple name" in text
+
+
+OPERAND = ("{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, "
+           "IDENTIFIER}")
+
+
+def positions_and_messages(expression: str) -> list[str]:
+    return [line for line in issues(expression).splitlines() if line.startswith("ERROR: ")]
+
+
+def test_the_lexer_skips_what_it_cannot_read_and_goes_on():
+    assert positions_and_messages('device.driver == "a" $ && # device.driver != "b"') == [
+        "ERROR: <input>:1:22: Syntax error: token recognition error at: '$'",
+        "ERROR: <input>:1:27: Syntax error: token recognition error at: '#'"]
+
+
+def test_a_lone_bar_swallows_the_character_after_it():
+    # '|' starts '||'; ANTLR reports both characters it read and skips them, the rest then has one token too many
+    assert positions_and_messages('device.driver == "a" | device.driver == "b"') == [
+        "ERROR: <input>:1:22: Syntax error: token recognition error at: '| '",
+        "ERROR: <input>:1:24: Syntax error: mismatched input 'device' expecting <EOF>"]
+
+
+def test_one_stray_token_is_deleted_and_the_parse_goes_on():
+    assert positions_and_messages('* device.driver == "a"') == [
+        f"ERROR: <input>:1:1: Syntax error: extraneous input '*' expecting {OPERAND}"]
+    assert positions_and_messages('device.driver == "a" )') == [
+        "ERROR: <input>:1:22: Syntax error: extraneous input ')' expecting <EOF>"]
+
+
+def test_a_missing_operand_is_reported_and_the_parse_goes_on():
+    assert positions_and_messages("(device.driver ==) && (device.driver ==)") == [
+        f"ERROR: <input>:1:18: Syntax error: mismatched input ')' expecting {OPERAND}",
+        f"ERROR: <input>:1:40: Syntax error: mismatched input ')' expecting {OPERAND}"]
+    assert positions_and_messages("device.driver + +") == [
+        f"ERROR: <input>:1:17: Syntax error: mismatched input '+' expecting {OPERAND}",
+        f"ERROR: <input>:1:18: Syntax error: mismatched input '<EOF>' expecting {OPERAND}"]
+
+
+def test_a_map_literal_expects_its_own_tokens_first():
+    expected = ("{'[', '{', '}', '(', '.', ',', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
+                "STRING, BYTES, IDENTIFIER}")
+    assert positions_and_messages("{: 1}") == [
+        f"ERROR: <input>:1:2: Syntax error: extraneous input ':' expecting {expected}",
+        "ERROR: <input>:1:5: Syntax error: mismatched input '}' expecting ':'"]
+
+
+def test_an_empty_list_or_map_may_have_a_trailing_comma():
+    assert compile_expression("[,] == [] && {,} == {}").evaluate() is True

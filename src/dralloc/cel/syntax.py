@@ -59,6 +59,9 @@ _TOKEN = re.compile(
 )
 
 
+_ESCAPED_NAME_CHAR = re.compile(r"[A-Za-z0-9_./ -]")
+
+
 @dataclass(slots=True)
 class Token:
     kind: str
@@ -86,7 +89,8 @@ class _Lexer:
         while pos < n:
             m = _TOKEN.match(text, pos)
             if m is None:
-                raise self.error(pos, f"Syntax error: token recognition error at: '{text[pos]}'")
+                pos = self._unrecognized(pos)
+                continue
             kind = m.lastgroup
             if kind == "ws":
                 pos = m.end()
@@ -112,6 +116,20 @@ class _Lexer:
             pos = m.end()
         self.tokens.append(Token("eof", "", n))
         return self.tokens
+
+    def _unrecognized(self, pos: int) -> int:
+        """ANTLR's lexer on text no token matches: it reports what it read up to and including the character
+        where matching failed, skips that much and goes on lexing. Returns where lexing resumes."""
+        text, n = self.text, len(self.text)
+        end = pos + 1
+        if text[pos] in "|&=" and end < n:
+            end += 1  # the first character of '||', '&&' or '==' was read, the second did not match
+        elif text[pos] == "`":
+            while end < n and _ESCAPED_NAME_CHAR.match(text[end]):
+                end += 1
+            end = min(end + 1, n)
+        self.issues.append((pos, f"Syntax error: token recognition error at: '{text[pos:end]}'"))
+        return end
 
     def _int(self, tok: Token) -> Any:
         text = tok.text
@@ -218,6 +236,31 @@ class _Lexer:
 _PRIMARY_START = ("{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, "
                   "BYTES, IDENTIFIER}")
 
+def _shown(tok: Token) -> str:
+    return "<EOF>" if tok.kind == "eof" else tok.text
+
+
+_FOLLOW_OPERAND = frozenset(("==", "!=", "<", "<=", ">", ">=", "in", "&&", "||", "+", "-", "*", "/", "%", "?", ":",
+                             ")", "]", "}", ",", ".", ".?", "[", "[?"))
+
+
+def _follows_operand(tok: Token) -> bool:
+    """Whether a token can follow an operand (ANTLR's recovery set): recovery skips to one of these."""
+    return tok.kind == "eof" or (tok.kind in ("op", "ident") and tok.text in _FOLLOW_OPERAND)
+
+
+def _starts_operand(tok: Token) -> bool:
+    """Whether a token can start a unary expression in cel-go's grammar ('in' is a keyword there)."""
+    if tok.kind == "lit":
+        return True
+    if tok.kind == "ident":
+        return tok.text != "in"
+    return tok.kind == "op" and tok.text in ("[", "[?", "{", "(", ".", "-", "!")
+
+
+_MAP_START = ("{'[', '{', '}', '(', '.', ',', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
+              "STRING, BYTES, IDENTIFIER}")
+
 _RELOPS = {"<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_", "==": "_==_", "!=": "_!=_", "in": "@in"}
 _ADDOPS = {"+": "_+_", "-": "_-_"}
 _MULOPS = {"*": "_*_", "/": "_/_", "%": "_%_"}
@@ -236,6 +279,9 @@ class _Parser:
         lexer = _Lexer(text)
         self.tokens = lexer.run()
         self.issues = lexer.issues
+        # ANTLR's error-recovery mode: after a syntax error, further ones are not reported until a token has
+        # been matched again
+        self.recovering = False
         self.i = 0
         self.depth = 0
         self.macros = macros
@@ -257,7 +303,14 @@ class _Parser:
     def next(self) -> Token:
         tok = self.tokens[self.i]
         self.i += 1
+        self.recovering = False
         return tok
+
+    def syntax_issue(self, pos: int, message: str) -> None:
+        """A syntax error the parse recovers from (reported unless one was just reported)."""
+        if not self.recovering:
+            self.report(pos, f"Syntax error: {message}")
+        self.recovering = True
 
     def at(self, text: str) -> bool:
         tok = self.tokens[self.i]
@@ -266,13 +319,18 @@ class _Parser:
     def expect(self, text: str) -> Token:
         tok = self.tok
         if not self.at(text):
-            raise self.unexpected(tok, f"'{text}'")
-        self.i += 1
-        return tok
+            raise self.stop(tok, f"'{text}'")
+        return self.next()
+
+    def stop(self, tok: Token, wanted: str) -> CELCompileError:
+        """A syntax error this parser does not recover from; right after another one ANTLR would not report
+        it (its error-recovery mode), so only the issues so far are."""
+        if self.recovering:
+            return CELCompileError(render_issues(self.text, self.issues))
+        return self.unexpected(tok, wanted)
 
     def unexpected(self, tok: Token, wanted: str | None = None) -> CELCompileError:
-        shown = "<EOF>" if tok.kind == "eof" else tok.text
-        msg = f"Syntax error: mismatched input '{shown}'"
+        msg = f"Syntax error: mismatched input '{_shown(tok)}'"
         if wanted:
             msg += f" expecting {wanted}"
         return self.error(tok.pos, msg)
@@ -289,7 +347,10 @@ class _Parser:
             raise self.unexpected(self.tok, _PRIMARY_START)
         node = self.expr()
         if self.tok.kind != "eof":
-            raise self.unexpected(self.tok, "<EOF>")
+            if self.tokens[self.i + 1].kind != "eof":
+                raise self.unexpected(self.tok, "<EOF>")
+            # ANTLR's single-token deletion: one stray token before the end is dropped, the parse stands
+            self.syntax_issue(self.tok.pos, f"extraneous input '{self.tok.text}' expecting <EOF>")
         if self.issues:
             raise CELCompileError(render_issues(self.text, self.issues))
         return node
@@ -327,7 +388,7 @@ class _Parser:
             name = _RELOPS.get(tok.text) if tok.kind in ("op", "ident") else None
             if name is None:
                 return left
-            self.i += 1
+            self.next()
             right = self.addition()
             left = Node("call", tok.pos, name, [left, right])
 
@@ -346,6 +407,11 @@ class _Parser:
         return left
 
     def unary(self) -> Node:
+        if not _starts_operand(self.tok) and _starts_operand(self.tokens[min(self.i + 1, len(self.tokens) - 1)]):
+            # ANTLR's single-token deletion where an operand starts: "* a" drops the '*' and goes on
+            stray = self.tok
+            self.i += 1
+            self.syntax_issue(stray.pos, f"extraneous input '{stray.text}' expecting {_PRIMARY_START}")
         tok = self.tok
         if tok.kind == "op" and tok.text == "!":
             count = 0
@@ -423,7 +489,18 @@ class _Parser:
             self.expect(close)
             return args
 
+    def missing_operand(self) -> Node:
+        """No operand starts here: report it, skip what cannot follow an operand and go on with an error
+        node, as ANTLR's recovery does (so "1 + +" reports the '+' and then the end)."""
+        tok = self.tok
+        self.syntax_issue(tok.pos, f"mismatched input '{_shown(tok)}' expecting {_PRIMARY_START}")
+        while not _follows_operand(self.tok):
+            self.i += 1
+        return Node("error", tok.pos)
+
     def primary(self) -> Node:
+        if not _starts_operand(self.tok):
+            return self.missing_operand()
         tok = self.next()
         if tok.kind == "lit":
             return Node("lit", tok.pos, tok.value)
@@ -443,8 +520,9 @@ class _Parser:
             leading_dot = True
             tok = self.next()
         if tok.kind == "ident":
-            if tok.text in RESERVED or tok.text == "in":
+            if tok.text in RESERVED:
                 self.report(tok.pos, f"reserved identifier: {tok.text}")
+                return Node("error", tok.pos)
             name = ("." if leading_dot else "") + tok.text
             if self.at("("):
                 paren = self.next()
@@ -459,6 +537,8 @@ class _Parser:
     def list_literal(self, open_tok: Token) -> Node:
         elems: list[Node] = []
         optional_idx: list[int] = []
+        if self.at(",") and self.tokens[self.i + 1].text == "]":  # '[' listInit? ','? ']': "[,]" is empty
+            self.next()
         while not self.at("]"):
             if self.at("?"):
                 self.next()
@@ -473,6 +553,15 @@ class _Parser:
 
     def map_literal(self, open_tok: Token) -> Node:
         entries: list[tuple[Node, Node, bool]] = []
+        if not (_starts_operand(self.tok) or self.at("}") or self.at("?") or self.at(",")):
+            # where the first entry may start, '}', ',' and '?' are expected too
+            after = self.tokens[min(self.i + 1, len(self.tokens) - 1)]
+            if not (_starts_operand(after) or after.text in ("}", "?", ",")):
+                raise self.stop(self.tok, _MAP_START)
+            self.syntax_issue(self.tok.pos, f"extraneous input '{self.tok.text}' expecting {_MAP_START}")
+            self.i += 1
+        if self.at(",") and self.tokens[self.i + 1].text == "}":  # '{' entries? ','? '}': "{,}" is empty
+            self.next()
         while not self.at("}"):
             optional = False
             if self.at("?"):
