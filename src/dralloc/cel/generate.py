@@ -1223,7 +1223,7 @@ def _comp_sort_by(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: 
             act[v1] = v
             keyed.append((key_fn(act), v))
         keys = [k for k, _ in keyed]
-        library._sort_key_check(keys, "sortBy")
+        library.sort_key_check(keys, "sortBy")
         return [v for _, v in sorted(keyed, key=lambda kv: kv[0])]
 
     return _loop(range_fn, v1, v2, weight, body)
