@@ -123,6 +123,12 @@ PROGRAMS = [
     ("[18446744073709551615u, 1u].sum()", "unsigned integer overflow"),
     ('[0, 1].map(x, x == 0 ? dyn(1) : dyn(2.5)).sum()', "no such overload"),
     ('[0, 1].map(x, x == 0 ? dyn("a") : dyn("b")).sum()', "no such overload: sum(list)"),
+    # add() and sub() return a pointer to the library's Quantity wrapper, whose Equal wants a wrapper value
+    ('quantity("1").add(1) == quantity("2")', True),
+    ('quantity("2") == quantity("1").add(1)', False),
+    ('quantity("1").add(1) == quantity("1").sub(-1)', False),
+    ('quantity("2") in [quantity("1").add(1)]', False),  # Contains asks the sought value's Equal
+    ('[quantity("1").add(1)].indexOf(quantity("2")) == 0', True),  # indexOf asks each element's Equal
     # durations and timestamps are Comparers, so cel-go's sort() orders them
     ('[duration("2s"), duration("1s")].sort() == [duration("1s"), duration("2s")]', True),
 ]

@@ -36,18 +36,28 @@ _NANO = -9
 
 
 class KubeQuantity(Quantity):
-    """A quantity the CEL quantity library made, with the in-memory form upstream gives it."""
+    """A quantity the CEL quantity library made, with the in-memory form upstream gives it. ``pointer``: the
+    library returns add()'s and sub()'s results as a *pointer* to its Quantity wrapper, whose Equal accepts
+    only a wrapper *value*: so ``quantity("2") == quantity("1").add(1)`` is false upstream (the other way
+    round is true)."""
 
-    __slots__ = ("form",)
+    __slots__ = ("form", "pointer")
     form: Form
+    pointer: bool
 
 
-def with_form(q: Quantity, form: Form) -> KubeQuantity:
+def with_form(q: Quantity, form: Form, pointer: bool = False) -> KubeQuantity:
     kq = object.__new__(KubeQuantity)
     for slot in ("_m", "_e", "format", "_s"):
         object.__setattr__(kq, slot, object.__getattribute__(q, slot))
     object.__setattr__(kq, "form", form)
+    object.__setattr__(kq, "pointer", pointer)
     return kq
+
+
+def equal(a: Quantity, b: Quantity) -> bool:
+    """The Quantity wrapper's Equal: false for a pointer on the right, else the values compared."""
+    return not (type(b) is KubeQuantity and b.pointer) and a == b
 
 
 def parse(text: str) -> KubeQuantity:
@@ -79,7 +89,7 @@ def add(a: Quantity, b: Quantity, negate_b: bool = False) -> KubeQuantity:
     form: Form = None
     if fa is not None and fb is not None:
         form = _int64_add(fa, (-fb[0], fb[1]) if negate_b else fb)
-    return with_form(result, form)
+    return with_form(result, form, pointer=True)
 
 
 def from_int(n: int) -> KubeQuantity:

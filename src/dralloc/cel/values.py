@@ -14,7 +14,9 @@ from typing import Any
 
 from dralloc.api.quantity import Quantity
 from dralloc.api.semver import Semver
+from dralloc.cel import kquantity
 from dralloc.cel.errors import CELError
+from dralloc.cel.kquantity import KubeQuantity
 from dralloc.cel.syntax import UInt
 
 INT64_MIN = -(1 << 63)
@@ -161,7 +163,7 @@ def equals(a: Any, b: Any) -> bool:
         if isinstance(a, dict) and isinstance(b, dict):
             ta = tb = dict  # a device domain map equals a map literal with the same entries
         elif isinstance(a, Quantity) and isinstance(b, Quantity):
-            return a == b  # a parsed quantity and one that keeps upstream's representation
+            return kquantity.equal(a, b)  # a capacity and a quantity the library made
     if ta is tb:
         if ta is list or ta is tuple:
             return len(a) == len(b) and all(_element_equal(x, y) for x, y in zip(a, b))
@@ -177,6 +179,8 @@ def equals(a: Any, b: Any) -> bool:
             return a.present == b.present and (not a.present or equals(a.value, b.value))
         if ta is float:
             return a == b
+        if ta is KubeQuantity:
+            return kquantity.equal(a, b)
         return bool(a == b)
     if _is_num(a) and _is_num(b):
         if ta is float or tb is float:

@@ -98,14 +98,14 @@ def _extreme(fn: str, items: Any, replace_when: int) -> Any:
 
 def list_index_of(items: Any, x: Any) -> int:
     for i, y in enumerate(items):
-        if equals(x, y):
+        if equals(y, x):
             return i
     return -1
 
 
 def list_last_index_of(items: Any, x: Any) -> int:
     for i in range(len(items) - 1, -1, -1):
-        if equals(x, items[i]):
+        if equals(items[i], x):
             return i
     return -1
 
@@ -118,5 +118,5 @@ def _includes(attr: Any, x: Any) -> bool:
     if type(attr) in (list, tuple):
         if len(attr) > MAX_LIST_ATTRIBUTE_VALUES:
             raise CELError(f"'includes' function cannot be applied to lists longer than {MAX_LIST_ATTRIBUTE_VALUES} values")
-        return any(equals(x, y) for y in attr)
+        return any(equals(y, x) for y in attr)  # each item.Equal(x), as upstream
     return equals(attr, x)
