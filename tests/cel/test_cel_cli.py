@@ -28,3 +28,11 @@ def test_a_compile_error_shows_the_caret_and_exits_2(dralloc_cmd, examples_dir):
 def test_no_matching_device_exits_1(dralloc_cmd, examples_dir):
     res = run(dralloc_cmd, 'device.driver == "none.example.com"', "-f", str(examples_dir / "21-nic-slices.yaml"))
     assert res.returncode == 1
+
+
+def test_every_issue_of_an_expression_is_printed(dralloc_cmd, examples_dir):
+    res = run(dralloc_cmd, "has(device) || device.attributes.all(1, true)", "-f", str(examples_dir))
+    assert res.returncode == 2
+    assert "ERROR: <input>:1:5: invalid argument to has() macro" in res.stderr
+    assert "ERROR: <input>:1:38: argument must be a simple name" in res.stderr
+    assert "Traceback" not in res.stderr

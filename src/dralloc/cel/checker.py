@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from dralloc.cel.decls import Environment, Overload
-from dralloc.cel.errors import CELCompileError, format_issue
+from dralloc.cel.errors import CELCompileError, render_issues
 from dralloc.cel.syntax import Node, UInt
 from dralloc.cel.types import (
     BOOL,
@@ -51,8 +51,6 @@ from dralloc.cel.types import (
     substitute,
     type_of,
 )
-
-MAX_ERRORS = 100
 
 _TYPE_IDENTS = {"bool": BOOL, "int": INT, "uint": UINT, "double": DOUBLE, "string": STRING, "bytes": BYTES,
                 "null_type": NULL, "type": Type("type", "type"), "list": list_of(param("A")),
@@ -106,11 +104,7 @@ class Checker:
         return Checked(root, self.types, self.overloads, result)
 
     def render(self) -> str:
-        issues = sorted(self.issues, key=lambda i: i.pos)  # stable: same position keeps report order
-        shown = [format_issue(self.text, i.pos, i.message) for i in issues[:MAX_ERRORS]]
-        if len(issues) > MAX_ERRORS:
-            shown.append(f"{len(issues) - MAX_ERRORS} more errors were truncated")
-        return "\n".join(shown)
+        return render_issues(self.text, [(i.pos, i.message) for i in self.issues])
 
     def error(self, pos: int, message: str) -> None:
         self.issues.append(_Issue(pos, message))

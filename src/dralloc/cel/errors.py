@@ -59,3 +59,14 @@ def format_issue(text: str, pos: int, message: str) -> str:
 
 
 MAX_SNIPPET_BYTES = 16384  # cel-go prints no source line for longer lines
+MAX_ERRORS = 100  # cel-go's error reporting limit
+
+
+def render_issues(text: str, issues: list[tuple[int, str]]) -> str:
+    """cel-go's Errors.ToDisplayString: the issues sorted by position (stable: one position keeps the order
+    they were reported in), one formatted issue each, joined by newlines, at most 100."""
+    ordered = sorted(issues, key=lambda issue: issue[0])
+    shown = [format_issue(text, pos, message) for pos, message in ordered[:MAX_ERRORS]]
+    if len(ordered) > MAX_ERRORS:
+        shown.append(f"{len(ordered) - MAX_ERRORS} more errors were truncated")
+    return "\n".join(shown)

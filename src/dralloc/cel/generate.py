@@ -34,6 +34,7 @@ from dralloc.cel.values import (
     Optional,
     check_int,
     compare,
+    equal_op,
     equals,
     map_get,
     map_key_ok,
@@ -494,11 +495,12 @@ class Generator:
             ct = type(c)
             if ct is str or ct is bool:
                 if negate:
-                    return (lambda act: not _eq_const(a(act), c, ct)), "bool"
-                return (lambda act: _eq_const(a(act), c, ct)), "bool"
+                    return (lambda act: not _eq_const(a(act), c, ct, equals)), "bool"
+                return (lambda act: _eq_const(a(act), c, ct, equal_op)), "bool"
+        # != is "not (left == right) is true": it never fails where == does (cel-go's evalNe)
         if negate:
             return (lambda act: not equals(a(act), b(act))), "bool"
-        return (lambda act: equals(a(act), b(act))), "bool"
+        return (lambda act: equal_op(a(act), b(act))), "bool"
 
     def _relational(self, node: Node, op: str, test: Callable[[int], bool]) -> tuple[Fn, str]:
         (a, _), (b, _) = self.compile(node.args[0]), self.compile(node.args[1])
@@ -694,6 +696,9 @@ def _domain_select(target: Fn, name: str) -> Fn:
 def _has(target: Fn, name: str) -> Fn:
     def has(act: dict[str, Any]) -> bool:
         m = target(act)
+        if type(m) is DomainMap:
+            # upstream's domain maps find every domain (an unknown one is an empty map), and has() asks Find
+            return True
         if isinstance(m, dict):
             return name in m
         if type(m) is Optional:
@@ -710,6 +715,8 @@ def _opt_select(target: Fn, name: str) -> Fn:
             if not m.present:
                 return NONE
             m = m.value
+        if type(m) is DomainMap:  # every domain is found, as has() sees it
+            return Optional(m.get(name, _EMPTY), True)
         if isinstance(m, dict):
             if name in m:
                 return Optional(m[name], True)
@@ -765,6 +772,8 @@ def _opt_index(a: Fn, b: Fn) -> Fn:
                 return NONE
             coll = coll.value
         key = b(act)
+        if type(coll) is DomainMap and type(key) is str:
+            return Optional(coll.get(key, _EMPTY), True)
         if isinstance(coll, dict):
             found, v = map_get(coll, key)
             return Optional(v, True) if found else NONE
@@ -784,10 +793,10 @@ def _domain_index(m: dict[str, Any], key: Any) -> Any:
     return m.get(key, _EMPTY)
 
 
-def _eq_const(v: Any, c: Any, ct: type) -> bool:
+def _eq_const(v: Any, c: Any, ct: type, slow: Callable[[Any, Any], bool]) -> bool:
     if type(v) is ct:
         return v == c
-    return equals(v, c)
+    return slow(v, c)
 
 
 def _raise(message: str) -> Fn:
@@ -1214,7 +1223,7 @@ def _comp_sort_by(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: 
             act[v1] = v
             keyed.append((key_fn(act), v))
         keys = [k for k, _ in keyed]
-        library._sort_key_check(keys, "sortBy")
+        library.sort_key_check(keys, "sortBy")
         return [v for _, v in sorted(keyed, key=lambda kv: kv[0])]
 
     return _loop(range_fn, v1, v2, weight, body)

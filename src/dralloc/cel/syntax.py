@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from dralloc.cel.errors import CELCompileError, format_issue
+from dralloc.cel.errors import CELCompileError, render_issues
 
 __all__ = ["Node", "parse"]
 
@@ -59,6 +59,9 @@ _TOKEN = re.compile(
 )
 
 
+_ESCAPED_NAME_CHAR = re.compile(r"[A-Za-z0-9_./ -]")
+
+
 @dataclass(slots=True)
 class Token:
     kind: str
@@ -75,16 +78,19 @@ class _Lexer:
     def __init__(self, text: str) -> None:
         self.text = text
         self.tokens: list[Token] = []
+        # literals the lexer accepts but cel-go's visitor refuses (reported with the parser's, see _Parser)
+        self.issues: list[tuple[int, str]] = []
 
     def error(self, pos: int, message: str) -> CELCompileError:
-        return CELCompileError(format_issue(self.text, pos, message))
+        return CELCompileError(render_issues(self.text, [*self.issues, (pos, message)]))
 
     def run(self) -> list[Token]:
         text, pos, n = self.text, 0, len(self.text)
         while pos < n:
             m = _TOKEN.match(text, pos)
             if m is None:
-                raise self.error(pos, f"Syntax error: token recognition error at: '{text[pos]}'")
+                pos = self._unrecognized(pos)
+                continue
             kind = m.lastgroup
             if kind == "ws":
                 pos = m.end()
@@ -111,6 +117,20 @@ class _Lexer:
         self.tokens.append(Token("eof", "", n))
         return self.tokens
 
+    def _unrecognized(self, pos: int) -> int:
+        """ANTLR's lexer on text no token matches: it reports what it read up to and including the character
+        where matching failed, skips that much and goes on lexing. Returns where lexing resumes."""
+        text, n = self.text, len(self.text)
+        end = pos + 1
+        if text[pos] in "|&=" and end < n:
+            end += 1  # the first character of '||', '&&' or '==' was read, the second did not match
+        elif text[pos] == "`":
+            while end < n and _ESCAPED_NAME_CHAR.match(text[end]):
+                end += 1
+            end = min(end + 1, n)
+        self.issues.append((pos, f"Syntax error: token recognition error at: '{text[pos:end]}'"))
+        return end
+
     def _int(self, tok: Token) -> Any:
         text = tok.text
         unsigned = text[-1] in "uU"
@@ -119,7 +139,8 @@ class _Lexer:
         value = int(text, 16) if text[:2] in ("0x", "0X") else int(text)
         if unsigned:
             if value > 0xFFFFFFFFFFFFFFFF:
-                raise self.error(tok.pos, "invalid uint literal")
+                self.issues.append((tok.pos, "invalid uint literal"))
+                return UInt(0)
             return UInt(value)
         # 9223372036854775808 is only valid under unary minus; the parser checks the range.
         return value
@@ -215,16 +236,52 @@ class _Lexer:
 _PRIMARY_START = ("{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, "
                   "BYTES, IDENTIFIER}")
 
+def _shown(tok: Token) -> str:
+    return "<EOF>" if tok.kind == "eof" else tok.text
+
+
+_FOLLOW_OPERAND = frozenset(("==", "!=", "<", "<=", ">", ">=", "in", "&&", "||", "+", "-", "*", "/", "%", "?", ":",
+                             ")", "]", "}", ",", ".", ".?", "[", "[?"))
+
+
+def _follows_operand(tok: Token) -> bool:
+    """Whether a token can follow an operand (ANTLR's recovery set): recovery skips to one of these."""
+    return tok.kind == "eof" or (tok.kind in ("op", "ident") and tok.text in _FOLLOW_OPERAND)
+
+
+def _starts_operand(tok: Token) -> bool:
+    """Whether a token can start a unary expression in cel-go's grammar ('in' is a keyword there)."""
+    if tok.kind == "lit":
+        return True
+    if tok.kind == "ident":
+        return tok.text != "in"
+    return tok.kind == "op" and tok.text in ("[", "[?", "{", "(", ".", "-", "!")
+
+
+_MAP_START = ("{'[', '{', '}', '(', '.', ',', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
+              "STRING, BYTES, IDENTIFIER}")
+
 _RELOPS = {"<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_", "==": "_==_", "!=": "_!=_", "in": "@in"}
 _ADDOPS = {"+": "_+_", "-": "_-_"}
 _MULOPS = {"*": "_*_", "/": "_/_", "%": "_%_"}
 
 
 class _Parser:
+    """cel-go parses in two steps: ANTLR builds the tree (a syntax error stops this parser, which does not
+    imitate ANTLR's recovery), then a visitor builds the AST and reports what the grammar lets through
+    (out-of-range literals, reserved identifiers, malformed macro arguments) *and goes on*. Those issues
+    are collected here, so an expression reports every one of them, each with its line, column and caret,
+    sorted by position and joined as cel-go's Errors.ToDisplayString does."""
+
     def __init__(self, text: str, macros: bool = True, escaped_identifiers: bool = False) -> None:
         self.text = text
         self.escaped_identifiers = escaped_identifiers
-        self.tokens = _Lexer(text).run()
+        lexer = _Lexer(text)
+        self.tokens = lexer.run()
+        self.issues = lexer.issues
+        # ANTLR's error-recovery mode: after a syntax error, further ones are not reported until a token has
+        # been matched again
+        self.recovering = False
         self.i = 0
         self.depth = 0
         self.macros = macros
@@ -232,7 +289,12 @@ class _Parser:
     # --- helpers ------------------------------------------------------------------------------------
 
     def error(self, pos: int, message: str) -> CELCompileError:
-        return CELCompileError(format_issue(self.text, pos, message))
+        """A syntax error: it ends the parse, reported with the issues found before it."""
+        return CELCompileError(render_issues(self.text, [*self.issues, (pos, message)]))
+
+    def report(self, pos: int, message: str) -> None:
+        """An issue cel-go's visitor reports before going on."""
+        self.issues.append((pos, message))
 
     @property
     def tok(self) -> Token:
@@ -241,7 +303,14 @@ class _Parser:
     def next(self) -> Token:
         tok = self.tokens[self.i]
         self.i += 1
+        self.recovering = False
         return tok
+
+    def syntax_issue(self, pos: int, message: str) -> None:
+        """A syntax error the parse recovers from (reported unless one was just reported)."""
+        if not self.recovering:
+            self.report(pos, f"Syntax error: {message}")
+        self.recovering = True
 
     def at(self, text: str) -> bool:
         tok = self.tokens[self.i]
@@ -250,13 +319,18 @@ class _Parser:
     def expect(self, text: str) -> Token:
         tok = self.tok
         if not self.at(text):
-            raise self.unexpected(tok, f"'{text}'")
-        self.i += 1
-        return tok
+            raise self.stop(tok, f"'{text}'")
+        return self.next()
+
+    def stop(self, tok: Token, wanted: str) -> CELCompileError:
+        """A syntax error this parser does not recover from; right after another one ANTLR would not report
+        it (its error-recovery mode), so only the issues so far are."""
+        if self.recovering:
+            return CELCompileError(render_issues(self.text, self.issues))
+        return self.unexpected(tok, wanted)
 
     def unexpected(self, tok: Token, wanted: str | None = None) -> CELCompileError:
-        shown = "<EOF>" if tok.kind == "eof" else tok.text
-        msg = f"Syntax error: mismatched input '{shown}'"
+        msg = f"Syntax error: mismatched input '{_shown(tok)}'"
         if wanted:
             msg += f" expecting {wanted}"
         return self.error(tok.pos, msg)
@@ -273,7 +347,12 @@ class _Parser:
             raise self.unexpected(self.tok, _PRIMARY_START)
         node = self.expr()
         if self.tok.kind != "eof":
-            raise self.unexpected(self.tok, "<EOF>")
+            if self.tokens[self.i + 1].kind != "eof":
+                raise self.unexpected(self.tok, "<EOF>")
+            # ANTLR's single-token deletion: one stray token before the end is dropped, the parse stands
+            self.syntax_issue(self.tok.pos, f"extraneous input '{self.tok.text}' expecting <EOF>")
+        if self.issues:
+            raise CELCompileError(render_issues(self.text, self.issues))
         return node
 
     def expr(self) -> Node:
@@ -309,7 +388,7 @@ class _Parser:
             name = _RELOPS.get(tok.text) if tok.kind in ("op", "ident") else None
             if name is None:
                 return left
-            self.i += 1
+            self.next()
             right = self.addition()
             left = Node("call", tok.pos, name, [left, right])
 
@@ -328,6 +407,11 @@ class _Parser:
         return left
 
     def unary(self) -> Node:
+        if not _starts_operand(self.tok) and _starts_operand(self.tokens[min(self.i + 1, len(self.tokens) - 1)]):
+            # ANTLR's single-token deletion where an operand starts: "* a" drops the '*' and goes on
+            stray = self.tok
+            self.i += 1
+            self.syntax_issue(stray.pos, f"extraneous input '{stray.text}' expecting {_PRIMARY_START}")
         tok = self.tok
         if tok.kind == "op" and tok.text == "!":
             count = 0
@@ -360,7 +444,7 @@ class _Parser:
 
     def _check_int_range(self, node: Node) -> None:
         if node.kind == "lit" and type(node.value) is int and not -(1 << 63) <= node.value < (1 << 63):
-            raise self.error(node.pos, "invalid int literal")
+            self.report(node.pos, "invalid int literal")
 
     def member(self) -> Node:
         node = self.primary()
@@ -372,7 +456,7 @@ class _Parser:
                 if name_tok.kind == "qident":
                     # escaped field names are an opt-in cel-go feature that Kubernetes does not enable
                     if not self.escaped_identifiers:
-                        raise self.error(name_tok.pos, "unsupported syntax: '`'")
+                        self.report(name_tok.pos, "unsupported syntax: '`'")
                     node = Node("select", tok.pos, name_tok.value, target=node, optional=tok.text == ".?")
                     continue
                 if name_tok.kind != "ident" or name_tok.text == "in":  # 'in' is a keyword token in cel-go
@@ -405,7 +489,18 @@ class _Parser:
             self.expect(close)
             return args
 
+    def missing_operand(self) -> Node:
+        """No operand starts here: report it, skip what cannot follow an operand and go on with an error
+        node, as ANTLR's recovery does (so "1 + +" reports the '+' and then the end)."""
+        tok = self.tok
+        self.syntax_issue(tok.pos, f"mismatched input '{_shown(tok)}' expecting {_PRIMARY_START}")
+        while not _follows_operand(self.tok):
+            self.i += 1
+        return Node("error", tok.pos)
+
     def primary(self) -> Node:
+        if not _starts_operand(self.tok):
+            return self.missing_operand()
         tok = self.next()
         if tok.kind == "lit":
             return Node("lit", tok.pos, tok.value)
@@ -425,8 +520,9 @@ class _Parser:
             leading_dot = True
             tok = self.next()
         if tok.kind == "ident":
-            if tok.text in RESERVED or tok.text == "in":
-                raise self.error(tok.pos, f"reserved identifier: {tok.text}")
+            if tok.text in RESERVED:
+                self.report(tok.pos, f"reserved identifier: {tok.text}")
+                return Node("error", tok.pos)
             name = ("." if leading_dot else "") + tok.text
             if self.at("("):
                 paren = self.next()
@@ -441,6 +537,8 @@ class _Parser:
     def list_literal(self, open_tok: Token) -> Node:
         elems: list[Node] = []
         optional_idx: list[int] = []
+        if self.at(",") and self.tokens[self.i + 1].text == "]":  # '[' listInit? ','? ']': "[,]" is empty
+            self.next()
         while not self.at("]"):
             if self.at("?"):
                 self.next()
@@ -455,6 +553,15 @@ class _Parser:
 
     def map_literal(self, open_tok: Token) -> Node:
         entries: list[tuple[Node, Node, bool]] = []
+        if not (_starts_operand(self.tok) or self.at("}") or self.at("?") or self.at(",")):
+            # where the first entry may start, '}', ',' and '?' are expected too
+            after = self.tokens[min(self.i + 1, len(self.tokens) - 1)]
+            if not (_starts_operand(after) or after.text in ("}", "?", ",")):
+                raise self.stop(self.tok, _MAP_START)
+            self.syntax_issue(self.tok.pos, f"extraneous input '{self.tok.text}' expecting {_MAP_START}")
+            self.i += 1
+        if self.at(",") and self.tokens[self.i + 1].text == "}":  # '{' entries? ','? '}': "{,}" is empty
+            self.next()
         while not self.at("}"):
             optional = False
             if self.at("?"):
@@ -497,7 +604,8 @@ class _Parser:
         if self.macros and name == "has" and len(args) == 1:
             arg = args[0]
             if arg.kind != "select" or arg.optional or arg.test_only:
-                raise self.error(arg.pos, "invalid argument to has() macro")
+                self.report(arg.pos, "invalid argument to has() macro")
+                return Node("lit", pos, None)
             return Node("select", pos, arg.value, target=arg.target, test_only=True)
         return Node("call", pos, name, args)
 
@@ -513,16 +621,14 @@ class _Parser:
                 return Node("comp", pos, name if name != "existsOne" else "exists_one", [args[1]], target=target,
                             extra=(self._var(args[0], name_tok, message), None))
             if name in ("all", "exists", "existsOne", "exists_one") and len(args) == 3:
-                v1, v2 = self._var(args[0], name_tok), self._var(args[1], name_tok)
-                self._distinct(v1, v2, name_tok)
+                v1, v2 = self._two_vars(args, name_tok)
                 kind = {"existsOne": "exists_one"}.get(name, name)
                 return Node("comp", pos, kind, [args[2]], target=target, extra=(v1, v2))
             if name == "map" and len(args) in (2, 3):
                 return Node("comp", pos, "map", args[1:], target=target,
                             extra=(self._var(args[0], name_tok, "argument is not an identifier"), None))
             if name in ("transformList", "transformMap", "transformMapEntry") and len(args) in (3, 4):
-                v1, v2 = self._var(args[0], name_tok), self._var(args[1], name_tok)
-                self._distinct(v1, v2, name_tok)
+                v1, v2 = self._two_vars(args, name_tok)
                 return Node("comp", pos, name, args[2:], target=target, extra=(v1, v2))
             if name == "sortBy" and len(args) == 2:
                 return Node("comp", pos, "sortBy", [args[1]], target=target, extra=(self._var(args[0], name_tok), None))
@@ -532,14 +638,22 @@ class _Parser:
 
     def _var(self, node: Node, at: Token, message: str = "argument must be a simple name") -> str:
         if node.kind != "ident" or node.value.startswith("."):
-            raise self.error(node.pos, message)
+            self.report(node.pos, message)
+            return "@error"
         if node.value in ("@result", "__result__"):
-            raise self.error(node.pos, "iteration variable overwrites accumulator variable")
-        return node.value
+            self.report(node.pos, "iteration variable overwrites accumulator variable")
+        return str(node.value)
 
-    def _distinct(self, v1: str, v2: str, at: Token) -> None:
+    def _two_vars(self, args: list[Node], at: Token) -> tuple[str, str]:
+        """The two iteration variables of a two-variable macro; the first bad one is its only error, and a
+        repeated name is reported at the second (cel-go's extractIterVars)."""
+        v1 = self._var(args[0], at)
+        if v1 == "@error":
+            return v1, v1
+        v2 = self._var(args[1], at)
         if v1 == v2:
-            raise self.error(at.pos, f"duplicate variable name: {v1}")
+            self.report(args[1].pos, f"duplicate variable name: {v1}")
+        return v1, v2
 
 
 def parse(text: str, *, macros: bool = True, escaped_identifiers: bool = False) -> Node:

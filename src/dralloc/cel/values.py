@@ -14,7 +14,9 @@ from typing import Any
 
 from dralloc.api.quantity import Quantity
 from dralloc.api.semver import Semver
+from dralloc.cel import kquantity
 from dralloc.cel.errors import CELError
+from dralloc.cel.kquantity import KubeQuantity
 from dralloc.cel.syntax import UInt
 
 INT64_MIN = -(1 << 63)
@@ -85,7 +87,7 @@ def type_name(v: Any) -> str:
         return "type"
     if t is Optional:
         return "optional_type"
-    if t is Quantity:
+    if isinstance(v, Quantity):
         return "kubernetes.Quantity"
     if t is Semver:
         return "kubernetes.Semver"
@@ -129,26 +131,56 @@ def _num_eq(a: Any, b: Any) -> bool:
     return int(a) == int(b)
 
 
+# Values whose Equal answers "no such overload" for a value of another type (k8s Semver, IP, CIDR and URL);
+# cel-go's own types and k8s Quantity answer false.
+_REFUSE_OTHER_TYPES = frozenset(("kubernetes.Semver", "net.IP", "net.CIDR", "kubernetes.URL"))
+
+
+def _refuses(a: Any, b: Any) -> bool:
+    """Whether ``a.Equal(b)`` is an error in cel-go (never for null, which types.Equal answers first)."""
+    return type(a) is not type(b) and b is not None and a is not None and type_name(a) in _REFUSE_OTHER_TYPES
+
+
+def equal_op(a: Any, b: Any) -> bool:
+    """The ``==`` operator (cel-go's types.Equal): null first, then the left value's Equal, which for a
+    Semver, IP, CIDR or URL compared with another type is the error ``no such overload``."""
+    if _refuses(a, b):
+        raise CELError("no such overload")
+    return equals(a, b)
+
+
+def _element_equal(a: Any, b: Any) -> bool:
+    """Equality of two elements inside list or map equality: cel-go stops only at an element that is
+    *false*, so an element comparison that errs counts as equal ([semver] == ["x"] is true)."""
+    return _refuses(a, b) or equals(a, b)
+
+
 def equals(a: Any, b: Any) -> bool:
-    """CEL heterogeneous equality: different types are unequal, numbers compare by value."""
+    """CEL heterogeneous equality: different types are unequal, numbers compare by value. An erring
+    comparison is unequal here (``in``, indexOf, includes); :func:`equal_op` is the operator."""
     ta, tb = type(a), type(b)
-    if ta is not tb and isinstance(a, dict) and isinstance(b, dict):
-        ta = tb = dict  # a device domain map equals a map literal with the same entries
+    if ta is not tb:
+        if isinstance(a, dict) and isinstance(b, dict):
+            ta = tb = dict  # a device domain map equals a map literal with the same entries
+        elif isinstance(a, Quantity) and isinstance(b, Quantity):
+            return kquantity.equal(a, b)  # a capacity and a quantity the library made
     if ta is tb:
         if ta is list or ta is tuple:
-            return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b))
+            return len(a) == len(b) and all(_element_equal(x, y) for x, y in zip(a, b))
         if ta is dict:
             if len(a) != len(b):
                 return False
             for k, v in a.items():
                 found, w = map_get(b, k)
-                if not found or not equals(v, w):
+                if not found or not _element_equal(v, w):
                     return False
             return True
         if ta is Optional:
             return a.present == b.present and (not a.present or equals(a.value, b.value))
         if ta is float:
             return a == b
+        if ta is KubeQuantity:
+            return kquantity.equal(a, b)
         return bool(a == b)
     if _is_num(a) and _is_num(b):
         if ta is float or tb is float:
@@ -156,7 +188,7 @@ def equals(a: Any, b: Any) -> bool:
             return float(a) == float(b)
         return int(a) == int(b)
     if (ta is list and tb is tuple) or (ta is tuple and tb is list):
-        return len(a) == len(b) and all(equals(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_element_equal(x, y) for x, y in zip(a, b))
     return False
 
 
