@@ -354,6 +354,9 @@ class Search(LookAhead):
         self._later_bits = {}
         self._symmetric = {}
         self._doomed_calls = self._doomed_hits = self._skipped = 0
+        self._scalars = {}
+        self._static_ok = {}
+        self._device_bit = {cand.info.id: 1 << i for i, cand in enumerate(self.view.candidates)}
         self._stride = 1
         flat: list[tuple[int, int, list[RequestData]]] = []
         for ci, per_claim in enumerate(self.requests):
