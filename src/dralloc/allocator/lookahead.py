@@ -22,6 +22,7 @@ from dralloc.allocator.pools import Candidate, Pool
 from dralloc.allocator.selectors import SelectorCache, SelectorFailure
 from dralloc.allocator.state import AllocatedState
 from dralloc.allocator.tolerations import taint_blocks
+from dralloc.allocator.valuecounts import ValueDemand, values_short
 
 _UNSET = object()
 COLLIDE_BUDGET = 2000  # group choices tried per look-ahead when checking claims against each other
@@ -55,7 +56,8 @@ class LookAhead:
     _horizon: dict[tuple[int, int], list[tuple[int, int, list[RequestData]]]]
     _may_exceed: list[bool]
     _all_safe: dict[int, bool]
-    _value_keys: dict[tuple[str, tuple[str, ...], tuple[Any, ...]], list[tuple[Any, ...]]]
+    _value_keys: dict[tuple[tuple[str, ...], tuple[Any, ...]], dict[str, list[tuple[Any, ...]]]]
+    _any_counters: bool  # whether some candidate device consumes shared counters
     _draws: dict[str, list[tuple[tuple[str, str], tuple[tuple[Pool, str], ...], Any]]]
     _scalars: dict[str, dict[str, Any]]  # per attribute, per device: its value as one key (None: a list)
     _keys_of_list: dict[tuple[str, int], tuple[list[Candidate], list[Any] | None]]
@@ -249,6 +251,7 @@ class LookAhead:
         options_free: list[list[tuple[int, list[Candidate]]]] = []  # per request: (need, free) per option
         device_bit = self._device_bit
         distinct_needs: list[tuple[int, int]] = []  # per request that takes devices of its own: (free mask, need)
+        served: list[tuple[int, list[tuple[RequestData, list[Candidate]]], int]] = []  # per request: its options
         for cj, options, done in steps:
             best_need: int | None = None
             request_free: list[Candidate] = []
@@ -282,6 +285,7 @@ class LookAhead:
             if best_need is None:
                 return True
             previous, previous_claim = passing, cj
+            served.append((cj, passing, done))
             options_free.append([(opt.num - done, free) for opt, free in passing])
             total_need += best_need
             mask = 0
@@ -299,9 +303,11 @@ class LookAhead:
                 for opt in options))
             if applied:
                 covered.append((cj, applied, best_need, request_free))
-        if self._pooled_counters_exceeded(options_free):
+        if self._any_counters and self._pooled_counters_exceeded(options_free):
             return True
         if self._hall_violated(distinct_needs):
+            return True
+        if self._values_short(ci, served):
             return True
         if any_multi:
             return False
@@ -321,7 +327,72 @@ class LookAhead:
                 return True
         if not any_admin and self._claims_collide(covered):
             return True
-        return not any_admin and self._counters_doomed(steps, free_of, total_need)
+        return not any_admin and self._any_counters and self._counters_doomed(steps, free_of, total_need)
+
+    def _values_short(self, ci: int, served: list[tuple[int, list[tuple[RequestData, list[Candidate]]], int]]
+                      ) -> bool:
+        """True when, for some attribute under a distinctAttribute constraint, the requests under that
+        attribute's constraints cannot get their devices value by value (:mod:`dralloc.allocator.valuecounts`).
+
+        ``served``: per request from here on, its options that passed so far with their free devices, and
+        how many devices it has already (the current request). Requests with an option under neither
+        constraint, with adminAccess or with a shared device are left out.
+        """
+        attributes = {con.attribute for cj, _, _ in served for con in self.constraints[cj]
+                      if type(con) is DistinctAttribute}
+        for attribute in sorted(attributes):
+            demands: list[ValueDemand] = []
+            supply: dict[Any, set[str]] = {}
+            any_distinct = False
+            usable = True
+            for cj, passing, done in served:
+                cons = [con for con in self.constraints[cj] if con.attribute == attribute]
+                if not cons:
+                    continue
+                kinds: list[type] = []
+                for opt, _free in passing:
+                    applied = [con for con in cons if con.applies(opt.base, opt.full)]
+                    if opt.admin or not applied:
+                        kinds = []
+                        break
+                    kinds.append(MatchAttribute if any(type(c) is MatchAttribute for c in applied)
+                                 else DistinctAttribute)
+                if not kinds:
+                    continue
+                fixed: Any = None
+                if cj == ci:
+                    for con in cons:
+                        if type(con) is MatchAttribute and con.count > 0:
+                            fixed = {(con.current[0], item) for item in con.current[1]}
+                caps: dict[Any, int] = {}
+                need = None
+                for (opt, free), kind in zip(passing, kinds):
+                    keys = self._scalar_keys(attribute, free)
+                    if keys is None or any(c.info.allow_multi for c in free):
+                        usable = False
+                        break
+                    n = opt.num - done
+                    need = n if need is None or n < need else need
+                    counts: dict[Any, int] = {}
+                    for c, key in zip(free, keys):
+                        if kind is MatchAttribute and fixed is not None and key not in fixed:
+                            continue
+                        counts[key] = counts.get(key, 0) + 1
+                        supply.setdefault(key, set()).add(c.info.id)
+                    limit = (n + 1) // 2 if kind is DistinctAttribute else n
+                    for key, count in counts.items():
+                        cap = min(count, limit)
+                        if cap > caps.get(key, 0):
+                            caps[key] = cap
+                if not usable:
+                    break
+                every_match = all(kind is MatchAttribute for kind in kinds)
+                any_distinct = any_distinct or not every_match
+                demands.append(ValueDemand(need or 0, caps, cj if every_match else None))
+            if usable and any_distinct and len(demands) >= 2 and values_short(
+                    demands, {key: len(ids) for key, ids in supply.items()}):
+                return True
+        return False
 
     @staticmethod
     def _hall_violated(requests: list[tuple[int, int]]) -> bool:
@@ -516,17 +587,20 @@ class LookAhead:
             return True
         fixed = tuple((i, con.current) for i, con in enumerate(cons) if con.count > 0)
         attrs = tuple(con.attribute for con in cons)
-        value_keys = self._value_keys
+        value_keys = self._value_keys.get((attrs, fixed))
+        if value_keys is None:
+            value_keys = self._value_keys[(attrs, fixed)] = {}
         groups: dict[Any, list[list[Candidate]]] = {}
         for pi, (_need, free) in enumerate(parts):
             for c in free:
-                keys = value_keys.get((c.info.id, attrs, fixed))
+                did = c.info.id
+                keys = value_keys.get(did)
                 if keys is None:
                     keys = self._combinations(c, attrs)
                     if fixed:
                         keys = [key for key in keys
                                 if all(key[i][0] == fx[0] and key[i][1] in fx[1] for i, fx in fixed)]
-                    value_keys[(c.info.id, attrs, fixed)] = keys
+                    value_keys[did] = keys
                 for key in keys:
                     lists = groups.get(key)
                     if lists is None:
@@ -539,7 +613,7 @@ class LookAhead:
             if len(ids) < total:
                 continue
             needs = [need for need, _ in parts]
-            if (self._group_counters_fit(lists, needs)
+            if not self._any_counters or (self._group_counters_fit(lists, needs)
                     and not self._pooled_counters_exceeded([[(need, lst)] for need, lst in zip(needs, lists)])):
                 if found is None:
                     return True

@@ -355,6 +355,7 @@ class Search(LookAhead):
         self._symmetric = {}
         self._doomed_calls = self._doomed_hits = self._skipped = 0
         self._scalars = {}
+        self._any_counters = any(cand.info.consumes for cand in self.view.candidates)
         self._static_ok = {}
         self._device_bit = {cand.info.id: 1 << i for i, cand in enumerate(self.view.candidates)}
         self._stride = 1
