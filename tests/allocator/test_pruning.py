@@ -288,3 +288,25 @@ def test_value_counts_leave_a_feasible_alternation_alone():
     plain, eager = _allocate_both_ways(objs)
     assert _answer(plain) == _answer(eager)
     assert plain.status == "allocated"
+
+
+def test_later_claims_that_together_want_more_nics_than_there_are_are_cut_before_any_pick():
+    # claims b and c want 3 and 2 of the 4 NICs: each alone fits, and among all devices there are plenty,
+    # so only the requests whose devices lie within the NICs, taken together, show the shortage (Hall's
+    # condition). Claim d's adminAccess request may reuse devices; it is left out of the count.
+    objs = [{"kind": "DeviceClass", "name": "any", "driver": DRIVER},
+            {"kind": "DeviceClass", "name": "nic", "driver": "n.example.com"},
+            {"kind": "Node", "name": "node-1"},
+            {"kind": "ResourceSlice", "name": "s", "driver": DRIVER, "pool": "p", "nodeName": "node-1",
+             "devices": [f"dev-{i}" for i in range(20)]},
+            {"kind": "ResourceSlice", "name": "t", "driver": "n.example.com", "pool": "q", "nodeName": "node-1",
+             "devices": [f"nic-{i}" for i in range(4)]},
+            {"kind": "ResourceClaim", "name": "a", "requests": [{"name": "r", "class": "any", "count": 3}]},
+            {"kind": "ResourceClaim", "name": "b", "requests": [{"name": "r", "class": "nic", "count": 3}]},
+            {"kind": "ResourceClaim", "name": "c", "requests": [{"name": "r", "class": "nic", "count": 2}]},
+            {"kind": "ResourceClaim", "name": "d", "requests": [{"name": "r", "class": "nic", "count": 4,
+                                                                 "adminAccess": True}]}]
+    plain, eager = _allocate_both_ways(objs)
+    assert _answer(plain) == _answer(eager) == ("unschedulable", [])
+    assert plain.steps > 1_000
+    assert eager.steps < 10
