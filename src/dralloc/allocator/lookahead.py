@@ -61,6 +61,7 @@ class LookAhead:
     _draws: dict[str, list[tuple[tuple[str, str], tuple[tuple[Pool, str], ...], Any]]]
     _scalars: dict[str, dict[str, Any]]  # per attribute, per device: its value as one key (None: a list)
     _keys_of_list: dict[tuple[str, int], tuple[list[Candidate], list[Any] | None]]
+    _limits: dict[str, list[tuple[tuple[str, str], Any, Any]]]  # per device: counter, its draw, what is there
     _static_ok: dict[int, list[tuple[int, Candidate, str, bool]]]  # per request (id): see _free_list
     _device_bit: dict[str, int]  # one bit per candidate device of the node, for sets of devices as ints
 
@@ -194,10 +195,14 @@ class LookAhead:
         if info.consumes:
             consumed = self.consumed.get(cand.pool.name)
             if consumed:
-                avail = self.res.available_counters(cand.pool)
-                for set_name, cname, amount in info.consumes:
-                    a = avail.get((set_name, cname))
-                    if a is not None and consumed.get((set_name, cname), 0) + amount > a:
+                limits = self._limits.get(did)
+                if limits is None:
+                    avail = self.res.available_counters(cand.pool)
+                    limits = self._limits[did] = [((set_name, cname), amount, avail[(set_name, cname)])
+                                                  for set_name, cname, amount in info.consumes
+                                                  if (set_name, cname) in avail]
+                for key, amount, a in limits:
+                    if consumed.get(key, 0) + amount > a:
                         return False
         return True
 
