@@ -140,3 +140,31 @@ def test_device_taint_rules_taint_the_selected_devices(tmp_path, capsys):
     path.write_text(yaml.safe_dump_all([expand(o) for o in objs] + [rule]))
     assert main(["allocate", "-f", str(path)]) == 1
     assert "taint not tolerated" in capsys.readouterr().err
+
+
+def test_explain_says_when_upstream_would_time_out_before_this_allocation(tmp_path, capsys):
+    # claim z needs the first four "other" devices, which claim a takes first in upstream's order: for every
+    # choice of claim a that holds one of them upstream tries every alternation of claim b before claim z
+    # fails. dralloc gets the same answer at once; --explain says that kube-scheduler would time out.
+    numa = [0, 1, 0, 2, 0, 1, 0, 2, 0, 0, 0, 0, 0, 0]
+    first_four = 'device.attributes["o.example.com"].index < 4'
+    objs = [{"kind": "DeviceClass", "name": "any", "driver": "d.example.com"},
+            {"kind": "DeviceClass", "name": "other", "driver": "o.example.com"},
+            {"kind": "ResourceSlice", "name": "s", "driver": "d.example.com", "pool": "p", "nodeName": "node-1",
+             "devices": [{"name": f"dev-{i:02d}", "attributes": {"numa": {"int": n}}} for i, n in enumerate(numa)]},
+            {"kind": "ResourceSlice", "name": "t", "driver": "o.example.com", "pool": "q", "nodeName": "node-1",
+             "devices": [{"name": f"o-{i:02d}", "attributes": {"index": {"int": i}}} for i in range(30)]},
+            {"kind": "ResourceClaim", "name": "a", "requests": [{"name": "r", "class": "other", "count": 4}]},
+            {"kind": "ResourceClaim", "name": "b", "requests": [{"name": "r", "class": "any", "count": 8}],
+             "constraints": [{"distinctAttribute": "d.example.com/numa"}]},
+            {"kind": "ResourceClaim", "name": "z", "requests": [{"name": "r", "class": "other", "count": 4,
+                                                                 "selectors": [first_four]}]},
+            {"kind": "Node", "name": "node-1"}]
+    f = _write(tmp_path, objs)
+    assert main(["allocate", "-f", f, "-o", "results", "--explain"]) == 0
+    captured = capsys.readouterr()
+    picked = [[r["device"] for r in res["devices"]["results"]] for res in json.loads(captured.out)["results"]]
+    assert picked[0] == ["o-04", "o-05", "o-06", "o-07"] and picked[2] == ["o-00", "o-01", "o-02", "o-03"]
+    assert "past its 10 s DRA filter timeout" in captured.err
+    assert main(["allocate", "-f", f, "-o", "results"]) == 0
+    assert "timeout" not in capsys.readouterr().err

@@ -58,3 +58,46 @@ def test_explanation_reports_constraints_and_invalid_pools():
     assert ex.invalid_pools == [f"{DRIVER}/bad"]
     assert ex.requests[0].removed["pool_unusable"] == 2
     assert any("at most 1 usable devices share a value" in n for n in ex.requests[0].constraint_notes)
+
+
+def _alternation(other_devices: int, taken: int) -> list[dict]:
+    """Claim a: ``taken`` of ``other_devices`` devices (upstream tries every choice); claim b: 8 devices
+    alternating NUMA nodes; claim c: 7 of one NUMA node, which b always leaves too small (unschedulable)."""
+    numa = [0, 1, 0, 2, 0, 1, 0, 2, 0, 0, 0, 0, 0, 0]
+    return [{"kind": "DeviceClass", "name": "any", "driver": DRIVER},
+            {"kind": "DeviceClass", "name": "other", "driver": "o.example.com"},
+            {"kind": "Node", "name": "node-1"},
+            {"kind": "ResourceSlice", "name": "s", "driver": DRIVER, "pool": "p", "nodeName": "node-1",
+             "devices": [{"name": f"dev-{i:02d}", "attributes": {"numa": {"int": n}}} for i, n in enumerate(numa)]},
+            {"kind": "ResourceSlice", "name": "t", "driver": "o.example.com", "pool": "q", "nodeName": "node-1",
+             "devices": [f"o-{i:02d}" for i in range(other_devices)]},
+            {"kind": "ResourceClaim", "name": "a", "requests": [{"name": "r", "class": "other", "count": taken}]},
+            {"kind": "ResourceClaim", "name": "b", "requests": [{"name": "r", "class": "any", "count": 8}],
+             "constraints": [{"distinctAttribute": f"{DRIVER}/numa"}]},
+            {"kind": "ResourceClaim", "name": "c", "requests": [{"name": "r", "class": "any", "count": 7}],
+             "constraints": [{"matchAttribute": f"{DRIVER}/numa"}]}]
+
+
+def test_explanation_says_when_upstream_would_run_past_the_filter_timeout():
+    # upstream walks every choice of 4 of 30 devices for claim a (27 405), each with every alternation of
+    # claim b: tens of millions of steps, minutes at ~5 µs a step. dralloc answers at once and says so.
+    out = _outcome(_alternation(30, 4))
+    assert out.status == "unschedulable" and out.steps < 5_000
+    ex = out.explanation
+    assert ex.upstream is not None and ex.upstream.times_out
+    assert "past its 10 s DRA filter timeout" in ex.text() and "timed out trying to allocate devices" in ex.text()
+    assert ex.to_dict()["upstream"]["timesOut"] is True
+
+
+def test_no_timeout_note_where_upstream_finishes_in_time():
+    objs = _alternation(4, 2)
+    decoded = [codec.decode(expand(o)) for o in objs]
+    node = next(o for o in decoded if type(o).__name__ == "Node")
+    pending = [o for o in decoded if type(o).__name__ == "ResourceClaim"]
+    plain = Allocator.from_objects(decoded, prune=False).allocate(node, pending)
+    out = _outcome(objs)
+    assert out.status == plain.status == "unschedulable"
+    estimate = out.explanation.upstream
+    assert not estimate.times_out and "upstream" not in out.explanation.text()
+    assert plain.steps / 20 <= estimate.steps <= plain.steps * 20  # an estimate of the order of upstream's count
+    assert plain.upstream.steps == plain.steps  # the plain search is upstream's: its count is exact

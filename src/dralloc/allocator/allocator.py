@@ -30,6 +30,7 @@ from dralloc.allocator.results import SHARE_ID_NAMESPACE, build_results
 from dralloc.allocator.search import HARD_AFTER, Search
 from dralloc.allocator.selectors import SelectorCache
 from dralloc.allocator.state import AllocatedState
+from dralloc.allocator.upstream_cost import UpstreamCost
 from dralloc.allocator.views import DeviceInfoCache, NodeView, build_node_view
 from dralloc.api.core_v1 import Node
 from dralloc.api.defaults import apply_defaults
@@ -226,15 +227,16 @@ class Allocator:
         self._plans[id(claim)] = plan
         return plan
 
-    def search(self, node: Node, claims: list[ResourceClaim]) -> Search:
-        """A prepared search for the claims on the node (validation errors raise here)."""
+    def search(self, node: Node, claims: list[ResourceClaim], *, estimate: bool = False) -> Search:
+        """A prepared search for the claims on the node (validation errors raise here); ``estimate``: it
+        also estimates upstream's step count (:meth:`Search.upstream_cost`)."""
         cached = self._plans
         plans = []
         for c in claims:
             plan = cached.get(id(c))
             plans.append(plan if plan is not None and plan.source is c else self._plan(c))
         search = Search(self, self.node_view(node), node.metadata.name or "", plans, prune=self.prune,
-                        hard_after=self.hard_after)
+                        hard_after=self.hard_after, estimate=estimate)
         search.prepare()
         return search
 
@@ -244,10 +246,21 @@ class Allocator:
         search = self.search(node, claims)
         if not search.run():
             return AllocationOutcome("unschedulable", None, search.node_name, invalid_pools=search.view.has_invalid,
-                                     explain=lambda: self.explain(node, claims), claims=claims, steps=search.steps)
+                                     explain=lambda: self.explain(node, claims), claims=claims, steps=search.steps,
+                                     upstream=lambda: self.upstream_cost(node, claims))
         return AllocationOutcome("allocated", build_results(search), search.node_name, claims=claims,
-                                 steps=search.steps)
+                                 steps=search.steps, upstream=lambda: self.upstream_cost(node, claims))
 
     def explain(self, node: Node, claims: list[ResourceClaim]) -> Explanation:
-        """Why the claims do not fit the node: what each filter removed, per request."""
-        return explain_failure(self.search(node, claims), self.by_pool)
+        """Why the claims do not fit the node: what each filter removed, per request, and whether upstream's
+        search would have run past kube-scheduler's filter timeout first."""
+        explanation = explain_failure(self.search(node, claims), self.by_pool)
+        explanation.upstream = self.upstream_cost(node, claims)
+        return explanation
+
+    def upstream_cost(self, node: Node, claims: list[ResourceClaim]) -> UpstreamCost:
+        """How many steps kube-scheduler's allocator would search for this call, estimated (off the hot path:
+        the search runs again, estimating the subtrees it cuts; see :mod:`dralloc.allocator.upstream_cost`)."""
+        search = self.search(node, claims, estimate=True)
+        search.run()
+        return search.upstream_cost()

@@ -21,6 +21,7 @@ from dralloc.allocator.constraints import MatchAttribute, attribute_set
 from dralloc.allocator.search import Search
 from dralloc.allocator.selectors import SelectorFailure
 from dralloc.allocator.tolerations import taint_blocks
+from dralloc.allocator.upstream_cost import UpstreamCost
 from dralloc.api.resource_v1 import ResourceSlice
 
 FILTERS = (
@@ -76,6 +77,7 @@ class Explanation:
     near_miss: str
     invalid_pools: list[str] = field(default_factory=list)
     incomplete_pools: list[str] = field(default_factory=list)
+    upstream: UpstreamCost | None = None  # upstream's search steps here, estimated
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -84,6 +86,7 @@ class Explanation:
             "incompletePools": self.incomplete_pools,
             "invalidPools": self.invalid_pools,
             "requests": [r.to_dict() for r in self.requests],
+            **({"upstream": self.upstream.to_dict()} if self.upstream is not None else {}),
         }
 
     def text(self) -> str:
@@ -106,6 +109,8 @@ class Explanation:
             for note in r.constraint_notes:
                 lines.append(f"    {note}")
         lines.append(f"  closest: {self.near_miss}")
+        if self.upstream is not None and self.upstream.times_out:
+            lines.append(f"  upstream: {self.upstream.note()}")
         return "\n".join(lines) + "\n"
 
     __str__ = text

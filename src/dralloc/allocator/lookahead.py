@@ -22,7 +22,9 @@ from dralloc.allocator.pools import Candidate, Pool
 from dralloc.allocator.selectors import SelectorCache, SelectorFailure
 from dralloc.allocator.state import AllocatedState
 from dralloc.allocator.tolerations import taint_blocks
+from dralloc.allocator.valuecounts import ValueDemand, values_short
 
+_UNSET = object()
 COLLIDE_BUDGET = 2000  # group choices tried per look-ahead when checking claims against each other
 
 
@@ -54,8 +56,14 @@ class LookAhead:
     _horizon: dict[tuple[int, int], list[tuple[int, int, list[RequestData]]]]
     _may_exceed: list[bool]
     _all_safe: dict[int, bool]
-    _value_keys: dict[tuple[str, tuple[str, ...], tuple[Any, ...]], list[tuple[Any, ...]]]
+    _value_keys: dict[tuple[tuple[str, ...], tuple[Any, ...]], dict[str, list[tuple[Any, ...]]]]
+    _any_counters: bool  # whether some candidate device consumes shared counters
     _draws: dict[str, list[tuple[tuple[str, str], tuple[tuple[Pool, str], ...], Any]]]
+    _scalars: dict[str, dict[str, Any]]  # per attribute, per device: its value as one key (None: a list)
+    _keys_of_list: dict[tuple[str, int], tuple[list[Candidate], list[Any] | None]]
+    _limits: dict[str, list[tuple[tuple[str, str], Any, Any]]]  # per device: counter, its draw, what is there
+    _static_ok: dict[int, list[tuple[int, Candidate, str, bool]]]  # per request (id): see _free_list
+    _device_bit: dict[str, int]  # one bit per candidate device of the node, for sets of devices as ints
 
     def _cand_list(self, rd: RequestData) -> list[Candidate]:
         if rd.all_mode:
@@ -187,10 +195,14 @@ class LookAhead:
         if info.consumes:
             consumed = self.consumed.get(cand.pool.name)
             if consumed:
-                avail = self.res.available_counters(cand.pool)
-                for set_name, cname, amount in info.consumes:
-                    a = avail.get((set_name, cname))
-                    if a is not None and consumed.get((set_name, cname), 0) + amount > a:
+                limits = self._limits.get(did)
+                if limits is None:
+                    avail = self.res.available_counters(cand.pool)
+                    limits = self._limits[did] = [((set_name, cname), amount, avail[(set_name, cname)])
+                                                  for set_name, cname, amount in info.consumes
+                                                  if (set_name, cname) in avail]
+                for key, amount, a in limits:
+                    if consumed.get(key, 0) + amount > a:
                         return False
         return True
 
@@ -200,12 +212,21 @@ class LookAhead:
         plain requests: then the answer does not depend on the request)."""
         if rd.admin or rd.all_mode:
             return [c for i, c in enumerate(cands[lo:], lo) if ok[i] and self._free_now(c, rd, ci)]
+        static = self._static_ok.get(id(rd))
+        if static is None:
+            # per statically acceptable candidate: position, candidate, id, whether being unused is enough
+            static = self._static_ok[id(rd)] = [
+                (i, c, c.info.id, not c.info.consumes and not c.info.allow_multi)
+                for i, c in enumerate(cands) if ok[i]]
+        allocating = self.allocating
         out = []
-        for i in range(lo, len(cands)):
-            if not ok[i]:
+        for i, c, did, plain in static:
+            if i < lo:
                 continue
-            c = cands[i]
-            did = c.info.id
+            if plain:
+                if did not in allocating:
+                    out.append(c)
+                continue
             free = free_cache.get(did)
             if free is None:
                 free = self._free_now(c, rd, ci)
@@ -219,6 +240,7 @@ class LookAhead:
         """True when the requests from here to the first risky one cannot all be filled (see module doc)."""
         if not self._safe(rd):
             return False
+        self._keys_of_list = {}  # free lists live as long as this call: their keys are computed once
         horizon = [] if self._may_exceed[ci] else self._horizon[(ci, ri)]
         union: set[str] = set()
         free_of: dict[int, list[Candidate]] = {}
@@ -232,6 +254,9 @@ class LookAhead:
         previous: list[tuple[RequestData, list[Candidate]]] = []  # the step before, if of the same claim
         previous_claim = -1
         options_free: list[list[tuple[int, list[Candidate]]]] = []  # per request: (need, free) per option
+        device_bit = self._device_bit
+        distinct_needs: list[tuple[int, int]] = []  # per request that takes devices of its own: (free mask, need)
+        served: list[tuple[int, list[tuple[RequestData, list[Candidate]]], int]] = []  # per request: its options
         for cj, options, done in steps:
             best_need: int | None = None
             request_free: list[Candidate] = []
@@ -265,18 +290,29 @@ class LookAhead:
             if best_need is None:
                 return True
             previous, previous_claim = passing, cj
+            served.append((cj, passing, done))
             options_free.append([(opt.num - done, free) for opt, free in passing])
             total_need += best_need
+            mask = 0
+            shared = False
             for c in request_free:
                 union.add(c.info.id)
-                any_multi = any_multi or c.info.allow_multi
+                mask |= device_bit[c.info.id]
+                shared = shared or c.info.allow_multi
+            any_multi = any_multi or shared
+            if not shared and not any(opt.admin for opt in options):
+                distinct_needs.append((mask, best_need))
             applied = frozenset.intersection(*(
                 frozenset(idx for idx, con in enumerate(self.constraints[cj])
                           if type(con) is MatchAttribute and con.applies(opt.base, opt.full))
                 for opt in options))
             if applied:
                 covered.append((cj, applied, best_need, request_free))
-        if self._pooled_counters_exceeded(options_free):
+        if self._any_counters and self._pooled_counters_exceeded(options_free):
+            return True
+        if self._hall_violated(distinct_needs):
+            return True
+        if self._values_short(ci, served):
             return True
         if any_multi:
             return False
@@ -296,7 +332,96 @@ class LookAhead:
                 return True
         if not any_admin and self._claims_collide(covered):
             return True
-        return not any_admin and self._counters_doomed(steps, free_of, total_need)
+        return not any_admin and self._any_counters and self._counters_doomed(steps, free_of, total_need)
+
+    def _values_short(self, ci: int, served: list[tuple[int, list[tuple[RequestData, list[Candidate]]], int]]
+                      ) -> bool:
+        """True when, for some attribute under a distinctAttribute constraint, the requests under that
+        attribute's constraints cannot get their devices value by value (:mod:`dralloc.allocator.valuecounts`).
+
+        ``served``: per request from here on, its options that passed so far with their free devices, and
+        how many devices it has already (the current request). Requests with an option under neither
+        constraint, with adminAccess or with a shared device are left out.
+        """
+        attributes = {con.attribute for cj, _, _ in served for con in self.constraints[cj]
+                      if type(con) is DistinctAttribute}
+        for attribute in sorted(attributes):
+            demands: list[ValueDemand] = []
+            supply: dict[Any, set[str]] = {}
+            any_distinct = False
+            usable = True
+            for cj, passing, done in served:
+                cons = [con for con in self.constraints[cj] if con.attribute == attribute]
+                if not cons:
+                    continue
+                kinds: list[type] = []
+                for opt, _free in passing:
+                    applied = [con for con in cons if con.applies(opt.base, opt.full)]
+                    if opt.admin or not applied:
+                        kinds = []
+                        break
+                    kinds.append(MatchAttribute if any(type(c) is MatchAttribute for c in applied)
+                                 else DistinctAttribute)
+                if not kinds:
+                    continue
+                fixed: Any = None
+                if cj == ci:
+                    for con in cons:
+                        if type(con) is MatchAttribute and con.count > 0:
+                            fixed = {(con.current[0], item) for item in con.current[1]}
+                caps: dict[Any, int] = {}
+                need = None
+                for (opt, free), kind in zip(passing, kinds):
+                    keys = self._scalar_keys(attribute, free)
+                    if keys is None or any(c.info.allow_multi for c in free):
+                        usable = False
+                        break
+                    n = opt.num - done
+                    need = n if need is None or n < need else need
+                    counts: dict[Any, int] = {}
+                    for c, key in zip(free, keys):
+                        if kind is MatchAttribute and fixed is not None and key not in fixed:
+                            continue
+                        counts[key] = counts.get(key, 0) + 1
+                        supply.setdefault(key, set()).add(c.info.id)
+                    limit = (n + 1) // 2 if kind is DistinctAttribute else n
+                    for key, count in counts.items():
+                        cap = min(count, limit)
+                        if cap > caps.get(key, 0):
+                            caps[key] = cap
+                if not usable:
+                    break
+                every_match = all(kind is MatchAttribute for kind in kinds)
+                any_distinct = any_distinct or not every_match
+                demands.append(ValueDemand(need or 0, caps, cj if every_match else None))
+            if usable and any_distinct and len(demands) >= 2 and values_short(
+                    demands, {key: len(ids) for key, ids in supply.items()}):
+                return True
+        return False
+
+    @staticmethod
+    def _hall_violated(requests: list[tuple[int, int]]) -> bool:
+        """True when some requests together need more devices than their free devices hold (Hall's condition).
+
+        ``requests``: per request that never shares a device with another (no adminAccess, no device that
+        allows multiple allocations), the bit mask of its free devices and how many it needs. Checked for
+        the sets of requests whose free devices lie within one request's, or within two requests' together:
+        requests of one device class or selector form such nested sets (two claims that each want most of the
+        NICs, among requests for GPUs), where the union over every request hides the shortage.
+        """
+        if len(requests) < 2:
+            return False
+        unions = [mask for mask, _ in requests]
+        if len(requests) <= 12:
+            unions += [a | b for i, (a, _) in enumerate(requests) for b, _ in requests[i + 1:]]
+        for union in set(unions):
+            need = 0
+            for mask, n in requests:
+                if mask & ~union == 0:
+                    need += n
+            if need > union.bit_count():
+                return True
+        return False
 
     def _claims_collide(self, covered: list[tuple[int, frozenset[int], int, list[Candidate]]]) -> bool:
         """True when the claims under matchAttribute constraints cannot all get their groups at once.
@@ -373,25 +498,28 @@ class LookAhead:
         satisfiable from outside, and the search tries every combination of the claims before it.
         Multi-valued (list) or unknown-typed attributes: no claim is made.
         """
-        forbidden = []
-        prev = None
+        keys = self._scalar_keys(con.attribute, free)
+        if keys is None:
+            return True
+        forbidden: set[Any] = set()
+        prev: Any = ()
         if same_claim and con.count > 0:
             for base, value in con.values.items():
                 if base == opt.base:
-                    if opt is current:
-                        prev = value
+                    if opt is current and value:
+                        prev = {(value[0], item) for item in value[1]}
                     continue
                 if base == current.base and opt is not current:
                     continue  # replaced by the value of the current request's last device
                 if value:
-                    forbidden.append(value)
+                    forbidden.update((value[0], item) for item in value[1])
         open_values: list[Any] = [None]
         if same_claim and opt is not current and opt.base != current.base and con.applies(current.base,
                                                                                             current.full):
-            seen = {attribute_set(c.info, con.attribute) for c in current_free}
-            if any(not v or len(v[1]) != 1 for v in seen):
+            seen = self._scalar_keys(con.attribute, current_free)
+            if seen is None:
                 return True
-            open_values = list(seen)
+            open_values = list(set(seen))
         elif not same_claim and previous:
             # The claim starts empty (count 0), so only the previous request's last value is remembered
             # by the time this one starts, among those of earlier requests (which only forbid more).
@@ -400,31 +528,55 @@ class LookAhead:
                 if not con.applies(prev_opt.base, prev_opt.full):
                     last_values.add(None)
                     continue
-                for c in prev_free:
-                    v = attribute_set(c.info, con.attribute)
-                    if not v or len(v[1]) != 1:
-                        return True
-                    last_values.add(v)
+                values = self._scalar_keys(con.attribute, prev_free)
+                if values is None:
+                    return True
+                last_values.update(values)
             open_values = list(last_values)
-        return any(self._distinct_runs(con, free, forbidden + ([v] if v else []), prev, need)
-                   for v in open_values)
+        for v in open_values:
+            if v is None or v in forbidden:
+                if self._distinct_runs(keys, forbidden, prev, need):
+                    return True
+            elif self._distinct_runs(keys, forbidden | {v}, prev, need):
+                return True
+        return False
+
+    def _scalar_keys(self, attribute: str, free: list[Candidate]) -> list[Any] | None:
+        """Each device's value of ``attribute`` as one hashable (type, value) key, or None when some device
+        lacks the attribute or holds a list (no claim is made then). Cached per device for the search."""
+        memo_key = (attribute, id(free))
+        known = self._keys_of_list.get(memo_key)
+        if known is not None and known[0] is free:
+            return known[1]
+        cache = self._scalars.get(attribute)
+        if cache is None:
+            cache = self._scalars[attribute] = {}
+        out: list[Any] | None = []
+        for c in free:
+            did = c.info.id
+            key = cache.get(did, _UNSET)
+            if key is _UNSET:
+                v = attribute_set(c.info, attribute)
+                key = cache[did] = (v[0], next(iter(v[1]))) if v and len(v[1]) == 1 else None
+            if key is None:
+                out = None
+                break
+            out.append(key)  # type: ignore[union-attr]
+        self._keys_of_list[memo_key] = (free, out)  # the list is kept, so its id is not reused meanwhile
+        return out
 
     @staticmethod
-    def _distinct_runs(con: DistinctAttribute, free: list[Candidate], forbidden: list[Any], prev: Any,
-                       need: int) -> bool:
+    def _distinct_runs(keys: list[Any], forbidden: set[Any], prev: Any, need: int) -> bool:
+        """Whether ``need`` devices (their value keys, in candidate order) pass: none of a forbidden value,
+        each of another value than the one before (``prev``: the keys of the request's last device)."""
         count = 0
-        for c in free:
-            v = attribute_set(c.info, con.attribute)
-            if not v or len(v[1]) != 1:
-                return True
-            if any(f[0] == v[0] and f[1] & v[1] for f in forbidden):
-                continue
-            if prev and prev[0] == v[0] and prev[1] & v[1]:
+        for key in keys:
+            if key in forbidden or key in prev:
                 continue
             count += 1
-            prev = v
             if count >= need:
                 return True
+            prev = (key,)
         return need <= 0
 
     def _groups_ok(self, cons: list[MatchAttribute], parts: list[tuple[int, list[Candidate]]],
@@ -440,17 +592,20 @@ class LookAhead:
             return True
         fixed = tuple((i, con.current) for i, con in enumerate(cons) if con.count > 0)
         attrs = tuple(con.attribute for con in cons)
-        value_keys = self._value_keys
+        value_keys = self._value_keys.get((attrs, fixed))
+        if value_keys is None:
+            value_keys = self._value_keys[(attrs, fixed)] = {}
         groups: dict[Any, list[list[Candidate]]] = {}
         for pi, (_need, free) in enumerate(parts):
             for c in free:
-                keys = value_keys.get((c.info.id, attrs, fixed))
+                did = c.info.id
+                keys = value_keys.get(did)
                 if keys is None:
                     keys = self._combinations(c, attrs)
                     if fixed:
                         keys = [key for key in keys
                                 if all(key[i][0] == fx[0] and key[i][1] in fx[1] for i, fx in fixed)]
-                    value_keys[(c.info.id, attrs, fixed)] = keys
+                    value_keys[did] = keys
                 for key in keys:
                     lists = groups.get(key)
                     if lists is None:
@@ -463,7 +618,7 @@ class LookAhead:
             if len(ids) < total:
                 continue
             needs = [need for need, _ in parts]
-            if (self._group_counters_fit(lists, needs)
+            if not self._any_counters or (self._group_counters_fit(lists, needs)
                     and not self._pooled_counters_exceeded([[(need, lst)] for need, lst in zip(needs, lists)])):
                 if found is None:
                     return True

@@ -17,11 +17,13 @@ class AllocationOutcome:
     machine-independent measure of the work done.
     """
 
-    __slots__ = ("_explain", "_explanation", "claims", "invalid_pools", "node_name", "results", "status", "steps")
+    __slots__ = ("_explain", "_explanation", "_upstream", "_upstream_cost", "claims", "invalid_pools", "node_name",
+                 "results", "status", "steps")
 
     def __init__(self, status: str, results: list[AllocationResult] | None, node_name: str, *,
                  invalid_pools: bool = False, explain: Callable[[], Any] | None = None,
-                 claims: list[ResourceClaim] | None = None, steps: int = 0) -> None:
+                 claims: list[ResourceClaim] | None = None, steps: int = 0,
+                 upstream: Callable[[], Any] | None = None) -> None:
         self.status = status
         self.results = results or []
         self.node_name = node_name
@@ -30,6 +32,8 @@ class AllocationOutcome:
         self.steps = steps
         self._explain = explain
         self._explanation: Any = None
+        self._upstream = upstream
+        self._upstream_cost: Any = None
 
     @property
     def allocated(self) -> bool:
@@ -46,6 +50,14 @@ class AllocationOutcome:
         if self._explanation is None and self._explain is not None:
             self._explanation = self._explain()
         return self._explanation
+
+    @property
+    def upstream(self) -> Any:
+        """Upstream's search steps for this call, estimated (an ``UpstreamCost``; computed on first access by
+        searching again): whether kube-scheduler would have timed out before reaching this answer."""
+        if self._upstream_cost is None and self._upstream is not None:
+            self._upstream_cost = self._upstream()
+        return self._upstream_cost
 
     def __repr__(self) -> str:
         return (f"AllocationOutcome(status={self.status!r}, node={self.node_name!r}, results={len(self.results)}, "

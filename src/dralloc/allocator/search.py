@@ -32,6 +32,7 @@ Once a search has taken :data:`HARD_AFTER` steps (easy searches never pay for th
 
 from __future__ import annotations
 
+import random
 import sys
 from bisect import bisect_left
 from typing import Any
@@ -50,6 +51,7 @@ from dralloc.allocator.lookahead import LookAhead, Resources
 from dralloc.allocator.pools import Candidate
 from dralloc.allocator.selectors import SelectorFailure
 from dralloc.allocator.tolerations import taint_blocks
+from dralloc.allocator.upstream_cost import SubtreeEstimator, UpstreamCost
 from dralloc.allocator.views import NodeView
 from dralloc.api.resource_v1 import ResourceClaim
 
@@ -77,7 +79,7 @@ class Search(LookAhead):
     """State of one allocate call: the prepared requests, the picks so far, and the pruning data."""
 
     def __init__(self, resources: Resources, view: NodeView, node_name: str, plans: list[ClaimPlan], *,
-                 prune: bool = True, hard_after: int = HARD_AFTER) -> None:
+                 prune: bool = True, hard_after: int = HARD_AFTER, estimate: bool = False) -> None:
         self.res = resources
         self.view = view
         self.node_name = node_name
@@ -97,6 +99,11 @@ class Search(LookAhead):
         self.selected_sub: dict[tuple[int, int], int] = {}
         self.steps = 0
         self._hard = False  # the rest is built by _start_hard when the search takes hard_after steps
+        # estimating upstream's step count (module upstream_cost): what cut subtrees would have cost it
+        self.estimate = estimate
+        self._extra = 0.0
+        self._estimator = SubtreeEstimator() if estimate else None
+        self._memo_size: dict[Any, float] = {}
         self._next: Any = self._one
 
     @property
@@ -126,6 +133,11 @@ class Search(LookAhead):
         for ci, plan in enumerate(self.plans):
             self.requests.append(requests_for_node(plan, ci, self.view, self.selectors, self.aggregated))
             self.constraints.append([kind(i, names, attr) for kind, i, names, attr in plan.constraints])
+
+    def upstream_cost(self) -> UpstreamCost:
+        """Upstream's search steps for this input, estimated (exact for the plain search); after :meth:`run`
+        of a search made with ``estimate=True``."""
+        return UpstreamCost(round(self.steps + self._extra))
 
     def run(self) -> bool:
         try:
@@ -188,14 +200,13 @@ class Search(LookAhead):
         n = len(cands)
         need = rd.num - k
         if prune:
-            if n - start < need:
-                return False
-            if rd.counter_keys and need >= 2 and self._counters_prune(rd, start, need):
-                return False
             if rd.match_idx is None:
                 rd.match_idx = [i for i, c in enumerate(self.constraints[ci])
                                 if type(c) is MatchAttribute and c.applies(rd.base, rd.full)]
-            if rd.match_idx and need >= 2 and self._match_prune(rd, start, need):
+            if (n - start < need or (rd.counter_keys and need >= 2 and self._counters_prune(rd, start, need))
+                    or (rd.match_idx and need >= 2 and self._match_prune(rd, start, need))):
+                if self.estimate:
+                    self._cut(ci, ri, si, k, in_sub, start)
                 return False
         admin = rd.admin
         allocating = self.allocating
@@ -203,6 +214,8 @@ class Search(LookAhead):
         i = start
         while i < n:
             if prune and n - i < need:
+                if self.estimate:
+                    self._cut(ci, ri, si, k, in_sub, i)
                 return False
             cand, extra = cands[i]
             i += 1
@@ -241,15 +254,22 @@ class Search(LookAhead):
         if self._look_ahead_now() and self._doomed(rd, ci, ri, k, start):
             self.steps += 1
             self._doomed_hits += 1
+            if self.estimate:
+                self._cut(ci, ri, si, k, in_sub, start)
             return False
         key = self._state_key(rd, ci, ri, si, k, in_sub, start)
         hit = self._memo.get(key)
         if hit is not None:
             self.steps += 1
+            if self.estimate:
+                self._extra += self._memo_size.get(key, 1.0) - 1
             return hit
+        before = self.steps + self._extra
         res = self._one(ci, ri, si, k, in_sub, start)
         if res is not True and len(self._memo) < MEMO_MAX:
             self._memo[key] = res
+            if self.estimate:
+                self._memo_size[key] = self.steps + self._extra - before
         return res
 
     # ------------------------------------------------------------------ cheap per-request pruning
@@ -354,6 +374,11 @@ class Search(LookAhead):
         self._later_bits = {}
         self._symmetric = {}
         self._doomed_calls = self._doomed_hits = self._skipped = 0
+        self._scalars = {}
+        self._any_counters = any(cand.info.consumes for cand in self.view.candidates)
+        self._static_ok = {}
+        self._limits = {}
+        self._device_bit = {cand.info.id: 1 << i for i, cand in enumerate(self.view.candidates)}
         self._stride = 1
         flat: list[tuple[int, int, list[RequestData]]] = []
         for ci, per_claim in enumerate(self.requests):
@@ -461,6 +486,77 @@ class Search(LookAhead):
         cons = tuple(c.state() for c in self.constraints[ci])
         return (ci, ri, si, k, in_sub, start, len(self.results[ci]), used, frozenset(caps),
                 frozenset(consumed), cons)
+
+    # ------------------------------------------------------------------ estimating upstream's steps
+    def _cut(self, ci: int, ri: int, si: int, k: int, in_sub: bool, start: int) -> None:
+        """Count what upstream would walk below a node this search cut (the node itself is counted)."""
+        assert self._estimator is not None
+        size = self._estimator.estimate(
+            (ci, ri, si, k), lambda rng: self._walk(ci, ri, si, k, in_sub, start, rng))
+        self._extra += size - 1
+
+    def _walk(self, ci: int, ri: int, si: int, k: int, in_sub: bool, start: int, rng: random.Random) -> float:
+        """One random walk down the plain search from a node: Knuth's estimate of the subtree's node count
+        (the sum over depths of the product of the branching factors met). The state is restored after."""
+        picked: list[Entry] = []
+        size = 0.0
+        weight = 1.0
+        try:
+            while True:
+                size += weight
+                if ci >= len(self.plans):
+                    break
+                per_claim = self.requests[ci]
+                if ri >= len(per_claim):
+                    ci, ri, si, k, in_sub, start = ci + 1, 0, 0, 0, False, 0
+                    continue
+                options = per_claim[ri]
+                if not in_sub and options[0].parent is not None:
+                    weight *= len(options)
+                    si, k, in_sub, start = rng.randrange(len(options)), 0, True, 0
+                    continue
+                rd = options[si]
+                if (rd.all_mode and not rd.all_devices) or (
+                        k < rd.num and len(self.results[ci]) + rd.num - k > MAX_DEVICES_PER_CLAIM):
+                    break
+                if k >= rd.num:
+                    ri, si, k, in_sub, start = ri + 1, 0, 0, False, 0
+                    continue
+                if rd.all_mode:
+                    cand = rd.all_devices[k]  # type: ignore[index]
+                    c = consumption(rd.cap_key, rd.cap_requests, cand.info)
+                    try:
+                        entry = self._try(rd, cand, c[1] if c is not None else {}, True)
+                    except ConstraintError:
+                        break
+                    if entry is None:
+                        break
+                    picked.append(entry)
+                    k += 1
+                    continue
+                if rd.cands is None:
+                    candidates(rd, self.view, self.selectors)
+                accepted: list[tuple[int, Candidate, Any]] = []
+                for i in range(start, len(rd.cands or ())):
+                    cand, extra = rd.cands[i]  # type: ignore[index]
+                    if type(extra) is SelectorFailure:
+                        break  # upstream stops with the error here
+                    entry = self._try(rd, cand, extra, False)
+                    if entry is not None:
+                        self._undo(entry)
+                        accepted.append((i, cand, extra))
+                if not accepted:
+                    break
+                weight *= len(accepted)
+                i, cand, extra = accepted[rng.randrange(len(accepted))]
+                entry = self._try(rd, cand, extra, False)
+                assert entry is not None
+                picked.append(entry)
+                k, start = k + 1, i + 1
+        finally:
+            for entry in reversed(picked):
+                self._undo(entry)
+        return size
 
     # ------------------------------------------------------------------ picking and undoing
     def _try(self, rd: RequestData, cand: Candidate, amounts: Any, must: bool) -> Entry | None:

@@ -39,7 +39,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--node", help="the node to allocate on (default: the only Node, or the first that fits)")
     p.add_argument("-o", "--output", choices=OUTPUTS, default="yaml", help="output format (default yaml)")
     p.add_argument("--explain", action="store_true",
-                   help="with -o json: print the explanation as JSON on stdout when unschedulable")
+                   help="with -o json: print the explanation as JSON on stdout when unschedulable; when "
+                        "allocated, say on stderr if kube-scheduler's own search would time out first")
     p.set_defaults(func=run)
 
 
@@ -101,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_success(args: argparse.Namespace, inputs: Inputs, outcome: Any) -> int:
     from dralloc.api import codec
+
+    if args.explain and outcome.upstream.times_out:
+        print(f"node {outcome.node_name}: {outcome.upstream.note()}", file=sys.stderr)
 
     if args.output == "results":
         print(json.dumps(result_dict(outcome), indent=2))
