@@ -70,8 +70,8 @@ def test_generate_name_gets_a_five_character_suffix(client: TestClient) -> None:
     ({"containers": [{"name": "a", "image": "x"}, {"name": "a", "image": "y"}]},
      'spec.containers[1].name: Duplicate value: "a"'),
     ({"containers": [{"name": "a", "image": "x", "resources": {"claims": [{"name": "gpu"}]}}]},
-     'spec.containers[0].resources.claims[0]: Not found: "gpu": must be the name of one entry in '
-     'pod.spec.resourceClaims'),
+     'spec.containers[0].resources.claims[0]: Not found: "gpu": must be one of the names in '
+     'pod.spec.resourceClaims which is empty'),
     ({"containers": [{"name": "a", "image": "x"}], "resourceClaims": [{"name": "gpu"}]},
      "spec.resourceClaims[0]: Invalid value"),
     ({"containers": [{"name": "a", "image": "x"}], "activeDeadlineSeconds": 0},
