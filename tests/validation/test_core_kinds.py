@@ -256,21 +256,44 @@ def test_deployment_rules(path: str, value: Any, expected: list[str]) -> None:
     assert _errors(_with(DEPLOYMENT, path, value)) == expected
 
 
-@pytest.mark.parametrize("kind,api_version,text", [("ReplicaSet", "apps/v1", "deployment"),
-                                                    ("StatefulSet", "apps/v1", "statefulset"),
-                                                    ("DaemonSet", "apps/v1", "daemonset")])
-def test_every_apps_workload_wants_a_non_empty_selector_and_its_template(kind: str, api_version: str,
-                                                                         text: str) -> None:
-    doc = {**_with(DEPLOYMENT, "spec.selector", {}), "kind": kind, "apiVersion": api_version}
+APPS_BAD_CONTAINER = "spec.template.spec.containers.0.name"
+
+
+def _as(kind: str, doc: dict[str, Any]) -> dict[str, Any]:
+    doc = {**doc, "kind": kind}
     if kind == "DaemonSet":
-        del doc["spec"]["replicas"]
-    assert _errors(doc) == [f"spec.selector: Invalid value: {{}}: empty selector is invalid for {text}"]
-    doc = {**_with(DEPLOYMENT, "spec.template.spec.containers.0.name", "C"), "kind": kind}
-    doc.pop("apiVersion")
-    doc["apiVersion"] = api_version
-    if kind == "DaemonSet":
-        del doc["spec"]["replicas"]
-    assert [e.split(":")[0] for e in _errors(doc)] == ["spec.template.spec.containers[0].name"]
+        doc["spec"] = {k: v for k, v in doc["spec"].items() if k != "replicas"}
+    return doc
+
+
+def test_a_replica_set_is_checked_as_a_deployment_is_even_its_empty_selector_text() -> None:
+    assert _errors(_as("ReplicaSet", _with(DEPLOYMENT, "spec.selector", {}))) == [
+        "spec.selector: Invalid value: {}: empty selector is invalid for deployment"]
+    assert [e.split(":")[0] for e in _errors(_as("ReplicaSet", _with(DEPLOYMENT, APPS_BAD_CONTAINER, "C")))] == [
+        "spec.template.spec.containers[0].name"]
+
+
+def test_a_stateful_set_checks_its_templates_labels_but_leaves_its_pod_spec_to_the_pods() -> None:
+    doc = _as("StatefulSet", _with(DEPLOYMENT, "spec.selector", {}))
+    assert _errors(doc) == ["spec.selector: Invalid value: {}: empty selector is invalid for statefulset"]
+    assert _errors(_as("StatefulSet", _with(DEPLOYMENT, APPS_BAD_CONTAINER, "C"))) == []
+    doc = _as("StatefulSet", _with(DEPLOYMENT, "spec.selector", {"matchExpressions": [{"key": "a", "operator": "X"}]}))
+    assert _errors(doc) == [
+        'spec.selector.matchExpressions[0].operator: Invalid value: "X": not a valid selector operator',
+        'spec.selector: Invalid value: {"matchExpressions":[{"key":"a","operator":"X"}]}']
+    doc = _as("StatefulSet", _with(DEPLOYMENT, "metadata.name", "web.v1"))  # its pods' names are DNS labels
+    assert [e.split(":")[0] for e in _errors(doc)] == ["metadata.name"]
+
+
+def test_a_daemon_set_without_a_selector_selects_nothing_and_an_empty_one_is_refused() -> None:
+    doc = _as("DaemonSet", _with(DEPLOYMENT, "spec.selector", None))
+    del doc["spec"]["selector"]
+    assert _errors(doc) == [
+        'spec.template.metadata.labels: Invalid value: {"app":"a"}: `selector` does not match template `labels`']
+    assert _errors(_as("DaemonSet", _with(DEPLOYMENT, "spec.selector", {}))) == [
+        "spec.selector: Invalid value: {}: empty selector is invalid for daemonset"]
+    assert [e.split(":")[0] for e in _errors(_as("DaemonSet", _with(DEPLOYMENT, APPS_BAD_CONTAINER, "C")))] == [
+        "spec.template.spec.containers[0].name"]
 
 
 @pytest.mark.parametrize("path,value,expected", [
@@ -278,7 +301,14 @@ def test_every_apps_workload_wants_a_non_empty_selector_and_its_template(kind: s
     ("spec.completions", -2, ["spec.completions: Invalid value: -2: must be greater than or equal to 0"]),
     ("spec.backoffLimit", -1, ["spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"]),
     ("spec.template.spec.restartPolicy", None,  # (defaulted to Always, which a Job does not take)
-     ['spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"']),
+     ['spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"']),
+    ("spec.template.spec.restartPolicy", "Sometimes",  # (the pod spec's rule, then the Job's)
+     ['spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", '
+      '"Never"',
+      'spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: "OnFailure", "Never"']),
+    ("spec.template.spec.containers.0.resources", {"limits": {"cpu": "-1"}},
+     ['spec.template.spec.containers[0].resources.limits[cpu]: Invalid value: "-1": must be greater than or equal '
+      "to 0"]),
     ("spec.selector", {"matchLabels": {"job": "x"}},
      ["spec.template.metadata.labels: Invalid value: {}: `selector` does not match template `labels`"]),
 ])

@@ -99,7 +99,10 @@ def validate(obj: Any, *, require_namespace: bool = False) -> list[FieldError]:
         return _meta(obj, False, False) + node_errors(obj)
     if isinstance(obj, Pod):
         return _meta(obj, True, require_namespace) + pod_spec_errors(obj.spec, "spec", obj.metadata.name)
-    if isinstance(obj, (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job)):
+    if isinstance(obj, StatefulSet):  # (its pods are named <name>-<ordinal>: a DNS label)
+        return (validate_object_meta(obj.metadata, True, name_is_dns_label, require_namespace=require_namespace)
+                + workload_spec_errors(obj))
+    if isinstance(obj, (Deployment, ReplicaSet, DaemonSet, Job)):
         return _meta(obj, True, require_namespace) + workload_spec_errors(obj)
     kind = type(obj).__name__
     if kind == "Namespace":

@@ -5,21 +5,28 @@ template (its labels and its pod spec, :mod:`dralloc.validation.pod`) and its re
 
 from __future__ import annotations
 
-from typing import Any
-
-from dralloc.api.apps_v1 import DaemonSet, Deployment, ReplicaSet, StatefulSet
+from dralloc.api.apps_v1 import (
+    DaemonSet,
+    DaemonSetSpec,
+    Deployment,
+    DeploymentSpec,
+    ReplicaSet,
+    ReplicaSetSpec,
+    StatefulSet,
+    StatefulSetSpec,
+)
 from dralloc.api.batch_v1 import Job
 from dralloc.api.core_v1 import PodTemplateSpec
 from dralloc.api.meta import LabelSelector, LabelSelectorRequirement
 from dralloc.validation import field as f
 from dralloc.validation.formats import is_label_value
-from dralloc.validation.meta import validate_label_name, validate_labels
+from dralloc.validation.meta import validate_annotations, validate_label_name, validate_labels
 from dralloc.validation.pod import pod_template_errors
 from dralloc.validation.quantities import NEGATIVE
 
 Workload = Deployment | ReplicaSet | StatefulSet | DaemonSet | Job
 _EMPTY_SELECTOR = {"Deployment": "deployment", "ReplicaSet": "deployment",  # (ReplicaSet's text says deployment)
-                   "StatefulSet": "statefulset", "DaemonSet": "daemonset"}
+                   "StatefulSet": "statefulset"}
 MISMATCH = "`selector` does not match template `labels`"
 
 
@@ -76,50 +83,104 @@ def _template_labels(template: PodTemplateSpec) -> dict[str, str]:
     return dict(template.metadata.labels or {}) if template.metadata else {}
 
 
-def _restart_policy_errors(template: PodTemplateSpec, path: str, allowed: list[str]) -> list[f.FieldError]:
+def _always_restarts(template: PodTemplateSpec, path: str) -> list[f.FieldError]:
     policy = template.spec.restart_policy if template.spec.restart_policy is not None else "Always"
-    return [] if policy in allowed else [f.not_supported(f.child(path, "spec.restartPolicy"), policy, allowed)]
+    return [] if policy == "Always" else [f.not_supported(f.child(path, "spec.restartPolicy"), policy, ["Always"])]
 
 
-def _apps_spec_errors(kind: str, spec: Any, template: PodTemplateSpec | None) -> list[f.FieldError]:
-    errs = nonnegative_errors(getattr(spec, "replicas", None), "spec.replicas")
-    selector: LabelSelector | None = spec.selector
+def _mismatch(template: PodTemplateSpec, path: str) -> f.FieldError:
+    return f.invalid(f.child(path, "metadata.labels"), _template_labels(template), MISMATCH)
+
+
+def _selector_errors(selector: LabelSelector | None, kind: str) -> list[f.FieldError]:
+    """The selector is required, well formed and not empty (Deployment, ReplicaSet, StatefulSet)."""
     if selector is None:
-        errs.append(f.required("spec.selector", ""))
-    else:
-        errs += label_selector_errors(selector, "spec.selector")
-        if _is_empty(selector):
-            errs.append(f.invalid("spec.selector", selector, f"empty selector is invalid for {_EMPTY_SELECTOR[kind]}"))
-    if template is None:
-        return errs + [f.required("spec.template", "")]
-    if selector is not None and label_selector_errors(selector, "spec.selector"):
+        return [f.required("spec.selector", "")]
+    errs = label_selector_errors(selector, "spec.selector")
+    if _is_empty(selector):
+        errs.append(f.invalid("spec.selector", selector, f"empty selector is invalid for {_EMPTY_SELECTOR[kind]}"))
+    return errs
+
+
+def _selects_template(selector: LabelSelector | None, template: PodTemplateSpec) -> bool:
+    """Whether the template's labels satisfy the selector as upstream converts it: no selector selects
+    nothing, an empty one everything."""
+    if selector is None:
+        return False
+    return _is_empty(selector) or selector_matches(selector, _template_labels(template))
+
+
+def _replica_set_like_errors(kind: str, spec: DeploymentSpec | ReplicaSetSpec) -> list[f.FieldError]:
+    """ValidateDeploymentSpec / ValidateReplicaSetSpec with ValidatePodTemplateSpecForReplicaSet."""
+    template = spec.template or PodTemplateSpec()
+    errs = nonnegative_errors(spec.replicas, "spec.replicas") + _selector_errors(spec.selector, kind)
+    if spec.selector is not None and label_selector_errors(spec.selector, "spec.selector"):
         # upstream cannot make a selector of it, says so and checks no template
-        return errs + [f.invalid("spec.selector", selector, "invalid label selector")]
-    # no selector selects nothing (so no labels match); an empty one selects everything
-    if selector is None or (not _is_empty(selector) and not selector_matches(selector, _template_labels(template))):
-        errs.append(f.invalid("spec.template.metadata.labels", _template_labels(template), MISMATCH))
-    errs += pod_template_errors(template, "spec.template")
-    return errs + _restart_policy_errors(template, "spec.template", ["Always"])
+        return errs + [f.invalid("spec.selector", spec.selector, "invalid label selector")]
+    if not _selects_template(spec.selector, template):
+        errs.append(_mismatch(template, "spec.template"))
+    return errs + pod_template_errors(template, "spec.template") + _always_restarts(template, "spec.template")
+
+
+def _stateful_set_errors(spec: StatefulSetSpec) -> list[f.FieldError]:
+    """ValidateStatefulSetSpec: upstream checks the template's labels and annotations, not its pod spec
+    (the pods the controller creates are validated as pods)."""
+    template = spec.template
+    errs = nonnegative_errors(spec.replicas, "spec.replicas")
+    if spec.ordinals is not None:
+        errs += nonnegative_errors(spec.ordinals.start, "spec.ordinals.start")
+    errs += _selector_errors(spec.selector, "StatefulSet")
+    if spec.selector is not None and label_selector_errors(spec.selector, "spec.selector"):
+        errs.append(f.invalid("spec.selector", spec.selector, ""))
+    else:
+        if not _selects_template(spec.selector, template):
+            errs.append(_mismatch(template, "spec.template"))
+        meta = template.metadata
+        errs += validate_labels(meta.labels if meta else None, "spec.template.labels")
+        errs += validate_annotations(meta.annotations if meta else None, "spec.template.annotations")
+    return errs + _always_restarts(template, "spec.template")
+
+
+def _daemon_set_errors(spec: DaemonSetSpec) -> list[f.FieldError]:
+    """ValidateDaemonSetSpec: no selector is not refused as such, but selects nothing."""
+    template = spec.template
+    selector = spec.selector
+    errs = label_selector_errors(selector, "spec.selector") if selector is not None else []
+    if not errs and not _selects_template(selector, template):
+        errs.append(_mismatch(template, "spec.template"))
+    if selector is not None and _is_empty(selector):
+        errs.append(f.invalid("spec.selector", selector, "empty selector is invalid for daemonset"))
+    return errs + pod_template_errors(template, "spec.template") + _always_restarts(template, "spec.template")
 
 
 def _job_spec_errors(job: Job) -> list[f.FieldError]:
+    """ValidateJobSpec. A Job written without a selector gets one generated, with its label added to the
+    template: only a selector written out is checked (and against the template's labels)."""
     spec = job.spec
     errs = nonnegative_errors(spec.parallelism, "spec.parallelism")
     errs += nonnegative_errors(spec.completions, "spec.completions")
     errs += nonnegative_errors(spec.backoff_limit, "spec.backoffLimit")
-    # a Job without a selector gets one generated, with the same label added to its template: only a selector
-    # written out is checked against the template
+    errs += pod_template_errors(spec.template, "spec.template")
+    policy = spec.template.spec.restart_policy or ""
+    where = "spec.template.spec.restartPolicy"
+    if policy in ("Always", ""):  # (unset is defaulted to Always)
+        errs.append(f.required(where, 'valid values: "OnFailure", "Never"'))
+    elif policy not in ("OnFailure", "Never"):
+        errs.append(f.not_supported(where, policy, ["OnFailure", "Never"]))
     if spec.selector is not None:
         selector_errs = label_selector_errors(spec.selector, "spec.selector")
         errs += selector_errs
-        if not selector_errs and not selector_matches(spec.selector, _template_labels(spec.template)):
-            errs.append(f.invalid("spec.template.metadata.labels", _template_labels(spec.template), MISMATCH))
-    errs += pod_template_errors(spec.template, "spec.template")
-    return errs + _restart_policy_errors(spec.template, "spec.template", ["OnFailure", "Never"])
+        if not selector_errs and not _selects_template(spec.selector, spec.template):
+            errs.append(_mismatch(spec.template, "spec.template"))
+    return errs
 
 
 def workload_spec_errors(obj: Workload) -> list[f.FieldError]:
     """The spec rules of one workload (its metadata is checked by the caller)."""
     if isinstance(obj, Job):
         return _job_spec_errors(obj)
-    return _apps_spec_errors(type(obj).__name__, obj.spec, obj.spec.template)
+    if isinstance(obj, StatefulSet):
+        return _stateful_set_errors(obj.spec)
+    if isinstance(obj, DaemonSet):
+        return _daemon_set_errors(obj.spec)
+    return _replica_set_like_errors(type(obj).__name__, obj.spec)
