@@ -346,3 +346,12 @@ def test_simulate_reports_every_invalid_object_of_the_input(tmp_path: Path) -> N
         '  Pod/p: spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu '
         "limit of 1",
         "  Deployment/d: spec.replicas: Invalid value: -3: must be greater than or equal to 0"]
+
+
+def test_a_namespace_name_is_a_dns_label_and_its_finalizers_standard_or_qualified() -> None:
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"},
+                 "spec": {"finalizers": ["kubernetes", "example.com/keep"]}}
+    assert _errors(namespace) == []
+    assert _errors(_with(namespace, "spec.finalizers", ["keep"])) == [
+        'spec.finalizers: Invalid value: "keep": name is neither a standard finalizer name nor is it fully qualified']
+    assert [e.split(":")[0] for e in _errors(_with(namespace, "metadata.name", "team.a"))] == ["metadata.name"]

@@ -36,6 +36,7 @@ from dralloc.validation.meta import (
     validate_object_meta,
     validate_object_meta_update,
 )
+from dralloc.validation.namespace import spec_finalizer_errors
 from dralloc.validation.node import node_errors
 from dralloc.validation.pod import pod_spec_errors
 from dralloc.validation.resource import (
@@ -106,7 +107,7 @@ def validate(obj: Any, *, require_namespace: bool = False) -> list[FieldError]:
         return _meta(obj, True, require_namespace) + workload_spec_errors(obj)
     kind = type(obj).__name__
     if kind == "Namespace":
-        return validate_object_meta(obj.metadata, False, name_is_dns_label)
+        return validate_object_meta(obj.metadata, False, name_is_dns_label) + spec_finalizer_errors(obj.spec, False)
     if hasattr(obj, "metadata"):
         return _meta(obj, kind in NAMESPACED_KINDS, require_namespace)
     return []
