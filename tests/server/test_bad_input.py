@@ -605,3 +605,21 @@ def test_a_time_go_cannot_parse_is_refused_and_never_stored(client: TestClient) 
                                                               "timeAdded": "2026-02-30T00:00:00Z"}]}]}}
     r = client.post(URLS["ResourceSlice"], json=tainted)
     assert r.status_code == 400 and r.json()["message"].endswith('parsing time "2026-02-30T00:00:00Z": day out of range')
+
+
+@pytest.mark.parametrize("nested", ["[" * 100_000 + "]" * 100_000, "{a: " * 100_000 + "1" + "}" * 100_000,
+                                    "- " * 100_000 + "1"], ids=["flow-lists", "flow-maps", "block-lists"])
+@pytest.mark.parametrize("method,url,ctype", [
+    ("POST", "/api/v1/namespaces/default/pods", "application/yaml"),
+    ("PATCH", "/api/v1/namespaces/default/pods/deep?fieldManager=m", "application/apply-patch+yaml")])
+def test_yaml_a_hundred_thousand_levels_deep_is_refused_at_once_as_json_is(client: TestClient, nested: str,
+                                                                         method: str, url: str, ctype: str) -> None:
+    body = "apiVersion: v1\nkind: Pod\nmetadata: {name: deep}\nspec:\n  x:\n    " + nested.replace("\n", "")
+    started = time.monotonic()
+    r = client.request(method, url, content=body, headers={"content-type": ctype})
+    elapsed = time.monotonic() - started
+    assert r.status_code == 400, r.text
+    assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                        "message": f'Pod in version "v1" cannot be handled as a Pod: exceeded max depth of {MAX_DEPTH}',
+                        "reason": "BadRequest", "code": 400}
+    assert elapsed < 3  # milliseconds; the pure-Python YAML reader took seconds to give up

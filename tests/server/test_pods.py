@@ -70,12 +70,16 @@ def test_generate_name_gets_a_five_character_suffix(client: TestClient) -> None:
     ({"containers": [{"name": "a", "image": "x"}, {"name": "a", "image": "y"}]},
      'spec.containers[1].name: Duplicate value: "a"'),
     ({"containers": [{"name": "a", "image": "x", "resources": {"claims": [{"name": "gpu"}]}}]},
-     'spec.containers[0].resources.claims[0]: Not found: "gpu": must be the name of one entry in '
-     'pod.spec.resourceClaims'),
+     'spec.containers[0].resources.claims[0]: Not found: "gpu": must be one of the names in '
+     'pod.spec.resourceClaims which is empty'),
     ({"containers": [{"name": "a", "image": "x"}], "resourceClaims": [{"name": "gpu"}]},
      "spec.resourceClaims[0]: Invalid value"),
     ({"containers": [{"name": "a", "image": "x"}], "activeDeadlineSeconds": 0},
      "spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive"),
+    ({"containers": [{"name": "a", "image": "x", "resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}}]},
+     'spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1'),
+    ({"containers": [{"name": "a", "image": "x"}], "tolerations": [{"operator": "Equal", "value": "v"}]},
+     'spec.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when `key` is empty'),
 ])
 def test_pod_validation_names_the_field(client: TestClient, spec: dict[str, Any], message: str) -> None:
     r = client.post(PODS, json={"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bad"}, "spec": spec})
@@ -436,3 +440,11 @@ def test_apparmor_annotations_are_fixed_once_a_pod_exists_and_a_deletion_cost_is
         'Pod "web" is invalid: [metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: Invalid value: '
         '"2147483648": must be a 32bit integer, metadata.annotations[container.apparmor.security.beta.kubernetes.io/'
         'app]: Forbidden: may not remove or update AppArmor annotations]')
+
+
+def test_a_node_with_negative_allocatable_is_refused_with_its_field_path(client: TestClient) -> None:
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n-bad"},
+            "status": {"allocatable": {"cpu": "-4"}}}
+    r = client.post("/api/v1/nodes", json=node)
+    assert (r.status_code, r.json()["message"]) == (
+        422, 'Node "n-bad" is invalid: status.allocatable.cpu: Invalid value: "-4": must be greater than or equal to 0')

@@ -384,7 +384,7 @@ def _load_json_fast(path: Path) -> list[Any] | None:
     try:
         raw = path.read_bytes()
         head = msgspec.json.decode(raw, type=_Head)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     if head.api_version not in (conversion.V1, "v1") or not head.kind:
         return None
@@ -401,8 +401,8 @@ def _load_json_fast(path: Path) -> list[Any] | None:
         decoder = _TYPED_DECODERS[key] = msgspec.json.Decoder(target, dec_hook=_dec_hook)
     try:
         obj = decoder.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError):
-        return None
+    except (msgspec.DecodeError, msgspec.ValidationError, ValueError, TypeError, RecursionError):
+        return None  # (the general path words the error; a body nested too deep is refused there)
     return list(obj.items) if model is None else [obj]
 
 
@@ -476,7 +476,11 @@ def parse_text(text: str, source: str = "<stream>", *, check_duplicates: bool = 
                 data = msgspec.json.decode(text)
         except (msgspec.DecodeError, ValueError):
             pass  # flow-style YAML or broken JSON: let the YAML parser say where
+        except RecursionError:
+            raise DecodeError(f"{source}: document 1: exceeded max depth of {parsing.MAX_DEPTH}") from None
         else:
+            if parsing.json_too_deep(data, text):
+                raise DecodeError(f"{source}: document 1: exceeded max depth of {parsing.MAX_DEPTH}")
             if isinstance(data, list):  # a bare JSON array of objects
                 per_item = _split_duplicates(tuple(duplicates), len(data), prefix="")
                 return [Document(source, i + 1, 1, d, per_item[i]) for i, d in enumerate(data)]

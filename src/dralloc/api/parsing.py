@@ -11,6 +11,10 @@ kube-apiserver's strict decoding rejects (or, with ``Warn``, reports) a body tha
   recursive aliases go through ``CheckedYAMLLoader`` (the node-based loader, same results) instead.
 
 Only a document with repeated keys is walked again, to name their paths.
+
+Both YAML paths refuse a document nesting collections deeper than ``MAX_DEPTH`` while they read it
+(:class:`NestingTooDeep`), before anything recursive walks it: a few hundred kilobytes of ``[[[[...`` must
+be refused at once, not after a parse that takes seconds.
 """
 
 from __future__ import annotations
@@ -23,8 +27,38 @@ from typing import Any
 import msgspec
 import yaml
 
-__all__ = ["CheckedYAMLLoader", "DuplicateMarks", "duplicate_messages", "duplicate_paths", "load_json_checked",
-           "load_yaml_documents"]
+__all__ = ["MAX_DEPTH", "CheckedYAMLLoader", "DuplicateMarks", "NestingTooDeep", "duplicate_messages",
+           "duplicate_paths", "height", "json_too_deep", "load_json_checked", "load_yaml_documents"]
+
+# kube-apiserver's JSON decoder stops at 10000 levels; what reads a document here recurses (merge, apply,
+# encode, the strict check's walks) and Python's stack is smaller, so the limit is lower, yet far above any
+# Kubernetes object's depth.
+MAX_DEPTH = 200
+
+
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"
+
+
+class NestingTooDeep(yaml.MarkedYAMLError):
+    """A document nests collections more than MAX_DEPTH levels deep (``problem_mark``: where it went over)."""
+
+    def __init__(self, mark: yaml.Mark | None) -> None:
+        super().__init__(problem=f"exceeded max depth of {MAX_DEPTH}", problem_mark=mark)
+
+
+def json_too_deep(data: Any, text: bytes | str) -> bool:
+    """Whether decoded JSON nests deeper than MAX_DEPTH; walked only when the text holds enough brackets."""
+    brackets = text.count(b"[") + text.count(b"{") if isinstance(text, bytes) else text.count("[") + text.count("{")
+    if brackets <= MAX_DEPTH:
+        return False
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        values = node.values() if isinstance(node, dict) else node
+        stack.extend((v, depth + 1) for v in values if isinstance(v, (dict, list)))
+    return False
 
 # Both parsers record the objects that repeat a key while they build them ("marks"); only a document with
 # marks is walked again to name the paths.
@@ -192,15 +226,42 @@ def load_yaml_documents(text: str | bytes) -> list[tuple[int, Any, list[str]]]:
             while loader.check_node():
                 node = loader.get_node()
                 loader.dup_marks = []
-                data = loader.construct_document(node)
+                data = loader.construct_document(node)  # (PyYAML constructs nested collections without recursing)
+                if height(data, {}) > MAX_DEPTH:
+                    raise NestingTooDeep(node.start_mark)
                 paths = duplicate_paths(data, loader.dup_marks) if loader.dup_marks else []
                 out.append((node.start_mark.line + 1 if node is not None else 1, data, paths))
         finally:
             loader.dispose()
         return out
     except yaml.YAMLError as exc:
+        if isinstance(exc, yaml.MarkedYAMLError) and exc.problem == _LIBYAML_TOO_DEEP:
+            # libyaml's scanner looks ahead through flow collections ("[[[[") and stops at 1000 levels
+            # before the events reach the limit here: the same refusal
+            exc = NestingTooDeep(exc.problem_mark)
         exc.document_index = len(out) + 1  # type: ignore[attr-defined]
-        raise
+        raise exc from None
+
+
+def height(value: Any, memo: dict[int, int]) -> int:
+    """The levels of collections in ``value`` (a scalar: 0), each alias counted as the collection it shares.
+    ``memo`` keeps every container's height by id, so shared containers are walked once; a container that
+    holds itself (a recursive alias) counts its own level once."""
+    if not isinstance(value, (dict, list)):
+        return 0
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, children_done = stack.pop()
+        children = [v for v in (node.values() if isinstance(node, dict) else node) if isinstance(v, (dict, list))]
+        if children_done:
+            memo[id(node)] = 1 + max((memo.get(id(c), 1) for c in children), default=0)
+            continue
+        if id(node) in memo:
+            continue
+        memo[id(node)] = 0  # in progress: a cycle back here adds nothing
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if id(c) not in memo)
+    return memo[id(value)]
 
 
 def _build_from_events(text: str | bytes, out: list[tuple[int, Any, list[str]]]) -> list[tuple[int, Any, list[str]]]:
@@ -229,6 +290,7 @@ def _build_from_events(text: str | bytes, out: list[tuple[int, Any, list[str]]])
             if not isinstance(event, yaml.DocumentStartEvent):
                 continue
             anchors: dict[str, Any] = {}
+            heights: dict[int, int] = {}  # of the collections aliases share (see ``height``)
             marks: DuplicateMarks = []
             # Each open collection: [container, pending key or _NO_KEY, repeated keys]
             stack: list[list[Any]] = []
@@ -257,6 +319,8 @@ def _build_from_events(text: str | bytes, out: list[tuple[int, Any, list[str]]])
                         _add(stack[-1], container, marks)
                     else:
                         root = container
+                    if len(stack) == MAX_DEPTH:
+                        raise NestingTooDeep(event.start_mark)
                     stack.append([container, _NO_KEY, None])
                     continue
                 elif etype is yaml.MappingEndEvent or etype is yaml.SequenceEndEvent:
@@ -270,6 +334,8 @@ def _build_from_events(text: str | bytes, out: list[tuple[int, Any, list[str]]])
                     value = anchors[event.anchor]
                     if any(value is frame[0] for frame in stack):
                         raise _NeedsFullLoader  # recursive
+                    if isinstance(value, (dict, list)) and len(stack) + height(value, heights) > MAX_DEPTH:
+                        raise NestingTooDeep(event.start_mark)  # nested aliases can add up to any depth
                 else:
                     raise _NeedsFullLoader
                 if stack:

@@ -9,13 +9,12 @@ import msgspec
 import yaml
 from starlette.requests import Request
 
+from dralloc.api import parsing
 from dralloc.server.errors import ApiError, bad_request
 from dralloc.server.requests import ApiRequest
 
 MAX_BODY = 3 * 1024 * 1024
-# kube-apiserver's JSON decoder stops at 10000 levels; the server's handlers recurse (merge, apply, encode)
-# and Python's stack is smaller, so the limit here is lower, yet far above any Kubernetes object's depth.
-MAX_DEPTH = 200
+MAX_DEPTH = parsing.MAX_DEPTH  # (the handlers recurse: merge, apply, encode)
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 JSON = "application/json"
 YAML_TYPES = ("application/yaml", "application/apply-patch+yaml", "application/x-yaml")
@@ -53,15 +52,25 @@ def parse(raw: bytes, ctype: str, kind: str, version: str) -> Any:
         raise bad_request("the request body is empty")
     is_yaml = ctype in YAML_TYPES
     try:
-        data = yaml.safe_load(raw) if is_yaml else msgspec.json.decode(raw)
+        data = _yaml_document(raw) if is_yaml else msgspec.json.decode(raw)
+    except (parsing.NestingTooDeep, RecursionError):
+        raise _too_deep(kind, version) from None
     except (msgspec.DecodeError, yaml.YAMLError, UnicodeDecodeError, ValueError) as exc:
         raise bad_request(f"couldn't decode the request body as {'YAML' if is_yaml else 'JSON'}: {exc}") from None
-    except RecursionError:
-        raise _too_deep(kind, version) from None
     if is_yaml and b"*" in raw and _excessive_aliasing(data):
         raise bad_request("couldn't decode the request body as YAML: yaml: document contains excessive aliasing")
     check_limits(data, raw, kind, version)
     return data
+
+
+def _yaml_document(raw: bytes) -> Any:
+    """The one document of a YAML body, read by libyaml and built from its events: nesting beyond MAX_DEPTH is
+    refused as it is read (a body of ``[[[[...`` a hundred thousand deep, in a millisecond), and timestamps
+    stay text, as Go's YAML-to-JSON conversion keeps them."""
+    documents = parsing.load_yaml_documents(raw)
+    if len(documents) > 1:
+        raise ValueError("expected a single document in the stream, but found another document")
+    return documents[0][1] if documents else None
 
 
 # Go's YAML decoder (sigs.k8s.io/yaml) refuses a document most of whose nodes come from expanding aliases: a

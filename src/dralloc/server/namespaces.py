@@ -34,12 +34,11 @@ from dralloc.server.routing import Target
 from dralloc.server.uids import new_uid
 from dralloc.store import Conflict, Gone, NotFound, Outcome, SQLStore
 from dralloc.validation import field as f
-from dralloc.validation.formats import is_qualified_name
+from dralloc.validation.namespace import spec_finalizer_errors
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 IMMORTAL_NAMESPACES = frozenset(("default", "kube-system", "kube-public"))
 FINALIZER = "kubernetes"  # spec.finalizers: the namespace controller removes it once the content is gone
-STANDARD_FINALIZERS = frozenset((FINALIZER, "orphan", "foregroundDeletion"))
 NAME_LABEL = "kubernetes.io/metadata.name"
 TERMINATING_CAUSE = "NamespaceTerminating"
 SYSTEM_NAMESPACES_EVERY = 60.0  # seconds between two passes of the system namespaces controller
@@ -102,18 +101,8 @@ def status_errors(ns: dict[str, Any]) -> list[f.FieldError]:
 
 
 def finalizer_errors(ns: dict[str, Any], indexed: bool) -> list[f.FieldError]:
-    """``spec.finalizers`` must be qualified names, and those without a prefix standard ones (``kubernetes``...).
-    A create reports them at ``spec.finalizers``, ``/finalize`` at ``spec.finalizers[i]``, as upstream does."""
-    errors: list[f.FieldError] = []
-    finalizers = (ns.get("spec") or {}).get("finalizers") or []
-    for i, name in enumerate(finalizers if isinstance(finalizers, list) else []):
-        value = str(name)
-        where = f.index("spec.finalizers", i) if indexed else "spec.finalizers"
-        errors.extend(f.invalid(where, value, m) for m in is_qualified_name(value))
-        if "/" not in value and value not in STANDARD_FINALIZERS:
-            errors.append(f.invalid(where, value, "name is neither a standard finalizer name nor is it fully "
-                                                  "qualified"))
-    return errors
+    """The finalizers of a namespace's spec (:func:`dralloc.validation.namespace.spec_finalizer_errors`)."""
+    return spec_finalizer_errors(ns.get("spec"), indexed)
 
 
 def terminating(ns: dict[str, Any]) -> bool:

@@ -1,5 +1,5 @@
 """core/v1 Pods and Events as kube-apiserver's registry treats them: what a create resets, the light validation
-of a pod's spec and its pod-specific annotations, which updates of a pod are allowed, ``/binding`` (what kube-scheduler calls), graceful
+of a pod's spec (dralloc.validation.pod) and its pod-specific annotations, which updates of a pod are allowed, ``/binding`` (what kube-scheduler calls), graceful
 deletion, and the columns ``kubectl get`` prints. Pods are stored as the JSON clients sent."""
 
 from __future__ import annotations
@@ -8,9 +8,12 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
+from dralloc.api.core_v1 import PodSpec
+from dralloc.api.quantity import quantity_dec_hook
 from dralloc.server import protobuf
 from dralloc.server.bodies import parse, read_body
 from dralloc.server.clock import now, timestamp
@@ -20,8 +23,8 @@ from dralloc.server.responses import respond
 from dralloc.server.routing import Target
 from dralloc.store import NotFound, Outcome, SQLStore
 from dralloc.validation import field as f
-from dralloc.validation.formats import is_dns1123_label
 from dralloc.validation.meta import name_is_dns_subdomain, validate_object_meta
+from dralloc.validation.pod import pod_spec_errors
 from dralloc.validation.pod_annotations import (
     annotation_change_errors,
     keeps_invalid_deletion_cost,
@@ -125,61 +128,16 @@ def prepare_pod_create(pod: dict[str, Any]) -> None:
     pod["status"] = {"phase": "Pending", "qosClass": qos_class(pod.get("spec") or {})}
 
 
-def _container_errors(containers: Any, path: str, names: set[str], claim_names: set[str]) -> list[f.FieldError]:
-    errors: list[f.FieldError] = []
-    for i, c in enumerate(containers or []):
-        where = f.index(path, i)
-        if not isinstance(c, dict):
-            errors.append(f.invalid(where, c, "must be an object"))
-            continue
-        name = c.get("name") or ""
-        if not name:
-            errors.append(f.required(f.child(where, "name"), ""))
-        else:
-            errors.extend(f.invalid(f.child(where, "name"), name, m) for m in is_dns1123_label(name))
-            if name in names:
-                errors.append(f.duplicate(f.child(where, "name"), name))
-            names.add(name)
-        if not c.get("image"):
-            errors.append(f.required(f.child(where, "image"), ""))
-        for j, ref in enumerate(((c.get("resources") or {}).get("claims")) or []):
-            ref_name = ref.get("name") if isinstance(ref, dict) else None
-            if ref_name not in claim_names:
-                errors.append(f.FieldError(f.NOT_FOUND, f"{where}.resources.claims[{j}]", ref_name,
-                                           "must be the name of one entry in pod.spec.resourceClaims"))
-    return errors
-
-
-def validate_pod_spec(spec: Any) -> list[f.FieldError]:
-    """The light part of ValidatePodSpec dralloc checks: containers present, named and with images, unique
-    names, and resource claims that are well formed and referenced correctly."""
+def validate_pod_spec(spec: Any, pod_name: str | None = None) -> list[f.FieldError]:
+    """ValidatePodSpec's rules for what dralloc models (:func:`dralloc.validation.pod.pod_spec_errors`, images
+    required), and the active deadline, which only the stored JSON holds."""
     if not isinstance(spec, dict):
         return [f.required("spec", "")]
-    errors: list[f.FieldError] = []
-    claim_names: set[str] = set()
-    for i, claim in enumerate(spec.get("resourceClaims") or []):
-        where = f.index("spec.resourceClaims", i)
-        if not isinstance(claim, dict):
-            errors.append(f.invalid(where, claim, "must be an object"))
-            continue
-        name = claim.get("name") or ""
-        if not name:
-            errors.append(f.required(f.child(where, "name"), ""))
-        elif name in claim_names:
-            errors.append(f.duplicate(f.child(where, "name"), name))
-        else:
-            errors.extend(f.invalid(f.child(where, "name"), name, m) for m in is_dns1123_label(name))
-        claim_names.add(name)
-        sources = [k for k in ("resourceClaimName", "resourceClaimTemplateName") if claim.get(k)]
-        if len(sources) != 1:
-            errors.append(f.invalid(where, claim, "must specify one of: `resourceClaimName`, "
-                                                  "`resourceClaimTemplateName`"))
-    containers = spec.get("containers")
-    if not containers:
-        errors.append(f.required("spec.containers", ""))
-    names: set[str] = set()
-    errors += _container_errors(containers, "spec.containers", names, claim_names)
-    errors += _container_errors(spec.get("initContainers"), "spec.initContainers", names, claim_names)
+    try:
+        typed_spec = msgspec.convert(spec, PodSpec, dec_hook=quantity_dec_hook, str_keys=True)
+    except (msgspec.ValidationError, ValueError, TypeError) as exc:
+        return [f.invalid("spec", f.OMIT, str(exc))]
+    errors = pod_spec_errors(typed_spec, "spec", pod_name, require_image=True)
     deadline = spec.get("activeDeadlineSeconds")
     if deadline is not None and not (isinstance(deadline, int) and 1 <= deadline <= MAX_INT32):
         errors.append(f.invalid("spec.activeDeadlineSeconds", deadline, f"must be between 1 and {MAX_INT32}, inclusive"))
@@ -203,7 +161,7 @@ def _deadline_update_errors(new: Any, old: Any) -> tuple[list[f.FieldError], boo
 def validate_pod(pod: dict[str, Any], typed_meta: Any) -> list[f.FieldError]:
     return (validate_object_meta(typed_meta, True, name_is_dns_subdomain, require_namespace=True)
             + pod_annotation_errors((pod.get("metadata") or {}).get("annotations"), pod.get("spec"))
-            + validate_pod_spec(pod.get("spec")))
+            + validate_pod_spec(pod.get("spec"), typed_meta.name))
 
 
 def validate_event(event: dict[str, Any], typed_meta: Any) -> list[f.FieldError]:

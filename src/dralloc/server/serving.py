@@ -5,8 +5,9 @@
   ``idle_timeout``. Slow or idle clients cannot hold connections forever.
 - Malformed requests and over-long request lines get a Kubernetes ``Status`` body, not plain text.
 - On SIGTERM or Ctrl-C the server stops accepting connections, ends open watches (clients re-establish them
-  elsewhere, as after a kube-apiserver restart), lets in-flight requests finish and exits; requests still
-  running after ``shutdown_timeout`` are cancelled.
+  elsewhere, as after a kube-apiserver restart), closes each connection as soon as nothing is in flight on
+  it (not waiting for the client to close its side), lets in-flight requests finish and exits; requests
+  still running after ``shutdown_timeout`` are cancelled.
 """
 
 from __future__ import annotations
@@ -234,6 +235,36 @@ class _Protocol(HttpToolsProtocol):
             self.transport.write(_status_bytes(400, msg))
             self.transport.close()
 
+    def close_when_done(self) -> None:
+        """At shutdown: close the connection once no request is in flight on it (a watch the server just
+        ended is done once its last chunk went out), without waiting for the client to close its side.
+
+        Over TLS, closing sends close_notify and then waits for the client's (up to 30 s): a client that
+        keeps its connection open after the watch it had there ended held the shutdown for uvicorn's whole
+        grace period. Go's server sends close_notify and closes the socket; so does this, once all that was
+        written has left (aborting drops only what is still buffered in the process, and nothing is)."""
+        cycle = self.cycle
+        if (cycle is not None and not cycle.response_complete) or self.pipeline:
+            return  # an in-flight request finishes first (uvicorn bounds that by the shutdown timeout)
+        transport = self.transport
+        if not transport.is_closing():
+            transport.close()
+        if _unsent_bytes(transport) == 0:
+            transport.abort()
+
+
+def _unsent_bytes(transport: Any) -> int:
+    """What a connection's transports still hold to send: the corked writes, the TLS layer's buffer, and the
+    socket transport's under it (reached through asyncio's SSL protocol, when it has one)."""
+    if isinstance(transport, _CorkedTransport):
+        transport.flush()
+        transport = transport._transport
+    unsent = int(transport.get_write_buffer_size())
+    below = getattr(getattr(transport, "_ssl_protocol", None), "_transport", None)
+    if below is not None:
+        unsent += int(below.get_write_buffer_size())
+    return unsent
+
 
 class _Abort(Exception):
     """Raised from a parser callback to stop parsing a connection that was just closed (httptools turns it
@@ -271,8 +302,21 @@ class Server(uvicorn.Server):
                 connection.transport.close()
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-        self._on_shutdown()
-        await super().shutdown(sockets)
+        self._on_shutdown()  # ends the watches: their clients relist elsewhere
+        closer = asyncio.get_running_loop().create_task(self._close_connections_when_done())
+        try:
+            await super().shutdown(sockets)
+        finally:
+            closer.cancel()
+
+    async def _close_connections_when_done(self) -> None:
+        """While uvicorn waits for the connections to go, close each one as soon as it is done (see
+        :meth:`_Protocol.close_when_done`)."""
+        while True:
+            for connection in list(self.server_state.connections):
+                if isinstance(connection, _Protocol):
+                    connection.close_when_done()
+            await asyncio.sleep(0.02)
 
     def open_connections(self) -> int:
         return len(self.server_state.connections)

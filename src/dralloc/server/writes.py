@@ -146,7 +146,6 @@ def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
         else:
             errors = validate(obj, require_namespace=t.resource.namespaced)
             if t.resource.name == "namespaces":
-                errors += namespaces.finalizer_errors(stored, indexed=False)
                 namespaces.prepare_create(stored)
         check_valid(t, meta.name or "", errors)
         return stored, meta.name or ""

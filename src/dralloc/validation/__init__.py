@@ -1,4 +1,5 @@
-"""kube-apiserver validation for resource.k8s.io objects.
+"""kube-apiserver validation for the objects dralloc reads: resource.k8s.io, and the core, scheduling, apps and
+batch kinds a simulation reads (Node, Pod, Namespace, PriorityClass, the workloads).
 
 ``validate(obj)`` returns every field error of a new object (after API defaulting, as kube-apiserver
 validates); ``validate_update(new, old)`` and ``validate_status_update(new, old)`` the errors of an update,
@@ -9,7 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from dralloc.api.apps_v1 import DaemonSet, Deployment, ReplicaSet, StatefulSet
+from dralloc.api.batch_v1 import Job
 from dralloc.api.coordination_v1 import Lease
+from dralloc.api.core_v1 import Node, Pod
 from dralloc.api.defaults import apply_defaults
 from dralloc.api.resource_v1 import (
     DeviceClass,
@@ -32,6 +36,9 @@ from dralloc.validation.meta import (
     validate_object_meta,
     validate_object_meta_update,
 )
+from dralloc.validation.namespace import spec_finalizer_errors
+from dralloc.validation.node import node_errors
+from dralloc.validation.pod import pod_spec_errors
 from dralloc.validation.resource import (
     RequestNames,
     validate_claim_spec,
@@ -42,6 +49,7 @@ from dralloc.validation.resource import (
     validate_taint_rule_status,
 )
 from dralloc.validation.scheduling import validate_priority_class, validate_priority_class_update
+from dralloc.validation.workloads import workload_spec_errors
 
 __all__ = [
     "FieldError",
@@ -88,9 +96,18 @@ def validate(obj: Any, *, require_namespace: bool = False) -> list[FieldError]:
         return _meta(obj, False, False) + validate_priority_class(obj)
     if isinstance(obj, Lease):
         return _meta(obj, True, require_namespace) + validate_lease_spec(obj.spec)
+    if isinstance(obj, Node):
+        return _meta(obj, False, False) + node_errors(obj)
+    if isinstance(obj, Pod):
+        return _meta(obj, True, require_namespace) + pod_spec_errors(obj.spec, "spec", obj.metadata.name)
+    if isinstance(obj, StatefulSet):  # (its pods are named <name>-<ordinal>: a DNS label)
+        return (validate_object_meta(obj.metadata, True, name_is_dns_label, require_namespace=require_namespace)
+                + workload_spec_errors(obj))
+    if isinstance(obj, (Deployment, ReplicaSet, DaemonSet, Job)):
+        return _meta(obj, True, require_namespace) + workload_spec_errors(obj)
     kind = type(obj).__name__
     if kind == "Namespace":
-        return validate_object_meta(obj.metadata, False, name_is_dns_label)
+        return validate_object_meta(obj.metadata, False, name_is_dns_label) + spec_finalizer_errors(obj.spec, False)
     if hasattr(obj, "metadata"):
         return _meta(obj, kind in NAMESPACED_KINDS, require_namespace)
     return []

@@ -156,15 +156,22 @@ def validate_node_selector(selector: Any, path: str) -> list[f.FieldError]:
         return [f.required(terms_path, "must have at least one node selector term")]
     errs: list[f.FieldError] = []
     for i, term in enumerate(terms):
-        tp = f.index(terms_path, i)
-        for j, req in enumerate(term.match_expressions or ()):
-            errs.extend(_node_selector_requirement(req, f.index(f.child(tp, "matchExpressions"), j)))
-        for j, req in enumerate(term.match_fields or ()):
-            errs.extend(_node_field_selector_requirement(req, f.index(f.child(tp, "matchFields"), j)))
+        errs.extend(validate_node_selector_term(term, f.index(terms_path, i)))
     return errs
 
 
-def _node_selector_requirement(req: Any, path: str) -> list[f.FieldError]:
+def validate_node_selector_term(term: Any, path: str, *, check_values: bool = True) -> list[f.FieldError]:
+    """ValidateNodeSelectorTerm. ``check_values=False`` lets label values through, as for a preferred node
+    affinity term (it can still match where a cluster's nodes carry such values)."""
+    errs: list[f.FieldError] = []
+    for j, req in enumerate(term.match_expressions or ()):
+        errs.extend(_node_selector_requirement(req, f.index(f.child(path, "matchExpressions"), j), check_values))
+    for j, req in enumerate(term.match_fields or ()):
+        errs.extend(_node_field_selector_requirement(req, f.index(f.child(path, "matchFields"), j)))
+    return errs
+
+
+def _node_selector_requirement(req: Any, path: str, check_values: bool = True) -> list[f.FieldError]:
     errs: list[f.FieldError] = []
     values = req.values or []
     op = req.operator
@@ -182,7 +189,7 @@ def _node_selector_requirement(req: Any, path: str) -> list[f.FieldError]:
     else:
         errs.append(f.invalid(f.child(path, "operator"), op, "not a valid selector operator"))
     errs.extend(validate_label_name(req.key, f.child(path, "key")))
-    for i, v in enumerate(values):
+    for i, v in enumerate(values if check_values else ()):
         errs.extend(f.invalid(f.index(f.child(path, "values"), i), v, m) for m in is_label_value(v))
     return errs
 

@@ -1,0 +1,235 @@
+"""A pod's spec as kube-apiserver validates it on create (core validation ValidatePodSpec and the pod template
+rules), for the fields dralloc models — those that change what a simulation computes: containers and their
+requests and limits, resource claims, overhead, restart policy, node selector, node name, affinity,
+tolerations, scheduling gates, priority class and preemption policy. Errors come in upstream's order.
+
+Left out: what dralloc does not model (volumes, probes, security contexts, DNS, ...), pod-level resources
+(``spec.resources``), and the pod (anti-)affinity terms' label selectors (their weights and topology keys
+are checked).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dralloc.api.core_v1 import Affinity, Container, PodResourceClaim, PodSpec, PodTemplateSpec
+from dralloc.api.defaults import PREEMPT_LOWER_PRIORITY
+from dralloc.validation import field as f
+from dralloc.validation.formats import is_dns1123_label, is_qualified_name
+from dralloc.validation.meta import (
+    name_is_dns_subdomain,
+    validate_annotations,
+    validate_label_name,
+    validate_labels,
+    validate_node_selector,
+    validate_node_selector_term,
+)
+from dralloc.validation.quantities import requirements_errors
+from dralloc.validation.taints import toleration_errors
+
+RESTART_POLICIES = ["Always", "OnFailure", "Never"]
+PREEMPTION_POLICIES = [PREEMPT_LOWER_PRIORITY, "Never"]
+_WEIGHT_RANGE = "must be in the range 1-100"
+
+
+def _label_errors(value: str, path: str) -> list[f.FieldError]:
+    return [f.invalid(path, value, m) for m in is_dns1123_label(value)]
+
+
+def _subdomain_errors(value: str, path: str) -> list[f.FieldError]:
+    return [f.invalid(path, value, m) for m in name_is_dns_subdomain(value, False)]
+
+
+def resource_claim_errors(claims: Sequence[PodResourceClaim], path: str, pod_name: str | None) -> list[f.FieldError]:
+    """spec.resourceClaims: unique DNS-label names, exactly one source, a valid claim (template) name; a
+    claim made from a template is named ``<pod>-<entry>``, which must make a valid name too."""
+    errs: list[f.FieldError] = []
+    names: set[str] = set()
+    for i, claim in enumerate(claims):
+        where = f.index(path, i)
+        name_path = f.child(where, "name")
+        if not claim.name:
+            errs.append(f.required(name_path, ""))
+        elif claim.name in names:
+            errs.append(f.duplicate(name_path, claim.name))
+        else:
+            name_errs = _label_errors(claim.name, name_path)
+            if name_errs:
+                errs += name_errs
+            elif pod_name is not None and claim.resource_claim_template_name is not None:
+                final = f"{pod_name}-{claim.name}"
+                errs += [f.invalid(name_path, final, "final ResourceClaim name: " + m)
+                         for m in name_is_dns_subdomain(final, False)]
+            names.add(claim.name)
+        sources = [(k, v) for k, v in (("resourceClaimName", claim.resource_claim_name),
+                                       ("resourceClaimTemplateName", claim.resource_claim_template_name))
+                   if v is not None]
+        if len(sources) != 1:
+            errs.append(f.invalid(where, claim, "must specify one of: `resourceClaimName`, "
+                                                "`resourceClaimTemplateName`"))
+        elif sources[0][1]:
+            errs += _subdomain_errors(sources[0][1], f.child(where, sources[0][0]))
+    return errs
+
+
+def _claim_reference_errors(container: Container, path: str, pod_claims: set[str]) -> list[f.FieldError]:
+    """validateResourceClaimNames: each entry names a pod claim, once (a whole claim, or each request once)."""
+    errs: list[f.FieldError] = []
+    resources = container.resources
+    seen: set[str] = set()
+    for i, ref in enumerate((resources.claims if resources else None) or ()):
+        where = f.index(path, i)
+        if not ref.name:
+            errs.append(f.required(where, ""))
+            continue
+        if ref.name in seen:
+            errs.append(f.duplicate(where, ref.name))
+        else:
+            key = ref.name
+            if ref.request:
+                errs += _label_errors(ref.request, f.child(where, "request"))
+                key += "/" + ref.request
+            if key in seen:
+                errs.append(f.duplicate(where, key))
+            elif not ref.request:
+                errs += [f.duplicate(where, ref.name) for k in seen if k.partition("/")[0] == ref.name and "/" in k]
+            seen.add(key)
+        if ref.name not in pod_claims:
+            listed = ": " + ", ".join(sorted(pod_claims)) if pod_claims else " which is empty"
+            errs.append(f.FieldError(f.NOT_FOUND, where, ref.name,
+                                     "must be one of the names in pod.spec.resourceClaims" + listed))
+    return errs
+
+
+def _container_errors(container: Container, path: str, pod_claims: set[str], require_image: bool
+                      ) -> list[f.FieldError]:
+    """validateContainerCommon for the modelled fields: a DNS-label name, an image, valid resources."""
+    name_path = f.child(path, "name")
+    errs = _label_errors(container.name, name_path) if container.name else [f.required(name_path, "")]
+    if require_image and not container.image:
+        errs.append(f.required(f.child(path, "image"), ""))
+    resources = container.resources
+    where = f.child(path, "resources")
+    if resources is not None:
+        errs += requirements_errors(resources.limits, resources.requests, where)
+    errs += _claim_reference_errors(container, f.child(where, "claims"), pod_claims)
+    return errs
+
+
+def containers_errors(spec: PodSpec, path: str, pod_claims: set[str], require_image: bool) -> list[f.FieldError]:
+    """Regular containers (at least one, unique names, no restartPolicy), then init containers (names unique
+    among all containers)."""
+    errs: list[f.FieldError] = []
+    where = f.child(path, "containers")
+    names: set[str] = set()
+    if not spec.containers:
+        errs.append(f.required(where, ""))
+    for i, container in enumerate(spec.containers):
+        at = f.index(where, i)
+        errs += _container_errors(container, at, pod_claims, require_image)
+        if container.name in names:
+            errs.append(f.duplicate(f.child(at, "name"), container.name))
+        names.add(container.name)
+        if container.restart_policy is not None:
+            errs.append(f.forbidden(f.child(at, "restartPolicy"), "may not be set for non-init containers"))
+    init_path = f.child(path, "initContainers")
+    for i, container in enumerate(spec.init_containers or ()):
+        at = f.index(init_path, i)
+        errs += _container_errors(container, at, pod_claims, require_image)
+        if container.name in names:
+            errs.append(f.duplicate(f.child(at, "name"), container.name))
+        names.add(container.name)
+    return errs
+
+
+def _pod_affinity_term_errors(term: Any, path: str) -> list[f.FieldError]:
+    topology_key = term.get("topologyKey") or "" if isinstance(term, dict) else ""
+    errs = [] if topology_key else [f.required(f.child(path, "topologyKey"), "can not be empty")]
+    return errs + validate_label_name(topology_key, f.child(path, "topologyKey"))
+
+
+def _pod_affinity_errors(affinity: Any, path: str) -> list[f.FieldError]:
+    if not isinstance(affinity, dict):
+        return []
+    errs: list[f.FieldError] = []
+    required_path = f.child(path, "requiredDuringSchedulingIgnoredDuringExecution")
+    for i, term in enumerate(affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or ()):
+        errs += _pod_affinity_term_errors(term, f.index(required_path, i))
+    preferred_path = f.child(path, "preferredDuringSchedulingIgnoredDuringExecution")
+    for i, weighted in enumerate(affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or ()):
+        where = f.index(preferred_path, i)
+        weighted = weighted if isinstance(weighted, dict) else {}
+        weight = weighted.get("weight") or 0
+        if not isinstance(weight, int) or not 0 < weight <= 100:
+            errs.append(f.invalid(f.child(where, "weight"), weight, _WEIGHT_RANGE))
+        errs += _pod_affinity_term_errors(weighted.get("podAffinityTerm"), f.child(where, "podAffinityTerm"))
+    return errs
+
+
+def affinity_errors(affinity: Affinity, path: str) -> list[f.FieldError]:
+    """Required node affinity as a node selector; preferred terms weigh 1 to 100 and may hold label values
+    that are not valid (they can still match); pod (anti-)affinity terms need a topology key."""
+    errs: list[f.FieldError] = []
+    node = affinity.node_affinity
+    if node is not None:
+        node_path = f.child(path, "nodeAffinity")
+        required = node.required_during_scheduling_ignored_during_execution
+        if required is not None:
+            errs += validate_node_selector(required, f.child(node_path, "requiredDuringSchedulingIgnoredDuringExecution"))
+        preferred_path = f.child(node_path, "preferredDuringSchedulingIgnoredDuringExecution")
+        for i, term in enumerate(node.preferred_during_scheduling_ignored_during_execution or ()):
+            where = f.index(preferred_path, i)
+            if not 0 < term.weight <= 100:
+                errs.append(f.invalid(f.child(where, "weight"), term.weight, _WEIGHT_RANGE))
+            errs += validate_node_selector_term(term.preference, f.child(where, "preference"), check_values=False)
+    errs += _pod_affinity_errors(affinity.pod_affinity, f.child(path, "podAffinity"))
+    errs += _pod_affinity_errors(affinity.pod_anti_affinity, f.child(path, "podAntiAffinity"))
+    return errs
+
+
+def pod_spec_errors(spec: PodSpec, path: str = "spec", pod_name: str | None = None, *,
+                    require_image: bool = False) -> list[f.FieldError]:
+    """ValidatePodSpec's rules for the modelled fields, in upstream's order. ``pod_name``: the pod's name when
+    the spec is a pod's (not a template's), for the names of claims made from templates. A container's image
+    is required with ``require_image`` (the API server); a simulation's inputs may leave it out, since no
+    scheduling decision reads it."""
+    claims = spec.resource_claims or []
+    errs = resource_claim_errors(claims, f.child(path, "resourceClaims"), pod_name)
+    errs += containers_errors(spec, path, {c.name for c in claims if c.name}, require_image)
+    restart = spec.restart_policy if spec.restart_policy is not None else "Always"  # (the API default)
+    if restart not in RESTART_POLICIES:
+        errs.append(f.required(f.child(path, "restartPolicy"), "") if not restart
+                    else f.not_supported(f.child(path, "restartPolicy"), restart, RESTART_POLICIES))
+    errs += validate_labels(spec.node_selector, f.child(path, "nodeSelector"))
+    if spec.affinity is not None:
+        errs += affinity_errors(spec.affinity, f.child(path, "affinity"))
+    gates_path = f.child(path, "schedulingGates")
+    gates: set[str] = set()
+    for i, gate in enumerate(spec.scheduling_gates or ()):
+        errs += [f.invalid(f.index(gates_path, i), gate.name, m) for m in is_qualified_name(gate.name)]
+        if gate.name in gates:
+            errs.append(f.duplicate(f.index(gates_path, i), gate.name))
+        gates.add(gate.name)
+    if spec.node_name:
+        errs += _subdomain_errors(spec.node_name, f.child(path, "nodeName"))
+    if spec.tolerations:
+        errs += toleration_errors(spec.tolerations, f.child(path, "tolerations"))
+    if spec.priority_class_name:
+        errs += _subdomain_errors(spec.priority_class_name, f.child(path, "priorityClassName"))
+    if spec.preemption_policy is not None and spec.preemption_policy not in PREEMPTION_POLICIES:
+        where = f.child(path, "preemptionPolicy")
+        errs.append(f.required(where, "") if not spec.preemption_policy
+                    else f.not_supported(where, spec.preemption_policy, PREEMPTION_POLICIES))
+    if spec.overhead is not None:
+        errs += requirements_errors(spec.overhead, None, f.child(path, "overhead"))
+    return errs
+
+
+def pod_template_errors(template: PodTemplateSpec, path: str) -> list[f.FieldError]:
+    """ValidatePodTemplateSpec: the template's labels and annotations (at ``<path>.labels``, not under
+    metadata, upstream) and its pod spec."""
+    meta = template.metadata
+    errs = validate_labels(meta.labels if meta else None, f.child(path, "labels"))
+    errs += validate_annotations(meta.annotations if meta else None, f.child(path, "annotations"))
+    return errs + pod_spec_errors(template.spec, f.child(path, "spec"))

@@ -1,0 +1,71 @@
+"""Node taints and pod tolerations, as kube-apiserver checks them (core validation: validateNodeTaints,
+ValidateTolerations, validateTaintEffect)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dralloc.api.core_v1 import Taint, Toleration
+from dralloc.validation import field as f
+from dralloc.validation.formats import is_label_value
+from dralloc.validation.meta import validate_label_name
+
+EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"]
+TOLERATION_OPERATORS = ["Equal", "Exists"]
+
+
+def taint_effect_errors(effect: str, path: str, allow_empty: bool) -> list[f.FieldError]:
+    if not effect and not allow_empty:
+        return [f.required(path, "")]
+    return [] if effect in EFFECTS else [f.not_supported(path, effect, EFFECTS)]
+
+
+def node_taint_errors(taints: Sequence[Taint], path: str) -> list[f.FieldError]:
+    """Each taint's key a label name, its value a label value, a known effect, and no two taints with the same
+    key and effect (the repeat is reported as a whole)."""
+    errs: list[f.FieldError] = []
+    seen: set[tuple[str, str]] = set()
+    for i, taint in enumerate(taints):
+        where = f.index(path, i)
+        errs += validate_label_name(taint.key, f.child(where, "key"))
+        value_problems = is_label_value(taint.value or "")
+        if value_problems:
+            errs.append(f.invalid(f.child(where, "value"), taint.value or "", ";".join(value_problems)))
+        errs += taint_effect_errors(taint.effect, f.child(where, "effect"), allow_empty=False)
+        if (taint.key, taint.effect) in seen:
+            errs.append(f.FieldError(f.DUPLICATE, where, taint, "taints must be unique by key and effect pair"))
+            continue
+        seen.add((taint.key, taint.effect))
+    return errs
+
+
+def toleration_errors(tolerations: Sequence[Toleration], path: str) -> list[f.FieldError]:
+    """ValidateTolerations: a key (when set) is a label name; no key needs Exists; tolerationSeconds only with
+    NoExecute; Equal (or no operator) takes a label value, Exists no value."""
+    errs: list[f.FieldError] = []
+    for i, toleration in enumerate(tolerations):
+        where = f.index(path, i)
+        key, operator, value = toleration.key or "", toleration.operator or "", toleration.value or ""
+        effect = toleration.effect or ""
+        if key:
+            errs += validate_label_name(key, f.child(where, "key"))
+        if not key and operator != "Exists":
+            errs.append(f.invalid(f.child(where, "operator"), operator,
+                                  'operator must be Exists when `key` is empty, which means "match all values and '
+                                  'all keys"'))
+        if toleration.toleration_seconds is not None and effect != "NoExecute":
+            errs.append(f.invalid(f.child(where, "effect"), effect,
+                                  "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+        if operator in ("Equal", ""):
+            problems = is_label_value(value)
+            if problems:
+                errs.append(f.invalid(f.child(where, "operator"), value, ";".join(problems)))
+        elif operator == "Exists":
+            if value:
+                errs.append(f.invalid(f.child(where, "operator"), value,
+                                      "value must be empty when `operator` is 'Exists'"))
+        else:
+            errs.append(f.not_supported(f.child(where, "operator"), operator, TOLERATION_OPERATORS))
+        if effect:
+            errs += taint_effect_errors(effect, f.child(where, "effect"), allow_empty=True)
+    return errs

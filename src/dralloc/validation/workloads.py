@@ -1,0 +1,186 @@
+"""The workload kinds dralloc expands into pods — Deployment, ReplicaSet, StatefulSet, DaemonSet (apps
+validation) and Job (batch validation) — for what changes the pods a simulation gets: replica and
+parallelism counts, the selector (required, well formed, and matching the template's labels), the pod
+template (its labels and its pod spec, :mod:`dralloc.validation.pod`) and its restart policy."""
+
+from __future__ import annotations
+
+from dralloc.api.apps_v1 import (
+    DaemonSet,
+    DaemonSetSpec,
+    Deployment,
+    DeploymentSpec,
+    ReplicaSet,
+    ReplicaSetSpec,
+    StatefulSet,
+    StatefulSetSpec,
+)
+from dralloc.api.batch_v1 import Job
+from dralloc.api.core_v1 import PodTemplateSpec
+from dralloc.api.meta import LabelSelector, LabelSelectorRequirement
+from dralloc.validation import field as f
+from dralloc.validation.formats import is_label_value
+from dralloc.validation.meta import validate_annotations, validate_label_name, validate_labels
+from dralloc.validation.pod import pod_template_errors
+from dralloc.validation.quantities import NEGATIVE
+
+Workload = Deployment | ReplicaSet | StatefulSet | DaemonSet | Job
+_EMPTY_SELECTOR = {"Deployment": "deployment", "ReplicaSet": "deployment",  # (ReplicaSet's text says deployment)
+                   "StatefulSet": "statefulset"}
+MISMATCH = "`selector` does not match template `labels`"
+
+
+def nonnegative_errors(value: int | None, path: str) -> list[f.FieldError]:
+    return [f.invalid(path, value, NEGATIVE)] if value is not None and value < 0 else []
+
+
+def _requirement_errors(req: LabelSelectorRequirement, path: str) -> list[f.FieldError]:
+    errs: list[f.FieldError] = []
+    values = req.values or []
+    if req.operator in ("In", "NotIn"):
+        if not values:
+            errs.append(f.required(f.child(path, "values"), "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif req.operator in ("Exists", "DoesNotExist"):
+        if values:
+            errs.append(f.forbidden(f.child(path, "values"),
+                                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+    else:
+        errs.append(f.invalid(f.child(path, "operator"), req.operator, "not a valid selector operator"))
+    errs += validate_label_name(req.key, f.child(path, "key"))
+    for i, value in enumerate(values):
+        errs += [f.invalid(f.index(f.child(path, "values"), i), value, m) for m in is_label_value(value)]
+    return errs
+
+
+def label_selector_errors(selector: LabelSelector, path: str) -> list[f.FieldError]:
+    """ValidateLabelSelector (label values checked strictly, as for every workload's spec.selector)."""
+    errs = validate_labels(selector.match_labels, f.child(path, "matchLabels"))
+    for i, req in enumerate(selector.match_expressions or ()):
+        errs += _requirement_errors(req, f.index(f.child(path, "matchExpressions"), i))
+    return errs
+
+
+def selector_matches(selector: LabelSelector, labels: dict[str, str]) -> bool:
+    """Whether ``labels`` satisfy every matchLabels pair and every requirement."""
+    if any(labels.get(k) != v for k, v in (selector.match_labels or {}).items()):
+        return False
+    for req in selector.match_expressions or ():
+        present = req.key in labels
+        if req.operator == "In" and not (present and labels[req.key] in (req.values or ())):
+            return False
+        if req.operator == "NotIn" and present and labels[req.key] in (req.values or ()):
+            return False
+        if (req.operator == "Exists") != present and req.operator in ("Exists", "DoesNotExist"):
+            return False
+    return True
+
+
+def _is_empty(selector: LabelSelector) -> bool:
+    return not selector.match_labels and not selector.match_expressions
+
+
+def _template_labels(template: PodTemplateSpec) -> dict[str, str]:
+    return dict(template.metadata.labels or {}) if template.metadata else {}
+
+
+def _always_restarts(template: PodTemplateSpec, path: str) -> list[f.FieldError]:
+    policy = template.spec.restart_policy if template.spec.restart_policy is not None else "Always"
+    return [] if policy == "Always" else [f.not_supported(f.child(path, "spec.restartPolicy"), policy, ["Always"])]
+
+
+def _mismatch(template: PodTemplateSpec, path: str) -> f.FieldError:
+    return f.invalid(f.child(path, "metadata.labels"), _template_labels(template), MISMATCH)
+
+
+def _selector_errors(selector: LabelSelector | None, kind: str) -> list[f.FieldError]:
+    """The selector is required, well formed and not empty (Deployment, ReplicaSet, StatefulSet)."""
+    if selector is None:
+        return [f.required("spec.selector", "")]
+    errs = label_selector_errors(selector, "spec.selector")
+    if _is_empty(selector):
+        errs.append(f.invalid("spec.selector", selector, f"empty selector is invalid for {_EMPTY_SELECTOR[kind]}"))
+    return errs
+
+
+def _selects_template(selector: LabelSelector | None, template: PodTemplateSpec) -> bool:
+    """Whether the template's labels satisfy the selector as upstream converts it: no selector selects
+    nothing, an empty one everything."""
+    if selector is None:
+        return False
+    return _is_empty(selector) or selector_matches(selector, _template_labels(template))
+
+
+def _replica_set_like_errors(kind: str, spec: DeploymentSpec | ReplicaSetSpec) -> list[f.FieldError]:
+    """ValidateDeploymentSpec / ValidateReplicaSetSpec with ValidatePodTemplateSpecForReplicaSet."""
+    template = spec.template or PodTemplateSpec()
+    errs = nonnegative_errors(spec.replicas, "spec.replicas") + _selector_errors(spec.selector, kind)
+    if spec.selector is not None and label_selector_errors(spec.selector, "spec.selector"):
+        # upstream cannot make a selector of it, says so and checks no template
+        return errs + [f.invalid("spec.selector", spec.selector, "invalid label selector")]
+    if not _selects_template(spec.selector, template):
+        errs.append(_mismatch(template, "spec.template"))
+    return errs + pod_template_errors(template, "spec.template") + _always_restarts(template, "spec.template")
+
+
+def _stateful_set_errors(spec: StatefulSetSpec) -> list[f.FieldError]:
+    """ValidateStatefulSetSpec: upstream checks the template's labels and annotations, not its pod spec
+    (the pods the controller creates are validated as pods)."""
+    template = spec.template
+    errs = nonnegative_errors(spec.replicas, "spec.replicas")
+    if spec.ordinals is not None:
+        errs += nonnegative_errors(spec.ordinals.start, "spec.ordinals.start")
+    errs += _selector_errors(spec.selector, "StatefulSet")
+    if spec.selector is not None and label_selector_errors(spec.selector, "spec.selector"):
+        errs.append(f.invalid("spec.selector", spec.selector, ""))
+    else:
+        if not _selects_template(spec.selector, template):
+            errs.append(_mismatch(template, "spec.template"))
+        meta = template.metadata
+        errs += validate_labels(meta.labels if meta else None, "spec.template.labels")
+        errs += validate_annotations(meta.annotations if meta else None, "spec.template.annotations")
+    return errs + _always_restarts(template, "spec.template")
+
+
+def _daemon_set_errors(spec: DaemonSetSpec) -> list[f.FieldError]:
+    """ValidateDaemonSetSpec: no selector is not refused as such, but selects nothing."""
+    template = spec.template
+    selector = spec.selector
+    errs = label_selector_errors(selector, "spec.selector") if selector is not None else []
+    if not errs and not _selects_template(selector, template):
+        errs.append(_mismatch(template, "spec.template"))
+    if selector is not None and _is_empty(selector):
+        errs.append(f.invalid("spec.selector", selector, "empty selector is invalid for daemonset"))
+    return errs + pod_template_errors(template, "spec.template") + _always_restarts(template, "spec.template")
+
+
+def _job_spec_errors(job: Job) -> list[f.FieldError]:
+    """ValidateJobSpec. A Job written without a selector gets one generated, with its label added to the
+    template: only a selector written out is checked (and against the template's labels)."""
+    spec = job.spec
+    errs = nonnegative_errors(spec.parallelism, "spec.parallelism")
+    errs += nonnegative_errors(spec.completions, "spec.completions")
+    errs += nonnegative_errors(spec.backoff_limit, "spec.backoffLimit")
+    errs += pod_template_errors(spec.template, "spec.template")
+    policy = spec.template.spec.restart_policy or ""
+    where = "spec.template.spec.restartPolicy"
+    if policy in ("Always", ""):  # (unset is defaulted to Always)
+        errs.append(f.required(where, 'valid values: "OnFailure", "Never"'))
+    elif policy not in ("OnFailure", "Never"):
+        errs.append(f.not_supported(where, policy, ["OnFailure", "Never"]))
+    if spec.selector is not None:
+        selector_errs = label_selector_errors(spec.selector, "spec.selector")
+        errs += selector_errs
+        if not selector_errs and not _selects_template(spec.selector, spec.template):
+            errs.append(_mismatch(spec.template, "spec.template"))
+    return errs
+
+
+def workload_spec_errors(obj: Workload) -> list[f.FieldError]:
+    """The spec rules of one workload (its metadata is checked by the caller)."""
+    if isinstance(obj, Job):
+        return _job_spec_errors(obj)
+    if isinstance(obj, StatefulSet):
+        return _stateful_set_errors(obj.spec)
+    if isinstance(obj, DaemonSet):
+        return _daemon_set_errors(obj.spec)
+    return _replica_set_like_errors(type(obj).__name__, obj.spec)
