@@ -89,7 +89,8 @@ class Framework:
         self.filters = [p for p in self.plugins if p.has_filter]
         self.scorers = [p for p in self.plugins if p.has_score]
         self.dra = next(p for p in self.plugins if p.name == DRA)
-        self.preemption = DefaultPreemption(self.run_filters, self.rng)
+        self.extensions = [p for p in self.filters if p.has_pre_filter_extensions]
+        self.preemption = DefaultPreemption(self.run_filters, self.rng, self.extensions)
         self.next_start_node_index = 0
         # Share filter and score work between nodes in the same state (never changes the answer; tests
         # switch it off to compare).
@@ -99,12 +100,25 @@ class Framework:
 
     # ------------------------------------------------------------------ filters
     def run_filters(self, cycle: Cycle, node: NodeInfo) -> Status | None:
-        """Every filter plugin in order, stopping at the first that rejects (with nominated pods of at
-        least the pod's priority counted on the node, as ``RunFilterPluginsWithNominatedPods``)."""
+        """Every filter plugin in order, stopping at the first that rejects, as
+        ``RunFilterPluginsWithNominatedPods``: first with the nominated pods of at least the pod's priority
+        counted on the node (and added to the plugins' PreFilter state), then, if that passed, without them."""
         if node.nominated:
             others = [p for p in node.nominated if p is not cycle.pod and p.priority >= cycle.pod.priority]
             if others:
-                node = node.copy_with(others)
+                with_them = node.copy_with(others)
+                trial = cycle
+                if self.extensions and cycle.data:
+                    trial = cycle.clone()
+                    for p in others:
+                        for plugin in self.extensions:
+                            plugin.add_pod(trial, p, with_them)
+                status = self._run_filter_plugins(trial, with_them)
+                if status is not None:
+                    return status
+        return self._run_filter_plugins(cycle, node)
+
+    def _run_filter_plugins(self, cycle: Cycle, node: NodeInfo) -> Status | None:
         skip = cycle.skip_filter
         for plugin in self.filters:
             if plugin.name in skip:
@@ -206,8 +220,9 @@ class Framework:
         wanted = num_feasible_nodes_to_find(len(nodes), self.percentage)
         named = self._needs_node_names(cycle)
         claim_selectors = self._claim_selectors(cycle)
+        keyed = cycle.keyed
         if self.group_nodes and names is None and not named and not claim_selectors and snap.dra.all_local and not snap.nominations \
-                and snap.groups.refresh():
+                and not keyed and snap.groups.refresh():
             return self._find_feasible_grouped(cycle, diagnosis, out, wanted)
         feasible: list[NodeInfo] = []
         start = self.next_start_node_index
@@ -227,7 +242,8 @@ class Framework:
             else:
                 key = (node.named_key if named or not self.group_nodes else node.static_key,
                        node.dynamic_key(state_id(node.name)),
-                       tuple(selector_matches(sel, node) for sel in claim_selectors) if claim_selectors else ())
+                       tuple(selector_matches(sel, node) for sel in claim_selectors) if claim_selectors else (),
+                       tuple(p.node_key(cycle, node) for p in keyed) if keyed else ())
                 keys[node.name] = key
                 if key in verdicts:
                     st = verdicts[key]

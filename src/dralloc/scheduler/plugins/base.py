@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,14 @@ class Cycle:
     # and which groups passed.
     window: tuple[bytes, int] | None = None
     feasible_gids: bytes = b""
+    # Plugins whose verdict or score reads a node's pods, name or labels (their node_key joins the node's key).
+    keyed: list[Plugin] = field(default_factory=list)
+
+    def clone(self) -> Cycle:
+        """``CycleState.Clone``: data values that have a ``clone()`` are cloned, the rest shared."""
+        data = {k: v.clone() if hasattr(v, "clone") else v for k, v in self.data.items()}
+        return Cycle(self.pod, self.snapshot, data, self.skip_filter, self.skip_score, self.node_keys,
+                     self.representatives, self.window, self.feasible_gids, self.keyed)
 
 
 class Plugin:
@@ -42,8 +51,22 @@ class Plugin:
         """None to go on, a set of node names to narrow the candidates, SKIP, or a rejection."""
         return None
 
+    # PreFilterExtensions: keep the cycle state right when the preemption dry run removes victims or
+    # nominated pods are added (only called when has_pre_filter_extensions).
+    has_pre_filter_extensions = False
+
+    def add_pod(self, cycle: Cycle, pod: PodInfo, node: NodeInfo) -> Status | None:
+        return None
+
+    def remove_pod(self, cycle: Cycle, pod: PodInfo, node: NodeInfo) -> Status | None:
+        return None
+
     def filter(self, cycle: Cycle, node: NodeInfo) -> Status | None:
         return None
+
+    def node_key(self, cycle: Cycle, node: NodeInfo) -> Hashable:
+        """What this plugin's Filter and Score read of ``node`` for this pod (plugins in ``cycle.keyed``)."""
+        return node.name
 
     def pre_score(self, cycle: Cycle, nodes: list[NodeInfo]) -> Status | None:
         return None

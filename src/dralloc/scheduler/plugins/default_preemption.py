@@ -18,7 +18,7 @@ eligible, unless that node's Filter status was UnschedulableAndUnresolvable (nod
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from dralloc.api.core_v1 import Pod
@@ -86,9 +86,10 @@ def waits_for_victims(cycle: Cycle, diagnosis: Diagnosis) -> bool:
 class DefaultPreemption(Plugin):
     name = NAME
 
-    def __init__(self, run_filters: FilterRunner, rng: random.Random) -> None:
+    def __init__(self, run_filters: FilterRunner, rng: random.Random, extensions: Sequence[Plugin] = ()) -> None:
         self.run_filters = run_filters
         self.rng = rng
+        self.extensions = list(extensions)  # plugins whose PreFilter state follows the removed and added pods
 
     def post_filter(self, cycle: Cycle, diagnosis: Diagnosis, num_all_nodes: int
                     ) -> tuple[Status, Candidate | None, bool]:
@@ -136,18 +137,26 @@ class DefaultPreemption(Plugin):
         potential = [p for p in node.pods if p.priority < pod.priority]
         if not potential:
             return [], unresolvable(NAME, NO_VICTIMS)
+        state = cycle.clone() if self.extensions and cycle.data else cycle
         for p in potential:
-            trial.remove_pod(p, p.claim_footprint)
-        status = self.run_filters(cycle, trial)
+            self._remove(state, p, trial)
+        status = self.run_filters(state, trial)
         if status is not None:
             return [], status
         victims: list[PodInfo] = []
         for p in sorted(potential, key=importance_key):
             trial.add_pod(p, p.claim_footprint)
-            if self.run_filters(cycle, trial) is not None:
-                trial.remove_pod(p, p.claim_footprint)
+            for plugin in self.extensions:
+                plugin.add_pod(state, p, trial)
+            if self.run_filters(state, trial) is not None:
+                self._remove(state, p, trial)
                 victims.append(p)
         return victims, None
+
+    def _remove(self, state: Cycle, p: PodInfo, trial: NodeInfo) -> None:
+        trial.remove_pod(p, p.claim_footprint)
+        for plugin in self.extensions:
+            plugin.remove_pod(state, p, trial)
 
 
 def _victim_sum(victims: list[PodInfo]) -> int:
