@@ -39,6 +39,10 @@ CACHE_LIMIT = 200_000
 LocalDevice = tuple[DriverName, int, DeviceName]
 
 
+# The device class of the nodes that have no devices at all (when every slice is node-local).
+NO_DEVICES = -1
+
+
 @dataclass
 class Found:
     """The allocator's answer for some claims on one node."""
@@ -153,9 +157,12 @@ class DraState:
                 self.on_node_change(node)
 
     def class_of(self, node: str) -> object:
-        """Nodes of one class give the same allocator answers in the same allocated state (a node without
-        node-local slices is its own class)."""
-        return self._node_class.get(node, node) if self.share else node
+        """Nodes of one class give the same allocator answers in the same allocated state. Nodes without
+        node-local slices share one class when every slice is node-local (no device can serve them), and are
+        each their own class otherwise."""
+        if not self.share:
+            return node
+        return self._node_class.get(node, NO_DEVICES if self.all_local else node)
 
     # ------------------------------------------------------------------ allocated state
     def _touch(self, claim: ResourceClaim, sign: int = 1) -> None:

@@ -118,6 +118,7 @@ class SpreadIndex:
         self.selectors: dict[tuple[str, Selector], SelectorCounts] = {}
         self.eligible: dict[Hashable, list[bool]] = {}
         self.domain_values: dict[Hashable, dict[int, str]] = {}
+        self.labellings: dict[tuple[tuple[str, ...], tuple[str, ...]], list[tuple[str | bool | None, ...]]] = {}
 
     def counts(self, namespace: str, selector: Selector) -> SelectorCounts:
         key = (namespace, selector)
@@ -152,4 +153,18 @@ class SpreadIndex:
                 if all(k in labels for k in required):
                     found[i] = labels.get(topology_key, "")
             self.domain_values[key] = found
+        return found
+
+    def labelling(self, by_value: tuple[str, ...], by_presence: tuple[str, ...]
+                  ) -> list[tuple[str | bool | None, ...]]:
+        """Per node position: its value of each ``by_value`` key and whether it has each ``by_presence`` key
+        (None where absent)."""
+        key = (by_value, by_presence)
+        found = self.labellings.get(key)
+        if found is None:
+            found = []
+            for n in self.nodes:
+                labels = n.labels
+                found.append((*(labels.get(k) for k in by_value), *(True if k in labels else None for k in by_presence)))
+            self.labellings[key] = found
         return found

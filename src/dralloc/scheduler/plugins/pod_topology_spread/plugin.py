@@ -40,14 +40,20 @@ MATCH_LABEL_KEYS_GATE = "MatchLabelKeysInPodTopologySpread"
 
 @dataclass(eq=False)
 class SpreadCycle:
-    """The plugin's cycle state: the filter counts (None without DoNotSchedule constraints) and the score
-    counts (None without ScheduleAnyway ones)."""
+    """The plugin's cycle state: the filter counts (None without DoNotSchedule constraints), the score
+    counts (None without ScheduleAnyway ones), and for node keys: each node's labels as the constraints see
+    them (``domains``, by node position) and the key part of each such labelling (``memo``)."""
 
     filter: filtering.FilterState | None
     score: scoring.ScoreState | None
+    index: SpreadIndex
+    domains: list[tuple[str | bool | None, ...]]
+    own: tuple[int, ...]  # the score constraints counted on the node itself (hostname)
+    memo: dict[tuple[str | bool | None, ...], Hashable]
 
     def clone(self) -> SpreadCycle:
-        return SpreadCycle(self.filter.clone() if self.filter is not None else None, self.score)
+        return SpreadCycle(self.filter.clone() if self.filter is not None else None, self.score, self.index,
+                           self.domains, self.own, self.memo)
 
 
 class PodConstraints(NamedTuple):
@@ -123,8 +129,15 @@ class PodTopologySpread(Plugin):
         if not hard and not soft:
             return SKIP
         index = self.index(cycle)
+        # What a node key reads of a node's labels: the value of each key a domain is counted by, and only
+        # whether the node has the hostname key of a score constraint (its own pods are read instead).
+        by_value = [c.topology_key for c in hard] + [c.topology_key for c in soft if c.topology_key != HOSTNAME]
+        by_presence = [c.topology_key for c in soft if c.topology_key == HOSTNAME]
+        own = tuple(i for i, c in enumerate(soft) if c.topology_key == HOSTNAME)
         state = SpreadCycle(self._filter_state(cycle, index, hard) if hard else None,
-                            self._score_state(cycle, index, soft, not defaulted) if soft else None)
+                            self._score_state(cycle, index, soft, not defaulted) if soft else None,
+                            index, index.labelling(tuple(dict.fromkeys(by_value)), tuple(dict.fromkeys(by_presence))),
+                            own, {})
         cycle.data[NAME] = state
         cycle.keyed.append(self)
         return None if hard else SKIP
@@ -188,16 +201,33 @@ class PodTopologySpread(Plugin):
         return filtering.spread_filter(state.filter, cycle.pod, node)
 
     def node_key(self, cycle: Cycle, node: NodeInfo) -> Hashable:
+        """Per constraint: whether the node carries its key and its domain's count (or, for a hostname score
+        constraint, the node's own count). Nodes labelled alike share the labelling's part."""
         state: SpreadCycle = cycle.data[NAME]
+        pos = state.index.position.get(id(node))
+        if pos is None or state.index.nodes[pos] is not node:
+            return self._key(state, node, with_own=True)
+        labelling = state.domains[pos]
+        part = state.memo.get(labelling)
+        if part is None:
+            part = state.memo[labelling] = self._key(state, node, with_own=False)
+        if not state.own:
+            return part
+        assert state.score is not None
+        counts = state.score.own
+        return (part, *(counts[i].counts[pos] for i in state.own))
+
+    @staticmethod
+    def _key(state: SpreadCycle, node: NodeInfo, with_own: bool) -> Hashable:
         return (filtering.filter_key(state.filter, node) if state.filter is not None else None,
-                scoring.score_key(state.score, node) if state.score is not None else None)
+                scoring.score_key(state.score, node, with_own) if state.score is not None else None)
 
     # ------------------------------------------------------------------ Score
     def pre_score(self, cycle: Cycle, nodes: list[NodeInfo]) -> Status | None:
         state: SpreadCycle | None = cycle.data.get(NAME)
         if state is None or state.score is None:
             return SKIP
-        scoring.pre_score(state.score, nodes)
+        scoring.pre_score(state.score, nodes, state.index, state.domains)
         return None
 
     def score(self, cycle: Cycle, node: NodeInfo) -> int:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from dralloc.scheduler.framework import MAX_NODE_SCORE, K
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.pod_topology_spread.constraints import HOSTNAME, SpreadConstraint
-from dralloc.scheduler.plugins.pod_topology_spread.counting import SelectorCounts, count_matching
+from dralloc.scheduler.plugins.pod_topology_spread.counting import SelectorCounts, SpreadIndex, count_matching
 
 IGNORED = -1  # a raw score no scored node can have: marks ignored nodes for the normalisation
 
@@ -46,14 +46,27 @@ def ignored(state: ScoreState, node: NodeInfo) -> bool:
     return any(c.topology_key not in labels for c in state.constraints)
 
 
-def pre_score(state: ScoreState, feasible: list[NodeInfo]) -> None:
-    """The weight of each constraint: ln of its number of domains among the scored feasible nodes, + 2."""
+def pre_score(state: ScoreState, feasible: list[NodeInfo], index: SpreadIndex | None = None,
+              labellings: list[tuple[str | bool | None, ...]] | None = None) -> None:
+    """The weight of each constraint: ln of its number of domains among the scored feasible nodes, + 2.
+    Nodes labelled alike (``labellings``, by node position in ``index``) are looked at once."""
     sizes = [0] * len(state.constraints)
     seen: list[set[str]] = [set() for _ in state.constraints]
     skipped = 0
+    alike: dict[tuple[str | bool | None, ...], tuple[NodeInfo, int]] = {}
+    alone: list[tuple[NodeInfo, int]] = []
+    position = index.position if index is not None and labellings is not None else {}
     for node in feasible:
+        pos = position.get(id(node))
+        if pos is None or labellings is None:
+            alone.append((node, 1))
+            continue
+        labelling = labellings[pos]
+        first = alike.get(labelling)
+        alike[labelling] = (node, 1) if first is None else (first[0], first[1] + 1)
+    for node, count in [*alike.values(), *alone]:
         if ignored(state, node):
-            skipped += 1
+            skipped += count
             continue
         labels = node.labels
         for i, c in enumerate(state.constraints):
@@ -93,15 +106,21 @@ def spread_score(state: ScoreState, node: NodeInfo) -> int:
     return _round_half_away(score)
 
 
-def score_key(state: ScoreState, node: NodeInfo) -> tuple[object, ...]:
-    """What ``spread_score`` reads of the node (PreScore's weights are the same for every node)."""
+def score_key(state: ScoreState, node: NodeInfo, with_own: bool = True) -> tuple[object, ...]:
+    """What ``spread_score`` reads of the node (PreScore's weights are the same for every node); without
+    ``with_own``, a hostname constraint gives only whether the node has the key (the caller adds its count)."""
     if ignored(state, node):
         return (IGNORED,)
     labels = node.labels
     out: list[object] = []
     for i, c in enumerate(state.constraints):
         value = labels.get(c.topology_key)
-        out.append(None if value is None else matching(state, i, node, value))
+        if value is None:
+            out.append(None)
+        elif c.topology_key == HOSTNAME and not with_own:
+            out.append(True)
+        else:
+            out.append(matching(state, i, node, value))
     return tuple(out)
 
 
