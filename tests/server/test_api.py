@@ -543,9 +543,9 @@ def test_the_core_kinds_dralloc_models_are_explained_and_accept_every_other_fiel
     assert _explain(schemas, "Pod", "spec", core)["x-kubernetes-preserve-unknown-fields"] is True  # env, volumes...
     assert "taints" in _explain(schemas, "Node", "spec", core)["properties"]
     # kinds without a model stay open
-    assert schemas[f"{core}.Service"] == {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
-                                          "x-kubernetes-group-version-kind": [{"group": "", "version": "v1",
-                                                                               "kind": "Service"}]}
+    assert schemas[f"{core}.Endpoints"] == {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
+                                            "x-kubernetes-group-version-kind": [{"group": "", "version": "v1",
+                                                                                 "kind": "Endpoints"}]}
     # /openapi/v2, which kubectl validates a List's items with on the client, keeps every core kind open
     definitions = client.get("/openapi/v2").json()["definitions"]
     assert "properties" not in definitions[f"{core}.Pod"] and f"{core}.PodSpec" not in definitions

@@ -109,6 +109,39 @@ class Namespace(Base):
     status: dict[str, Any] | None = None
 
 
+# --- Service, ReplicationController (read for their pod selectors: default topology spreading) ---------
+
+
+class ServiceSpec(Base):
+    PARTIAL: ClassVar[bool] = True  # upstream has more fields (ports, type, ...)
+
+    # Unset selects no pods; an empty map selects every pod of the namespace.
+    selector: dict[str, str] | None = None
+
+
+class Service(Base):
+    api_version: str = "v1"
+    kind: str = "Service"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: ServiceSpec = msgspec.field(default_factory=ServiceSpec)
+    status: dict[str, Any] | None = None
+
+
+class ReplicationControllerSpec(Base):
+    PARTIAL: ClassVar[bool] = True  # upstream has more fields (template, minReadySeconds)
+
+    replicas: int | None = None
+    selector: dict[str, str] | None = None
+
+
+class ReplicationController(Base):
+    api_version: str = "v1"
+    kind: str = "ReplicationController"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: ReplicationControllerSpec = msgspec.field(default_factory=ReplicationControllerSpec)
+    status: dict[str, Any] | None = None
+
+
 # --- Pod --------------------------------------------------------------------------------------------
 
 

@@ -15,6 +15,8 @@ _CORE_KINDS: dict[str, type] = {
     "Node": core_v1.Node,
     "Pod": core_v1.Pod,
     "Namespace": core_v1.Namespace,
+    "Service": core_v1.Service,
+    "ReplicationController": core_v1.ReplicationController,
 }
 # Other groups, by apiVersion: the workload controllers' kinds, PriorityClass and Lease.
 _OTHER_KINDS: dict[str, dict[str, type]] = {

@@ -26,6 +26,7 @@ DEFAULTS_1_36: dict[str, bool] = {
     "DRADeviceTaintRules": False,  # beta, off
     "DRANodeAllocatableResources": False,  # alpha (KEP-5517)
     "PodLevelResources": True,  # beta
+    "MatchLabelKeysInPodTopologySpread": True,  # beta (PodTopologySpread merges matchLabelKeys into its selector)
 }
 
 

@@ -1,10 +1,9 @@
 """The default profile (kube-scheduler 1.36, ``getDefaultPlugins``): plugin order is Filter and Score order.
 
 Not modelled, and why the answer does not change for the inputs dralloc takes: VolumeRestrictions,
-NodeVolumeLimits, VolumeBinding, VolumeZone (no volumes: they Skip), PodTopologySpread and
-InterPodAffinity (no topology spread constraints or pod affinity are evaluated: pods that declare them
-are warned about), ImageLocality (no image state: every node scores 0), SchedulingGates (gated pods are
-not scheduled and say so).
+NodeVolumeLimits, VolumeBinding, VolumeZone (no volumes: they Skip), InterPodAffinity (no pod affinity
+is evaluated: pods that declare it are warned about), ImageLocality (no image state: every node scores 0),
+SchedulingGates (gated pods are not scheduled and say so).
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from dralloc.scheduler.plugins.node_name import NodeName
 from dralloc.scheduler.plugins.node_ports import NodePorts
 from dralloc.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from dralloc.scheduler.plugins.node_unschedulable import NodeUnschedulable
+from dralloc.scheduler.plugins.pod_topology_spread import PodTopologySpread
 from dralloc.scheduler.plugins.taint_toleration import TaintToleration
 
 
@@ -31,6 +31,7 @@ def default_plugins() -> list[Plugin]:
         NodeAffinity(),
         NodePorts(),
         NodeResourcesFit(),
+        PodTopologySpread(),
         DynamicResources(),
         BalancedAllocation(),
         DefaultBinder(),

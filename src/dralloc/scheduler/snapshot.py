@@ -21,6 +21,7 @@ from dralloc.scheduler.groups import NodeGroups
 from dralloc.scheduler.nodeinfo import NodeInfo, node_tree_order
 from dralloc.scheduler.plugins.dynamic_resources.extended_resources import class_mapping
 from dralloc.scheduler.plugins.dynamic_resources.manager import ClaimKey, DraState, claim_key
+from dralloc.scheduler.plugins.pod_topology_spread.defaults import WorkloadSelectors
 from dralloc.scheduler.podinfo import PodInfo
 
 __all__ = ["ClaimKey", "ClusterSnapshot", "claim_key", "rebuild"]
@@ -55,6 +56,8 @@ class ClusterSnapshot:
         self.dra = DraState(slices, classes, [c for c in claims if _allocated(c)],
                             footprints=gates.enabled("DRANodeAllocatableResources"), attributes=attributes)
         self.groups = NodeGroups(self.nodes, self.dra)
+        # The Services and controllers whose selectors default topology spreading reads.
+        self.workload_selectors = WorkloadSelectors()
 
     # ------------------------------------------------------------------ nominations
     def nominate(self, node: NodeInfo, pod: PodInfo) -> None:

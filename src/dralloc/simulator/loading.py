@@ -30,6 +30,9 @@ class ClusterObjects:
     taint_rules: list[DeviceTaintRule] = field(default_factory=list)
     priority_classes: list[Any] = field(default_factory=list)
     workloads: list[Any] = field(default_factory=list)
+    # Services and ReplicationControllers: their selectors feed default topology spreading.
+    services: list[Any] = field(default_factory=list)
+    replication_controllers: list[Any] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -39,7 +42,8 @@ def sort_objects(objects: Iterable[Any], names: NameGenerator) -> ClusterObjects
     buckets: dict[str, list[Any]] = {
         "Node": out.nodes, "Pod": out.pods, "ResourceSlice": out.slices, "DeviceClass": out.classes,
         "ResourceClaim": out.claims, "ResourceClaimTemplate": out.templates, "DeviceTaintRule": out.taint_rules,
-        "PriorityClass": out.priority_classes,
+        "PriorityClass": out.priority_classes, "Service": out.services,
+        "ReplicationController": out.replication_controllers,
     }
     for obj in objects:
         kind = type(obj).__name__
@@ -73,9 +77,25 @@ def load_validated(sources: list[str]) -> tuple[list[Any], list[str]]:
     notes.extend(f"{p.where}: {p.kind}/{p.name}: {p.message}" for p in field_problems)
     problems = []
     for obj in objects:
+        meta = getattr(obj, "metadata", None)
+        where = f"{type(obj).__name__}/{getattr(meta, 'name', '') or '(unnamed)'}"
         for err in validate(obj):
-            meta = getattr(obj, "metadata", None)
-            problems.append(f"{type(obj).__name__}/{getattr(meta, 'name', '') or '(unnamed)'}: {err}")
+            problems.append(f"{where}: {err}")
+        problems.extend(f"{where}: {p}" for p in _spread_problems(obj))
     if problems:
         raise ValidationFailed("invalid input:\n  " + "\n  ".join(problems))
     return objects, notes
+
+
+def _spread_problems(obj: Any) -> list[str]:
+    """Malformed topology spread constraints of a pod or a workload's pod template (kube-apiserver refuses
+    them; the scheduler cannot read them)."""
+    from dralloc.scheduler.plugins.pod_topology_spread.constraints import FIELD, spread_constraint_problems
+
+    spec = getattr(obj, "spec", None)
+    template = getattr(spec, "template", None)
+    if template is not None and hasattr(template, "spec"):
+        raws = template.spec.topology_spread_constraints
+        return [p.replace(FIELD, "spec.template." + FIELD, 1) for p in spread_constraint_problems(raws)]
+    raws = getattr(spec, "topology_spread_constraints", None)
+    return spread_constraint_problems(raws) if isinstance(raws, list) else []

@@ -71,12 +71,14 @@ class Simulator:
                  percentage_of_nodes_to_score: int = 0, group_nodes: bool = True,
                  names: NameGenerator | None = None, victims_terminate_at: str | None = None,
                  nominated: Iterable[Pod] = (), now: datetime | None = None,
-                 plugins: list[Plugin] | None = None) -> None:
+                 plugins: list[Plugin] | None = None, services: Iterable[Any] = (),
+                 controllers: Iterable[Any] = ()) -> None:
         """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
         reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
         to a preemptor are listed in ``lost_nominations``. ``now``: the time against which binding conditions
         time out (None, as for a dump: they never do). ``plugins``: the profile's plugins in order (default:
-        kube-scheduler's default profile)."""
+        kube-scheduler's default profile). ``services`` and ``controllers`` (ReplicationControllers,
+        ReplicaSets, StatefulSets): whose selectors the default topology spread constraints use."""
         claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
@@ -95,6 +97,9 @@ class Simulator:
         self.snapshot = ClusterSnapshot(list(nodes), list(slices), classes, claims, list(taint_rules), self.gates,
                                         attributes, now=now)
         self.snapshot.dra.share = group_nodes
+        from dralloc.scheduler.plugins.pod_topology_spread.defaults import WorkloadSelectors
+
+        self.snapshot.workload_selectors = WorkloadSelectors.build(services, controllers)
         self.framework = Framework(self.snapshot, seed=seed,
                                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                                    new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=plugins)
@@ -123,7 +128,8 @@ class Simulator:
         sched = cls(objs.nodes, objs.pods, slices=objs.slices, classes=objs.classes, claims=objs.claims,
                     templates=objs.templates, taint_rules=objs.taint_rules, priority_classes=objs.priority_classes,
                     seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-                    names=names, victims_terminate_at=victims_terminate_at)
+                    names=names, victims_terminate_at=victims_terminate_at, services=objs.services,
+                    controllers=[*objs.replication_controllers, *objs.workloads])
         sched.warnings[:0] = objs.warnings
         sched.source_objects = objects
         return sched
@@ -344,6 +350,9 @@ class Simulator:
                 return False
             victim.pod = mark_preempted(victim.pod, self.victims_terminate_at, by.pod.spec.scheduler_name)
             result.pod = victim.pod
+            marked = self.snapshot.by_name.get(node_name)
+            if marked is not None:
+                marked.generation += 1  # a terminating pod no longer counts for topology spreading
             grace = victim.pod.metadata.deletion_grace_period_seconds
             if grace is not None and grace > 0:
                 result.status = "evicted"

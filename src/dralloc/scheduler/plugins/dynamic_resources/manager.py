@@ -39,6 +39,8 @@ CACHE_LIMIT = 200_000
 LocalDevice = tuple[DriverName, int, DeviceName]
 
 
+
+
 @dataclass
 class Found:
     """The allocator's answer for some claims on one node."""
