@@ -30,6 +30,8 @@ class ClusterObjects:
     taint_rules: list[DeviceTaintRule] = field(default_factory=list)
     priority_classes: list[Any] = field(default_factory=list)
     workloads: list[Any] = field(default_factory=list)
+    namespaces: list[Any] = field(default_factory=list)
+    disruption_budgets: list[Any] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -39,7 +41,8 @@ def sort_objects(objects: Iterable[Any], names: NameGenerator) -> ClusterObjects
     buckets: dict[str, list[Any]] = {
         "Node": out.nodes, "Pod": out.pods, "ResourceSlice": out.slices, "DeviceClass": out.classes,
         "ResourceClaim": out.claims, "ResourceClaimTemplate": out.templates, "DeviceTaintRule": out.taint_rules,
-        "PriorityClass": out.priority_classes,
+        "PriorityClass": out.priority_classes, "Namespace": out.namespaces,
+        "PodDisruptionBudget": out.disruption_budgets,
     }
     for obj in objects:
         kind = type(obj).__name__

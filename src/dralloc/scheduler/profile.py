@@ -1,9 +1,8 @@
 """The default profile (kube-scheduler 1.36, ``getDefaultPlugins``): plugin order is Filter and Score order.
 
 Not modelled, and why the answer does not change for the inputs dralloc takes: VolumeRestrictions,
-NodeVolumeLimits, VolumeBinding, VolumeZone (no volumes: they Skip), PodTopologySpread and
-InterPodAffinity (no topology spread constraints or pod affinity are evaluated: pods that declare them
-are warned about), ImageLocality (no image state: every node scores 0), SchedulingGates (gated pods are
+NodeVolumeLimits, VolumeBinding, VolumeZone (no volumes: they Skip), PodTopologySpread (no topology
+spread constraints are evaluated), ImageLocality (no image state: every node scores 0), SchedulingGates (gated pods are
 not scheduled and say so).
 """
 
@@ -12,6 +11,7 @@ from __future__ import annotations
 from dralloc.scheduler.plugins.balanced_allocation import BalancedAllocation
 from dralloc.scheduler.plugins.base import Plugin
 from dralloc.scheduler.plugins.dynamic_resources import DynamicResources
+from dralloc.scheduler.plugins.inter_pod_affinity import InterPodAffinity
 from dralloc.scheduler.plugins.node_affinity import NodeAffinity
 from dralloc.scheduler.plugins.node_name import NodeName
 from dralloc.scheduler.plugins.node_ports import NodePorts
@@ -29,6 +29,7 @@ def default_plugins() -> list[Plugin]:
         NodeAffinity(),
         NodePorts(),
         NodeResourcesFit(),
+        InterPodAffinity(),
         DynamicResources(),
         BalancedAllocation(),
     ]

@@ -88,8 +88,9 @@ class Framework:
         self.plugins: list[Plugin] = default_plugins()
         self.filters = [p for p in self.plugins if p.has_filter]
         self.scorers = [p for p in self.plugins if p.has_score]
+        self.extended = [p for p in self.filters if p.has_pre_filter_extensions]
         self.dra = next(p for p in self.plugins if p.name == DRA)
-        self.preemption = DefaultPreemption(self.run_filters, self.rng)
+        self.preemption = DefaultPreemption(self.run_filters, self.rng, self.extended)
         self.next_start_node_index = 0
         # Share filter and score work between nodes in the same state (never changes the answer; tests
         # switch it off to compare).
@@ -99,12 +100,18 @@ class Framework:
 
     # ------------------------------------------------------------------ filters
     def run_filters(self, cycle: Cycle, node: NodeInfo) -> Status | None:
-        """Every filter plugin in order, stopping at the first that rejects (with nominated pods of at
-        least the pod's priority counted on the node, as ``RunFilterPluginsWithNominatedPods``)."""
+        """Every filter plugin in order, stopping at the first that rejects (``RunFilterPluginsWithNominatedPods``):
+        with nominated pods of at least the pod's priority counted on the node (and in the plugins' PreFilter
+        state), then, if that passed, once more without them — a pod affinity may only hold thanks to them."""
         if node.nominated:
             others = [p for p in node.nominated if p is not cycle.pod and p.priority >= cycle.pod.priority]
             if others:
-                node = node.copy_with(others)
+                status = self._filter(self.with_pods(cycle, others, node), node.copy_with(others))
+                if status is not None:
+                    return status
+        return self._filter(cycle, node)
+
+    def _filter(self, cycle: Cycle, node: NodeInfo) -> Status | None:
         skip = cycle.skip_filter
         for plugin in self.filters:
             if plugin.name in skip:
@@ -113,6 +120,15 @@ class Framework:
             if status is not None:
                 return status
         return None
+
+    def with_pods(self, cycle: Cycle, pods: list[PodInfo], node: NodeInfo) -> Cycle:
+        """A clone of the cycle whose PreFilter states count ``pods`` as on ``node`` (RunPreFilterExtensionAddPod)."""
+        clone = cycle.clone()
+        for plugin in self.extended:
+            if plugin.name not in clone.skip_filter:
+                for p in pods:
+                    plugin.add_pod(clone, p, node)
+        return clone
 
     def _pre_filter(self, cycle: Cycle) -> tuple[Status | None, set[str] | None, list[str]]:
         names: set[str] | None = None
@@ -206,8 +222,9 @@ class Framework:
         wanted = num_feasible_nodes_to_find(len(nodes), self.percentage)
         named = self._needs_node_names(cycle)
         claim_selectors = self._claim_selectors(cycle)
+        keyed = cycle.keyed
         if self.group_nodes and names is None and not named and not claim_selectors and snap.dra.all_local and not snap.nominations \
-                and snap.groups.refresh():
+                and not keyed and snap.groups.refresh():
             return self._find_feasible_grouped(cycle, diagnosis, out, wanted)
         feasible: list[NodeInfo] = []
         start = self.next_start_node_index
@@ -227,7 +244,8 @@ class Framework:
             else:
                 key = (node.named_key if named or not self.group_nodes else node.static_key,
                        node.dynamic_key(state_id(node.name)),
-                       tuple(selector_matches(sel, node) for sel in claim_selectors) if claim_selectors else ())
+                       tuple(selector_matches(sel, node) for sel in claim_selectors) if claim_selectors else (),
+                       tuple(p.node_key(cycle, node) for p in keyed) if keyed else ())
                 keys[node.name] = key
                 if key in verdicts:
                     st = verdicts[key]

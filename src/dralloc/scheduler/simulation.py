@@ -43,6 +43,7 @@ from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.framework import Code, truncate_message
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.default_preemption import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
+from dralloc.scheduler.plugins.disruption_budgets import Budget, violations
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.queue import SchedulingQueue
 from dralloc.scheduler.result import Eviction, PodResult, SimulationResult
@@ -54,6 +55,7 @@ DEFAULT_SCHEDULER = "default-scheduler"
 POD_UID_NAMESPACE = uuid.UUID("0c3e8a52-5d55-4c41-9a3e-6472616c6c70")
 MAX_ATTEMPTS = 25
 DEFAULT_GRACE_SECONDS = 30  # a pod's terminationGracePeriodSeconds when unset
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 
 
 def _pod_uid(pod: Pod) -> str:
@@ -70,11 +72,13 @@ class Scheduler:
                  priority_classes: Iterable[Any] = (), seed: int = 0, feature_gates: FeatureGates | None = None,
                  percentage_of_nodes_to_score: int = 0, group_nodes: bool = True,
                  names: NameGenerator | None = None, victims_terminate_at: str | None = None,
-                 nominated: Iterable[Pod] = (), now: datetime | None = None) -> None:
+                 nominated: Iterable[Pod] = (), now: datetime | None = None,
+                 namespaces: Iterable[Any] = (), disruption_budgets: Iterable[Any] = ()) -> None:
         """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
         reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
         to a preemptor are listed in ``lost_nominations``. ``now``: the time against which binding conditions
-        time out (None, as for a dump: they never do)."""
+        time out (None, as for a dump: they never do). ``namespaces``: the Namespace objects (their labels, for
+        pod affinity's namespaceSelector); ``disruption_budgets``: the PodDisruptionBudgets preemption respects."""
         claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
         self.victims_terminate_at = victims_terminate_at
@@ -91,6 +95,8 @@ class Scheduler:
         self.snapshot = ClusterSnapshot(list(nodes), list(slices), classes, claims, list(taint_rules), self.gates,
                                         attributes, now=now)
         self.snapshot.dra.share = group_nodes
+        self.snapshot.namespace_labels = namespace_labels(namespaces)
+        self.snapshot.disruption_budgets = list(disruption_budgets)
         self.framework = Framework(self.snapshot, seed=seed,
                                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                                    new_claim_name=self.names.generate, group_nodes=group_nodes)
@@ -118,7 +124,8 @@ class Scheduler:
         sched = cls(objs.nodes, objs.pods, slices=objs.slices, classes=objs.classes, claims=objs.claims,
                     templates=objs.templates, taint_rules=objs.taint_rules, priority_classes=objs.priority_classes,
                     seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-                    names=names, victims_terminate_at=victims_terminate_at)
+                    names=names, victims_terminate_at=victims_terminate_at, namespaces=objs.namespaces,
+                    disruption_budgets=objs.disruption_budgets)
         sched.warnings[:0] = objs.warnings
         return sched
 
@@ -182,8 +189,6 @@ class Scheduler:
             result.status = "unschedulable"
             result.message = "Scheduling is blocked due to non-empty scheduling gates"
             return result
-        if pod.spec.affinity is not None and (pod.spec.affinity.pod_affinity or pod.spec.affinity.pod_anti_affinity):
-            self.warnings.append(f"pod {key}: inter-pod (anti-)affinity is not evaluated")
         self.pending.append(info)
         nominated = self.snapshot.by_name.get(pod.status.nominated_node_name or "") if pod.status else None
         if nominated is not None:
@@ -300,7 +305,8 @@ class Scheduler:
             return None
         result.status = "error" if attempt.code == Code.ERROR else "unschedulable"
         result.message = truncate_message(attempt.message)
-        attempt.evicted = [v for v in attempt.evicted if self._evict(v, attempt.nominated, info)]
+        broken = self._budgets_broken(attempt.evicted)
+        attempt.evicted = [v for v in attempt.evicted if self._evict(v, attempt.nominated, info, broken[id(v)])]
         for lowered in attempt.unnominated:
             lowered.pod = _with_nomination(lowered.pod, None)
             if lowered.key in self.results:
@@ -323,7 +329,27 @@ class Scheduler:
             self.snapshot.nominate(attempt.nominated, info)
         return attempt
 
-    def _evict(self, victim: PodInfo, node: NodeInfo | None, by: PodInfo) -> bool:
+    def _budgets_broken(self, victims: list[PodInfo]) -> dict[int, list[str]]:
+        """For each victim (by id), the disruption budgets its eviction takes below zero, counting the victims
+        in importance order against each budget's ``disruptionsAllowed``."""
+        budgets = [Budget.of(b) for b in self.snapshot.disruption_budgets]
+        return {id(v): broken for v, broken in zip(victims, violations(victims, budgets))}
+
+    def _spend_budgets(self, victim: PodInfo) -> None:
+        """The disruption controller's next status of every budget covering a deleted victim: one healthy pod
+        fewer, so one disruption fewer allowed (never below zero)."""
+        changed = False
+        budgets = []
+        for pdb in self.snapshot.disruption_budgets:
+            if pdb.status is not None and Budget.of(pdb).covers(victim):
+                pdb = replace(pdb, status=replace(pdb.status, disruptions_allowed=max(0, pdb.status.disruptions_allowed - 1),
+                                                  current_healthy=max(0, pdb.status.current_healthy - 1)))
+                changed = True
+            budgets.append(pdb)
+        if changed:
+            self.snapshot.disruption_budgets = budgets
+
+    def _evict(self, victim: PodInfo, node: NodeInfo | None, by: PodInfo, violated: list[str] | None = None) -> bool:
         """Delete a preemption victim: free its node share, un-reserve its claims, deallocate or delete
         the claims nobody else uses (as the resourceclaim controller would). With ``victims_terminate_at``
         it is only marked terminating, and a victim already being deleted is left alone (kube-scheduler
@@ -339,7 +365,8 @@ class Scheduler:
             if grace is not None and grace > 0:
                 result.status = "evicted"
                 result.message = f"preempted by {by.key} on node {node_name}"
-                self.evicted.append(Eviction(victim.namespace, victim.name, node_name, by.key))
+                self.evicted.append(Eviction(victim.namespace, victim.name, node_name, by.key, list(violated or ())))
+                self._spend_budgets(victim)
                 return True
         holder = self.snapshot.by_name.get(node_name) or node
         if holder is not None and victim in holder.pods:
@@ -348,7 +375,8 @@ class Scheduler:
         result.status = "evicted"
         result.node = None
         result.message = f"preempted by {by.key} on node {node_name}"
-        self.evicted.append(Eviction(victim.namespace, victim.name, node_name, by.key))
+        self.evicted.append(Eviction(victim.namespace, victim.name, node_name, by.key, list(violated or ())))
+        self._spend_budgets(victim)
         return True
 
     def release_claims(self, pod: Pod, *, pod_deleted: bool = True) -> None:
@@ -412,6 +440,16 @@ class Scheduler:
         ordered = [claims[k] for k in sorted(claims)]
         return SimulationResult(list(self.results.values()), ordered, list(self.evicted),
                                 utilization(self.snapshot), list(self.warnings), self.seed)
+
+
+def namespace_labels(namespaces: Iterable[Any]) -> dict[str, dict[str, str]]:
+    """Each Namespace's labels, with the ``kubernetes.io/metadata.name`` label kube-apiserver sets on every
+    namespace (a hand-written Namespace may lack it; the stored one never does)."""
+    out: dict[str, dict[str, str]] = {}
+    for ns in namespaces:
+        name = ns.metadata.name or ""
+        out[name] = {**(ns.metadata.labels or {}), NAMESPACE_NAME_LABEL: name}
+    return out
 
 
 def _scheduled_condition(pod: Pod) -> Pod:

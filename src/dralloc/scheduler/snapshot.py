@@ -8,6 +8,7 @@ from datetime import datetime
 from msgspec.structs import replace
 
 from dralloc.api.core_v1 import Node
+from dralloc.api.policy_v1 import PodDisruptionBudget
 from dralloc.api.resource_v1 import (
     DeviceClass,
     DeviceTaintRule,
@@ -21,6 +22,7 @@ from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.groups import NodeGroups
 from dralloc.scheduler.nodeinfo import NodeInfo, node_tree_order
 from dralloc.scheduler.plugins.extended_resources import class_mapping
+from dralloc.scheduler.pod_index import PodIndex
 from dralloc.scheduler.podinfo import PodInfo
 
 ClaimKey = tuple[str, str]
@@ -60,6 +62,11 @@ class ClusterSnapshot:
         self.dra = DraState(slices, classes, [c for c in claims if _allocated(c)],
                             footprints=gates.enabled("DRANodeAllocatableResources"), attributes=attributes)
         self.groups = NodeGroups(self.nodes, self.dra)
+        self.pod_index = PodIndex(self.nodes)
+        # Namespace name -> its labels (the Namespace objects of the input; kube-apiserver's
+        # kubernetes.io/metadata.name label included), read by pod affinity's namespaceSelector.
+        self.namespace_labels: dict[str, dict[str, str]] = {}
+        self.disruption_budgets: list[PodDisruptionBudget] = []
 
     # ------------------------------------------------------------------ nominations
     def nominate(self, node: NodeInfo, pod: PodInfo) -> None:
@@ -123,3 +130,4 @@ def rebuild(snap: ClusterSnapshot, nodes: list[Node], slices: list[ResourceSlice
                         footprints=snap.gates.enabled("DRANodeAllocatableResources"), attributes=snap.attributes)
     snap.dra.share = share
     snap.groups = NodeGroups(snap.nodes, snap.dra)
+    snap.pod_index.watch(snap.nodes)

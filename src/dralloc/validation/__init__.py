@@ -11,6 +11,7 @@ from typing import Any
 
 from dralloc.api.coordination_v1 import Lease
 from dralloc.api.defaults import apply_defaults
+from dralloc.api.policy_v1 import PodDisruptionBudget
 from dralloc.api.resource_v1 import (
     DeviceClass,
     DeviceTaintRule,
@@ -32,6 +33,7 @@ from dralloc.validation.meta import (
     validate_object_meta,
     validate_object_meta_update,
 )
+from dralloc.validation.policy import validate_pdb
 from dralloc.validation.resource import (
     RequestNames,
     validate_claim_spec,
@@ -88,6 +90,8 @@ def validate(obj: Any, *, require_namespace: bool = False) -> list[FieldError]:
         return _meta(obj, False, False) + validate_priority_class(obj)
     if isinstance(obj, Lease):
         return _meta(obj, True, require_namespace) + validate_lease_spec(obj.spec)
+    if isinstance(obj, PodDisruptionBudget):
+        return _meta(obj, True, require_namespace) + validate_pdb(obj)
     kind = type(obj).__name__
     if kind == "Namespace":
         return validate_object_meta(obj.metadata, False, name_is_dns_label)

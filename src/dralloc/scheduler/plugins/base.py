@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Hashable
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from dralloc.scheduler.framework import K, Status
@@ -30,6 +31,14 @@ class Cycle:
     # and which groups passed.
     window: tuple[bytes, int] | None = None
     feasible_gids: bytes = b""
+    # Plugins whose verdict or score for this pod depends on a node's pods or labels beyond the framework's
+    # node keys: each adds ``node_key`` to every node's key (and the group-table fast path is off).
+    keyed: list[Plugin] = field(default_factory=list)
+
+    def clone(self) -> Cycle:
+        """``CycleState.Clone``: state objects with a ``clone()`` are copied, the rest shared."""
+        data = {k: v.clone() if hasattr(v, "clone") else v for k, v in self.data.items()}
+        return replace(self, data=data, skip_filter=set(self.skip_filter), skip_score=set(self.skip_score))
 
 
 class Plugin:
@@ -42,8 +51,22 @@ class Plugin:
         """None to go on, a set of node names to narrow the candidates, SKIP, or a rejection."""
         return None
 
+    # PreFilterExtensions: keep the plugin's cycle state right when the preemption dry run removes victims or
+    # nominated pods are added (only called when has_pre_filter_extensions).
+    has_pre_filter_extensions = False
+
+    def add_pod(self, cycle: Cycle, pod: PodInfo, node: NodeInfo) -> Status | None:
+        return None
+
+    def remove_pod(self, cycle: Cycle, pod: PodInfo, node: NodeInfo) -> Status | None:
+        return None
+
     def filter(self, cycle: Cycle, node: NodeInfo) -> Status | None:
         return None
+
+    def node_key(self, cycle: Cycle, node: NodeInfo) -> Hashable:
+        """What this plugin's verdict and score for the cycle's pod read of ``node`` (see ``Cycle.keyed``)."""
+        return node.name
 
     def pre_score(self, cycle: Cycle, nodes: list[NodeInfo]) -> Status | None:
         return None

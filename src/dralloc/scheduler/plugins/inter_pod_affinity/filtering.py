@@ -1,0 +1,167 @@
+"""InterPodAffinity's Filter (kube-scheduler 1.36, ``interpodaffinity/filtering.go``).
+
+PreFilter counts, per topology domain (``topologyKey=value``):
+  - the assigned pods with a required anti-affinity term that selects the incoming pod (matched against the
+    incoming pod's namespace labels),
+  - the assigned pods that match every required affinity term of the incoming pod (one count per term),
+  - the assigned pods that match each required anti-affinity term of the incoming pod.
+The incoming pod's ``namespaceSelector`` is resolved to namespace names first (the Namespace objects it
+selects). Filter then rejects a node, in this order:
+  - affinity: the node lacks a term's topology label, or a term's domain holds no matching pod — unless no pod
+    anywhere matches and the pod matches its own terms (the first pod of a group with affinity to itself):
+    UnschedulableAndUnresolvable (evicting pods cannot create a match, so preemption skips the node);
+  - the pod's anti-affinity: a term's domain on this node holds a matching pod: Unschedulable;
+  - existing pods' anti-affinity: a domain of this node holds a pod whose anti-affinity selects this pod:
+    Unschedulable (preemption may evict those pods).
+AddPod/RemovePod move the same counters for the preemption dry run and for nominated pods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from dralloc.scheduler.affinity_terms import AffinityTerm, PodAffinityTerms
+from dralloc.scheduler.framework import Status, unresolvable, unschedulable
+from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.pod_index import PodGroup
+from dralloc.scheduler.podinfo import PodInfo
+
+NAME = "InterPodAffinity"
+ERR_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
+ERR_AFFINITY = "node(s) didn't match pod affinity rules"
+ERR_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
+
+# Filter verdicts, as small integers (they also key node grouping).
+PASS, AFFINITY_FAILS, ANTI_AFFINITY_FAILS, EXISTING_ANTI_AFFINITY_FAILS = 0, 1, 2, 3
+VERDICTS: dict[int, Status | None] = {
+    PASS: None,
+    AFFINITY_FAILS: unresolvable(NAME, ERR_AFFINITY),
+    ANTI_AFFINITY_FAILS: unschedulable(NAME, ERR_ANTI_AFFINITY),
+    EXISTING_ANTI_AFFINITY_FAILS: unschedulable(NAME, ERR_EXISTING_ANTI_AFFINITY),
+}
+
+Domain = tuple[str, str]  # (topology key, value)
+
+
+def _add(counts: dict[Domain, int], key: str, value: str, n: int) -> None:
+    """``topologyToMatchedTermCount.update``: an entry that drops to zero is removed (the first-pod rule reads
+    whether the map is empty)."""
+    domain = (key, value)
+    left = counts.get(domain, 0) + n
+    if left:
+        counts[domain] = left
+    else:
+        del counts[domain]
+
+
+def matches_all(terms: Iterable[AffinityTerm], namespace: str, labels: Mapping[str, str]) -> bool:
+    """``podMatchesAllAffinityTerms`` (the incoming pod's terms, namespaces already resolved): False for none."""
+    found = False
+    for term in terms:
+        if not term.matches(namespace, labels, {}):
+            return False
+        found = True
+    return found
+
+
+@dataclass
+class FilterState:
+    """``preFilterState``: the incoming pod's resolved required terms and the three domain counters."""
+
+    pod: PodInfo
+    affinity: tuple[AffinityTerm, ...]
+    anti_affinity: tuple[AffinityTerm, ...]
+    namespace_labels: Mapping[str, str]
+    existing_anti: dict[Domain, int] = field(default_factory=dict)
+    affinity_counts: dict[Domain, int] = field(default_factory=dict)
+    anti_counts: dict[Domain, int] = field(default_factory=dict)
+
+    def clone(self) -> FilterState:
+        return FilterState(self.pod, self.affinity, self.anti_affinity, self.namespace_labels,
+                           dict(self.existing_anti), dict(self.affinity_counts), dict(self.anti_counts))
+
+    @property
+    def active(self) -> bool:
+        """Whether Filter has anything to check (otherwise PreFilter returns Skip)."""
+        return bool(self.existing_anti or self.affinity or self.anti_affinity)
+
+    def count_group(self, group: PodGroup) -> None:
+        """Fold a group of assigned pods into the counters (PreFilter)."""
+        namespace, labels = group.namespace, group.labels
+        terms = group.affinity
+        if terms is not None:
+            for term in terms.required_anti_affinity:
+                if term.matches(self.pod.namespace, self.pod.labels, self.namespace_labels):
+                    for value, n in group.domain_counts(term.topology_key).items():
+                        _add(self.existing_anti, term.topology_key, value, n)
+        if self.affinity and matches_all(self.affinity, namespace, labels):
+            for term in self.affinity:
+                for value, n in group.domain_counts(term.topology_key).items():
+                    _add(self.affinity_counts, term.topology_key, value, n)
+        for term in self.anti_affinity:
+            if term.matches(namespace, labels, {}):
+                for value, n in group.domain_counts(term.topology_key).items():
+                    _add(self.anti_counts, term.topology_key, value, n)
+
+    def update_with_pod(self, pod: PodInfo, node: NodeInfo, sign: int) -> None:
+        """``updateWithPod``: ``pod`` counted on (+1) or taken off (-1) ``node``."""
+        labels = node.labels
+        terms: PodAffinityTerms | None = pod.affinity
+        if terms is not None:
+            for term in terms.required_anti_affinity:
+                value = labels.get(term.topology_key)
+                if value is not None and term.matches(self.pod.namespace, self.pod.labels, self.namespace_labels):
+                    _add(self.existing_anti, term.topology_key, value, sign)
+        if self.affinity and matches_all(self.affinity, pod.namespace, pod.labels):
+            for term in self.affinity:
+                value = labels.get(term.topology_key)
+                if value is not None:
+                    _add(self.affinity_counts, term.topology_key, value, sign)
+        for term in self.anti_affinity:
+            value = labels.get(term.topology_key)
+            if value is not None and term.matches(pod.namespace, pod.labels, {}):
+                _add(self.anti_counts, term.topology_key, value, sign)
+
+    def verdict(self, labels: Mapping[str, str]) -> int:
+        """One of PASS, AFFINITY_FAILS, ANTI_AFFINITY_FAILS, EXISTING_ANTI_AFFINITY_FAILS for a node's labels."""
+        if self.affinity and not self._satisfies_affinity(labels):
+            return AFFINITY_FAILS
+        if self.anti_counts:
+            for term in self.anti_affinity:
+                value = labels.get(term.topology_key)
+                if value is not None and self.anti_counts.get((term.topology_key, value), 0) > 0:
+                    return ANTI_AFFINITY_FAILS
+        if self.existing_anti:
+            for domain in labels.items():
+                if self.existing_anti.get(domain, 0) > 0:
+                    return EXISTING_ANTI_AFFINITY_FAILS
+        return PASS
+
+    def _satisfies_affinity(self, labels: Mapping[str, str]) -> bool:
+        pods_exist = True
+        for term in self.affinity:
+            value = labels.get(term.topology_key)
+            if value is None:
+                return False  # every topology label must be on the node
+            if self.affinity_counts.get((term.topology_key, value), 0) <= 0:
+                pods_exist = False
+        if pods_exist:
+            return True
+        # The first pod of a group with affinity to itself: no pod anywhere matches, but the pod matches its
+        # own terms (and the node has every topology label).
+        return not self.affinity_counts and matches_all(self.affinity, self.pod.namespace, self.pod.labels)
+
+
+def resolve_namespaces(terms: Iterable[AffinityTerm], namespace_labels: Mapping[str, Mapping[str, str]]
+                       ) -> tuple[AffinityTerm, ...]:
+    """``mergeAffinityTermNamespacesIfNotEmpty``: a term's non-empty namespaceSelector becomes the names of the
+    Namespaces it selects (an empty selector keeps selecting every namespace)."""
+    out = []
+    for term in terms:
+        selector = term.namespace_selector
+        if not selector.everything:
+            names = frozenset(name for name, labels in namespace_labels.items() if selector.matches(labels))
+            term = term.with_namespaces(names)
+        out.append(term)
+    return tuple(out)
