@@ -50,6 +50,9 @@ class Found:
     steps: int = 0
 
 
+NO_LOCAL_DEVICES = ("no node-local devices",)
+
+
 class DraState:
     """Slices, classes and allocated state for the scheduler, with the per-node answer cache."""
 
@@ -153,9 +156,15 @@ class DraState:
                 self.on_node_change(node)
 
     def class_of(self, node: str) -> object:
-        """Nodes of one class give the same allocator answers in the same allocated state (a node without
-        node-local slices is its own class)."""
-        return self._node_class.get(node, node) if self.share else node
+        """Nodes of one class give the same allocator answers in the same allocated state. Nodes without
+        node-local slices share one class when every slice is node-local (no device can serve them: every
+        claim fails alike); otherwise each is its own class (what non-local pools offer it depends on it)."""
+        if not self.share:
+            return node
+        found = self._node_class.get(node)
+        if found is not None:
+            return found
+        return NO_LOCAL_DEVICES if self.all_local else node
 
     # ------------------------------------------------------------------ allocated state
     def _touch(self, claim: ResourceClaim, sign: int = 1) -> None:

@@ -39,10 +39,11 @@ class NodeInfo:
 
     def __post_init__(self) -> None:
         self.name = self.node.metadata.name or ""
+        self._labels = self.node.metadata.labels or {}  # read for every node a pod's affinity examines
 
     @property
     def labels(self) -> dict[str, str]:
-        return self.node.metadata.labels or {}
+        return self._labels
 
     @property
     def taints(self) -> list[Taint]:

@@ -236,15 +236,22 @@ class Framework:
         keys = cycle.node_keys
         state_id = snap.dra.state_id
         run = self.run_filters
+        # A node's group id stands for its (static_key, dynamic_key) when the groups are usable.
+        gids = snap.groups.gids if self.group_nodes and names is None and not named and snap.groups.refresh() \
+            else None
+        only_key = keyed[0].node_key if len(keyed) == 1 else None
         for i in range(count):
-            node = nodes[(start + i) % count]
+            index = (start + i) % count
+            node = nodes[index]
             processed += 1
             if node.nominated:
                 st = run(cycle, node)
             else:
-                key = (node.named_key if named or not self.group_nodes else node.static_key,
-                       node.dynamic_key(state_id(node.name)),
+                key = (gids[index] if gids is not None else
+                       (node.named_key if named or not self.group_nodes else node.static_key,
+                        node.dynamic_key(state_id(node.name))),
                        tuple(selector_matches(sel, node) for sel in claim_selectors) if claim_selectors else (),
+                       only_key(cycle, node) if only_key is not None else
                        tuple(p.node_key(cycle, node) for p in keyed) if keyed else ())
                 keys[node.name] = key
                 if key in verdicts:

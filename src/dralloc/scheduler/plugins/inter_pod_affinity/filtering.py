@@ -44,15 +44,54 @@ VERDICTS: dict[int, Status | None] = {
 Domain = tuple[str, str]  # (topology key, value)
 
 
-def _add(counts: dict[Domain, int], key: str, value: str, n: int) -> None:
-    """``topologyToMatchedTermCount.update``: an entry that drops to zero is removed (the first-pod rule reads
-    whether the map is empty)."""
-    domain = (key, value)
-    left = counts.get(domain, 0) + n
-    if left:
-        counts[domain] = left
-    else:
-        del counts[domain]
+class DomainCounts:
+    """``topologyToMatchedTermCount``: a count per topology domain, read straight from the PodIndex's
+    per-group domain counters (``parts``, never written here) plus the AddPod/RemovePod changes (``changes``),
+    so PreFilter costs one entry per group and term, not one per domain."""
+
+    __slots__ = ("changes", "parts")
+
+    def __init__(self) -> None:
+        self.parts: dict[str, list[dict[str, int]]] = {}
+        self.changes: dict[Domain, int] = {}
+
+    def clone(self) -> DomainCounts:
+        out = DomainCounts()
+        out.parts = {k: list(v) for k, v in self.parts.items()}
+        out.changes = dict(self.changes)
+        return out
+
+    def add_counts(self, topology_key: str, counts: dict[str, int]) -> None:
+        if counts:
+            self.parts.setdefault(topology_key, []).append(counts)
+
+    def add(self, topology_key: str, value: str, n: int) -> None:
+        domain = (topology_key, value)
+        left = self.changes.get(domain, 0) + n
+        if left:
+            self.changes[domain] = left
+        else:
+            del self.changes[domain]
+
+    def get(self, topology_key: str, value: str) -> int:
+        total = self.changes.get((topology_key, value), 0) if self.changes else 0
+        for counts in self.parts.get(topology_key, ()):
+            total += counts.get(value, 0)
+        return total
+
+    def topology_keys(self) -> set[str]:
+        return set(self.parts) | {k for k, _ in self.changes}
+
+    def empty(self) -> bool:
+        """No domain with a non-zero count (upstream drops entries that fall to zero)."""
+        if not self.changes:
+            return not self.parts
+        totals: dict[Domain, int] = dict(self.changes)
+        for key, parts in self.parts.items():
+            for counts in parts:
+                for value, n in counts.items():
+                    totals[(key, value)] = totals.get((key, value), 0) + n
+        return not any(totals.values())
 
 
 def matches_all(terms: Iterable[AffinityTerm], namespace: str, labels: Mapping[str, str]) -> bool:
@@ -73,18 +112,21 @@ class FilterState:
     affinity: tuple[AffinityTerm, ...]
     anti_affinity: tuple[AffinityTerm, ...]
     namespace_labels: Mapping[str, str]
-    existing_anti: dict[Domain, int] = field(default_factory=dict)
-    affinity_counts: dict[Domain, int] = field(default_factory=dict)
-    anti_counts: dict[Domain, int] = field(default_factory=dict)
+    existing_anti: DomainCounts = field(default_factory=DomainCounts)
+    affinity_counts: DomainCounts = field(default_factory=DomainCounts)
+    anti_counts: DomainCounts = field(default_factory=DomainCounts)
+    # the topology keys existing_anti counts in (kept with it)
+    existing_keys: set[str] = field(default_factory=set)
 
     def clone(self) -> FilterState:
         return FilterState(self.pod, self.affinity, self.anti_affinity, self.namespace_labels,
-                           dict(self.existing_anti), dict(self.affinity_counts), dict(self.anti_counts))
+                           self.existing_anti.clone(), self.affinity_counts.clone(), self.anti_counts.clone(),
+                           set(self.existing_keys))
 
     @property
     def active(self) -> bool:
         """Whether Filter has anything to check (otherwise PreFilter returns Skip)."""
-        return bool(self.existing_anti or self.affinity or self.anti_affinity)
+        return bool(self.existing_keys or self.affinity or self.anti_affinity)
 
     def count_group(self, group: PodGroup) -> None:
         """Fold a group of assigned pods into the counters (PreFilter)."""
@@ -93,16 +135,16 @@ class FilterState:
         if terms is not None:
             for term in terms.required_anti_affinity:
                 if term.matches(self.pod.namespace, self.pod.labels, self.namespace_labels):
-                    for value, n in group.domain_counts(term.topology_key).items():
-                        _add(self.existing_anti, term.topology_key, value, n)
+                    counts = group.domain_counts(term.topology_key)
+                    if counts:
+                        self.existing_anti.add_counts(term.topology_key, counts)
+                        self.existing_keys.add(term.topology_key)
         if self.affinity and matches_all(self.affinity, namespace, labels):
             for term in self.affinity:
-                for value, n in group.domain_counts(term.topology_key).items():
-                    _add(self.affinity_counts, term.topology_key, value, n)
+                self.affinity_counts.add_counts(term.topology_key, group.domain_counts(term.topology_key))
         for term in self.anti_affinity:
             if term.matches(namespace, labels, {}):
-                for value, n in group.domain_counts(term.topology_key).items():
-                    _add(self.anti_counts, term.topology_key, value, n)
+                self.anti_counts.add_counts(term.topology_key, group.domain_counts(term.topology_key))
 
     def update_with_pod(self, pod: PodInfo, node: NodeInfo, sign: int) -> None:
         """``updateWithPod``: ``pod`` counted on (+1) or taken off (-1) ``node``."""
@@ -112,30 +154,44 @@ class FilterState:
             for term in terms.required_anti_affinity:
                 value = labels.get(term.topology_key)
                 if value is not None and term.matches(self.pod.namespace, self.pod.labels, self.namespace_labels):
-                    _add(self.existing_anti, term.topology_key, value, sign)
+                    self.existing_anti.add(term.topology_key, value, sign)
+                    self.existing_keys.add(term.topology_key)
         if self.affinity and matches_all(self.affinity, pod.namespace, pod.labels):
             for term in self.affinity:
                 value = labels.get(term.topology_key)
                 if value is not None:
-                    _add(self.affinity_counts, term.topology_key, value, sign)
+                    self.affinity_counts.add(term.topology_key, value, sign)
         for term in self.anti_affinity:
             value = labels.get(term.topology_key)
             if value is not None and term.matches(pod.namespace, pod.labels, {}):
-                _add(self.anti_counts, term.topology_key, value, sign)
+                self.anti_counts.add(term.topology_key, value, sign)
 
     def verdict(self, labels: Mapping[str, str]) -> int:
-        """One of PASS, AFFINITY_FAILS, ANTI_AFFINITY_FAILS, EXISTING_ANTI_AFFINITY_FAILS for a node's labels."""
+        """One of PASS, AFFINITY_FAILS, ANTI_AFFINITY_FAILS, EXISTING_ANTI_AFFINITY_FAILS for a node's labels.
+        (``DomainCounts.get`` inlined: this runs for every node examined.)"""
         if self.affinity and not self._satisfies_affinity(labels):
             return AFFINITY_FAILS
-        if self.anti_counts:
+        if self.anti_affinity:
+            parts, changes = self.anti_counts.parts, self.anti_counts.changes
             for term in self.anti_affinity:
-                value = labels.get(term.topology_key)
-                if value is not None and self.anti_counts.get((term.topology_key, value), 0) > 0:
-                    return ANTI_AFFINITY_FAILS
-        if self.existing_anti:
-            for domain in labels.items():
-                if self.existing_anti.get(domain, 0) > 0:
-                    return EXISTING_ANTI_AFFINITY_FAILS
+                key = term.topology_key
+                value = labels.get(key)
+                if value is not None:
+                    n = changes.get((key, value), 0) if changes else 0
+                    for counts in parts.get(key, ()):
+                        n += counts.get(value, 0)
+                    if n > 0:
+                        return ANTI_AFFINITY_FAILS
+        if self.existing_keys:
+            parts, changes = self.existing_anti.parts, self.existing_anti.changes
+            for key in self.existing_keys:
+                value = labels.get(key)
+                if value is not None:
+                    n = changes.get((key, value), 0) if changes else 0
+                    for counts in parts.get(key, ()):
+                        n += counts.get(value, 0)
+                    if n > 0:
+                        return EXISTING_ANTI_AFFINITY_FAILS
         return PASS
 
     def _satisfies_affinity(self, labels: Mapping[str, str]) -> bool:
@@ -144,13 +200,13 @@ class FilterState:
             value = labels.get(term.topology_key)
             if value is None:
                 return False  # every topology label must be on the node
-            if self.affinity_counts.get((term.topology_key, value), 0) <= 0:
+            if self.affinity_counts.get(term.topology_key, value) <= 0:
                 pods_exist = False
         if pods_exist:
             return True
         # The first pod of a group with affinity to itself: no pod anywhere matches, but the pod matches its
         # own terms (and the node has every topology label).
-        return not self.affinity_counts and matches_all(self.affinity, self.pod.namespace, self.pod.labels)
+        return self.affinity_counts.empty() and matches_all(self.affinity, self.pod.namespace, self.pod.labels)
 
 
 def resolve_namespaces(terms: Iterable[AffinityTerm], namespace_labels: Mapping[str, Mapping[str, str]]

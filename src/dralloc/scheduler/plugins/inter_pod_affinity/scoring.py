@@ -22,16 +22,15 @@ from dralloc.scheduler.podinfo import PodInfo
 
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 
-ScoreMap = dict[str, dict[str, int]]  # topology key -> value -> score
+# topology key -> (a group's pod count per domain, weight) pairs: a domain scores the weighted sum of its
+# counts (``topologyScore``, read from the PodIndex's counters instead of copied domain by domain)
+ScoreMap = dict[str, list[tuple[dict[str, int], int]]]
 
 
 def _add(scores: ScoreMap, term: AffinityTerm, group: PodGroup, weight: int) -> None:
     counts = group.domain_counts(term.topology_key)
-    if not counts:
-        return
-    values = scores.setdefault(term.topology_key, {})
-    for value, n in counts.items():
-        values[value] = values.get(value, 0) + weight * n
+    if counts:
+        scores.setdefault(term.topology_key, []).append((counts, weight))
 
 
 def score_map(pod: PodInfo, preferred: tuple[WeightedTerm, ...], preferred_anti: tuple[WeightedTerm, ...],
@@ -66,10 +65,11 @@ def score_map(pod: PodInfo, preferred: tuple[WeightedTerm, ...], preferred_anti:
 
 def node_score(scores: ScoreMap, labels: Mapping[str, str]) -> int:
     total = 0
-    for key, values in scores.items():
+    for key, parts in scores.items():
         value = labels.get(key)
         if value is not None:
-            total += values.get(value, 0)
+            for counts, weight in parts:
+                total += weight * counts.get(value, 0)
     return total
 
 
