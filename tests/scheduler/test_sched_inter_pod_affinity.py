@@ -336,3 +336,18 @@ def test_a_nominated_pod_alone_does_not_satisfy_affinity() -> None:
 def test_namespace_objects_get_the_metadata_name_label(ns_labels: str) -> None:
     sched = Scheduler.from_objects(load(node("a"), namespace("shop", ns_labels)))
     assert sched.snapshot.namespace_labels["shop"]["kubernetes.io/metadata.name"] == "shop"
+
+
+def test_a_namespace_without_its_object_still_has_its_name_label_and_the_gap_is_warned_about() -> None:
+    by_name_label = required("podAntiAffinity", DB,
+                             extra="namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: other}}")
+    docs = [node("a"), pod("db", "{app: db}", node_name="a", ns="other")]
+    sched = Scheduler.from_objects(load(*docs, pod("web", "{app: web}", by_name_label)))
+    assert by_name(sched.schedule())["web"].status == "unschedulable"
+    assert not sched.warnings
+    by_team = required("podAntiAffinity", DB, extra="namespaceSelector: {matchLabels: {team: red}}")
+    sched = Scheduler.from_objects(load(*docs, pod("web", "{app: web}", by_team)))
+    assert by_name(sched.schedule())["web"].node == "a"
+    assert sched.warnings == ["pod default/web: its pod (anti-)affinity selects namespaces by label, but the input "
+                              "has no Namespace objects: only each namespace's kubernetes.io/metadata.name label "
+                              "is known"]

@@ -18,6 +18,8 @@ from typing import Any
 from dralloc.api.core_v1 import Pod
 
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+# kube-apiserver labels every Namespace with its own name
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
@@ -152,6 +154,13 @@ def _terms(raws: Any, namespace: str, labels: Mapping[str, str]) -> tuple[Affini
 def _weighted(raws: Any, namespace: str, labels: Mapping[str, str]) -> tuple[WeightedTerm, ...]:
     return tuple(WeightedTerm(_term(raw.get("podAffinityTerm") or {}, namespace, labels), int(raw.get("weight") or 0))
                  for raw in raws or ())
+
+
+def selects_namespaces_by_label(terms: PodAffinityTerms) -> bool:
+    """Whether some term's namespaceSelector reads a namespace label other than its name."""
+    every = (*terms.required_affinity, *terms.required_anti_affinity,
+             *(w.term for w in terms.preferred_affinity), *(w.term for w in terms.preferred_anti_affinity))
+    return any(req.key != NAMESPACE_NAME_LABEL for t in every for req in t.namespace_selector.requirements)
 
 
 def has_pod_affinity(pod: Pod) -> bool:

@@ -38,6 +38,7 @@ from dralloc.api.resource_v1 import (
     ResourceSlice,
 )
 from dralloc.errors import InputError
+from dralloc.scheduler.affinity_terms import NAMESPACE_NAME_LABEL, selects_namespaces_by_label
 from dralloc.scheduler.controllers.names import NameGenerator
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.framework import Code, truncate_message
@@ -55,7 +56,6 @@ DEFAULT_SCHEDULER = "default-scheduler"
 POD_UID_NAMESPACE = uuid.UUID("0c3e8a52-5d55-4c41-9a3e-6472616c6c70")
 MAX_ATTEMPTS = 25
 DEFAULT_GRACE_SECONDS = 30  # a pod's terminationGracePeriodSeconds when unset
-NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 
 
 def _pod_uid(pod: Pod) -> str:
@@ -189,6 +189,7 @@ class Scheduler:
             result.status = "unschedulable"
             result.message = "Scheduling is blocked due to non-empty scheduling gates"
             return result
+        self._warn_namespace_labels(info)
         self.pending.append(info)
         nominated = self.snapshot.by_name.get(pod.status.nominated_node_name or "") if pod.status else None
         if nominated is not None:
@@ -196,6 +197,13 @@ class Scheduler:
             # pods of lower priority are then filtered with it counted on that node.
             self.snapshot.nominate(nominated, info)
         return result
+
+    def _warn_namespace_labels(self, info: PodInfo) -> None:
+        if info.affinity is not None and not self.snapshot.namespace_labels \
+                and selects_namespaces_by_label(info.affinity):
+            self.warnings.append(f"pod {info.key}: its pod (anti-)affinity selects namespaces by label, but the "
+                                 f"input has no Namespace objects: only each namespace's {NAMESPACE_NAME_LABEL} "
+                                 f"label is known")
 
     def _hold(self, pod: Pod) -> None:
         """Count a pending pod that is not scheduled now on its nominated node (for pods of at most its

@@ -18,7 +18,7 @@ AddPod/RemovePod move the same counters for the preemption dry run and for nomin
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from dralloc.scheduler.affinity_terms import AffinityTerm, PodAffinityTerms
@@ -209,15 +209,16 @@ class FilterState:
         return self.affinity_counts.empty() and matches_all(self.affinity, self.pod.namespace, self.pod.labels)
 
 
-def resolve_namespaces(terms: Iterable[AffinityTerm], namespace_labels: Mapping[str, Mapping[str, str]]
+def resolve_namespaces(terms: Iterable[AffinityTerm], namespaces: Callable[[], Mapping[str, Mapping[str, str]]]
                        ) -> tuple[AffinityTerm, ...]:
     """``mergeAffinityTermNamespacesIfNotEmpty``: a term's non-empty namespaceSelector becomes the names of the
-    Namespaces it selects (an empty selector keeps selecting every namespace)."""
+    namespaces it selects (an empty selector keeps selecting every namespace). ``namespaces`` gives every
+    namespace with its labels, asked only when a term needs it."""
     out = []
     for term in terms:
         selector = term.namespace_selector
         if not selector.everything:
-            names = frozenset(name for name, labels in namespace_labels.items() if selector.matches(labels))
+            names = frozenset(name for name, labels in namespaces().items() if selector.matches(labels))
             term = term.with_namespaces(names)
         out.append(term)
     return tuple(out)

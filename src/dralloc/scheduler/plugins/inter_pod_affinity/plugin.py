@@ -7,9 +7,10 @@ else the framework keys on, still share one filter run and one score.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
+from dralloc.scheduler.affinity_terms import NAMESPACE_NAME_LABEL
 from dralloc.scheduler.framework import SKIP, K, Status, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.base import Cycle, Plugin
@@ -62,21 +63,31 @@ class InterPodAffinity(Plugin):
         groups = snap.pod_index.all_groups() if terms is not None else snap.pod_index.affinity_groups()
         if not groups and terms is None:
             return SKIP  # nothing assigned yet: no counts, no scores
-        ns_labels = snap.namespace_labels.get(pod.namespace, {})
+        ns_labels = snap.namespace_labels.get(pod.namespace) or {NAMESPACE_NAME_LABEL: pod.namespace}
+        known: dict[str, Mapping[str, str]] = {}
+
+        def namespaces() -> Mapping[str, Mapping[str, str]]:
+            """The Namespace objects, and the namespace of every pod (a namespace exists while it has pods;
+            without its object only kube-apiserver's name label is known)."""
+            if not known:
+                known.update({g.namespace: {NAMESPACE_NAME_LABEL: g.namespace} for g in snap.pod_index.all_groups()})
+                known[pod.namespace] = ns_labels
+                known.update(snap.namespace_labels)
+            return known
+
         state = FilterState(pod,
-                            resolve_namespaces(terms.required_affinity, snap.namespace_labels) if terms else (),
-                            resolve_namespaces(terms.required_anti_affinity, snap.namespace_labels) if terms else (),
+                            resolve_namespaces(terms.required_affinity, namespaces) if terms else (),
+                            resolve_namespaces(terms.required_anti_affinity, namespaces) if terms else (),
                             ns_labels)
         for group in groups:
             state.count_group(group)
         preferred = tuple(t for t in terms.preferred_affinity) if terms else ()
         preferred_anti = tuple(t for t in terms.preferred_anti_affinity) if terms else ()
         if preferred or preferred_anti:
-            names = snap.namespace_labels
             preferred = tuple(type(t)(r, t.weight) for t, r in zip(
-                preferred, resolve_namespaces((t.term for t in preferred), names)))
+                preferred, resolve_namespaces((t.term for t in preferred), namespaces)))
             preferred_anti = tuple(type(t)(r, t.weight) for t, r in zip(
-                preferred_anti, resolve_namespaces((t.term for t in preferred_anti), names)))
+                preferred_anti, resolve_namespaces((t.term for t in preferred_anti), namespaces)))
         scores = score_map(pod, preferred, preferred_anti, ns_labels, groups, self.hard_pod_affinity_weight)
         active = state.active
         cycle.data[NAME] = AffinityCycle(state if active else None, scores)
