@@ -88,6 +88,9 @@ def test_disruptions_allowed_are_spent_victim_by_victim() -> None:
             pod("high", cpu="2", priority=100), pdb("web-pdb", "{matchLabels: {app: web}}", 1)]
     _, result = simulate(*docs)
     assert [(e.name, e.violated_budgets) for e in result.evicted] == [("web-1", []), ("web-2", ["default/web-pdb"])]
+    pods = by_name(result)
+    assert pods["web-2"].message == "preempted by default/high on node a; violates PodDisruptionBudget default/web-pdb"
+    assert pods["web-1"].message == "preempted by default/high on node a"
 
 
 def test_a_pod_already_in_disrupted_pods_does_not_count_against_its_budget() -> None:

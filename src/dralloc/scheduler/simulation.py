@@ -372,7 +372,7 @@ class Scheduler:
             grace = victim.pod.metadata.deletion_grace_period_seconds
             if grace is not None and grace > 0:
                 result.status = "evicted"
-                result.message = f"preempted by {by.key} on node {node_name}"
+                result.message = _preempted_message(by, node_name, violated)
                 self.evicted.append(Eviction(victim.namespace, victim.name, node_name, by.key, list(violated or ())))
                 self._spend_budgets(victim)
                 return True
@@ -382,7 +382,7 @@ class Scheduler:
         self.release_claims(victim.pod)
         result.status = "evicted"
         result.node = None
-        result.message = f"preempted by {by.key} on node {node_name}"
+        result.message = _preempted_message(by, node_name, violated)
         self.evicted.append(Eviction(victim.namespace, victim.name, node_name, by.key, list(violated or ())))
         self._spend_budgets(victim)
         return True
@@ -448,6 +448,13 @@ class Scheduler:
         ordered = [claims[k] for k in sorted(claims)]
         return SimulationResult(list(self.results.values()), ordered, list(self.evicted),
                                 utilization(self.snapshot), list(self.warnings), self.seed)
+
+
+def _preempted_message(by: PodInfo, node: str, violated: list[str] | None) -> str:
+    text = f"preempted by {by.key} on node {node}"
+    if violated:
+        text += f"; violates PodDisruptionBudget {', '.join(violated)}"
+    return text
 
 
 def namespace_labels(namespaces: Iterable[Any]) -> dict[str, dict[str, str]]:
