@@ -351,3 +351,23 @@ def test_a_namespace_without_its_object_still_has_its_name_label_and_the_gap_is_
     assert sched.warnings == ["pod default/web: its pod (anti-)affinity selects namespaces by label, but the input "
                               "has no Namespace objects: only each namespace's kubernetes.io/metadata.name label "
                               "is known"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2)), min_size=1, max_size=10), st.integers(0, 3))
+def test_node_grouping_with_node_affinity_never_changes_a_placement(pods: list[tuple[int, int]], seed: int) -> None:
+    """NodeAffinity keys nodes by the label values its terms read: the placements of filtering every node."""
+    kinds = ["",
+             "nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+             f"[{{matchExpressions: [{{key: {ZONE}, operator: In, values: [z0, z1]}}]}}]}}}}",
+             "nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 5, preference: "
+             f"{{matchExpressions: [{{key: {ZONE}, operator: In, values: [z2]}}]}}}}]}}",
+             "nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+             "[{matchFields: [{key: metadata.name, operator: NotIn, values: [n1]}]}]}}"]
+    docs = [node(f"n{i}", f"z{i % 3}", cpu="1") for i in range(6)]
+    for i, (kind, spread) in enumerate(pods):
+        affinity = kinds[kind] + ("\n" + preferred("podAntiAffinity", WEB) if spread == 1 else "")
+        docs.append(pod(f"p{i}", "{app: web}", affinity, cpu="400m"))
+    grouped = run(*docs, seed=seed)
+    exact = run(*docs, seed=seed, group_nodes=False)
+    assert {k: (p.node, p.message) for k, p in grouped.items()} == {k: (p.node, p.message) for k, p in exact.items()}

@@ -349,11 +349,9 @@ class Framework:
 
     @staticmethod
     def _needs_node_names(cycle: Cycle) -> bool:
-        """Whether the pod's own constraints read a node's name or labels (selectors, affinity)."""
-        pod = cycle.pod
-        if pod.node_selector or pod.required_affinity is not None or pod.preferred_affinity:
-            return True
-        return bool(pod.pod.spec.node_name)
+        """Whether the pod's own constraints read a node's name beyond what keyed plugins capture
+        (``spec.nodeName``; NodeAffinity keys on the labels its selectors read)."""
+        return bool(cycle.pod.pod.spec.node_name)
 
     @staticmethod
     def _claim_selectors(cycle: Cycle) -> list[NodeSelector]:
