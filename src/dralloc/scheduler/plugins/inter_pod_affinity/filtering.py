@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from dralloc.scheduler.affinity_terms import AffinityTerm, PodAffinityTerms
+from dralloc.scheduler.affinity_terms import AffinityTerm, PodAffinityTerms, WeightedTerm
 from dralloc.scheduler.framework import Status, unresolvable, unschedulable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.pod_index import PodGroup
@@ -78,9 +78,6 @@ class DomainCounts:
         for counts in self.parts.get(topology_key, ()):
             total += counts.get(value, 0)
         return total
-
-    def topology_keys(self) -> set[str]:
-        return set(self.parts) | {k for k, _ in self.changes}
 
     def empty(self) -> bool:
         """No domain with a non-zero count (upstream drops entries that fall to zero)."""
@@ -222,3 +219,12 @@ def resolve_namespaces(terms: Iterable[AffinityTerm], namespaces: Callable[[], M
             term = term.with_namespaces(names)
         out.append(term)
     return tuple(out)
+
+
+def resolve_weighted(terms: tuple[WeightedTerm, ...], namespaces: Callable[[], Mapping[str, Mapping[str, str]]]
+                     ) -> tuple[WeightedTerm, ...]:
+    """``resolve_namespaces`` for preferred terms."""
+    if not terms:
+        return terms
+    resolved = resolve_namespaces((w.term for w in terms), namespaces)
+    return tuple(WeightedTerm(term, w.weight) for w, term in zip(terms, resolved))

@@ -20,6 +20,7 @@ from dralloc.scheduler.plugins.inter_pod_affinity.filtering import (
     VERDICTS,
     FilterState,
     resolve_namespaces,
+    resolve_weighted,
 )
 from dralloc.scheduler.plugins.inter_pod_affinity.scoring import (
     DEFAULT_HARD_POD_AFFINITY_WEIGHT,
@@ -81,13 +82,8 @@ class InterPodAffinity(Plugin):
                             ns_labels)
         for group in groups:
             state.count_group(group)
-        preferred = tuple(t for t in terms.preferred_affinity) if terms else ()
-        preferred_anti = tuple(t for t in terms.preferred_anti_affinity) if terms else ()
-        if preferred or preferred_anti:
-            preferred = tuple(type(t)(r, t.weight) for t, r in zip(
-                preferred, resolve_namespaces((t.term for t in preferred), namespaces)))
-            preferred_anti = tuple(type(t)(r, t.weight) for t, r in zip(
-                preferred_anti, resolve_namespaces((t.term for t in preferred_anti), namespaces)))
+        preferred = resolve_weighted(terms.preferred_affinity, namespaces) if terms else ()
+        preferred_anti = resolve_weighted(terms.preferred_anti_affinity, namespaces) if terms else ()
         scores = score_map(pod, preferred, preferred_anti, ns_labels, groups, self.hard_pod_affinity_weight)
         active = state.active
         cycle.data[NAME] = AffinityCycle(state if active else None, scores)
