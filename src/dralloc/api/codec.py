@@ -29,7 +29,17 @@ from typing import IO, Any
 import msgspec
 import yaml
 
-from dralloc.api import apps_v1, batch_v1, conversion, core_v1, parsing, resource_v1, scheduling_v1, strict
+from dralloc.api import (
+    apps_v1,
+    batch_v1,
+    conversion,
+    core_v1,
+    parsing,
+    policy_v1,
+    resource_v1,
+    scheduling_v1,
+    strict,
+)
 from dralloc.api.kinds import model_for
 from dralloc.api.quantity import Quantity, quantity_dec_hook
 from dralloc.errors import DecodeError
@@ -420,6 +430,7 @@ _LIST_MODELS: dict[str, type] = {
     "DaemonSetList": apps_v1.DaemonSetList,
     "JobList": batch_v1.JobList,
     "PriorityClassList": scheduling_v1.PriorityClassList,
+    "PodDisruptionBudgetList": policy_v1.PodDisruptionBudgetList,
 }
 
 

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from dralloc.api import apps_v1, batch_v1, conversion, coordination_v1, core_v1, resource_v1, scheduling_v1
+from dralloc.api import (
+    apps_v1,
+    batch_v1,
+    conversion,
+    coordination_v1,
+    core_v1,
+    policy_v1,
+    resource_v1,
+    scheduling_v1,
+)
 
 _RESOURCE_KINDS: dict[str, type] = {
     "ResourceSlice": resource_v1.ResourceSlice,
@@ -29,6 +38,7 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
     batch_v1.GROUP_VERSION: {"Job": batch_v1.Job},
     scheduling_v1.GROUP_VERSION: {"PriorityClass": scheduling_v1.PriorityClass},
     coordination_v1.GROUP_VERSION: {"Lease": coordination_v1.Lease},
+    policy_v1.GROUP_VERSION: {"PodDisruptionBudget": policy_v1.PodDisruptionBudget},
 }
 
 

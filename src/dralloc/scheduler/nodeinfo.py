@@ -31,16 +31,19 @@ class NodeInfo:
     named_key: int = 0
     # (set, index): where to report a change of the node's state (NodeGroups).
     dirty_sink: tuple[set[int], int] | None = None
+    # Where to report a change of the node's pods (the snapshot's PodIndex); None for a scratch copy.
+    pod_sink: set[NodeInfo] | None = None
     _state_gen: int = -2
     _state_dra: object = None
     _state: tuple[object, ...] = ()
 
     def __post_init__(self) -> None:
         self.name = self.node.metadata.name or ""
+        self._labels = self.node.metadata.labels or {}  # read for every node a pod's affinity examines
 
     @property
     def labels(self) -> dict[str, str]:
-        return self.node.metadata.labels or {}
+        return self._labels
 
     @property
     def taints(self) -> list[Taint]:
@@ -122,6 +125,8 @@ class NodeInfo:
         self.generation += 1
         if self.dirty_sink is not None:
             self.dirty_sink[0].add(self.dirty_sink[1])
+        if self.pod_sink is not None:
+            self.pod_sink.add(self)
 
     def copy_with(self, pods: list[PodInfo]) -> NodeInfo:
         """A copy with ``pods`` added too (kube-scheduler's view with nominated pods)."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from dralloc.api.core_v1 import Container, NodeSelector, NodeSelectorTerm, Pod, Toleration
 from dralloc.resources.fit import pod_requests
 from dralloc.resources.resourcelist import ResourceList
+from dralloc.scheduler.affinity_terms import PodAffinityTerms, parse_pod_affinity
 
 DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
@@ -86,6 +87,13 @@ class PodInfo:
     required_affinity: NodeSelector | None = None
     preferred_affinity: list[tuple[int, NodeSelectorTerm]] = field(default_factory=list)
     claim_footprint: dict[str, int] = field(default_factory=dict)
+    # Pod affinity and anti-affinity, parsed (None: the pod declares neither); the PodIndex group it counts in.
+    affinity: PodAffinityTerms | None = None
+    index_group: object = None
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.pod.metadata.labels or {}
 
     @property
     def namespace(self) -> str:
@@ -146,5 +154,6 @@ class PodInfo:
                 (t.weight, t.preference)
                 for t in node_affinity.preferred_during_scheduling_ignored_during_execution or ()
             ]
+        info.affinity = parse_pod_affinity(pod)
         return info
 

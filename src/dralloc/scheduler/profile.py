@@ -1,9 +1,8 @@
 """The default profile (kube-scheduler 1.36, ``getDefaultPlugins``): plugin order is Filter and Score order.
 
 Not modelled, and why the answer does not change for the inputs dralloc takes: VolumeRestrictions,
-NodeVolumeLimits, VolumeBinding, VolumeZone (no volumes: they Skip), InterPodAffinity (no pod affinity
-is evaluated: pods that declare it are warned about), ImageLocality (no image state: every node scores 0),
-SchedulingGates (gated pods are not scheduled and say so).
+NodeVolumeLimits, VolumeBinding, VolumeZone (no volumes: they Skip), ImageLocality (no image state: every
+node scores 0), SchedulingGates (gated pods are not scheduled and say so).
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ from dralloc.scheduler.framework import Plugin
 from dralloc.scheduler.plugins.balanced_allocation import BalancedAllocation
 from dralloc.scheduler.plugins.default_binder import DefaultBinder
 from dralloc.scheduler.plugins.dynamic_resources import DynamicResources
+from dralloc.scheduler.plugins.inter_pod_affinity import InterPodAffinity
 from dralloc.scheduler.plugins.node_affinity import NodeAffinity
 from dralloc.scheduler.plugins.node_name import NodeName
 from dralloc.scheduler.plugins.node_ports import NodePorts
@@ -32,6 +32,7 @@ def default_plugins() -> list[Plugin]:
         NodePorts(),
         NodeResourcesFit(),
         PodTopologySpread(),
+        InterPodAffinity(),
         DynamicResources(),
         BalancedAllocation(),
         DefaultBinder(),

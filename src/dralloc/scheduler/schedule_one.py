@@ -185,18 +185,24 @@ class Framework(PluginRuntime):
         keys = cycle.node_keys
         state_id = snap.dra.state_id
         run = self.run_filters
+        # A node's group id stands for its (static_key, dynamic_key) while the groups are usable.
+        gids = snap.groups.gids if self.group_nodes and names is None and not named and snap.groups.refresh() \
+            else None
+        only_key = keyed[0].node_key if len(keyed) == 1 else None
         for i in range(count):
-            node = nodes[(start + i) % count]
+            index = (start + i) % count
+            node = nodes[index]
             processed += 1
             if node.nominated:
                 st = run(cycle, node)
             else:
-                key: tuple[object, ...] = (node.named_key if named or not self.group_nodes else node.static_key,
-                                           node.dynamic_key(state_id(node.name)),
-                                           tuple(selector_matches(sel, node) for sel in claim_selectors)
-                                           if claim_selectors else ())
-                if keyed:
-                    key += tuple(plugin.node_key(cycle, node) for plugin in keyed)
+                key: tuple[object, ...] = (
+                    gids[index] if gids is not None else
+                    (node.named_key if named or not self.group_nodes else node.static_key,
+                     node.dynamic_key(state_id(node.name))),
+                    tuple(selector_matches(sel, node) for sel in claim_selectors) if claim_selectors else (),
+                    only_key(cycle, node) if only_key is not None else
+                    tuple(plugin.node_key(cycle, node) for plugin in keyed) if keyed else ())
                 keys[node.name] = key
                 if key in verdicts:
                     st = verdicts[key]
@@ -281,11 +287,9 @@ class Framework(PluginRuntime):
 
     @staticmethod
     def _needs_node_names(cycle: Cycle) -> bool:
-        """Whether the pod's own constraints read a node's name or labels (selectors, affinity)."""
-        pod = cycle.pod
-        if pod.node_selector or pod.required_affinity is not None or pod.preferred_affinity:
-            return True
-        return bool(pod.pod.spec.node_name)
+        """Whether the pod's own constraints read a node's name beyond what keyed plugins capture
+        (``spec.nodeName``; NodeAffinity keys on the labels its selectors read)."""
+        return bool(cycle.pod.pod.spec.node_name)
 
     @staticmethod
     def _claim_selectors(cycle: Cycle) -> list[NodeSelector]:

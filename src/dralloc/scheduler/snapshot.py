@@ -8,6 +8,7 @@ from datetime import datetime
 from msgspec.structs import replace
 
 from dralloc.api.core_v1 import Node
+from dralloc.api.policy_v1 import PodDisruptionBudget
 from dralloc.api.resource_v1 import (
     DeviceClass,
     DeviceTaintRule,
@@ -22,6 +23,7 @@ from dralloc.scheduler.nodeinfo import NodeInfo, node_tree_order
 from dralloc.scheduler.plugins.dynamic_resources.extended_resources import class_mapping
 from dralloc.scheduler.plugins.dynamic_resources.manager import ClaimKey, DraState, claim_key
 from dralloc.scheduler.plugins.pod_topology_spread.defaults import WorkloadSelectors
+from dralloc.scheduler.pod_index import PodIndex
 from dralloc.scheduler.podinfo import PodInfo
 
 __all__ = ["ClaimKey", "ClusterSnapshot", "claim_key", "rebuild"]
@@ -58,6 +60,11 @@ class ClusterSnapshot:
         self.groups = NodeGroups(self.nodes, self.dra)
         # The Services and controllers whose selectors default topology spreading reads.
         self.workload_selectors = WorkloadSelectors()
+        self.pod_index = PodIndex(self.nodes)
+        # Namespace name -> its labels (the Namespace objects of the input; kube-apiserver's
+        # kubernetes.io/metadata.name label included), read by pod affinity's namespaceSelector.
+        self.namespace_labels: dict[str, dict[str, str]] = {}
+        self.disruption_budgets: list[PodDisruptionBudget] = []
 
     # ------------------------------------------------------------------ nominations
     def nominate(self, node: NodeInfo, pod: PodInfo) -> None:
@@ -121,3 +128,4 @@ def rebuild(snap: ClusterSnapshot, nodes: list[Node], slices: list[ResourceSlice
                         footprints=snap.gates.enabled("DRANodeAllocatableResources"), attributes=snap.attributes)
     snap.dra.share = share
     snap.groups = NodeGroups(snap.nodes, snap.dra)
+    snap.pod_index.watch(snap.nodes)

@@ -33,6 +33,8 @@ class ClusterObjects:
     # Services and ReplicationControllers: their selectors feed default topology spreading.
     services: list[Any] = field(default_factory=list)
     replication_controllers: list[Any] = field(default_factory=list)
+    namespaces: list[Any] = field(default_factory=list)
+    disruption_budgets: list[Any] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -44,6 +46,8 @@ def sort_objects(objects: Iterable[Any], names: NameGenerator) -> ClusterObjects
         "ResourceClaim": out.claims, "ResourceClaimTemplate": out.templates, "DeviceTaintRule": out.taint_rules,
         "PriorityClass": out.priority_classes, "Service": out.services,
         "ReplicationController": out.replication_controllers,
+        "PriorityClass": out.priority_classes, "Namespace": out.namespaces,
+        "PodDisruptionBudget": out.disruption_budgets,
     }
     for obj in objects:
         kind = type(obj).__name__

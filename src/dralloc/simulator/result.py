@@ -39,6 +39,8 @@ class Eviction:
     name: str
     node: str
     by: str
+    # The PodDisruptionBudgets ("namespace/name") this eviction takes below their allowed disruptions.
+    violated_budgets: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -84,8 +86,8 @@ class SimulationResult:
             "scheduled": len(self.scheduled),
             "unschedulable": len(self.unschedulable),
             "pods": pods,
-            "evicted": [{"namespace": e.namespace, "name": e.name, "node": e.node, "by": e.by}
-                        for e in self.evicted],
+            "evicted": [{"namespace": e.namespace, "name": e.name, "node": e.node, "by": e.by,
+                         "violatedBudgets": list(e.violated_budgets)} for e in self.evicted],
             "utilization": self.utilization,
             "warnings": list(self.warnings),
         }

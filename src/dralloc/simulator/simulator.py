@@ -39,10 +39,12 @@ from dralloc.api.resource_v1 import (
 )
 from dralloc.controllers.names import NameGenerator
 from dralloc.errors import InputError
+from dralloc.scheduler.affinity_terms import NAMESPACE_NAME_LABEL, selects_namespaces_by_label
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.framework import Code, Plugin, Status, truncate_message
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.default_preemption import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
+from dralloc.scheduler.plugins.default_preemption.disruption_budgets import Budget, violations
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.queue import SchedulingQueue
 from dralloc.scheduler.schedule_one import Framework
@@ -72,13 +74,16 @@ class Simulator:
                  names: NameGenerator | None = None, victims_terminate_at: str | None = None,
                  nominated: Iterable[Pod] = (), now: datetime | None = None,
                  plugins: list[Plugin] | None = None, services: Iterable[Any] = (),
-                 controllers: Iterable[Any] = ()) -> None:
+                 controllers: Iterable[Any] = (), namespaces: Iterable[Any] = (),
+                 disruption_budgets: Iterable[Any] = ()) -> None:
         """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
         reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
         to a preemptor are listed in ``lost_nominations``. ``now``: the time against which binding conditions
         time out (None, as for a dump: they never do). ``plugins``: the profile's plugins in order (default:
         kube-scheduler's default profile). ``services`` and ``controllers`` (ReplicationControllers,
-        ReplicaSets, StatefulSets): whose selectors the default topology spread constraints use."""
+        ReplicaSets, StatefulSets): whose selectors the default topology spread constraints use.
+        ``namespaces``: the Namespace objects (their labels, for pod affinity's namespaceSelector);
+        ``disruption_budgets``: the PodDisruptionBudgets preemption respects."""
         claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
@@ -100,6 +105,8 @@ class Simulator:
         from dralloc.scheduler.plugins.pod_topology_spread.defaults import WorkloadSelectors
 
         self.snapshot.workload_selectors = WorkloadSelectors.build(services, controllers)
+        self.snapshot.namespace_labels = namespace_labels(namespaces)
+        self.snapshot.disruption_budgets = list(disruption_budgets)
         self.framework = Framework(self.snapshot, seed=seed,
                                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                                    new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=plugins)
@@ -129,7 +136,8 @@ class Simulator:
                     templates=objs.templates, taint_rules=objs.taint_rules, priority_classes=objs.priority_classes,
                     seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                     names=names, victims_terminate_at=victims_terminate_at, services=objs.services,
-                    controllers=[*objs.replication_controllers, *objs.workloads])
+                    controllers=[*objs.replication_controllers, *objs.workloads], namespaces=objs.namespaces,
+                    disruption_budgets=objs.disruption_budgets)
         sched.warnings[:0] = objs.warnings
         sched.source_objects = objects
         return sched
@@ -194,8 +202,7 @@ class Simulator:
             result.status = "unschedulable"
             result.message = "Scheduling is blocked due to non-empty scheduling gates"
             return result
-        if pod.spec.affinity is not None and (pod.spec.affinity.pod_affinity or pod.spec.affinity.pod_anti_affinity):
-            self.warnings.append(f"pod {key}: inter-pod (anti-)affinity is not evaluated")
+        self._warn_namespace_labels(info)
         self.pending.append(info)
         nominated = self.snapshot.by_name.get(pod.status.nominated_node_name or "") if pod.status else None
         if nominated is not None:
@@ -203,6 +210,13 @@ class Simulator:
             # pods of lower priority are then filtered with it counted on that node.
             self.snapshot.nominate(nominated, info)
         return result
+
+    def _warn_namespace_labels(self, info: PodInfo) -> None:
+        if info.affinity is not None and not self.snapshot.namespace_labels \
+                and selects_namespaces_by_label(info.affinity):
+            self.warnings.append(f"pod {info.key}: its pod (anti-)affinity selects namespaces by label, but the "
+                                 f"input has no Namespace objects: only each namespace's {NAMESPACE_NAME_LABEL} "
+                                 f"label is known")
 
     def _hold(self, pod: Pod) -> None:
         """Count a pending pod that is not scheduled now on its nominated node (for pods of at most its
@@ -315,7 +329,8 @@ class Simulator:
             return None
         result.status = "error" if attempt.code == Code.ERROR else "unschedulable"
         result.message = truncate_message(attempt.message)
-        attempt.evicted = [v for v in attempt.evicted if self._evict(v, attempt.nominated, info)]
+        broken = self._budgets_broken(attempt.evicted)
+        attempt.evicted = [v for v in attempt.evicted if self._evict(v, attempt.nominated, info, broken[id(v)])]
         for lowered in attempt.unnominated:
             lowered.pod = _with_nomination(lowered.pod, None)
             if lowered.key in self.results:
@@ -338,7 +353,27 @@ class Simulator:
             self.snapshot.nominate(attempt.nominated, info)
         return attempt
 
-    def _evict(self, victim: PodInfo, node: NodeInfo | None, by: PodInfo) -> bool:
+    def _budgets_broken(self, victims: list[PodInfo]) -> dict[int, list[str]]:
+        """For each victim (by id), the disruption budgets its eviction takes below zero, counting the victims
+        in importance order against each budget's ``disruptionsAllowed``."""
+        budgets = [Budget.of(b) for b in self.snapshot.disruption_budgets]
+        return {id(v): broken for v, broken in zip(victims, violations(victims, budgets))}
+
+    def _spend_budgets(self, victim: PodInfo) -> None:
+        """The disruption controller's next status of every budget covering a deleted victim: one healthy pod
+        fewer, so one disruption fewer allowed (never below zero)."""
+        changed = False
+        budgets = []
+        for pdb in self.snapshot.disruption_budgets:
+            if pdb.status is not None and Budget.of(pdb).covers(victim):
+                pdb = replace(pdb, status=replace(pdb.status, disruptions_allowed=max(0, pdb.status.disruptions_allowed - 1),
+                                                  current_healthy=max(0, pdb.status.current_healthy - 1)))
+                changed = True
+            budgets.append(pdb)
+        if changed:
+            self.snapshot.disruption_budgets = budgets
+
+    def _evict(self, victim: PodInfo, node: NodeInfo | None, by: PodInfo, violated: list[str] | None = None) -> bool:
         """Delete a preemption victim: free its node share, un-reserve its claims, deallocate or delete
         the claims nobody else uses (as the resourceclaim controller would). With ``victims_terminate_at``
         it is only marked terminating, and a victim already being deleted is left alone (kube-scheduler
@@ -356,8 +391,9 @@ class Simulator:
             grace = victim.pod.metadata.deletion_grace_period_seconds
             if grace is not None and grace > 0:
                 result.status = "evicted"
-                result.message = f"preempted by {by.key} on node {node_name}"
-                self.evicted.append(Eviction(victim.namespace, victim.name, node_name, by.key))
+                result.message = _preempted_message(by, node_name, violated)
+                self.evicted.append(Eviction(victim.namespace, victim.name, node_name, by.key, list(violated or ())))
+                self._spend_budgets(victim)
                 return True
         holder = self.snapshot.by_name.get(node_name) or node
         if holder is not None and victim in holder.pods:
@@ -365,8 +401,9 @@ class Simulator:
         self.release_claims(victim.pod)
         result.status = "evicted"
         result.node = None
-        result.message = f"preempted by {by.key} on node {node_name}"
-        self.evicted.append(Eviction(victim.namespace, victim.name, node_name, by.key))
+        result.message = _preempted_message(by, node_name, violated)
+        self.evicted.append(Eviction(victim.namespace, victim.name, node_name, by.key, list(violated or ())))
+        self._spend_budgets(victim)
         return True
 
     def release_claims(self, pod: Pod, *, pod_deleted: bool = True) -> None:
@@ -461,6 +498,23 @@ class Simulator:
         ordered = [claims[k] for k in sorted(claims)]
         return SimulationResult(list(self.results.values()), ordered, list(self.evicted),
                                 utilization(self.snapshot), list(self.warnings), self.seed)
+
+
+def _preempted_message(by: PodInfo, node: str, violated: list[str] | None) -> str:
+    text = f"preempted by {by.key} on node {node}"
+    if violated:
+        text += f"; violates PodDisruptionBudget {', '.join(violated)}"
+    return text
+
+
+def namespace_labels(namespaces: Iterable[Any]) -> dict[str, dict[str, str]]:
+    """Each Namespace's labels, with the ``kubernetes.io/metadata.name`` label kube-apiserver sets on every
+    namespace (a hand-written Namespace may lack it; the stored one never does)."""
+    out: dict[str, dict[str, str]] = {}
+    for ns in namespaces:
+        name = ns.metadata.name or ""
+        out[name] = {**(ns.metadata.labels or {}), NAMESPACE_NAME_LABEL: name}
+    return out
 
 
 def _scheduled_condition(pod: Pod) -> Pod:

@@ -15,6 +15,7 @@ from dralloc.api.batch_v1 import Job
 from dralloc.api.coordination_v1 import Lease
 from dralloc.api.core_v1 import Node, Pod
 from dralloc.api.defaults import apply_defaults
+from dralloc.api.policy_v1 import PodDisruptionBudget
 from dralloc.api.resource_v1 import (
     DeviceClass,
     DeviceTaintRule,
@@ -39,6 +40,7 @@ from dralloc.validation.meta import (
 from dralloc.validation.namespace import spec_finalizer_errors
 from dralloc.validation.node import node_errors
 from dralloc.validation.pod import pod_spec_errors
+from dralloc.validation.policy import validate_pdb
 from dralloc.validation.resource import (
     RequestNames,
     validate_claim_spec,
@@ -105,6 +107,8 @@ def validate(obj: Any, *, require_namespace: bool = False) -> list[FieldError]:
                 + workload_spec_errors(obj))
     if isinstance(obj, (Deployment, ReplicaSet, DaemonSet, Job)):
         return _meta(obj, True, require_namespace) + workload_spec_errors(obj)
+    if isinstance(obj, PodDisruptionBudget):
+        return _meta(obj, True, require_namespace) + validate_pdb(obj)
     kind = type(obj).__name__
     if kind == "Namespace":
         return validate_object_meta(obj.metadata, False, name_is_dns_label) + spec_finalizer_errors(obj.spec, False)

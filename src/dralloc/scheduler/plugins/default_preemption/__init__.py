@@ -2,12 +2,15 @@
 
 Only nodes whose Filter status was Unschedulable are tried (UnschedulableAndUnresolvable nodes, which
 include every DynamicResources rejection, are "not helpful"). On each, every lower-priority pod is removed,
-the filters run again (DynamicResources' allocator state stays as it was: evicting a pod does not free its
-devices within the cycle, as in 1.36), then the most important victims are reprieved one by one while the
-pod still fits. The dry run starts at a seeded random offset and stops after max(10 % of the nodes, 100)
-candidates. The node picked has, in turn: the fewest PDB violations (no PDBs are modelled: 0), the lowest
-highest-victim priority, the lowest sum of victim priorities, the fewest victims, the latest start time of
-its most important victims, then the first in dry-run order.
+with the PreFilter extensions told (RemovePod), and the filters run again (DynamicResources' allocator state
+stays as it was: evicting a pod does not free its devices within the cycle, as in 1.36); then victims are
+reprieved one by one while the pod still fits (AddPod): first those whose eviction would violate a
+PodDisruptionBudget, then the others, each most important first. A violating pod that cannot be reprieved
+counts as a PDB violation of the node. The dry run starts at a seeded random offset and stops once it has
+max(10 % of the nodes, 100) candidates, at least one of them without violations. The node picked has, in
+turn: the fewest PDB violations, the lowest highest-victim priority, the lowest sum of victim priorities, the
+fewest victims, the latest start time of its most important victims, then the first in dry-run order (nodes
+without violations first).
 
 A pod that preempted before waits instead of preempting again (``PodEligibleToPreemptOthers``): while its
 nominated node holds a lower-priority pod that is terminating because the scheduler preempted it
@@ -32,6 +35,7 @@ from dralloc.scheduler.framework import (
     unresolvable,
 )
 from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.plugins.default_preemption.disruption_budgets import Budget, split_violating
 from dralloc.scheduler.podinfo import PodInfo
 
 NAME = "DefaultPreemption"
@@ -58,6 +62,7 @@ class PreemptionHandle(Protocol):
 class Candidate:
     node: NodeInfo
     victims: list[PodInfo]
+    pdb_violations: int = 0
 
 
 def more_important(a: PodInfo, b: PodInfo) -> bool:
@@ -122,34 +127,38 @@ class DefaultPreemption(Plugin):
                 statuses[node.name] = unresolvable(NAME, NOT_HELPFUL)
             else:
                 potential.append(node)
-        candidates: list[Candidate] = []
+        budgets = [Budget.of(b) for b in snap.disruption_budgets]
+        clean: list[Candidate] = []
+        violating: list[Candidate] = []
         if potential:
             offset = self.rng.randrange(len(potential))
             wanted = max(len(potential) * MIN_CANDIDATE_NODES_PERCENTAGE // 100, MIN_CANDIDATE_NODES_ABSOLUTE)
             wanted = min(wanted, len(potential))
             for i in range(len(potential)):
                 node = potential[(offset + i) % len(potential)]
-                victims, status = self._select_victims(cycle, node)
-                if status is None and victims:
-                    candidates.append(Candidate(node, victims))
-                    if len(candidates) >= wanted:
+                candidate, status = self._select_victims(cycle, node, budgets)
+                if candidate is not None:
+                    (violating if candidate.pdb_violations else clean).append(candidate)
+                    if clean and len(clean) + len(violating) >= wanted:
                         break
                 elif status is not None:
                     statuses[node.name] = status
+        candidates = clean + violating
         if not candidates:
             dry = Diagnosis(node_statuses=statuses, absent_status=unresolvable(NAME, NOT_HELPFUL))
             text = "preemption: " + fit_error_message(num_all_nodes, dry)
             return Status(Code.UNSCHEDULABLE, (text,), NAME), None, True
         return Status(Code.SUCCESS, (), NAME), pick_one(candidates), False
 
-    def _select_victims(self, cycle: Cycle, node: NodeInfo) -> tuple[list[PodInfo], Status | None]:
+    def _select_victims(self, cycle: Cycle, node: NodeInfo, budgets: list[Budget]
+                        ) -> tuple[Candidate | None, Status | None]:
         """``SelectVictimsOnNode`` on a copy of the node and a clone of the cycle: remove every lower-priority
-        pod (telling the PreFilter extensions), filter, then add back the most important ones one by one while
-        the pod still fits."""
+        pod (telling the PreFilter extensions), filter, then add back the PDB-violating pods and then the
+        others, most important first, one by one while the pod still fits."""
         pod = cycle.pod
         potential = [p for p in node.pods if p.priority < pod.priority]
         if not potential:
-            return [], unresolvable(NAME, NO_VICTIMS)
+            return None, unresolvable(NAME, NO_VICTIMS)
         handle = self.handle
         state = cycle.clone()
         trial = node.copy_with([])
@@ -158,23 +167,32 @@ class DefaultPreemption(Plugin):
             trial.remove_pod(p, p.claim_footprint)
             failed = handle.run_remove_pod(state, p, trial)
             if failed is not None:
-                return [], failed
+                return None, failed
         status = handle.run_filters(state, trial)
         if status is not None:
-            return [], status
+            return None, status
+        potential.sort(key=importance_key)
+        violating, other = split_violating(potential, budgets)
+        violating_ids = {id(p) for p in violating}
         victims: list[PodInfo] = []
-        for p in sorted(potential, key=importance_key):
+        pdb_violations = 0
+        for p in violating + other:
             trial.add_pod(p, p.claim_footprint)
             failed = handle.run_add_pod(state, p, trial)
             if failed is not None:
-                return [], failed
+                return None, failed
             if handle.run_filters(state, trial) is not None:
                 trial.remove_pod(p, p.claim_footprint)
                 failed = handle.run_remove_pod(state, p, trial)
                 if failed is not None:
-                    return [], failed
+                    return None, failed
                 victims.append(p)
-        return victims, None
+                if id(p) in violating_ids:
+                    pdb_violations += 1
+        if not victims:
+            return None, None
+        victims.sort(key=importance_key)
+        return Candidate(node, victims, pdb_violations), None
 
 
 def _victim_sum(victims: list[PodInfo]) -> int:
@@ -183,12 +201,13 @@ def _victim_sum(victims: list[PodInfo]) -> int:
 
 
 def pick_one(candidates: list[Candidate]) -> Candidate:
-    """``pickOneNodeForPreemption`` (no PDB violations are modelled, so that criterion ties)."""
+    """``pickOneNodeForPreemption``."""
     for c in candidates:
         if not c.victims:
             return c
     best = candidates
     for key in (
+        lambda c: c.pdb_violations,
         lambda c: c.victims[0].priority,
         _victim_sum_key,
         lambda c: len(c.victims),

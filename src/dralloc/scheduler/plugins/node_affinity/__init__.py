@@ -4,9 +4,15 @@ PreFilter narrows the candidates when every required term pins node names with `
 metadata.name In [...]`` (how DaemonSet pods are pinned); nodes outside that set are reported as
 ``node(s) didn't satisfy plugin(s) [NodeAffinity]``. Score: the weights of the matching preferred terms,
 normalised to 0..100. Weight 2.
+
+Node grouping: the verdict and score read only the node labels the pod's selector and terms name (and the
+node's name when a term uses ``matchFields``), so ``node_key`` is those values: nodes that agree on them share
+one filter run and one score.
 """
 
 from __future__ import annotations
+
+from collections.abc import Hashable
 
 from dralloc.allocator.nodes import NodeSelectorError, node_selector_matches
 from dralloc.api.core_v1 import NodeSelector, NodeSelectorTerm
@@ -58,6 +64,19 @@ def pinned_node_names(required: NodeSelector | None) -> set[str] | None:
     return names
 
 
+def read_labels(pod_selector: dict[str, str], required: NodeSelector | None,
+                preferred: list[tuple[int, NodeSelectorTerm]]) -> tuple[tuple[str, ...], bool]:
+    """The node label keys the pod's constraints read, and whether they read the node's name."""
+    keys = set(pod_selector)
+    uses_name = False
+    terms = list(required.node_selector_terms or ()) if required is not None else []
+    terms += [term for _, term in preferred]
+    for term in terms:
+        keys.update(r.key for r in term.match_expressions or ())
+        uses_name = uses_name or bool(term.match_fields)
+    return tuple(sorted(keys)), uses_name
+
+
 class NodeAffinity(Plugin):
     name = NAME
     weight = 2
@@ -66,6 +85,9 @@ class NodeAffinity(Plugin):
 
     def pre_filter(self, cycle: Cycle) -> Status | set[str] | None:
         pod = cycle.pod
+        if pod.required_affinity is not None or pod.node_selector or pod.preferred_affinity:
+            cycle.data[NAME] = read_labels(pod.node_selector, pod.required_affinity, pod.preferred_affinity)
+            cycle.keyed.append(self)
         if pod.required_affinity is None and not pod.node_selector:
             return SKIP
         names = pinned_node_names(pod.required_affinity)
@@ -78,6 +100,12 @@ class NodeAffinity(Plugin):
         if not required_matches(pod.node_selector, pod.required_affinity, node):
             return unresolvable(NAME, REASON)
         return None
+
+    def node_key(self, cycle: Cycle, node: NodeInfo) -> Hashable:
+        keys, uses_name = cycle.data[NAME]
+        labels = node.labels
+        values = tuple(labels.get(k) for k in keys)
+        return (values, node.name) if uses_name else values
 
     def pre_score(self, cycle: Cycle, nodes: list[NodeInfo]) -> Status | None:
         return None if cycle.pod.preferred_affinity else SKIP

@@ -1,0 +1,84 @@
+"""InterPodAffinity's Score (kube-scheduler 1.36, ``interpodaffinity/scoring.go``), weight 2.
+
+PreScore sums, per topology domain, over the assigned pods (on nodes that have labels at all):
+  - + weight of each preferred affinity term of the incoming pod the pod matches, − weight for each preferred
+    anti-affinity term (the incoming pod's namespaceSelector resolved to names, as in Filter);
+  - + ``hardPodAffinityWeight`` (default 1) for each required affinity term of the assigned pod that selects the
+    incoming pod, + weight for each of its preferred affinity terms that does, − weight for each of its
+    preferred anti-affinity terms that does (matched against the incoming pod's namespace labels).
+Only pods with pod (anti-)affinity contribute unless the incoming pod has preferred terms. With no
+contribution anywhere, PreScore skips the plugin for the pod. A node's score is the sum over its domains;
+NormalizeScore maps [min, max] of the feasible nodes' scores onto [0, 100] (all 0 when they are equal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from dralloc.scheduler.affinity_terms import AffinityTerm, WeightedTerm
+from dralloc.scheduler.framework import MAX_NODE_SCORE, K
+from dralloc.scheduler.pod_index import PodGroup
+from dralloc.scheduler.podinfo import PodInfo
+
+DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
+
+# topology key -> (a group's pod count per domain, weight) pairs: a domain scores the weighted sum of its
+# counts (``topologyScore``, read from the PodIndex's counters instead of copied domain by domain)
+ScoreMap = dict[str, list[tuple[dict[str, int], int]]]
+
+
+def _add(scores: ScoreMap, term: AffinityTerm, group: PodGroup, weight: int) -> None:
+    counts = group.domain_counts(term.topology_key)
+    if counts:
+        scores.setdefault(term.topology_key, []).append((counts, weight))
+
+
+def score_map(pod: PodInfo, preferred: tuple[WeightedTerm, ...], preferred_anti: tuple[WeightedTerm, ...],
+              namespace_labels: Mapping[str, str], groups: list[PodGroup], hard_weight: int) -> ScoreMap:
+    """The topology scores PreScore computes, from the groups of assigned pods (``preferred`` terms resolved)."""
+    scores: ScoreMap = {}
+    own = bool(preferred or preferred_anti)
+    for group in groups:
+        terms = group.affinity
+        if terms is None and not own:
+            continue
+        for wt in preferred:
+            if wt.term.matches(group.namespace, group.labels, {}):
+                _add(scores, wt.term, group, wt.weight)
+        for wt in preferred_anti:
+            if wt.term.matches(group.namespace, group.labels, {}):
+                _add(scores, wt.term, group, -wt.weight)
+        if terms is None:
+            continue
+        if hard_weight > 0:
+            for term in terms.required_affinity:
+                if term.matches(pod.namespace, pod.labels, namespace_labels):
+                    _add(scores, term, group, hard_weight)
+        for wt in terms.preferred_affinity:
+            if wt.term.matches(pod.namespace, pod.labels, namespace_labels):
+                _add(scores, wt.term, group, wt.weight)
+        for wt in terms.preferred_anti_affinity:
+            if wt.term.matches(pod.namespace, pod.labels, namespace_labels):
+                _add(scores, wt.term, group, -wt.weight)
+    return scores
+
+
+def node_score(scores: ScoreMap, labels: Mapping[str, str]) -> int:
+    total = 0
+    for key, parts in scores.items():
+        value = labels.get(key)
+        if value is not None:
+            for counts, weight in parts:
+                total += weight * counts.get(value, 0)
+    return total
+
+
+def normalize(scores: dict[K, int]) -> dict[K, int]:
+    """``NormalizeScore``: 100 × (s − min) / (max − min), truncated, in float64 as upstream."""
+    if not scores:
+        return scores
+    low = min(scores.values())
+    spread = max(scores.values()) - low
+    if spread <= 0:
+        return dict.fromkeys(scores, 0)
+    return {k: int(float(MAX_NODE_SCORE) * ((s - low) / spread)) for k, s in scores.items()}
