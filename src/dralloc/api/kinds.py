@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from dralloc.api import apps_v1, batch_v1, conversion, coordination_v1, core_v1, resource_v1, scheduling_v1
+from dralloc.api import (
+    apps_v1,
+    batch_v1,
+    conversion,
+    coordination_v1,
+    core_v1,
+    core_v1_storage,
+    resource_v1,
+    scheduling_v1,
+    storage_v1,
+)
 
 _RESOURCE_KINDS: dict[str, type] = {
     "ResourceSlice": resource_v1.ResourceSlice,
@@ -15,6 +25,8 @@ _CORE_KINDS: dict[str, type] = {
     "Node": core_v1.Node,
     "Pod": core_v1.Pod,
     "Namespace": core_v1.Namespace,
+    "PersistentVolume": core_v1_storage.PersistentVolume,
+    "PersistentVolumeClaim": core_v1_storage.PersistentVolumeClaim,
 }
 # Other groups, by apiVersion: the workload controllers' kinds, PriorityClass and Lease.
 _OTHER_KINDS: dict[str, dict[str, type]] = {
@@ -27,6 +39,7 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
     batch_v1.GROUP_VERSION: {"Job": batch_v1.Job},
     scheduling_v1.GROUP_VERSION: {"PriorityClass": scheduling_v1.PriorityClass},
     coordination_v1.GROUP_VERSION: {"Lease": coordination_v1.Lease},
+    storage_v1.GROUP_VERSION: {"StorageClass": storage_v1.StorageClass, "CSINode": storage_v1.CSINode},
 }
 
 
