@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dralloc.api.core_v1 import Node, Pod
+from dralloc.api.core_v1_storage import PersistentVolume, PersistentVolumeClaim
 from dralloc.api.resource_v1 import (
     DeviceClass,
     DeviceTaintRule,
@@ -14,6 +15,7 @@ from dralloc.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from dralloc.api.storage_v1 import CSINode, StorageClass
 from dralloc.scheduler.controllers.names import NameGenerator
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet")
@@ -30,6 +32,10 @@ class ClusterObjects:
     taint_rules: list[DeviceTaintRule] = field(default_factory=list)
     priority_classes: list[Any] = field(default_factory=list)
     workloads: list[Any] = field(default_factory=list)
+    persistent_volumes: list[PersistentVolume] = field(default_factory=list)
+    persistent_volume_claims: list[PersistentVolumeClaim] = field(default_factory=list)
+    storage_classes: list[StorageClass] = field(default_factory=list)
+    csi_nodes: list[CSINode] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -39,7 +45,9 @@ def sort_objects(objects: Iterable[Any], names: NameGenerator) -> ClusterObjects
     buckets: dict[str, list[Any]] = {
         "Node": out.nodes, "Pod": out.pods, "ResourceSlice": out.slices, "DeviceClass": out.classes,
         "ResourceClaim": out.claims, "ResourceClaimTemplate": out.templates, "DeviceTaintRule": out.taint_rules,
-        "PriorityClass": out.priority_classes,
+        "PriorityClass": out.priority_classes, "PersistentVolume": out.persistent_volumes,
+        "PersistentVolumeClaim": out.persistent_volume_claims, "StorageClass": out.storage_classes,
+        "CSINode": out.csi_nodes,
     }
     for obj in objects:
         kind = type(obj).__name__

@@ -89,7 +89,11 @@ class Framework:
         self.filters = [p for p in self.plugins if p.has_filter]
         self.scorers = [p for p in self.plugins if p.has_score]
         self.dra = next(p for p in self.plugins if p.name == DRA)
-        self.preemption = DefaultPreemption(self.run_filters, self.rng)
+        self.preemption = DefaultPreemption(self.run_filters, self.rng,
+                                            [p for p in self.filters if p.has_pre_filter_extensions])
+        # Reserve and PreBind run on every plugin that has them (VolumeBinding; DynamicResources' are below)
+        self.binders = [p for p in self.plugins if type(p).reserve is not Plugin.reserve
+                        or type(p).pre_bind is not Plugin.pre_bind]
         self.next_start_node_index = 0
         # Share filter and score work between nodes in the same state (never changes the answer; tests
         # switch it off to compare).
@@ -206,8 +210,9 @@ class Framework:
         wanted = num_feasible_nodes_to_find(len(nodes), self.percentage)
         named = self._needs_node_names(cycle)
         claim_selectors = self._claim_selectors(cycle)
+        keyed = cycle.keyed
         if self.group_nodes and names is None and not named and not claim_selectors and snap.dra.all_local and not snap.nominations \
-                and snap.groups.refresh():
+                and not keyed and snap.groups.refresh():
             return self._find_feasible_grouped(cycle, diagnosis, out, wanted)
         feasible: list[NodeInfo] = []
         start = self.next_start_node_index
@@ -227,7 +232,8 @@ class Framework:
             else:
                 key = (node.named_key if named or not self.group_nodes else node.static_key,
                        node.dynamic_key(state_id(node.name)),
-                       tuple(selector_matches(sel, node) for sel in claim_selectors) if claim_selectors else ())
+                       tuple(selector_matches(sel, node) for sel in claim_selectors) if claim_selectors else (),
+                       tuple(p.node_key(cycle, node) for p in keyed) if keyed else ())
                 keys[node.name] = key
                 if key in verdicts:
                     st = verdicts[key]
@@ -392,6 +398,18 @@ class Framework:
                           out_mappings: list[RequestMapping]) -> Status | None:
         snap = self.snapshot
         pod = cycle.pod
+        reserved_by: list[Plugin] = []
+        for plugin in self.binders:
+            verdict = plugin.reserve(cycle, node)
+            if verdict is not None:
+                for done in reversed(reserved_by):
+                    done.unreserve(cycle, node)
+                return verdict
+            reserved_by.append(plugin)
+        for plugin in self.binders:
+            verdict = plugin.pre_bind(cycle, node)
+            if verdict is not None:
+                return verdict
         bound_claims: list[ResourceClaim] = []
         footprint: dict[str, int] = {}
         st: DraCycle | None = cycle.data.get(DRA)

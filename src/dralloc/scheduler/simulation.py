@@ -30,6 +30,7 @@ from typing import Any
 from msgspec.structs import replace
 
 from dralloc.api.core_v1 import Node, Pod, PodCondition, PodStatus
+from dralloc.api.core_v1_storage import PersistentVolume, PersistentVolumeClaim
 from dralloc.api.resource_v1 import (
     DeviceClass,
     DeviceTaintRule,
@@ -37,7 +38,9 @@ from dralloc.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from dralloc.api.storage_v1 import CSINode, StorageClass
 from dralloc.errors import InputError
+from dralloc.scheduler.controllers.ephemeral_volumes import ephemeral_claims
 from dralloc.scheduler.controllers.names import NameGenerator
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.framework import Code, truncate_message
@@ -49,6 +52,8 @@ from dralloc.scheduler.result import Eviction, PodResult, SimulationResult
 from dralloc.scheduler.scheduler import Framework, bind_pod
 from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
 from dralloc.scheduler.utilization import utilization
+from dralloc.scheduler.volume_warnings import volume_warnings
+from dralloc.scheduler.volumes import VolumeState
 
 DEFAULT_SCHEDULER = "default-scheduler"
 POD_UID_NAMESPACE = uuid.UUID("0c3e8a52-5d55-4c41-9a3e-6472616c6c70")
@@ -70,7 +75,10 @@ class Scheduler:
                  priority_classes: Iterable[Any] = (), seed: int = 0, feature_gates: FeatureGates | None = None,
                  percentage_of_nodes_to_score: int = 0, group_nodes: bool = True,
                  names: NameGenerator | None = None, victims_terminate_at: str | None = None,
-                 nominated: Iterable[Pod] = (), now: datetime | None = None) -> None:
+                 nominated: Iterable[Pod] = (), now: datetime | None = None,
+                 persistent_volumes: Iterable[PersistentVolume] = (),
+                 persistent_volume_claims: Iterable[PersistentVolumeClaim] = (),
+                 storage_classes: Iterable[StorageClass] = (), csi_nodes: Iterable[CSINode] = ()) -> None:
         """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
         reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
         to a preemptor are listed in ``lost_nominations``. ``now``: the time against which binding conditions
@@ -91,6 +99,8 @@ class Scheduler:
         self.snapshot = ClusterSnapshot(list(nodes), list(slices), classes, claims, list(taint_rules), self.gates,
                                         attributes, now=now)
         self.snapshot.dra.share = group_nodes
+        self.snapshot.volumes = VolumeState.build(list(persistent_volumes), list(persistent_volume_claims),
+                                                  list(storage_classes), list(csi_nodes))
         self.framework = Framework(self.snapshot, seed=seed,
                                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                                    new_claim_name=self.names.generate, group_nodes=group_nodes)
@@ -118,7 +128,9 @@ class Scheduler:
         sched = cls(objs.nodes, objs.pods, slices=objs.slices, classes=objs.classes, claims=objs.claims,
                     templates=objs.templates, taint_rules=objs.taint_rules, priority_classes=objs.priority_classes,
                     seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-                    names=names, victims_terminate_at=victims_terminate_at)
+                    names=names, victims_terminate_at=victims_terminate_at,
+                    persistent_volumes=objs.persistent_volumes, persistent_volume_claims=objs.persistent_volume_claims,
+                    storage_classes=objs.storage_classes, csi_nodes=objs.csi_nodes)
         sched.warnings[:0] = objs.warnings
         return sched
 
@@ -184,6 +196,9 @@ class Scheduler:
             return result
         if pod.spec.affinity is not None and (pod.spec.affinity.pod_affinity or pod.spec.affinity.pod_anti_affinity):
             self.warnings.append(f"pod {key}: inter-pod (anti-)affinity is not evaluated")
+        for pvc in ephemeral_claims(pod, self.snapshot.volumes):
+            self.snapshot.volumes.add_claim(pvc)
+        self.warnings.extend(volume_warnings(pod, self.snapshot.volumes))
         self.pending.append(info)
         nominated = self.snapshot.by_name.get(pod.status.nominated_node_name or "") if pod.status else None
         if nominated is not None:
@@ -411,7 +426,8 @@ class Scheduler:
             claims[claim_key(c)] = c
         ordered = [claims[k] for k in sorted(claims)]
         return SimulationResult(list(self.results.values()), ordered, list(self.evicted),
-                                utilization(self.snapshot), list(self.warnings), self.seed)
+                                utilization(self.snapshot), list(self.warnings), self.seed,
+                                list(self.snapshot.volumes.bindings))
 
 
 def _scheduled_condition(pod: Pod) -> Pod:

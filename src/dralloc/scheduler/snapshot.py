@@ -22,6 +22,7 @@ from dralloc.scheduler.groups import NodeGroups
 from dralloc.scheduler.nodeinfo import NodeInfo, node_tree_order
 from dralloc.scheduler.plugins.extended_resources import class_mapping
 from dralloc.scheduler.podinfo import PodInfo
+from dralloc.scheduler.volumes import VolumeState
 
 ClaimKey = tuple[str, str]
 
@@ -60,6 +61,7 @@ class ClusterSnapshot:
         self.dra = DraState(slices, classes, [c for c in claims if _allocated(c)],
                             footprints=gates.enabled("DRANodeAllocatableResources"), attributes=attributes)
         self.groups = NodeGroups(self.nodes, self.dra)
+        self.volumes = VolumeState()  # PVs, PVCs, StorageClasses, CSINodes (the caller fills it)
 
     # ------------------------------------------------------------------ nominations
     def nominate(self, node: NodeInfo, pod: PodInfo) -> None:

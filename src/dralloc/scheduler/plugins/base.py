@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,15 @@ class Cycle:
     # and which groups passed.
     window: tuple[bytes, int] | None = None
     feasible_gids: bytes = b""
+    # Plugins whose Filter or Score for this pod read more of a node than the framework's node keys hold:
+    # their ``node_key`` joins each node's key, and the group-table fast path is not used.
+    keyed: list[Plugin] = field(default_factory=list)
+
+    def clone(self) -> Cycle:
+        """``CycleState.Clone``: data values with a ``clone()`` are cloned, the rest shared."""
+        data = {k: v.clone() if hasattr(v, "clone") else v for k, v in self.data.items()}
+        return Cycle(self.pod, self.snapshot, data, set(self.skip_filter), set(self.skip_score),
+                     keyed=list(self.keyed))
 
 
 class Plugin:
@@ -53,6 +63,29 @@ class Plugin:
 
     def normalize(self, cycle: Cycle, scores: dict[K, int]) -> dict[K, int]:
         return scores
+
+    # PreFilterExtensions: keep the cycle state right when the preemption dry run removes victims or adds
+    # them back. Only called for plugins with ``has_pre_filter_extensions``.
+    has_pre_filter_extensions = False
+
+    def add_pod(self, cycle: Cycle, pod: PodInfo, node: NodeInfo) -> Status | None:
+        return None
+
+    def remove_pod(self, cycle: Cycle, pod: PodInfo, node: NodeInfo) -> Status | None:
+        return None
+
+    def reserve(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        return None
+
+    def unreserve(self, cycle: Cycle, node: NodeInfo) -> None:
+        return None
+
+    def pre_bind(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        return None
+
+    def node_key(self, cycle: Cycle, node: NodeInfo) -> Hashable:
+        """What this plugin's Filter and Score read of ``node`` for this pod (see ``Cycle.keyed``)."""
+        return node.name
 
     has_filter = False
     has_score = False

@@ -86,9 +86,11 @@ def waits_for_victims(cycle: Cycle, diagnosis: Diagnosis) -> bool:
 class DefaultPreemption(Plugin):
     name = NAME
 
-    def __init__(self, run_filters: FilterRunner, rng: random.Random) -> None:
+    def __init__(self, run_filters: FilterRunner, rng: random.Random, extensions: list[Plugin] | None = None) -> None:
         self.run_filters = run_filters
         self.rng = rng
+        # plugins whose cycle state follows the pods the dry run removes and adds back (PreFilterExtensions)
+        self.extensions = extensions or []
 
     def post_filter(self, cycle: Cycle, diagnosis: Diagnosis, num_all_nodes: int
                     ) -> tuple[Status, Candidate | None, bool]:
@@ -136,16 +138,25 @@ class DefaultPreemption(Plugin):
         potential = [p for p in node.pods if p.priority < pod.priority]
         if not potential:
             return [], unresolvable(NAME, NO_VICTIMS)
+        extensions = [e for e in self.extensions if e.name not in cycle.skip_filter]
+        if extensions:
+            cycle = cycle.clone()
         for p in potential:
             trial.remove_pod(p, p.claim_footprint)
+            for e in extensions:
+                e.remove_pod(cycle, p, trial)
         status = self.run_filters(cycle, trial)
         if status is not None:
             return [], status
         victims: list[PodInfo] = []
         for p in sorted(potential, key=importance_key):
             trial.add_pod(p, p.claim_footprint)
+            for e in extensions:
+                e.add_pod(cycle, p, trial)
             if self.run_filters(cycle, trial) is not None:
                 trial.remove_pod(p, p.claim_footprint)
+                for e in extensions:
+                    e.remove_pod(cycle, p, trial)
                 victims.append(p)
         return victims, None
 
