@@ -110,9 +110,10 @@ class Framework:
             if others:
                 node = node.copy_with(others)
         skip = cycle.skip_filter
-        for plugin in self.filters:
-            if plugin.name in skip:
-                continue
+        active = cycle.active_filters
+        if active is None or active[0] != len(skip):  # skips only grow, and only before filtering
+            active = cycle.active_filters = (len(skip), [p for p in self.filters if p.name not in skip])
+        for plugin in active[1]:
             status = plugin.filter(cycle, node)
             if status is not None:
                 return status

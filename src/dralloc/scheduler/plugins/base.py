@@ -34,6 +34,8 @@ class Cycle:
     # Plugins whose Filter or Score for this pod read more of a node than the framework's node keys hold:
     # their ``node_key`` joins each node's key, and the group-table fast path is not used.
     keyed: list[Plugin] = field(default_factory=list)
+    # the filter plugins not skipped, computed once per cycle: (len(skip_filter) it was computed for, plugins)
+    active_filters: tuple[int, list[Plugin]] | None = None
 
     def clone(self) -> Cycle:
         """``CycleState.Clone``: data values with a ``clone()`` are cloned, the rest shared."""
