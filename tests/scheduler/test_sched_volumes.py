@@ -275,3 +275,24 @@ def test_cli_warns_about_unknown_fields_of_storage_objects(tmp_path, dralloc_cmd
     out = subprocess.run([*dralloc_cmd, "simulate", "-f", f], capture_output=True, text=True, check=False)
     assert 'PersistentVolume/pv-a: unknown field "spec.bogus"' in out.stderr
     assert 'StorageClass/local: unknown field "extra"' in out.stderr
+
+
+def test_storage_capacity_of_drivers_that_publish_it(simulate) -> None:
+    driver = "apiVersion: storage.k8s.io/v1\nkind: CSIDriver\nmetadata: {name: lvm.csi.example}\n" \
+             "spec: {storageCapacity: true}\n"
+
+    def capacity(name: str, zone: str, size: str) -> str:
+        return ("apiVersion: storage.k8s.io/v1\nkind: CSIStorageCapacity\n"
+                f"metadata: {{name: {name}, namespace: kube-system}}\nstorageClassName: lvm\ncapacity: {size}\n"
+                f"nodeTopology: {{matchLabels: {{topology.kubernetes.io/zone: {zone}}}}}\n")
+    lvm = storage_class("lvm", provisioner="lvm.csi.example")
+    _, result = simulate(A, B, lvm, driver, capacity("z1", "z1", "1Gi"), capacity("z2", "z2", "100Gi"),
+                         pvc("data", "5Gi", cls="lvm"), pod("p", extra_spec=claims("data")))
+    assert by_name(result)["p"].node == "node-b"
+    _, result = simulate(A, B, lvm, driver, capacity("z1", "z1", "1Gi"), pvc("data", "5Gi", cls="lvm"),
+                         pod("p", extra_spec=claims("data")))
+    assert by_name(result)["p"].message == fit_error(2, "2 node(s) did not have enough free storage")
+    # a driver that does not publish capacity is not checked
+    _, result = simulate(A, lvm, capacity("z1", "z1", "1Gi"), pvc("data", "5Gi", cls="lvm"),
+                         pod("p", extra_spec=claims("data")))
+    assert by_name(result)["p"].node == "node-a"

@@ -39,7 +39,8 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
     batch_v1.GROUP_VERSION: {"Job": batch_v1.Job},
     scheduling_v1.GROUP_VERSION: {"PriorityClass": scheduling_v1.PriorityClass},
     coordination_v1.GROUP_VERSION: {"Lease": coordination_v1.Lease},
-    storage_v1.GROUP_VERSION: {"StorageClass": storage_v1.StorageClass, "CSINode": storage_v1.CSINode},
+    storage_v1.GROUP_VERSION: {"StorageClass": storage_v1.StorageClass, "CSINode": storage_v1.CSINode,
+                               "CSIDriver": storage_v1.CSIDriver, "CSIStorageCapacity": storage_v1.CSIStorageCapacity},
 }
 
 

@@ -1,10 +1,14 @@
-"""storage.k8s.io/v1 StorageClass and CSINode, whole (every field of the upstream types)."""
+"""storage.k8s.io/v1 StorageClass, CSINode and CSIStorageCapacity, whole (every field of the upstream types),
+and the part of CSIDriver the scheduler reads (whether the driver publishes storage capacity)."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import msgspec
 
-from dralloc.api.meta import Base, ObjectMeta
+from dralloc.api.meta import Base, LabelSelector, ObjectMeta
+from dralloc.api.quantity import Quantity
 
 GROUP_VERSION = "storage.k8s.io/v1"
 IMMEDIATE = "Immediate"
@@ -68,3 +72,28 @@ class CSINode(Base):
     kind: str = "CSINode"
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
     spec: CSINodeSpec = msgspec.field(default_factory=CSINodeSpec)
+
+
+class CSIDriverSpec(Base):
+    PARTIAL: ClassVar[bool] = True  # upstream has more fields
+
+    storage_capacity: bool | None = None
+
+
+class CSIDriver(Base):
+    api_version: str = GROUP_VERSION
+    kind: str = "CSIDriver"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: CSIDriverSpec = msgspec.field(default_factory=CSIDriverSpec)
+
+
+class CSIStorageCapacity(Base):
+    """Room a CSI driver reports for new volumes of a class on the nodes its topology selects."""
+
+    api_version: str = GROUP_VERSION
+    kind: str = "CSIStorageCapacity"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    node_topology: LabelSelector | None = None
+    storage_class_name: str = ""
+    capacity: Quantity | None = None
+    maximum_volume_size: Quantity | None = None

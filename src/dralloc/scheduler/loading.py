@@ -15,7 +15,7 @@ from dralloc.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
-from dralloc.api.storage_v1 import CSINode, StorageClass
+from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, StorageClass
 from dralloc.scheduler.controllers.names import NameGenerator
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet")
@@ -36,6 +36,8 @@ class ClusterObjects:
     persistent_volume_claims: list[PersistentVolumeClaim] = field(default_factory=list)
     storage_classes: list[StorageClass] = field(default_factory=list)
     csi_nodes: list[CSINode] = field(default_factory=list)
+    csi_drivers: list[CSIDriver] = field(default_factory=list)
+    storage_capacities: list[CSIStorageCapacity] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -47,7 +49,7 @@ def sort_objects(objects: Iterable[Any], names: NameGenerator) -> ClusterObjects
         "ResourceClaim": out.claims, "ResourceClaimTemplate": out.templates, "DeviceTaintRule": out.taint_rules,
         "PriorityClass": out.priority_classes, "PersistentVolume": out.persistent_volumes,
         "PersistentVolumeClaim": out.persistent_volume_claims, "StorageClass": out.storage_classes,
-        "CSINode": out.csi_nodes,
+        "CSINode": out.csi_nodes, "CSIDriver": out.csi_drivers, "CSIStorageCapacity": out.storage_capacities,
     }
     for obj in objects:
         kind = type(obj).__name__

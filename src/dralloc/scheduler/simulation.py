@@ -38,7 +38,7 @@ from dralloc.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
-from dralloc.api.storage_v1 import CSINode, StorageClass
+from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, StorageClass
 from dralloc.errors import InputError
 from dralloc.scheduler.controllers.ephemeral_volumes import ephemeral_claims
 from dralloc.scheduler.controllers.names import NameGenerator
@@ -78,7 +78,9 @@ class Scheduler:
                  nominated: Iterable[Pod] = (), now: datetime | None = None,
                  persistent_volumes: Iterable[PersistentVolume] = (),
                  persistent_volume_claims: Iterable[PersistentVolumeClaim] = (),
-                 storage_classes: Iterable[StorageClass] = (), csi_nodes: Iterable[CSINode] = ()) -> None:
+                 storage_classes: Iterable[StorageClass] = (), csi_nodes: Iterable[CSINode] = (),
+                 csi_drivers: Iterable[CSIDriver] = (), storage_capacities: Iterable[CSIStorageCapacity] = ()
+                 ) -> None:
         """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
         reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
         to a preemptor are listed in ``lost_nominations``. ``now``: the time against which binding conditions
@@ -100,7 +102,8 @@ class Scheduler:
                                         attributes, now=now)
         self.snapshot.dra.share = group_nodes
         self.snapshot.volumes = VolumeState.build(list(persistent_volumes), list(persistent_volume_claims),
-                                                  list(storage_classes), list(csi_nodes))
+                                                  list(storage_classes), list(csi_nodes), list(csi_drivers),
+                                                  list(storage_capacities))
         self.framework = Framework(self.snapshot, seed=seed,
                                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                                    new_claim_name=self.names.generate, group_nodes=group_nodes)
@@ -130,7 +133,8 @@ class Scheduler:
                     seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                     names=names, victims_terminate_at=victims_terminate_at,
                     persistent_volumes=objs.persistent_volumes, persistent_volume_claims=objs.persistent_volume_claims,
-                    storage_classes=objs.storage_classes, csi_nodes=objs.csi_nodes)
+                    storage_classes=objs.storage_classes, csi_nodes=objs.csi_nodes, csi_drivers=objs.csi_drivers,
+                    storage_capacities=objs.storage_capacities)
         sched.warnings[:0] = objs.warnings
         return sched
 

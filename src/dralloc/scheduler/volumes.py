@@ -29,7 +29,7 @@ from dralloc.api.core_v1_storage import (
 )
 from dralloc.api.meta import LabelSelector
 from dralloc.api.quantity import Quantity
-from dralloc.api.storage_v1 import CSINode, StorageClass
+from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, StorageClass
 
 ClaimKey = tuple[str, str]
 FILESYSTEM = "Filesystem"
@@ -212,14 +212,19 @@ class VolumeState:
     pvcs: dict[ClaimKey, PersistentVolumeClaim] = field(default_factory=dict)
     classes: dict[str, StorageClass] = field(default_factory=dict)
     csi_nodes: dict[str, CSINode] = field(default_factory=dict)
+    csi_drivers: dict[str, CSIDriver] = field(default_factory=dict)
+    capacities: list[CSIStorageCapacity] = field(default_factory=list)
     bindings: list[VolumeBinding] = field(default_factory=list)
     _by_class: dict[str, list[PersistentVolume]] | None = None
 
     @classmethod
     def build(cls, pvs: list[PersistentVolume], pvcs: list[PersistentVolumeClaim], classes: list[StorageClass],
-              csi_nodes: list[CSINode]) -> VolumeState:
+              csi_nodes: list[CSINode], csi_drivers: list[CSIDriver] | None = None,
+              capacities: list[CSIStorageCapacity] | None = None) -> VolumeState:
         state = cls(classes={c.metadata.name or "": c for c in classes},
-                    csi_nodes={c.metadata.name or "": c for c in csi_nodes})
+                    csi_nodes={c.metadata.name or "": c for c in csi_nodes},
+                    csi_drivers={d.metadata.name or "": d for d in csi_drivers or ()},
+                    capacities=list(capacities or ()))
         for pv in pvs:
             state.pvs[pv.metadata.name or ""] = pv
         for pvc in pvcs:
@@ -248,6 +253,27 @@ class VolumeState:
             return None
         newest = max(defaults, key=lambda c: (c.metadata.creation_timestamp or "", c.metadata.name or ""))
         return newest.metadata.name
+
+    def has_enough_capacity(self, pvc: PersistentVolumeClaim, sc: StorageClass, labels: dict[str, str]) -> bool:
+        """``hasEnoughCapacity``: only for a CSIDriver with ``storageCapacity: true``: some CSIStorageCapacity of
+        the class whose node topology selects the node and whose maximumVolumeSize (else capacity) holds the
+        claim's request. Capacities are read as given: the simulation does not subtract what it provisions,
+        as kube-scheduler does not until the driver updates them."""
+        res = pvc.spec.resources
+        requested = (res.requests or {}).get("storage") if res is not None else None
+        if requested is None:
+            return True
+        driver = self.csi_drivers.get(sc.provisioner)
+        if driver is None or not driver.spec.storage_capacity:
+            return True
+        size = requested.value()
+        for cap in self.capacities:
+            if cap.storage_class_name != sc.metadata.name or cap.node_topology is None:
+                continue
+            limit = cap.maximum_volume_size if cap.maximum_volume_size is not None else cap.capacity
+            if limit is not None and limit.value() >= size and label_selector_matches(cap.node_topology, labels):
+                return True
+        return False
 
     def claim(self, namespace: str, name: str) -> PersistentVolumeClaim | None:
         return self.pvcs.get((namespace, name))

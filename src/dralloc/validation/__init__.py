@@ -62,7 +62,7 @@ __all__ = [
 ]
 
 NAMESPACED_KINDS = {"ResourceClaim", "ResourceClaimTemplate", "Pod", "Deployment", "ReplicaSet", "StatefulSet",
-                    "DaemonSet", "Job", "PersistentVolumeClaim"}
+                    "DaemonSet", "Job", "PersistentVolumeClaim", "CSIStorageCapacity"}
 
 
 def _meta(obj: Any, namespaced: bool, require_namespace: bool) -> list[FieldError]:

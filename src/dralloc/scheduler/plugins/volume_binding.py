@@ -9,8 +9,8 @@ pending ("pod has unbound immediate PersistentVolumeClaims"). Claims bound to lo
 Filter: a bound claim's PV must exist and its node affinity match the node; each WaitForFirstConsumer claim
 must find a matching Available PV on the node (the PV controller's choice: the smallest that fits) or be
 provisionable there (a provisioner other than ``kubernetes.io/no-provisioner`` and the class's
-``allowedTopologies`` matching the node's labels). A claim already annotated with a selected node fits only
-that node. Storage capacity (CSIStorageCapacity) is not modelled: provisioning is taken to have room.
+``allowedTopologies`` matching the node's labels, and room in a CSIStorageCapacity when the class's CSIDriver
+publishes capacity). A claim already annotated with a selected node fits only that node.
 
 Reserve/PreBind: the chosen node's static bindings are made at once (the PV's claimRef, the claim's
 volumeName; both Bound), claims left to provisioning get ``volume.kubernetes.io/selected-node``; what was
@@ -49,6 +49,8 @@ UNBOUND_IMMEDIATE = "pod has unbound immediate PersistentVolumeClaims"
 REASON_NODE_CONFLICT = "node(s) had volume node affinity conflict"
 REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
 REASON_PV_NOT_EXIST = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
+REASON_NOT_ENOUGH_SPACE = "node(s) did not have enough free storage"
+NOT_ENOUGH_SPACE = "not enough space"
 
 
 @dataclass
@@ -179,7 +181,7 @@ class VolumeBinding(Plugin):
         order: node affinity, bind conflict, missing PV)."""
         volumes = cycle.snapshot.volumes
         labels = node.labels
-        bound_ok = pvs_found = unbound_ok = True
+        bound_ok = pvs_found = unbound_ok = enough_space = True
         out = PodVolumes()
         for pvc in state.bound:
             pv = volumes.pvs.get(pvc.spec.volume_name or "")
@@ -214,8 +216,11 @@ class VolumeBinding(Plugin):
                 checked = self._check_provisions(volumes, to_provision, labels)
                 if isinstance(checked, Status):
                     return checked, []
-                unbound_ok = checked
-                out.provision = to_provision if checked else []
+                if checked == NOT_ENOUGH_SPACE:
+                    unbound_ok, enough_space = True, False
+                else:
+                    unbound_ok = bool(checked)
+                out.provision = to_provision if checked is True else []
         reasons = []
         if not bound_ok:
             reasons.append(REASON_NODE_CONFLICT)
@@ -223,12 +228,15 @@ class VolumeBinding(Plugin):
             reasons.append(REASON_BIND_CONFLICT)
         if not pvs_found:
             reasons.append(REASON_PV_NOT_EXIST)
+        if not enough_space:
+            reasons.append(REASON_NOT_ENOUGH_SPACE)
         return out, reasons
 
     @staticmethod
     def _check_provisions(volumes: VolumeState, claims: list[PersistentVolumeClaim], labels: dict[str, str]
-                          ) -> bool | Status:
-        """``checkVolumeProvisions``: every claim's class can provision dynamically on the node."""
+                          ) -> bool | str | Status:
+        """``checkVolumeProvisions``: every claim's class can provision dynamically on the node (False), with
+        room there (NOT_ENOUGH_SPACE)."""
         for pvc in claims:
             name = claim_class(pvc)
             if not name:
@@ -240,6 +248,8 @@ class VolumeBinding(Plugin):
                 return False
             if not topology_matches(sc.allowed_topologies, labels):
                 return False
+            if not volumes.has_enough_capacity(pvc, sc, labels):
+                return NOT_ENOUGH_SPACE
         return True
 
     def node_key(self, cycle: Cycle, node: NodeInfo) -> Hashable:
