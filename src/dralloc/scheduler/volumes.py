@@ -9,6 +9,7 @@ the PV controller makes of a new volume at once (a dump always carries the phase
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import NamedTuple
 
 from msgspec.structs import replace
@@ -33,6 +34,7 @@ from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, Stora
 
 ClaimKey = tuple[str, str]
 FILESYSTEM = "Filesystem"
+HOSTNAME = "kubernetes.io/hostname"
 
 
 class PodClaim(NamedTuple):
@@ -111,7 +113,7 @@ def local_volume_node_names(pv: PersistentVolume) -> list[str]:
     for term in affinity.required.node_selector_terms or ():
         names: set[str] | None = None
         for req in term.match_expressions or ():
-            if req.key == "kubernetes.io/hostname" and req.operator == "In":
+            if req.key == HOSTNAME and req.operator == "In":
                 values = set(req.values or ())
                 names = values if names is None else names & values
         result |= names or set()
@@ -144,48 +146,96 @@ def volume_phase(pv: PersistentVolume) -> str:
     return phase
 
 
-def find_matching_volume(pvc: PersistentVolumeClaim, volumes: list[PersistentVolume], labels: dict[str, str],
-                         excluded: set[str]) -> PersistentVolume | None:
-    """The PV controller's ``FindMatchingVolume`` on the scheduler's path (a node given, delayed binding):
-    a volume pre-bound to the claim if it fits the node, else the smallest Available volume of the claim's
-    class with enough capacity, the same volume mode and VolumeAttributesClass, matching the claim's selector,
-    the node and every access mode of the claim. Ties go to the first in name order."""
-    requested = claim_request(pvc)
+def _host_pinned(pv: PersistentVolume) -> list[str] | None:
+    """The hostnames of a PV whose node affinity is exactly one ``kubernetes.io/hostname In`` requirement (how
+    local volumes are pinned): it fits a node iff the node's hostname label is one of them. None otherwise."""
+    affinity = pv.spec.node_affinity
+    terms = affinity.required.node_selector_terms if affinity is not None and affinity.required is not None else None
+    if not terms or len(terms) != 1 or terms[0].match_fields or len(terms[0].match_expressions or ()) != 1:
+        return None
+    req = (terms[0].match_expressions or [])[0]
+    if req.key != HOSTNAME or req.operator != "In" or not req.values:
+        return None
+    return list(req.values)
+
+
+Ranked = tuple[Fraction, int, PersistentVolume]  # size, position in name order, volume
+
+
+@dataclass
+class Candidates:
+    """What ``FindMatchingVolume`` can pick for one claim, sorted out once per scheduling cycle: volumes
+    pre-bound to the claim (the first decides), and the others that pass every check but the node's, by
+    size then name order, those pinned to hostnames indexed by hostname."""
+
+    prebound: list[PersistentVolume]
+    by_host: dict[str, list[Ranked]]
+    general: list[Ranked]
+
+    def pick(self, labels: dict[str, str], excluded: set[str]) -> PersistentVolume | None:
+        for pv in self.prebound:
+            if (pv.metadata.name or "") not in excluded:
+                return pv if volume_node_affinity_matches(pv, labels) else None
+        best: Ranked | None = None
+        host = labels.get(HOSTNAME)
+        for ranked in self.by_host.get(host, ()) if host is not None else ():
+            if (ranked[2].metadata.name or "") not in excluded:
+                best = ranked
+                break
+        for ranked in self.general:
+            if best is not None and ranked[:2] >= best[:2]:
+                break
+            pv = ranked[2]
+            if (pv.metadata.name or "") not in excluded and volume_node_affinity_matches(pv, labels):
+                best = ranked
+                break
+        return best[2] if best is not None else None
+
+
+def matching_candidates(pvc: PersistentVolumeClaim, volumes: list[PersistentVolume]) -> Candidates:
+    """The PV controller's ``FindMatchingVolume`` on the scheduler's path (a node given, delayed binding),
+    without the node: a volume pre-bound to the claim wins if it fits the node; else the smallest Available
+    volume of the claim's class with enough capacity, the same volume mode and VolumeAttributesClass, matching
+    the claim's selector, the node and every access mode of the claim (ties: the first in name order)."""
+    requested = claim_request(pvc).as_fraction()
     requested_class = claim_class(pvc)
     claim_mode = pvc.spec.volume_mode or FILESYSTEM
     claim_vac = pvc.spec.volume_attributes_class_name or ""
     claim_modes = pvc.spec.access_modes or []
-    smallest: PersistentVolume | None = None
-    smallest_size = Quantity(0)
-    for pv in volumes:
-        name = pv.metadata.name or ""
-        if name in excluded:
-            continue
+    out = Candidates([], {}, [])
+    for order, pv in enumerate(volumes):
         if pv.spec.claim_ref is not None and not bound_to_claim(pv, pvc):
             continue
-        size = _storage(pv.spec.capacity)
-        if size.cmp(requested) < 0:
+        size = _storage(pv.spec.capacity).as_fraction()
+        if size < requested or (pv.spec.volume_mode or FILESYSTEM) != claim_mode or pv.metadata.deletion_timestamp:
             continue
-        if (pv.spec.volume_mode or FILESYSTEM) != claim_mode:
-            continue
-        if pv.metadata.deletion_timestamp:
-            continue
-        fits_node = volume_node_affinity_matches(pv, labels)
         if bound_to_claim(pv, pvc):
-            return pv if fits_node else None
+            out.prebound.append(pv)
+            continue
         if volume_phase(pv) != "Available":
             continue
         if pvc.spec.selector is not None and not label_selector_matches(pvc.spec.selector, pv.metadata.labels or {}):
             continue
-        if volume_class(pv) != requested_class or not fits_node:
+        if volume_class(pv) != requested_class:
             continue
         if not all(mode in (pv.spec.access_modes or ()) for mode in claim_modes):
             continue
         if claim_vac != (pv.spec.volume_attributes_class_name or ""):
             continue
-        if smallest is None or smallest_size.cmp(size) > 0:
-            smallest, smallest_size = pv, size
-    return smallest
+        hosts = _host_pinned(pv)
+        if hosts is None:
+            out.general.append((size, order, pv))
+        else:
+            for host in hosts:
+                out.by_host.setdefault(host, []).append((size, order, pv))
+    out.general.sort(key=_rank)
+    for ranked in out.by_host.values():
+        ranked.sort(key=_rank)
+    return out
+
+
+def _rank(ranked: Ranked) -> tuple[Fraction, int]:
+    return ranked[0], ranked[1]
 
 
 @dataclass
@@ -215,6 +265,7 @@ class VolumeState:
     csi_drivers: dict[str, CSIDriver] = field(default_factory=dict)
     capacities: list[CSIStorageCapacity] = field(default_factory=list)
     bindings: list[VolumeBinding] = field(default_factory=list)
+    version: int = 0  # bumped on every change of a claim or volume (keys caches of what pods attach)
     _by_class: dict[str, list[PersistentVolume]] | None = None
 
     @classmethod
@@ -244,6 +295,7 @@ class VolumeState:
                 pvc = replace(pvc, spec=replace(pvc.spec, storage_class_name=default))
         if not pvc.metadata.namespace:
             pvc = replace(pvc, metadata=replace(pvc.metadata, namespace="default"))
+        self.version += 1
         self.pvcs[(pvc.metadata.namespace or "default", pvc.metadata.name or "")] = pvc
 
     def default_class(self) -> str | None:
@@ -301,6 +353,7 @@ class VolumeState:
                            status=replace(pv.status or PersistentVolumeStatus(), phase="Bound"))
         self.pvs[pv.metadata.name or ""] = bound_pv
         self._by_class = None
+        self.version += 1
         claim_ann = {**(pvc.metadata.annotations or {}), ANN_BIND_COMPLETED: "yes", ANN_BOUND_BY_CONTROLLER: "yes"}
         status = replace(pvc.status or PersistentVolumeClaimStatus(), phase="Bound",
                          access_modes=pv.spec.access_modes, capacity=pv.spec.capacity)
@@ -313,6 +366,6 @@ class VolumeState:
         """Dynamic provisioning: the scheduler annotates the claim with the chosen node; the provisioner
         takes it from there (outside the simulation)."""
         ns = pvc.metadata.namespace or "default"
-        ann = {**(pvc.metadata.annotations or {}), ANN_SELECTED_NODE: node}
+        ann = {**(pvc.metadata.annotations or {}), ANN_SELECTED_NODE: node}  # attaches as before: no new version
         self.pvcs[(ns, pvc.metadata.name or "")] = replace(pvc, metadata=replace(pvc.metadata, annotations=ann))
         self.bindings.append(VolumeBinding(pod, f"{ns}/{pvc.metadata.name}", node, None))

@@ -60,6 +60,9 @@ class NodeVolumeLimits(Plugin):
     name = NAME
     has_filter = True
 
+    def __init__(self) -> None:
+        self._cache: dict[str, tuple[NodeInfo, int, int, dict[str, str], dict[str, int]]] = {}
+
     def pre_filter(self, cycle: Cycle) -> Status | set[str] | None:
         vols = cycle.pod.pod.spec.volumes
         if not vols or not any(v.persistent_volume_claim is not None or v.ephemeral is not None for v in vols):
@@ -79,16 +82,9 @@ class NodeVolumeLimits(Plugin):
         limits = _limits(csi_node) if csi_node is not None else {}
         if not limits:
             return None
-        attached: dict[str, str] = {}
-        for p in node.pods:
-            if p.pod.spec.volumes:
-                found = attachable_volumes(p.pod, volumes, False)
-                if isinstance(found, dict):
-                    attached.update(found)
-        attached_count: dict[str, int] = {}
-        for unique, driver in attached.items():
+        attached, attached_count = self._attached(cycle, node)
+        for unique in attached:
             new.pop(unique, None)
-            attached_count[driver] = attached_count.get(driver, 0) + 1
         new_count: dict[str, int] = {}
         for driver in new.values():
             new_count[driver] = new_count.get(driver, 0) + 1
@@ -97,6 +93,26 @@ class NodeVolumeLimits(Plugin):
             if limit is not None and attached_count.get(driver, 0) + count > limit:
                 return unschedulable(NAME, REASON)
         return None
+
+    def _attached(self, cycle: Cycle, node: NodeInfo) -> tuple[dict[str, str], dict[str, int]]:
+        """The CSI volumes the node's pods use (unique name → driver) and their count per driver; kept per
+        node until its pods or the claims and volumes change."""
+        volumes = cycle.snapshot.volumes
+        cached = self._cache.get(node.name)
+        if cached is not None and cached[0] is node and cached[1] == node.generation and cached[2] == volumes.version:
+            return cached[3], cached[4]
+        attached: dict[str, str] = {}
+        for p in node.pods:
+            if p.pod.spec.volumes:
+                found = attachable_volumes(p.pod, volumes, False)
+                if isinstance(found, dict):
+                    attached.update(found)
+        counts: dict[str, int] = {}
+        for driver in attached.values():
+            counts[driver] = counts.get(driver, 0) + 1
+        if cycle.snapshot.by_name.get(node.name) is node:  # not a preemption trial's copy
+            self._cache[node.name] = (node, node.generation, volumes.version, attached, counts)
+        return attached, counts
 
     def node_key(self, cycle: Cycle, node: NodeInfo) -> Hashable:
         """Nodes with limits differ by what their pods attach; nodes without any share one verdict."""

@@ -19,9 +19,10 @@ bound is recorded for the result. No Score: 1.36 scores only with StorageCapacit
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 
+from dralloc.api.core_v1 import NodeSelector
 from dralloc.api.core_v1_storage import (
     ANN_BIND_COMPLETED,
     ANN_SELECTED_NODE,
@@ -34,10 +35,12 @@ from dralloc.scheduler.framework import SKIP, Status, error, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.base import Cycle, Plugin
 from dralloc.scheduler.volumes import (
+    HOSTNAME,
+    Candidates,
     VolumeState,
     claim_request,
-    find_matching_volume,
     local_volume_node_names,
+    matching_candidates,
     not_found,
     not_owner,
     pod_claims,
@@ -65,9 +68,11 @@ class PodVolumes:
 class VolumeBindingCycle:
     bound: list[PersistentVolumeClaim]
     delayed: list[PersistentVolumeClaim]
-    volumes_by_class: dict[str, list[PersistentVolume]]
-    # selected-node annotations make a node's name part of its verdict
+    # per delayed claim without a selected node (by position in ``delayed``), the volumes it could bind
+    candidates: dict[int, Candidates]
+    # selected-node annotations make a node's name part of its verdict; otherwise these labels make it
     names_matter: bool
+    label_keys: tuple[str, ...] = ()
     by_node: dict[str, PodVolumes] = field(default_factory=dict)
     reserved: PodVolumes | None = None
 
@@ -97,10 +102,6 @@ def _delayed(pvc: PersistentVolumeClaim, volumes: VolumeState) -> bool:
 class VolumeBinding(Plugin):
     name = NAME
     has_filter = True
-
-    def __init__(self) -> None:
-        self._label_ids: dict[NodeInfo, int] = {}
-        self._interned: dict[tuple[tuple[str, str], ...], int] = {}
 
     def pre_filter(self, cycle: Cycle) -> Status | set[str] | None:
         pod = cycle.pod.pod
@@ -137,9 +138,13 @@ class VolumeBinding(Plugin):
                 immediate = True
         if immediate:
             return unresolvable(NAME, UNBOUND_IMMEDIATE)
-        by_class = {claim_class(pvc): volumes.volumes_of_class(claim_class(pvc)) for pvc in delayed}
-        names_matter = any(ANN_SELECTED_NODE in (pvc.metadata.annotations or {}) for pvc in delayed)
-        state = VolumeBindingCycle(bound, delayed, by_class, names_matter)
+        # byPVCSize: claims with smaller requests are matched first (a stable sort)
+        delayed.sort(key=claim_request_key)
+        candidates = {i: matching_candidates(pvc, volumes.volumes_of_class(claim_class(pvc)))
+                      for i, pvc in enumerate(delayed) if ANN_SELECTED_NODE not in (pvc.metadata.annotations or {})}
+        names_matter = len(candidates) < len(delayed)
+        state = VolumeBindingCycle(bound, delayed, candidates, names_matter,
+                                   _label_keys(volumes, bound, delayed, candidates.values()))
         cycle.data[NAME] = state
         pinned = self._eligible_nodes(volumes, bound)
         if delayed or any(self._has_affinity(volumes, pvc) for pvc in bound):
@@ -191,21 +196,21 @@ class VolumeBinding(Plugin):
             if not volume_node_affinity_matches(pv, labels):
                 bound_ok = False
                 break
-        to_match: list[PersistentVolumeClaim] = []
+        to_match: list[tuple[PersistentVolumeClaim, Candidates]] = []
         to_provision: list[PersistentVolumeClaim] = []
-        for pvc in state.delayed:
-            selected = (pvc.metadata.annotations or {}).get(ANN_SELECTED_NODE)
-            if selected is None:
-                to_match.append(pvc)
-            elif selected != node.name:
+        for i, pvc in enumerate(state.delayed):
+            found = state.candidates.get(i)
+            if found is not None:
+                to_match.append((pvc, found))
+            elif (pvc.metadata.annotations or {}).get(ANN_SELECTED_NODE) != node.name:
                 unbound_ok = False
                 break
             else:
                 to_provision.append(pvc)
         else:
             chosen: set[str] = set()
-            for pvc in sorted(to_match, key=claim_request_key):
-                pv = find_matching_volume(pvc, state.volumes_by_class.get(claim_class(pvc), []), labels, chosen)
+            for pvc, found in to_match:
+                pv = found.pick(labels, chosen)
                 if pv is None:
                     unbound_ok = False
                     to_provision.append(pvc)
@@ -258,11 +263,8 @@ class VolumeBinding(Plugin):
         state: VolumeBindingCycle = cycle.data[NAME]
         if state.names_matter:
             return node.name
-        label_id = self._label_ids.get(node)
-        if label_id is None:
-            items = tuple(sorted(node.labels.items()))
-            label_id = self._label_ids[node] = self._interned.setdefault(items, len(self._interned))
-        return label_id
+        labels = node.labels
+        return tuple(labels.get(k) for k in state.label_keys)
 
     # ------------------------------------------------------------------ reserve + bind
     def reserve(self, cycle: Cycle, node: NodeInfo) -> Status | None:
@@ -301,6 +303,40 @@ class VolumeBinding(Plugin):
             if ANN_SELECTED_NODE not in (pvc.metadata.annotations or {}):
                 volumes.select_node(pvc, pod, node.name)
         return None
+
+
+def _selector_keys(selector: NodeSelector | None) -> set[str]:
+    keys: set[str] = set()
+    for term in selector.node_selector_terms or () if selector is not None else ():
+        keys.update(req.key for req in term.match_expressions or ())
+    return keys
+
+
+def _label_keys(volumes: VolumeState, bound: list[PersistentVolumeClaim], delayed: list[PersistentVolumeClaim],
+                candidates: Iterable[Candidates]) -> tuple[str, ...]:
+    """The node labels the verdict can read: the keys of the bound PVs' and candidate PVs' node affinity, of
+    the delayed claims' classes' allowed topologies, and of their storage capacities' node topology."""
+    keys: set[str] = set()
+    for pvc in bound:
+        pv = volumes.pvs.get(pvc.spec.volume_name or "")
+        if pv is not None and pv.spec.node_affinity is not None:
+            keys |= _selector_keys(pv.spec.node_affinity.required)
+    for found in candidates:
+        if found.by_host:
+            keys.add(HOSTNAME)
+        for pv in [*found.prebound, *(ranked[2] for ranked in found.general)]:
+            if pv.spec.node_affinity is not None:
+                keys |= _selector_keys(pv.spec.node_affinity.required)
+    classes = {claim_class(pvc) for pvc in delayed}
+    for name in classes:
+        sc = volumes.classes.get(name)
+        for term in sc.allowed_topologies or () if sc is not None else ():
+            keys.update(req.key for req in term.match_label_expressions or ())
+    for cap in volumes.capacities:
+        if cap.storage_class_name in classes and cap.node_topology is not None:
+            keys.update(cap.node_topology.match_labels or {})
+            keys.update(req.key for req in cap.node_topology.match_expressions or ())
+    return tuple(sorted(keys))
 
 
 def claim_request_key(pvc: PersistentVolumeClaim) -> int:
