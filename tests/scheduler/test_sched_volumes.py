@@ -296,3 +296,10 @@ def test_storage_capacity_of_drivers_that_publish_it(simulate) -> None:
     _, result = simulate(A, lvm, capacity("z1", "z1", "1Gi"), pvc("data", "5Gi", cls="lvm"),
                          pod("p", extra_spec=claims("data")))
     assert by_name(result)["p"].node == "node-a"
+
+
+def test_the_volumes_example_places_each_pod_by_its_storage(examples_dir) -> None:
+    result = Scheduler.from_objects(load(*[(examples_dir / "volumes" / "cluster.yaml").read_text()])).schedule()
+    assert {p.name: p.node for p in result.pods} == {"postgres-0": "node-1", "cache": "node-2", "web": "node-3"}
+    assert [(b.claim, b.volume) for b in result.volume_bindings] == [("shop/cache", "local-node-2"),
+                                                                      ("shop/uploads", None)]
