@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import msgspec
 
-from dralloc.api.meta import Base, ListMeta, ObjectMeta
+from dralloc.api.meta import Base, LabelSelector, ListMeta, ObjectMeta
 from dralloc.api.quantity import Quantity
 
 ResourceList = dict[str, Quantity]
@@ -78,12 +78,20 @@ class NodeSpec(Base):
     pod_cidr: str | None = msgspec.field(default=None, name="podCIDR")
 
 
+class ContainerImage(Base):
+    """An image the node holds (``status.images[]``): every name it is known by, and its size."""
+
+    names: list[str] | None = None
+    size_bytes: int | None = None
+
+
 class NodeStatus(Base):
     PARTIAL: ClassVar[bool] = True  # upstream has more fields
 
     capacity: ResourceList | None = None
     allocatable: ResourceList | None = None
     conditions: list[dict[str, Any]] | None = None
+    images: list[ContainerImage] | None = None
 
 
 class Node(Base):
@@ -185,6 +193,90 @@ class PodSchedulingGate(Base):
     name: str = ""
 
 
+# --- Pod volumes (what the volume plugins read; other volume sources are kept out of the model) ------
+
+
+class VolumeResourceRequirements(Base):
+    limits: ResourceList | None = None
+    requests: ResourceList | None = None
+
+
+class PersistentVolumeClaimSpec(Base):
+    access_modes: list[str] | None = None
+    selector: LabelSelector | None = None
+    resources: VolumeResourceRequirements | None = None
+    volume_name: str | None = None
+    storage_class_name: str | None = None
+    volume_mode: str | None = None  # Filesystem (default) or Block
+    data_source: dict[str, Any] | None = None
+    data_source_ref: dict[str, Any] | None = None
+    volume_attributes_class_name: str | None = None
+
+
+class PersistentVolumeClaimTemplate(Base):
+    metadata: ObjectMeta | None = None
+    spec: PersistentVolumeClaimSpec = msgspec.field(default_factory=PersistentVolumeClaimSpec)
+
+
+class PersistentVolumeClaimVolumeSource(Base):
+    claim_name: str = ""
+    read_only: bool | None = None
+
+
+class EphemeralVolumeSource(Base):
+    volume_claim_template: PersistentVolumeClaimTemplate | None = None
+
+
+class GCEPersistentDiskVolumeSource(Base):
+    pd_name: str = ""
+    fs_type: str | None = None
+    partition: int | None = None
+    read_only: bool | None = None
+
+
+class AWSElasticBlockStoreVolumeSource(Base):
+    volume_id: str = msgspec.field(default="", name="volumeID")
+    fs_type: str | None = None
+    partition: int | None = None
+    read_only: bool | None = None
+
+
+class ISCSIVolumeSource(Base):
+    PARTIAL: ClassVar[bool] = True  # upstream has more fields
+
+    target_portal: str = ""
+    iqn: str = ""
+    lun: int = 0
+    read_only: bool | None = None
+
+
+class RBDVolumeSource(Base):
+    PARTIAL: ClassVar[bool] = True  # upstream has more fields
+
+    monitors: list[str] = msgspec.field(default_factory=list)
+    image: str = ""
+    pool: str | None = None  # "rbd" when unset (API default)
+    read_only: bool | None = None
+
+
+class ImageVolumeSource(Base):
+    reference: str | None = None
+    pull_policy: str | None = None
+
+
+class Volume(Base):
+    PARTIAL: ClassVar[bool] = True  # upstream has more volume sources
+
+    name: str = ""
+    persistent_volume_claim: PersistentVolumeClaimVolumeSource | None = None
+    ephemeral: EphemeralVolumeSource | None = None
+    gce_persistent_disk: GCEPersistentDiskVolumeSource | None = None
+    aws_elastic_block_store: AWSElasticBlockStoreVolumeSource | None = None
+    iscsi: ISCSIVolumeSource | None = None
+    rbd: RBDVolumeSource | None = None
+    image: ImageVolumeSource | None = None
+
+
 class PodSpec(Base):
     PARTIAL: ClassVar[bool] = True  # upstream has more fields
 
@@ -207,6 +299,7 @@ class PodSpec(Base):
     scheduler_name: str | None = None
     topology_spread_constraints: list[dict[str, Any]] | None = None
     termination_grace_period_seconds: int | None = None  # how long a deleted pod terminates (default 30)
+    volumes: list[Volume] | None = None
 
 
 class PodResourceClaimStatus(Base):

@@ -8,9 +8,11 @@ from dralloc.api import (
     conversion,
     coordination_v1,
     core_v1,
+    core_v1_storage,
     policy_v1,
     resource_v1,
     scheduling_v1,
+    storage_v1,
 )
 
 _RESOURCE_KINDS: dict[str, type] = {
@@ -26,6 +28,8 @@ _CORE_KINDS: dict[str, type] = {
     "Namespace": core_v1.Namespace,
     "Service": core_v1.Service,
     "ReplicationController": core_v1.ReplicationController,
+    "PersistentVolume": core_v1_storage.PersistentVolume,
+    "PersistentVolumeClaim": core_v1_storage.PersistentVolumeClaim,
 }
 # Other groups, by apiVersion: the workload controllers' kinds, PriorityClass and Lease.
 _OTHER_KINDS: dict[str, dict[str, type]] = {
@@ -39,6 +43,8 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
     scheduling_v1.GROUP_VERSION: {"PriorityClass": scheduling_v1.PriorityClass},
     coordination_v1.GROUP_VERSION: {"Lease": coordination_v1.Lease},
     policy_v1.GROUP_VERSION: {"PodDisruptionBudget": policy_v1.PodDisruptionBudget},
+    storage_v1.GROUP_VERSION: {"StorageClass": storage_v1.StorageClass, "CSINode": storage_v1.CSINode,
+                               "CSIDriver": storage_v1.CSIDriver, "CSIStorageCapacity": storage_v1.CSIStorageCapacity},
 }
 
 

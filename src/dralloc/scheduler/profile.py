@@ -1,8 +1,8 @@
 """The default profile (kube-scheduler 1.36, ``getDefaultPlugins``): plugin order is Filter and Score order.
 
-Not modelled, and why the answer does not change for the inputs dralloc takes: VolumeRestrictions,
-NodeVolumeLimits, VolumeBinding, VolumeZone (no volumes: they Skip), ImageLocality (no image state: every
-node scores 0), SchedulingGates (gated pods are not scheduled and say so).
+The volume plugins read PersistentVolumes, PersistentVolumeClaims, StorageClasses and CSINodes from the input;
+ImageLocality reads the nodes' ``status.images``; SchedulingGates is not a plugin here (gated pods are not
+scheduled and say so).
 """
 
 from __future__ import annotations
@@ -12,13 +12,18 @@ from dralloc.scheduler.plugins.balanced_allocation import BalancedAllocation
 from dralloc.scheduler.plugins.default_binder import DefaultBinder
 from dralloc.scheduler.plugins.dynamic_resources import DynamicResources
 from dralloc.scheduler.plugins.inter_pod_affinity import InterPodAffinity
+from dralloc.scheduler.plugins.image_locality import ImageLocality
 from dralloc.scheduler.plugins.node_affinity import NodeAffinity
 from dralloc.scheduler.plugins.node_name import NodeName
 from dralloc.scheduler.plugins.node_ports import NodePorts
 from dralloc.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from dralloc.scheduler.plugins.node_unschedulable import NodeUnschedulable
 from dralloc.scheduler.plugins.pod_topology_spread import PodTopologySpread
+from dralloc.scheduler.plugins.node_volume_limits import NodeVolumeLimits
 from dralloc.scheduler.plugins.taint_toleration import TaintToleration
+from dralloc.scheduler.plugins.volume_binding import VolumeBinding
+from dralloc.scheduler.plugins.volume_restrictions import VolumeRestrictions
+from dralloc.scheduler.plugins.volume_zone import VolumeZone
 
 
 def default_plugins() -> list[Plugin]:
@@ -31,9 +36,14 @@ def default_plugins() -> list[Plugin]:
         NodeAffinity(),
         NodePorts(),
         NodeResourcesFit(),
+        VolumeRestrictions(),
+        NodeVolumeLimits(),
+        VolumeBinding(),
+        VolumeZone(),
         PodTopologySpread(),
         InterPodAffinity(),
         DynamicResources(),
         BalancedAllocation(),
+        ImageLocality(),
         DefaultBinder(),
     ]

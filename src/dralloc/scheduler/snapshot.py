@@ -25,6 +25,7 @@ from dralloc.scheduler.plugins.dynamic_resources.manager import ClaimKey, DraSta
 from dralloc.scheduler.plugins.pod_topology_spread.defaults import WorkloadSelectors
 from dralloc.scheduler.pod_index import PodIndex
 from dralloc.scheduler.podinfo import PodInfo
+from dralloc.scheduler.volumes import VolumeState
 
 __all__ = ["ClaimKey", "ClusterSnapshot", "claim_key", "rebuild"]
 
@@ -65,6 +66,7 @@ class ClusterSnapshot:
         # kubernetes.io/metadata.name label included), read by pod affinity's namespaceSelector.
         self.namespace_labels: dict[str, dict[str, str]] = {}
         self.disruption_budgets: list[PodDisruptionBudget] = []
+        self.volumes = VolumeState()  # PVs, PVCs, StorageClasses, CSINodes (the caller fills it)
 
     # ------------------------------------------------------------------ nominations
     def nominate(self, node: NodeInfo, pod: PodInfo) -> None:

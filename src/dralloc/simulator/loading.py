@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dralloc.api.core_v1 import Node, Pod
+from dralloc.api.core_v1_storage import PersistentVolume, PersistentVolumeClaim
 from dralloc.api.resource_v1 import (
     DeviceClass,
     DeviceTaintRule,
@@ -14,6 +15,7 @@ from dralloc.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, StorageClass
 from dralloc.controllers.names import NameGenerator
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet")
@@ -35,6 +37,12 @@ class ClusterObjects:
     replication_controllers: list[Any] = field(default_factory=list)
     namespaces: list[Any] = field(default_factory=list)
     disruption_budgets: list[Any] = field(default_factory=list)
+    persistent_volumes: list[PersistentVolume] = field(default_factory=list)
+    persistent_volume_claims: list[PersistentVolumeClaim] = field(default_factory=list)
+    storage_classes: list[StorageClass] = field(default_factory=list)
+    csi_nodes: list[CSINode] = field(default_factory=list)
+    csi_drivers: list[CSIDriver] = field(default_factory=list)
+    storage_capacities: list[CSIStorageCapacity] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -45,9 +53,10 @@ def sort_objects(objects: Iterable[Any], names: NameGenerator) -> ClusterObjects
         "Node": out.nodes, "Pod": out.pods, "ResourceSlice": out.slices, "DeviceClass": out.classes,
         "ResourceClaim": out.claims, "ResourceClaimTemplate": out.templates, "DeviceTaintRule": out.taint_rules,
         "PriorityClass": out.priority_classes, "Service": out.services,
-        "ReplicationController": out.replication_controllers,
-        "PriorityClass": out.priority_classes, "Namespace": out.namespaces,
-        "PodDisruptionBudget": out.disruption_budgets,
+        "ReplicationController": out.replication_controllers, "Namespace": out.namespaces,
+        "PodDisruptionBudget": out.disruption_budgets, "PersistentVolume": out.persistent_volumes,
+        "PersistentVolumeClaim": out.persistent_volume_claims, "StorageClass": out.storage_classes,
+        "CSINode": out.csi_nodes, "CSIDriver": out.csi_drivers, "CSIStorageCapacity": out.storage_capacities,
     }
     for obj in objects:
         kind = type(obj).__name__

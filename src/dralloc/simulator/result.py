@@ -7,6 +7,7 @@ from typing import Any
 
 from dralloc.api.core_v1 import Pod
 from dralloc.api.resource_v1 import ResourceClaim
+from dralloc.scheduler.volumes import VolumeBinding
 
 
 @dataclass
@@ -53,6 +54,8 @@ class SimulationResult:
     utilization: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     seed: int = 0
+    # the claims the simulation bound to a PersistentVolume or left to provisioning on a node
+    volume_bindings: list[VolumeBinding] = field(default_factory=list)
 
     @property
     def scheduled(self) -> list[PodResult]:
@@ -89,5 +92,6 @@ class SimulationResult:
             "evicted": [{"namespace": e.namespace, "name": e.name, "node": e.node, "by": e.by,
                          "violatedBudgets": list(e.violated_budgets)} for e in self.evicted],
             "utilization": self.utilization,
+            "volumeBindings": [b.to_dict() for b in self.volume_bindings],
             "warnings": list(self.warnings),
         }

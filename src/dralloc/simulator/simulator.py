@@ -30,6 +30,7 @@ from typing import Any
 from msgspec.structs import replace
 
 from dralloc.api.core_v1 import Node, Pod, PodCondition, PodStatus
+from dralloc.api.core_v1_storage import PersistentVolume, PersistentVolumeClaim
 from dralloc.api.resource_v1 import (
     DeviceClass,
     DeviceTaintRule,
@@ -37,6 +38,8 @@ from dralloc.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, StorageClass
+from dralloc.controllers.ephemeral_volumes import ephemeral_claims
 from dralloc.controllers.names import NameGenerator
 from dralloc.errors import InputError
 from dralloc.scheduler.affinity_terms import NAMESPACE_NAME_LABEL, selects_namespaces_by_label
@@ -49,6 +52,8 @@ from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.queue import SchedulingQueue
 from dralloc.scheduler.schedule_one import Framework
 from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
+from dralloc.scheduler.volume_warnings import volume_warnings
+from dralloc.scheduler.volumes import VolumeState
 from dralloc.simulator.result import Eviction, PodResult, SimulationResult
 from dralloc.simulator.utilization import utilization
 
@@ -75,7 +80,12 @@ class Simulator:
                  nominated: Iterable[Pod] = (), now: datetime | None = None,
                  plugins: list[Plugin] | None = None, services: Iterable[Any] = (),
                  controllers: Iterable[Any] = (), namespaces: Iterable[Any] = (),
-                 disruption_budgets: Iterable[Any] = ()) -> None:
+                 disruption_budgets: Iterable[Any] = (),
+                 persistent_volumes: Iterable[PersistentVolume] = (),
+                 persistent_volume_claims: Iterable[PersistentVolumeClaim] = (),
+                 storage_classes: Iterable[StorageClass] = (), csi_nodes: Iterable[CSINode] = (),
+                 csi_drivers: Iterable[CSIDriver] = (), storage_capacities: Iterable[CSIStorageCapacity] = ()
+                 ) -> None:
         """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
         reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
         to a preemptor are listed in ``lost_nominations``. ``now``: the time against which binding conditions
@@ -107,6 +117,9 @@ class Simulator:
         self.snapshot.workload_selectors = WorkloadSelectors.build(services, controllers)
         self.snapshot.namespace_labels = namespace_labels(namespaces)
         self.snapshot.disruption_budgets = list(disruption_budgets)
+        self.snapshot.volumes = VolumeState.build(list(persistent_volumes), list(persistent_volume_claims),
+                                                  list(storage_classes), list(csi_nodes), list(csi_drivers),
+                                                  list(storage_capacities))
         self.framework = Framework(self.snapshot, seed=seed,
                                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                                    new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=plugins)
@@ -137,7 +150,10 @@ class Simulator:
                     seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                     names=names, victims_terminate_at=victims_terminate_at, services=objs.services,
                     controllers=[*objs.replication_controllers, *objs.workloads], namespaces=objs.namespaces,
-                    disruption_budgets=objs.disruption_budgets)
+                    disruption_budgets=objs.disruption_budgets,
+                    persistent_volumes=objs.persistent_volumes, persistent_volume_claims=objs.persistent_volume_claims,
+                    storage_classes=objs.storage_classes, csi_nodes=objs.csi_nodes, csi_drivers=objs.csi_drivers,
+                    storage_capacities=objs.storage_capacities)
         sched.warnings[:0] = objs.warnings
         sched.source_objects = objects
         return sched
@@ -203,6 +219,9 @@ class Simulator:
             result.message = "Scheduling is blocked due to non-empty scheduling gates"
             return result
         self._warn_namespace_labels(info)
+        for pvc in ephemeral_claims(pod, self.snapshot.volumes):
+            self.snapshot.volumes.add_claim(pvc)
+        self.warnings.extend(volume_warnings(pod, self.snapshot.volumes))
         self.pending.append(info)
         nominated = self.snapshot.by_name.get(pod.status.nominated_node_name or "") if pod.status else None
         if nominated is not None:
@@ -497,7 +516,8 @@ class Simulator:
             claims[claim_key(c)] = c
         ordered = [claims[k] for k in sorted(claims)]
         return SimulationResult(list(self.results.values()), ordered, list(self.evicted),
-                                utilization(self.snapshot), list(self.warnings), self.seed)
+                                utilization(self.snapshot), list(self.warnings), self.seed,
+                                list(self.snapshot.volumes.bindings))
 
 
 def _preempted_message(by: PodInfo, node: str, violated: list[str] | None) -> str:

@@ -14,6 +14,7 @@ from dralloc.api.apps_v1 import DaemonSet, Deployment, ReplicaSet, StatefulSet
 from dralloc.api.batch_v1 import Job
 from dralloc.api.coordination_v1 import Lease
 from dralloc.api.core_v1 import Node, Pod
+from dralloc.api.core_v1_storage import PersistentVolume, PersistentVolumeClaim
 from dralloc.api.defaults import apply_defaults
 from dralloc.api.policy_v1 import PodDisruptionBudget
 from dralloc.api.resource_v1 import (
@@ -24,6 +25,7 @@ from dralloc.api.resource_v1 import (
     ResourceSlice,
 )
 from dralloc.api.scheduling_v1 import PriorityClass
+from dralloc.api.storage_v1 import CSINode, StorageClass
 from dralloc.errors import ValidationFailed
 from dralloc.validation import field
 from dralloc.validation.coordination import validate_lease_spec
@@ -52,6 +54,12 @@ from dralloc.validation.resource import (
 )
 from dralloc.validation.scheduling import validate_priority_class, validate_priority_class_update
 from dralloc.validation.workloads import workload_spec_errors
+from dralloc.validation.storage import (
+    validate_csi_node,
+    validate_persistent_volume,
+    validate_persistent_volume_claim,
+    validate_storage_class,
+)
 
 __all__ = [
     "FieldError",
@@ -64,7 +72,7 @@ __all__ = [
 ]
 
 NAMESPACED_KINDS = {"ResourceClaim", "ResourceClaimTemplate", "Pod", "Deployment", "ReplicaSet", "StatefulSet",
-                    "DaemonSet", "Job"}
+                    "DaemonSet", "Job", "PersistentVolumeClaim", "CSIStorageCapacity"}
 
 
 def _meta(obj: Any, namespaced: bool, require_namespace: bool) -> list[FieldError]:
@@ -109,6 +117,14 @@ def validate(obj: Any, *, require_namespace: bool = False) -> list[FieldError]:
         return _meta(obj, True, require_namespace) + workload_spec_errors(obj)
     if isinstance(obj, PodDisruptionBudget):
         return _meta(obj, True, require_namespace) + validate_pdb(obj)
+    if isinstance(obj, PersistentVolume):
+        return _meta(obj, False, False) + validate_persistent_volume(obj)
+    if isinstance(obj, PersistentVolumeClaim):
+        return _meta(obj, True, require_namespace) + validate_persistent_volume_claim(obj)
+    if isinstance(obj, StorageClass):
+        return _meta(obj, False, False) + validate_storage_class(obj)
+    if isinstance(obj, CSINode):
+        return _meta(obj, False, False) + validate_csi_node(obj)
     kind = type(obj).__name__
     if kind == "Namespace":
         return validate_object_meta(obj.metadata, False, name_is_dns_label) + spec_finalizer_errors(obj.spec, False)

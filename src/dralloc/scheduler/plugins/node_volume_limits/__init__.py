@@ -1,0 +1,129 @@
+"""NodeVolumeLimits (CSI): a node may attach at most ``allocatable.count`` volumes of each CSI driver, as its
+CSINode says.
+
+The pod's PVC and generic ephemeral volumes are counted by driver: a bound claim by its PV's CSI driver and
+volume handle, an unbound one by its class's provisioner (a handle of its own, so it is new everywhere).
+Volumes the node's pods already use are counted once and do not count again for the pod. A node without a
+CSINode, or a driver without a count, has no limit. In-tree volumes (CSI migration) and VolumeAttachment
+objects are not counted (the simulator warns about in-tree volumes of pending pods).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from dralloc.api.core_v1 import Pod
+from dralloc.api.core_v1_storage import claim_class
+from dralloc.api.storage_v1 import CSINode
+from dralloc.scheduler.framework import SKIP, Status, unresolvable, unschedulable
+from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.framework import Cycle, Plugin
+from dralloc.scheduler.volumes import VolumeState, not_found, not_owner, pod_claims
+
+NAME = "NodeVolumeLimits"
+REASON = "node(s) exceed max volume count"
+UNBOUND_PREFIX = "unbound"  # upstream uses a random prefix: a handle no real volume has
+
+
+def attachable_volumes(pod: Pod, volumes: VolumeState, new_pod: bool) -> dict[str, str] | str:
+    """``filterAttachableVolumes``: unique volume name → driver for the pod's CSI volumes; for the pod to
+    schedule, a missing PVC (or a foreign ephemeral claim) is the text that rejects it."""
+    ns = pod.metadata.namespace or "default"
+    out: dict[str, str] = {}
+    for ref in pod_claims(pod):
+        if not ref.claim:
+            return "PersistentVolumeClaim had no name"
+        pvc = volumes.claim(ns, ref.claim)
+        if pvc is None:
+            if new_pod:
+                return f"looking up PVC {ns}/{ref.claim}: {not_found('persistentvolumeclaim', ref.claim)}"
+            continue
+        if ref.ephemeral:
+            problem = not_owner(pvc, pod)
+            if problem is not None:
+                return problem
+        driver, handle = "", ""
+        pv = volumes.pvs.get(pvc.spec.volume_name or "") if pvc.spec.volume_name else None
+        if pv is not None:
+            if pv.spec.csi is not None:
+                driver, handle = pv.spec.csi.driver, pv.spec.csi.volume_handle
+        else:  # unbound, or its PV is gone: the class's provisioner
+            sc = volumes.classes.get(claim_class(pvc))
+            if sc is not None and sc.provisioner:
+                driver, handle = sc.provisioner, f"{UNBOUND_PREFIX}-{ns}/{ref.claim}"
+        if driver and handle:
+            out[f"{driver}/{handle}"] = driver
+    return out
+
+
+class NodeVolumeLimits(Plugin):
+    name = NAME
+    has_filter = True
+
+    def __init__(self) -> None:
+        self._cache: dict[str, tuple[NodeInfo, int, int, dict[str, str], dict[str, int]]] = {}
+
+    def pre_filter(self, cycle: Cycle) -> Status | set[str] | None:
+        vols = cycle.pod.pod.spec.volumes
+        if not vols or not any(v.persistent_volume_claim is not None or v.ephemeral is not None for v in vols):
+            return SKIP
+        if any(_limits(c) for c in cycle.snapshot.volumes.csi_nodes.values()):
+            cycle.keyed.append(self)
+        return None
+
+    def filter(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+        volumes = cycle.snapshot.volumes
+        new = attachable_volumes(cycle.pod.pod, volumes, True)
+        if isinstance(new, str):
+            return unresolvable(NAME, new)
+        if not new:
+            return None
+        csi_node = volumes.csi_nodes.get(node.name)
+        limits = _limits(csi_node) if csi_node is not None else {}
+        if not limits:
+            return None
+        attached, attached_count = self._attached(cycle, node)
+        for unique in attached:
+            new.pop(unique, None)
+        new_count: dict[str, int] = {}
+        for driver in new.values():
+            new_count[driver] = new_count.get(driver, 0) + 1
+        for driver, count in new_count.items():
+            limit = limits.get(driver)
+            if limit is not None and attached_count.get(driver, 0) + count > limit:
+                return unschedulable(NAME, REASON)
+        return None
+
+    def _attached(self, cycle: Cycle, node: NodeInfo) -> tuple[dict[str, str], dict[str, int]]:
+        """The CSI volumes the node's pods use (unique name → driver) and their count per driver; kept per
+        node until its pods or the claims and volumes change."""
+        volumes = cycle.snapshot.volumes
+        cached = self._cache.get(node.name)
+        if cached is not None and cached[0] is node and cached[1] == node.generation and cached[2] == volumes.version:
+            return cached[3], cached[4]
+        attached: dict[str, str] = {}
+        for p in node.pods:
+            if p.pod.spec.volumes:
+                found = attachable_volumes(p.pod, volumes, False)
+                if isinstance(found, dict):
+                    attached.update(found)
+        counts: dict[str, int] = {}
+        for driver in attached.values():
+            counts[driver] = counts.get(driver, 0) + 1
+        if cycle.snapshot.by_name.get(node.name) is node:  # not a preemption trial's copy
+            self._cache[node.name] = (node, node.generation, volumes.version, attached, counts)
+        return attached, counts
+
+    def node_key(self, cycle: Cycle, node: NodeInfo) -> Hashable:
+        """Nodes with limits differ by what their pods attach; nodes without any share one verdict."""
+        csi_node = cycle.snapshot.volumes.csi_nodes.get(node.name)
+        return node.name if csi_node is not None and _limits(csi_node) else None
+
+
+def _limits(csi_node: CSINode) -> dict[str, int]:
+    """``getVolumeLimits``: allocatable count per driver of a CSINode."""
+    out: dict[str, int] = {}
+    for d in csi_node.spec.drivers:
+        if d.allocatable is not None and d.allocatable.count is not None:
+            out[d.name] = d.allocatable.count
+    return out
