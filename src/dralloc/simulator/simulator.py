@@ -44,13 +44,16 @@ from dralloc.scheduler.framework import Code, Plugin, Status, truncate_message
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.default_preemption import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 from dralloc.scheduler.podinfo import PodInfo
+from dralloc.scheduler.profile import DEFAULT_SCHEDULER, Profile
 from dralloc.scheduler.queue import SchedulingQueue
 from dralloc.scheduler.schedule_one import Framework
 from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
 from dralloc.simulator.result import Eviction, PodResult, SimulationResult
 from dralloc.simulator.utilization import utilization
 
-DEFAULT_SCHEDULER = "default-scheduler"
+__all__ = ["DEFAULT_GRACE_SECONDS", "DEFAULT_SCHEDULER", "MAX_ATTEMPTS", "POD_UID_NAMESPACE", "Scheduler", "Simulator",
+           "mark_preempted"]
+
 POD_UID_NAMESPACE = uuid.UUID("0c3e8a52-5d55-4c41-9a3e-6472616c6c70")
 MAX_ATTEMPTS = 25
 DEFAULT_GRACE_SECONDS = 30  # a pod's terminationGracePeriodSeconds when unset
@@ -71,12 +74,13 @@ class Simulator:
                  percentage_of_nodes_to_score: int = 0, group_nodes: bool = True,
                  names: NameGenerator | None = None, victims_terminate_at: str | None = None,
                  nominated: Iterable[Pod] = (), now: datetime | None = None,
-                 plugins: list[Plugin] | None = None) -> None:
+                 plugins: list[Plugin] | None = None, profiles: Iterable[Profile] = ()) -> None:
         """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
         reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
         to a preemptor are listed in ``lost_nominations``. ``now``: the time against which binding conditions
-        time out (None, as for a dump: they never do). ``plugins``: the profile's plugins in order (default:
-        kube-scheduler's default profile)."""
+        time out (None, as for a dump: they never do). ``plugins``: the default-scheduler profile's plugins in
+        order (default: kube-scheduler's default profile). ``profiles``: more profiles, by scheduler name
+        (pods naming none of them are left to that scheduler)."""
         claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
         self.victims_terminate_at = victims_terminate_at
@@ -96,6 +100,12 @@ class Simulator:
         self.framework = Framework(self.snapshot, seed=seed,
                                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                                    new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=plugins)
+        # One framework per profile, as kube-scheduler keeps one per schedulerName.
+        self.frameworks = {DEFAULT_SCHEDULER: self.framework}
+        for profile in profiles:
+            self.frameworks[profile.scheduler_name] = Framework(
+                self.snapshot, seed=seed, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
+                new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=profile.plugins())
         self._requests_cache: dict[bytes, tuple[dict[str, int], int, int]] = {}
         self.results: dict[str, PodResult] = {}
         self.infos: dict[str, PodInfo] = {}
@@ -176,7 +186,7 @@ class Simulator:
             result.message = "being deleted: not scheduled"
             return result
         scheduler_name = pod.spec.scheduler_name or DEFAULT_SCHEDULER
-        if scheduler_name != DEFAULT_SCHEDULER:
+        if scheduler_name not in self.frameworks:
             result.status = "skipped"
             result.message = f'schedulerName "{scheduler_name}": left to that scheduler'
             return result
@@ -247,7 +257,7 @@ class Simulator:
         """Schedule every pending pod; returns the whole simulation's result. Pods that failed are tried
         again after an eviction or deallocation freed room, except with ``victims_terminate_at`` (one cycle
         each: the caller is the queue)."""
-        queue = SchedulingQueue(self.framework.pre_enqueue)
+        queue = SchedulingQueue(lambda info: self._framework(info).pre_enqueue(info))
         for info in self.pending:
             status = queue.add(info)
             if status is not None:
@@ -275,12 +285,16 @@ class Simulator:
         result = self._admit(pod)
         if self.pending and self.pending[-1].key == result.key:
             info = self.pending.pop()
-            status = self.framework.pre_enqueue(info)
+            status = self._framework(info).pre_enqueue(info)
             if status is None:
                 self._attempt(info)
             else:
                 self._gated(info, status)
         return self.results[result.key]
+
+    def _framework(self, info: PodInfo) -> Framework:
+        """The framework of the pod's profile."""
+        return self.frameworks[info.pod.spec.scheduler_name or DEFAULT_SCHEDULER]
 
     def _gated(self, info: PodInfo, status: Status) -> None:
         """A pod the PreEnqueue plugins hold back is never tried: it stays pending with their message."""
@@ -292,7 +306,7 @@ class Simulator:
         """One cycle; None when bound, else the Attempt."""
         result = self.results[info.key]
         result.attempts += 1
-        attempt = self.framework.attempt(info)
+        attempt = self._framework(info).attempt(info)
         if attempt.code == Code.SUCCESS and attempt.node is not None:
             pod = info.pod  # bound by the Bind plugin, with what PreBind recorded in its status
             if self.snapshot.nominations:
