@@ -121,7 +121,8 @@ class Simulator:
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_objects(cls, objects: Iterable[Any], *, seed: int = 0, feature_gates: FeatureGates | None = None,
-                     percentage_of_nodes_to_score: int = 0, victims_terminate_at: str | None = None) -> Simulator:
+                     percentage_of_nodes_to_score: int = 0, victims_terminate_at: str | None = None,
+                     profiles: Iterable[Profile] = ()) -> Simulator:
         """Build from decoded objects of any kinds dralloc reads (others are ignored)."""
         from dralloc.simulator.loading import sort_objects
 
@@ -130,7 +131,7 @@ class Simulator:
         sched = cls(objs.nodes, objs.pods, slices=objs.slices, classes=objs.classes, claims=objs.claims,
                     templates=objs.templates, taint_rules=objs.taint_rules, priority_classes=objs.priority_classes,
                     seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-                    names=names, victims_terminate_at=victims_terminate_at)
+                    names=names, victims_terminate_at=victims_terminate_at, profiles=profiles)
         sched.warnings[:0] = objs.warnings
         return sched
 
