@@ -39,6 +39,7 @@ from dralloc.api.resource_v1 import (
 )
 from dralloc.controllers.names import NameGenerator
 from dralloc.errors import InputError
+from dralloc.scheduler.cache import SchedulerCache
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.framework import Code, Plugin, Status, truncate_message
 from dralloc.scheduler.nodeinfo import NodeInfo
@@ -97,15 +98,18 @@ class Simulator:
         self.snapshot = ClusterSnapshot(list(nodes), list(slices), classes, claims, list(taint_rules), self.gates,
                                         attributes, now=now)
         self.snapshot.dra.share = group_nodes
+        self.cache = SchedulerCache(self.snapshot)
         self.framework = Framework(self.snapshot, seed=seed,
                                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-                                   new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=plugins)
+                                   new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=plugins,
+                                   cache=self.cache)
         # One framework per profile, as kube-scheduler keeps one per schedulerName.
         self.frameworks = {DEFAULT_SCHEDULER: self.framework}
         for profile in profiles:
             self.frameworks[profile.scheduler_name] = Framework(
                 self.snapshot, seed=seed, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-                new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=profile.plugins())
+                new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=profile.plugins(),
+                cache=self.cache)
         self._requests_cache: dict[bytes, tuple[dict[str, int], int, int]] = {}
         self.results: dict[str, PodResult] = {}
         self.infos: dict[str, PodInfo] = {}
@@ -176,7 +180,7 @@ class Simulator:
             if node is None:
                 self.warnings.append(f"pod {key} runs on node {pod.spec.node_name}, which is not in the input")
             else:
-                node.add_pod(info)
+                self.cache.add_pod(info, node)
             for claim in self._pod_claims(pod):
                 if claim.status is None or claim.status.allocation is None:
                     self.warnings.append(f"pod {key} runs on {pod.spec.node_name} but its ResourceClaim "
@@ -362,8 +366,8 @@ class Simulator:
                 self.evicted.append(Eviction(victim.namespace, victim.name, node_name, by.key))
                 return True
         holder = self.snapshot.by_name.get(node_name) or node
-        if holder is not None and victim in holder.pods:
-            holder.remove_pod(victim, victim.claim_footprint)
+        if holder is not None:
+            self.cache.remove_pod(victim, holder)
         self.release_claims(victim.pod)
         result.status = "evicted"
         result.node = None
