@@ -322,3 +322,26 @@ def test_the_simulator_keeps_its_old_names() -> None:
 
     assert dralloc.Scheduler is Simulator and dralloc.scheduler.Scheduler is Simulator
     assert dralloc.scheduler.SimulationResult is SimulationResult
+
+
+def test_profiles_by_scheduler_name_with_their_own_plugins_and_weights() -> None:
+    from dralloc.scheduler.profile import Profile
+
+    # "banning-scheduler" has NameBan on top of the defaults; "plain-scheduler" drops NodeResourcesFit and
+    # weighs TaintToleration 0. Pods of the default scheduler see neither change.
+    banning = Profile("banning-scheduler", enabled=(lambda: NameBan({"n0"}),))
+    plain = Profile("plain-scheduler", disabled=frozenset({"NodeResourcesFit"}), weights={"TaintToleration": 0})
+    assert [p.name for p in plain.plugins()].count("NodeResourcesFit") == 0
+    assert next(p for p in plain.plugins() if p.name == "TaintToleration").weight == 0
+    assert banning.plugins()[-1].name == "DefaultBinder" and banning.plugins()[-2].name == "NameBan"
+    docs = [node("n0", cpu="1"),
+            pod("banned", cpu="100m", extra_spec="schedulerName: banning-scheduler"),
+            pod("huge", cpu="64", extra_spec="schedulerName: plain-scheduler"),
+            pod("other", extra_spec="schedulerName: someone-else"),
+            pod("default", cpu="64")]
+    sched = build(*docs, extra=[], profiles=[banning, plain])
+    pods = by_name(sched.schedule())
+    assert pods["banned"].message.startswith("0/1 nodes are available: 1 node(s) were banned.")
+    assert pods["huge"].node == "n0"  # no NodeResourcesFit in its profile
+    assert pods["other"].status == "skipped"
+    assert pods["default"].message.startswith("0/1 nodes are available: 1 Insufficient cpu.")

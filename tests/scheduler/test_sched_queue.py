@@ -74,3 +74,24 @@ def test_with_a_clock_moved_pods_wait_out_their_backoff() -> None:
 @given(st.integers(min_value=1, max_value=64))
 def test_backoff_doubles_from_one_second_up_to_ten(attempts: int) -> None:
     assert backoff_seconds(attempts) == min(2.0 ** (attempts - 1), 10.0)
+
+
+def test_the_cache_assumes_forgets_and_keeps_bound_pods() -> None:
+    from sched_builders import node
+
+    from dralloc.scheduler.cache import SchedulerCache
+    from dralloc.simulator import Simulator
+
+    sim = Simulator.from_objects(load(node("n1")))
+    cache = SchedulerCache(sim.snapshot)
+    n1 = sim.snapshot.by_name["n1"]
+    p, q = info("p"), info("q", order=1)
+    cache.assume_pod(p, n1)
+    assert cache.is_assumed(p) and n1.requested["cpu"] == 100
+    cache.forget_pod(p)
+    assert not cache.is_assumed(p) and n1.pods == [] and n1.requested["cpu"] == 0
+    cache.assume_pod(q, n1)
+    cache.finish_binding(q)
+    assert not cache.is_assumed(q) and n1.pods == [q]
+    cache.remove_pod(q, n1)
+    assert n1.pods == [] and cache.placed == {}

@@ -7,6 +7,9 @@ scheduled and say so).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
 from dralloc.scheduler.framework import Plugin
 from dralloc.scheduler.plugins.balanced_allocation import BalancedAllocation
 from dralloc.scheduler.plugins.default_binder import DefaultBinder
@@ -47,3 +50,33 @@ def default_plugins() -> list[Plugin]:
         ImageLocality(),
         DefaultBinder(),
     ]
+
+
+DEFAULT_SCHEDULER = "default-scheduler"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A scheduling profile (``KubeSchedulerProfile``): the pods whose ``spec.schedulerName`` is
+    ``scheduler_name`` are scheduled with the default plugins minus ``disabled`` (``"*"``: all of them), plus
+    ``enabled`` (factories, appended in order before the Bind plugins, as upstream appends enabled plugins),
+    with the score ``weights`` given by plugin name. What a scheduler configuration file fills in."""
+
+    scheduler_name: str = DEFAULT_SCHEDULER
+    disabled: frozenset[str] = frozenset()
+    enabled: tuple[Callable[[], Plugin], ...] = ()
+    weights: Mapping[str, int] = field(default_factory=dict)
+
+    def plugins(self) -> list[Plugin]:
+        """The profile's plugins, fresh, in extension-point order."""
+        kept = [] if "*" in self.disabled else [p for p in default_plugins() if p.name not in self.disabled]
+        binders = [p for p in kept if isinstance(p, DefaultBinder)]
+        plugins = [p for p in kept if not isinstance(p, DefaultBinder)] + [make() for make in self.enabled]
+        plugins += binders
+        for plugin in plugins:
+            if plugin.name in self.weights:
+                plugin.weight = self.weights[plugin.name]
+        return plugins
+
+
+DEFAULT_PROFILE = Profile()

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from itertools import compress, islice
 
 from dralloc.api.core_v1 import NodeSelector
+from dralloc.scheduler.cache import SchedulerCache
 from dralloc.scheduler.framework import (
     NO_NODES_AVAILABLE,
     Code,
@@ -79,9 +80,11 @@ class Framework(PluginRuntime):
 
     def __init__(self, snapshot: ClusterSnapshot, *, seed: int = 0, percentage_of_nodes_to_score: int = 0,
                  new_claim_name: Callable[[str], str] | None = None, group_nodes: bool = True,
-                 plugins: list[Plugin] | None = None) -> None:
-        """``plugins``: the profile's plugins in order (default: kube-scheduler's default profile)."""
+                 plugins: list[Plugin] | None = None, cache: SchedulerCache | None = None) -> None:
+        """``plugins``: the profile's plugins in order (default: kube-scheduler's default profile).
+        ``cache``: the scheduler's cache over ``snapshot``, shared by the frameworks of its profiles."""
         self.snapshot = snapshot
+        self.cache = cache if cache is not None else SchedulerCache(snapshot)
         self.rng = random.Random(seed)
         self.percentage = percentage_of_nodes_to_score
         super().__init__(default_plugins() if plugins is None else list(plugins))
@@ -355,8 +358,7 @@ class Framework(PluginRuntime):
         Bind (the binding cycle, run inline). A failure runs Unreserve and forgets the pod; WAIT keeps it
         assumed in ``waiting`` until :meth:`allow` or :meth:`reject`."""
         pod = cycle.pod
-        pod.claim_footprint = {}
-        node.add_pod(pod)
+        self.cache.assume_pod(pod, node)
         status = self.run_reserve(cycle, node)
         waiting_on: set[str] = set()
         if status is None:
@@ -372,14 +374,15 @@ class Framework(PluginRuntime):
 
     def _bind(self, cycle: Cycle, node: NodeInfo) -> Status | None:
         status = self.run_pre_bind(cycle, node)
-        return status if status is not None else self.run_bind(cycle, node)
+        if status is None:
+            status = self.run_bind(cycle, node)
+        if status is None:
+            self.cache.finish_binding(cycle.pod)
+        return status
 
     def _forget(self, cycle: Cycle, node: NodeInfo) -> None:
         self.run_unreserve(cycle, node)
-        pod = cycle.pod
-        if pod in node.pods:
-            node.remove_pod(pod, pod.claim_footprint)
-        pod.claim_footprint = {}
+        self.cache.forget_pod(cycle.pod)
 
     # ------------------------------------------------------------------ waiting pods (Permit WAIT)
     def allow(self, pod: PodInfo, plugin: str) -> Attempt | None:

@@ -43,12 +43,14 @@ from dralloc.controllers.ephemeral_volumes import ephemeral_claims
 from dralloc.controllers.names import NameGenerator
 from dralloc.errors import InputError
 from dralloc.scheduler.affinity_terms import NAMESPACE_NAME_LABEL, selects_namespaces_by_label
+from dralloc.scheduler.cache import SchedulerCache
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.framework import Code, Plugin, Status, truncate_message
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.default_preemption import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 from dralloc.scheduler.plugins.default_preemption.disruption_budgets import Budget, violations
 from dralloc.scheduler.podinfo import PodInfo
+from dralloc.scheduler.profile import DEFAULT_SCHEDULER, Profile
 from dralloc.scheduler.queue import SchedulingQueue
 from dralloc.scheduler.schedule_one import Framework
 from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
@@ -57,7 +59,9 @@ from dralloc.scheduler.volumes import VolumeState
 from dralloc.simulator.result import Eviction, PodResult, SimulationResult
 from dralloc.simulator.utilization import utilization
 
-DEFAULT_SCHEDULER = "default-scheduler"
+__all__ = ["DEFAULT_GRACE_SECONDS", "DEFAULT_SCHEDULER", "MAX_ATTEMPTS", "POD_UID_NAMESPACE", "Scheduler", "Simulator",
+           "mark_preempted"]
+
 POD_UID_NAMESPACE = uuid.UUID("0c3e8a52-5d55-4c41-9a3e-6472616c6c70")
 MAX_ATTEMPTS = 25
 DEFAULT_GRACE_SECONDS = 30  # a pod's terminationGracePeriodSeconds when unset
@@ -78,8 +82,8 @@ class Simulator:
                  percentage_of_nodes_to_score: int = 0, group_nodes: bool = True,
                  names: NameGenerator | None = None, victims_terminate_at: str | None = None,
                  nominated: Iterable[Pod] = (), now: datetime | None = None,
-                 plugins: list[Plugin] | None = None, services: Iterable[Any] = (),
-                 controllers: Iterable[Any] = (), namespaces: Iterable[Any] = (),
+                 plugins: list[Plugin] | None = None, profiles: Iterable[Profile] = (),
+                 services: Iterable[Any] = (), controllers: Iterable[Any] = (), namespaces: Iterable[Any] = (),
                  disruption_budgets: Iterable[Any] = (),
                  persistent_volumes: Iterable[PersistentVolume] = (),
                  persistent_volume_claims: Iterable[PersistentVolumeClaim] = (),
@@ -89,11 +93,12 @@ class Simulator:
         """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
         reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
         to a preemptor are listed in ``lost_nominations``. ``now``: the time against which binding conditions
-        time out (None, as for a dump: they never do). ``plugins``: the profile's plugins in order (default:
-        kube-scheduler's default profile). ``services`` and ``controllers`` (ReplicationControllers,
-        ReplicaSets, StatefulSets): whose selectors the default topology spread constraints use.
-        ``namespaces``: the Namespace objects (their labels, for pod affinity's namespaceSelector);
-        ``disruption_budgets``: the PodDisruptionBudgets preemption respects."""
+        time out (None, as for a dump: they never do). ``plugins``: the default-scheduler profile's plugins in
+        order (default: kube-scheduler's default profile). ``profiles``: more profiles, by scheduler name
+        (pods naming none of them are left to that scheduler). ``services`` and ``controllers``
+        (ReplicationControllers, ReplicaSets, StatefulSets): whose selectors the default topology spread
+        constraints use. ``namespaces``: the Namespace objects (their labels, for pod affinity's
+        namespaceSelector); ``disruption_budgets``: the PodDisruptionBudgets preemption respects."""
         claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
@@ -120,9 +125,18 @@ class Simulator:
         self.snapshot.volumes = VolumeState.build(list(persistent_volumes), list(persistent_volume_claims),
                                                   list(storage_classes), list(csi_nodes), list(csi_drivers),
                                                   list(storage_capacities))
+        self.cache = SchedulerCache(self.snapshot)
         self.framework = Framework(self.snapshot, seed=seed,
                                    percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-                                   new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=plugins)
+                                   new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=plugins,
+                                   cache=self.cache)
+        # One framework per profile, as kube-scheduler keeps one per schedulerName.
+        self.frameworks = {DEFAULT_SCHEDULER: self.framework}
+        for profile in profiles:
+            self.frameworks[profile.scheduler_name] = Framework(
+                self.snapshot, seed=seed, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
+                new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=profile.plugins(),
+                cache=self.cache)
         self._requests_cache: dict[bytes, tuple[dict[str, int], int, int]] = {}
         self.results: dict[str, PodResult] = {}
         self.infos: dict[str, PodInfo] = {}
@@ -138,7 +152,8 @@ class Simulator:
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_objects(cls, objects: Iterable[Any], *, seed: int = 0, feature_gates: FeatureGates | None = None,
-                     percentage_of_nodes_to_score: int = 0, victims_terminate_at: str | None = None) -> Simulator:
+                     percentage_of_nodes_to_score: int = 0, victims_terminate_at: str | None = None,
+                     profiles: Iterable[Profile] = ()) -> Simulator:
         """Build from decoded objects of any kinds dralloc reads (others are ignored)."""
         from dralloc.simulator.loading import sort_objects
 
@@ -148,9 +163,9 @@ class Simulator:
         sched = cls(objs.nodes, objs.pods, slices=objs.slices, classes=objs.classes, claims=objs.claims,
                     templates=objs.templates, taint_rules=objs.taint_rules, priority_classes=objs.priority_classes,
                     seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-                    names=names, victims_terminate_at=victims_terminate_at, services=objs.services,
-                    controllers=[*objs.replication_controllers, *objs.workloads], namespaces=objs.namespaces,
-                    disruption_budgets=objs.disruption_budgets,
+                    names=names, victims_terminate_at=victims_terminate_at, profiles=profiles,
+                    services=objs.services, controllers=[*objs.replication_controllers, *objs.workloads],
+                    namespaces=objs.namespaces, disruption_budgets=objs.disruption_budgets,
                     persistent_volumes=objs.persistent_volumes, persistent_volume_claims=objs.persistent_volume_claims,
                     storage_classes=objs.storage_classes, csi_nodes=objs.csi_nodes, csi_drivers=objs.csi_drivers,
                     storage_capacities=objs.storage_capacities)
@@ -199,7 +214,7 @@ class Simulator:
             if node is None:
                 self.warnings.append(f"pod {key} runs on node {pod.spec.node_name}, which is not in the input")
             else:
-                node.add_pod(info)
+                self.cache.add_pod(info, node)
             for claim in self._pod_claims(pod):
                 if claim.status is None or claim.status.allocation is None:
                     self.warnings.append(f"pod {key} runs on {pod.spec.node_name} but its ResourceClaim "
@@ -210,7 +225,7 @@ class Simulator:
             result.message = "being deleted: not scheduled"
             return result
         scheduler_name = pod.spec.scheduler_name or DEFAULT_SCHEDULER
-        if scheduler_name != DEFAULT_SCHEDULER:
+        if scheduler_name not in self.frameworks:
             result.status = "skipped"
             result.message = f'schedulerName "{scheduler_name}": left to that scheduler'
             return result
@@ -290,7 +305,7 @@ class Simulator:
         """Schedule every pending pod; returns the whole simulation's result. Pods that failed are tried
         again after an eviction or deallocation freed room, except with ``victims_terminate_at`` (one cycle
         each: the caller is the queue)."""
-        queue = SchedulingQueue(self.framework.pre_enqueue)
+        queue = SchedulingQueue(lambda info: self._framework(info).pre_enqueue(info))
         for info in self.pending:
             status = queue.add(info)
             if status is not None:
@@ -318,12 +333,16 @@ class Simulator:
         result = self._admit(pod)
         if self.pending and self.pending[-1].key == result.key:
             info = self.pending.pop()
-            status = self.framework.pre_enqueue(info)
+            status = self._framework(info).pre_enqueue(info)
             if status is None:
                 self._attempt(info)
             else:
                 self._gated(info, status)
         return self.results[result.key]
+
+    def _framework(self, info: PodInfo) -> Framework:
+        """The framework of the pod's profile."""
+        return self.frameworks[info.pod.spec.scheduler_name or DEFAULT_SCHEDULER]
 
     def _gated(self, info: PodInfo, status: Status) -> None:
         """A pod the PreEnqueue plugins hold back is never tried: it stays pending with their message."""
@@ -335,7 +354,7 @@ class Simulator:
         """One cycle; None when bound, else the Attempt."""
         result = self.results[info.key]
         result.attempts += 1
-        attempt = self.framework.attempt(info)
+        attempt = self._framework(info).attempt(info)
         if attempt.code == Code.SUCCESS and attempt.node is not None:
             pod = info.pod  # bound by the Bind plugin, with what PreBind recorded in its status
             if self.snapshot.nominations:
@@ -415,8 +434,8 @@ class Simulator:
                 self._spend_budgets(victim)
                 return True
         holder = self.snapshot.by_name.get(node_name) or node
-        if holder is not None and victim in holder.pods:
-            holder.remove_pod(victim, victim.claim_footprint)
+        if holder is not None:
+            self.cache.remove_pod(victim, holder)
         self.release_claims(victim.pod)
         result.status = "evicted"
         result.node = None

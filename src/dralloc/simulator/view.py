@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from dralloc.api.core_v1 import Pod
+from dralloc.scheduler.cache import SchedulerCache
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.schedule_one import Framework
 from dralloc.scheduler.snapshot import ClusterSnapshot
@@ -14,6 +15,7 @@ from dralloc.simulator.result import PodResult
 
 class SimulationView(Protocol):
     snapshot: ClusterSnapshot
+    cache: SchedulerCache
     framework: Framework
     results: dict[str, PodResult]
     infos: dict[str, PodInfo]

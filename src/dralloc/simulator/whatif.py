@@ -79,7 +79,7 @@ def remove_nodes(sched: SimulationView, names: list[str]) -> list[str]:
         if info is None:
             raise InputError(f"--remove-node: node {name!r} is not in the input")
         for pod in list(info.pods):
-            info.remove_pod(pod, pod.claim_footprint)
+            sched.cache.remove_pod(pod, info)
             sched.release_claims(pod.pod, pod_deleted=False)
             pod.pod = replace(pod.pod, spec=replace(pod.pod.spec, node_name=None))
             pod.claim_footprint = {}
