@@ -322,6 +322,19 @@ class _Parser:
             raise self.stop(tok, f"'{text}'")
         return self.next()
 
+    def no_viable_alternative(self, dot: Token, tok: Token) -> CELCompileError:
+        """'.' followed by what is neither a field nor a method name: ANTLR cannot choose between them and
+        reports the text from the dot through the token, where the token is; cel-go rewrites it for
+        true/false/null, which are keywords."""
+        if self.recovering:
+            return CELCompileError(render_issues(self.text, self.issues))
+        if tok.kind == "lit" and tok.text in ("true", "false", "null"):
+            message = f"Syntax error: mismatched input '{tok.text}' expecting IDENTIFIER"
+        else:
+            end = tok.pos + len(tok.text) if tok.kind != "eof" else dot.pos + len(dot.text)
+            message = f"Syntax error: no viable alternative at input '{self.text[dot.pos:end]}'"
+        return CELCompileError(render_issues(self.text, [*self.issues, (tok.pos, message)]))
+
     def stop(self, tok: Token, wanted: str) -> CELCompileError:
         """A syntax error this parser does not recover from; right after another one ANTLR would not report
         it (its error-recovery mode), so only the issues so far are."""
@@ -460,7 +473,9 @@ class _Parser:
                     node = Node("select", tok.pos, name_tok.value, target=node, optional=tok.text == ".?")
                     continue
                 if name_tok.kind != "ident" or name_tok.text == "in":  # 'in' is a keyword token in cel-go
-                    raise self.unexpected(name_tok, "{IDENTIFIER, ESC_IDENTIFIER}")
+                    if tok.text == ".?":  # only a field name can follow: escapeIdent's mismatch
+                        raise self.stop(name_tok, "{IDENTIFIER, ESC_IDENTIFIER}")
+                    raise self.no_viable_alternative(tok, name_tok)
                 if tok.text == "." and self.at("("):
                     paren = self.next()
                     args = self.expr_list(")")
@@ -519,6 +534,8 @@ class _Parser:
         if tok.kind == "op" and tok.text == ".":
             leading_dot = True
             tok = self.next()
+        if leading_dot and tok.kind != "ident":
+            raise self.no_viable_alternative(self.tokens[self.i - 2], tok)
         if tok.kind == "ident":
             if tok.text in RESERVED:
                 self.report(tok.pos, f"reserved identifier: {tok.text}")
