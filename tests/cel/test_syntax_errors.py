@@ -114,3 +114,8 @@ def test_a_map_literal_expects_its_own_tokens_first():
 
 def test_an_empty_list_or_map_may_have_a_trailing_comma():
     assert compile_expression("[,] == [] && {,} == {}").evaluate() is True
+
+
+def test_a_message_literal_expects_its_own_tokens_first():
+    assert positions_and_messages("x{.") == [
+        "ERROR: <input>:1:3: Syntax error: mismatched input '.' expecting {'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}"]

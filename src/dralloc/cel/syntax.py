@@ -261,6 +261,8 @@ def _starts_operand(tok: Token) -> bool:
 _MAP_START = ("{'[', '{', '}', '(', '.', ',', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
               "STRING, BYTES, IDENTIFIER}")
 
+_STRUCT_START = "{'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}"
+
 _RELOPS = {"<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_", "==": "_==_", "!=": "_!=_", "in": "@in"}
 _ADDOPS = {"+": "_+_", "-": "_-_"}
 _MULOPS = {"*": "_*_", "/": "_/_", "%": "_%_"}
@@ -597,6 +599,13 @@ class _Parser:
 
     def struct_literal(self, name_tok: Token, name: str, brace: Token) -> Node:
         fields: list[tuple[str, Node, bool]] = []
+        if not (self.tok.kind in ("ident", "qident") or self.at("}") or self.at("?") or self.at(",")):
+            # where the first field may start, '}', ',' and '?' are expected too
+            after = self.tokens[min(self.i + 1, len(self.tokens) - 1)]
+            if not (after.kind in ("ident", "qident") or after.text in ("}", "?", ",")):
+                raise self.stop(self.tok, _STRUCT_START)
+            self.syntax_issue(self.tok.pos, f"extraneous input '{self.tok.text}' expecting {_STRUCT_START}")
+            self.i += 1
         while not self.at("}"):
             optional = False
             if self.at("?"):
@@ -604,7 +613,7 @@ class _Parser:
                 optional = True
             ftok = self.next()
             if ftok.kind != "ident":
-                raise self.unexpected(ftok, "IDENTIFIER")
+                raise self.stop(ftok, "{IDENTIFIER, ESC_IDENTIFIER}" if optional else "IDENTIFIER")
             self.expect(":")
             fields.append((ftok.text, self.expr(), optional))
             if self.at(","):
