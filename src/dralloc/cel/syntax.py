@@ -319,10 +319,38 @@ class _Parser:
         return tok.kind in ("op", "ident") and tok.text == text
 
     def expect(self, text: str) -> Token:
+        """Match a token, or recover as ANTLR's recoverInline does: one stray token before it is deleted
+        ("extraneous input"); a closing bracket missing before a token that may follow it is taken as
+        there ("missing ')' at '<EOF>'"); anything else ends the parse."""
         tok = self.tok
-        if not self.at(text):
-            raise self.stop(tok, f"'{text}'")
-        return self.next()
+        if self.at(text):
+            return self.next()
+        if self._after().text == text and self._after().kind in ("op", "ident"):
+            self.syntax_issue(tok.pos, f"extraneous input '{tok.text}' expecting '{text}'")
+            self.i += 1
+            return self.next()
+        if (text in (")", "]", "}") and _follows_operand(tok)) or (text == ":" and _starts_operand(tok)):
+            self.syntax_issue(tok.pos, f"missing '{text}' at '{_shown(tok)}'")
+            return tok
+        raise self.stop(tok, f"'{text}'")
+
+    def close_literal(self, closer: str) -> None:
+        """The end of a list or map literal, where a trailing ',' may come first: expected {',', closer}."""
+        if self.at(closer):
+            self.next()
+            return
+        wanted = f"{{',', '{closer}'}}"
+        if self._after().text not in (",", closer):
+            raise self.stop(self.tok, wanted)
+        self.syntax_issue(self.tok.pos, f"extraneous input '{self.tok.text}' expecting {wanted}")
+        self.i += 1
+        if self.at(","):
+            self.next()
+        self.expect(closer)
+
+    def _after(self) -> Token:
+        """The token after the current one (ANTLR's LA(2))."""
+        return self.tokens[min(self.i + 1, len(self.tokens) - 1)]
 
     def no_viable_alternative(self, dot: Token, tok: Token) -> CELCompileError:
         """'.' followed by what is neither a field nor a method name: ANTLR cannot choose between them and
@@ -567,7 +595,7 @@ class _Parser:
                 self.next()
                 continue
             break
-        self.expect("]")
+        self.close_literal("]")
         return Node("list", open_tok.pos, args=elems, extra=optional_idx)
 
     def map_literal(self, open_tok: Token) -> Node:
@@ -594,7 +622,7 @@ class _Parser:
                 self.next()
                 continue
             break
-        self.expect("}")
+        self.close_literal("}")
         return Node("map", open_tok.pos, extra=entries)
 
     def struct_literal(self, name_tok: Token, name: str, brace: Token) -> Node:
