@@ -141,3 +141,9 @@ def test_a_stray_token_before_a_closing_bracket_is_deleted():
 def test_a_missing_colon_before_an_operand_is_taken_as_there():
     assert positions_and_messages("device.driver == 'a' ? true false") == [
         "ERROR: <input>:1:29: Syntax error: missing ':' at 'false'"]
+
+
+def test_a_double_literal_beyond_the_range_of_a_double_is_invalid():
+    assert positions_and_messages("[1e999, 2e999] == []") == [
+        "ERROR: <input>:1:2: invalid double literal", "ERROR: <input>:1:9: invalid double literal"]
+    assert compile_expression("1e-400 == 0.0").evaluate() is True  # underflow is no error in Go's ParseFloat

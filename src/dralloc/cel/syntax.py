@@ -112,6 +112,8 @@ class _Lexer:
             elif kind == "float":
                 tok.value = float(tok.text)
                 tok.kind = "lit"
+                if tok.value in (float("inf"), float("-inf")):  # Go's ParseFloat: out of range
+                    self.issues.append((tok.pos, "invalid double literal"))
             self.tokens.append(tok)
             pos = m.end()
         self.tokens.append(Token("eof", "", n))
