@@ -114,3 +114,36 @@ def test_a_map_literal_expects_its_own_tokens_first():
 
 def test_an_empty_list_or_map_may_have_a_trailing_comma():
     assert compile_expression("[,] == [] && {,} == {}").evaluate() is True
+
+
+def test_a_message_literal_expects_its_own_tokens_first():
+    assert positions_and_messages("x{.") == [
+        "ERROR: <input>:1:3: Syntax error: mismatched input '.' expecting {'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}"]
+
+
+def test_a_missing_closing_parenthesis_is_taken_as_there():
+    # kube-apiserver's own tests expect "Syntax error: missing ')' at" for an unclosed call
+    assert positions_and_messages('device.driver.startsWith("gpu"') == [
+        "ERROR: <input>:1:31: Syntax error: missing ')' at '<EOF>'"]
+    assert positions_and_messages('(device.driver == "a"') == [
+        "ERROR: <input>:1:22: Syntax error: missing ')' at '<EOF>'"]
+
+
+def test_a_stray_token_before_a_closing_bracket_is_deleted():
+    assert positions_and_messages('(device.driver == "a" "b")') == [
+        "ERROR: <input>:1:23: Syntax error: extraneous input '\"b\"' expecting ')'"]
+    assert positions_and_messages("[1, 2 3] == []") == [
+        "ERROR: <input>:1:7: Syntax error: extraneous input '3' expecting {',', ']'}"]
+    assert positions_and_messages("[1, 2") == [
+        "ERROR: <input>:1:6: Syntax error: mismatched input '<EOF>' expecting {',', ']'}"]
+
+
+def test_a_missing_colon_before_an_operand_is_taken_as_there():
+    assert positions_and_messages("device.driver == 'a' ? true false") == [
+        "ERROR: <input>:1:29: Syntax error: missing ':' at 'false'"]
+
+
+def test_a_double_literal_beyond_the_range_of_a_double_is_invalid():
+    assert positions_and_messages("[1e999, 2e999] == []") == [
+        "ERROR: <input>:1:2: invalid double literal", "ERROR: <input>:1:9: invalid double literal"]
+    assert compile_expression("1e-400 == 0.0").evaluate() is True  # underflow is no error in Go's ParseFloat

@@ -145,3 +145,16 @@ def test_program_answers_as_upstream(expression, want):
         with pytest.raises(CELRuntimeError) as err:
             program.evaluate()
         assert str(err.value) == want
+
+
+def test_a_semver_typed_statically_is_refused_by_the_checker_and_through_dyn_at_evaluation():
+    from dralloc.cel import CELCompileError, compile_expression
+
+    with pytest.raises(CELCompileError, match=r"found no matching overload for '_==_' applied to "
+                                              r"'\(kubernetes.Semver, string\)'"):
+        compile_expression('semver("1.2.3") == "1.2.3"')
+    with pytest.raises(CELCompileError, match=r"found no matching overload for 'string' applied to "
+                                              r"'\(kubernetes.Semver\)'"):
+        compile_expression('string(semver("1.2.3"))')
+    with pytest.raises(CELRuntimeError, match="^no such overload$"):
+        compile_expression('dyn(semver("1.2.3")) == "1.2.3"').evaluate()

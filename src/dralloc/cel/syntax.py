@@ -112,6 +112,8 @@ class _Lexer:
             elif kind == "float":
                 tok.value = float(tok.text)
                 tok.kind = "lit"
+                if tok.value in (float("inf"), float("-inf")):  # Go's ParseFloat: out of range
+                    self.issues.append((tok.pos, "invalid double literal"))
             self.tokens.append(tok)
             pos = m.end()
         self.tokens.append(Token("eof", "", n))
@@ -261,6 +263,8 @@ def _starts_operand(tok: Token) -> bool:
 _MAP_START = ("{'[', '{', '}', '(', '.', ',', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
               "STRING, BYTES, IDENTIFIER}")
 
+_STRUCT_START = "{'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}"
+
 _RELOPS = {"<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_", "==": "_==_", "!=": "_!=_", "in": "@in"}
 _ADDOPS = {"+": "_+_", "-": "_-_"}
 _MULOPS = {"*": "_*_", "/": "_/_", "%": "_%_"}
@@ -317,10 +321,51 @@ class _Parser:
         return tok.kind in ("op", "ident") and tok.text == text
 
     def expect(self, text: str) -> Token:
+        """Match a token, or recover as ANTLR's recoverInline does: one stray token before it is deleted
+        ("extraneous input"); a closing bracket missing before a token that may follow it is taken as
+        there ("missing ')' at '<EOF>'"); anything else ends the parse."""
         tok = self.tok
-        if not self.at(text):
-            raise self.stop(tok, f"'{text}'")
-        return self.next()
+        if self.at(text):
+            return self.next()
+        if self._after().text == text and self._after().kind in ("op", "ident"):
+            self.syntax_issue(tok.pos, f"extraneous input '{tok.text}' expecting '{text}'")
+            self.i += 1
+            return self.next()
+        if (text in (")", "]", "}") and _follows_operand(tok)) or (text == ":" and _starts_operand(tok)):
+            self.syntax_issue(tok.pos, f"missing '{text}' at '{_shown(tok)}'")
+            return tok
+        raise self.stop(tok, f"'{text}'")
+
+    def close_literal(self, closer: str) -> None:
+        """The end of a list or map literal, where a trailing ',' may come first: expected {',', closer}."""
+        if self.at(closer):
+            self.next()
+            return
+        wanted = f"{{',', '{closer}'}}"
+        if self._after().text not in (",", closer):
+            raise self.stop(self.tok, wanted)
+        self.syntax_issue(self.tok.pos, f"extraneous input '{self.tok.text}' expecting {wanted}")
+        self.i += 1
+        if self.at(","):
+            self.next()
+        self.expect(closer)
+
+    def _after(self) -> Token:
+        """The token after the current one (ANTLR's LA(2))."""
+        return self.tokens[min(self.i + 1, len(self.tokens) - 1)]
+
+    def no_viable_alternative(self, dot: Token, tok: Token) -> CELCompileError:
+        """'.' followed by what is neither a field nor a method name: ANTLR cannot choose between them and
+        reports the text from the dot through the token, where the token is; cel-go rewrites it for
+        true/false/null, which are keywords."""
+        if self.recovering:
+            return CELCompileError(render_issues(self.text, self.issues))
+        if tok.kind == "lit" and tok.text in ("true", "false", "null"):
+            message = f"Syntax error: mismatched input '{tok.text}' expecting IDENTIFIER"
+        else:
+            end = tok.pos + len(tok.text) if tok.kind != "eof" else dot.pos + len(dot.text)
+            message = f"Syntax error: no viable alternative at input '{self.text[dot.pos:end]}'"
+        return CELCompileError(render_issues(self.text, [*self.issues, (tok.pos, message)]))
 
     def stop(self, tok: Token, wanted: str) -> CELCompileError:
         """A syntax error this parser does not recover from; right after another one ANTLR would not report
@@ -460,7 +505,9 @@ class _Parser:
                     node = Node("select", tok.pos, name_tok.value, target=node, optional=tok.text == ".?")
                     continue
                 if name_tok.kind != "ident" or name_tok.text == "in":  # 'in' is a keyword token in cel-go
-                    raise self.unexpected(name_tok, "{IDENTIFIER, ESC_IDENTIFIER}")
+                    if tok.text == ".?":  # only a field name can follow: escapeIdent's mismatch
+                        raise self.stop(name_tok, "{IDENTIFIER, ESC_IDENTIFIER}")
+                    raise self.no_viable_alternative(tok, name_tok)
                 if tok.text == "." and self.at("("):
                     paren = self.next()
                     args = self.expr_list(")")
@@ -519,6 +566,8 @@ class _Parser:
         if tok.kind == "op" and tok.text == ".":
             leading_dot = True
             tok = self.next()
+        if leading_dot and tok.kind != "ident":
+            raise self.no_viable_alternative(self.tokens[self.i - 2], tok)
         if tok.kind == "ident":
             if tok.text in RESERVED:
                 self.report(tok.pos, f"reserved identifier: {tok.text}")
@@ -548,7 +597,7 @@ class _Parser:
                 self.next()
                 continue
             break
-        self.expect("]")
+        self.close_literal("]")
         return Node("list", open_tok.pos, args=elems, extra=optional_idx)
 
     def map_literal(self, open_tok: Token) -> Node:
@@ -575,11 +624,18 @@ class _Parser:
                 self.next()
                 continue
             break
-        self.expect("}")
+        self.close_literal("}")
         return Node("map", open_tok.pos, extra=entries)
 
     def struct_literal(self, name_tok: Token, name: str, brace: Token) -> Node:
         fields: list[tuple[str, Node, bool]] = []
+        if not (self.tok.kind in ("ident", "qident") or self.at("}") or self.at("?") or self.at(",")):
+            # where the first field may start, '}', ',' and '?' are expected too
+            after = self.tokens[min(self.i + 1, len(self.tokens) - 1)]
+            if not (after.kind in ("ident", "qident") or after.text in ("}", "?", ",")):
+                raise self.stop(self.tok, _STRUCT_START)
+            self.syntax_issue(self.tok.pos, f"extraneous input '{self.tok.text}' expecting {_STRUCT_START}")
+            self.i += 1
         while not self.at("}"):
             optional = False
             if self.at("?"):
@@ -587,7 +643,7 @@ class _Parser:
                 optional = True
             ftok = self.next()
             if ftok.kind != "ident":
-                raise self.unexpected(ftok, "IDENTIFIER")
+                raise self.stop(ftok, "{IDENTIFIER, ESC_IDENTIFIER}" if optional else "IDENTIFIER")
             self.expect(":")
             fields.append((ftok.text, self.expr(), optional))
             if self.at(","):
