@@ -310,3 +310,54 @@ def test_later_claims_that_together_want_more_nics_than_there_are_are_cut_before
     assert _answer(plain) == _answer(eager) == ("unschedulable", [])
     assert plain.steps > 1_000
     assert eager.steps < 10
+
+
+def _identical_mig_gpus(gpus: int, claims: list[tuple[str, int, bool]]) -> list[dict[str, Any]]:
+    """GPUs that differ only by name: each its own counter set (memory and eight memory slices) and the same
+    MIG placements (1g on one slice, 2g on two, 3g on four); claims: (profile, count, same GPU)."""
+    profiles = {"1g": (1, 10, range(7)), "2g": (2, 20, (0, 2, 4)), "3g": (4, 40, (0, 4))}
+    sets, devices = [], []
+    for g in range(gpus):
+        sets.append({"name": f"gpu-{g}", "counters": {"memory": {"value": "80"},
+                                                     **{f"slice{i}": {"value": "1"} for i in range(8)}}})
+        for prof, (slices, memory, places) in profiles.items():
+            devices += [{"name": f"gpu-{g}-{prof}-{p}",
+                         "attributes": {"profile": {"string": prof}, "parent": {"string": f"gpu-{g}"}},
+                         "consumesCounters": [{"counterSet": f"gpu-{g}", "counters": {
+                             "memory": {"value": str(memory)}, **{f"slice{p + i}": {"value": "1"} for i in range(slices)}}}]}
+                        for p in places]
+    objs: list[dict[str, Any]] = [
+        {"kind": "DeviceClass", "name": "mig", "driver": DRIVER}, {"kind": "Node", "name": "node-1"},
+        {"kind": "ResourceSlice", "name": "counters", "driver": DRIVER, "pool": "gpus", "count": 2,
+         "nodeName": "node-1", "sharedCounters": sets},
+        {"kind": "ResourceSlice", "name": "devices", "driver": DRIVER, "pool": "gpus", "count": 2,
+         "nodeName": "node-1", "devices": devices}]
+    for i, (prof, count, same_gpu) in enumerate(claims):
+        claim: dict[str, Any] = {"kind": "ResourceClaim", "name": f"c{i}", "requests": [
+            {"name": "r", "class": "mig", "count": count,
+             "selectors": [f'device.attributes["{DRIVER}"].profile == "{prof}"']}]}
+        if same_gpu:
+            claim["constraints"] = [{"matchAttribute": f"{DRIVER}/parent"}]
+        objs.append(claim)
+    return objs
+
+
+def test_identical_gpus_are_one_kind_in_the_failure_memo():
+    # three identical GPUs: two 1g partitions anywhere, two claims of two 3g on one GPU, one of three 2g on
+    # one GPU (six slices: never possible beside the rest). Putting the 1g partitions on gpu-0 or on gpu-2
+    # leads to the same failure; the memo sees one state where upstream (and a memo keyed by name) sees three.
+    objs = _identical_mig_gpus(3, [("1g", 1, False), ("1g", 1, False), ("3g", 2, True), ("3g", 2, True),
+                                   ("2g", 3, True)])
+    plain, eager = _allocate_both_ways(objs)
+    assert _answer(plain) == _answer(eager) == ("unschedulable", [])
+    assert plain.steps > 5_000
+    assert eager.steps < 1_000  # 2 105 with the GPUs told apart by name
+
+
+def test_identical_gpus_keep_upstreams_device_names():
+    # the same GPUs with claims that fit: the symmetric memo must not change which GPU gets what
+    objs = _identical_mig_gpus(4, [("1g", 1, False), ("1g", 1, False), ("3g", 2, True), ("3g", 2, True),
+                                   ("2g", 3, True), ("2g", 3, True)])
+    plain, eager = _allocate_both_ways(objs)
+    assert plain.status == "allocated"
+    assert _answer(plain) == _answer(eager)

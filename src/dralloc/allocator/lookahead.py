@@ -255,7 +255,8 @@ class LookAhead:
         previous_claim = -1
         options_free: list[list[tuple[int, list[Candidate]]]] = []  # per request: (need, free) per option
         device_bit = self._device_bit
-        distinct_needs: list[tuple[int, int]] = []  # per request that takes devices of its own: (free mask, need)
+        # per request without adminAccess: its free devices (mask), its need, how many of them may be shared
+        distinct_needs: list[tuple[int, int, int]] = []
         served: list[tuple[int, list[tuple[RequestData, list[Candidate]]], int]] = []  # per request: its options
         for cj, options, done in steps:
             best_need: int | None = None
@@ -294,14 +295,16 @@ class LookAhead:
             options_free.append([(opt.num - done, free) for opt, free in passing])
             total_need += best_need
             mask = 0
-            shared = False
+            shared: set[str] = set()
             for c in request_free:
                 union.add(c.info.id)
-                mask |= device_bit[c.info.id]
-                shared = shared or c.info.allow_multi
-            any_multi = any_multi or shared
-            if not shared and not any(opt.admin for opt in options):
-                distinct_needs.append((mask, best_need))
+                if c.info.allow_multi:
+                    shared.add(c.info.id)
+                else:
+                    mask |= device_bit[c.info.id]
+            any_multi = any_multi or bool(shared)
+            if not any(opt.admin for opt in options):
+                distinct_needs.append((mask, best_need, len(shared)))
             applied = frozenset.intersection(*(
                 frozenset(idx for idx, con in enumerate(self.constraints[cj])
                           if type(con) is MatchAttribute and con.applies(opt.base, opt.full))
@@ -400,26 +403,30 @@ class LookAhead:
         return False
 
     @staticmethod
-    def _hall_violated(requests: list[tuple[int, int]]) -> bool:
+    def _hall_violated(requests: list[tuple[int, int, int]]) -> bool:
         """True when some requests together need more devices than their free devices hold (Hall's condition).
 
-        ``requests``: per request that never shares a device with another (no adminAccess, no device that
-        allows multiple allocations), the bit mask of its free devices and how many it needs. Checked for
-        the sets of requests whose free devices lie within one request's, or within two requests' together:
-        requests of one device class or selector form such nested sets (two claims that each want most of the
-        NICs, among requests for GPUs), where the union over every request hides the shortage.
+        ``requests``: per request without adminAccess (those may reuse devices of other claims), the bit
+        mask of its free devices that only one request may take, how many devices it needs, and how many
+        free devices it has that allow multiple allocations (each request may take each of those once).
+        Checked for the sets of requests whose exclusive devices lie within one request's, or within two
+        requests' together: requests of one device class or selector form such nested sets (two claims that
+        each want most of the NICs, among requests for GPUs), where the union over every request hides the
+        shortage.
         """
         if len(requests) < 2:
             return False
-        unions = [mask for mask, _ in requests]
+        unions = [mask for mask, _, _ in requests]
         if len(requests) <= 12:
-            unions += [a | b for i, (a, _) in enumerate(requests) for b, _ in requests[i + 1:]]
+            unions += [a | b for i, (a, _, _) in enumerate(requests) for b, _, _ in requests[i + 1:]]
         for union in set(unions):
             need = 0
-            for mask, n in requests:
+            can = union.bit_count()
+            for mask, n, shared in requests:
                 if mask & ~union == 0:
                     need += n
-            if need > union.bit_count():
+                    can += shared
+            if need > can:
                 return True
         return False
 

@@ -50,6 +50,7 @@ from dralloc.allocator.errors import ConstraintError
 from dralloc.allocator.lookahead import LookAhead, Resources
 from dralloc.allocator.pools import Candidate
 from dralloc.allocator.selectors import SelectorFailure
+from dralloc.allocator.symmetry import IdenticalGpus, find_identical_gpus, gpu_states
 from dralloc.allocator.tolerations import taint_blocks
 from dralloc.allocator.upstream_cost import SubtreeEstimator, UpstreamCost
 from dralloc.allocator.views import NodeView
@@ -121,6 +122,8 @@ class Search(LookAhead):
     _later_bits: dict[tuple[int, int], dict[str, tuple[bool, ...]]]
     _symmetric: dict[tuple[int, int], bool]
     _signature: dict[str, Any]
+    _gpus: IdenticalGpus
+    _gpu_windows: dict[tuple[int, int], list[tuple[bool, ...]]]
     _private: set[Any]
     _doomed_calls: int
     _doomed_hits: int
@@ -409,6 +412,10 @@ class Search(LookAhead):
                                         if (cand.pool.name, s, c) not in private)))
             for cand in self.view.candidates}
         any_multi = any(cand.info.allow_multi for cand in self.view.candidates)
+        self._gpus = find_identical_gpus(
+            self.view.candidates, (rd for per_claim in self.requests for options in per_claim for rd in options),
+            {c.attribute for cons in self.constraints for c in cons}, self.res.available_counters)
+        self._gpu_windows = {}
         devices: set[str] = set()
         counters: set[Any] = set()
         horizon: list[tuple[int, int, list[RequestData]]] = []
@@ -455,11 +462,19 @@ class Search(LookAhead):
         """
         later_devices, later_counters = self._later[(ci, ri)]
         ok, pos, last, _cands = rd.feasible
+        gpus = self._gpus
+        gpu_part: Any = None
+        cons: Any = None
+        if self._symmetric[(ci, ri)] and gpus:
+            gpu_part, cons = self._gpu_key(rd, ci, start)
         if self._symmetric[(ci, ri)]:
             bits = self._later_bits[(ci, ri)]
             signature = self._signature
             kinds: dict[Any, int] = {}
+            gpu_index = gpus.index if gpu_part is not None else {}
             for did, users in self.allocating.items():
+                if did in gpu_index:
+                    continue
                 p = pos.get(did, -1)
                 current = p >= start and ok[p]
                 b = bits.get(did)
@@ -477,15 +492,42 @@ class Search(LookAhead):
                 caps.append((did, tuple(sorted(cur.items()))))
         consumed = []
         private = self._private
+        gpu_sets = gpus.sets if gpu_part is not None else {}
         for pool_name, values in self.consumed.items():
             for (set_name, cname), v in values.items():
                 if v:
                     key = (pool_name, set_name, cname)
+                    if (pool_name, set_name) in gpu_sets:
+                        continue  # in the GPU's state
                     if key not in private and (key in later_counters or last.get(key, -1) >= start):
                         consumed.append((key, v))
-        cons = tuple(c.state() for c in self.constraints[ci])
+        if cons is None:
+            cons = tuple(c.state() for c in self.constraints[ci])
         return (ci, ri, si, k, in_sub, start, len(self.results[ci]), used, frozenset(caps),
-                frozenset(consumed), cons)
+                frozenset(consumed), cons, gpu_part)
+
+    def _gpu_key(self, rd: RequestData, ci: int, start: int) -> tuple[Any, Any]:
+        """The identical GPUs' part of a memo key, and the claim's constraint states with each label value
+        replaced by a mark on its GPU (module :mod:`dralloc.allocator.symmetry`)."""
+        gpus = self._gpus
+        window = self._gpu_windows.get((id(rd), start))
+        if window is None:
+            ok, pos = rd.feasible[0], rd.feasible[1]
+            window = self._gpu_windows[(id(rd), start)] = [
+                tuple(pos.get(did, -1) >= start and ok[pos[did]] for did in gpu.devices) for gpu in gpus.gpus]
+        marks: dict[int, tuple[int, ...]] = {}
+        cons = []
+        for idx, con in enumerate(self.constraints[ci]):
+            state = con.state()
+            if state is not None and con.attribute in gpus.labels and type(con) is MatchAttribute:
+                kind, values = state
+                if len(values) == 1:
+                    owner = gpus.label_owner.get((con.attribute, (kind, frozenset(values))))
+                    if owner is not None:
+                        marks[owner] = (*marks.get(owner, ()), idx)
+                        state = "label"
+            cons.append(state)
+        return gpu_states(gpus, self.allocating, ci, window, self.consumed, marks), tuple(cons)
 
     # ------------------------------------------------------------------ estimating upstream's steps
     def _cut(self, ci: int, ri: int, si: int, k: int, in_sub: bool, start: int) -> None:
