@@ -11,6 +11,7 @@ are checked).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from dralloc.api.core_v1 import Affinity, Container, PodResourceClaim, PodSpec, PodTemplateSpec
@@ -33,8 +34,13 @@ PREEMPTION_POLICIES = [PREEMPT_LOWER_PRIORITY, "Never"]
 _WEIGHT_RANGE = "must be in the range 1-100"
 
 
+@lru_cache(maxsize=4096)  # (container and claim names repeat across a dump's pods)
+def _dns_label_problems(value: str) -> tuple[str, ...]:
+    return tuple(is_dns1123_label(value))
+
+
 def _label_errors(value: str, path: str) -> list[f.FieldError]:
-    return [f.invalid(path, value, m) for m in is_dns1123_label(value)]
+    return [f.invalid(path, value, m) for m in _dns_label_problems(value)]
 
 
 def _subdomain_errors(value: str, path: str) -> list[f.FieldError]:
