@@ -45,7 +45,8 @@ WORKLOADS = [
     {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent", "namespace": "kube-system"},
      "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": TEMPLATE}},
     {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train", "namespace": "default"},
-     "spec": {"parallelism": 2, "completions": 4, "completionMode": "Indexed", "template": TEMPLATE}},
+     "spec": {"parallelism": 2, "completions": 4, "completionMode": "Indexed",  # (a Job's pods never restart)
+              "template": {**TEMPLATE, "spec": {**TEMPLATE["spec"], "restartPolicy": "Never"}}}},
     {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
      "value": 1000, "globalDefault": False, "description": "important", "preemptionPolicy": "Never"},
 ]

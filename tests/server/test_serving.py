@@ -45,7 +45,7 @@ def test_sigterm_with_a_watch_open_ends_the_watch_and_exits_within_seconds(tmp_p
     server.proc.send_signal(signal.SIGTERM)
     assert watch.read() == b""  # the stream ends cleanly (chunked end), not by a reset
     assert server.proc.wait(10) == 0
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < 5
 
 
 def test_ctrl_c_with_a_watch_open_exits_too(tmp_path: Path) -> None:
@@ -54,7 +54,7 @@ def test_ctrl_c_with_a_watch_open_exits_too(tmp_path: Path) -> None:
     started = time.monotonic()
     server.proc.send_signal(signal.SIGINT)
     watch.read()
-    assert server.proc.wait(10) == 0 and time.monotonic() - started < 2
+    assert server.proc.wait(10) == 0 and time.monotonic() - started < 5
 
 
 def _open_watch_and_keep_the_connection(server: Server, path: str) -> ssl.SSLSocket:
@@ -110,7 +110,7 @@ def test_writes_acknowledged_before_a_sigterm_are_kept_and_the_server_exits_prom
     for t in threads:
         t.join(10)
     sock.close()
-    assert len(acknowledged) > 4 and elapsed < 2
+    assert len(acknowledged) > 4 and elapsed < 5  # (requests in flight finish first)
     restarted = Server(tmp_path, db)
     try:
         with restarted.open("/apis/resource.k8s.io/v1/deviceclasses") as r:

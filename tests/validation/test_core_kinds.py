@@ -355,3 +355,47 @@ def test_a_namespace_name_is_a_dns_label_and_its_finalizers_standard_or_qualifie
     assert _errors(_with(namespace, "spec.finalizers", ["keep"])) == [
         'spec.finalizers: Invalid value: "keep": name is neither a standard finalizer name nor is it fully qualified']
     assert [e.split(":")[0] for e in _errors(_with(namespace, "metadata.name", "team.a"))] == ["metadata.name"]
+
+
+SPREAD = "spec.topologySpreadConstraints"
+ZONE_SPREAD = {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+               "labelSelector": {"matchLabels": {"app": "a"}}}
+
+
+@pytest.mark.parametrize("constraints,expected", [
+    ([{**ZONE_SPREAD, "maxSkew": 0}],
+     ["spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero"]),
+    ([{**ZONE_SPREAD, "topologyKey": ""}],
+     ["spec.topologySpreadConstraints[0].topologyKey: Required value: can not be empty"]),
+    ([{**ZONE_SPREAD, "whenUnsatisfiable": "Sometimes"}],
+     ['spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "Sometimes": supported values: '
+      '"DoNotSchedule", "ScheduleAnyway"']),
+    ([ZONE_SPREAD, {**ZONE_SPREAD, "maxSkew": 2}],
+     ['spec.topologySpreadConstraints[0].{topologyKey, whenUnsatisfiable}: Duplicate value: "{zone, '
+      'DoNotSchedule}"']),
+    ([{**ZONE_SPREAD, "whenUnsatisfiable": "ScheduleAnyway", "minDomains": 0}],
+     ["spec.topologySpreadConstraints[0].minDomains: Invalid value: 0: must be greater than zero",
+      "spec.topologySpreadConstraints[0].minDomains: Invalid value: 0: can only use minDomains if "
+      "whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway"]),
+    ([{**ZONE_SPREAD, "nodeTaintsPolicy": "Sometimes"}],
+     ['spec.topologySpreadConstraints[0].nodeTaintsPolicy: Unsupported value: "Sometimes": supported values: '
+      '"Honor", "Ignore"']),
+    ([{**ZONE_SPREAD, "matchLabelKeys": ["app"]}],
+     ['spec.topologySpreadConstraints[0].matchLabelKeys[0]: Invalid value: "app": exists in both matchLabelKeys '
+      "and labelSelector"]),
+    ([{**ZONE_SPREAD, "labelSelector": {"matchExpressions": [{"key": "app", "operator": "In"}]}}],
+     ["spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0].values: Required value: must be "
+      "specified when `operator` is 'In' or 'NotIn'"]),
+])
+def test_topology_spread_constraint_rules(constraints: list[Any], expected: list[str]) -> None:
+    assert _errors(_with(POD, SPREAD, constraints)) == expected
+
+
+def test_pod_affinity_terms_check_their_selectors_and_namespaces() -> None:
+    term = {"topologyKey": "zone", "labelSelector": {"matchExpressions": [{"key": "app", "operator": "Near"}]},
+            "namespaces": ["Team_A"]}
+    errors = _errors(_with(POD, "spec.affinity.podAffinity", {"requiredDuringSchedulingIgnoredDuringExecution": [term]}))
+    where = "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]"
+    assert [e.split(": ")[0] for e in errors] == [f"{where}.labelSelector.matchExpressions[0].operator",
+                                                  f"{where}.namespace"]
+    assert errors[0].endswith('Invalid value: "Near": not a valid selector operator')

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from dralloc.api.meta import LabelSelector, LabelSelectorRequirement
 from dralloc.validation import field as f
 from dralloc.validation.formats import (
     is_dns1123_label,
@@ -208,6 +209,32 @@ def _node_field_selector_requirement(req: Any, path: str) -> list[f.FieldError]:
     else:
         for i, v in enumerate(values):
             errs.extend(f.invalid(f.index(f.child(path, "values"), i), v, m) for m in name_is_dns_subdomain(v, False))
+    return errs
+
+
+def _label_selector_requirement_errors(req: LabelSelectorRequirement, path: str) -> list[f.FieldError]:
+    errs: list[f.FieldError] = []
+    values = req.values or []
+    if req.operator in ("In", "NotIn"):
+        if not values:
+            errs.append(f.required(f.child(path, "values"), "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif req.operator in ("Exists", "DoesNotExist"):
+        if values:
+            errs.append(f.forbidden(f.child(path, "values"),
+                                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+    else:
+        errs.append(f.invalid(f.child(path, "operator"), req.operator, "not a valid selector operator"))
+    errs += validate_label_name(req.key, f.child(path, "key"))
+    for i, value in enumerate(values):
+        errs += [f.invalid(f.index(f.child(path, "values"), i), value, m) for m in is_label_value(value)]
+    return errs
+
+
+def label_selector_errors(selector: LabelSelector, path: str) -> list[f.FieldError]:
+    """ValidateLabelSelector (label values checked strictly, as for every workload's spec.selector)."""
+    errs = validate_labels(selector.match_labels, f.child(path, "matchLabels"))
+    for i, req in enumerate(selector.match_expressions or ()):
+        errs += _label_selector_requirement_errors(req, f.index(f.child(path, "matchExpressions"), i))
     return errs
 
 

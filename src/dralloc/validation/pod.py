@@ -1,23 +1,29 @@
 """A pod's spec as kube-apiserver validates it on create (core validation ValidatePodSpec and the pod template
 rules), for the fields dralloc models — those that change what a simulation computes: containers and their
 requests and limits, resource claims, overhead, restart policy, node selector, node name, affinity,
-tolerations, scheduling gates, priority class and preemption policy. Errors come in upstream's order.
+tolerations, topology spread constraints, scheduling gates, priority class and preemption policy. Errors
+come in upstream's order.
 
 Left out: what dralloc does not model (volumes, probes, security contexts, DNS, ...), pod-level resources
-(``spec.resources``), and the pod (anti-)affinity terms' label selectors (their weights and topology keys
-are checked).
+(``spec.resources``), and the pod (anti-)affinity terms' matchLabelKeys and mismatchLabelKeys.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
+
+import msgspec
 
 from dralloc.api.core_v1 import Affinity, Container, PodResourceClaim, PodSpec, PodTemplateSpec
 from dralloc.api.defaults import PREEMPT_LOWER_PRIORITY
+from dralloc.api.meta import LabelSelector
 from dralloc.validation import field as f
 from dralloc.validation.formats import is_dns1123_label, is_qualified_name
 from dralloc.validation.meta import (
+    label_selector_errors,
+    name_is_dns_label,
     name_is_dns_subdomain,
     validate_annotations,
     validate_label_name,
@@ -33,8 +39,13 @@ PREEMPTION_POLICIES = [PREEMPT_LOWER_PRIORITY, "Never"]
 _WEIGHT_RANGE = "must be in the range 1-100"
 
 
+@lru_cache(maxsize=4096)  # (container and claim names repeat across a dump's pods)
+def _dns_label_problems(value: str) -> tuple[str, ...]:
+    return tuple(is_dns1123_label(value))
+
+
 def _label_errors(value: str, path: str) -> list[f.FieldError]:
-    return [f.invalid(path, value, m) for m in is_dns1123_label(value)]
+    return [f.invalid(path, value, m) for m in _dns_label_problems(value)]
 
 
 def _subdomain_errors(value: str, path: str) -> list[f.FieldError]:
@@ -143,10 +154,89 @@ def containers_errors(spec: PodSpec, path: str, pod_claims: set[str], require_im
     return errs
 
 
+def _selector_errors(value: Any, path: str) -> list[f.FieldError]:
+    """A label selector kept as plain data (in affinity terms and spread constraints), checked strictly."""
+    if value is None:
+        return []
+    try:
+        selector = msgspec.convert(value, LabelSelector)
+    except (msgspec.ValidationError, TypeError):
+        return []  # not shaped as a selector at all: the decoder's concern
+    return label_selector_errors(selector, path)
+
+
 def _pod_affinity_term_errors(term: Any, path: str) -> list[f.FieldError]:
-    topology_key = term.get("topologyKey") or "" if isinstance(term, dict) else ""
-    errs = [] if topology_key else [f.required(f.child(path, "topologyKey"), "can not be empty")]
+    """validatePodAffinityTerm: its selectors, its namespaces' names (reported at ``namespace``, upstream)
+    and a topology key."""
+    term = term if isinstance(term, dict) else {}
+    errs = _selector_errors(term.get("labelSelector"), f.child(path, "labelSelector"))
+    errs += _selector_errors(term.get("namespaceSelector"), f.child(path, "namespaceSelector"))
+    for name in term.get("namespaces") or ():
+        errs += [f.invalid(f.child(path, "namespace"), name, m) for m in name_is_dns_label(str(name), False)]
+    topology_key = str(term.get("topologyKey") or "")
+    if not topology_key:
+        errs.append(f.required(f.child(path, "topologyKey"), "can not be empty"))
     return errs + validate_label_name(topology_key, f.child(path, "topologyKey"))
+
+
+SPREAD_ACTIONS = ["DoNotSchedule", "ScheduleAnyway"]
+INCLUSION_POLICIES = ["Honor", "Ignore"]
+_NOT_POSITIVE = "must be greater than zero"
+
+
+def _spread_label_key_errors(constraint: dict[str, Any], path: str) -> list[f.FieldError]:
+    keys = constraint.get("matchLabelKeys") or []
+    if not keys:
+        return []
+    selector = constraint.get("labelSelector")
+    errs: list[f.FieldError] = []
+    if isinstance(selector, dict):
+        taken = set(selector.get("matchLabels") or {}) | {
+            e.get("key") for e in selector.get("matchExpressions") or () if isinstance(e, dict)}
+    else:
+        taken = set()
+        errs.append(f.forbidden(path, "must not be specified when labelSelector is not set"))
+    for i, key in enumerate(keys):
+        errs += validate_label_name(str(key), f.index(path, i))
+        if key in taken:
+            errs.append(f.invalid(f.index(path, i), key, "exists in both matchLabelKeys and labelSelector"))
+    return errs
+
+
+def topology_spread_errors(constraints: Sequence[Any], path: str) -> list[f.FieldError]:
+    """validateTopologySpreadConstraints: a positive maxSkew, a topology key, a known whenUnsatisfiable, no
+    two constraints with the same key and action, minDomains only positive and with DoNotSchedule, known node
+    inclusion policies, matchLabelKeys beside a selector, and a well-formed label selector."""
+    errs: list[f.FieldError] = []
+    items = [c if isinstance(c, dict) else {} for c in constraints]
+    for i, constraint in enumerate(items):
+        at = f.index(path, i)
+        max_skew = constraint.get("maxSkew") or 0
+        if not isinstance(max_skew, int) or max_skew <= 0:
+            errs.append(f.invalid(f.child(at, "maxSkew"), max_skew, _NOT_POSITIVE))
+        key, action = str(constraint.get("topologyKey") or ""), str(constraint.get("whenUnsatisfiable") or "")
+        if not key:
+            errs.append(f.required(f.child(at, "topologyKey"), "can not be empty"))
+        if action not in SPREAD_ACTIONS:
+            errs.append(f.not_supported(f.child(at, "whenUnsatisfiable"), action, SPREAD_ACTIONS))
+        if any(str(c.get("topologyKey") or "") == key and str(c.get("whenUnsatisfiable") or "") == action
+               for c in items[i + 1:]):
+            errs.append(f.duplicate(f.child(at, "{topologyKey, whenUnsatisfiable}"), f"{{{key}, {action}}}"))
+        min_domains = constraint.get("minDomains")
+        if min_domains is not None:
+            where = f.child(at, "minDomains")
+            if not isinstance(min_domains, int) or min_domains <= 0:
+                errs.append(f.invalid(where, min_domains, _NOT_POSITIVE))
+            if action != "DoNotSchedule":
+                errs.append(f.invalid(where, min_domains, f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, "
+                                                          f"not {action}"))
+        for policy_field in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+            policy = constraint.get(policy_field)
+            if policy is not None and policy not in INCLUSION_POLICIES:
+                errs.append(f.not_supported(f.child(at, policy_field), policy, INCLUSION_POLICIES))
+        errs += _spread_label_key_errors(constraint, f.child(at, "matchLabelKeys"))
+        errs += _selector_errors(constraint.get("labelSelector"), f.child(at, "labelSelector"))
+    return errs
 
 
 def _pod_affinity_errors(affinity: Any, path: str) -> list[f.FieldError]:
@@ -211,6 +301,8 @@ def pod_spec_errors(spec: PodSpec, path: str = "spec", pod_name: str | None = No
         if gate.name in gates:
             errs.append(f.duplicate(f.index(gates_path, i), gate.name))
         gates.add(gate.name)
+    if spec.topology_spread_constraints:
+        errs += topology_spread_errors(spec.topology_spread_constraints, f.child(path, "topologySpreadConstraints"))
     if spec.node_name:
         errs += _subdomain_errors(spec.node_name, f.child(path, "nodeName"))
     if spec.tolerations:

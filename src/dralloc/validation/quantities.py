@@ -7,6 +7,8 @@ varies from one request to the next).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from dralloc.api.quantity import Quantity
 from dralloc.validation import field as f
 from dralloc.validation.formats import is_extended_resource_name, is_qualified_name
@@ -36,6 +38,7 @@ def is_native(name: str) -> bool:
     return "/" not in name or "kubernetes.io/" in name
 
 
+@lru_cache(maxsize=4096)  # (a dump names the same few resources on every node and container)
 def is_integer_resource(name: str) -> bool:
     return name in _INTEGER_RESOURCES or is_extended_resource_name(name)
 
@@ -63,23 +66,35 @@ def resource_list_errors(resources: ResourceMap | None, path: str) -> list[f.Fie
     return errs
 
 
-def _resource_name_errors(name: str, path: str) -> list[f.FieldError]:
-    errs = [f.invalid(path, name, m) for m in is_qualified_name(name)]
-    if errs:
-        return errs
+def _resource_name_problems(name: str) -> list[str]:
+    problems = is_qualified_name(name)
+    if problems:
+        return problems
     if "/" not in name and name not in _STANDARD_RESOURCES and not is_hugepages(name):
-        return [f.invalid(path, name, "must be a standard resource type or fully qualified")]
+        return ["must be a standard resource type or fully qualified"]
     return []
 
 
-def container_resource_name_errors(name: str, path: str) -> list[f.FieldError]:
-    errs = _resource_name_errors(name, path)
+@lru_cache(maxsize=4096)
+def _container_resource_name_problems(name: str) -> tuple[str, ...]:
+    problems = _resource_name_problems(name)
     if "/" not in name:
         if name not in _STANDARD_CONTAINER_RESOURCES and not is_hugepages(name):
-            errs.append(f.invalid(path, name, "must be a standard resource for containers"))
+            problems.append("must be a standard resource for containers")
     elif not is_native(name) and not is_extended_resource_name(name):
-        errs.append(f.invalid(path, name, "doesn't follow extended resource name standard"))
-    return errs
+        problems.append("doesn't follow extended resource name standard")
+    return tuple(problems)
+
+
+def container_resource_name_errors(name: str, path: str) -> list[f.FieldError]:
+    """validateContainerResourceName: a qualified name, a standard resource or fully qualified, and one
+    containers may request (cpu, memory, ephemeral-storage, huge pages, or an extended resource)."""
+    return [f.invalid(path, name, m) for m in _container_resource_name_problems(name)]
+
+
+def _plainly_valid(name: str, quantity: Quantity) -> bool:
+    """cpu, memory or ephemeral storage, not negative: nothing to report about the name or the quantity."""
+    return name in _STANDARD_CONTAINER_RESOURCES and quantity.sign() >= 0
 
 
 def requirements_errors(limits: ResourceMap | None, requests: ResourceMap | None, path: str) -> list[f.FieldError]:
@@ -91,13 +106,15 @@ def requirements_errors(limits: ResourceMap | None, requests: ResourceMap | None
     lim_path, req_path = f.child(path, "limits"), f.child(path, "requests")
     cpu_or_memory = huge_pages = False
     for name, quantity in limits.items():
-        where = f.key(lim_path, name)
-        errs += container_resource_name_errors(name, where) + quantity_errors(name, quantity, where)
+        if not _plainly_valid(name, quantity):  # (the common case builds no paths)
+            where = f.key(lim_path, name)
+            errs += container_resource_name_errors(name, where) + quantity_errors(name, quantity, where)
         huge_pages = huge_pages or is_hugepages(name)
         cpu_or_memory = cpu_or_memory or name in _QOS_COMPUTE
     for name, quantity in requests.items():
-        where = f.key(req_path, name)
-        errs += container_resource_name_errors(name, where) + quantity_errors(name, quantity, where)
+        if not _plainly_valid(name, quantity):
+            where = f.key(req_path, name)
+            errs += container_resource_name_errors(name, where) + quantity_errors(name, quantity, where)
         limit = limits.get(name)
         if limit is not None:
             if quantity.cmp(limit) != 0 and not overcommit_allowed(name):

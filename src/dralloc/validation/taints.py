@@ -4,14 +4,29 @@ ValidateTolerations, validateTaintEffect)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from dralloc.api.core_v1 import Taint, Toleration
 from dralloc.validation import field as f
-from dralloc.validation.formats import is_label_value
-from dralloc.validation.meta import validate_label_name
+from dralloc.validation.formats import is_label_value, is_qualified_name
 
 EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"]
 TOLERATION_OPERATORS = ["Equal", "Exists"]
+
+
+# Keys and values repeat on every node and pod of a dump: their problems are worked out once.
+@lru_cache(maxsize=4096)
+def _key_problems(key: str) -> tuple[str, ...]:
+    return tuple(is_qualified_name(key))
+
+
+@lru_cache(maxsize=4096)
+def _value_problems(value: str) -> str:
+    return ";".join(is_label_value(value))
+
+
+def _key_errors(key: str, path: str) -> list[f.FieldError]:
+    return [f.invalid(path, key, m) for m in _key_problems(key)]
 
 
 def taint_effect_errors(effect: str, path: str, allow_empty: bool) -> list[f.FieldError]:
@@ -27,10 +42,10 @@ def node_taint_errors(taints: Sequence[Taint], path: str) -> list[f.FieldError]:
     seen: set[tuple[str, str]] = set()
     for i, taint in enumerate(taints):
         where = f.index(path, i)
-        errs += validate_label_name(taint.key, f.child(where, "key"))
-        value_problems = is_label_value(taint.value or "")
+        errs += _key_errors(taint.key, f.child(where, "key"))
+        value_problems = _value_problems(taint.value or "")
         if value_problems:
-            errs.append(f.invalid(f.child(where, "value"), taint.value or "", ";".join(value_problems)))
+            errs.append(f.invalid(f.child(where, "value"), taint.value or "", value_problems))
         errs += taint_effect_errors(taint.effect, f.child(where, "effect"), allow_empty=False)
         if (taint.key, taint.effect) in seen:
             errs.append(f.FieldError(f.DUPLICATE, where, taint, "taints must be unique by key and effect pair"))
@@ -48,7 +63,7 @@ def toleration_errors(tolerations: Sequence[Toleration], path: str) -> list[f.Fi
         key, operator, value = toleration.key or "", toleration.operator or "", toleration.value or ""
         effect = toleration.effect or ""
         if key:
-            errs += validate_label_name(key, f.child(where, "key"))
+            errs += _key_errors(key, f.child(where, "key"))
         if not key and operator != "Exists":
             errs.append(f.invalid(f.child(where, "operator"), operator,
                                   'operator must be Exists when `key` is empty, which means "match all values and '
@@ -57,9 +72,9 @@ def toleration_errors(tolerations: Sequence[Toleration], path: str) -> list[f.Fi
             errs.append(f.invalid(f.child(where, "effect"), effect,
                                   "effect must be 'NoExecute' when `tolerationSeconds` is set"))
         if operator in ("Equal", ""):
-            problems = is_label_value(value)
+            problems = _value_problems(value)
             if problems:
-                errs.append(f.invalid(f.child(where, "operator"), value, ";".join(problems)))
+                errs.append(f.invalid(f.child(where, "operator"), value, problems))
         elif operator == "Exists":
             if value:
                 errs.append(f.invalid(f.child(where, "operator"), value,

@@ -17,10 +17,9 @@ from dralloc.api.apps_v1 import (
 )
 from dralloc.api.batch_v1 import Job
 from dralloc.api.core_v1 import PodTemplateSpec
-from dralloc.api.meta import LabelSelector, LabelSelectorRequirement
+from dralloc.api.meta import LabelSelector
 from dralloc.validation import field as f
-from dralloc.validation.formats import is_label_value
-from dralloc.validation.meta import validate_annotations, validate_label_name, validate_labels
+from dralloc.validation.meta import label_selector_errors, validate_annotations, validate_labels
 from dralloc.validation.pod import pod_template_errors
 from dralloc.validation.quantities import NEGATIVE
 
@@ -32,32 +31,6 @@ MISMATCH = "`selector` does not match template `labels`"
 
 def nonnegative_errors(value: int | None, path: str) -> list[f.FieldError]:
     return [f.invalid(path, value, NEGATIVE)] if value is not None and value < 0 else []
-
-
-def _requirement_errors(req: LabelSelectorRequirement, path: str) -> list[f.FieldError]:
-    errs: list[f.FieldError] = []
-    values = req.values or []
-    if req.operator in ("In", "NotIn"):
-        if not values:
-            errs.append(f.required(f.child(path, "values"), "must be specified when `operator` is 'In' or 'NotIn'"))
-    elif req.operator in ("Exists", "DoesNotExist"):
-        if values:
-            errs.append(f.forbidden(f.child(path, "values"),
-                                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-    else:
-        errs.append(f.invalid(f.child(path, "operator"), req.operator, "not a valid selector operator"))
-    errs += validate_label_name(req.key, f.child(path, "key"))
-    for i, value in enumerate(values):
-        errs += [f.invalid(f.index(f.child(path, "values"), i), value, m) for m in is_label_value(value)]
-    return errs
-
-
-def label_selector_errors(selector: LabelSelector, path: str) -> list[f.FieldError]:
-    """ValidateLabelSelector (label values checked strictly, as for every workload's spec.selector)."""
-    errs = validate_labels(selector.match_labels, f.child(path, "matchLabels"))
-    for i, req in enumerate(selector.match_expressions or ()):
-        errs += _requirement_errors(req, f.index(f.child(path, "matchExpressions"), i))
-    return errs
 
 
 def selector_matches(selector: LabelSelector, labels: dict[str, str]) -> bool:
