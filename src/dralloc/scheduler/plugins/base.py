@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,12 +33,14 @@ class Cycle:
     feasible_gids: bytes = b""
     # Plugins whose verdict or score reads a node's pods, name or labels (their node_key joins the node's key).
     keyed: list[Plugin] = field(default_factory=list)
+    # A grouped search's key of each group id (what ``representatives`` is keyed by).
+    group_key: Callable[[int], tuple[object, ...]] | None = None
 
     def clone(self) -> Cycle:
         """``CycleState.Clone``: data values that have a ``clone()`` are cloned, the rest shared."""
         data = {k: v.clone() if hasattr(v, "clone") else v for k, v in self.data.items()}
         return Cycle(self.pod, self.snapshot, data, self.skip_filter, self.skip_score, self.node_keys,
-                     self.representatives, self.window, self.feasible_gids, self.keyed)
+                     self.representatives, self.window, self.feasible_gids, self.keyed, self.group_key)
 
 
 class Plugin:
@@ -67,6 +69,12 @@ class Plugin:
     def node_key(self, cycle: Cycle, node: NodeInfo) -> Hashable:
         """What this plugin's Filter and Score read of ``node`` for this pod (plugins in ``cycle.keyed``)."""
         return node.name
+
+    def node_classes(self, cycle: Cycle) -> tuple[bytes, int] | None:
+        """Optional, for a keyed plugin: a class (0..n-1) per node of the snapshot's list, and n, such that
+        nodes of one class have equal node keys for this pod (lets the grouped search run); None: no such
+        classes."""
+        return None
 
     def pre_score(self, cycle: Cycle, nodes: list[NodeInfo]) -> Status | None:
         return None
