@@ -363,3 +363,47 @@ def test_a_malformed_constraint_is_an_input_error_with_its_field_path(tmp_path) 
     assert code == 2
     assert "Pod/new: spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero" in \
         err.getvalue()
+
+
+def test_dralloc_simulate_prints_the_spread_fit_error_and_exits_1(tmp_path, capsys) -> None:
+    import json
+
+    from dralloc.cli.main import main
+
+    path = tmp_path / "c.yaml"
+    path.write_text("---\n".join([node("a1", "a"), node("b1", "b"), pod("w1", on="a1"), pod("w2", on="a1"),
+                                  pod("w3", on="b1"), pod("new", spread=zone_spread(extra=", minDomains: 3"))]))
+    code = main(["simulate", "-f", str(path), "-o", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1
+    (new,) = [p for p in out["pods"] if p["name"] == "new"]
+    assert new["message"] == (f"0/2 nodes are available: 2 {SKEW}. no new claims to deallocate, preemption: 0/2 "
+                              "nodes are available: 2 No preemption victims found for incoming pod.")
+
+
+def test_a_service_is_read_strictly_like_the_other_core_kinds(tmp_path) -> None:
+    from dralloc.api import codec
+
+    path = tmp_path / "s.yaml"
+    path.write_text(SERVICE.replace("spec: {selector:", "spec: {selectr: {x: y}, selector:"))
+    objects, problems = codec.load_checked([str(path)])
+    assert [type(o).__name__ for o in objects] == ["Service"]
+    assert objects[0].spec.selector == {"app": "web"}
+    assert [p.message for p in problems] == ['unknown field "spec.selectr"']
+
+
+def test_a_victim_left_terminating_stops_counting_for_the_next_pods() -> None:
+    from dralloc.controllers.names import NameGenerator
+    from dralloc.simulator.loading import sort_objects
+
+    docs = (node("a1", "a"), node("b1", "b"), node("c1", "c", cpu="1"),
+            pod("w1", on="a1", spec="priority: 0"), pod("w2", on="b1", spec="priority: 0"),
+            pod("guard", labels="{role: x}", on="c1", cpu="950m", spec="priority: 1000"),
+            pod("new", cpu="500m", spread=zone_spread(), spec="priority: 50"))
+    objs = sort_objects(load(*docs), NameGenerator(0))
+    sched = Scheduler(objs.nodes, objs.pods, victims_terminate_at="2026-01-01T00:00:00Z")
+    sched.schedule()
+    (victim,) = sched.evicted
+    assert sched.results[f"default/{victim.name}"].pod.metadata.deletion_timestamp
+    (other,) = load(pod("other", spread=zone_spread(), spec="priority: 100"))
+    assert sched.schedule_pod(other).node == victim.node  # its zone holds no counted pod any more

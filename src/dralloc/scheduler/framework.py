@@ -14,7 +14,7 @@ skips the node), ``ERROR`` (aborts the attempt), ``SKIP`` (a PreFilter that turn
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -155,6 +155,8 @@ class Cycle:
     # Plugins whose Filter or Score for this pod reads more of a node than the framework's node keys hold:
     # their ``node_key`` joins each node's key, and the group-table fast path is off for the pod.
     keyed: list[Plugin] = field(default_factory=list)
+    # A grouped search's key of each group id (what ``representatives`` is keyed by).
+    group_key: Callable[[int], tuple[object, ...]] | None = None
 
     def clone(self) -> Cycle:
         """``CycleState.Clone``: state with a ``clone()`` is cloned, the rest shared; the skip sets and
@@ -164,7 +166,8 @@ class Cycle:
             clone = getattr(value, "clone", None)
             data[key] = clone() if clone is not None else value
         return Cycle(self.pod, self.snapshot, data, set(self.skip_filter), set(self.skip_score),
-                     self.node_keys, self.representatives, self.window, self.feasible_gids, list(self.keyed))
+                     self.node_keys, self.representatives, self.window, self.feasible_gids, list(self.keyed),
+                     self.group_key)
 
 
 class Plugin:
@@ -232,6 +235,12 @@ class Plugin:
         """For a plugin in ``cycle.keyed``: what its verdict and score for the pod read of ``node`` beyond
         the framework's node keys (``node.name`` opts the node out of sharing)."""
         return node.name
+
+    def node_classes(self, cycle: Cycle) -> tuple[bytes, int] | None:
+        """Optional, for a keyed plugin: a class (0..n-1) per node of the snapshot's list, and n, such that
+        nodes of one class have equal node keys for this pod (lets the grouped search run); None: no such
+        classes."""
+        return None
 
 
 def implements(plugin: Plugin, point: str) -> bool:

@@ -17,6 +17,7 @@ from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.dynamic_resources.manager import DraState
 
 MAX_GROUPS = 255
+JOURNAL_LIMIT = 100_000
 
 
 class NodeGroups:
@@ -36,6 +37,10 @@ class NodeGroups:
         self._assigned: list[int] = [-1] * len(nodes)
         self._member: dict[int, int] = {}  # group id → one node index in it (checked before use)
         self.overflow = 0
+        # Every node index refreshed, in order (readers keep their place: ``journal_start + len(journal)``
+        # is the running count), so that caches of per-node facts can follow the changes.
+        self.journal: list[int] = []
+        self.journal_start = 0
 
     def node_changed(self, name: str) -> None:
         i = self.index.get(name)
@@ -45,6 +50,10 @@ class NodeGroups:
     def refresh(self) -> bool:
         """Bring every dirty node's group up to date; False when there are too many groups to use."""
         if self.dirty:
+            if len(self.journal) > JOURNAL_LIMIT:
+                self.journal_start += len(self.journal)
+                self.journal = []
+            self.journal.extend(self.dirty)
             state_id = self.dra.state_id
             for i in self.dirty:
                 node = self.nodes[i]
@@ -105,3 +114,19 @@ class NodeGroups:
 
     def key(self, gid: int) -> tuple[object, ...]:
         return self._key_of[gid]
+
+
+_TIMES: dict[int, bytes] = {}  # m -> the translation table of multiplying a byte by m
+
+
+def combine_classes(first: bytes, n: int, second: bytes, m: int) -> tuple[bytes, int] | None:
+    """Two per-node class arrays (values below ``n`` and ``m``) as one: ``first * m + second`` for every node,
+    computed in C (the bytes, read as big integers, add without carries); None past 256 classes."""
+    if n * m > 256:
+        return None
+    table = _TIMES.get(m)
+    if table is None:
+        table = _TIMES[m] = bytes((i * m) & 0xFF for i in range(256))
+    scaled = first.translate(table)
+    total = int.from_bytes(scaled, "big") + int.from_bytes(second, "big")
+    return total.to_bytes(len(first), "big"), n * m

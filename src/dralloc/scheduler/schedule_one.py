@@ -25,6 +25,7 @@ from dralloc.scheduler.framework import (
     unresolvable,
     unschedulable,
 )
+from dralloc.scheduler.groups import combine_classes
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.default_binder import bind_pod
 from dralloc.scheduler.plugins.default_preemption import Candidate, DefaultPreemption
@@ -175,9 +176,13 @@ class Framework(PluginRuntime):
         named = self._needs_node_names(cycle)
         claim_selectors = self._claim_selectors(cycle)
         keyed = cycle.keyed  # plugins whose verdicts read more of a node than the group keys hold
-        if self.group_nodes and names is None and not named and not claim_selectors and not keyed \
-                and snap.dra.all_local and not snap.nominations and snap.groups.refresh():
-            return self._find_feasible_grouped(cycle, diagnosis, out, wanted)
+        classes = node_classes(cycle, keyed) if keyed and self.group_nodes else None
+        if self.group_nodes and names is None and not named and not claim_selectors \
+                and (not keyed or classes is not None) and snap.dra.all_local and not snap.nominations \
+                and snap.groups.refresh():
+            found = self._find_feasible_grouped(cycle, diagnosis, out, wanted, classes)
+            if found is not None:
+                return found
         feasible: list[NodeInfo] = []
         start = self.next_start_node_index
         count = len(nodes)
@@ -225,17 +230,32 @@ class Framework(PluginRuntime):
         self.next_start_node_index = (self.next_start_node_index + processed) % len(snap.nodes)
         return feasible
 
-    def _find_feasible_grouped(self, cycle: Cycle, diagnosis: Diagnosis, out: Attempt, wanted: int
-                               ) -> list[NodeInfo]:
+    def _find_feasible_grouped(self, cycle: Cycle, diagnosis: Diagnosis, out: Attempt, wanted: int,
+                               classes: tuple[bytes, int] | None = None) -> list[NodeInfo] | None:
         """``_find_feasible`` over node groups: filter one member of each group, turn the verdicts into a
-        per-node map and find the first ``wanted`` feasible nodes from the rotating start in C."""
+        per-node map and find the first ``wanted`` feasible nodes from the rotating start in C. With
+        ``classes`` (the keyed plugins' class of each node, and how many there are) a group is a node group
+        and a class; None when there would be too many of those."""
         snap = self.snapshot
         groups = snap.groups
         nodes = snap.nodes
         count = len(nodes)
+        gids = bytes(groups.gids)
+        live: list[tuple[int, int]]
+        if classes is None:
+            live = sorted(groups.live().items())
+            cycle.group_key = groups.key
+        else:
+            n = classes[1]
+            combined = combine_classes(gids, max(gids) + 1, *classes)  # group id * n + class
+            if combined is None:
+                return None
+            gids = combined[0]
+            live = sorted((g, gids.index(g)) for g in set(gids))
+            cycle.group_key = lambda g: (groups.key(g // n), g % n)
         table = bytearray(256)
         verdicts: dict[int, Status | None] = {}
-        for gid, member in sorted(groups.live().items()):
+        for gid, member in live:
             node = nodes[member]
             st = self.run_filters(cycle, node)
             if st is not None and st.code == Code.ERROR:
@@ -244,12 +264,11 @@ class Framework(PluginRuntime):
                 out.message = st.message
                 return []
             verdicts[gid] = st
-            cycle.representatives[groups.key(gid)] = node
+            cycle.representatives[cycle.group_key(gid)] = node
             if st is None:
                 table[gid] = 1
         cycle.feasible_gids = bytes(table)
         start = self.next_start_node_index % count
-        gids = bytes(groups.gids)
         rotated_gids = gids[start:] + gids[:start]
         rotated = rotated_gids.translate(bytes(table))
         positions = list(islice(compress(range(count), rotated), wanted))
@@ -270,12 +289,11 @@ class Framework(PluginRuntime):
     def _select_host_grouped(self, cycle: Cycle, feasible: list[NodeInfo]) -> NodeInfo:
         """``_select_host`` for a grouped search: score each feasible group present in the examined window
         once, then pick uniformly among the nodes of the top groups, in examination order."""
-        groups = self.snapshot.groups
-        assert cycle.window is not None
+        key = cycle.group_key
+        assert cycle.window is not None and key is not None
         window, start = cycle.window
-        present = sorted(g for g in set(window) if groups.key(g) in cycle.representatives
-                         and cycle.feasible_gids[g])
-        reps = {g: cycle.representatives[groups.key(g)] for g in present}
+        present = sorted(g for g in set(window) if key(g) in cycle.representatives and cycle.feasible_gids[g])
+        reps = {g: cycle.representatives[key(g)] for g in present}
         totals = self.run_scores(cycle, feasible, reps)
         best = max(totals.values())
         top = bytearray(256)
@@ -417,3 +435,17 @@ class Framework(PluginRuntime):
         out = Attempt()
         self._fail_binding(unschedulable(plugin, message), node, out)
         return out
+
+
+def node_classes(cycle: Cycle, keyed: list[Plugin]) -> tuple[bytes, int] | None:
+    """The keyed plugins' classes of every node combined into one (class, count), or None when a plugin
+    has none for this pod or there are more than 256 combinations."""
+    combined: tuple[bytes, int] | None = None
+    for plugin in keyed:
+        found = plugin.node_classes(cycle)
+        if found is None:
+            return None
+        combined = found if combined is None else combine_classes(*combined, *found)
+        if combined is None:
+            return None
+    return combined

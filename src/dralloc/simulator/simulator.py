@@ -424,8 +424,9 @@ class Simulator:
             victim.pod = mark_preempted(victim.pod, self.victims_terminate_at, by.pod.spec.scheduler_name)
             result.pod = victim.pod
             marked = self.snapshot.by_name.get(node_name)
-            if marked is not None:
-                marked.generation += 1  # a terminating pod no longer counts for topology spreading
+            if marked is not None and marked.dirty_sink is not None:
+                # A terminating pod no longer counts for topology spreading: the node's pods changed.
+                marked.dirty_sink[0].add(marked.dirty_sink[1])
             grace = victim.pod.metadata.deletion_grace_period_seconds
             if grace is not None and grace > 0:
                 result.status = "evicted"

@@ -2,7 +2,7 @@
 
 kube-scheduler counts the matching pods of every node in each PreFilter and PreScore. Pods of one workload
 share their selector, so here each (namespace, selector) keeps its per-node counts and is brought up to date
-at the start of a cycle by recounting only the nodes whose pods changed since (``NodeInfo.generation``). Each
+at the start of a cycle by recounting only the nodes whose pods changed since (the node groups' journal). Each
 aggregation by domain (a topology key, the keys a node must carry, which nodes are eligible) is kept beside
 it, with how many domains hold each count, so the global minimum is exact without a scan.
 
@@ -13,8 +13,9 @@ whose labels the selector matches; a selector without requirements counts nothin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 
+from dralloc.scheduler.groups import NodeGroups
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.pod_topology_spread.constraints import Selector
 
@@ -77,30 +78,38 @@ def move_domain(at_count: dict[int, int], old: int, new: int) -> None:
 class SelectorCounts:
     """Per node (by position in the snapshot's node list): pods of ``namespace`` that ``selector`` matches."""
 
-    __slots__ = ("counts", "domains", "gens", "namespace", "nodes", "selector")
+    __slots__ = ("counts", "domains", "groups", "namespace", "nodes", "seen", "selector")
 
-    def __init__(self, nodes: list[NodeInfo], namespace: str, selector: Selector) -> None:
+    def __init__(self, nodes: list[NodeInfo], groups: NodeGroups, namespace: str, selector: Selector) -> None:
         self.nodes = nodes
+        self.groups = groups
         self.namespace = namespace
         self.selector = selector
-        self.gens = [n.generation for n in nodes]
+        groups.refresh()
+        self.seen = groups.journal_start + len(groups.journal)
         self.counts = [count_matching(n, namespace, selector) for n in nodes]
         self.domains: dict[Hashable, DomainTotals] = {}
 
     def refresh(self) -> None:
-        gens = [n.generation for n in self.nodes]
-        if gens == self.gens:
+        """Recount the nodes whose pods changed since the last look (the node groups' journal)."""
+        groups = self.groups
+        groups.refresh()
+        now = groups.journal_start + len(groups.journal)
+        if now == self.seen:
             return
-        counts, old_gens = self.counts, self.gens
-        for i, gen in enumerate(gens):
-            if gen != old_gens[i]:
-                now = count_matching(self.nodes[i], self.namespace, self.selector)
-                delta = now - counts[i]
-                if delta:
-                    counts[i] = now
-                    for domains in self.domains.values():
-                        domains.moved(i, delta)
-        self.gens = gens
+        if self.seen < groups.journal_start:
+            changed: Iterable[int] = range(len(self.nodes))  # fell behind the journal: look at every node
+        else:
+            changed = set(groups.journal[self.seen - groups.journal_start:])
+        self.seen = now
+        counts = self.counts
+        for i in changed:
+            fresh = count_matching(self.nodes[i], self.namespace, self.selector)
+            delta = fresh - counts[i]
+            if delta:
+                counts[i] = fresh
+                for domains in self.domains.values():
+                    domains.moved(i, delta)
 
     def by_domain(self, key: Hashable, value_of: Callable[[], dict[int, str]]) -> DomainTotals:
         found = self.domains.get(key)
@@ -112,13 +121,15 @@ class SelectorCounts:
 class SpreadIndex:
     """The counts of one node list (a what-if that changes the nodes starts a new index)."""
 
-    def __init__(self, nodes: list[NodeInfo]) -> None:
+    def __init__(self, nodes: list[NodeInfo], groups: NodeGroups) -> None:
         self.nodes = nodes
+        self.groups = groups
         self.position = {id(n): i for i, n in enumerate(nodes)}
         self.selectors: dict[tuple[str, Selector], SelectorCounts] = {}
         self.eligible: dict[Hashable, list[bool]] = {}
         self.domain_values: dict[Hashable, dict[int, str]] = {}
         self.labellings: dict[tuple[tuple[str, ...], tuple[str, ...]], list[tuple[str | bool | None, ...]]] = {}
+        self._classes: dict[int, tuple[list[tuple[str | bool | None, ...]], tuple[bytes, int] | None]] = {}
 
     def counts(self, namespace: str, selector: Selector) -> SelectorCounts:
         key = (namespace, selector)
@@ -126,7 +137,7 @@ class SpreadIndex:
         if found is None:
             if len(self.selectors) >= MAX_SELECTORS:
                 del self.selectors[next(iter(self.selectors))]  # the least recently used
-            found = SelectorCounts(self.nodes, namespace, selector)
+            found = SelectorCounts(self.nodes, self.groups, namespace, selector)
         else:
             found.refresh()
         self.selectors[key] = found  # most recently used last
@@ -168,3 +179,20 @@ class SpreadIndex:
                 found.append((*(labels.get(k) for k in by_value), *(True if k in labels else None for k in by_presence)))
             self.labellings[key] = found
         return found
+
+    def classes(self, labelling: list[tuple[str | bool | None, ...]]) -> tuple[bytes, int] | None:
+        """One class per distinct labelling (in order of first appearance), per node position; None past 256."""
+        found = self._classes.get(id(labelling))
+        if found is None or found[0] is not labelling:
+            ids: dict[tuple[str | bool | None, ...], int] = {}
+            per_node = bytearray(len(labelling))
+            answer: tuple[bytes, int] | None = None
+            for i, lab in enumerate(labelling):
+                cid = ids.setdefault(lab, len(ids))
+                if cid > 255:
+                    break
+                per_node[i] = cid
+            else:
+                answer = (bytes(per_node), len(ids))
+            found = self._classes[id(labelling)] = (labelling, answer)
+        return found[1]

@@ -28,6 +28,7 @@ from dralloc.scheduler.plugins.pod_topology_spread.constraints import (
 # (topologyKey, maxSkew) of the system default constraints, in upstream's order.
 SYSTEM_DEFAULTS = ((HOSTNAME, 3), (ZONE, 5))
 
+EVERYTHING = Selector()  # the empty selector: nothing selects the pod
 _RC = ("", "v1", "ReplicationController")
 _RS = ("apps", "v1", "ReplicaSet")
 _SS = ("apps", "v1", "StatefulSet")
@@ -58,6 +59,8 @@ class WorkloadSelectors:
 
     def default_selector(self, pod: Pod) -> Selector:
         """``helper.DefaultSelector`` for ``pod``."""
+        if not self.services and not self.controllers:
+            return EVERYTHING
         meta = pod.metadata
         namespace = meta.namespace or "default"
         labels = meta.labels or {}

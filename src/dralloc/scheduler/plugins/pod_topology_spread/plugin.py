@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from dralloc.api.codec import encode_json
 from dralloc.scheduler.framework import SKIP, K, Status, error
+from dralloc.scheduler.groups import combine_classes
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.framework import Cycle, Plugin
 from dralloc.scheduler.plugins.node_affinity import required_matches
@@ -116,8 +117,8 @@ class PodTopologySpread(Plugin):
 
     def index(self, cycle: Cycle) -> SpreadIndex:
         nodes = cycle.snapshot.nodes
-        if self._index is None or self._index.nodes is not nodes:
-            self._index = SpreadIndex(nodes)
+        if self._index is None or self._index.nodes is not nodes or self._index.groups is not cycle.snapshot.groups:
+            self._index = SpreadIndex(nodes, cycle.snapshot.groups)
         return self._index
 
     # ------------------------------------------------------------------ PreFilter
@@ -216,6 +217,21 @@ class PodTopologySpread(Plugin):
         assert state.score is not None
         counts = state.score.own
         return (part, *(counts[i].counts[pos] for i in state.own))
+
+    def node_classes(self, cycle: Cycle) -> tuple[bytes, int] | None:
+        """Nodes labelled alike and, for a hostname score constraint, with as many matching pods of their own."""
+        state: SpreadCycle = cycle.data[NAME]
+        found = state.index.classes(state.domains)
+        for i in state.own:
+            if found is None:
+                return None
+            assert state.score is not None
+            try:
+                counts = bytes(state.score.own[i].counts)
+            except ValueError:  # a node with 256 matching pods or more
+                return None
+            found = combine_classes(*found, counts, max(counts, default=0) + 1)
+        return found
 
     @staticmethod
     def _key(state: SpreadCycle, node: NodeInfo, with_own: bool) -> Hashable:

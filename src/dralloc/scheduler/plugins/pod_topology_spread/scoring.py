@@ -53,18 +53,17 @@ def pre_score(state: ScoreState, feasible: list[NodeInfo], index: SpreadIndex | 
     sizes = [0] * len(state.constraints)
     seen: list[set[str]] = [set() for _ in state.constraints]
     skipped = 0
-    alike: dict[tuple[str | bool | None, ...], tuple[NodeInfo, int]] = {}
-    alone: list[tuple[NodeInfo, int]] = []
-    position = index.position if index is not None and labellings is not None else {}
-    for node in feasible:
-        pos = position.get(id(node))
-        if pos is None or labellings is None:
-            alone.append((node, 1))
-            continue
-        labelling = labellings[pos]
-        first = alike.get(labelling)
-        alike[labelling] = (node, 1) if first is None else (first[0], first[1] + 1)
-    for node, count in [*alike.values(), *alone]:
+    groups = [(n, 1) for n in feasible] if index is None or labellings is None else []
+    if not groups:
+        assert index is not None and labellings is not None
+        try:
+            labs = list(map(labellings.__getitem__, map(index.position.__getitem__, map(id, feasible))))
+        except KeyError:  # a node outside the snapshot's list (never in a scheduling cycle)
+            groups = [(n, 1) for n in feasible]
+        else:
+            first = dict(zip(reversed(labs), reversed(feasible)))
+            groups = [(node, labs.count(lab) if state.require_all else 1) for lab, node in first.items()]
+    for node, count in groups:
         if ignored(state, node):
             skipped += count
             continue
