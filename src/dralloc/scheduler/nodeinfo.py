@@ -31,8 +31,8 @@ class NodeInfo:
     named_key: int = 0
     # (set, index): where to report a change of the node's state (NodeGroups).
     dirty_sink: tuple[set[int], int] | None = None
-    # Where to report a change of the node's pods (the snapshot's PodIndex); None for a scratch copy.
-    pod_sink: set[NodeInfo] | None = None
+    # Where to report each pod added (+1) or removed (-1) here (the snapshot's PodIndex); None for a scratch copy.
+    pod_sink: list[tuple[NodeInfo, PodInfo, int]] | None = None
     _state_gen: int = -2
     _state_dra: object = None
     _state: tuple[object, ...] = ()
@@ -126,7 +126,7 @@ class NodeInfo:
         if self.dirty_sink is not None:
             self.dirty_sink[0].add(self.dirty_sink[1])
         if self.pod_sink is not None:
-            self.pod_sink.add(self)
+            self.pod_sink.append((self, pod, sign))
 
     def copy_with(self, pods: list[PodInfo]) -> NodeInfo:
         """A copy with ``pods`` added too (kube-scheduler's view with nominated pods)."""

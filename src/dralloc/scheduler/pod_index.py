@@ -6,7 +6,7 @@ parallel Go; here pods that agree on namespace, labels and their own pod (anti-)
 any term selects all of a group or none of it — and each group keeps its pod count per node and, per
 topology key asked for, per domain. An attempt then reads a few counters per group.
 
-Nodes report a change of their pods to ``changed`` (``NodeInfo.pod_sink``); ``refresh`` folds those changes in.
+Nodes report every pod added or removed to ``changes`` (``NodeInfo.pod_sink``); ``refresh`` folds them in.
 """
 
 from __future__ import annotations
@@ -78,52 +78,41 @@ def group_key(pod: PodInfo) -> GroupKey:
 
 class PodIndex:
     def __init__(self, nodes: Iterable[NodeInfo] = ()) -> None:
-        self.changed: set[NodeInfo] = set()
+        self.changes: list[tuple[NodeInfo, PodInfo, int]] = []
         self.groups: dict[GroupKey, PodGroup] = {}
         self.with_affinity: dict[GroupKey, PodGroup] = {}  # the groups whose pods declare pod (anti-)affinity
-        self.on_node: dict[NodeInfo, dict[PodGroup, int]] = {}
+        self.nodes: list[NodeInfo] = []
         self.watch(nodes)
 
     def watch(self, nodes: Iterable[NodeInfo]) -> None:
         """Start from scratch over ``nodes`` (a new snapshot, or the node set changed)."""
-        for node in self.on_node:
+        for node in self.nodes:
             node.pod_sink = None
         self.groups = {}
         self.with_affinity = {}
-        self.on_node = {}
-        self.changed = set()
-        for node in nodes:
-            node.pod_sink = self.changed
-            self.changed.add(node)
+        self.changes = []
+        self.nodes = list(nodes)
+        for node in self.nodes:
+            node.pod_sink = self.changes
+            self.changes.extend((node, pod, 1) for pod in node.pods)
 
     def refresh(self) -> None:
-        changed = self.changed
-        if not changed:
+        changes = self.changes
+        if not changes:
             return
         groups = self.groups
-        for node in changed:
-            now: dict[PodGroup, int] = {}
-            for pod in node.pods:
-                key = group_key(pod)
-                group = groups.get(key)
-                if group is None:
-                    group = groups[key] = PodGroup(key, pod)
-                    if group.affinity is not None:
-                        self.with_affinity[key] = group
-                now[group] = now.get(group, 0) + 1
-            before = self.on_node.get(node, {})
-            for group, n in now.items():
-                delta = n - before.get(group, 0)
-                if delta:
-                    group._move(node, delta)
-            for group, n in before.items():
-                if group not in now:
-                    group._move(node, -n)
-                    if group.size == 0 and groups.get(group.key) is group:
-                        del groups[group.key]
-                        self.with_affinity.pop(group.key, None)
-            self.on_node[node] = now
-        changed.clear()
+        for node, pod, sign in changes:
+            key = group_key(pod)
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = PodGroup(key, pod)
+                if group.affinity is not None:
+                    self.with_affinity[key] = group
+            group._move(node, sign)
+            if group.size == 0:
+                del groups[key]
+                self.with_affinity.pop(key, None)
+        changes.clear()
 
     def all_groups(self) -> list[PodGroup]:
         self.refresh()
