@@ -2,7 +2,8 @@
 
     dralloc plan -f CLUSTER... --node-template NAME=FILE [--node-template NAME2=FILE2 ...]
                  [--max-nodes NAME=N ...] [--expander least-waste|most-pods|priority|price[,...]]
-                 [--price NAME=X ...] [--priority NAME=N ...] [-o table|json|yaml] [--report FILE.html]
+                 [--price NAME=X ...] [--priority NAME=N ...] [--config FILE] [-o table|json|yaml]
+                 [--report FILE.html]
     dralloc plan --scale-down -f CLUSTER... [--utilization-threshold F] [-o table|json]
 
 Scale up exits 0 when every pending pod fits after the plan, 1 when some cannot; scale down exits 0;
@@ -44,6 +45,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("-o", "--output", choices=OUTPUTS, default="table")
     p.add_argument("--report", metavar="FILE.html", help="scale up: write an HTML page of the plan")
     p.add_argument("--seed", type=int, default=0, help="seed for kube-scheduler's random choices (as simulate)")
+    p.add_argument("--config", metavar="FILE",
+                   help="a kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration: profiles by schedulerName, "
+                        "plugins enabled and disabled, weights, pluginConfig args, percentageOfNodesToScore")
     p.add_argument("--feature-gates", default="", metavar="A=true,B=false",
                    help="kube-scheduler feature gates over 1.36's defaults")
     p.add_argument("--percentage-of-nodes-to-score", type=int, default=0, metavar="P")
@@ -94,8 +98,11 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 <= args.percentage_of_nodes_to_score <= 100:
         raise InputError("--percentage-of-nodes-to-score: must be between 0 and 100")
-    settings = PlanSettings(Scheduler, args.seed, FeatureGates.parse(args.feature_gates),
-                            args.percentage_of_nodes_to_score)
+    from dralloc.scheduler.config import load_config
+
+    gates = FeatureGates.parse(args.feature_gates)
+    config = load_config(args.config, gates) if args.config else None
+    settings = PlanSettings(Scheduler, args.seed, gates, args.percentage_of_nodes_to_score, config)
     if args.scale_down:
         if args.node_template or args.max_nodes:
             raise InputError("--scale-down takes no --node-template or --max-nodes")

@@ -1,7 +1,7 @@
 """``dralloc simulate``: schedule a batch of pods on a cluster dump as kube-scheduler 1.36 would.
 
     dralloc simulate -f CLUSTER... [-o table|json|yaml] [--report FILE.html] [--explain] [--seed N]
-                     [--feature-gates A=true,...] [--percentage-of-nodes-to-score P]
+                     [--feature-gates A=true,...] [--percentage-of-nodes-to-score P] [--config FILE]
                      [--add-nodes N --like NODE] [--remove-node NAME]... [--max POD]
 
 Exit codes: 0 every pending pod was placed, 1 some stay pending, 2 invalid input.
@@ -31,6 +31,9 @@ def register(subparsers: Any) -> None:
                         "(stderr, or an \"explanations\" object with -o json)")
     p.add_argument("--seed", type=int, default=0,
                    help="seed for the choices kube-scheduler makes at random (score ties, preemption offset)")
+    p.add_argument("--config", metavar="FILE",
+                   help="a kubescheduler.config.k8s.io/v1 KubeSchedulerConfiguration: profiles by schedulerName, "
+                        "plugins enabled and disabled, weights, pluginConfig args, percentageOfNodesToScore")
     p.add_argument("--feature-gates", default="", metavar="A=true,B=false",
                    help="kube-scheduler feature gates over 1.36's defaults (e.g. DRANodeAllocatableResources=true)")
     p.add_argument("--percentage-of-nodes-to-score", type=int, default=0, metavar="P",
@@ -52,11 +55,14 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--add-nodes needs --like NODE")
     if args.percentage_of_nodes_to_score < 0 or args.percentage_of_nodes_to_score > 100:
         raise InputError("--percentage-of-nodes-to-score: must be between 0 and 100")
+    from dralloc.scheduler.config import load_config
+
     gates = FeatureGates.parse(args.feature_gates)
     objects, warnings = load_validated(args.files)
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
-    sched = Scheduler.from_objects(objects, seed=args.seed, feature_gates=gates,
+    config = load_config(args.config, gates) if args.config else None
+    sched = Scheduler.from_objects(objects, seed=args.seed, feature_gates=gates, config=config,
                                    percentage_of_nodes_to_score=args.percentage_of_nodes_to_score)
     for name in args.remove_node:
         sched.remove_node(name)

@@ -5,6 +5,8 @@ these points is :mod:`dralloc.scheduler.schedule_one`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+
 from dralloc.scheduler.framework import Code, Cycle, K, Plugin, Status, implements, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.podinfo import PodInfo
@@ -13,17 +15,27 @@ from dralloc.scheduler.podinfo import PodInfo
 class PluginRuntime:
     """The profile's plugins, listed per extension point."""
 
-    def __init__(self, plugins: list[Plugin]) -> None:
+    def __init__(self, plugins: list[Plugin], points: Mapping[str, Sequence[str]] | None = None) -> None:
+        """``points``: a configured profile's plugin names per extension point (``preFilter``, ``filter``,
+        ``score``, ...), in run order; without it every plugin runs at every point it implements, in list
+        order."""
         self.plugins = plugins
-        self.pre_enqueuers = [p for p in plugins if implements(p, "pre_enqueue")]
-        self.pre_filters = [p for p in plugins if implements(p, "pre_filter")]
-        self.extenders = [p for p in plugins if p.has_pre_filter_extensions]
-        self.filters = [p for p in plugins if p.has_filter]
-        self.scorers = [p for p in plugins if p.has_score]
-        self.reservers = [p for p in plugins if implements(p, "reserve") or implements(p, "unreserve")]
-        self.permitters = [p for p in plugins if implements(p, "permit")]
-        self.pre_binders = [p for p in plugins if implements(p, "pre_bind")]
-        self.binders = [p for p in plugins if implements(p, "bind")]
+        by_name = {p.name: p for p in plugins}
+
+        def at(point: str, fits: Callable[[Plugin], bool]) -> list[Plugin]:
+            if points is None:
+                return [p for p in plugins if fits(p)]
+            return [by_name[n] for n in points.get(point, ()) if n in by_name and fits(by_name[n])]
+
+        self.pre_enqueuers = at("preEnqueue", lambda p: implements(p, "pre_enqueue"))
+        self.pre_filters = at("preFilter", lambda p: implements(p, "pre_filter"))
+        self.extenders = [p for p in self.pre_filters if p.has_pre_filter_extensions]
+        self.filters = at("filter", lambda p: p.has_filter)
+        self.scorers = at("score", lambda p: p.has_score)
+        self.reservers = at("reserve", lambda p: implements(p, "reserve") or implements(p, "unreserve"))
+        self.permitters = at("permit", lambda p: implements(p, "permit"))
+        self.pre_binders = at("preBind", lambda p: implements(p, "pre_bind"))
+        self.binders = at("bind", lambda p: implements(p, "bind"))
 
     # ------------------------------------------------------------------ PreEnqueue
     def pre_enqueue(self, pod: PodInfo) -> Status | None:

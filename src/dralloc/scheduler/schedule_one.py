@@ -28,11 +28,16 @@ from dralloc.scheduler.framework import (
 from dralloc.scheduler.groups import combine_classes
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.default_binder import bind_pod
-from dralloc.scheduler.plugins.default_preemption import Candidate, DefaultPreemption
+from dralloc.scheduler.plugins.default_preemption import (
+    MIN_CANDIDATE_NODES_ABSOLUTE,
+    MIN_CANDIDATE_NODES_PERCENTAGE,
+    Candidate,
+    DefaultPreemption,
+)
 from dralloc.scheduler.plugins.dynamic_resources import NAME as DRA
 from dralloc.scheduler.plugins.dynamic_resources import DraCycle, DynamicResources, selector_matches
 from dralloc.scheduler.podinfo import PodInfo
-from dralloc.scheduler.profile import default_plugins
+from dralloc.scheduler.profile import Profile, default_plugins
 from dralloc.scheduler.runtime import PluginRuntime
 from dralloc.scheduler.snapshot import ClusterSnapshot
 
@@ -81,18 +86,26 @@ class Framework(PluginRuntime):
 
     def __init__(self, snapshot: ClusterSnapshot, *, seed: int = 0, percentage_of_nodes_to_score: int = 0,
                  new_claim_name: Callable[[str], str] | None = None, group_nodes: bool = True,
-                 plugins: list[Plugin] | None = None, cache: SchedulerCache | None = None) -> None:
-        """``plugins``: the profile's plugins in order (default: kube-scheduler's default profile).
+                 plugins: list[Plugin] | None = None, cache: SchedulerCache | None = None,
+                 profile: Profile | None = None) -> None:
+        """``plugins``: the profile's plugins in order (default: kube-scheduler's default profile); or
+        ``profile``, a configured profile (its plugins per extension point, weights and preemption).
         ``cache``: the scheduler's cache over ``snapshot``, shared by the frameworks of its profiles."""
         self.snapshot = snapshot
         self.cache = cache if cache is not None else SchedulerCache(snapshot)
         self.rng = random.Random(seed)
         self.percentage = percentage_of_nodes_to_score
-        super().__init__(default_plugins() if plugins is None else list(plugins))
+        if profile is not None:
+            super().__init__(profile.plugins(), profile.points)
+        else:
+            super().__init__(default_plugins() if plugins is None else list(plugins))
         self.dra = next((p for p in self.plugins if isinstance(p, DynamicResources)), None)
         if new_claim_name is not None and self.dra is not None:
             self.dra.new_claim_name = new_claim_name
-        self.preemption = DefaultPreemption(self, self.rng)
+        preempts = profile is None or profile.preemption is not None
+        percentage, absolute = profile.preemption if profile is not None and profile.preemption is not None \
+            else (MIN_CANDIDATE_NODES_PERCENTAGE, MIN_CANDIDATE_NODES_ABSOLUTE)
+        self.preemption = DefaultPreemption(self, self.rng, percentage, absolute) if preempts else None
         self.next_start_node_index = 0
         # Share filter and score work between nodes in the same state (never changes the answer; tests
         # switch it off to compare).
@@ -326,6 +339,9 @@ class Framework(PluginRuntime):
             if dra_status.reasons and dra_status.reasons[0].startswith("deallocation"):
                 out.deallocated = True
             reasons.extend(dra_status.reasons)
+        if self.preemption is None:  # a profile without DefaultPreemption: no victims, the nomination stays
+            diagnosis.post_filter_msg = ", ".join(reasons)
+            return
         status, candidate, clear = self.preemption.post_filter(cycle, diagnosis, len(self.snapshot.nodes))
         out.clear_nomination = clear
         if status.code == Code.SUCCESS and candidate is not None:

@@ -44,6 +44,7 @@ from dralloc.controllers.names import NameGenerator
 from dralloc.errors import InputError
 from dralloc.scheduler.affinity_terms import NAMESPACE_NAME_LABEL, selects_namespaces_by_label
 from dralloc.scheduler.cache import SchedulerCache
+from dralloc.scheduler.config import SchedulerConfig
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.framework import Code, Plugin, Status, truncate_message
 from dralloc.scheduler.nodeinfo import NodeInfo
@@ -83,6 +84,7 @@ class Simulator:
                  names: NameGenerator | None = None, victims_terminate_at: str | None = None,
                  nominated: Iterable[Pod] = (), now: datetime | None = None,
                  plugins: list[Plugin] | None = None, profiles: Iterable[Profile] = (),
+                 config: SchedulerConfig | None = None,
                  services: Iterable[Any] = (), controllers: Iterable[Any] = (), namespaces: Iterable[Any] = (),
                  disruption_budgets: Iterable[Any] = (),
                  persistent_volumes: Iterable[PersistentVolume] = (),
@@ -95,7 +97,8 @@ class Simulator:
         to a preemptor are listed in ``lost_nominations``. ``now``: the time against which binding conditions
         time out (None, as for a dump: they never do). ``plugins``: the default-scheduler profile's plugins in
         order (default: kube-scheduler's default profile). ``profiles``: more profiles, by scheduler name
-        (pods naming none of them are left to that scheduler). ``services`` and ``controllers``
+        (pods naming none of them are left to that scheduler). ``config``: a KubeSchedulerConfiguration
+        (``dralloc.scheduler.config``): its profiles replace the default one. ``services`` and ``controllers``
         (ReplicationControllers, ReplicaSets, StatefulSets): whose selectors the default topology spread
         constraints use. ``namespaces``: the Namespace objects (their labels, for pod affinity's
         namespaceSelector); ``disruption_budgets``: the PodDisruptionBudgets preemption respects."""
@@ -126,12 +129,22 @@ class Simulator:
                                                   list(storage_classes), list(csi_nodes), list(csi_drivers),
                                                   list(storage_capacities))
         self.cache = SchedulerCache(self.snapshot)
-        self.framework = Framework(self.snapshot, seed=seed,
-                                   percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-                                   new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=plugins,
-                                   cache=self.cache)
-        # One framework per profile, as kube-scheduler keeps one per schedulerName.
-        self.frameworks = {DEFAULT_SCHEDULER: self.framework}
+        self.config = config
+        if config is not None:
+            # A configuration file: exactly its profiles (pods naming another scheduler are left to it).
+            self.frameworks = {p.scheduler_name: Framework(
+                self.snapshot, seed=seed, percentage_of_nodes_to_score=config.percentage_for(p),
+                new_claim_name=self.names.generate, group_nodes=group_nodes, cache=self.cache,
+                profile=Profile.from_config(p)) for p in config.profiles}
+            self.framework = self.frameworks.get(DEFAULT_SCHEDULER) or next(iter(self.frameworks.values()))
+            profiles = ()
+        else:
+            self.framework = Framework(self.snapshot, seed=seed,
+                                       percentage_of_nodes_to_score=percentage_of_nodes_to_score,
+                                       new_claim_name=self.names.generate, group_nodes=group_nodes,
+                                       plugins=plugins, cache=self.cache)
+            # One framework per profile, as kube-scheduler keeps one per schedulerName.
+            self.frameworks = {DEFAULT_SCHEDULER: self.framework}
         for profile in profiles:
             self.frameworks[profile.scheduler_name] = Framework(
                 self.snapshot, seed=seed, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
@@ -153,7 +166,7 @@ class Simulator:
     @classmethod
     def from_objects(cls, objects: Iterable[Any], *, seed: int = 0, feature_gates: FeatureGates | None = None,
                      percentage_of_nodes_to_score: int = 0, victims_terminate_at: str | None = None,
-                     profiles: Iterable[Profile] = ()) -> Simulator:
+                     profiles: Iterable[Profile] = (), config: SchedulerConfig | None = None) -> Simulator:
         """Build from decoded objects of any kinds dralloc reads (others are ignored)."""
         from dralloc.simulator.loading import sort_objects
 
@@ -163,7 +176,7 @@ class Simulator:
         sched = cls(objs.nodes, objs.pods, slices=objs.slices, classes=objs.classes, claims=objs.claims,
                     templates=objs.templates, taint_rules=objs.taint_rules, priority_classes=objs.priority_classes,
                     seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
-                    names=names, victims_terminate_at=victims_terminate_at, profiles=profiles,
+                    names=names, victims_terminate_at=victims_terminate_at, profiles=profiles, config=config,
                     services=objs.services, controllers=[*objs.replication_controllers, *objs.workloads],
                     namespaces=objs.namespaces, disruption_budgets=objs.disruption_budgets,
                     persistent_volumes=objs.persistent_volumes, persistent_volume_claims=objs.persistent_volume_claims,
@@ -507,7 +520,7 @@ class Simulator:
     def _plan_settings(self) -> Any:
         from dralloc.simulator.planner import PlanSettings
 
-        return PlanSettings(type(self), self.seed, self.gates, self.percentage_of_nodes_to_score)
+        return PlanSettings(type(self), self.seed, self.gates, self.percentage_of_nodes_to_score, self.config)
 
     def max_copies(self, target: str, limit: int = 10_000) -> tuple[int, dict[str, int], str]:
         """How many more copies of pod ``target`` fit: (count, copies per node, why the next did not)."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from dralloc.api.core_v1 import Pod
+from dralloc.scheduler.config import SchedulerConfig
 from dralloc.scheduler.features import FeatureGates
 from dralloc.simulator.planner.templates import NodeTemplate
 from dralloc.scheduler.podinfo import PodInfo
@@ -33,7 +34,8 @@ class SimulatorLike(Protocol):
 
 class SimulatorClass(Protocol):
     def from_objects(self, objects: Iterable[Any], *, seed: int = 0, feature_gates: FeatureGates | None = None,
-                     percentage_of_nodes_to_score: int = 0, victims_terminate_at: str | None = None) -> Any: ...
+                     percentage_of_nodes_to_score: int = 0, victims_terminate_at: str | None = None,
+                     config: SchedulerConfig | None = None) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -46,11 +48,12 @@ class PlanSettings:
     seed: int = 0
     feature_gates: FeatureGates | None = None
     percentage_of_nodes_to_score: int = 0
+    config: SchedulerConfig | None = None  # a KubeSchedulerConfiguration (``--config``)
 
     def build(self, objects: list[Any]) -> SimulatorLike:
         built: SimulatorLike = self.simulator.from_objects(
             objects, seed=self.seed, feature_gates=self.feature_gates,
-            percentage_of_nodes_to_score=self.percentage_of_nodes_to_score)
+            percentage_of_nodes_to_score=self.percentage_of_nodes_to_score, config=self.config)
         return built
 
 

@@ -104,9 +104,15 @@ def waits_for_victims(cycle: Cycle, diagnosis: Diagnosis) -> bool:
 class DefaultPreemption(Plugin):
     name = NAME
 
-    def __init__(self, handle: PreemptionHandle, rng: random.Random) -> None:
+    def __init__(self, handle: PreemptionHandle, rng: random.Random,
+                 min_candidate_nodes_percentage: int = MIN_CANDIDATE_NODES_PERCENTAGE,
+                 min_candidate_nodes_absolute: int = MIN_CANDIDATE_NODES_ABSOLUTE) -> None:
+        """``min_candidate_nodes_*``: DefaultPreemptionArgs — the dry run stops after
+        max(percentage of the nodes, absolute) candidates."""
         self.handle = handle
         self.rng = rng
+        self.min_percentage = min_candidate_nodes_percentage
+        self.min_absolute = min_candidate_nodes_absolute
 
     def post_filter(self, cycle: Cycle, diagnosis: Diagnosis, num_all_nodes: int
                     ) -> tuple[Status, Candidate | None, bool]:
@@ -132,7 +138,7 @@ class DefaultPreemption(Plugin):
         violating: list[Candidate] = []
         if potential:
             offset = self.rng.randrange(len(potential))
-            wanted = max(len(potential) * MIN_CANDIDATE_NODES_PERCENTAGE // 100, MIN_CANDIDATE_NODES_ABSOLUTE)
+            wanted = max(len(potential) * self.min_percentage // 100, self.min_absolute)
             wanted = min(wanted, len(potential))
             for i in range(len(potential)):
                 node = potential[(offset + i) % len(potential)]

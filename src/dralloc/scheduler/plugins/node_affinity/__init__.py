@@ -21,6 +21,7 @@ from dralloc.scheduler.nodeinfo import NodeInfo
 
 NAME = "NodeAffinity"
 REASON = "node(s) didn't match Pod's node affinity/selector"
+REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 REASON_CONFLICT = "pod affinity terms conflict"
 
 
@@ -78,17 +79,31 @@ def read_labels(pod_selector: dict[str, str], required: NodeSelector | None,
 
 
 class NodeAffinity(Plugin):
+    """``added_required`` / ``added_preferred``: the profile's ``NodeAffinityArgs.addedAffinity``, which every
+    pod of the profile must match too (``node(s) didn't match scheduler-enforced node affinity``) and whose
+    preferred terms add to every pod's score."""
+
     name = NAME
     weight = 2
     has_filter = True
     has_score = True
 
+    def __init__(self, added_required: NodeSelector | None = None,
+                 added_preferred: list[tuple[int, NodeSelectorTerm]] | None = None) -> None:
+        self.added_required = added_required
+        self.added_preferred = list(added_preferred or ())
+
     def pre_filter(self, cycle: Cycle) -> Status | set[str] | None:
         pod = cycle.pod
-        if pod.required_affinity is not None or pod.node_selector or pod.preferred_affinity:
-            cycle.data[NAME] = read_labels(pod.node_selector, pod.required_affinity, pod.preferred_affinity)
+        added = self.added_required is not None or bool(self.added_preferred)
+        if pod.required_affinity is not None or pod.node_selector or pod.preferred_affinity or added:
+            keys, uses_name = read_labels(pod.node_selector, pod.required_affinity, pod.preferred_affinity)
+            if added:
+                more, more_name = read_labels({}, self.added_required, self.added_preferred)
+                keys, uses_name = tuple(sorted(set(keys) | set(more))), uses_name or more_name
+            cycle.data[NAME] = (keys, uses_name)
             cycle.keyed.append(self)
-        if pod.required_affinity is None and not pod.node_selector:
+        if pod.required_affinity is None and not pod.node_selector and self.added_required is None:
             return SKIP
         names = pinned_node_names(pod.required_affinity)
         if names is not None and not names:
@@ -97,6 +112,8 @@ class NodeAffinity(Plugin):
 
     def filter(self, cycle: Cycle, node: NodeInfo) -> Status | None:
         pod = cycle.pod
+        if self.added_required is not None and not _matches(self.added_required, node):
+            return unresolvable(NAME, REASON_ENFORCED)
         if not required_matches(pod.node_selector, pod.required_affinity, node):
             return unresolvable(NAME, REASON)
         return None
@@ -108,11 +125,11 @@ class NodeAffinity(Plugin):
         return (values, node.name) if uses_name else values
 
     def pre_score(self, cycle: Cycle, nodes: list[NodeInfo]) -> Status | None:
-        return None if cycle.pod.preferred_affinity else SKIP
+        return None if cycle.pod.preferred_affinity or self.added_preferred else SKIP
 
     def score(self, cycle: Cycle, node: NodeInfo) -> int:
-        return sum(weight for weight, term in cycle.pod.preferred_affinity
-                   if weight and _term_matches(term, node))
+        total = sum(weight for weight, term in cycle.pod.preferred_affinity if weight and _term_matches(term, node))
+        return total + sum(weight for weight, term in self.added_preferred if weight and _term_matches(term, node))
 
     def normalize(self, cycle: Cycle, scores: dict[K, int]) -> dict[K, int]:
         return default_normalize(scores, reverse=False)

@@ -11,9 +11,9 @@ keep sharing one verdict and one score.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass
-from typing import NamedTuple
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
 from dralloc.api.codec import encode_json
 from dralloc.scheduler.framework import SKIP, K, Status, error
@@ -94,7 +94,12 @@ class PodTopologySpread(Plugin):
     has_score = True
     has_pre_filter_extensions = True
 
-    def __init__(self) -> None:
+    def __init__(self, default_constraints: Sequence[dict[str, Any]] = (), defaulting_type: str = "System") -> None:
+        """PodTopologySpreadArgs: with ``defaulting_type`` "System" a pod without constraints gets the system
+        defaults; with "List" it gets ``default_constraints`` (topologySpreadConstraints without a selector,
+        as JSON objects), their selector the pod's Services and controllers select it by."""
+        self.default_constraints = list(default_constraints)
+        self.system_defaulting = defaulting_type != "List"
         self._index: SpreadIndex | None = None
         self._constraints: weakref.WeakKeyDictionary[PodInfo, PodConstraints] = weakref.WeakKeyDictionary()
 
@@ -111,7 +116,16 @@ class PodTopologySpread(Plugin):
                                        parse_constraints(raws, labels, SCHEDULE_ANYWAY, keys), False)
             else:
                 selector = cycle.snapshot.workload_selectors.default_selector(pod.pod)
-                found = PodConstraints((), system_default_constraints(selector), True)
+                if self.system_defaulting:
+                    found = PodConstraints((), system_default_constraints(selector), True)
+                elif selector.empty or not self.default_constraints:
+                    found = PodConstraints((), (), False)
+                else:
+                    labels = pod.pod.metadata.labels or {}
+                    hard = parse_constraints(self.default_constraints, labels, DO_NOT_SCHEDULE, False)
+                    soft = parse_constraints(self.default_constraints, labels, SCHEDULE_ANYWAY, False)
+                    found = PodConstraints(tuple(replace(c, selector=selector) for c in hard),
+                                           tuple(replace(c, selector=selector) for c in soft), False)
             self._constraints[pod] = found
         return found
 
