@@ -303,3 +303,15 @@ def test_the_volumes_example_places_each_pod_by_its_storage(examples_dir) -> Non
     assert {p.name: p.node for p in result.pods} == {"postgres-0": "node-1", "cache": "node-2", "web": "node-3"}
     assert [(b.claim, b.volume) for b in result.volume_bindings] == [("shop/cache", "local-node-2"),
                                                                       ("shop/uploads", None)]
+
+
+def test_ebs_volumes_conflict_even_read_only_and_iscsi_only_when_written(simulate) -> None:
+    ebs = "volumes: [{name: d, awsElasticBlockStore: {volumeID: vol-1, readOnly: true}}]"
+    _, result = simulate(A, B, pod("user", node_name="node-a", extra_spec=ebs), pod("p", extra_spec=ebs))
+    assert by_name(result)["p"].node == "node-b"
+    iscsi = "volumes: [{name: d, iscsi: {targetPortal: 't:3260', iqn: iqn.x, lun: 0, readOnly: true}}]"
+    _, result = simulate(A, pod("user", node_name="node-a", extra_spec=iscsi), pod("p", extra_spec=iscsi))
+    assert by_name(result)["p"].node == "node-a"
+    written = iscsi.replace("readOnly: true", "readOnly: false")
+    _, result = simulate(A, B, pod("user", node_name="node-a", extra_spec=iscsi), pod("p", extra_spec=written))
+    assert by_name(result)["p"].node == "node-b"

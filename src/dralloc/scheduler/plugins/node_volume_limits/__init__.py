@@ -62,37 +62,46 @@ class NodeVolumeLimits(Plugin):
 
     def __init__(self) -> None:
         self._cache: dict[str, tuple[NodeInfo, int, int, dict[str, str], dict[str, int]]] = {}
+        self._limit_cache: dict[str, tuple[CSINode, dict[str, int]]] = {}
 
     def pre_filter(self, cycle: Cycle) -> Status | set[str] | None:
         vols = cycle.pod.pod.spec.volumes
         if not vols or not any(v.persistent_volume_claim is not None or v.ephemeral is not None for v in vols):
             return SKIP
-        if any(_limits(c) for c in cycle.snapshot.volumes.csi_nodes.values()):
+        volumes = cycle.snapshot.volumes
+        # what the pod attaches reads only the pod and the volume objects: once per cycle
+        cycle.data[NAME] = attachable_volumes(cycle.pod.pod, volumes, True)
+        if any(self._limits(c) for c in volumes.csi_nodes.values()):
             cycle.keyed.append(self)
         return None
 
     def filter(self, cycle: Cycle, node: NodeInfo) -> Status | None:
-        volumes = cycle.snapshot.volumes
-        new = attachable_volumes(cycle.pod.pod, volumes, True)
-        if isinstance(new, str):
-            return unresolvable(NAME, new)
-        if not new:
+        found: dict[str, str] | str = cycle.data[NAME]
+        if isinstance(found, str):
+            return unresolvable(NAME, found)
+        if not found:
             return None
-        csi_node = volumes.csi_nodes.get(node.name)
-        limits = _limits(csi_node) if csi_node is not None else {}
+        csi_node = cycle.snapshot.volumes.csi_nodes.get(node.name)
+        limits = self._limits(csi_node) if csi_node is not None else {}
         if not limits:
             return None
         attached, attached_count = self._attached(cycle, node)
-        for unique in attached:
-            new.pop(unique, None)
         new_count: dict[str, int] = {}
-        for driver in new.values():
-            new_count[driver] = new_count.get(driver, 0) + 1
+        for unique, driver in found.items():
+            if unique not in attached:
+                new_count[driver] = new_count.get(driver, 0) + 1
         for driver, count in new_count.items():
             limit = limits.get(driver)
             if limit is not None and attached_count.get(driver, 0) + count > limit:
                 return unschedulable(NAME, REASON)
         return None
+
+    def _limits(self, csi_node: CSINode) -> dict[str, int]:
+        name = csi_node.metadata.name or ""
+        cached = self._limit_cache.get(name)
+        if cached is None or cached[0] is not csi_node:
+            cached = self._limit_cache[name] = (csi_node, _limits(csi_node))
+        return cached[1]
 
     def _attached(self, cycle: Cycle, node: NodeInfo) -> tuple[dict[str, str], dict[str, int]]:
         """The CSI volumes the node's pods use (unique name → driver) and their count per driver; kept per
@@ -115,9 +124,17 @@ class NodeVolumeLimits(Plugin):
         return attached, counts
 
     def node_key(self, cycle: Cycle, node: NodeInfo) -> Hashable:
-        """Nodes with limits differ by what their pods attach; nodes without any share one verdict."""
+        """Exactly what the verdict reads of the node: its limits for the pod's drivers, how many volumes of
+        each its pods attach, and which of the pod's volumes are among them."""
+        found: dict[str, str] | str = cycle.data[NAME]
         csi_node = cycle.snapshot.volumes.csi_nodes.get(node.name)
-        return node.name if csi_node is not None and _limits(csi_node) else None
+        limits = self._limits(csi_node) if csi_node is not None else {}
+        if isinstance(found, str) or not found or not limits:
+            return None
+        drivers = sorted(set(found.values()))
+        attached, counts = self._attached(cycle, node)
+        return (tuple(limits.get(d) for d in drivers), tuple(counts.get(d, 0) for d in drivers),
+                tuple(u in attached for u in found))
 
 
 def _limits(csi_node: CSINode) -> dict[str, int]:
