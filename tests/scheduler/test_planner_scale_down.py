@@ -137,3 +137,31 @@ def test_the_plan_is_deterministic() -> None:
                    running("w2", "b"), running("w3", "c"))
     assert plan_scale_down(objects, settings=SETTINGS).to_dict() == \
         plan_scale_down(objects, settings=SETTINGS).to_dict()
+
+
+PDB = textwrap.dedent("""\
+    apiVersion: policy/v1
+    kind: PodDisruptionBudget
+    metadata: {name: web-pdb, namespace: default}
+    spec: {minAvailable: 2, selector: {matchLabels: {app: web}}}
+    status: {disruptionsAllowed: %d, currentHealthy: 2, desiredHealthy: 2, expectedPods: 2}
+    """)
+
+
+def test_a_budget_that_allows_no_disruption_blocks_and_one_that_allows_it_does_not() -> None:
+    web = OWNED + ", labels: {app: web}"
+    docs = [node("a", cpu="4"), node("b", cpu="4"), running("w1", "a", meta=web), running("big", "b", cpu="3")]
+    _, blocked = verdicts(load(*docs, PDB % 0))
+    assert blocked["a"] == "not enough pod disruption budget to move default/w1"
+    removable, _ = verdicts(load(*docs, PDB % 1))
+    assert removable == ["a"]
+
+
+def test_local_storage_blocks_unless_listed_as_safe() -> None:
+    volumes = "volumes: [{name: scratch, emptyDir: {}}, {name: shm, emptyDir: {medium: Memory}}]"
+    docs = [node("a", cpu="4"), node("b", cpu="4"), running("big", "b", cpu="3")]
+    _, blocked = verdicts(load(*docs, running("cache", "a", extra_spec=volumes)))
+    assert blocked["a"] == "pod with local storage present: cache"
+    safe = OWNED + ', annotations: {cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes: "scratch"}'
+    removable, _ = verdicts(load(*docs, running("cache", "a", meta=safe, extra_spec=volumes)))
+    assert removable == ["a"]

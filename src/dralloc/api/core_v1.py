@@ -259,6 +259,16 @@ class RBDVolumeSource(Base):
     read_only: bool | None = None
 
 
+class EmptyDirVolumeSource(Base):
+    medium: str | None = None  # "" (node disk) or Memory
+    size_limit: str | None = None
+
+
+class HostPathVolumeSource(Base):
+    path: str = ""
+    type: str | None = None
+
+
 class ImageVolumeSource(Base):
     reference: str | None = None
     pull_policy: str | None = None
@@ -275,6 +285,8 @@ class Volume(Base):
     iscsi: ISCSIVolumeSource | None = None
     rbd: RBDVolumeSource | None = None
     image: ImageVolumeSource | None = None
+    empty_dir: EmptyDirVolumeSource | None = None  # local storage, for the planner's drain rules
+    host_path: HostPathVolumeSource | None = None
 
 
 class PodSpec(Base):

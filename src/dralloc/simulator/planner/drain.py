@@ -6,39 +6,24 @@ A pod annotated ``cluster-autoscaler.kubernetes.io/safe-to-evict: "true"`` moves
 otherwise a pod blocks its node when it has no controller owner ("is not replicated": an ownerReference with
 ``controller: true`` counts even when the owner is not in the dump), runs in kube-system with no
 PodDisruptionBudget, has local storage (emptyDir off memory, hostPath) not listed in
-``safe-to-evict-local-volumes``, or is annotated ``safe-to-evict: "false"``. Any pod to move whose budget
-allows no disruption blocks too. The texts are CA's.
+``safe-to-evict-local-volumes``, or is annotated ``safe-to-evict: "false"``. The pods to move from a node may
+use up at most each PodDisruptionBudget's ``disruptionsAllowed``; the pod that would take one below zero
+blocks. The texts are CA's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from dralloc.api.core_v1 import Pod
-from dralloc.api.meta import LabelSelector
-from dralloc.simulator.planner.selectors import selector_matches
+from dralloc.scheduler.plugins.default_preemption.disruption_budgets import Budget
+from dralloc.scheduler.podinfo import PodInfo
 
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 SAFE_TO_EVICT = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 SAFE_TO_EVICT_LOCAL_VOLUMES = "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"
 SCALE_DOWN_DISABLED = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
 KUBE_SYSTEM = "kube-system"
-
-
-@dataclass(frozen=True)
-class Budget:
-    """What the drain rules read of a PodDisruptionBudget."""
-
-    namespace: str
-    name: str
-    selector: LabelSelector | None
-    disruptions_allowed: int
-
-    def covers(self, pod: Pod) -> bool:
-        if (pod.metadata.namespace or "default") != self.namespace or self.selector is None:
-            return False
-        return selector_matches(self.selector, pod.metadata.labels or {})
 
 
 def needs_no_home(pod: Pod) -> bool:
@@ -56,31 +41,41 @@ def needs_no_home(pod: Pod) -> bool:
 def local_volumes(pod: Pod) -> list[str]:
     """Names of the pod's volumes on the node's disk (emptyDir not in memory, hostPath)."""
     out = []
-    for volume in getattr(pod.spec, "volumes", None) or ():  # MERGE-TODO: typed once PodSpec has volumes
+    for volume in pod.spec.volumes or ():
         empty = volume.empty_dir
         if volume.host_path is not None or (empty is not None and empty.medium != "Memory"):
             out.append(volume.name)
     return out
 
 
-def blocking_reason(pod: Pod, budgets: Sequence[Budget]) -> str | None:
-    """Why this pod keeps its node, or None when it can be moved."""
+def blocking_reason(info: PodInfo, budgets: Sequence[Budget]) -> str | None:
+    """Why this pod keeps its node regardless of room elsewhere (budgets aside), or None."""
+    pod = info.pod
     meta = pod.metadata
     annotations = meta.annotations or {}
-    name = meta.name or ""
-    namespace = meta.namespace or "default"
-    covering = [b for b in budgets if b.covers(pod)]
-    if annotations.get(SAFE_TO_EVICT) != "true":
-        if not any(o.controller for o in meta.owner_references or ()):
-            return f"{namespace}/{name} is not replicated"
-        if namespace == KUBE_SYSTEM and not covering:
-            return f"non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: {name}"
-        allowed = {v.strip() for v in annotations.get(SAFE_TO_EVICT_LOCAL_VOLUMES, "").split(",") if v.strip()}
-        if any(v not in allowed for v in local_volumes(pod)):
-            return f"pod with local storage present: {name}"
-        if annotations.get(SAFE_TO_EVICT) == "false":
-            return f"pod annotated as not safe to evict present: {name}"
-    for budget in covering:
-        if budget.disruptions_allowed < 1:
-            return f"not enough pod disruption budget to move {namespace}/{name}"
+    if annotations.get(SAFE_TO_EVICT) == "true":
+        return None
+    name, namespace = info.name, info.namespace
+    if not any(o.controller for o in meta.owner_references or ()):
+        return f"{namespace}/{name} is not replicated"
+    if namespace == KUBE_SYSTEM and not any(b.covers(info) for b in budgets):
+        return f"non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: {name}"
+    allowed = {v.strip() for v in annotations.get(SAFE_TO_EVICT_LOCAL_VOLUMES, "").split(",") if v.strip()}
+    if any(v not in allowed for v in local_volumes(pod)):
+        return f"pod with local storage present: {name}"
+    if annotations.get(SAFE_TO_EVICT) == "false":
+        return f"pod annotated as not safe to evict present: {name}"
+    return None
+
+
+def budget_blocker(pods: Sequence[PodInfo], budgets: Sequence[Budget]) -> str | None:
+    """The first pod that would take a budget below zero when all ``pods`` are evicted, as CA's tracker of
+    remaining disruptions."""
+    left = [b.allowed for b in budgets]
+    for info in pods:
+        for i, budget in enumerate(budgets):
+            if budget.covers(info):
+                left[i] -= 1
+                if left[i] < 0:
+                    return f"not enough pod disruption budget to move {info.namespace}/{info.name}"
     return None

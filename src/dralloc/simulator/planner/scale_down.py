@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from dralloc.simulator.planner.drain import SCALE_DOWN_DISABLED, Budget, blocking_reason, needs_no_home
+from dralloc.scheduler.plugins.default_preemption.disruption_budgets import Budget
+from dralloc.simulator.planner.drain import SCALE_DOWN_DISABLED, blocking_reason, budget_blocker, needs_no_home
 from dralloc.simulator.planner.trial import PlanSettings, SimulatorLike, Trial, run_trial
 
 DEFAULT_THRESHOLD = Fraction(1, 2)
@@ -77,8 +78,13 @@ def device_counts(sched: SimulatorLike, node_name: str) -> tuple[int, int]:
     return len(local), len(taken)
 
 
-def plan_scale_down(objects: list[Any], *, settings: PlanSettings, budgets: Sequence[Budget] = (),
+def plan_scale_down(objects: list[Any], *, settings: PlanSettings, budgets: Sequence[Budget] | None = None,
                     threshold: Fraction = DEFAULT_THRESHOLD) -> ScaleDownPlan:
+    """``budgets``: the PodDisruptionBudgets the drain rules read (default: those of ``objects``)."""
+    if budgets is None:
+        from dralloc.simulator.planner.budgets import budgets_from_objects
+
+        budgets = budgets_from_objects(objects)
     # The cluster as it is (nothing scheduled yet) decides candidates and blockers, as CA's snapshot does;
     # the pending pods that fit today must still fit after the removal.
     now = settings.build(objects)
@@ -99,7 +105,9 @@ def plan_scale_down(objects: list[Any], *, settings: PlanSettings, budgets: Sequ
                                          f"is at or above the threshold {float(threshold):.3f}"))
             continue
         to_move = [p for p in info.pods if not needs_no_home(p.pod)]
-        reason = next((r for p in to_move if (r := blocking_reason(p.pod, budgets)) is not None), None)
+        reason = next((r for p in to_move if (r := blocking_reason(p, budgets)) is not None), None)
+        if reason is None:
+            reason = budget_blocker(to_move, budgets)
         if reason is not None:
             blocked.append(Blocked(name, reason))
             continue
