@@ -296,6 +296,23 @@ def test_permit_wait_holds_the_assumed_pod_until_allowed() -> None:
     assert [p.name for p in sched.snapshot.by_name["n1"].pods] == ["first"]
 
 
+def test_a_held_pod_is_not_tried_again_when_the_cluster_changes() -> None:
+    # "held" waits at Permit, assumed on n1; "mid" then preempts "low" (a cluster change that retries the
+    # unschedulable pods): the held pod is not among them, so it is assumed once.
+    class HoldFirst(Plugin):
+        name = "HoldFirst"
+
+        def permit(self, cycle: Cycle, node: NodeInfo) -> Status | None:
+            return Status(Code.WAIT) if cycle.pod.name == "held" else None
+
+    sched = build(node("n1", cpu="2"), pod("low", cpu="1", priority=1, node_name="n1"),
+                  pod("held", cpu="500m", priority=100), pod("mid", cpu="1", priority=50), extra=[HoldFirst()])
+    pods = by_name(sched.schedule())
+    assert pods["low"].status == "evicted" and pods["mid"].node == "n1"
+    assert pods["held"].attempts == 1
+    assert [p.name for p in sched.snapshot.by_name["n1"].pods].count("held") == 1
+
+
 class SkippingBinder(Plugin):
     name = "SkippingBinder"
 

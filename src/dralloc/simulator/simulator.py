@@ -331,7 +331,7 @@ class Simulator:
             if progress is not None:
                 done += 1
                 progress(done, len(queue) + len(queue.unschedulable))
-            if attempt is None:
+            if attempt is None or attempt.code == Code.WAIT:  # bound, or held by Permit (assumed, not retried)
                 continue
             if attempt.changed_cluster and self.victims_terminate_at is None:
                 queue.move_all_to_active()
