@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from dralloc.api.codec import decode
-from dralloc.api.core_v1 import Node, Pod, Service
+from dralloc.api.core_v1 import Node, Pod
 from dralloc.scheduler import Scheduler
 
 ZONE = "topology.kubernetes.io/zone"
@@ -64,13 +64,13 @@ def _pod(name: str, namespace: str, labels: dict[str, str] | None, resources: bo
 def run_case(case: str, scale: float, seed: int) -> tuple[int, int, float, int]:
     init, measured = (max(1, int(n * scale)) for n in SHAPES[case])
     cluster = nodes(max(3, int(5000 * scale)), seed)
-    services: list[Service] = []
+    services: list[Any] = []
     if case == "DefaultTopologySpreading":
         services.append(decode({"apiVersion": "v1", "kind": "Service",
                                 "metadata": {"name": "service-0", "namespace": "service-ns"},
                                 "spec": {"selector": {"app": "scheduler-perf"}, "ports": [{"port": 80}]}}))
-    sched = Scheduler(cluster, [_pod(f"init-{i}", "init", None, True) for i in range(init)], seed=seed,
-                      services=services)
+    extra: dict[str, Any] = {"services": services} if services else {}
+    sched = Scheduler(cluster, [_pod(f"init-{i}", "init", None, True) for i in range(init)], seed=seed, **extra)
     sched.schedule()
     if case == "DefaultTopologySpreading":
         pods = [_pod(f"pod-{i}", "service-ns", {"app": "scheduler-perf"}, False) for i in range(measured)]

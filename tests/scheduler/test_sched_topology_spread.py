@@ -6,6 +6,8 @@ import random
 import textwrap
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sched_builders import by_name, load
 
 from dralloc.scheduler import FeatureGates, Scheduler
@@ -407,3 +409,45 @@ def test_a_victim_left_terminating_stops_counting_for_the_next_pods() -> None:
     assert sched.results[f"default/{victim.name}"].pod.metadata.deletion_timestamp
     (other,) = load(pod("other", spread=zone_spread(), spec="priority: 100"))
     assert sched.schedule_pod(other).node == victim.node  # its zone holds no counted pod any more
+
+
+# --- The filter against its definition, on generated clusters ---------------------------------------------
+
+_POD = st.tuples(st.sampled_from(["a", "b"]), st.sampled_from(["default", "other"]), st.booleans())
+
+
+@settings(max_examples=60, deadline=None)
+@given(zones=st.lists(st.sampled_from(["z1", "z2", "z3", None]), min_size=1, max_size=6),
+       placed=st.lists(st.tuples(st.integers(0, 5), _POD), max_size=12),
+       skew=st.integers(1, 3), min_domains=st.integers(1, 4), own=st.sampled_from(["a", "b"]))
+def test_filter_verdicts_follow_the_definition(zones, placed, skew, min_domains, own) -> None:
+    from dralloc.scheduler.plugins.base import Cycle
+    from dralloc.scheduler.plugins.pod_topology_spread import PodTopologySpread
+    from dralloc.scheduler.podinfo import PodInfo
+
+    docs = [node(f"n{i}", z) for i, z in enumerate(zones)]
+    for j, (where, (app, ns, deleting)) in enumerate(placed):
+        meta = ", deletionTimestamp: '2026-01-01T00:00:00Z'" if deleting else ""
+        docs.append(pod(f"p{j}", labels=f"{{app: {app}}}", on=f"n{where % len(zones)}", ns=ns, meta=meta))
+    sched, _ = run(*docs)
+    (incoming,) = load(pod("new", labels=f"{{app: {own}}}",
+                           spread=zone_spread(skew=skew, extra=f", minDomains: {min_domains}",
+                                              selector="{matchLabels: {app: a}}")))
+    cycle = Cycle(PodInfo.build(incoming, 0, 0), sched.snapshot)
+    plugin = PodTopologySpread()
+    assert plugin.pre_filter(cycle) is None
+    counts: dict[str, int] = {z: 0 for z in zones if z is not None}
+    for where, (app, ns, deleting) in placed:
+        zone = zones[where % len(zones)]
+        if zone is not None and app == "a" and ns == "default" and not deleting:
+            counts[zone] += 1
+    low = 0 if len(counts) < min_domains else min(counts.values())
+    for info in sched.snapshot.nodes:
+        zone = info.labels.get(ZONE)
+        got = plugin.filter(cycle, info)
+        if zone is None:
+            assert got is not None and got.reasons == (MISSING,)
+        elif counts[zone] + (own == "a") - low > skew:
+            assert got is not None and got.reasons == (SKEW,)
+        else:
+            assert got is None

@@ -102,6 +102,7 @@ class PodTopologySpread(Plugin):
         self.system_defaulting = defaulting_type != "List"
         self._index: SpreadIndex | None = None
         self._constraints: weakref.WeakKeyDictionary[PodInfo, PodConstraints] = weakref.WeakKeyDictionary()
+        self._parsed: dict[bytes, PodConstraints] = {}
 
     # ------------------------------------------------------------------ constraints
     def constraints(self, cycle: Cycle) -> PodConstraints:
@@ -112,8 +113,15 @@ class PodTopologySpread(Plugin):
             if raws:
                 labels = pod.pod.metadata.labels or {}
                 keys = cycle.snapshot.gates.values.get(MATCH_LABEL_KEYS_GATE, True)
-                found = PodConstraints(parse_constraints(raws, labels, DO_NOT_SCHEDULE, keys),
-                                       parse_constraints(raws, labels, SCHEDULE_ANYWAY, keys), False)
+                # Pods of one workload declare the same constraints: parse each declaration once.
+                text = encode_json([raws, labels if keys else None])
+                found = self._parsed.get(text)
+                if found is None:
+                    if len(self._parsed) >= 1024:
+                        self._parsed.clear()
+                    found = self._parsed[text] = PodConstraints(
+                        parse_constraints(raws, labels, DO_NOT_SCHEDULE, keys),
+                        parse_constraints(raws, labels, SCHEDULE_ANYWAY, keys), False)
             else:
                 selector = cycle.snapshot.workload_selectors.default_selector(pod.pod)
                 if self.system_defaulting:
