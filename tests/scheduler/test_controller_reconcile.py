@@ -101,3 +101,4 @@ def test_a_dump_with_deployment_replicaset_and_pods_simulates_each_pod_once() ->
     running = owned_pod("web-a", rs)
     result = Scheduler.from_objects([node, deploy, rs, running]).schedule()
     assert sorted(p.status for p in result.pods) == ["running", "scheduled"]
+

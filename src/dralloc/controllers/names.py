@@ -20,11 +20,17 @@ import uuid
 from dralloc.api import codec
 from dralloc.api.core_v1 import PodTemplateSpec
 
-__all__ = ["ALPHANUMS", "MAX_GENERATED_NAME_LENGTH", "NameGenerator", "fnv32a", "pod_template_hash", "safe_encode"]
+__all__ = ["ALPHANUMS", "MAX_GENERATED_NAME_LENGTH", "NameGenerator", "fnv32a", "generated_name", "pod_template_hash",
+           "safe_encode"]
 
 ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
 RANDOM_LENGTH = 5
 MAX_GENERATED_NAME_LENGTH = 63 - RANDOM_LENGTH  # 58: room for the random suffix in a 63-character name
+
+
+def generated_name(base: str, suffix: str) -> str:
+    """``SimpleNameGenerator.GenerateName``: the base cut to 58 characters, then the random suffix."""
+    return base[:MAX_GENERATED_NAME_LENGTH] + suffix
 
 
 class NameGenerator:
@@ -40,7 +46,7 @@ class NameGenerator:
 
     def generate(self, base: str) -> str:
         """The name the API server gives an object created with ``generateName: base``."""
-        return base[:MAX_GENERATED_NAME_LENGTH] + self.suffix()
+        return generated_name(base, self.suffix())
 
     def uid(self) -> str:
         """A random (version 4) UUID, as the API server assigns to every new object."""

@@ -15,6 +15,7 @@ from starlette.responses import Response
 
 from dralloc.api import strict
 from dralloc.api.codec import decode
+from dralloc.controllers import names
 from dralloc.server import accounts, admin_access, configs, events, namespaces, pod_status, pods, priorities
 from dralloc.server.apply import apply, record_update, undeclared_fields_error
 from dralloc.server.bodies import check_limits, parse, read_body
@@ -54,11 +55,10 @@ if TYPE_CHECKING:
     from dralloc.server.app import ApiServer
 
 
-_NAME_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # apiserver's generateName suffix: no vowels, no 0/1/3
-
-
 def generated_name(prefix: str) -> str:
-    return prefix + "".join(secrets.choice(_NAME_SUFFIX_ALPHABET) for _ in range(5))
+    """The API server's generateName: the base cut to 58 characters and 5 random characters (the server draws
+    them from the system's randomness; the simulator from its seed)."""
+    return names.generated_name(prefix, "".join(secrets.choice(names.ALPHANUMS) for _ in range(names.RANDOM_LENGTH)))
 
 
 def json_copy(data: dict[str, Any]) -> dict[str, Any]:
