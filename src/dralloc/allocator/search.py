@@ -27,7 +27,12 @@ Once a search has taken :data:`HARD_AFTER` steps (easy searches never pay for th
 * failure memo (:meth:`Search._state_key`): a subtree that failed is recorded with the part of the state it
   can see (devices in use and counters consumed among the devices the rest of the search may pick, the
   claim's constraint state, its device count) and any later subtree at the same place with the same
-  visible state is skipped: its outcome would be the same.
+  visible state is skipped: its outcome would be the same. Where the order of picks cannot matter,
+  identical GPUs are described by their state rather than their name (module
+  :mod:`dralloc.allocator.symmetry`).
+
+``estimate=True`` also estimates how many steps upstream's plain search would take (module
+:mod:`dralloc.allocator.upstream_cost`): the sizes of memoised subtrees and random walks below cuts.
 """
 
 from __future__ import annotations
