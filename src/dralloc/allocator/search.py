@@ -471,7 +471,7 @@ class Search(LookAhead):
         gpu_part: Any = None
         cons: Any = None
         if self._symmetric[(ci, ri)] and gpus:
-            gpu_part, cons = self._gpu_key(rd, ci, start)
+            gpu_part, cons = self._gpu_key(rd, ci, k if rd.all_mode else start)
         if self._symmetric[(ci, ri)]:
             bits = self._later_bits[(ci, ri)]
             signature = self._signature
@@ -513,7 +513,8 @@ class Search(LookAhead):
 
     def _gpu_key(self, rd: RequestData, ci: int, start: int) -> tuple[Any, Any]:
         """The identical GPUs' part of a memo key, and the claim's constraint states with each label value
-        replaced by a mark on its GPU (module :mod:`dralloc.allocator.symmetry`)."""
+        replaced by a mark on its GPU (module :mod:`dralloc.allocator.symmetry`). ``start``: the first
+        position the current request may still pick (for an All request, the next device of its list)."""
         gpus = self._gpus
         window = self._gpu_windows.get((id(rd), start))
         if window is None:
