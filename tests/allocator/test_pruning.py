@@ -245,51 +245,6 @@ def test_claims_that_fit_their_numa_nodes_side_by_side_are_not_cut():
     assert plain.status == "allocated"
 
 
-def _alternating_request_then_one_numa_node(other_devices: int) -> list[dict[str, Any]]:
-    """Claim a: 2 of some other devices (the search tries each pair); claim b: 8 devices under
-    distinctAttribute numa, from a pool where NUMA node 0 has 10 devices and nodes 1 and 2 two each; claim c:
-    7 devices of one NUMA node (node 0 is the only one that large, beside 3 far devices on node 5)."""
-    numa = [0, 1, 0, 2, 0, 1, 0, 2, 0, 0, 0, 0, 0, 0]
-    devices = [{"name": f"dev-{i:02d}", "attributes": {"numa": {"int": n}}} for i, n in enumerate(numa)]
-    devices += [{"name": f"far-{i}", "attributes": {"numa": {"int": 5}}} for i in range(3)]
-    near = f'device.attributes["{DRIVER}"].numa != 5'
-    return [{"kind": "DeviceClass", "name": "any", "driver": DRIVER},
-            {"kind": "DeviceClass", "name": "other", "driver": "o.example.com"},
-            {"kind": "Node", "name": "node-1"},
-            {"kind": "ResourceSlice", "name": "s", "driver": DRIVER, "pool": "p", "nodeName": "node-1",
-             "devices": devices},
-            {"kind": "ResourceSlice", "name": "t", "driver": "o.example.com", "pool": "q", "nodeName": "node-1",
-             "devices": [f"o-{i}" for i in range(other_devices)]},
-            {"kind": "ResourceClaim", "name": "a", "requests": [{"name": "r", "class": "other", "count": 2}]},
-            {"kind": "ResourceClaim", "name": "b", "requests": [{"name": "r", "class": "any", "count": 8,
-                                                                 "selectors": [near]}],
-             "constraints": [{"distinctAttribute": f"{DRIVER}/numa"}]},
-            {"kind": "ResourceClaim", "name": "c", "requests": [{"name": "r", "class": "any", "count": 7}],
-             "constraints": [{"matchAttribute": f"{DRIVER}/numa"}]}]
-
-
-def test_a_distinct_request_that_must_take_half_its_devices_from_the_node_a_later_claim_needs_is_cut():
-    # Claim b alternates NUMA nodes device by device, so at most 4 of its 8 devices are on any one node:
-    # at least 4 come from node 0, whose 10 devices then cannot give claim c its 7. Each claim alone fits,
-    # the devices in all suffice, and b's runs of values allow 8; only counting per value shows it.
-    # Upstream tries every pair for claim a and every alternating choice for claim b.
-    plain, eager = _allocate_both_ways(_alternating_request_then_one_numa_node(8))
-    assert _answer(plain) == _answer(eager) == ("unschedulable", [])
-    assert plain.steps > 100_000
-    assert eager.steps < 10
-
-
-def test_value_counts_leave_a_feasible_alternation_alone():
-    # with four more devices on nodes 1 and 2, claim b can take most of its devices outside node 0 and
-    # claim c gets its 7 there: the count allows it, and both searches give the same allocation
-    objs = _alternating_request_then_one_numa_node(4)
-    devices = objs[3]["devices"]
-    devices += [{"name": f"dev-{14 + i}", "attributes": {"numa": {"int": 1 + i % 2}}} for i in range(4)]
-    plain, eager = _allocate_both_ways(objs)
-    assert _answer(plain) == _answer(eager)
-    assert plain.status == "allocated"
-
-
 def test_later_claims_that_together_want_more_nics_than_there_are_are_cut_before_any_pick():
     # claims b and c want 3 and 2 of the 4 NICs: each alone fits, and among all devices there are plenty,
     # so only the requests whose devices lie within the NICs, taken together, show the shortage (Hall's

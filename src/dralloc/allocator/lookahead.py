@@ -22,7 +22,6 @@ from dralloc.allocator.pools import Candidate, Pool
 from dralloc.allocator.selectors import SelectorCache, SelectorFailure
 from dralloc.allocator.state import AllocatedState
 from dralloc.allocator.tolerations import taint_blocks
-from dralloc.allocator.valuecounts import ValueDemand, values_short
 
 _UNSET = object()
 COLLIDE_BUDGET = 2000  # group choices tried per look-ahead when checking claims against each other
@@ -257,7 +256,6 @@ class LookAhead:
         device_bit = self._device_bit
         # per request without adminAccess: its free devices (mask), its need, how many of them may be shared
         distinct_needs: list[tuple[int, int, int]] = []
-        served: list[tuple[int, list[tuple[RequestData, list[Candidate]]], int]] = []  # per request: its options
         for cj, options, done in steps:
             best_need: int | None = None
             request_free: list[Candidate] = []
@@ -291,7 +289,6 @@ class LookAhead:
             if best_need is None:
                 return True
             previous, previous_claim = passing, cj
-            served.append((cj, passing, done))
             options_free.append([(opt.num - done, free) for opt, free in passing])
             total_need += best_need
             mask = 0
@@ -315,8 +312,6 @@ class LookAhead:
             return True
         if self._hall_violated(distinct_needs):
             return True
-        if self._values_short(ci, served):
-            return True
         if any_multi:
             return False
         # An adminAccess request may take a device another claim took: devices are distinct only within a
@@ -336,71 +331,6 @@ class LookAhead:
         if not any_admin and self._claims_collide(covered):
             return True
         return not any_admin and self._any_counters and self._counters_doomed(steps, free_of, total_need)
-
-    def _values_short(self, ci: int, served: list[tuple[int, list[tuple[RequestData, list[Candidate]]], int]]
-                      ) -> bool:
-        """True when, for some attribute under a distinctAttribute constraint, the requests under that
-        attribute's constraints cannot get their devices value by value (:mod:`dralloc.allocator.valuecounts`).
-
-        ``served``: per request from here on, its options that passed so far with their free devices, and
-        how many devices it has already (the current request). Requests with an option under neither
-        constraint, with adminAccess or with a shared device are left out.
-        """
-        attributes = {con.attribute for cj, _, _ in served for con in self.constraints[cj]
-                      if type(con) is DistinctAttribute}
-        for attribute in sorted(attributes):
-            demands: list[ValueDemand] = []
-            supply: dict[Any, set[str]] = {}
-            any_distinct = False
-            usable = True
-            for cj, passing, done in served:
-                cons = [con for con in self.constraints[cj] if con.attribute == attribute]
-                if not cons:
-                    continue
-                kinds: list[type] = []
-                for opt, _free in passing:
-                    applied = [con for con in cons if con.applies(opt.base, opt.full)]
-                    if opt.admin or not applied:
-                        kinds = []
-                        break
-                    kinds.append(MatchAttribute if any(type(c) is MatchAttribute for c in applied)
-                                 else DistinctAttribute)
-                if not kinds:
-                    continue
-                fixed: Any = None
-                if cj == ci:
-                    for con in cons:
-                        if type(con) is MatchAttribute and con.count > 0:
-                            fixed = {(con.current[0], item) for item in con.current[1]}
-                caps: dict[Any, int] = {}
-                need = None
-                for (opt, free), kind in zip(passing, kinds):
-                    keys = self._scalar_keys(attribute, free)
-                    if keys is None or any(c.info.allow_multi for c in free):
-                        usable = False
-                        break
-                    n = opt.num - done
-                    need = n if need is None or n < need else need
-                    counts: dict[Any, int] = {}
-                    for c, key in zip(free, keys):
-                        if kind is MatchAttribute and fixed is not None and key not in fixed:
-                            continue
-                        counts[key] = counts.get(key, 0) + 1
-                        supply.setdefault(key, set()).add(c.info.id)
-                    limit = (n + 1) // 2 if kind is DistinctAttribute else n
-                    for key, count in counts.items():
-                        cap = min(count, limit)
-                        if cap > caps.get(key, 0):
-                            caps[key] = cap
-                if not usable:
-                    break
-                every_match = all(kind is MatchAttribute for kind in kinds)
-                any_distinct = any_distinct or not every_match
-                demands.append(ValueDemand(need or 0, caps, cj if every_match else None))
-            if usable and any_distinct and len(demands) >= 2 and values_short(
-                    demands, {key: len(ids) for key, ids in supply.items()}):
-                return True
-        return False
 
     @staticmethod
     def _hall_violated(requests: list[tuple[int, int, int]]) -> bool:

@@ -27,7 +27,12 @@ Once a search has taken :data:`HARD_AFTER` steps (easy searches never pay for th
 * failure memo (:meth:`Search._state_key`): a subtree that failed is recorded with the part of the state it
   can see (devices in use and counters consumed among the devices the rest of the search may pick, the
   claim's constraint state, its device count) and any later subtree at the same place with the same
-  visible state is skipped: its outcome would be the same.
+  visible state is skipped: its outcome would be the same. Where the order of picks cannot matter,
+  identical GPUs are described by their state rather than their name (module
+  :mod:`dralloc.allocator.symmetry`).
+
+``estimate=True`` also estimates how many steps upstream's plain search would take (module
+:mod:`dralloc.allocator.upstream_cost`): the sizes of memoised subtrees and random walks below cuts.
 """
 
 from __future__ import annotations
@@ -466,7 +471,7 @@ class Search(LookAhead):
         gpu_part: Any = None
         cons: Any = None
         if self._symmetric[(ci, ri)] and gpus:
-            gpu_part, cons = self._gpu_key(rd, ci, start)
+            gpu_part, cons = self._gpu_key(rd, ci, k if rd.all_mode else start)
         if self._symmetric[(ci, ri)]:
             bits = self._later_bits[(ci, ri)]
             signature = self._signature
@@ -508,7 +513,8 @@ class Search(LookAhead):
 
     def _gpu_key(self, rd: RequestData, ci: int, start: int) -> tuple[Any, Any]:
         """The identical GPUs' part of a memo key, and the claim's constraint states with each label value
-        replaced by a mark on its GPU (module :mod:`dralloc.allocator.symmetry`)."""
+        replaced by a mark on its GPU (module :mod:`dralloc.allocator.symmetry`). ``start``: the first
+        position the current request may still pick (for an All request, the next device of its list)."""
         gpus = self._gpus
         window = self._gpu_windows.get((id(rd), start))
         if window is None:
