@@ -72,7 +72,7 @@ __all__ = [
 ]
 
 NAMESPACED_KINDS = {"ResourceClaim", "ResourceClaimTemplate", "Pod", "Deployment", "ReplicaSet", "StatefulSet",
-                    "DaemonSet", "Job", "PersistentVolumeClaim", "CSIStorageCapacity"}
+                    "DaemonSet", "Job", "PersistentVolumeClaim", "CSIStorageCapacity", "Service"}
 
 
 def _meta(obj: Any, namespaced: bool, require_namespace: bool) -> list[FieldError]:
