@@ -124,9 +124,6 @@ def test_pending_pods_carry_kube_schedulers_exact_fit_errors(result) -> None:
                 assert (device["pool"], device["device"]) == (p["node"], "gpu-0")
 
 
-@pytest.mark.xfail(strict=True, reason="dralloc matches a Deployment's ReplicaSet by its own pod-template-hash, "
-                                       "not by template equality (upstream EqualIgnoreHash), so it rolls out a "
-                                       "second ReplicaSet for a dump's unchanged Deployment")
 def test_the_deployment_reuses_the_dumps_replicaset_so_only_three_replicas_are_added(result) -> None:
     new_web = [p for p in pods(result, "web-") if p["name"] not in RUNNING_WEB]
     assert all(p["name"].startswith("web-6d4cf56db6-") for p in new_web)
@@ -134,8 +131,6 @@ def test_the_deployment_reuses_the_dumps_replicaset_so_only_three_replicas_are_a
     assert len(new_web) == 3
 
 
-@pytest.mark.xfail(strict=True, reason="dralloc's StatefulSet controller does not add the volumeClaimTemplates' "
-                                       "volumes (data-<set>-<ordinal>) to the pods it creates")
 def test_statefulset_pods_the_controller_creates_use_their_claims(tmp_path, dralloc_cmd) -> None:
     # The same cluster a moment earlier: the StatefulSet scaled to 3 but db-1 and db-2 not yet created.
     out = run(dralloc_cmd, without_kind(tmp_path, "Pod", {"db-1", "db-2"}), "-o", "json")

@@ -37,7 +37,7 @@ from typing import Any
 from msgspec.structs import replace
 
 from dralloc.allocator.nodes import NodeSelectorError, node_selector_matches
-from dralloc.api import apps_v1, batch_v1
+from dralloc.api import apps_v1, batch_v1, codec
 from dralloc.api.core_v1 import (
     Affinity,
     Node,
@@ -45,12 +45,15 @@ from dralloc.api.core_v1 import (
     NodeSelector,
     NodeSelectorRequirement,
     NodeSelectorTerm,
+    PersistentVolumeClaimVolumeSource,
     Pod,
     PodSpec,
     PodTemplateSpec,
     Taint,
     Toleration,
+    Volume,
 )
+from dralloc.api.core_v1_storage import PersistentVolumeClaim
 from dralloc.api.meta import LabelSelector, ObjectMeta, OwnerReference
 from dralloc.controllers.names import MAX_GENERATED_NAME_LENGTH, NameGenerator, pod_template_hash
 from dralloc.scheduler.tolerations import tolerates
@@ -65,6 +68,7 @@ __all__ = [
     "expand_replicaset",
     "expand_statefulset",
     "expand_workloads",
+    "statefulset_claims",
     "Owned",
     "is_active",
     "replicaset_for_deployment",
@@ -209,6 +213,22 @@ def replicaset_for_deployment(deploy: apps_v1.Deployment) -> apps_v1.ReplicaSet:
     )
 
 
+def _equal_ignore_hash(a: PodTemplateSpec | None, b: PodTemplateSpec | None) -> bool:
+    """``EqualIgnoreHash``: two pod templates are the same once the pod-template-hash label is dropped (how the
+    Deployment controller finds its current ReplicaSet; the hash a cluster wrote is not recomputed)."""
+    def canonical(t: PodTemplateSpec | None) -> Any:
+        data = codec.to_dict(t) if t is not None else {}
+        labels = (data.get("metadata") or {}).get("labels")
+        if labels:
+            labels.pop(POD_TEMPLATE_HASH, None)
+            if not labels:
+                del data["metadata"]["labels"]
+        if "metadata" in data and not data["metadata"]:
+            del data["metadata"]
+        return data
+    return bool(canonical(a) == canonical(b))
+
+
 def expand_replicaset(rs: apps_v1.ReplicaSet, names: NameGenerator, owned: Owned | None = None) -> list[Pod]:
     """The pods the ReplicaSet still needs (``spec.replicas`` minus its active pods in the input),
     ``<replicaset>-`` + 5 random characters each."""
@@ -224,8 +244,7 @@ def expand_deployment(deploy: apps_v1.Deployment, names: NameGenerator, owned: O
     ReplicaSet for the current template (it reconciles as a ReplicaSet of the input)."""
     rs = replicaset_for_deployment(deploy)
     sets = [r for r in owned.of(deploy) if isinstance(r, apps_v1.ReplicaSet)] if owned is not None else []
-    wanted_hash = (rs.metadata.labels or {}).get(POD_TEMPLATE_HASH)
-    if any((r.metadata.labels or {}).get(POD_TEMPLATE_HASH) == wanted_hash for r in sets):
+    if any(_equal_ignore_hash(r.spec.template, deploy.spec.template) for r in sets):
         return None, []
     old = [r for r in sets if _replicas(r.spec.replicas) > 0]
     if old:
@@ -257,8 +276,48 @@ def expand_statefulset(sts: apps_v1.StatefulSet, names: NameGenerator, owned: Ow
         template = _with_labels(sts.spec.template, {
             "statefulset.kubernetes.io/pod-name": name, "apps.kubernetes.io/pod-index": str(ordinal),
             REVISION_HASH: revision})
+        template = replace(template, spec=_with_claim_volumes(template.spec, sts, ordinal))
         pods.append(_pod_from_template(template, sts, names, name=name))
     return pods
+
+
+def statefulset_claim_name(claim_template: str, sts: apps_v1.StatefulSet, ordinal: int) -> str:
+    """``getPersistentVolumeClaimName``: ``<template>-<set>-<ordinal>``."""
+    return f"{claim_template}-{sts.metadata.name}-{ordinal}"
+
+
+def _with_claim_volumes(spec: PodSpec, sts: apps_v1.StatefulSet, ordinal: int) -> PodSpec:
+    """``updateStorage``: each volumeClaimTemplate becomes the pod's volume of that name, on its own claim."""
+    templates = [t.get("metadata", {}).get("name", "") for t in sts.spec.volume_claim_templates or ()]
+    if not templates:
+        return spec
+    kept = [v for v in spec.volumes or () if v.name not in templates]
+    claims = [Volume(name=t, persistent_volume_claim=PersistentVolumeClaimVolumeSource(
+        claim_name=statefulset_claim_name(t, sts, ordinal))) for t in templates]
+    return replace(spec, volumes=kept + claims)
+
+
+def statefulset_claims(sts: apps_v1.StatefulSet, existing: set[tuple[str, str]]) -> list[PersistentVolumeClaim]:
+    """The claims the StatefulSet controller creates for its ordinals (``getPersistentVolumeClaims``): each
+    template's spec, named per ordinal, labelled with the template's labels and the set's selector labels;
+    none that ``existing`` ((namespace, name)) already holds."""
+    namespace = sts.metadata.namespace or "default"
+    start = sts.spec.ordinals.start if sts.spec.ordinals else 0
+    selector = (sts.spec.selector.match_labels or {}) if sts.spec.selector is not None else {}
+    out: list[PersistentVolumeClaim] = []
+    for ordinal in range(start, start + _replicas(sts.spec.replicas)):
+        for raw in sts.spec.volume_claim_templates or ():
+            meta = dict(raw.get("metadata") or {})
+            name = statefulset_claim_name(meta.get("name", ""), sts, ordinal)
+            if (namespace, name) in existing:
+                continue
+            labels = {**(meta.get("labels") or {}), **selector}
+            doc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                   "metadata": {"name": name, "namespace": namespace, **({"labels": labels} if labels else {}),
+                                **({"annotations": meta["annotations"]} if meta.get("annotations") else {})},
+                   "spec": raw.get("spec") or {}}
+            out.append(codec.decode(doc))
+    return out
 
 
 # --- Job --------------------------------------------------------------------------------------------

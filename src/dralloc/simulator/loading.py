@@ -70,6 +70,12 @@ def sort_objects(objects: Iterable[Any], names: NameGenerator) -> ClusterObjects
         created, pods = expand_workloads(out.workloads, out.nodes, names, out.pods)
         out.workloads = created
         out.pods.extend(pods)
+        from dralloc.api.apps_v1 import StatefulSet
+        from dralloc.controllers.workloads import statefulset_claims
+
+        have = {(c.metadata.namespace or "default", c.metadata.name or "") for c in out.persistent_volume_claims}
+        for sts in (w for w in created if isinstance(w, StatefulSet)):
+            out.persistent_volume_claims.extend(statefulset_claims(sts, have))
     return out
 
 
