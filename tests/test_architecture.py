@@ -9,7 +9,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "dralloc"
 
 # A package may import itself and the packages listed after it; the edges (cli, server, store) may import
 # any core package; the core never imports an edge.
-CORE_ORDER = ["scheduler", "allocator", "resources", "validation", "cel", "api"]
+CORE_ORDER = ["trace", "scheduler", "allocator", "resources", "validation", "cel", "api"]
 EDGES = {"cli", "server", "store"}
 ALLOWED: dict[str, set[str]] = {pkg: set(CORE_ORDER[i:]) for i, pkg in enumerate(CORE_ORDER)}
 ALLOWED["validation"] = {"validation", "cel", "api", "resources"}

@@ -1,6 +1,7 @@
 """``dralloc generate cluster``: write a synthetic cluster shaped like what real DRA drivers publish.
 
     dralloc generate cluster --nodes 4 --profile gpu-h100|dra-example|nic [-o yaml|json] [--seed S]
+    dralloc generate trace --format alibaba-gpu-2023 --nodes NODES.csv [--pods PODS.csv] [-o yaml|json]
 
 DeviceClasses, then per node its Node and ResourceSlices (see ``dralloc.scheduler.generate`` for each
 profile), as a ``kind: List``. The same arguments always print the same bytes.
@@ -29,6 +30,15 @@ def register(subparsers: Any) -> None:
     c.add_argument("--seed", type=int, default=0, help="seed for UUIDs (default 0)")
     c.set_defaults(func=run)
 
+    t = what.add_parser("trace", help="a production trace's nodes and pods as DRA objects",
+                        description="Nodes with their ResourceSlices, the DeviceClass, pods and their "
+                                    "ResourceClaims of a trace (the Alibaba GPU trace: GPU nodes only)")
+    t.add_argument("--format", choices=("alibaba-gpu-2023",), required=True, help="the trace's format")
+    t.add_argument("--nodes", required=True, metavar="NODES.csv", help="the node list")
+    t.add_argument("--pods", metavar="PODS.csv", help="the pod list (leave out for the cluster alone)")
+    t.add_argument("-o", "--output", choices=("yaml", "json"), default="yaml")
+    t.set_defaults(func=run_trace)
+
 
 def _count(text: str) -> int:
     import argparse
@@ -42,14 +52,28 @@ def _count(text: str) -> int:
     return value
 
 
-def run(args: Any) -> int:
+def _write(items: list[dict[str, Any]], output: str) -> None:
     from dralloc.api import codec
-    from dralloc.scheduler.generate import cluster_documents
 
-    items = cluster_documents(args.nodes, args.profile, seed=args.seed)
-    if args.output == "json":
+    if output == "json":
         json.dump({"apiVersion": "v1", "kind": "List", "items": items}, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(codec.dump_yaml([codec.decode(d) for d in items]))
+
+
+def run_trace(args: Any) -> int:
+    from dralloc.trace import alibaba
+
+    items = alibaba.cluster_documents(alibaba.read_nodes(args.nodes))
+    if args.pods:
+        items += alibaba.workload_documents(alibaba.read_pods(args.pods))
+    _write(items, args.output)
+    return 0
+
+
+def run(args: Any) -> int:
+    from dralloc.scheduler.generate import cluster_documents
+
+    _write(cluster_documents(args.nodes, args.profile, seed=args.seed), args.output)
     return 0
