@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "fit",
     "allocate",
     "simulate",
+    "replay",
     "generate",
     "bench",
     "serve",

@@ -81,12 +81,18 @@ class Framework:
 
     def __init__(self, snapshot: ClusterSnapshot, *, seed: int = 0, percentage_of_nodes_to_score: int = 0,
                  on_bind: Callable[[PodInfo, NodeInfo, list[ResourceClaim]], None] | None = None,
-                 new_claim_name: Callable[[str], str] | None = None, group_nodes: bool = True) -> None:
+                 new_claim_name: Callable[[str], str] | None = None, group_nodes: bool = True,
+                 plugins: list[Plugin] | None = None,
+                 tie_break: Callable[[list[NodeInfo]], NodeInfo] | None = None) -> None:
+        """``plugins``: the profile's filter and score plugins in order (default: the default profile);
+        it must hold DynamicResources. ``tie_break``: picks among the top-scoring nodes (default: uniformly
+        with the seeded generator, as upstream)."""
         self.snapshot = snapshot
         self.rng = random.Random(seed)
         self.percentage = percentage_of_nodes_to_score
-        self.plugins: list[Plugin] = default_plugins()
+        self.plugins: list[Plugin] = default_plugins() if plugins is None else plugins
         self.filters = [p for p in self.plugins if p.has_filter]
+        self.pre_filters = [p for p in self.plugins if p.has_filter or type(p).pre_filter is not Plugin.pre_filter]
         self.scorers = [p for p in self.plugins if p.has_score]
         self.dra = next(p for p in self.plugins if p.name == DRA)
         self.preemption = DefaultPreemption(self.run_filters, self.rng)
@@ -96,6 +102,7 @@ class Framework:
         self.group_nodes = group_nodes
         self.on_bind = on_bind
         self.new_claim_name = new_claim_name or (lambda base: base + "x")
+        self.tie_break = tie_break
 
     # ------------------------------------------------------------------ filters
     def run_filters(self, cycle: Cycle, node: NodeInfo) -> Status | None:
@@ -118,7 +125,7 @@ class Framework:
         names: set[str] | None = None
         with_nodes: list[str] = []
         rejected: Status | None = None
-        for plugin in self.filters:
+        for plugin in self.pre_filters:
             result = plugin.pre_filter(cycle)
             if result is None:
                 continue
@@ -207,7 +214,7 @@ class Framework:
         named = self._needs_node_names(cycle)
         claim_selectors = self._claim_selectors(cycle)
         if self.group_nodes and names is None and not named and not claim_selectors and snap.dra.all_local and not snap.nominations \
-                and snap.groups.refresh():
+                and not cycle.keyed and snap.groups.refresh():
             return self._find_feasible_grouped(cycle, diagnosis, out, wanted)
         feasible: list[NodeInfo] = []
         start = self.next_start_node_index
@@ -227,7 +234,8 @@ class Framework:
             else:
                 key = (node.named_key if named or not self.group_nodes else node.static_key,
                        node.dynamic_key(state_id(node.name)),
-                       tuple(selector_matches(sel, node) for sel in claim_selectors) if claim_selectors else ())
+                       tuple(selector_matches(sel, node) for sel in claim_selectors) if claim_selectors else (),
+                       tuple(p.node_key(cycle, node) for p in cycle.keyed))
                 keys[node.name] = key
                 if key in verdicts:
                     st = verdicts[key]
@@ -318,8 +326,10 @@ class Framework:
                 top[g] = 1
         tie_flags = window.translate(bytes(top))
         ties = list(compress(range(len(window)), tie_flags))
-        pick = ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
         count = len(self.snapshot.nodes)
+        if self.tie_break is not None and len(ties) > 1:
+            return self.tie_break([self.snapshot.nodes[(start + p) % count] for p in ties])
+        pick = ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
         return self.snapshot.nodes[(start + pick) % count]
 
     @staticmethod
@@ -385,6 +395,8 @@ class Framework:
         if len(groups) > 1 and len(ties) > 1:
             order = {id(n): i for i, n in enumerate(feasible)}
             ties.sort(key=lambda n: order[id(n)])
+        if self.tie_break is not None and len(ties) > 1:
+            return self.tie_break(ties)
         return ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
 
     # ------------------------------------------------------------------ reserve + bind
@@ -408,7 +420,9 @@ class Framework:
             results = found.results if found is not None else []
             if to_allocate:
                 signature = snap.dra.claims_signature(to_allocate)
-                found_here = snap.dra.allocate(node.node, to_allocate, signature)
+                order = next((o for o in (p.device_order(cycle, node) for p in self.scorers) if o is not None),
+                             None)
+                found_here = snap.dra.allocate(node.node, to_allocate, signature, device_order=order)
                 moved = snap.dra.results_for(found_here, node.name)
                 if moved is None:
                     found_here = snap.dra.allocate(node.node, to_allocate, signature, exact=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,9 @@ class Cycle:
     # and which groups passed.
     window: tuple[bytes, int] | None = None
     feasible_gids: bytes = b""
+    # Plugins whose verdict or score for this pod reads more of a node than the framework's node keys
+    # (they add themselves in PreFilter; their ``node_key`` joins each node's key).
+    keyed: list[Plugin] = field(default_factory=list)
 
 
 class Plugin:
@@ -53,6 +57,17 @@ class Plugin:
 
     def normalize(self, cycle: Cycle, scores: dict[K, int]) -> dict[K, int]:
         return scores
+
+    def node_key(self, cycle: Cycle, node: NodeInfo) -> Hashable:
+        """For a plugin in ``cycle.keyed``: what its verdict and score read of the node beyond the framework's
+        keys (the node's name: never share)."""
+        return node.name
+
+    def device_order(self, cycle: Cycle, node: NodeInfo) -> Callable[[str, str, str], Any] | None:
+        """Not upstream (DRA scores nodes only): a score plugin's preference among the node's devices for
+        the pod's claims, as a sort key over (driver, pool, device name); the allocator then tries devices
+        in that order. None (every default plugin) keeps upstream's device order."""
+        return None
 
     has_filter = False
     has_score = False
