@@ -24,6 +24,7 @@ from dralloc.scheduler.framework import (
     fit_error_message,
     unresolvable,
 )
+from dralloc.scheduler.memo import MEMO, CycleMemo
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.base import Cycle, Plugin
 from dralloc.scheduler.plugins.default_preemption import Candidate, DefaultPreemption
@@ -83,10 +84,11 @@ class Framework:
                  on_bind: Callable[[PodInfo, NodeInfo, list[ResourceClaim]], None] | None = None,
                  new_claim_name: Callable[[str], str] | None = None, group_nodes: bool = True,
                  plugins: list[Plugin] | None = None,
-                 tie_break: Callable[[list[NodeInfo]], NodeInfo] | None = None) -> None:
+                 tie_break: Callable[[list[NodeInfo]], NodeInfo] | None = None, memo: bool = False) -> None:
         """``plugins``: the profile's filter and score plugins in order (default: the default profile);
         it must hold DynamicResources. ``tie_break``: picks among the top-scoring nodes (default: uniformly
-        with the seeded generator, as upstream)."""
+        with the seeded generator, as upstream). ``memo``: keep verdicts and scores across cycles for pods
+        of one signature (:mod:`dralloc.scheduler.memo`; same outcome, faster on many alike pods)."""
         self.snapshot = snapshot
         self.rng = random.Random(seed)
         self.percentage = percentage_of_nodes_to_score
@@ -103,6 +105,7 @@ class Framework:
         self.on_bind = on_bind
         self.new_claim_name = new_claim_name or (lambda base: base + "x")
         self.tie_break = tie_break
+        self.memo = CycleMemo() if memo else None
 
     # ------------------------------------------------------------------ filters
     def run_filters(self, cycle: Cycle, node: NodeInfo) -> Status | None:
@@ -167,6 +170,8 @@ class Framework:
             return out
         if len(feasible) == 1:
             chosen = feasible[0]
+        elif MEMO in cycle.data:
+            chosen = self._select_host_memo(cycle, feasible)
         elif cycle.window is not None:
             chosen = self._select_host_grouped(cycle, feasible)
         else:
@@ -213,6 +218,15 @@ class Framework:
         wanted = num_feasible_nodes_to_find(len(nodes), self.percentage)
         named = self._needs_node_names(cycle)
         claim_selectors = self._claim_selectors(cycle)
+        if self.memo is not None and names is None and wanted == len(nodes) and snap.dra.all_local \
+                and not snap.nominations and not claim_selectors and not named:
+            signature = self.memo.signature(cycle)
+            if signature is not None:
+                found = self.memo.feasible(self, cycle, signature, diagnosis)
+                if found is not None:
+                    return found
+                diagnosis.node_statuses.clear()  # a filter error: the uncached search reports it
+                cycle.data.pop(MEMO, None)
         if self.group_nodes and names is None and not named and not claim_selectors and snap.dra.all_local and not snap.nominations \
                 and not cycle.keyed and snap.groups.refresh():
             return self._find_feasible_grouped(cycle, diagnosis, out, wanted)
@@ -373,6 +387,16 @@ class Framework:
         out.nominated = node
 
     # ------------------------------------------------------------------ score
+    def _select_host_memo(self, cycle: Cycle, feasible: list[NodeInfo]) -> NodeInfo:
+        """``_select_host`` with the memo's scores: the same ties, in the same order, the same draw."""
+        assert self.memo is not None
+        totals = self.memo.totals(self, cycle, feasible)
+        best = max(totals)
+        ties = [n for n, total in zip(feasible, totals) if total == best]
+        if self.tie_break is not None and len(ties) > 1:
+            return self.tie_break(ties)
+        return ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
+
     def _select_host(self, cycle: Cycle, feasible: list[NodeInfo]) -> NodeInfo:
         """Score each distinct node state once (normalisation only needs the maxima, which the distinct
         states have), then pick uniformly among the top-scoring nodes with the seeded generator — the

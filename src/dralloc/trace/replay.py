@@ -73,8 +73,9 @@ def discretise(points: list[tuple[float, float]]) -> Curve:
     return out
 
 
-def replay(workload: Workload, profile: Profile, *, seed: int, inflate: float,
+def replay(workload: Workload, profile: Profile, *, seed: int, inflate: float, memo: bool = True,
            progress: Callable[[int, int], None] | None = None) -> ReplayResult:
+    """``memo``: keep verdicts and scores across pods of one shape (same outcome; off to compare)."""
     started = time.perf_counter()
     gpus = workload.total_gpus
     capacity = gpus * 1000
@@ -94,7 +95,7 @@ def replay(workload: Workload, profile: Profile, *, seed: int, inflate: float,
         def tie_break(nodes: list[NodeInfo]) -> NodeInfo:
             return min(nodes, key=lambda n: ranks[n.name])
     framework = Framework(snapshot, seed=seed, percentage_of_nodes_to_score=100, plugins=profile.plugins,
-                          tie_break=tie_break)
+                          tie_break=tie_break, memo=memo)
     frag = Fragmentation(workload.typical())
     node_frag = {}
     for node in snapshot.nodes:

@@ -28,6 +28,7 @@ def kind(want: GpuDemand) -> str:
 
 class GpuClusteringScore(GpuPolicy):
     name = "GpuClusteringScore"
+    node_local_key = True  # its node key reads that node's pods only
 
     def __init__(self) -> None:
         self._kinds: dict[str, tuple[int, frozenset[str]]] = {}
