@@ -17,8 +17,10 @@ itself (``cycle.keyed`` plugins must declare ``node_local_key``). Otherwise the 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import TYPE_CHECKING, Protocol
 
 from msgspec.structs import replace
@@ -41,13 +43,14 @@ class Answer:
     """One node state's verdict for one pod signature, and its raw scores (filled when first needed)."""
 
     status: Status | None
-    scores: dict[str, int] | None = None
+    scores: tuple[tuple[str, ...], tuple[int, ...]] | None = None  # (plugins, their raw scores)
 
 
 @dataclass(slots=True)
 class SignatureMemo:
     answers: dict[Hashable, Answer] = field(default_factory=dict)
     per_node: list[Answer | None] = field(default_factory=list)
+    statuses: list[Status | None] = field(default_factory=list)
     position: int = 0  # how far into the change log the per-node answers are up to date
 
 
@@ -80,8 +83,8 @@ class CycleMemo:
 
     def feasible(self, framework: FrameworkLike, cycle: Cycle, signature: bytes, diagnosis: Diagnosis
                  ) -> list[NodeInfo] | None:
-        """The feasible nodes in node order (statuses of the others in ``diagnosis``), or None when a
-        filter raised an error (the caller reruns the cycle uncached for upstream's error text)."""
+        """The feasible nodes in node order (when there is none, every node's status in ``diagnosis``), or
+        None when a filter raised an error (the caller reruns the cycle uncached for upstream's error)."""
         snap = cycle.snapshot
         groups = snap.groups
         if groups is not self.groups or self.entries > ENTRIES_MAX:
@@ -91,78 +94,74 @@ class CycleMemo:
         log = groups.dirty.log
         if memo is None or len(memo.per_node) != len(nodes):
             memo = self.memos[signature] = SignatureMemo(per_node=[None] * len(nodes), position=len(log))
+            memo.statuses = [None] * len(nodes)
             stale: set[int] | range = range(len(nodes))
         else:
             stale = set(log[memo.position:])
             memo.position = len(log)
-        per_node, answers = memo.per_node, memo.answers
+        per_node, statuses, answers = memo.per_node, memo.statuses, memo.answers
         state_id = snap.dra.state_id
         keyed = cycle.keyed
         fresh: set[int] = set()
-        cycle.data[_FRESH] = fresh
+        cycle.data[FRESH] = fresh
         for i in stale:
             node = nodes[i]
             key = (node.static_key, node.dynamic_key(state_id(node.name)),
                    tuple(p.node_key(cycle, node) for p in keyed) if keyed else ())
             answer = answers.get(key)
             if answer is None:
-                answer = answers[key] = Answer(framework.run_filters(cycle, node))
+                status = framework.run_filters(cycle, node)
+                if status is not None and status.code == Code.ERROR:
+                    del self.memos[signature]  # never keep an error: the uncached cycle reports it
+                    return None
+                answer = answers[key] = Answer(status)
                 fresh.add(id(answer))
                 self.entries += 1
             per_node[i] = answer
-        feasible = []
-        statuses = diagnosis.node_statuses
-        for node, answer in zip(nodes, per_node):
-            assert answer is not None
-            status = answer.status
-            if status is None:
-                feasible.append(node)
-            elif status.code == Code.ERROR:
-                return None
-            else:
-                statuses[node.name] = status
-        cycle.data[MEMO] = memo
+            statuses[i] = answer.status
+        # A Status is always true, None false: the feasible nodes are those whose status is not.
+        flags = list(map(operator.not_, statuses))
+        feasible = list(compress(nodes, flags))
+        if not feasible:
+            diagnosis.node_statuses.update((n.name, st) for n, st in zip(nodes, statuses) if st is not None)
+        cycle.data[MEMO] = (memo, flags)
         return feasible
 
     @staticmethod
     def totals(framework: FrameworkLike, cycle: Cycle, feasible: list[NodeInfo]) -> list[int]:
         """Each feasible node's weighted score: raw scores per distinct answer (kept for later pods of the
         signature), normalised over the distinct answers, as the framework's own scoring does."""
-        memo: SignatureMemo = cycle.data[MEMO]
-        per_node = memo.per_node
-        index = cycle.snapshot.groups.index
-        mine = [per_node[index[n.name]] for n in feasible]
+        memo, flags = cycle.data[MEMO]
+        mine: list[Answer] = list(compress(memo.per_node, flags))
         distinct: dict[int, tuple[Answer, NodeInfo]] = {}
         for node, answer in zip(feasible, mine):
-            assert answer is not None
             if id(answer) not in distinct:
                 distinct[id(answer)] = (answer, node)
-        fresh: set[int] = cycle.data[_FRESH]
+        fresh: set[int] = cycle.data[FRESH]
+        active = [p for p in framework.scorers if p.pre_score(cycle, feasible) is None]
+        names = tuple(p.name for p in active)
+        raw: dict[int, tuple[int, ...]] = {}
         for key, (answer, node) in distinct.items():
-            if answer.scores is None and key not in fresh:
-                # Filtered in an earlier cycle: filter again so plugins hold this cycle's per-node state
-                # (DynamicResources scores from what its Filter found).
-                framework.run_filters(cycle, node)
+            scores = answer.scores
+            if scores is None or scores[0] != names:
+                if key not in fresh:
+                    # Filtered in an earlier cycle: filter again so plugins hold this cycle's per-node
+                    # state (DynamicResources scores from what its Filter found).
+                    framework.run_filters(cycle, node)
+                scores = answer.scores = (names, tuple(p.score(cycle, node) for p in active))
+            raw[key] = scores[1]
         totals = dict.fromkeys(distinct, 0)
-        for plugin in framework.scorers:
-            if plugin.pre_score(cycle, feasible) is not None:
-                continue
-            raw = {}
-            for key, (answer, node) in distinct.items():
-                scores = answer.scores
-                if scores is None:
-                    scores = answer.scores = {}
-                value = scores.get(plugin.name)
-                if value is None:
-                    value = scores[plugin.name] = plugin.score(cycle, node)
-                raw[key] = value
-            for key, score in plugin.normalize(cycle, raw).items():
-                totals[key] += score * plugin.weight
+        for i, plugin in enumerate(active):
+            mine_raw = {key: values[i] for key, values in raw.items()}
+            normalised = mine_raw if type(plugin).normalize is Plugin.normalize else plugin.normalize(cycle, mine_raw)
+            weight = plugin.weight
+            for key, score in normalised.items():
+                totals[key] += score * weight
         return [totals[id(a)] for a in mine]
 
 
 MEMO = "memo/signature"
-_FRESH = "memo/fresh"
+FRESH = "memo/fresh"
 
 
 class FrameworkLike(Protocol):

@@ -131,11 +131,11 @@ class DefaultPreemption(Plugin):
 
     def _select_victims(self, cycle: Cycle, node: NodeInfo) -> tuple[list[PodInfo], Status | None]:
         pod = cycle.pod
-        trial = node.copy_with([])
-        trial.nominated = list(node.nominated)  # the dry run filters with nominated pods too
         potential = [p for p in node.pods if p.priority < pod.priority]
         if not potential:
             return [], unresolvable(NAME, NO_VICTIMS)
+        trial = node.copy_with([])
+        trial.nominated = list(node.nominated)  # the dry run filters with nominated pods too
         for p in potential:
             trial.remove_pod(p, p.claim_footprint)
         status = self.run_filters(cycle, trial)
