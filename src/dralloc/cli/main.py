@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "allocate",
     "simulate",
     "replay",
+    "sweep",
     "generate",
     "bench",
     "serve",
