@@ -3,5 +3,5 @@ policies of "Beware of Fragmentation" (USENIX ATC'23): Random, DotProd, GpuClust
 and FGD. Each is a score plugin (:class:`~dralloc.scheduler.plugins.base.Plugin`); the paper's policies also
 choose which GPU of a node a share goes to (the device-ordering hook, beyond upstream DRA).
 
-:func:`dralloc.scheduler.plugins.trace_policies.registry.policy_plugins` builds a policy's score plugins by name.
+:func:`dralloc.scheduler.plugins.trace_policies.registry.profile` builds a policy's plugin list by name.
 """
