@@ -6,11 +6,17 @@ import random
 from pathlib import Path
 
 import pytest
-from trace_helpers import cluster, cycle_for, node
+from trace_helpers import cluster, cycle_for
 
 from dralloc.scheduler.framework import Code
 from dralloc.scheduler.plugins.base import Plugin
-from dralloc.scheduler.plugins.trace_policies.registry import PAPER_POLICIES, POLICIES, Profile, default_filters, profile
+from dralloc.scheduler.plugins.trace_policies.registry import (
+    PAPER_POLICIES,
+    POLICIES,
+    Profile,
+    default_filters,
+    profile,
+)
 from dralloc.scheduler.scheduler import Framework
 from dralloc.trace import workload
 from dralloc.trace.alibaba import TraceNode, TracePod
