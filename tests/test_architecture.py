@@ -9,8 +9,9 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "dralloc"
 
 # A package may import itself and the packages listed after it; the edges (cli, server, store) may import
 # any core package; the core never imports an edge. The simulator sits on the controllers and the scheduler
-# framework; the framework knows neither.
-CORE_ORDER = ["simulator", "controllers", "scheduler", "allocator", "resources", "validation", "cel", "api"]
+# framework; the framework knows neither. The trace replay sits on the simulator.
+CORE_ORDER = ["trace", "simulator", "controllers", "scheduler", "allocator", "resources", "validation", "cel",
+              "api"]
 EDGES = {"cli", "server", "store"}
 ALLOWED: dict[str, set[str]] = {pkg: set(CORE_ORDER[i:]) for i, pkg in enumerate(CORE_ORDER)}
 ALLOWED["validation"] = {"validation", "cel", "api", "resources"}

@@ -18,14 +18,14 @@ Module layout (imports go one way, top to bottom):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from dralloc.allocator.claims import MAX_DEVICES_PER_CLAIM, ClaimPlan
 from dralloc.allocator.explain import Explanation, explain_failure
 from dralloc.allocator.numbers import to_num
 from dralloc.allocator.outcome import INVALID_POOLS_MESSAGE, AllocationOutcome
-from dralloc.allocator.pools import Pool
+from dralloc.allocator.pools import Candidate, Pool
 from dralloc.allocator.results import SHARE_ID_NAMESPACE, build_results
 from dralloc.allocator.search import HARD_AFTER, Search
 from dralloc.allocator.selectors import SelectorCache
@@ -227,7 +227,8 @@ class Allocator:
         self._plans[id(claim)] = plan
         return plan
 
-    def search(self, node: Node, claims: list[ResourceClaim], *, estimate: bool = False) -> Search:
+    def search(self, node: Node, claims: list[ResourceClaim], device_order: DeviceOrder | None = None, *,
+               estimate: bool = False) -> Search:
         """A prepared search for the claims on the node (validation errors raise here); ``estimate``: it
         also estimates upstream's step count (:meth:`Search.upstream_cost`)."""
         cached = self._plans
@@ -235,15 +236,24 @@ class Allocator:
         for c in claims:
             plan = cached.get(id(c))
             plans.append(plan if plan is not None and plan.source is c else self._plan(c))
-        search = Search(self, self.node_view(node), node.metadata.name or "", plans, prune=self.prune,
+        view = self.node_view(node)
+        if device_order is not None:
+            view = _reordered(view, device_order)
+        search = Search(self, view, node.metadata.name or "", plans, prune=self.prune,
                         hard_after=self.hard_after, estimate=estimate)
         search.prepare()
         return search
 
     # --- the entry point ---
-    def allocate(self, node: Node, claims: list[ResourceClaim]) -> AllocationOutcome:
-        """Allocate ``claims`` (pending, in order) together on ``node``."""
-        search = self.search(node, claims)
+    def allocate(self, node: Node, claims: list[ResourceClaim], *,
+                 device_order: DeviceOrder | None = None) -> AllocationOutcome:
+        """Allocate ``claims`` (pending, in order) together on ``node``.
+
+        ``device_order`` (not upstream: a scheduling policy's device preference on top of the allocator)
+        is a sort key over (driver, pool, device name): the candidates are tried in that order instead of
+        upstream's pool → slice → device order (stable, so equal keys keep upstream's order). The rules
+        are unchanged; only which fitting devices come first is."""
+        search = self.search(node, claims, device_order)
         if not search.run():
             return AllocationOutcome("unschedulable", None, search.node_name, invalid_pools=search.view.has_invalid,
                                      explain=lambda: self.explain(node, claims), claims=claims, steps=search.steps,
@@ -264,3 +274,13 @@ class Allocator:
         search = self.search(node, claims, estimate=True)
         search.run()
         return search.upstream_cost()
+
+
+DeviceOrder = Callable[[str, str, str], Any]
+
+
+def _reordered(view: NodeView, device_order: DeviceOrder) -> NodeView:
+    """A node view whose candidates come in ``device_order`` (fresh per-request caches: the order is
+    part of what they hold)."""
+    ranked = sorted(view.candidates, key=lambda c: device_order(c.info.driver, c.info.pool, c.info.name))
+    return NodeView(view.pools, [Candidate(c.info, c.pool, c.node_ok, i) for i, c in enumerate(ranked)])

@@ -2,6 +2,7 @@
 
     dralloc generate cluster --nodes 4 --profile gpu-h100|dra-example|nic [-o yaml|json] [--seed S]
     dralloc generate node --profile gpu-h100 [--name NAME] [--zone ZONE] [-o yaml|json] [--seed S]
+    dralloc generate trace --format alibaba-gpu-2023 --nodes NODES.csv [--pods PODS.csv] [-o yaml|json]
 
 DeviceClasses, then per node its Node and ResourceSlices (see ``dralloc.simulator.generate`` for each
 profile), as a ``kind: List``. The same arguments always print the same bytes.
@@ -39,6 +40,14 @@ def register(subparsers: Any) -> None:
     n.add_argument("-o", "--output", choices=("yaml", "json"), default="yaml")
     n.add_argument("--seed", type=int, default=0, help="seed for UUIDs (default 0)")
     n.set_defaults(func=run_node)
+    t = what.add_parser("trace", help="a production trace's nodes and pods as DRA objects",
+                        description="Nodes with their ResourceSlices, the DeviceClass, pods and their "
+                                    "ResourceClaims of a trace (the Alibaba GPU trace: GPU nodes only)")
+    t.add_argument("--format", choices=("alibaba-gpu-2023",), required=True, help="the trace's format")
+    t.add_argument("--nodes", required=True, metavar="NODES.csv", help="the node list")
+    t.add_argument("--pods", metavar="PODS.csv", help="the pod list (leave out for the cluster alone)")
+    t.add_argument("-o", "--output", choices=("yaml", "json"), default="yaml")
+    t.set_defaults(func=run_trace)
 
 
 def _count(text: str) -> int:
@@ -80,3 +89,12 @@ def _write(items: list[dict[str, Any]], output: str) -> int:
     else:
         sys.stdout.write(codec.dump_yaml([codec.decode(d) for d in items]))
     return 0
+
+
+def run_trace(args: Any) -> int:
+    from dralloc.trace import alibaba
+
+    items = alibaba.cluster_documents(alibaba.read_nodes(args.nodes))
+    if args.pods:
+        items += alibaba.workload_documents(alibaba.read_pods(args.pods))
+    return _write(items, args.output)

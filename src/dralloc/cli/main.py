@@ -27,6 +27,8 @@ COMMAND_MODULES = (
     "allocate",
     "simulate",
     "plan",
+    "replay",
+    "sweep",
     "generate",
     "bench",
     "serve",

@@ -157,6 +157,8 @@ class Cycle:
     keyed: list[Plugin] = field(default_factory=list)
     # A grouped search's key of each group id (what ``representatives`` is keyed by).
     group_key: Callable[[int], tuple[object, ...]] | None = None
+    # The device preference of a score plugin for the chosen node (sort key over driver, pool, device).
+    device_order: Callable[[str, str, str], Any] | None = None
 
     def clone(self) -> Cycle:
         """``CycleState.Clone``: state with a ``clone()`` is cloned, the rest shared; the skip sets and
@@ -235,6 +237,12 @@ class Plugin:
         """For a plugin in ``cycle.keyed``: what its verdict and score for the pod read of ``node`` beyond
         the framework's node keys (``node.name`` opts the node out of sharing)."""
         return node.name
+
+    def device_order(self, cycle: Cycle, node: NodeInfo) -> Callable[[str, str, str], Any] | None:
+        """Optional, for a score plugin: a sort key over (driver, pool, device name) for the devices of the
+        chosen node — which fitting devices DynamicResources tries first (not upstream: kube-scheduler's
+        DRA scores nodes only; None keeps upstream's device order)."""
+        return None
 
     def node_classes(self, cycle: Cycle) -> tuple[bytes, int] | None:
         """Optional, for a keyed plugin: a class (0..n-1) per node of the snapshot's list, and n, such that

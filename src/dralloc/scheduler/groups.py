@@ -20,12 +20,25 @@ MAX_GROUPS = 255
 JOURNAL_LIMIT = 100_000
 
 
+class ChangeLog(set[int]):
+    """The dirty set that also logs every change (node index, in order), for caches that live across
+    scheduling cycles (:mod:`dralloc.scheduler.memo`): entries since a position name the nodes changed."""
+
+    def __init__(self, indices: range) -> None:
+        super().__init__(indices)
+        self.log: list[int] = []
+
+    def add(self, index: int) -> None:
+        super().add(index)
+        self.log.append(index)
+
+
 class NodeGroups:
     def __init__(self, nodes: list[NodeInfo], dra: DraState) -> None:
         self.nodes = nodes
         self.dra = dra
         self.index = {n.name: i for i, n in enumerate(nodes)}
-        self.dirty: set[int] = set(range(len(nodes)))
+        self.dirty = ChangeLog(range(len(nodes)))
         for i, n in enumerate(nodes):
             n.dirty_sink = (self.dirty, i)
         dra.on_node_change = self.node_changed

@@ -26,6 +26,7 @@ from dralloc.scheduler.framework import (
     unschedulable,
 )
 from dralloc.scheduler.groups import combine_classes
+from dralloc.scheduler.memo import MEMO, CycleMemo
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.default_binder import bind_pod
 from dralloc.scheduler.plugins.default_preemption import (
@@ -87,10 +88,14 @@ class Framework(PluginRuntime):
     def __init__(self, snapshot: ClusterSnapshot, *, seed: int = 0, percentage_of_nodes_to_score: int = 0,
                  new_claim_name: Callable[[str], str] | None = None, group_nodes: bool = True,
                  plugins: list[Plugin] | None = None, cache: SchedulerCache | None = None,
-                 profile: Profile | None = None) -> None:
+                 profile: Profile | None = None, tie_break: Callable[[list[NodeInfo]], NodeInfo] | None = None,
+                 memo: bool = False) -> None:
         """``plugins``: the profile's plugins in order (default: kube-scheduler's default profile); or
         ``profile``, a configured profile (its plugins per extension point, weights and preemption).
-        ``cache``: the scheduler's cache over ``snapshot``, shared by the frameworks of its profiles."""
+        ``cache``: the scheduler's cache over ``snapshot``, shared by the frameworks of its profiles.
+        ``tie_break``: picks among the top-scoring nodes (default: uniformly with the seeded generator, as
+        upstream). ``memo``: keep verdicts and scores across cycles for pods of one signature
+        (:mod:`dralloc.scheduler.memo`; same outcome, faster on many alike pods)."""
         self.snapshot = snapshot
         self.cache = cache if cache is not None else SchedulerCache(snapshot)
         self.rng = random.Random(seed)
@@ -112,6 +117,8 @@ class Framework(PluginRuntime):
         self.group_nodes = group_nodes
         # Pods a Permit plugin holds (Code.WAIT): assumed and reserved on their node until allowed or rejected.
         self.waiting: dict[str, tuple[Cycle, NodeInfo, set[str]]] = {}
+        self.tie_break = tie_break
+        self.memo = CycleMemo() if memo else None
 
     # ------------------------------------------------------------------ one attempt
     def attempt(self, pod: PodInfo) -> Attempt:
@@ -134,6 +141,8 @@ class Framework(PluginRuntime):
             return out
         if len(feasible) == 1:
             chosen = feasible[0]
+        elif MEMO in cycle.data:
+            chosen = self._select_host_memo(cycle, feasible)
         elif cycle.window is not None:
             chosen = self._select_host_grouped(cycle, feasible)
         else:
@@ -188,6 +197,15 @@ class Framework(PluginRuntime):
         wanted = num_feasible_nodes_to_find(len(nodes), self.percentage)
         named = self._needs_node_names(cycle)
         claim_selectors = self._claim_selectors(cycle)
+        if self.memo is not None and names is None and wanted == len(nodes) and snap.dra.all_local \
+                and not snap.nominations and not claim_selectors and not named:
+            signature = self.memo.signature(cycle)
+            if signature is not None:
+                found = self.memo.feasible(self, cycle, signature, diagnosis)
+                if found is not None:
+                    return found
+                diagnosis.node_statuses.clear()  # a filter error: the uncached search reports it
+                cycle.data.pop(MEMO, None)
         keyed = cycle.keyed  # plugins whose verdicts read more of a node than the group keys hold
         classes = node_classes(cycle, keyed) if keyed and self.group_nodes else None
         if self.group_nodes and names is None and not named and not claim_selectors \
@@ -315,8 +333,10 @@ class Framework(PluginRuntime):
                 top[g] = 1
         tie_flags = window.translate(bytes(top))
         ties = list(compress(range(len(window)), tie_flags))
-        pick = ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
         count = len(self.snapshot.nodes)
+        if self.tie_break is not None and len(ties) > 1:
+            return self.tie_break([self.snapshot.nodes[(start + p) % count] for p in ties])
+        pick = ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
         return self.snapshot.nodes[(start + pick) % count]
 
     @staticmethod
@@ -384,6 +404,18 @@ class Framework(PluginRuntime):
         if len(groups) > 1 and len(ties) > 1:
             order = {id(n): i for i, n in enumerate(feasible)}
             ties.sort(key=lambda n: order[id(n)])
+        if self.tie_break is not None and len(ties) > 1:
+            return self.tie_break(ties)
+        return ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
+
+    def _select_host_memo(self, cycle: Cycle, feasible: list[NodeInfo]) -> NodeInfo:
+        """``_select_host`` with the memo's scores: the same ties, in the same order, the same draw."""
+        assert self.memo is not None
+        totals = self.memo.totals(self, cycle, feasible)
+        best = max(totals)
+        ties = [n for n, total in zip(feasible, totals) if total == best]
+        if self.tie_break is not None and len(ties) > 1:
+            return self.tie_break(ties)
         return ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
 
     # ------------------------------------------------------------------ assume, Reserve, Permit, PreBind, Bind
@@ -392,6 +424,10 @@ class Framework(PluginRuntime):
         Bind (the binding cycle, run inline). A failure runs Unreserve and forgets the pod; WAIT keeps it
         assumed in ``waiting`` until :meth:`allow` or :meth:`reject`."""
         pod = cycle.pod
+        # A score plugin may prefer some devices of the node (a trace policy's GPU choice; not upstream's):
+        # DynamicResources' Reserve allocates in that order.
+        cycle.device_order = next((o for o in (p.device_order(cycle, node) for p in self.scorers)
+                                   if o is not None), None)
         self.cache.assume_pod(pod, node)
         status = self.run_reserve(cycle, node)
         waiting_on: set[str] = set()

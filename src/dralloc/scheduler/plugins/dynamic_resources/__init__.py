@@ -363,7 +363,7 @@ class DynamicResources(Plugin):
         if to_allocate:
             # Filter may have shared another node's answer (same devices, other names): allocate here.
             signature = snap.dra.claims_signature(to_allocate)
-            found_here = snap.dra.allocate(node.node, to_allocate, signature)
+            found_here = snap.dra.allocate(node.node, to_allocate, signature, device_order=cycle.device_order)
             moved = snap.dra.results_for(found_here, node.name)
             if moved is None:
                 found_here = snap.dra.allocate(node.node, to_allocate, signature, exact=True)

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 from msgspec.structs import replace
 
-from dralloc.allocator import Allocator
+from dralloc.allocator import AllocationOutcome, Allocator
+from dralloc.allocator.allocator import DeviceOrder
 from dralloc.api.codec import encode_json
 from dralloc.api.core_v1 import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from dralloc.api.names import DeviceID, DeviceName, DriverName, NodeName, PoolName, device_id
@@ -234,28 +235,34 @@ class DraState:
         """What the allocator reads of the claims besides their identity: their specs, in order."""
         return b"\0".join(encode_json(c.spec) for c in claims)
 
-    def allocate(self, node: Node, claims: list[ResourceClaim], signature: bytes, *, exact: bool = False
-                 ) -> Found:
+    def allocate(self, node: Node, claims: list[ResourceClaim], signature: bytes, *, exact: bool = False,
+                 device_order: DeviceOrder | None = None) -> Found:
         """Allocate ``claims`` together on ``node`` (cached; ``exact`` insists on results for this node).
-        Raises AllocationError for upstream's hard errors."""
+        ``device_order``: a policy's device preference (see ``Allocator.allocate``); such answers are not
+        cached. Raises AllocationError for upstream's hard errors."""
         name = node.metadata.name or ""
         self.admit_claims(claims, signature)
+        if device_order is not None:
+            return self._found(claims, self.allocator.allocate(node, claims, device_order=device_order), name)
         key = (*self.state_id(name), signature)
         found = self._cache.get(key)
         if found is not None and (not exact or found.node == name or found.results is None):
             self.hits += 1
             return found
         self.misses += 1
-        outcome = self.allocator.allocate(node, claims)
+        found = self._found(claims, self.allocator.allocate(node, claims), name)
+        if len(self._cache) >= CACHE_LIMIT:
+            self._cache.clear()
+        self._cache[key] = found
+        return found
+
+    def _found(self, claims: list[ResourceClaim], outcome: AllocationOutcome, name: str) -> Found:
         if outcome.allocated:
             results = list(outcome.results)
             found = Found(results, None, self._footprint(claims, results) if self.footprints else {}, name,
                           getattr(outcome, "steps", 0))
         else:
             found = Found(None, outcome.message, {}, name, getattr(outcome, "steps", 0))
-        if len(self._cache) >= CACHE_LIMIT:
-            self._cache.clear()
-        self._cache[key] = found
         return found
 
     def results_for(self, found: Found, node: str) -> list[AllocationResult] | None:

@@ -1,0 +1,172 @@
+"""Verdicts and scores kept across scheduling cycles, for workloads of many alike pods (trace replays).
+
+Within one cycle the framework already filters and scores each distinct node state once (node keys). This
+keeps those per-state answers across cycles: pods with the same *signature* — everything the plugins read
+of a pod: its spec but for claim names, labels, priority and its pending claims' specs — get the same
+verdict and the same raw scores on nodes with the same key. Between two pods of one signature only the
+nodes that changed (the node groups' change log: pods bound or removed, claims allocated or released on
+them) are keyed again; a node whose key was seen before reuses that answer; only new keys run the filters
+and score plugins. The outcome is the uncached cycle's, node for node and draw for draw (the tests
+compare both).
+
+Used only where that holds: every node is examined (no sampling), every claim is pending (no allocated
+claim ties the pod to nodes), all devices are node-local, no node has nominated pods, the pod names no
+node and has no node name, label or affinity constraint, and no plugin keys nodes by more than the node
+itself (``cycle.keyed`` plugins must declare ``node_local_key``). Otherwise the cycle runs uncached.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from itertools import compress
+from typing import TYPE_CHECKING, Protocol
+
+from msgspec.structs import replace
+
+from dralloc.api.codec import encode_json
+from dralloc.scheduler.framework import Code, Diagnosis, Status
+from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.framework import Cycle, Plugin
+from dralloc.scheduler.plugins.dynamic_resources import NAME as DRA
+from dralloc.scheduler.plugins.dynamic_resources import DraCycle
+
+if TYPE_CHECKING:
+    from dralloc.scheduler.groups import NodeGroups
+
+ENTRIES_MAX = 2_000_000  # answers kept over all signatures; beyond that the memo starts again
+
+
+@dataclass(slots=True, eq=False)
+class Answer:
+    """One node state's verdict for one pod signature, and its raw scores (filled when first needed)."""
+
+    status: Status | None
+    scores: tuple[tuple[str, ...], tuple[int, ...]] | None = None  # (plugins, their raw scores)
+
+
+@dataclass(slots=True)
+class SignatureMemo:
+    answers: dict[Hashable, Answer] = field(default_factory=dict)
+    per_node: list[Answer | None] = field(default_factory=list)
+    statuses: list[Status | None] = field(default_factory=list)
+    position: int = 0  # how far into the change log the per-node answers are up to date
+
+
+class CycleMemo:
+    """Cross-cycle answers of one framework (cleared when the snapshot's node groups are rebuilt)."""
+
+    def __init__(self) -> None:
+        self.groups: NodeGroups | None = None
+        self.memos: dict[bytes, SignatureMemo] = {}
+        self.entries = 0
+
+    @staticmethod
+    def signature(cycle: Cycle) -> bytes | None:
+        """What the plugins read of the pod, or None when this pod must not use the memo."""
+        pod = cycle.pod
+        st: DraCycle | None = cycle.data.get(DRA)
+        if st is not None and (len(st.to_allocate) != len(st.claims) or st.extended):
+            return None
+        if any(not getattr(p, "node_local_key", False) for p in cycle.keyed):
+            return None
+        spec = pod.pod.spec
+        if spec.node_name or spec.node_selector or spec.affinity is not None:
+            return None
+        if pod.pod.status is not None and pod.pod.status.nominated_node_name:
+            return None
+        claims = [pc.name for pc in spec.resource_claims or ()]
+        head = encode_json([replace(spec, resource_claims=None), claims, pod.pod.metadata.labels,
+                            pod.namespace, pod.priority])
+        return head + b"\0" + (st.signature if st is not None else b"")
+
+    def feasible(self, framework: FrameworkLike, cycle: Cycle, signature: bytes, diagnosis: Diagnosis
+                 ) -> list[NodeInfo] | None:
+        """The feasible nodes in node order (when there is none, every node's status in ``diagnosis``), or
+        None when a filter raised an error (the caller reruns the cycle uncached for upstream's error)."""
+        snap = cycle.snapshot
+        groups = snap.groups
+        if groups is not self.groups or self.entries > ENTRIES_MAX:
+            self.groups, self.memos, self.entries = groups, {}, 0
+        nodes = snap.nodes
+        memo = self.memos.get(signature)
+        log = groups.dirty.log
+        if memo is None or len(memo.per_node) != len(nodes):
+            memo = self.memos[signature] = SignatureMemo(per_node=[None] * len(nodes), position=len(log))
+            memo.statuses = [None] * len(nodes)
+            stale: set[int] | range = range(len(nodes))
+        else:
+            stale = set(log[memo.position:])
+            memo.position = len(log)
+        per_node, statuses, answers = memo.per_node, memo.statuses, memo.answers
+        state_id = snap.dra.state_id
+        keyed = cycle.keyed
+        fresh: set[int] = set()
+        cycle.data[FRESH] = fresh
+        for i in stale:
+            node = nodes[i]
+            key = (node.static_key, node.dynamic_key(state_id(node.name)),
+                   tuple(p.node_key(cycle, node) for p in keyed) if keyed else ())
+            answer = answers.get(key)
+            if answer is None:
+                status = framework.run_filters(cycle, node)
+                if status is not None and status.code == Code.ERROR:
+                    del self.memos[signature]  # never keep an error: the uncached cycle reports it
+                    return None
+                answer = answers[key] = Answer(status)
+                fresh.add(id(answer))
+                self.entries += 1
+            per_node[i] = answer
+            statuses[i] = answer.status
+        # A Status is always true, None false: the feasible nodes are those whose status is not.
+        flags = list(map(operator.not_, statuses))
+        feasible = list(compress(nodes, flags))
+        if not feasible:
+            diagnosis.node_statuses.update((n.name, st) for n, st in zip(nodes, statuses) if st is not None)
+        cycle.data[MEMO] = (memo, flags)
+        return feasible
+
+    @staticmethod
+    def totals(framework: FrameworkLike, cycle: Cycle, feasible: list[NodeInfo]) -> list[int]:
+        """Each feasible node's weighted score: raw scores per distinct answer (kept for later pods of the
+        signature), normalised over the distinct answers, as the framework's own scoring does."""
+        memo, flags = cycle.data[MEMO]
+        mine: list[Answer] = list(compress(memo.per_node, flags))
+        distinct: dict[int, tuple[Answer, NodeInfo]] = {}
+        for node, answer in zip(feasible, mine):
+            if id(answer) not in distinct:
+                distinct[id(answer)] = (answer, node)
+        fresh: set[int] = cycle.data[FRESH]
+        active = [p for p in framework.scorers if p.pre_score(cycle, feasible) is None]
+        names = tuple(p.name for p in active)
+        raw: dict[int, tuple[int, ...]] = {}
+        for key, (answer, node) in distinct.items():
+            scores = answer.scores
+            if scores is None or scores[0] != names:
+                if key not in fresh:
+                    # Filtered in an earlier cycle: filter again so plugins hold this cycle's per-node
+                    # state (DynamicResources scores from what its Filter found).
+                    framework.run_filters(cycle, node)
+                scores = answer.scores = (names, tuple(p.score(cycle, node) for p in active))
+            raw[key] = scores[1]
+        totals = dict.fromkeys(distinct, 0)
+        for i, plugin in enumerate(active):
+            mine_raw = {key: values[i] for key, values in raw.items()}
+            normalised = mine_raw if type(plugin).normalize is Plugin.normalize else plugin.normalize(cycle, mine_raw)
+            weight = plugin.weight
+            for key, score in normalised.items():
+                totals[key] += score * weight
+        return [totals[id(a)] for a in mine]
+
+
+MEMO = "memo/signature"
+FRESH = "memo/fresh"
+
+
+class FrameworkLike(Protocol):
+    """What the memo uses of the framework (kept narrow: the framework module imports this one)."""
+
+    scorers: list[Plugin]
+
+    def run_filters(self, cycle: Cycle, node: NodeInfo) -> Status | None: ...
