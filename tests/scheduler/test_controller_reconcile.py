@@ -9,9 +9,9 @@ from msgspec.structs import replace
 from dralloc.api import codec
 from dralloc.api.core_v1 import Pod, PodStatus
 from dralloc.api.meta import ObjectMeta, OwnerReference
-from dralloc.simulator import Scheduler
 from dralloc.controllers.names import NameGenerator
 from dralloc.controllers.workloads import expand_workloads, replicaset_for_deployment
+from dralloc.simulator import Scheduler
 
 TEMPLATE = {"metadata": {"labels": {"app": "web"}},
             "spec": {"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "100m"}}}]}}

@@ -6,9 +6,9 @@ from typing import Any
 
 from sched_builders import load, node, pod
 
+from dralloc.scheduler.framework import Cycle
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.balanced_allocation import BalancedAllocation
-from dralloc.scheduler.framework import Cycle
 from dralloc.scheduler.plugins.node_resources_fit import NodeResourcesFit, broken_linear, ratio_scorer
 from dralloc.scheduler.podinfo import PodInfo
 

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 from trace_helpers import cluster, cycle_for
 
-from dralloc.scheduler.framework import Code
-from dralloc.scheduler.framework import Plugin
+from dralloc.scheduler.framework import Code, Plugin
 from dralloc.scheduler.plugins.trace_policies.registry import (
     PAPER_POLICIES,
     POLICIES,

@@ -6,8 +6,8 @@ from typing import Any
 
 from dralloc.api import codec
 from dralloc.scheduler.features import FeatureGates
-from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.framework import Cycle
+from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.dynamic_resources import NAME as DRA
 from dralloc.scheduler.plugins.dynamic_resources import DynamicResources
 from dralloc.scheduler.podinfo import PodInfo

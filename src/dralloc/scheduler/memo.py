@@ -26,9 +26,8 @@ from typing import TYPE_CHECKING, Protocol
 from msgspec.structs import replace
 
 from dralloc.api.codec import encode_json
-from dralloc.scheduler.framework import Code, Diagnosis, Status
+from dralloc.scheduler.framework import Code, Cycle, Diagnosis, Plugin, Status
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.framework import Cycle, Plugin
 from dralloc.scheduler.plugins.dynamic_resources import NAME as DRA
 from dralloc.scheduler.plugins.dynamic_resources import DraCycle
 

@@ -18,15 +18,15 @@ from dralloc.scheduler.framework import Plugin
 from dralloc.scheduler.plugins.balanced_allocation import BalancedAllocation
 from dralloc.scheduler.plugins.default_binder import DefaultBinder
 from dralloc.scheduler.plugins.dynamic_resources import DynamicResources
-from dralloc.scheduler.plugins.inter_pod_affinity import InterPodAffinity
 from dralloc.scheduler.plugins.image_locality import ImageLocality
+from dralloc.scheduler.plugins.inter_pod_affinity import InterPodAffinity
 from dralloc.scheduler.plugins.node_affinity import NodeAffinity
 from dralloc.scheduler.plugins.node_name import NodeName
 from dralloc.scheduler.plugins.node_ports import NodePorts
 from dralloc.scheduler.plugins.node_resources_fit import NodeResourcesFit
 from dralloc.scheduler.plugins.node_unschedulable import NodeUnschedulable
-from dralloc.scheduler.plugins.pod_topology_spread import PodTopologySpread
 from dralloc.scheduler.plugins.node_volume_limits import NodeVolumeLimits
+from dralloc.scheduler.plugins.pod_topology_spread import PodTopologySpread
 from dralloc.scheduler.plugins.taint_toleration import TaintToleration
 from dralloc.scheduler.plugins.volume_binding import VolumeBinding
 from dralloc.scheduler.plugins.volume_restrictions import VolumeRestrictions

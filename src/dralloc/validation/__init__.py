@@ -53,13 +53,13 @@ from dralloc.validation.resource import (
     validate_taint_rule_status,
 )
 from dralloc.validation.scheduling import validate_priority_class, validate_priority_class_update
-from dralloc.validation.workloads import workload_spec_errors
 from dralloc.validation.storage import (
     validate_csi_node,
     validate_persistent_volume,
     validate_persistent_volume_claim,
     validate_storage_class,
 )
+from dralloc.validation.workloads import workload_spec_errors
 
 __all__ = [
     "FieldError",

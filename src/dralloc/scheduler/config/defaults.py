@@ -51,7 +51,7 @@ def merged_plugins(custom: t.Plugins | None) -> t.Plugins:
     if custom is None:
         return default
     out = replace(default, multi_point=_merge_set(default.multi_point or t.PluginSet(), custom.multi_point))
-    for point, attr in POINT_FIELDS.items():
+    for attr in POINT_FIELDS.values():
         out = replace(out, **{attr: _merge_set(getattr(out, attr) or t.PluginSet(), getattr(custom, attr))})
     return out
 

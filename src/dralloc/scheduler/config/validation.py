@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from dralloc.scheduler.config import types as t
-from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.config.plugins import EXTENSION_POINTS, INVALID_IN_V1
+from dralloc.scheduler.features import FeatureGates
 from dralloc.validation import field as f
 from dralloc.validation.meta import validate_label_name, validate_node_selector
 

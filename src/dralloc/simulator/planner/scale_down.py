@@ -17,7 +17,12 @@ from fractions import Fraction
 from typing import Any
 
 from dralloc.scheduler.plugins.default_preemption.disruption_budgets import Budget
-from dralloc.simulator.planner.drain import SCALE_DOWN_DISABLED, blocking_reason, budget_blocker, needs_no_home
+from dralloc.simulator.planner.drain import (
+    SCALE_DOWN_DISABLED,
+    blocking_reason,
+    budget_blocker,
+    needs_no_home,
+)
 from dralloc.simulator.planner.trial import PlanSettings, SimulatorLike, Trial, run_trial
 
 DEFAULT_THRESHOLD = Fraction(1, 2)

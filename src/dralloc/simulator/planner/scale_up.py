@@ -18,11 +18,11 @@ from fractions import Fraction
 from typing import Any
 
 from dralloc.api.core_v1 import Pod
+from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.simulator.planner.capacity import estimate
 from dralloc.simulator.planner.expanders import Option, choose
 from dralloc.simulator.planner.templates import NodeTemplate
 from dralloc.simulator.planner.trial import PlanSettings, Trial, run_trial
-from dralloc.scheduler.nodeinfo import NodeInfo
 
 PENDING_STATUSES = frozenset({"scheduled", "unschedulable", "error"})
 Outcome = tuple[int, int]  # (pods left pending, evictions)

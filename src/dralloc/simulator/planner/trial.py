@@ -10,10 +10,10 @@ from typing import Any, Protocol
 from dralloc.api.core_v1 import Pod
 from dralloc.scheduler.config import SchedulerConfig
 from dralloc.scheduler.features import FeatureGates
-from dralloc.simulator.planner.templates import NodeTemplate
 from dralloc.scheduler.podinfo import PodInfo
-from dralloc.simulator.result import PodResult, SimulationResult
 from dralloc.scheduler.snapshot import ClusterSnapshot
+from dralloc.simulator.planner.templates import NodeTemplate
+from dralloc.simulator.result import PodResult, SimulationResult
 
 PLACED = frozenset({"scheduled", "running"})
 

@@ -13,9 +13,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 
 from dralloc.api.core_v1 import Node, Pod
-from dralloc.scheduler.framework import MAX_NODE_SCORE, SKIP, Status
+from dralloc.scheduler.framework import MAX_NODE_SCORE, SKIP, Cycle, Plugin, Status
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.framework import Cycle, Plugin
 
 NAME = "ImageLocality"
 MB = 1024 * 1024

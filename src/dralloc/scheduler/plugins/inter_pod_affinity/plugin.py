@@ -11,9 +11,8 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 from dralloc.scheduler.affinity_terms import NAMESPACE_NAME_LABEL
-from dralloc.scheduler.framework import SKIP, K, Status, unresolvable
+from dralloc.scheduler.framework import SKIP, Cycle, K, Plugin, Status, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.framework import Cycle, Plugin
 from dralloc.scheduler.plugins.inter_pod_affinity.filtering import (
     NAME,
     PASS,

@@ -15,9 +15,8 @@ from collections.abc import Hashable
 from dralloc.api.core_v1 import Pod
 from dralloc.api.core_v1_storage import claim_class
 from dralloc.api.storage_v1 import CSINode
-from dralloc.scheduler.framework import SKIP, Status, unresolvable, unschedulable
+from dralloc.scheduler.framework import SKIP, Cycle, Plugin, Status, unresolvable, unschedulable
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.framework import Cycle, Plugin
 from dralloc.scheduler.volumes import VolumeState, not_found, not_owner, pod_claims
 
 NAME = "NodeVolumeLimits"

@@ -16,10 +16,9 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from dralloc.api.codec import encode_json
-from dralloc.scheduler.framework import SKIP, K, Status, error
+from dralloc.scheduler.framework import SKIP, Cycle, K, Plugin, Status, error
 from dralloc.scheduler.groups import combine_classes
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.framework import Cycle, Plugin
 from dralloc.scheduler.plugins.node_affinity import required_matches
 from dralloc.scheduler.plugins.pod_topology_spread import filtering, scoring
 from dralloc.scheduler.plugins.pod_topology_spread.constraints import (
@@ -32,8 +31,8 @@ from dralloc.scheduler.plugins.pod_topology_spread.constraints import (
 )
 from dralloc.scheduler.plugins.pod_topology_spread.counting import DomainTotals, SpreadIndex
 from dralloc.scheduler.plugins.pod_topology_spread.defaults import system_default_constraints
-from dralloc.scheduler.tolerations import first_untolerated
 from dralloc.scheduler.podinfo import PodInfo
+from dralloc.scheduler.tolerations import first_untolerated
 
 NAME = filtering.NAME
 MATCH_LABEL_KEYS_GATE = "MatchLabelKeysInPodTopologySpread"

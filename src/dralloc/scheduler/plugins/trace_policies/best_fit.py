@@ -6,9 +6,8 @@ all 0 when every node scores the same. GPU choice: best fit.
 
 from __future__ import annotations
 
-from dralloc.scheduler.framework import K
+from dralloc.scheduler.framework import Cycle, K
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.framework import Cycle
 from dralloc.scheduler.plugins.trace_policies.gpus import CPU_MAX, GPU_MAX, GpuPolicy, demand, node_gpus
 
 

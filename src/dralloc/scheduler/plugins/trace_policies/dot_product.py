@@ -6,8 +6,8 @@ milli-CPU, I its free milli-GPU (before placement), c, k·u the pod's. GPU choic
 
 from __future__ import annotations
 
-from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.framework import Cycle
+from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.trace_policies.gpus import CPU_MAX, GPU_MAX, GpuPolicy, demand, node_gpus
 
 

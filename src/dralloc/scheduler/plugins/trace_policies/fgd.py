@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 
-from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.framework import Cycle
+from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.trace_policies.fragmentation import Fragmentation, PodClass
 from dralloc.scheduler.plugins.trace_policies.gpus import (
     GpuDemand,

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from dralloc.scheduler.framework import Status
+from dralloc.scheduler.framework import Cycle, Status
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.framework import Cycle
 from dralloc.scheduler.plugins.trace_policies.gpus import (
     GPU_MAX,
     GpuDemand,

@@ -7,8 +7,8 @@ over the picked GPUs' milli left before placement. GPU choice: best fit.
 
 from __future__ import annotations
 
-from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.framework import Cycle
+from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.trace_policies.gpus import WHOLE, GpuPolicy, demand, node_gpus
 
 

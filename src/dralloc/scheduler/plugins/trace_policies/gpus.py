@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from dralloc.allocator.numbers import to_num
 from dralloc.api.resource_v1 import ResourceClaim
-from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.framework import Cycle, Plugin
+from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.dynamic_resources import NAME as DRA
 from dralloc.scheduler.plugins.dynamic_resources import DraCycle
 from dralloc.scheduler.podinfo import PodInfo

@@ -6,9 +6,8 @@ allocatable), averaged over cpu and memory with weight 1 each. Devices are chose
 
 from __future__ import annotations
 
-from dralloc.scheduler.framework import MAX_NODE_SCORE
+from dralloc.scheduler.framework import MAX_NODE_SCORE, Cycle, Plugin
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.framework import Cycle, Plugin
 
 
 def most_requested(requested: int, capacity: int) -> int:

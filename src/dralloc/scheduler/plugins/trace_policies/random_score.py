@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 
-from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.framework import Cycle
+from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.trace_policies.gpus import GpuDemand, GpuPolicy, NodeGpus, pick_gpus
 
 

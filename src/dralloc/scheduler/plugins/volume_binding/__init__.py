@@ -31,9 +31,8 @@ from dralloc.api.core_v1_storage import (
     claim_class,
 )
 from dralloc.api.storage_v1 import NO_PROVISIONER, WAIT_FOR_FIRST_CONSUMER, TopologySelectorTerm
-from dralloc.scheduler.framework import SKIP, Status, error, unresolvable
+from dralloc.scheduler.framework import SKIP, Cycle, Plugin, Status, error, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.framework import Cycle, Plugin
 from dralloc.scheduler.volumes import (
     HOSTNAME,
     Candidates,

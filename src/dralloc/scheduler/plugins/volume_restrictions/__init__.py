@@ -17,9 +17,8 @@ from dataclasses import dataclass
 
 from dralloc.api.core_v1 import Pod, Volume
 from dralloc.api.core_v1_storage import READ_WRITE_ONCE_POD
-from dralloc.scheduler.framework import SKIP, Status, unresolvable, unschedulable
+from dralloc.scheduler.framework import SKIP, Cycle, Plugin, Status, unresolvable, unschedulable
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.framework import Cycle, Plugin
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.volumes import not_found
 

@@ -15,9 +15,8 @@ from typing import NamedTuple
 
 from dralloc.api.core_v1_storage import claim_class
 from dralloc.api.storage_v1 import WAIT_FOR_FIRST_CONSUMER
-from dralloc.scheduler.framework import SKIP, Status, unresolvable
+from dralloc.scheduler.framework import SKIP, Cycle, Plugin, Status, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.framework import Cycle, Plugin
 from dralloc.scheduler.volumes import not_found
 
 NAME = "VolumeZone"
