@@ -4,6 +4,7 @@ the ResourceClaims, DeviceClasses and the DRA state (kube-scheduler's cache snap
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from msgspec.structs import replace
 
@@ -22,7 +23,6 @@ from dralloc.scheduler.groups import NodeGroups
 from dralloc.scheduler.nodeinfo import NodeInfo, node_tree_order
 from dralloc.scheduler.plugins.dynamic_resources.extended_resources import class_mapping
 from dralloc.scheduler.plugins.dynamic_resources.manager import ClaimKey, DraState, claim_key
-from dralloc.scheduler.plugins.pod_topology_spread.defaults import WorkloadSelectors
 from dralloc.scheduler.pod_index import PodIndex
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.volumes import VolumeState
@@ -60,7 +60,10 @@ class ClusterSnapshot:
                             footprints=gates.enabled("DRANodeAllocatableResources"), attributes=attributes)
         self.groups = NodeGroups(self.nodes, self.dra)
         # The Services and controllers whose selectors default topology spreading reads.
-        self.workload_selectors = WorkloadSelectors()
+        # The Services and the controllers (ReplicationControllers, ReplicaSets, StatefulSets) of the input, as
+        # kube-scheduler's informers list them (default topology spreading reads their selectors).
+        self.services: list[Any] = []
+        self.controllers: list[Any] = []
         self.pod_index = PodIndex(self.nodes)
         # Namespace name -> its labels (the Namespace objects of the input; kube-apiserver's
         # kubernetes.io/metadata.name label included), read by pod affinity's namespaceSelector.

@@ -120,9 +120,8 @@ class Simulator:
         self.snapshot = ClusterSnapshot(list(nodes), list(slices), classes, claims, list(taint_rules), self.gates,
                                         attributes, now=now)
         self.snapshot.dra.share = group_nodes
-        from dralloc.scheduler.plugins.pod_topology_spread.defaults import WorkloadSelectors
-
-        self.snapshot.workload_selectors = WorkloadSelectors.build(services, controllers)
+        self.snapshot.services = list(services)
+        self.snapshot.controllers = list(controllers)
         self.snapshot.namespace_labels = namespace_labels(namespaces)
         self.snapshot.disruption_budgets = list(disruption_budgets)
         self.snapshot.volumes = VolumeState.build(list(persistent_volumes), list(persistent_volume_claims),

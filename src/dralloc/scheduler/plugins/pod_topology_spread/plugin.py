@@ -30,7 +30,10 @@ from dralloc.scheduler.plugins.pod_topology_spread.constraints import (
     parse_constraints,
 )
 from dralloc.scheduler.plugins.pod_topology_spread.counting import DomainTotals, SpreadIndex
-from dralloc.scheduler.plugins.pod_topology_spread.defaults import system_default_constraints
+from dralloc.scheduler.plugins.pod_topology_spread.defaults import (
+    WorkloadSelectors,
+    system_default_constraints,
+)
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.tolerations import first_untolerated
 
@@ -100,6 +103,7 @@ class PodTopologySpread(Plugin):
         self.default_constraints = list(default_constraints)
         self.system_defaulting = defaulting_type != "List"
         self._index: SpreadIndex | None = None
+        self._selectors: tuple[object, WorkloadSelectors] | None = None  # (the snapshot, its selectors)
         self._constraints: weakref.WeakKeyDictionary[PodInfo, PodConstraints] = weakref.WeakKeyDictionary()
         self._parsed: dict[bytes, PodConstraints] = {}
 
@@ -122,7 +126,7 @@ class PodTopologySpread(Plugin):
                         parse_constraints(raws, labels, DO_NOT_SCHEDULE, keys),
                         parse_constraints(raws, labels, SCHEDULE_ANYWAY, keys), False)
             else:
-                selector = cycle.snapshot.workload_selectors.default_selector(pod.pod)
+                selector = self.workload_selectors(cycle).default_selector(pod.pod)
                 if self.system_defaulting:
                     found = PodConstraints((), system_default_constraints(selector), True)
                 elif selector.empty or not self.default_constraints:
@@ -135,6 +139,13 @@ class PodTopologySpread(Plugin):
                                            tuple(replace(c, selector=selector) for c in soft), False)
             self._constraints[pod] = found
         return found
+
+    def workload_selectors(self, cycle: Cycle) -> WorkloadSelectors:
+        """The selectors of the snapshot's Services and controllers, built once per snapshot."""
+        snap = cycle.snapshot
+        if self._selectors is None or self._selectors[0] is not snap:
+            self._selectors = (snap, WorkloadSelectors.build(snap.services, snap.controllers))
+        return self._selectors[1]
 
     def index(self, cycle: Cycle) -> SpreadIndex:
         nodes = cycle.snapshot.nodes
