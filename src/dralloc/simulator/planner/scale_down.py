@@ -6,7 +6,8 @@ utilisation is below the threshold (0.5, CA's ``--scale-down-utilization-thresho
 and memory requested over allocatable, and of the devices allocated over those the node's pools publish
 (CA's DRA utilisation). Candidates are tried from the least used (then by name); each is kept when none of its
 pods blocks it (``drain``) and a simulation without it and the nodes already kept places every pod it must
-move (otherwise: "no place to move <pod>: <kube-scheduler's message>").
+move (otherwise: "no place to move <pod>: <kube-scheduler's message>"). Consecutive candidates are tried in
+growing batches while whole batches can go, so a large cluster takes a few simulations, not one per node.
 """
 
 from __future__ import annotations
@@ -120,19 +121,32 @@ def plan_scale_down(objects: list[Any], *, settings: PlanSettings, budgets: Sequ
         candidates.append((usage[name], name))
     removable: list[str] = []
     last = base
-    for _, name in sorted(candidates):
-        if not movers[name] and not placed_pending:
-            removable.append(name)  # an empty node goes without a simulation, as CA's empty-node removal
+    order = [name for _, name in sorted(candidates)]
+    # Candidates are tried in order, several at a time while whole batches succeed (a batch that fails is
+    # halved down to the one candidate that cannot go, which is then blocked with its own reason): the same
+    # answer as one at a time when removals do not interact, with a few simulations instead of one each.
+    i, batch = 0, 1
+    while i < len(order):
+        names = order[i:i + batch]
+        if all(not movers[n] for n in names) and not placed_pending:
+            removable.extend(names)  # empty nodes go without a simulation, as CA's empty-node removal
+            i += len(names)
             continue
-        trial = run_trial(objects, settings, remove=removable + [name])
-        keys = [k for n in removable + [name] for k in movers[n]] + placed_pending
+        trial = run_trial(objects, settings, remove=removable + names)
+        keys = [k for n in removable + names for k in movers[n]] + placed_pending
         stuck = [k for k in keys if not trial.placed(k)]
-        if stuck or trial.evictions:
-            why = _stuck_reason(trial, stuck, placed_pending)
-            blocked.append(Blocked(name, why))
+        if not stuck and not trial.evictions:
+            removable.extend(names)
+            last = trial
+            i += len(names)
+            batch *= 2
             continue
-        removable.append(name)
-        last = trial
+        if len(names) > 1:
+            batch = len(names) // 2
+            continue
+        blocked.append(Blocked(names[0], _stuck_reason(trial, stuck, placed_pending)))
+        i += 1
+        batch = 1
     moved = {k: last.scheduler.results[k].node for n in removable for k in movers[n]}
     blocked.sort(key=lambda b: b.node)
     return ScaleDownPlan(sorted(removable), blocked, moved, usage, last)
