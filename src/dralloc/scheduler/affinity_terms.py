@@ -16,84 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from dralloc.api.core_v1 import Pod
+from dralloc.scheduler.labels import NOTHING, Selector, SelectorError, compile_selector
 
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 # kube-apiserver labels every Namespace with its own name
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
-
-
-class SelectorError(ValueError):
-    """A label selector ``LabelSelectorAsSelector`` refuses (kube-apiserver's validation refuses it first)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Requirement:
-    key: str
-    operator: str  # In, NotIn, Exists, DoesNotExist
-    values: frozenset[str]
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        op = self.operator
-        if op == "In":
-            value = labels.get(self.key)
-            return value is not None and value in self.values
-        if op == "NotIn":
-            value = labels.get(self.key)
-            return value is None or value not in self.values
-        if op == "Exists":
-            return self.key in labels
-        return self.key not in labels
-
-
-@dataclass(frozen=True, slots=True)
-class Selector:
-    """A compiled label selector: every requirement must hold; ``nothing`` matches no set at all."""
-
-    requirements: tuple[Requirement, ...] = ()
-    nothing: bool = False
-
-    @property
-    def everything(self) -> bool:
-        """``labels.Selector.Empty()``: no requirements (the unset selector is not empty, it is Nothing)."""
-        return not self.nothing and not self.requirements
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        if self.nothing:
-            return False
-        for req in self.requirements:
-            if not req.matches(labels):
-                return False
-        return True
-
-
-NOTHING = Selector(nothing=True)
-EVERYTHING = Selector()
-
-
-def compile_selector(raw: Mapping[str, Any] | None) -> Selector:
-    """``LabelSelectorAsSelector`` over a label selector as JSON (camelCase keys)."""
-    if raw is None:
-        return NOTHING
-    match_labels = raw.get("matchLabels") or {}
-    expressions = raw.get("matchExpressions") or []
-    if not match_labels and not expressions:
-        return EVERYTHING
-    reqs = [Requirement(str(k), "In", frozenset((str(v),))) for k, v in match_labels.items()]
-    for expr in expressions:
-        key = str(expr.get("key") or "")
-        op = str(expr.get("operator") or "")
-        values = frozenset(str(v) for v in expr.get("values") or ())
-        if op in ("In", "NotIn"):
-            if not values:
-                raise SelectorError("for 'in', 'notin' operators, values set can't be empty")
-        elif op in ("Exists", "DoesNotExist"):
-            if values:
-                raise SelectorError("values set must be empty for exists and does not exist")
-        else:
-            raise SelectorError(f'"{op}" is not a valid label selector operator')
-        reqs.append(Requirement(key, op, values))
-    return Selector(tuple(reqs))
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ from dralloc.api.core_v1_storage import (
 from dralloc.api.meta import LabelSelector
 from dralloc.api.quantity import Quantity
 from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, StorageClass
+from dralloc.scheduler.labels import from_model
 
 ClaimKey = tuple[str, str]
 FILESYSTEM = "Filesystem"
@@ -74,21 +75,7 @@ def not_owner(pvc: PersistentVolumeClaim, pod: Pod) -> str | None:
 
 def label_selector_matches(selector: LabelSelector, labels: dict[str, str]) -> bool:
     """``metav1.LabelSelectorAsSelector(sel).Matches(labels)``."""
-    for k, v in (selector.match_labels or {}).items():
-        if labels.get(k) != v:
-            return False
-    for req in selector.match_expressions or ():
-        value = labels.get(req.key)
-        values = req.values or []
-        if req.operator == "In" and (value is None or value not in values):
-            return False
-        if req.operator == "NotIn" and value is not None and value in values:
-            return False
-        if req.operator == "Exists" and value is None:
-            return False
-        if req.operator == "DoesNotExist" and value is not None:
-            return False
-    return True
+    return from_model(selector).matches(labels)
 
 
 def volume_node_affinity_matches(pv: PersistentVolume, labels: dict[str, str]) -> bool:

@@ -13,22 +13,14 @@ from dataclasses import dataclass
 
 from dralloc.api.meta import LabelSelector
 from dralloc.api.policy_v1 import PodDisruptionBudget
-from dralloc.scheduler.affinity_terms import Selector, SelectorError, compile_selector
+from dralloc.scheduler.labels import Selector, from_model
 from dralloc.scheduler.podinfo import PodInfo
 
 
 def _selector(selector: LabelSelector | None) -> Selector | None:
     """The budget's selector, or None when it selects nothing (unset, empty or invalid)."""
-    if selector is None:
-        return None
-    raw = {"matchLabels": selector.match_labels or {},
-           "matchExpressions": [{"key": e.key, "operator": e.operator, "values": e.values or []}
-                                for e in selector.match_expressions or ()]}
-    try:
-        compiled = compile_selector(raw)
-    except SelectorError:
-        return None
-    return None if compiled.everything else compiled
+    compiled = from_model(selector)
+    return None if compiled.empty or compiled.nothing else compiled
 
 
 @dataclass(frozen=True)

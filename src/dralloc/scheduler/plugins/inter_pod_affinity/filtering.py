@@ -214,7 +214,7 @@ def resolve_namespaces(terms: Iterable[AffinityTerm], namespaces: Callable[[], M
     out = []
     for term in terms:
         selector = term.namespace_selector
-        if not selector.everything:
+        if not selector.empty:
             names = frozenset(name for name, labels in namespaces().items() if selector.matches(labels))
             term = term.with_namespaces(names)
         out.append(term)

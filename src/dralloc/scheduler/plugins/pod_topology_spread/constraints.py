@@ -21,6 +21,7 @@ from typing import Any
 
 from dralloc.api.meta import LabelSelector
 from dralloc.errors import InputError
+from dralloc.scheduler.labels import OPERATORS, Requirement, Selector, selector_from_set
 
 DO_NOT_SCHEDULE = "DoNotSchedule"
 SCHEDULE_ANYWAY = "ScheduleAnyway"
@@ -29,67 +30,10 @@ IGNORE = "Ignore"
 HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
 FIELD = "spec.topologySpreadConstraints"
-OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 
 
 class SpreadConstraintError(InputError):
     """A topology spread constraint kube-apiserver would refuse (the message names the field)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Requirement:
-    key: str
-    operator: str  # In, NotIn, Exists, DoesNotExist
-    values: frozenset[str] = frozenset()
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        op = self.operator
-        if op == "In":
-            value = labels.get(self.key)
-            return value is not None and value in self.values
-        if op == "NotIn":
-            value = labels.get(self.key)
-            return value is None or value not in self.values
-        if op == "Exists":
-            return self.key in labels
-        return self.key not in labels
-
-
-def _order(r: Requirement) -> tuple[str, str, tuple[str, ...]]:
-    return (r.key, r.operator, tuple(sorted(r.values)))
-
-
-@dataclass(frozen=True, slots=True)
-class Selector:
-    """A parsed label selector: every requirement must hold. ``nothing`` is ``labels.Nothing()`` (the unset
-    selector). Requirements are kept sorted, so equal selectors are equal values (cache keys)."""
-
-    requirements: tuple[Requirement, ...] = ()
-    nothing: bool = False
-
-    @property
-    def empty(self) -> bool:
-        """``labels.Selector.Empty()``: no requirements (true for the match-everything selector only)."""
-        return not self.nothing and not self.requirements
-
-    def matches(self, labels: Mapping[str, str]) -> bool:
-        if self.nothing:
-            return False
-        for r in self.requirements:
-            if not r.matches(labels):
-                return False
-        return True
-
-    def add(self, extra: tuple[Requirement, ...]) -> Selector:
-        """``selector.Add``: these requirements too (on Nothing, still nothing)."""
-        if self.nothing:
-            return self
-        return Selector(tuple(sorted(set(self.requirements) | set(extra), key=_order)))
-
-
-def selector_from_set(labels: Mapping[str, str]) -> Selector:
-    """``labels.SelectorFromSet``: ``key = value`` for every pair (empty set: everything)."""
-    return Selector(tuple(sorted((Requirement(k, "In", frozenset((v,))) for k, v in labels.items()), key=_order)))
 
 
 def parse_selector(raw: Any, path: str) -> Selector:

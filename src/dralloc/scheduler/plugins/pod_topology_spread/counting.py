@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable
 
 from dralloc.scheduler.groups import NodeGroups
+from dralloc.scheduler.labels import Selector
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.pod_topology_spread.constraints import Selector
 
 MAX_SELECTORS = 256  # counts kept for at most this many (namespace, selector) pairs
 

@@ -15,14 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dralloc.api.core_v1 import Pod
+from dralloc.scheduler.labels import Selector, selector_from_set
 from dralloc.scheduler.plugins.pod_topology_spread.constraints import (
     HOSTNAME,
     ZONE,
-    Selector,
     SpreadConstraint,
     SpreadConstraintError,
     parse_selector,
-    selector_from_set,
 )
 
 # (topologyKey, maxSkew) of the system default constraints, in upstream's order.
