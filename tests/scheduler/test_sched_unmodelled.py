@@ -57,6 +57,11 @@ def test_a_resize_without_pending_pods_affects_no_placement() -> None:
     assert warnings_of(node("n1"), resized("r", "1", "3")) == []
 
 
+def test_a_resized_pod_on_a_node_missing_from_the_input_is_only_warned_about_as_such() -> None:
+    assert warnings_of(node("n2"), resized("r", "1", "3"), pod("a")) == [
+        "pod default/r runs on node n1, which is not in the input"]
+
+
 def test_affected_pods_are_shortened_after_five() -> None:
     pending = [pod(f"p{i}") for i in range(7)]
     (found,) = warnings_of(node("n1"), resized("r", "1", "2"), *pending)

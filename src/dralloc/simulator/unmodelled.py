@@ -39,9 +39,13 @@ SHOWN_PODS = 5  # affected pods named in a warning; the rest are counted
 def unmodelled_inputs(nodes: Iterable[Node], pods: Iterable[Pod], pending: list[PodInfo]) -> list[str]:
     """The warnings for ``pods`` (the admitted pods, running and pending) and ``nodes``; ``pending``: the
     pods the simulation schedules."""
+    nodes = list(nodes)
+    names = {n.metadata.name for n in nodes}
     out: list[str] = []
     for pod in pods:
-        out.extend(_resize_warnings(pod, pending))
+        # A pod on a node missing from the input takes no room from anyone (and is warned about as such).
+        if not pod.spec.node_name or pod.spec.node_name in names:
+            out.extend(_resize_warnings(pod, pending))
     for node in nodes:
         out.extend(_condition_warnings(node, pending))
     return out
