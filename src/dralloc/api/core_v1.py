@@ -329,6 +329,17 @@ class PodCondition(Base):
     message: str | None = None
 
 
+class ContainerStatus(Base):
+    """What the kubelet reports of a container; only the resources an in-place resize leaves behind are
+    read (kube-scheduler counts the larger of them and the spec)."""
+
+    PARTIAL: ClassVar[bool] = True  # upstream has more fields (state, image, ...)
+
+    name: str = ""
+    allocated_resources: ResourceList | None = None
+    resources: ResourceRequirements | None = None
+
+
 class PodStatus(Base):
     PARTIAL: ClassVar[bool] = True  # upstream has more fields
 
@@ -339,6 +350,7 @@ class PodStatus(Base):
     resource_claim_statuses: list[PodResourceClaimStatus] | None = None
     # DRA-backed extended resources (DRAExtendedResource): {resourceClaimName, requestMappings}.
     extended_resource_claim_status: dict[str, Any] | None = None
+    container_statuses: list[ContainerStatus] | None = None
 
 
 class Pod(Base):

@@ -2,9 +2,10 @@
 
     dralloc simulate -f CLUSTER... [-o table|json|yaml] [--report FILE.html] [--explain] [--seed N]
                      [--feature-gates A=true,...] [--percentage-of-nodes-to-score P] [--config FILE]
-                     [--add-nodes N --like NODE] [--remove-node NAME]... [--max POD]
+                     [--add-nodes N --like NODE] [--remove-node NAME]... [--max POD] [--strict]
 
-Exit codes: 0 every pending pod was placed, 1 some stay pending, 2 invalid input.
+Exit codes: 0 every pending pod was placed, 1 some stay pending, 2 invalid input (with --strict: also any
+input that could change a placement but is not modelled, or an unknown or repeated field).
 """
 
 from __future__ import annotations
@@ -43,13 +44,16 @@ def register(subparsers: Any) -> None:
     p.add_argument("--remove-node", action="append", default=[], metavar="NAME",
                    help="what if: this node is gone (its pods become pending); repeatable")
     p.add_argument("--max", metavar="POD", help="after the batch: how many more copies of this pod fit, and where")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 2, printing only the warnings, when the input has unknown or repeated fields or "
+                        "anything that could change a placement that the simulation does not model")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from dralloc.scheduler.features import FeatureGates
     from dralloc.simulator import Scheduler
-    from dralloc.simulator.loading import load_validated
+    from dralloc.simulator.loading import load_checked_inputs
 
     if args.add_nodes and not args.like:
         raise InputError("--add-nodes needs --like NODE")
@@ -58,20 +62,25 @@ def run(args: argparse.Namespace) -> int:
     from dralloc.scheduler.config import load_config
 
     gates = FeatureGates.parse(args.feature_gates)
-    objects, warnings = load_validated(args.files)
-    for w in warnings:
-        print(f"warning: {w}", file=sys.stderr)
+    objects, skipped_kinds, field_problems = load_checked_inputs(args.files)
     config = load_config(args.config, gates) if args.config else None
     sched = Scheduler.from_objects(objects, seed=args.seed, feature_gates=gates, config=config,
                                    percentage_of_nodes_to_score=args.percentage_of_nodes_to_score)
     for name in args.remove_node:
         sched.remove_node(name)
+    added = sched.add_nodes(args.add_nodes, args.like) if args.add_nodes else []
+    # Every warning once, in the order found: skipped kinds and fields, then what the simulation met.
+    warnings = list(dict.fromkeys([*skipped_kinds, *field_problems, *sched.warnings]))
+    if args.strict and (field_problems or sched.warnings):
+        for w in warnings:
+            print(f"warning: {w}", file=sys.stderr)
+        return 2
     if args.add_nodes:
-        added = sched.add_nodes(args.add_nodes, args.like)
         print(f"what if: added {len(added)} nodes like {args.like}", file=sys.stderr)
     result = sched.schedule(progress=_progress() if sys.stderr.isatty() else None)
     if sys.stderr.isatty():
         sys.stderr.write("\r\033[K")
+    result.warnings = list(dict.fromkeys([*warnings, *result.warnings]))
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
     max_answer = sched.max_copies(args.max) if args.max else None

@@ -27,7 +27,8 @@ from dralloc.resources.resourcelist import ResourceList
 POD_LEVEL_RESOURCES = ("cpu", "memory")
 
 
-def _container_requests(c: Container) -> ResourceList:
+def single_container_requests(c: Container) -> ResourceList:
+    """One container's spec request (a limit alone is the request, as API defaulting makes it)."""
     res = c.resources
     if res is None:
         return ResourceList()
@@ -41,11 +42,11 @@ def container_requests(pod: Pod) -> ResourceList:
     spec = pod.spec
     reqs = ResourceList()
     for c in spec.containers or ():
-        reqs = reqs + _container_requests(c)
+        reqs = reqs + single_container_requests(c)
     sidecars = ResourceList()
     init_max = ResourceList()
     for c in spec.init_containers or ():
-        r = _container_requests(c)
+        r = single_container_requests(c)
         if c.restart_policy == "Always":
             reqs = reqs + r
             sidecars = sidecars + r

@@ -83,6 +83,13 @@ def load_validated(sources: list[str]) -> tuple[list[Any], list[str]]:
     """Decode the sources on the shared strict path and validate every object with kube-apiserver's
     rules; raises ValidationFailed (every error, with field paths) on invalid input. Unknown and repeated
     fields come back as warnings, with the skipped kinds."""
+    objects, skipped, field_problems = load_checked_inputs(sources)
+    return objects, skipped + field_problems
+
+
+def load_checked_inputs(sources: list[str]) -> tuple[list[Any], list[str], list[str]]:
+    """As load_validated, with the skipped kinds and the unknown or repeated fields apart (the fields are
+    errors under ``--strict``, the kinds are not)."""
     import warnings
 
     from dralloc.api import codec
@@ -92,8 +99,8 @@ def load_validated(sources: list[str]) -> tuple[list[Any], list[str]]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         objects, field_problems = codec.load_checked(sources)
-    notes = [str(w.message) for w in caught]
-    notes.extend(f"{p.where}: {p.kind}/{p.name}: {p.message}" for p in field_problems)
+    skipped = [str(w.message) for w in caught]
+    fields = [f"{p.where}: {p.kind}/{p.name}: {p.message}" for p in field_problems]
     problems = []
     for obj in objects:
         meta = getattr(obj, "metadata", None)
@@ -103,7 +110,7 @@ def load_validated(sources: list[str]) -> tuple[list[Any], list[str]]:
         problems.extend(f"{where}: {p}" for p in _spread_problems(obj))
     if problems:
         raise ValidationFailed("invalid input:\n  " + "\n  ".join(problems))
-    return objects, notes
+    return objects, skipped, fields
 
 
 def _spread_problems(obj: Any) -> list[str]:

@@ -182,6 +182,10 @@ class Simulator:
                     storage_classes=objs.storage_classes, csi_nodes=objs.csi_nodes, csi_drivers=objs.csi_drivers,
                     storage_capacities=objs.storage_capacities)
         sched.warnings[:0] = objs.warnings
+        from dralloc.simulator.unmodelled import unmodelled_inputs
+
+        admitted = [r.pod for r in sched.results.values() if r.status in ("running", "pending")]
+        sched.warnings.extend(unmodelled_inputs(objs.nodes, admitted, sched.pending))
         sched.source_objects = objects
         return sched
 
@@ -548,7 +552,7 @@ class Simulator:
             claims[claim_key(c)] = c
         ordered = [claims[k] for k in sorted(claims)]
         return SimulationResult(list(self.results.values()), ordered, list(self.evicted),
-                                utilization(self.snapshot), list(self.warnings), self.seed,
+                                utilization(self.snapshot), list(dict.fromkeys(self.warnings)), self.seed,
                                 list(self.snapshot.volumes.bindings))
 
 
