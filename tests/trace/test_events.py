@@ -11,7 +11,7 @@ from dralloc.cli.main import main
 from dralloc.scheduler.plugins.trace_policies.registry import profile
 from dralloc.trace import workload
 from dralloc.trace.events import replay_events
-from dralloc.trace.replay import ReplayResult, prepare
+from dralloc.trace.replay import EventSeries, ReplayResult, prepare
 
 HEADER = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n"
 ONE_GPU = "sn,cpu_milli,memory_mib,gpu,model\nn1,16000,65536,1,T4\n"
@@ -53,6 +53,13 @@ def test_a_departure_lets_the_waiting_pods_in(tmp_path: Path) -> None:
     assert sorted(events.waits) == [0, 80, 90]
     assert events.never_scheduled == 1
     assert events.mean_wait == pytest.approx(170 / 3)
+    assert events.p99_wait == 90
+
+
+def test_p99_wait_is_the_nearest_rank() -> None:
+    assert EventSeries(waits=list(range(200, 0, -1))).p99_wait == 198  # rank ceil(0.99 × 200) = 198
+    assert EventSeries(waits=list(range(1, 101))).p99_wait == 99
+    assert EventSeries().p99_wait == 0 and EventSeries().mean_wait == 0
 
 
 def test_a_pod_that_never_leaves_keeps_its_share(tmp_path: Path) -> None:
@@ -129,3 +136,14 @@ def test_events_need_creation_times(tmp_path: Path, capsys: pytest.CaptureFixtur
     nodes, pods = _files(tmp_path, ONE_GPU, "name,cpu_milli,memory_mib,num_gpu,gpu_milli\na,1000,1024,1,500\n")
     assert main(["replay", "--nodes", nodes, "--pods", pods, "--events"]) == 2
     assert "creation_time" in capsys.readouterr().err
+
+
+def test_waiting_pods_are_retried_in_arrival_order(tmp_path: Path) -> None:
+    pods = HEADER + ("a,1000,1024,1,1000,,LS,Running,0,100,0\n"
+                     "z,1000,1024,1,1000,,LS,Running,10,,10\n"
+                     "b,1000,1024,1,1000,,LS,Running,20,,20\n")
+    for seed in (1, 2, 3):
+        events = _replay(*_files(tmp_path, ONE_GPU, pods), seed=seed).events
+        assert events is not None
+        # z waited longest and takes the freed GPU (a wait of 90, not b's 80); b still waits at the end
+        assert events.waits == [0, 90] and events.waiting[-1] == 1
