@@ -1,12 +1,14 @@
 """``dralloc replay``: replay a GPU trace through the scheduler with one scoring policy.
 
     dralloc replay --nodes NODES.csv --pods PODS.csv [--policy NAME | --plugin module:Class]
-                   [--inflate R] [--seed S] [-o table|json] [--report FILE.html]
+                   [--inflate R] [--seed S] [-o table|json] [--report FILE.html] [--events]
     dralloc replay -f CLUSTER... --pods PODS.yaml ...
 
 Pods arrive one at a time in the FGD paper's order (shuffled by the seed, inflated by copies until their
 GPU demand is R × the cluster's GPUs), are placed or dropped, and never leave. The result is the curve of
-GPUs allocated against GPU demand arrived (both % of the cluster), with fragmentation.
+GPUs allocated against GPU demand arrived (both % of the cluster), with fragmentation. With --events pods arrive at their
+creation time, leave at their deletion time and wait in the queue while nothing fits; the result adds
+utilisation, fragmentation and queue length over time, and the pods' queue wait.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=42, help="seed of the arrival order and node ranks (default 42)")
     p.add_argument("-o", "--output", choices=("table", "json"), default="table")
     p.add_argument("--report", metavar="FILE.html", help="write the curves as an HTML report with SVG charts")
+    p.add_argument("--events", action="store_true",
+                   help="replay arrivals and departures over time (the CSV's creation_time and deletion_time); "
+                        "pods that do not fit wait in the queue")
     p.set_defaults(func=run)
 
 
@@ -66,7 +71,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("the cluster has no nodes")
     chosen = user_profile(args.plugin) if args.plugin else profile(args.policy, seed=args.seed,
                                                                    workload=work.typical())
-    result = replay(work, chosen, seed=args.seed, inflate=args.inflate)
+    if args.events:
+        from dralloc.trace.events import replay_events
+
+        result = replay_events(work, chosen, seed=args.seed, inflate=args.inflate)
+    else:
+        result = replay(work, chosen, seed=args.seed, inflate=args.inflate)
     if args.report:
         from dralloc.trace.report import html_report
 
@@ -83,4 +93,9 @@ def run(args: argparse.Namespace) -> int:
         allocated, fragmented = result.at(mark), result.at(mark, result.frag_curve)
         if allocated is not None:
             print(f"{mark:>10} {allocated:>12.2f} {fragmented if fragmented is not None else 0:>13.2f}")
+    if result.events is not None:
+        ev = result.events
+        print(f"events: {len(ev.times)} event times, peak allocated {max(ev.allocated, default=0):.2f} %, "
+              f"peak waiting {max(ev.waiting, default=0)} pods, wait mean {ev.mean_wait:.1f} s, "
+              f"p99 {ev.p99_wait:.0f} s, {ev.never_scheduled} never scheduled")
     return 0

@@ -464,20 +464,7 @@ class Simulator:
     def release_claims(self, pod: Pod, *, pod_deleted: bool = True) -> None:
         """Drop the pod from its claims' ``reservedFor``; a claim nobody uses any more is deallocated, or
         deleted when it was generated for this pod and the pod is gone (``pod_deleted``)."""
-        uid = pod.metadata.uid
-        for claim in self._pod_claims(pod):
-            status = claim.status
-            if status is None:
-                continue
-            reserved = [r for r in status.reserved_for or () if r.uid != uid]
-            if reserved:
-                self.snapshot.set_claim(replace(claim, status=replace(status, reserved_for=reserved)))
-                continue
-            owned = any(o.uid == uid and o.controller for o in claim.metadata.owner_references or ())
-            if owned and pod_deleted:
-                self.snapshot.delete_claim(claim)
-            else:
-                self.snapshot.deallocate(claim)
+        release_pod_claims(self.snapshot, pod, self._pod_claims(pod), pod_deleted=pod_deleted)
 
     # ------------------------------------------------------------------ what-if
     def add_nodes(self, count: int, like: str) -> list[str]:
@@ -612,3 +599,24 @@ def mark_preempted(pod: Pod, at: str, scheduler_name: str | None) -> Pod:
 
 # The name the simulator had before the framework and the simulator were split; kept for existing callers.
 Scheduler = Simulator
+
+
+def release_pod_claims(snapshot: ClusterSnapshot, pod: Pod, claims: Iterable[ResourceClaim], *,
+                       pod_deleted: bool = True) -> None:
+    """The pod leaves its claims (``claims``: their current state): it is dropped from each claim's
+    ``reservedFor``; a claim nobody uses any more is deallocated (the resourceclaim controller), or deleted
+    when it was generated for this pod and the pod is gone (``pod_deleted``)."""
+    uid = pod.metadata.uid
+    for claim in claims:
+        status = claim.status
+        if status is None:
+            continue
+        reserved = [r for r in status.reserved_for or () if r.uid != uid]
+        if reserved:
+            snapshot.set_claim(replace(claim, status=replace(status, reserved_for=reserved)))
+            continue
+        owned = any(o.uid == uid and o.controller for o in claim.metadata.owner_references or ())
+        if owned and pod_deleted:
+            snapshot.delete_claim(claim)
+        else:
+            snapshot.deallocate(claim)

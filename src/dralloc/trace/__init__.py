@@ -5,5 +5,7 @@
   DeviceClass, Pods and their ResourceClaims;
 * :mod:`dralloc.trace.protocol` orders the pods as the FGD paper's artifact does (shuffled, inflated);
 * :mod:`dralloc.trace.replay` schedules them one by one through the scheduling framework and records the
-  allocation curve and fragmentation.
+  allocation curve and fragmentation;
+* :mod:`dralloc.trace.events` replays them over time instead: arrivals at their creation time, departures
+  at their deletion time, a queue for the pods that wait.
 """

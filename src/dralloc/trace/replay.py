@@ -28,9 +28,39 @@ from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.schedule_one import Framework
 from dralloc.scheduler.snapshot import ClusterSnapshot
 from dralloc.trace.protocol import Demand, arrivals, node_ranks
-from dralloc.trace.workload import Workload
+from dralloc.trace.workload import Workload, WorkPod
 
 Curve = list[tuple[int, float]]
+
+
+@dataclass
+class EventSeries:
+    """An event-driven replay over time: one entry per event time (seconds of the trace), and the queue
+    wait of the pods that were scheduled."""
+
+    times: list[int] = field(default_factory=list)
+    allocated: list[float] = field(default_factory=list)  # GPUs allocated, % of the cluster's milli-GPU
+    fragmentation: list[float] = field(default_factory=list)  # ΣF, % of the cluster's milli-GPU
+    waiting: list[int] = field(default_factory=list)  # pods in the queue after the event
+    waits: list[int] = field(default_factory=list)  # per scheduled pod: seconds from arrival to its node
+    never_scheduled: int = 0  # pods that left (or the trace ended) while they waited
+
+    @property
+    def mean_wait(self) -> float:
+        return sum(self.waits) / len(self.waits) if self.waits else 0.0
+
+    @property
+    def p99_wait(self) -> float:
+        """The nearest-rank 99th percentile of the waits."""
+        if not self.waits:
+            return 0.0
+        ordered = sorted(self.waits)
+        return float(ordered[max(0, -(-99 * len(ordered) // 100) - 1)])
+
+    def to_json(self) -> dict[str, object]:
+        return {"times": self.times, "allocated": self.allocated, "fragmentation": self.fragmentation,
+                "waiting": self.waiting, "meanWaitSeconds": round(self.mean_wait, 3),
+                "p99WaitSeconds": self.p99_wait, "neverScheduled": self.never_scheduled}
 
 
 @dataclass
@@ -44,6 +74,7 @@ class ReplayResult:
     curve: Curve = field(default_factory=list)  # (arrived %, allocated %)
     frag_curve: Curve = field(default_factory=list)  # (arrived %, fragmentation % of capacity)
     rows: list[tuple[float, float, float]] = field(default_factory=list)  # per arrival: A %, U %, ΣF %
+    events: EventSeries | None = None  # the event-driven replay's series (``--events``)
 
     def at(self, arrived: int, curve: Curve | None = None) -> float | None:
         return next((y for x, y in (curve or self.curve) if x == arrived), None)
@@ -52,7 +83,8 @@ class ReplayResult:
         return {"kind": "TraceReplayResult", "policy": self.policy, "seed": self.seed, "totalGpus": self.total_gpus,
                 "pods": self.pods, "curve": [[x, y] for x, y in self.curve], "failedPods": self.failed_pods,
                 "seconds": round(self.seconds, 3),
-                "fragmentation": [[x, y] for x, y in self.frag_curve]}
+                "fragmentation": [[x, y] for x, y in self.frag_curve],
+                **({"events": self.events.to_json()} if self.events is not None else {})}
 
 
 def discretise(points: list[tuple[float, float]]) -> Curve:
@@ -73,16 +105,40 @@ def discretise(points: list[tuple[float, float]]) -> Curve:
     return out
 
 
-def replay(workload: Workload, profile: Profile, *, seed: int, inflate: float, memo: bool = True,
-           progress: Callable[[int, int], None] | None = None) -> ReplayResult:
-    """``memo``: keep verdicts and scores across pods of one shape (same outcome; off to compare)."""
-    started = time.perf_counter()
-    gpus = workload.total_gpus
-    capacity = gpus * 1000
+@dataclass
+class Setup:
+    """What a replay runs on: the arrivals in protocol order, the snapshot, the framework over it and the
+    cluster's fragmentation kept node by node."""
+
+    pods: list[WorkPod]
+    snapshot: ClusterSnapshot
+    framework: Framework
+    frag: FragmentationTracker
+
+
+class FragmentationTracker:
+    """ΣF over the cluster, updated one node at a time (only a node whose pods changed is measured again)."""
+
+    def __init__(self, snapshot: ClusterSnapshot, frag: Fragmentation) -> None:
+        self.snapshot, self.frag = snapshot, frag
+        self.per_node = {n.name: self._of(n) for n in snapshot.nodes}
+        self.total = sum(self.per_node.values())
+
+    def _of(self, node: NodeInfo) -> float:
+        g = gpus_of(self.snapshot, node)
+        return self.frag.of(g.model, g.cpu_left, g.free)
+
+    def update(self, node: NodeInfo) -> None:
+        now = self._of(node)
+        self.total += now - self.per_node[node.name]
+        self.per_node[node.name] = now
+
+
+def prepare(workload: Workload, profile: Profile, *, seed: int, inflate: float, memo: bool = True) -> Setup:
     rng = random.Random(seed)
     sources = workload.pods
     order = arrivals([Demand(p.pod.metadata.name or "", p.demand.milli, p.demand.total) for p in sources],
-                     capacity, inflate, rng)
+                     workload.total_gpus * 1000, inflate, rng)
     ranks = node_ranks([n.metadata.name or "" for n in workload.nodes], rng)
     pods = [sources[a.source] if a.name == sources[a.source].pod.metadata.name else sources[a.source].copy(a.name)
             for a in order]
@@ -96,12 +152,17 @@ def replay(workload: Workload, profile: Profile, *, seed: int, inflate: float, m
             return min(nodes, key=lambda n: ranks[n.name])
     framework = Framework(snapshot, seed=seed, percentage_of_nodes_to_score=100, plugins=profile.plugins,
                           tie_break=tie_break, memo=memo)
-    frag = Fragmentation(workload.typical())
-    node_frag = {}
-    for node in snapshot.nodes:
-        g = gpus_of(snapshot, node)
-        node_frag[node.name] = frag.of(g.model, g.cpu_left, g.free)
-    total_frag = sum(node_frag.values())
+    return Setup(pods, snapshot, framework, FragmentationTracker(snapshot, Fragmentation(workload.typical())))
+
+
+def replay(workload: Workload, profile: Profile, *, seed: int, inflate: float, memo: bool = True,
+           progress: Callable[[int, int], None] | None = None) -> ReplayResult:
+    """``memo``: keep verdicts and scores across pods of one shape (same outcome; off to compare)."""
+    started = time.perf_counter()
+    gpus = workload.total_gpus
+    capacity = gpus * 1000
+    setup = prepare(workload, profile, seed=seed, inflate=inflate, memo=memo)
+    pods, framework, frag = setup.pods, setup.framework, setup.frag
     arrived = allocated = failed = 0
     rows: list[tuple[float, float, float]] = []
     cache: dict[bytes, tuple[dict[str, int], int, int]] = {}
@@ -113,11 +174,8 @@ def replay(workload: Workload, profile: Profile, *, seed: int, inflate: float, m
             failed += 1
         else:
             allocated += work.demand.total
-            g = gpus_of(snapshot, attempt.node)
-            now = frag.of(g.model, g.cpu_left, g.free)
-            total_frag += now - node_frag[attempt.node.name]
-            node_frag[attempt.node.name] = now
-        rows.append((arrived * 100 / capacity, allocated * 100 / capacity, total_frag * 100 / capacity))
+            frag.update(attempt.node)
+        rows.append((arrived * 100 / capacity, allocated * 100 / capacity, frag.total * 100 / capacity))
         if progress is not None:
             progress(i + 1, len(pods))
     curve = discretise([(a, u) for a, u, _ in rows])

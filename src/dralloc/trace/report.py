@@ -25,7 +25,25 @@ def html_report(results: list[ReplayResult], title: str = "Trace replay") -> str
                          y_label="GPU allocated (% of cluster)")
             + line_chart(frag, title="GPU fragmentation", x_label="GPU demand arrived (% of cluster)",
                          y_label="fragmented GPU (% of cluster)")
+            + "".join(_event_charts(r) for r in results if r.events is not None)
             + "</body></html>\n")
+
+
+def _event_charts(result: ReplayResult) -> str:
+    """Utilisation, fragmentation and queue length against trace time (days), for an event-driven replay."""
+    ev = result.events
+    if ev is None:
+        return ""
+    days = [t / 86400 for t in ev.times]
+    name = f"{result.policy} (seed {result.seed})"
+    return (f"<h2>{escape(name)} over time</h2><p>wait mean {ev.mean_wait:.1f} s, p99 {ev.p99_wait:.0f} s, "
+            f"{ev.never_scheduled} pods never scheduled</p>"
+            + line_chart({name: list(zip(days, ev.allocated))}, title="GPU utilisation over time",
+                         x_label="trace time (days)", y_label="GPU allocated (% of cluster)")
+            + line_chart({name: list(zip(days, ev.fragmentation))}, title="GPU fragmentation over time",
+                         x_label="trace time (days)", y_label="fragmented GPU (% of cluster)")
+            + line_chart({name: [(d, float(w)) for d, w in zip(days, ev.waiting)]}, title="Queue length over time",
+                         x_label="trace time (days)", y_label="pods waiting"))
 
 
 def _fmt(value: float | None) -> str:

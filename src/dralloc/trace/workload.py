@@ -28,6 +28,8 @@ class WorkPod:
     claims: list[ResourceClaim]
     demand: GpuDemand
     models: tuple[str, ...] = ()
+    created: int | None = None  # the trace's creation_time (seconds), when it has one
+    deleted: int | None = None  # its deletion_time; None: the pod never leaves
 
     def copy(self, name: str) -> WorkPod:
         """The pod and its claims renamed (a copy of an inflated workload)."""
@@ -38,7 +40,7 @@ class WorkPod:
             spec = replace(spec, resource_claims=[replace(pc, resource_claim_name=refs.get(
                 pc.resource_claim_name or "", pc.resource_claim_name)) for pc in spec.resource_claims])
         pod = replace(self.pod, metadata=replace(self.pod.metadata, name=name, uid=None), spec=spec)
-        return WorkPod(pod, claims, self.demand, self.models)
+        return WorkPod(pod, claims, self.demand, self.models, self.created, self.deleted)
 
 
 @dataclass
@@ -105,9 +107,13 @@ def from_objects(objects: list[Any]) -> Workload:
 
 def from_csv(nodes_csv: str, pods_csv: str) -> Workload:
     """The Alibaba trace: GPU nodes only, every pod of the list."""
+    rows = alibaba.read_pods(pods_csv)
     docs = alibaba.cluster_documents(alibaba.read_nodes(nodes_csv))
-    docs += alibaba.workload_documents(alibaba.read_pods(pods_csv))
-    return from_objects([codec.decode(d) for d in docs])
+    docs += alibaba.workload_documents(rows)
+    work = from_objects([codec.decode(d) for d in docs])
+    for pod, row in zip(work.pods, rows):  # one pod per row, in order
+        pod.created, pod.deleted = row.creation_time, row.deletion_time
+    return work
 
 
 def from_manifests(cluster: list[str], pods: list[str]) -> Workload:
