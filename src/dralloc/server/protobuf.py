@@ -207,14 +207,17 @@ _STRING, _MESSAGE, _REPEATED, _MAP, _PACKABLE, _SCALAR, _SPECIAL = range(7)
 class _Plan:
     """A message of a table, compiled for the walk."""
 
-    __slots__ = ("name", "schema", "keys", "slots", "message_types")
+    __slots__ = ("name", "schema", "keys", "slots", "message_types", "reorder")
 
     def __init__(self, name: str, schema: dict[int, Field]) -> None:
         self.name = name
         self.schema = schema
         self.keys: dict[int, int] = {}  # raw key of a field in a wire type it may come in → slot
-        # per slot: (code, JSON name or "" when inline, keep_zero, inline, kind: a _Plan or a type name, Field)
-        self.slots: list[tuple[int, str, bool, bool, Any, Field]] = []
+        # per slot: (code, JSON name or "" when inline, keep_zero, inline, kind: a _Plan or a type name, Field,
+        # rank: the field's place in field-number order, the order Go writes fields in)
+        self.slots: list[tuple[int, str, bool, bool, Any, Field, int]] = []
+        # the JSON names in struct order, when it is not field-number order (the single pass reorders)
+        self.reorder: tuple[str, ...] = ()
         self.message_types: frozenset[str] = frozenset()  # the table's messages (a map's zero value)
 
 
@@ -249,14 +252,142 @@ def _plans(table: Schema) -> dict[str, _Plan]:
                 code, kind = _MESSAGE, plans[f.type]
             else:
                 code = _SPECIAL
-            plan.slots.append((code, "" if f.inline else f.name, f.keep_zero, f.inline, kind, f))
+            rank = sorted(plan.schema).index(number)
+            plan.slots.append((code, "" if f.inline else f.name, f.keep_zero, f.inline, kind, f, rank))
+        if list(plan.schema) != sorted(plan.schema):
+            plan.reorder = tuple(f.name for f in plan.schema.values())
+            if any(f.inline for f in plan.schema.values()):
+                raise ValueError(f"{plan.name}: an inline field in a message whose struct order is not its "
+                                 f"field-number order")
     _PLANS[id(table)] = (table, plans)
     return plans
 
 
 def message(buf: bytes, table: Schema, name: str, depth: int = 1) -> dict[str, Any]:
     """The JSON object of message ``name`` of ``table`` encoded in ``buf``."""
-    return _walk(_plans(table)[name], buf, depth)
+    plan = _plans(table)[name]
+    try:
+        return _fast(plan, buf, depth)
+    except (_Unusual, ProtobufError, UnicodeDecodeError):
+        # read again by the two passes: the same object where the single pass stepped aside, or the error a
+        # field-by-field reading meets first, with its path (at most twice the work, whatever the body)
+        return _walk(plan, buf, depth)
+
+
+class _Unusual(Exception):
+    """A body the single pass leaves to the two passes: a field repeated that is not a list or a map, fields
+    out of the struct's order, a map entry in an unusual form."""
+
+
+def _fast(plan: _Plan, buf: bytes, depth: int) -> dict[str, Any]:
+    """One pass over a message as Go writes it (each field once, a list's or a map's items together, in
+    field-number order); _Unusual, a ProtobufError or a UnicodeDecodeError otherwise, without a path. Where it
+    returns, its object is the two passes' object: it reads the same fields with the same checks."""
+    if depth > MAX_DEPTH:
+        raise _Unusual
+    keys = plan.keys
+    slots = plan.slots
+    out: dict[str, Any] = {}
+    last = -1
+    container: Any = None  # the list or the map of the last slot
+    pos, end = 0, len(buf)
+    while pos < end:
+        key = buf[pos]
+        if key < 0x80:
+            pos += 1
+        else:
+            key, pos = _varint(buf, pos)
+        slot = keys.get(key)
+        if slot is None:
+            pos = _skip(plan, buf, pos, key)
+            continue
+        value: Any
+        if key & 7:
+            if pos < end and buf[pos] < 0x80:
+                size = buf[pos]
+                pos += 1
+            else:
+                size, pos = _varint(buf, pos)
+            if size > end - pos:
+                raise _Unusual
+            value = buf[pos:pos + size]
+            pos += size
+        elif pos < end and buf[pos] < 0x80:
+            value = buf[pos]
+            pos += 1
+        else:
+            value, pos = _varint(buf, pos)
+        code, name, keep_zero, inline, kind, f, rank = slots[slot]
+        if rank == last:  # the next item of a list or a map
+            if code == _MAP:
+                _fast_entry(container, f, kind, value, depth, plan)
+            elif code == _REPEATED:
+                container.append(value.decode() if kind == "string" else
+                                 _fast(kind, value, depth + 1) if kind.__class__ is _Plan else
+                                 _single(kind, value, depth))
+            elif code == _PACKABLE:
+                container += _packed(kind, value) if key & 7 else [_scalar(kind, value)]
+            else:
+                raise _Unusual
+            continue
+        if rank < last:
+            raise _Unusual
+        last = rank
+        if code == _STRING:
+            if value or keep_zero:
+                out[name] = value.decode()
+        elif code == _MESSAGE:
+            if inline:
+                out.update(_fast(kind, value, depth + 1))
+            else:
+                out[name] = _fast(kind, value, depth + 1)
+        elif code == _REPEATED:
+            container = out[name] = [value.decode() if kind == "string" else
+                                     _fast(kind, value, depth + 1) if kind.__class__ is _Plan else
+                                     _single(kind, value, depth)]
+        elif code == _MAP:
+            container = out[name] = {}
+            _fast_entry(container, f, kind, value, depth, plan)
+        elif code == _SPECIAL:
+            if kind == "Quantity" and len(value) > 2 and value[0] == 0x0A and value[1] == len(value) - 2 < 0x80:
+                out[name] = value[2:].decode()  # {1: text} alone and short: _single's first reading
+                continue
+            value = _single(kind, value, depth)
+            if value is not None:
+                out[name] = value
+        elif code == _SCALAR:
+            value = _scalar(kind, value)
+            if value or keep_zero:
+                out[name] = value
+        else:  # _PACKABLE
+            container = out[name] = _packed(kind, value) if key & 7 else [_scalar(kind, value)]
+    if plan.reorder and len(out) > 1:
+        return {name: out[name] for name in plan.reorder if name in out}
+    return out
+
+
+def _fast_entry(entries: dict[str, Any], f: Field, kind: Any, entry: bytes, depth: int, plan: _Plan) -> None:
+    """A map entry {1: key, 2: value}, each once and short (as Go writes them); _Unusual otherwise."""
+    size = len(entry)
+    if size < 2 or entry[0] != 0x0A or entry[1] >= 0x80:
+        raise _Unusual
+    at = 2 + entry[1]
+    key = entry[2:at].decode()
+    if at == size:
+        entries[key] = _zero(f.type, f.type in plan.message_types)
+    elif at + 2 <= size and entry[at] == 0x12 and entry[at + 1] < 0x80 and at + 2 + entry[at + 1] == size \
+            and not f.varint:
+        value = entry[at + 2:]
+        if kind.__class__ is _Plan:
+            entries[key] = _fast(kind, value, depth + 1)
+        elif kind == "string":
+            entries[key] = value.decode()
+        elif kind in SCALARS:
+            entries[key] = _scalar(kind, value)
+        else:
+            entries[key] = _single(kind, value, depth)
+    else:
+        raise _Unusual
 
 
 def _walk(plan: _Plan, buf: bytes, depth: int) -> dict[str, Any]:
@@ -307,7 +438,7 @@ def _walk(plan: _Plan, buf: bytes, depth: int) -> dict[str, Any]:
     try:
         for slot in (seen if in_order else sorted(seen)):
             values = seen[slot]
-            code, name, keep_zero, inline, kind, f = slots[slot]
+            code, name, keep_zero, inline, kind, f, _ = slots[slot]
             if code == _STRING:
                 raw = values[-1]
                 if raw or keep_zero:
