@@ -665,7 +665,12 @@ def _time(raw: bytes, micro: bool) -> str | None:
     time as an empty message, which is JSON's null (None)."""
     if not raw:
         return None
-    seconds, nanos = _varint_fields(raw, "a time's", ("seconds", "int64"), ("nanos", "int32"))
+    seconds = nanos = -1
+    if raw[0] == 0x08:  # the usual form, {1: seconds} alone, read directly; any other by its fields
+        seconds, end = _varint(raw, 1)
+        nanos = 0 if end == len(raw) and seconds < 1 << 63 else -1
+    if nanos:
+        seconds, nanos = _varint_fields(raw, "a time's", ("seconds", "int64"), ("nanos", "int32"))
     micros = 0
     if micro:  # toward zero, then a negative part borrows from the seconds (Go's time.Unix)
         micros = nanos // 1000 if nanos >= 0 else -(-nanos // 1000)
