@@ -200,7 +200,8 @@ def _length_delimited(found: tuple[int, int | bytes], what: str) -> bytes:
 # looks at a value), the second converts the fields present in struct order, so errors and keys come out as
 # they would from a field-by-field reading of the table.
 
-# What a field becomes (a _Plan's codes; the commonest first in the walk's chain of tests)
+# What a field becomes (a _Plan's codes; the commonest first in the walk's chain of tests; the single pass
+# relies on the string and the message coming before the lists and maps)
 _STRING, _MESSAGE, _REPEATED, _MAP, _PACKABLE, _SCALAR, _SPECIAL = range(7)
 
 
@@ -318,76 +319,69 @@ def _fast(plan: _Plan, buf: bytes, depth: int) -> dict[str, Any]:
         else:
             value, pos = _varint(buf, pos)
         code, name, keep_zero, inline, kind, f, rank = slots[slot]
-        if rank == last:  # the next item of a list or a map
-            if code == _MAP:
-                _fast_entry(container, f, kind, value, depth, plan)
-            elif code == _REPEATED:
-                container.append(value.decode() if kind == "string" else
-                                 _fast(kind, value, depth + 1) if kind.__class__ is _Plan else
-                                 _single(kind, value, depth))
-            elif code == _PACKABLE:
-                container += _packed(kind, value) if key & 7 else [_scalar(kind, value)]
-            else:
+        if rank != last:  # a new field
+            if rank < last:
                 raise _Unusual
-            continue
-        if rank < last:
-            raise _Unusual
-        last = rank
-        if code == _STRING:
-            if value or keep_zero:
-                out[name] = value.decode()
-        elif code == _MESSAGE:
-            if inline:
-                out.update(_fast(kind, value, depth + 1))
-            else:
-                out[name] = _fast(kind, value, depth + 1)
-        elif code == _REPEATED:
-            container = out[name] = [value.decode() if kind == "string" else
-                                     _fast(kind, value, depth + 1) if kind.__class__ is _Plan else
-                                     _single(kind, value, depth)]
-        elif code == _MAP:
-            container = out[name] = {}
-            _fast_entry(container, f, kind, value, depth, plan)
-        elif code == _SPECIAL:
-            if kind == "Quantity" and len(value) > 2 and value[0] == 0x0A and value[1] == len(value) - 2 < 0x80:
-                out[name] = value[2:].decode()  # {1: text} alone and short: _single's first reading
+            last = rank
+            if code == _STRING:
+                if value or keep_zero:
+                    out[name] = value.decode()
                 continue
-            value = _single(kind, value, depth)
-            if value is not None:
-                out[name] = value
-        elif code == _SCALAR:
-            value = _scalar(kind, value)
-            if value or keep_zero:
-                out[name] = value
-        else:  # _PACKABLE
-            container = out[name] = _packed(kind, value) if key & 7 else [_scalar(kind, value)]
+            if code == _MESSAGE:
+                if inline:
+                    out.update(_fast(kind, value, depth + 1))
+                else:
+                    out[name] = _fast(kind, value, depth + 1)
+                continue
+            if code == _SPECIAL:
+                if kind == "Quantity" and len(value) > 2 and value[0] == 0x0A and value[1] == len(value) - 2 < 0x80:
+                    out[name] = value[2:].decode()  # {1: text} alone and short: _single's first reading
+                    continue
+                value = _single(kind, value, depth)
+                if value is not None:
+                    out[name] = value
+                continue
+            if code == _SCALAR:
+                value = _scalar(kind, value)
+                if value or keep_zero:
+                    out[name] = value
+                continue
+            container = out[name] = {} if code == _MAP else []  # then its first item, as the next ones
+        elif code < _REPEATED:  # a string or a message again (the last one wins, messages merge)
+            raise _Unusual
+        if code == _MAP:
+            # an entry {1: key, 2: value}, each once and short, as Go writes them
+            size = len(value)
+            if size < 2 or value[0] != 0x0A or value[1] >= 0x80:
+                raise _Unusual
+            at = 2 + value[1]
+            entry_key = value[2:at].decode()
+            if at == size:
+                container[entry_key] = _zero(f.type, f.type in plan.message_types)
+                continue
+            if at + 2 > size or value[at] != 0x12 or value[at + 1] >= 0x80 or at + 2 + value[at + 1] != size \
+                    or f.varint:
+                raise _Unusual
+            value = value[at + 2:]
+            if kind.__class__ is _Plan:
+                container[entry_key] = _fast(kind, value, depth + 1)
+            elif kind == "string":
+                container[entry_key] = value.decode()
+            elif kind in SCALARS:
+                container[entry_key] = _scalar(kind, value)
+            else:
+                container[entry_key] = _single(kind, value, depth)
+        elif code == _REPEATED:
+            container.append(value.decode() if kind == "string" else
+                             _fast(kind, value, depth + 1) if kind.__class__ is _Plan else
+                             _single(kind, value, depth))
+        elif code == _PACKABLE:
+            container += _packed(kind, value) if key & 7 else [_scalar(kind, value)]
+        else:  # a scalar or a Time, Quantity... again
+            raise _Unusual
     if plan.reorder and len(out) > 1:
         return {name: out[name] for name in plan.reorder if name in out}
     return out
-
-
-def _fast_entry(entries: dict[str, Any], f: Field, kind: Any, entry: bytes, depth: int, plan: _Plan) -> None:
-    """A map entry {1: key, 2: value}, each once and short (as Go writes them); _Unusual otherwise."""
-    size = len(entry)
-    if size < 2 or entry[0] != 0x0A or entry[1] >= 0x80:
-        raise _Unusual
-    at = 2 + entry[1]
-    key = entry[2:at].decode()
-    if at == size:
-        entries[key] = _zero(f.type, f.type in plan.message_types)
-    elif at + 2 <= size and entry[at] == 0x12 and entry[at + 1] < 0x80 and at + 2 + entry[at + 1] == size \
-            and not f.varint:
-        value = entry[at + 2:]
-        if kind.__class__ is _Plan:
-            entries[key] = _fast(kind, value, depth + 1)
-        elif kind == "string":
-            entries[key] = value.decode()
-        elif kind in SCALARS:
-            entries[key] = _scalar(kind, value)
-        else:
-            entries[key] = _single(kind, value, depth)
-    else:
-        raise _Unusual
 
 
 def _walk(plan: _Plan, buf: bytes, depth: int) -> dict[str, Any]:
