@@ -17,10 +17,11 @@ coordination.k8s.io Lease, policy Eviction, the self reviews', TokenReview's and
 DeleteOptions. Responses stay JSON, which those clients accept as well.
 
 One walker reads every message through the schema tables (server/protobuf_schema.py, server/protobuf_pod.py,
-server/protobuf_resource.py): fields it does not know are skipped, as Go's decoder skips them; a known field
-of the wrong wire type, a truncated field, a varint of more than ten bytes, nesting deeper than
-:data:`MAX_DEPTH`, invalid UTF-8, a time RFC 3339 cannot hold, a RawExtension that is not JSON and an
-IntOrString of neither type are a :class:`ProtobufError` (a 400). Sizes are checked before anything is sliced,
+server/protobuf_resource.py), each message compiled once into a map from its fields' raw keys to what they
+become: a single pass reads a body as Go writes it, two passes anything else. Fields it does not know are
+skipped, as Go's decoder skips them; a known field of the wrong wire type, a truncated field, a varint of more
+than ten bytes, nesting deeper than :data:`MAX_DEPTH`, invalid UTF-8, a time RFC 3339 cannot hold, a
+RawExtension that is not JSON and an IntOrString of neither type are a :class:`ProtobufError` (a 400). Sizes are checked before anything is sliced,
 so the work is linear in the body.
 """
 
@@ -45,6 +46,7 @@ from dralloc.server.protobuf_schema import (
     POLICY_V1,
     SCALARS,
     SCHEDULING_V1,
+    SPECIAL,
     Field,
     Schema,
 )
@@ -192,113 +194,392 @@ def _length_delimited(found: tuple[int, int | bytes], what: str) -> bytes:
 
 
 # --- the walker -----------------------------------------------------------------------------------------
+#
+# Each message of a table is compiled once into a _Plan: its fields' raw keys (number << 3 | wire type) mapped
+# to a slot (the field's place in the Go struct's order) and, per slot, what the field becomes. A walk is two
+# passes over one message: the first reads every field (checking the wire, as Go's decoder does before it
+# looks at a value), the second converts the fields present in struct order, so errors and keys come out as
+# they would from a field-by-field reading of the table.
+
+# What a field becomes (a _Plan's codes; the commonest first in the walk's chain of tests; the single pass
+# relies on the string and the message coming before the lists and maps)
+_STRING, _MESSAGE, _REPEATED, _MAP, _PACKABLE, _SCALAR, _SPECIAL = range(7)
+
+
+class _Plan:
+    """A message of a table, compiled for the walk."""
+
+    __slots__ = ("name", "schema", "keys", "slots", "message_types", "reorder")
+
+    def __init__(self, name: str, schema: dict[int, Field]) -> None:
+        self.name = name
+        self.schema = schema
+        self.keys: dict[int, int] = {}  # raw key of a field in a wire type it may come in → slot
+        # per slot: (code, JSON name or "" when inline, keep_zero, inline, kind: a _Plan or a type name, Field,
+        # rank: the field's place in field-number order, the order Go writes fields in)
+        self.slots: list[tuple[int, str, bool, bool, Any, Field, int]] = []
+        # the JSON names in struct order, when it is not field-number order (the single pass reorders)
+        self.reorder: tuple[str, ...] = ()
+        self.message_types: frozenset[str] = frozenset()  # the table's messages (a map's zero value)
+
+
+_PLANS: dict[int, tuple[Schema, dict[str, _Plan]]] = {}
+
+
+def _plans(table: Schema) -> dict[str, _Plan]:
+    """The compiled messages of ``table`` (compiled on first use; the entry holds the table, so its id stays
+    its own)."""
+    found = _PLANS.get(id(table))
+    if found is not None and found[0] is table:
+        return found[1]
+    plans = {name: _Plan(name, schema) for name, schema in table.items()}
+    for plan in plans.values():
+        plan.message_types = frozenset(table)
+        for slot, (number, f) in enumerate(plan.schema.items()):
+            plan.keys[number << 3 | f.wire] = slot
+            if f.varint and f.repeated:
+                plan.keys[number << 3 | 2] = slot  # packed
+            # a type name, or the _Plan of a message (as the old reading, a SPECIAL name in a table is that
+            # message only when the field is a single one)
+            kind: Any = f.type if f.type in SCALARS or f.type in SPECIAL else plans.get(f.type, f.type)
+            if f.map:
+                code = _MAP
+            elif f.repeated:
+                code = _PACKABLE if f.varint else _REPEATED
+            elif f.type == "string":
+                code = _STRING
+            elif f.type in SCALARS:
+                code = _SCALAR
+            elif f.type in table:
+                code, kind = _MESSAGE, plans[f.type]
+            else:
+                code = _SPECIAL
+            rank = sorted(plan.schema).index(number)
+            plan.slots.append((code, "" if f.inline else f.name, f.keep_zero, f.inline, kind, f, rank))
+        if list(plan.schema) != sorted(plan.schema):
+            plan.reorder = tuple(f.name for f in plan.schema.values())
+            if any(f.inline for f in plan.schema.values()):
+                raise ValueError(f"{plan.name}: an inline field in a message whose struct order is not its "
+                                 f"field-number order")
+    _PLANS[id(table)] = (table, plans)
+    return plans
+
 
 def message(buf: bytes, table: Schema, name: str, depth: int = 1) -> dict[str, Any]:
     """The JSON object of message ``name`` of ``table`` encoded in ``buf``."""
+    plan = _plans(table)[name]
+    try:
+        return _fast(plan, buf, depth)
+    except (_Unusual, ProtobufError, UnicodeDecodeError):
+        # read again by the two passes: the same object where the single pass stepped aside, or the error a
+        # field-by-field reading meets first, with its path (at most twice the work, whatever the body)
+        return _walk(plan, buf, depth)
+
+
+class _Unusual(Exception):
+    """A body the single pass leaves to the two passes: a field repeated that is not a list or a map, fields
+    out of the struct's order, a map entry in an unusual form."""
+
+
+def _fast(plan: _Plan, buf: bytes, depth: int) -> dict[str, Any]:
+    """One pass over a message as Go writes it (each field once, a list's or a map's items together, in
+    field-number order); _Unusual, a ProtobufError or a UnicodeDecodeError otherwise, without a path. Where it
+    returns, its object is the two passes' object: it reads the same fields with the same checks."""
+    if depth > MAX_DEPTH:
+        raise _Unusual
+    keys = plan.keys
+    slots = plan.slots
+    out: dict[str, Any] = {}
+    last = -1
+    container: Any = None  # the list or the map of the last slot
+    pos, end = 0, len(buf)
+    while pos < end:
+        key = buf[pos]
+        if key < 0x80:
+            pos += 1
+        else:
+            key, pos = _varint(buf, pos)
+        slot = keys.get(key)
+        if slot is None:
+            pos = _skip(plan, buf, pos, key)
+            continue
+        value: Any
+        if key & 7:
+            if pos < end and buf[pos] < 0x80:
+                size = buf[pos]
+                pos += 1
+            else:
+                size, pos = _varint(buf, pos)
+            if size > end - pos:
+                raise _Unusual
+            value = buf[pos:pos + size]
+            pos += size
+        elif pos < end and buf[pos] < 0x80:
+            value = buf[pos]
+            pos += 1
+        else:
+            value, pos = _varint(buf, pos)
+        code, name, keep_zero, inline, kind, f, rank = slots[slot]
+        if rank != last:  # a new field
+            if rank < last:
+                raise _Unusual
+            last = rank
+            if code == _STRING:
+                if value or keep_zero:
+                    out[name] = value.decode()
+                continue
+            if code == _MESSAGE:
+                if inline:
+                    out.update(_fast(kind, value, depth + 1))
+                else:
+                    out[name] = _fast(kind, value, depth + 1)
+                continue
+            if code == _SPECIAL:
+                if kind == "Quantity" and len(value) > 2 and value[0] == 0x0A and value[1] == len(value) - 2 < 0x80:
+                    out[name] = value[2:].decode()  # {1: text} alone and short: _single's first reading
+                    continue
+                value = _single(kind, value, depth)
+                if value is not None:
+                    out[name] = value
+                continue
+            if code == _SCALAR:
+                value = _scalar(kind, value)
+                if value or keep_zero:
+                    out[name] = value
+                continue
+            container = out[name] = {} if code == _MAP else []  # then its first item, as the next ones
+        elif code < _REPEATED:  # a string or a message again (the last one wins, messages merge)
+            raise _Unusual
+        if code == _MAP:
+            # an entry {1: key, 2: value}, each once and short, as Go writes them
+            size = len(value)
+            if size < 2 or value[0] != 0x0A or value[1] >= 0x80:
+                raise _Unusual
+            at = 2 + value[1]
+            entry_key = value[2:at].decode()
+            if at == size:
+                container[entry_key] = _zero(f.type, f.type in plan.message_types)
+                continue
+            if at + 2 > size or value[at] != 0x12 or value[at + 1] >= 0x80 or at + 2 + value[at + 1] != size \
+                    or f.varint:
+                raise _Unusual
+            value = value[at + 2:]
+            if kind.__class__ is _Plan:
+                container[entry_key] = _fast(kind, value, depth + 1)
+            elif kind == "string":
+                container[entry_key] = value.decode()
+            elif kind in SCALARS:
+                container[entry_key] = _scalar(kind, value)
+            else:
+                container[entry_key] = _single(kind, value, depth)
+        elif code == _REPEATED:
+            container.append(value.decode() if kind == "string" else
+                             _fast(kind, value, depth + 1) if kind.__class__ is _Plan else
+                             _single(kind, value, depth))
+        elif code == _PACKABLE:
+            container += _packed(kind, value) if key & 7 else [_scalar(kind, value)]
+        else:  # a scalar or a Time, Quantity... again
+            raise _Unusual
+    if plan.reorder and len(out) > 1:
+        return {name: out[name] for name in plan.reorder if name in out}
+    return out
+
+
+def _walk(plan: _Plan, buf: bytes, depth: int) -> dict[str, Any]:
     if depth > MAX_DEPTH:
         raise ProtobufError(f"messages nested deeper than {MAX_DEPTH}")
-    schema = table[name]
-    seen: dict[int, list[int | bytes]] = {}
-    for number, wire, value in scan(buf):
-        f = schema.get(number)
-        if f is None:
-            continue  # a field this table does not know: skipped, as Go's decoder skips it
-        if wire != f.wire and not (wire == 2 and f.varint and f.repeated):
-            raise ProtobufError(f"wrong wire type {wire} for field {name}.{f.name} (field {number})")
-        seen.setdefault(number, []).append(value)
-    out: dict[str, Any] = {}
-    for number, f in schema.items():
-        values = seen.get(number)
-        if values is None:
-            continue
-        try:
-            value = _field_value(f, values, table, depth)
-        except ProtobufError as exc:
-            raise exc.within("" if f.inline else f.name) from None
-        if value is _OMIT:
-            continue
-        if f.inline:
-            out.update(value)
+    keys = plan.keys
+    seen: dict[int, list[Any]] = {}
+    in_order = True  # the slots came in struct order: seen's order is the output's
+    last = -1
+    pos, end = 0, len(buf)
+    while pos < end:
+        key = buf[pos]
+        if key < 0x80:
+            pos += 1
         else:
-            out[f.name] = value
+            key, pos = _varint(buf, pos)
+        slot = keys.get(key)
+        if slot is None:  # a field this table does not know, or a known one in a wrong wire type
+            pos = _skip(plan, buf, pos, key)
+            continue
+        value: Any
+        if key & 7:  # length-delimited (the walk's keys have wire types 0 and 2 only)
+            if pos < end and buf[pos] < 0x80:
+                size = buf[pos]
+                pos += 1
+            else:
+                size, pos = _varint(buf, pos)
+            if size > end - pos:
+                raise ProtobufError(f"field {key >> 3} is truncated ({size} bytes announced, {end - pos} left)")
+            value = buf[pos:pos + size]
+            pos += size
+        elif pos < end and buf[pos] < 0x80:
+            value = buf[pos]
+            pos += 1
+        else:
+            value, pos = _varint(buf, pos)
+        values = seen.get(slot)
+        if values is None:
+            seen[slot] = [value]
+        else:
+            values.append(value)
+        if slot < last:
+            in_order = False
+        last = slot
+    out: dict[str, Any] = {}
+    slots = plan.slots
+    name = ""
+    try:
+        for slot in (seen if in_order else sorted(seen)):
+            values = seen[slot]
+            code, name, keep_zero, inline, kind, f, _ = slots[slot]
+            if code == _STRING:
+                raw = values[-1]
+                if raw or keep_zero:
+                    out[name] = raw.decode()
+            elif code == _MESSAGE:
+                joined = values[0] if len(values) == 1 else b"".join(values)  # occurrences merge
+                if inline:
+                    out.update(_walk(kind, joined, depth + 1))
+                else:
+                    out[name] = _walk(kind, joined, depth + 1)
+            elif code == _REPEATED:
+                out[name] = _items(kind, values, depth)
+            elif code == _MAP:
+                out[name] = _map(f, kind, values, depth, f.type in plan.message_types)
+            elif code == _SPECIAL:
+                value = _single(kind, values[-1], depth)
+                if value is not None:
+                    out[name] = value
+            elif code == _SCALAR:
+                value = _scalar(kind, values[-1])
+                if value or keep_zero:
+                    out[name] = value
+            else:  # _PACKABLE: unpacked (one varint a field) or packed (one run of varints)
+                items: list[Any] = []
+                for v in values:
+                    items += _packed(kind, v) if isinstance(v, bytes) else [_scalar(kind, v)]
+                out[name] = items
+    except ProtobufError as exc:
+        raise exc.within(name) from None
+    except UnicodeDecodeError:
+        raise ProtobufError("invalid UTF-8 in a string").within(name) from None
     return out
+
+
+def _skip(plan: _Plan, buf: bytes, pos: int, key: int) -> int:
+    """Past the value of a field the walk has no key for: unknown (skipped) or of a wrong wire type (an
+    error, once its value is known to be whole)."""
+    number, wire = key >> 3, key & 7
+    if number == 0:
+        raise ProtobufError(f"illegal field number 0 (wire type {wire})")
+    end = len(buf)
+    if wire == 0:
+        _, pos = _varint(buf, pos)
+    else:
+        if wire == 2:
+            size = buf[pos] if pos < end else 0x80
+            size, pos = (size, pos + 1) if size < 0x80 else _varint(buf, pos)
+        elif wire in (1, 5):
+            size = 8 if wire == 1 else 4
+        else:
+            raise ProtobufError(f"field {number} has the unsupported wire type {wire}")
+        if size > end - pos:
+            raise ProtobufError(f"field {number} is truncated ({size} bytes announced, {end - pos} left)")
+        pos += size
+    f = plan.schema.get(number)
+    if f is not None:
+        raise ProtobufError(f"wrong wire type {wire} for field {plan.name}.{f.name} (field {number})")
+    return pos
+
+
+def _items(kind: Any, values: list[bytes], depth: int) -> list[Any]:
+    """A repeated field's length-delimited items."""
+    try:
+        if kind == "string":
+            return [v.decode() for v in values]
+        if isinstance(kind, _Plan):
+            return [_walk(kind, v, depth + 1) for v in values]
+    except (ProtobufError, UnicodeDecodeError):
+        pass  # found again below, item by item, to name the item
+    out: list[Any] = []
+    for i, v in enumerate(values):
+        try:
+            out.append(_single(kind, v, depth))
+        except ProtobufError as exc:
+            raise exc.within(f"[{i}]") from None
+    return out
+
+
+def _map(f: Field, kind: Any, values: list[bytes], depth: int, of_messages: bool) -> dict[str, Any]:
+    entries: dict[str, Any] = {}
+    for entry in values:
+        # the usual entry, {1: key, 2: value} each once and short, read directly; any other by its fields
+        size = len(entry)
+        if size > 2 and entry[0] == 0x0A and entry[1] < 0x80:
+            at = 2 + entry[1]
+            if at == size:
+                key = _text(entry[2:])
+                entries[key] = _zero(f.type, of_messages)
+                continue
+            if at + 2 <= size and entry[at] == 0x12 and entry[at + 1] < 0x80 and at + 2 + entry[at + 1] == size \
+                    and not f.varint:
+                key = _text(entry[2:at])
+                entries[key] = _map_value(kind, entry[at + 2:], depth, key)
+                continue
+        key = ""
+        value: Any = _OMIT
+        for number, wire, raw in scan(entry):
+            if number == 1:
+                if wire != 2:
+                    raise ProtobufError(f"wrong wire type {wire} for a map key")
+                key = _text(_as_bytes(raw))
+            elif number == 2:
+                if wire != (0 if f.varint else 2):
+                    raise ProtobufError(f"wrong wire type {wire} for a map value")
+                value = raw
+        entries[key] = _zero(f.type, of_messages) if value is _OMIT else _map_value(kind, value, depth, key)
+    return entries
+
+
+def _map_value(kind: Any, value: Any, depth: int, key: str) -> Any:
+    try:
+        if kind in SCALARS:
+            return _scalar(kind, value)
+        return _single(kind, value, depth)
+    except ProtobufError as exc:
+        raise exc.within(f"[{key}]") from None
 
 
 _OMIT: Any = object()
 
 
-def _field_value(f: Field, values: list[int | bytes], table: Schema, depth: int) -> Any:
-    if f.type == "string" and not (f.repeated or f.map):  # the commonest field: a fast path
-        text = _text(_as_bytes(values[-1]))
-        return text if text or f.keep_zero else _OMIT
-    if f.map:
-        entries: dict[str, Any] = {}
-        for entry in values:
-            key, value = _map_entry(f, _as_bytes(entry), table, depth)
-            entries[key] = value
-        return entries
-    if f.repeated:
-        if f.varint:  # unpacked (one varint a field) or packed (one run of varints)
-            items: list[Any] = []
-            for v in values:
-                items += _packed(f, v) if isinstance(v, bytes) else [_scalar(f.type, v)]
-            return items
-        out: list[Any] = []
-        for i, v in enumerate(values):
-            try:
-                out.append(_single(f.type, _as_bytes(v), table, depth))
-            except ProtobufError as exc:
-                raise exc.within(f"[{i}]") from None
-        return out
-    if f.type in SCALARS:
-        value = _scalar(f.type, values[-1])
-        return value if f.keep_zero or value else _OMIT
-    if f.type in table:  # an embedded message: its occurrences are merged, as protobuf's rule has it
-        joined = values[0] if len(values) == 1 else b"".join(_as_bytes(v) for v in values)
-        return _single(f.type, _as_bytes(joined), table, depth)
-    value = _single(f.type, _as_bytes(values[-1]), table, depth)  # Time, Quantity...: the last one
-    return _OMIT if value is None else value
+_ZEROS = {"string": "", "bytes": "", "bool": False, "int32": 0, "int64": 0, "Quantity": "0", "IntOrString": 0}
 
 
-def _map_entry(f: Field, entry: bytes, table: Schema, depth: int) -> tuple[str, Any]:
-    key = ""
-    value: Any = _OMIT
-    for number, wire, raw in scan(entry):
-        if number == 1:
-            if wire != 2:
-                raise ProtobufError(f"wrong wire type {wire} for a map key")
-            key = _text(_as_bytes(raw))
-        elif number == 2:
-            if wire != (0 if f.varint else 2):
-                raise ProtobufError(f"wrong wire type {wire} for a map value")
-            value = raw
-    try:
-        if value is _OMIT:  # no value: the type's zero value
-            return key, _zero(f.type, table)
-        if f.type in SCALARS:
-            return key, _scalar(f.type, value)
-        return key, _single(f.type, _as_bytes(value), table, depth)
-    except ProtobufError as exc:
-        raise exc.within(f"[{key}]") from None
+def _zero(type_name: str, is_message: bool) -> Any:
+    return _ZEROS.get(type_name, {} if is_message else None)
 
 
-def _zero(kind: str, table: Schema) -> Any:
-    zeros = {"string": "", "bytes": "", "bool": False, "int32": 0, "int64": 0, "Quantity": "0", "IntOrString": 0}
-    return zeros.get(kind, {} if kind in table else None)
-
-
-def _single(kind: str, raw: bytes, table: Schema, depth: int) -> Any:
-    """A length-delimited value of ``kind``: a string, bytes, or a message (None: JSON's null)."""
+def _single(kind: Any, raw: bytes, depth: int) -> Any:
+    """A length-delimited value of ``kind`` (a type name, or the _Plan of a message): a string, bytes, or a
+    message (None: JSON's null)."""
+    if isinstance(kind, _Plan):
+        return _walk(kind, raw, depth + 1)
     if kind == "string":
         return _text(raw)
-    if kind == "bytes":
-        return base64.b64encode(raw).decode()
     if kind == "Quantity":
+        # the usual form, {1: text} alone and short, read directly; any other by its fields
+        if len(raw) > 2 and raw[0] == 0x0A and raw[1] < 0x80 and raw[1] == len(raw) - 2:
+            return _text(raw[2:])
         text = "0"
         for number, wire, value in scan(raw):
             if number == 1:
                 text = _text(_wire2(wire, value, "Quantity.string"))
         return text
+    if kind == "bytes":
+        return base64.b64encode(raw).decode()
     if kind in ("Time", "MicroTime"):
         return _time(raw, micro=kind == "MicroTime")
     if kind in ("RawExtension", "FieldsV1"):
@@ -307,15 +588,15 @@ def _single(kind: str, raw: bytes, table: Schema, depth: int) -> Any:
         return _int_or_string(raw)
     if kind in SCALARS:
         raise ProtobufError(f"a {kind} is not length-delimited")
-    return message(raw, table, kind, depth + 1)
+    raise ProtobufError(f"no message {kind} in the table")
 
 
-def _packed(f: Field, run: bytes) -> list[Any]:
+def _packed(kind: str, run: bytes) -> list[Any]:
     out: list[Any] = []
     pos = 0
     while pos < len(run):
         value, pos = _varint(run, pos)
-        out.append(_scalar(f.type, value))
+        out.append(_scalar(kind, value))
     return out
 
 
@@ -379,7 +660,12 @@ def _time(raw: bytes, micro: bool) -> str | None:
     time as an empty message, which is JSON's null (None)."""
     if not raw:
         return None
-    seconds, nanos = _varint_fields(raw, "a time's", ("seconds", "int64"), ("nanos", "int32"))
+    seconds = nanos = -1
+    if raw[0] == 0x08:  # the usual form, {1: seconds} alone, read directly; any other by its fields
+        seconds, end = _varint(raw, 1)
+        nanos = 0 if end == len(raw) and seconds < 1 << 63 else -1
+    if nanos:
+        seconds, nanos = _varint_fields(raw, "a time's", ("seconds", "int64"), ("nanos", "int32"))
     micros = 0
     if micro:  # toward zero, then a negative part borrows from the seconds (Go's time.Unix)
         micros = nanos // 1000 if nanos >= 0 else -(-nanos // 1000)
