@@ -174,10 +174,6 @@ def test_max_nodes_must_name_a_template() -> None:
         plan_scale_up(objects, [template("small", node("s", cpu="4"))], max_nodes={"nope": 1}, settings=SETTINGS)
 
 
-def test_doc_strings_used_in_templates_are_plain_yaml() -> None:
-    assert textwrap.dedent(SMALL).startswith("apiVersion: v1")
-
-
 def test_generated_template_scales_from_zero_with_complete_pools() -> None:
     """A template needs no existing node: ``dralloc generate node`` writes one whose pools are complete
     (resourceSliceCount = the slices of the pool), so the allocator uses its devices."""

@@ -154,9 +154,8 @@ def _scale_up(args: argparse.Namespace, objects: list[Any], settings: Any) -> in
 
 def _scale_down(args: argparse.Namespace, objects: list[Any], settings: Any) -> int:
     from dralloc.simulator.planner import plan_scale_down
-    from dralloc.simulator.planner.budgets import budgets_from_objects
 
-    plan = plan_scale_down(objects, settings=settings, budgets=budgets_from_objects(objects),
+    plan = plan_scale_down(objects, settings=settings,
                            threshold=Fraction(args.utilization_threshold).limit_denominator(10_000))
     doc = plan.to_dict()
     if args.output == "json":

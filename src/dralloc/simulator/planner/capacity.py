@@ -23,10 +23,10 @@ def shape_key(pod: Pod) -> bytes:
 
 @dataclass(frozen=True)
 class Estimate:
-    """``fits[shape]`` copies of each pending shape fit on one empty node; ``lower`` ≤ nodes needed ≤ ``upper``
-    when the shapes do not interfere (a guess to start the exact search from, not a bound it relies on)."""
+    """How many nodes the pending pods need, from how many copies of each shape fit on one empty node:
+    ``lower`` ≤ nodes needed ≤ ``upper`` when the shapes do not interfere (a guess to start the exact search
+    from, not a bound it relies on)."""
 
-    fits: dict[bytes, int]
     lower: int
     upper: int
 
@@ -66,10 +66,9 @@ def estimate(objects: list[Any], template: NodeTemplate, pending: Iterable[Pod],
     # The cluster around one empty node: its classes, claims and templates, the slices not local to any node,
     # and the DaemonSets (their pods take room on every node); no other node, pod or workload.
     context = [o for o in objects if _context(o)]
-    fits: dict[bytes, int] = {}
     lower = 0.0
     upper = 0
-    for key, pods in groups.items():
+    for pods in groups.values():
         sched = settings.build([*context, node, *local])
         sched.schedule()
         base = pods[0]
@@ -79,8 +78,7 @@ def estimate(objects: list[Any], template: NodeTemplate, pending: Iterable[Pod],
             if outcome.node is None:
                 break
             count += 1
-        fits[key] = count
         if count:
             lower += len(pods) / count
             upper += math.ceil(len(pods) / count)
-    return Estimate(fits, math.ceil(lower - 1e-9), upper)
+    return Estimate(math.ceil(lower - 1e-9), upper)
