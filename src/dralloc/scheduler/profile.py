@@ -14,6 +14,7 @@ import msgspec
 
 from dralloc.scheduler.config import ProfileConfig
 from dralloc.scheduler.config import types as cfg
+from dralloc.scheduler.config.plugins import DEFAULT_MULTI_POINT
 from dralloc.scheduler.framework import Plugin
 from dralloc.scheduler.plugins.balanced_allocation import BalancedAllocation
 from dralloc.scheduler.plugins.default_binder import DefaultBinder
@@ -34,26 +35,10 @@ from dralloc.scheduler.plugins.volume_zone import VolumeZone
 
 
 def default_plugins() -> list[Plugin]:
-    """The plugins in profile order, which is each extension point's order (DefaultPreemption is the
-    scheduler's PostFilter)."""
-    return [
-        NodeUnschedulable(),
-        NodeName(),
-        TaintToleration(),
-        NodeAffinity(),
-        NodePorts(),
-        NodeResourcesFit(),
-        VolumeRestrictions(),
-        NodeVolumeLimits(),
-        VolumeBinding(),
-        VolumeZone(),
-        PodTopologySpread(),
-        InterPodAffinity(),
-        DynamicResources(),
-        BalancedAllocation(),
-        ImageLocality(),
-        DefaultBinder(),
-    ]
+    """The plugins in profile order (``getDefaultPlugins``' MultiPoint list), which is each extension point's
+    order; DefaultPreemption is the scheduler's PostFilter, and the plugins dralloc has no use for
+    (SchedulingGates, PrioritySort: gated pods and the queue order are the simulator's) are left out."""
+    return [FACTORIES[name](None) for name, _ in DEFAULT_MULTI_POINT if name in FACTORIES]
 
 
 DEFAULT_SCHEDULER = "default-scheduler"
@@ -97,7 +82,7 @@ class Profile:
         """The profile a KubeSchedulerConfiguration describes (already defaulted, validated and expanded)."""
         points = {point: tuple(names) for point, names in config.plugins.points.items()}
         enabled = config.plugins.enabled()
-        order = [p.name for p in default_plugins()]
+        order = [name for name, _ in DEFAULT_MULTI_POINT]
         names = sorted(enabled & set(FACTORIES), key=lambda n: order.index(n) if n in order else len(order))
         factories = tuple(_factory(name, config.args.get(name)) for name in names)
         preemption: tuple[int, int] | None = None
