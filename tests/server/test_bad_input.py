@@ -569,7 +569,8 @@ def test_json_patch_copies_that_would_grow_the_object_beyond_the_copy_limit_are_
     r = client.patch(f"{DC}/copied", content=json.dumps(ops), headers={"content-type": "application/json-patch+json"})
     assert (r.status_code, r.json()["message"]) == (422, "the server rejected our request due to an error in our "
                                                          "request")
-    assert time.monotonic() - started < 5
+    # a guard against a hang, not a speed check: without the copy limit this patch never returns
+    assert time.monotonic() - started < 30
 
 
 def test_a_json_patch_of_more_than_ten_thousand_operations_is_too_large(client: TestClient) -> None:
