@@ -38,6 +38,7 @@ from dralloc.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from dralloc.api.scheduling_v1alpha2 import PodGroup
 from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, StorageClass
 from dralloc.controllers.ephemeral_volumes import ephemeral_claims
 from dralloc.controllers.names import NameGenerator
@@ -57,6 +58,7 @@ from dralloc.scheduler.schedule_one import Framework
 from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
 from dralloc.scheduler.volume_warnings import volume_warnings
 from dralloc.scheduler.volumes import VolumeState
+from dralloc.simulator.pod_groups import PodGroupScheduling
 from dralloc.simulator.result import Eviction, PodResult, SimulationResult
 from dralloc.simulator.utilization import utilization
 
@@ -90,8 +92,8 @@ class Simulator:
                  persistent_volumes: Iterable[PersistentVolume] = (),
                  persistent_volume_claims: Iterable[PersistentVolumeClaim] = (),
                  storage_classes: Iterable[StorageClass] = (), csi_nodes: Iterable[CSINode] = (),
-                 csi_drivers: Iterable[CSIDriver] = (), storage_capacities: Iterable[CSIStorageCapacity] = ()
-                 ) -> None:
+                 csi_drivers: Iterable[CSIDriver] = (), storage_capacities: Iterable[CSIStorageCapacity] = (),
+                 pod_groups: Iterable[PodGroup] = ()) -> None:
         """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
         reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
         to a preemptor are listed in ``lost_nominations``. ``now``: the time against which binding conditions
@@ -101,7 +103,8 @@ class Simulator:
         (``dralloc.scheduler.config``): its profiles replace the default one. ``services`` and ``controllers``
         (ReplicationControllers, ReplicaSets, StatefulSets): whose selectors the default topology spread
         constraints use. ``namespaces``: the Namespace objects (their labels, for pod affinity's
-        namespaceSelector); ``disruption_budgets``: the PodDisruptionBudgets preemption respects."""
+        namespaceSelector); ``disruption_budgets``: the PodDisruptionBudgets preemption respects.
+        ``pod_groups``: the scheduling.k8s.io PodGroups (read with the GenericWorkload gate on)."""
         claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
@@ -149,6 +152,7 @@ class Simulator:
                 self.snapshot, seed=seed, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                 new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=profile.plugins(),
                 cache=self.cache)
+        self.pod_groups = PodGroupScheduling(self.gates, self.cache, list(pod_groups))
         self._requests_cache: dict[bytes, tuple[dict[str, int], int, int]] = {}
         self.results: dict[str, PodResult] = {}
         self.infos: dict[str, PodInfo] = {}
@@ -180,7 +184,7 @@ class Simulator:
                     namespaces=objs.namespaces, disruption_budgets=objs.disruption_budgets,
                     persistent_volumes=objs.persistent_volumes, persistent_volume_claims=objs.persistent_volume_claims,
                     storage_classes=objs.storage_classes, csi_nodes=objs.csi_nodes, csi_drivers=objs.csi_drivers,
-                    storage_capacities=objs.storage_capacities)
+                    storage_capacities=objs.storage_capacities, pod_groups=objs.pod_groups)
         sched.warnings[:0] = objs.warnings
         from dralloc.simulator.unmodelled import unmodelled_inputs
 
@@ -218,6 +222,7 @@ class Simulator:
         pod = self._make_template_claims(pod)
         info = PodInfo.build(pod, len(self.results), self._priority(pod), self._requests_cache)
         self.infos[key] = info
+        self.pod_groups.admit(info)
         phase = pod.status.phase if pod.status is not None else None
         result = PodResult(pod, pod.spec.node_name)
         self.results[key] = result
@@ -321,7 +326,8 @@ class Simulator:
         """Schedule every pending pod; returns the whole simulation's result. Pods that failed are tried
         again after an eviction or deallocation freed room, except with ``victims_terminate_at`` (one cycle
         each: the caller is the queue)."""
-        queue = SchedulingQueue(lambda info: self._framework(info).pre_enqueue(info))
+        groups = self.pod_groups
+        queue = SchedulingQueue(lambda info: self._framework(info).pre_enqueue(info) or groups.pre_enqueue(info))
         for info in self.pending:
             status = queue.add(info)
             if status is not None:
@@ -330,6 +336,14 @@ class Simulator:
         done = 0
         while queue:
             info = queue.pop()
+            group = groups.group_of(info)
+            if group is not None:  # its members waiting in activeQ go with it, in one pod group cycle
+                for failed in groups.schedule(queue, info, group, self._framework(info), self.record_member):
+                    queue.add_unschedulable(failed)
+                if progress is not None:
+                    done += 1
+                    progress(done, len(queue) + len(queue.unschedulable))
+                continue
             attempt = self._attempt(info)
             if progress is not None:
                 done += 1
@@ -406,6 +420,20 @@ class Simulator:
                     self.snapshot.unnominate(node, info)
             self.snapshot.nominate(attempt.nominated, info)
         return attempt
+
+    def record_member(self, info: PodInfo, code: Code, node: NodeInfo | None, message: str) -> bool:
+        """A pod group member's outcome (True when bound)."""
+        result = self.results[info.key]
+        result.attempts += 1
+        if code == Code.SUCCESS and node is not None:
+            result.pod = info.pod
+            result.node = node.name
+            result.status = "scheduled"
+            result.message = ""
+            return True
+        result.status = "error" if code == Code.ERROR else "unschedulable"
+        result.message = truncate_message(message)
+        return False
 
     def _budgets_broken(self, victims: list[PodInfo]) -> dict[int, list[str]]:
         """For each victim (by id), the disruption budgets its eviction takes below zero, counting the victims
@@ -540,7 +568,9 @@ class Simulator:
         ordered = [claims[k] for k in sorted(claims)]
         return SimulationResult(list(self.results.values()), ordered, list(self.evicted),
                                 utilization(self.snapshot), list(dict.fromkeys(self.warnings)), self.seed,
-                                list(self.snapshot.volumes.bindings))
+                                list(self.snapshot.volumes.bindings),
+                                self.pod_groups.results(lambda key: self.results[key].message),
+                                list(self.pod_groups.states.groups.values()))
 
 
 def _preempted_message(by: PodInfo, node: str, violated: list[str] | None) -> str:

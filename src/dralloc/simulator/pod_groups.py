@@ -1,0 +1,114 @@
+"""Pod groups in a simulation: which gates turn what on, the queue taking a group's members together, and
+each group's outcome — the ``PodGroupScheduled`` condition kube-scheduler writes and the ``podGroups`` rows
+of the result.
+
+With ``GenericWorkload`` off (1.36's default) ``spec.schedulingGroup`` is ignored and PodGroups are not
+read: every pod is scheduled on its own, as kube-scheduler does. With it on, the members of a PodGroup are
+scheduled in a pod group cycle (:mod:`dralloc.scheduler.schedule_group`); ``GangScheduling`` adds the
+all-or-nothing rule and the PreEnqueue barrier, ``TopologyAwareWorkloadScheduling`` the topology placements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from msgspec.structs import replace
+
+from dralloc.api.meta import Condition
+from dralloc.api.scheduling_v1alpha2 import POD_GROUP_SCHEDULED, PodGroup, PodGroupStatus
+from dralloc.scheduler.cache import SchedulerCache
+from dralloc.scheduler.features import FeatureGates
+from dralloc.scheduler.framework import Code, Status
+from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.plugins.gang_scheduling import GangScheduling
+from dralloc.scheduler.pod_groups import PodGroupStates
+from dralloc.scheduler.podinfo import PodInfo
+from dralloc.scheduler.queue import SchedulingQueue
+from dralloc.scheduler.schedule_group import GroupOutcome, PodGroupCycle
+from dralloc.scheduler.schedule_one import Framework
+from dralloc.simulator.result import PodGroupResult
+
+# How the simulator takes a member's outcome (code, node, message); True when the member is bound.
+RecordMember = Callable[[PodInfo, Code, NodeInfo | None, str], bool]
+
+REASON_SCHEDULED = "Scheduled"
+REASON_UNSCHEDULABLE = "Unschedulable"
+REASON_ERROR = "SchedulerError"
+
+
+class PodGroupScheduling:
+    """The simulator's pod groups (None of this runs with GenericWorkload off)."""
+
+    def __init__(self, gates: FeatureGates, cache: SchedulerCache, groups: list[PodGroup]) -> None:
+        self.enabled = gates.enabled("GenericWorkload")
+        self.states = PodGroupStates(cache)
+        self.gang = GangScheduling(self.states) if self.enabled and gates.enabled("GangScheduling") else None
+        self.topology = self.enabled and gates.enabled("TopologyAwareWorkloadScheduling")
+        self.domains: dict[str, str | None] = {}
+        if self.enabled:
+            for group in groups:
+                self.states.add_group(group)
+
+    def admit(self, info: PodInfo) -> None:
+        if self.enabled:
+            self.states.add_pod(info)
+
+    def pre_enqueue(self, info: PodInfo) -> Status | None:
+        """GangScheduling's barrier, after the profile's own PreEnqueue plugins."""
+        return self.gang.pre_enqueue(info) if self.gang is not None else None
+
+    def group_of(self, info: PodInfo) -> str | None:
+        if not self.enabled:
+            return None
+        key = self.states.key_of(info)
+        return key if key is not None and key in self.states.groups else None
+
+    def schedule(self, queue: SchedulingQueue, first: PodInfo, key: str, framework: Framework,
+                 record: RecordMember) -> list[PodInfo]:
+        """One pod group cycle for ``first`` and its members waiting in activeQ, in ``first``'s profile;
+        returns the members that failed (the caller puts them back in the unschedulable pool)."""
+        members = [p for p in self.states.members[key] if p is first or (p in queue and queue.take(p))]
+        cycle = PodGroupCycle(framework, self.states, self.gang, self.topology, framework.rng)
+        outcome = cycle.run(key, members)
+        self._record(outcome)
+        return [m.pod for m in outcome.members if not record(m.pod, m.code, m.node, m.message)]
+
+    def _record(self, outcome: GroupOutcome) -> None:
+        """The group's PodGroupScheduled condition as kube-scheduler patches it (never True → False)."""
+        group = outcome.group
+        if outcome.code == Code.SUCCESS:
+            condition = Condition(type=POD_GROUP_SCHEDULED, status="True", reason=REASON_SCHEDULED, message="")
+            self.domains[outcome.key] = outcome.domain
+        elif outcome.code == Code.ERROR:
+            condition = Condition(type=POD_GROUP_SCHEDULED, status="False", reason=REASON_ERROR,
+                                  message=outcome.message)
+        else:
+            condition = Condition(type=POD_GROUP_SCHEDULED, status="False", reason=REASON_UNSCHEDULABLE,
+                                  message=outcome.message)
+        status = group.status or PodGroupStatus()
+        old = next((c for c in status.conditions or () if c.type == POD_GROUP_SCHEDULED), None)
+        if old is not None and old.status == "True" and condition.status != "True":
+            return
+        condition = replace(condition, observed_generation=group.metadata.generation)
+        others = [c for c in status.conditions or () if c.type != POD_GROUP_SCHEDULED]
+        group = replace(group, status=replace(status, conditions=[*others, condition]))
+        self.states.groups[outcome.key] = group
+
+    def results(self, messages: Callable[[str], str]) -> list[PodGroupResult]:
+        """Every PodGroup, sorted by namespace and name. A group never tried (its members held at the
+        queue's door) says why with its first member's message (``messages``: by pod key)."""
+        rows = []
+        for key in sorted(self.states.groups):
+            group = self.states.groups[key]
+            cond = next((c for c in (group.status.conditions if group.status else None) or ()
+                         if c.type == POD_GROUP_SCHEDULED), None)
+            policy = group.spec.scheduling_policy.gang
+            message = cond.message or "" if cond is not None else ""
+            members = self.states.members.get(key, [])
+            if cond is None and members:
+                message = messages(members[0].key)
+            rows.append(PodGroupResult(
+                group.metadata.namespace or "default", group.metadata.name or "",
+                policy.min_count if policy is not None else 1, len(self.states.scheduled(key)),
+                cond is not None and cond.status == "True", self.domains.get(key), message, len(members)))
+        return rows
