@@ -133,9 +133,30 @@ def _write_report(path: str, sched: Any, result: Any) -> None:
     print(f"report written to {path}", file=sys.stderr)
 
 
+def _group_row(group: Any, result: Any) -> tuple[str, str, str]:
+    members = [p for p in result.pods if p.key in set(group.members)]
+    nodes = sorted({p.node for p in members if p.node})
+    total = len(members)
+    where = group.domain or ("<placed>" if group.placed else "<pending>")
+    if group.placed:
+        detail = f"{group.scheduled}/{total} pods (minCount {group.min_count}) on {', '.join(nodes)}"
+    else:
+        detail = f"{group.scheduled}/{total} pods (minCount {group.min_count}): {group.message}"
+    return (f"podgroup {group.namespace}/{group.name}", where, detail)
+
+
 def table(result: Any) -> str:
     rows = [("POD", "NODE", "CLAIM → DEVICES / REASON")]
+    # A pod group is one row: where it went (its topology domain) and on which nodes, or why not.
+    grouped = {key: g for g in result.pod_groups for key in g.members}
+    shown: set[str] = set()
     for p in result.pods:
+        group = grouped.get(p.key)
+        if group is not None:
+            if group.name not in shown:
+                shown.add(group.name)
+                rows.append(_group_row(group, result))
+            continue
         node = p.node or f"<{p.status}>"
         detail: list[str] = []
         if p.node:

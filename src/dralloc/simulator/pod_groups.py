@@ -110,5 +110,6 @@ class PodGroupScheduling:
             rows.append(PodGroupResult(
                 group.metadata.namespace or "default", group.metadata.name or "",
                 policy.min_count if policy is not None else 1, len(self.states.scheduled(key)),
-                cond is not None and cond.status == "True", self.domains.get(key), message, len(members)))
+                cond is not None and cond.status == "True", self.domains.get(key), message,
+                [m.key for m in members]))
         return rows

@@ -57,7 +57,7 @@ class PodGroupResult:
     placed: bool
     domain: str | None
     message: str
-    members: int
+    members: list[str]  # the member pods' keys, in input order
 
     def to_dict(self) -> dict[str, object]:
         return {"namespace": self.namespace, "name": self.name, "minCount": self.min_count,
