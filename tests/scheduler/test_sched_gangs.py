@@ -191,3 +191,32 @@ def test_devices_a_held_member_took_are_taken_for_the_next_members() -> None:
     devices = {r.device for c in two.claims if c.status and c.status.allocation
                for r in c.status.allocation.devices.results or ()}
     assert devices == {"gpu-0", "gpu-1"}
+
+
+CLAIMS_ON = GANG_ONLY + ",DRAWorkloadResourceClaims=true"
+
+
+def test_a_pod_group_claim_is_made_once_and_shared_by_every_member() -> None:
+    # one node with one device: the group's claim is allocated once and every member uses it
+    group = pod_group("job", 3) + "  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]\n"
+    cluster = (rack_nodes(1, 1, cpu="64"), gpu_slice("r0-n0", 1), GPU_CLASS, GPU_TEMPLATE, group,
+               gpu_members("job", 3))
+    result = simulate(*cluster, gates=CLAIMS_ON)
+    assert all(p.status == "scheduled" for p in result.pods)
+    (claim,) = result.claims
+    assert claim.metadata.name is not None and claim.metadata.name.startswith("job-gpu-")
+    assert claim.metadata.annotations == {"resource.kubernetes.io/podgroup-claim-name": "gpu"}
+    owner = (claim.metadata.owner_references or [])[0]
+    assert (owner.api_version, owner.kind, owner.name, owner.controller) == \
+        ("scheduling.k8s.io/v1alpha2", "PodGroup", "job", True)
+    assert claim.status is not None and claim.status.reserved_for is not None
+    assert [(r.api_group, r.resource, r.name) for r in claim.status.reserved_for] == \
+        [("scheduling.k8s.io", "podgroups", "job")]
+    statuses = {s.resource_claim_name for p in result.pods for s in p.pod.status.resource_claim_statuses or ()}
+    assert statuses == {claim.metadata.name}
+    group_status = result.pod_group_objects[0].status
+    assert group_status is not None and group_status.resource_claim_statuses is not None
+    assert group_status.resource_claim_statuses[0].resource_claim_name == claim.metadata.name
+    # without the gate each member makes its own claim: one device holds one pod, the gang of 3 fails
+    alone = simulate(*cluster, gates=GANG_ONLY)
+    assert all(p.status == "unschedulable" for p in alone.pods) and len(alone.claims) == 3

@@ -10,12 +10,17 @@ all-or-nothing rule and the PreEnqueue barrier, ``TopologyAwareWorkloadSchedulin
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from msgspec.structs import replace
 
+from dralloc.api.core_v1 import Pod
 from dralloc.api.meta import Condition
+from dralloc.api.resource_v1 import ResourceClaim, ResourceClaimTemplate
 from dralloc.api.scheduling_v1alpha2 import POD_GROUP_SCHEDULED, PodGroup, PodGroupStatus
+from dralloc.controllers.names import NameGenerator
+from dralloc.controllers.podgroup_claims import claims_for_pod_group, with_group_claims
+from dralloc.errors import InputError
 from dralloc.scheduler.cache import SchedulerCache
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.framework import Code, Status
@@ -44,10 +49,34 @@ class PodGroupScheduling:
         self.states = PodGroupStates(cache)
         self.gang = GangScheduling(self.states) if self.enabled and gates.enabled("GangScheduling") else None
         self.topology = self.enabled and gates.enabled("TopologyAwareWorkloadScheduling")
+        self.claims = self.enabled and gates.enabled("DRAWorkloadResourceClaims")
         self.domains: dict[str, str | None] = {}
         if self.enabled:
             for group in groups:
                 self.states.add_group(group)
+
+    def make_claims(self, templates: Mapping[str, Mapping[str, ResourceClaimTemplate]], names: NameGenerator,
+                    add_claim: Callable[[ResourceClaim], None], warnings: list[str]) -> None:
+        """The resourceclaim controller's claims for the groups' template entries (DRAWorkloadResourceClaims);
+        a missing template leaves the group's claim uncreated, with a warning."""
+        if not self.claims:
+            return
+        for key, group in list(self.states.groups.items()):
+            try:
+                group, created = claims_for_pod_group(
+                    group, templates.get(group.metadata.namespace or "default", {}), names)
+            except InputError as exc:
+                warnings.append(str(exc))
+                continue
+            self.states.groups[key] = group
+            for claim in created:
+                add_claim(claim)
+
+    def with_group_claims(self, pod: Pod) -> Pod:
+        """A member pod with its template entries that match a group claim resolved to the group's claim."""
+        name = pod.spec.scheduling_group.pod_group_name if self.claims and pod.spec.scheduling_group else None
+        group = self.states.groups.get(f"{pod.metadata.namespace or 'default'}/{name}") if name else None
+        return with_group_claims(pod, group) if group is not None else pod
 
     def admit(self, info: PodInfo) -> None:
         if self.enabled:

@@ -153,6 +153,7 @@ class Simulator:
                 new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=profile.plugins(),
                 cache=self.cache)
         self.pod_groups = PodGroupScheduling(self.gates, self.cache, list(pod_groups))
+        self.pod_groups.make_claims(self.templates, self.names, self.snapshot.set_claim, self.warnings)
         self._requests_cache: dict[bytes, tuple[dict[str, int], int, int]] = {}
         self.results: dict[str, PodResult] = {}
         self.infos: dict[str, PodInfo] = {}
@@ -294,6 +295,7 @@ class Simulator:
 
         if not any(pc.resource_claim_template_name for pc in pod.spec.resource_claims or ()):
             return pod
+        pod = self.pod_groups.with_group_claims(pod)
         try:
             pod, claims = claims_for_pod(pod, self.templates.get(pod.metadata.namespace or "default", {}),
                                          self.names)
