@@ -177,6 +177,14 @@ class Simulator:
         objects = list(objects)
         names = NameGenerator(seed)
         objs = sort_objects(objects, names)
+        if feature_gates is not None and feature_gates.enabled("WorkloadWithJob"):
+            from dralloc.api.batch_v1 import Job
+            from dralloc.controllers.job_workloads import attach_job_workloads
+
+            jobs = [w for w in objs.workloads if isinstance(w, Job)]
+            made, groups, objs.pods = attach_job_workloads(jobs, objs.pods, {id(o) for o in objects})
+            objs.scheduling_workloads.extend(made)
+            objs.pod_groups.extend(groups)
         sched = cls(objs.nodes, objs.pods, slices=objs.slices, classes=objs.classes, claims=objs.claims,
                     templates=objs.templates, taint_rules=objs.taint_rules, priority_classes=objs.priority_classes,
                     seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
