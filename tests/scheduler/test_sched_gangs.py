@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
 from gang_builders import ALL_ON, by_name, members, pod_group, rack_nodes, simulate
 from sched_builders import GPU_CLASS, GPU_TEMPLATE, gpu_slice
 
+from dralloc.api import codec
 from dralloc.scheduler.features import FeatureGateError, FeatureGates
 from dralloc.scheduler.plugins.gang_scheduling import GROUP_MISSING, TOO_FEW_PODS
+from dralloc.simulator import Simulator
 
 GANG_ONLY = "GenericWorkload=true,GangScheduling=true"
 
@@ -220,3 +223,26 @@ def test_a_pod_group_claim_is_made_once_and_shared_by_every_member() -> None:
     # without the gate each member makes its own claim: one device holds one pod, the gang of 3 fails
     alone = simulate(*cluster, gates=GANG_ONLY)
     assert all(p.status == "unschedulable" for p in alone.pods) and len(alone.claims) == 3
+
+
+# ---------------------------------------------------------------------- --max for a gang
+def sim_of(*docs: str, gates: str = ALL_ON) -> Simulator:
+    objects = codec.load(io.StringIO("---\n".join(docs)))
+    return Simulator.from_objects(objects, feature_gates=FeatureGates.parse(gates))
+
+
+def test_max_counts_whole_copies_of_a_gang_per_domain() -> None:
+    # 3 racks of 8 one-CPU slots: the job takes one, 2 more copies fit, one per rack left
+    sim = sim_of(rack_nodes(3, 2), pod_group("job", 8, rack=True), members("job", 8))
+    sim.schedule()
+    count, per_domain, why = sim.max_copies("PodGroup/job")
+    assert count == 2 and sorted(per_domain.values()) == [1, 1] and len(per_domain) == 2
+    assert why.startswith("0/3 placements are available, first placement status: minCount (8) cannot be satisfied")
+
+
+def test_max_for_a_gang_without_topology_counts_all_or_nothing_copies() -> None:
+    # 12 free slots after the first job: one more 8-pod gang fits, not 1.5
+    sim = sim_of(rack_nodes(1, 5), pod_group("job", 8), members("job", 8), gates=GANG_ONLY)
+    sim.schedule()
+    count, per_domain, _ = sim.max_copies("job")
+    assert (count, per_domain) == (1, {"*": 1})

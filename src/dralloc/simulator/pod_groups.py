@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 
 from msgspec.structs import replace
 
-from dralloc.api.core_v1 import Pod
+from dralloc.api.core_v1 import Pod, PodSchedulingGroup, PodStatus
 from dralloc.api.meta import Condition
 from dralloc.api.resource_v1 import ResourceClaim, ResourceClaimTemplate
 from dralloc.api.scheduling_v1alpha2 import POD_GROUP_SCHEDULED, PodGroup, PodGroupStatus
@@ -55,13 +55,23 @@ class PodGroupScheduling:
             for group in groups:
                 self.states.add_group(group)
 
+    def add_group(self, group: PodGroup, templates: Mapping[str, Mapping[str, ResourceClaimTemplate]],
+                  names: NameGenerator, add_claim: Callable[[ResourceClaim], None], warnings: list[str]) -> str:
+        """A PodGroup that comes after the input (a what-if copy), with its claims; returns its key."""
+        self.states.add_group(group)
+        key = f"{group.metadata.namespace or 'default'}/{group.metadata.name}"
+        self.make_claims(templates, names, add_claim, warnings, only=key)
+        return key
+
     def make_claims(self, templates: Mapping[str, Mapping[str, ResourceClaimTemplate]], names: NameGenerator,
-                    add_claim: Callable[[ResourceClaim], None], warnings: list[str]) -> None:
+                    add_claim: Callable[[ResourceClaim], None], warnings: list[str], only: str | None = None) -> None:
         """The resourceclaim controller's claims for the groups' template entries (DRAWorkloadResourceClaims);
-        a missing template leaves the group's claim uncreated, with a warning."""
+        a missing template leaves the group's claim uncreated, with a warning. ``only``: one group's key."""
         if not self.claims:
             return
         for key, group in list(self.states.groups.items()):
+            if only is not None and key != only:
+                continue
             try:
                 group, created = claims_for_pod_group(
                     group, templates.get(group.metadata.namespace or "default", {}), names)
@@ -97,10 +107,18 @@ class PodGroupScheduling:
         """One pod group cycle for ``first`` and its members waiting in activeQ, in ``first``'s profile;
         returns the members that failed (the caller puts them back in the unschedulable pool)."""
         members = [p for p in self.states.members[key] if p is first or (p in queue and queue.take(p))]
+        outcome = self.run(key, members, framework, record)
+        return [m.pod for m in outcome.members if m.code != Code.SUCCESS]
+
+    def run(self, key: str, members: list[PodInfo], framework: Framework, record: RecordMember) -> GroupOutcome:
+        """One pod group cycle over ``members``; each member's outcome recorded, and the group's."""
         cycle = PodGroupCycle(framework, self.states, self.gang, self.topology, framework.rng)
         outcome = cycle.run(key, members)
         self._record(outcome)
-        return [m.pod for m in outcome.members if not record(m.pod, m.code, m.node, m.message)]
+        for m in outcome.members:
+            if not record(m.pod, m.code, m.node, m.message):
+                m.code = Code.ERROR if m.code == Code.ERROR else Code.UNSCHEDULABLE
+        return outcome
 
     def _record(self, outcome: GroupOutcome) -> None:
         """The group's PodGroupScheduled condition as kube-scheduler patches it (never True → False)."""
@@ -142,3 +160,21 @@ class PodGroupScheduling:
                 cond is not None and cond.status == "True", self.domains.get(key), message,
                 [m.key for m in members]))
         return rows
+
+
+def copy_members(group: PodGroup, pods: list[Pod], suffix: str) -> tuple[PodGroup, list[Pod]]:
+    """A pending copy of a PodGroup and its pods, named ``<name>-<suffix>``, the pods naming the copy (claims
+    from templates made anew, as for a new pod)."""
+    name = f"{group.metadata.name}-{suffix}"
+    copy = replace(group, metadata=replace(group.metadata, name=name, uid=None, resource_version=None),
+                   status=None)
+    members = []
+    for pod in pods:
+        templated = {c.name for c in pod.spec.resource_claims or () if c.resource_claim_template_name}
+        statuses = [s for s in (pod.status.resource_claim_statuses if pod.status else None) or ()
+                    if s.name not in templated]
+        spec = replace(pod.spec, node_name=None, scheduling_group=PodSchedulingGroup(pod_group_name=name))
+        members.append(replace(pod, metadata=replace(pod.metadata, name=f"{pod.metadata.name}-{suffix}", uid=None,
+                                                     resource_version=None),
+                               spec=spec, status=PodStatus(resource_claim_statuses=statuses or None)))
+    return copy, members

@@ -551,10 +551,47 @@ class Simulator:
         return PlanSettings(type(self), self.seed, self.gates, self.percentage_of_nodes_to_score, self.config)
 
     def max_copies(self, target: str, limit: int = 10_000) -> tuple[int, dict[str, int], str]:
-        """How many more copies of pod ``target`` fit: (count, copies per node, why the next did not)."""
+        """How many more copies of pod ``target`` fit: (count, copies per node, why the next did not). For a
+        PodGroup (``PodGroup/name`` or ``namespace/name``, gates on): how many more copies of the whole group
+        fit, each all or nothing, with copies per topology domain (``*`` without a constraint)."""
+        key = self._pod_group_target(target)
+        if key is not None:
+            return self._max_group_copies(key, min(limit, 1000))
         from dralloc.simulator.whatif import max_copies
 
         return max_copies(self, target, limit)
+
+    def _pod_group_target(self, target: str) -> str | None:
+        groups = self.pod_groups
+        if not groups.enabled:
+            return None
+        name = target.removeprefix("PodGroup/")
+        key = name if "/" in name else f"default/{name}"
+        if key in groups.states.groups and (target.startswith("PodGroup/") or key not in self.results):
+            return key
+        return None
+
+    def _max_group_copies(self, key: str, limit: int) -> tuple[int, dict[str, int], str]:
+        from dralloc.simulator.pod_groups import copy_members
+
+        groups = self.pod_groups
+        group = groups.states.groups[key]
+        pods = [self.results[m.key].pod for m in groups.states.members[key]]
+        per_domain: dict[str, int] = {}
+        for i in range(1, limit + 1):
+            copy, members = copy_members(group, pods, f"max-{i}")
+            copy_key = groups.add_group(copy, self.templates, self.names, self.snapshot.set_claim, self.warnings)
+            infos = []
+            for pod in members:
+                admitted = self._admit(pod)
+                if self.pending and self.pending[-1].key == admitted.key:
+                    infos.append(self.pending.pop())
+            outcome = groups.run(copy_key, infos, self._framework(infos[0]) if infos else self.framework,
+                                 self.record_member)
+            if outcome.code != Code.SUCCESS or not infos:
+                return i - 1, per_domain, outcome.message or (outcome.members[0].message if outcome.members else "")
+            per_domain[outcome.domain or "*"] = per_domain.get(outcome.domain or "*", 0) + 1
+        return limit, per_domain, f"stopped after {limit} copies"
 
     def explain(self, key: str, limit: int = 3) -> list[Any]:
         """dralloc's per-claim explanation of why a pending pod's claims do not fit, for the ``limit`` nodes
