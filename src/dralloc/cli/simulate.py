@@ -43,7 +43,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--like", metavar="NODE", help="the node --add-nodes clones (with its node-local slices)")
     p.add_argument("--remove-node", action="append", default=[], metavar="NAME",
                    help="what if: this node is gone (its pods become pending); repeatable")
-    p.add_argument("--max", metavar="POD", help="after the batch: how many more copies of this pod fit, and where")
+    p.add_argument("--max", metavar="POD", help="after the batch: how many more copies of this pod fit, and where "
+                                                "(PodGroup/NAME: whole copies of the group, per topology domain)")
+    p.add_argument("--topology-key", metavar="LABEL",
+                   help="with --report: a topology view per value of this node label (free devices, and the "
+                        "largest gang of each PodGroup's pod shape that still fits there)")
     p.add_argument("--strict", action="store_true",
                    help="exit 2, printing only the warnings, when the input has unknown or repeated fields or "
                         "anything that could change a placement that the simulation does not model")
@@ -85,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {w}", file=sys.stderr)
     max_answer = sched.max_copies(args.max) if args.max else None
     if args.report:
-        _write_report(args.report, sched, result)
+        _write_report(args.report, sched, result, args.topology_key)
     explanations = {p.key: sched.explain(p.key) for p in result.unschedulable} if args.explain else {}
     if args.output == "json":
         doc = result.to_dict()
@@ -121,13 +125,13 @@ def _progress() -> Any:
     return show
 
 
-def _write_report(path: str, sched: Any, result: Any) -> None:
+def _write_report(path: str, sched: Any, result: Any, topology_key: str | None = None) -> None:
     from pathlib import Path
 
     from dralloc.simulator.report import render_report
 
     try:
-        Path(path).write_text(render_report(sched, result), encoding="utf-8")
+        Path(path).write_text(render_report(sched, result, topology_key=topology_key), encoding="utf-8")
     except OSError as exc:
         raise InputError(f"--report: {exc.strerror or exc}: {path}") from None
     print(f"report written to {path}", file=sys.stderr)
