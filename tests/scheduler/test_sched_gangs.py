@@ -246,3 +246,25 @@ def test_max_for_a_gang_without_topology_counts_all_or_nothing_copies() -> None:
     sim.schedule()
     count, per_domain, _ = sim.max_copies("job")
     assert (count, per_domain) == (1, {"*": 1})
+
+
+# ---------------------------------------------------------------------- planning
+def test_the_planner_adds_nodes_until_the_whole_gang_fits() -> None:
+    from sched_builders import node
+
+    from dralloc.simulator.planner import plan_scale_up
+    from dralloc.simulator.planner.templates import template_from_objects
+    from dralloc.simulator.planner.trial import PlanSettings
+
+    # 5 one-CPU slots, a gang of 9: two 2-CPU nodes make 9; with one (7 slots) no member would bind
+    objects = codec.load(io.StringIO("---\n".join([rack_nodes(1, 1, cpu="5"), pod_group("job", 9),
+                                                   members("job", 9)])))
+    tmpl = template_from_objects("small", codec.load(io.StringIO(node("small-template", cpu="2"))))
+    gangs = PlanSettings(Simulator, feature_gates=FeatureGates.parse(GANG_ONLY))
+    plan = plan_scale_up(objects, [tmpl], settings=gangs)
+    assert plan.add == {"small": 2} and plan.unschedulable == 0
+    assert sum(p.node is not None and p.node.startswith("small") for p in plan.pods) == 4
+    from dralloc.simulator.planner.trial import run_trial
+
+    one = run_trial(objects, gangs, add={tmpl: 1})
+    assert len(one.result.unschedulable) == 9
