@@ -123,3 +123,13 @@ def test_a_pod_groups_spec_and_a_workloads_templates_never_change() -> None:
     new_w = decode(changed(WORKLOAD, "spec.podGroupTemplates.0.name", "leaders"))
     assert any(str(e).startswith("spec.podGroupTemplates: Invalid value:") and "immutable" in str(e)
                for e in validate_update(new_w, old_w))
+
+
+def test_a_pods_scheduling_group_names_a_pod_group() -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+           "spec": {"containers": [{"name": "c"}], "schedulingGroup": {"podGroupName": "Train_0"}}}
+    assert any(e.startswith('spec.schedulingGroup.podGroupName: Invalid value: "Train_0": a lowercase RFC 1123 '
+                            "subdomain") for e in errors(pod))
+    assert errors(changed(pod, "spec.schedulingGroup", {})) == [
+        'spec.schedulingGroup: Invalid value: "": must specify one of: `podGroupName`']
+    assert errors(changed(pod, "spec.schedulingGroup.podGroupName", "train-0")) == []
