@@ -268,3 +268,10 @@ def test_the_planner_adds_nodes_until_the_whole_gang_fits() -> None:
 
     one = run_trial(objects, gangs, add={tmpl: 1})
     assert len(one.result.unschedulable) == 9
+
+
+def test_finished_members_do_not_count_toward_the_barrier() -> None:
+    done = members("job", 2, prefix="done").replace("spec:\n", "status: {phase: Succeeded}\nspec:\n")
+    result = simulate(rack_nodes(1, 2), pod_group("job", 4), done, members("job", 2, prefix="new"),
+                      gates=GANG_ONLY)
+    assert {p.message for p in result.pods if p.name.startswith("new")} == {TOO_FEW_PODS}

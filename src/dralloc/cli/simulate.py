@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.output == "yaml":
         from dralloc.api import codec
 
-        items = [p.pod for p in result.pods] + list(result.claims)
+        items = [p.pod for p in result.pods] + list(result.claims) + list(result.pod_group_objects)
         sys.stdout.write(codec.dump_yaml({"apiVersion": "v1", "kind": "List", "items": [codec.to_dict(i) for i in items]}))
     else:
         sys.stdout.write(table(result))

@@ -231,13 +231,13 @@ class Simulator:
         pod = self._make_template_claims(pod)
         info = PodInfo.build(pod, len(self.results), self._priority(pod), self._requests_cache)
         self.infos[key] = info
-        self.pod_groups.admit(info)
         phase = pod.status.phase if pod.status is not None else None
         result = PodResult(pod, pod.spec.node_name)
         self.results[key] = result
         if phase in ("Succeeded", "Failed"):
             result.status = phase.lower()
             return result
+        self.pod_groups.admit(info)  # (a finished pod is no longer in the scheduler's view of its group)
         if pod.spec.node_name:
             result.status = "running"
             node = self.snapshot.by_name.get(pod.spec.node_name)
