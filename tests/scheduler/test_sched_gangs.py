@@ -275,3 +275,21 @@ def test_finished_members_do_not_count_toward_the_barrier() -> None:
     result = simulate(rack_nodes(1, 2), pod_group("job", 4), done, members("job", 2, prefix="new"),
                       gates=GANG_ONLY)
     assert {p.message for p in result.pods if p.name.startswith("new")} == {TOO_FEW_PODS}
+
+
+def test_sharing_one_evaluation_among_alike_racks_changes_no_outcome(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dralloc.scheduler.schedule_group import PodGroupCycle
+
+    docs = [rack_nodes(5, 2, cpu="6"), rack_nodes(2, 3, cpu="4").replace("r0-", "s0-").replace("r1-", "s1-")
+            .replace("rack-0", "rack-s0").replace("rack-1", "rack-s1")]
+    for g, (count, cpu) in enumerate([(8, "1"), (3, "2"), (20, "1"), (12, "1"), (5, "2"), (8, "1"), (6, "1"),
+                                      (2, "4")]):
+        docs += [pod_group(f"g{g}", count, rack=True), members(f"g{g}", count, cpu=cpu)]
+    for seed in (0, 1, 2):
+        shared = json.dumps(simulate(*docs, seed=seed).to_dict(), sort_keys=True)
+        monkeypatch.setattr(PodGroupCycle, "_signatures", lambda self, placements, pods: None)
+        alone = json.dumps(simulate(*docs, seed=seed).to_dict(), sort_keys=True)
+        monkeypatch.undo()
+        assert shared == alone
+        assert any(r["placed"] for r in json.loads(shared)["podGroups"])
+        assert not all(r["placed"] for r in json.loads(shared)["podGroups"])

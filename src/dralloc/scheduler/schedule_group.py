@@ -20,8 +20,12 @@ a cycle costs its members times the distinct kinds of domain, not times the doma
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 
+from msgspec.structs import replace
+
+from dralloc.api.codec import encode_json
 from dralloc.api.scheduling_v1alpha2 import PodGroup
 from dralloc.scheduler.framework import Code, Status, unschedulable
 from dralloc.scheduler.nodeinfo import NodeInfo
@@ -38,6 +42,7 @@ from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.schedule_one import Framework
 
 GROUP_UNSCHEDULABLE = "pod group is unschedulable"
+MEMO_LIMIT = 100_000
 OTHER_POD_FAILED = "failed to schedule other pod from a pod group: "
 
 
@@ -70,6 +75,24 @@ class _Evaluation:
     held: list[tuple[PodInfo, NodeInfo]]
     failed: dict[str, str]  # pod key -> its own FitError
     placed: int
+    keyed: bool = False  # a plugin read more of some node than its state: no sharing
+
+
+@dataclass(frozen=True)
+class _Remembered:
+    """A reverted evaluation kept across cycles, its members by position."""
+
+    status: Status | None
+    failed: tuple[tuple[int, str], ...]
+    placed: int
+
+    @classmethod
+    def of_result(cls, result: _Evaluation, pods: list[PodInfo]) -> _Remembered:
+        position = {p.key: i for i, p in enumerate(pods)}
+        return cls(result.status, tuple((position[k], m) for k, m in result.failed.items()), result.placed)
+
+    def of(self, pods: list[PodInfo]) -> _Evaluation:
+        return _Evaluation(self.status, [], {pods[i].key: m for i, m in self.failed}, self.placed)
 
 
 class PodGroupCycle:
@@ -77,7 +100,10 @@ class PodGroupCycle:
     gate: every group is basic); ``topology``: whether TopologyAwareWorkloadScheduling is on."""
 
     def __init__(self, framework: Framework, states: PodGroupStates, gang: GangScheduling | None,
-                 topology: bool, rng: random.Random) -> None:
+                 topology: bool, rng: random.Random, memo: dict[tuple[object, object], _Remembered] | None = None
+                 ) -> None:
+        """``memo``: outcomes of placements remembered across cycles (owned by the caller)."""
+        self.memo: dict[tuple[object, object], _Remembered] = memo if memo is not None else {}
         self.framework = framework
         self.states = states
         self.gang = gang
@@ -107,32 +133,87 @@ class PodGroupCycle:
             return GroupOutcome(key, group, Code.UNSCHEDULABLE, message,
                                 members=[MemberOutcome(p, Code.UNSCHEDULABLE, None, message) for p in pods])
         signatures = self._signatures(placements, pods)
-        evaluated: dict[object, _Evaluation] = {}
-        results: list[_Evaluation] = []
-        for i, placement in enumerate(placements):
-            sig = signatures[i] if signatures is not None else i
-            result = evaluated.get(sig)
-            if result is None:
-                result = evaluated[sig] = self._evaluate(key, pods, placement, min_count)
-                self._revert(key, result)
-            results.append(result)
+        shape = self._shape(key, group, pods, min_count) if signatures is not None else None
+        results = self._evaluate_all(key, pods, placements, min_count, signatures, shape)
+        if results is None:  # some node read beyond its state: every placement on its own
+            results = self._evaluate_all(key, pods, placements, min_count, None, None)
+        assert results is not None
+        outcome = self._choose(key, group, pods, placements, results, min_count)
+        if signatures is not None and outcome[1] is not None and outcome[1].keyed:
+            # (every outcome was remembered, and the final run shows the states do not say it all)
+            self._revert(key, outcome[1])
+            results = self._evaluate_all(key, pods, placements, min_count, None, None)
+            assert results is not None
+            outcome = self._choose(key, group, pods, placements, results, min_count)
+        return outcome[0] if outcome[1] is None else self._finish(key, group, pods, outcome[1], outcome[2])
+
+    def _choose(self, key: str, group: PodGroup, pods: list[PodInfo], placements: list[Placement],
+                results: list[_Evaluation], min_count: int
+                ) -> tuple[GroupOutcome, None, None] | tuple[None, _Evaluation, str]:
+        """No placement feasible: the group's outcome; else the best placement, run again and held."""
         feasible = {p.name: r.placed for p, r in zip(placements, results) if r.status is None}
         if not feasible:
             first = results[0]
             assert first.status is not None
             message = PLACEMENTS_UNAVAILABLE.format(count=len(placements), status=first.status.message)
             members = [MemberOutcome(p, Code.UNSCHEDULABLE, None, first.failed.get(p.key, message)) for p in pods]
-            return GroupOutcome(key, group, Code.UNSCHEDULABLE, message, members=members)
+            return GroupOutcome(key, group, Code.UNSCHEDULABLE, message, members=members), None, None
         already = len(self.states.scheduled(key))
         scores = pods_count_scores({name: already + placed for name, placed in feasible.items()})
         best = max(scores.values())
         ties = [name for name in feasible if scores[name] == best]
         chosen_name = ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
         chosen = next(p for p in placements if p.name == chosen_name)
-        return self._finish(key, group, pods, self._evaluate(key, pods, chosen, min_count), chosen.name)
+        return None, self._evaluate(key, pods, chosen, min_count), chosen.name
 
-    def _signatures(self, placements: list[Placement], pods: list[PodInfo]) -> list[bytes] | None:
-        """Each placement's node states (sorted group ids), when the members read nothing else; else None."""
+    def _evaluate_all(self, key: str, pods: list[PodInfo], placements: list[Placement], min_count: int,
+                      signatures: list[frozenset[object]] | None, shape: object | None) -> list[_Evaluation] | None:
+        """Each placement's outcome, placements of one signature sharing one evaluation (remembered across
+        cycles under ``shape``); None when an evaluation shows the signatures do not say it all."""
+        evaluated: dict[object, _Evaluation] = {}
+        results: list[_Evaluation] = []
+        for i, placement in enumerate(placements):
+            sig = signatures[i] if signatures is not None else i
+            result = evaluated.get(sig)
+            if result is None and shape is not None:
+                remembered = self.memo.get((shape, sig))
+                if remembered is not None:
+                    result = evaluated[sig] = remembered.of(pods)
+            if result is None:
+                # A trial's random draws (ties between nodes) are not kept: whether placements share a
+                # trial then changes nothing that follows.
+                drawn = self.rng.getstate()
+                result = evaluated[sig] = self._evaluate(key, pods, placement, min_count)
+                self._revert(key, result)
+                self.rng.setstate(drawn)
+                if result.keyed and signatures is not None:
+                    return None
+                if shape is not None:
+                    if len(self.memo) >= MEMO_LIMIT:
+                        self.memo.clear()
+                    self.memo[(shape, sig)] = _Remembered.of_result(result, pods)
+            results.append(result)
+        return results
+
+    def _shape(self, key: str, group: PodGroup, pods: list[PodInfo], min_count: int) -> object | None:
+        """What an evaluation reads of the group besides the nodes' states — its members' specs (not their
+        names), priorities and namespaces, minCount and the members already scheduled — or None when it
+        reads more (claims by name, the group's own claims): the key, with a placement's signature, under
+        which an outcome is remembered across cycles."""
+        if group.spec.resource_claims:
+            return None
+        members = []
+        for p in pods:
+            spec = p.pod.spec
+            if any(c.resource_claim_name for c in spec.resource_claims or ()):
+                return None
+            members.append((p.namespace, p.priority,
+                            encode_json(replace(spec, scheduling_group=None, node_name=None))))
+        return (min_count, len(self.states.scheduled(key)), self.gang is None, tuple(members))
+
+    def _signatures(self, placements: list[Placement], pods: list[PodInfo]) -> list[frozenset[object]] | None:
+        """Each placement's node states (how many of its nodes are in each state), when the members read
+        nothing else of a node; else None."""
         fw = self.framework
         snap = fw.snapshot
         if not fw.group_nodes or snap.nominations or not snap.dra.all_local or not snap.groups.refresh():
@@ -142,8 +223,13 @@ class PodGroupCycle:
             if spec.affinity is not None or spec.topology_spread_constraints or spec.node_selector \
                     or spec.node_name:
                 return None
-        gids, index = snap.groups.gids, snap.groups.index
-        return [bytes(sorted(gids[index[n.name]] for n in placement.nodes)) for placement in placements]
+        groups = snap.groups
+        gids, index = groups.gids, groups.index
+        out: list[frozenset[object]] = []
+        for placement in placements:
+            counts = Counter(gids[index[n.name]] for n in placement.nodes)
+            out.append(frozenset((groups.key(g), n) for g, n in counts.items()))
+        return out
 
     # ------------------------------------------------------------------ one evaluation
     def _evaluate(self, key: str, pods: list[PodInfo], placement: Placement | None,
@@ -154,10 +240,12 @@ class PodGroupCycle:
         progress = PlacementProgress(remaining=len(pods), scheduled=len(self.states.scheduled(key)))
         held: list[tuple[PodInfo, NodeInfo]] = []
         failed: dict[str, str] = {}
+        keyed = False
         status: Status | None = unschedulable("", GROUP_UNSCHEDULABLE)
         try:
             for pod in pods:
                 attempt = fw.attempt(pod, hold=key)
+                keyed = keyed or attempt.keyed
                 if attempt.code == Code.ERROR:
                     status = Status(Code.ERROR, (OTHER_POD_FAILED + attempt.message,))
                     failed[pod.key] = attempt.message
@@ -177,7 +265,7 @@ class PodGroupCycle:
             status = unschedulable(status.plugin, *status.reasons)  # a terminal Wait is a failure
         if status is None and not held:
             status = unschedulable("", GROUP_UNSCHEDULABLE)
-        return _Evaluation(status, held, failed, len(held))
+        return _Evaluation(status, held, failed, len(held), keyed)
 
     def _revert(self, key: str, result: _Evaluation) -> None:
         """Unreserve and forget the held members, last first."""

@@ -64,7 +64,7 @@ def num_feasible_nodes_to_find(num_nodes: int, percentage: int = 0) -> int:
 class Attempt:
     """How one scheduling attempt ended."""
 
-    __slots__ = ("clear_nomination", "code", "deallocated", "evicted", "message", "node", "nominated",
+    __slots__ = ("clear_nomination", "code", "deallocated", "evicted", "keyed", "message", "node", "nominated",
                  "unnominated")
 
     def __init__(self) -> None:
@@ -77,6 +77,8 @@ class Attempt:
         # kube-scheduler overrides the pod's nominatedNodeName with "" (clearNominatedNode) on these failures
         self.clear_nomination = False
         self.unnominated: list[PodInfo] = []  # lower-priority pods that lost their nomination to this one
+        # whether a plugin read more of a node than the framework's node keys for this pod (Cycle.keyed)
+        self.keyed = False
 
     @property
     def changed_cluster(self) -> bool:
@@ -141,6 +143,7 @@ class Framework(PluginRuntime):
         cycle = Cycle(pod, snap)
         diagnosis = Diagnosis()
         feasible = self._find_feasible(cycle, diagnosis, out)
+        out.keyed = bool(cycle.keyed)
         if out.code == Code.ERROR:
             out.clear_nomination = True
             return out

@@ -11,6 +11,7 @@ all-or-nothing rule and the PreEnqueue barrier, ``TopologyAwareWorkloadSchedulin
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from msgspec.structs import replace
 
@@ -51,6 +52,7 @@ class PodGroupScheduling:
         self.topology = self.enabled and gates.enabled("TopologyAwareWorkloadScheduling")
         self.claims = self.enabled and gates.enabled("DRAWorkloadResourceClaims")
         self.domains: dict[str, str | None] = {}
+        self.memo: dict[tuple[object, object], Any] = {}  # placement outcomes across cycles
         if self.enabled:
             for group in groups:
                 self.states.add_group(group)
@@ -112,7 +114,7 @@ class PodGroupScheduling:
 
     def run(self, key: str, members: list[PodInfo], framework: Framework, record: RecordMember) -> GroupOutcome:
         """One pod group cycle over ``members``; each member's outcome recorded, and the group's."""
-        cycle = PodGroupCycle(framework, self.states, self.gang, self.topology, framework.rng)
+        cycle = PodGroupCycle(framework, self.states, self.gang, self.topology, framework.rng, self.memo)
         outcome = cycle.run(key, members)
         self._record(outcome)
         for m in outcome.members:
