@@ -48,3 +48,11 @@ def test_the_view_leaves_the_simulation_as_it_was() -> None:
     assert 'id="topology"' in html and "Largest gang like default/job" in html
     assert json.dumps(sim.result().to_dict(), sort_keys=True) == before
     assert len(sim.snapshot.claims) == 3
+
+
+def test_each_pod_group_is_one_row_of_the_report() -> None:
+    sim = cluster()
+    result = sim.schedule()
+    html = render_report(sim, result)
+    assert 'id="pod-groups"' in html and "<td>default/job</td><td>placed</td>" in html
+    assert 'id="topology"' not in html

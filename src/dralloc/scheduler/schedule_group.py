@@ -11,10 +11,13 @@ sees it; then every member that fits binds, or none does.
   is taken. None feasible: ``0/<n> placements are available, first placement status: <its status>``.
 * On failure, members that fit carry the group's message; members that did not fit carry their own FitError.
 
-Placements whose nodes are all in the same states (the node groups of :mod:`dralloc.scheduler.groups`) give
-the same outcome for pods that read nothing but a node's state (no node selector or affinity, no pod
-(anti-)affinity or spreading, no nominations, node-local devices only): one of them is evaluated for all, so
-a cycle costs its members times the distinct kinds of domain, not times the domains.
+Placements whose nodes are in the same states (as many nodes of each state of :mod:`dralloc.scheduler.groups`)
+give the same outcome for pods that read nothing but a node's state (no node selector or affinity, no pod
+(anti-)affinity or spreading, no nominations, node-local devices only): one of them is tried for all, and the
+outcome is remembered across cycles under that signature and the members' shape (their specs, not their
+names). A trial in which a plugin reads more of a node than its state (``Attempt.keyed``) turns the sharing
+off for the cycle. A trial's random draws are not kept, so sharing changes no outcome; a cycle costs its
+members times the kinds of domain it has not met before, not times the domains.
 """
 
 from __future__ import annotations

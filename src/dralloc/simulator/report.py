@@ -348,9 +348,11 @@ def render_report(sched: Scheduler, result: SimulationResult, *, title: str = "d
     """The report of ``result`` (produced by ``sched``, whose snapshot holds the final cluster state) as one
     self-contained HTML document; ``topology_key``: add the topology view over that node label."""
     html = render_data(build_report_data(sched, result, title=title))
-    if topology_key is None:
+    if not result.pod_groups and topology_key is None:
         return html
-    from dralloc.simulator.report_topology import render_topology, topology_rows
+    from dralloc.simulator.report_topology import render_pod_groups, render_topology, topology_rows
 
-    section = render_topology(topology_rows(sched, result, topology_key), topology_key)
-    return html.replace("</body>", section + "</body>", 1)
+    sections = render_pod_groups(result.pod_groups)
+    if topology_key is not None:
+        sections += render_topology(topology_rows(sched, result, topology_key), topology_key)
+    return html.replace("</body>", sections + "</body>", 1)

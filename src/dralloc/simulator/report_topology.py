@@ -1,4 +1,5 @@
-"""The report's topology view (``--topology-key``): per value of a node label (a rack, an NVLink domain), its
+"""The report's gang views: each PodGroup as one row (placed in which domain, or why not), and the topology
+view (``--topology-key``): per value of a node label (a rack, an NVLink domain), its
 nodes, free devices, and for each PodGroup's pod shape the largest gang of that shape that still fits there —
 so fragmentation across domains shows (256 free GPUs spread over 12 racks hold no 64-GPU job).
 
@@ -22,9 +23,9 @@ from dralloc.errors import InputError
 from dralloc.scheduler.framework import Code
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.podinfo import PodInfo
-from dralloc.simulator.result import SimulationResult
+from dralloc.simulator.result import PodGroupResult, SimulationResult
 
-__all__ = ["DomainRow", "largest_fit", "render_topology", "topology_rows"]
+__all__ = ["DomainRow", "largest_fit", "render_pod_groups", "render_topology", "topology_rows"]
 
 HOLDER = "topology-view"
 MAX_FIT = 1000  # copies tried per domain and shape
@@ -143,3 +144,19 @@ def render_topology(rows: list[DomainRow], key: str) -> str:
     return (f'<section id="topology"><h2>Topology: {escape(key)}</h2><p class="note">{note}</p>'
             f"<table><thead><tr>{header}</tr></thead><tbody>{''.join(body)}</tbody></table></section>")
 
+
+
+def render_pod_groups(groups: list[PodGroupResult]) -> str:
+    """The pod groups section: one row per group (empty when the input has none or the gates are off)."""
+    if not groups:
+        return ""
+    body = []
+    for g in groups:
+        state = "placed" if g.placed else "pending"
+        where = escape(g.domain or ("—" if not g.placed else "any node"))
+        body.append(f"<tr><td>{escape(g.namespace)}/{escape(g.name)}</td><td>{state}</td>"
+                    f'<td class="num">{g.scheduled}/{len(g.members)}</td><td class="num">{g.min_count}</td>'
+                    f"<td>{where}</td><td>{escape(g.message)}</td></tr>")
+    header = "".join(f"<th>{h}</th>" for h in ("Pod group", "State", "Scheduled", "minCount", "Domain", "Why not"))
+    return (f'<section id="pod-groups"><h2>Pod groups</h2><table><thead><tr>{header}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></section>")
