@@ -293,3 +293,17 @@ def test_sharing_one_evaluation_among_alike_racks_changes_no_outcome(monkeypatch
         assert shared == alone
         assert any(r["placed"] for r in json.loads(shared)["podGroups"])
         assert not all(r["placed"] for r in json.loads(shared)["podGroups"])
+
+
+def test_a_group_split_between_two_profiles_is_an_error() -> None:
+    from dralloc.scheduler.profile import Profile
+
+    other = members("job", 1, prefix="odd").replace("spec:\n", "spec:\n  schedulerName: gpu-scheduler\n")
+    objects = codec.load(io.StringIO("---\n".join([rack_nodes(1, 2), pod_group("job", 2), members("job", 1),
+                                                   other])))
+    sim = Simulator.from_objects(objects, feature_gates=FeatureGates.parse(GANG_ONLY),
+                                 profiles=[Profile("gpu-scheduler")])
+    result = sim.schedule()
+    assert [p.status for p in result.pods] == ["error", "error"]
+    assert result.pods[0].message == ('all pods in a single pod group should have the same .spec.schedulerName '
+                                      'set, got: "gpu-scheduler" and "default-scheduler"')

@@ -109,6 +109,14 @@ class PodGroupScheduling:
         """One pod group cycle for ``first`` and its members waiting in activeQ, in ``first``'s profile;
         returns the members that failed (the caller puts them back in the unschedulable pool)."""
         members = [p for p in self.states.members[key] if p is first or (p in queue and queue.take(p))]
+        names = [p.pod.spec.scheduler_name or "default-scheduler" for p in members]
+        other = next((n for n in names if n != names[0]), None)
+        if other is not None:  # frameworkForPodGroup: one profile schedules the whole group
+            message = (f"all pods in a single pod group should have the same .spec.schedulerName set, got: "
+                       f'"{other}" and "{names[0]}"')
+            for pod in members:
+                record(pod, Code.ERROR, None, message)
+            return members
         outcome = self.run(key, members, framework, record)
         return [m.pod for m in outcome.members if m.code != Code.SUCCESS]
 
