@@ -307,3 +307,19 @@ def test_a_group_split_between_two_profiles_is_an_error() -> None:
     assert [p.status for p in result.pods] == ["error", "error"]
     assert result.pods[0].message == ('all pods in a single pod group should have the same .spec.schedulerName '
                                       'set, got: "gpu-scheduler" and "default-scheduler"')
+
+
+def test_the_json_rows_carry_the_pod_group_scheduled_condition() -> None:
+    from datetime import UTC, datetime
+
+    objects = codec.load(io.StringIO("---\n".join([rack_nodes(1, 1), pod_group("big", 9), members("big", 9)])))
+    sim = Simulator(*_nodes_and_pods(objects), pod_groups=[o for o in objects if type(o).__name__ == "PodGroup"],
+                    feature_gates=FeatureGates.parse(GANG_ONLY), now=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
+    (row,) = sim.schedule().to_dict()["podGroups"]
+    assert row["conditions"] == [{"type": "PodGroupScheduled", "status": "False", "reason": "Unschedulable",
+                                  "lastTransitionTime": "2026-01-02T03:04:05Z", "message": row["message"]}]
+    assert row["message"] == "minCount (9) cannot be satisfied: 4 scheduled, 4 remaining"
+
+
+def _nodes_and_pods(objects: list) -> tuple[list, list]:
+    return ([o for o in objects if type(o).__name__ == "Node"], [o for o in objects if type(o).__name__ == "Pod"])

@@ -11,6 +11,7 @@ all-or-nothing rule and the PreEnqueue barrier, ``TopologyAwareWorkloadSchedulin
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import Any
 
 from msgspec.structs import replace
@@ -45,7 +46,10 @@ REASON_ERROR = "SchedulerError"
 class PodGroupScheduling:
     """The simulator's pod groups (None of this runs with GenericWorkload off)."""
 
-    def __init__(self, gates: FeatureGates, cache: SchedulerCache, groups: list[PodGroup]) -> None:
+    def __init__(self, gates: FeatureGates, cache: SchedulerCache, groups: list[PodGroup],
+                 now: datetime | None = None) -> None:
+        """``now``: the time conditions are stamped with (None: unstamped)."""
+        self.now = now
         self.enabled = gates.enabled("GenericWorkload")
         self.states = PodGroupStates(cache)
         self.gang = GangScheduling(self.states) if self.enabled and gates.enabled("GangScheduling") else None
@@ -146,7 +150,10 @@ class PodGroupScheduling:
         old = next((c for c in status.conditions or () if c.type == POD_GROUP_SCHEDULED), None)
         if old is not None and old.status == "True" and condition.status != "True":
             return
-        condition = replace(condition, observed_generation=group.metadata.generation)
+        since = old.last_transition_time if old is not None and old.status == condition.status else None
+        if since is None and self.now is not None:  # (SetStatusCondition stamps a change; a dump has no clock)
+            since = self.now.strftime("%Y-%m-%dT%H:%M:%SZ")
+        condition = replace(condition, observed_generation=group.metadata.generation, last_transition_time=since)
         others = [c for c in status.conditions or () if c.type != POD_GROUP_SCHEDULED]
         group = replace(group, status=replace(status, conditions=[*others, condition]))
         self.states.groups[outcome.key] = group
@@ -168,7 +175,7 @@ class PodGroupScheduling:
                 group.metadata.namespace or "default", group.metadata.name or "",
                 policy.min_count if policy is not None else 1, len(self.states.scheduled(key)),
                 cond is not None and cond.status == "True", self.domains.get(key), message,
-                [m.key for m in members]))
+                [m.key for m in members], list((group.status.conditions if group.status else None) or ())))
         return rows
 
 

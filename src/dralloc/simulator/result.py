@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from msgspec import to_builtins
+
 from dralloc.api.core_v1 import Pod
+from dralloc.api.meta import Condition
 from dralloc.api.resource_v1 import ResourceClaim
 from dralloc.api.scheduling_v1alpha2 import PodGroup
 from dralloc.scheduler.volumes import VolumeBinding
@@ -58,11 +61,12 @@ class PodGroupResult:
     domain: str | None
     message: str
     members: list[str]  # the member pods' keys, in input order
+    conditions: list[Condition] = field(default_factory=list)  # the PodGroup's, as the scheduler left them
 
     def to_dict(self) -> dict[str, object]:
         return {"namespace": self.namespace, "name": self.name, "minCount": self.min_count,
                 "scheduled": self.scheduled, "placed": self.placed, "domain": self.domain,
-                "message": self.message}
+                "message": self.message, "conditions": [to_builtins(c) for c in self.conditions]}
 
 
 @dataclass
