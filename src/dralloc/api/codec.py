@@ -38,6 +38,7 @@ from dralloc.api import (
     policy_v1,
     resource_v1,
     scheduling_v1,
+    scheduling_v1alpha2,
     strict,
 )
 from dralloc.api.kinds import model_for
@@ -430,6 +431,8 @@ _LIST_MODELS: dict[str, type] = {
     "DaemonSetList": apps_v1.DaemonSetList,
     "JobList": batch_v1.JobList,
     "PriorityClassList": scheduling_v1.PriorityClassList,
+    "WorkloadList": scheduling_v1alpha2.WorkloadList,
+    "PodGroupList": scheduling_v1alpha2.PodGroupList,
     "PodDisruptionBudgetList": policy_v1.PodDisruptionBudgetList,
 }
 

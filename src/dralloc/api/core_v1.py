@@ -289,6 +289,10 @@ class Volume(Base):
     host_path: HostPathVolumeSource | None = None
 
 
+class PodSchedulingGroup(Base):
+    pod_group_name: str | None = None
+
+
 class PodSpec(Base):
     PARTIAL: ClassVar[bool] = True  # upstream has more fields
 
@@ -312,6 +316,8 @@ class PodSpec(Base):
     topology_spread_constraints: list[dict[str, Any]] | None = None
     termination_grace_period_seconds: int | None = None  # how long a deleted pod terminates (default 30)
     volumes: list[Volume] | None = None
+    # The PodGroup the pod belongs to (GenericWorkload; read only when the gate is on).
+    scheduling_group: PodSchedulingGroup | None = None
 
 
 class PodResourceClaimStatus(Base):

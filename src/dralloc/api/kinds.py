@@ -12,6 +12,7 @@ from dralloc.api import (
     policy_v1,
     resource_v1,
     scheduling_v1,
+    scheduling_v1alpha2,
     storage_v1,
 )
 
@@ -41,6 +42,8 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
     },
     batch_v1.GROUP_VERSION: {"Job": batch_v1.Job},
     scheduling_v1.GROUP_VERSION: {"PriorityClass": scheduling_v1.PriorityClass},
+    scheduling_v1alpha2.GROUP_VERSION: {"Workload": scheduling_v1alpha2.Workload,
+                                        "PodGroup": scheduling_v1alpha2.PodGroup},
     coordination_v1.GROUP_VERSION: {"Lease": coordination_v1.Lease},
     policy_v1.GROUP_VERSION: {"PodDisruptionBudget": policy_v1.PodDisruptionBudget},
     storage_v1.GROUP_VERSION: {"StorageClass": storage_v1.StorageClass, "CSINode": storage_v1.CSINode,

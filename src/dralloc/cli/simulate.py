@@ -43,7 +43,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--like", metavar="NODE", help="the node --add-nodes clones (with its node-local slices)")
     p.add_argument("--remove-node", action="append", default=[], metavar="NAME",
                    help="what if: this node is gone (its pods become pending); repeatable")
-    p.add_argument("--max", metavar="POD", help="after the batch: how many more copies of this pod fit, and where")
+    p.add_argument("--max", metavar="POD", help="after the batch: how many more copies of this pod fit, and where "
+                                                "(PodGroup/NAME: whole copies of the group, per topology domain)")
+    p.add_argument("--topology-key", metavar="LABEL",
+                   help="with --report: a topology view per value of this node label (free devices, and the "
+                        "largest gang of each PodGroup's pod shape that still fits there)")
     p.add_argument("--strict", action="store_true",
                    help="exit 2, printing only the warnings, when the input has unknown or repeated fields or "
                         "anything that could change a placement that the simulation does not model")
@@ -85,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {w}", file=sys.stderr)
     max_answer = sched.max_copies(args.max) if args.max else None
     if args.report:
-        _write_report(args.report, sched, result)
+        _write_report(args.report, sched, result, args.topology_key)
     explanations = {p.key: sched.explain(p.key) for p in result.unschedulable} if args.explain else {}
     if args.output == "json":
         doc = result.to_dict()
@@ -97,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.output == "yaml":
         from dralloc.api import codec
 
-        items = [p.pod for p in result.pods] + list(result.claims)
+        items = [p.pod for p in result.pods] + list(result.claims) + list(result.pod_group_objects)
         sys.stdout.write(codec.dump_yaml({"apiVersion": "v1", "kind": "List", "items": [codec.to_dict(i) for i in items]}))
     else:
         sys.stdout.write(table(result))
@@ -121,21 +125,42 @@ def _progress() -> Any:
     return show
 
 
-def _write_report(path: str, sched: Any, result: Any) -> None:
+def _write_report(path: str, sched: Any, result: Any, topology_key: str | None = None) -> None:
     from pathlib import Path
 
     from dralloc.simulator.report import render_report
 
     try:
-        Path(path).write_text(render_report(sched, result), encoding="utf-8")
+        Path(path).write_text(render_report(sched, result, topology_key=topology_key), encoding="utf-8")
     except OSError as exc:
         raise InputError(f"--report: {exc.strerror or exc}: {path}") from None
     print(f"report written to {path}", file=sys.stderr)
 
 
+def _group_row(group: Any, result: Any) -> tuple[str, str, str]:
+    members = [p for p in result.pods if p.key in set(group.members)]
+    nodes = sorted({p.node for p in members if p.node})
+    total = len(members)
+    where = group.domain or ("<placed>" if group.placed else "<pending>")
+    if group.placed:
+        detail = f"{group.scheduled}/{total} pods (minCount {group.min_count}) on {', '.join(nodes)}"
+    else:
+        detail = f"{group.scheduled}/{total} pods (minCount {group.min_count}): {group.message}"
+    return (f"podgroup {group.namespace}/{group.name}", where, detail)
+
+
 def table(result: Any) -> str:
     rows = [("POD", "NODE", "CLAIM → DEVICES / REASON")]
+    # A pod group is one row: where it went (its topology domain) and on which nodes, or why not.
+    grouped = {key: g for g in result.pod_groups for key in g.members}
+    shown: set[str] = set()
     for p in result.pods:
+        group = grouped.get(p.key)
+        if group is not None:
+            if group.name not in shown:
+                shown.add(group.name)
+                rows.append(_group_row(group, result))
+            continue
         node = p.node or f"<{p.status}>"
         detail: list[str] = []
         if p.node:

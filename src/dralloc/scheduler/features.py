@@ -27,6 +27,22 @@ DEFAULTS_1_36: dict[str, bool] = {
     "DRANodeAllocatableResources": False,  # alpha (KEP-5517)
     "PodLevelResources": True,  # beta
     "MatchLabelKeysInPodTopologySpread": True,  # beta (PodTopologySpread merges matchLabelKeys into its selector)
+    # Workload-aware scheduling, all alpha and off (KEP-4671 and follow-ups).
+    "GenericWorkload": False,  # Workload/PodGroup API, pods' spec.schedulingGroup
+    "GangScheduling": False,  # the GangScheduling plugin and the pod group cycle
+    "TopologyAwareWorkloadScheduling": False,  # TopologyPlacementGenerator + PodGroupPodsCount
+    "DRAWorkloadResourceClaims": False,  # ResourceClaims shared by a PodGroup
+    "WorkloadAwarePreemption": False,  # preempting for a whole group
+    "WorkloadWithJob": False,  # the Job controller creates a Workload and a PodGroup per Job
+}
+
+# What each gate needs on as well (pkg/features' dependency table); enabling a gate without them is refused.
+DEPENDENCIES: dict[str, tuple[str, ...]] = {
+    "GangScheduling": ("GenericWorkload",),
+    "TopologyAwareWorkloadScheduling": ("GenericWorkload",),
+    "DRAWorkloadResourceClaims": ("GenericWorkload", "DynamicResourceAllocation"),
+    "WorkloadAwarePreemption": ("GangScheduling",),
+    "WorkloadWithJob": ("GenericWorkload",),
 }
 
 
@@ -62,4 +78,9 @@ class FeatureGates:
                 raise FeatureGateError(f"--feature-gates: invalid value of {name}={raw.strip()}, err: "
                                        f'strconv.ParseBool: parsing "{raw.strip()}": invalid syntax')
             values[name] = low in ("true", "1", "t")
+        for name, needs in DEPENDENCIES.items():
+            missing = [n for n in needs if not values[n]]
+            if values[name] and missing:
+                raise FeatureGateError(f"--feature-gates: {name} is enabled, but depends on disabled features: "
+                                       f"{', '.join(missing)}")
         return cls(values)

@@ -45,6 +45,9 @@ class SchedulingQueue:
         self.unschedulable: dict[str, PodInfo] = {}  # the pool, in the order the pods failed
         self.backoff: list[tuple[float, int, PodInfo]] = []  # (ready at, tick, pod)
         self.attempts: dict[str, int] = {}
+        # The tick of each pod's live activeQ entry: a pod taken out of turn (a pod group's siblings, taken
+        # with the first of them) leaves a dead entry behind that ``pop`` skips.
+        self._live: dict[str, int] = {}
 
     # ------------------------------------------------------------------ entering
     def _gate(self, pod: PodInfo) -> Status | None:
@@ -58,13 +61,15 @@ class SchedulingQueue:
         status = self._gate(pod)
         if status is None:
             stamp = pod.pod.metadata.creation_timestamp or ""
-            heapq.heappush(self._heap, (-pod.priority, "0" + stamp, 0, next(self._tick), pod))
+            tick = self._live[pod.key] = next(self._tick)
+            heapq.heappush(self._heap, (-pod.priority, "0" + stamp, 0, tick, pod))
         return status
 
     def requeue(self, pod: PodInfo) -> None:
         """A pod back in activeQ: queued now, behind everything of its priority already queued."""
         self._requeue += 1
-        heapq.heappush(self._heap, (-pod.priority, "1", self._requeue, next(self._tick), pod))
+        tick = self._live[pod.key] = next(self._tick)
+        heapq.heappush(self._heap, (-pod.priority, "1", self._requeue, tick, pod))
 
     def activate(self, pod: PodInfo) -> Status | None:
         """A gated pod changed: queue it if the gate is open now; else the status that still holds it."""
@@ -100,8 +105,21 @@ class SchedulingQueue:
 
     # ------------------------------------------------------------------ leaving
     def pop(self) -> PodInfo:
-        return heapq.heappop(self._heap)[-1]
+        while True:
+            entry = heapq.heappop(self._heap)
+            pod = entry[-1]
+            if self._live.get(pod.key) == entry[3]:
+                del self._live[pod.key]
+                return pod
+
+    def take(self, pod: PodInfo) -> bool:
+        """Take a pod out of activeQ out of turn (False when it is not there)."""
+        return self._live.pop(pod.key, None) is not None
+
+    def __contains__(self, pod: PodInfo) -> bool:
+        """Whether the pod waits in activeQ."""
+        return pod.key in self._live
 
     def __len__(self) -> int:
         """Pods in activeQ."""
-        return len(self._heap)
+        return len(self._live)

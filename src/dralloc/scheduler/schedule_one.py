@@ -12,7 +12,8 @@ import random
 from collections.abc import Callable
 from itertools import compress, islice
 
-from dralloc.api.core_v1 import NodeSelector
+from dralloc.api.core_v1 import NodeSelector, Pod
+from dralloc.api.resource_v1 import ResourceClaim
 from dralloc.scheduler.cache import SchedulerCache
 from dralloc.scheduler.framework import (
     NO_NODES_AVAILABLE,
@@ -40,7 +41,7 @@ from dralloc.scheduler.plugins.dynamic_resources import DraCycle, DynamicResourc
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.profile import Profile, default_plugins
 from dralloc.scheduler.runtime import PluginRuntime
-from dralloc.scheduler.snapshot import ClusterSnapshot
+from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
 
 __all__ = ["Attempt", "Framework", "bind_pod", "num_feasible_nodes_to_find"]
 
@@ -63,7 +64,7 @@ def num_feasible_nodes_to_find(num_nodes: int, percentage: int = 0) -> int:
 class Attempt:
     """How one scheduling attempt ended."""
 
-    __slots__ = ("clear_nomination", "code", "deallocated", "evicted", "message", "node", "nominated",
+    __slots__ = ("clear_nomination", "code", "deallocated", "evicted", "keyed", "message", "node", "nominated",
                  "unnominated")
 
     def __init__(self) -> None:
@@ -76,6 +77,8 @@ class Attempt:
         # kube-scheduler overrides the pod's nominatedNodeName with "" (clearNominatedNode) on these failures
         self.clear_nomination = False
         self.unnominated: list[PodInfo] = []  # lower-priority pods that lost their nomination to this one
+        # whether a plugin read more of a node than the framework's node keys for this pod (Cycle.keyed)
+        self.keyed = False
 
     @property
     def changed_cluster(self) -> bool:
@@ -119,9 +122,17 @@ class Framework(PluginRuntime):
         self.waiting: dict[str, tuple[Cycle, NodeInfo, set[str]]] = {}
         self.tie_break = tie_break
         self.memo = CycleMemo() if memo else None
+        # A pod group cycle's candidate placement: the only nodes a held attempt considers (None: all).
+        self.placement: list[NodeInfo] | None = None
+        # For each pod held by a pod group cycle: its claims as they were before its PreBind wrote them
+        # (None: a claim it created), and the pod itself, to put back when the group lets it go.
+        self.held_writes: dict[str, tuple[dict[tuple[str, str], ResourceClaim | None], Pod]] = {}
 
     # ------------------------------------------------------------------ one attempt
-    def attempt(self, pod: PodInfo) -> Attempt:
+    def attempt(self, pod: PodInfo, *, hold: str | None = None) -> Attempt:
+        """One pod's cycle. ``hold``: a pod group cycle's evaluation of one member (``schedulePod`` +
+        ``AssumeAndReserve``): no PostFilter, and a pod that fits is assumed and reserved, then held in
+        ``waiting`` on ``hold`` (Code.WAIT) until the group cycle allows or rejects it."""
         snap = self.snapshot
         out = Attempt()
         if not snap.nodes:
@@ -132,12 +143,15 @@ class Framework(PluginRuntime):
         cycle = Cycle(pod, snap)
         diagnosis = Diagnosis()
         feasible = self._find_feasible(cycle, diagnosis, out)
+        out.keyed = bool(cycle.keyed)
         if out.code == Code.ERROR:
             out.clear_nomination = True
             return out
         if not feasible:
-            self._post_filter(cycle, diagnosis, out)
-            out.message = fit_error_message(len(snap.nodes), diagnosis)
+            if hold is None:
+                self._post_filter(cycle, diagnosis, out)
+            out.message = fit_error_message(len(snap.nodes if self.placement is None else self.placement),
+                                            diagnosis)
             return out
         if len(feasible) == 1:
             chosen = feasible[0]
@@ -147,6 +161,14 @@ class Framework(PluginRuntime):
             chosen = self._select_host_grouped(cycle, feasible)
         else:
             chosen = self._select_host(cycle, feasible)
+        if hold is not None:
+            status = self._assume_and_hold(cycle, chosen, hold)
+            if status is None:
+                out.node = chosen
+                out.code = Code.WAIT
+            else:
+                self._fail_binding(status, chosen, out)
+            return out
         status = self._assume_and_bind(cycle, chosen)
         if status is None:
             out.node = chosen
@@ -180,6 +202,9 @@ class Framework(PluginRuntime):
             diagnosis.pre_filter_msg = status.message
             return []
         nominated_name = cycle.pod.pod.status.nominated_node_name if cycle.pod.pod.status else None
+        placement = self.placement
+        if placement is not None:
+            return self._find_feasible_in(placement, cycle, diagnosis, out, names, with_nodes)
         if nominated_name and nominated_name in snap.by_name:
             node = snap.by_name[nominated_name]
             nominated_status = self.run_filters(cycle, node)
@@ -259,6 +284,52 @@ class Framework(PluginRuntime):
             else:
                 statuses[node.name] = st
         self.next_start_node_index = (self.next_start_node_index + processed) % len(snap.nodes)
+        return feasible
+
+    def _find_feasible_in(self, placement: list[NodeInfo], cycle: Cycle, diagnosis: Diagnosis, out: Attempt,
+                          names: set[str] | None, with_nodes: list[str]) -> list[NodeInfo]:
+        """``_find_feasible`` over a placement's nodes only (``ListNodesInPlacement``): every node is filtered
+        (nodes in one state share their verdict), none outside counts, not even in the failure text."""
+        nodes = placement
+        if names is not None:
+            nodes = [n for n in placement if n.name in names]
+            diagnosis.absent_status = unresolvable(
+                "", f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(with_nodes))}]")
+        wanted = num_feasible_nodes_to_find(len(placement), self.percentage)
+        state_id = self.snapshot.dra.state_id
+        claim_selectors = self._claim_selectors(cycle)
+        keyed = cycle.keyed
+        named = self._needs_node_names(cycle)
+        verdicts: dict[tuple[object, ...], Status | None] = {}
+        feasible: list[NodeInfo] = []
+        count = len(nodes)
+        start = self.next_start_node_index % count if count else 0
+        for i in range(count):
+            node = nodes[(start + i) % count]
+            if node.nominated:
+                st = self.run_filters(cycle, node)
+            else:
+                key: tuple[object, ...] = (
+                    node.named_key if named or not self.group_nodes else node.static_key,
+                    node.dynamic_key(state_id(node.name)),
+                    tuple(selector_matches(sel, node) for sel in claim_selectors),
+                    tuple(plugin.node_key(cycle, node) for plugin in keyed))
+                cycle.node_keys[node.name] = key
+                if key in verdicts:
+                    st = verdicts[key]
+                else:
+                    st = verdicts[key] = self.run_filters(cycle, node)
+                    cycle.representatives[key] = node
+            if st is None:
+                feasible.append(node)
+                if len(feasible) >= wanted:
+                    break
+            elif st.code == Code.ERROR:
+                out.code = Code.ERROR
+                out.message = st.message
+                break
+            else:
+                diagnosis.node_statuses[node.name] = st
         return feasible
 
     def _find_feasible_grouped(self, cycle: Cycle, diagnosis: Diagnosis, out: Attempt, wanted: int,
@@ -442,6 +513,50 @@ class Framework(PluginRuntime):
             self._forget(cycle, node)
         return status
 
+    def _assume_and_hold(self, cycle: Cycle, node: NodeInfo, holder: str) -> Status | None:
+        """Assume and Reserve only; the pod waits on ``holder`` (its group cycle), which later allows it
+        (PreBind, Bind) or rejects it (Unreserve, forget)."""
+        pod = cycle.pod
+        cycle.device_order = next((o for o in (p.device_order(cycle, node) for p in self.scorers)
+                                   if o is not None), None)
+        self.cache.assume_pod(pod, node)
+        status = self.run_reserve(cycle, node)
+        if status is not None:
+            self._forget(cycle, node)
+            return status
+        # The group's next members must see the devices taken (upstream's in-flight claim allocations):
+        # PreBind writes the allocations now, and they are put back if the group does not bind.
+        st: DraCycle | None = cycle.data.get(DRA)
+        claims = list(st.claims) if st is not None else []
+        if st is not None and st.reservation is not None:
+            claims += st.reservation.claims
+            if st.reservation.extended_claim is not None:
+                claims.append(st.reservation.extended_claim)
+        snap = self.snapshot
+        before = {claim_key(c): snap.claims.get(claim_key(c)) for c in claims}
+        self.held_writes[pod.uid] = (before, pod.pod)
+        status = self.run_pre_bind(cycle, node)
+        if status is not None:
+            self._forget(cycle, node)
+            self._put_back(pod)
+            return status
+        self.waiting[pod.uid] = (cycle, node, {holder})
+        return None
+
+    def _put_back(self, pod: PodInfo) -> None:
+        """Undo what a held pod's PreBind wrote (its claims, its status)."""
+        held = self.held_writes.pop(pod.uid, None)
+        if held is None:
+            return
+        before, old_pod = held
+        snap = self.snapshot
+        for key, claim in before.items():
+            if claim is not None:
+                snap.set_claim(claim)
+            elif key in snap.claims:
+                snap.delete_claim(snap.claims[key])
+        pod.pod = old_pod
+
     def _bind(self, cycle: Cycle, node: NodeInfo) -> Status | None:
         status = self.run_pre_bind(cycle, node)
         if status is None:
@@ -466,6 +581,7 @@ class Framework(PluginRuntime):
         if waiting_on:
             return None
         del self.waiting[pod.uid]
+        self.held_writes.pop(pod.uid, None)
         out = Attempt()
         status = self._bind(cycle, node)
         if status is None:
@@ -484,6 +600,7 @@ class Framework(PluginRuntime):
             return None
         cycle, node, _ = held
         self._forget(cycle, node)
+        self._put_back(pod)
         out = Attempt()
         self._fail_binding(unschedulable(plugin, message), node, out)
         return out

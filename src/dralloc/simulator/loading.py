@@ -15,6 +15,7 @@ from dralloc.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from dralloc.api.scheduling_v1alpha2 import PodGroup, Workload
 from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, StorageClass
 from dralloc.controllers.names import NameGenerator
 
@@ -43,6 +44,8 @@ class ClusterObjects:
     csi_nodes: list[CSINode] = field(default_factory=list)
     csi_drivers: list[CSIDriver] = field(default_factory=list)
     storage_capacities: list[CSIStorageCapacity] = field(default_factory=list)
+    pod_groups: list[PodGroup] = field(default_factory=list)
+    scheduling_workloads: list[Workload] = field(default_factory=list)  # scheduling.k8s.io Workloads
     warnings: list[str] = field(default_factory=list)
 
 
@@ -57,6 +60,7 @@ def sort_objects(objects: Iterable[Any], names: NameGenerator) -> ClusterObjects
         "PodDisruptionBudget": out.disruption_budgets, "PersistentVolume": out.persistent_volumes,
         "PersistentVolumeClaim": out.persistent_volume_claims, "StorageClass": out.storage_classes,
         "CSINode": out.csi_nodes, "CSIDriver": out.csi_drivers, "CSIStorageCapacity": out.storage_capacities,
+        "PodGroup": out.pod_groups, "Workload": out.scheduling_workloads,
     }
     for obj in objects:
         kind = type(obj).__name__

@@ -343,7 +343,16 @@ def render_data(data: ReportData) -> str:
             f'<body><header><h1>{_e(data.title)}</h1><p class="sub">{_e(sub)}</p></header>{body}</body></html>\n')
 
 
-def render_report(sched: Scheduler, result: SimulationResult, *, title: str = "dralloc simulation") -> str:
+def render_report(sched: Scheduler, result: SimulationResult, *, title: str = "dralloc simulation",
+                  topology_key: str | None = None) -> str:
     """The report of ``result`` (produced by ``sched``, whose snapshot holds the final cluster state) as one
-    self-contained HTML document."""
-    return render_data(build_report_data(sched, result, title=title))
+    self-contained HTML document; ``topology_key``: add the topology view over that node label."""
+    html = render_data(build_report_data(sched, result, title=title))
+    if not result.pod_groups and topology_key is None:
+        return html
+    from dralloc.simulator.report_topology import render_pod_groups, render_topology, topology_rows
+
+    sections = render_pod_groups(result.pod_groups)
+    if topology_key is not None:
+        sections += render_topology(topology_rows(sched, result, topology_key), topology_key)
+    return html.replace("</body>", sections + "</body>", 1)

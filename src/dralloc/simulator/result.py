@@ -5,8 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from msgspec import to_builtins
+
 from dralloc.api.core_v1 import Pod
+from dralloc.api.meta import Condition
 from dralloc.api.resource_v1 import ResourceClaim
+from dralloc.api.scheduling_v1alpha2 import PodGroup
 from dralloc.scheduler.volumes import VolumeBinding
 
 
@@ -45,6 +49,27 @@ class Eviction:
 
 
 @dataclass
+class PodGroupResult:
+    """One ``podGroups`` row: the group, its minCount, members scheduled, whether it was placed (its
+    PodGroupScheduled condition is True), the topology domain it got and why it was not placed."""
+
+    namespace: str
+    name: str
+    min_count: int
+    scheduled: int
+    placed: bool
+    domain: str | None
+    message: str
+    members: list[str]  # the member pods' keys, in input order
+    conditions: list[Condition] = field(default_factory=list)  # the PodGroup's, as the scheduler left them
+
+    def to_dict(self) -> dict[str, object]:
+        return {"namespace": self.namespace, "name": self.name, "minCount": self.min_count,
+                "scheduled": self.scheduled, "placed": self.placed, "domain": self.domain,
+                "message": self.message, "conditions": [to_builtins(c) for c in self.conditions]}
+
+
+@dataclass
 class SimulationResult:
     """Every input and generated pod once, in input order, with the claims and evictions."""
 
@@ -56,6 +81,9 @@ class SimulationResult:
     seed: int = 0
     # the claims the simulation bound to a PersistentVolume or left to provisioning on a node
     volume_bindings: list[VolumeBinding] = field(default_factory=list)
+    # each PodGroup's row (GenericWorkload on), and the PodGroups with the status the scheduler wrote
+    pod_groups: list[PodGroupResult] = field(default_factory=list)
+    pod_group_objects: list[PodGroup] = field(default_factory=list)
 
     @property
     def scheduled(self) -> list[PodResult]:
@@ -93,5 +121,6 @@ class SimulationResult:
                          "violatedBudgets": list(e.violated_budgets)} for e in self.evicted],
             "utilization": self.utilization,
             "volumeBindings": [b.to_dict() for b in self.volume_bindings],
+            **({"podGroups": [g.to_dict() for g in self.pod_groups]} if self.pod_groups else {}),
             "warnings": list(self.warnings),
         }

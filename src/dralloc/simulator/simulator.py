@@ -38,6 +38,7 @@ from dralloc.api.resource_v1 import (
     ResourceClaimTemplate,
     ResourceSlice,
 )
+from dralloc.api.scheduling_v1alpha2 import PodGroup
 from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, StorageClass
 from dralloc.controllers.ephemeral_volumes import ephemeral_claims
 from dralloc.controllers.names import NameGenerator
@@ -57,6 +58,7 @@ from dralloc.scheduler.schedule_one import Framework
 from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
 from dralloc.scheduler.volume_warnings import volume_warnings
 from dralloc.scheduler.volumes import VolumeState
+from dralloc.simulator.pod_groups import PodGroupScheduling
 from dralloc.simulator.result import Eviction, PodResult, SimulationResult
 from dralloc.simulator.utilization import utilization
 
@@ -90,8 +92,8 @@ class Simulator:
                  persistent_volumes: Iterable[PersistentVolume] = (),
                  persistent_volume_claims: Iterable[PersistentVolumeClaim] = (),
                  storage_classes: Iterable[StorageClass] = (), csi_nodes: Iterable[CSINode] = (),
-                 csi_drivers: Iterable[CSIDriver] = (), storage_capacities: Iterable[CSIStorageCapacity] = ()
-                 ) -> None:
+                 csi_drivers: Iterable[CSIDriver] = (), storage_capacities: Iterable[CSIStorageCapacity] = (),
+                 pod_groups: Iterable[PodGroup] = ()) -> None:
         """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
         reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
         to a preemptor are listed in ``lost_nominations``. ``now``: the time against which binding conditions
@@ -101,7 +103,8 @@ class Simulator:
         (``dralloc.scheduler.config``): its profiles replace the default one. ``services`` and ``controllers``
         (ReplicationControllers, ReplicaSets, StatefulSets): whose selectors the default topology spread
         constraints use. ``namespaces``: the Namespace objects (their labels, for pod affinity's
-        namespaceSelector); ``disruption_budgets``: the PodDisruptionBudgets preemption respects."""
+        namespaceSelector); ``disruption_budgets``: the PodDisruptionBudgets preemption respects.
+        ``pod_groups``: the scheduling.k8s.io PodGroups (read with the GenericWorkload gate on)."""
         claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
@@ -149,6 +152,8 @@ class Simulator:
                 self.snapshot, seed=seed, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                 new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=profile.plugins(),
                 cache=self.cache)
+        self.pod_groups = PodGroupScheduling(self.gates, self.cache, list(pod_groups), now)
+        self.pod_groups.make_claims(self.templates, self.names, self.snapshot.set_claim, self.warnings)
         self._requests_cache: dict[bytes, tuple[dict[str, int], int, int]] = {}
         self.results: dict[str, PodResult] = {}
         self.infos: dict[str, PodInfo] = {}
@@ -172,6 +177,14 @@ class Simulator:
         objects = list(objects)
         names = NameGenerator(seed)
         objs = sort_objects(objects, names)
+        if feature_gates is not None and feature_gates.enabled("WorkloadWithJob"):
+            from dralloc.api.batch_v1 import Job
+            from dralloc.controllers.job_workloads import attach_job_workloads
+
+            jobs = [w for w in objs.workloads if isinstance(w, Job)]
+            made, groups, objs.pods = attach_job_workloads(jobs, objs.pods, {id(o) for o in objects})
+            objs.scheduling_workloads.extend(made)
+            objs.pod_groups.extend(groups)
         sched = cls(objs.nodes, objs.pods, slices=objs.slices, classes=objs.classes, claims=objs.claims,
                     templates=objs.templates, taint_rules=objs.taint_rules, priority_classes=objs.priority_classes,
                     seed=seed, feature_gates=feature_gates, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
@@ -180,7 +193,7 @@ class Simulator:
                     namespaces=objs.namespaces, disruption_budgets=objs.disruption_budgets,
                     persistent_volumes=objs.persistent_volumes, persistent_volume_claims=objs.persistent_volume_claims,
                     storage_classes=objs.storage_classes, csi_nodes=objs.csi_nodes, csi_drivers=objs.csi_drivers,
-                    storage_capacities=objs.storage_capacities)
+                    storage_capacities=objs.storage_capacities, pod_groups=objs.pod_groups)
         sched.warnings[:0] = objs.warnings
         from dralloc.simulator.unmodelled import unmodelled_inputs
 
@@ -224,6 +237,7 @@ class Simulator:
         if phase in ("Succeeded", "Failed"):
             result.status = phase.lower()
             return result
+        self.pod_groups.admit(info)  # (a finished pod is no longer in the scheduler's view of its group)
         if pod.spec.node_name:
             result.status = "running"
             node = self.snapshot.by_name.get(pod.spec.node_name)
@@ -289,6 +303,7 @@ class Simulator:
 
         if not any(pc.resource_claim_template_name for pc in pod.spec.resource_claims or ()):
             return pod
+        pod = self.pod_groups.with_group_claims(pod)
         try:
             pod, claims = claims_for_pod(pod, self.templates.get(pod.metadata.namespace or "default", {}),
                                          self.names)
@@ -321,7 +336,8 @@ class Simulator:
         """Schedule every pending pod; returns the whole simulation's result. Pods that failed are tried
         again after an eviction or deallocation freed room, except with ``victims_terminate_at`` (one cycle
         each: the caller is the queue)."""
-        queue = SchedulingQueue(lambda info: self._framework(info).pre_enqueue(info))
+        groups = self.pod_groups
+        queue = SchedulingQueue(lambda info: self._framework(info).pre_enqueue(info) or groups.pre_enqueue(info))
         for info in self.pending:
             status = queue.add(info)
             if status is not None:
@@ -330,6 +346,14 @@ class Simulator:
         done = 0
         while queue:
             info = queue.pop()
+            group = groups.group_of(info)
+            if group is not None:  # its members waiting in activeQ go with it, in one pod group cycle
+                for failed in groups.schedule(queue, info, group, self._framework(info), self.record_member):
+                    queue.add_unschedulable(failed)
+                if progress is not None:
+                    done += 1
+                    progress(done, len(queue) + len(queue.unschedulable))
+                continue
             attempt = self._attempt(info)
             if progress is not None:
                 done += 1
@@ -406,6 +430,20 @@ class Simulator:
                     self.snapshot.unnominate(node, info)
             self.snapshot.nominate(attempt.nominated, info)
         return attempt
+
+    def record_member(self, info: PodInfo, code: Code, node: NodeInfo | None, message: str) -> bool:
+        """A pod group member's outcome (True when bound)."""
+        result = self.results[info.key]
+        result.attempts += 1
+        if code == Code.SUCCESS and node is not None:
+            result.pod = info.pod
+            result.node = node.name
+            result.status = "scheduled"
+            result.message = ""
+            return True
+        result.status = "error" if code == Code.ERROR else "unschedulable"
+        result.message = truncate_message(message)
+        return False
 
     def _budgets_broken(self, victims: list[PodInfo]) -> dict[int, list[str]]:
         """For each victim (by id), the disruption budgets its eviction takes below zero, counting the victims
@@ -513,10 +551,47 @@ class Simulator:
         return PlanSettings(type(self), self.seed, self.gates, self.percentage_of_nodes_to_score, self.config)
 
     def max_copies(self, target: str, limit: int = 10_000) -> tuple[int, dict[str, int], str]:
-        """How many more copies of pod ``target`` fit: (count, copies per node, why the next did not)."""
+        """How many more copies of pod ``target`` fit: (count, copies per node, why the next did not). For a
+        PodGroup (``PodGroup/name`` or ``namespace/name``, gates on): how many more copies of the whole group
+        fit, each all or nothing, with copies per topology domain (``*`` without a constraint)."""
+        key = self._pod_group_target(target)
+        if key is not None:
+            return self._max_group_copies(key, min(limit, 1000))
         from dralloc.simulator.whatif import max_copies
 
         return max_copies(self, target, limit)
+
+    def _pod_group_target(self, target: str) -> str | None:
+        groups = self.pod_groups
+        if not groups.enabled:
+            return None
+        name = target.removeprefix("PodGroup/")
+        key = name if "/" in name else f"default/{name}"
+        if key in groups.states.groups and (target.startswith("PodGroup/") or key not in self.results):
+            return key
+        return None
+
+    def _max_group_copies(self, key: str, limit: int) -> tuple[int, dict[str, int], str]:
+        from dralloc.simulator.pod_groups import copy_members
+
+        groups = self.pod_groups
+        group = groups.states.groups[key]
+        pods = [self.results[m.key].pod for m in groups.states.members[key]]
+        per_domain: dict[str, int] = {}
+        for i in range(1, limit + 1):
+            copy, members = copy_members(group, pods, f"max-{i}")
+            copy_key = groups.add_group(copy, self.templates, self.names, self.snapshot.set_claim, self.warnings)
+            infos = []
+            for pod in members:
+                admitted = self._admit(pod)
+                if self.pending and self.pending[-1].key == admitted.key:
+                    infos.append(self.pending.pop())
+            outcome = groups.run(copy_key, infos, self._framework(infos[0]) if infos else self.framework,
+                                 self.record_member)
+            if outcome.code != Code.SUCCESS or not infos:
+                return i - 1, per_domain, outcome.message or (outcome.members[0].message if outcome.members else "")
+            per_domain[outcome.domain or "*"] = per_domain.get(outcome.domain or "*", 0) + 1
+        return limit, per_domain, f"stopped after {limit} copies"
 
     def explain(self, key: str, limit: int = 3) -> list[Any]:
         """dralloc's per-claim explanation of why a pending pod's claims do not fit, for the ``limit`` nodes
@@ -540,7 +615,9 @@ class Simulator:
         ordered = [claims[k] for k in sorted(claims)]
         return SimulationResult(list(self.results.values()), ordered, list(self.evicted),
                                 utilization(self.snapshot), list(dict.fromkeys(self.warnings)), self.seed,
-                                list(self.snapshot.volumes.bindings))
+                                list(self.snapshot.volumes.bindings),
+                                self.pod_groups.results(lambda key: self.results[key].message),
+                                list(self.pod_groups.states.groups.values()))
 
 
 def _preempted_message(by: PodInfo, node: str, violated: list[str] | None) -> str:

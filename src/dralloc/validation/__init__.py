@@ -25,6 +25,7 @@ from dralloc.api.resource_v1 import (
     ResourceSlice,
 )
 from dralloc.api.scheduling_v1 import PriorityClass
+from dralloc.api.scheduling_v1alpha2 import PodGroup, Workload
 from dralloc.api.storage_v1 import CSINode, StorageClass
 from dralloc.errors import ValidationFailed
 from dralloc.validation import field
@@ -42,6 +43,12 @@ from dralloc.validation.meta import (
 from dralloc.validation.namespace import spec_finalizer_errors
 from dralloc.validation.node import node_errors
 from dralloc.validation.pod import pod_spec_errors
+from dralloc.validation.podgroups import (
+    validate_pod_group,
+    validate_pod_group_update,
+    validate_workload,
+    validate_workload_update,
+)
 from dralloc.validation.policy import validate_pdb
 from dralloc.validation.resource import (
     RequestNames,
@@ -72,7 +79,8 @@ __all__ = [
 ]
 
 NAMESPACED_KINDS = {"ResourceClaim", "ResourceClaimTemplate", "Pod", "Deployment", "ReplicaSet", "StatefulSet",
-                    "DaemonSet", "Job", "PersistentVolumeClaim", "CSIStorageCapacity", "Service"}
+                    "DaemonSet", "Job", "PersistentVolumeClaim", "CSIStorageCapacity", "Service", "Workload",
+                    "PodGroup"}
 
 
 def _meta(obj: Any, namespaced: bool, require_namespace: bool) -> list[FieldError]:
@@ -117,6 +125,10 @@ def validate(obj: Any, *, require_namespace: bool = False) -> list[FieldError]:
         return _meta(obj, True, require_namespace) + workload_spec_errors(obj)
     if isinstance(obj, PodDisruptionBudget):
         return _meta(obj, True, require_namespace) + validate_pdb(obj)
+    if isinstance(obj, Workload):
+        return _meta(obj, True, require_namespace) + validate_workload(obj)
+    if isinstance(obj, PodGroup):
+        return _meta(obj, True, require_namespace) + validate_pod_group(obj)
     if isinstance(obj, PersistentVolume):
         return _meta(obj, False, False) + validate_persistent_volume(obj)
     if isinstance(obj, PersistentVolumeClaim):
@@ -157,6 +169,10 @@ def validate_update(new: Any, old: Any) -> list[FieldError]:
         return _meta(new, False, False) + errs + validate_priority_class_update(new, old)
     if isinstance(new, Lease):
         return _meta(new, True, False) + errs + validate_lease_spec(new.spec)
+    if isinstance(new, Workload):
+        return _meta(new, True, False) + errs + validate_workload_update(new, old)
+    if isinstance(new, PodGroup):
+        return _meta(new, True, False) + errs + validate_pod_group_update(new, old)
     if kind_new in ("Namespace", "Node", "Pod"):
         return errs
     return errs

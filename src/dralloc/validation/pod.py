@@ -315,6 +315,13 @@ def pod_spec_errors(spec: PodSpec, path: str = "spec", pod_name: str | None = No
                     else f.not_supported(where, spec.preemption_policy, PREEMPTION_POLICIES))
     if spec.overhead is not None:
         errs += requirements_errors(spec.overhead, None, f.child(path, "overhead"))
+    if spec.scheduling_group is not None:  # its one member, the PodGroup's name (a DNS subdomain)
+        group_path = f.child(path, "schedulingGroup")
+        name = spec.scheduling_group.pod_group_name
+        if not name:
+            errs.append(f.invalid(group_path, "", "must specify one of: `podGroupName`"))
+        else:
+            errs += _subdomain_errors(name, f.child(group_path, "podGroupName"))
     return errs
 
 

@@ -44,6 +44,7 @@ from dralloc.scheduler.framework import (
 )
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.dynamic_resources import binding_conditions, extended_resources
+from dralloc.scheduler.plugins.dynamic_resources.group_claims import group_consumer
 from dralloc.scheduler.plugins.dynamic_resources.manager import claim_key
 from dralloc.scheduler.plugins.node_affinity import _matches as node_selector_matches
 
@@ -177,7 +178,7 @@ class DynamicResources(Plugin):
                 return unresolvable(NAME, f'resourceclaim.resource.k8s.io "{name}" not found')
             if claim.metadata.deletion_timestamp:
                 return unresolvable(NAME, f'resourceclaim "{name}" is being deleted')
-            if must_check_owner and not _owned_by(claim, pod.uid):
+            if must_check_owner and not _owned_by(claim, pod.uid) and group_consumer(claim, pod.pod) is None:
                 return unresolvable(NAME, f"ResourceClaim {ns}/{name} was not created for pod "
                                           f"{ns}/{pod.name} (pod is not owner)")
             claims.append(claim)
@@ -401,13 +402,15 @@ class DynamicResources(Plugin):
             finalizers = list(claim.metadata.finalizers or ())
             if DELETE_PROTECTION_FINALIZER not in finalizers:
                 finalizers.append(DELETE_PROTECTION_FINALIZER)
+            consumer = group_consumer(claim, pod.pod) or ref  # a PodGroup's claim is reserved for the group
             snap.set_claim(replace(claim, metadata=replace(claim.metadata, finalizers=finalizers),
-                                   status=replace(status, allocation=result, reserved_for=[ref])))
+                                   status=replace(status, allocation=result, reserved_for=[consumer])))
         for claim in st.claims:
             current = snap.claims.get(claim_key(claim), claim)
+            consumer = group_consumer(current, pod.pod) or ref
             if current.status is not None and current.status.allocation is not None \
-                    and not is_reserved_for(current, pod.uid) and claim not in st.to_allocate:
-                reserved = list(current.status.reserved_for or ()) + [ref]
+                    and not is_reserved_for(current, consumer.uid) and claim not in st.to_allocate:
+                reserved = list(current.status.reserved_for or ()) + [consumer]
                 snap.set_claim(replace(current, status=replace(current.status, reserved_for=reserved)))
         ext = reservation.extended_claim
         if ext is not None:

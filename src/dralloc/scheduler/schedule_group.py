@@ -1,0 +1,299 @@
+"""The pod group cycle (kube-scheduler's ``scheduleOnePodGroup``): the queued members of one PodGroup are
+taken together and evaluated in one snapshot, each filtered, scored, assumed and reserved in turn so the next
+sees it; then every member that fits binds, or none does.
+
+* After each member, GangScheduling's PlacementFeasible decides: the group is feasible once ``minCount``
+  members are assumed or bound (then the members that fit bind, those that did not keep their own
+  FitError — partial binding above minCount), and the cycle stops as soon as minCount cannot be reached.
+  A feasible cycle that placed no member is unschedulable (``pod group is unschedulable``).
+* With a topology constraint (TopologyAwareWorkloadScheduling) each candidate placement (a label value's
+  nodes) is evaluated this way and reverted; the feasible ones are scored by PodGroupPodsCount and the best
+  is taken. None feasible: ``0/<n> placements are available, first placement status: <its status>``.
+* On failure, members that fit carry the group's message; members that did not fit carry their own FitError.
+
+Placements whose nodes are in the same states (as many nodes of each state of :mod:`dralloc.scheduler.groups`)
+give the same outcome for pods that read nothing but a node's state (no node selector or affinity, no pod
+(anti-)affinity or spreading, no nominations, node-local devices only): one of them is tried for all, and the
+outcome is remembered across cycles under that signature and the members' shape (their specs, not their
+names). A trial in which a plugin reads more of a node than its state (``Attempt.keyed``) turns the sharing
+off for the cycle. A trial's random draws are not kept, so sharing changes no outcome; a cycle costs its
+members times the kinds of domain it has not met before, not times the domains.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+from msgspec.structs import replace
+
+from dralloc.api.codec import encode_json
+from dralloc.api.scheduling_v1alpha2 import PodGroup
+from dralloc.scheduler.framework import Code, Status, unschedulable
+from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.plugins.gang_scheduling import GangScheduling, PlacementProgress
+from dralloc.scheduler.plugins.topology_placement import (
+    PLACEMENTS_UNAVAILABLE,
+    Placement,
+    PlacementError,
+    generate_placements,
+    pods_count_scores,
+)
+from dralloc.scheduler.pod_groups import PodGroupStates
+from dralloc.scheduler.podinfo import PodInfo
+from dralloc.scheduler.schedule_one import Framework
+
+GROUP_UNSCHEDULABLE = "pod group is unschedulable"
+MEMO_LIMIT = 100_000
+OTHER_POD_FAILED = "failed to schedule other pod from a pod group: "
+
+
+@dataclass
+class MemberOutcome:
+    """One member's end in the cycle: bound on ``node``, or not with ``message`` (``code``)."""
+
+    pod: PodInfo
+    code: Code
+    node: NodeInfo | None = None
+    message: str = ""
+
+
+@dataclass
+class GroupOutcome:
+    """The cycle's end: the group's status (SUCCESS, UNSCHEDULABLE or ERROR), the domain it got and each
+    member's outcome (every member taken, in order)."""
+
+    key: str
+    group: PodGroup
+    code: Code
+    message: str = ""
+    domain: str | None = None
+    members: list[MemberOutcome] = field(default_factory=list)
+
+
+@dataclass
+class _Evaluation:
+    status: Status | None  # None: feasible
+    held: list[tuple[PodInfo, NodeInfo]]
+    failed: dict[str, str]  # pod key -> its own FitError
+    placed: int
+    keyed: bool = False  # a plugin read more of some node than its state: no sharing
+
+
+@dataclass(frozen=True)
+class _Remembered:
+    """A reverted evaluation kept across cycles, its members by position."""
+
+    status: Status | None
+    failed: tuple[tuple[int, str], ...]
+    placed: int
+
+    @classmethod
+    def of_result(cls, result: _Evaluation, pods: list[PodInfo]) -> _Remembered:
+        position = {p.key: i for i, p in enumerate(pods)}
+        return cls(result.status, tuple((position[k], m) for k, m in result.failed.items()), result.placed)
+
+    def of(self, pods: list[PodInfo]) -> _Evaluation:
+        return _Evaluation(self.status, [], {pods[i].key: m for i, m in self.failed}, self.placed)
+
+
+class PodGroupCycle:
+    """Runs pod group cycles over one framework. ``gang``: the GangScheduling plugin (None without its
+    gate: every group is basic); ``topology``: whether TopologyAwareWorkloadScheduling is on."""
+
+    def __init__(self, framework: Framework, states: PodGroupStates, gang: GangScheduling | None,
+                 topology: bool, rng: random.Random, memo: dict[tuple[object, object], _Remembered] | None = None
+                 ) -> None:
+        """``memo``: outcomes of placements remembered across cycles (owned by the caller)."""
+        self.memo: dict[tuple[object, object], _Remembered] = memo if memo is not None else {}
+        self.framework = framework
+        self.states = states
+        self.gang = gang
+        self.topology = topology
+        self.rng = rng
+
+    def run(self, key: str, pods: list[PodInfo]) -> GroupOutcome:
+        group = self.states.groups[key]
+        policy = group.spec.scheduling_policy.gang
+        min_count = policy.min_count if policy is not None and self.gang is not None else 0
+        topology_key = group.topology_key if self.topology else None
+        if topology_key is None:
+            return self._finish(key, group, pods, self._evaluate(key, pods, None, min_count), None)
+        snap = self.framework.snapshot
+        try:
+            placements = generate_placements(topology_key, snap.nodes, self.states.scheduled_nodes(key))
+        except PlacementError as exc:
+            return GroupOutcome(key, group, Code.ERROR, str(exc),
+                                members=[MemberOutcome(p, Code.ERROR, None, str(exc)) for p in pods])
+        return self._place(key, group, pods, placements, min_count)
+
+    # ------------------------------------------------------------------ placements
+    def _place(self, key: str, group: PodGroup, pods: list[PodInfo], placements: list[Placement],
+               min_count: int) -> GroupOutcome:
+        if not placements:
+            message = PLACEMENTS_UNAVAILABLE.format(count=0, status="no node has the topology label")
+            return GroupOutcome(key, group, Code.UNSCHEDULABLE, message,
+                                members=[MemberOutcome(p, Code.UNSCHEDULABLE, None, message) for p in pods])
+        signatures = self._signatures(placements, pods)
+        shape = self._shape(key, group, pods, min_count) if signatures is not None else None
+        results = self._evaluate_all(key, pods, placements, min_count, signatures, shape)
+        if results is None:  # some node read beyond its state: every placement on its own
+            results = self._evaluate_all(key, pods, placements, min_count, None, None)
+        assert results is not None
+        outcome = self._choose(key, group, pods, placements, results, min_count)
+        if signatures is not None and outcome[1] is not None and outcome[1].keyed:
+            # (every outcome was remembered, and the final run shows the states do not say it all)
+            self._revert(key, outcome[1])
+            results = self._evaluate_all(key, pods, placements, min_count, None, None)
+            assert results is not None
+            outcome = self._choose(key, group, pods, placements, results, min_count)
+        return outcome[0] if outcome[1] is None else self._finish(key, group, pods, outcome[1], outcome[2])
+
+    def _choose(self, key: str, group: PodGroup, pods: list[PodInfo], placements: list[Placement],
+                results: list[_Evaluation], min_count: int
+                ) -> tuple[GroupOutcome, None, None] | tuple[None, _Evaluation, str]:
+        """No placement feasible: the group's outcome; else the best placement, run again and held."""
+        feasible = {p.name: r.placed for p, r in zip(placements, results) if r.status is None}
+        if not feasible:
+            first = results[0]
+            assert first.status is not None
+            message = PLACEMENTS_UNAVAILABLE.format(count=len(placements), status=first.status.message)
+            members = [MemberOutcome(p, Code.UNSCHEDULABLE, None, first.failed.get(p.key, message)) for p in pods]
+            return GroupOutcome(key, group, Code.UNSCHEDULABLE, message, members=members), None, None
+        already = len(self.states.scheduled(key))
+        scores = pods_count_scores({name: already + placed for name, placed in feasible.items()})
+        best = max(scores.values())
+        ties = [name for name in feasible if scores[name] == best]
+        chosen_name = ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0]
+        chosen = next(p for p in placements if p.name == chosen_name)
+        return None, self._evaluate(key, pods, chosen, min_count), chosen.name
+
+    def _evaluate_all(self, key: str, pods: list[PodInfo], placements: list[Placement], min_count: int,
+                      signatures: list[frozenset[object]] | None, shape: object | None) -> list[_Evaluation] | None:
+        """Each placement's outcome, placements of one signature sharing one evaluation (remembered across
+        cycles under ``shape``); None when an evaluation shows the signatures do not say it all."""
+        evaluated: dict[object, _Evaluation] = {}
+        results: list[_Evaluation] = []
+        for i, placement in enumerate(placements):
+            sig = signatures[i] if signatures is not None else i
+            result = evaluated.get(sig)
+            if result is None and shape is not None:
+                remembered = self.memo.get((shape, sig))
+                if remembered is not None:
+                    result = evaluated[sig] = remembered.of(pods)
+            if result is None:
+                # A trial's random draws (ties between nodes) are not kept: whether placements share a
+                # trial then changes nothing that follows.
+                drawn = self.rng.getstate()
+                result = evaluated[sig] = self._evaluate(key, pods, placement, min_count)
+                self._revert(key, result)
+                self.rng.setstate(drawn)
+                if result.keyed and signatures is not None:
+                    return None
+                if shape is not None:
+                    if len(self.memo) >= MEMO_LIMIT:
+                        self.memo.clear()
+                    self.memo[(shape, sig)] = _Remembered.of_result(result, pods)
+            results.append(result)
+        return results
+
+    def _shape(self, key: str, group: PodGroup, pods: list[PodInfo], min_count: int) -> object | None:
+        """What an evaluation reads of the group besides the nodes' states — its members' specs (not their
+        names), priorities and namespaces, minCount and the members already scheduled — or None when it
+        reads more (claims by name, the group's own claims): the key, with a placement's signature, under
+        which an outcome is remembered across cycles."""
+        if group.spec.resource_claims:
+            return None
+        members = []
+        for p in pods:
+            spec = p.pod.spec
+            if any(c.resource_claim_name for c in spec.resource_claims or ()):
+                return None
+            members.append((p.namespace, p.priority,
+                            encode_json(replace(spec, scheduling_group=None, node_name=None))))
+        return (min_count, len(self.states.scheduled(key)), self.gang is None, tuple(members))
+
+    def _signatures(self, placements: list[Placement], pods: list[PodInfo]) -> list[frozenset[object]] | None:
+        """Each placement's node states (how many of its nodes are in each state), when the members read
+        nothing else of a node; else None."""
+        fw = self.framework
+        snap = fw.snapshot
+        if not fw.group_nodes or snap.nominations or not snap.dra.all_local or not snap.groups.refresh():
+            return None
+        for p in pods:
+            spec = p.pod.spec
+            if spec.affinity is not None or spec.topology_spread_constraints or spec.node_selector \
+                    or spec.node_name:
+                return None
+        groups = snap.groups
+        gids, index = groups.gids, groups.index
+        out: list[frozenset[object]] = []
+        for placement in placements:
+            counts = Counter(gids[index[n.name]] for n in placement.nodes)
+            out.append(frozenset((groups.key(g), n) for g, n in counts.items()))
+        return out
+
+    # ------------------------------------------------------------------ one evaluation
+    def _evaluate(self, key: str, pods: list[PodInfo], placement: Placement | None,
+                  min_count: int) -> _Evaluation:
+        """``podGroupSchedulingDefaultAlgorithm``: each member in turn, held once it fits."""
+        fw = self.framework
+        fw.placement = placement.nodes if placement is not None else None
+        progress = PlacementProgress(remaining=len(pods), scheduled=len(self.states.scheduled(key)))
+        held: list[tuple[PodInfo, NodeInfo]] = []
+        failed: dict[str, str] = {}
+        keyed = False
+        status: Status | None = unschedulable("", GROUP_UNSCHEDULABLE)
+        try:
+            for pod in pods:
+                attempt = fw.attempt(pod, hold=key)
+                keyed = keyed or attempt.keyed
+                if attempt.code == Code.ERROR:
+                    status = Status(Code.ERROR, (OTHER_POD_FAILED + attempt.message,))
+                    failed[pod.key] = attempt.message
+                    break
+                progress.remaining -= 1
+                if attempt.code == Code.WAIT and attempt.node is not None:
+                    held.append((pod, attempt.node))
+                    progress.scheduled += 1
+                else:
+                    failed[pod.key] = attempt.message
+                status = self.gang.placement_feasible(min_count, progress) if self.gang is not None else None
+                if status is not None and status.rejected:
+                    break
+        finally:
+            fw.placement = None
+        if status is not None and status.code == Code.WAIT:
+            status = unschedulable(status.plugin, *status.reasons)  # a terminal Wait is a failure
+        if status is None and not held:
+            status = unschedulable("", GROUP_UNSCHEDULABLE)
+        return _Evaluation(status, held, failed, len(held), keyed)
+
+    def _revert(self, key: str, result: _Evaluation) -> None:
+        """Unreserve and forget the held members, last first."""
+        for pod, _ in reversed(result.held):
+            self.framework.reject(pod, key, "")
+
+    def _finish(self, key: str, group: PodGroup, pods: list[PodInfo], result: _Evaluation,
+                domain: str | None) -> GroupOutcome:
+        """Bind every held member when the group is feasible; else revert them with the group's message."""
+        status = result.status
+        if status is not None:
+            self._revert(key, result)
+            code = Code.ERROR if status.code == Code.ERROR else Code.UNSCHEDULABLE
+            members = [MemberOutcome(p, code, None, result.failed.get(p.key, status.message)) for p in pods]
+            return GroupOutcome(key, group, code, status.message, None, members)
+        members = []
+        bound: dict[str, MemberOutcome] = {}
+        for pod, node in result.held:
+            ended = self.framework.allow(pod, key)
+            if ended is not None and ended.code == Code.SUCCESS:
+                bound[pod.key] = MemberOutcome(pod, Code.SUCCESS, node)
+            else:
+                bound[pod.key] = MemberOutcome(pod, ended.code if ended is not None else Code.ERROR, None,
+                                               ended.message if ended is not None else "")
+        for pod in pods:
+            members.append(bound.get(pod.key) or MemberOutcome(pod, Code.UNSCHEDULABLE, None,
+                                                               result.failed.get(pod.key, "")))
+        return GroupOutcome(key, group, Code.SUCCESS, "", domain, members)
