@@ -44,6 +44,23 @@ class CapacityInfo:
         self.range_step = rng.step if rng is not None else None
 
 
+class DeviceParts:
+    """What a device's counters and capacity mean to the allocator, shared by every device whose decoded
+    ``consumesCounters`` and ``capacity`` are the very same objects (a loader that shares identical parts
+    makes the same GPU of thousands of nodes use one of these). Holds the decoded objects, so their ids stay
+    theirs while the parts are kept."""
+
+    __slots__ = ("source", "consumes", "capacity", "capacity_cache")
+
+    def __init__(self, consumes_counters: Any, capacity: Any) -> None:
+        self.source = (consumes_counters, capacity)
+        self.consumes = tuple((c.counter_set, cname, to_num(counter.value))
+                              for c in consumes_counters or () for cname, counter in (c.counters or {}).items())
+        self.capacity = {name: CapacityInfo(cap) for name, cap in (capacity or {}).items()}
+        # consumption() per capacity request: depends on the capacities alone
+        self.capacity_cache: dict[Any, Any] = {}
+
+
 class DeviceInfo:
     """Static facts about one device of one slice, computed once per device object."""
 
@@ -51,7 +68,7 @@ class DeviceInfo:
                  "taints", "attr_cache", "expr_cache", "match_cache", "per_device", "binds_to_node",
                  "capacity_cache", "_cel_input")
 
-    def __init__(self, slice_: Any, device: Any) -> None:
+    def __init__(self, slice_: Any, device: Any, parts: DeviceParts | None = None) -> None:
         spec = slice_.spec
         self.device = device
         self.slice = slice_
@@ -60,17 +77,16 @@ class DeviceInfo:
         self.name = device.name
         self.id = device_id(self.driver, self.pool, self.name)
         self.allow_multi = bool(device.allow_multiple_allocations)
-        cons = []
-        for c in device.consumes_counters or ():
-            for cname, counter in (c.counters or {}).items():
-                cons.append((c.counter_set, cname, to_num(counter.value)))
-        self.consumes = cons
-        self.capacity = {name: CapacityInfo(cap) for name, cap in (device.capacity or {}).items()}
-        self.taints = [t for t in (device.taints or ()) if t.effect in BLOCKING_EFFECTS]
+        if parts is None:
+            parts = DeviceParts(device.consumes_counters, device.capacity)
+        self.consumes = parts.consumes
+        self.capacity = parts.capacity
+        self.capacity_cache = parts.capacity_cache
+        taints = device.taints
+        self.taints = tuple(t for t in taints if t.effect in BLOCKING_EFFECTS) if taints else ()
         self.attr_cache: dict[str, Any] = {}
         self.expr_cache: dict[str, Any] = {}
         self.match_cache: dict[Any, Any] = {}
-        self.capacity_cache: dict[Any, Any] = {}
         self.per_device = bool(spec.per_device_node_selection)
         self.binds_to_node = bool(device.binds_to_node)
         self._cel_input: dict[str, Any] | Exception | None = None
