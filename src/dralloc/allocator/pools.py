@@ -17,6 +17,7 @@ from dralloc.allocator.errors import AllocationInternalError
 from dralloc.allocator.nodes import NodeSelectorError, node_matches
 from dralloc.allocator.numbers import to_num
 from dralloc.allocator.state import device_id
+from dralloc.api.semver import Semver
 from dralloc.cel import device_activation
 
 BLOCKING_EFFECTS = frozenset(("NoSchedule", "NoExecute"))
@@ -50,7 +51,7 @@ class DeviceParts:
     makes the same GPU of thousands of nodes use one of these). Holds the decoded objects, so their ids stay
     theirs while the parts are kept."""
 
-    __slots__ = ("source", "consumes", "capacity", "capacity_cache")
+    __slots__ = ("source", "consumes", "capacity", "capacity_cache", "cel_capacity")
 
     def __init__(self, consumes_counters: Any, capacity: Any) -> None:
         self.source = (consumes_counters, capacity)
@@ -59,6 +60,8 @@ class DeviceParts:
         self.capacity = {name: CapacityInfo(cap) for name, cap in (capacity or {}).items()}
         # consumption() per capacity request: depends on the capacities alone
         self.capacity_cache: dict[Any, Any] = {}
+        # (driver, the capacity map selectors see): made from the capacities and the driver alone
+        self.cel_capacity: tuple[str, Any] | None = None
 
 
 class DeviceInfo:
@@ -66,7 +69,10 @@ class DeviceInfo:
 
     __slots__ = ("device", "slice", "id", "driver", "pool", "name", "allow_multi", "consumes", "capacity",
                  "taints", "attr_cache", "expr_cache", "match_cache", "per_device", "binds_to_node",
-                 "capacity_cache", "_cel_input")
+                 "capacity_cache", "parts", "_cel_input")
+
+    # Version attributes as selectors see them, one object per version text (bounded, like Quantity's).
+    _versions: dict[str, Semver] = {}
 
     def __init__(self, slice_: Any, device: Any, parts: DeviceParts | None = None) -> None:
         spec = slice_.spec
@@ -79,6 +85,7 @@ class DeviceInfo:
         self.allow_multi = bool(device.allow_multiple_allocations)
         if parts is None:
             parts = DeviceParts(device.consumes_counters, device.capacity)
+        self.parts = parts
         self.consumes = parts.consumes
         self.capacity = parts.capacity
         self.capacity_cache = parts.capacity_cache
@@ -98,12 +105,34 @@ class DeviceInfo:
         if act is None:
             try:
                 act = device_activation(self.device, self.driver)
+                self._share(act["device"])
             except Exception as exc:  # noqa: BLE001 - kept and raised to each selector as its runtime error
                 act = exc
             self._cel_input = act
         if isinstance(act, Exception):
             raise act
         return act
+
+    def _share(self, device: dict[str, Any]) -> None:
+        """Make the activation use the capacity map of the devices with the same parts and one object per
+        version: equal values, kept once for the hundreds of thousands of devices of a large cluster."""
+        parts = self.parts
+        held = parts.cel_capacity
+        if held is None:
+            parts.cel_capacity = (self.driver, device["capacity"])
+        elif held[0] == self.driver:
+            device["capacity"] = held[1]
+        versions = DeviceInfo._versions
+        for values in device["attributes"].values():
+            for name, value in values.items():
+                if type(value) is Semver:
+                    text = str(value)
+                    shared = versions.get(text)
+                    if shared is None:
+                        if len(versions) < 4096:
+                            versions[text] = value
+                    elif shared is not value:
+                        values[name] = shared
 
 
 class Pool:
