@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_allocator_hard.py [--generator hard|small|fuzz|all] [--cases 200]
                                                         [--first 0] [--limit 10] [--plain] [--timeout 10]
-                                                        [--show-slow 1.0] [--seeds 17,301]
+                                                        [--show-slow 1.0] [--seeds 17,301] [--json FILE]
 
 Generators (each deterministic by seed):
 
@@ -15,7 +15,8 @@ Generators (each deterministic by seed):
 For each input one fresh Allocator allocates the pending claims on the node, with a time limit per input
 (``--limit``: the input counts as a timeout). The report gives, per generator and family, the p50 / p99 /
 worst time and steps, the answers (allocated / unschedulable / error), and every input slower than
-``--show-slow`` seconds, printed as soon as it is met. ``--plain`` also runs the plain search with a time
+``--show-slow`` seconds, printed as soon as it is met. ``--json`` also writes one record per input (label,
+family, seconds, steps, kind of answer), so that runs over several seed ranges can be combined. ``--plain`` also runs the plain search with a time
 limit (``--timeout``) and checks that both give byte-identical answers where the plain search finishes.
 """
 
@@ -142,7 +143,9 @@ def main() -> int:
     parser.add_argument("--plain", action="store_true", help="also run the plain search and compare answers")
     parser.add_argument("--timeout", type=float, default=10.0, help="time limit per plain search, seconds")
     parser.add_argument("--show-slow", type=float, default=1.0, help="list inputs slower than this, seconds")
+    parser.add_argument("--json", default="", help="write one record per input to this file")
     args = parser.parse_args()
+    records: list[dict[str, Any]] = []
 
     signal.signal(signal.SIGALRM, _alarm)
     generators = list(GENERATORS) if args.generator == "all" else [args.generator]
@@ -155,8 +158,10 @@ def main() -> int:
         for seed in _seeds(args):
             inp = GENERATORS[name](seed)
             answer, seconds, steps = run_input(inp, True, args.limit)
-            kind = answer if not answer.startswith(("[", "error")) else answer[:5].strip("[:") or "allocated"
+            kind = "allocated" if answer.startswith("[") else "error" if answer.startswith("error") else answer
             answers[kind] = answers.get(kind, 0) + 1
+            records.append({"input": inp.label, "family": inp.family, "seconds": round(seconds, 6), "steps": steps,
+                            "answer": kind})
             for key in (f"{name}/{inp.family}" if name != "fuzz" else "", name):
                 if key:
                     times, counts = rows.setdefault(key, ([], []))
@@ -181,6 +186,8 @@ def main() -> int:
         print(_row(key, times, counts))
     print(f"answers: {answers}")
     print(f"slower than {args.show_slow} s: {len(slow)} {slow or ''}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(records) + "\n")
     if args.plain:
         print(f"plain search: {len(mismatches)} different answers {mismatches or ''}, "
               f"{plain_timeouts} over {args.timeout} s")
