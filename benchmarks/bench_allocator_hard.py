@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_allocator_hard.py [--generator hard|small|fuzz|all] [--cases 200]
                                                         [--first 0] [--limit 10] [--plain] [--timeout 10]
-                                                        [--show-slow 1.0] [--seeds 17,301]
+                                                        [--show-slow 1.0] [--seeds 17,301] [--json FILE]
 
 Generators (each deterministic by seed):
 
@@ -13,9 +13,11 @@ Generators (each deterministic by seed):
   from ``random.Random(seed)``).
 
 For each input one fresh Allocator allocates the pending claims on the node, with a time limit per input
-(``--limit``: the input counts as a timeout). The report gives, per generator and family, the p50 / p99 /
+(``--limit``: the input counts as a timeout). Times are the process's CPU seconds, limit included, so that
+other jobs on a shared machine do not inflate them (wall-clock seconds are in the ``--json`` records). The report gives, per generator and family, the p50 / p99 /
 worst time and steps, the answers (allocated / unschedulable / error), and every input slower than
-``--show-slow`` seconds, printed as soon as it is met. ``--plain`` also runs the plain search with a time
+``--show-slow`` seconds, printed as soon as it is met. ``--json`` also writes one record per input (label,
+family, seconds, steps, kind of answer), so that runs over several seed ranges can be combined. ``--plain`` also runs the plain search with a time
 limit (``--timeout``) and checks that both give byte-identical answers where the plain search finishes.
 """
 
@@ -91,11 +93,18 @@ GENERATORS: dict[str, Callable[[int], Input]] = {
 
 
 def run_input(inp: Input, prune: bool, limit: float = 0) -> tuple[str, float, int | None]:
-    """(answer, seconds, steps) for one input; answer "timeout" when the time limit hit."""
+    """(answer, CPU seconds, steps) for one input; answer "timeout" when the CPU time limit hit."""
+    answer, seconds, _, steps = run_timed(inp, prune, limit)
+    return answer, seconds, steps
+
+
+def run_timed(inp: Input, prune: bool, limit: float = 0) -> tuple[str, float, float, int | None]:
+    """(answer, CPU seconds, wall-clock seconds, steps) for one input."""
     alloc = Allocator(inp.slices, inp.classes, inp.allocated, prune=prune)
     if limit:
-        signal.setitimer(signal.ITIMER_REAL, limit)
-    t = time.perf_counter()
+        signal.setitimer(signal.ITIMER_PROF, limit)
+    wall = time.perf_counter()
+    t = time.process_time()
     steps = None
     try:
         out = alloc.allocate(inp.node, inp.pending)
@@ -111,8 +120,8 @@ def run_input(inp: Input, prune: bool, limit: float = 0) -> tuple[str, float, in
         answer = "timeout"
     finally:
         if limit:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-    return answer, time.perf_counter() - t, steps
+            signal.setitimer(signal.ITIMER_PROF, 0)
+    return answer, time.process_time() - t, time.perf_counter() - wall, steps
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -138,13 +147,15 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--seeds", default="", help="comma-separated seeds instead of --first/--cases")
-    parser.add_argument("--limit", type=float, default=10.0, help="time limit per input, seconds")
+    parser.add_argument("--limit", type=float, default=10.0, help="time limit per input, CPU seconds")
     parser.add_argument("--plain", action="store_true", help="also run the plain search and compare answers")
-    parser.add_argument("--timeout", type=float, default=10.0, help="time limit per plain search, seconds")
+    parser.add_argument("--timeout", type=float, default=10.0, help="time limit per plain search, CPU seconds")
     parser.add_argument("--show-slow", type=float, default=1.0, help="list inputs slower than this, seconds")
+    parser.add_argument("--json", default="", help="write one record per input to this file")
     args = parser.parse_args()
+    records: list[dict[str, Any]] = []
 
-    signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGPROF, _alarm)
     generators = list(GENERATORS) if args.generator == "all" else [args.generator]
     rows: dict[str, tuple[list[float], list[int]]] = {}
     slow: list[tuple[str, str, float, int | None]] = []
@@ -154,9 +165,11 @@ def main() -> int:
     for name in generators:
         for seed in _seeds(args):
             inp = GENERATORS[name](seed)
-            answer, seconds, steps = run_input(inp, True, args.limit)
-            kind = answer if not answer.startswith(("[", "error")) else answer[:5].strip("[:") or "allocated"
+            answer, seconds, wall, steps = run_timed(inp, True, args.limit)
+            kind = "allocated" if answer.startswith("[") else "error" if answer.startswith("error") else answer
             answers[kind] = answers.get(kind, 0) + 1
+            records.append({"input": inp.label, "family": inp.family, "seconds": round(seconds, 6),
+                            "wall_seconds": round(wall, 6), "steps": steps, "answer": kind})
             for key in (f"{name}/{inp.family}" if name != "fuzz" else "", name):
                 if key:
                     times, counts = rows.setdefault(key, ([], []))
@@ -181,6 +194,8 @@ def main() -> int:
         print(_row(key, times, counts))
     print(f"answers: {answers}")
     print(f"slower than {args.show_slow} s: {len(slow)} {slow or ''}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(records) + "\n")
     if args.plain:
         print(f"plain search: {len(mismatches)} different answers {mismatches or ''}, "
               f"{plain_timeouts} over {args.timeout} s")

@@ -17,6 +17,7 @@ from dralloc.allocator.errors import AllocationInternalError
 from dralloc.allocator.nodes import NodeSelectorError, node_matches
 from dralloc.allocator.numbers import to_num
 from dralloc.allocator.state import device_id
+from dralloc.api.semver import Semver
 from dralloc.cel import device_activation
 
 BLOCKING_EFFECTS = frozenset(("NoSchedule", "NoExecute"))
@@ -44,14 +45,36 @@ class CapacityInfo:
         self.range_step = rng.step if rng is not None else None
 
 
+class DeviceParts:
+    """What a device's counters and capacity mean to the allocator, shared by every device whose decoded
+    ``consumesCounters`` and ``capacity`` are the very same objects (a loader that shares identical parts
+    makes the same GPU of thousands of nodes use one of these). Holds the decoded objects, so their ids stay
+    theirs while the parts are kept."""
+
+    __slots__ = ("source", "consumes", "capacity", "capacity_cache", "cel_capacity")
+
+    def __init__(self, consumes_counters: Any, capacity: Any) -> None:
+        self.source = (consumes_counters, capacity)
+        self.consumes = tuple((c.counter_set, cname, to_num(counter.value))
+                              for c in consumes_counters or () for cname, counter in (c.counters or {}).items())
+        self.capacity = {name: CapacityInfo(cap) for name, cap in (capacity or {}).items()}
+        # consumption() per capacity request: depends on the capacities alone
+        self.capacity_cache: dict[Any, Any] = {}
+        # (driver, the capacity map selectors see): made from the capacities and the driver alone
+        self.cel_capacity: tuple[str, Any] | None = None
+
+
 class DeviceInfo:
     """Static facts about one device of one slice, computed once per device object."""
 
     __slots__ = ("device", "slice", "id", "driver", "pool", "name", "allow_multi", "consumes", "capacity",
                  "taints", "attr_cache", "expr_cache", "match_cache", "per_device", "binds_to_node",
-                 "capacity_cache", "_cel_input")
+                 "capacity_cache", "parts", "_cel_input")
 
-    def __init__(self, slice_: Any, device: Any) -> None:
+    # Version attributes as selectors see them, one object per version text (bounded, like Quantity's).
+    _versions: dict[str, Semver] = {}
+
+    def __init__(self, slice_: Any, device: Any, parts: DeviceParts | None = None) -> None:
         spec = slice_.spec
         self.device = device
         self.slice = slice_
@@ -60,17 +83,17 @@ class DeviceInfo:
         self.name = device.name
         self.id = device_id(self.driver, self.pool, self.name)
         self.allow_multi = bool(device.allow_multiple_allocations)
-        cons = []
-        for c in device.consumes_counters or ():
-            for cname, counter in (c.counters or {}).items():
-                cons.append((c.counter_set, cname, to_num(counter.value)))
-        self.consumes = cons
-        self.capacity = {name: CapacityInfo(cap) for name, cap in (device.capacity or {}).items()}
-        self.taints = [t for t in (device.taints or ()) if t.effect in BLOCKING_EFFECTS]
+        if parts is None:
+            parts = DeviceParts(device.consumes_counters, device.capacity)
+        self.parts = parts
+        self.consumes = parts.consumes
+        self.capacity = parts.capacity
+        self.capacity_cache = parts.capacity_cache
+        taints = device.taints
+        self.taints = tuple(t for t in taints if t.effect in BLOCKING_EFFECTS) if taints else ()
         self.attr_cache: dict[str, Any] = {}
         self.expr_cache: dict[str, Any] = {}
         self.match_cache: dict[Any, Any] = {}
-        self.capacity_cache: dict[Any, Any] = {}
         self.per_device = bool(spec.per_device_node_selection)
         self.binds_to_node = bool(device.binds_to_node)
         self._cel_input: dict[str, Any] | Exception | None = None
@@ -82,12 +105,34 @@ class DeviceInfo:
         if act is None:
             try:
                 act = device_activation(self.device, self.driver)
+                self._share(act["device"])
             except Exception as exc:  # noqa: BLE001 - kept and raised to each selector as its runtime error
                 act = exc
             self._cel_input = act
         if isinstance(act, Exception):
             raise act
         return act
+
+    def _share(self, device: dict[str, Any]) -> None:
+        """Make the activation use the capacity map of the devices with the same parts and one object per
+        version: equal values, kept once for the hundreds of thousands of devices of a large cluster."""
+        parts = self.parts
+        held = parts.cel_capacity
+        if held is None:
+            parts.cel_capacity = (self.driver, device["capacity"])
+        elif held[0] == self.driver:
+            device["capacity"] = held[1]
+        versions = DeviceInfo._versions
+        for values in device["attributes"].values():
+            for name, value in values.items():
+                if type(value) is Semver:
+                    text = str(value)
+                    shared = versions.get(text)
+                    if shared is None:
+                        if len(versions) < 4096:
+                            versions[text] = value
+                    elif shared is not value:
+                        values[name] = shared
 
 
 class Pool:

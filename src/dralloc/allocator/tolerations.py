@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 
-def taint_blocks(taints: list[Any], tolerations: list[Any] | None) -> bool:
+def taint_blocks(taints: Sequence[Any], tolerations: list[Any] | None) -> bool:
     """True when one of the (blocking) taints is not tolerated."""
     for taint in taints:
         if not tolerations or not any(tolerates(t, taint) for t in tolerations):

@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from dralloc.allocator.pools import Candidate, DeviceInfo, Pool, gather_pools, node_matches_or_error
+from dralloc.allocator.pools import (
+    Candidate,
+    DeviceInfo,
+    DeviceParts,
+    Pool,
+    gather_pools,
+    node_matches_or_error,
+)
 from dralloc.api.resource_v1 import Device, ResourceSlice
 
 
@@ -45,21 +52,32 @@ class DeviceInfoCache:
     gets fresh entries and a stale answer is never served. An entry keeps its device alive, so an id cannot
     be reused while it is cached. :meth:`forget` drops the entries of removed slices; the rest goes with the
     owner (the Allocator). Objects handed to the allocator must not be mutated in place.
+
+    Devices whose ``consumesCounters`` and ``capacity`` are the same objects share one
+    :class:`~dralloc.allocator.pools.DeviceParts` (keyed by the ids of those objects, which the parts hold);
+    :meth:`forget` starts that table afresh, so parts of removed slices are not kept.
     """
 
-    __slots__ = ("_infos",)
+    __slots__ = ("_infos", "_parts")
 
     def __init__(self) -> None:
         self._infos: dict[int, DeviceInfo] = {}
+        self._parts: dict[tuple[int, int], DeviceParts] = {}
 
     def get(self, slice_: ResourceSlice, device: Device) -> DeviceInfo:
         info = self._infos.get(id(device))
         if info is None or info.device is not device or info.slice is not slice_:
-            info = DeviceInfo(slice_, device)
+            counters, capacity = device.consumes_counters, device.capacity
+            key = (id(counters), id(capacity))
+            parts = self._parts.get(key)
+            if parts is None or parts.source[0] is not counters or parts.source[1] is not capacity:
+                parts = self._parts[key] = DeviceParts(counters, capacity)
+            info = DeviceInfo(slice_, device, parts)
             self._infos[id(device)] = info
         return info
 
     def forget(self, slices: list[ResourceSlice]) -> None:
+        self._parts.clear()
         for s in slices:
             for d in s.spec.devices or ():
                 info = self._infos.get(id(d))

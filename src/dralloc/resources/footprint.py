@@ -27,17 +27,29 @@ from dralloc.resources.resourcelist import ResourceList, _format_for
 
 
 class DeviceIndex:
-    """Devices of ResourceSlices by (driver, pool, device), for looking up allocation results."""
+    """Devices of ResourceSlices by (driver, pool, device), for looking up allocation results.
+
+    Built on the first lookup (most simulations never look a device up this way), one map of device names
+    per pool, so a cluster of many small pools costs one entry per device and no key tuple each."""
 
     def __init__(self, slices: Iterable[ResourceSlice]) -> None:
-        self._devices: dict[tuple[str, str, str], Device] = {}
+        self._slices: list[ResourceSlice] | None = list(slices)
+        self._pools: dict[tuple[str, str], dict[str, Device]] = {}
+
+    def _build(self, slices: list[ResourceSlice]) -> None:
         for s in slices:
             spec = s.spec
-            for d in spec.devices or ():
-                self._devices[(spec.driver, spec.pool.name, d.name)] = d
+            if spec.devices:
+                devices = self._pools.setdefault((spec.driver, spec.pool.name), {})
+                for d in spec.devices:
+                    devices[d.name] = d
 
     def get(self, driver: str, pool: str, device: str) -> Device | None:
-        return self._devices.get((driver, pool, device))
+        if self._slices is not None:
+            slices, self._slices = self._slices, None
+            self._build(slices)
+        devices = self._pools.get((driver, pool))
+        return devices.get(device) if devices is not None else None
 
 
 def _lookup(mapping: Mapping[str, Any] | None, key: str, driver: str) -> Any | None:

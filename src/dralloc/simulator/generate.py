@@ -54,8 +54,11 @@ _NIC = "nic.example.com"
 
 def generate_cluster(nodes: int, profile: str, *, seed: int = 0) -> list[Any]:
     """The typed objects of a synthetic cluster: DeviceClasses, then per node its Node and ResourceSlices.
-    Documents are decoded as they are made, so a large cluster never holds both forms at once."""
-    return [codec.decode(doc) for doc in iter_cluster_documents(nodes, profile, seed=seed)]
+    Documents are decoded as they are made, so a large cluster never holds both forms at once, and the
+    parts identical devices have in common are shared (:mod:`dralloc.simulator.sharing`)."""
+    from dralloc.simulator.sharing import share_slices
+
+    return share_slices(codec.decode(doc) for doc in iter_cluster_documents(nodes, profile, seed=seed))
 
 
 def cluster_documents(nodes: int, profile: str, *, seed: int = 0) -> list[dict[str, Any]]:

@@ -114,7 +114,9 @@ def load_checked_inputs(sources: list[str]) -> tuple[list[Any], list[str], list[
         problems.extend(f"{where}: {p}" for p in _spread_problems(obj))
     if problems:
         raise ValidationFailed("invalid input:\n  " + "\n  ".join(problems))
-    return objects, skipped, fields
+    from dralloc.simulator.sharing import share_slices
+
+    return share_slices(objects), skipped, fields
 
 
 def _spread_problems(obj: Any) -> list[str]:

@@ -28,7 +28,7 @@ from dralloc.allocator import AllocationOutcome, Allocator
 from dralloc.allocator.allocator import DeviceOrder
 from dralloc.api.codec import encode_json
 from dralloc.api.core_v1 import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
-from dralloc.api.names import DeviceID, DeviceName, DriverName, NodeName, PoolName, device_id
+from dralloc.api.names import DeviceName, DriverName, NodeName, PoolName
 from dralloc.api.resource_v1 import AllocationResult, Device, DeviceClass, ResourceClaim, ResourceSlice
 from dralloc.resources.footprint import DeviceIndex, claim_footprint
 from dralloc.scheduler.attributes import AttributeKey, attribute_key, referenced_attributes
@@ -83,8 +83,9 @@ class DraState:
         self._checked: dict[bytes, bool] = {}
         self.hits = 0
         self.misses = 0
-        # Node-local devices: device ID → (node, key of the device within its node).
-        self._owner: dict[DeviceID, tuple[NodeName, LocalDevice]] = {}
+        # Node-local pools: (driver, pool) → (node, rank of the pool on the node, its device names): no
+        # device ID string and key tuple per device, which matters at hundreds of thousands of devices.
+        self._owner: dict[tuple[DriverName, PoolName], tuple[NodeName, int, set[str]]] = {}
         self._node_class: dict[str, object] = {}
         self._class_ids: dict[tuple[object, ...], int] = {}
         self._pools_by_rank: dict[NodeName, list[tuple[DriverName, PoolName]]] = {}
@@ -119,8 +120,11 @@ class DraState:
                     spec = x.spec
                     parts.append((x.spec.pool.generation == top, self._devices_signature(spec.devices, spec.driver),
                                   encode_json(spec.shared_counters), bool(spec.per_device_node_selection)))
-                    for d in spec.devices or ():
-                        self._owner[device_id(key[0], key[1], d.name)] = (node, (key[0], rank, DeviceName(d.name)))
+                    if spec.devices:
+                        owner = self._owner.get(key)
+                        if owner is None or owner[0] != node or owner[1] != rank:
+                            owner = self._owner[key] = (node, rank, set())
+                        owner[2].update(d.name for d in spec.devices)
             if self.all_local:
                 self._node_class[node] = self._class_ids.setdefault(tuple(parts), len(self._class_ids))
             else:
@@ -184,12 +188,13 @@ class DraState:
             return
         changed: set[NodeName] = set()
         for r in alloc.devices.results or ():
-            owner = self._owner.get(device_id(r.driver, r.pool, r.device))
-            if owner is None:
+            owner = self._owner.get((DriverName(r.driver), PoolName(r.pool)))
+            if owner is None or r.device not in owner[2]:
                 self._global_version += 1
                 self._state_ids.clear()
                 continue
-            node, key = owner
+            node = owner[0]
+            key = (DriverName(r.driver), owner[1], DeviceName(r.device))
             devices = self._node_devices.setdefault(node, {})
             entry = ("admin" if r.admin_access else "shared" if r.share_id else "exclusive") + \
                 (encode_json(r.consumed_capacity).decode() if r.consumed_capacity else "")
