@@ -827,11 +827,14 @@ def _time(raw: bytes, micro: bool) -> str | None:
     time as an empty message, which is JSON's null (None)."""
     if not raw:
         return None
-    seconds = nanos = -1
-    if raw[0] == 0x08:  # the usual form, {1: seconds} alone, read directly; any other by its fields
-        seconds, end = _varint(raw, 1)
-        nanos = 0 if end == len(raw) and seconds < 1 << 63 else -1
-    if nanos:
+    seconds = nanos = at = 0
+    if raw[0] == 0x08:  # the usual forms, {1: seconds} or {1: seconds, 2: nanos} as Go writes them, read directly
+        seconds, at = _varint(raw, 1)
+        if at + 1 < len(raw) and raw[at] == 0x10:
+            nanos, at = _varint(raw, at + 1)
+            nanos = ((nanos & 0xFFFF_FFFF) ^ 0x8000_0000) - 0x8000_0000
+        seconds = (seconds ^ 1 << 63) - (1 << 63)
+    if at != len(raw):  # any other form, by its fields
         seconds, nanos = _varint_fields(raw, "a time's", ("seconds", "int64"), ("nanos", "int32"))
     micros = 0
     if micro:  # toward zero, then a negative part borrows from the seconds (Go's time.Unix)
