@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Iterator
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 
@@ -323,17 +323,19 @@ class _Unusual(Exception):
 
 # --- the single pass ------------------------------------------------------------------------------------
 #
-# Go writes a message's fields in field-number order, each once, a list's items and a map's entries together,
-# every map entry as {1: key, 2: value}. Each message of a table is compiled once into a Python function that
-# reads exactly that form as straight-line code: per field, in field-number order, one comparison of the next
-# key with the field's own, then its value read in place; small messages are read in place in the code of the
-# message that holds them (no call). Anything else — another order, an unknown field, a truncation, a bad byte —
-# makes the function give up (_Unusual, or an IndexError, UnicodeDecodeError or ProtobufError on the way) and
-# :func:`message` reads the body again with the two passes, which answer every form and every error. Where a function returns, its object is the two passes'
-# object, key order included (tests/server/test_protobuf_reference.py compares them on random bodies).
+# Go writes a message's fields in field-number order, each once, a list's items and a map's entries
+# together, every map entry as {1: key, 2: value}. Each message of a table is compiled once into a Python
+# function that reads exactly that form as straight-line code: per field, in field-number order, one
+# comparison of the next key with the field's own, then its value read in place; small messages are read in
+# place in the code of the message that holds them (no call). Anything else — another order, an unknown
+# field, a truncation, a bad byte — makes the function give up (_Unusual, or an IndexError,
+# UnicodeDecodeError or ProtobufError on the way) and :func:`message` reads the body again with the two
+# passes, which answer every form and every error. Where a function returns, its object is the two passes'
+# object, key order included (tests/server/test_protobuf_reference.py compares them on random bodies, and
+# tests/server/test_protobuf_round_trip.py checks that Go's bodies are read by the single pass).
 #
-# A length read past the end of its message is not checked where it is read: the position then lies past the
-# message's end, no key matches any more, and the message's final check (its position must be its end) fails.
+# A length read past the end of its message is not checked where it is read: the position then lies past
+# the message's end, no key matches any more, and the message's final check (its position is its end) fails.
 
 # A compiled message: (body, start, end, depth) → the JSON object of body[start:end]
 _Decoder = Callable[[bytes, int, int, int], dict[str, Any]]
@@ -879,3 +881,101 @@ def _raw_json(raw: bytes, kind: str) -> Any:
         raise ProtobufError(f"the raw bytes of a {kind} are not JSON: {exc}") from None
     except RecursionError:
         raise ProtobufError(f"the JSON of a {kind} is nested too deeply") from None
+
+
+# --- encoding: the bodies Go clients send ---------------------------------------------------------------
+
+def encode(obj: dict[str, Any]) -> bytes:
+    """The protobuf body a Go client sends for ``obj``, an object of :data:`KINDS` or :data:`OPTIONS` in its
+    JSON form: the envelope, and the object as Go's generated code writes it — fields in field-number order,
+    every field that is not a Go pointer written even when empty (an absent one as its zero value), a list's
+    integers one key each, a map's entries sorted by key. :func:`decode` reads it back as ``obj`` where
+    ``obj`` is in the JSON form Go writes. ProtobufError for an object of another kind or a value of the
+    wrong JSON type."""
+    api_version, kind = obj.get("apiVersion", ""), obj.get("kind", "")
+    found = OPTIONS.get((api_version, kind)) or KINDS.get((api_version, kind))
+    if found is None:
+        raise ProtobufError(f"no protobuf encoding of {api_version or '?'}/{kind or '?'}")
+    type_meta = _delimited(1, api_version.encode()) + _delimited(2, kind.encode())
+    try:
+        raw = _encode_message(obj, found[0], found[1])
+    except (TypeError, ValueError, AttributeError, OverflowError) as exc:
+        raise ProtobufError(f"cannot encode {api_version}/{kind}: {exc}") from None
+    return MAGIC + _delimited(1, type_meta) + _delimited(2, raw) + _EMPTY_ENCODING_AND_TYPE
+
+
+def _varint_bytes(value: int) -> bytes:
+    value &= _UINT64  # a negative number is its 64-bit two's complement: ten bytes, as Go writes it
+    if value < 0x80:
+        return bytes((value,))
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _delimited(number: int, payload: bytes) -> bytes:
+    return _varint_bytes(number << 3 | 2) + _varint_bytes(len(payload)) + payload
+
+
+def _encode_message(obj: dict[str, Any], table: Schema, name: str) -> bytes:
+    parts: list[bytes] = []
+    for number, f in sorted(table[name].items()):
+        if f.inline:  # an embedded struct: its fields are the object's own
+            parts.append(_delimited(number, _encode_message(obj, table, f.type)))
+            continue
+        value = obj.get(f.name)
+        if f.map:
+            entries: dict[str, Any] = value or {}
+            for key in sorted(entries):
+                entry = _delimited(1, key.encode())
+                entry += (_varint_bytes(2 << 3) + _varint_bytes(int(entries[key])) if f.varint
+                          else _delimited(2, _encode_value(f.type, entries[key], table)))
+                parts.append(_delimited(number, entry))
+        elif f.repeated:
+            varint_key = _varint_bytes(number << 3)
+            parts += [varint_key + _varint_bytes(int(item)) if f.varint
+                      else _delimited(number, _encode_value(f.type, item, table)) for item in value or ()]
+        elif value is None and f.pointer:
+            continue
+        elif f.varint:
+            parts.append(_varint_bytes(number << 3) + _varint_bytes(int(value or 0)))
+        elif f.type == "bytes" and value is None:
+            continue  # (Go writes nil bytes not at all)
+        else:
+            parts.append(_delimited(number, _encode_value(f.type, value, table)))
+    return b"".join(parts)
+
+
+def _encode_value(kind: str, value: Any, table: Schema) -> bytes:
+    """A length-delimited value of ``kind`` (None: its Go zero value)."""
+    if kind == "string":
+        return (value or "").encode()
+    if kind == "bytes":
+        return base64.b64decode(value or "", validate=True)
+    if kind == "Quantity":
+        return _delimited(1, ("0" if value is None else value).encode())
+    if kind in ("Time", "MicroTime"):
+        if value is None:
+            return b""  # (the zero time)
+        seconds, micros = _parse_time(value)
+        nanos = micros * 1000 if kind == "MicroTime" else 0  # (a Time's nanoseconds are not sent)
+        return _varint_bytes(1 << 3) + _varint_bytes(seconds) + _varint_bytes(2 << 3) + _varint_bytes(nanos)
+    if kind in ("RawExtension", "FieldsV1"):
+        return b"" if value is None else _delimited(1, msgspec.json.encode(value))
+    if kind == "IntOrString":
+        is_text = isinstance(value, str)
+        return (_varint_bytes(1 << 3) + _varint_bytes(int(is_text)) + _varint_bytes(2 << 3)
+                + _varint_bytes(0 if is_text else int(value or 0)) + _delimited(3, value.encode() if is_text else b""))
+    return _encode_message(value or {}, table, kind)
+
+
+def _parse_time(text: str) -> tuple[int, int]:
+    """The seconds since the epoch and the microseconds of an RFC 3339 time in UTC ("...Z")."""
+    if not text.endswith("Z"):
+        raise ValueError(f"a time must be in UTC: {text!r}")
+    when = datetime.fromisoformat(text[:-1])
+    seconds = (when.date() - _EPOCH).days * 86400 + when.hour * 3600 + when.minute * 60 + when.second
+    return seconds, when.microsecond
