@@ -904,10 +904,13 @@ def encode(obj: dict[str, Any]) -> bytes:
     return MAGIC + _delimited(1, type_meta) + _delimited(2, raw) + _EMPTY_ENCODING_AND_TYPE
 
 
+_ONE_BYTE = [bytes((value,)) for value in range(0x80)]
+
+
 def _varint_bytes(value: int) -> bytes:
     value &= _UINT64  # a negative number is its 64-bit two's complement: ten bytes, as Go writes it
     if value < 0x80:
-        return bytes((value,))
+        return _ONE_BYTE[value]
     out = bytearray()
     while value > 0x7F:
         out.append(value & 0x7F | 0x80)
@@ -920,32 +923,50 @@ def _delimited(number: int, payload: bytes) -> bytes:
     return _varint_bytes(number << 3 | 2) + _varint_bytes(len(payload)) + payload
 
 
+# per table and message: its fields in field-number order, each with its key as a varint and as a length-
+# delimited value
+_ENCODING_ORDER: dict[tuple[int, str], tuple[Schema, list[tuple[Field, bytes, bytes]]]] = {}
+
+
+def _encoding_order(table: Schema, name: str) -> list[tuple[Field, bytes, bytes]]:
+    found = _ENCODING_ORDER.get((id(table), name))
+    if found is not None and found[0] is table:
+        return found[1]
+    order = [(f, _varint_bytes(number << 3), _varint_bytes(number << 3 | 2))
+             for number, f in sorted(table[name].items())]
+    _ENCODING_ORDER[id(table), name] = (table, order)
+    return order
+
+
 def _encode_message(obj: dict[str, Any], table: Schema, name: str) -> bytes:
     parts: list[bytes] = []
-    for number, f in sorted(table[name].items()):
+    for f, varint_key, key in _encoding_order(table, name):
         if f.inline:  # an embedded struct: its fields are the object's own
-            parts.append(_delimited(number, _encode_message(obj, table, f.type)))
+            payload = _encode_message(obj, table, f.type)
+            parts += (key, _varint_bytes(len(payload)), payload)
             continue
         value = obj.get(f.name)
         if f.map:
             entries: dict[str, Any] = value or {}
-            for key in sorted(entries):
-                entry = _delimited(1, key.encode())
-                entry += (_varint_bytes(2 << 3) + _varint_bytes(int(entries[key])) if f.varint
-                          else _delimited(2, _encode_value(f.type, entries[key], table)))
-                parts.append(_delimited(number, entry))
+            for entry_key in sorted(entries):
+                entry = _delimited(1, entry_key.encode())
+                entry += (_varint_bytes(2 << 3) + _varint_bytes(int(entries[entry_key])) if f.varint
+                          else _delimited(2, _encode_value(f.type, entries[entry_key], table)))
+                parts += (key, _varint_bytes(len(entry)), entry)
         elif f.repeated:
-            varint_key = _varint_bytes(number << 3)
-            parts += [varint_key + _varint_bytes(int(item)) if f.varint
-                      else _delimited(number, _encode_value(f.type, item, table)) for item in value or ()]
-        elif value is None and f.pointer:
-            continue
+            for item in value or ():
+                if f.varint:
+                    parts += (varint_key, _varint_bytes(int(item)))
+                else:
+                    payload = _encode_value(f.type, item, table)
+                    parts += (key, _varint_bytes(len(payload)), payload)
+        elif value is None and (f.pointer or f.type == "bytes"):
+            continue  # (Go writes a nil pointer and nil bytes not at all)
         elif f.varint:
-            parts.append(_varint_bytes(number << 3) + _varint_bytes(int(value or 0)))
-        elif f.type == "bytes" and value is None:
-            continue  # (Go writes nil bytes not at all)
+            parts += (varint_key, _varint_bytes(int(value or 0)))
         else:
-            parts.append(_delimited(number, _encode_value(f.type, value, table)))
+            payload = _encode_value(f.type, value, table)
+            parts += (key, _varint_bytes(len(payload)), payload)
     return b"".join(parts)
 
 
