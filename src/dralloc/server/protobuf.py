@@ -401,11 +401,13 @@ class _Writer:
         else:
             code.append(f"{out} = {{}}")
         height = 0
+        fields: list[list[str]] = []
         for slot in sorted(range(len(plan.slots)), key=lambda s: plan.slots[s][6]):  # field-number order
             target = f"v{level}_{slot}" if reordered else f"{out}[{plan.slots[slot][1]!r}]"
             lines, below = self.field(plan, slot, target, level)
-            code += lines
+            fields.append(lines)
             height = max(height, below)
+        code += _guarded(fields, k)
         code.append(f"if {pos} != {end}: raise _Unusual")
         if reordered:
             code.append(f"{out} = {{}}")
@@ -493,7 +495,7 @@ class _Writer:
                      f"{key} = {_string(at, ke)}",
                      f"if {ke} == {e}: {entries}[{key}] = {_zero_source(f, plan)}",
                      "else:",
-                     f"    if {ke} + 2 > {e} or buf[{ke}] != 18: raise _Unusual",
+                     f"    if buf[{ke}] != 18: raise _Unusual",  # (a value past e: found below)
                      f"    {vs} = buf[{ke} + 1]",
                      f"    if {vs} < 128: {at} = {ke} + 2",
                      f"    else: {vs}, {at} = _varint(buf, {ke} + 1)",
@@ -514,6 +516,18 @@ class _Writer:
                     *_indent([*sized(packed_after), f"{target} = _packed({kind!r}, buf[{pos}:{e}])", f"{pos} = {e}",
                               next_key])], 0
         return [f"if {test}:", *_indent(body)], height
+
+
+_GUARDED_FIELDS = 4  # fields tested one by one before a test of the message's end skips the rest
+
+
+def _guarded(fields: list[list[str]], k: str) -> list[str]:
+    """The fields' code, every few fields the rest behind one test that the message goes on (most messages
+    set their first fields only: their end then costs one test, not one per field left)."""
+    code = [line for lines in fields[:_GUARDED_FIELDS] for line in lines]
+    if len(fields) > _GUARDED_FIELDS:
+        code += [f"if {k} != -1:", *_indent(_guarded(fields[_GUARDED_FIELDS:], k))]
+    return code
 
 
 def _key_test(number: int, wire: int, level: int) -> tuple[str, int]:
