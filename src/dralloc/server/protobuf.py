@@ -16,13 +16,15 @@ ServiceAccount and Binding, and a Node's spec, capacity and allocatable; schedul
 coordination.k8s.io Lease, policy Eviction, the self reviews', TokenReview's and TokenRequest's specs, and
 DeleteOptions. Responses stay JSON, which those clients accept as well.
 
-One walker reads every message through the schema tables (server/protobuf_schema.py, server/protobuf_pod.py,
-server/protobuf_resource.py), each message compiled once into a map from its fields' raw keys to what they
-become: a single pass reads a body as Go writes it, two passes anything else. Fields it does not know are
-skipped, as Go's decoder skips them; a known field of the wrong wire type, a truncated field, a varint of more
-than ten bytes, nesting deeper than :data:`MAX_DEPTH`, invalid UTF-8, a time RFC 3339 cannot hold, a
-RawExtension that is not JSON and an IntOrString of neither type are a :class:`ProtobufError` (a 400). Sizes are checked before anything is sliced,
-so the work is linear in the body.
+Every message is read through the schema tables (server/protobuf_schema.py, server/protobuf_pod.py,
+server/protobuf_resource.py): a body as Go writes it by a single pass, each message compiled once into a
+Python function of straight-line code for Go's field order; any other body, and every error, by two passes
+over a map from each field's raw key to what it becomes. Fields it does not know are skipped, as Go's decoder
+skips them; a known field of the wrong wire type, a truncated field, a varint of more than ten bytes, nesting
+deeper than :data:`MAX_DEPTH`, invalid UTF-8, a time RFC 3339 cannot hold, a RawExtension that is not JSON
+and an IntOrString of neither type are a :class:`ProtobufError` (a 400) that names the field. Sizes are
+checked before anything is sliced, so the work is linear in the body. :func:`encode` writes an object as a Go
+client does (the tests' and benchmarks' bodies).
 """
 
 from __future__ import annotations
