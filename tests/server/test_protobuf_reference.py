@@ -215,3 +215,13 @@ def test_go_s_envelope_is_the_usual_one() -> None:
     assert usual is not None
     api_version, kind, buf, start, end = usual
     assert (api_version, kind, buf[start:end]) == ("v1", "Pod", b"\x0a\x00") and buf is body  # (not copied)
+
+
+def test_a_message_is_compiled_when_first_read() -> None:
+    # a pod's table is large: a body compiles the messages it holds, not the table's every message
+    table = dict(KINDS["v1", "Pod"][0])  # (a table of its own: nothing compiled yet)
+    pod = delimited(1, delimited(1, b"web")) + delimited(2, delimited(2, delimited(1, b"app")))
+    assert message(pod, table, "Pod") == {"metadata": {"name": "web"}, "spec": {"containers": [{"name": "app"}]}}
+    decoders = _decoders(table)
+    assert decoders["Pod"].__name__ == "m" + str(list(table).index("Pod")) + "_Pod"  # compiled, in its place
+    assert decoders["Affinity"].__name__ == "compile_then_read"  # not read: not compiled
