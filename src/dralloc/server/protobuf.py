@@ -16,20 +16,23 @@ ServiceAccount and Binding, and a Node's spec, capacity and allocatable; schedul
 coordination.k8s.io Lease, policy Eviction, the self reviews', TokenReview's and TokenRequest's specs, and
 DeleteOptions. Responses stay JSON, which those clients accept as well.
 
-One walker reads every message through the schema tables (server/protobuf_schema.py, server/protobuf_pod.py,
-server/protobuf_resource.py), each message compiled once into a map from its fields' raw keys to what they
-become: a single pass reads a body as Go writes it, two passes anything else. Fields it does not know are
-skipped, as Go's decoder skips them; a known field of the wrong wire type, a truncated field, a varint of more
-than ten bytes, nesting deeper than :data:`MAX_DEPTH`, invalid UTF-8, a time RFC 3339 cannot hold, a
-RawExtension that is not JSON and an IntOrString of neither type are a :class:`ProtobufError` (a 400). Sizes are checked before anything is sliced,
-so the work is linear in the body.
+Every message is read through the schema tables (server/protobuf_schema.py, server/protobuf_pod.py,
+server/protobuf_resource.py): a body as Go writes it by a single pass, each message compiled once into a
+Python function of straight-line code for Go's field order; any other body, and every error, by two passes
+over a map from each field's raw key to what it becomes. Fields it does not know are skipped, as Go's decoder
+skips them; a known field of the wrong wire type, a truncated field, a varint of more than ten bytes, nesting
+deeper than :data:`MAX_DEPTH`, invalid UTF-8, a time RFC 3339 cannot hold, a RawExtension that is not JSON
+and an IntOrString of neither type are a :class:`ProtobufError` (a 400) that names the field. Sizes are
+checked before anything is sliced, so the work is linear in the body. :func:`encode` writes an object as a Go
+client does (the tests' and benchmarks' bodies).
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Iterator
+from datetime import date, datetime, timedelta
+from functools import lru_cache
 from typing import Any
 
 import msgspec
@@ -112,6 +115,20 @@ def decode(body: bytes) -> dict[str, Any]:
     is not one of them or is malformed."""
     if not body.startswith(MAGIC):
         raise ProtobufError("the body does not start with the Kubernetes protobuf prefix")
+    api_version, kind, body, start, end = _usual_envelope(body) or _envelope(body)
+    head = {"apiVersion": api_version, "kind": kind}
+    options = OPTIONS.get((api_version, kind))
+    if options is not None:
+        return {**head, **_message_at(body, start, end, *options)}
+    found = KINDS.get((api_version, kind))
+    if found is None:
+        raise ProtobufError(f"protobuf bodies are not accepted for {api_version or '?'}/{kind or '?'} (JSON and "
+                            f"YAML are)")
+    return {**head, "metadata": {}, **_message_at(body, start, end, *found)}
+
+
+def _envelope(body: bytes) -> tuple[str, str, bytes, int, int]:
+    """(apiVersion, kind, the raw object and where in it the object starts and ends) of any envelope."""
     envelope = _last_values(body[len(MAGIC):])
     api_version = kind = ""
     if 1 in envelope:
@@ -119,15 +136,37 @@ def decode(body: bytes) -> dict[str, Any]:
         api_version = _text(_length_delimited(type_meta[1], "apiVersion")) if 1 in type_meta else ""
         kind = _text(_length_delimited(type_meta[2], "kind")) if 2 in type_meta else ""
     raw = _length_delimited(envelope.get(2, (2, b"")), "the envelope's raw")
-    head = {"apiVersion": api_version, "kind": kind}
-    options = OPTIONS.get((api_version, kind))
-    if options is not None:
-        return {**head, **message(raw, *options)}
-    found = KINDS.get((api_version, kind))
-    if found is None:
-        raise ProtobufError(f"protobuf bodies are not accepted for {api_version or '?'}/{kind or '?'} (JSON and "
-                            f"YAML are)")
-    return {**head, "metadata": {}, **message(raw, *found)}
+    return api_version, kind, raw, 0, len(raw)
+
+
+# Go's envelope ends with its empty contentEncoding and contentType
+_EMPTY_ENCODING_AND_TYPE = b"\x1a\x00\x22\x00"
+
+
+def _usual_envelope(body: bytes) -> tuple[str, str, bytes, int, int] | None:
+    """:func:`_envelope`'s answer (the raw object left within the body) for an envelope as Go writes it —
+    {1: {1: apiVersion, 2: kind}, 2: raw} and empty fields 3 and 4, each short enough for a one-byte size but
+    the raw — or None (then it is read field by field)."""
+    size = len(body)
+    if size < 10 or body[4] != 0x0A or body[6] != 0x0A:
+        return None
+    type_meta_end = 6 + body[5]
+    kind_at = 8 + body[7]
+    if body[5] > 0x7F or body[7] > 0x7F or kind_at + 2 > type_meta_end or body[kind_at] != 0x12 \
+            or kind_at + 2 + body[kind_at + 1] != type_meta_end or type_meta_end + 2 > size \
+            or body[type_meta_end] != 0x12:
+        return None
+    try:
+        raw_size, start = _varint(body, type_meta_end + 1)
+    except ProtobufError:
+        return None
+    end = start + raw_size
+    if end > size or (end < size and body[end:] != _EMPTY_ENCODING_AND_TYPE):
+        return None
+    try:
+        return body[8:kind_at].decode(), body[kind_at + 2:type_meta_end].decode(), body, start, end
+    except UnicodeDecodeError:
+        return None
 
 
 # --- the wire -------------------------------------------------------------------------------------------
@@ -201,8 +240,7 @@ def _length_delimited(found: tuple[int, int | bytes], what: str) -> bytes:
 # looks at a value), the second converts the fields present in struct order, so errors and keys come out as
 # they would from a field-by-field reading of the table.
 
-# What a field becomes (a _Plan's codes; the commonest first in the walk's chain of tests; the single pass
-# relies on the string and the message coming before the lists and maps)
+# What a field becomes (a _Plan's codes; the commonest first in the walk's chain of tests)
 _STRING, _MESSAGE, _REPEATED, _MAP, _PACKABLE, _SCALAR, _SPECIAL = range(7)
 
 
@@ -267,122 +305,283 @@ def _plans(table: Schema) -> dict[str, _Plan]:
 
 def message(buf: bytes, table: Schema, name: str, depth: int = 1) -> dict[str, Any]:
     """The JSON object of message ``name`` of ``table`` encoded in ``buf``."""
-    plan = _plans(table)[name]
+    return _message_at(buf, 0, len(buf), table, name, depth)
+
+
+def _message_at(buf: bytes, start: int, end: int, table: Schema, name: str, depth: int = 1) -> dict[str, Any]:
+    """The JSON object of message ``name`` of ``table`` encoded in ``buf[start:end]``."""
     try:
-        return _fast(plan, buf, depth)
-    except (_Unusual, ProtobufError, UnicodeDecodeError):
+        return _decoders(table)[name](buf, start, end, depth)
+    except (_Unusual, ProtobufError, UnicodeDecodeError, IndexError):
         # read again by the two passes: the same object where the single pass stepped aside, or the error a
         # field-by-field reading meets first, with its path (at most twice the work, whatever the body)
-        return _walk(plan, buf, depth)
+        return _walk(_plans(table)[name], buf[start:end], depth)
 
 
 class _Unusual(Exception):
     """A body the single pass leaves to the two passes: a field repeated that is not a list or a map, fields
-    out of the struct's order, a map entry in an unusual form."""
+    out of field-number order, unknown fields, a map entry in an unusual form, anything truncated."""
 
 
-def _fast(plan: _Plan, buf: bytes, depth: int) -> dict[str, Any]:
-    """One pass over a message as Go writes it (each field once, a list's or a map's items together, in
-    field-number order); _Unusual, a ProtobufError or a UnicodeDecodeError otherwise, without a path. Where it
-    returns, its object is the two passes' object: it reads the same fields with the same checks."""
-    if depth > MAX_DEPTH:
-        raise _Unusual
-    keys = plan.keys
-    slots = plan.slots
-    out: dict[str, Any] = {}
-    last = -1
-    container: Any = None  # the list or the map of the last slot
-    pos, end = 0, len(buf)
-    while pos < end:
-        key = buf[pos]
-        if key < 0x80:
-            pos += 1
+# --- the single pass ------------------------------------------------------------------------------------
+#
+# Go writes a message's fields in field-number order, each once, a list's items and a map's entries
+# together, every map entry as {1: key, 2: value}. Each message of a table is compiled once into a Python
+# function that reads exactly that form as straight-line code: per field, in field-number order, one
+# comparison of the next key with the field's own, then its value read in place; small messages are read in
+# place in the code of the message that holds them (no call). Anything else — another order, an unknown
+# field, a truncation, a bad byte — makes the function give up (_Unusual, or an IndexError,
+# UnicodeDecodeError or ProtobufError on the way) and :func:`message` reads the body again with the two
+# passes, which answer every form and every error. Where a function returns, its object is the two passes'
+# object, key order included (tests/server/test_protobuf_reference.py compares them on random bodies, and
+# tests/server/test_protobuf_round_trip.py checks that Go's bodies are read by the single pass).
+#
+# A length read past the end of its message is not checked where it is read: the position then lies past
+# the message's end, no key matches any more, and the message's final check (its position is its end) fails.
+
+# A compiled message: (body, start, end, depth) → the JSON object of body[start:end]
+_Decoder = Callable[[bytes, int, int, int], dict[str, Any]]
+_DECODERS: dict[int, tuple[Schema, dict[str, _Decoder]]] = {}
+_ABSENT = object()  # a field not read, in a message whose struct order is restored at its end
+_INLINE_LINES = 150  # a message whose code is at most this long is read in place (not called) ...
+_INLINE_LEVELS = 3  # ... up to this many levels deep in one function
+
+
+def _decoders(table: Schema) -> dict[str, _Decoder]:
+    """The messages of ``table``, each compiled when it is first read (a table's every message at once would
+    take a pod's first body some 0.4 s; the messages a body holds take a fraction of it)."""
+    found = _DECODERS.get(id(table))
+    if found is not None and found[0] is table:
+        return found[1]
+    writer = _Writer(_plans(table))
+    namespace: dict[str, Any] = {
+        "_Unusual": _Unusual, "_ABSENT": _ABSENT, "_varint": _varint, "_single": _single, "_packed": _packed,
+        "_time": _time, "_raw_json": _raw_json, "_int_or_string": _int_or_string, "b64encode": base64.b64encode}
+    decoders: dict[str, _Decoder] = {}
+    for name, function in writer.functions.items():
+        namespace[function] = decoders[name] = _compiled_on_first_call(writer, name, namespace, decoders)
+    _DECODERS[id(table)] = (table, decoders)
+    return decoders
+
+
+def _compiled_on_first_call(writer: _Writer, name: str, namespace: dict[str, Any],
+                            decoders: dict[str, _Decoder]) -> _Decoder:
+    """A stand-in for message ``name``'s function: the first call compiles it, puts it in the stand-in's
+    place (where the other functions and :func:`_decoders` find it) and reads with it."""
+    function = writer.functions[name]
+
+    def compile_then_read(buf: bytes, pos: int, end: int, depth: int) -> dict[str, Any]:
+        compiled = namespace[function]
+        if compiled is compile_then_read:
+            source = writer.function(writer.plans[name])
+            exec(compile(source, f"<protobuf single pass: {name}>", "exec"), namespace)  # noqa: S102 (the tables' own code)
+            compiled = decoders[name] = namespace[function]
+        result: dict[str, Any] = compiled(buf, pos, end, depth)
+        return result
+
+    return compile_then_read
+
+
+_SIGNED = {"bool": "{v} != 0", "int32": "(({v} & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000",
+           "int64": "({v} ^ 0x8000000000000000) - 0x8000000000000000"}
+
+
+def _indent(lines: list[str]) -> list[str]:
+    return ["    " + line for line in lines]
+
+
+def _string(start: str, end: str) -> str:
+    return f"buf[{start}:{end}].decode()"
+
+
+class _Writer:
+    """The source of the single pass's functions of one table. The code of the message read at inline level
+    L names its variables with the suffix L: it reads buf[posL:endL] into outL, its next key's first byte in
+    kL (-1 at its end)."""
+
+    def __init__(self, plans: dict[str, _Plan]) -> None:
+        self.plans = plans
+        self.functions = {name: f"m{index}_{name}" for index, name in enumerate(plans)}
+        self.recursive = _recursive(plans)
+
+    def source(self) -> str:
+        """Every message's function."""
+        return "\n".join(self.function(plan) for plan in self.plans.values())
+
+    def function(self, plan: _Plan) -> str:
+        body, height = self.body(plan, 0)
+        return "\n".join([f"def {self.functions[plan.name]}(buf, pos0, end0, depth):",
+                          f"    if depth > {MAX_DEPTH - height}: raise _Unusual", *_indent(body), "    return out0", ""])
+
+    def body(self, plan: _Plan, level: int) -> tuple[list[str], int]:
+        """The code that reads ``plan`` at ``level`` and the inline levels it goes below it."""
+        pos, end, out, k = f"pos{level}", f"end{level}", f"out{level}", f"k{level}"
+        reordered = bool(plan.reorder)
+        code = [f"{k} = buf[{pos}] if {pos} < {end} else -1"]
+        if reordered:  # each field into a local, the object built at the end in struct order
+            code.append(" = ".join(f"v{level}_{slot}" for slot in range(len(plan.slots))) + " = _ABSENT")
         else:
-            key, pos = _varint(buf, pos)
-        slot = keys.get(key)
-        if slot is None:
-            pos = _skip(plan, buf, pos, key)
-            continue
-        value: Any
-        if key & 7:
-            if pos < end and buf[pos] < 0x80:
-                size = buf[pos]
-                pos += 1
-            else:
-                size, pos = _varint(buf, pos)
-            if size > end - pos:
-                raise _Unusual
-            value = buf[pos:pos + size]
-            pos += size
-        elif pos < end and buf[pos] < 0x80:
-            value = buf[pos]
-            pos += 1
-        else:
-            value, pos = _varint(buf, pos)
-        code, name, keep_zero, inline, kind, f, rank = slots[slot]
-        if rank != last:  # a new field
-            if rank < last:
-                raise _Unusual
-            last = rank
-            if code == _STRING:
-                if value or keep_zero:
-                    out[name] = value.decode()
-                continue
-            if code == _MESSAGE:
-                if inline:
-                    out.update(_fast(kind, value, depth + 1))
-                else:
-                    out[name] = _fast(kind, value, depth + 1)
-                continue
-            if code == _SPECIAL:
-                if kind == "Quantity" and len(value) > 2 and value[0] == 0x0A and value[1] == len(value) - 2 < 0x80:
-                    out[name] = value[2:].decode()  # {1: text} alone and short: _single's first reading
-                    continue
-                value = _single(kind, value, depth)
-                if value is not None:
-                    out[name] = value
-                continue
-            if code == _SCALAR:
-                value = _scalar(kind, value)
-                if value or keep_zero:
-                    out[name] = value
-                continue
-            container = out[name] = {} if code == _MAP else []  # then its first item, as the next ones
-        elif code < _REPEATED:  # a string or a message again (the last one wins, messages merge)
-            raise _Unusual
-        if code == _MAP:
-            # an entry {1: key, 2: value}, each once and short, as Go writes them
-            size = len(value)
-            if size < 2 or value[0] != 0x0A or value[1] >= 0x80:
-                raise _Unusual
-            at = 2 + value[1]
-            entry_key = value[2:at].decode()
-            if at == size:
-                container[entry_key] = _zero(f.type, f.type in plan.message_types)
-                continue
-            if at + 2 > size or value[at] != 0x12 or value[at + 1] >= 0x80 or at + 2 + value[at + 1] != size \
-                    or f.varint:
-                raise _Unusual
-            value = value[at + 2:]
-            if kind.__class__ is _Plan:
-                container[entry_key] = _fast(kind, value, depth + 1)
-            elif kind == "string":
-                container[entry_key] = value.decode()
-            elif kind in SCALARS:
-                container[entry_key] = _scalar(kind, value)
-            else:
-                container[entry_key] = _single(kind, value, depth)
+            code.append(f"{out} = {{}}")
+        height = 0
+        fields: list[list[str]] = []
+        for slot in sorted(range(len(plan.slots)), key=lambda s: plan.slots[s][6]):  # field-number order
+            target = f"v{level}_{slot}" if reordered else f"{out}[{plan.slots[slot][1]!r}]"
+            lines, below = self.field(plan, slot, target, level)
+            fields.append(lines)
+            height = max(height, below)
+        code += _guarded(fields, k)
+        code.append(f"if {pos} != {end}: raise _Unusual")
+        if reordered:
+            code.append(f"{out} = {{}}")
+            code += [f"if v{level}_{slot} is not _ABSENT: {out}[{name!r}] = v{level}_{slot}"
+                     for slot, (_, name, *_rest) in enumerate(plan.slots)]
+        return code, height
+
+    def value(self, kind: Any, start: str, end: str, level: int) -> tuple[list[str], int]:
+        """Code that sets x<level> to the value of ``kind`` in buf[start:end] (None: the field is left out),
+        and the inline levels it goes below ``level``."""
+        x = f"x{level}"
+        if isinstance(kind, _Plan):
+            if kind.name not in self.recursive and level + 1 < _INLINE_LEVELS:
+                inner, height = self.body(kind, level + 1)
+                if len(inner) <= _INLINE_LINES:
+                    return [f"pos{level + 1} = {start}", f"end{level + 1} = {end}", *inner,
+                            f"{x} = out{level + 1}"], height + 1
+            return [f"{x} = {self.functions[kind.name]}(buf, {start}, {end}, depth + {level + 1})"], 0
+        if kind == "string":
+            return [f"{x} = {_string(start, end)}"], 0
+        if kind == "bytes":
+            return [f"{x} = b64encode(buf[{start}:{end}]).decode()"], 0
+        if kind == "Quantity":  # its usual form, {1: text} alone and short, read in place
+            return [f"if {end} - {start} > 1 and buf[{start}] == 10 and buf[{start} + 1] == {end} - {start} - 2 < 128:",
+                    f"    {x} = {_string(f'{start} + 2', end)}",
+                    f"else: {x} = _single('Quantity', buf[{start}:{end}], depth)"], 0
+        if kind in ("Time", "MicroTime"):
+            return [f"{x} = _time(buf[{start}:{end}], {kind == 'MicroTime'})"], 0
+        if kind in ("RawExtension", "FieldsV1"):
+            return [f"{x} = _raw_json(buf[{start}:{end}], {kind!r})"], 0
+        if kind == "IntOrString":
+            return [f"{x} = _int_or_string(buf[{start}:{end}])"], 0
+        raise ValueError(f"no single-pass reading of {kind}")
+
+    def field(self, plan: _Plan, slot: int, target: str, level: int) -> tuple[list[str], int]:
+        """The code of one field (read when the next key is its own, then the key after it taken), and the
+        inline levels it goes below ``level``."""
+        code, _name, keep_zero, inline, kind, f, _rank = plan.slots[slot]
+        pos, end, k, s, e, x, v = (f"{name}{level}" for name in ("pos", "end", "k", "s", "e", "x", "v"))
+        number = next(n for n, field in plan.schema.items() if field is f)
+        test, after = _key_test(number, f.wire, level)
+        def sized(after: int) -> list[str]:  # a length-delimited value: its bytes are buf[pos:e]
+            return [f"{s} = buf[{pos} + {after}]",
+                    f"if {s} < 128: {pos} += {after + 1}",
+                    f"else: {s}, {pos} = _varint(buf, {pos} + {after})",
+                    f"{e} = {pos} + {s}"]
+        size = sized(after)
+        varint = [f"{v} = buf[{pos} + {after}]",
+                  f"if {v} < 128: {pos} += {after + 1}",
+                  f"else: {v}, {pos} = _varint(buf, {pos} + {after})"]
+        next_key = f"{k} = buf[{pos}] if {pos} < {end} else -1"
+        height = 0
+        body: list[str]
+        if code == _STRING:
+            read = f"{target} = {_string(pos, e)}"
+            body = [*size, read if keep_zero else f"if {e} > {pos}: {read}", f"{pos} = {e}", next_key]
+        elif code == _MESSAGE:
+            lines, height = self.value(kind, pos, e, level)
+            body = [*size, *lines, f"out{level}.update({x})" if inline else f"{target} = {x}",
+                    f"{pos} = {e}", next_key]
+        elif code == _SCALAR and f.varint:
+            body = [*varint, f"{v} = {_SIGNED[kind].format(v=v)}", f"{target} = {v}" if keep_zero
+                    else f"if {v}: {target} = {v}", next_key]
+        elif code in (_SCALAR, _SPECIAL):
+            lines, height = self.value(kind, pos, e, level)
+            keep = (f"{target} = {x}" if keep_zero else f"if {e} > {pos}: {target} = {x}") if code == _SCALAR \
+                else f"if {x} is not None: {target} = {x}"  # (bytes: kept when not empty)
+            body = [*size, *lines, keep, f"{pos} = {e}", next_key]
         elif code == _REPEATED:
-            container.append(value.decode() if kind == "string" else
-                             _fast(kind, value, depth + 1) if kind.__class__ is _Plan else
-                             _single(kind, value, depth))
-        elif code == _PACKABLE:
-            container += _packed(kind, value) if key & 7 else [_scalar(kind, value)]
-        else:  # a scalar or a Time, Quantity... again
-            raise _Unusual
-    if plan.reorder and len(out) > 1:
-        return {name: out[name] for name in plan.reorder if name in out}
-    return out
+            lines, height = self.value(kind, pos, e, level)
+            body = [f"items{level} = []", "while True:",
+                    *_indent([*size, *lines, f"items{level}.append({x})", f"{pos} = {e}", next_key,
+                              f"if not ({test}): break"]),
+                    f"{target} = items{level}"]
+        elif code == _MAP:
+            if f.varint:
+                return [], 0  # (no table has one: left to the two passes, as an unknown field)
+            ks, ke, at, vs, key, entries = (f"{name}{level}" for name in ("ks", "ke", "at", "vs", "key", "entries"))
+            lines, height = self.value(kind, at, e, level)
+            entry = [f"if {s} < 2 or buf[{pos}] != 10: raise _Unusual",  # {1: key, 2: value}, each once
+                     f"{ks} = buf[{pos} + 1]",
+                     f"if {ks} < 128: {at} = {pos} + 2",
+                     f"else: {ks}, {at} = _varint(buf, {pos} + 1)",
+                     f"{ke} = {at} + {ks}",
+                     f"{key} = {_string(at, ke)}",
+                     f"if {ke} == {e}: {entries}[{key}] = {_zero_source(f, plan)}",
+                     "else:",
+                     f"    if buf[{ke}] != 18: raise _Unusual",  # (a value past e: found below)
+                     f"    {vs} = buf[{ke} + 1]",
+                     f"    if {vs} < 128: {at} = {ke} + 2",
+                     f"    else: {vs}, {at} = _varint(buf, {ke} + 1)",
+                     f"    if {at} + {vs} != {e}: raise _Unusual",
+                     *_indent(lines),
+                     f"    {entries}[{key}] = {x}"]
+            body = [f"{entries} = {{}}", "while True:",
+                    *_indent([*size, *entry, f"{pos} = {e}", next_key, f"if not ({test}): break"]),
+                    f"{target} = {entries}"]
+        else:  # _PACKABLE: one varint a key (as Go writes them), or one packed run
+            packed_test, packed_after = _key_test(number, 2, level)
+            return [f"if {test}:",
+                    *_indent([f"items{level} = []", "while True:",
+                              *_indent([*varint, f"items{level}.append({_SIGNED[kind].format(v=v)})", next_key,
+                                        f"if not ({test}): break"]),
+                              f"{target} = items{level}"]),
+                    f"elif {packed_test}:",
+                    *_indent([*sized(packed_after), f"{target} = _packed({kind!r}, buf[{pos}:{e}])", f"{pos} = {e}",
+                              next_key])], 0
+        return [f"if {test}:", *_indent(body)], height
+
+
+_GUARDED_FIELDS = 4  # fields tested one by one before a test of the message's end skips the rest
+
+
+def _guarded(fields: list[list[str]], k: str) -> list[str]:
+    """The fields' code, every few fields the rest behind one test that the message goes on (most messages
+    set their first fields only: their end then costs one test, not one per field left)."""
+    code = [line for lines in fields[:_GUARDED_FIELDS] for line in lines]
+    if len(fields) > _GUARDED_FIELDS:
+        code += [f"if {k} != -1:", *_indent(_guarded(fields[_GUARDED_FIELDS:], k))]
+    return code
+
+
+def _key_test(number: int, wire: int, level: int) -> tuple[str, int]:
+    """The test that the key at pos<level> (its first byte in k<level>) is this field's, and its length."""
+    raw, key = [], number << 3 | wire
+    while True:
+        raw.append(key & 0x7F | (0x80 if key > 0x7F else 0))
+        key >>= 7
+        if not key:
+            break
+    tests = [f"k{level} == {raw[0]}"] + [f"buf[pos{level} + {i}] == {byte}" for i, byte in enumerate(raw[1:], 1)]
+    return " and ".join(tests), len(raw)
+
+
+def _recursive(plans: dict[str, _Plan]) -> set[str]:
+    """The messages that can hold themselves, at any depth."""
+    def reaches(start: _Plan) -> set[str]:
+        seen: set[str] = set()
+        stack = [start]
+        while stack:
+            for slot in stack.pop().slots:
+                kind = slot[4]
+                if isinstance(kind, _Plan) and kind.name not in seen:
+                    seen.add(kind.name)
+                    stack.append(kind)
+        return seen
+    return {name for name, plan in plans.items() if name in reaches(plan)}
+
+
+def _zero_source(f: Field, plan: _Plan) -> str:
+    """The value of a map entry that has no value, as code (a fresh {} for a message)."""
+    return repr(_zero(f.type, f.type in plan.message_types))
 
 
 def _walk(plan: _Plan, buf: bytes, depth: int) -> dict[str, Any]:
@@ -651,7 +850,13 @@ def _varint_fields(raw: bytes, owner: str, first: tuple[str, str], second: tuple
     return values[0], values[1]
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_EPOCH = date(1970, 1, 1)
+
+
+@lru_cache(maxsize=1024)
+def _day(days: int) -> str:
+    """The date ``days`` after 1970-01-01, as RFC 3339 writes it (a year of four digits)."""
+    return (_EPOCH + timedelta(days=days)).isoformat()
 
 
 def _time(raw: bytes, micro: bool) -> str | None:
@@ -660,11 +865,14 @@ def _time(raw: bytes, micro: bool) -> str | None:
     time as an empty message, which is JSON's null (None)."""
     if not raw:
         return None
-    seconds = nanos = -1
-    if raw[0] == 0x08:  # the usual form, {1: seconds} alone, read directly; any other by its fields
-        seconds, end = _varint(raw, 1)
-        nanos = 0 if end == len(raw) and seconds < 1 << 63 else -1
-    if nanos:
+    seconds = nanos = at = 0
+    if raw[0] == 0x08:  # the usual forms, {1: seconds} or {1: seconds, 2: nanos} as Go writes them, read directly
+        seconds, at = _varint(raw, 1)
+        if at + 1 < len(raw) and raw[at] == 0x10:
+            nanos, at = _varint(raw, at + 1)
+            nanos = ((nanos & 0xFFFF_FFFF) ^ 0x8000_0000) - 0x8000_0000
+        seconds = (seconds ^ 1 << 63) - (1 << 63)
+    if at != len(raw):  # any other form, by its fields
         seconds, nanos = _varint_fields(raw, "a time's", ("seconds", "int64"), ("nanos", "int32"))
     micros = 0
     if micro:  # toward zero, then a negative part borrows from the seconds (Go's time.Unix)
@@ -672,9 +880,11 @@ def _time(raw: bytes, micro: bool) -> str | None:
         seconds, micros = seconds + micros // 1_000_000, micros % 1_000_000
     if not _FIRST_SECOND <= seconds <= _LAST_SECOND:
         raise ProtobufError(f"a time of {seconds} seconds is out of range")
-    when = _EPOCH + timedelta(seconds=seconds, microseconds=micros)
-    text = f"{when.year:04d}-{when.month:02d}-{when.day:02d}T{when.hour:02d}:{when.minute:02d}:{when.second:02d}"
-    return text + (f".{when.microsecond:06d}Z" if micro else "Z")
+    days, second = divmod(seconds, 86400)
+    hour, second = divmod(second, 3600)
+    minute, second = divmod(second, 60)
+    text = f"{_day(days)}T{hour:02d}:{minute:02d}:{second:02d}"
+    return text + (f".{micros:06d}Z" if micro else "Z")
 
 
 def _int_or_string(raw: bytes) -> int | str:
@@ -692,9 +902,13 @@ def _int_or_string(raw: bytes) -> int | str:
 def _raw_json(raw: bytes, kind: str) -> Any:
     """A RawExtension or FieldsV1 ({1: raw}): the JSON its raw bytes hold (none: JSON's null, None)."""
     data = b""
-    for number, wire, value in scan(raw):
-        if number == 1:
-            data = _wire2(wire, value, f"{kind}.raw")
+    size, at = _varint(raw, 1) if raw[:1] == b"\x0a" else (-1, 0)
+    if at + size == len(raw):  # {1: raw} alone, as Go writes it: read directly
+        data = raw[at:]
+    else:
+        for number, wire, value in scan(raw):
+            if number == 1:
+                data = _wire2(wire, value, f"{kind}.raw")
     if not data:
         return None
     try:
@@ -703,3 +917,122 @@ def _raw_json(raw: bytes, kind: str) -> Any:
         raise ProtobufError(f"the raw bytes of a {kind} are not JSON: {exc}") from None
     except RecursionError:
         raise ProtobufError(f"the JSON of a {kind} is nested too deeply") from None
+
+
+# --- encoding: the bodies Go clients send ---------------------------------------------------------------
+
+def encode(obj: dict[str, Any]) -> bytes:
+    """The protobuf body a Go client sends for ``obj``, an object of :data:`KINDS` or :data:`OPTIONS` in its
+    JSON form: the envelope, and the object as Go's generated code writes it — fields in field-number order,
+    every field that is not a Go pointer written even when empty (an absent one as its zero value), a list's
+    integers one key each, a map's entries sorted by key. :func:`decode` reads it back as ``obj`` where
+    ``obj`` is in the JSON form Go writes. ProtobufError for an object of another kind or a value of the
+    wrong JSON type."""
+    api_version, kind = obj.get("apiVersion", ""), obj.get("kind", "")
+    found = OPTIONS.get((api_version, kind)) or KINDS.get((api_version, kind))
+    if found is None:
+        raise ProtobufError(f"no protobuf encoding of {api_version or '?'}/{kind or '?'}")
+    type_meta = _delimited(1, api_version.encode()) + _delimited(2, kind.encode())
+    try:
+        raw = _encode_message(obj, found[0], found[1])
+    except (TypeError, ValueError, AttributeError, OverflowError) as exc:
+        raise ProtobufError(f"cannot encode {api_version}/{kind}: {exc}") from None
+    return MAGIC + _delimited(1, type_meta) + _delimited(2, raw) + _EMPTY_ENCODING_AND_TYPE
+
+
+_ONE_BYTE = [bytes((value,)) for value in range(0x80)]
+
+
+def _varint_bytes(value: int) -> bytes:
+    value &= _UINT64  # a negative number is its 64-bit two's complement: ten bytes, as Go writes it
+    if value < 0x80:
+        return _ONE_BYTE[value]
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _delimited(number: int, payload: bytes) -> bytes:
+    return _varint_bytes(number << 3 | 2) + _varint_bytes(len(payload)) + payload
+
+
+# per table and message: its fields in field-number order, each with its key as a varint and as a length-
+# delimited value
+_ENCODING_ORDER: dict[tuple[int, str], tuple[Schema, list[tuple[Field, bytes, bytes]]]] = {}
+
+
+def _encoding_order(table: Schema, name: str) -> list[tuple[Field, bytes, bytes]]:
+    found = _ENCODING_ORDER.get((id(table), name))
+    if found is not None and found[0] is table:
+        return found[1]
+    order = [(f, _varint_bytes(number << 3), _varint_bytes(number << 3 | 2))
+             for number, f in sorted(table[name].items())]
+    _ENCODING_ORDER[id(table), name] = (table, order)
+    return order
+
+
+def _encode_message(obj: dict[str, Any], table: Schema, name: str) -> bytes:
+    parts: list[bytes] = []
+    for f, varint_key, key in _encoding_order(table, name):
+        if f.inline:  # an embedded struct: its fields are the object's own
+            payload = _encode_message(obj, table, f.type)
+            parts += (key, _varint_bytes(len(payload)), payload)
+            continue
+        value = obj.get(f.name)
+        if f.map:
+            entries: dict[str, Any] = value or {}
+            for entry_key in sorted(entries):
+                entry = _delimited(1, entry_key.encode())
+                entry += (_varint_bytes(2 << 3) + _varint_bytes(int(entries[entry_key])) if f.varint
+                          else _delimited(2, _encode_value(f.type, entries[entry_key], table)))
+                parts += (key, _varint_bytes(len(entry)), entry)
+        elif f.repeated:
+            for item in value or ():
+                if f.varint:
+                    parts += (varint_key, _varint_bytes(int(item)))
+                else:
+                    payload = _encode_value(f.type, item, table)
+                    parts += (key, _varint_bytes(len(payload)), payload)
+        elif value is None and (f.pointer or f.type == "bytes"):
+            continue  # (Go writes a nil pointer and nil bytes not at all)
+        elif f.varint:
+            parts += (varint_key, _varint_bytes(int(value or 0)))
+        else:
+            payload = _encode_value(f.type, value, table)
+            parts += (key, _varint_bytes(len(payload)), payload)
+    return b"".join(parts)
+
+
+def _encode_value(kind: str, value: Any, table: Schema) -> bytes:
+    """A length-delimited value of ``kind`` (None: its Go zero value)."""
+    if kind == "string":
+        return (value or "").encode()
+    if kind == "bytes":
+        return base64.b64decode(value or "", validate=True)
+    if kind == "Quantity":
+        return _delimited(1, ("0" if value is None else value).encode())
+    if kind in ("Time", "MicroTime"):
+        if value is None:
+            return b""  # (the zero time)
+        seconds, micros = _parse_time(value)
+        nanos = micros * 1000 if kind == "MicroTime" else 0  # (a Time's nanoseconds are not sent)
+        return _varint_bytes(1 << 3) + _varint_bytes(seconds) + _varint_bytes(2 << 3) + _varint_bytes(nanos)
+    if kind in ("RawExtension", "FieldsV1"):
+        return b"" if value is None else _delimited(1, msgspec.json.encode(value))
+    if kind == "IntOrString":
+        is_text = isinstance(value, str)
+        return (_varint_bytes(1 << 3) + _varint_bytes(int(is_text)) + _varint_bytes(2 << 3)
+                + _varint_bytes(0 if is_text else int(value or 0)) + _delimited(3, value.encode() if is_text else b""))
+    return _encode_message(value or {}, table, kind)
+
+
+def _parse_time(text: str) -> tuple[int, int]:
+    """The seconds since the epoch and the microseconds of an RFC 3339 time in UTC ("...Z")."""
+    if not text.endswith("Z"):
+        raise ValueError(f"a time must be in UTC: {text!r}")
+    when = datetime.fromisoformat(text[:-1])
+    seconds = (when.date() - _EPOCH).days * 86400 + when.hour * 3600 + when.minute * 60 + when.second
+    return seconds, when.microsecond

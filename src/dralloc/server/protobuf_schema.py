@@ -39,6 +39,7 @@ class Field:
     inline: bool = False
     varint: bool = False  # an int or bool (wire type 0; a repeated one may come packed, wire type 2)
     wire: int = 2  # the wire type it comes in
+    pointer: bool = False  # a Go pointer: written when set (Go writes every other field, empty or not)
 
 Message = dict[int, Field]
 Schema = dict[str, Message]
@@ -56,7 +57,7 @@ def _field(text: str) -> Field:
     kind = kind.removeprefix("*")
     varint = kind in VARINTS
     return Field(name, kind, repeated, is_map, pointer or "always" in flags, "inline" in flags, varint,
-                 0 if varint and not is_map else 2)
+                 0 if varint and not is_map else 2, pointer)
 
 
 def messages(spec: dict[str, dict[int, str]]) -> Schema:
