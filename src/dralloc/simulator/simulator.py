@@ -53,7 +53,7 @@ from dralloc.scheduler.plugins.default_preemption.disruption_budgets import Budg
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.profile import DEFAULT_SCHEDULER, Profile
 from dralloc.scheduler.queue import SchedulingQueue
-from dralloc.scheduler.schedule_one import Framework
+from dralloc.scheduler.schedule_one import Framework, SchedulerState
 from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
 from dralloc.scheduler.volume_warnings import volume_warnings
 from dralloc.scheduler.volumes import VolumeState
@@ -90,8 +90,8 @@ class Simulator:
                  persistent_volumes: Iterable[PersistentVolume] = (),
                  persistent_volume_claims: Iterable[PersistentVolumeClaim] = (),
                  storage_classes: Iterable[StorageClass] = (), csi_nodes: Iterable[CSINode] = (),
-                 csi_drivers: Iterable[CSIDriver] = (), storage_capacities: Iterable[CSIStorageCapacity] = ()
-                 ) -> None:
+                 csi_drivers: Iterable[CSIDriver] = (), storage_capacities: Iterable[CSIStorageCapacity] = (),
+                 state: SchedulerState | None = None) -> None:
         """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
         reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
         to a preemptor are listed in ``lost_nominations``. ``now``: the time against which binding conditions
@@ -101,7 +101,9 @@ class Simulator:
         (``dralloc.scheduler.config``): its profiles replace the default one. ``services`` and ``controllers``
         (ReplicationControllers, ReplicaSets, StatefulSets): whose selectors the default topology spread
         constraints use. ``namespaces``: the Namespace objects (their labels, for pod affinity's
-        namespaceSelector); ``disruption_budgets``: the PodDisruptionBudgets preemption respects."""
+        namespaceSelector); ``disruption_budgets``: the PodDisruptionBudgets preemption respects.
+        ``state``: the random source and rotating start index, which every profile shares (default: a new
+        one from ``seed``); a caller that schedules in several runs passes its own to keep them going."""
         claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
@@ -129,26 +131,29 @@ class Simulator:
                                                   list(storage_capacities))
         self.cache = SchedulerCache(self.snapshot)
         self.config = config
+        # kube-scheduler keeps the random source and nextStartNodeIndex on its Scheduler: every profile's cycle
+        # draws from and advances the same ones.
+        self.state = state if state is not None else SchedulerState(seed)
         if config is not None:
             # A configuration file: exactly its profiles (pods naming another scheduler are left to it).
             self.frameworks = {p.scheduler_name: Framework(
                 self.snapshot, seed=seed, percentage_of_nodes_to_score=config.percentage_for(p),
                 new_claim_name=self.names.generate, group_nodes=group_nodes, cache=self.cache,
-                profile=Profile.from_config(p)) for p in config.profiles}
+                profile=Profile.from_config(p), state=self.state) for p in config.profiles}
             self.framework = self.frameworks.get(DEFAULT_SCHEDULER) or next(iter(self.frameworks.values()))
             profiles = ()
         else:
             self.framework = Framework(self.snapshot, seed=seed,
                                        percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                                        new_claim_name=self.names.generate, group_nodes=group_nodes,
-                                       plugins=plugins, cache=self.cache)
+                                       plugins=plugins, cache=self.cache, state=self.state)
             # One framework per profile, as kube-scheduler keeps one per schedulerName.
             self.frameworks = {DEFAULT_SCHEDULER: self.framework}
         for profile in profiles:
             self.frameworks[profile.scheduler_name] = Framework(
                 self.snapshot, seed=seed, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                 new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=profile.plugins(),
-                cache=self.cache)
+                cache=self.cache, state=self.state)
         self._requests_cache: dict[bytes, tuple[dict[str, int], int, int]] = {}
         self.results: dict[str, PodResult] = {}
         self.infos: dict[str, PodInfo] = {}
