@@ -41,6 +41,7 @@ from typing import Any
 
 from dralloc.api.codec import decode, to_dict
 from dralloc.scheduler.plugins.dynamic_resources import binding_conditions
+from dralloc.scheduler.schedule_one import SchedulerState
 from dralloc.server import pods as pod_registry
 from dralloc.server.clock import now
 from dralloc.server.controllers.claims import (
@@ -50,7 +51,7 @@ from dralloc.server.controllers.claims import (
     unresolved_template_entries,
 )
 from dralloc.server.controllers.events import EventRecorder
-from dralloc.server.controllers.snapshot import Snapshot
+from dralloc.server.controllers.snapshot import WORKLOAD_SELECTORS, Snapshot
 from dralloc.server.controllers.termination import TerminatingPods, set_condition
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.errors import ApiError
@@ -119,6 +120,9 @@ class SchedulerLoop:
         self.pool = pool
         self.recorder = recorder
         self.seed = seed
+        # One random source and rotating start index for the server's whole life, as kube-scheduler's: each
+        # pass's cycles continue the stream the last pass left.
+        self.state = SchedulerState(seed)
         self.clock = clock
         self.started = clock()  # the unschedulable pool's flush ticks count from here
         # uid of an unschedulable pod -> its resourceVersion and scheduling properties when it failed
@@ -284,7 +288,10 @@ class SchedulerLoop:
                           slices=snap.typed("resourceslices"), classes=snap.typed("deviceclasses"),
                           claims=snap.typed("resourceclaims"), taint_rules=snap.typed("devicetaintrules"),
                           seed=self.seed, victims_terminate_at=now(), nominated=snap.typed("pods", held),
-                          now=datetime.fromtimestamp(self.clock(), UTC))
+                          now=datetime.fromtimestamp(self.clock(), UTC), state=self.state,
+                          services=snap.typed("services"),
+                          controllers=[o for r in WORKLOAD_SELECTORS[1:] for o in snap.typed(r)],
+                          namespaces=snap.typed("namespaces"))
         result = sched.schedule()
         freed = False
         by_key = {_key(p): p for p in snap.pods}
