@@ -44,12 +44,7 @@ from dralloc.scheduler.plugins.dynamic_resources import binding_conditions
 from dralloc.scheduler.schedule_one import SchedulerState
 from dralloc.server import pods as pod_registry
 from dralloc.server.clock import now
-from dralloc.server.controllers.claims import (
-    DELETE_PROTECTION,
-    release_claims,
-    unreserve,
-    unresolved_template_entries,
-)
+from dralloc.server.controllers.claims import DELETE_PROTECTION, needs_claims_made, release_claims, unreserve
 from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.snapshot import WORKLOAD_SELECTORS, Snapshot
 from dralloc.server.controllers.termination import TerminatingPods, set_condition
@@ -182,7 +177,7 @@ class SchedulerLoop:
         out = []
         clock = self.clock()
         for pod in snap.unbound_pods:
-            if not is_pending_for_us(pod) or unresolved_template_entries(pod):
+            if not is_pending_for_us(pod) or needs_claims_made(snap, pod):
                 continue
             meta = _meta(pod)
             uid = str(meta.get("uid"))
