@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from msgspec.structs import replace
@@ -41,6 +41,7 @@ from dralloc.api.resource_v1 import (
 from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, StorageClass
 from dralloc.controllers.ephemeral_volumes import ephemeral_claims
 from dralloc.controllers.names import NameGenerator
+from dralloc.controllers.preemption import DEFAULT_GRACE_SECONDS, mark_preempted
 from dralloc.errors import InputError
 from dralloc.scheduler.affinity_terms import NAMESPACE_NAME_LABEL, selects_namespaces_by_label
 from dralloc.scheduler.cache import SchedulerCache
@@ -48,7 +49,6 @@ from dralloc.scheduler.config import SchedulerConfig
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.framework import Code, Plugin, Status, truncate_message
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.default_preemption import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 from dralloc.scheduler.plugins.default_preemption.disruption_budgets import Budget, violations
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.profile import DEFAULT_SCHEDULER, Profile
@@ -65,7 +65,6 @@ __all__ = ["DEFAULT_GRACE_SECONDS", "DEFAULT_SCHEDULER", "MAX_ATTEMPTS", "POD_UI
 
 POD_UID_NAMESPACE = uuid.UUID("0c3e8a52-5d55-4c41-9a3e-6472616c6c70")
 MAX_ATTEMPTS = 25
-DEFAULT_GRACE_SECONDS = 30  # a pod's terminationGracePeriodSeconds when unset
 
 
 def _pod_uid(pod: Pod) -> str:
@@ -581,25 +580,6 @@ def _unschedulable_condition(pod: Pod, message: str, reason: str) -> Pod:
 
 def _with_nomination(pod: Pod, node: str | None) -> Pod:
     return replace(pod, status=replace(pod.status or PodStatus(), nominated_node_name=node))
-
-
-def mark_preempted(pod: Pod, at: str, scheduler_name: str | None) -> Pod:
-    """The victim as kube-scheduler's preemption leaves it: the DisruptionTarget condition (reason
-    PreemptionByScheduler), then a delete with default options: deletionTimestamp ``at`` plus its
-    terminationGracePeriodSeconds (default 30)."""
-    status = pod.status or PodStatus()
-    message = f"{scheduler_name or DEFAULT_SCHEDULER}: preempting to accommodate a higher priority pod"
-    conds = [c for c in status.conditions or () if c.type != DISRUPTION_TARGET]
-    old = next((c for c in status.conditions or () if c.type == DISRUPTION_TARGET), None)
-    since = old.last_transition_time if old is not None and old.status == "True" else at
-    conds.append(PodCondition(type=DISRUPTION_TARGET, status="True", reason=PREEMPTION_BY_SCHEDULER,
-                              message=message, last_transition_time=since))
-    grace = pod.spec.termination_grace_period_seconds
-    grace = DEFAULT_GRACE_SECONDS if grace is None else max(grace, 0)
-    when = datetime.strptime(at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) + timedelta(seconds=grace)
-    meta = replace(pod.metadata, deletion_timestamp=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                   deletion_grace_period_seconds=grace)
-    return replace(pod, metadata=meta, status=replace(status, conditions=conds))
 
 
 # The name the simulator had before the framework and the simulator were split; kept for existing callers.

@@ -40,6 +40,8 @@ from functools import partial
 from typing import Any
 
 from dralloc.api.codec import decode, to_dict
+from dralloc.api.core_v1 import Pod
+from dralloc.controllers.preemption import preemption_condition
 from dralloc.scheduler.plugins.dynamic_resources import binding_conditions
 from dralloc.scheduler.schedule_one import SchedulerState
 from dralloc.server import pods as pod_registry
@@ -56,7 +58,6 @@ from dralloc.simulator.simulator import DEFAULT_SCHEDULER, Scheduler
 from dralloc.store import Conflict, NotFound
 
 COMPONENT = "default-scheduler"
-PREEMPTING = "preempting to accommodate a higher priority pod"  # after "<schedulerName>: "
 MAX_UNSCHEDULABLE_SECONDS = 300  # podMaxInUnschedulablePodsDuration
 BACKOFF_INITIAL_SECONDS = 1.0  # podInitialBackoffDuration: a pod whose placement could not be written waits
 BACKOFF_MAX_SECONDS = 10.0  # podMaxBackoffDuration: the wait doubles per failure up to this
@@ -502,11 +503,10 @@ class SchedulerLoop:
         """Preempt one victim; True when it is gone at once (no grace period), its claims released."""
         meta = _meta(victim)
         namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", str(meta.get("uid"))
-        scheduler_name = (preemptor.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER
-        condition: Obj = {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
-                          "message": f"{scheduler_name}: {PREEMPTING}"}
-        if meta.get("generation") is not None:
-            condition["observedGeneration"] = meta["generation"]
+        typed = snap.cache.typed("pods", victim)
+        if not isinstance(typed, Pod):
+            return False  # (the scheduler could not have read it either)
+        condition: Obj = to_dict(preemption_condition(typed, (preemptor.get("spec") or {}).get("schedulerName")))
 
         def disrupt(current: Obj) -> Obj | None:
             return current if set_condition(current, condition) else None
