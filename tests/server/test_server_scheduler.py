@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cluster import NS, Cluster
+from cluster import CLASS, NS, TEMPLATE, Cluster, R, pod
 
 from dralloc.api.codec import decode
 from dralloc.simulator import Simulator
@@ -49,7 +49,7 @@ def test_the_random_source_and_start_index_continue_across_passes_as_in_one_simu
         cluster.post(f"{NS}/pods", body)
         cluster.settle()
     assert placed(cluster) == simulated([*nodes, *pods])
-    assert cluster.manager.scheduler.state.next_start_node_index == 5 * 100 % 150
+    assert cluster.manager.scheduler.live.state.next_start_node_index == 5 * 100 % 150
 
 
 def test_default_topology_spreading_reads_the_services_of_the_store() -> None:
@@ -96,3 +96,40 @@ def test_pod_affinity_selects_namespaces_by_the_labels_of_the_stored_namespaces(
     cluster.settle()
     assert simulated([*nodes, namespace, database, client])["client"] == "node-b"
     assert cluster.get("pods", "client")["spec"].get("nodeName") == "node-b"
+
+
+def test_pods_with_claims_arriving_in_batches_land_where_one_simulation_puts_them() -> None:
+    # 120 nodes of 2 GPUs, 30 pods with a template claim, 10 per pass: nodes, devices and the claims the
+    # server keeps between passes (allocated by it, read back from the store) match one simulation.
+    cluster = Cluster()
+    cluster.post(f"{R}/deviceclasses", CLASS)
+    cluster.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
+    nodes, slices = [], []
+    for i in range(120):
+        nodes.append(plain_node(f"node-{i:03d}"))
+        slices.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                       "metadata": {"name": f"node-{i:03d}-gpus"},
+                       "spec": {"driver": "gpu.example.com", "nodeName": f"node-{i:03d}",
+                                "pool": {"name": f"node-{i:03d}", "generation": 1, "resourceSliceCount": 1},
+                                "devices": [{"name": f"gpu-{g}"} for g in range(2)]}})
+        cluster.post("/api/v1/nodes", nodes[-1])
+        cluster.post(f"{R}/resourceslices", slices[-1])
+    cluster.settle()
+    pods = []
+    for batch in range(3):
+        for i in range(10):
+            pods.append(pod(f"trainer-{batch}{i}"))
+            cluster.post(f"{NS}/pods", pods[-1])
+        cluster.settle()
+    result = Simulator.from_objects([decode(o) for o in (CLASS, TEMPLATE, *nodes, *slices, *pods)]).schedule()
+    devices = {(c.metadata.namespace, c.metadata.name): [r.device for r in c.status.allocation.devices.results]
+               for c in result.claims if c.status is not None and c.status.allocation is not None}
+    expected = {p.name: (p.node, devices[("default", p.pod.status.resource_claim_statuses[0].resource_claim_name)])
+                for p in result.pods}
+    stored = {(c["metadata"]["namespace"], c["metadata"]["name"]):
+              [r["device"] for r in c["status"]["allocation"]["devices"]["results"]] for c in cluster.claims()}
+    served = {p["metadata"]["name"]: (p["spec"].get("nodeName"),
+                                      stored[("default", p["status"]["resourceClaimStatuses"][0]["resourceClaimName"])])
+              for p in cluster.pods()}
+    assert served == expected
+    assert cluster.manager.scheduler.live.builds == 1  # the cluster side was built once, then kept

@@ -160,6 +160,7 @@ class Simulator:
         self.evicted: list[Eviction] = []
         self.held: dict[str, PodInfo] = {}  # the ``nominated`` pods, by key
         self.lost_nominations: list[str] = []  # keys of held pods whose nomination a preemptor took
+        self._admitted = 0  # pods taken in so far (each PodInfo's order, the queue's last tie-break)
         for pod in pods:
             self._admit(pod)
         for pod in nominated:
@@ -220,7 +221,7 @@ class Simulator:
         if key in self.results:
             raise ValueError(f"pod {key} appears twice")
         pod = self._make_template_claims(pod)
-        info = PodInfo.build(pod, len(self.results), self._priority(pod), self._requests_cache)
+        info = PodInfo.build(pod, self._next_order(), self._priority(pod), self._requests_cache)
         self.infos[key] = info
         phase = pod.status.phase if pod.status is not None else None
         result = PodResult(pod, pod.spec.node_name)
@@ -265,6 +266,10 @@ class Simulator:
             self.snapshot.nominate(nominated, info)
         return result
 
+    def _next_order(self) -> int:
+        self._admitted += 1
+        return self._admitted - 1
+
     def _warn_namespace_labels(self, info: PodInfo) -> None:
         if info.affinity is not None and not self.snapshot.namespace_labels \
                 and selects_namespaces_by_label(info.affinity):
@@ -283,7 +288,7 @@ class Simulator:
         key = f"{pod.metadata.namespace}/{pod.metadata.name}"
         if key in self.results or key in self.held:
             raise ValueError(f"pod {key} appears twice")
-        info = PodInfo.build(pod, len(self.results) + len(self.held), self._priority(pod), self._requests_cache)
+        info = PodInfo.build(pod, self._next_order(), self._priority(pod), self._requests_cache)
         self.held[key] = info
         self.snapshot.nominate(node, info)
 
@@ -320,11 +325,47 @@ class Simulator:
                 out.append(claim)
         return out
 
+    # ------------------------------------------------------------------ a long-lived caller
+    # ``dralloc serve`` keeps one Simulator for its whole life: it adds the pods of the cluster as they come
+    # (``add_pod``: running or pending; ``hold``: pending, not scheduled now, keeping its nomination), takes
+    # out those that went or changed (``forget_pod``), and schedules the pending ones with ``run``.
+    def add_pod(self, pod: Pod) -> PodResult:
+        """Take a pod in: bound (it counts on its node) or pending (scheduled by the next ``run``)."""
+        return self._admit(pod)
+
+    def hold(self, pod: Pod) -> None:
+        """A pending pod not scheduled now whose ``nominatedNodeName`` still reserves room."""
+        self._hold(pod)
+
+    def forget_pod(self, key: str) -> None:
+        """Take a pod out (``namespace/name``): off its node, off every nomination. Its claims stay as they
+        are (the caller says how they changed)."""
+        self.results.pop(key, None)
+        info = self.infos.pop(key, None) or self.held.pop(key, None)
+        if info is None:
+            return
+        node = self.cache.placed.get(info.uid) or self.cache.assumed.get(info.uid)
+        if node is not None:
+            self.cache.remove_pod(info, node)
+        if self.snapshot.nominations:
+            for each in self.snapshot.nodes:
+                self.snapshot.unnominate(each, info)
+
+    def pod_claims(self, pod: Pod) -> list[ResourceClaim]:
+        """The pod's claims as they are now (those of its entries that exist, and its extended-resource claim)."""
+        return self._pod_claims(pod)
+
     # ------------------------------------------------------------------ scheduling
     def schedule(self, progress: Any = None) -> SimulationResult:
         """Schedule every pending pod; returns the whole simulation's result. Pods that failed are tried
         again after an eviction or deallocation freed room, except with ``victims_terminate_at`` (one cycle
         each: the caller is the queue)."""
+        self.run(progress)
+        return self.result()
+
+    def run(self, progress: Any = None) -> None:
+        """``schedule`` without the whole result: each pod's outcome is in ``results``, the evictions in
+        ``evicted``."""
         queue = SchedulingQueue(lambda info: self._framework(info).pre_enqueue(info))
         for info in self.pending:
             status = queue.add(info)
@@ -346,7 +387,6 @@ class Simulator:
                     queue.requeue(info)
                     continue
             queue.add_unschedulable(info)
-        return self.result()
 
     def schedule_pod(self, pod: Pod) -> PodResult:
         """Add one pod and try to schedule it now (one attempt)."""

@@ -43,18 +43,18 @@ from dralloc.api.codec import decode, to_dict
 from dralloc.api.core_v1 import Pod
 from dralloc.controllers.preemption import preemption_condition
 from dralloc.scheduler.plugins.dynamic_resources import binding_conditions
-from dralloc.scheduler.schedule_one import SchedulerState
 from dralloc.server import pods as pod_registry
 from dralloc.server.clock import now
 from dralloc.server.controllers.claims import DELETE_PROTECTION, needs_claims_made, release_claims, unreserve
 from dralloc.server.controllers.events import EventRecorder
-from dralloc.server.controllers.snapshot import WORKLOAD_SELECTORS, Snapshot
+from dralloc.server.controllers.live import LiveScheduler
+from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.termination import TerminatingPods, set_condition
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.errors import ApiError
 from dralloc.server.writes import generated_name
 from dralloc.simulator.result import PodResult
-from dralloc.simulator.simulator import DEFAULT_SCHEDULER, Scheduler
+from dralloc.simulator.simulator import DEFAULT_SCHEDULER
 from dralloc.store import Conflict, NotFound
 
 COMPONENT = "default-scheduler"
@@ -116,9 +116,9 @@ class SchedulerLoop:
         self.pool = pool
         self.recorder = recorder
         self.seed = seed
-        # One random source and rotating start index for the server's whole life, as kube-scheduler's: each
-        # pass's cycles continue the stream the last pass left.
-        self.state = SchedulerState(seed)
+        # One scheduler for the server's whole life, as kube-scheduler's: its cache is kept up to date between
+        # passes, its random source and rotating start index carry on from pass to pass.
+        self.live = LiveScheduler(seed)
         self.clock = clock
         self.started = clock()  # the unschedulable pool's flush ticks count from here
         # uid of an unschedulable pod -> its resourceVersion and scheduling properties when it failed
@@ -275,23 +275,16 @@ class SchedulerLoop:
         running = [p for p in snap.pods if (p.get("spec") or {}).get("nodeName")
                    and (p.get("status") or {}).get("phase") not in pod_registry.TERMINAL_PHASES]
         # Pods in their binding cycle count on their node (kube-scheduler's assumed pods).
-        running += [{**w.pod, "spec": {**(w.pod.get("spec") or {}), "nodeName": w.node}} for w in self.binding.values()]
+        assumed = [(w.pod, w.node) for w in self.binding.values()]
         trying = {_key(p) for p in pending}
         # Pods still waiting keep the room of their nomination (kube-scheduler's nominator holds them all).
         held = [p for p in snap.unbound_pods if is_pending_for_us(p) and _key(p) not in trying
                 and (p.get("status") or {}).get("nominatedNodeName")]
-        sched = Scheduler(snap.typed("nodes"), snap.typed("pods", running + pending),
-                          slices=snap.typed("resourceslices"), classes=snap.typed("deviceclasses"),
-                          claims=snap.typed("resourceclaims"), taint_rules=snap.typed("devicetaintrules"),
-                          seed=self.seed, victims_terminate_at=now(), nominated=snap.typed("pods", held),
-                          now=datetime.fromtimestamp(self.clock(), UTC), state=self.state,
-                          services=snap.typed("services"),
-                          controllers=[o for r in WORKLOAD_SELECTORS[1:] for o in snap.typed(r)],
-                          namespaces=snap.typed("namespaces"))
-        result = sched.schedule()
+        sched = self.live.run(snap, running, assumed, pending, held, victims_terminate_at=now(),
+                              now=datetime.fromtimestamp(self.clock(), UTC))
         freed = False
         by_key = {_key(p): p for p in snap.pods}
-        for eviction in result.evicted:
+        for eviction in sched.evicted:
             victim = by_key.get(f"{eviction.namespace}/{eviction.name}")
             preemptor = by_key.get(eviction.by)
             if victim is not None and preemptor is not None and self._evict(victim, preemptor, eviction.node, snap):
@@ -299,9 +292,11 @@ class SchedulerLoop:
         for key in sched.lost_nominations:  # a preemptor took the node these waiting pods were nominated to
             if key in by_key:
                 self._clear_nomination(by_key[key])
-        wanted = trying
-        placed = [(by_key[r.key], r) for r in result.pods if r.key in wanted and r.status == "scheduled" and r.node]
-        failed = [(by_key[r.key], r) for r in result.pods if r.key in wanted and r.status in ("unschedulable", "error")]
+        results = [r for r in (sched.results.get(k) for k in dict.fromkeys(_key(p) for p in pending)) if r is not None]
+        placed = [(by_key[r.key], r) for r in results if r.status == "scheduled" and r.node]
+        for _, r in placed:
+            r.claims = sched.pod_claims(r.pod)
+        failed = [(by_key[r.key], r) for r in results if r.status in ("unschedulable", "error")]
         # Pods are independent once placed: their writes go concurrently so that they share the store's commits
         # (each pod's own writes stay in order: claims, then binding, then the event).
         list(self.pool.map(lambda pr: self._place(*pr), placed))

@@ -1,0 +1,171 @@
+"""The scheduler of ``dralloc serve``, kept for the server's whole life as kube-scheduler keeps its cache: one
+:class:`~dralloc.simulator.Simulator` (its cache of which pods count on which node, its claims and DRA state,
+its random source and rotating start index), fed from the store's changes between passes instead of rebuilt.
+
+Each pass brings it up to date with a snapshot of the mirror:
+
+* Nodes, ResourceSlices, DeviceClasses, DeviceTaintRules, Services, workload objects, Namespaces: when any of
+  them changed (the mirror hands out a new list), the cluster side is built again from the snapshot; the
+  random source and the start index carry on (:class:`~dralloc.scheduler.schedule_one.SchedulerState`).
+  Likewise when a new claim's selectors name device attributes the DRA state does not index.
+* ResourceClaims: a claim whose resourceVersion changed, that is new, or that the last run changed itself (an
+  allocation whose write may not have happened) takes its stored state; a claim gone from the store goes.
+* Bound pods: added when new, taken out and added again when their resourceVersion or node changed, taken
+  out when gone. A pod the last run bound is added again from the store (as written, or gone if the bind
+  failed). Pods waiting for their binding conditions count on their node (assumed).
+* Pending pods: those of the last run (tried or held) are taken out; this pass's candidates and held pods
+  are added, so the pending side is exactly this pass's, as in a scheduler built for the pass.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from msgspec.structs import replace
+
+from dralloc.api.core_v1 import Pod
+from dralloc.api.resource_v1 import ResourceClaim
+from dralloc.scheduler.attributes import referenced_attributes
+from dralloc.scheduler.schedule_one import SchedulerState
+from dralloc.server.controllers.snapshot import WORKLOAD_SELECTORS, Obj, Snapshot
+from dralloc.simulator.simulator import Simulator
+
+# The inputs whose change builds the cluster side again.
+CLUSTER_INPUTS = ("nodes", "resourceslices", "deviceclasses", "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS)
+
+Key = tuple[str, str]
+
+
+def pod_key(pod: Obj) -> str:
+    meta = pod.get("metadata") or {}
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+
+
+def _claim_key(claim: Obj) -> Key:
+    meta = claim.get("metadata") or {}
+    return (meta.get("namespace") or "default", meta.get("name") or "")
+
+
+class LiveScheduler:
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.state = SchedulerState(seed)
+        self.sim: Simulator | None = None
+        self.builds = 0  # how often the cluster side was built (tests and benchmarks read it)
+        self._inputs: dict[str, list[Obj]] = {}  # the mirror's lists the cluster side was built from
+        self._claims: dict[Key, tuple[str, ResourceClaim]] = {}  # key -> (resourceVersion, the object set)
+        self._bound: dict[str, tuple[str, str]] = {}  # pod key -> (resourceVersion, node) as added
+        self._pending: list[str] = []  # pods of the last run that were pending (tried or held)
+
+    def run(self, snap: Snapshot, running: list[Obj], assumed: list[tuple[Obj, str]], pending: list[Obj],
+            held: list[Obj], victims_terminate_at: str, now: datetime) -> Simulator:
+        """One run over the pass's snapshot: ``running`` the bound pods, ``assumed`` pods with the node they
+        wait to be bound to, ``pending`` the pods to try, ``held`` pending pods that keep their nomination.
+        The outcome is in the simulator's ``results``, ``evicted`` and ``lost_nominations``."""
+        sim = self._cluster(snap)
+        for key in self._pending:
+            sim.forget_pod(key)
+        self._pending = []
+        if not self._sync_claims(sim, snap):
+            sim = self._build(snap)
+        self._sync_bound(sim, snap, running, assumed)
+        sim.victims_terminate_at = victims_terminate_at
+        sim.snapshot.now = now
+        sim.evicted, sim.lost_nominations, sim.warnings = [], [], []
+        for pod in snap.typed("pods", pending):
+            self._pending.append(sim.add_pod(pod).key)
+        for pod in snap.typed("pods", held):
+            sim.hold(pod)
+            self._pending.append(f"{pod.metadata.namespace or 'default'}/{pod.metadata.name}")
+        sim.run()
+        for key in list(self._pending):
+            result = sim.results.get(key)
+            if result is not None and result.status == "scheduled" and result.node:
+                self._pending.remove(key)
+                self._bound[key] = ("", result.node)  # bound here: its stored state replaces it next pass
+        return sim
+
+    # --- the cluster side ---------------------------------------------------------------------------
+
+    def _cluster(self, snap: Snapshot) -> Simulator:
+        if self.sim is None or any(snap.objects[r] is not self._inputs.get(r) for r in CLUSTER_INPUTS):
+            return self._build(snap)
+        return self.sim
+
+    def _build(self, snap: Snapshot) -> Simulator:
+        """The cluster side from the snapshot, with the scheduler's random source and start index."""
+        self._inputs = {r: snap.objects[r] for r in CLUSTER_INPUTS}
+        claims = snap.typed("resourceclaims")
+        self.sim = Simulator(snap.typed("nodes"), [], slices=snap.typed("resourceslices"),
+                             classes=snap.typed("deviceclasses"), claims=claims,
+                             taint_rules=snap.typed("devicetaintrules"), seed=self.seed, state=self.state,
+                             services=snap.typed("services"),
+                             controllers=[o for r in WORKLOAD_SELECTORS[1:] for o in snap.typed(r)],
+                             namespaces=snap.typed("namespaces"))
+        self.builds += 1
+        self._claims = {}
+        for obj in snap.claims:
+            typed = snap.cache.typed("resourceclaims", obj)
+            if isinstance(typed, ResourceClaim):
+                self._claims[_claim_key(obj)] = (str((obj.get("metadata") or {}).get("resourceVersion")), typed)
+        self._bound = {}
+        self._pending = []
+        return self.sim
+
+    def _sync_claims(self, sim: Simulator, snap: Snapshot) -> bool:
+        """Bring the simulator's claims to the stored ones; False when a new claim names device attributes
+        the DRA state does not index (the cluster side must be built again)."""
+        claims = sim.snapshot.claims
+        stored: set[Key] = set()
+        for obj in snap.claims:
+            key = _claim_key(obj)
+            stored.add(key)
+            rv = str((obj.get("metadata") or {}).get("resourceVersion"))
+            seen = self._claims.get(key)
+            if seen is not None and seen[0] == rv and claims.get(key) is seen[1]:
+                continue
+            typed = snap.cache.typed("resourceclaims", obj)
+            if not isinstance(typed, ResourceClaim):
+                continue
+            if seen is None and not self._indexed(sim, typed):
+                return False
+            sim.snapshot.set_claim(typed)
+            self._claims[key] = (rv, typed)
+        for key in [k for k in claims if k not in stored]:
+            sim.snapshot.delete_claim(claims[key])
+            self._claims.pop(key, None)
+        return True
+
+    @staticmethod
+    def _indexed(sim: Simulator, claim: ResourceClaim) -> bool:
+        known = sim.snapshot.attributes
+        if known is None:
+            return True
+        named = referenced_attributes((), [claim.spec])
+        return named is not None and named <= known
+
+    # --- the pods -----------------------------------------------------------------------------------
+
+    def _sync_bound(self, sim: Simulator, snap: Snapshot, running: list[Obj],
+                    assumed: list[tuple[Obj, str]]) -> None:
+        want: dict[str, tuple[str, str, Obj]] = {}
+        for pod in running:
+            meta = pod.get("metadata") or {}
+            want[pod_key(pod)] = (str(meta.get("resourceVersion")), (pod.get("spec") or {}).get("nodeName") or "", pod)
+        for pod, node in assumed:
+            want[pod_key(pod)] = (str((pod.get("metadata") or {}).get("resourceVersion")), node, pod)
+        for key in [k for k in self._bound if k not in want]:
+            sim.forget_pod(key)
+            del self._bound[key]
+        for key, (rv, node, obj) in want.items():
+            if self._bound.get(key) == (rv, node):
+                continue
+            typed: Any = snap.cache.typed("pods", obj)
+            if not isinstance(typed, Pod):
+                continue
+            if typed.spec.node_name != node:  # assumed: counted on the node it waits to be bound to
+                typed = replace(typed, spec=replace(typed.spec, node_name=node))
+            sim.forget_pod(key)
+            sim.add_pod(typed)
+            self._bound[key] = (rv, node)
