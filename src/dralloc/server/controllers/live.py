@@ -63,6 +63,14 @@ class LiveScheduler:
         """One run over the pass's snapshot: ``running`` the bound pods, ``assumed`` pods with the node they
         wait to be bound to, ``pending`` the pods to try, ``held`` pending pods that keep their nomination.
         The outcome is in the simulator's ``results``, ``evicted`` and ``lost_nominations``."""
+        try:
+            return self._run(snap, running, assumed, pending, held, victims_terminate_at, now)
+        except BaseException:
+            self.sim = None  # a run that stopped half-way: the next one builds everything from the store
+            raise
+
+    def _run(self, snap: Snapshot, running: list[Obj], assumed: list[tuple[Obj, str]], pending: list[Obj],
+             held: list[Obj], victims_terminate_at: str, now: datetime) -> Simulator:
         sim = self._cluster(snap)
         for key in self._pending:
             sim.forget_pod(key)
