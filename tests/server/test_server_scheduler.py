@@ -6,9 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from cluster import CLASS, NS, TEMPLATE, Cluster, R, pod
+import pytest
+from cluster import CLASS, NS, TEMPLATE, Cluster, R, gpu_cluster, pod, slice_
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dralloc.api.codec import decode
+from dralloc.server.controllers.live import LiveScheduler
+from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.simulator import Simulator
 
 
@@ -133,3 +138,90 @@ def test_pods_with_claims_arriving_in_batches_land_where_one_simulation_puts_the
               for p in cluster.pods()}
     assert served == expected
     assert cluster.manager.scheduler.live.builds == 1  # the cluster side was built once, then kept
+
+
+def cache_view(sim: Simulator) -> tuple[Any, ...]:
+    """What the scheduler's cache holds: the pods on each node (with their node as the pod says), each
+    claim's devices and consumers, the nominations."""
+    pods = {n.name: sorted((p.key, p.pod.spec.node_name) for p in n.pods) for n in sim.snapshot.nodes}
+    claims = {}
+    for key, claim in sim.snapshot.claims.items():
+        status = claim.status
+        allocation = status.allocation if status is not None else None
+        claims[key] = (sorted(r.device for r in allocation.devices.results) if allocation and allocation.devices else None,
+                       sorted(r.uid for r in (status.reserved_for or ())) if status is not None else [])
+    nominated = {n.name: sorted(p.key for p in n.nominated) for n in sim.snapshot.nodes if n.nominated}
+    return pods, claims, nominated
+
+
+STEPS = st.lists(st.one_of(
+    st.tuples(st.just("template"), st.integers(0, 5)),
+    st.tuples(st.just("shared"), st.integers(0, 5)),
+    st.tuples(st.just("plain"), st.integers(0, 5)),
+    st.tuples(st.just("delete"), st.integers(0, 5)),
+    st.tuples(st.just("finish"), st.integers(0, 5)),
+    st.tuples(st.just("slice"), st.integers(1, 3)),
+    st.tuples(st.just("label"), st.integers(0, 1)),
+), min_size=1, max_size=12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(steps=STEPS)
+def test_the_long_lived_scheduler_holds_what_one_built_from_the_store_holds(steps: list[tuple[str, int]]) -> None:
+    c = Cluster()
+    for name in ("node-1", "node-2"):
+        c.post("/api/v1/nodes", plain_node(name, cpu="2"))
+    c.post(f"{R}/deviceclasses", CLASS)
+    c.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
+    c.post(f"{R}/namespaces/default/resourceclaims", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "shared"},
+        "spec": TEMPLATE["spec"]["spec"]})
+    loop = c.manager.scheduler
+    for step, (action, n) in enumerate(steps):
+        name = f"p{n}"
+        exists = c.http.get(f"{NS}/pods/{name}").status_code == 200
+        if action in ("template", "shared") and not exists:
+            claim = {"resourceClaimTemplateName": "one-gpu"} if action == "template" else {"resourceClaimName": "shared"}
+            c.post(f"{NS}/pods", pod(name, claim))
+        elif action == "plain" and not exists:
+            c.post(f"{NS}/pods", plain_pod(name, cpu="700m"))
+        elif action == "delete" and exists:
+            c.http.delete(f"{NS}/pods/{name}")
+        elif action == "finish" and exists:
+            current = c.get("pods", name)
+            current["status"]["phase"] = "Failed"
+            c.http.put(f"{NS}/pods/{name}/status", json=current)
+        elif action == "slice":
+            c.http.delete(f"{R}/resourceslices/node-1-gpu")
+            c.post(f"{R}/resourceslices", slice_(devices=n))
+        elif action == "label":
+            c.http.patch(f"/api/v1/nodes/node-{n + 1}", json={"metadata": {"labels": {"step": str(step)}}},
+                         headers={"content-type": "application/merge-patch+json"})
+        c.settle(passes=10)
+        snap = Snapshot(c.manager.mirror)
+        running, assumed = loop.bound_pods(snap)
+        kept = loop.live.sync(snap, running, assumed)
+        fresh = LiveScheduler().sync(snap, running, assumed)
+        assert cache_view(kept) == cache_view(fresh)
+
+
+def test_a_claim_the_scheduler_allocated_but_could_not_write_is_read_back_from_the_store(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    cluster = gpu_cluster()
+    cluster.post(f"{R}/resourceslices", slice_())
+    loop = cluster.manager.scheduler
+    writer = loop.writer
+    real_update = writer.update
+
+    def claim_gone_meanwhile(resource: str, *args: Any, **kwargs: Any) -> Any:
+        return None if resource == "resourceclaims" else real_update(resource, *args, **kwargs)
+
+    monkeypatch.setattr(writer, "update", claim_gone_meanwhile)
+    cluster.post(f"{NS}/pods", pod("p"))
+    cluster.settle()  # the cycle allocated the claim; its write found nothing: nothing was written
+    monkeypatch.undo()
+    (claim,) = cluster.claims()
+    assert "allocation" not in (claim.get("status") or {})
+    snap = Snapshot(cluster.manager.mirror)
+    running, assumed = loop.bound_pods(snap)
+    assert cache_view(loop.live.sync(snap, running, assumed)) == cache_view(LiveScheduler().sync(snap, running, assumed))

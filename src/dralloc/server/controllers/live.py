@@ -71,13 +71,7 @@ class LiveScheduler:
 
     def _run(self, snap: Snapshot, running: list[Obj], assumed: list[tuple[Obj, str]], pending: list[Obj],
              held: list[Obj], victims_terminate_at: str, now: datetime) -> Simulator:
-        sim = self._cluster(snap)
-        for key in self._pending:
-            sim.forget_pod(key)
-        self._pending = []
-        if not self._sync_claims(sim, snap):
-            sim = self._build(snap)
-        self._sync_bound(sim, snap, running, assumed)
+        sim = self.sync(snap, running, assumed)
         sim.victims_terminate_at = victims_terminate_at
         sim.snapshot.now = now
         sim.evicted, sim.lost_nominations, sim.warnings = [], [], []
@@ -92,6 +86,17 @@ class LiveScheduler:
             if result is not None and result.status == "scheduled" and result.node:
                 self._pending.remove(key)
                 self._bound[key] = ("", result.node)  # bound here: its stored state replaces it next pass
+        return sim
+
+    def sync(self, snap: Snapshot, running: list[Obj], assumed: list[tuple[Obj, str]]) -> Simulator:
+        """The simulator brought up to date with the snapshot, with no pending pod in it."""
+        sim = self._cluster(snap)
+        for key in self._pending:
+            sim.forget_pod(key)
+        self._pending = []
+        if not self._sync_claims(sim, snap):
+            sim = self._build(snap)
+        self._sync_bound(sim, snap, running, assumed)
         return sim
 
     # --- the cluster side ---------------------------------------------------------------------------

@@ -272,10 +272,7 @@ class SchedulerLoop:
         pending = self.candidates(snap, pods_gone)
         if not pending:
             return released
-        running = [p for p in snap.pods if (p.get("spec") or {}).get("nodeName")
-                   and (p.get("status") or {}).get("phase") not in pod_registry.TERMINAL_PHASES]
-        # Pods in their binding cycle count on their node (kube-scheduler's assumed pods).
-        assumed = [(w.pod, w.node) for w in self.binding.values()]
+        running, assumed = self.bound_pods(snap)
         trying = {_key(p) for p in pending}
         # Pods still waiting keep the room of their nomination (kube-scheduler's nominator holds them all).
         held = [p for p in snap.unbound_pods if is_pending_for_us(p) and _key(p) not in trying
@@ -302,6 +299,13 @@ class SchedulerLoop:
         list(self.pool.map(lambda pr: self._place(*pr), placed))
         list(self.pool.map(lambda pr: self._fail(*pr), failed))
         return freed or released
+
+    def bound_pods(self, snap: Snapshot) -> tuple[list[Obj], list[tuple[Obj, str]]]:
+        """The pods that count on a node: those bound and not finished, and (with the node each waits for)
+        the pods in their binding cycle (kube-scheduler's assumed pods)."""
+        running = [p for p in snap.pods if (p.get("spec") or {}).get("nodeName")
+                   and (p.get("status") or {}).get("phase") not in pod_registry.TERMINAL_PHASES]
+        return running, [(w.pod, w.node) for w in self.binding.values()]
 
     # --- outcomes -----------------------------------------------------------------------------------
 
