@@ -8,11 +8,12 @@ Each pass brings it up to date with a snapshot of the mirror:
   them changed (the mirror hands out a new list), the cluster side is built again from the snapshot; the
   random source and the start index carry on (:class:`~dralloc.scheduler.schedule_one.SchedulerState`).
   Likewise when a new claim's selectors name device attributes the DRA state does not index.
-* ResourceClaims: a claim whose resourceVersion changed, that is new, or that the last run changed itself (an
-  allocation whose write may not have happened) takes its stored state; a claim gone from the store goes.
-* Bound pods: added when new, taken out and added again when their resourceVersion or node changed, taken
-  out when gone. A pod the last run bound is added again from the store (as written, or gone if the bind
-  failed). Pods waiting for their binding conditions count on their node (assumed).
+* ResourceClaims: a claim that is new or changed (the mirror replaces an object on every change, so an object
+  seen before is the version seen before), or that the last run changed itself (an allocation whose write
+  may not have happened), takes its stored state; a claim gone from the store goes.
+* Bound pods: added when new, taken out and added again when changed, taken out when gone. A pod the last
+  run bound is added again from the store (as written, or gone if the bind failed). Pods waiting for their
+  binding conditions count on the node they wait for (assumed).
 * Pending pods: those of the last run (tried or held) are taken out; this pass's candidates and held pods
   are added, so the pending side is exactly this pass's, as in a scheduler built for the pass.
 """
@@ -54,8 +55,13 @@ class LiveScheduler:
         self.sim: Simulator | None = None
         self.builds = 0  # how often the cluster side was built (tests and benchmarks read it)
         self._inputs: dict[str, list[Obj]] = {}  # the mirror's lists the cluster side was built from
-        self._claims: dict[Key, tuple[str, ResourceClaim]] = {}  # key -> (resourceVersion, the object set)
-        self._bound: dict[str, tuple[str, str]] = {}  # pod key -> (resourceVersion, node) as added
+        # id of a stored claim -> its key, the object (kept, so that its id stays its own) and what was set
+        self._claim_objs: dict[int, tuple[Key, Obj, ResourceClaim]] = {}
+        self._claim_of: dict[Key, int] = {}  # key -> id of the stored claim set
+        # id of a stored bound pod (or an assumed one) -> its key, the object, the node it is assumed on
+        self._pod_objs: dict[int, tuple[str, Obj, str | None]] = {}
+        self._pod_of: dict[str, int] = {}  # key -> id of the pod added
+        self._bound_here: list[str] = []  # pods the last run bound (their stored state replaces them)
         self._pending: list[str] = []  # pods of the last run that were pending (tried or held)
 
     def run(self, snap: Snapshot, running: list[Obj], assumed: list[tuple[Obj, str]], pending: list[Obj],
@@ -85,7 +91,7 @@ class LiveScheduler:
             result = sim.results.get(key)
             if result is not None and result.status == "scheduled" and result.node:
                 self._pending.remove(key)
-                self._bound[key] = ("", result.node)  # bound here: its stored state replaces it next pass
+                self._bound_here.append(key)
         return sim
 
     def sync(self, snap: Snapshot, running: list[Obj], assumed: list[tuple[Obj, str]]) -> Simulator:
@@ -117,37 +123,51 @@ class LiveScheduler:
                              controllers=[o for r in WORKLOAD_SELECTORS[1:] for o in snap.typed(r)],
                              namespaces=snap.typed("namespaces"))
         self.builds += 1
-        self._claims = {}
+        self._claim_objs, self._claim_of = {}, {}
         for obj in snap.claims:
             typed = snap.cache.typed("resourceclaims", obj)
             if isinstance(typed, ResourceClaim):
-                self._claims[_claim_key(obj)] = (str((obj.get("metadata") or {}).get("resourceVersion")), typed)
-        self._bound = {}
+                self._note_claim(_claim_key(obj), obj, typed)
+        self._pod_objs, self._pod_of, self._bound_here = {}, {}, []
         self._pending = []
         return self.sim
 
+    def _note_claim(self, key: Key, obj: Obj, typed: ResourceClaim) -> None:
+        old = self._claim_of.get(key)
+        if old is not None:
+            self._claim_objs.pop(old, None)
+        self._claim_objs[id(obj)] = (key, obj, typed)
+        self._claim_of[key] = id(obj)
+
     def _sync_claims(self, sim: Simulator, snap: Snapshot) -> bool:
         """Bring the simulator's claims to the stored ones; False when a new claim names device attributes
-        the DRA state does not index (the cluster side must be built again)."""
+        the DRA state does not index (the cluster side must be built again).
+
+        The mirror's objects are read-only and replaced on every change: an object seen before is the same
+        version, and still in the simulator unless a run replaced it there (then it is set again)."""
         claims = sim.snapshot.claims
-        stored: set[Key] = set()
+        stored: set[int] = set()
         for obj in snap.claims:
-            key = _claim_key(obj)
-            stored.add(key)
-            rv = str((obj.get("metadata") or {}).get("resourceVersion"))
-            seen = self._claims.get(key)
-            if seen is not None and seen[0] == rv and claims.get(key) is seen[1]:
+            stored.add(id(obj))
+            seen = self._claim_objs.get(id(obj))
+            if seen is not None and claims.get(seen[0]) is seen[2]:
                 continue
             typed = snap.cache.typed("resourceclaims", obj)
             if not isinstance(typed, ResourceClaim):
                 continue
-            if seen is None and not self._indexed(sim, typed):
+            key = _claim_key(obj)
+            if key not in self._claim_of and not self._indexed(sim, typed):
                 return False
             sim.snapshot.set_claim(typed)
-            self._claims[key] = (rv, typed)
-        for key in [k for k in claims if k not in stored]:
-            sim.snapshot.delete_claim(claims[key])
-            self._claims.pop(key, None)
+            self._note_claim(key, obj, typed)
+        for gone in [i for i in self._claim_objs if i not in stored]:
+            key = self._claim_objs.pop(gone)[0]
+            del self._claim_of[key]
+            if key in claims:
+                sim.snapshot.delete_claim(claims[key])
+        if len(claims) != len(self._claim_of):  # made by a run and never stored (a write that failed)
+            for key in [k for k in claims if k not in self._claim_of]:
+                sim.snapshot.delete_claim(claims[key])
         return True
 
     @staticmethod
@@ -162,23 +182,33 @@ class LiveScheduler:
 
     def _sync_bound(self, sim: Simulator, snap: Snapshot, running: list[Obj],
                     assumed: list[tuple[Obj, str]]) -> None:
-        want: dict[str, tuple[str, str, Obj]] = {}
-        for pod in running:
-            meta = pod.get("metadata") or {}
-            want[pod_key(pod)] = (str(meta.get("resourceVersion")), (pod.get("spec") or {}).get("nodeName") or "", pod)
-        for pod, node in assumed:
-            want[pod_key(pod)] = (str((pod.get("metadata") or {}).get("resourceVersion")), node, pod)
-        for key in [k for k in self._bound if k not in want]:
-            sim.forget_pod(key)
-            del self._bound[key]
-        for key, (rv, node, obj) in want.items():
-            if self._bound.get(key) == (rv, node):
+        """Bring the simulator's bound pods to ``running`` and ``assumed`` (by object, as the claims)."""
+        current: set[int] = set()
+        entries: list[tuple[Obj, str | None]] = [(o, None) for o in running]
+        for obj, node in [*entries, *assumed]:
+            current.add(id(obj))
+            seen = self._pod_objs.get(id(obj))
+            if seen is not None and seen[2] == node:
                 continue
+            key = pod_key(obj)
             typed: Any = snap.cache.typed("pods", obj)
+            sim.forget_pod(key)
             if not isinstance(typed, Pod):
                 continue
-            if typed.spec.node_name != node:  # assumed: counted on the node it waits to be bound to
+            if node is not None and typed.spec.node_name != node:  # assumed: counted where it waits to be bound
                 typed = replace(typed, spec=replace(typed.spec, node_name=node))
-            sim.forget_pod(key)
             sim.add_pod(typed)
-            self._bound[key] = (rv, node)
+            old = self._pod_of.get(key)
+            if old is not None:
+                self._pod_objs.pop(old, None)
+            self._pod_objs[id(obj)] = (key, obj, node)
+            self._pod_of[key] = id(obj)
+        for gone in [i for i in self._pod_objs if i not in current]:
+            key = self._pod_objs.pop(gone)[0]
+            if self._pod_of.get(key) == gone:
+                del self._pod_of[key]
+                sim.forget_pod(key)
+        for key in self._bound_here:  # bound by the last run, and not bound in the store (the bind failed)
+            if key not in self._pod_of:
+                sim.forget_pod(key)
+        self._bound_here = []

@@ -273,27 +273,32 @@ class SchedulerLoop:
         if not pending:
             return released
         running, assumed = self.bound_pods(snap)
-        trying = {_key(p) for p in pending}
+        tried = {_key(p): p for p in pending}
         # Pods still waiting keep the room of their nomination (kube-scheduler's nominator holds them all).
-        held = [p for p in snap.unbound_pods if is_pending_for_us(p) and _key(p) not in trying
+        held = [p for p in snap.unbound_pods if is_pending_for_us(p) and _key(p) not in tried
                 and (p.get("status") or {}).get("nominatedNodeName")]
         sched = self.live.run(snap, running, assumed, pending, held, victims_terminate_at=now(),
                               now=datetime.fromtimestamp(self.clock(), UTC))
         freed = False
-        by_key = {_key(p): p for p in snap.pods}
+
+        def by_key(key: str) -> Obj | None:  # (a look-up, not a map of every pod)
+            namespace, _, name = key.partition("/")
+            return snap.mirror.get("pods", (namespace, name))
+
         for eviction in sched.evicted:
-            victim = by_key.get(f"{eviction.namespace}/{eviction.name}")
-            preemptor = by_key.get(eviction.by)
+            victim = by_key(f"{eviction.namespace}/{eviction.name}")
+            preemptor = by_key(eviction.by)
             if victim is not None and preemptor is not None and self._evict(victim, preemptor, eviction.node, snap):
                 freed = True
         for key in sched.lost_nominations:  # a preemptor took the node these waiting pods were nominated to
-            if key in by_key:
-                self._clear_nomination(by_key[key])
-        results = [r for r in (sched.results.get(k) for k in dict.fromkeys(_key(p) for p in pending)) if r is not None]
-        placed = [(by_key[r.key], r) for r in results if r.status == "scheduled" and r.node]
+            lost = by_key(key)
+            if lost is not None:
+                self._clear_nomination(lost)
+        results = [r for r in (sched.results.get(k) for k in tried) if r is not None]
+        placed = [(tried[r.key], r) for r in results if r.status == "scheduled" and r.node]
         for _, r in placed:
             r.claims = sched.pod_claims(r.pod)
-        failed = [(by_key[r.key], r) for r in results if r.status in ("unschedulable", "error")]
+        failed = [(tried[r.key], r) for r in results if r.status in ("unschedulable", "error")]
         # Pods are independent once placed: their writes go concurrently so that they share the store's commits
         # (each pod's own writes stay in order: claims, then binding, then the event).
         list(self.pool.map(lambda pr: self._place(*pr), placed))
