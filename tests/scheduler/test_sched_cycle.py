@@ -102,3 +102,23 @@ def test_profiles_share_one_start_index_and_one_random_source() -> None:
     # 50 % of 200 nodes examined per pod: each pod's search starts where the previous pod's (of whichever
     # profile) stopped, so the second pod is placed among the second hundred.
     assert two_profiles[1] is not None and two_profiles[1] >= "n100"
+
+
+def test_a_long_lived_simulator_takes_pods_in_and_out() -> None:
+    """``add_pod``/``forget_pod``/``run``, as ``dralloc serve`` keeps one simulator: a pod taken out no longer
+    counts on its node, and the next run places a pending pod in the room it left."""
+    from dralloc.scheduler import Scheduler
+
+    sched = Scheduler.from_objects(load(node("n1", cpu="1")))
+    (running,) = load(pod("old", cpu="1", node_name="n1"))
+    (waiting,) = load(pod("new", cpu="1"))
+    sched.add_pod(running)
+    sched.add_pod(waiting)
+    sched.run()
+    assert sched.results["default/new"].status == "unschedulable"
+    sched.forget_pod("default/new")
+    sched.forget_pod("default/old")
+    assert sched.snapshot.by_name["n1"].pods == [] and "default/old" not in sched.results
+    sched.add_pod(waiting)
+    sched.run()
+    assert sched.results["default/new"].node == "n1"

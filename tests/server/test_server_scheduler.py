@@ -158,6 +158,7 @@ STEPS = st.lists(st.one_of(
     st.tuples(st.just("template"), st.integers(0, 5)),
     st.tuples(st.just("shared"), st.integers(0, 5)),
     st.tuples(st.just("plain"), st.integers(0, 5)),
+    st.tuples(st.just("urgent"), st.integers(0, 5)),
     st.tuples(st.just("delete"), st.integers(0, 5)),
     st.tuples(st.just("finish"), st.integers(0, 5)),
     st.tuples(st.just("slice"), st.integers(1, 3)),
@@ -185,6 +186,10 @@ def test_the_long_lived_scheduler_holds_what_one_built_from_the_store_holds(step
             c.post(f"{NS}/pods", pod(name, claim))
         elif action == "plain" and not exists:
             c.post(f"{NS}/pods", plain_pod(name, cpu="700m"))
+        elif action == "urgent" and not exists:  # preempts plain pods (their grace period keeps them a while)
+            body = plain_pod(name, cpu="1500m")
+            body["spec"]["priorityClassName"] = c.priority_class(1000)
+            c.post(f"{NS}/pods", body)
         elif action == "delete" and exists:
             c.http.delete(f"{NS}/pods/{name}")
         elif action == "finish" and exists:
