@@ -1,5 +1,6 @@
 """The scheduler loop of ``dralloc serve``: pending pods of the default scheduler placed with
-``dralloc.scheduler`` (the code behind ``dralloc simulate``) over a snapshot of the store, then written back as
+``dralloc.scheduler`` (the code behind ``dralloc simulate``), one scheduler kept for the server's whole life and
+brought up to date with the store at each pass (``live.py``), then written back as
 kube-scheduler writes them: the claims' ``status.allocation`` and ``reservedFor`` (with the delete-protection
 finalizer), then the binding, and a ``Scheduled`` event; or the PodScheduled=False condition with
 kube-scheduler's message and a ``FailedScheduling`` event.
