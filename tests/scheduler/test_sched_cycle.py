@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sched_builders import by_name, node, pod
+from sched_builders import by_name, load, node, pod
 
 from dralloc.scheduler.schedule_one import num_feasible_nodes_to_find
 
@@ -80,3 +80,45 @@ def _kwargs(objs: list) -> dict:
     o = sort_objects(objs, NameGenerator(0))
     return {"nodes": o.nodes, "pods": o.pods, "slices": o.slices, "classes": o.classes, "claims": o.claims,
             "templates": o.templates}
+
+
+def test_profiles_share_one_start_index_and_one_random_source() -> None:
+    """kube-scheduler keeps nextStartNodeIndex and its random source on the Scheduler, not per profile: pods
+    alternating between two profiles with the same plugins land where they would under one profile."""
+    from dralloc.scheduler import Scheduler
+    from dralloc.scheduler.profile import Profile
+
+    nodes = [node(f"n{i:03d}", cpu="100") for i in range(200)]
+
+    def placements(second: str) -> list[str | None]:
+        pods = [pod(f"p{i}", extra_spec=f"schedulerName: {second}" if i % 2 else "") for i in range(6)]
+        sched = Scheduler.from_objects(load(*nodes, *pods), seed=3, percentage_of_nodes_to_score=50,
+                                       profiles=[Profile("second-scheduler")])
+        return [p.node for p in sched.schedule().pods]
+
+    one_profile = placements("default-scheduler")
+    two_profiles = placements("second-scheduler")
+    assert two_profiles == one_profile
+    # 50 % of 200 nodes examined per pod: each pod's search starts where the previous pod's (of whichever
+    # profile) stopped, so the second pod is placed among the second hundred.
+    assert two_profiles[1] is not None and two_profiles[1] >= "n100"
+
+
+def test_a_long_lived_simulator_takes_pods_in_and_out() -> None:
+    """``add_pod``/``forget_pod``/``run``, as ``dralloc serve`` keeps one simulator: a pod taken out no longer
+    counts on its node, and the next run places a pending pod in the room it left."""
+    from dralloc.scheduler import Scheduler
+
+    sched = Scheduler.from_objects(load(node("n1", cpu="1")))
+    (running,) = load(pod("old", cpu="1", node_name="n1"))
+    (waiting,) = load(pod("new", cpu="1"))
+    sched.add_pod(running)
+    sched.add_pod(waiting)
+    sched.run()
+    assert sched.results["default/new"].status == "unschedulable"
+    sched.forget_pod("default/new")
+    sched.forget_pod("default/old")
+    assert sched.snapshot.by_name["n1"].pods == [] and "default/old" not in sched.results
+    sched.add_pod(waiting)
+    sched.run()
+    assert sched.results["default/new"].node == "n1"

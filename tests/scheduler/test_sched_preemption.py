@@ -182,6 +182,17 @@ def test_with_a_clock_victims_terminate_for_their_grace_period_and_the_preemptor
     assert again.evicted == []  # its victim was not preempted twice
 
 
+def test_a_victims_disruption_condition_observes_its_generation() -> None:
+    """prepareCandidate's condition carries the victim's metadata.generation as observedGeneration (pod
+    generation tracking), in the simulator as in `dralloc serve`."""
+    docs = load(node("n1", cpu="4"), pod("low", cpu="4", priority=1, node_name="n1").replace(
+                    "namespace: default}", "namespace: default, generation: 3}"),
+                pod("high", cpu="4", priority=100))
+    result = Scheduler.from_objects(docs, victims_terminate_at="2026-01-01T00:00:00Z").schedule()
+    (cond,) = by_name(result)["low"].pod.status.conditions
+    assert (cond.type, cond.observed_generation) == ("DisruptionTarget", 3)
+
+
 def test_with_a_clock_a_victim_without_grace_period_is_gone_at_once(simulate) -> None:
     sched, result = _preempting_with_a_clock(0)
     high = by_name(result)["high"]

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import CLASS, NODE, NS, TEMPLATE, Cluster, R, gpu_cluster, pod, slice_  # noqa: E402
 
+from dralloc.api.codec import decode, to_dict  # noqa: E402
+from dralloc.controllers.preemption import preemption_condition  # noqa: E402
 from dralloc.server.controllers import ControllerManager  # noqa: E402
 from dralloc.server.controllers.writes import Writer  # noqa: E402
 
@@ -334,6 +336,8 @@ def test_a_preemption_victim_terminates_for_its_grace_period_while_the_preemptor
     (cond,) = [c for c in low["status"]["conditions"] if c["type"] == "DisruptionTarget"]
     assert (cond["status"], cond["reason"], cond["message"]) == (
         "True", "PreemptionByScheduler", "default-scheduler: preempting to accommodate a higher priority pod")
+    typed = to_dict(preemption_condition(decode(low), high["spec"].get("schedulerName")))  # the one rule
+    assert {k: cond.get(k) for k in typed} == typed and typed["observedGeneration"] == low["metadata"]["generation"]
     assert "nodeName" not in high["spec"] and high["status"]["nominatedNodeName"] == "node-1"
     (scheduled,) = [c for c in high["status"]["conditions"] if c["type"] == "PodScheduled"]
     assert scheduled["message"] == "0/1 nodes are available: 1 Insufficient cpu."  # the preempting cycle's
@@ -611,3 +615,27 @@ def test_a_placement_that_cannot_be_written_backs_the_pod_off_instead_of_spinnin
     monkeypatch.undo()
     cluster.settle()
     assert cluster.get("pods", "p")["spec"]["nodeName"] == "node-1" and not loop.backoff
+
+
+def test_the_server_makes_the_claim_the_typed_resourceclaim_controller_makes(cluster: Cluster) -> None:
+    """One rule (``dralloc.controllers.resourceclaims``) for `dralloc simulate` and `dralloc serve`: a pod
+    whose name is long enough that both names are cut, and a template with labels and annotations."""
+    from dralloc.controllers.resourceclaims import template_claim
+
+    template = copy.deepcopy(TEMPLATE)
+    template["metadata"]["name"] = "annotated"
+    template["spec"]["metadata"]["annotations"] = {"note": "from the template"}
+    cluster.post(f"{R}/namespaces/default/resourceclaimtemplates", template)
+    name = "a-pod-with-a-rather-long-name-" + "x" * 30
+    created = cluster.post(f"{NS}/pods", pod(name, {"resourceClaimTemplateName": "annotated"}))
+    cluster.settle()
+    (claim,) = cluster.claims()
+    typed_pod = decode(created)
+    expected = to_dict(template_claim(typed_pod, typed_pod.spec.resource_claims[0],
+                                      decode(cluster.get("resourceclaimtemplates", "annotated")),
+                                      claim["metadata"]["name"]))
+    # both parts cut in proportion (52 of 60, 2 of 3 characters), no trailing hyphen, 5 random characters
+    assert claim["metadata"]["generateName"] == name[:52] + "-gp" and len(claim["metadata"]["name"]) == 55 + 5
+    for field in ("name", "generateName", "namespace", "labels", "annotations", "ownerReferences"):
+        assert claim["metadata"].get(field) == expected["metadata"].get(field), field
+    assert claim["spec"] == expected["spec"]

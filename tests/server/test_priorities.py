@@ -7,6 +7,8 @@ import warnings
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
@@ -133,3 +135,37 @@ def test_kubectl_get_prints_kube_apiservers_columns(client: TestClient) -> None:
         ("Name", "string"), ("Value", "integer"), ("Global-Default", "boolean"), ("Age", "string"),
         ("PreemptionPolicy", "string")]
     assert table["rows"][0]["cells"][:3] == ["system-cluster-critical", 2000000000, False]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(class_name=st.sampled_from([None, "", "low-default", "high-never", "missing", "system-node-critical"]),
+       priority=st.sampled_from([None, 0, 7, 1000, 2000001000]),
+       policy=st.sampled_from([None, "Never", "PreemptLowerPriority"]))
+def test_the_server_admits_a_pod_as_the_typed_priority_rule_does(client: TestClient, class_name: str | None,
+                                                                 priority: int | None, policy: str | None) -> None:
+    from dralloc.api.codec import decode
+    from dralloc.controllers.priority import PriorityAdmissionError, admit_pod_priority
+
+    classes = [priority_class("low-default", 7, globalDefault=True),
+               priority_class("high-never", 1000, preemptionPolicy="Never")]
+    for pc in classes:
+        client.post(CLASSES, json=pc)  # (a 409 after the first example)
+    asked = {k: v for k, v in (("priorityClassName", class_name), ("priority", priority),
+                               ("preemptionPolicy", policy)) if v is not None}
+    body = pod("p", **asked)
+    r = client.post(f"{PODS}?dryRun=All", json=body)
+    try:
+        admitted = admit_pod_priority(decode({**body, "metadata": {"name": "p", "namespace": "default"}}),
+                                      [decode(pc) for pc in classes])
+    except PriorityAdmissionError as exc:
+        assert (r.status_code, r.json()["message"]) == (403, str(exc))
+    else:
+        assert r.status_code == 201, r.text
+        spec = r.json()["spec"]
+        assert (spec.get("priorityClassName"), spec["priority"], spec["preemptionPolicy"]) == (
+            admitted.spec.priority_class_name, admitted.spec.priority, admitted.spec.preemption_policy)
+
+
+def test_a_preemption_policy_of_the_wrong_type_is_the_decoders_400_not_an_admission_403(client: TestClient) -> None:
+    r = client.post(PODS, json=pod("p", preemptionPolicy=5))
+    assert r.status_code == 400, r.text

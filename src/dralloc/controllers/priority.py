@@ -14,61 +14,82 @@ not to pods read back from a cluster: those were admitted when they were created
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from msgspec.structs import replace
 
 from dralloc.api.core_v1 import Pod
+from dralloc.api.defaults import PREEMPT_LOWER_PRIORITY
 from dralloc.api.meta import ObjectMeta
 from dralloc.api.scheduling_v1 import PriorityClass
 from dralloc.errors import InputError
+from dralloc.validation import scheduling as rules
 
-__all__ = ["SYSTEM_PRIORITY_CLASSES", "PriorityAdmissionError", "admit_pod_priority"]
+__all__ = ["SYSTEM_PRIORITY_CLASSES", "AdmittedPriority", "PriorityAdmissionError", "admit_pod_priority",
+           "admitted_priority"]
 
-PREEMPT_LOWER_PRIORITY = "PreemptLowerPriority"
-SYSTEM_PRIORITY_CLASSES = (
-    PriorityClass(metadata=ObjectMeta(name="system-node-critical"), value=2000001000,
-                  description="Used for system critical pods that must not be moved from their current node.",
-                  preemption_policy=PREEMPT_LOWER_PRIORITY),
-    PriorityClass(metadata=ObjectMeta(name="system-cluster-critical"), value=2000000000,
-                  description="Used for system critical pods that must run in the cluster, but can be moved to "
-                              "another node if necessary.",
-                  preemption_policy=PREEMPT_LOWER_PRIORITY),
-)
+_DESCRIPTIONS = {
+    "system-node-critical": "Used for system critical pods that must not be moved from their current node.",
+    "system-cluster-critical": "Used for system critical pods that must run in the cluster, but can be moved to "
+                               "another node if necessary.",
+}
+SYSTEM_PRIORITY_CLASSES = tuple(
+    PriorityClass(metadata=ObjectMeta(name=name), value=value, description=_DESCRIPTIONS[name],
+                  preemption_policy=PREEMPT_LOWER_PRIORITY)
+    for name, (value, _default) in rules.SYSTEM_PRIORITY_CLASSES.items())
 
 
 class PriorityAdmissionError(InputError):
     """kube-apiserver's Priority admission plugin would reject the pod (HTTP 403)."""
 
 
+class AdmittedPriority(NamedTuple):
+    """What the admission plugin writes into a pod's spec."""
+
+    class_name: str | None  # priorityClassName (the default class's name when the pod named none)
+    priority: int
+    preemption_policy: str
+
+
 def admit_pod_priority(pod: Pod, classes: Iterable[PriorityClass]) -> Pod:
     """The pod as the Priority admission plugin leaves it on create (see the module docstring)."""
+    spec = pod.spec
+    admitted = admitted_priority(pod.metadata.name or "", spec.priority_class_name, spec.priority,
+                                 spec.preemption_policy, classes)
+    return replace(pod, spec=replace(spec, priority_class_name=admitted.class_name, priority=admitted.priority,
+                                     preemption_policy=admitted.preemption_policy))
+
+
+def admitted_priority(pod_name: str, class_name: str | None, priority: int | None, preemption_policy: str | None,
+                      classes: Iterable[PriorityClass]) -> AdmittedPriority:
+    """The rule on the few fields it reads: a pod's name (for the message), the ``priorityClassName``,
+    ``priority`` and ``preemptionPolicy`` it was created with; raises PriorityAdmissionError (a 403)."""
     by_name: dict[str, PriorityClass] = {}
     for pc in (*SYSTEM_PRIORITY_CLASSES, *classes):
         by_name[pc.metadata.name or ""] = pc
-    spec = pod.spec
-    class_name = spec.priority_class_name or ""
+    class_name = class_name or ""
     if class_name:
         chosen = by_name.get(class_name)
         if chosen is None:
-            raise _forbidden(pod, f"no PriorityClass with name {class_name} was found")
+            raise _forbidden(pod_name, f"no PriorityClass with name {class_name} was found")
     else:
         chosen = None
         for pc in by_name.values():  # in input order: the first of equally low defaults wins
             if pc.global_default and (chosen is None or pc.value < chosen.value):
                 chosen = pc
         class_name = (chosen.metadata.name or "") if chosen is not None else ""
-    priority = chosen.value if chosen is not None else 0
+    value = chosen.value if chosen is not None else 0
     policy = (chosen.preemption_policy if chosen is not None else None) or PREEMPT_LOWER_PRIORITY
-    if spec.priority is not None and spec.priority != priority:
-        raise _forbidden(pod, f"the integer value of priority ({spec.priority}) must not be provided in pod spec; "
-                              f"priority admission controller computed {priority} from the given PriorityClass name")
-    if spec.preemption_policy is not None and spec.preemption_policy != policy:
-        raise _forbidden(pod, f"the string value of PreemptionPolicy ({spec.preemption_policy}) must not be provided "
-                              f"in pod spec; priority admission controller computed {policy} from the given "
-                              "PriorityClass name")
-    return replace(pod, spec=replace(spec, priority_class_name=class_name or None, priority=priority,
-                                     preemption_policy=policy))
+    if priority is not None and priority != value:
+        raise _forbidden(pod_name, f"the integer value of priority ({priority}) must not be provided in pod spec; "
+                                   f"priority admission controller computed {value} from the given PriorityClass "
+                                   "name")
+    if preemption_policy is not None and preemption_policy != policy:
+        raise _forbidden(pod_name, f"the string value of PreemptionPolicy ({preemption_policy}) must not be "
+                                   f"provided in pod spec; priority admission controller computed {policy} from the "
+                                   "given PriorityClass name")
+    return AdmittedPriority(class_name or None, value, policy)
 
 
-def _forbidden(pod: Pod, reason: str) -> PriorityAdmissionError:
-    return PriorityAdmissionError(f'pods "{pod.metadata.name or ""}" is forbidden: {reason}')
+def _forbidden(pod_name: str, reason: str) -> PriorityAdmissionError:
+    return PriorityAdmissionError(f'pods "{pod_name}" is forbidden: {reason}')

@@ -35,6 +35,8 @@ __all__ = [
     "claims_for_pod",
     "pod_claim_name",
     "pod_claim_names",
+    "template_claim",
+    "unresolved_template_entries",
 ]
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
@@ -88,6 +90,31 @@ def pod_claim_names(pod: Pod) -> list[tuple[str, str | None]]:
     return [(c.name, pod_claim_name(pod, c)) for c in pod.spec.resource_claims or []]
 
 
+def unresolved_template_entries(pod: Pod) -> list[PodResourceClaim]:
+    """The pod's template entries that ``status.resourceClaimStatuses`` does not resolve yet (those the
+    controller makes claims for), in ``spec.resourceClaims`` order."""
+    resolved = {s.name for s in (pod.status.resource_claim_statuses if pod.status else None) or ()}
+    return [e for e in pod.spec.resource_claims or () if e.resource_claim_name is None
+            and e.resource_claim_template_name is not None and e.name not in resolved]
+
+
+def template_claim(pod: Pod, entry: PodResourceClaim, template: ResourceClaimTemplate, name: str,
+                   uid: str | None = None) -> ResourceClaim:
+    """The claim the controller creates for one template entry of the pod, named ``name`` (generated from
+    :func:`claim_generate_name`; see the module docstring)."""
+    meta = pod.metadata
+    tmeta = template.spec.metadata or ObjectMeta()
+    return ResourceClaim(
+        metadata=ObjectMeta(
+            name=name, generate_name=claim_generate_name(meta.name or "", entry.name), namespace=meta.namespace,
+            uid=uid, labels=dict(tmeta.labels) if tmeta.labels else None,
+            annotations={**(tmeta.annotations or {}), POD_CLAIM_NAME_ANNOTATION: entry.name},
+            owner_references=[OwnerReference(api_version="v1", kind="Pod", name=meta.name or "",
+                                             uid=meta.uid or "", controller=True, block_owner_deletion=True)]),
+        spec=template.spec.spec,
+    )
+
+
 def claims_for_pod(pod: Pod, templates: Mapping[str, ResourceClaimTemplate],
                    names: NameGenerator) -> tuple[Pod, list[ResourceClaim]]:
     """The claims the controller creates for a pod's template entries, and the pod with its
@@ -97,31 +124,16 @@ def claims_for_pod(pod: Pod, templates: Mapping[str, ResourceClaimTemplate],
     resolves are left alone. Raises InputError naming the pod claim when its template does not exist."""
     meta = pod.metadata
     statuses = list((pod.status.resource_claim_statuses if pod.status else None) or [])
-    resolved = {s.name for s in statuses}
     created: list[ResourceClaim] = []
-    for entry in pod.spec.resource_claims or []:
-        if entry.resource_claim_name is not None or entry.resource_claim_template_name is None:
-            continue
-        if entry.name in resolved:
-            continue
-        template = templates.get(entry.resource_claim_template_name)
+    for entry in unresolved_template_entries(pod):
+        template_name = entry.resource_claim_template_name or ""
+        template = templates.get(template_name)
         if template is None:
             raise InputError(f"pod {meta.namespace or ''}/{meta.name or ''}, PodResourceClaim {entry.name}: "
-                             f'resource claim template "{entry.resource_claim_template_name}": '
-                             f'resourceclaimtemplate.resource.k8s.io "{entry.resource_claim_template_name}" '
-                             "not found")
-        tmeta = template.spec.metadata or ObjectMeta()
-        generate_name = claim_generate_name(meta.name or "", entry.name)
-        claim = ResourceClaim(
-            metadata=ObjectMeta(
-                name=names.generate(generate_name), generate_name=generate_name, namespace=meta.namespace,
-                uid=names.uid(),
-                labels=dict(tmeta.labels) if tmeta.labels else None,
-                annotations={**(tmeta.annotations or {}), POD_CLAIM_NAME_ANNOTATION: entry.name},
-                owner_references=[OwnerReference(api_version="v1", kind="Pod", name=meta.name or "",
-                                                 uid=meta.uid or "", controller=True, block_owner_deletion=True)]),
-            spec=template.spec.spec,
-        )
+                             f'resource claim template "{template_name}": '
+                             f'resourceclaimtemplate.resource.k8s.io "{template_name}" not found')
+        claim = template_claim(pod, entry, template, names.generate(claim_generate_name(meta.name or "", entry.name)),
+                               names.uid())
         created.append(claim)
         statuses.append(PodResourceClaimStatus(name=entry.name, resource_claim_name=claim.metadata.name))
     if not created:

@@ -43,7 +43,7 @@ from dralloc.scheduler.profile import Profile, default_plugins
 from dralloc.scheduler.runtime import PluginRuntime
 from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
 
-__all__ = ["Attempt", "Framework", "bind_pod", "num_feasible_nodes_to_find"]
+__all__ = ["Attempt", "Framework", "SchedulerState", "bind_pod", "num_feasible_nodes_to_find"]
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -85,6 +85,19 @@ class Attempt:
         return bool(self.evicted) or self.deallocated
 
 
+class SchedulerState:
+    """What kube-scheduler keeps on its ``Scheduler``, not per profile: the random source (Go's global
+    ``math/rand``, behind tie-breaks and the preemption dry run's offset) and ``nextStartNodeIndex``, where
+    the next cycle's node search starts. Every profile's framework reads and advances the same one, and a
+    long-lived scheduler keeps it across its cycles."""
+
+    __slots__ = ("next_start_node_index", "rng")
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+        self.next_start_node_index = 0
+
+
 class Framework(PluginRuntime):
     """A profile's plugins over a snapshot, and the cycle that runs them."""
 
@@ -92,16 +105,19 @@ class Framework(PluginRuntime):
                  new_claim_name: Callable[[str], str] | None = None, group_nodes: bool = True,
                  plugins: list[Plugin] | None = None, cache: SchedulerCache | None = None,
                  profile: Profile | None = None, tie_break: Callable[[list[NodeInfo]], NodeInfo] | None = None,
-                 memo: bool = False) -> None:
+                 memo: bool = False, state: SchedulerState | None = None) -> None:
         """``plugins``: the profile's plugins in order (default: kube-scheduler's default profile); or
         ``profile``, a configured profile (its plugins per extension point, weights and preemption).
         ``cache``: the scheduler's cache over ``snapshot``, shared by the frameworks of its profiles.
         ``tie_break``: picks among the top-scoring nodes (default: uniformly with the seeded generator, as
         upstream). ``memo``: keep verdicts and scores across cycles for pods of one signature
-        (:mod:`dralloc.scheduler.memo`; same outcome, faster on many alike pods)."""
+        (:mod:`dralloc.scheduler.memo`; same outcome, faster on many alike pods). ``state``: the random
+        source and start index shared with the scheduler's other profiles (default: this framework's own,
+        from ``seed``)."""
         self.snapshot = snapshot
         self.cache = cache if cache is not None else SchedulerCache(snapshot)
-        self.rng = random.Random(seed)
+        self.state = state if state is not None else SchedulerState(seed)
+        self.rng = self.state.rng
         self.percentage = percentage_of_nodes_to_score
         if profile is not None:
             super().__init__(profile.plugins(), profile.points)
@@ -114,7 +130,6 @@ class Framework(PluginRuntime):
         percentage, absolute = profile.preemption if profile is not None and profile.preemption is not None \
             else (MIN_CANDIDATE_NODES_PERCENTAGE, MIN_CANDIDATE_NODES_ABSOLUTE)
         self.preemption = DefaultPreemption(self, self.rng, percentage, absolute) if preempts else None
-        self.next_start_node_index = 0
         # Share filter and score work between nodes in the same state (never changes the answer; tests
         # switch it off to compare).
         self.group_nodes = group_nodes
@@ -127,6 +142,11 @@ class Framework(PluginRuntime):
         # For each pod held by a pod group cycle: its claims as they were before its PreBind wrote them
         # (None: a claim it created), and the pod itself, to put back when the group lets it go.
         self.held_writes: dict[str, tuple[dict[tuple[str, str], ResourceClaim | None], Pod]] = {}
+
+    @property
+    def next_start_node_index(self) -> int:
+        """Where the next node search starts (the scheduler's, shared by its profiles)."""
+        return self.state.next_start_node_index
 
     # ------------------------------------------------------------------ one attempt
     def attempt(self, pod: PodInfo, *, hold: str | None = None) -> Attempt:
@@ -240,7 +260,8 @@ class Framework(PluginRuntime):
             if found is not None:
                 return found
         feasible: list[NodeInfo] = []
-        start = self.next_start_node_index
+        state = self.state
+        start = state.next_start_node_index
         count = len(nodes)
         processed = 0
         statuses = diagnosis.node_statuses
@@ -283,7 +304,7 @@ class Framework(PluginRuntime):
                 break
             else:
                 statuses[node.name] = st
-        self.next_start_node_index = (self.next_start_node_index + processed) % len(snap.nodes)
+        state.next_start_node_index = (state.next_start_node_index + processed) % len(snap.nodes)
         return feasible
 
     def _find_feasible_in(self, placement: list[NodeInfo], cycle: Cycle, diagnosis: Diagnosis, out: Attempt,
@@ -370,7 +391,8 @@ class Framework(PluginRuntime):
             if st is None:
                 table[gid] = 1
         cycle.feasible_gids = bytes(table)
-        start = self.next_start_node_index % count
+        state = self.state
+        start = state.next_start_node_index % count
         rotated_gids = gids[start:] + gids[:start]
         rotated = rotated_gids.translate(bytes(table))
         positions = list(islice(compress(range(count), rotated), wanted))
@@ -385,7 +407,7 @@ class Framework(PluginRuntime):
                 if st is not None:
                     statuses[nodes[i].name] = st
         cycle.window = (rotated_gids[:processed], start)
-        self.next_start_node_index = (self.next_start_node_index + processed) % count
+        state.next_start_node_index = (state.next_start_node_index + processed) % count
         return feasible
 
     def _select_host_grouped(self, cycle: Cycle, feasible: list[NodeInfo]) -> NodeInfo:

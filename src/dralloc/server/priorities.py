@@ -14,32 +14,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from dralloc.api.defaults import PREEMPT_LOWER_PRIORITY
+from dralloc.api.codec import decode
+from dralloc.api.scheduling_v1 import PriorityClass
+from dralloc.controllers.priority import SYSTEM_PRIORITY_CLASSES, PriorityAdmissionError, admitted_priority
+from dralloc.errors import DecodeError
 from dralloc.server.clock import now
 from dralloc.server.errors import ApiError
 from dralloc.server.registry import SCHEDULING
 from dralloc.server.uids import new_uid
 from dralloc.store import Conflict, NotFound, SQLStore
-from dralloc.validation.scheduling import SYSTEM_PRIORITY_CLASSES
 
 PRIORITY_CLASSES = SCHEDULING["priorityclasses"]
-SYSTEM_CLASS_DESCRIPTIONS = {
-    "system-node-critical": "Used for system critical pods that must not be moved from their current node.",
-    "system-cluster-critical": "Used for system critical pods that must run in the cluster, but can be moved to "
-                               "another node if necessary.",
-}
+SYSTEM_CLASS_NAMES = frozenset(pc.metadata.name for pc in SYSTEM_PRIORITY_CLASSES)
 
 
 def ensure_system_classes(store: SQLStore) -> None:
     """Create the system priority classes that are not stored (kube-apiserver does at start)."""
-    for name, (value, _default) in SYSTEM_PRIORITY_CLASSES.items():
+    for system in SYSTEM_PRIORITY_CLASSES:
+        name = system.metadata.name or ""
         try:
             store.get(PRIORITY_CLASSES.name, "", name)
             continue
         except NotFound:
             pass
         pc = {"kind": "PriorityClass", "apiVersion": "scheduling.k8s.io/v1", "metadata": {"name": name},
-              "value": value, "description": SYSTEM_CLASS_DESCRIPTIONS[name], "preemptionPolicy": PREEMPT_LOWER_PRIORITY}
+              "value": system.value, "description": system.description, "preemptionPolicy": system.preemption_policy}
 
         def build(_old: Any, rv: str, pc: dict[str, Any] = pc) -> dict[str, Any]:
             meta = {**pc["metadata"], "uid": new_uid(), "creationTimestamp": now(), "resourceVersion": rv}
@@ -51,16 +50,14 @@ def ensure_system_classes(store: SQLStore) -> None:
             pass
 
 
-def _forbidden(resource: str, name: str, why: str) -> ApiError:
-    if resource == "priorityclasses":
-        return ApiError(403, f'priorityclasses.scheduling.k8s.io "{name}" is forbidden: {why}', "Forbidden",
-                        details={"name": name, "group": "scheduling.k8s.io", "kind": "priorityclasses"})
-    return ApiError(403, f'pods "{name}" is forbidden: {why}', "Forbidden", details={"name": name, "kind": "pods"})
+def _forbidden(name: str, why: str) -> ApiError:
+    return ApiError(403, f'priorityclasses.scheduling.k8s.io "{name}" is forbidden: {why}', "Forbidden",
+                    details={"name": name, "group": "scheduling.k8s.io", "kind": "priorityclasses"})
 
 
 def check_delete(name: str) -> None:
-    if name in SYSTEM_PRIORITY_CLASSES:
-        raise _forbidden("priorityclasses", name, "this is a system priority class and cannot be deleted")
+    if name in SYSTEM_CLASS_NAMES:
+        raise _forbidden(name, "this is a system priority class and cannot be deleted")
 
 
 def _default_class(store: SQLStore) -> dict[str, Any] | None:
@@ -77,45 +74,45 @@ def admit_class(store: SQLStore, pc: dict[str, Any], name: str) -> None:
     default = _default_class(store)
     if default is not None and (default.get("metadata") or {}).get("name") != name:
         theirs = (default.get("metadata") or {}).get("name")
-        raise _forbidden("priorityclasses", name, f"PriorityClass {theirs} is already marked as default. Only "
+        raise _forbidden(name, f"PriorityClass {theirs} is already marked as default. Only "
                                                   f"one default can exist")
 
 
 def admit_pod(store: SQLStore, pod: dict[str, Any]) -> dict[str, Any]:
-    """The pod with the priority its class gives it (a new dict; 403 as the Priority admission plugin)."""
+    """The pod with the priority its class gives it (a new dict; 403 as the Priority admission plugin), by
+    the rule ``dralloc.controllers.priority`` holds for typed pods."""
     spec = pod.get("spec")
     if not isinstance(spec, dict):
         return pod  # not a pod the decoder takes: its 400 comes next
     name = (pod.get("metadata") or {}).get("name") or ""
-    class_name = spec.get("priorityClassName") or ""
-    if not isinstance(class_name, str):
-        return pod
+    class_name, asked, asked_policy = spec.get("priorityClassName"), spec.get("priority"), spec.get("preemptionPolicy")
+    if not isinstance(class_name, str | None) or not isinstance(asked_policy, str | None) or \
+            (asked is not None and (isinstance(asked, bool) or not isinstance(asked, int))):
+        return pod  # a field of the wrong type: the decoder's 400 comes next
+    try:
+        admitted = admitted_priority(str(name), class_name, asked, asked_policy, _classes(store, class_name))
+    except PriorityAdmissionError as exc:
+        raise ApiError(403, str(exc), "Forbidden", details={"name": name, "kind": "pods"}) from None
+    out = {**spec, "priority": admitted.priority}
+    if admitted.class_name:
+        out["priorityClassName"] = admitted.class_name
+    out["preemptionPolicy"] = admitted.preemption_policy
+    return {**pod, "spec": out}
+
+
+def _classes(store: SQLStore, class_name: str | None) -> list[PriorityClass]:
+    """The stored classes the rule needs: the one named, or (none named) every class, for the default."""
     if class_name:
         try:
-            pc: dict[str, Any] | None = store.get(PRIORITY_CLASSES.name, "", class_name)
+            stored = [store.get(PRIORITY_CLASSES.name, "", class_name)]
         except NotFound:
-            raise _forbidden("pods", name, f"no PriorityClass with name {class_name} was found") from None
+            stored = []
     else:
-        pc = _default_class(store)
-        if pc is not None:
-            class_name = (pc.get("metadata") or {}).get("name") or ""
-    value = int(pc.get("value") or 0) if pc is not None else 0
-    policy = pc.get("preemptionPolicy") if pc is not None else PREEMPT_LOWER_PRIORITY
-    asked = spec.get("priority")
-    if asked is not None and (isinstance(asked, bool) or not isinstance(asked, int)):
-        return pod  # a priority of the wrong type: the decoder's 400 comes next
-    if asked is not None and asked != value:
-        raise _forbidden("pods", name, f"the integer value of priority ({asked}) must not be provided in pod spec; "
-                                       f"priority admission controller computed {value} from the given "
-                                       f"PriorityClass name")
-    admitted = {**spec, "priority": value}
-    if class_name:
-        admitted["priorityClassName"] = class_name
-    if policy:
-        asked_policy = spec.get("preemptionPolicy")
-        if asked_policy is not None and asked_policy != policy:
-            raise _forbidden("pods", name, f"the string value of PreemptionPolicy ({asked_policy}) must not be "
-                                           f"provided in pod spec; priority admission controller computed "
-                                           f"{policy} from the given PriorityClass name")
-        admitted["preemptionPolicy"] = policy
-    return {**pod, "spec": admitted}
+        stored = [pc for pc in store.list(PRIORITY_CLASSES.name)[0] if pc.get("globalDefault") is True]
+    out = []
+    for pc in stored:
+        try:
+            out.append(decode(pc))
+        except DecodeError:
+            continue  # (a stored class was validated when written)
+    return out

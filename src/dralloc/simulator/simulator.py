@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from msgspec.structs import replace
@@ -42,6 +42,7 @@ from dralloc.api.scheduling_v1alpha2 import PodGroup
 from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, StorageClass
 from dralloc.controllers.ephemeral_volumes import ephemeral_claims
 from dralloc.controllers.names import NameGenerator
+from dralloc.controllers.preemption import DEFAULT_GRACE_SECONDS, mark_preempted
 from dralloc.errors import InputError
 from dralloc.scheduler.affinity_terms import NAMESPACE_NAME_LABEL, selects_namespaces_by_label
 from dralloc.scheduler.cache import SchedulerCache
@@ -49,12 +50,11 @@ from dralloc.scheduler.config import SchedulerConfig
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.framework import Code, Plugin, Status, truncate_message
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.default_preemption import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 from dralloc.scheduler.plugins.default_preemption.disruption_budgets import Budget, violations
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.profile import DEFAULT_SCHEDULER, Profile
 from dralloc.scheduler.queue import SchedulingQueue
-from dralloc.scheduler.schedule_one import Framework
+from dralloc.scheduler.schedule_one import Framework, SchedulerState
 from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
 from dralloc.scheduler.volume_warnings import volume_warnings
 from dralloc.scheduler.volumes import VolumeState
@@ -67,7 +67,6 @@ __all__ = ["DEFAULT_GRACE_SECONDS", "DEFAULT_SCHEDULER", "MAX_ATTEMPTS", "POD_UI
 
 POD_UID_NAMESPACE = uuid.UUID("0c3e8a52-5d55-4c41-9a3e-6472616c6c70")
 MAX_ATTEMPTS = 25
-DEFAULT_GRACE_SECONDS = 30  # a pod's terminationGracePeriodSeconds when unset
 
 
 def _pod_uid(pod: Pod) -> str:
@@ -93,7 +92,7 @@ class Simulator:
                  persistent_volume_claims: Iterable[PersistentVolumeClaim] = (),
                  storage_classes: Iterable[StorageClass] = (), csi_nodes: Iterable[CSINode] = (),
                  csi_drivers: Iterable[CSIDriver] = (), storage_capacities: Iterable[CSIStorageCapacity] = (),
-                 pod_groups: Iterable[PodGroup] = ()) -> None:
+                 pod_groups: Iterable[PodGroup] = (), state: SchedulerState | None = None) -> None:
         """``nominated``: pending pods not to be scheduled in this run whose ``nominatedNodeName`` still
         reserves room, as kube-scheduler's nominator holds every pending pod's nomination; those that lose it
         to a preemptor are listed in ``lost_nominations``. ``now``: the time against which binding conditions
@@ -104,7 +103,9 @@ class Simulator:
         (ReplicationControllers, ReplicaSets, StatefulSets): whose selectors the default topology spread
         constraints use. ``namespaces``: the Namespace objects (their labels, for pod affinity's
         namespaceSelector); ``disruption_budgets``: the PodDisruptionBudgets preemption respects.
-        ``pod_groups``: the scheduling.k8s.io PodGroups (read with the GenericWorkload gate on)."""
+        ``pod_groups``: the scheduling.k8s.io PodGroups (read with the GenericWorkload gate on).
+        ``state``: the random source and rotating start index, which every profile shares (default: a new
+        one from ``seed``); a caller that schedules in several runs passes its own to keep them going."""
         claims, classes, templates = list(claims), list(classes), list(templates)
         self.seed = seed
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
@@ -132,26 +133,29 @@ class Simulator:
                                                   list(storage_capacities))
         self.cache = SchedulerCache(self.snapshot)
         self.config = config
+        # kube-scheduler keeps the random source and nextStartNodeIndex on its Scheduler: every profile's cycle
+        # draws from and advances the same ones.
+        self.state = state if state is not None else SchedulerState(seed)
         if config is not None:
             # A configuration file: exactly its profiles (pods naming another scheduler are left to it).
             self.frameworks = {p.scheduler_name: Framework(
                 self.snapshot, seed=seed, percentage_of_nodes_to_score=config.percentage_for(p),
                 new_claim_name=self.names.generate, group_nodes=group_nodes, cache=self.cache,
-                profile=Profile.from_config(p)) for p in config.profiles}
+                profile=Profile.from_config(p), state=self.state) for p in config.profiles}
             self.framework = self.frameworks.get(DEFAULT_SCHEDULER) or next(iter(self.frameworks.values()))
             profiles = ()
         else:
             self.framework = Framework(self.snapshot, seed=seed,
                                        percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                                        new_claim_name=self.names.generate, group_nodes=group_nodes,
-                                       plugins=plugins, cache=self.cache)
+                                       plugins=plugins, cache=self.cache, state=self.state)
             # One framework per profile, as kube-scheduler keeps one per schedulerName.
             self.frameworks = {DEFAULT_SCHEDULER: self.framework}
         for profile in profiles:
             self.frameworks[profile.scheduler_name] = Framework(
                 self.snapshot, seed=seed, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                 new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=profile.plugins(),
-                cache=self.cache)
+                cache=self.cache, state=self.state)
         self.pod_groups = PodGroupScheduling(self.gates, self.cache, list(pod_groups), now)
         self.pod_groups.make_claims(self.templates, self.names, self.snapshot.set_claim, self.warnings)
         self._requests_cache: dict[bytes, tuple[dict[str, int], int, int]] = {}
@@ -161,6 +165,7 @@ class Simulator:
         self.evicted: list[Eviction] = []
         self.held: dict[str, PodInfo] = {}  # the ``nominated`` pods, by key
         self.lost_nominations: list[str] = []  # keys of held pods whose nomination a preemptor took
+        self._admitted = 0  # pods taken in so far (each PodInfo's order, the queue's last tie-break)
         for pod in pods:
             self._admit(pod)
         for pod in nominated:
@@ -229,7 +234,7 @@ class Simulator:
         if key in self.results:
             raise ValueError(f"pod {key} appears twice")
         pod = self._make_template_claims(pod)
-        info = PodInfo.build(pod, len(self.results), self._priority(pod), self._requests_cache)
+        info = PodInfo.build(pod, self._next_order(), self._priority(pod), self._requests_cache)
         self.infos[key] = info
         phase = pod.status.phase if pod.status is not None else None
         result = PodResult(pod, pod.spec.node_name)
@@ -275,6 +280,10 @@ class Simulator:
             self.snapshot.nominate(nominated, info)
         return result
 
+    def _next_order(self) -> int:
+        self._admitted += 1
+        return self._admitted - 1
+
     def _warn_namespace_labels(self, info: PodInfo) -> None:
         if info.affinity is not None and not self.snapshot.namespace_labels \
                 and selects_namespaces_by_label(info.affinity):
@@ -293,7 +302,7 @@ class Simulator:
         key = f"{pod.metadata.namespace}/{pod.metadata.name}"
         if key in self.results or key in self.held:
             raise ValueError(f"pod {key} appears twice")
-        info = PodInfo.build(pod, len(self.results) + len(self.held), self._priority(pod), self._requests_cache)
+        info = PodInfo.build(pod, self._next_order(), self._priority(pod), self._requests_cache)
         self.held[key] = info
         self.snapshot.nominate(node, info)
 
@@ -331,11 +340,47 @@ class Simulator:
                 out.append(claim)
         return out
 
+    # ------------------------------------------------------------------ a long-lived caller
+    # ``dralloc serve`` keeps one Simulator for its whole life: it adds the pods of the cluster as they come
+    # (``add_pod``: running or pending; ``hold``: pending, not scheduled now, keeping its nomination), takes
+    # out those that went or changed (``forget_pod``), and schedules the pending ones with ``run``.
+    def add_pod(self, pod: Pod) -> PodResult:
+        """Take a pod in: bound (it counts on its node) or pending (scheduled by the next ``run``)."""
+        return self._admit(pod)
+
+    def hold(self, pod: Pod) -> None:
+        """A pending pod not scheduled now whose ``nominatedNodeName`` still reserves room."""
+        self._hold(pod)
+
+    def forget_pod(self, key: str) -> None:
+        """Take a pod out (``namespace/name``): off its node, off every nomination. Its claims stay as they
+        are (the caller says how they changed)."""
+        self.results.pop(key, None)
+        info = self.infos.pop(key, None) or self.held.pop(key, None)
+        if info is None:
+            return
+        node = self.cache.placed.get(info.uid) or self.cache.assumed.get(info.uid)
+        if node is not None:
+            self.cache.remove_pod(info, node)
+        if self.snapshot.nominations:
+            for each in self.snapshot.nodes:
+                self.snapshot.unnominate(each, info)
+
+    def pod_claims(self, pod: Pod) -> list[ResourceClaim]:
+        """The pod's claims as they are now (those of its entries that exist, and its extended-resource claim)."""
+        return self._pod_claims(pod)
+
     # ------------------------------------------------------------------ scheduling
     def schedule(self, progress: Any = None) -> SimulationResult:
         """Schedule every pending pod; returns the whole simulation's result. Pods that failed are tried
         again after an eviction or deallocation freed room, except with ``victims_terminate_at`` (one cycle
         each: the caller is the queue)."""
+        self.run(progress)
+        return self.result()
+
+    def run(self, progress: Any = None) -> None:
+        """``schedule`` without the whole result: each pod's outcome is in ``results``, the evictions in
+        ``evicted``."""
         groups = self.pod_groups
         queue = SchedulingQueue(lambda info: self._framework(info).pre_enqueue(info) or groups.pre_enqueue(info))
         for info in self.pending:
@@ -366,7 +411,6 @@ class Simulator:
                     queue.requeue(info)
                     continue
             queue.add_unschedulable(info)
-        return self.result()
 
     def schedule_pod(self, pod: Pod) -> PodResult:
         """Add one pod and try to schedule it now (one attempt)."""
@@ -653,25 +697,6 @@ def _unschedulable_condition(pod: Pod, message: str, reason: str) -> Pod:
 
 def _with_nomination(pod: Pod, node: str | None) -> Pod:
     return replace(pod, status=replace(pod.status or PodStatus(), nominated_node_name=node))
-
-
-def mark_preempted(pod: Pod, at: str, scheduler_name: str | None) -> Pod:
-    """The victim as kube-scheduler's preemption leaves it: the DisruptionTarget condition (reason
-    PreemptionByScheduler), then a delete with default options: deletionTimestamp ``at`` plus its
-    terminationGracePeriodSeconds (default 30)."""
-    status = pod.status or PodStatus()
-    message = f"{scheduler_name or DEFAULT_SCHEDULER}: preempting to accommodate a higher priority pod"
-    conds = [c for c in status.conditions or () if c.type != DISRUPTION_TARGET]
-    old = next((c for c in status.conditions or () if c.type == DISRUPTION_TARGET), None)
-    since = old.last_transition_time if old is not None and old.status == "True" else at
-    conds.append(PodCondition(type=DISRUPTION_TARGET, status="True", reason=PREEMPTION_BY_SCHEDULER,
-                              message=message, last_transition_time=since))
-    grace = pod.spec.termination_grace_period_seconds
-    grace = DEFAULT_GRACE_SECONDS if grace is None else max(grace, 0)
-    when = datetime.strptime(at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) + timedelta(seconds=grace)
-    meta = replace(pod.metadata, deletion_timestamp=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                   deletion_grace_period_seconds=grace)
-    return replace(pod, metadata=meta, status=replace(status, conditions=conds))
 
 
 # The name the simulator had before the framework and the simulator were split; kept for existing callers.

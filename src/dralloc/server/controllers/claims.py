@@ -5,12 +5,20 @@ a pod that is gone is deleted."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
-from dralloc.controllers.resourceclaims import POD_CLAIM_NAME_ANNOTATION, claim_generate_name
+from dralloc.api.codec import to_dict
+from dralloc.api.core_v1 import Pod
+from dralloc.api.resource_v1 import ResourceClaimTemplate
+from dralloc.controllers.resourceclaims import (
+    POD_CLAIM_NAME_ANNOTATION,
+    claim_generate_name,
+    template_claim,
+    unresolved_template_entries,
+)
+from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.writes import generated_name
 from dralloc.store import Outcome
@@ -42,51 +50,45 @@ def owner_pod_uid(claim: Obj) -> str | None:
     return None
 
 
-def unresolved_template_entries(pod: Obj) -> list[Obj]:
-    """The pod's template entries that ``status.resourceClaimStatuses`` does not resolve yet."""
-    done = {s.get("name") for s in (pod.get("status") or {}).get("resourceClaimStatuses") or []
-            if isinstance(s, dict)}
-    return [e for e in (pod.get("spec") or {}).get("resourceClaims") or []
-            if isinstance(e, dict) and e.get("resourceClaimTemplateName") and e.get("name") not in done]
+def needs_claims_made(snap: Snapshot, pod: Obj) -> bool:
+    """Whether the pod has template entries the resourceclaim controller has not made claims for yet."""
+    typed = snap.cache.typed("pods", pod)
+    return isinstance(typed, Pod) and bool(unresolved_template_entries(typed))
 
 
-def create_pod_claims(writer: Writer, pod: Obj, templates: dict[tuple[str, str], Obj],
-                      claims: Iterable[Obj]) -> bool:
-    """Create the claims of the pod's unresolved template entries and record them in the pod's status.
-    A claim this controller made before (found by owner and annotation, e.g. before a restart) is reused.
-    False when a template is missing (the pod waits)."""
+def create_pod_claims(writer: Writer, pod: Obj, snap: Snapshot) -> bool:
+    """Create the claims of the pod's unresolved template entries (``controllers.resourceclaims``' claims)
+    and record them in the pod's status. A claim this controller made before (found by owner and
+    annotation, e.g. before a restart) is reused. False when a template is missing (the pod waits)."""
+    typed = snap.cache.typed("pods", pod)
+    if not isinstance(typed, Pod):
+        return True  # (an object the scheduler cannot read either)
     meta = _meta(pod)
     namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", meta.get("uid")
     existing: dict[str, str] = {}
-    for c in claims:
+    for c in snap.claims:
         cmeta = _meta(c)
         if owner_pod_uid(c) == uid and cmeta.get("namespace") == namespace:
             existing[str((cmeta.get("annotations") or {}).get(POD_CLAIM_NAME_ANNOTATION))] = str(cmeta.get("name"))
+    templates = snap.templates()
     recorded: dict[str, str] = {}
     complete = True
-    for entry in unresolved_template_entries(pod):
-        if entry["name"] in existing:
-            recorded[entry["name"]] = existing[entry["name"]]
+    for entry in unresolved_template_entries(typed):
+        if entry.name in existing:
+            recorded[entry.name] = existing[entry.name]
             continue
-        template = templates.get((namespace, entry["resourceClaimTemplateName"]))
-        if template is None:
+        stored = templates.get((namespace, entry.resource_claim_template_name or ""))
+        template = snap.cache.typed("resourceclaimtemplates", stored) if stored is not None else None
+        if not isinstance(template, ResourceClaimTemplate):
             complete = False
             continue
-        tmeta = ((template.get("spec") or {}).get("metadata")) or {}
-        base = claim_generate_name(name, entry["name"])
-        claim_meta: Obj = {"name": generated_name(base), "generateName": base, "namespace": namespace,
-                           "generation": 1,
-                           "annotations": {**(tmeta.get("annotations") or {}), POD_CLAIM_NAME_ANNOTATION: entry["name"]},
-                           "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": name, "uid": uid,
-                                                "controller": True, "blockOwnerDeletion": True}]}
-        if tmeta.get("labels"):
-            claim_meta["labels"] = dict(tmeta["labels"])
-        claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": claim_meta,
-                 "spec": copy.deepcopy((template.get("spec") or {}).get("spec") or {})}
+        base = claim_generate_name(name, entry.name)
+        claim: Obj = to_dict(template_claim(typed, entry, template, generated_name(base)))
+        claim["metadata"]["generation"] = 1
         created = writer.create("resourceclaims", namespace, claim, new_name=partial(generated_name, base))
-        recorded[entry["name"]] = created["metadata"]["name"]
+        recorded[entry.name] = created["metadata"]["name"]
     if recorded:
-        order = [e.get("name") for e in (pod.get("spec") or {}).get("resourceClaims") or [] if isinstance(e, dict)]
+        order = [e.name for e in typed.spec.resource_claims or ()]
 
         def record(current: Obj) -> Obj | None:
             status = current.setdefault("status", {})

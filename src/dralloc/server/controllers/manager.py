@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from dralloc.server.controllers import kubelet
-from dralloc.server.controllers.claims import create_pod_claims, release_claims, unresolved_template_entries
+from dralloc.server.controllers.claims import create_pod_claims, needs_claims_made, release_claims
 from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.garbage import GarbageCollector
 from dralloc.server.controllers.namespaces import NamespaceDeleter
@@ -182,14 +182,14 @@ class ControllerManager:
         snap = Snapshot(self.mirror)
         # A pod needs claims made when it changed, or any when a template did (one missing may be there now).
         needing = [p for p in self._changed_pods(snap, changed, "resourceclaimtemplates")
-                   if unresolved_template_entries(p) and not (p.get("metadata") or {}).get("deletionTimestamp")
-                   and not (p.get("spec") or {}).get("nodeName")]
+                   if not (p.get("metadata") or {}).get("deletionTimestamp")
+                   and not (p.get("spec") or {}).get("nodeName") and needs_claims_made(snap, p)]
         made = False
         if needing:
-            templates, claims = snap.templates(), snap.claims
+            snap.templates(), snap.claims  # (listed once, before the writers share the snapshot)
             # A pod whose template is missing waits for the template (a change of another client), not for
             # the next pass: it does not make this pass ask for another.
-            made = any(list(self.pool.map(lambda p: create_pod_claims(self.writer, p, templates, claims), needing)))
+            made = any(list(self.pool.map(lambda p: create_pod_claims(self.writer, p, snap), needing)))
         again = made or collected
         to_release = self._claims_to_release(snap, changed)
         pods_by_uid = snap.pods_by_uid() if changed.everything else snap.pods_named_by(to_release)

@@ -1,5 +1,6 @@
 """The scheduler loop of ``dralloc serve``: pending pods of the default scheduler placed with
-``dralloc.scheduler`` (the code behind ``dralloc simulate``) over a snapshot of the store, then written back as
+``dralloc.scheduler`` (the code behind ``dralloc simulate``), one scheduler kept for the server's whole life and
+brought up to date with the store at each pass (``live.py``), then written back as
 kube-scheduler writes them: the claims' ``status.allocation`` and ``reservedFor`` (with the delete-protection
 finalizer), then the binding, and a ``Scheduled`` event; or the PodScheduled=False condition with
 kube-scheduler's message and a ``FailedScheduling`` event.
@@ -40,27 +41,24 @@ from functools import partial
 from typing import Any
 
 from dralloc.api.codec import decode, to_dict
+from dralloc.api.core_v1 import Pod
+from dralloc.controllers.preemption import preemption_condition
 from dralloc.scheduler.plugins.dynamic_resources import binding_conditions
 from dralloc.server import pods as pod_registry
 from dralloc.server.clock import now
-from dralloc.server.controllers.claims import (
-    DELETE_PROTECTION,
-    release_claims,
-    unreserve,
-    unresolved_template_entries,
-)
+from dralloc.server.controllers.claims import DELETE_PROTECTION, needs_claims_made, release_claims, unreserve
 from dralloc.server.controllers.events import EventRecorder
+from dralloc.server.controllers.live import LiveScheduler
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.termination import TerminatingPods, set_condition
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.errors import ApiError
 from dralloc.server.writes import generated_name
 from dralloc.simulator.result import PodResult
-from dralloc.simulator.simulator import DEFAULT_SCHEDULER, Scheduler
+from dralloc.simulator.simulator import DEFAULT_SCHEDULER
 from dralloc.store import Conflict, NotFound
 
 COMPONENT = "default-scheduler"
-PREEMPTING = "preempting to accommodate a higher priority pod"  # after "<schedulerName>: "
 MAX_UNSCHEDULABLE_SECONDS = 300  # podMaxInUnschedulablePodsDuration
 BACKOFF_INITIAL_SECONDS = 1.0  # podInitialBackoffDuration: a pod whose placement could not be written waits
 BACKOFF_MAX_SECONDS = 10.0  # podMaxBackoffDuration: the wait doubles per failure up to this
@@ -119,6 +117,9 @@ class SchedulerLoop:
         self.pool = pool
         self.recorder = recorder
         self.seed = seed
+        # One scheduler for the server's whole life, as kube-scheduler's: its cache is kept up to date between
+        # passes, its random source and rotating start index carry on from pass to pass.
+        self.live = LiveScheduler(seed)
         self.clock = clock
         self.started = clock()  # the unschedulable pool's flush ticks count from here
         # uid of an unschedulable pod -> its resourceVersion and scheduling properties when it failed
@@ -178,7 +179,7 @@ class SchedulerLoop:
         out = []
         clock = self.clock()
         for pod in snap.unbound_pods:
-            if not is_pending_for_us(pod) or unresolved_template_entries(pod):
+            if not is_pending_for_us(pod) or needs_claims_made(snap, pod):
                 continue
             meta = _meta(pod)
             uid = str(meta.get("uid"))
@@ -272,38 +273,45 @@ class SchedulerLoop:
         pending = self.candidates(snap, pods_gone)
         if not pending:
             return released
-        running = [p for p in snap.pods if (p.get("spec") or {}).get("nodeName")
-                   and (p.get("status") or {}).get("phase") not in pod_registry.TERMINAL_PHASES]
-        # Pods in their binding cycle count on their node (kube-scheduler's assumed pods).
-        running += [{**w.pod, "spec": {**(w.pod.get("spec") or {}), "nodeName": w.node}} for w in self.binding.values()]
-        trying = {_key(p) for p in pending}
+        running, assumed = self.bound_pods(snap)
+        tried = {_key(p): p for p in pending}
         # Pods still waiting keep the room of their nomination (kube-scheduler's nominator holds them all).
-        held = [p for p in snap.unbound_pods if is_pending_for_us(p) and _key(p) not in trying
+        held = [p for p in snap.unbound_pods if is_pending_for_us(p) and _key(p) not in tried
                 and (p.get("status") or {}).get("nominatedNodeName")]
-        sched = Scheduler(snap.typed("nodes"), snap.typed("pods", running + pending),
-                          slices=snap.typed("resourceslices"), classes=snap.typed("deviceclasses"),
-                          claims=snap.typed("resourceclaims"), taint_rules=snap.typed("devicetaintrules"),
-                          seed=self.seed, victims_terminate_at=now(), nominated=snap.typed("pods", held),
-                          now=datetime.fromtimestamp(self.clock(), UTC))
-        result = sched.schedule()
+        sched = self.live.run(snap, running, assumed, pending, held, victims_terminate_at=now(),
+                              now=datetime.fromtimestamp(self.clock(), UTC))
         freed = False
-        by_key = {_key(p): p for p in snap.pods}
-        for eviction in result.evicted:
-            victim = by_key.get(f"{eviction.namespace}/{eviction.name}")
-            preemptor = by_key.get(eviction.by)
+
+        def by_key(key: str) -> Obj | None:  # (a look-up, not a map of every pod)
+            namespace, _, name = key.partition("/")
+            return snap.mirror.get("pods", (namespace, name))
+
+        for eviction in sched.evicted:
+            victim = by_key(f"{eviction.namespace}/{eviction.name}")
+            preemptor = by_key(eviction.by)
             if victim is not None and preemptor is not None and self._evict(victim, preemptor, eviction.node, snap):
                 freed = True
         for key in sched.lost_nominations:  # a preemptor took the node these waiting pods were nominated to
-            if key in by_key:
-                self._clear_nomination(by_key[key])
-        wanted = trying
-        placed = [(by_key[r.key], r) for r in result.pods if r.key in wanted and r.status == "scheduled" and r.node]
-        failed = [(by_key[r.key], r) for r in result.pods if r.key in wanted and r.status in ("unschedulable", "error")]
+            lost = by_key(key)
+            if lost is not None:
+                self._clear_nomination(lost)
+        results = [r for r in (sched.results.get(k) for k in tried) if r is not None]
+        placed = [(tried[r.key], r) for r in results if r.status == "scheduled" and r.node]
+        for _, r in placed:
+            r.claims = sched.pod_claims(r.pod)
+        failed = [(tried[r.key], r) for r in results if r.status in ("unschedulable", "error")]
         # Pods are independent once placed: their writes go concurrently so that they share the store's commits
         # (each pod's own writes stay in order: claims, then binding, then the event).
         list(self.pool.map(lambda pr: self._place(*pr), placed))
         list(self.pool.map(lambda pr: self._fail(*pr), failed))
         return freed or released
+
+    def bound_pods(self, snap: Snapshot) -> tuple[list[Obj], list[tuple[Obj, str]]]:
+        """The pods that count on a node: those bound and not finished, and (with the node each waits for)
+        the pods in their binding cycle (kube-scheduler's assumed pods)."""
+        running = [p for p in snap.pods if (p.get("spec") or {}).get("nodeName")
+                   and (p.get("status") or {}).get("phase") not in pod_registry.TERMINAL_PHASES]
+        return running, [(w.pod, w.node) for w in self.binding.values()]
 
     # --- outcomes -----------------------------------------------------------------------------------
 
@@ -500,11 +508,10 @@ class SchedulerLoop:
         """Preempt one victim; True when it is gone at once (no grace period), its claims released."""
         meta = _meta(victim)
         namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", str(meta.get("uid"))
-        scheduler_name = (preemptor.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER
-        condition: Obj = {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
-                          "message": f"{scheduler_name}: {PREEMPTING}"}
-        if meta.get("generation") is not None:
-            condition["observedGeneration"] = meta["generation"]
+        typed = snap.cache.typed("pods", victim)
+        if not isinstance(typed, Pod):
+            return False  # (the scheduler could not have read it either)
+        condition: Obj = to_dict(preemption_condition(typed, (preemptor.get("spec") or {}).get("schedulerName")))
 
         def disrupt(current: Obj) -> Obj | None:
             return current if set_condition(current, condition) else None

@@ -15,8 +15,11 @@ from dralloc.api.codec import decode
 from dralloc.errors import DecodeError
 from dralloc.store import Change, SQLStore
 
+# The workload objects and Services are what default topology spreading reads (their selectors), Namespaces
+# what pod affinity's namespaceSelector reads (their labels).
+WORKLOAD_SELECTORS = ("services", "replicationcontrollers", "replicasets", "statefulsets")
 RESOURCES = ("pods", "nodes", "resourceslices", "deviceclasses", "resourceclaims", "resourceclaimtemplates",
-             "devicetaintrules")
+             "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS)
 
 Obj = dict[str, Any]
 Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
