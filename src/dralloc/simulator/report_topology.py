@@ -65,7 +65,7 @@ def largest_fit(sched: object, template: Pod, nodes: list[NodeInfo], limit: int 
     assert isinstance(sched, Simulator)
     fw = sched.framework
     snap = sched.snapshot
-    saved = (fw.next_start_node_index, fw.rng.getstate(), fw.placement)
+    saved = (fw.state.next_start_node_index, fw.rng.getstate(), fw.placement)
     names = NameGenerator(0)
     templates = sched.templates.get(template.metadata.namespace or "default", {})
     held: list[PodInfo] = []
@@ -96,7 +96,7 @@ def largest_fit(sched: object, template: Pod, nodes: list[NodeInfo], limit: int 
             current = snap.claims.get((claim.metadata.namespace or "default", claim.metadata.name or ""))
             if current is not None:
                 snap.delete_claim(current)
-        fw.next_start_node_index, state, fw.placement = saved
+        fw.state.next_start_node_index, state, fw.placement = saved
         fw.rng.setstate(state)
     return len(held)
 
