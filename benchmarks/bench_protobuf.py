@@ -20,8 +20,8 @@ from typing import Any
 
 import msgspec
 
-from dralloc.server.protobuf import KINDS, MAGIC, decode
-from dralloc.server.protobuf_schema import Field, Schema
+from dralloc.server.protobuf.decoder import KINDS, MAGIC, decode
+from dralloc.server.protobuf.schema import Field, Schema
 
 CLAIM = {
     "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",

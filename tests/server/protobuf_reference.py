@@ -11,8 +11,8 @@ from typing import Any
 
 import msgspec
 
-from dralloc.server.protobuf import MAX_DEPTH, ProtobufError
-from dralloc.server.protobuf_schema import SCALARS, Field, Schema
+from dralloc.server.protobuf.decoder import MAX_DEPTH, ProtobufError
+from dralloc.server.protobuf.schema import SCALARS, Field, Schema
 
 _UINT64 = (1 << 64) - 1
 

@@ -553,7 +553,7 @@ def test_the_core_kinds_dralloc_models_are_explained_and_accept_every_other_fiel
 
 def test_openapi_v2_protobuf_holds_each_kinds_definition_with_its_group_version_kind(client: TestClient) -> None:
     # kubectl validates the items of a List on the client with these definitions (gnostic's openapi.v2.Document)
-    from dralloc.server.protobuf import fields
+    from dralloc.server.protobuf.decoder import fields
 
     r = client.get("/openapi/v2", headers={"accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"})
     assert r.headers["content-type"] == "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"

@@ -13,8 +13,8 @@ import protobuf_reference as reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dralloc.server.protobuf import KINDS, OPTIONS, ProtobufError, _fast, _plans, _Unusual, message
-from dralloc.server.protobuf_schema import Field, Schema
+from dralloc.server.protobuf.decoder import KINDS, OPTIONS, ProtobufError, _fast, _plans, _Unusual, message
+from dralloc.server.protobuf.schema import Field, Schema
 
 TABLES = list({id(table): table for table, _ in [*KINDS.values(), *OPTIONS.values()]}.values())
 # every message of every table as the root: a small message's own forms are drawn far more often so

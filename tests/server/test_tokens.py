@@ -530,7 +530,7 @@ def test_a_token_review_answers_for_a_service_account_token(client: TestClient) 
 
 
 def test_a_token_review_in_protobuf_is_read() -> None:
-    from dralloc.server.protobuf import decode
+    from dralloc.server.protobuf.decoder import decode
 
     def ld(number: int, payload: bytes) -> bytes:
         return bytes([number << 3 | 2, len(payload)]) + payload

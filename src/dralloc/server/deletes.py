@@ -8,12 +8,13 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server import namespaces, pods, priorities, protobuf
+from dralloc.server import namespaces, pods, priorities
 from dralloc.server.bodies import YAML_TYPES, parse, read_body
 from dralloc.server.clock import now
 from dralloc.server.errors import bad_request, conflict, not_found
 from dralloc.server.objects import dry_run
 from dralloc.server.options import check_delete_options, query_flag
+from dralloc.server.protobuf import decoder as protobuf
 from dralloc.server.reads import matchers
 from dralloc.server.responses import JSON, respond
 from dralloc.server.routing import Target

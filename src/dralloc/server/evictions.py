@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server import protobuf
 from dralloc.server.bodies import YAML_TYPES, parse, read_body
 from dralloc.server.deletes import remove
 from dralloc.server.errors import ApiError, bad_request, not_found
 from dralloc.server.objects import dry_run, dry_run_list
+from dralloc.server.protobuf import decoder as protobuf
 from dralloc.server.responses import JSON, respond
 from dralloc.server.routing import Target
 from dralloc.store import NotFound

@@ -13,10 +13,10 @@ from dralloc.api.codec import decode, to_dict
 from dralloc.api.defaults import apply_defaults
 from dralloc.api.quantity import quantity_dec_hook
 from dralloc.errors import InputError
-from dralloc.server import protobuf
 from dralloc.server.bodies import check_limits, parse
 from dralloc.server.clock import now
 from dralloc.server.errors import ApiError, bad_request, invalid
+from dralloc.server.protobuf import decoder as protobuf
 from dralloc.server.responses import JSON
 from dralloc.server.routing import Target
 from dralloc.validation import pod_status

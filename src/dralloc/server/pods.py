@@ -14,11 +14,11 @@ from starlette.responses import Response
 
 from dralloc.api.core_v1 import PodSpec
 from dralloc.api.quantity import quantity_dec_hook
-from dralloc.server import protobuf
 from dralloc.server.bodies import parse, read_body
 from dralloc.server.clock import now, timestamp
 from dralloc.server.errors import ApiError, bad_request, not_found
 from dralloc.server.events import legacy_errors
+from dralloc.server.protobuf import decoder as protobuf
 from dralloc.server.responses import respond
 from dralloc.server.routing import Target
 from dralloc.store import NotFound, Outcome, SQLStore

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server import protobuf, tokens
+from dralloc.server import tokens
 from dralloc.server.auth import AUTHENTICATED, User
 from dralloc.server.bodies import YAML_TYPES, parse, read_body
 from dralloc.server.errors import ApiError, bad_request, invalid, method_not_allowed
 from dralloc.server.objects import json_type
+from dralloc.server.protobuf import decoder as protobuf
 from dralloc.server.registry import REVIEWS, Resource
 from dralloc.server.responses import JSON, respond
 from dralloc.validation.field import invalid as invalid_field

@@ -10,7 +10,7 @@ A Device has both forms of its node allocatable resources: 1.36's ``nodeAllocata
 
 from __future__ import annotations
 
-from dralloc.server.protobuf_schema import CORE_PIECES, META, Schema, messages, schema
+from dralloc.server.protobuf.schema import CORE_PIECES, META, Schema, messages, schema
 
 _DEVICE_FIELDS = {
     # (number in v1's Device, number in v1beta1's BasicDevice): the same fields

@@ -10,7 +10,7 @@ node allocatable resource claim status.
 
 from __future__ import annotations
 
-from dralloc.server.protobuf_schema import CORE_PIECES, META, messages, schema
+from dralloc.server.protobuf.schema import CORE_PIECES, META, messages, schema
 
 # A Container's fields; an EphemeralContainer carries the same ones (its EphemeralContainerCommon, inline)
 _CONTAINER = {1: "name string always", 2: "image string", 3: "command []string", 4: "args []string",

@@ -34,9 +34,9 @@ from typing import Any
 
 import msgspec
 
-from dralloc.server.protobuf_pod import POD
-from dralloc.server.protobuf_resource import RESOURCE_V1, RESOURCE_V1BETA1, RESOURCE_V1BETA2
-from dralloc.server.protobuf_schema import (
+from dralloc.server.protobuf.pod import POD
+from dralloc.server.protobuf.resource import RESOURCE_V1, RESOURCE_V1BETA1, RESOURCE_V1BETA2
+from dralloc.server.protobuf.schema import (
     AUTHENTICATION_V1,
     AUTHORIZATION_V1,
     COORDINATION_V1,
