@@ -15,8 +15,9 @@ import time
 import timeit
 import warnings
 
-from dralloc.server import create_app, tokens
-from dralloc.server.auth import User
+from dralloc.server import create_app
+from dralloc.server.auth import tokens
+from dralloc.server.auth.users import User
 
 
 def main() -> None:

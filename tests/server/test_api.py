@@ -16,7 +16,7 @@ from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
-from dralloc.server.auth import Authorizer, User  # noqa: E402
+from dralloc.server.auth.users import Authorizer, User  # noqa: E402
 from dralloc.store import SQLiteStore  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -474,7 +474,7 @@ def test_server_side_apply_conflicts_name_the_manager_of_an_update(client: TestC
 
 
 def test_token_files_are_read_as_kube_apiserver_reads_them(tmp_path: Path) -> None:
-    from dralloc.server.auth import User, load_tokens
+    from dralloc.server.auth.users import User, load_tokens
 
     path = tmp_path / "tokens.csv"
     path.write_text('t1,alice,1,"admins,dev"\n\n,skipped,2\nt2,bob,3,"",extra\nt1,carol,4\n')

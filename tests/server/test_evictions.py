@@ -13,7 +13,7 @@ from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 from test_wire import PROTOBUF, field  # noqa: E402
 
-from dralloc.server.auth import Authorizer, User  # noqa: E402
+from dralloc.server.auth.users import Authorizer, User  # noqa: E402
 from dralloc.server.protobuf.decoder import decode  # noqa: E402
 
 PODS = "/api/v1/namespaces/default/pods"

@@ -19,35 +19,22 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from dralloc.errors import InputError
-from dralloc.server import (
-    deletes,
-    discovery,
-    evictions,
-    health,
-    issuer,
-    namespaces,
-    negotiation,
-    openapi_v2,
-    podlogs,
-    pods,
-    podstreams,
-    priorities,
-    reads,
-    reviews,
-    routing,
-    services,
-    tokenrequest,
-    upgrades,
-    watch,
-    writes,
-)
-from dralloc.server import tokens as tokens_module  # (``tokens``: the static token file's)
-from dralloc.server.auth import AUTHENTICATED, Authorizer, User
-from dralloc.server.errors import ApiError, bad_request, method_not_allowed, no_such_path
-from dralloc.server.impersonation import impersonated
-from dralloc.server.requests import ApiRequest
-from dralloc.server.responses import respond
-from dralloc.server.watchhub import WatchHub
+from dralloc.server.auth import issuer, reviews
+from dralloc.server.auth import token_request as tokenrequest
+from dralloc.server.auth import tokens as tokens_module  # (``tokens``: the static token file's)
+from dralloc.server.auth.impersonation import impersonated
+from dralloc.server.auth.users import AUTHENTICATED, Authorizer, User
+from dralloc.server.http import discovery, health, negotiation, openapi_v2, routing, upgrades
+from dralloc.server.http.errors import ApiError, bad_request, method_not_allowed, no_such_path
+from dralloc.server.http.requests import ApiRequest
+from dralloc.server.http.responses import respond
+from dralloc.server.registry import namespaces, pods, priorities, services
+from dralloc.server.subresources import eviction as evictions
+from dralloc.server.subresources import log as podlogs
+from dralloc.server.subresources import streams as podstreams
+from dralloc.server.verbs import deletes, reads, writes
+from dralloc.server.watch import stream as watch
+from dralloc.server.watch.hub import WatchHub
 from dralloc.store import SQLiteStore, SQLStore
 
 Handler = Callable[["ApiServer", Request, routing.Target], Awaitable[Response]]

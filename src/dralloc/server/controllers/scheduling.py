@@ -41,7 +41,6 @@ from typing import Any
 
 from dralloc.api.codec import decode, to_dict
 from dralloc.scheduler.plugins.dynamic_resources import binding_conditions
-from dralloc.server import pods as pod_registry
 from dralloc.server.clock import now
 from dralloc.server.controllers.claims import (
     DELETE_PROTECTION,
@@ -53,8 +52,9 @@ from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.termination import TerminatingPods, set_condition
 from dralloc.server.controllers.writes import Writer
-from dralloc.server.errors import ApiError
-from dralloc.server.writes import generated_name
+from dralloc.server.http.errors import ApiError
+from dralloc.server.registry import pods as pod_registry
+from dralloc.server.verbs.writes import generated_name
 from dralloc.simulator.result import PodResult
 from dralloc.simulator.simulator import DEFAULT_SCHEDULER, Scheduler
 from dralloc.store import Conflict, NotFound

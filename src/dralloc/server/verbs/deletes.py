@@ -1,0 +1,189 @@
+"""delete and deletecollection: preconditions, delete options, and finalizers (an object with finalizers is
+only marked as being deleted, 202 Accepted, until their controllers remove them)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from dralloc.server.clock import now
+from dralloc.server.http.bodies import YAML_TYPES, parse, read_body
+from dralloc.server.http.errors import bad_request, conflict, not_found
+from dralloc.server.http.options import check_delete_options, query_flag
+from dralloc.server.http.responses import JSON, respond
+from dralloc.server.http.routing import Target
+from dralloc.server.protobuf import decoder as protobuf
+from dralloc.server.registry import namespaces, pods, priorities
+from dralloc.server.verbs.objects import dry_run
+from dralloc.server.verbs.reads import matchers
+from dralloc.store import NotFound, Outcome
+
+if TYPE_CHECKING:
+    from dralloc.server.app import ApiServer
+
+
+async def delete_options(request: Request, t: Target) -> dict[str, Any]:
+    """The request's DeleteOptions (its body, JSON, YAML or protobuf; none: the defaults)."""
+    raw, ctype = await read_body(request)
+    if not raw.strip():
+        return {}
+    if ctype == protobuf.CONTENT_TYPE:  # kubectl drain's typed client deletes pods with a protobuf body
+        try:
+            options = protobuf.decode(raw)
+        except protobuf.ProtobufError as exc:
+            raise bad_request(f"couldn't decode the request body as protobuf: {exc}") from None
+        if options.get("kind") != "DeleteOptions":
+            raise bad_request(f"the request body must be DeleteOptions, not {options.get('kind')}")
+        return options
+    options = parse(raw, ctype if ctype in YAML_TYPES else JSON, "DeleteOptions", "v1")
+    if not isinstance(options, dict):
+        raise bad_request("DeleteOptions must be a JSON object")
+    return options
+
+
+async def delete(api: ApiServer, request: Request, t: Target) -> Response:
+    options = await delete_options(request, t)
+    dry = dry_run(request, options)
+    result = await remove(api, t, options, request.query_params, dry)
+    if t.resource.name == "pods" and not dry and (result.get("metadata") or {}).get("deletionTimestamp"):
+        return respond(request, t.present(result))  # a terminating pod: 200 with the object, as upstream
+    if t.resource.name == "namespaces":
+        return respond(request, result)  # marked Terminating: 200 with the object, as upstream
+    # 202 Accepted: finalizers keep the object until their controllers remove them.
+    pending = bool((result.get("metadata") or {}).get("finalizers"))
+    return respond(request, t.present(result), 202 if pending else 200)
+
+
+async def remove(api: ApiServer, t: Target, options: dict[str, Any], query: Any, dry: bool) -> dict[str, Any]:
+    """Delete the object ``t`` names with ``options`` (and the delete options of ``query``, a URL's): the
+    object removed, or as marked for its deletion (a pod's grace period, a namespace's finalization,
+    finalizers); 404, 409 on a failed precondition, as kube-apiserver."""
+    pre = options.get("preconditions") or {}
+    if not isinstance(pre, dict) or any(not isinstance(v, (str, type(None))) for v in pre.values()):
+        raise bad_request("DeleteOptions.preconditions must be an object of strings (uid, resourceVersion)")
+    check_delete_options(options, query)
+    policy = propagation_policy(options, query)
+    is_namespace = t.resource.name == "namespaces"
+    if is_namespace:
+        namespaces.check_delete(t.name)
+    if t.resource.name == "priorityclasses":
+        priorities.check_delete(t.name)
+
+    def check(old: dict[str, Any]) -> Outcome | None:
+        old = with_collector_finalizers(old, policy)
+        meta = old.get("metadata") or {}
+        if pre.get("uid") and pre["uid"] != meta.get("uid"):
+            raise _Precondition(f'Precondition failed: UID in precondition: {pre["uid"]}, UID in object meta: '
+                                f'{meta.get("uid")}')
+        if pre.get("resourceVersion") and pre["resourceVersion"] != meta.get("resourceVersion"):
+            raise _Precondition(f'Precondition failed: ResourceVersion in precondition: '
+                                f'{pre["resourceVersion"]}, ResourceVersion in object meta: '
+                                f'{meta.get("resourceVersion")}')
+        if t.resource.name == "pods":
+            return pods.mark_terminating(old, pods.grace_period(old, options, query))
+        if is_namespace:
+            return namespaces.mark_terminating(old)
+        return mark_deleting(old)
+
+    try:
+        if dry:
+            old = api.store.get(t.resource.name, t.namespace, t.name)
+            marked = check(old)
+            return marked.object if marked is not None else old
+        result = await api.store.delete_async(t.resource.name, t.namespace, t.name, check=check)
+    except NotFound:
+        raise not_found(t.resource, t.name) from None
+    except _Precondition as exc:
+        raise conflict(t.resource, t.name, str(exc)) from None
+    if t.resource.name == "pods" and (result.get("metadata") or {}).get("deletionTimestamp"):
+        pods.schedule_removal(api, result)
+    if is_namespace:
+        api.namespaces.note(result)  # terminating (a namespace only goes through its controller)
+    return result
+
+
+async def deletecollection(api: ApiServer, request: Request, t: Target) -> Response:
+    """Delete every matching object as its own delete would, with the request's DeleteOptions: a pod gets its
+    grace period, the propagation policy its collector finalizers."""
+    labels, fields = matchers(request, t)
+    options = await delete_options(request, t)
+    check_delete_options(options, request.query_params)
+    dry = dry_run(request, options)
+    policy = propagation_policy(options, request.query_params)
+
+    def check(old: dict[str, Any]) -> Outcome | None:
+        old = with_collector_finalizers(old, policy)
+        if t.resource.name == "pods":
+            return pods.mark_terminating(old, pods.grace_period(old, options, request.query_params))
+        return mark_deleting(old)
+
+    objs, rv = api.store.list(t.resource.name, t.list_namespace)
+    deleted = []
+    for obj in objs:
+        if not (labels(obj) and fields(obj)):
+            continue
+        meta = obj["metadata"]
+        if dry:
+            marked = check(obj)
+            obj = marked.object if marked is not None else obj
+        else:
+            try:
+                obj = api.store.delete(t.resource.name, meta.get("namespace") or "", meta["name"], check=check)
+            except NotFound:
+                continue
+            if t.resource.name == "pods" and (obj.get("metadata") or {}).get("deletionTimestamp"):
+                pods.schedule_removal(api, obj)
+        item = t.present(obj)
+        item.pop("kind", None)
+        item.pop("apiVersion", None)
+        deleted.append(item)
+    return respond(request, {"kind": f"{t.resource.kind}List", "apiVersion": t.api_version,
+                             "metadata": {"resourceVersion": str(api.store.current_rv())}, "items": deleted})
+
+
+def propagation_policy(options: dict[str, Any], query: Any) -> str | None:
+    """The delete's propagationPolicy (``orphanDependents: true`` is the old way of asking for Orphan)."""
+    policy = options.get("propagationPolicy", query.get("propagationPolicy"))
+    orphan = options["orphanDependents"] if "orphanDependents" in options else query_flag(query, "orphanDependents")
+    if policy is None and orphan is True:
+        return "Orphan"
+    return str(policy) if policy is not None else None
+
+
+def with_collector_finalizers(old: dict[str, Any], policy: str | None) -> dict[str, Any]:
+    """As kube-apiserver before a delete: Orphan adds the ``orphan`` finalizer and Foreground the
+    ``foregroundDeletion`` one (each dropping the other), Background drops both, for the garbage collector
+    to act on; without a policy the object keeps what it has."""
+    if policy is None:
+        return old
+    meta = old.get("metadata") or {}
+    finalizers = [f for f in meta.get("finalizers") or [] if f not in ("orphan", "foregroundDeletion")]
+    wanted = {"Orphan": "orphan", "Foreground": "foregroundDeletion"}.get(policy)
+    if wanted is not None:
+        finalizers.append(wanted)
+    if finalizers == (meta.get("finalizers") or []):
+        return old
+    meta = {**meta, "finalizers": finalizers}
+    if not finalizers:
+        meta.pop("finalizers")
+    return {**old, "metadata": meta}
+
+
+def mark_deleting(old: dict[str, Any]) -> Outcome | None:
+    """A delete of an object with finalizers only marks it (deletionTimestamp, grace period 0, generation
+    bumped, as kube-apiserver does); None: remove it now."""
+    meta = old.get("metadata") or {}
+    if not meta.get("finalizers"):
+        return None
+    if meta.get("deletionTimestamp"):
+        return Outcome(old, "MODIFIED")  # already being deleted: nothing to write
+    meta = {**meta, "deletionTimestamp": now(), "deletionGracePeriodSeconds": 0}
+    if meta.get("generation"):
+        meta["generation"] += 1
+    return Outcome({**old, "metadata": meta}, "MODIFIED")
+
+
+class _Precondition(Exception):
+    pass
