@@ -29,6 +29,8 @@ from dralloc.server.http.errors import ApiError, bad_request, method_not_allowed
 from dralloc.server.http.requests import ApiRequest
 from dralloc.server.http.responses import respond
 from dralloc.server.registry import namespaces, pods, priorities, services
+from dralloc.server.registry.namespace_lifecycle import NamespaceCache
+from dralloc.server.subresources import binding
 from dralloc.server.subresources import eviction as evictions
 from dralloc.server.subresources import log as podlogs
 from dralloc.server.subresources import streams as podstreams
@@ -70,7 +72,7 @@ class ApiServer:
         priorities.ensure_system_classes(store)
         services.ensure_kubernetes_service(store, secure_port)  # default/kubernetes -> this server's port
         services.ensure_kubernetes_endpoints(store, endpoint_address, secure_port)
-        self.namespaces = namespaces.NamespaceCache(store)
+        self.namespaces = NamespaceCache(store)
 
     def background(self, work: Awaitable[Any]) -> None:
         """Run ``work`` on the event loop, keeping a reference until it is done."""
@@ -222,7 +224,7 @@ class ApiServer:
         if target.sub == "binding":
             self._authorize_subresource(user, verb, target)
             self.namespaces.admit_create(target, {})  # a binding is a create: none in a terminating namespace
-            return await pods.create_binding(self, request, target)
+            return await binding.create_binding(self, request, target)
         if target.sub in podstreams.STREAMS:
             self._authorize_subresource(user, verb, target)
             return await podstreams.connect(self, request, target)

@@ -4,18 +4,16 @@ them, once; objects already stored are left as they are (the database is the tru
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dralloc.api.codec import read_documents
 from dralloc.errors import InputError
+from dralloc.server.context import ApiContext
 from dralloc.server.http.errors import ApiError
 from dralloc.server.http.routing import Target
 from dralloc.server.registry.kinds import CORE
 from dralloc.server.verbs.writes import creation, prepare_create
 from dralloc.store import Conflict
-
-if TYPE_CHECKING:
-    from dralloc.server.app import ApiServer
 
 
 def _items(data: Any) -> list[Any]:
@@ -25,7 +23,7 @@ def _items(data: Any) -> list[Any]:
     return [data]
 
 
-def seed_nodes(api: ApiServer, path: str | Path) -> int:
+def seed_nodes(api: ApiContext, path: str | Path) -> int:
     """Create the Nodes of a manifest file (or directory) that are not stored yet; the number created.
     Anything else in the file, or an invalid Node, is an InputError naming the document."""
     target = Target(CORE["nodes"], "v1", "", "", "")

@@ -7,13 +7,14 @@ stored."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from dralloc.server.auth import tokens
 from dralloc.server.auth.users import AUTHENTICATED, User
+from dralloc.server.context import ApiContext
 from dralloc.server.http.bodies import YAML_TYPES, parse, read_body
 from dralloc.server.http.errors import ApiError, bad_request, invalid, method_not_allowed
 from dralloc.server.http.responses import JSON, respond
@@ -21,9 +22,6 @@ from dralloc.server.protobuf import decoder as protobuf
 from dralloc.server.registry.kinds import REVIEWS, Resource
 from dralloc.server.verbs.objects import json_type
 from dralloc.validation.field import invalid as invalid_field
-
-if TYPE_CHECKING:
-    from dralloc.server.app import ApiServer
 
 EXACTLY_ONE = "exactly one of nonResourceAttributes or resourceAttributes must be specified"
 # What every authenticated user may do under kube-apiserver's default policy (the system:basic-user role).
@@ -49,7 +47,7 @@ def review_resource(parts: list[str]) -> Resource | None:
     return None
 
 
-async def create(api: ApiServer, request: Request, r: Resource, user: User) -> Response:
+async def create(api: ApiContext, request: Request, r: Resource, user: User) -> Response:
     if request.method != "POST":
         raise method_not_allowed()
     # As kube-apiserver's default policy: every authenticated user may review itself; a TokenReview needs
@@ -119,7 +117,7 @@ def self_subject_review(user: User) -> dict[str, Any]:
     return {"metadata": {"creationTimestamp": created}, "status": {"userInfo": _user_info(user)}}
 
 
-def token_review(api: ApiServer, body: dict[str, Any]) -> dict[str, Any]:
+def token_review(api: ApiContext, body: dict[str, Any]) -> dict[str, Any]:
     """Whether the review's token authenticates for the audiences asked for (the API server's when none are),
     and as whom; as kube-apiserver, a token that does not authenticate leaves ``authenticated`` out and says
     why in ``error``. A static token is good for the API server's audiences only."""
@@ -152,7 +150,7 @@ def token_review(api: ApiServer, body: dict[str, Any]) -> dict[str, Any]:
     return {**body, "status": {"authenticated": True, "user": _user_info(user), "audiences": usable}}
 
 
-def access_status(api: ApiServer, user: User, r: Resource, spec: Any) -> dict[str, Any]:
+def access_status(api: ApiContext, user: User, r: Resource, spec: Any) -> dict[str, Any]:
     spec = spec or {}
     resource, non_resource = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
     if (resource is None) == (non_resource is None):
@@ -169,7 +167,7 @@ def access_status(api: ApiServer, user: User, r: Resource, spec: Any) -> dict[st
     return {"allowed": api.authorizer.request_allowed(user, verb, name, sub)}
 
 
-def rules_status(api: ApiServer, user: User, spec: Any) -> dict[str, Any]:
+def rules_status(api: ApiContext, user: User, spec: Any) -> dict[str, Any]:
     if not (spec or {}).get("namespace"):
         raise bad_request("no namespace on request")
     rules = api.authorizer.rules_for(user)

@@ -14,22 +14,20 @@ good only while that object is (server/tokens.py checks on every use).
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from dralloc.server.auth import tokens
 from dralloc.server.auth.reviews import cannot_handle, review_body
+from dralloc.server.context import ApiContext
 from dralloc.server.http.errors import ApiError, bad_request, invalid
 from dralloc.server.http.responses import respond
 from dralloc.server.http.routing import Target
 from dralloc.server.registry.kinds import CORE, Resource
 from dralloc.store import NotFound
 from dralloc.validation.field import invalid as invalid_field
-
-if TYPE_CHECKING:
-    from dralloc.server.app import ApiServer
 
 GROUP = "authentication.k8s.io"
 # the kind a TokenRequest's errors name (TokenRequest.authentication.k8s.io)
@@ -42,7 +40,7 @@ TOO_LONG = "may not specify a duration larger than 2^32 seconds"
 Obj = dict[str, Any]
 
 
-async def create_token(api: ApiServer, request: Request, t: Target) -> Response:
+async def create_token(api: ApiContext, request: Request, t: Target) -> Response:
     body = await review_body(request, TOKEN_REQUEST)
     meta, spec = _checked(body)
     name, namespace = t.name, t.namespace
@@ -131,7 +129,7 @@ def _group_version(api_version: str) -> tuple[str, str]:
     return "", ""
 
 
-def _bound(api: ApiServer, namespace: str, account: str, ref: Obj) -> dict[str, Obj]:
+def _bound(api: ApiContext, namespace: str, account: str, ref: Obj) -> dict[str, Obj]:
     """The object the token is bound to (and a pod's node), as keyword arguments of tokens.claims."""
     kind, name, uid = ref.get("kind") or "", ref.get("name") or "", ref.get("uid") or ""
     group, version = _group_version(ref.get("apiVersion") or "")
@@ -160,7 +158,7 @@ def _bound(api: ApiServer, namespace: str, account: str, ref: Obj) -> dict[str, 
     return bound
 
 
-def _get(api: ApiServer, r: Resource, namespace: str, name: str) -> Obj:
+def _get(api: ApiContext, r: Resource, namespace: str, name: str) -> Obj:
     """An object by name, with the registry's 400 for a name no URL can hold and its 404."""
     if not name:
         raise bad_request("Name parameter required.")

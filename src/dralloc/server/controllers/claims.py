@@ -12,7 +12,7 @@ from typing import Any
 
 from dralloc.controllers.resourceclaims import POD_CLAIM_NAME_ANNOTATION, claim_generate_name
 from dralloc.server.controllers.writes import Writer
-from dralloc.server.verbs.writes import generated_name
+from dralloc.server.names import generated_name
 from dralloc.store import Outcome
 
 DELETE_PROTECTION = "resource.kubernetes.io/delete-protection"  # the scheduler's finalizer on allocated claims

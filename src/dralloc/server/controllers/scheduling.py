@@ -53,8 +53,8 @@ from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.termination import TerminatingPods, set_condition
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.http.errors import ApiError
+from dralloc.server.names import generated_name
 from dralloc.server.registry import pods as pod_registry
-from dralloc.server.verbs.writes import generated_name
 from dralloc.simulator.result import PodResult
 from dralloc.simulator.simulator import DEFAULT_SCHEDULER, Scheduler
 from dralloc.store import Conflict, NotFound

@@ -12,18 +12,16 @@ load balancer stops sending it requests while it finishes those in flight.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.responses import PlainTextResponse, Response
 
+from dralloc.server.context import ApiContext
 from dralloc.server.http.errors import no_such_path
-
-if TYPE_CHECKING:
-    from dralloc.server.app import ApiServer
 
 ROOTS = ("healthz", "livez", "readyz")
 HEADERS = {"X-Content-Type-Options": "nosniff"}
-Check = Callable[["ApiServer"], None]  # raises when the check fails
+Check = Callable[[ApiContext], None]  # raises when the check fails
 
 
 class _ShuttingDown(Exception):
@@ -34,18 +32,18 @@ class _StoreFailing(Exception):
     pass
 
 
-def _ping(api: ApiServer) -> None:
+def _ping(api: ApiContext) -> None:
     return None
 
 
-def _store(api: ApiServer) -> None:
+def _store(api: ApiContext) -> None:
     try:
         api.store.current_rv()
     except Exception as exc:  # noqa: BLE001 - whatever the database says, the check fails
         raise _StoreFailing(f"the store cannot be read: {exc}") from None
 
 
-def _shutdown(api: ApiServer) -> None:
+def _shutdown(api: ApiContext) -> None:
     if api.closing:
         raise _ShuttingDown("process is shutting down")
 
@@ -54,7 +52,7 @@ _LIVE: dict[str, Check] = {"ping": _ping, "store": _store}
 CHECKS: dict[str, dict[str, Check]] = {"healthz": _LIVE, "livez": _LIVE, "readyz": {**_LIVE, "shutdown": _shutdown}}
 
 
-def _failure(check: Check, api: ApiServer) -> str | None:
+def _failure(check: Check, api: ApiContext) -> str | None:
     """Why the check fails, or None when it passes."""
     try:
         check(api)
@@ -67,7 +65,7 @@ def _text(body: str, status: int = 200) -> Response:
     return PlainTextResponse(body, status, headers=HEADERS)
 
 
-def answer(api: ApiServer, parts: list[str], query: Any) -> Response:
+def answer(api: ApiContext, parts: list[str], query: Any) -> Response:
     """The answer to ``/<root>`` or ``/<root>/<check>``; 404 for a check that does not exist."""
     root, checks = parts[0], CHECKS[parts[0]]
     if len(parts) > 1:

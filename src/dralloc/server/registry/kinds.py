@@ -1,8 +1,21 @@
-"""The resources the server serves: names, kinds, scope, versions and printed columns."""
+"""The resources the server serves: names, kinds, scope, versions, printed columns, and the strategy each is
+written with (``registry/strategy.py``; a kind without a strategy module of its own has the generic one)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from dralloc.server.registry import (
+    configs,
+    events,
+    namespaces,
+    pods,
+    priorities,
+    resource_claims,
+    service_accounts,
+)
+from dralloc.server.registry.strategy import CORE as CORE_STRATEGY
+from dralloc.server.registry.strategy import TYPED, Strategy
 
 GROUP = "resource.k8s.io"
 GROUP_VERSIONS = ("v1", "v1beta2", "v1beta1")  # preferred first
@@ -28,6 +41,10 @@ class Resource:
     table: tuple[tuple[str, str, int], ...] = ()
     categories: tuple[str, ...] = ()  # `kubectl get all` lists the resources of category "all"
     deprecation: str = ""  # the Warning every request of a deprecated resource gets
+    # how writes prepare, admit and validate its objects, and what a delete does
+    strategy: Strategy = field(default=TYPED, compare=False)
+    # the resource whose objects this one shows in another form (events.k8s.io Events are core/v1 Events)
+    stored_as: Resource | None = field(default=None, compare=False)
 
     @property
     def singular(self) -> str:
@@ -39,12 +56,14 @@ class Resource:
 
 
 RESOURCES = {r.name: r for r in (
-    Resource("resourceslices", "ResourceSlice", False,
+    Resource("resourceslices", "ResourceSlice", False, strategy=resource_claims.DRA,
              columns=(("NODE", "spec.nodeName"), ("DRIVER", "spec.driver"), ("POOL", "spec.pool.name"))),
-    Resource("deviceclasses", "DeviceClass", False),
-    Resource("resourceclaims", "ResourceClaim", True, status=True, columns=(("STATE", "=claimState"),)),
-    Resource("resourceclaimtemplates", "ResourceClaimTemplate", True),
-    Resource("devicetaintrules", "DeviceTaintRule", False, versions=("v1", "v1beta2"), status=True),
+    Resource("deviceclasses", "DeviceClass", False, strategy=resource_claims.DRA),
+    Resource("resourceclaims", "ResourceClaim", True, status=True, columns=(("STATE", "=claimState"),),
+             strategy=resource_claims.RESOURCE_CLAIMS),
+    Resource("resourceclaimtemplates", "ResourceClaimTemplate", True, strategy=resource_claims.RESOURCE_CLAIM_TEMPLATES),
+    Resource("devicetaintrules", "DeviceTaintRule", False, versions=("v1", "v1beta2"), status=True,
+             strategy=resource_claims.DRA),
 )}
 
 _EVENT_TABLE = (("Last Seen", "=eventLastSeen", 0), ("Type", "type", 0), ("Reason", "reason", 0),
@@ -67,28 +86,30 @@ _SERVICE_TABLE = (("Name", "metadata.name", 0), ("Type", "spec.type", 0), ("Clus
 
 CORE = {r.name: r for r in (
     Resource("namespaces", "Namespace", False, group="", versions=("v1",), status=True, short_names=("ns",),
-             columns=(("STATUS", "status.phase"),), subresources=("finalize",)),
+             columns=(("STATUS", "status.phase"),), subresources=("finalize",), strategy=namespaces.STRATEGY),
     # nodes/status: as kube-apiserver's node strategy, the main endpoint keeps the stored status (a create
     # takes the whole object, status included)
     Resource("nodes", "Node", False, group="", versions=("v1",), status=True, short_names=("no",),
-             table=_NODE_TABLE),
+             table=_NODE_TABLE, strategy=CORE_STRATEGY),
     Resource("pods", "Pod", True, group="", versions=("v1",), status=True, short_names=("po",), categories=("all",),
              columns=(("READY", "=podReady"), ("STATUS", "=podStatus"), ("RESTARTS", "=podRestarts")),
              wide_columns=(("IP", "status.podIP"), ("NODE", "spec.nodeName"),
                            ("NOMINATED NODE", "status.nominatedNodeName"), ("READINESS GATES", "=readinessGates")),
-             subresources=("attach", "binding", "eviction", "exec", "log", "portforward")),
+             subresources=("attach", "binding", "eviction", "exec", "log", "portforward"), strategy=pods.STRATEGY),
     # ConfigMaps and Secrets, stored as sent (server/configs.py): test suites' everyday objects
     Resource("configmaps", "ConfigMap", True, group="", versions=("v1",), short_names=("cm",),
-             table=(("Name", "metadata.name", 0), ("Data", "=dataCount", 0), ("Age", "=age", 0))),
+             table=(("Name", "metadata.name", 0), ("Data", "=dataCount", 0), ("Age", "=age", 0)),
+             strategy=configs.STRATEGY),
     # serviceaccounts/token: the TokenRequest API (server/tokenrequest.py)
     Resource("serviceaccounts", "ServiceAccount", True, group="", versions=("v1",), short_names=("sa",),
              table=(("Name", "metadata.name", 0), ("Secrets", "=secretCount", 0), ("Age", "=age", 0)),
-             subresources=("token",)),
+             subresources=("token",), strategy=service_accounts.STRATEGY),
     Resource("secrets", "Secret", True, group="", versions=("v1",),
              table=(("Name", "metadata.name", 0), ("Type", "type", 0), ("Data", "=dataCount", 0),
-                    ("Age", "=age", 0))),
+                    ("Age", "=age", 0)), strategy=configs.STRATEGY),
     # kube-apiserver's event table has no leading name nor age: the name is the last, wide, column
-    Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",), table=_EVENT_TABLE),
+    Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",), table=_EVENT_TABLE,
+             strategy=events.STRATEGY),
     # Read-only (server/services.py): the default/kubernetes Service and Endpoints kube-apiserver keeps; and the
     # namespace's ResourceQuotas and LimitRanges, always none here, which `kubectl describe namespace` lists.
     Resource("services", "Service", True, group="", versions=("v1",), short_names=("svc",), categories=("all",),
@@ -160,7 +181,7 @@ STORAGE = {r.name: r for r in (
 # events.k8s.io/v1: the same stored events (``events``), another view of them (server/events.py converts)
 EVENTS_GROUP = "events.k8s.io"
 EVENTS = {"events": Resource("events", "Event", True, group=EVENTS_GROUP, versions=("v1",), short_names=("ev",),
-                             table=_EVENT_TABLE)}
+                             table=_EVENT_TABLE, strategy=events.EVENTS_V1_STRATEGY, stored_as=CORE["events"])}
 
 # discovery.k8s.io/v1, read-only: the EndpointSlice kube-apiserver keeps for the default/kubernetes Service
 # (server/services.py), which `kubectl describe service` lists.
@@ -177,7 +198,8 @@ SCHEDULING_GROUP = "scheduling.k8s.io"
 _PRIORITY_CLASS_TABLE = (("Name", "metadata.name", 0), ("Value", "value", 0), ("Global-Default", "=globalDefault", 0),
                          ("Age", "=age", 0), ("PreemptionPolicy", "preemptionPolicy", 0))
 SCHEDULING = {"priorityclasses": Resource("priorityclasses", "PriorityClass", False, group=SCHEDULING_GROUP,
-                                          versions=("v1",), short_names=("pc",), table=_PRIORITY_CLASS_TABLE)}
+                                          versions=("v1",), short_names=("pc",), table=_PRIORITY_CLASS_TABLE,
+                                          strategy=priorities.STRATEGY)}
 
 # coordination.k8s.io/v1 Leases, stored as written (leader election: client-go's LeaseLock)
 COORDINATION_GROUP = "coordination.k8s.io"

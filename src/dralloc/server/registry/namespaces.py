@@ -10,31 +10,24 @@
 - Deleting a namespace first only marks it (``deletionTimestamp``, phase ``Terminating``); the namespace
   controller (``controllers/namespaces``) then deletes its content, removes the ``kubernetes`` finalizer
   and deletes it again, which removes it.
-- NamespaceLifecycle: a create in a namespace that does not exist is refused (404), in a namespace being
-  deleted too (403); updates and deletes are not checked.
-
-:class:`NamespaceCache` answers "does this namespace exist, is it terminating" for every namespaced create
-without reading the store: it is filled from the store once, kept current by the server's own namespace
-writes, and at most once a second (when something was committed) from the store's change feed, which brings
-the namespace controller's removals and other replicas' writes. A namespace the cache does not know, or
-knows as terminating, is looked up in the store before a create is refused, as the admission plugin looks
-up a namespace its informer has not seen yet.
+- NamespaceLifecycle (``registry/namespace_lifecycle.py``): a create in a namespace that does not exist is
+  refused (404), in a namespace being deleted too (403).
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from typing import Any
 
 from dralloc.server.clock import now
 from dralloc.server.http.errors import ApiError
-from dralloc.server.http.routing import Target
 from dralloc.server.registry import service_accounts as accounts
+from dralloc.server.registry.strategy import CoreStrategy, Server, managed_field_errors, mark_deleting
+from dralloc.server.types import Obj
 from dralloc.server.uids import new_uid
-from dralloc.store import Conflict, Gone, NotFound, Outcome, SQLStore
-from dralloc.validation import field as f
-from dralloc.validation.namespace import spec_finalizer_errors
+from dralloc.store import Conflict, NotFound, Outcome, SQLStore
+from dralloc.validation.field import FieldError
+from dralloc.validation.meta import finalizers_added_while_deleting
+from dralloc.validation.namespace import spec_finalizer_errors, status_errors
 
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 IMMORTAL_NAMESPACES = frozenset(("default", "kube-system", "kube-public"))
@@ -88,23 +81,6 @@ def prepare_update(merged: dict[str, Any], old: dict[str, Any], sub: str) -> Non
     with_name_label(merged)
 
 
-def status_errors(ns: dict[str, Any]) -> list[f.FieldError]:
-    """ValidateNamespaceStatusUpdate: the phase a status write leaves must be Active, or Terminating once the
-    namespace is being deleted (upstream's path is ``status.Phase``, capital P)."""
-    phase = _dict(ns.get("status")).get("phase") or ""
-    if not _dict(ns.get("metadata")).get("deletionTimestamp"):
-        if phase != "Active":
-            return [f.invalid("status.Phase", phase, "may only be 'Active' if `deletionTimestamp` is empty")]
-    elif phase != "Terminating":
-        return [f.invalid("status.Phase", phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")]
-    return []
-
-
-def finalizer_errors(ns: dict[str, Any], indexed: bool) -> list[f.FieldError]:
-    """The finalizers of a namespace's spec (:func:`dralloc.validation.namespace.spec_finalizer_errors`)."""
-    return spec_finalizer_errors(ns.get("spec"), indexed)
-
-
 def terminating(ns: dict[str, Any]) -> bool:
     return bool((ns.get("metadata") or {}).get("deletionTimestamp")) or \
         (ns.get("status") or {}).get("phase") == "Terminating"
@@ -156,84 +132,50 @@ def ensure_system_namespaces(store: SQLStore) -> None:
         accounts.ensure_default_account(store, name)  # (kube-controller-manager's, before any pod comes)
 
 
-# --- NamespaceLifecycle -----------------------------------------------------------------------------
+# --- the strategy -----------------------------------------------------------------------------------
 
 
-class NamespaceCache:
-    """Which namespaces exist and which are terminating (see the module docstring for how it stays current).
-    Owned by the ApiServer; its data lives as long as the store it reads."""
+class NamespaceStrategy(CoreStrategy):
+    def prepare_for_create(self, stored: Obj) -> None:
+        prepare_create(stored)
 
-    def __init__(self, store: SQLStore) -> None:
-        self.store = store
-        self._terminating: dict[str, bool] = {}  # name -> being deleted
-        self._position = 0
-        self._committed = False  # something was committed since the feed was last read
-        self._next_refresh = 0.0
-        self._lock = threading.Lock()
-        self._reload()
-        store.subscribe(self._on_commit)
-
-    def _on_commit(self) -> None:
-        self._committed = True
-
-    def _reload(self) -> None:
-        objs, rv = self.store.list("namespaces")
-        self._terminating = {o["metadata"]["name"]: terminating(o) for o in objs}
-        self._position = rv
-
-    def _refresh(self) -> None:
-        """Take in the namespace changes of the store's feed (at most every REFRESH_SECONDS)."""
-        if not self._committed or time.monotonic() < self._next_refresh:
-            return
-        with self._lock:
-            self._committed = False
-            self._next_refresh = time.monotonic() + REFRESH_SECONDS
-            while True:
-                try:
-                    changes = self.store.changes_since(self._position)
-                except Gone:
-                    self._reload()
-                    return
-                for change in changes:
-                    if change.resource == "namespaces":
-                        if change.type == "DELETED":
-                            self._terminating.pop(change.name, None)
-                        else:
-                            self._terminating[change.name] = change.deleting
-                if changes:
-                    self._position = changes[-1].rv
-                if len(changes) < 10_000:
-                    return
-
-    def note(self, ns: dict[str, Any], gone: bool = False) -> None:
-        """The server's own write of a namespace (created, marked terminating, or ``gone``)."""
-        name = (ns.get("metadata") or {}).get("name") or ""
-        if gone:
-            self._terminating.pop(name, None)
-        else:
-            self._terminating[name] = terminating(ns)
-
-    def admit_create(self, t: Target, data: dict[str, Any]) -> None:
-        """NamespaceLifecycle for a create of ``data`` at ``t``: 404 when its namespace does not exist, 403 when
-        it is being deleted."""
-        if not t.resource.namespaced or not t.namespace:
-            return
-        self._refresh()
-        if self._terminating.get(t.namespace) is False:
-            return  # the common case: a known, active namespace
+    async def after_create(self, server: Server, created: Obj) -> None:
+        name = created["metadata"]["name"]
+        server.namespaces.note(created)
+        # its default service account at once (kube-controller-manager's would come a moment later, and
+        # kube-apiserver waits for it): a pod created next runs as it
         try:
-            ns = self.store.get("namespaces", "", t.namespace)
-        except NotFound:
-            self._terminating.pop(t.namespace, None)
-            raise ApiError(404, f'namespaces "{t.namespace}" not found',
-                           details={"name": t.namespace, "kind": "namespaces"}) from None
-        self.note(ns)
-        if not terminating(ns):
-            return
-        meta = _dict(data.get("metadata"))
-        name = t.name or meta.get("name") or meta.get("generateName") or "Unknown"
-        why = f"unable to create new content in namespace {t.namespace} because it is being terminated"
-        raise ApiError(403, f'{t.resource.group_resource} "{name}" is forbidden: {why}',
-                       details={"name": name, "group": t.resource.group, "kind": t.resource.name,
-                                "causes": [{"reason": TERMINATING_CAUSE, "field": "metadata.namespace",
-                                            "message": f"namespace {t.namespace} is being terminated"}]})
+            await server.store.create_async("serviceaccounts", name, accounts.DEFAULT, accounts.default_account(name))
+        except Conflict:
+            pass
+
+    def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
+        prepare_update(merged, old, sub)
+
+    def update_errors(self, merged: Obj, old: Obj, sub: str, typed_meta: Any) -> list[FieldError]:
+        errors = finalizers_added_while_deleting(merged["metadata"], old["metadata"])
+        if sub == "finalize":
+            errors += spec_finalizer_errors(merged.get("spec"), indexed=True)
+        elif sub == "status":
+            errors += status_errors(merged)
+        return errors + managed_field_errors(merged)
+
+    def deletion_held(self, obj: Obj) -> bool:
+        return bool((obj.get("spec") or {}).get("finalizers"))  # the namespace controller is still at work
+
+    def check_delete(self, name: str) -> None:
+        check_delete(name)
+
+    def mark_deleted(self, old: Obj, options: Obj, query: Any, collection: bool) -> Outcome | None:
+        # a deletecollection goes through the generic store's delete, as kube-apiserver's namespace storage
+        return mark_deleting(old) if collection else mark_terminating(old)
+
+    def after_delete(self, server: Server, result: Obj, collection: bool) -> None:
+        if not collection:
+            server.namespaces.note(result)  # terminating (a namespace only goes through its controller)
+
+    def delete_answers_with_object(self, result: Obj, dry: bool) -> bool:
+        return True  # marked Terminating: 200 with the object, as upstream
+
+
+STRATEGY = NamespaceStrategy()

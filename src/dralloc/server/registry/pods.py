@@ -1,47 +1,28 @@
-"""core/v1 Pods and Events as kube-apiserver's registry treats them: what a create resets, the light validation
-of a pod's spec (dralloc.validation.pod) and its pod-specific annotations, which updates of a pod are allowed, ``/binding`` (what kube-scheduler calls), graceful
-deletion, and the columns ``kubectl get`` prints. Pods are stored as the JSON clients sent."""
+"""The pod strategy, as kube-apiserver's registry treats core/v1 Pods: admission (service account, priority),
+the defaults a create and an update fill in, the status subresource (``registry/pod_status.py``), graceful
+deletion, binding to a node, and the columns ``kubectl get`` prints. Pods are stored as the JSON clients sent;
+their rules are in ``dralloc.validation.pod_object`` and ``dralloc.validation.pod_status``."""
 
 from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import msgspec
-from starlette.requests import Request
-from starlette.responses import Response
-
-from dralloc.api.core_v1 import PodSpec
-from dralloc.api.quantity import quantity_dec_hook
 from dralloc.server.clock import now, timestamp
-from dralloc.server.http.bodies import parse, read_body
-from dralloc.server.http.errors import ApiError, bad_request, not_found
-from dralloc.server.http.responses import respond
-from dralloc.server.http.routing import Target
-from dralloc.server.protobuf import decoder as protobuf
-from dralloc.server.registry.events import legacy_errors
+from dralloc.server.http.errors import ApiError
+from dralloc.server.names import generated_name
+from dralloc.server.registry import pod_status as status_strategy
+from dralloc.server.registry import priorities
+from dralloc.server.registry import service_accounts as accounts
+from dralloc.server.registry.strategy import CoreStrategy, Server
+from dralloc.server.types import Obj
 from dralloc.store import NotFound, Outcome, SQLStore
-from dralloc.validation import field as f
-from dralloc.validation.meta import name_is_dns_subdomain, validate_object_meta
-from dralloc.validation.pod import pod_spec_errors
-from dralloc.validation.pod_annotations import (
-    annotation_change_errors,
-    keeps_invalid_deletion_cost,
-    pod_annotation_errors,
-)
+from dralloc.validation.field import FieldError
+from dralloc.validation.pod_object import pod_create_errors, pod_update_errors
 
-if TYPE_CHECKING:
-    from dralloc.server.app import ApiServer
-
-MAX_INT32 = 2**31 - 1
 DEFAULT_GRACE_SECONDS = 30
 TERMINAL_PHASES = ("Succeeded", "Failed")
-# The fields of a pod's spec an update may change (kube-apiserver's ValidatePodUpdate lists them in its error).
-_MUTABLE_SPEC_MESSAGE = (
-    "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,"
-    "`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),"
-    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)")
 
 
 # --- create -----------------------------------------------------------------------------------------
@@ -128,93 +109,6 @@ def prepare_pod_create(pod: dict[str, Any]) -> None:
     pod["status"] = {"phase": "Pending", "qosClass": qos_class(pod.get("spec") or {})}
 
 
-def validate_pod_spec(spec: Any, pod_name: str | None = None) -> list[f.FieldError]:
-    """ValidatePodSpec's rules for what dralloc models (:func:`dralloc.validation.pod.pod_spec_errors`, images
-    required), and the active deadline, which only the stored JSON holds."""
-    if not isinstance(spec, dict):
-        return [f.required("spec", "")]
-    try:
-        typed_spec = msgspec.convert(spec, PodSpec, dec_hook=quantity_dec_hook, str_keys=True)
-    except (msgspec.ValidationError, ValueError, TypeError) as exc:
-        return [f.invalid("spec", f.OMIT, str(exc))]
-    errors = pod_spec_errors(typed_spec, "spec", pod_name, require_image=True)
-    deadline = spec.get("activeDeadlineSeconds")
-    if deadline is not None and not (isinstance(deadline, int) and 1 <= deadline <= MAX_INT32):
-        errors.append(f.invalid("spec.activeDeadlineSeconds", deadline, f"must be between 1 and {MAX_INT32}, inclusive"))
-    return errors
-
-
-def _deadline_update_errors(new: Any, old: Any) -> tuple[list[f.FieldError], bool]:
-    """ValidatePodUpdate's rule for spec.activeDeadlineSeconds: it may be set, or lowered, but not raised nor
-    unset. The errors, and whether upstream stops there (a bad new value)."""
-    where = "spec.activeDeadlineSeconds"
-    if new is None:
-        return ([f.invalid(where, None, "must not update from a positive integer to nil value")]
-                if old is not None else []), False
-    if not isinstance(new, int) or not 0 <= new <= MAX_INT32:
-        return [f.invalid(where, new, f"must be between 0 and {MAX_INT32}, inclusive")], True
-    if isinstance(old, int) and old < new:
-        return [f.invalid(where, new, "must be less than or equal to previous value")], True
-    return [], False
-
-
-def validate_pod(pod: dict[str, Any], typed_meta: Any) -> list[f.FieldError]:
-    return (validate_object_meta(typed_meta, True, name_is_dns_subdomain, require_namespace=True)
-            + pod_annotation_errors((pod.get("metadata") or {}).get("annotations"), pod.get("spec"))
-            + validate_pod_spec(pod.get("spec"), typed_meta.name))
-
-
-def validate_event(event: dict[str, Any], typed_meta: Any) -> list[f.FieldError]:
-    """A core/v1 Event: its metadata and kube-apiserver's legacy event rules (``events.legacy_errors``)."""
-    return validate_object_meta(typed_meta, True, name_is_dns_subdomain, require_namespace=True) + legacy_errors(event)
-
-
-# --- update -----------------------------------------------------------------------------------------
-
-
-def _without_mutable(spec: Any) -> Any:
-    if not isinstance(spec, dict):
-        return spec
-    out = {k: v for k, v in spec.items() if k not in ("activeDeadlineSeconds", "tolerations",
-                                                      "terminationGracePeriodSeconds", "schedulingGates")}
-    for kind in ("containers", "initContainers"):
-        if isinstance(out.get(kind), list):
-            out[kind] = [{k: v for k, v in c.items() if k != "image"} if isinstance(c, dict) else c
-                         for c in out[kind]]
-    return out
-
-
-def pod_update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[f.FieldError]:
-    """The pod-specific annotation rules (an invalid deletion cost may be kept), then what may change: an
-    update may change only images, the active deadline, tolerations (additions) and scheduling gates
-    (removals); spec.nodeName is set through /binding."""
-    new_annotations = (new.get("metadata") or {}).get("annotations")
-    old_annotations = (old.get("metadata") or {}).get("annotations")
-    annotations = (pod_annotation_errors(new_annotations, new.get("spec"), keeps_invalid_deletion_cost(old_annotations))
-                   + annotation_change_errors(new_annotations, old_annotations))
-    return annotations + _spec_update_errors(new, old)
-
-
-def _spec_update_errors(new: dict[str, Any], old: dict[str, Any]) -> list[f.FieldError]:
-    new_spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
-    deadline, stop = _deadline_update_errors(new_spec.get("activeDeadlineSeconds"),
-                                             old_spec.get("activeDeadlineSeconds"))
-    if stop:
-        return validate_pod_spec(new_spec) + deadline
-    if _without_mutable(new_spec) != _without_mutable(old_spec):
-        return deadline + [f.forbidden("spec", _MUTABLE_SPEC_MESSAGE)]
-    old_tolerations = old_spec.get("tolerations") or []
-    new_tolerations = new_spec.get("tolerations") or []
-    if any(t not in new_tolerations for t in old_tolerations):
-        return deadline + [f.forbidden("spec.tolerations", "existing toleration can not be modified except its "
-                                                           "tolerationSeconds")]
-    new_gates = new_spec.get("schedulingGates") or []
-    if any(g not in (old_spec.get("schedulingGates") or []) for g in new_gates):
-        return deadline + [f.forbidden("spec.schedulingGates",
-                                       "only deletion is allowed, but found new scheduling gate")]
-    return validate_pod_spec(new_spec) + deadline
-
-
 # --- binding ----------------------------------------------------------------------------------------
 
 
@@ -248,51 +142,6 @@ def _bind(old: dict[str, Any], node: str, name: str, labels: dict[str, str] | No
             if extra:
                 meta[key] = {**(meta.get(key) or {}), **extra}
     return {**old, "metadata": meta, "spec": {**spec, "nodeName": node}, "status": status}
-
-
-async def create_binding(api: ApiServer, request: Request, t: Target) -> Response:
-    """POST pods/{name}/binding: set spec.nodeName (once) and the PodScheduled condition, as kube-scheduler's
-    bind does through kube-apiserver."""
-    raw, ctype = await read_body(request)
-    if ctype == protobuf.CONTENT_TYPE:  # kube-scheduler binds with protobuf bodies
-        try:
-            binding: Any = protobuf.decode(raw)
-        except protobuf.ProtobufError as exc:
-            raise bad_request(f"couldn't decode the request body as protobuf: {exc}") from None
-        if binding.get("kind") != "Binding":
-            raise bad_request(f"the request body must be a Binding, not {binding.get('kind')}")
-    else:
-        binding = parse(raw, ctype, "Binding", "v1")
-    if not isinstance(binding, dict):
-        raise bad_request("the request body must be a JSON object")
-    meta = binding.get("metadata") or {}
-    target = binding.get("target") or {}
-    if not isinstance(meta, dict) or not isinstance(target, dict):
-        raise bad_request("Binding.metadata and Binding.target must be objects")
-    # the handler's namespace check comes first, then the binding storage's own name check
-    if meta.get("namespace") not in (None, "", t.namespace):
-        raise bad_request("the namespace of the provided object does not match the namespace sent on the request")
-    if meta.get("name") not in (None, t.name):
-        raise bad_request("name in URL does not match name in Binding object")
-    errors = []
-    node = target.get("name")
-    if not node or not isinstance(node, str):
-        errors.append(f.required("target.name", ""))
-    if target.get("kind") not in (None, "", "Node"):
-        errors.append(f.not_supported("target.kind", target.get("kind"), ["Node", "<empty>"]))
-    if errors:
-        raise ApiError(422, f'Binding "{t.name}" is invalid: {f.aggregate_message(errors)}',
-                       details={"name": t.name, "kind": "Binding",
-                                "causes": [{"reason": e.type, "message": e.body(), "field": e.field} for e in errors]})
-    extra = {key: value for key in ("labels", "annotations")
-             if isinstance(value := meta.get(key), dict) and all(isinstance(v, str) for v in value.values())}
-    try:
-        await asyncio.to_thread(bind, api.store, t.namespace, t.name, str(node), None, extra.get("labels"),
-                                extra.get("annotations"))
-    except NotFound:
-        raise not_found(t.resource, t.name) from None
-    return respond(request, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-                             "code": 201}, 201)
 
 
 def bind(store: SQLStore, namespace: str, name: str, node: str, uid: str | None = None,
@@ -343,7 +192,7 @@ def mark_terminating(old: dict[str, Any], grace: int) -> Outcome | None:
     return Outcome({**old, "metadata": meta}, "MODIFIED")
 
 
-def remove_if_expired(api: ApiServer, namespace: str, name: str, uid: str) -> None:
+def remove_if_expired(server: Server, namespace: str, name: str, uid: str) -> None:
     """Stand in for the kubelet: remove a terminating pod once its grace period is over (finalizers still
     hold it)."""
     def build(old: dict[str, Any], rv: str) -> Any:
@@ -353,12 +202,12 @@ def remove_if_expired(api: ApiServer, namespace: str, name: str, uid: str) -> No
         return Outcome(_with_rv(old, rv), "DELETED")
 
     try:
-        api.store.update("pods", namespace, name, build)
+        server.store.update("pods", namespace, name, build)
     except NotFound:
         pass
 
 
-def schedule_removal(api: ApiServer, pod: dict[str, Any]) -> None:
+def schedule_removal(server: Server, pod: dict[str, Any]) -> None:
     meta = pod.get("metadata") or {}
     deadline = meta.get("deletionTimestamp")
     if not deadline:
@@ -369,8 +218,54 @@ def schedule_removal(api: ApiServer, pod: dict[str, Any]) -> None:
         return
     delay = max((when - datetime.now(UTC)).total_seconds(), 0.0)
     loop = asyncio.get_running_loop()
-    args = (api, meta.get("namespace") or "", meta.get("name") or "", meta.get("uid") or "")
-    loop.call_later(delay, lambda: api.background(asyncio.to_thread(remove_if_expired, *args)))
+    args = (server, meta.get("namespace") or "", meta.get("name") or "", meta.get("uid") or "")
+    loop.call_later(delay, lambda: server.background(asyncio.to_thread(remove_if_expired, *args)))
+
+
+# --- the strategy -----------------------------------------------------------------------------------
+
+
+class PodStrategy(CoreStrategy):
+    tracks_generation = True  # kube-apiserver's pod strategy keeps metadata.generation since 1.33
+
+    def admit(self, store: SQLStore, sent: Obj, namespace: str) -> Obj:
+        """Mutating admission in kube-apiserver's order: ServiceAccount, then Priority."""
+        return priorities.admit_pod(store, accounts.admit_pod(store, sent, namespace, generated_name))
+
+    def prepare_for_create(self, stored: Obj) -> None:
+        prepare_pod_create(stored)
+
+    def create_errors(self, typed: Any, stored: Obj | None, namespaced: bool) -> list[FieldError]:
+        return pod_create_errors(stored or {}, typed.metadata)
+
+    def merge_status(self, sent: Obj, meta: Obj, old: Obj) -> Obj:
+        # the pod status strategy keeps only the spec, the owner references and the deletion timestamp:
+        # labels, annotations and finalizers may change through pods/status
+        return status_strategy.prepare(sent, meta, old)
+
+    def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
+        if sub != "status":
+            apply_pod_defaults(merged)  # as decoding does on every write: a replace need not repeat them
+
+    def update_errors(self, merged: Obj, old: Obj, sub: str, typed_meta: Any) -> list[FieldError]:
+        if sub == "status":
+            return status_strategy.errors(merged, old)  # the metadata rules too, in kube-apiserver's order
+        return super().update_errors(merged, old, sub, typed_meta) + pod_update_errors(merged, old)
+
+    def update_warnings(self, written: Obj, sub: str) -> list[str]:
+        return status_strategy.warnings(written) if sub == "status" else []
+
+    def mark_deleted(self, old: Obj, options: Obj, query: Any, collection: bool) -> Outcome | None:
+        return mark_terminating(old, grace_period(old, options, query))
+
+    def after_delete(self, server: Server, result: Obj, collection: bool) -> None:
+        schedule_removal(server, result)
+
+    def delete_answers_with_object(self, result: Obj, dry: bool) -> bool:
+        return not dry and bool((result.get("metadata") or {}).get("deletionTimestamp"))  # terminating: 200, as upstream
+
+
+STRATEGY = PodStrategy()
 
 
 # --- kubectl get columns ----------------------------------------------------------------------------

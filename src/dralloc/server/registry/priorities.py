@@ -17,12 +17,14 @@ from typing import Any
 from dralloc.api.defaults import PREEMPT_LOWER_PRIORITY
 from dralloc.server.clock import now
 from dralloc.server.http.errors import ApiError
-from dralloc.server.registry.kinds import SCHEDULING
+from dralloc.server.registry.strategy import Strategy
+from dralloc.server.types import Obj
 from dralloc.server.uids import new_uid
 from dralloc.store import Conflict, NotFound, SQLStore
+from dralloc.validation.field import FieldError
 from dralloc.validation.scheduling import SYSTEM_PRIORITY_CLASSES
 
-PRIORITY_CLASSES = SCHEDULING["priorityclasses"]
+PRIORITY_CLASSES = "priorityclasses"
 SYSTEM_CLASS_DESCRIPTIONS = {
     "system-node-critical": "Used for system critical pods that must not be moved from their current node.",
     "system-cluster-critical": "Used for system critical pods that must run in the cluster, but can be moved to "
@@ -34,7 +36,7 @@ def ensure_system_classes(store: SQLStore) -> None:
     """Create the system priority classes that are not stored (kube-apiserver does at start)."""
     for name, (value, _default) in SYSTEM_PRIORITY_CLASSES.items():
         try:
-            store.get(PRIORITY_CLASSES.name, "", name)
+            store.get(PRIORITY_CLASSES, "", name)
             continue
         except NotFound:
             pass
@@ -46,7 +48,7 @@ def ensure_system_classes(store: SQLStore) -> None:
             return {**pc, "metadata": meta}
 
         try:
-            store.create(PRIORITY_CLASSES.name, "", name, build)
+            store.create(PRIORITY_CLASSES, "", name, build)
         except Conflict:  # another replica made it meanwhile
             pass
 
@@ -65,7 +67,7 @@ def check_delete(name: str) -> None:
 
 def _default_class(store: SQLStore) -> dict[str, Any] | None:
     """The global default class; of several (written concurrently), the lowest value, as upstream."""
-    classes, _ = store.list(PRIORITY_CLASSES.name)
+    classes, _ = store.list(PRIORITY_CLASSES)
     defaults = [pc for pc in classes if pc.get("globalDefault") is True]
     return min(defaults, key=lambda pc: pc.get("value") or 0) if defaults else None
 
@@ -92,7 +94,7 @@ def admit_pod(store: SQLStore, pod: dict[str, Any]) -> dict[str, Any]:
         return pod
     if class_name:
         try:
-            pc: dict[str, Any] | None = store.get(PRIORITY_CLASSES.name, "", class_name)
+            pc: dict[str, Any] | None = store.get(PRIORITY_CLASSES, "", class_name)
         except NotFound:
             raise _forbidden("pods", name, f"no PriorityClass with name {class_name} was found") from None
     else:
@@ -119,3 +121,21 @@ def admit_pod(store: SQLStore, pod: dict[str, Any]) -> dict[str, Any]:
                                            f"{policy} from the given PriorityClass name")
         admitted["preemptionPolicy"] = policy
     return {**pod, "spec": admitted}
+
+
+class PriorityClassStrategy(Strategy):
+    """The typed strategy, with the Priority admission of classes (one global default) and the system classes
+    that may not be deleted."""
+
+    def create_admission_errors(self, store: SQLStore, namespace: str, name: str, stored: Obj) -> list[FieldError]:
+        admit_class(store, stored, name)
+        return []
+
+    def admit_update(self, store: SQLStore, sent: Obj, name: str) -> None:
+        admit_class(store, sent, name)
+
+    def check_delete(self, name: str) -> None:
+        check_delete(name)
+
+
+STRATEGY = PriorityClassStrategy()

@@ -12,14 +12,17 @@ from typing import Any
 
 from dralloc.server.clock import now
 from dralloc.server.http.errors import ApiError
+from dralloc.server.registry.strategy import CoreStrategy
+from dralloc.server.types import Obj
 from dralloc.server.uids import new_uid
 from dralloc.store import Conflict, NotFound, SQLStore
+from dralloc.validation.field import FieldError
+from dralloc.validation.meta import name_is_dns_subdomain, validate_object_meta
 
 DEFAULT = "default"
 TOKEN_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"  # DefaultAPITokenMountPath
 VOLUME_PREFIX = "kube-api-access-"
 MIRROR = "kubernetes.io/config.mirror"
-Obj = dict[str, Any]
 
 
 def default_account_object(namespace: str) -> Obj:
@@ -115,3 +118,11 @@ def _mount_token(spec: Obj, new_name: Callable[[str], str]) -> None:
 
 def _forbidden(pod_name: str, why: str) -> ApiError:
     return ApiError(403, f'pods "{pod_name}" is forbidden: {why}', details={"name": pod_name, "kind": "pods"})
+
+
+class ServiceAccountStrategy(CoreStrategy):
+    def create_errors(self, typed: Any, stored: Obj | None, namespaced: bool) -> list[FieldError]:
+        return validate_object_meta(typed.metadata, True, name_is_dns_subdomain, require_namespace=True)
+
+
+STRATEGY = ServiceAccountStrategy()

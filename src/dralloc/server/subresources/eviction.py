@@ -12,11 +12,12 @@ Pending (and not already terminating) is deleted on the condition that it is sti
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
+from dralloc.server.context import ApiContext
 from dralloc.server.http.bodies import YAML_TYPES, parse, read_body
 from dralloc.server.http.errors import ApiError, bad_request, not_found
 from dralloc.server.http.responses import JSON, respond
@@ -25,9 +26,6 @@ from dralloc.server.protobuf import decoder as protobuf
 from dralloc.server.verbs.deletes import remove
 from dralloc.server.verbs.objects import dry_run, dry_run_list
 from dralloc.store import NotFound
-
-if TYPE_CHECKING:
-    from dralloc.server.app import ApiServer
 
 EVICTION_VERSIONS = ("policy/v1", "policy/v1beta1")  # the versions kube-apiserver accepts for the body
 CONFLICT_RETRIES = 20  # upstream's EvictionsRetry steps (without its half-second waits: the store is local)
@@ -67,7 +65,7 @@ def _options(eviction: dict[str, Any], request: Request) -> dict[str, Any]:
     return options
 
 
-async def create_eviction(api: ApiServer, request: Request, t: Target) -> Response:
+async def create_eviction(api: ApiContext, request: Request, t: Target) -> Response:
     eviction = await eviction_body(request)
     if (eviction.get("metadata") or {}).get("name") != t.name:
         raise bad_request("name in URL does not match name in Eviction object")

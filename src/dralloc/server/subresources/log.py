@@ -22,21 +22,19 @@ client of a cluster with unreachable kubelets must handle. Every other input err
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from dralloc.api import gotime
+from dralloc.server.context import ApiContext
 from dralloc.server.http.errors import ApiError, bad_request, invalid, method_not_allowed, not_found
 from dralloc.server.http.routing import Target
 from dralloc.server.registry.kinds import CORE
 from dralloc.store import NotFound
 from dralloc.validation import field as f
-
-if TYPE_CHECKING:
-    from dralloc.server.app import ApiServer
 
 # kube-apiserver's default --kubelet-preferred-address-types, in order, and the kubelet's default port
 PREFERRED_ADDRESS_TYPES = ("Hostname", "InternalDNS", "InternalIP", "ExternalDNS", "ExternalIP")
@@ -129,7 +127,7 @@ def kubelet_address(node: dict[str, Any]) -> tuple[str, int]:
     raise ApiError(500, f"no preferred addresses found; known addresses: [{known}]", "")
 
 
-def kubelet_host(api: ApiServer, node_name: str) -> str:
+def kubelet_host(api: ApiContext, node_name: str) -> str:
     """``address:port`` of the node's kubelet, as kube-apiserver would dial it (Go's JoinHostPort); 404 when
     the node is gone, 500 when it has no preferred address."""
     try:
@@ -140,7 +138,7 @@ def kubelet_host(api: ApiServer, node_name: str) -> str:
     return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
 
 
-async def get_log(api: ApiServer, request: Request, t: Target) -> Response:
+async def get_log(api: ApiContext, request: Request, t: Target) -> Response:
     if request.method != "GET":
         raise method_not_allowed()
     query = kubelet_query(request.query_params, t.name)  # options are decoded and checked before the pod is read

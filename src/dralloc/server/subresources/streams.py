@@ -19,23 +19,19 @@ The verbs are kube-apiserver's for connect requests: a GET (a WebSocket upgrade)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from starlette.requests import Request
 from starlette.responses import Response
 
+from dralloc.server.context import ApiContext
 from dralloc.server.http.errors import ApiError, bad_request, not_found
 from dralloc.server.http.routing import Target
 from dralloc.server.subresources.log import container_of, kubelet_host
 from dralloc.store import NotFound
 
-if TYPE_CHECKING:
-    from dralloc.server.app import ApiServer
-
 STREAMS = ("exec", "attach", "portforward")
 
 
-async def connect(api: ApiServer, request: Request, t: Target) -> Response:
+async def connect(api: ApiContext, request: Request, t: Target) -> Response:
     """Answer an exec, attach or port-forward request as a cluster with unreachable kubelets does."""
     try:
         pod = api.store.get("pods", t.namespace, t.name)

@@ -3,25 +3,22 @@ only marked as being deleted, 202 Accepted, until their controllers remove them)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server.clock import now
+from dralloc.server.context import ApiContext
 from dralloc.server.http.bodies import YAML_TYPES, parse, read_body
 from dralloc.server.http.errors import bad_request, conflict, not_found
 from dralloc.server.http.options import check_delete_options, query_flag
 from dralloc.server.http.responses import JSON, respond
 from dralloc.server.http.routing import Target
 from dralloc.server.protobuf import decoder as protobuf
-from dralloc.server.registry import namespaces, pods, priorities
+from dralloc.server.types import Obj
 from dralloc.server.verbs.objects import dry_run
 from dralloc.server.verbs.reads import matchers
 from dralloc.store import NotFound, Outcome
-
-if TYPE_CHECKING:
-    from dralloc.server.app import ApiServer
 
 
 async def delete_options(request: Request, t: Target) -> dict[str, Any]:
@@ -43,20 +40,18 @@ async def delete_options(request: Request, t: Target) -> dict[str, Any]:
     return options
 
 
-async def delete(api: ApiServer, request: Request, t: Target) -> Response:
+async def delete(api: ApiContext, request: Request, t: Target) -> Response:
     options = await delete_options(request, t)
     dry = dry_run(request, options)
     result = await remove(api, t, options, request.query_params, dry)
-    if t.resource.name == "pods" and not dry and (result.get("metadata") or {}).get("deletionTimestamp"):
-        return respond(request, t.present(result))  # a terminating pod: 200 with the object, as upstream
-    if t.resource.name == "namespaces":
-        return respond(request, result)  # marked Terminating: 200 with the object, as upstream
+    if t.resource.strategy.delete_answers_with_object(result, dry):
+        return respond(request, t.present(result))  # (a terminating pod, a namespace marked Terminating)
     # 202 Accepted: finalizers keep the object until their controllers remove them.
     pending = bool((result.get("metadata") or {}).get("finalizers"))
     return respond(request, t.present(result), 202 if pending else 200)
 
 
-async def remove(api: ApiServer, t: Target, options: dict[str, Any], query: Any, dry: bool) -> dict[str, Any]:
+async def remove(api: ApiContext, t: Target, options: dict[str, Any], query: Any, dry: bool) -> dict[str, Any]:
     """Delete the object ``t`` names with ``options`` (and the delete options of ``query``, a URL's): the
     object removed, or as marked for its deletion (a pod's grace period, a namespace's finalization,
     finalizers); 404, 409 on a failed precondition, as kube-apiserver."""
@@ -65,11 +60,8 @@ async def remove(api: ApiServer, t: Target, options: dict[str, Any], query: Any,
         raise bad_request("DeleteOptions.preconditions must be an object of strings (uid, resourceVersion)")
     check_delete_options(options, query)
     policy = propagation_policy(options, query)
-    is_namespace = t.resource.name == "namespaces"
-    if is_namespace:
-        namespaces.check_delete(t.name)
-    if t.resource.name == "priorityclasses":
-        priorities.check_delete(t.name)
+    strategy = t.resource.strategy
+    strategy.check_delete(t.name)
 
     def check(old: dict[str, Any]) -> Outcome | None:
         old = with_collector_finalizers(old, policy)
@@ -81,11 +73,7 @@ async def remove(api: ApiServer, t: Target, options: dict[str, Any], query: Any,
             raise _Precondition(f'Precondition failed: ResourceVersion in precondition: '
                                 f'{pre["resourceVersion"]}, ResourceVersion in object meta: '
                                 f'{meta.get("resourceVersion")}')
-        if t.resource.name == "pods":
-            return pods.mark_terminating(old, pods.grace_period(old, options, query))
-        if is_namespace:
-            return namespaces.mark_terminating(old)
-        return mark_deleting(old)
+        return strategy.mark_deleted(old, options, query, collection=False)
 
     try:
         if dry:
@@ -97,14 +85,11 @@ async def remove(api: ApiServer, t: Target, options: dict[str, Any], query: Any,
         raise not_found(t.resource, t.name) from None
     except _Precondition as exc:
         raise conflict(t.resource, t.name, str(exc)) from None
-    if t.resource.name == "pods" and (result.get("metadata") or {}).get("deletionTimestamp"):
-        pods.schedule_removal(api, result)
-    if is_namespace:
-        api.namespaces.note(result)  # terminating (a namespace only goes through its controller)
+    strategy.after_delete(api, result, collection=False)
     return result
 
 
-async def deletecollection(api: ApiServer, request: Request, t: Target) -> Response:
+async def deletecollection(api: ApiContext, request: Request, t: Target) -> Response:
     """Delete every matching object as its own delete would, with the request's DeleteOptions: a pod gets its
     grace period, the propagation policy its collector finalizers."""
     labels, fields = matchers(request, t)
@@ -112,12 +97,11 @@ async def deletecollection(api: ApiServer, request: Request, t: Target) -> Respo
     check_delete_options(options, request.query_params)
     dry = dry_run(request, options)
     policy = propagation_policy(options, request.query_params)
+    strategy = t.resource.strategy
 
-    def check(old: dict[str, Any]) -> Outcome | None:
+    def check(old: Obj) -> Outcome | None:
         old = with_collector_finalizers(old, policy)
-        if t.resource.name == "pods":
-            return pods.mark_terminating(old, pods.grace_period(old, options, request.query_params))
-        return mark_deleting(old)
+        return strategy.mark_deleted(old, options, request.query_params, collection=True)
 
     objs, rv = api.store.list(t.resource.name, t.list_namespace)
     deleted = []
@@ -133,8 +117,7 @@ async def deletecollection(api: ApiServer, request: Request, t: Target) -> Respo
                 obj = api.store.delete(t.resource.name, meta.get("namespace") or "", meta["name"], check=check)
             except NotFound:
                 continue
-            if t.resource.name == "pods" and (obj.get("metadata") or {}).get("deletionTimestamp"):
-                pods.schedule_removal(api, obj)
+            strategy.after_delete(api, obj, collection=True)
         item = t.present(obj)
         item.pop("kind", None)
         item.pop("apiVersion", None)
@@ -169,20 +152,6 @@ def with_collector_finalizers(old: dict[str, Any], policy: str | None) -> dict[s
     if not finalizers:
         meta.pop("finalizers")
     return {**old, "metadata": meta}
-
-
-def mark_deleting(old: dict[str, Any]) -> Outcome | None:
-    """A delete of an object with finalizers only marks it (deletionTimestamp, grace period 0, generation
-    bumped, as kube-apiserver does); None: remove it now."""
-    meta = old.get("metadata") or {}
-    if not meta.get("finalizers"):
-        return None
-    if meta.get("deletionTimestamp"):
-        return Outcome(old, "MODIFIED")  # already being deleted: nothing to write
-    meta = {**meta, "deletionTimestamp": now(), "deletionGracePeriodSeconds": 0}
-    if meta.get("generation"):
-        meta["generation"] += 1
-    return Outcome({**old, "metadata": meta}, "MODIFIED")
 
 
 class _Precondition(Exception):

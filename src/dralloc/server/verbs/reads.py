@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
+from dralloc.server.context import ApiContext
 from dralloc.server.http import partial
 from dralloc.server.http.errors import ApiError, bad_request, not_found
 from dralloc.server.http.options import int64_param, parse_resource_version
@@ -21,11 +22,8 @@ from dralloc.server.registry.events import EVENTS_FIELD_LABELS, EVENTS_GROUP
 from dralloc.server.registry.kinds import FIELD_SELECTORS
 from dralloc.store import NotFound
 
-if TYPE_CHECKING:
-    from dralloc.server.app import ApiServer
 
-
-async def get(api: ApiServer, request: Request, t: Target) -> Response:
+async def get(api: ApiContext, request: Request, t: Target) -> Response:
     try:
         obj = api.store.get(t.resource.name, t.namespace, t.name)
     except NotFound:
@@ -49,7 +47,7 @@ def matchers(request: Request, t: Target) -> tuple[Any, Any]:
                            t.version, EVENTS_FIELD_LABELS if t.resource.group == EVENTS_GROUP else None))
 
 
-def list_fast(api: ApiServer, request: Request, t: Target) -> Response | None:
+def list_fast(api: ApiContext, request: Request, t: Target) -> Response | None:
     """An unfiltered v1 list, answered from the stored JSON text without parsing each object."""
     q = request.query_params
     if (t.version != "v1" or q.get("labelSelector") or q.get("fieldSelector") or q.get("limit")
@@ -76,7 +74,7 @@ def too_large_resource_version(wanted: int, current: int) -> ApiError:
                              "retryAfterSeconds": 1})
 
 
-def check_list_version(api: ApiServer, rv: str, match: str) -> None:
+def check_list_version(api: ApiContext, rv: str, match: str) -> None:
     """Lists are served from the latest state, which satisfies every request but an old exact version."""
     if match not in ("", "NotOlderThan", "Exact"):
         raise bad_request(f'resourceVersionMatch: Unsupported value: "{match}": supported values: '
@@ -93,7 +91,7 @@ def check_list_version(api: ApiServer, rv: str, match: str) -> None:
         raise ApiError(410, f"too old resource version: {wanted} ({current})", "Expired")
 
 
-async def list_(api: ApiServer, request: Request, t: Target) -> Response:
+async def list_(api: ApiContext, request: Request, t: Target) -> Response:
     # decoded with the other ListOptions (a 400 when it is no integer), though a list does not wait
     int64_param(request.query_params, "timeoutSeconds")
     fast = list_fast(api, request, t)

@@ -4,31 +4,27 @@ hand the write to the store's committer thread (the fsync must not block the eve
 from __future__ import annotations
 
 import copy
-import json
-import secrets
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
 from dralloc.api import strict
-from dralloc.api.codec import decode
-from dralloc.controllers import names
 from dralloc.server.apply.json_patch import json_patch, merge_patch
 from dralloc.server.apply.managed_fields import apply, record_update, undeclared_fields_error
 from dralloc.server.apply.strategic_merge import strategic_merge_patch
 from dralloc.server.clock import now
+from dralloc.server.context import ApiContext
 from dralloc.server.http.bodies import check_limits, parse, read_body
 from dralloc.server.http.errors import ApiError, already_exists, bad_request, conflict, invalid, not_found
 from dralloc.server.http.options import check_write_options, field_manager, query_flag
 from dralloc.server.http.responses import JSON, respond
 from dralloc.server.http.routing import Target
-from dralloc.server.registry import admin_access, configs, events, namespaces, pod_status, pods, priorities
-from dralloc.server.registry import service_accounts as accounts
-from dralloc.server.registry.events import EVENTS_GROUP
-from dralloc.server.registry.kinds import CORE, GROUP
+from dralloc.server.names import generated_name
+from dralloc.server.registry import events
+from dralloc.server.types import Obj
 from dralloc.server.uids import new_uid
 from dralloc.server.verbs.create_rules import (
     NAME_GENERATION_ATTEMPTS,
@@ -48,18 +44,6 @@ from dralloc.server.verbs.objects import (
     typed,
 )
 from dralloc.store import Conflict, NotFound, Outcome
-from dralloc.validation import validate, validate_status_update, validate_update
-from dralloc.validation.field import forbidden
-from dralloc.validation.meta import name_is_dns_subdomain, validate_managed_fields, validate_object_meta
-
-if TYPE_CHECKING:
-    from dralloc.server.app import ApiServer
-
-
-def generated_name(prefix: str) -> str:
-    """The API server's generateName: the base cut to 58 characters and 5 random characters (the server draws
-    them from the system's randomness; the simulator from its seed)."""
-    return names.generated_name(prefix, "".join(secrets.choice(names.ALPHANUMS) for _ in range(names.RANDOM_LENGTH)))
 
 
 def json_copy(data: dict[str, Any]) -> dict[str, Any]:
@@ -100,18 +84,12 @@ def check_name(meta: Any, t: Target) -> None:
         raise bad_request(f"the name of the object ({meta.name}) does not match the name on the URL ({t.name})")
 
 
-def _tracks_generation(t: Target) -> bool:
-    """The kinds whose strategy keeps ``metadata.generation`` (1 on create, +1 when the spec changes): the
-    resource.k8s.io kinds and pods (kube-apiserver's pod strategy since 1.33); not nodes, namespaces, events."""
-    return t.resource.group == GROUP or t.resource.name == "pods"
-
-
 def new_metadata(meta: dict[str, Any], t: Target, rv: str) -> dict[str, Any]:
     meta = dict(meta)
     meta["uid"] = new_uid()
     meta["creationTimestamp"] = now()
     meta["resourceVersion"] = rv
-    if _tracks_generation(t):
+    if t.resource.strategy.tracks_generation:
         meta["generation"] = 1
     if t.resource.namespaced:
         meta["namespace"] = t.namespace
@@ -133,30 +111,19 @@ def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
     if not meta.name and meta.generate_name:
         meta = msgspec.structs.replace(meta, name=generated_name(meta.generate_name))
     obj = msgspec.structs.replace(obj, metadata=meta)
-    if not t.resource.group:  # core objects are stored as sent
+    strategy = t.resource.strategy
+    if strategy.stored_as_sent:  # core objects are stored as sent
         stored = raw_object(data, t, meta)
-        if t.resource.name == "pods":
-            pods.prepare_pod_create(stored)
-            errors = pods.validate_pod(stored, meta)
-        elif t.resource.name == "events":
-            errors = pods.validate_event(stored, meta)
-        elif t.resource.name in ("configmaps", "secrets"):
-            errors = configs.errors(stored, meta)
-        elif t.resource.name == "serviceaccounts":
-            errors = validate_object_meta(meta, True, name_is_dns_subdomain, require_namespace=True)
-        else:
-            errors = validate(obj, require_namespace=t.resource.namespaced)
-            if t.resource.name == "namespaces":
-                namespaces.prepare_create(stored)
-        check_valid(t, meta.name or "", errors)
+        strategy.prepare_for_create(stored)
+        check_valid(t, meta.name or "", strategy.create_errors(obj, stored, t.resource.namespaced))
         return stored, meta.name or ""
     if hasattr(obj, "status") and t.resource.status:
         obj = msgspec.structs.replace(obj, status=None)  # status is written through /status only
-    check_valid(t, meta.name or "", validate(obj, require_namespace=t.resource.namespaced))
+    check_valid(t, meta.name or "", strategy.create_errors(obj, None, t.resource.namespaced))
     return stored_form(obj), meta.name or ""
 
 
-async def create(api: ApiServer, request: Request, t: Target) -> Response:
+async def create(api: ApiContext, request: Request, t: Target) -> Response:
     check_write_options("create", request.query_params)
     raw, ctype = await read_body(request)
     data, warnings = object_body(raw, ctype, request, t)
@@ -170,51 +137,50 @@ async def create(api: ApiServer, request: Request, t: Target) -> Response:
 
 
 def stored_view(t: Target) -> Target:
-    """Where the URL's objects are stored: an events.k8s.io Event is a core/v1 Event (converted both ways)."""
-    return Target(CORE["events"], "v1", t.namespace, t.name, t.sub) if t.resource.group == EVENTS_GROUP else t
+    """Where the URL's objects are stored: a view's (an events.k8s.io Event is a core/v1 Event, converted both
+    ways)."""
+    stored_as = t.resource.stored_as
+    return t if stored_as is None else Target(stored_as, stored_as.versions[0], t.namespace, t.name, t.sub)
 
 
-def created_form(data: dict[str, Any], t: Target) -> dict[str, Any]:
-    """A create's object in its stored version; an events.k8s.io Event checked with the new API's rules."""
-    if t.resource.group != EVENTS_GROUP:
+def created_form(data: Obj, t: Target) -> Obj:
+    """A create's object in its stored form; a view's object checked with the view's own rules."""
+    if t.resource.stored_as is None:
         return data
-    core = events.to_core(data)
-    typed(core, stored_view(t))  # the JSON types first, as decoding comes before validation (series.count: "x")
-    meta: dict[str, Any] = core["metadata"] if isinstance(core.get("metadata"), dict) else {}
-    check_valid(t, meta.get("name") or "", events.validate_create({**core, "metadata": {**meta,
-                                                                                          "namespace": t.namespace}}))
-    return core
+    strategy = t.resource.strategy
+    stored = strategy.to_storage(data)
+    typed(stored, stored_view(t))  # the JSON types first, as decoding comes before validation (series.count: "x")
+    meta: Obj = stored["metadata"] if isinstance(stored.get("metadata"), dict) else {}
+    check_valid(t, meta.get("name") or "", strategy.view_create_errors({**stored, "metadata": {
+        **meta, "namespace": t.namespace}}))
+    return stored
 
 
-def _record(old: dict[str, Any] | None, new: dict[str, Any], manager: str, view: Target, sub: str = "") -> None:
-    """record_update as the client saw the objects (an events.k8s.io Event's fields in that version)."""
-    if view.resource.group != EVENTS_GROUP:
+def _record(old: Obj | None, new: Obj, manager: str, view: Target, sub: str = "") -> None:
+    """record_update as the client saw the objects (a view's fields in its version)."""
+    if view.resource.stored_as is None:
         record_update(old, new, manager, view.api_version, sub)
         return
-    shown = events.to_events_v1({**new, "metadata": dict(new.get("metadata") or {})})
-    record_update(events.to_events_v1(old) if old is not None else None, shown, manager, view.api_version, sub)
+    to_view = view.resource.strategy.to_view
+    shown = to_view({**new, "metadata": dict(new.get("metadata") or {})})
+    record_update(to_view(old) if old is not None else None, shown, manager, view.api_version, sub)
     if "managedFields" in shown["metadata"]:
         new.setdefault("metadata", {})["managedFields"] = shown["metadata"]["managedFields"]
     else:
         new.setdefault("metadata", {}).pop("managedFields", None)
 
 
-async def insert_new(api: ApiServer, t: Target, data: dict[str, Any], dry: bool,
-                     manager: str | None, view: Target | None = None) -> dict[str, Any]:
+async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
+                     manager: str | None, view: Target | None = None) -> Obj:
     """Create ``data`` (validated, defaulted; ``manager``: record an Update entry, None when ``data`` carries
     its apply entry), with kube-apiserver's create rules: no resourceVersion, and a generated name tried again
     when it is taken."""
+    strategy = t.resource.strategy
     attempts = NAME_GENERATION_ATTEMPTS if not (data.get("metadata") or {}).get("name") else 1
-    if t.resource.name == "pods":  # mutating admission, in kube-apiserver's order, before validation
-        data = accounts.admit_pod(api.store, data, t.namespace, generated_name)
-        data = priorities.admit_pod(api.store, data)
+    data = strategy.admit(api.store, data, t.namespace)  # mutating admission, before validation
     for attempt in range(attempts):
         stored, name = prepare_create(data, t)
-        if t.resource.name == "priorityclasses":
-            priorities.admit_class(api.store, stored, name)
-        elif t.resource.name in ("resourceclaims", "resourceclaimtemplates"):
-            check_valid(t, name, admin_access.spec_errors(api.store, t.namespace, stored,
-                                                          template=t.resource.name == "resourceclaimtemplates"))
+        check_valid(t, name, strategy.create_admission_errors(api.store, t.namespace, name, stored))
         if manager is not None:
             _record(None, stored, manager, view or t)
         if not dry and resource_version_set(stored):
@@ -228,19 +194,13 @@ async def insert_new(api: ApiServer, t: Target, data: dict[str, Any], dry: bool,
             if attempt < attempts - 1:
                 continue  # a new generated name
             raise generate_name_conflict(t.resource, name) from None
-        if t.resource.name == "namespaces" and not dry:
-            api.namespaces.note(result)
-            # its default service account at once (kube-controller-manager's would come a moment later, and
-            # kube-apiserver waits for it): a pod created next runs as it
-            try:
-                await api.store.create_async("serviceaccounts", name, accounts.DEFAULT, accounts.default_account(name))
-            except Conflict:
-                pass
+        if not dry:
+            await strategy.after_create(api, result)
         return result
     raise AssertionError("unreachable")
 
 
-async def insert(api: ApiServer, t: Target, name: str, stored: dict[str, Any], dry: bool) -> dict[str, Any]:
+async def insert(api: ApiContext, t: Target, name: str, stored: Obj, dry: bool) -> Obj:
     try:
         if dry:
             existing = api.store.get(t.resource.name, t.namespace, name)
@@ -264,11 +224,11 @@ def creation(stored: dict[str, Any], t: Target) -> Callable[[Any, str], dict[str
     return lambda _old, rv: {**stored, "metadata": new_metadata(stored["metadata"], t, rv)}
 
 
-def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
-                 new_data: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+def merge_update(t: Target, old: Obj, new_obj: Any, new_data: Obj) -> tuple[Obj, list[Any]]:
     """The stored form of an update of ``old`` by ``new_obj`` (typed; ``new_data`` as sent), and its
     validation errors."""
-    new = stored_form(new_obj) if t.resource.group else raw_object(new_data, t, new_obj.metadata)
+    strategy = t.resource.strategy
+    new = raw_object(new_data, t, new_obj.metadata) if strategy.stored_as_sent else stored_form(new_obj)
     old_meta = old["metadata"]
     meta = dict(new.get("metadata") or {})
     for key in ("deletionTimestamp", "deletionGracePeriodSeconds"):  # set by DELETE only
@@ -284,63 +244,23 @@ def merge_update(t: Target, old: dict[str, Any], new_obj: Any,
         meta["namespace"] = t.namespace
     else:
         meta.pop("namespace", None)
-    is_pod_status = t.sub == "status" and t.resource.name == "pods" and not t.resource.group
-    if is_pod_status:
-        # kube-apiserver's pod status strategy keeps only the spec, the owner references and the deletion
-        # timestamp: labels, annotations and finalizers may change through pods/status
-        merged = pod_status.prepare(new, meta, old)
-    elif t.sub == "status":
-        # As kube-apiserver's other status strategies: spec and metadata (labels, annotations and finalizers
-        # included) come from the stored object; only status is taken from the request.
-        merged = {**old, "status": new.get("status")}
-        if merged["status"] is None:
-            merged.pop("status")
-        merged["metadata"] = dict(old_meta)
-        if "managedFields" in meta:  # not reset for status writes: an apply's ownership, or the client's
-            merged["metadata"]["managedFields"] = meta["managedFields"]
+    if t.sub == "status":
+        merged = strategy.merge_status(new, meta, old)
     else:
         merged = {**new, "metadata": meta}
-        if t.resource.status:
+        if t.resource.status:  # the main endpoint keeps the stored status
             if "status" in old:
                 merged["status"] = old["status"]
             else:
                 merged.pop("status", None)
-    if _tracks_generation(t):
+    if strategy.tracks_generation:
         gen = old_meta.get("generation", 1)
         merged["metadata"]["generation"] = gen + 1 if merged.get("spec") != old.get("spec") else gen
-    if is_pod_status:
-        return merged, pod_status.errors(merged, old)  # the metadata rules too, in kube-apiserver's order
-    deleting_errors = finalizer_errors(merged["metadata"], old_meta)
-    if t.resource.name == "namespaces":
-        namespaces.prepare_update(merged, old, t.sub)
-        if t.sub == "finalize":
-            deleting_errors += namespaces.finalizer_errors(merged, indexed=True)
-        elif t.sub == "status":
-            deleting_errors += namespaces.status_errors(merged)
-    if t.resource.name == "events":
-        deleting_errors += events.legacy_errors(merged)  # kube-apiserver's rules of every event update
-    if not t.resource.group or t.sub == "status":
-        # core updates and status updates do not validate the whole ObjectMeta: the managedFields a client sent
-        # are checked here (kube-apiserver's update validation checks them for every kind and subresource)
-        deleting_errors += validate_managed_fields(merged["metadata"].get("managedFields"), "metadata.managedFields")
-    if not t.resource.group:
-        if t.resource.name == "pods" and t.sub != "status":
-            pods.apply_pod_defaults(merged)  # as decoding does on every write: a replace need not repeat them
-            deleting_errors += pods.pod_update_errors(merged, old)
-        elif t.resource.name in ("configmaps", "secrets"):
-            if merged.get("kind") == "Secret":
-                configs.prepare_secret(merged)  # (its type defaulted before the type is compared)
-            # ValidateConfigMapUpdate / ValidateSecretUpdate: what may not change, then the object itself
-            typed_meta = msgspec.structs.replace(new_obj.metadata, namespace=t.namespace)
-            deleting_errors += configs.update_errors(merged, old) + configs.errors(merged, typed_meta)
-        return merged, deleting_errors
-    new_typed, old_typed = decode(merged), decode(old)
-    if t.sub == "status":
-        return merged, validate_status_update(new_typed, old_typed) + deleting_errors
-    return merged, validate_update(new_typed, old_typed) + deleting_errors
+    strategy.prepare_for_update(merged, old, t.sub)
+    return merged, strategy.update_errors(merged, old, t.sub, new_obj.metadata)
 
 
-async def update(api: ApiServer, request: Request, t: Target) -> Response:
+async def update(api: ApiContext, request: Request, t: Target) -> Response:
     check_write_options("update", request.query_params)
     raw, ctype = await read_body(request)
     data, warnings = object_body(raw, ctype, request, t)
@@ -348,7 +268,7 @@ async def update(api: ApiServer, request: Request, t: Target) -> Response:
     warnings = [*warnings, *dropped]
     stored_t = stored_view(t)
     if stored_t is not t:
-        data = events.to_core(data)
+        data = t.resource.strategy.to_storage(data)
     obj = typed(data, stored_t)
     check_name(obj.metadata, t)
     with events.errors_of(t):
@@ -357,31 +277,31 @@ async def update(api: ApiServer, request: Request, t: Target) -> Response:
     return respond(request, t.present(result), warnings=[*warnings, *strategy_warnings(t, result)])
 
 
-def strategy_warnings(t: Target, result: dict[str, Any]) -> list[str]:
+def strategy_warnings(t: Target, result: Obj) -> list[str]:
     """What the kind's update strategy warns of in the object written (a pod status: IP addresses that are
     not in their standard form)."""
-    if t.sub == "status" and t.resource.name == "pods" and not t.resource.group:
-        return pod_status.warnings(result)
-    return []
+    return t.resource.strategy.update_warnings(result, t.sub)
 
 
 def manager_of(request: Request) -> str:
     return field_manager(request.query_params, request.headers.get("user-agent", ""))
 
 
-async def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, data: dict[str, Any],
-                 expect_rv: str | None, manager: str | None, view: Target | None = None) -> dict[str, Any]:
+async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, data: Obj,
+                       expect_rv: str | None, manager: str | None, view: Target | None = None) -> Obj:
     """Write ``obj`` over the stored object; ``manager`` (None for server-side apply, which records its own
     ownership) takes over the fields it changed."""
     dry = dry_run(request)
     errors_box: list[Any] = []
+    strategy = t.resource.strategy
+    view_strategy = view.resource.strategy if view is not None and view is not t else None
 
     def build(old: dict[str, Any], rv: str) -> dict[str, Any] | Outcome:
         merged, errors = merge_update(t, old, obj, data)
-        if t.resource.name == "resourceclaims" and t.sub == "status" and not errors:
-            errors = admin_access.status_errors(api.store, t.namespace, merged, old)
-        if view is not None and view.resource.group == EVENTS_GROUP and not errors:
-            errors = events.update_errors(merged, old)  # the rules events.k8s.io adds to the legacy ones
+        if not errors:
+            errors = strategy.update_admission_errors(api.store, t.namespace, merged, old, t.sub)
+        if view_strategy is not None and not errors:
+            errors = view_strategy.update_admission_errors(api.store, t.namespace, merged, old, t.sub)
         if errors:
             errors_box.extend(errors)
             raise _Invalid()
@@ -392,12 +312,11 @@ async def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, da
             _record(old, merged, manager, view or t, t.sub)
         merged["metadata"]["resourceVersion"] = rv
         if merged["metadata"].get("deletionTimestamp") and not merged["metadata"].get("finalizers") \
-                and not (t.resource.name == "namespaces" and (merged.get("spec") or {}).get("finalizers")):
+                and not strategy.deletion_held(merged):
             return Outcome(merged, "DELETED")  # the last finalizer went: the deletion completes
         return merged
 
-    if t.resource.name == "priorityclasses":
-        priorities.admit_class(api.store, data, t.name)
+    strategy.admit_update(api.store, data, t.name)
     try:
         if dry:
             old = api.store.get(t.resource.name, t.namespace, t.name)
@@ -414,7 +333,7 @@ async def apply_update(api: ApiServer, request: Request, t: Target, obj: Any, da
         raise invalid(t.resource, t.name, errors_box) from None
 
 
-async def patch(api: ApiServer, request: Request, t: Target) -> Response:
+async def patch(api: ApiContext, request: Request, t: Target) -> Response:
     """A merge, strategic merge, JSON or apply patch, applied to the object as stored when it is written: a
     write that lands between the read and the write makes the patch be applied again to the new object (as
     kube-apiserver's update retries), unless the patch names the resourceVersion it expects (then: 409)."""
@@ -446,7 +365,7 @@ class _Raced(Exception):
     """Another write changed (or created) the object between the patch's read and its write."""
 
 
-async def _patch_once(api: ApiServer, request: Request, t: Target, raw: bytes, ctype: str, patch: Any,
+async def _patch_once(api: ApiContext, request: Request, t: Target, raw: bytes, ctype: str, patch: Any,
                       mode: str) -> Response:
     try:
         current = t.present(api.store.get(t.resource.name, t.namespace, t.name))
@@ -502,7 +421,7 @@ async def _patch_once(api: ApiServer, request: Request, t: Target, raw: bytes, c
     warnings = [*warnings, *dropped]
     stored_t = stored_view(t)
     if stored_t is not t:
-        merged = events.to_core(merged)
+        merged = t.resource.strategy.to_storage(merged)
     obj = typed(merged, stored_t)
     check_name(obj.metadata, t)
     manager = None if ctype == "application/apply-patch+yaml" else manager_of(request)
@@ -518,15 +437,3 @@ async def _patch_once(api: ApiServer, request: Request, t: Target, raw: bytes, c
 
 class _Invalid(Exception):
     pass
-
-
-def finalizer_errors(new_meta: dict[str, Any], old_meta: dict[str, Any]) -> list[Any]:
-    """kube-apiserver's rule for objects being deleted: finalizers may go, but none may be added."""
-    if not old_meta.get("deletionTimestamp"):
-        return []
-    added = [f for f in new_meta.get("finalizers") or [] if f not in (old_meta.get("finalizers") or [])]
-    if not added:
-        return []
-    shown = ", ".join(json.dumps(f) for f in added)
-    return [forbidden("metadata.finalizers", f"no new finalizers can be added if the object is being deleted, "
-                                             f"found new finalizers []string{{{shown}}}")]

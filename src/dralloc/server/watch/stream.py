@@ -7,12 +7,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from dralloc.server.context import ApiContext
 from dralloc.server.http import partial
 from dralloc.server.http.errors import ApiError
 from dralloc.server.http.options import int64_param, options_invalid, parse_resource_version, query_flag
@@ -23,10 +24,6 @@ from dralloc.server.verbs.reads import matchers, too_large_resource_version
 from dralloc.server.watch.hub import replay
 from dralloc.store import Event, Gone
 from dralloc.validation.field import forbidden
-
-if TYPE_CHECKING:
-    from dralloc.server.app import ApiServer
-
 
 _DEADLINE, _BOOKMARK = object(), object()  # ticks a watch's timers put in its queue
 FRESHNESS_WAIT = 3.0  # seconds kube-apiserver's watch cache waits for a resourceVersion it has not reached
@@ -60,7 +57,7 @@ def _watch_options(request: Request) -> tuple[float, bool, str, bool]:
     return timeout, bookmarks, q.get("resourceVersion") or "", bool(query_flag(q, "sendInitialEvents"))
 
 
-async def _wait_until_fresh(api: ApiServer, wanted: int) -> None:
+async def _wait_until_fresh(api: ApiContext, wanted: int) -> None:
     """Wait (briefly) until the store reaches ``wanted``; else kube-apiserver's "Too large resource version"."""
     loop = asyncio.get_running_loop()
     wake = asyncio.Event()
@@ -80,7 +77,7 @@ async def _wait_until_fresh(api: ApiServer, wanted: int) -> None:
         api.watchers.discard((loop, wake))
 
 
-async def watch(api: ApiServer, request: Request, t: Target) -> Response:
+async def watch(api: ApiContext, request: Request, t: Target) -> Response:
     labels, fields = matchers(request, t)
     timeout, bookmarks, rv_param, send_initial = _watch_options(request)
     selective = bool(request.query_params.get("labelSelector") or request.query_params.get("fieldSelector"))
