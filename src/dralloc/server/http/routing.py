@@ -12,7 +12,7 @@ from dralloc.api import conversion
 from dralloc.server.http import discovery
 from dralloc.server.http.errors import method_not_allowed, no_such_path
 from dralloc.server.http.options import query_flag
-from dralloc.server.registry.events import EVENTS_GROUP, to_events_v1
+from dralloc.server.registry.events import EVENTS_GROUP
 from dralloc.server.registry.kinds import CORE, GROUP, GROUP_RESOURCES, REVIEW_GROUPS, Resource
 
 SERVED_GROUPS = (*GROUP_RESOURCES, *REVIEW_GROUPS)
@@ -39,8 +39,8 @@ class Target:
 
     def present(self, obj: dict[str, Any]) -> dict[str, Any]:
         """A stored (v1) object in the version the URL asks for."""
-        if self.resource.group == EVENTS_GROUP:
-            return to_events_v1(obj)
+        if self.resource.stored_as is not None:  # a view of another resource's objects
+            return self.resource.strategy.to_view(obj)
         if self.resource.group and self.version != "v1":
             return conversion.from_v1(obj, self.api_version)
         return obj

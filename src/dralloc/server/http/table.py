@@ -8,7 +8,6 @@ from dralloc.server.http.ages import human_age
 from dralloc.server.http.errors import bad_request
 from dralloc.server.http.partial import partial_object
 from dralloc.server.registry import pods, services
-from dralloc.server.registry.events import EVENTS_GROUP, to_core
 from dralloc.server.registry.kinds import Resource
 
 
@@ -182,8 +181,8 @@ def _layout_table(resource: Resource, items: list[dict[str, Any]], shown: list[d
 def to_table(resource: Resource, items: list[dict[str, Any]], rv: str, include: str = "Metadata") -> dict[str, Any]:
     """``items`` as a Table; ``include`` is what each row's object holds (see ``include_object``)."""
     shown = items  # the rows' objects, in the version asked for
-    if resource.group == EVENTS_GROUP:  # the same columns as core/v1 Events, read from the stored form
-        items = [to_core(item) for item in items]
+    if resource.stored_as is not None:  # a view has its stored resource's columns, read from the stored form
+        items = [resource.strategy.to_storage(item) for item in items]
     if resource.table:
         columns, rows = _layout_table(resource, items, shown, include)
         return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": rv},

@@ -115,6 +115,8 @@ class EventsV1Strategy(EventStrategy):
     """events.k8s.io/v1 Events: stored as core/v1 Events (the resource table's ``stored_as``), converted both
     ways, with the stricter rules of that API on create and update."""
 
+    field_labels = EVENTS_FIELD_LABELS
+
     def to_storage(self, sent: Obj) -> Obj:
         return to_core(sent)
 

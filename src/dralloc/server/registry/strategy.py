@@ -38,13 +38,16 @@ class Server(Protocol):
 
 
 class Strategy:
-    """The generic strategy of a typed kind (resource.k8s.io and the other modelled groups): stored in its
-    defaulted v1 form, ``metadata.generation`` kept, the model's create, update and status-update validation."""
+    """The generic strategy of a typed kind (the modelled API groups): stored in its defaulted v1 form, with the
+    model's create, update and status-update validation. ``metadata.generation`` is kept only by the kinds whose
+    kube-apiserver strategy keeps it (resource.k8s.io, pods), not by Leases nor PriorityClasses."""
 
     # Stored as the client sent it (a core kind) rather than in the model's defaulted form.
     stored_as_sent = False
     # metadata.generation is 1 on create and goes up by one when the spec changes.
-    tracks_generation = True
+    tracks_generation = False
+    # field selector labels that name another field of the stored object (a view's renamed fields)
+    field_labels: dict[str, str] | None = None
 
     # --- create ---------------------------------------------------------------------------------------
 
@@ -147,7 +150,6 @@ class CoreStrategy(Strategy):
     create validation, and on update the rules of every kind (finalizers, managed fields)."""
 
     stored_as_sent = True
-    tracks_generation = False
 
     def update_errors(self, merged: Obj, old: Obj, sub: str, typed_meta: Any) -> list[FieldError]:
         return finalizers_added_while_deleting(merged["metadata"], old["metadata"]) + managed_field_errors(merged)

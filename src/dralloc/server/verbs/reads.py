@@ -18,7 +18,6 @@ from dralloc.server.http.responses import JSON, output_of, plain_json, respond, 
 from dralloc.server.http.routing import Target
 from dralloc.server.http.selectors import field_selector, label_selector
 from dralloc.server.http.table import include_object, to_table
-from dralloc.server.registry.events import EVENTS_FIELD_LABELS, EVENTS_GROUP
 from dralloc.server.registry.kinds import FIELD_SELECTORS
 from dralloc.store import NotFound
 
@@ -44,7 +43,7 @@ def matchers(request: Request, t: Target) -> tuple[Any, Any]:
     q = request.query_params
     return (label_selector(q.get("labelSelector")),
             field_selector(q.get("fieldSelector"), FIELD_SELECTORS.get(t.resource.name, ()), t.resource.name,
-                           t.version, EVENTS_FIELD_LABELS if t.resource.group == EVENTS_GROUP else None))
+                           t.version, t.resource.strategy.field_labels))
 
 
 def list_fast(api: ApiContext, request: Request, t: Target) -> Response | None:
