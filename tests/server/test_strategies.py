@@ -15,6 +15,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server.registry import kinds  # noqa: E402
 from dralloc.server.registry.strategy import CoreStrategy, Strategy  # noqa: E402
+from dralloc.server.views import ObjectView  # noqa: E402
 
 VERBS = Path(__file__).resolve().parents[2] / "src" / "dralloc" / "server" / "verbs"
 READ_ONLY = set(kinds.READ_ONLY)
@@ -84,3 +85,11 @@ def test_generation_is_kept_by_the_kinds_whose_strategy_keeps_it(client: TestCli
     updated = client.put(f"{url}/gpu", json=body)
     assert updated.status_code == 200, updated.text
     assert updated.json()["metadata"]["generation"] == 2
+
+
+def test_an_object_view_reads_a_field_of_the_wrong_json_type_as_absent() -> None:
+    malformed = ObjectView({"metadata": ["not", "a", "map"], "spec": None, "status": "x"})
+    assert (malformed.name, malformed.finalizers, malformed.spec, malformed.status) == ("", [], {}, {})
+    pod = ObjectView({"metadata": {"name": "a", "namespace": "ns", "finalizers": "x", "deletionTimestamp": ""}})
+    assert (pod.key, pod.finalizers, pod.deletion_timestamp) == ("ns/a", [], None)
+    assert ObjectView({"metadata": {"name": "node-1"}}).key == "node-1"  # cluster-scoped: the name alone

@@ -14,7 +14,6 @@ good only while that object is (server/tokens.py checks on every use).
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -26,6 +25,7 @@ from dralloc.server.http.errors import ApiError, bad_request, invalid
 from dralloc.server.http.responses import respond
 from dralloc.server.http.routing import Target
 from dralloc.server.registry.kinds import CORE, Resource
+from dralloc.server.types import Obj
 from dralloc.store import NotFound
 from dralloc.validation.field import invalid as invalid_field
 
@@ -37,7 +37,6 @@ MIN_SECONDS = 10 * 60
 MAX_SECONDS = 1 << 32
 TOO_SHORT = "may not specify a duration less than 10 minutes"
 TOO_LONG = "may not specify a duration larger than 2^32 seconds"
-Obj = dict[str, Any]
 
 
 async def create_token(api: ApiContext, request: Request, t: Target) -> Response:

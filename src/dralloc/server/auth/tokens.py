@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from dralloc.server.auth.users import AUTHENTICATED, User
+from dralloc.server.types import Obj
 from dralloc.server.uids import new_uid
 from dralloc.store import NotFound, SQLStore
 
@@ -58,7 +59,6 @@ FUTURE = "service account token is issued in the future"
 INVALIDATED = "service account token has been invalidated"
 UNEXPECTED = "service account token claims could not be validated due to unexpected validation error"
 
-Obj = dict[str, Any]
 
 
 class TokenRefused(Exception):

@@ -24,6 +24,7 @@ from dralloc.server.registry import service_accounts as accounts
 from dralloc.server.registry.strategy import CoreStrategy, Server, managed_field_errors, mark_deleting
 from dralloc.server.types import Obj
 from dralloc.server.uids import new_uid
+from dralloc.server.views import ObjectView
 from dralloc.store import Conflict, NotFound, Outcome, SQLStore
 from dralloc.validation.field import FieldError
 from dralloc.validation.meta import finalizers_added_while_deleting
@@ -82,8 +83,8 @@ def prepare_update(merged: dict[str, Any], old: dict[str, Any], sub: str) -> Non
 
 
 def terminating(ns: dict[str, Any]) -> bool:
-    return bool((ns.get("metadata") or {}).get("deletionTimestamp")) or \
-        (ns.get("status") or {}).get("phase") == "Terminating"
+    view = ObjectView(ns)
+    return view.deletion_timestamp is not None or view.status.get("phase") == "Terminating"
 
 
 def check_delete(name: str) -> None:
@@ -161,7 +162,7 @@ class NamespaceStrategy(CoreStrategy):
         return errors + managed_field_errors(merged)
 
     def deletion_held(self, obj: Obj) -> bool:
-        return bool((obj.get("spec") or {}).get("finalizers"))  # the namespace controller is still at work
+        return bool(ObjectView(obj).spec.get("finalizers"))  # the namespace controller is still at work
 
     def check_delete(self, name: str) -> None:
         check_delete(name)

@@ -17,6 +17,7 @@ from dralloc.server.registry import priorities
 from dralloc.server.registry import service_accounts as accounts
 from dralloc.server.registry.strategy import CoreStrategy, Server
 from dralloc.server.types import Obj
+from dralloc.server.views import ObjectView
 from dralloc.store import NotFound, Outcome, SQLStore
 from dralloc.validation.field import FieldError
 from dralloc.validation.pod_object import pod_create_errors, pod_update_errors
@@ -166,8 +167,9 @@ def _with_rv(obj: dict[str, Any], rv: str) -> dict[str, Any]:
 def grace_period(pod: dict[str, Any], options: dict[str, Any], query: Any) -> int:
     """The seconds a deleted pod is given: the request's gracePeriodSeconds, else the pod's own, else 30;
     0 for a pod no kubelet runs (not bound) or one that already finished."""
-    spec = pod.get("spec") or {}
-    if not spec.get("nodeName") or (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
+    view = ObjectView(pod)
+    spec = view.spec
+    if not spec.get("nodeName") or view.status.get("phase") in TERMINAL_PHASES:
         return 0
     value = options.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
     if value is None:
@@ -195,9 +197,9 @@ def mark_terminating(old: dict[str, Any], grace: int) -> Outcome | None:
 def remove_if_expired(server: Server, namespace: str, name: str, uid: str) -> None:
     """Stand in for the kubelet: remove a terminating pod once its grace period is over (finalizers still
     hold it)."""
-    def build(old: dict[str, Any], rv: str) -> Any:
-        meta = old.get("metadata") or {}
-        if meta.get("uid") != uid or not meta.get("deletionTimestamp") or meta.get("finalizers"):
+    def build(old: Obj, rv: str) -> Any:
+        pod = ObjectView(old)
+        if pod.uid != uid or not pod.deletion_timestamp or pod.finalizers:
             return old
         return Outcome(_with_rv(old, rv), "DELETED")
 
@@ -207,9 +209,9 @@ def remove_if_expired(server: Server, namespace: str, name: str, uid: str) -> No
         pass
 
 
-def schedule_removal(server: Server, pod: dict[str, Any]) -> None:
-    meta = pod.get("metadata") or {}
-    deadline = meta.get("deletionTimestamp")
+def schedule_removal(server: Server, obj: Obj) -> None:
+    pod = ObjectView(obj)
+    deadline = pod.deletion_timestamp
     if not deadline:
         return
     try:
@@ -218,7 +220,7 @@ def schedule_removal(server: Server, pod: dict[str, Any]) -> None:
         return
     delay = max((when - datetime.now(UTC)).total_seconds(), 0.0)
     loop = asyncio.get_running_loop()
-    args = (server, meta.get("namespace") or "", meta.get("name") or "", meta.get("uid") or "")
+    args = (server, pod.namespace, pod.name, pod.uid)
     loop.call_later(delay, lambda: server.background(asyncio.to_thread(remove_if_expired, *args)))
 
 
@@ -262,7 +264,7 @@ class PodStrategy(CoreStrategy):
         schedule_removal(server, result)
 
     def delete_answers_with_object(self, result: Obj, dry: bool) -> bool:
-        return not dry and bool((result.get("metadata") or {}).get("deletionTimestamp"))  # terminating: 200, as upstream
+        return not dry and ObjectView(result).deletion_timestamp is not None  # terminating: 200, as upstream
 
 
 STRATEGY = PodStrategy()
@@ -271,18 +273,20 @@ STRATEGY = PodStrategy()
 # --- kubectl get columns ----------------------------------------------------------------------------
 
 
-def pod_ready(pod: dict[str, Any]) -> str:
-    statuses = (pod.get("status") or {}).get("containerStatuses") or []
-    total = len((pod.get("spec") or {}).get("containers") or [])
+def pod_ready(obj: Obj) -> str:
+    pod = ObjectView(obj)
+    statuses = pod.status.get("containerStatuses") or []
+    total = len(pod.spec.get("containers") or [])
     ready = sum(1 for s in statuses if isinstance(s, dict) and s.get("ready"))
     return f"{ready}/{total}"
 
 
-def pod_status(pod: dict[str, Any]) -> str:
+def pod_status(obj: Obj) -> str:
     """kubectl's STATUS: Terminating, a container's waiting/terminated reason, the pod's reason, else its phase."""
-    if (pod.get("metadata") or {}).get("deletionTimestamp"):
+    pod = ObjectView(obj)
+    if pod.deletion_timestamp:
         return "Terminating"
-    status = pod.get("status") or {}
+    status = pod.status
     for s in status.get("containerStatuses") or []:
         state = (s.get("state") or {}) if isinstance(s, dict) else {}
         for kind in ("waiting", "terminated"):
@@ -296,15 +300,16 @@ def pod_status(pod: dict[str, Any]) -> str:
     return str(status.get("reason") or status.get("phase") or "Pending")
 
 
-def pod_restarts(pod: dict[str, Any]) -> int:
-    statuses = (pod.get("status") or {}).get("containerStatuses") or []
+def pod_restarts(obj: Obj) -> int:
+    statuses = ObjectView(obj).status.get("containerStatuses") or []
     return sum(int(s.get("restartCount") or 0) for s in statuses if isinstance(s, dict))
 
 
-def readiness_gates(pod: dict[str, Any]) -> str:
-    gates = (pod.get("spec") or {}).get("readinessGates") or []
+def readiness_gates(obj: Obj) -> str:
+    pod = ObjectView(obj)
+    gates = pod.spec.get("readinessGates") or []
     if not gates:
         return "<none>"
-    true = {c.get("type") for c in (pod.get("status") or {}).get("conditions") or []
+    true = {c.get("type") for c in pod.status.get("conditions") or []
             if isinstance(c, dict) and c.get("status") == "True"}
     return f"{sum(1 for g in gates if isinstance(g, dict) and g.get('conditionType') in true)}/{len(gates)}"

@@ -25,6 +25,7 @@ from dralloc.server.http.routing import Target
 from dralloc.server.protobuf import decoder as protobuf
 from dralloc.server.verbs.deletes import remove
 from dralloc.server.verbs.objects import dry_run, dry_run_list
+from dralloc.server.views import ObjectView
 from dralloc.store import NotFound
 
 EVICTION_VERSIONS = ("policy/v1", "policy/v1beta1")  # the versions kube-apiserver accepts for the body
@@ -82,7 +83,7 @@ async def create_eviction(api: ApiContext, request: Request, t: Target) -> Respo
         if _pending(pod) and not pinned:
             # Not racing a pod that turns ready meanwhile: the delete holds only for the version just read.
             pre = dict(options.get("preconditions") or {})
-            pre["resourceVersion"] = (pod.get("metadata") or {}).get("resourceVersion")
+            pre["resourceVersion"] = ObjectView(pod).metadata.get("resourceVersion")
             attempt_options = {**options, "preconditions": pre}
         try:
             await remove(api, pod_target, attempt_options, {}, dry)
@@ -102,5 +103,5 @@ def _has_resource_version(options: dict[str, Any]) -> bool:
 
 def _pending(pod: dict[str, Any]) -> bool:
     """A Pending pod not yet being deleted: the one case upstream deletes only at the version it read."""
-    return (pod.get("status") or {}).get("phase", "Pending") == "Pending" and \
-        not (pod.get("metadata") or {}).get("deletionTimestamp")
+    view = ObjectView(pod)
+    return view.status.get("phase", "Pending") == "Pending" and not view.deletion_timestamp

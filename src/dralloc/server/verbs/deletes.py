@@ -18,6 +18,7 @@ from dralloc.server.protobuf import decoder as protobuf
 from dralloc.server.types import Obj
 from dralloc.server.verbs.objects import dry_run
 from dralloc.server.verbs.reads import matchers
+from dralloc.server.views import ObjectView
 from dralloc.store import NotFound, Outcome
 
 
@@ -47,7 +48,7 @@ async def delete(api: ApiContext, request: Request, t: Target) -> Response:
     if t.resource.strategy.delete_answers_with_object(result, dry):
         return respond(request, t.present(result))  # (a terminating pod, a namespace marked Terminating)
     # 202 Accepted: finalizers keep the object until their controllers remove them.
-    pending = bool((result.get("metadata") or {}).get("finalizers"))
+    pending = bool(ObjectView(result).finalizers)
     return respond(request, t.present(result), 202 if pending else 200)
 
 

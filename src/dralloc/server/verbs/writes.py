@@ -43,6 +43,7 @@ from dralloc.server.verbs.objects import (
     type_meta_checked,
     typed,
 )
+from dralloc.server.views import ObjectView
 from dralloc.store import Conflict, NotFound, Outcome
 
 
@@ -176,7 +177,7 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
     its apply entry), with kube-apiserver's create rules: no resourceVersion, and a generated name tried again
     when it is taken."""
     strategy = t.resource.strategy
-    attempts = NAME_GENERATION_ATTEMPTS if not (data.get("metadata") or {}).get("name") else 1
+    attempts = NAME_GENERATION_ATTEMPTS if not ObjectView(data).name else 1
     data = strategy.admit(api.store, data, t.namespace)  # mutating admission, before validation
     for attempt in range(attempts):
         stored, name = prepare_create(data, t)
@@ -214,7 +215,7 @@ async def insert(api: ApiContext, t: Target, name: str, stored: Obj, dry: bool) 
         except NotFound:
             existing = {}
     error = already_exists(t.resource, name)
-    if (existing.get("metadata") or {}).get("deletionTimestamp"):
+    if ObjectView(existing).deletion_timestamp:
         error.message = f"object is being deleted: {error.message}"
     raise error
 
