@@ -93,3 +93,25 @@ def test_an_object_view_reads_a_field_of_the_wrong_json_type_as_absent() -> None
     pod = ObjectView({"metadata": {"name": "a", "namespace": "ns", "finalizers": "x", "deletionTimestamp": ""}})
     assert (pod.key, pod.finalizers, pod.deletion_timestamp) == ("ns/a", [], None)
     assert ObjectView({"metadata": {"name": "node-1"}}).key == "node-1"  # cluster-scoped: the name alone
+
+
+def test_a_kind_of_a_new_version_is_discovered_and_shown_in_its_own_version_from_its_row_alone(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The path a scheduling.k8s.io/v1alpha1 kind takes: its row (with the generic strategy) is all discovery and
+    routing need; it is stored in its first version, so it is shown as stored."""
+    from dralloc.server.http import discovery, routing
+
+    row = kinds.Resource("workloads", "Workload", True, group=kinds.SCHEDULING_GROUP, versions=("v1alpha1",))
+    monkeypatch.setitem(kinds.SCHEDULING, "workloads", row)
+    group = discovery.api_group(kinds.SCHEDULING_GROUP)
+    assert group is not None and [v["version"] for v in group["versions"]] == ["v1", "v1alpha1"]
+    assert group["preferredVersion"]["version"] == "v1"
+    listed = discovery.resource_list("v1alpha1", kinds.SCHEDULING_GROUP)
+    assert listed is not None and [r["name"] for r in listed["resources"]] == ["workloads"]
+    aggregated = next(i for i in discovery.aggregated(False, "v2")["items"]
+                      if i["metadata"]["name"] == kinds.SCHEDULING_GROUP)
+    assert [(v["version"], [r["resource"] for r in v["resources"]]) for v in aggregated["versions"]] == [
+        ("v1", ["priorityclasses"]), ("v1alpha1", ["workloads"])]
+    t = routing.target(["apis", kinds.SCHEDULING_GROUP, "v1alpha1", "namespaces", "ns", "workloads", "w"])
+    stored = {"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload", "metadata": {"name": "w"}}
+    assert t.resource is row and t.present(stored) is stored

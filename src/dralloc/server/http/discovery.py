@@ -60,9 +60,17 @@ def api_versions() -> dict[str, Any]:
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": ""}]}
 
 
+def group_versions(name: str) -> tuple[str, ...]:
+    """The versions a group serves, preferred first: every version of its resources, in the order the resource
+    table first names them (a new kind's version needs no entry here)."""
+    if name == GROUP:
+        return GROUP_VERSIONS
+    table = GROUP_RESOURCES.get(name) or {n: r for n, r in REVIEWS.items() if r.group == name}
+    return tuple(dict.fromkeys(v for r in table.values() for v in r.versions))
+
+
 def _group(name: str = GROUP) -> dict[str, Any]:
-    names = GROUP_VERSIONS if name == GROUP else ("v1",)
-    versions = [{"groupVersion": f"{name}/{v}", "version": v} for v in names]
+    versions = [{"groupVersion": f"{name}/{v}", "version": v} for v in group_versions(name)]
     return {"name": name, "versions": versions, "preferredVersion": versions[0]}
 
 
@@ -177,11 +185,12 @@ def _discovered(r: Resource, version: str) -> dict[str, Any]:
     return entry
 
 
-def _v1_group(name: str, table: dict[str, Resource]) -> dict[str, Any]:
-    """An aggregated discovery item of a group served in v1 only."""
+def _discovered_group(name: str, table: dict[str, Resource]) -> dict[str, Any]:
+    """An aggregated discovery item of a group: each of its versions with the resources served in it."""
     return {"metadata": {"name": name, "creationTimestamp": None},
-            "versions": [{"version": "v1", "freshness": "Current",
-                          "resources": [_discovered(r, "v1") for r in table.values()]}]}
+            "versions": [{"version": v, "freshness": "Current",
+                          "resources": [_discovered(r, v) for r in table.values() if v in r.versions]}
+                         for v in group_versions(name)]}
 
 
 def aggregated(core: bool, version: str) -> dict[str, Any]:
@@ -202,7 +211,7 @@ def aggregated(core: bool, version: str) -> dict[str, Any]:
                               "versions": [{"version": "v1", "freshness": "Current", "resources": [
                                   _discovered(r, "v1") for r in REVIEWS.values() if r.group == group]}]})
             else:
-                items.append(_v1_group(group, GROUP_RESOURCES[group]))
+                items.append(_discovered_group(group, GROUP_RESOURCES[group]))
     return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}", "metadata": {},
             "items": items}
 

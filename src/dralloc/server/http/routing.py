@@ -41,7 +41,7 @@ class Target:
         """A stored (v1) object in the version the URL asks for."""
         if self.resource.stored_as is not None:  # a view of another resource's objects
             return self.resource.strategy.to_view(obj)
-        if self.resource.group and self.version != "v1":
+        if self.resource.group and self.version != self.resource.versions[0]:  # stored in its first version
             return conversion.from_v1(obj, self.api_version)
         return obj
 
