@@ -1,4 +1,4 @@
-"""Decoding protobuf request bodies (server/protobuf.py): what a kube-scheduler status update of a ResourceClaim
+"""Decoding protobuf request bodies (server/protobuf/decoder.py): what a kube-scheduler status update of a ResourceClaim
 and a driver's ResourceSlice of 8 devices cost to read, beside msgspec's decoding of the same objects as JSON.
 
     .venv/bin/python benchmarks/bench_protobuf.py [--calls 5000]

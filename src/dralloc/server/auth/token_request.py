@@ -8,7 +8,7 @@ hour, which must be at least ten minutes and at most 2^32 seconds (422); an obje
 Pod, Secret or Node of the core group) must exist (404), have the uid given, if any (409), and a pod must run
 as the account (400); a pod-bound token also names the pod's node. The answer (201) is the request with its
 metadata filled in and the signed token with its expiry; nothing is stored. A token bound to an object is
-good only while that object is (server/tokens.py checks on every use).
+good only while that object is (server/auth/tokens.py checks on every use).
 """
 
 from __future__ import annotations

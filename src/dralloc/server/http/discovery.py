@@ -341,7 +341,7 @@ def _upstream_shape(schema: Any) -> Any:
 
 
 def _mark_patch_strategies(schemas: dict[str, Any], top: dict[str, Any], keys: dict[tuple[str, ...], str]) -> None:
-    """Mark the lists strategic merge patch merges (``server/smp.py``'s table: owner references by uid,
+    """Mark the lists strategic merge patch merges (``server/apply/strategic_merge.py``'s table: owner references by uid,
     finalizers as a set, ...) with ``x-kubernetes-patch-strategy`` and ``-patch-merge-key``, as kube-apiserver's
     schemas carry them: client-side kubectl apply reads them to merge such lists rather than replace them."""
     def resolve(schema: dict[str, Any]) -> dict[str, Any]:

@@ -96,11 +96,11 @@ CORE = {r.name: r for r in (
              wide_columns=(("IP", "status.podIP"), ("NODE", "spec.nodeName"),
                            ("NOMINATED NODE", "status.nominatedNodeName"), ("READINESS GATES", "=readinessGates")),
              subresources=("attach", "binding", "eviction", "exec", "log", "portforward"), strategy=pods.STRATEGY),
-    # ConfigMaps and Secrets, stored as sent (server/configs.py): test suites' everyday objects
+    # ConfigMaps and Secrets, stored as sent (server/registry/configs.py): test suites' everyday objects
     Resource("configmaps", "ConfigMap", True, group="", versions=("v1",), short_names=("cm",),
              table=(("Name", "metadata.name", 0), ("Data", "=dataCount", 0), ("Age", "=age", 0)),
              strategy=configs.STRATEGY),
-    # serviceaccounts/token: the TokenRequest API (server/tokenrequest.py)
+    # serviceaccounts/token: the TokenRequest API (server/auth/token_request.py)
     Resource("serviceaccounts", "ServiceAccount", True, group="", versions=("v1",), short_names=("sa",),
              table=(("Name", "metadata.name", 0), ("Secrets", "=secretCount", 0), ("Age", "=age", 0)),
              subresources=("token",), strategy=service_accounts.STRATEGY),
@@ -110,7 +110,7 @@ CORE = {r.name: r for r in (
     # kube-apiserver's event table has no leading name nor age: the name is the last, wide, column
     Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",), table=_EVENT_TABLE,
              strategy=events.STRATEGY),
-    # Read-only (server/services.py): the default/kubernetes Service and Endpoints kube-apiserver keeps; and the
+    # Read-only (server/registry/services.py): the default/kubernetes Service and Endpoints kube-apiserver keeps; and the
     # namespace's ResourceQuotas and LimitRanges, always none here, which `kubectl describe namespace` lists.
     Resource("services", "Service", True, group="", versions=("v1",), short_names=("svc",), categories=("all",),
              verbs=READ_ONLY, table=_SERVICE_TABLE),
@@ -162,7 +162,7 @@ NETWORKING = {"ingresses": Resource("ingresses", "Ingress", True, group=NETWORKI
 # policy/v1 and storage.k8s.io/v1, read-only and always empty, as apps/v1: what an external kube-scheduler
 # (--no-scheduler) lists and watches besides pods, nodes and the DRA kinds (DefaultPreemption's disruption
 # budgets, the volume plugins' classes, CSI nodes, drivers, capacities and attachments), so its informers sync.
-# With no disruption budget every eviction is allowed, as server/evictions.py says.
+# With no disruption budget every eviction is allowed, as server/subresources/eviction.py says.
 POLICY_GROUP = "policy"
 POLICY = {"poddisruptionbudgets": Resource("poddisruptionbudgets", "PodDisruptionBudget", True, group=POLICY_GROUP,
                                            versions=("v1",), short_names=("pdb",), verbs=READ_ONLY)}
@@ -178,13 +178,13 @@ STORAGE = {r.name: r for r in (
              verbs=READ_ONLY),
 )}
 
-# events.k8s.io/v1: the same stored events (``events``), another view of them (server/events.py converts)
+# events.k8s.io/v1: the same stored events (``events``), another view of them (server/registry/events.py converts)
 EVENTS_GROUP = "events.k8s.io"
 EVENTS = {"events": Resource("events", "Event", True, group=EVENTS_GROUP, versions=("v1",), short_names=("ev",),
                              table=_EVENT_TABLE, strategy=events.EVENTS_V1_STRATEGY, stored_as=CORE["events"])}
 
 # discovery.k8s.io/v1, read-only: the EndpointSlice kube-apiserver keeps for the default/kubernetes Service
-# (server/services.py), which `kubectl describe service` lists.
+# (server/registry/services.py), which `kubectl describe service` lists.
 DISCOVERY_GROUP = "discovery.k8s.io"
 _ENDPOINT_SLICE_TABLE = (("Name", "metadata.name", 0), ("AddressType", "addressType", 0),
                          ("Ports", "=endpointSlicePorts", 0), ("Endpoints", "=endpointSliceEndpoints", 0),
@@ -192,7 +192,7 @@ _ENDPOINT_SLICE_TABLE = (("Name", "metadata.name", 0), ("AddressType", "addressT
 ENDPOINT_SLICES = {"endpointslices": Resource("endpointslices", "EndpointSlice", True, group=DISCOVERY_GROUP,
                                               versions=("v1",), verbs=READ_ONLY, table=_ENDPOINT_SLICE_TABLE)}
 
-# scheduling.k8s.io/v1 PriorityClasses: what a pod's priorityClassName stands for (server/priorities.py: the
+# scheduling.k8s.io/v1 PriorityClasses: what a pod's priorityClassName stands for (server/registry/priorities.py: the
 # Priority admission of pods and classes, and the two system classes kube-apiserver keeps)
 SCHEDULING_GROUP = "scheduling.k8s.io"
 _PRIORITY_CLASS_TABLE = (("Name", "metadata.name", 0), ("Value", "value", 0), ("Global-Default", "=globalDefault", 0),

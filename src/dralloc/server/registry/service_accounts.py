@@ -2,7 +2,9 @@
 namespace (``default`` unless it names one, 403 when it does not exist), mounts that account's API token
 unless the pod or the account opts out (the projected ``kube-api-access-xxxxx`` volume at
 ``/var/run/secrets/kubernetes.io/serviceaccount`` in every container), and takes the account's image pull
-secrets when it has none. Nothing here issues tokens: the volume is what a kubelet would fill."""
+secrets when it has none. Nothing here issues tokens: the volume is what a kubelet would fill.
+
+The ServiceAccount strategy: stored as sent, its metadata validated."""
 
 from __future__ import annotations
 

@@ -136,7 +136,7 @@ def check_valid(t: Target, name: str, errors: list[Any]) -> None:
 
 def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> tuple[Any, list[str]]:
     """The object a create, update or status update sends (JSON, YAML, or protobuf for the kinds
-    server/protobuf.py decodes) and its field warnings."""
+    server/protobuf/decoder.py decodes) and its field warnings."""
     takes_protobuf = not t.resource.group or protobuf.accepts(t.api_version, t.resource.kind)
     if ctype == protobuf.CONTENT_TYPE and takes_protobuf:  # (a core kind it cannot decode: a 400 that says so)
         try:
