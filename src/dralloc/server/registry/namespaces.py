@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Any
 
 from dralloc.server.clock import now
@@ -42,7 +43,7 @@ PURGING = ("The system is ensuring all content is removed from this namespace.  
            "will automatically be purged by the system.")
 
 
-# --- the strategy -----------------------------------------------------------------------------------
+# --- what a create and an update prepare -----------------------------------------------------------
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -133,6 +134,16 @@ def ensure_system_namespaces(store: SQLStore) -> None:
         accounts.ensure_default_account(store, name)  # (kube-controller-manager's, before any pod comes)
 
 
+async def _make_default_account(server: Server, namespace: str) -> None:
+    """A new namespace's default service account at once (kube-controller-manager's would come a moment later,
+    and kube-apiserver waits for it): a pod created next runs as it."""
+    try:
+        await server.store.create_async("serviceaccounts", namespace, accounts.DEFAULT,
+                                        accounts.default_account(namespace))
+    except Conflict:
+        pass
+
+
 # --- the strategy -----------------------------------------------------------------------------------
 
 
@@ -140,15 +151,9 @@ class NamespaceStrategy(CoreStrategy):
     def prepare_for_create(self, stored: Obj) -> None:
         prepare_create(stored)
 
-    async def after_create(self, server: Server, created: Obj) -> None:
-        name = created["metadata"]["name"]
+    def after_create(self, server: Server, created: Obj) -> Awaitable[None]:
         server.namespaces.note(created)
-        # its default service account at once (kube-controller-manager's would come a moment later, and
-        # kube-apiserver waits for it): a pod created next runs as it
-        try:
-            await server.store.create_async("serviceaccounts", name, accounts.DEFAULT, accounts.default_account(name))
-        except Conflict:
-            pass
+        return _make_default_account(server, created["metadata"]["name"])
 
     def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
         prepare_update(merged, old, sub)

@@ -195,8 +195,8 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
             if attempt < attempts - 1:
                 continue  # a new generated name
             raise generate_name_conflict(t.resource, name) from None
-        if not dry:
-            await strategy.after_create(api, result)
+        if not dry and (follow_up := strategy.after_create(api, result)) is not None:
+            await follow_up
         return result
     raise AssertionError("unreachable")
 
