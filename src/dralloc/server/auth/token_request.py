@@ -26,6 +26,7 @@ from dralloc.server.http.responses import respond
 from dralloc.server.http.routing import Target
 from dralloc.server.registry.kinds import CORE, Resource
 from dralloc.server.types import Obj
+from dralloc.server.views import ObjectView
 from dralloc.store import NotFound
 from dralloc.validation.field import invalid as invalid_field
 
@@ -135,10 +136,10 @@ def _bound(api: ApiContext, namespace: str, account: str, ref: Obj) -> dict[str,
     bound: dict[str, Obj] = {}
     if group == "" and kind == "Pod":
         pod = bound["pod"] = _get(api, CORE["pods"], namespace, name)
-        if (pod.get("spec") or {}).get("serviceAccountName") != account:
+        if ObjectView(pod).spec.get("serviceAccountName") != account:
             raise bad_request(f'cannot bind token for serviceaccount "{account}" to pod running with different '
                               'serviceaccount name.')
-        node_name = (pod.get("spec") or {}).get("nodeName")
+        node_name = ObjectView(pod).spec.get("nodeName")
         if node_name:  # the pod's node, by name only when it is not there
             try:
                 bound["node"] = api.store.get("nodes", "", node_name)
@@ -151,7 +152,7 @@ def _bound(api: ApiContext, namespace: str, account: str, ref: Obj) -> dict[str,
         found = bound["secret"] = _get(api, CORE["secrets"], namespace, name)
     else:
         raise bad_request(f"cannot bind token to object of type {group}/{version}, Kind={kind}")
-    if uid and uid != (found.get("metadata") or {}).get("uid"):
+    if uid and uid != ObjectView(found).uid:
         raise _conflict(group, kind, name, f"the UID in the bound object reference ({uid}) does not match the UID "
                                            "in record. The object might have been deleted and then recreated")
     return bound

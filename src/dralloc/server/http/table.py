@@ -9,6 +9,7 @@ from dralloc.server.http.errors import bad_request
 from dralloc.server.http.partial import partial_object
 from dralloc.server.registry import pods, services
 from dralloc.server.registry.kinds import Resource
+from dralloc.server.views import ObjectView
 
 
 def _dig(obj: dict[str, Any], path: str) -> Any:
@@ -21,8 +22,9 @@ def _dig(obj: dict[str, Any], path: str) -> Any:
 def claim_state(claim: dict[str, Any]) -> str:
     """kubectl's STATE of a ResourceClaim: deleted, pending, allocated, reserved (comma-joined)."""
     states = []
-    deleting = bool((claim.get("metadata") or {}).get("deletionTimestamp"))
-    status = claim.get("status") or {}
+    view = ObjectView(claim)
+    deleting = view.deletion_timestamp is not None
+    status = view.status
     if deleting:
         states.append("deleted")
     if not status.get("allocation"):
@@ -84,10 +86,10 @@ def event_message(event: dict[str, Any]) -> str:
 def node_status(node: dict[str, Any]) -> str:
     """kubectl's STATUS of a Node: its Ready condition (Ready, NotReady, else Unknown), then
     SchedulingDisabled when cordoned."""
-    ready = [c for c in (node.get("status") or {}).get("conditions") or []
-             if isinstance(c, dict) and c.get("type") == "Ready"]
+    view = ObjectView(node)
+    ready = [c for c in view.status.get("conditions") or [] if isinstance(c, dict) and c.get("type") == "Ready"]
     states = [("Ready" if ready[-1].get("status") == "True" else "NotReady") if ready else "Unknown"]
-    if (node.get("spec") or {}).get("unschedulable"):
+    if view.spec.get("unschedulable"):
         states.append("SchedulingDisabled")
     return ",".join(states)
 
@@ -98,7 +100,7 @@ _NODE_ROLE_PREFIX = "node-role.kubernetes.io/"
 def node_roles(node: dict[str, Any]) -> str:
     """ROLES: the <role> of node-role.kubernetes.io/<role> labels and the value of kubernetes.io/role, sorted."""
     roles = set()
-    for key, value in ((node.get("metadata") or {}).get("labels") or {}).items():
+    for key, value in ObjectView(node).labels.items():
         if key.startswith(_NODE_ROLE_PREFIX) and key != _NODE_ROLE_PREFIX:
             roles.add(key[len(_NODE_ROLE_PREFIX):])
         elif key == "kubernetes.io/role" and value:
@@ -107,14 +109,14 @@ def node_roles(node: dict[str, Any]) -> str:
 
 
 def _node_address(node: dict[str, Any], kind: str) -> str:
-    for address in (node.get("status") or {}).get("addresses") or []:
+    for address in ObjectView(node).status.get("addresses") or []:
         if isinstance(address, dict) and address.get("type") == kind:
             return str(address.get("address") or "")
     return "<none>"
 
 
 def _node_info(field: str) -> Any:
-    return lambda node: ((node.get("status") or {}).get("nodeInfo") or {}).get(field) or "<unknown>"
+    return lambda node: (ObjectView(node).status.get("nodeInfo") or {}).get(field) or "<unknown>"
 
 
 COMPUTED = {"=claimState": claim_state, "=podReady": pods.pod_ready, "=podStatus": pods.pod_status,
@@ -125,7 +127,7 @@ COMPUTED = {"=claimState": claim_state, "=podReady": pods.pod_ready, "=podStatus
             "=servicePorts": services.ports, "=serviceSelector": services.selector,
             "=endpoints": services.endpoints, "=endpointSlicePorts": services.endpoint_slice_ports,
             "=endpointSliceEndpoints": services.endpoint_slice_endpoints,
-            "=age": lambda obj: human_age((obj.get("metadata") or {}).get("creationTimestamp")),
+            "=age": lambda obj: human_age(ObjectView(obj).metadata.get("creationTimestamp")),
             "=globalDefault": lambda obj: bool(obj.get("globalDefault")),
             "=dataCount": lambda obj: len(obj.get("data") or {}) + len(obj.get("binaryData") or {}),
             "=secretCount": lambda obj: len(obj.get("secrets") or []),

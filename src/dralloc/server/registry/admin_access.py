@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dralloc.server.views import ObjectView
 from dralloc.store import NotFound, SQLStore
 from dralloc.validation import field as f
 
@@ -22,7 +23,7 @@ def _labelled(store: SQLStore, namespace: str) -> bool:
         ns = store.get("namespaces", "", namespace)
     except NotFound:
         return False
-    return ((ns.get("metadata") or {}).get("labels") or {}).get(LABEL) == "true"
+    return ObjectView(ns).labels.get(LABEL) == "true"
 
 
 def _first(items: Any, granted: Any) -> int | None:

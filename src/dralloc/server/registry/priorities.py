@@ -20,6 +20,7 @@ from dralloc.server.http.errors import ApiError
 from dralloc.server.registry.strategy import Strategy
 from dralloc.server.types import Obj
 from dralloc.server.uids import new_uid
+from dralloc.server.views import ObjectView
 from dralloc.store import Conflict, NotFound, SQLStore
 from dralloc.validation.field import FieldError
 from dralloc.validation.scheduling import SYSTEM_PRIORITY_CLASSES
@@ -77,8 +78,8 @@ def admit_class(store: SQLStore, pc: dict[str, Any], name: str) -> None:
     if pc.get("globalDefault") is not True:
         return
     default = _default_class(store)
-    if default is not None and (default.get("metadata") or {}).get("name") != name:
-        theirs = (default.get("metadata") or {}).get("name")
+    if default is not None and ObjectView(default).name != name:
+        theirs = ObjectView(default).name
         raise _forbidden("priorityclasses", name, f"PriorityClass {theirs} is already marked as default. Only "
                                                   f"one default can exist")
 
@@ -88,7 +89,7 @@ def admit_pod(store: SQLStore, pod: dict[str, Any]) -> dict[str, Any]:
     spec = pod.get("spec")
     if not isinstance(spec, dict):
         return pod  # not a pod the decoder takes: its 400 comes next
-    name = (pod.get("metadata") or {}).get("name") or ""
+    name = ObjectView(pod).name
     class_name = spec.get("priorityClassName") or ""
     if not isinstance(class_name, str):
         return pod
@@ -100,7 +101,7 @@ def admit_pod(store: SQLStore, pod: dict[str, Any]) -> dict[str, Any]:
     else:
         pc = _default_class(store)
         if pc is not None:
-            class_name = (pc.get("metadata") or {}).get("name") or ""
+            class_name = ObjectView(pc).name
     value = int(pc.get("value") or 0) if pc is not None else 0
     policy = pc.get("preemptionPolicy") if pc is not None else PREEMPT_LOWER_PRIORITY
     asked = spec.get("priority")

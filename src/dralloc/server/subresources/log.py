@@ -33,6 +33,7 @@ from dralloc.server.context import ApiContext
 from dralloc.server.http.errors import ApiError, bad_request, invalid, method_not_allowed, not_found
 from dralloc.server.http.routing import Target
 from dralloc.server.registry.kinds import CORE
+from dralloc.server.views import ObjectView
 from dralloc.store import NotFound
 from dralloc.validation import field as f
 
@@ -50,8 +51,8 @@ _LOG_OPTIONS = SimpleNamespace(kind="PodLogOptions", group="")  # what a refusal
 def container_of(pod: dict[str, Any], name: str) -> str:
     """The container a log request names (upstream's validateContainer): the named one, which must be the
     pod's, or the only one."""
-    spec = pod.get("spec") or {}
-    pod_name = (pod.get("metadata") or {}).get("name") or ""
+    spec = ObjectView(pod).spec
+    pod_name = ObjectView(pod).name
     every = [c.get("name") for kind in ("initContainers", "containers", "ephemeralContainers")
              for c in spec.get(kind) or [] if isinstance(c, dict)]
     if name:
@@ -147,7 +148,7 @@ async def get_log(api: ApiContext, request: Request, t: Target) -> Response:
     except NotFound:
         raise not_found(t.resource, t.name) from None
     container = container_of(pod, request.query_params.get("container") or "")
-    node_name = (pod.get("spec") or {}).get("nodeName") or ""
+    node_name = ObjectView(pod).spec.get("nodeName") or ""
     if not node_name:
         return Response(b"", 200, media_type="text/plain")  # no node, no location: an empty stream
     host = kubelet_host(api, node_name)
