@@ -73,8 +73,8 @@ def client() -> TestClient:
      {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 10},
      False),
 ])
-def test_generation_is_kept_by_the_kinds_whose_strategy_keeps_it(client: TestClient, url: str, obj: dict[str, object],
-                                                                  tracked: bool) -> None:
+def test_generation_is_kept_by_the_kinds_whose_strategy_keeps_it(client: TestClient, url: str,
+                                                                  obj: dict[str, object], tracked: bool) -> None:
     created = client.post(url, json=obj)
     assert created.status_code == 201, created.text
     assert ("generation" in created.json()["metadata"]) is tracked

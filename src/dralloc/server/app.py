@@ -38,7 +38,8 @@ from dralloc.store import SQLiteStore, SQLStore
 
 Handler = Callable[["ApiServer", Request, routing.Target], Awaitable[Response]]
 HANDLERS: dict[str, Handler] = {
-    "get": reads.get, "list": reads.list_, "watch": watch_stream.watch, "create": writes.create, "update": writes.update,
+    "get": reads.get, "list": reads.list_, "watch": watch_stream.watch, "create": writes.create,
+    "update": writes.update,
     "patch": writes.patch, "delete": deletes.delete, "deletecollection": deletes.deletecollection,
 }
 ANONYMOUS_USER = User("system:anonymous", "", ("system:unauthenticated",))  # frozen: shared by every request

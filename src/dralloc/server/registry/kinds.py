@@ -61,7 +61,8 @@ RESOURCES = {r.name: r for r in (
     Resource("deviceclasses", "DeviceClass", False, strategy=resource_claims.DRA),
     Resource("resourceclaims", "ResourceClaim", True, status=True, columns=(("STATE", "=claimState"),),
              strategy=resource_claims.RESOURCE_CLAIMS),
-    Resource("resourceclaimtemplates", "ResourceClaimTemplate", True, strategy=resource_claims.RESOURCE_CLAIM_TEMPLATES),
+    Resource("resourceclaimtemplates", "ResourceClaimTemplate", True,
+             strategy=resource_claims.RESOURCE_CLAIM_TEMPLATES),
     Resource("devicetaintrules", "DeviceTaintRule", False, versions=("v1", "v1beta2"), status=True,
              strategy=resource_claims.DRA),
 )}
@@ -95,7 +96,8 @@ CORE = {r.name: r for r in (
              columns=(("READY", "=podReady"), ("STATUS", "=podStatus"), ("RESTARTS", "=podRestarts")),
              wide_columns=(("IP", "status.podIP"), ("NODE", "spec.nodeName"),
                            ("NOMINATED NODE", "status.nominatedNodeName"), ("READINESS GATES", "=readinessGates")),
-             subresources=("attach", "binding", "eviction", "exec", "log", "portforward"), strategy=pods.STRATEGY),
+             subresources=("attach", "binding", "eviction", "exec", "log", "portforward"),
+             strategy=pods.STRATEGY),
     # ConfigMaps and Secrets, stored as sent (server/registry/configs.py): test suites' everyday objects
     Resource("configmaps", "ConfigMap", True, group="", versions=("v1",), short_names=("cm",),
              table=(("Name", "metadata.name", 0), ("Data", "=dataCount", 0), ("Age", "=age", 0)),

@@ -128,7 +128,8 @@ class PriorityClassStrategy(Strategy):
     """The typed strategy, with the Priority admission of classes (one global default) and the system classes
     that may not be deleted."""
 
-    def create_admission_errors(self, store: SQLStore, namespace: str, name: str, stored: Obj) -> list[FieldError]:
+    def create_admission_errors(self, store: SQLStore, namespace: str, name: str,
+                                stored: Obj) -> list[FieldError]:
         admit_class(store, stored, name)
         return []
 

@@ -18,7 +18,8 @@ class DraStrategy(Strategy):
 
 
 class ResourceClaimStrategy(DraStrategy):
-    def create_admission_errors(self, store: SQLStore, namespace: str, name: str, stored: Obj) -> list[FieldError]:
+    def create_admission_errors(self, store: SQLStore, namespace: str, name: str,
+                                stored: Obj) -> list[FieldError]:
         return admin_access.spec_errors(store, namespace, stored, template=False)
 
     def update_admission_errors(self, store: SQLStore, namespace: str, merged: Obj, old: Obj,
@@ -27,7 +28,8 @@ class ResourceClaimStrategy(DraStrategy):
 
 
 class ResourceClaimTemplateStrategy(DraStrategy):
-    def create_admission_errors(self, store: SQLStore, namespace: str, name: str, stored: Obj) -> list[FieldError]:
+    def create_admission_errors(self, store: SQLStore, namespace: str, name: str,
+                                stored: Obj) -> list[FieldError]:
         return admin_access.spec_errors(store, namespace, stored, template=True)
 
 

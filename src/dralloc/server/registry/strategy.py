@@ -63,7 +63,8 @@ class Strategy:
         (None for a typed kind, which is stored once it is valid)."""
         return validate(typed, require_namespace=namespaced)
 
-    def create_admission_errors(self, store: SQLStore, namespace: str, name: str, stored: Obj) -> list[FieldError]:
+    def create_admission_errors(self, store: SQLStore, namespace: str, name: str,
+                                stored: Obj) -> list[FieldError]:
         """Validating admission of a create, which may read other objects."""
         return []
 
