@@ -17,7 +17,7 @@ import warnings
 from pathlib import Path
 
 from dralloc.server import create_app
-from dralloc.server.routing import target
+from dralloc.server.http.routing import target
 from dralloc.store import SQLiteStore
 
 

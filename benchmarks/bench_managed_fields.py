@@ -64,7 +64,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--number", type=int, default=2000)
     args = parser.parse_args()
-    from dralloc.server.apply import apply, record_update
+    from dralloc.server.apply.managed_fields import apply, record_update
 
     print(f"{'object':28} {'create µs':>10} {'update µs':>10} {'apply µs':>10}")
     for name, obj in objects().items():

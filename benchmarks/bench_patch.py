@@ -34,8 +34,8 @@ def main() -> int:
     args = parser.parse_args()
     from bench_managed_fields import objects
 
-    from dralloc.server.patch import json_patch, merge_patch
-    from dralloc.server.smp import strategic_merge_patch
+    from dralloc.server.apply.json_patch import json_patch, merge_patch
+    from dralloc.server.apply.strategic_merge import strategic_merge_patch
 
     made = objects()
     slice_, pod = made["ResourceSlice (8 devices)"], made["Pod (2 containers)"]

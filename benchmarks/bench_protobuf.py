@@ -20,7 +20,7 @@ from typing import Any
 
 import msgspec
 
-from dralloc.server.protobuf import decode, encode
+from dralloc.server.protobuf.decoder import decode, encode
 
 _META = {"name": "web-gpu-x7k2p", "generateName": "web-gpu-", "namespace": "default", "uid": "0d6c4e3a",
          "resourceVersion": "1234", "generation": 1, "creationTimestamp": "2025-01-02T03:04:05Z",

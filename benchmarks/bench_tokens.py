@@ -1,4 +1,4 @@
-"""Service account tokens (server/tokens.py): what authenticating a request's bearer token costs, a static
+"""Service account tokens (server/auth/tokens.py): what authenticating a request's bearer token costs, a static
 token beside a service account token (ES256 verification and the store reads of the account and, when bound,
 the pod), and what issuing one costs.
 
@@ -15,8 +15,9 @@ import time
 import timeit
 import warnings
 
-from dralloc.server import create_app, tokens
-from dralloc.server.auth import User
+from dralloc.server import create_app
+from dralloc.server.auth import tokens
+from dralloc.server.auth.users import User
 
 
 def main() -> None:

@@ -61,17 +61,12 @@ def _imports(path: Path, *, type_checking: bool = True) -> set[str]:
     return found
 
 
-# Annotation-only edges not yet untangled: the server's request handlers annotate the ApiServer that
-# dralloc.server.app builds from them. Any other annotation circle fails.
-ANNOTATION_ONLY_EXCEPTIONS = {"dralloc.server.app"}
-
-
 def _graph() -> dict[str, set[str]]:
     modules = {_module_name(p): p for p in SRC.rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         runtime = _imports(path, type_checking=False)
-        annotations = {m for m in _imports(path) - runtime if m not in ANNOTATION_ONLY_EXCEPTIONS}
+        annotations = _imports(path) - runtime
         graph[name] = {m for m in runtime | annotations if m in modules and m != name}
     return graph
 

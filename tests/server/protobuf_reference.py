@@ -1,4 +1,4 @@
-"""The protobuf walker as it was before its keys were compiled into plans (dralloc 0.x's server/protobuf.py,
+"""The protobuf walker as it was before its keys were compiled into plans (dralloc 0.x's server/protobuf/decoder.py,
 field by field through the tables): the reference the compiled walker must agree with, value for value and
 error for error (tests/server/test_protobuf_reference.py)."""
 
@@ -11,8 +11,8 @@ from typing import Any
 
 import msgspec
 
-from dralloc.server.protobuf import MAX_DEPTH, ProtobufError
-from dralloc.server.protobuf_schema import SCALARS, Field, Schema
+from dralloc.server.protobuf.decoder import MAX_DEPTH, ProtobufError
+from dralloc.server.protobuf.schema import SCALARS, Field, Schema
 
 _UINT64 = (1 << 64) - 1
 

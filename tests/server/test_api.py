@@ -16,7 +16,7 @@ from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
-from dralloc.server.auth import Authorizer, User  # noqa: E402
+from dralloc.server.auth.users import Authorizer, User  # noqa: E402
 from dralloc.store import SQLiteStore  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -474,7 +474,7 @@ def test_server_side_apply_conflicts_name_the_manager_of_an_update(client: TestC
 
 
 def test_token_files_are_read_as_kube_apiserver_reads_them(tmp_path: Path) -> None:
-    from dralloc.server.auth import User, load_tokens
+    from dralloc.server.auth.users import User, load_tokens
 
     path = tmp_path / "tokens.csv"
     path.write_text('t1,alice,1,"admins,dev"\n\n,skipped,2\nt2,bob,3,"",extra\nt1,carol,4\n')
@@ -553,7 +553,7 @@ def test_the_core_kinds_dralloc_models_are_explained_and_accept_every_other_fiel
 
 def test_openapi_v2_protobuf_holds_each_kinds_definition_with_its_group_version_kind(client: TestClient) -> None:
     # kubectl validates the items of a List on the client with these definitions (gnostic's openapi.v2.Document)
-    from dralloc.server.protobuf import fields
+    from dralloc.server.protobuf.decoder import fields
 
     r = client.get("/openapi/v2", headers={"accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"})
     assert r.headers["content-type"] == "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"

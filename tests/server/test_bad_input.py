@@ -24,8 +24,8 @@ from starlette.requests import Request  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
-from dralloc.server import watch as watch_module  # noqa: E402
-from dralloc.server.bodies import MAX_DEPTH  # noqa: E402
+from dralloc.server.http.bodies import MAX_DEPTH  # noqa: E402
+from dralloc.server.watch import stream as watch_module  # noqa: E402
 from dralloc.store import SQLiteStore  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -590,7 +590,7 @@ def test_a_pod_requesting_a_dra_backed_extended_resource_gets_its_claim_as_kube_
 def test_a_placement_that_cannot_be_written_backs_the_pod_off_instead_of_spinning(
         cluster: Cluster, monkeypatch: pytest.MonkeyPatch) -> None:
     from dralloc.server.controllers import scheduling
-    from dralloc.server.errors import ApiError
+    from dralloc.server.http.errors import ApiError
 
     cluster.post(f"{R}/resourceslices", slice_())
     binds: list[str] = []

@@ -13,7 +13,7 @@ import uvicorn
 from uvicorn.server import ServerState
 
 from dralloc.server import create_app
-from dralloc.server.serving import DirectWriter, _Protocol
+from dralloc.server.http.serving import DirectWriter, _Protocol
 from dralloc.store import SQLiteStore
 
 CLASS = b'{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"gpu"}}'

@@ -12,7 +12,7 @@ warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server.events import to_core, to_events_v1  # noqa: E402
+from dralloc.server.registry.events import to_core, to_events_v1  # noqa: E402
 
 NEW = "/apis/events.k8s.io/v1/namespaces/default/events"
 OLD = "/api/v1/namespaces/default/events"

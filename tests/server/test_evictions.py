@@ -13,8 +13,8 @@ from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 from test_wire import PROTOBUF, field  # noqa: E402
 
-from dralloc.server.auth import Authorizer, User  # noqa: E402
-from dralloc.server.protobuf import decode  # noqa: E402
+from dralloc.server.auth.users import Authorizer, User  # noqa: E402
+from dralloc.server.protobuf.decoder import decode  # noqa: E402
 
 PODS = "/api/v1/namespaces/default/pods"
 SUCCESS = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dralloc.server.apply import _STRIPPED, apply, record_update
-from dralloc.server.errors import ApiError
-from dralloc.server.fieldmerge import merge
-from dralloc.server.fieldsets import compare, config_fields, created_fields
-from dralloc.server.fieldsv1 import parse_fields, path_string, to_fields
-from dralloc.server.fieldtypes import KINDS, kind_type, skeleton
+from dralloc.server.apply.fieldmerge import merge
+from dralloc.server.apply.fieldsets import compare, config_fields, created_fields
+from dralloc.server.apply.fieldsv1 import parse_fields, path_string, to_fields
+from dralloc.server.apply.fieldtypes import KINDS, kind_type, skeleton
+from dralloc.server.apply.managed_fields import _STRIPPED, apply, record_update
+from dralloc.server.http.errors import ApiError
 
 
 def pod(*containers: dict[str, Any], **meta: Any) -> dict[str, Any]:

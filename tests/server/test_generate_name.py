@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dralloc.server.writes import generated_name
+from dralloc.server.verbs.writes import generated_name
 
 
 def test_generate_name_bases_are_cut_to_58_characters() -> None:

@@ -83,7 +83,7 @@ def test_a_protobuf_time_beyond_what_rfc3339_holds_is_a_400(client: TestClient, 
 
 
 def test_the_first_second_is_written_with_four_digits() -> None:
-    from dralloc.server.protobuf import decode
+    from dralloc.server.protobuf.decoder import decode
 
     spec = field(3, field(1, (1 << 64) - 62_135_596_800))
     envelope = b"k8s\x00" + field(1, field(1, "coordination.k8s.io/v1") + field(2, "Lease")) + field(2, field(2, spec))

@@ -165,7 +165,7 @@ def test_event_logs_from_before_the_prev_column_still_open(tmp_path: Path) -> No
 
 
 def test_watches_send_bookmarks_with_the_latest_resource_version(client: TestClient, monkeypatch) -> None:
-    from dralloc.server import watch as watch_module
+    from dralloc.server.watch import stream as watch_module
 
     monkeypatch.setattr(watch_module, "BOOKMARK_EVERY", 0.2)
     client.post(SLICES, json=docs("21-nic-slices.yaml")[0])

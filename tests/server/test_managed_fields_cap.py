@@ -12,8 +12,8 @@ import pytest
 warnings.filterwarnings("ignore", message="Using `httpx`")
 from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server import apply as apply_module  # noqa: E402
 from dralloc.server import create_app  # noqa: E402
+from dralloc.server.apply import managed_fields as apply_module  # noqa: E402
 from dralloc.store import SQLiteStore  # noqa: E402
 
 CLASSES = "/apis/resource.k8s.io/{version}/deviceclasses"

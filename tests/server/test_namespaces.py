@@ -13,7 +13,9 @@ warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import CLASS, NODE, NS, TEMPLATE, Cluster, R, api_client, make_namespaces, pod, slice_  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server import create_app, create_rules, namespaces, writes  # noqa: E402
+from dralloc.server import create_app  # noqa: E402
+from dralloc.server.registry import namespaces  # noqa: E402
+from dralloc.server.verbs import create_rules, writes  # noqa: E402
 from dralloc.store import NotFound, SQLiteStore  # noqa: E402
 
 NAMESPACES = "/api/v1/namespaces"

@@ -14,8 +14,8 @@ warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server.errors import ApiError  # noqa: E402
-from dralloc.server.negotiation import JSON, PROTOBUF, YAML, Output, negotiate, parse_accept  # noqa: E402
+from dralloc.server.http.errors import ApiError  # noqa: E402
+from dralloc.server.http.negotiation import JSON, PROTOBUF, YAML, Output, negotiate, parse_accept  # noqa: E402
 
 CLASSES = "/apis/resource.k8s.io/v1/deviceclasses"
 SERVED = "only the following media types are accepted: application/json, application/yaml, " \

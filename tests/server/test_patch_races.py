@@ -14,8 +14,8 @@ warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server import writes  # noqa: E402
-from dralloc.server.pods import bind  # noqa: E402
+from dralloc.server.registry.pods import bind  # noqa: E402
+from dralloc.server.verbs import writes  # noqa: E402
 
 PODS = "/api/v1/namespaces/default/pods"
 CLASSES = "/apis/resource.k8s.io/v1/deviceclasses"

@@ -154,7 +154,7 @@ def test_exec_is_refused_as_kube_apiserver_refuses_it_before_dialing(client: Tes
 
 
 def test_exec_needs_the_verb_of_its_method_on_pods_exec() -> None:
-    from dralloc.server.auth import Authorizer
+    from dralloc.server.auth.users import Authorizer
 
     rules = {"system:anonymous": [{"verbs": ["get", "create"], "resources": ["pods"]},
                                   {"verbs": ["get"], "resources": ["pods/exec"]}]}

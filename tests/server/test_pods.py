@@ -166,7 +166,7 @@ def test_strategic_merge_patch_merges_containers_by_name_with_directives(client:
     patch["spec"]["$setElementOrder/containers"] = [{"name": "sidecar"}, {"name": "app"}]
     merged = client.patch(f"{PODS}/web", json=patch, headers=SMP)
     assert merged.status_code == 422  # env is part of the spec: forbidden too; check the merge on a dry run
-    from dralloc.server.smp import strategic_merge_patch
+    from dralloc.server.apply.strategic_merge import strategic_merge_patch
 
     result = strategic_merge_patch(two, patch, "Pod")
     assert [c["name"] for c in result["spec"]["containers"]] == ["sidecar", "app"]
@@ -360,7 +360,7 @@ def test_an_update_may_set_or_lower_the_active_deadline_but_not_raise_or_unset_i
 
 
 def test_a_strategic_merge_patch_leaves_the_object_it_patches_unchanged() -> None:
-    from dralloc.server.smp import strategic_merge_patch
+    from dralloc.server.apply.strategic_merge import strategic_merge_patch
 
     current = pod()
     current["metadata"]["finalizers"] = ["a.example/x"]

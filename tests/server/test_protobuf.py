@@ -19,8 +19,8 @@ warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server.protobuf import MAX_DEPTH, ProtobufError, decode, message  # noqa: E402
-from dralloc.server.protobuf_schema import messages  # noqa: E402
+from dralloc.server.protobuf.decoder import MAX_DEPTH, ProtobufError, decode, message  # noqa: E402
+from dralloc.server.protobuf.schema import messages  # noqa: E402
 
 PROTOBUF = {"content-type": "application/vnd.kubernetes.protobuf"}
 R = "/apis/resource.k8s.io/v1"

@@ -13,7 +13,7 @@ import protobuf_reference as reference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dralloc.server.protobuf import (
+from dralloc.server.protobuf.decoder import (
     KINDS,
     MAGIC,
     OPTIONS,
@@ -24,7 +24,7 @@ from dralloc.server.protobuf import (
     _usual_envelope,
     message,
 )
-from dralloc.server.protobuf_schema import Field, Schema
+from dralloc.server.protobuf.schema import Field, Schema
 
 TABLES = list({id(table): table for table, _ in [*KINDS.values(), *OPTIONS.values()]}.values())
 # every message of every table as the root: a small message's own forms are drawn far more often so

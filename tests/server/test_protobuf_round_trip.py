@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dralloc.server.protobuf import KINDS, OPTIONS, ProtobufError, _decoders, _usual_envelope, decode, encode
-from dralloc.server.protobuf_schema import SPECIAL, Field, Schema
+from dralloc.server.protobuf.decoder import KINDS, OPTIONS, ProtobufError, _decoders, _usual_envelope, decode, encode
+from dralloc.server.protobuf.schema import SPECIAL, Field, Schema
 
 ROOTS = sorted({**KINDS, **OPTIONS}.items())
 ABSENT = object()

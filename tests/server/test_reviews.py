@@ -13,7 +13,7 @@ from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
-from dralloc.server.auth import Authorizer, User  # noqa: E402
+from dralloc.server.auth.users import Authorizer, User  # noqa: E402
 from dralloc.store import SQLiteStore  # noqa: E402
 
 WHOAMI = "/apis/authentication.k8s.io/v1/selfsubjectreviews"

@@ -12,7 +12,7 @@ from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
-from dralloc.server.services import (  # noqa: E402
+from dralloc.server.registry.services import (  # noqa: E402
     endpoint_address,
     endpoint_slice_endpoints,
     endpoint_slice_ports,

@@ -21,8 +21,8 @@ warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server import tokens  # noqa: E402
-from dralloc.server.auth import Authorizer, User  # noqa: E402
+from dralloc.server.auth import tokens  # noqa: E402
+from dralloc.server.auth.users import Authorizer, User  # noqa: E402
 
 NS = "/api/v1/namespaces/default"
 TOKEN = f"{NS}/serviceaccounts/default/token"
@@ -530,7 +530,7 @@ def test_a_token_review_answers_for_a_service_account_token(client: TestClient) 
 
 
 def test_a_token_review_in_protobuf_is_read() -> None:
-    from dralloc.server.protobuf import decode
+    from dralloc.server.protobuf.decoder import decode
 
     def ld(number: int, payload: bytes) -> bytes:
         return bytes([number << 3 | 2, len(payload)]) + payload
@@ -600,7 +600,7 @@ def test_the_issuer_documents_let_a_relying_party_verify_the_tokens(client: Test
 
 
 def test_the_keys_url_is_built_from_the_servers_address() -> None:
-    from dralloc.server.issuer import jwks_uri
+    from dralloc.server.auth.issuer import jwks_uri
 
     assert jwks_uri("10.0.0.5", 6443) == "https://10.0.0.5:6443/openid/v1/jwks"
     assert jwks_uri("fd00::5", 443) == "https://[fd00::5]:443/openid/v1/jwks"

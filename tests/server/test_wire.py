@@ -14,7 +14,7 @@ warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server.protobuf import ProtobufError, decode  # noqa: E402
+from dralloc.server.protobuf.decoder import ProtobufError, decode  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PROTOBUF = {"content-type": "application/vnd.kubernetes.protobuf"}

@@ -90,9 +90,9 @@ def _root_ca(path: str | Path | None) -> str:
 
 def run(args: Any) -> int:
     from dralloc.server import create_app
-    from dralloc.server.auth import Authorizer, User, load_tokens
+    from dralloc.server.auth.users import Authorizer, User, load_tokens
     from dralloc.server.datadir import DataDir
-    from dralloc.server.serving import Limits, serve
+    from dralloc.server.http.serving import Limits, serve
     from dralloc.store import open_store
 
     if bool(args.tls_cert) != bool(args.tls_key):
@@ -126,7 +126,7 @@ def run(args: Any) -> int:
 
     certfile, keyfile, ca_file = args.tls_cert, args.tls_key, None
     if not args.insecure_http and not args.tls_cert:
-        from dralloc.server.certs import default_names, ensure_serving_cert
+        from dralloc.server.auth.certs import default_names, ensure_serving_cert
 
         try:
             files = ensure_serving_cert(data.pki, default_names(args.advertise_address, args.address))
@@ -135,7 +135,7 @@ def run(args: Any) -> int:
         certfile, keyfile, ca_file = str(files.cert), str(files.key), files.ca_cert
     url = _url("http" if args.insecure_http else "https", args.advertise_address or args.address, args.port)
 
-    from dralloc.server.tokens import ServiceAccountKey
+    from dralloc.server.auth.tokens import ServiceAccountKey
 
     sa_key_path = data.pki / "sa.key"
     try:
@@ -147,7 +147,7 @@ def run(args: Any) -> int:
         store = open_store(db)
     except Exception as exc:  # noqa: BLE001 - a database that cannot be opened is bad input, not a crash
         raise InputError(f"cannot open the store {db!r}: {exc}") from None
-    from dralloc.server.services import endpoint_address
+    from dralloc.server.registry.services import endpoint_address
 
     app = create_app(store, tokens=tokens, authorizer=authorizer, anonymous=args.anonymous, secure_port=args.port,
                      endpoint_address=endpoint_address(args.advertise_address, args.address),
@@ -158,7 +158,7 @@ def run(args: Any) -> int:
                                                            fake_kubelet=args.fake_kubelet,
                                                            root_ca=_root_ca(ca_file or certfile)))
     if args.nodes_from:
-        from dralloc.server.seed import seed_nodes
+        from dralloc.server.nodes_from import seed_nodes
 
         try:
             created = seed_nodes(app.api, args.nodes_from)

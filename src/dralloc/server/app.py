@@ -19,40 +19,27 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from dralloc.errors import InputError
-from dralloc.server import (
-    deletes,
-    discovery,
-    evictions,
-    health,
-    issuer,
-    namespaces,
-    negotiation,
-    openapi_v2,
-    podlogs,
-    pods,
-    podstreams,
-    priorities,
-    reads,
-    reviews,
-    routing,
-    services,
-    tokenrequest,
-    upgrades,
-    watch,
-    writes,
-)
-from dralloc.server import tokens as tokens_module  # (``tokens``: the static token file's)
-from dralloc.server.auth import AUTHENTICATED, Authorizer, User
-from dralloc.server.errors import ApiError, bad_request, method_not_allowed, no_such_path
-from dralloc.server.impersonation import impersonated
-from dralloc.server.requests import ApiRequest
-from dralloc.server.responses import respond
-from dralloc.server.watchhub import WatchHub
+from dralloc.server.auth import issuer, reviews, token_request
+from dralloc.server.auth import tokens as tokens_module  # (``tokens``: the static token file's)
+from dralloc.server.auth.impersonation import impersonated
+from dralloc.server.auth.users import AUTHENTICATED, Authorizer, User
+from dralloc.server.http import discovery, health, negotiation, openapi_v2, routing, upgrades
+from dralloc.server.http.errors import ApiError, bad_request, method_not_allowed, no_such_path
+from dralloc.server.http.requests import ApiRequest
+from dralloc.server.http.responses import respond
+from dralloc.server.registry import namespaces, pods, priorities, services
+from dralloc.server.registry.namespace_lifecycle import NamespaceCache
+from dralloc.server.subresources import binding, eviction, streams
+from dralloc.server.subresources import log as pod_log
+from dralloc.server.verbs import deletes, reads, writes
+from dralloc.server.watch import stream as watch_stream
+from dralloc.server.watch.hub import WatchHub
 from dralloc.store import SQLiteStore, SQLStore
 
 Handler = Callable[["ApiServer", Request, routing.Target], Awaitable[Response]]
 HANDLERS: dict[str, Handler] = {
-    "get": reads.get, "list": reads.list_, "watch": watch.watch, "create": writes.create, "update": writes.update,
+    "get": reads.get, "list": reads.list_, "watch": watch_stream.watch, "create": writes.create,
+    "update": writes.update,
     "patch": writes.patch, "delete": deletes.delete, "deletecollection": deletes.deletecollection,
 }
 ANONYMOUS_USER = User("system:anonymous", "", ("system:unauthenticated",))  # frozen: shared by every request
@@ -83,7 +70,7 @@ class ApiServer:
         priorities.ensure_system_classes(store)
         services.ensure_kubernetes_service(store, secure_port)  # default/kubernetes -> this server's port
         services.ensure_kubernetes_endpoints(store, endpoint_address, secure_port)
-        self.namespaces = namespaces.NamespaceCache(store)
+        self.namespaces = NamespaceCache(store)
 
     def background(self, work: Awaitable[Any]) -> None:
         """Run ``work`` on the event loop, keeping a reference until it is done."""
@@ -221,7 +208,7 @@ class ApiServer:
         if target.sub == "token":  # a TokenRequest: only create on serviceaccounts/token is asked for, as RBAC does
             self._authorize_subresource(user, verb, target)
             self.namespaces.admit_create(target, {})
-            return await tokenrequest.create_token(self, request, target)
+            return await token_request.create_token(self, request, target)
         if not self.authorizer.allowed(user, verb, target.resource.name):
             scope = f' in the namespace "{target.namespace}"' if target.namespace else " at the cluster scope"
             named = f' "{target.name}"' if target.name else ""  # (apimachinery's NewForbidden)
@@ -231,17 +218,17 @@ class ApiServer:
                            details={**details, "group": target.resource.group, "kind": target.resource.name})
         if target.sub == "log":
             self._authorize_subresource(user, "get", target)
-            return await podlogs.get_log(self, request, target)
+            return await pod_log.get_log(self, request, target)
         if target.sub == "binding":
             self._authorize_subresource(user, verb, target)
             self.namespaces.admit_create(target, {})  # a binding is a create: none in a terminating namespace
-            return await pods.create_binding(self, request, target)
-        if target.sub in podstreams.STREAMS:
+            return await binding.create_binding(self, request, target)
+        if target.sub in streams.STREAMS:
             self._authorize_subresource(user, verb, target)
-            return await podstreams.connect(self, request, target)
+            return await streams.connect(self, request, target)
         if target.sub == "eviction":
             self._authorize_subresource(user, verb, target)
-            return await evictions.create_eviction(self, request, target)
+            return await eviction.create_eviction(self, request, target)
         # before the body is read or the store asked, as kube-apiserver's handlers negotiate first
         request.scope[negotiation.SCOPE_KEY] = negotiation.negotiate(request.headers.get("accept", ""),
                                                                      watch=verb == "watch")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -118,6 +119,19 @@ def validate_managed_fields(entries: list[Any] | None, path: str) -> list[f.Fiel
         if isinstance(subresource, str) and len(subresource) > MANAGED_SUBRESOURCE_MAX:
             errs.append(f.too_long(f.child(ep, "subresource"), MANAGED_SUBRESOURCE_MAX))
     return errs
+
+
+def finalizers_added_while_deleting(new_meta: dict[str, Any], old_meta: dict[str, Any]) -> list[f.FieldError]:
+    """kube-apiserver's rule for an object being deleted (its update's ObjectMeta check): finalizers may go,
+    but none may be added."""
+    if not old_meta.get("deletionTimestamp"):
+        return []
+    added = [fin for fin in new_meta.get("finalizers") or [] if fin not in (old_meta.get("finalizers") or [])]
+    if not added:
+        return []
+    shown = ", ".join(json.dumps(fin) for fin in added)
+    return [f.forbidden("metadata.finalizers", f"no new finalizers can be added if the object is being deleted, "
+                                               f"found new finalizers []string{{{shown}}}")]
 
 
 def _field_manager_errors(manager: str, path: str) -> list[f.FieldError]:

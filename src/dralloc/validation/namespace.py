@@ -1,5 +1,5 @@
 """A Namespace's own rule of kube-apiserver (core validation ValidateNamespace), past its metadata (a DNS label
-name): the finalizers of its spec."""
+name): the finalizers of its spec; and the phase a status write leaves."""
 
 from __future__ import annotations
 
@@ -24,3 +24,17 @@ def spec_finalizer_errors(spec: Any, indexed: bool) -> list[f.FieldError]:
             errors.append(f.invalid(where, value, "name is neither a standard finalizer name nor is it fully "
                                                   "qualified"))
     return errors
+
+
+def status_errors(ns: Any) -> list[f.FieldError]:
+    """ValidateNamespaceStatusUpdate: the phase a status write leaves must be Active, or Terminating once the
+    namespace is being deleted (upstream's path is ``status.Phase``, capital P)."""
+    status = ns.get("status") if isinstance(ns.get("status"), dict) else {}
+    meta = ns.get("metadata") if isinstance(ns.get("metadata"), dict) else {}
+    phase = status.get("phase") or ""
+    if not meta.get("deletionTimestamp"):
+        if phase != "Active":
+            return [f.invalid("status.Phase", phase, "may only be 'Active' if `deletionTimestamp` is empty")]
+    elif phase != "Terminating":
+        return [f.invalid("status.Phase", phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")]
+    return []

@@ -20,7 +20,7 @@ from dralloc.controllers.resourceclaims import (
 )
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.writes import Writer
-from dralloc.server.writes import generated_name
+from dralloc.server.names import generated_name
 from dralloc.store import Outcome
 
 DELETE_PROTECTION = "resource.kubernetes.io/delete-protection"  # the scheduler's finalizer on allocated claims

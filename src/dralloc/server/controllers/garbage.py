@@ -31,7 +31,7 @@ from typing import Any
 
 from dralloc.server.controllers.snapshot import Mirror
 from dralloc.server.controllers.writes import Writer
-from dralloc.server.registry import CORE, RESOURCES, Resource
+from dralloc.server.registry.kinds import CORE, RESOURCES, Resource
 from dralloc.store import Change, NotFound, Outcome, SQLStore
 
 Obj = dict[str, Any]

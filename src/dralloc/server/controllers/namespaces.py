@@ -20,8 +20,8 @@ from typing import Any
 
 from dralloc.server.clock import now
 from dralloc.server.controllers.writes import Writer
-from dralloc.server.namespaces import FINALIZER
-from dralloc.server.registry import CORE, LEASES, RESOURCES
+from dralloc.server.registry.kinds import CORE, LEASES, RESOURCES
+from dralloc.server.registry.namespaces import FINALIZER
 from dralloc.store import Change, NotFound, SQLStore
 
 Obj = dict[str, Any]

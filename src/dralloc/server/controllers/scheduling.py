@@ -44,7 +44,6 @@ from dralloc.api.codec import decode, to_dict
 from dralloc.api.core_v1 import Pod
 from dralloc.controllers.preemption import preemption_condition
 from dralloc.scheduler.plugins.dynamic_resources import binding_conditions
-from dralloc.server import pods as pod_registry
 from dralloc.server.clock import now
 from dralloc.server.controllers.claims import DELETE_PROTECTION, needs_claims_made, release_claims, unreserve
 from dralloc.server.controllers.events import EventRecorder
@@ -52,8 +51,9 @@ from dralloc.server.controllers.live import LiveScheduler
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.termination import TerminatingPods, set_condition
 from dralloc.server.controllers.writes import Writer
-from dralloc.server.errors import ApiError
-from dralloc.server.writes import generated_name
+from dralloc.server.http.errors import ApiError
+from dralloc.server.names import generated_name
+from dralloc.server.registry import pods as pod_registry
 from dralloc.simulator.result import PodResult
 from dralloc.simulator.simulator import DEFAULT_SCHEDULER
 from dralloc.store import Conflict, NotFound

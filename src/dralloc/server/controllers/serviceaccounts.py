@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dralloc.server.accounts import DEFAULT, default_account_object
 from dralloc.server.controllers.pernamespace import PerNamespace
+from dralloc.server.registry.service_accounts import DEFAULT, default_account_object
 from dralloc.store import Change, Conflict, NotFound
 
 

@@ -24,10 +24,10 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
-from dralloc.server import pods as pod_registry
 from dralloc.server.clock import now
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.writes import Writer
+from dralloc.server.registry import pods as pod_registry
 from dralloc.store import Outcome
 
 Obj = dict[str, Any]

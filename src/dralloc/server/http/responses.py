@@ -1,0 +1,65 @@
+"""Responses in the negotiated media type (see :mod:`negotiation`): JSON, compact or indented as
+kube-apiserver indents it (``pretty``, or a human's user agent), or YAML; with kube-apiserver's Warning
+headers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+import yaml
+from starlette.requests import Request
+from starlette.responses import Response
+
+from dralloc.server.http.negotiation import DEFAULT, SCOPE_KEY, YAML, Output
+
+JSON = "application/json"
+
+
+def respond(request: Request, body: Any, code: int = 200, headers: dict[str, str] | None = None,
+            warnings: list[str] | None = None) -> Response:
+    output = output_of(request)
+    if output.yaml:
+        data = yaml.safe_dump(body, sort_keys=True, allow_unicode=True).encode()  # keys sorted, as Go writes them
+        response = Response(data, code, headers=headers, media_type=YAML)
+    else:
+        data = json.dumps(body, indent=2, ensure_ascii=False).encode() if pretty(request, output) \
+            else msgspec.json.encode(body)
+        response = Response(data, code, headers=headers, media_type=JSON)
+    for w in warnings or ():
+        response.headers.append("Warning", "299 - " + json.dumps(w))
+    return response
+
+
+def output_of(request: Request) -> Output:
+    """The media type negotiated for a resource request; elsewhere YAML when asked for first (curl, scripts)."""
+    output = request.scope.get(SCOPE_KEY)
+    if output is not None:
+        return output
+    return Output(YAML) if request.headers.get("accept", "").startswith(YAML) else DEFAULT
+
+
+_HUMAN_AGENTS = ("curl", "Wget", "Mozilla/5.0")
+
+
+def pretty(request: Request, output: Output) -> bool:
+    """Indented JSON: ``pretty=1`` in the Accept clause, else the ``pretty`` parameter read as Go's ParseBool
+    reads it, else a browser or command-line user agent, as kube-apiserver decides."""
+    if output.pretty:
+        return True
+    value = request.query_params.get("pretty")
+    if value:
+        return value in ("1", "t", "T", "true", "TRUE", "True")
+    return request.headers.get("user-agent", "").startswith(_HUMAN_AGENTS)
+
+
+def plain_json(request: Request) -> bool:
+    """Compact JSON of the object itself (no transform, no YAML, not indented)."""
+    output = output_of(request)
+    return not output.yaml and output.convert is None and not pretty(request, output)
+
+
+def wants_table(request: Request) -> bool:
+    """kubectl get asks for server-side printing with Accept: ...;as=Table;g=meta.k8s.io."""
+    return output_of(request).convert == "Table"

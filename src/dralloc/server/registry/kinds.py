@@ -1,0 +1,243 @@
+"""The resources the server serves: names, kinds, scope, versions, printed columns, and the strategy each is
+written with (``registry/strategy.py``; a kind without a strategy module of its own has the generic one)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dralloc.server.registry import (
+    configs,
+    events,
+    namespaces,
+    pods,
+    priorities,
+    resource_claims,
+    service_accounts,
+)
+from dralloc.server.registry.strategy import CORE as CORE_STRATEGY
+from dralloc.server.registry.strategy import TYPED, Strategy
+
+GROUP = "resource.k8s.io"
+GROUP_VERSIONS = ("v1", "v1beta2", "v1beta1")  # preferred first
+VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+
+
+@dataclass(frozen=True)
+class Resource:
+    name: str  # plural, as in URLs
+    kind: str
+    namespaced: bool
+    group: str = GROUP
+    versions: tuple[str, ...] = GROUP_VERSIONS
+    status: bool = False
+    short_names: tuple[str, ...] = ()
+    # (header, dotted JSON path or a table.COMPUTED name) besides NAME and AGE; wide ones for -o wide
+    columns: tuple[tuple[str, str], ...] = field(default=())
+    wide_columns: tuple[tuple[str, str], ...] = field(default=())
+    subresources: tuple[str, ...] = ()  # besides status (e.g. pods/binding)
+    verbs: tuple[str, ...] = ()  # when not the usual ones (the reviews below are create-only)
+    # a whole table layout (header, dotted JSON path or a table.COMPUTED name, priority), in place of NAME,
+    # columns, AGE and wide columns; a "metadata.name" column is the one of format "name"
+    table: tuple[tuple[str, str, int], ...] = ()
+    categories: tuple[str, ...] = ()  # `kubectl get all` lists the resources of category "all"
+    deprecation: str = ""  # the Warning every request of a deprecated resource gets
+    # how writes prepare, admit and validate its objects, and what a delete does
+    strategy: Strategy = field(default=TYPED, compare=False)
+    # the resource whose objects this one shows in another form (events.k8s.io Events are core/v1 Events)
+    stored_as: Resource | None = field(default=None, compare=False)
+
+    @property
+    def singular(self) -> str:
+        return self.kind.lower()
+
+    @property
+    def group_resource(self) -> str:
+        return f"{self.name}.{self.group}" if self.group else self.name
+
+
+RESOURCES = {r.name: r for r in (
+    Resource("resourceslices", "ResourceSlice", False, strategy=resource_claims.DRA,
+             columns=(("NODE", "spec.nodeName"), ("DRIVER", "spec.driver"), ("POOL", "spec.pool.name"))),
+    Resource("deviceclasses", "DeviceClass", False, strategy=resource_claims.DRA),
+    Resource("resourceclaims", "ResourceClaim", True, status=True, columns=(("STATE", "=claimState"),),
+             strategy=resource_claims.RESOURCE_CLAIMS),
+    Resource("resourceclaimtemplates", "ResourceClaimTemplate", True,
+             strategy=resource_claims.RESOURCE_CLAIM_TEMPLATES),
+    Resource("devicetaintrules", "DeviceTaintRule", False, versions=("v1", "v1beta2"), status=True,
+             strategy=resource_claims.DRA),
+)}
+
+_EVENT_TABLE = (("Last Seen", "=eventLastSeen", 0), ("Type", "type", 0), ("Reason", "reason", 0),
+                ("Object", "=eventObject", 0), ("Subobject", "involvedObject.fieldPath", 1),
+                ("Source", "=eventSource", 1), ("Message", "=eventMessage", 0), ("First Seen", "=eventFirstSeen", 1),
+                ("Count", "=eventCount", 1), ("Name", "metadata.name", 1))
+
+# kube-apiserver's node columns: STATUS from the Ready condition (and SchedulingDisabled), ROLES from the
+# node-role labels, VERSION the kubelet's; -o wide adds the addresses and what the kubelet reports
+_NODE_TABLE = (("Name", "metadata.name", 0), ("Status", "=nodeStatus", 0), ("Roles", "=nodeRoles", 0),
+               ("Age", "=age", 0), ("Version", "status.nodeInfo.kubeletVersion", 0),
+               ("Internal-IP", "=nodeInternalIP", 1), ("External-IP", "=nodeExternalIP", 1),
+               ("OS-Image", "=nodeOSImage", 1), ("Kernel-Version", "=nodeKernelVersion", 1),
+               ("Container-Runtime", "=nodeContainerRuntime", 1))
+
+READ_ONLY = ("get", "list", "watch")
+_SERVICE_TABLE = (("Name", "metadata.name", 0), ("Type", "spec.type", 0), ("Cluster-IP", "=serviceClusterIP", 0),
+                  ("External-IP", "=serviceExternalIP", 0), ("Port(s)", "=servicePorts", 0), ("Age", "=age", 0),
+                  ("Selector", "=serviceSelector", 1))
+
+CORE = {r.name: r for r in (
+    Resource("namespaces", "Namespace", False, group="", versions=("v1",), status=True, short_names=("ns",),
+             columns=(("STATUS", "status.phase"),), subresources=("finalize",), strategy=namespaces.STRATEGY),
+    # nodes/status: as kube-apiserver's node strategy, the main endpoint keeps the stored status (a create
+    # takes the whole object, status included)
+    Resource("nodes", "Node", False, group="", versions=("v1",), status=True, short_names=("no",),
+             table=_NODE_TABLE, strategy=CORE_STRATEGY),
+    Resource("pods", "Pod", True, group="", versions=("v1",), status=True, short_names=("po",), categories=("all",),
+             columns=(("READY", "=podReady"), ("STATUS", "=podStatus"), ("RESTARTS", "=podRestarts")),
+             wide_columns=(("IP", "status.podIP"), ("NODE", "spec.nodeName"),
+                           ("NOMINATED NODE", "status.nominatedNodeName"), ("READINESS GATES", "=readinessGates")),
+             subresources=("attach", "binding", "eviction", "exec", "log", "portforward"),
+             strategy=pods.STRATEGY),
+    # ConfigMaps and Secrets, stored as sent (server/registry/configs.py): test suites' everyday objects
+    Resource("configmaps", "ConfigMap", True, group="", versions=("v1",), short_names=("cm",),
+             table=(("Name", "metadata.name", 0), ("Data", "=dataCount", 0), ("Age", "=age", 0)),
+             strategy=configs.STRATEGY),
+    # serviceaccounts/token: the TokenRequest API (server/auth/token_request.py)
+    Resource("serviceaccounts", "ServiceAccount", True, group="", versions=("v1",), short_names=("sa",),
+             table=(("Name", "metadata.name", 0), ("Secrets", "=secretCount", 0), ("Age", "=age", 0)),
+             subresources=("token",), strategy=service_accounts.STRATEGY),
+    Resource("secrets", "Secret", True, group="", versions=("v1",),
+             table=(("Name", "metadata.name", 0), ("Type", "type", 0), ("Data", "=dataCount", 0),
+                    ("Age", "=age", 0)), strategy=configs.STRATEGY),
+    # kube-apiserver's event table has no leading name nor age: the name is the last, wide, column
+    Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",), table=_EVENT_TABLE,
+             strategy=events.STRATEGY),
+    # Read-only (server/registry/services.py): the default/kubernetes Service and Endpoints kube-apiserver keeps; and the
+    # namespace's ResourceQuotas and LimitRanges, always none here, which `kubectl describe namespace` lists.
+    Resource("services", "Service", True, group="", versions=("v1",), short_names=("svc",), categories=("all",),
+             verbs=READ_ONLY, table=_SERVICE_TABLE),
+    Resource("endpoints", "Endpoints", True, group="", versions=("v1",), short_names=("ep",), verbs=READ_ONLY,
+             table=(("Name", "metadata.name", 0), ("Endpoints", "=endpoints", 0), ("Age", "=age", 0)),
+             deprecation="v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"),
+    Resource("resourcequotas", "ResourceQuota", True, group="", versions=("v1",), short_names=("quota",),
+             verbs=READ_ONLY),
+    Resource("limitranges", "LimitRange", True, group="", versions=("v1",), short_names=("limits",),
+             verbs=READ_ONLY),
+    # Read-only and always none, as the apps/v1 workloads below: nothing here runs workload controllers
+    Resource("replicationcontrollers", "ReplicationController", True, group="", versions=("v1",),
+             short_names=("rc",), categories=("all",), verbs=READ_ONLY),
+    # Read-only and always none (no volumes here): listed so that `kubectl apply --prune` finds every kind of
+    # its default list
+    Resource("persistentvolumeclaims", "PersistentVolumeClaim", True, group="", versions=("v1",),
+             short_names=("pvc",), verbs=READ_ONLY),
+    Resource("persistentvolumes", "PersistentVolume", False, group="", versions=("v1",), short_names=("pv",),
+             verbs=READ_ONLY),
+)}
+
+# apps/v1, read-only and always empty (nothing here runs workload controllers): `kubectl cluster-info dump`
+# lists DaemonSets, Deployments and ReplicaSets (and ReplicationControllers) in every namespace it dumps,
+# and `kubectl get all` the workloads of category "all".
+APPS_GROUP = "apps"
+APPS = {r.name: r for r in (
+    Resource("daemonsets", "DaemonSet", True, group=APPS_GROUP, versions=("v1",), short_names=("ds",),
+             categories=("all",), verbs=READ_ONLY),
+    Resource("deployments", "Deployment", True, group=APPS_GROUP, versions=("v1",), short_names=("deploy",),
+             categories=("all",), verbs=READ_ONLY),
+    Resource("replicasets", "ReplicaSet", True, group=APPS_GROUP, versions=("v1",), short_names=("rs",),
+             categories=("all",), verbs=READ_ONLY),
+    Resource("statefulsets", "StatefulSet", True, group=APPS_GROUP, versions=("v1",), short_names=("sts",),
+             categories=("all",), verbs=READ_ONLY),
+)}
+
+# batch/v1 and networking.k8s.io/v1, read-only and always empty, as apps/v1: `kubectl get all` lists the jobs and
+# cron jobs, and `kubectl apply --prune` looks for them and for ingresses
+BATCH_GROUP = "batch"
+BATCH = {r.name: r for r in (
+    Resource("cronjobs", "CronJob", True, group=BATCH_GROUP, versions=("v1",), short_names=("cj",),
+             categories=("all",), verbs=READ_ONLY),
+    Resource("jobs", "Job", True, group=BATCH_GROUP, versions=("v1",), categories=("all",), verbs=READ_ONLY),
+)}
+NETWORKING_GROUP = "networking.k8s.io"
+NETWORKING = {"ingresses": Resource("ingresses", "Ingress", True, group=NETWORKING_GROUP, versions=("v1",),
+                                    short_names=("ing",), verbs=READ_ONLY)}
+
+# policy/v1 and storage.k8s.io/v1, read-only and always empty, as apps/v1: what an external kube-scheduler
+# (--no-scheduler) lists and watches besides pods, nodes and the DRA kinds (DefaultPreemption's disruption
+# budgets, the volume plugins' classes, CSI nodes, drivers, capacities and attachments), so its informers sync.
+# With no disruption budget every eviction is allowed, as server/subresources/eviction.py says.
+POLICY_GROUP = "policy"
+POLICY = {"poddisruptionbudgets": Resource("poddisruptionbudgets", "PodDisruptionBudget", True, group=POLICY_GROUP,
+                                           versions=("v1",), short_names=("pdb",), verbs=READ_ONLY)}
+STORAGE_GROUP = "storage.k8s.io"
+STORAGE = {r.name: r for r in (
+    Resource("csidrivers", "CSIDriver", False, group=STORAGE_GROUP, versions=("v1",), verbs=READ_ONLY),
+    Resource("csinodes", "CSINode", False, group=STORAGE_GROUP, versions=("v1",), verbs=READ_ONLY),
+    Resource("csistoragecapacities", "CSIStorageCapacity", True, group=STORAGE_GROUP, versions=("v1",),
+             verbs=READ_ONLY),
+    Resource("storageclasses", "StorageClass", False, group=STORAGE_GROUP, versions=("v1",), short_names=("sc",),
+             verbs=READ_ONLY),
+    Resource("volumeattachments", "VolumeAttachment", False, group=STORAGE_GROUP, versions=("v1",),
+             verbs=READ_ONLY),
+)}
+
+# events.k8s.io/v1: the same stored events (``events``), another view of them (server/registry/events.py converts)
+EVENTS_GROUP = "events.k8s.io"
+EVENTS = {"events": Resource("events", "Event", True, group=EVENTS_GROUP, versions=("v1",), short_names=("ev",),
+                             table=_EVENT_TABLE, strategy=events.EVENTS_V1_STRATEGY, stored_as=CORE["events"])}
+
+# discovery.k8s.io/v1, read-only: the EndpointSlice kube-apiserver keeps for the default/kubernetes Service
+# (server/registry/services.py), which `kubectl describe service` lists.
+DISCOVERY_GROUP = "discovery.k8s.io"
+_ENDPOINT_SLICE_TABLE = (("Name", "metadata.name", 0), ("AddressType", "addressType", 0),
+                         ("Ports", "=endpointSlicePorts", 0), ("Endpoints", "=endpointSliceEndpoints", 0),
+                         ("Age", "=age", 0))
+ENDPOINT_SLICES = {"endpointslices": Resource("endpointslices", "EndpointSlice", True, group=DISCOVERY_GROUP,
+                                              versions=("v1",), verbs=READ_ONLY, table=_ENDPOINT_SLICE_TABLE)}
+
+# scheduling.k8s.io/v1 PriorityClasses: what a pod's priorityClassName stands for (server/registry/priorities.py: the
+# Priority admission of pods and classes, and the two system classes kube-apiserver keeps)
+SCHEDULING_GROUP = "scheduling.k8s.io"
+_PRIORITY_CLASS_TABLE = (("Name", "metadata.name", 0), ("Value", "value", 0), ("Global-Default", "=globalDefault", 0),
+                         ("Age", "=age", 0), ("PreemptionPolicy", "preemptionPolicy", 0))
+SCHEDULING = {"priorityclasses": Resource("priorityclasses", "PriorityClass", False, group=SCHEDULING_GROUP,
+                                          versions=("v1",), short_names=("pc",), table=_PRIORITY_CLASS_TABLE,
+                                          strategy=priorities.STRATEGY)}
+
+# coordination.k8s.io/v1 Leases, stored as written (leader election: client-go's LeaseLock)
+COORDINATION_GROUP = "coordination.k8s.io"
+LEASES = {"leases": Resource("leases", "Lease", True, group=COORDINATION_GROUP, versions=("v1",),
+                             table=(("Name", "metadata.name", 0), ("Holder", "spec.holderIdentity", 0),
+                                    ("Age", "=age", 0)))}
+
+# The reviews: the self reviews kube-apiserver serves to every authenticated user (kubectl auth can-i /
+# whoami) and TokenReview (kr8s whoami); computed per request, never stored. Their groups, in kube-apiserver's
+# discovery order.
+REVIEWS = {r.name: r for r in (
+    Resource("selfsubjectreviews", "SelfSubjectReview", False, group="authentication.k8s.io", versions=("v1",),
+             verbs=("create",)),
+    Resource("tokenreviews", "TokenReview", False, group="authentication.k8s.io", versions=("v1",),
+             verbs=("create",)),
+    Resource("selfsubjectaccessreviews", "SelfSubjectAccessReview", False, group="authorization.k8s.io",
+             versions=("v1",), verbs=("create",)),
+    Resource("selfsubjectrulesreviews", "SelfSubjectRulesReview", False, group="authorization.k8s.io",
+             versions=("v1",), verbs=("create",)),
+)}
+REVIEW_GROUPS = ("authentication.k8s.io", "authorization.k8s.io")
+
+# The stored resources of each served API group (the core group's are CORE, under /api)
+GROUP_RESOURCES: dict[str, dict[str, Resource]] = {
+    GROUP: RESOURCES, EVENTS_GROUP: EVENTS, DISCOVERY_GROUP: ENDPOINT_SLICES, APPS_GROUP: APPS,
+    BATCH_GROUP: BATCH, NETWORKING_GROUP: NETWORKING, POLICY_GROUP: POLICY, STORAGE_GROUP: STORAGE,
+    SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES}
+
+# Field selectors kube-apiserver accepts, besides metadata.name / metadata.namespace.
+FIELD_SELECTORS = {
+    "resourceslices": ("spec.driver", "spec.nodeName", "spec.pool.name"),
+    "pods": ("spec.nodeName", "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+             "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"),
+    "nodes": ("spec.unschedulable",),
+    "namespaces": ("status.phase",),
+    "events": ("involvedObject.kind", "involvedObject.namespace", "involvedObject.name", "involvedObject.uid",
+               "involvedObject.apiVersion", "involvedObject.resourceVersion", "involvedObject.fieldPath",
+               "reason", "reportingComponent", "source", "type"),
+}

@@ -1,0 +1,176 @@
+"""From a request body to an object of the URL's type: media types, kind and apiVersion checks, typed decoding,
+unknown and duplicate fields (fieldValidation), and the stored (defaulted v1) form."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from starlette.requests import Request
+
+from dralloc.api import core_v1, core_v1_fields, gotime, strict
+from dralloc.api.codec import decode, to_dict
+from dralloc.api.defaults import apply_defaults
+from dralloc.api.quantity import quantity_dec_hook
+from dralloc.errors import InputError
+from dralloc.server.clock import now
+from dralloc.server.http.bodies import check_limits, parse
+from dralloc.server.http.errors import ApiError, bad_request, invalid
+from dralloc.server.http.responses import JSON
+from dralloc.server.http.routing import Target
+from dralloc.server.protobuf import decoder as protobuf
+from dralloc.validation import pod_status
+
+CORE_MODELS: dict[str, type] = {"Node": core_v1.Node, "Namespace": core_v1.Namespace, "Pod": core_v1.Pod,
+                                "Event": core_v1.Event, "ConfigMap": core_v1.ConfigMap, "Secret": core_v1.Secret,
+                                "ServiceAccount": core_v1.ServiceAccount}
+
+
+def dry_run_list(options: dict[str, Any] | None) -> list[str]:
+    """The ``dryRun`` of delete options as sent; 400 unless it is a list of strings (as Go's decoder)."""
+    sent = (options or {}).get("dryRun") or []
+    if not isinstance(sent, list) or not all(isinstance(v, str) for v in sent):
+        raise bad_request(f"json: cannot unmarshal {json_type(sent)} into Go struct field DeleteOptions.dryRun of "
+                          f"type []string")
+    return sent
+
+
+def dry_run(request: Request, options: dict[str, Any] | None = None) -> bool:
+    values = request.query_params.getlist("dryRun") + dry_run_list(options)
+    for v in values:
+        if v != "All":
+            raise bad_request(f'invalid dry run option "{v}": only "All" is supported')
+    return bool(values)
+
+
+def field_validation(request: Request) -> str:
+    value = request.query_params.get("fieldValidation", "Warn") or "Warn"
+    if value not in ("Ignore", "Warn", "Strict"):
+        raise bad_request(f'fieldValidation must be one of "Ignore", "Warn" or "Strict", not "{value}"')
+    return value
+
+
+def field_problems(raw: bytes | None, ctype: str, data: dict[str, Any], mode: str, t: Target) -> list[str]:
+    if mode == "Ignore":
+        return []
+    # the resource.k8s.io kinds and the other modelled groups, and the core kinds whose whole schema is known
+    checked = bool(t.resource.group) or t.resource.kind in core_v1_fields.ROOTS
+    if checked and data is not None and raw is not None:
+        # The body as sent: duplicate keys (found while parsing) and unknown fields.
+        problems = strict.field_problems(raw, yaml_input="yaml" in ctype, decoded=data if ctype == JSON else None)
+        if not problems and ctype != JSON and "yaml" not in ctype:
+            problems = strict.unknown_fields(data)
+    elif checked:
+        problems = strict.unknown_fields(data)
+    else:
+        problems = []
+    if mode == "Strict" and problems:
+        kind = t.resource.kind
+        raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: strict decoding '
+                          f"error: {', '.join(problems)}")
+    return problems
+
+
+def typed(data: Any, t: Target) -> Any:
+    """Check kind and apiVersion against the URL and decode into the v1 model."""
+    if not isinstance(data, dict):
+        raise bad_request("the request body must be a JSON object")
+    kind = data.get("kind") or t.resource.kind
+    api_version = data.get("apiVersion") or t.api_version
+    if kind != t.resource.kind:
+        raise bad_request(f'the kind "{kind}" does not match the resource "{t.resource.name}" '
+                          f'(expected "{t.resource.kind}")')
+    if api_version != t.api_version:
+        raise bad_request(f'the API version in the data ({api_version}) does not match the expected API '
+                          f'version ({t.api_version})')
+    data = {**data, "kind": kind, "apiVersion": api_version}
+    try:
+        if not t.resource.group:  # core kinds: the modelled fields' JSON types (the object is stored as sent)
+            try:
+                obj: Any = msgspec.convert(data, CORE_MODELS[kind], dec_hook=quantity_dec_hook)
+            except msgspec.ValidationError as exc:
+                raise InputError(str(exc)) from None
+            bad_time = gotime.time_error(data)  # every time of the schema, as decoding into Go's types reads it
+            if bad_time is not None:
+                raise InputError(bad_time)
+            if kind == "Pod":  # the status fields kube-apiserver validates, which the pod model leaves out
+                bad_status = pod_status.status_type_error(data)
+                if bad_status is not None:
+                    raise InputError(bad_status)
+            return obj
+        bad_time = gotime.model_time_error(data)
+        if bad_time is not None:
+            raise InputError(bad_time)
+        return decode(data)
+    except InputError as exc:
+        raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: {exc}') from None
+
+
+def stored_form(obj: Any) -> dict[str, Any]:
+    stored = to_dict(apply_defaults(obj))
+    _stamp_device_taints(stored)
+    return stored
+
+
+def _stamp_device_taints(stored: dict[str, Any]) -> None:
+    """A device taint without ``timeAdded`` gets the time it is written, as kube-apiserver's defaulting of
+    DeviceTaint does on decoding a ResourceSlice or DeviceTaintRule (eviction's tolerationSeconds count
+    from it)."""
+    kind = stored.get("kind")
+    spec = stored.get("spec") or {}
+    if kind == "ResourceSlice":
+        taints = [t for device in spec.get("devices") or () for t in device.get("taints") or ()]
+    elif kind == "DeviceTaintRule":
+        taints = [spec["taint"]] if spec.get("taint") else []
+    else:
+        return
+    for taint in taints:
+        if not taint.get("timeAdded"):
+            taint["timeAdded"] = now()
+
+
+def check_valid(t: Target, name: str, errors: list[Any]) -> None:
+    if errors:
+        raise invalid(t.resource, name, errors)
+
+
+def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> tuple[Any, list[str]]:
+    """The object a create, update or status update sends (JSON, YAML, or protobuf for the kinds
+    server/protobuf/decoder.py decodes) and its field warnings."""
+    takes_protobuf = not t.resource.group or protobuf.accepts(t.api_version, t.resource.kind)
+    if ctype == protobuf.CONTENT_TYPE and takes_protobuf:  # (a core kind it cannot decode: a 400 that says so)
+        try:
+            data = protobuf.decode(raw)
+        except protobuf.ProtobufError as exc:
+            raise bad_request(f"couldn't decode the request body as protobuf: {exc}") from None
+        check_limits(data, None, t.resource.kind, t.version)
+        field_validation(request)
+        return data, []
+    if ctype not in (JSON, "application/yaml", "application/x-yaml"):
+        accepted = "application/json, application/yaml" + (f", {protobuf.CONTENT_TYPE}" if takes_protobuf else "")
+        raise ApiError(415, f"the body of the request was in an unknown format - accepted media types "
+                            f"include: {accepted}")
+    data = type_meta_checked(parse(raw, ctype, t.resource.kind, t.version), t)
+    return data, field_problems(raw, ctype, data, field_validation(request), t)
+
+
+def json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    names: dict[type, str] = {dict: "object", list: "array", str: "string"}
+    return names.get(type(value), type(value).__name__)
+
+
+def type_meta_checked(data: Any, t: Target) -> Any:
+    """A body must be an object whose kind, apiVersion and metadata (when present) have the right JSON types."""
+    if not isinstance(data, dict):
+        raise bad_request("the request body must be a JSON object")
+    kind = t.resource.kind
+    for key, want, name in (("kind", str, "string"), ("apiVersion", str, "string"), ("metadata", dict, "object")):
+        value = data.get(key)
+        if value is not None and not isinstance(value, want):
+            raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: json: cannot '
+                              f'unmarshal {json_type(value)} into Go struct field {kind}.{key} of type {name}')
+    return data
