@@ -14,9 +14,11 @@ skips the node), ``ERROR`` (aborts the attempt), ``SKIP`` (a PreFilter that turn
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from enum import IntEnum
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from dralloc.scheduler.nodeinfo import NodeInfo
@@ -81,6 +83,9 @@ class Diagnosis:
     post_filter_msg: str = ""
 
 
+_reasons = attrgetter("reasons")
+
+
 def fit_error_message(num_all_nodes: int, diagnosis: Diagnosis) -> str:
     """``FitError.Error()``: ``0/N nodes are available: <histogram>. <post filter>``.
 
@@ -92,10 +97,11 @@ def fit_error_message(num_all_nodes: int, diagnosis: Diagnosis) -> str:
     if diagnosis.pre_filter_msg:
         msg += f" {diagnosis.pre_filter_msg}."
     else:
+        # Counted per distinct reasons tuple first (a C-level pass over every node's status), then per reason.
         counts: dict[str, int] = {}
-        for status in diagnosis.node_statuses.values():
-            for reason in status.reasons:
-                counts[reason] = counts.get(reason, 0) + 1
+        for reasons, nodes in Counter(map(_reasons, diagnosis.node_statuses.values())).items():
+            for reason in reasons:
+                counts[reason] = counts.get(reason, 0) + nodes
         absent = num_all_nodes - len(diagnosis.node_statuses)
         if absent > 0 and diagnosis.absent_status is not None:
             for reason in diagnosis.absent_status.reasons:

@@ -257,8 +257,11 @@ class DynamicResources(Plugin):
                     ext_claim = extended_resources.special_claim(cycle.pod.pod, requests)
         if ext_claim is None and not st.claims:
             return None
-        unavailable = [i for i, sel in enumerate(st.available_on)
-                       if i in st.binding_failed or (sel is not None and not selector_matches(sel, node))]
+        available_on = st.available_on
+        # Pending claims have no node selector: skip the per-claim pass (this runs for every node filtered).
+        unavailable = [i for i, sel in enumerate(available_on)
+                       if i in st.binding_failed or (sel is not None and not selector_matches(sel, node))] \
+            if st.binding_failed or available_on.count(None) != len(available_on) else []
         to_allocate = st.to_allocate + ([ext_claim] if ext_claim is not None else [])
         results: list[AllocationResult] = []
         footprint: dict[str, int] = {}

@@ -213,7 +213,10 @@ class NodeResourcesFit(Plugin):
             if not req:
                 return None
             alloc, used = node.allocatable, node.requested
-            if all(want <= alloc.get(name, 0) - used.get(name, 0) for name, want in req.items()):
+            for name, want in req.items():  # a plain loop: this runs for every node a pod is filtered on
+                if want > alloc.get(name, 0) - used.get(name, 0):
+                    break
+            else:
                 return None
         ignored = self.is_ignored if self.ignored or self.ignored_groups else None
         reasons, unresolvable = insufficient(pod.request, node, cycle.snapshot.dra_extended_resources, ignored)
