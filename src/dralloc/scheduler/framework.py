@@ -18,7 +18,6 @@ from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from enum import IntEnum
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from dralloc.scheduler.nodeinfo import NodeInfo
@@ -65,6 +64,22 @@ def unresolvable(plugin: str, *reasons: str) -> Status:
     return Status(Code.UNRESOLVABLE, reasons, plugin)
 
 
+_INTERNED: dict[tuple[Code, tuple[str, ...], str], Status] = {}
+INTERNED_MAX = 4096
+
+
+def interned(code: Code, reasons: tuple[str, ...], plugin: str) -> Status:
+    """One shared Status per verdict, for filters that reject many nodes alike: a FitError over a thousand
+    nodes then counts a handful of objects (see :func:`fit_error_message`)."""
+    key = (code, reasons, plugin)
+    status = _INTERNED.get(key)
+    if status is None:
+        if len(_INTERNED) >= INTERNED_MAX:
+            _INTERNED.clear()
+        status = _INTERNED[key] = Status(code, reasons, plugin)
+    return status
+
+
 def error(plugin: str, message: str) -> Status:
     return Status(Code.ERROR, (message,), plugin)
 
@@ -83,9 +98,6 @@ class Diagnosis:
     post_filter_msg: str = ""
 
 
-_reasons = attrgetter("reasons")
-
-
 def fit_error_message(num_all_nodes: int, diagnosis: Diagnosis) -> str:
     """``FitError.Error()``: ``0/N nodes are available: <histogram>. <post filter>``.
 
@@ -97,10 +109,13 @@ def fit_error_message(num_all_nodes: int, diagnosis: Diagnosis) -> str:
     if diagnosis.pre_filter_msg:
         msg += f" {diagnosis.pre_filter_msg}."
     else:
-        # Counted per distinct reasons tuple first (a C-level pass over every node's status), then per reason.
+        # Nodes mostly share Status objects (memo answers, interned verdicts): count the objects in C,
+        # then each one's reasons.
+        statuses = diagnosis.node_statuses.values()
+        by_id = dict(zip(map(id, statuses), statuses))
         counts: dict[str, int] = {}
-        for reasons, nodes in Counter(map(_reasons, diagnosis.node_statuses.values())).items():
-            for reason in reasons:
+        for status_id, nodes in Counter(map(id, statuses)).items():
+            for reason in by_id[status_id].reasons:
                 counts[reason] = counts.get(reason, 0) + nodes
         absent = num_all_nodes - len(diagnosis.node_statuses)
         if absent > 0 and diagnosis.absent_status is not None:

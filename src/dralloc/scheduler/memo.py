@@ -161,19 +161,19 @@ class CycleMemo:
                     framework.run_filters(cycle, node)
                 scores = answer.scores = (names, tuple(p.score(cycle, node) for p in active))
             raw[key] = scores[1]
-        if len(active) == 1 and type(active[0]).normalize is Plugin.normalize:
-            weight = active[0].weight
-            totals = {key: values[0] * weight for key, values in raw.items()}
-        else:
-            totals = dict.fromkeys(order, 0)
-            for i, plugin in enumerate(active):
-                mine_raw = {key: values[i] for key, values in raw.items()}
-                normalised = mine_raw if type(plugin).normalize is Plugin.normalize \
-                    else plugin.normalize(cycle, mine_raw)
-                weight = plugin.weight
-                for key, score in normalised.items():
-                    totals[key] += score * weight
+        # Per plugin, a column of raw scores over the distinct answers (in their order), normalised when the
+        # plugin normalises, weighted and summed.
+        keys = list(raw)
+        sums = [0] * len(keys)
+        for plugin, column in zip(active, zip(*raw.values())):
+            if type(plugin).normalize is not Plugin.normalize:
+                normalised = plugin.normalize(cycle, dict(zip(keys, column)))
+                column = tuple(normalised.get(key, 0) for key in keys)
+            weight = plugin.weight
+            sums = [total + score * weight for total, score in zip(sums, column)]
+        totals = dict(zip(keys, sums))
         return list(map(totals.__getitem__, ids))
+
 
 MEMO = "memo/signature"
 FRESH = "memo/fresh"

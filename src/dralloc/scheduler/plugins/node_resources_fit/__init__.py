@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from dralloc.scheduler.framework import MAX_NODE_SCORE, Code, Cycle, Plugin, Status
+from dralloc.scheduler.framework import MAX_NODE_SCORE, Code, Cycle, Plugin, Status, interned
 from dralloc.scheduler.nodeinfo import NodeInfo
 
 MAX_CUSTOM_PRIORITY_SCORE = 10
@@ -222,7 +222,7 @@ class NodeResourcesFit(Plugin):
         reasons, unresolvable = insufficient(pod.request, node, cycle.snapshot.dra_extended_resources, ignored)
         if not reasons:
             return None
-        return Status(Code.UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE, tuple(reasons), NAME)
+        return interned(Code.UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE, tuple(reasons), NAME)
 
     def score(self, cycle: Cycle, node: NodeInfo) -> int:
         pod = cycle.pod
