@@ -129,8 +129,8 @@ class CycleMemo:
         return feasible
 
     def _names(self, nodes: list[NodeInfo]) -> list[str]:
-        """The nodes' names (kept while the snapshot's node list is the same object)."""
-        if self._names_of is not nodes:
+        """The nodes' names (kept while the snapshot's node list is the same object, of the same length)."""
+        if self._names_of is not nodes or len(self._node_names) != len(nodes):
             self._names_of, self._node_names = nodes, [n.name for n in nodes]
         return self._node_names
 
