@@ -362,3 +362,16 @@ def test_profiles_by_scheduler_name_with_their_own_plugins_and_weights() -> None
     assert pods["huge"].node == "n0"  # no NodeResourcesFit in its profile
     assert pods["other"].status == "skipped"
     assert pods["default"].message.startswith("0/1 nodes are available: 1 Insufficient cpu.")
+
+
+def test_the_fit_error_histogram_counts_every_node_whatever_status_objects_they_share() -> None:
+    from dralloc.scheduler.framework import Diagnosis, fit_error_message, interned, unresolvable
+
+    shared = interned(Code.UNSCHEDULABLE, ("Insufficient cpu", "Insufficient memory"), "NodeResourcesFit")
+    assert interned(Code.UNSCHEDULABLE, ("Insufficient cpu", "Insufficient memory"), "NodeResourcesFit") is shared
+    statuses = {f"n{i}": shared for i in range(11)}
+    statuses["a"] = unschedulable("NodeResourcesFit", "Insufficient cpu")  # same reason, another object
+    statuses["b"] = unresolvable("TaintToleration", "node(s) had untolerated taint {k: v}")
+    text = fit_error_message(20, Diagnosis(node_statuses=statuses, absent_status=unresolvable("X", "absent")))
+    assert text == ("0/20 nodes are available: 1 node(s) had untolerated taint {k: v}, 11 Insufficient memory, "
+                    "12 Insufficient cpu, 7 absent.")

@@ -254,3 +254,15 @@ def test_a_held_pod_keeps_the_room_of_its_nomination_without_being_scheduled() -
     result = sched.schedule()
     assert [p.name for p in result.pods] == ["small"]  # the held pod is not scheduled, nor in the result
     assert by_name(result)["small"].status == "unschedulable"
+
+
+def test_a_node_that_had_no_victims_is_looked_at_again_once_a_lower_priority_pod_lands_there() -> None:
+    # The dry run remembers each node's lowest pod priority; a pod bound since must be seen as a victim.
+    docs = load(node("n1", cpu="4"), pod("a", cpu="3", priority=5, node_name="n1"))
+    sched = Scheduler.from_objects(docs)
+    first = sched.schedule_pod(load(pod("b", cpu="2", priority=5))[0])
+    assert first.message.endswith("1 No preemption victims found for incoming pod.")
+    assert sched.schedule_pod(load(pod("c", cpu="1", priority=1))[0]).node == "n1"
+    preemptor = sched.schedule_pod(load(pod("d", cpu="1", priority=5))[0])
+    assert preemptor.pod.status.nominated_node_name == "n1"
+    assert by_name(sched.schedule())["c"].status == "evicted"

@@ -14,6 +14,7 @@ skips the node), ``ERROR`` (aborts the attempt), ``SKIP`` (a PreFilter that turn
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -63,6 +64,22 @@ def unresolvable(plugin: str, *reasons: str) -> Status:
     return Status(Code.UNRESOLVABLE, reasons, plugin)
 
 
+_INTERNED: dict[tuple[Code, tuple[str, ...], str], Status] = {}
+INTERNED_MAX = 4096
+
+
+def interned(code: Code, reasons: tuple[str, ...], plugin: str) -> Status:
+    """One shared Status per verdict, for filters that reject many nodes alike: a FitError over a thousand
+    nodes then counts a handful of objects (see :func:`fit_error_message`)."""
+    key = (code, reasons, plugin)
+    status = _INTERNED.get(key)
+    if status is None:
+        if len(_INTERNED) >= INTERNED_MAX:
+            _INTERNED.clear()
+        status = _INTERNED[key] = Status(code, reasons, plugin)
+    return status
+
+
 def error(plugin: str, message: str) -> Status:
     return Status(Code.ERROR, (message,), plugin)
 
@@ -92,10 +109,14 @@ def fit_error_message(num_all_nodes: int, diagnosis: Diagnosis) -> str:
     if diagnosis.pre_filter_msg:
         msg += f" {diagnosis.pre_filter_msg}."
     else:
+        # Nodes mostly share Status objects (memo answers, interned verdicts): count the objects in C,
+        # then each one's reasons.
+        statuses = diagnosis.node_statuses.values()
+        by_id = dict(zip(map(id, statuses), statuses))
         counts: dict[str, int] = {}
-        for status in diagnosis.node_statuses.values():
-            for reason in status.reasons:
-                counts[reason] = counts.get(reason, 0) + 1
+        for status_id, nodes in Counter(map(id, statuses)).items():
+            for reason in by_id[status_id].reasons:
+                counts[reason] = counts.get(reason, 0) + nodes
         absent = num_all_nodes - len(diagnosis.node_statuses)
         if absent > 0 and diagnosis.absent_status is not None:
             for reason in diagnosis.absent_status.reasons:

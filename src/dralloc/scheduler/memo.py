@@ -21,7 +21,7 @@ import operator
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from itertools import compress
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from msgspec.structs import replace
 
@@ -60,6 +60,8 @@ class CycleMemo:
         self.groups: NodeGroups | None = None
         self.memos: dict[bytes, SignatureMemo] = {}
         self.entries = 0
+        self._names_of: list[NodeInfo] | None = None
+        self._node_names: list[str] = []
 
     @staticmethod
     def signature(cycle: Cycle) -> bytes | None:
@@ -121,10 +123,16 @@ class CycleMemo:
         # A Status is always true, None false: the feasible nodes are those whose status is not.
         flags = list(map(operator.not_, statuses))
         feasible = list(compress(nodes, flags))
-        if not feasible:
-            diagnosis.node_statuses.update((n.name, st) for n, st in zip(nodes, statuses) if st is not None)
+        if not feasible:  # then every node has a status
+            diagnosis.node_statuses.update(zip(self._names(nodes), cast("list[Status]", statuses)))
         cycle.data[MEMO] = (memo, flags)
         return feasible
+
+    def _names(self, nodes: list[NodeInfo]) -> list[str]:
+        """The nodes' names (kept while the snapshot's node list is the same object, of the same length)."""
+        if self._names_of is not nodes or len(self._node_names) != len(nodes):
+            self._names_of, self._node_names = nodes, [n.name for n in nodes]
+        return self._node_names
 
     @staticmethod
     def totals(framework: FrameworkLike, cycle: Cycle, feasible: list[NodeInfo]) -> list[int]:
@@ -132,31 +140,39 @@ class CycleMemo:
         signature), normalised over the distinct answers, as the framework's own scoring does."""
         memo, flags = cycle.data[MEMO]
         mine: list[Answer] = list(compress(memo.per_node, flags))
-        distinct: dict[int, tuple[Answer, NodeInfo]] = {}
-        for node, answer in zip(feasible, mine):
-            if id(answer) not in distinct:
-                distinct[id(answer)] = (answer, node)
+        # The distinct answers in order of first appearance, each with its first node (C-level passes: a
+        # replay has a thousand feasible nodes and few distinct answers among them).
+        ids = list(map(id, mine))
+        order = dict.fromkeys(ids)
+        first_node = dict(zip(reversed(ids), reversed(feasible)))
+        answer_of = dict(zip(ids, mine))
         fresh: set[int] = cycle.data[FRESH]
         active = [p for p in framework.scorers if p.pre_score(cycle, feasible) is None]
         names = tuple(p.name for p in active)
         raw: dict[int, tuple[int, ...]] = {}
-        for key, (answer, node) in distinct.items():
+        for key in order:
+            answer = answer_of[key]
             scores = answer.scores
             if scores is None or scores[0] != names:
+                node = first_node[key]
                 if key not in fresh:
                     # Filtered in an earlier cycle: filter again so plugins hold this cycle's per-node
                     # state (DynamicResources scores from what its Filter found).
                     framework.run_filters(cycle, node)
                 scores = answer.scores = (names, tuple(p.score(cycle, node) for p in active))
             raw[key] = scores[1]
-        totals = dict.fromkeys(distinct, 0)
-        for i, plugin in enumerate(active):
-            mine_raw = {key: values[i] for key, values in raw.items()}
-            normalised = mine_raw if type(plugin).normalize is Plugin.normalize else plugin.normalize(cycle, mine_raw)
+        # Per plugin, a column of raw scores over the distinct answers (in their order), normalised when the
+        # plugin normalises, weighted and summed.
+        keys = list(raw)
+        sums = [0] * len(keys)
+        for plugin, column in zip(active, zip(*raw.values())):
+            if type(plugin).normalize is not Plugin.normalize:
+                normalised = plugin.normalize(cycle, dict(zip(keys, column)))
+                column = tuple(normalised.get(key, 0) for key in keys)
             weight = plugin.weight
-            for key, score in normalised.items():
-                totals[key] += score * weight
-        return [totals[id(a)] for a in mine]
+            sums = [total + score * weight for total, score in zip(sums, column)]
+        totals = dict(zip(keys, sums))
+        return list(map(totals.__getitem__, ids))
 
 
 MEMO = "memo/signature"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from dralloc.allocator.numbers import to_num
@@ -12,7 +13,13 @@ from dralloc.scheduler.snapshot import ClusterSnapshot
 
 def _fmt(value: int | Fraction, like: Quantity) -> str:
     """An exact number printed as a Quantity in the format of the counter it counts."""
-    return str(Quantity.from_fraction(value, like.format))
+    return _format(value, like.format)
+
+
+@lru_cache(maxsize=4096)
+def _format(value: int | Fraction, fmt: str) -> str:
+    # A cluster's counters repeat a few values thousands of times (every GPU of a model alike).
+    return str(Quantity.from_fraction(value, fmt))
 
 
 def utilization(snap: ClusterSnapshot) -> dict[str, Any]:

@@ -48,6 +48,9 @@ PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 MIN_CANDIDATE_NODES_PERCENTAGE = 10
 MIN_CANDIDATE_NODES_ABSOLUTE = 100
 INT32_MAX = 2**31 - 1
+# Statuses are immutable: the per-node verdicts that repeat on every node share one object each.
+NOT_HELPFUL_STATUS = unresolvable(NAME, NOT_HELPFUL)
+NO_VICTIMS_STATUS = unresolvable(NAME, NO_VICTIMS)
 
 
 class PreemptionHandle(Protocol):
@@ -113,6 +116,9 @@ class DefaultPreemption(Plugin):
         self.rng = rng
         self.min_percentage = min_candidate_nodes_percentage
         self.min_absolute = min_candidate_nodes_absolute
+        # node name -> (node, its generation, the lowest priority of its pods): a dry run over a cluster whose
+        # pods are all as important as the preemptor finds no victim on any node without scanning them.
+        self._lowest: dict[str, tuple[NodeInfo, int, int]] = {}
 
     def post_filter(self, cycle: Cycle, diagnosis: Diagnosis, num_all_nodes: int
                     ) -> tuple[Status, Candidate | None, bool]:
@@ -130,7 +136,7 @@ class DefaultPreemption(Plugin):
         for node in snap.nodes:
             st = diagnosis.node_statuses.get(node.name, diagnosis.absent_status)
             if st is None or st.code == Code.UNRESOLVABLE:
-                statuses[node.name] = unresolvable(NAME, NOT_HELPFUL)
+                statuses[node.name] = NOT_HELPFUL_STATUS
             else:
                 potential.append(node)
         budgets = [Budget.of(b) for b in snap.disruption_budgets]
@@ -140,8 +146,12 @@ class DefaultPreemption(Plugin):
             offset = self.rng.randrange(len(potential))
             wanted = max(len(potential) * self.min_percentage // 100, self.min_absolute)
             wanted = min(wanted, len(potential))
+            lowest = self._lowest_priority
             for i in range(len(potential)):
                 node = potential[(offset + i) % len(potential)]
+                if lowest(node) >= pod.priority:
+                    statuses[node.name] = NO_VICTIMS_STATUS
+                    continue
                 candidate, status = self._select_victims(cycle, node, budgets)
                 if candidate is not None:
                     (violating if candidate.pdb_violations else clean).append(candidate)
@@ -151,10 +161,19 @@ class DefaultPreemption(Plugin):
                     statuses[node.name] = status
         candidates = clean + violating
         if not candidates:
-            dry = Diagnosis(node_statuses=statuses, absent_status=unresolvable(NAME, NOT_HELPFUL))
+            dry = Diagnosis(node_statuses=statuses, absent_status=NOT_HELPFUL_STATUS)
             text = "preemption: " + fit_error_message(num_all_nodes, dry)
             return Status(Code.UNSCHEDULABLE, (text,), NAME), None, True
         return Status(Code.SUCCESS, (), NAME), pick_one(candidates), False
+
+    def _lowest_priority(self, node: NodeInfo) -> int:
+        """The lowest priority among the node's pods (INT32_MAX + 1 without pods), kept per generation."""
+        entry = self._lowest.get(node.name)
+        if entry is not None and entry[0] is node and entry[1] == node.generation:
+            return entry[2]
+        lowest = min((p.priority for p in node.pods), default=INT32_MAX + 1)
+        self._lowest[node.name] = (node, node.generation, lowest)
+        return lowest
 
     def _select_victims(self, cycle: Cycle, node: NodeInfo, budgets: list[Budget]
                         ) -> tuple[Candidate | None, Status | None]:
@@ -164,7 +183,7 @@ class DefaultPreemption(Plugin):
         pod = cycle.pod
         potential = [p for p in node.pods if p.priority < pod.priority]
         if not potential:
-            return None, unresolvable(NAME, NO_VICTIMS)
+            return None, NO_VICTIMS_STATUS
         handle = self.handle
         state = cycle.clone()
         trial = node.copy_with([])

@@ -40,6 +40,7 @@ from dralloc.scheduler.framework import (
     Status,
     default_normalize,
     error,
+    interned,
     unresolvable,
 )
 from dralloc.scheduler.nodeinfo import NodeInfo
@@ -55,6 +56,7 @@ FIRST_AVAILABLE_MAX = 8  # FirstAvailableDeviceRequestMaxSize
 IN_USE = "resourceclaim in use"
 NOT_AVAILABLE = "resourceclaim not available on the node"
 CANNOT_ALLOCATE = "cannot allocate all claims"
+CANNOT_ALLOCATE_STATUS = unresolvable(NAME, CANNOT_ALLOCATE)
 NO_CLAIMS = "no new claims to deallocate"
 DEALLOCATED = "deallocation of ResourceClaim completed"
 STILL_NOT = "still not schedulable"
@@ -93,6 +95,7 @@ class DraCycle:
     nodes: dict[str, NodeAllocation] = field(default_factory=dict)
     signature: bytes = b""
     reservation: Reservation | None = None
+    prioritized: bool = True  # some claim to allocate has a firstAvailable request (set by PreScore)
 
     @property
     def empty(self) -> bool:
@@ -258,8 +261,11 @@ class DynamicResources(Plugin):
                     ext_claim = extended_resources.special_claim(cycle.pod.pod, requests)
         if ext_claim is None and not st.claims:
             return None
-        unavailable = [i for i, sel in enumerate(st.available_on)
-                       if i in st.binding_failed or (sel is not None and not selector_matches(sel, node))]
+        available_on = st.available_on
+        # Pending claims have no node selector: skip the per-claim pass (this runs for every node filtered).
+        unavailable = [i for i, sel in enumerate(available_on)
+                       if i in st.binding_failed or (sel is not None and not selector_matches(sel, node))] \
+            if st.binding_failed or available_on.count(None) != len(available_on) else []
         to_allocate = st.to_allocate + ([ext_claim] if ext_claim is not None else [])
         results: list[AllocationResult] = []
         footprint: dict[str, int] = {}
@@ -272,9 +278,9 @@ class DynamicResources(Plugin):
             except AllocationError as exc:
                 return error(NAME, str(exc))
             if found.message is not None:
-                return unresolvable(NAME, found.message)
+                return interned(Code.UNRESOLVABLE, (found.message,), NAME)
             if found.results is None:
-                return unresolvable(NAME, CANNOT_ALLOCATE)
+                return CANNOT_ALLOCATE_STATUS
             results = found.results
             footprint = found.footprint
         if unavailable:
@@ -321,10 +327,16 @@ class DynamicResources(Plugin):
     # ------------------------------------------------------------------ Score
     def pre_score(self, cycle: Cycle, nodes: list[NodeInfo]) -> Status | None:
         st: DraCycle | None = cycle.data.get(NAME)
-        return SKIP if st is None or st.empty else None
+        if st is None or st.empty:
+            return SKIP
+        st.prioritized = any(req.first_available for claim in st.to_allocate if claim.spec.devices is not None
+                             for req in claim.spec.devices.requests or ())
+        return None
 
     def score(self, cycle: Cycle, node: NodeInfo) -> int:
         st: DraCycle = cycle.data[NAME]
+        if not st.prioritized:  # only a request with firstAvailable subrequests scores
+            return 0
         found = st.nodes.get(node.name)
         if found is None:
             return 0

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from dralloc.scheduler.framework import MAX_NODE_SCORE, Code, Cycle, Plugin, Status
+from dralloc.scheduler.framework import MAX_NODE_SCORE, Code, Cycle, Plugin, Status, interned
 from dralloc.scheduler.nodeinfo import NodeInfo
 
 MAX_CUSTOM_PRIORITY_SCORE = 10
@@ -213,13 +213,16 @@ class NodeResourcesFit(Plugin):
             if not req:
                 return None
             alloc, used = node.allocatable, node.requested
-            if all(want <= alloc.get(name, 0) - used.get(name, 0) for name, want in req.items()):
+            for name, want in req.items():  # a plain loop: this runs for every node a pod is filtered on
+                if want > alloc.get(name, 0) - used.get(name, 0):
+                    break
+            else:
                 return None
         ignored = self.is_ignored if self.ignored or self.ignored_groups else None
         reasons, unresolvable = insufficient(pod.request, node, cycle.snapshot.dra_extended_resources, ignored)
         if not reasons:
             return None
-        return Status(Code.UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE, tuple(reasons), NAME)
+        return interned(Code.UNRESOLVABLE if unresolvable else Code.UNSCHEDULABLE, tuple(reasons), NAME)
 
     def score(self, cycle: Cycle, node: NodeInfo) -> int:
         pod = cycle.pod

@@ -36,8 +36,11 @@ class TaintToleration(Plugin):
         return None
 
     def score(self, cycle: Cycle, node: NodeInfo) -> int:
+        spec = node.node.spec
+        if spec is None or not spec.taints:  # most nodes: no list to build
+            return 0
         tolerations = cycle.data[NAME]
-        return sum(1 for t in node.taints if t.effect == "PreferNoSchedule" and not tolerated(t, tolerations))
+        return sum(1 for t in spec.taints if t.effect == "PreferNoSchedule" and not tolerated(t, tolerations))
 
     def normalize(self, cycle: Cycle, scores: dict[K, int]) -> dict[K, int]:
         return default_normalize(scores, reverse=True)
