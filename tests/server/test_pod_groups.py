@@ -11,10 +11,12 @@ import pytest
 from cluster import Cluster, api_client
 from starlette.testclient import TestClient
 
+from dralloc.api.codec import decode
 from dralloc.cli.main import main
 from dralloc.scheduler.features import FeatureGates
 from dralloc.server import create_app
 from dralloc.server.controllers import ControllerManager, Options
+from dralloc.simulator import Simulator
 from dralloc.store import SQLiteStore
 
 V1A2 = "/apis/scheduling.k8s.io/v1alpha2"
@@ -218,3 +220,20 @@ def test_gang_scheduling_off_binds_the_pods_that_fit_one_by_one() -> None:
         c.post("/api/v1/namespaces/default/pods", member(name, cpu="3"))
     c.settle()
     assert sorted(n is not None for n in nodes(c).values()) == [False, True, True]
+
+
+@pytest.mark.parametrize("cpu", ["1", "3"])
+def test_the_server_places_a_gang_as_dralloc_simulate_does(cpu: str) -> None:
+    gates = "GenericWorkload=true,GangScheduling=true"
+    c = gang_cluster(gates=gates)
+    c.post(PODGROUPS, pod_group())
+    for name in ("w-0", "w-1", "w-2"):
+        c.post("/api/v1/namespaces/default/pods", member(name, cpu=cpu))
+    c.settle()
+    stored = [*c.store.list("nodes")[0], *c.store.list("podgroups")[0],
+              *[{**p, "spec": {k: v for k, v in p["spec"].items() if k != "nodeName"}, "status": {}}
+                for p in c.pods()]]
+    simulated = Simulator.from_objects([decode(o) for o in stored], feature_gates=FeatureGates.parse(gates))
+    result = simulated.schedule()
+    assert {p.key.split("/")[1]: p.node for p in result.pods} == nodes(c)
+    assert [(g.name, g.placed) for g in result.pod_groups] == [("train-0", all(nodes(c).values()))]
