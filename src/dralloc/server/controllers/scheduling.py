@@ -180,7 +180,7 @@ class SchedulerLoop:
         (the bookkeeping of pods that went is done then)."""
         self._note_changed_pods(snap)
         out = []
-        members = []  # pods of pod groups that may be tried now: a new member of its group brings one back
+        members = []  # (GenericWorkload) pending pods of pod groups that could be tried now
         clock = self.clock()
         for pod in snap.unbound_pods:
             if not is_pending_for_us(pod) or needs_claims_made(snap, pod):
@@ -206,11 +206,12 @@ class SchedulerLoop:
                 out.append(pod)
                 self.since.pop(uid, None)
         self.retry_all = False
-        chosen = {id(p) for p in out}
-        for pod in pod_groups.members_of({g for g in map(pod_groups.group_of, out) if g is not None},
-                                         (p for p in members if id(p) not in chosen)):
-            out.append(pod)
-            self.since.pop(str(_meta(pod).get("uid")), None)
+        if members:  # a candidate's group: its waiting members are tried with it (GangScheduling's queueing hint)
+            chosen = {id(p) for p in out}
+            for pod in pod_groups.members_of({g for g in map(pod_groups.group_of, out) if g is not None},
+                                             (p for p in members if id(p) not in chosen)):
+                out.append(pod)
+                self.since.pop(str(_meta(pod).get("uid")), None)
         if not pods_gone:
             return out
         present = {str(_meta(p).get("uid")) for p in snap.pods}
