@@ -123,6 +123,21 @@ def test_a_namespace_deleted_takes_its_workloads_and_pod_groups() -> None:
     assert c.http.get("/api/v1/namespaces/ml").status_code == 404
 
 
+def test_a_pod_group_goes_with_the_workload_that_owns_it() -> None:
+    c = gang_cluster()
+    owner = c.post(WORKLOADS, workload())
+    ref = {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload", "name": "train",
+           "uid": owner["metadata"]["uid"], "controller": True}
+    owned = pod_group()
+    owned["metadata"]["ownerReferences"] = [ref]
+    c.post(PODGROUPS, owned)
+    c.settle()
+    assert c.http.get(f"{PODGROUPS}/train-0").status_code == 200
+    assert c.http.delete(f"{WORKLOADS}/train").status_code == 200
+    c.settle()
+    assert c.http.get(f"{PODGROUPS}/train-0").status_code == 404
+
+
 def test_a_pod_cannot_join_a_group_without_a_name() -> None:
     http = api_client("ml", feature_gates=GATES)
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},

@@ -221,6 +221,10 @@ def workload_resources(enabled: Collection[str]) -> dict[str, Resource]:
     )}
 
 
+# Every gated resource, whatever the gates: what the controllers that go through all stored objects (a namespace's
+# deletion, the garbage collector) look at too, since a server once started with the gate may hold their objects.
+GATED_RESOURCES = workload_resources({pod_groups.SERVING_GATE})
+
 # coordination.k8s.io/v1 Leases, stored as written (leader election: client-go's LeaseLock)
 COORDINATION_GROUP = "coordination.k8s.io"
 LEASES = {"leases": Resource("leases", "Lease", True, group=COORDINATION_GROUP, versions=("v1",),
