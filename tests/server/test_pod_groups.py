@@ -252,3 +252,17 @@ def test_the_server_places_a_gang_as_dralloc_simulate_does(cpu: str) -> None:
     result = simulated.schedule()
     assert {p.key.split("/")[1]: p.node for p in result.pods} == nodes(c)
     assert [(g.name, g.placed) for g in result.pod_groups] == [("train-0", all(nodes(c).values()))]
+
+
+def test_a_gang_with_a_rack_constraint_lands_in_one_rack() -> None:
+    c = gang_cluster(gates="GenericWorkload=true,GangScheduling=true,TopologyAwareWorkloadScheduling=true",
+                     cpu="2")  # node-1, unlabelled: never a candidate
+    for name, rack in (("a-1", "rack-a"), ("b-1", "rack-b"), ("b-2", "rack-b")):
+        c.post("/api/v1/nodes", {"apiVersion": "v1", "kind": "Node",
+                                 "metadata": {"name": name, "labels": {"example.com/rack": rack}},
+                                 "status": {"allocatable": {"cpu": "2", "memory": "32Gi", "pods": "110"}}})
+    c.post(PODGROUPS, pod_group(schedulingConstraints={"topology": [{"key": "example.com/rack"}]}))
+    for name in ("w-0", "w-1", "w-2"):  # 3 x 1 CPU: only rack-b (4 CPUs) holds the whole gang
+        c.post("/api/v1/namespaces/default/pods", member(name))
+    c.settle()
+    assert set(nodes(c).values()) <= {"b-1", "b-2"} and None not in nodes(c).values()
