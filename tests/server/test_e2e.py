@@ -75,6 +75,39 @@ def test_kubectl_apply_get_patch_delete(kubectl) -> None:
     assert missing.returncode != 0 and "NotFound" in missing.stderr
 
 
+def test_kubectl_workload_and_pod_group_round_trip(tmp_path: Path) -> None:
+    """With GenericWorkload on, kubectl creates, lists and deletes scheduling.k8s.io/v1alpha2 objects."""
+    if KUBECTL is None:
+        pytest.skip("kubectl is not installed")
+    server = Server(tmp_path, extra=["--anonymous", "--feature-gates", "GenericWorkload=true,GangScheduling=true"])
+    try:
+        env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(server.kubeconfig(tmp_path / "kubeconfig"))}
+
+        def kubectl(*args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run([KUBECTL, *args], capture_output=True, text=True, env=env, timeout=60)
+
+        manifest = tmp_path / "gang.yaml"
+        manifest.write_text(
+            "apiVersion: scheduling.k8s.io/v1alpha2\nkind: Workload\nmetadata: {name: train, namespace: default}\n"
+            "spec:\n  podGroupTemplates:\n  - name: workers\n    schedulingPolicy: {gang: {minCount: 2}}\n---\n"
+            "apiVersion: scheduling.k8s.io/v1alpha2\nkind: PodGroup\nmetadata: {name: train-0, namespace: default}\n"
+            "spec:\n  podGroupTemplateRef: {workload: {workloadName: train, podGroupTemplateName: workers}}\n"
+            "  schedulingPolicy: {gang: {minCount: 2}}\n")
+        created = kubectl("create", "-f", str(manifest))
+        assert created.returncode == 0, created.stderr
+        assert created.stdout.split() == ["workload.scheduling.k8s.io/train", "created",
+                                          "podgroup.scheduling.k8s.io/train-0", "created"]
+        table = kubectl("get", "podgroups").stdout.splitlines()
+        assert table[0].split() == ["NAME", "AGE"] and table[1].split()[0] == "train-0"
+        got = json.loads(kubectl("get", "workload", "train", "-o", "json").stdout)
+        assert got["spec"]["podGroupTemplates"][0]["schedulingPolicy"] == {"gang": {"minCount": 2}}
+        deleted = kubectl("delete", "-f", str(manifest))
+        assert deleted.returncode == 0, deleted.stderr
+        assert kubectl("get", "podgroups,workloads", "-o", "name").stdout.strip() == ""
+    finally:
+        server.stop()
+
+
 def test_kubectl_server_side_apply_dry_run_and_strict(kubectl) -> None:
     out = kubectl("apply", "--server-side", "-f", str(EXAMPLES / "21-nic-slices.yaml")).stdout
     assert "serverside-applied" in out

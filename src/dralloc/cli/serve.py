@@ -3,7 +3,7 @@
     dralloc serve [--data-dir DIR] [--port 6443] [--address 127.0.0.1] [--advertise-address ADDR]
                   [--db PATH|:memory:|postgresql://...] [--token-file F] [--authz-file F] [--anonymous]
                   [--tls-cert F --tls-key F | --insecure-http] [--nodes-from FILE]
-                  [--no-scheduler] [--fake-kubelet]
+                  [--no-scheduler] [--fake-kubelet] [--feature-gates A=true,...]
 
 The data directory (default ``$XDG_DATA_HOME/dralloc``, i.e. ``~/.local/share/dralloc``) holds the database,
 a self-signed CA and serving certificate and the service account token signing key (made on first start,
@@ -56,6 +56,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--fake-kubelet", action="store_true",
                    help="report nodes Ready, mark bound pods Running and Ready, and let terminating pods go at once "
                         "(nothing runs; claims are not prepared)")
+    p.add_argument("--feature-gates", default="", metavar="A=true,B=false",
+                   help="feature gates over 1.36's defaults, for the API served and its scheduler as kube-apiserver "
+                        "and kube-scheduler take them (GenericWorkload=true serves scheduling.k8s.io/v1alpha2 "
+                        "Workloads and PodGroups; GangScheduling=true schedules a PodGroup's pods all or none)")
     p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"))
     p.set_defaults(func=run)
 
@@ -89,12 +93,14 @@ def _root_ca(path: str | Path | None) -> str:
 
 
 def run(args: Any) -> int:
+    from dralloc.scheduler.features import FeatureGates
     from dralloc.server import create_app
     from dralloc.server.auth.users import Authorizer, User, load_tokens
     from dralloc.server.datadir import DataDir
     from dralloc.server.http.serving import Limits, serve
     from dralloc.store import open_store
 
+    gates = FeatureGates.parse(args.feature_gates)  # (refused as dralloc simulate refuses it: exit 2)
     if bool(args.tls_cert) != bool(args.tls_key):
         raise InputError("--tls-cert and --tls-key go together")
     if args.insecure_http and args.tls_cert:
@@ -151,12 +157,13 @@ def run(args: Any) -> int:
 
     app = create_app(store, tokens=tokens, authorizer=authorizer, anonymous=args.anonymous, secure_port=args.port,
                      endpoint_address=endpoint_address(args.advertise_address, args.address),
-                     service_account_key=sa_key)
+                     service_account_key=sa_key, feature_gates=gates.enabled_names())
     from dralloc.server.controllers import ControllerManager, Options
 
     app.api.controllers = ControllerManager(store, Options(scheduler=not args.no_scheduler,
                                                            fake_kubelet=args.fake_kubelet,
-                                                           root_ca=_root_ca(ca_file or certfile)))
+                                                           root_ca=_root_ca(ca_file or certfile),
+                                                           feature_gates=gates))
     if args.nodes_from:
         from dralloc.server.nodes_from import seed_nodes
 

@@ -59,6 +59,10 @@ class FeatureGates:
     def enabled(self, name: str) -> bool:
         return self.values[name]
 
+    def enabled_names(self) -> frozenset[str]:
+        """The names of the gates that are on."""
+        return frozenset(name for name, on in self.values.items() if on)
+
     @classmethod
     def parse(cls, text: str | None) -> FeatureGates:
         """``"A=true,B=false"`` over 1.36's defaults."""

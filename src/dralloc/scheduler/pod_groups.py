@@ -42,6 +42,13 @@ class PodGroupStates:
         if name is not None:
             self.members.setdefault(group_key(pod.namespace, name), []).append(pod)
 
+    def remove_pod(self, pod: PodInfo) -> None:
+        """A member taken out (gone, or to be taken in again as it now is): no longer counted."""
+        key = self.key_of(pod)
+        members = self.members.get(key) if key is not None else None
+        if members is not None and pod in members:
+            members.remove(pod)
+
     def key_of(self, pod: PodInfo) -> str | None:
         name = group_name(pod)
         return group_key(pod.namespace, name) if name is not None else None

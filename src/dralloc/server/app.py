@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from types import SimpleNamespace
 from typing import Any
 
@@ -28,6 +28,7 @@ from dralloc.server.http.errors import ApiError, bad_request, method_not_allowed
 from dralloc.server.http.requests import ApiRequest
 from dralloc.server.http.responses import respond
 from dralloc.server.registry import namespaces, pods, priorities, services
+from dralloc.server.registry.kinds import served_groups
 from dralloc.server.registry.namespace_lifecycle import NamespaceCache
 from dralloc.server.subresources import binding, eviction, streams
 from dralloc.server.subresources import log as pod_log
@@ -49,8 +50,11 @@ class ApiServer:
     def __init__(self, store: SQLStore, tokens: dict[str, User] | None = None,
                  authorizer: Authorizer | None = None, anonymous: bool = False, secure_port: int = 6443,
                  endpoint_address: str = "127.0.0.1",
-                 service_account_key: tokens_module.ServiceAccountKey | None = None) -> None:
+                 service_account_key: tokens_module.ServiceAccountKey | None = None,
+                 feature_gates: Collection[str] = ()) -> None:
         self.store = store
+        # the resources served, the gated ones (scheduling.k8s.io/v1alpha2) with the gates named in feature_gates
+        self.groups = served_groups(feature_gates)
         self.tokens = tokens
         # signs the TokenRequest API's tokens and verifies them (one in memory when the server has no data dir)
         self.service_account_key = service_account_key or tokens_module.ServiceAccountKey.generate()
@@ -187,7 +191,7 @@ class ApiServer:
         if parts in (["api"], ["apis"]) and request.method == "GET":
             version = discovery.aggregated_version(request.headers.get("accept", ""))
             if version is not None:
-                response = respond(request, discovery.aggregated(parts == ["api"], version))
+                response = respond(request, discovery.aggregated(parts == ["api"], version, self.groups))
                 response.headers["content-type"] = discovery.aggregated_content_type(version)
                 response.headers["vary"] = "Accept"
                 return response
@@ -195,7 +199,7 @@ class ApiServer:
             if openapi_v2.wants_protobuf(request.headers.get("accept", "")):
                 return Response(openapi_v2.document_protobuf(), media_type=openapi_v2.PROTOBUF_RETURNED)
             return respond(request, openapi_v2.document())
-        doc = routing.discovery_document(parts)
+        doc = routing.discovery_document(parts, self.groups)
         if doc is not None:
             if request.method != "GET":
                 raise method_not_allowed()
@@ -203,7 +207,7 @@ class ApiServer:
         review = reviews.review_resource(parts)
         if review is not None:
             return await reviews.create(self, request, review, user)
-        target = routing.target(parts)
+        target = routing.target(parts, self.groups)
         verb = routing.verb(request, target)
         if target.sub == "token":  # a TokenRequest: only create on serviceaccounts/token is asked for, as RBAC does
             self._authorize_subresource(user, verb, target)
@@ -301,10 +305,12 @@ class App:
 def create_app(store: SQLStore | None = None, *, tokens: dict[str, User] | None = None,
                authorizer: Authorizer | None = None, anonymous: bool = False, secure_port: int = 6443,
                endpoint_address: str = "127.0.0.1",
-               service_account_key: tokens_module.ServiceAccountKey | None = None) -> App:
+               service_account_key: tokens_module.ServiceAccountKey | None = None,
+               feature_gates: Collection[str] = ()) -> App:
     """The application; ``secure_port`` and ``endpoint_address`` are where it is served (the
     ``default/kubernetes`` Service's targetPort and EndpointSlice); ``service_account_key`` signs service
-    account tokens (default: a key made in memory)."""
+    account tokens (default: a key made in memory); ``feature_gates``: the names of the gates that are on
+    (GenericWorkload serves scheduling.k8s.io/v1alpha2)."""
     return App(ApiServer(store or SQLiteStore(":memory:"), tokens, authorizer, anonymous, secure_port,
-                         endpoint_address, service_account_key))
+                         endpoint_address, service_account_key, feature_gates))
 

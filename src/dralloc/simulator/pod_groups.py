@@ -98,6 +98,10 @@ class PodGroupScheduling:
         if self.enabled:
             self.states.add_pod(info)
 
+    def forget(self, info: PodInfo) -> None:
+        if self.enabled:
+            self.states.remove_pod(info)
+
     def pre_enqueue(self, info: PodInfo) -> Status | None:
         """GangScheduling's barrier, after the profile's own PreEnqueue plugins."""
         return self.gang.pre_enqueue(info) if self.gang is not None else None

@@ -359,6 +359,7 @@ class Simulator:
         info = self.infos.pop(key, None) or self.held.pop(key, None)
         if info is None:
             return
+        self.pod_groups.forget(info)  # (the barrier counts the group's pods as they are now)
         node = self.cache.placed.get(info.uid) or self.cache.assumed.get(info.uid)
         if node is not None:
             self.cache.remove_pod(info, node)

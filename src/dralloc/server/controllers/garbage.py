@@ -31,7 +31,7 @@ from typing import Any
 
 from dralloc.server.controllers.snapshot import Mirror
 from dralloc.server.controllers.writes import Writer
-from dralloc.server.registry.kinds import CORE, RESOURCES, Resource
+from dralloc.server.registry.kinds import CORE, GATED_RESOURCES, RESOURCES, Resource
 from dralloc.store import Change, NotFound, Outcome, SQLStore
 
 Obj = dict[str, Any]
@@ -39,9 +39,10 @@ Key = tuple[str, str, str]  # (resource, namespace, name)
 
 ORPHAN = "orphan"
 FOREGROUND = "foregroundDeletion"
-# kind -> resource, for owner references: resource.k8s.io kinds in any served version, core kinds in v1
+# kind -> resource, for owner references: resource.k8s.io kinds in any served version (and the gated kinds: a
+# PodGroup owned by its Workload), core kinds in v1
 _BY_KIND: dict[tuple[str, str], Resource] = {
-    **{(r.group, r.kind): r for r in RESOURCES.values()},
+    **{(r.group, r.kind): r for r in (*RESOURCES.values(), *GATED_RESOURCES.values())},
     **{("", r.kind): r for r in CORE.values()},
 }
 
@@ -111,7 +112,7 @@ class GarbageCollector:
 
     def _scan(self) -> None:
         """Every stored object with owner references or being deleted (the first pass, after a start)."""
-        for resource in (*RESOURCES, *CORE):
+        for resource in (*RESOURCES, *GATED_RESOURCES, *CORE):
             if resource == "events":
                 continue
             for obj in self.store.list(resource)[0]:

@@ -4,7 +4,8 @@ its random source and rotating start index), fed from the store's changes betwee
 
 Each pass brings it up to date with a snapshot of the mirror:
 
-* Nodes, ResourceSlices, DeviceClasses, DeviceTaintRules, Services, workload objects, Namespaces: when any of
+* Nodes, ResourceSlices, DeviceClasses, DeviceTaintRules, Services, workload objects, Namespaces, PodGroups
+  (read with the GenericWorkload gate on, as the pod group cycle's groups): when any of
   them changed (the mirror hands out a new list), the cluster side is built again from the snapshot; the
   random source and the start index carry on (:class:`~dralloc.scheduler.schedule_one.SchedulerState`).
   Likewise when a new claim's selectors name device attributes the DRA state does not index.
@@ -28,12 +29,14 @@ from msgspec.structs import replace
 from dralloc.api.core_v1 import Pod
 from dralloc.api.resource_v1 import ResourceClaim
 from dralloc.scheduler.attributes import referenced_attributes
+from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.schedule_one import SchedulerState
 from dralloc.server.controllers.snapshot import WORKLOAD_SELECTORS, Obj, Snapshot
 from dralloc.simulator.simulator import Simulator
 
 # The inputs whose change builds the cluster side again.
-CLUSTER_INPUTS = ("nodes", "resourceslices", "deviceclasses", "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS)
+CLUSTER_INPUTS = ("nodes", "resourceslices", "deviceclasses", "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS,
+                  "podgroups")
 
 Key = tuple[str, str]
 
@@ -49,8 +52,9 @@ def _claim_key(claim: Obj) -> Key:
 
 
 class LiveScheduler:
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, gates: FeatureGates | None = None) -> None:
         self.seed = seed
+        self.gates = gates or FeatureGates()  # kube-scheduler's --feature-gates (pod groups with GenericWorkload)
         self.state = SchedulerState(seed)
         self.sim: Simulator | None = None
         self.builds = 0  # how often the cluster side was built (tests and benchmarks read it)
@@ -79,7 +83,7 @@ class LiveScheduler:
              held: list[Obj], victims_terminate_at: str, now: datetime) -> Simulator:
         sim = self.sync(snap, running, assumed)
         sim.victims_terminate_at = victims_terminate_at
-        sim.snapshot.now = now
+        sim.snapshot.now = sim.pod_groups.now = now  # (the time a PodGroupScheduled condition is stamped with)
         sim.evicted, sim.lost_nominations, sim.warnings = [], [], []
         for pod in snap.typed("pods", pending):
             self._pending.append(sim.add_pod(pod).key)
@@ -121,7 +125,8 @@ class LiveScheduler:
                              taint_rules=snap.typed("devicetaintrules"), seed=self.seed, state=self.state,
                              services=snap.typed("services"),
                              controllers=[o for r in WORKLOAD_SELECTORS[1:] for o in snap.typed(r)],
-                             namespaces=snap.typed("namespaces"))
+                             namespaces=snap.typed("namespaces"), feature_gates=self.gates,
+                             pod_groups=snap.typed("podgroups"))
         self.builds += 1
         self._claim_objs, self._claim_of = {}, {}
         for obj in snap.claims:

@@ -13,8 +13,9 @@ import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from dralloc.scheduler.features import FeatureGates
 from dralloc.server.controllers import kubelet
 from dralloc.server.controllers.claims import create_pod_claims, needs_claims_made, release_claims
 from dralloc.server.controllers.events import EventRecorder
@@ -32,7 +33,7 @@ from dralloc.store import Gone, SQLStore
 log = logging.getLogger(__name__)
 
 # Changes another client makes to these may let a waiting pod fit.
-CLUSTER_RESOURCES = ("resourceslices", "deviceclasses", "resourceclaims", "nodes", "devicetaintrules")
+CLUSTER_RESOURCES = ("resourceslices", "deviceclasses", "resourceclaims", "nodes", "devicetaintrules", "podgroups")
 WRITERS = 8  # concurrent writes of one pass (independent pods): they share the store's group commits
 IDLE_SECONDS = 5.0  # a pass at least this often (a safety net)
 # Passes start at most this often: under a burst of writes one pass takes in many commits, instead of
@@ -53,6 +54,7 @@ class Options:
     fake_kubelet: bool = False
     seed: int = 0
     root_ca: str = ""  # the CA published in every namespace's kube-root-ca.crt
+    feature_gates: FeatureGates = field(default_factory=FeatureGates)  # the scheduler's (--feature-gates)
 
 
 class ControllerManager:
@@ -63,7 +65,8 @@ class ControllerManager:
         self.recorder = EventRecorder(self.writer)
         self.pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="dralloc-controller-write")
         self.terminating = TerminatingPods(self.writer, at_once=options.fake_kubelet)
-        self.scheduler = SchedulerLoop(self.writer, self.recorder, self.pool, self.terminating, options.seed)
+        self.scheduler = SchedulerLoop(self.writer, self.recorder, self.pool, self.terminating, options.seed,
+                                       gates=options.feature_gates)
         self.taints = TaintEviction(self.writer, self.recorder, self.terminating)
         self.mirror = Mirror(store)
         self.garbage = GarbageCollector(self.writer, self.terminating.delete, self.mirror)

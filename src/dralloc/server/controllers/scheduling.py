@@ -43,8 +43,10 @@ from typing import Any
 from dralloc.api.codec import decode, to_dict
 from dralloc.api.core_v1 import Pod
 from dralloc.controllers.preemption import preemption_condition
+from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.plugins.dynamic_resources import binding_conditions
 from dralloc.server.clock import now
+from dralloc.server.controllers import pod_groups
 from dralloc.server.controllers.claims import DELETE_PROTECTION, needs_claims_made, release_claims, unreserve
 from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.live import LiveScheduler
@@ -111,7 +113,7 @@ def scheduling_properties(pod: Obj) -> str:
 
 class SchedulerLoop:
     def __init__(self, writer: Writer, recorder: EventRecorder, pool: Executor, terminating: TerminatingPods,
-                 seed: int = 0, clock: Callable[[], float] = time.time) -> None:
+                 seed: int = 0, clock: Callable[[], float] = time.time, gates: FeatureGates | None = None) -> None:
         self.writer = writer
         self.terminating = terminating
         self.pool = pool
@@ -119,7 +121,8 @@ class SchedulerLoop:
         self.seed = seed
         # One scheduler for the server's whole life, as kube-scheduler's: its cache is kept up to date between
         # passes, its random source and rotating start index carry on from pass to pass.
-        self.live = LiveScheduler(seed)
+        self.live = LiveScheduler(seed, gates)
+        self.pod_groups = self.live.gates.enabled("GenericWorkload")  # PodGroups read and written
         self.clock = clock
         self.started = clock()  # the unschedulable pool's flush ticks count from here
         # uid of an unschedulable pod -> its resourceVersion and scheduling properties when it failed
@@ -177,6 +180,7 @@ class SchedulerLoop:
         (the bookkeeping of pods that went is done then)."""
         self._note_changed_pods(snap)
         out = []
+        members = []  # (GenericWorkload) pending pods of pod groups that could be tried now
         clock = self.clock()
         for pod in snap.unbound_pods:
             if not is_pending_for_us(pod) or needs_claims_made(snap, pod):
@@ -188,6 +192,8 @@ class SchedulerLoop:
             held = self.backoff.get(uid)
             if held is not None and held[1] > clock:
                 continue  # backing off after its placement could not be written
+            if self.pod_groups and pod_groups.group_of(pod) is not None:
+                members.append(pod)
             seen = self.waiting.get(uid)
             failed_at = self.since.get(uid)
             flushed = failed_at is not None and self._flush_at(failed_at) <= clock
@@ -200,6 +206,12 @@ class SchedulerLoop:
                 out.append(pod)
                 self.since.pop(uid, None)
         self.retry_all = False
+        if members:  # a candidate's group: its waiting members are tried with it (GangScheduling's queueing hint)
+            chosen = {id(p) for p in out}
+            for pod in pod_groups.members_of({g for g in map(pod_groups.group_of, out) if g is not None},
+                                             (p for p in members if id(p) not in chosen)):
+                out.append(pod)
+                self.since.pop(str(_meta(pod).get("uid")), None)
         if not pods_gone:
             return out
         present = {str(_meta(p).get("uid")) for p in snap.pods}
@@ -304,6 +316,8 @@ class SchedulerLoop:
         # (each pod's own writes stay in order: claims, then binding, then the event).
         list(self.pool.map(lambda pr: self._place(*pr), placed))
         list(self.pool.map(lambda pr: self._fail(*pr), failed))
+        if self.pod_groups:
+            pod_groups.write_conditions(self.writer, sched, lambda key: snap.mirror.get(pod_groups.PODGROUPS, key))
         return freed or released
 
     def bound_pods(self, snap: Snapshot) -> tuple[list[Obj], list[tuple[Obj, str]]]:

@@ -18,8 +18,9 @@ from dralloc.store import Change, SQLStore
 # The workload objects and Services are what default topology spreading reads (their selectors), Namespaces
 # what pod affinity's namespaceSelector reads (their labels).
 WORKLOAD_SELECTORS = ("services", "replicationcontrollers", "replicasets", "statefulsets")
+# PodGroups (scheduling.k8s.io/v1alpha2, served with GenericWorkload): what a pod group cycle schedules by.
 RESOURCES = ("pods", "nodes", "resourceslices", "deviceclasses", "resourceclaims", "resourceclaimtemplates",
-             "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS)
+             "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS, "podgroups")
 
 Obj = dict[str, Any]
 Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -60,17 +61,21 @@ def api_versions() -> dict[str, Any]:
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": ""}]}
 
 
-def group_versions(name: str) -> tuple[str, ...]:
+# the stored resources of each group a server serves (kinds.served_groups: the gated ones with their gates on)
+Groups = Mapping[str, dict[str, Resource]]
+
+
+def group_versions(name: str, groups: Groups = GROUP_RESOURCES) -> tuple[str, ...]:
     """The versions a group serves, preferred first: every version of its resources, in the order the resource
     table first names them (a new kind's version needs no entry here)."""
     if name == GROUP:
         return GROUP_VERSIONS
-    table = GROUP_RESOURCES.get(name) or {n: r for n, r in REVIEWS.items() if r.group == name}
+    table = groups.get(name) or {n: r for n, r in REVIEWS.items() if r.group == name}
     return tuple(dict.fromkeys(v for r in table.values() for v in r.versions))
 
 
-def _group(name: str = GROUP) -> dict[str, Any]:
-    versions = [{"groupVersion": f"{name}/{v}", "version": v} for v in group_versions(name)]
+def _group(name: str = GROUP, groups: Groups = GROUP_RESOURCES) -> dict[str, Any]:
+    versions = [{"groupVersion": f"{name}/{v}", "version": v} for v in group_versions(name, groups)]
     return {"name": name, "versions": versions, "preferredVersion": versions[0]}
 
 
@@ -79,14 +84,14 @@ GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, BATCH_GROUP, NETWORKING_GROU
           SCHEDULING_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, GROUP)
 
 
-def api_group_list() -> dict[str, Any]:
-    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [_group(g) for g in GROUPS]}
+def api_group_list(groups: Groups = GROUP_RESOURCES) -> dict[str, Any]:
+    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [_group(g, groups) for g in GROUPS]}
 
 
-def api_group(name: str = GROUP) -> dict[str, Any] | None:
+def api_group(name: str = GROUP, groups: Groups = GROUP_RESOURCES) -> dict[str, Any] | None:
     if name not in GROUPS:
         return None
-    return {"kind": "APIGroup", "apiVersion": "v1", **_group(name)}
+    return {"kind": "APIGroup", "apiVersion": "v1", **_group(name, groups)}
 
 
 def _verbs(r: Resource) -> list[str]:
@@ -133,8 +138,8 @@ def _entries(r: Resource) -> list[dict[str, Any]]:
     return out
 
 
-def resource_list(version: str, group: str = GROUP) -> dict[str, Any] | None:
-    table = GROUP_RESOURCES.get(group) or {n: r for n, r in REVIEWS.items() if r.group == group}
+def resource_list(version: str, group: str = GROUP, groups: Groups = GROUP_RESOURCES) -> dict[str, Any] | None:
+    table = groups.get(group) or {n: r for n, r in REVIEWS.items() if r.group == group}
     if not any(version in r.versions for r in table.values()):
         return None
     resources = [e for r in table.values() if version in r.versions for e in _entries(r)]
@@ -185,15 +190,15 @@ def _discovered(r: Resource, version: str) -> dict[str, Any]:
     return entry
 
 
-def _discovered_group(name: str, table: dict[str, Resource]) -> dict[str, Any]:
+def _discovered_group(name: str, table: dict[str, Resource], groups: Groups) -> dict[str, Any]:
     """An aggregated discovery item of a group: each of its versions with the resources served in it."""
     return {"metadata": {"name": name, "creationTimestamp": None},
             "versions": [{"version": v, "freshness": "Current",
                           "resources": [_discovered(r, v) for r in table.values() if v in r.versions]}
-                         for v in group_versions(name)]}
+                         for v in group_versions(name, groups)]}
 
 
-def aggregated(core: bool, version: str) -> dict[str, Any]:
+def aggregated(core: bool, version: str, groups: Groups = GROUP_RESOURCES) -> dict[str, Any]:
     """/api or /apis as one APIGroupDiscoveryList: every group, version and resource in one document."""
     if core:
         items = [{"metadata": {"creationTimestamp": None},
@@ -211,7 +216,7 @@ def aggregated(core: bool, version: str) -> dict[str, Any]:
                               "versions": [{"version": "v1", "freshness": "Current", "resources": [
                                   _discovered(r, "v1") for r in REVIEWS.values() if r.group == group]}]})
             else:
-                items.append(_discovered_group(group, GROUP_RESOURCES[group]))
+                items.append(_discovered_group(group, groups[group], groups))
     return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}", "metadata": {},
             "items": items}
 

@@ -16,6 +16,7 @@ from dralloc.server.registry.events import EVENTS_GROUP
 from dralloc.server.registry.kinds import CORE, GROUP, GROUP_RESOURCES, REVIEW_GROUPS, Resource
 
 SERVED_GROUPS = (*GROUP_RESOURCES, *REVIEW_GROUPS)
+Groups = discovery.Groups
 
 
 class Target:
@@ -46,17 +47,17 @@ class Target:
         return obj
 
 
-def discovery_document(parts: list[str]) -> Any:
+def discovery_document(parts: list[str], groups: Groups = GROUP_RESOURCES) -> Any:
     if parts == ["api"]:
         return discovery.api_versions()
     if parts == ["api", "v1"]:
         return discovery.core_resource_list()
     if parts == ["apis"]:
-        return discovery.api_group_list()
+        return discovery.api_group_list(groups)
     if len(parts) == 2 and parts[0] == "apis" and parts[1] in SERVED_GROUPS:
-        return discovery.api_group(parts[1])
+        return discovery.api_group(parts[1], groups)
     if len(parts) == 3 and parts[0] == "apis" and parts[1] in SERVED_GROUPS:
-        doc = discovery.resource_list(parts[2], parts[1])
+        doc = discovery.resource_list(parts[2], parts[1], groups)
         if doc is None:
             raise no_such_path()
         return doc
@@ -97,7 +98,7 @@ def deprecated_watch(parts: list[str], query: str) -> tuple[list[str], str] | No
     return parts[:at] + rest, "&".join(q for q in (query, "watch=true") if q)
 
 
-def target(parts: list[str]) -> Target:
+def target(parts: list[str], groups: Groups = GROUP_RESOURCES) -> Target:
     if parts[:2] == ["api", "v1"]:
         table, version, rest = CORE, "v1", parts[2:]
         if rest[:1] == ["namespaces"] and (len(rest) <= 2 or (len(rest) == 3 and rest[2] not in CORE)):
@@ -105,8 +106,8 @@ def target(parts: list[str]) -> Target:
                 raise no_such_path()
             return Target(CORE["namespaces"], "v1", "", rest[1] if len(rest) > 1 else "",
                            rest[2] if len(rest) > 2 else "")
-    elif len(parts) >= 3 and parts[0] == "apis" and parts[1] in GROUP_RESOURCES:
-        table, version, rest = GROUP_RESOURCES[parts[1]], parts[2], parts[3:]
+    elif len(parts) >= 3 and parts[0] == "apis" and parts[1] in groups:
+        table, version, rest = groups[parts[1]], parts[2], parts[3:]
     else:
         raise no_such_path()
     namespace = ""

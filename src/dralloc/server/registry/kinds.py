@@ -3,12 +3,14 @@ written with (``registry/strategy.py``; a kind without a strategy module of its 
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from dralloc.server.registry import (
     configs,
     events,
     namespaces,
+    pod_groups,
     pods,
     priorities,
     resource_claims,
@@ -203,6 +205,26 @@ SCHEDULING = {"priorityclasses": Resource("priorityclasses", "PriorityClass", Fa
                                           versions=("v1",), short_names=("pc",), table=_PRIORITY_CLASS_TABLE,
                                           strategy=priorities.STRATEGY)}
 
+
+def workload_resources(enabled: Collection[str]) -> dict[str, Resource]:
+    """scheduling.k8s.io/v1alpha2 Workloads and PodGroups (server/registry/pod_groups.py), served only with the
+    GenericWorkload gate among ``enabled``, validated with the gated options ``enabled`` turns on. kube-apiserver
+    prints no columns of its own for them: NAME and AGE."""
+    if pod_groups.SERVING_GATE not in enabled:
+        return {}
+    features = pod_groups.validation_features(enabled)
+    return {r.name: r for r in (
+        Resource("workloads", "Workload", True, group=SCHEDULING_GROUP, versions=("v1alpha2",),
+                 strategy=pod_groups.WorkloadStrategy(features)),
+        Resource("podgroups", "PodGroup", True, group=SCHEDULING_GROUP, versions=("v1alpha2",), status=True,
+                 strategy=pod_groups.PodGroupStrategy(features)),
+    )}
+
+
+# Every gated resource, whatever the gates: what the controllers that go through all stored objects (a namespace's
+# deletion, the garbage collector) look at too, since a server once started with the gate may hold their objects.
+GATED_RESOURCES = workload_resources({pod_groups.SERVING_GATE})
+
 # coordination.k8s.io/v1 Leases, stored as written (leader election: client-go's LeaseLock)
 COORDINATION_GROUP = "coordination.k8s.io"
 LEASES = {"leases": Resource("leases", "Lease", True, group=COORDINATION_GROUP, versions=("v1",),
@@ -229,6 +251,15 @@ GROUP_RESOURCES: dict[str, dict[str, Resource]] = {
     GROUP: RESOURCES, EVENTS_GROUP: EVENTS, DISCOVERY_GROUP: ENDPOINT_SLICES, APPS_GROUP: APPS,
     BATCH_GROUP: BATCH, NETWORKING_GROUP: NETWORKING, POLICY_GROUP: POLICY, STORAGE_GROUP: STORAGE,
     SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES}
+
+
+def served_groups(enabled: Collection[str] = ()) -> dict[str, dict[str, Resource]]:
+    """The stored resources of each served API group with the feature gates ``enabled`` (the names of the gates
+    that are on): :data:`GROUP_RESOURCES`, with the gated resources added to their groups."""
+    gated = workload_resources(enabled)
+    if not gated:
+        return GROUP_RESOURCES
+    return {**GROUP_RESOURCES, SCHEDULING_GROUP: {**SCHEDULING, **gated}}
 
 # Field selectors kube-apiserver accepts, besides metadata.name / metadata.namespace.
 FIELD_SELECTORS = {

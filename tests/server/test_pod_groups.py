@@ -1,0 +1,268 @@
+"""scheduling.k8s.io/v1alpha2 Workloads and PodGroups in `dralloc serve`: served with the GenericWorkload gate
+only, validated with the server's gates (server/registry/pod_groups.py), and scheduled as gangs by the server's
+scheduler, which writes the PodGroupScheduled condition (server/controllers/pod_groups.py)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+from cluster import Cluster, api_client
+from starlette.testclient import TestClient
+
+from dralloc.api.codec import decode
+from dralloc.cli.main import main
+from dralloc.scheduler.features import FeatureGates
+from dralloc.server import create_app
+from dralloc.server.controllers import ControllerManager, Options
+from dralloc.simulator import Simulator
+from dralloc.store import SQLiteStore
+
+V1A2 = "/apis/scheduling.k8s.io/v1alpha2"
+PODGROUPS = f"{V1A2}/namespaces/default/podgroups"
+WORKLOADS = f"{V1A2}/namespaces/default/workloads"
+GATES = frozenset({"GenericWorkload"})
+
+
+def workload(name: str = "train") -> dict[str, Any]:
+    return {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload", "metadata": {"name": name},
+            "spec": {"podGroupTemplates": [{"name": "workers", "schedulingPolicy": {"gang": {"minCount": 3}}}]}}
+
+
+def pod_group(name: str = "train-0", min_count: int = 3, **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "metadata": {"name": name},
+            "spec": {"schedulingPolicy": {"gang": {"minCount": min_count}}, **spec}}
+
+
+def causes(response: Any) -> list[tuple[str, str]]:
+    return [(c["field"], c["message"]) for c in response.json()["details"]["causes"]]
+
+
+# --- serving -------------------------------------------------------------------------------------------
+
+
+def test_gate_off_the_api_is_not_served() -> None:
+    http = api_client()
+    group = http.get("/apis/scheduling.k8s.io").json()
+    assert [v["version"] for v in group["versions"]] == ["v1"]
+    assert http.get(V1A2).status_code == 404
+    r = http.post(PODGROUPS, json=pod_group())
+    assert r.status_code == 404 and r.json()["message"] == "the server could not find the requested resource"
+    assert http.get(WORKLOADS).status_code == 404
+
+
+def test_gate_on_discovery_lists_workloads_and_podgroups_with_status() -> None:
+    http = api_client(feature_gates=GATES)
+    group = http.get("/apis/scheduling.k8s.io").json()
+    assert [v["version"] for v in group["versions"]] == ["v1", "v1alpha2"]
+    assert group["preferredVersion"]["version"] == "v1"
+    listed = http.get(V1A2).json()
+    assert [(r["name"], r["namespaced"], r["kind"]) for r in listed["resources"]] == [
+        ("workloads", True, "Workload"), ("podgroups", True, "PodGroup"), ("podgroups/status", True, "PodGroup")]
+    accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    items = http.get("/apis", headers={"Accept": accept}).json()["items"]
+    scheduling = next(i for i in items if i["metadata"]["name"] == "scheduling.k8s.io")
+    assert [(v["version"], [r["resource"] for r in v["resources"]]) for v in scheduling["versions"]] == [
+        ("v1", ["priorityclasses"]), ("v1alpha2", ["workloads", "podgroups"])]
+
+
+def test_create_get_list_delete_with_generation() -> None:
+    http = api_client(feature_gates=GATES)
+    created = http.post(WORKLOADS, json=workload())
+    assert created.status_code == 201, created.text
+    assert created.json()["metadata"]["generation"] == 1
+    assert http.post(PODGROUPS, json=pod_group()).status_code == 201
+    assert [o["metadata"]["name"] for o in http.get(PODGROUPS).json()["items"]] == ["train-0"]
+    assert http.get(f"{WORKLOADS}/train").json()["spec"]["podGroupTemplates"][0]["name"] == "workers"
+    assert http.delete(f"{PODGROUPS}/train-0").status_code == 200
+    assert http.get(f"{PODGROUPS}/train-0").status_code == 404
+
+
+def test_create_is_validated_with_the_servers_gates() -> None:
+    topology = {"schedulingConstraints": {"topology": [{"key": "example.com/rack"}]}}
+    off = api_client(feature_gates=GATES).post(PODGROUPS, json=pod_group(**topology))
+    assert off.status_code == 422
+    assert causes(off) == [("spec.schedulingConstraints", "Forbidden: disabled by feature-gate")]
+    on = api_client(feature_gates=GATES | {"TopologyAwareWorkloadScheduling"})
+    assert on.post(PODGROUPS, json=pod_group(**topology)).status_code == 201
+    bad = on.post(PODGROUPS, json=pod_group("zero", min_count=0))
+    assert causes(bad) == [("spec.schedulingPolicy.gang.minCount", "Required value")]
+    nameless = on.post(WORKLOADS, json={**workload(), "spec": {"podGroupTemplates": []}})
+    assert causes(nameless) == [("spec.podGroupTemplates", "Required value: must have at least one item")]
+
+
+def test_spec_is_immutable_and_status_goes_through_status_only() -> None:
+    http = api_client(feature_gates=GATES)
+    stored = http.post(PODGROUPS, json=pod_group()).json()
+    changed = {**stored, "spec": {"schedulingPolicy": {"gang": {"minCount": 4}}}}
+    r = http.put(f"{PODGROUPS}/train-0", json=changed)
+    assert r.status_code == 422
+    assert [f for f, _ in causes(r)] == ["spec.schedulingPolicy"]
+    assert "field is immutable" in causes(r)[0][1]
+    condition = {"type": "PodGroupScheduled", "status": "True", "reason": "Scheduled", "message": "",
+                 "lastTransitionTime": "2026-01-01T00:00:00Z"}
+    with_status = {**stored, "status": {"conditions": [condition]}}
+    assert "status" not in http.put(f"{PODGROUPS}/train-0", json=with_status).json()  # main endpoint: kept
+    written = http.put(f"{PODGROUPS}/train-0/status", json=with_status)
+    assert written.status_code == 200 and written.json()["status"]["conditions"][0]["reason"] == "Scheduled"
+    bad = {**written.json(), "status": {"conditions": [{**condition, "status": "Maybe"}]}}
+    r = http.put(f"{PODGROUPS}/train-0/status", json=bad)
+    assert r.status_code == 422
+    assert [f for f, _ in causes(r)] == ["status.conditions[0].status"]
+
+
+def test_a_namespace_deleted_takes_its_workloads_and_pod_groups() -> None:
+    c = gang_cluster()
+    c.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}})
+    c.post(f"{V1A2}/namespaces/ml/workloads", workload())
+    c.post(f"{V1A2}/namespaces/ml/podgroups", pod_group())
+    assert c.http.delete("/api/v1/namespaces/ml").status_code == 200
+    c.settle()
+    assert c.store.list("podgroups")[0] == [] and c.store.list("workloads")[0] == []
+    assert c.http.get("/api/v1/namespaces/ml").status_code == 404
+
+
+def test_a_pod_group_goes_with_the_workload_that_owns_it() -> None:
+    c = gang_cluster()
+    owner = c.post(WORKLOADS, workload())
+    ref = {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload", "name": "train",
+           "uid": owner["metadata"]["uid"], "controller": True}
+    owned = pod_group()
+    owned["metadata"]["ownerReferences"] = [ref]
+    c.post(PODGROUPS, owned)
+    c.settle()
+    assert c.http.get(f"{PODGROUPS}/train-0").status_code == 200
+    assert c.http.delete(f"{WORKLOADS}/train").status_code == 200
+    c.settle()
+    assert c.http.get(f"{PODGROUPS}/train-0").status_code == 404
+
+
+def test_a_pod_cannot_join_a_group_without_a_name() -> None:
+    http = api_client("ml", feature_gates=GATES)
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"schedulingGroup": {"podGroupName": ""}, "containers": [{"name": "m", "image": "x"}]}}
+    assert http.post("/api/v1/namespaces/ml/pods", json=pod).status_code == 422
+
+
+def test_serve_refuses_feature_gates_as_simulate_does(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--feature-gates", "GangScheduling=true"]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "--feature-gates: GangScheduling is enabled, but depends on disabled features: GenericWorkload")
+    assert main(["serve", "--feature-gates", "NoSuchGate=true"]) == 2
+    assert "unrecognized feature gate: NoSuchGate" in capsys.readouterr().err
+
+
+# --- the server's scheduler -----------------------------------------------------------------------------
+
+
+def gang_cluster(gates: str = "GenericWorkload=true,GangScheduling=true", cpu: str = "8") -> Cluster:
+    parsed = FeatureGates.parse(gates)
+    c = Cluster.__new__(Cluster)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c.app = create_app(SQLiteStore(":memory:"), feature_gates=parsed.enabled_names())
+    c.http = TestClient(c.app)
+    c.store = c.app.api.store
+    c.manager = ControllerManager(c.store, Options(feature_gates=parsed))
+    c.post("/api/v1/nodes", {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"},
+                             "status": {"allocatable": {"cpu": cpu, "memory": "32Gi", "pods": "110"}}})
+    return c
+
+
+def member(name: str, cpu: str = "1", group: str = "train-0") -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"schedulingGroup": {"podGroupName": group}, "terminationGracePeriodSeconds": 0,
+                     "containers": [{"name": "m", "image": "x:1", "resources": {"requests": {"cpu": cpu}}}]}}
+
+
+def nodes(c: Cluster) -> dict[str, str | None]:
+    return {p["metadata"]["name"]: p["spec"].get("nodeName") for p in c.pods()}
+
+
+def scheduled_message(c: Cluster, name: str) -> str:
+    conditions = c.get("pods", name)["status"]["conditions"]
+    return next(x["message"] for x in conditions if x["type"] == "PodScheduled")
+
+
+def pod_group_scheduled(c: Cluster, name: str = "train-0") -> dict[str, Any] | None:
+    status = c.get("podgroups", name).get("status") or {}
+    return next((x for x in status.get("conditions") or () if x["type"] == "PodGroupScheduled"), None)
+
+
+def test_a_gang_binds_whole_once_its_last_pod_exists() -> None:
+    c = gang_cluster()
+    c.post(PODGROUPS, pod_group())
+    for name in ("w-0", "w-1"):
+        c.post("/api/v1/namespaces/default/pods", member(name))
+    c.settle()
+    assert nodes(c) == {"w-0": None, "w-1": None}
+    assert scheduled_message(c, "w-0") == "waiting for minCount pods from a gang to appear in scheduling queue"
+    assert pod_group_scheduled(c) is None  # never tried: held at the queue's door
+    # tried again when another pod goes (the same scheduler, not rebuilt), the two still count as two
+    other = member("other")
+    del other["spec"]["schedulingGroup"]
+    c.post("/api/v1/namespaces/default/pods", other)
+    c.settle()
+    assert c.http.delete("/api/v1/namespaces/default/pods/other").status_code == 200
+    c.settle()
+    assert nodes(c) == {"w-0": None, "w-1": None}
+    assert scheduled_message(c, "w-1") == "waiting for minCount pods from a gang to appear in scheduling queue"
+    c.post("/api/v1/namespaces/default/pods", member("w-2"))
+    c.settle()
+    assert nodes(c) == {"w-0": "node-1", "w-1": "node-1", "w-2": "node-1"}
+    condition = pod_group_scheduled(c)
+    assert condition is not None and (condition["status"], condition["reason"]) == ("True", "Scheduled")
+    assert condition["observedGeneration"] == 1 and condition["lastTransitionTime"]
+
+
+def test_a_gang_that_cannot_fit_leaves_every_member_unbound() -> None:
+    c = gang_cluster(cpu="8")
+    c.post(PODGROUPS, pod_group())
+    for name in ("w-0", "w-1", "w-2"):  # 3 x 3 CPUs on 8: two would fit, the gang does not
+        c.post("/api/v1/namespaces/default/pods", member(name, cpu="3"))
+    c.settle()
+    assert nodes(c) == {"w-0": None, "w-1": None, "w-2": None}
+    condition = pod_group_scheduled(c)
+    assert condition is not None and (condition["status"], condition["reason"]) == ("False", "Unschedulable")
+    assert condition["message"]
+
+
+def test_gang_scheduling_off_binds_the_pods_that_fit_one_by_one() -> None:
+    c = gang_cluster(gates="GenericWorkload=true", cpu="8")
+    c.post(PODGROUPS, pod_group())
+    for name in ("w-0", "w-1", "w-2"):
+        c.post("/api/v1/namespaces/default/pods", member(name, cpu="3"))
+    c.settle()
+    assert sorted(n is not None for n in nodes(c).values()) == [False, True, True]
+
+
+@pytest.mark.parametrize("cpu", ["1", "3"])
+def test_the_server_places_a_gang_as_dralloc_simulate_does(cpu: str) -> None:
+    gates = "GenericWorkload=true,GangScheduling=true"
+    c = gang_cluster(gates=gates)
+    c.post(PODGROUPS, pod_group())
+    for name in ("w-0", "w-1", "w-2"):
+        c.post("/api/v1/namespaces/default/pods", member(name, cpu=cpu))
+    c.settle()
+    stored = [*c.store.list("nodes")[0], *c.store.list("podgroups")[0],
+              *[{**p, "spec": {k: v for k, v in p["spec"].items() if k != "nodeName"}, "status": {}}
+                for p in c.pods()]]
+    simulated = Simulator.from_objects([decode(o) for o in stored], feature_gates=FeatureGates.parse(gates))
+    result = simulated.schedule()
+    assert {p.key.split("/")[1]: p.node for p in result.pods} == nodes(c)
+    assert [(g.name, g.placed) for g in result.pod_groups] == [("train-0", all(nodes(c).values()))]
+
+
+def test_a_gang_with_a_rack_constraint_lands_in_one_rack() -> None:
+    c = gang_cluster(gates="GenericWorkload=true,GangScheduling=true,TopologyAwareWorkloadScheduling=true",
+                     cpu="2")  # node-1, unlabelled: never a candidate
+    for name, rack in (("a-1", "rack-a"), ("b-1", "rack-b"), ("b-2", "rack-b")):
+        c.post("/api/v1/nodes", {"apiVersion": "v1", "kind": "Node",
+                                 "metadata": {"name": name, "labels": {"example.com/rack": rack}},
+                                 "status": {"allocatable": {"cpu": "2", "memory": "32Gi", "pods": "110"}}})
+    c.post(PODGROUPS, pod_group(schedulingConstraints={"topology": [{"key": "example.com/rack"}]}))
+    for name in ("w-0", "w-1", "w-2"):  # 3 x 1 CPU: only rack-b (4 CPUs) holds the whole gang
+        c.post("/api/v1/namespaces/default/pods", member(name))
+    c.settle()
+    assert set(nodes(c).values()) <= {"b-1", "b-2"} and None not in nodes(c).values()
