@@ -40,6 +40,7 @@ from dralloc.api.resource_v1 import (
 )
 from dralloc.api.scheduling_v1alpha2 import PodGroup
 from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, StorageClass
+from dralloc.controllers.claim_release import release
 from dralloc.controllers.ephemeral_volumes import ephemeral_claims
 from dralloc.controllers.names import NameGenerator
 from dralloc.controllers.preemption import DEFAULT_GRACE_SECONDS, mark_preempted
@@ -706,20 +707,20 @@ Scheduler = Simulator
 
 def release_pod_claims(snapshot: ClusterSnapshot, pod: Pod, claims: Iterable[ResourceClaim], *,
                        pod_deleted: bool = True) -> None:
-    """The pod leaves its claims (``claims``: their current state): it is dropped from each claim's
-    ``reservedFor``; a claim nobody uses any more is deallocated (the resourceclaim controller), or deleted
-    when it was generated for this pod and the pod is gone (``pod_deleted``)."""
+    """The pod leaves its claims (``claims``: their current state) by the resourceclaim controller's rule
+    (``dralloc.controllers.claim_release``): it is dropped from each claim's ``reservedFor``; a claim it was
+    the last to use is deallocated, or deleted when it was generated for this pod and the pod is gone
+    (``pod_deleted``)."""
     uid = pod.metadata.uid
     for claim in claims:
         status = claim.status
         if status is None:
             continue
-        reserved = [r for r in status.reserved_for or () if r.uid != uid]
-        if reserved:
-            snapshot.set_claim(replace(claim, status=replace(status, reserved_for=reserved)))
-            continue
         owned = any(o.uid == uid and o.controller for o in claim.metadata.owner_references or ())
-        if owned and pod_deleted:
+        outcome = release(status.reserved_for or (), lambda ref: ref.uid == uid, owner_gone=owned and pod_deleted)
+        if outcome.delete:
             snapshot.delete_claim(claim)
-        else:
+        elif outcome.deallocate:
             snapshot.deallocate(claim)
+        elif outcome.changed:
+            snapshot.set_claim(replace(claim, status=replace(status, reserved_for=outcome.reserved_for)))

@@ -12,6 +12,7 @@ from typing import Any
 from dralloc.api.codec import to_dict
 from dralloc.api.core_v1 import Pod
 from dralloc.api.resource_v1 import ResourceClaimTemplate
+from dralloc.controllers.claim_release import ClaimRelease, release
 from dralloc.controllers.resourceclaims import (
     POD_CLAIM_NAME_ANNOTATION,
     claim_generate_name,
@@ -114,26 +115,31 @@ def _released(ref: Any, pods_by_uid: dict[str, Obj]) -> bool:
 def release_claims(writer: Writer, claims: Iterable[Obj], pods_by_uid: dict[str, Obj]) -> int:
     """Drop pods that no longer need their claims from ``reservedFor``; deallocate a claim nobody reserves
     any more (dropping the delete-protection finalizer), as well as an unreserved claim being deleted;
-    delete a claim whose owning pod is gone. Returns the number of claims deallocated or deleted."""
+    delete a claim whose owning pod is gone (the rule: ``dralloc.controllers.claim_release``). Returns the
+    number of claims deallocated or deleted."""
     freed = 0
     for claim in claims:
         meta = _meta(claim)
         owner = owner_pod_uid(claim)
         orphan = owner is not None and owner not in pods_by_uid
 
-        def change(current: Obj, orphan: bool = orphan) -> Obj | Outcome | None:
+        decided: list[ClaimRelease[Any]] = []  # the rule's outcome on the version last read
+
+        def change(current: Obj, orphan: bool = orphan, decided: list[ClaimRelease[Any]] = decided
+                   ) -> Obj | Outcome | None:
             status = current.get("status") or {}
             cmeta = current["metadata"]
             before = status.get("reservedFor") or []
-            after = [r for r in before if not _released(r, pods_by_uid)]
-            if after:
-                if len(after) == len(before):
+            outcome = release(before, lambda ref: _released(ref, pods_by_uid), owner_gone=orphan,
+                              deleting=bool(cmeta.get("deletionTimestamp")))
+            decided.append(outcome)
+            if outcome.reserved_for:
+                if not outcome.changed:
                     return None
-                status["reservedFor"] = after
+                status["reservedFor"] = outcome.reserved_for
                 return current
-            releasing = bool(before) or cmeta.get("deletionTimestamp") or orphan
             protected = DELETE_PROTECTION in (cmeta.get("finalizers") or [])
-            if not releasing or (status.get("allocation") is None and not before and not protected):
+            if not outcome.deallocate or (status.get("allocation") is None and not before and not protected):
                 return None
             for key in ("reservedFor", "allocation", "devices"):
                 status.pop(key, None)
@@ -161,7 +167,7 @@ def release_claims(writer: Writer, claims: Iterable[Obj], pods_by_uid: dict[str,
             continue
         # Counted only when something was written: a claim held by another finalizer stays as it is.
         changed = _meta(result).get("resourceVersion") != meta.get("resourceVersion")
-        if orphan and not _meta(result).get("deletionTimestamp"):
+        if decided and decided[-1].delete:
             writer.delete("resourceclaims", namespace, name, uid=uid)
             changed = True
         freed += changed
@@ -173,12 +179,11 @@ def unreserve(writer: Writer, claim: Obj, uid: str) -> None:
     unreserved is deallocated."""
     def change(current: Obj) -> Obj | None:
         status = current.get("status") or {}
-        before = status.get("reservedFor") or []
-        after = [r for r in before if not (isinstance(r, dict) and r.get("uid") == uid)]
-        if len(after) == len(before):
+        outcome = release(status.get("reservedFor") or [], lambda ref: isinstance(ref, dict) and ref.get("uid") == uid)
+        if not outcome.changed:
             return None
-        if after:
-            status["reservedFor"] = after
+        if outcome.reserved_for:
+            status["reservedFor"] = outcome.reserved_for
             return current
         for key in ("reservedFor", "allocation", "devices"):
             status.pop(key, None)
