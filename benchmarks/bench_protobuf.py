@@ -1,4 +1,4 @@
-"""Protobuf bodies (server/protobuf.py) beside JSON: what reading and writing the objects kube-scheduler, DRA
+"""Protobuf bodies (server/protobuf/decoder.py) beside JSON: what reading and writing the objects kube-scheduler, DRA
 drivers and the Kubernetes e2e framework send costs — a ResourceClaim status update (an allocation), a
 driver's ResourceSlice of 8 devices, an e2e pod, a Node and a scheduling Event.
 

@@ -1,5 +1,5 @@
 """JSON ↔ protobuf: random objects of every accepted kind, in the JSON form Go writes, encoded as a Go client
-encodes them (server/protobuf.py's ``encode``) and decoded back byte for byte the same (key order included),
+encodes them (server/protobuf/decoder.py's ``encode``) and decoded back byte for byte the same (key order included),
 by the single pass (not by the two passes it leaves unusual bodies to)."""
 
 from __future__ import annotations
@@ -13,7 +13,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dralloc.server.protobuf.decoder import KINDS, OPTIONS, ProtobufError, _decoders, _usual_envelope, decode, encode
+from dralloc.server.protobuf.decoder import (
+    KINDS,
+    OPTIONS,
+    ProtobufError,
+    _decoders,
+    _usual_envelope,
+    decode,
+    encode,
+)
 from dralloc.server.protobuf.schema import SPECIAL, Field, Schema
 
 ROOTS = sorted({**KINDS, **OPTIONS}.items())

@@ -16,8 +16,8 @@ ServiceAccount and Binding, and a Node's spec, capacity and allocatable; schedul
 coordination.k8s.io Lease, policy Eviction, the self reviews', TokenReview's and TokenRequest's specs, and
 DeleteOptions. Responses stay JSON, which those clients accept as well.
 
-Every message is read through the schema tables (server/protobuf_schema.py, server/protobuf_pod.py,
-server/protobuf_resource.py): a body as Go writes it by a single pass, each message compiled once into a
+Every message is read through the schema tables (server/protobuf/schema.py, server/protobuf/pod.py,
+server/protobuf/resource.py): a body as Go writes it by a single pass, each message compiled once into a
 Python function of straight-line code for Go's field order; any other body, and every error, by two passes
 over a map from each field's raw key to what it becomes. Fields it does not know are skipped, as Go's decoder
 skips them; a known field of the wrong wire type, a truncated field, a varint of more than ten bytes, nesting

@@ -1,9 +1,9 @@
-"""The protobuf schema table of a core/v1 Pod (notation: server/protobuf_schema.py): its spec with every
+"""The protobuf schema table of a core/v1 Pod (notation: server/protobuf/schema.py): its spec with every
 container, volume source, probe and scheduling field, and its status. Written from the generated ``.proto``
 of core/v1 (field numbers) and the Go types' JSON tags (names, pointers, omitempty).
 
 An ``IntOrString`` (a probe's or a lifecycle handler's port) is a message of its own whose JSON is an int or
-a string; the walker reads it (server/protobuf.py). Two fields of alpha features that releases dropped are
+a string; the walker reads it (server/protobuf/decoder.py). Two fields of alpha features that releases dropped are
 kept so those releases' clients are read whole: 1.35's ``spec.workloadRef`` and 1.36's ``resources`` of a
 node allocatable resource claim status.
 """

@@ -1,4 +1,4 @@
-"""The protobuf schema tables of resource.k8s.io v1, v1beta2 and v1beta1 (notation: server/protobuf_schema.py).
+"""The protobuf schema tables of resource.k8s.io v1, v1beta2 and v1beta1 (notation: server/protobuf/schema.py).
 
 v1beta2 has v1's messages and field numbers. v1beta1 differs in two places: a Device's fields sit in a
 ``basic`` BasicDevice, and a DeviceRequest carries an exact request's fields itself (numbered after its name)

@@ -1,7 +1,7 @@
-"""The schema tables of the protobuf decoder (server/protobuf.py): for each message, its field numbers and what
+"""The schema tables of the protobuf decoder (server/protobuf/decoder.py): for each message, its field numbers and what
 each field is in the object's JSON form. Written from the Kubernetes API's generated ``.proto`` files and the
 Go types' JSON tags; this module holds the meta.k8s.io/v1 pieces, the core/v1 kinds and the small groups,
-server/protobuf_pod.py a Pod's, and server/protobuf_resource.py the resource.k8s.io ones.
+server/protobuf/pod.py a Pod's, and server/protobuf/resource.py the resource.k8s.io ones.
 
 A message is a dict ``{field number: "jsonName type [flag]"}`` listed in the Go struct's order (the order the
 decoded object's keys come in). The type is Go-like:
