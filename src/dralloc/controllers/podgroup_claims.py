@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from msgspec.structs import replace
 
 from dralloc.api.core_v1 import Pod, PodResourceClaimStatus, PodStatus
-from dralloc.api.meta import ObjectMeta, OwnerReference
+from dralloc.api.meta import OwnerReference
 from dralloc.api.resource_v1 import ResourceClaim, ResourceClaimTemplate
 from dralloc.api.scheduling_v1alpha2 import (
     GROUP_VERSION,
@@ -28,7 +28,7 @@ from dralloc.api.scheduling_v1alpha2 import (
     PodGroupStatus,
 )
 from dralloc.controllers.names import NameGenerator
-from dralloc.controllers.resourceclaims import claim_generate_name
+from dralloc.controllers.resourceclaims import claim_from_template, claim_generate_name
 from dralloc.errors import InputError
 from dralloc.scheduler.plugins.dynamic_resources.group_claims import PODGROUP_CLAIM_NAME_ANNOTATION
 
@@ -52,16 +52,11 @@ def claims_for_pod_group(group: PodGroup, templates: Mapping[str, ResourceClaimT
             raise InputError(f"PodGroup {meta.namespace or ''}/{meta.name or ''}, claim {entry.name}: resource "
                              f'claim template "{entry.resource_claim_template_name}": resourceclaimtemplate.'
                              f'resource.k8s.io "{entry.resource_claim_template_name}" not found')
-        tmeta = template.spec.metadata or ObjectMeta()
         generate_name = claim_generate_name(meta.name or "", entry.name)
-        claim = ResourceClaim(
-            metadata=ObjectMeta(
-                name=names.generate(generate_name), generate_name=generate_name, namespace=meta.namespace,
-                uid=names.uid(), labels=dict(tmeta.labels) if tmeta.labels else None,
-                annotations={**(tmeta.annotations or {}), PODGROUP_CLAIM_NAME_ANNOTATION: entry.name},
-                owner_references=[OwnerReference(api_version=GROUP_VERSION, kind="PodGroup", name=meta.name or "",
-                                                 uid=meta.uid or "", controller=True, block_owner_deletion=True)]),
-            spec=template.spec.spec)
+        owner = OwnerReference(api_version=GROUP_VERSION, kind="PodGroup", name=meta.name or "", uid=meta.uid or "",
+                               controller=True, block_owner_deletion=True)
+        claim = claim_from_template(template, names.generate(generate_name), generate_name, meta.namespace,
+                                    names.uid(), owner, (PODGROUP_CLAIM_NAME_ANNOTATION, entry.name))
         created.append(claim)
         statuses.append(PodGroupResourceClaimStatus(name=entry.name, resource_claim_name=claim.metadata.name))
     if not created:

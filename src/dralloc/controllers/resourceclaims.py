@@ -31,6 +31,7 @@ __all__ = [
     "ClaimNotCreatedError",
     "PodClaimNameError",
     "UnsupportedPodClaimError",
+    "claim_from_template",
     "claim_generate_name",
     "claims_for_pod",
     "pod_claim_name",
@@ -103,14 +104,22 @@ def template_claim(pod: Pod, entry: PodResourceClaim, template: ResourceClaimTem
     """The claim the controller creates for one template entry of the pod, named ``name`` (generated from
     :func:`claim_generate_name`; see the module docstring)."""
     meta = pod.metadata
+    owner = OwnerReference(api_version="v1", kind="Pod", name=meta.name or "", uid=meta.uid or "", controller=True,
+                           block_owner_deletion=True)
+    return claim_from_template(template, name, claim_generate_name(meta.name or "", entry.name), meta.namespace,
+                               uid, owner, (POD_CLAIM_NAME_ANNOTATION, entry.name))
+
+
+def claim_from_template(template: ResourceClaimTemplate, name: str, generate_name: str, namespace: str | None,
+                        uid: str | None, owner: OwnerReference, annotation: tuple[str, str]) -> ResourceClaim:
+    """A claim made from ``template`` for its owner (a pod, or a PodGroup): the template's labels, annotations
+    and claim spec, the owner as controller, and the annotation naming the owner's claim entry."""
     tmeta = template.spec.metadata or ObjectMeta()
     return ResourceClaim(
         metadata=ObjectMeta(
-            name=name, generate_name=claim_generate_name(meta.name or "", entry.name), namespace=meta.namespace,
-            uid=uid, labels=dict(tmeta.labels) if tmeta.labels else None,
-            annotations={**(tmeta.annotations or {}), POD_CLAIM_NAME_ANNOTATION: entry.name},
-            owner_references=[OwnerReference(api_version="v1", kind="Pod", name=meta.name or "",
-                                             uid=meta.uid or "", controller=True, block_owner_deletion=True)]),
+            name=name, generate_name=generate_name, namespace=namespace, uid=uid,
+            labels=dict(tmeta.labels) if tmeta.labels else None,
+            annotations={**(tmeta.annotations or {}), annotation[0]: annotation[1]}, owner_references=[owner]),
         spec=template.spec.spec,
     )
 
