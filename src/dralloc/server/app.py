@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from dralloc.errors import InputError
-from dralloc.server.auth import issuer, reviews, token_request
+from dralloc.server.auth import issuer, reviews
 from dralloc.server.auth import tokens as tokens_module  # (``tokens``: the static token file's)
 from dralloc.server.auth.impersonation import impersonated
 from dralloc.server.auth.users import AUTHENTICATED, Authorizer, User
@@ -30,8 +30,7 @@ from dralloc.server.http.responses import respond
 from dralloc.server.registry import namespaces, pods, priorities, services
 from dralloc.server.registry.kinds import served_groups
 from dralloc.server.registry.namespace_lifecycle import NamespaceCache
-from dralloc.server.subresources import binding, eviction, streams
-from dralloc.server.subresources import log as pod_log
+from dralloc.server.subresources import SUBRESOURCES, Subresource
 from dralloc.server.verbs import deletes, reads, writes
 from dralloc.server.watch import stream as watch_stream
 from dralloc.server.watch.hub import WatchHub
@@ -209,10 +208,9 @@ class ApiServer:
             return await reviews.create(self, request, review, user)
         target = routing.target(parts, self.groups)
         verb = routing.verb(request, target)
-        if target.sub == "token":  # a TokenRequest: only create on serviceaccounts/token is asked for, as RBAC does
-            self._authorize_subresource(user, verb, target)
-            self.namespaces.admit_create(target, {})
-            return await token_request.create_token(self, request, target)
+        subresource = SUBRESOURCES.get(target.sub) if target.sub else None
+        if subresource is not None and not subresource.parent_authorized:
+            return await self._subresource(subresource, user, verb, request, target)
         if not self.authorizer.allowed(user, verb, target.resource.name):
             scope = f' in the namespace "{target.namespace}"' if target.namespace else " at the cluster scope"
             named = f' "{target.name}"' if target.name else ""  # (apimachinery's NewForbidden)
@@ -220,19 +218,8 @@ class ApiServer:
             raise ApiError(403, f'{target.resource.group_resource}{named} is forbidden: User "{user.name}" cannot '
                                 f'{verb} resource "{target.resource.name}" in API group "{target.resource.group}"{scope}',
                            details={**details, "group": target.resource.group, "kind": target.resource.name})
-        if target.sub == "log":
-            self._authorize_subresource(user, "get", target)
-            return await pod_log.get_log(self, request, target)
-        if target.sub == "binding":
-            self._authorize_subresource(user, verb, target)
-            self.namespaces.admit_create(target, {})  # a binding is a create: none in a terminating namespace
-            return await binding.create_binding(self, request, target)
-        if target.sub in streams.STREAMS:
-            self._authorize_subresource(user, verb, target)
-            return await streams.connect(self, request, target)
-        if target.sub == "eviction":
-            self._authorize_subresource(user, verb, target)
-            return await eviction.create_eviction(self, request, target)
+        if subresource is not None:
+            return await self._subresource(subresource, user, verb, request, target)
         # before the body is read or the store asked, as kube-apiserver's handlers negotiate first
         request.scope[negotiation.SCOPE_KEY] = negotiation.negotiate(request.headers.get("accept", ""),
                                                                      watch=verb == "watch")
@@ -240,6 +227,13 @@ class ApiServer:
         if target.resource.deprecation:  # as kube-apiserver warns of a deprecated resource on every request
             response.headers.append("Warning", "299 - " + json.dumps(target.resource.deprecation))
         return response
+
+    async def _subresource(self, subresource: Subresource, user: User, verb: str, request: Request,
+                           target: routing.Target) -> Response:
+        self._authorize_subresource(user, subresource.rbac_verb or verb, target)
+        if subresource.creates:
+            self.namespaces.admit_create(target, {})
+        return await subresource.handler(self, request, target)
 
     def _authorize_subresource(self, user: User, verb: str, target: routing.Target) -> None:
         """kube-apiserver's 403 for a subresource (``pods/log``, ``pods/binding``, ``pods/exec``, ...,
