@@ -55,8 +55,8 @@ from dralloc.api.core_v1 import (
 )
 from dralloc.api.core_v1_storage import PersistentVolumeClaim
 from dralloc.api.meta import LabelSelector, ObjectMeta, OwnerReference
+from dralloc.api.tolerations import tolerates
 from dralloc.controllers.names import MAX_GENERATED_NAME_LENGTH, NameGenerator, pod_template_hash
-from dralloc.scheduler.tolerations import tolerates
 
 __all__ = [
     "DAEMON_TOLERATIONS",
