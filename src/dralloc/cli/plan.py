@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -140,15 +141,7 @@ def _scale_up(args: argparse.Namespace, objects: list[Any], settings: Any) -> in
         except OSError as exc:
             raise InputError(f"--report: {exc.strerror or exc}: {args.report}") from None
         print(f"report written to {args.report}", file=sys.stderr)
-    doc = plan.to_dict()
-    if args.output == "json":
-        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    elif args.output == "yaml":
-        from dralloc.api import codec
-
-        sys.stdout.write(codec.dump_yaml(doc))
-    else:
-        sys.stdout.write(scale_up_table(doc))
+    _write(plan.to_dict(), args.output, scale_up_table)
     return 1 if plan.unschedulable else 0
 
 
@@ -157,16 +150,20 @@ def _scale_down(args: argparse.Namespace, objects: list[Any], settings: Any) -> 
 
     plan = plan_scale_down(objects, settings=settings,
                            threshold=Fraction(args.utilization_threshold).limit_denominator(10_000))
-    doc = plan.to_dict()
-    if args.output == "json":
+    _write(plan.to_dict(), args.output, scale_down_table)
+    return 0
+
+
+def _write(doc: dict[str, Any], output: str, table: Callable[[dict[str, Any]], str]) -> None:
+    """The plan on stdout as ``-o json``, ``-o yaml`` or the table."""
+    if output == "json":
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
-    elif args.output == "yaml":
+    elif output == "yaml":
         from dralloc.api import codec
 
         sys.stdout.write(codec.dump_yaml(doc))
     else:
-        sys.stdout.write(scale_down_table(doc))
-    return 0
+        sys.stdout.write(table(doc))
 
 
 def scale_up_table(doc: dict[str, Any]) -> str:
