@@ -9,13 +9,17 @@ from typing import Any
 
 import pytest
 from cluster import Cluster, api_client
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from dralloc.api.codec import decode
+from dralloc.api.codec import decode, to_dict
 from dralloc.cli.main import main
 from dralloc.scheduler.features import FeatureGates
 from dralloc.server import create_app
 from dralloc.server.controllers import ControllerManager, Options
+from dralloc.server.controllers.live import LiveScheduler
+from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.simulator import Simulator
 from dralloc.store import SQLiteStore
 
@@ -266,3 +270,80 @@ def test_a_gang_with_a_rack_constraint_lands_in_one_rack() -> None:
         c.post("/api/v1/namespaces/default/pods", member(name))
     c.settle()
     assert set(nodes(c).values()) <= {"b-1", "b-2"} and None not in nodes(c).values()
+
+
+# --- the long-lived scheduler and PodGroups --------------------------------------------------------------
+
+
+def groups_view(sim: Simulator) -> tuple[Any, ...]:
+    """What the scheduler holds of pod groups: each group as stored or as the last run left it (its spec and
+    status), each group's members (those it has), and the pods on each node."""
+    states = sim.pod_groups.states
+    groups = {k: (to_dict(g.spec), to_dict(g.status) if g.status else None) for k, g in states.groups.items()}
+    members = {k: sorted(p.key for p in m) for k, m in states.members.items() if m}
+    on_nodes = {n.name: sorted(p.key for p in n.pods) for n in sim.snapshot.nodes}
+    return groups, members, on_nodes
+
+
+GROUP_STEPS = st.lists(st.one_of(
+    st.tuples(st.just("group"), st.integers(0, 2)),
+    st.tuples(st.just("member"), st.integers(0, 5)),
+    st.tuples(st.just("delete-pod"), st.integers(0, 5)),
+    st.tuples(st.just("delete-group"), st.integers(0, 2)),
+    st.tuples(st.just("status"), st.integers(0, 2)),
+), min_size=1, max_size=12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(steps=GROUP_STEPS)
+def test_the_long_lived_scheduler_holds_the_pod_groups_one_built_from_the_store_holds(
+        steps: list[tuple[str, int]]) -> None:
+    c = gang_cluster(cpu="3")
+    loop = c.manager.scheduler
+    for step, (action, n) in enumerate(steps):
+        group, pod = f"g{n}", f"p{n}"
+        if action == "group" and c.http.get(f"{PODGROUPS}/{group}").status_code == 404:
+            c.post(PODGROUPS, pod_group(group, min_count=2))
+        elif action == "member" and c.http.get(f"/api/v1/namespaces/default/pods/{pod}").status_code == 404:
+            c.post("/api/v1/namespaces/default/pods", member(pod, group=f"g{n % 3}"))
+        elif action == "delete-pod":
+            c.http.delete(f"/api/v1/namespaces/default/pods/{pod}")
+        elif action == "delete-group":
+            c.http.delete(f"{PODGROUPS}/{group}")
+        elif action == "status" and c.http.get(f"{PODGROUPS}/{group}").status_code == 200:
+            current = c.get("podgroups", group)  # another client's condition, beside the scheduler's
+            status = current.get("status") or {}
+            others = [x for x in status.get("conditions") or () if x["type"] != "Example"]
+            current["status"] = {**status, "conditions": [*others, {
+                "type": "Example", "status": "True", "reason": "Step", "message": str(step),
+                "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
+            assert c.http.put(f"{PODGROUPS}/{group}/status", json=current).status_code == 200
+        c.settle(passes=10)
+        snap = Snapshot(c.manager.mirror)
+        running, assumed = loop.bound_pods(snap)
+        kept = loop.live.sync(snap, running, assumed)
+        fresh = LiveScheduler(gates=loop.live.gates).sync(snap, running, assumed)
+        assert groups_view(kept) == groups_view(fresh)
+    assert loop.live.builds <= 1  # PodGroup writes, the scheduler's own included, never built it again
+
+
+def test_a_condition_the_scheduler_could_not_write_is_read_back_from_the_store(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    c = gang_cluster(cpu="8")
+    c.post(PODGROUPS, pod_group())
+    loop = c.manager.scheduler
+    real_update = loop.writer.update
+
+    def group_gone_meanwhile(resource: str, *args: Any, **kwargs: Any) -> Any:
+        return None if resource == "podgroups" else real_update(resource, *args, **kwargs)
+
+    monkeypatch.setattr(loop.writer, "update", group_gone_meanwhile)
+    for name in ("w-0", "w-1", "w-2"):
+        c.post("/api/v1/namespaces/default/pods", member(name, cpu="3"))  # 9 CPUs on 8: unschedulable
+    c.settle()
+    monkeypatch.undo()
+    assert pod_group_scheduled(c) is None  # computed, never written
+    snap = Snapshot(c.manager.mirror)
+    running, assumed = loop.bound_pods(snap)
+    kept = loop.live.sync(snap, running, assumed)
+    assert groups_view(kept) == groups_view(LiveScheduler(gates=loop.live.gates).sync(snap, running, assumed))
