@@ -71,6 +71,50 @@ def test_gate_on_discovery_lists_workloads_and_podgroups_with_status() -> None:
         ("v1", ["priorityclasses"]), ("v1alpha2", ["workloads", "podgroups"])]
 
 
+def _walk(schemas: dict[str, Any], top: str, path: str) -> dict[str, Any]:
+    """A field path through OpenAPI v3 schemas as kubectl explain walks it: properties, array items, a $ref or
+    an allOf of one $ref."""
+    def resolve(node: dict[str, Any]) -> dict[str, Any]:
+        while True:
+            if "$ref" in node:
+                node = schemas[node["$ref"].rsplit("/", 1)[1]]
+            elif len(node.get("allOf", ())) == 1:
+                node = node["allOf"][0]
+            elif node.get("type") == "array":
+                node = node["items"]
+            else:
+                return node
+    node = schemas[top]
+    for name in path.split(".") if path else ():
+        node = resolve(node)["properties"][name]
+    return resolve(node)
+
+
+def test_openapi_describes_workloads_and_pod_groups_only_with_the_gate_on() -> None:
+    on, off = api_client(feature_gates=GATES), api_client()
+    root = on.get("/openapi/v3").json()["paths"]
+    assert set(off.get("/openapi/v3").json()["paths"]) == set(root) - {"apis/scheduling.k8s.io/v1alpha2"}
+    doc = on.get(root["apis/scheduling.k8s.io/v1alpha2"]["serverRelativeURL"]).json()
+    schemas = doc["components"]["schemas"]
+    group = schemas["io.k8s.api.scheduling.v1alpha2.PodGroup"]
+    assert group["x-kubernetes-group-version-kind"] == [
+        {"group": "scheduling.k8s.io", "version": "v1alpha2", "kind": "PodGroup"}]
+    assert _walk(schemas, "io.k8s.api.scheduling.v1alpha2.PodGroup", "spec.schedulingPolicy.gang.minCount")["type"] == \
+        "integer"
+    template = _walk(schemas, "io.k8s.api.scheduling.v1alpha2.Workload", "spec.podGroupTemplates")
+    assert {"name", "schedulingPolicy", "schedulingConstraints", "resourceClaims"} <= set(template["properties"])
+    assert set(doc["paths"]) == {f"{V1A2}/namespaces/{{namespace}}/{r}{tail}" for r in ("workloads", "podgroups")
+                                 for tail in ("", "/{name}")} | {f"{PODGROUPS.replace('default', '{namespace}')}"
+                                                                 "/{name}/status"}
+    assert off.get("/openapi/v3/apis/scheduling.k8s.io/v1alpha2").status_code == 404
+    # /openapi/v2 (kubectl validates a List's items with it on the client) follows the gate too
+    assert "io.k8s.api.scheduling.v1alpha2.PodGroup" in on.get("/openapi/v2").json()["definitions"]
+    assert "io.k8s.api.scheduling.v1alpha2.PodGroup" not in off.get("/openapi/v2").json()["definitions"]
+    proto = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+    assert b"io.k8s.api.scheduling.v1alpha2.PodGroup" in on.get("/openapi/v2", headers={"Accept": proto}).content
+    assert b"io.k8s.api.scheduling.v1alpha2.PodGroup" not in off.get("/openapi/v2", headers={"Accept": proto}).content
+
+
 def test_create_get_list_delete_with_generation() -> None:
     http = api_client(feature_gates=GATES)
     created = http.post(WORKLOADS, json=workload())
