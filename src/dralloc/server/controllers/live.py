@@ -196,7 +196,7 @@ class LiveScheduler:
 
     def _sync_groups(self, sim: Simulator, snap: Snapshot) -> None:
         """Bring the simulator's PodGroups to the stored ones (by object, as the claims): a group's status
-        write, the scheduler's own included, no longer builds the cluster side again."""
+        write, the scheduler's own included, leaves the cluster side as it is."""
         groups = sim.pod_groups
         if not groups.enabled:
             return
