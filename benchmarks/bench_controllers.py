@@ -2,7 +2,7 @@
 little changed, the common case under a stream of writes (passes run at most every 10 ms, so a pass that
 looks at every object again turns a busy cluster's writes into a busy controller thread).
 
-    .venv/bin/python benchmarks/bench_controllers.py [--pods 5000]
+    .venv/bin/python benchmarks/bench_controllers.py [--pods 5000] [--gang 8]
 
 Setup (not timed): one node per 8 pods with a ResourceSlice of 8 GPUs, the pods bound, each with its own
 allocated and reserved ResourceClaim, written straight to an in-memory store; then the first pass (it lists
@@ -11,6 +11,12 @@ controller), a ResourceClaim create (not reserved: nothing to release) and a pod
 is looked at, and the pods: a changed pod may need claims or scheduling), and of the pass that schedules and
 binds a new pod (the scheduler's cache is kept from pass to pass: the pass brings it up to date with what
 changed rather than building it from every pod again).
+
+With ``--gang N`` (the gates ``GenericWorkload`` and ``GangScheduling`` on) it also times gangs: each round
+writes a PodGroup of ``minCount`` N and its N pods, then runs passes until the controllers settle (the pass that
+binds the gang in one pod group cycle, then those that read back its writes: the claims, the bindings and the
+group's ``PodGroupScheduled`` condition). Prints the median ms from the gang's writes to settled and how often
+the scheduler's cluster side was built over all rounds.
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ import statistics
 import time
 from typing import Any
 
-from dralloc.server.controllers import ControllerManager
+from dralloc.scheduler.features import FeatureGates
+from dralloc.server.controllers import ControllerManager, Options
 from dralloc.store import SQLiteStore, SQLStore
 
 R = "resource.k8s.io/v1"
@@ -73,14 +80,38 @@ def timed_pass(manager: ControllerManager) -> float:
     return (time.perf_counter() - t0) * 1e6
 
 
+def gang_rounds(store: SQLStore, manager: ControllerManager, rounds: int, size: int) -> list[float]:
+    """ms from writing each gang (a PodGroup and its pods, 100m CPU each) to the controllers settled."""
+    settled = []
+    for r in range(rounds):
+        put(store, "podgroups", "default", {
+            "apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+            "metadata": {"name": f"gang-{r}", "namespace": "default", "uid": f"gang-uid-{r}", "generation": 1},
+            "spec": {"schedulingPolicy": {"gang": {"minCount": size}}}})
+        for i in range(size):
+            put(store, "pods", "default", {
+                "apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": f"gang-{r}-{i}", "namespace": "default", "uid": f"gang-{r}-uid-{i}"},
+                "spec": {"schedulingGroup": {"podGroupName": f"gang-{r}"},
+                         "containers": [{"name": "main", "image": "x:1", "resources": {"requests": {"cpu": "100m"}}}]}})
+        t0 = time.perf_counter()
+        dirty = manager.run_once(force=False)
+        while dirty:
+            dirty = manager.run_once(force=True)
+        settled.append((time.perf_counter() - t0) * 1e3)
+    return settled
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pods", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--gang", type=int, default=0, metavar="N", help="also time gangs of N pods")
     args = parser.parse_args()
     store = SQLiteStore(":memory:")
     populate(store, args.pods)
-    manager = ControllerManager(store)
+    gates = FeatureGates.parse("GenericWorkload=true,GangScheduling=true") if args.gang else FeatureGates()
+    manager = ControllerManager(store, Options(feature_gates=gates))
     t0 = time.perf_counter()
     manager.run_once()
     first = time.perf_counter() - t0
@@ -106,12 +137,18 @@ def main() -> None:
         schedule_pass.append(timed_pass(manager))
         manager.run_once(force=False)  # (the pass that reads back its own writes)
     schedule_pass = schedule_pass[1:]
+    builds = manager.scheduler.live.builds
+    gangs = gang_rounds(store, manager, args.rounds, args.gang) if args.gang else []
+    gang_builds = manager.scheduler.live.builds - builds
     store.close()
     print(f"controllers: {args.pods} bound pods with a claim each; first pass (lists everything) {first * 1e3:.0f} ms")
     print(f"  pass after a DeviceClass create: {statistics.median(class_pass):8.0f} µs")
     print(f"  pass after a ResourceClaim create: {statistics.median(claim_pass):6.0f} µs")
     print(f"  pass after a pod's label change: {statistics.median(pod_pass):8.0f} µs")
     print(f"  pass that schedules and binds a new pod: {statistics.median(schedule_pass):8.0f} µs")
+    if gangs:
+        print(f"  a gang of {args.gang} written -> bound, its writes read back: {statistics.median(gangs):8.1f} ms "
+              f"(cluster side built {gang_builds} times in {args.rounds} gangs)")
 
 
 if __name__ == "__main__":

@@ -81,14 +81,40 @@ def test_a_shared_claim_is_allocated_once_and_reserved_for_every_pod(simulate) -
     assert [r.name for r in c.status.reserved_for] == ["a", "b"]
 
 
-def test_an_allocated_claim_restricts_the_node_and_a_full_reservation_is_in_use(simulate) -> None:
+def test_an_allocated_claim_restricts_the_node(simulate) -> None:
     docs = [node("n1"), node("n2"), gpu_slice("n1"), gpu_slice("n2"), GPU_CLASS]
     _, result = simulate(*docs, claim("on-n2", allocated_on="n2", reserved=1),
                          pod("p", claims="[{name: gpu, resourceClaimName: on-n2}]"))
     assert by_name(result)["p"].node == "n2"
+
+
+def test_a_claim_takes_its_256th_consumer_and_kube_apiserver_refuses_the_257th_at_prebind(simulate) -> None:
+    # 1.36's PreFilter takes a claim whatever its reservedFor holds (CanBeReserved is always true); PreBind's
+    # status write of one more consumer is what fails, with kube-apiserver's validation error
+    docs = [node("n1"), node("n2"), gpu_slice("n1"), gpu_slice("n2"), GPU_CLASS]
+    _, result = simulate(*docs, claim("room", allocated_on="n2", reserved=255),
+                         pod("p", claims="[{name: gpu, resourceClaimName: room}]"))
+    p = by_name(result)["p"]
+    assert p.node == "n2"
+    assert len(p.claims[0].status.reserved_for) == 256 and p.claims[0].status.reserved_for[-1].name == "p"
     _, result = simulate(*docs, claim("full", allocated_on="n2", reserved=256),
                          pod("p", claims="[{name: gpu, resourceClaimName: full}]"))
-    assert by_name(result)["p"].message.startswith("0/2 nodes are available: resourceclaim in use.")
+    p = by_name(result)["p"]
+    assert (p.status, p.node) == ("error", None)
+    assert p.message == ('running PreBind plugin "DynamicResources": add reservation to claim default/full: '
+                         'ResourceClaim.resource.k8s.io "full" is invalid: status.reservedFor: Too many: 257: '
+                         'must have at most 256 items')
+    # the claim is left as it was
+    (full,) = [c for c in result.claims if c.metadata.name == "full"]
+    assert len(full.status.reserved_for) == 256 and "p" not in {r.name for r in full.status.reserved_for}
+
+
+def test_a_pod_already_among_a_full_claims_consumers_is_not_refused(simulate) -> None:
+    full = claim("full", allocated_on="n1", reserved=256).replace("name: u0, uid: uid-0", "name: p, uid: uid-p")
+    _, result = simulate(node("n1"), gpu_slice("n1"), GPU_CLASS, full,
+                         pod("p", claims="[{name: gpu, resourceClaimName: full}]").replace(
+                             "name: p,", "name: p, uid: uid-p,"))
+    assert by_name(result)["p"].node == "n1"
 
 
 def test_an_allocated_claim_that_fits_no_node_gets_deallocated_and_the_pod_retried(simulate) -> None:

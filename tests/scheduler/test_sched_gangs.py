@@ -225,6 +225,41 @@ def test_a_pod_group_claim_is_made_once_and_shared_by_every_member() -> None:
     assert all(p.status == "unschedulable" for p in alone.pods) and len(alone.claims) == 3
 
 
+def test_a_full_pod_group_claim_still_serves_the_group_it_is_reserved_for() -> None:
+    # the group's claim, allocated, holds 256 consumers: the group's one entry and 255 others. Its members add
+    # nothing (the group is their consumer), so they bind; a pod of no group would be the 257th.
+    group = (pod_group("job", 2) + "  resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]\n"
+             + "status:\n  resourceClaimStatuses: [{name: gpu, resourceClaimName: job-gpu-x1}]\n"
+             ).replace("name: job,", "name: job, uid: job-uid,")
+    others = ", ".join(f"{{resource: pods, name: o{i}, uid: o-{i}}}" for i in range(255))
+    claim = f"""\
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: job-gpu-x1
+  namespace: default
+  annotations: {{resource.kubernetes.io/podgroup-claim-name: gpu}}
+  ownerReferences: [{{apiVersion: scheduling.k8s.io/v1alpha2, kind: PodGroup, name: job, uid: job-uid, controller: true}}]
+spec:
+  devices:
+    requests: [{{name: gpu, exactly: {{deviceClassName: gpu}}}}]
+status:
+  reservedFor: [{{apiGroup: scheduling.k8s.io, resource: podgroups, name: job, uid: job-uid}}, {others}]
+  allocation:
+    devices:
+      results: [{{request: gpu, driver: gpu.example.com, pool: r0-n0, device: gpu-0}}]
+    nodeSelector:
+      nodeSelectorTerms: [{{matchFields: [{{key: metadata.name, operator: In, values: [r0-n0]}}]}}]
+"""
+    cluster = (rack_nodes(1, 1, cpu="64"), gpu_slice("r0-n0", 1), GPU_CLASS, GPU_TEMPLATE, group, claim,
+               gpu_members("job", 2))
+    result = simulate(*cluster, gates=CLAIMS_ON)
+    assert [(p.name, p.status) for p in result.pods] == [("job-0", "scheduled"), ("job-1", "scheduled")]
+    (stored,) = result.claims
+    assert stored.status is not None and stored.status.reserved_for is not None
+    assert len(stored.status.reserved_for) == 256 and stored.status.reserved_for[0].name == "job"
+
+
 # ---------------------------------------------------------------------- --max for a gang
 def sim_of(*docs: str, gates: str = ALL_ON) -> Simulator:
     objects = codec.load(io.StringIO("---\n".join(docs)))

@@ -101,6 +101,21 @@ def test_kubectl_workload_and_pod_group_round_trip(tmp_path: Path) -> None:
         assert table[0].split() == ["NAME", "AGE"] and table[1].split()[0] == "train-0"
         got = json.loads(kubectl("get", "workload", "train", "-o", "json").stdout)
         assert got["spec"]["podGroupTemplates"][0]["schedulingPolicy"] == {"gang": {"minCount": 2}}
+        # kubectl explain reads the kinds' schemas from /openapi/v3
+        explained = kubectl("explain", "podgroups")
+        assert explained.returncode == 0, explained.stderr
+        assert "KIND:       PodGroup" in explained.stdout and "VERSION:    v1alpha2" in explained.stdout
+        assert "spec\t<PodGroupSpec>" in explained.stdout and "status\t<PodGroupStatus>" in explained.stdout
+        templates = kubectl("explain", "workloads.spec.podGroupTemplates").stdout
+        assert "FIELD: podGroupTemplates <[]PodGroupTemplate>" in templates
+        assert "schedulingPolicy\t<PodGroupSchedulingPolicy>" in templates
+        assert "FIELD: minCount <integer>" in kubectl("explain", "podgroups.spec.schedulingPolicy.gang.minCount").stdout
+        # a List as kubectl get -o yaml writes it is validated on the client with /openapi/v2's definitions
+        dump = tmp_path / "groups.yaml"
+        dump.write_text(kubectl("get", "podgroups", "-o", "yaml").stdout)
+        assert kubectl("delete", "podgroup", "train-0").returncode == 0
+        recreated = kubectl("create", "-f", str(dump))
+        assert recreated.returncode == 0, recreated.stderr
         deleted = kubectl("delete", "-f", str(manifest))
         assert deleted.returncode == 0, deleted.stderr
         assert kubectl("get", "podgroups,workloads", "-o", "name").stdout.strip() == ""
@@ -230,6 +245,11 @@ def test_kill_9_loses_no_acknowledged_write_of_a_group_commit(tmp_path: Path) ->
     finally:
         restarted.stop()
     assert set(acknowledged) <= stored
+
+
+def test_kubectl_explain_knows_no_pod_groups_with_the_gate_off(kubectl) -> None:
+    missing = kubectl("explain", "podgroups", check=False)
+    assert missing.returncode != 0 and 'the server doesn\'t have a resource type "podgroups"' in missing.stderr
 
 
 def test_kubectl_explain_uses_generated_schemas(kubectl) -> None:

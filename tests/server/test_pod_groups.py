@@ -9,13 +9,17 @@ from typing import Any
 
 import pytest
 from cluster import Cluster, api_client
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from dralloc.api.codec import decode
+from dralloc.api.codec import decode, to_dict
 from dralloc.cli.main import main
 from dralloc.scheduler.features import FeatureGates
 from dralloc.server import create_app
 from dralloc.server.controllers import ControllerManager, Options
+from dralloc.server.controllers.live import LiveScheduler
+from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.simulator import Simulator
 from dralloc.store import SQLiteStore
 
@@ -65,6 +69,50 @@ def test_gate_on_discovery_lists_workloads_and_podgroups_with_status() -> None:
     scheduling = next(i for i in items if i["metadata"]["name"] == "scheduling.k8s.io")
     assert [(v["version"], [r["resource"] for r in v["resources"]]) for v in scheduling["versions"]] == [
         ("v1", ["priorityclasses"]), ("v1alpha2", ["workloads", "podgroups"])]
+
+
+def _walk(schemas: dict[str, Any], top: str, path: str) -> dict[str, Any]:
+    """A field path through OpenAPI v3 schemas as kubectl explain walks it: properties, array items, a $ref or
+    an allOf of one $ref."""
+    def resolve(node: dict[str, Any]) -> dict[str, Any]:
+        while True:
+            if "$ref" in node:
+                node = schemas[node["$ref"].rsplit("/", 1)[1]]
+            elif len(node.get("allOf", ())) == 1:
+                node = node["allOf"][0]
+            elif node.get("type") == "array":
+                node = node["items"]
+            else:
+                return node
+    node = schemas[top]
+    for name in path.split(".") if path else ():
+        node = resolve(node)["properties"][name]
+    return resolve(node)
+
+
+def test_openapi_describes_workloads_and_pod_groups_only_with_the_gate_on() -> None:
+    on, off = api_client(feature_gates=GATES), api_client()
+    root = on.get("/openapi/v3").json()["paths"]
+    assert set(off.get("/openapi/v3").json()["paths"]) == set(root) - {"apis/scheduling.k8s.io/v1alpha2"}
+    doc = on.get(root["apis/scheduling.k8s.io/v1alpha2"]["serverRelativeURL"]).json()
+    schemas = doc["components"]["schemas"]
+    group = schemas["io.k8s.api.scheduling.v1alpha2.PodGroup"]
+    assert group["x-kubernetes-group-version-kind"] == [
+        {"group": "scheduling.k8s.io", "version": "v1alpha2", "kind": "PodGroup"}]
+    assert _walk(schemas, "io.k8s.api.scheduling.v1alpha2.PodGroup", "spec.schedulingPolicy.gang.minCount")["type"] == \
+        "integer"
+    template = _walk(schemas, "io.k8s.api.scheduling.v1alpha2.Workload", "spec.podGroupTemplates")
+    assert {"name", "schedulingPolicy", "schedulingConstraints", "resourceClaims"} <= set(template["properties"])
+    assert set(doc["paths"]) == {f"{V1A2}/namespaces/{{namespace}}/{r}{tail}" for r in ("workloads", "podgroups")
+                                 for tail in ("", "/{name}")} | {f"{PODGROUPS.replace('default', '{namespace}')}"
+                                                                 "/{name}/status"}
+    assert off.get("/openapi/v3/apis/scheduling.k8s.io/v1alpha2").status_code == 404
+    # /openapi/v2 (kubectl validates a List's items with it on the client) follows the gate too
+    assert "io.k8s.api.scheduling.v1alpha2.PodGroup" in on.get("/openapi/v2").json()["definitions"]
+    assert "io.k8s.api.scheduling.v1alpha2.PodGroup" not in off.get("/openapi/v2").json()["definitions"]
+    proto = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+    assert b"io.k8s.api.scheduling.v1alpha2.PodGroup" in on.get("/openapi/v2", headers={"Accept": proto}).content
+    assert b"io.k8s.api.scheduling.v1alpha2.PodGroup" not in off.get("/openapi/v2", headers={"Accept": proto}).content
 
 
 def test_create_get_list_delete_with_generation() -> None:
@@ -266,3 +314,80 @@ def test_a_gang_with_a_rack_constraint_lands_in_one_rack() -> None:
         c.post("/api/v1/namespaces/default/pods", member(name))
     c.settle()
     assert set(nodes(c).values()) <= {"b-1", "b-2"} and None not in nodes(c).values()
+
+
+# --- the long-lived scheduler and PodGroups --------------------------------------------------------------
+
+
+def groups_view(sim: Simulator) -> tuple[Any, ...]:
+    """What the scheduler holds of pod groups: each group as stored or as the last run left it (its spec and
+    status), each group's members (those it has), and the pods on each node."""
+    states = sim.pod_groups.states
+    groups = {k: (to_dict(g.spec), to_dict(g.status) if g.status else None) for k, g in states.groups.items()}
+    members = {k: sorted(p.key for p in m) for k, m in states.members.items() if m}
+    on_nodes = {n.name: sorted(p.key for p in n.pods) for n in sim.snapshot.nodes}
+    return groups, members, on_nodes
+
+
+GROUP_STEPS = st.lists(st.one_of(
+    st.tuples(st.just("group"), st.integers(0, 2)),
+    st.tuples(st.just("member"), st.integers(0, 5)),
+    st.tuples(st.just("delete-pod"), st.integers(0, 5)),
+    st.tuples(st.just("delete-group"), st.integers(0, 2)),
+    st.tuples(st.just("status"), st.integers(0, 2)),
+), min_size=1, max_size=12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(steps=GROUP_STEPS)
+def test_the_long_lived_scheduler_holds_the_pod_groups_one_built_from_the_store_holds(
+        steps: list[tuple[str, int]]) -> None:
+    c = gang_cluster(cpu="3")
+    loop = c.manager.scheduler
+    for step, (action, n) in enumerate(steps):
+        group, pod = f"g{n}", f"p{n}"
+        if action == "group" and c.http.get(f"{PODGROUPS}/{group}").status_code == 404:
+            c.post(PODGROUPS, pod_group(group, min_count=2))
+        elif action == "member" and c.http.get(f"/api/v1/namespaces/default/pods/{pod}").status_code == 404:
+            c.post("/api/v1/namespaces/default/pods", member(pod, group=f"g{n % 3}"))
+        elif action == "delete-pod":
+            c.http.delete(f"/api/v1/namespaces/default/pods/{pod}")
+        elif action == "delete-group":
+            c.http.delete(f"{PODGROUPS}/{group}")
+        elif action == "status" and c.http.get(f"{PODGROUPS}/{group}").status_code == 200:
+            current = c.get("podgroups", group)  # another client's condition, beside the scheduler's
+            status = current.get("status") or {}
+            others = [x for x in status.get("conditions") or () if x["type"] != "Example"]
+            current["status"] = {**status, "conditions": [*others, {
+                "type": "Example", "status": "True", "reason": "Step", "message": str(step),
+                "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
+            assert c.http.put(f"{PODGROUPS}/{group}/status", json=current).status_code == 200
+        c.settle(passes=10)
+        snap = Snapshot(c.manager.mirror)
+        running, assumed = loop.bound_pods(snap)
+        kept = loop.live.sync(snap, running, assumed)
+        fresh = LiveScheduler(gates=loop.live.gates).sync(snap, running, assumed)
+        assert groups_view(kept) == groups_view(fresh)
+    assert loop.live.builds <= 1  # PodGroup writes, the scheduler's own included, never built it again
+
+
+def test_a_condition_the_scheduler_could_not_write_is_read_back_from_the_store(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    c = gang_cluster(cpu="8")
+    c.post(PODGROUPS, pod_group())
+    loop = c.manager.scheduler
+    real_update = loop.writer.update
+
+    def group_gone_meanwhile(resource: str, *args: Any, **kwargs: Any) -> Any:
+        return None if resource == "podgroups" else real_update(resource, *args, **kwargs)
+
+    monkeypatch.setattr(loop.writer, "update", group_gone_meanwhile)
+    for name in ("w-0", "w-1", "w-2"):
+        c.post("/api/v1/namespaces/default/pods", member(name, cpu="3"))  # 9 CPUs on 8: unschedulable
+    c.settle()
+    monkeypatch.undo()
+    assert pod_group_scheduled(c) is None  # computed, never written
+    snap = Snapshot(c.manager.mirror)
+    running, assumed = loop.bound_pods(snap)
+    kept = loop.live.sync(snap, running, assumed)
+    assert groups_view(kept) == groups_view(LiveScheduler(gates=loop.live.gates).sync(snap, running, assumed))

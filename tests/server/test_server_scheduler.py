@@ -230,3 +230,41 @@ def test_a_claim_the_scheduler_allocated_but_could_not_write_is_read_back_from_t
     snap = Snapshot(cluster.manager.mirror)
     running, assumed = loop.bound_pods(snap)
     assert cache_view(loop.live.sync(snap, running, assumed)) == cache_view(LiveScheduler().sync(snap, running, assumed))
+
+
+def test_a_claim_with_256_consumers_fails_the_next_pods_prebind_as_kube_apiserver_refuses_it() -> None:
+    cluster = gpu_cluster()
+    cluster.post(f"{R}/resourceslices", slice_())
+    cluster.post(f"{R}/namespaces/default/resourceclaims", {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "shared"},
+        "spec": TEMPLATE["spec"]["spec"]})
+    claim = cluster.get("resourceclaims", "shared")
+    claim["status"] = {
+        "allocation": {"devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": "node-1",
+                                                "device": "gpu-0"}]},
+                       "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                           {"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]}},
+        # consumers that are not pods: no controller takes them out
+        "reservedFor": [{"apiGroup": "example.com", "resource": "widgets", "name": f"w{i}", "uid": f"w-{i}"}
+                        for i in range(255)]}
+    assert cluster.http.put(f"{R}/namespaces/default/resourceclaims/shared/status", json=claim).status_code == 200
+    cluster.post(f"{NS}/pods", pod("a", {"resourceClaimName": "shared"}))
+    cluster.settle()  # the 256th consumer: taken
+    assert cluster.get("pods", "a")["spec"].get("nodeName") == "node-1"
+    cluster.post(f"{NS}/pods", pod("b", {"resourceClaimName": "shared"}))
+    cluster.settle()
+    b = cluster.get("pods", "b")
+    assert b["spec"].get("nodeName") is None
+    (condition,) = [c for c in b["status"]["conditions"] if c["type"] == "PodScheduled"]
+    assert (condition["reason"], condition["message"]) == (
+        "SchedulerError", 'running PreBind plugin "DynamicResources": add reservation to claim default/shared: '
+        'ResourceClaim.resource.k8s.io "shared" is invalid: status.reservedFor: Too many: 257: must have at most '
+        "256 items")
+    reserved = cluster.get("resourceclaims", "shared")["status"]["reservedFor"]
+    assert len(reserved) == 256 and reserved[-1]["name"] == "a"
+    # kube-apiserver's own rule, for a client that writes the 257th
+    full = cluster.get("resourceclaims", "shared")
+    full["status"]["reservedFor"].append({"resource": "pods", "name": "b", "uid": b["metadata"]["uid"]})
+    refused = cluster.http.put(f"{R}/namespaces/default/resourceclaims/shared/status", json=full)
+    assert refused.status_code == 422
+    assert refused.json()["message"] == condition["message"].split("add reservation to claim default/shared: ")[1]

@@ -23,7 +23,7 @@ from dralloc.server.auth import issuer, reviews
 from dralloc.server.auth import tokens as tokens_module  # (``tokens``: the static token file's)
 from dralloc.server.auth.impersonation import impersonated
 from dralloc.server.auth.users import AUTHENTICATED, Authorizer, User
-from dralloc.server.http import discovery, health, negotiation, openapi_v2, routing, upgrades
+from dralloc.server.http import discovery, health, negotiation, openapi_gated, openapi_v2, routing, upgrades
 from dralloc.server.http.errors import ApiError, bad_request, method_not_allowed, no_such_path
 from dralloc.server.http.requests import ApiRequest
 from dralloc.server.http.responses import respond
@@ -195,9 +195,10 @@ class ApiServer:
                 response.headers["vary"] = "Accept"
                 return response
         if parts == ["openapi", "v2"] and request.method == "GET":
+            gated = openapi_gated.served(self.groups)
             if openapi_v2.wants_protobuf(request.headers.get("accept", "")):
-                return Response(openapi_v2.document_protobuf(), media_type=openapi_v2.PROTOBUF_RETURNED)
-            return respond(request, openapi_v2.document())
+                return Response(openapi_v2.document_protobuf(gated), media_type=openapi_v2.PROTOBUF_RETURNED)
+            return respond(request, openapi_v2.document(gated))
         doc = routing.discovery_document(parts, self.groups)
         if doc is not None:
             if request.method != "GET":

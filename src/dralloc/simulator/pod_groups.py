@@ -69,6 +69,13 @@ class PodGroupScheduling:
         self.make_claims(templates, names, add_claim, warnings, only=key)
         return key
 
+    def forget_group(self, key: str) -> None:
+        """A PodGroup gone (deleted): its members, if any remain, wait for it as for a group never created."""
+        self.states.groups.pop(key, None)
+        self.domains.pop(key, None)
+        if not self.states.members.get(key):
+            self.states.members.pop(key, None)
+
     def make_claims(self, templates: Mapping[str, Mapping[str, ResourceClaimTemplate]], names: NameGenerator,
                     add_claim: Callable[[ResourceClaim], None], warnings: list[str], only: str | None = None) -> None:
         """The resourceclaim controller's claims for the groups' template entries (DRAWorkloadResourceClaims);

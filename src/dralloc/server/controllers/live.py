@@ -4,11 +4,15 @@ its random source and rotating start index), fed from the store's changes betwee
 
 Each pass brings it up to date with a snapshot of the mirror:
 
-* Nodes, ResourceSlices, DeviceClasses, DeviceTaintRules, Services, workload objects, Namespaces, PodGroups
-  (read with the GenericWorkload gate on, as the pod group cycle's groups): when any of
+* Nodes, ResourceSlices, DeviceClasses, DeviceTaintRules, Services, workload objects, Namespaces: when any of
   them changed (the mirror hands out a new list), the cluster side is built again from the snapshot; the
   random source and the start index carry on (:class:`~dralloc.scheduler.schedule_one.SchedulerState`).
   Likewise when a new claim's selectors name device attributes the DRA state does not index.
+* PodGroups (read with the GenericWorkload gate on, as the pod group cycle's groups), by object as the
+  claims: a group that is new or changed (its status written — most often by this scheduler's own
+  PodGroupScheduled condition — or its metadata; its spec is immutable), or whose condition the last run
+  computed (a write that may not have happened), takes its stored version; a group gone from the store goes.
+  The cluster side stays: nothing in it depends on a group.
 * ResourceClaims: a claim that is new or changed (the mirror replaces an object on every change, so an object
   seen before is the version seen before), or that the last run changed itself (an allocation whose write
   may not have happened), takes its stored state; a claim gone from the store goes.
@@ -28,6 +32,7 @@ from msgspec.structs import replace
 
 from dralloc.api.core_v1 import Pod
 from dralloc.api.resource_v1 import ResourceClaim
+from dralloc.api.scheduling_v1alpha2 import PodGroup
 from dralloc.scheduler.attributes import referenced_attributes
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.schedule_one import SchedulerState
@@ -35,14 +40,18 @@ from dralloc.server.controllers.snapshot import WORKLOAD_SELECTORS, Obj, Snapsho
 from dralloc.simulator.simulator import Simulator
 
 # The inputs whose change builds the cluster side again.
-CLUSTER_INPUTS = ("nodes", "resourceslices", "deviceclasses", "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS,
-                  "podgroups")
+CLUSTER_INPUTS = ("nodes", "resourceslices", "deviceclasses", "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS)
 
 Key = tuple[str, str]
 
 
 def pod_key(pod: Obj) -> str:
     meta = pod.get("metadata") or {}
+    return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
+
+
+def _group_key(group: Obj) -> str:
+    meta = group.get("metadata") or {}
     return f"{meta.get('namespace') or 'default'}/{meta.get('name')}"
 
 
@@ -62,6 +71,8 @@ class LiveScheduler:
         # id of a stored claim -> its key, the object (kept, so that its id stays its own) and what was set
         self._claim_objs: dict[int, tuple[Key, Obj, ResourceClaim]] = {}
         self._claim_of: dict[Key, int] = {}  # key -> id of the stored claim set
+        # key of a PodGroup -> the stored object and the group set from it (GenericWorkload on)
+        self._group_objs: dict[str, tuple[Obj, PodGroup]] = {}
         # id of a stored bound pod (or an assumed one) -> its key, the object, the node it is assumed on
         self._pod_objs: dict[int, tuple[str, Obj, str | None]] = {}
         self._pod_of: dict[str, int] = {}  # key -> id of the pod added
@@ -104,6 +115,7 @@ class LiveScheduler:
         for key in self._pending:
             sim.forget_pod(key)
         self._pending = []
+        self._sync_groups(sim, snap)
         if not self._sync_claims(sim, snap):
             sim = self._build(snap)
         self._sync_bound(sim, snap, running, assumed)
@@ -135,6 +147,13 @@ class LiveScheduler:
                 self._note_claim(_claim_key(obj), obj, typed)
         self._pod_objs, self._pod_of, self._bound_here = {}, {}, []
         self._pending = []
+        self._group_objs = {}
+        if self.sim.pod_groups.enabled:
+            groups = self.sim.pod_groups.states.groups
+            for obj in snap.objects["podgroups"]:
+                key = _group_key(obj)
+                if key in groups:
+                    self._group_objs[key] = (obj, groups[key])
         return self.sim
 
     def _note_claim(self, key: Key, obj: Obj, typed: ResourceClaim) -> None:
@@ -174,6 +193,31 @@ class LiveScheduler:
             for key in [k for k in claims if k not in self._claim_of]:
                 sim.snapshot.delete_claim(claims[key])
         return True
+
+    def _sync_groups(self, sim: Simulator, snap: Snapshot) -> None:
+        """Bring the simulator's PodGroups to the stored ones (by object, as the claims): a group's status
+        write, the scheduler's own included, leaves the cluster side as it is."""
+        groups = sim.pod_groups
+        if not groups.enabled:
+            return
+        held = groups.states.groups
+        stored: set[str] = set()
+        for obj in snap.objects["podgroups"]:
+            key = _group_key(obj)
+            seen = self._group_objs.get(key)
+            if seen is not None and seen[0] is obj and held.get(key) is seen[1]:
+                stored.add(key)
+                continue
+            typed = snap.cache.typed("podgroups", obj)
+            if not isinstance(typed, PodGroup):
+                continue  # (one dralloc cannot read takes no part, as in a build)
+            stored.add(key)
+            # as a build takes it: the group, and the claims made for its template entries
+            groups.add_group(typed, sim.templates, sim.names, sim.snapshot.set_claim, sim.warnings)
+            self._group_objs[key] = (obj, held[key])
+        for key in [k for k in self._group_objs if k not in stored]:
+            del self._group_objs[key]
+            groups.forget_group(key)
 
     @staticmethod
     def _indexed(sim: Simulator, claim: ResourceClaim) -> bool:

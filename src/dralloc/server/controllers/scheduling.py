@@ -44,7 +44,7 @@ from dralloc.api.codec import decode, to_dict
 from dralloc.api.core_v1 import Pod
 from dralloc.controllers.preemption import preemption_condition
 from dralloc.scheduler.features import FeatureGates
-from dralloc.scheduler.plugins.dynamic_resources import binding_conditions
+from dralloc.scheduler.plugins.dynamic_resources import binding_conditions, reservations
 from dralloc.server.clock import now
 from dralloc.server.controllers import pod_groups
 from dralloc.server.controllers.claims import DELETE_PROTECTION, needs_claims_made, release_claims, unreserve
@@ -335,7 +335,6 @@ class SchedulerLoop:
         changed meanwhile): the pod is tried again after its backoff."""
         meta = _meta(pod)
         namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", str(meta.get("uid"))
-        ref = {"resource": "pods", "name": name, "uid": uid}
         extended = dict((res.pod.status.extended_resource_claim_status if res.pod.status is not None else None) or {})
         written: list[Obj] = []
         created: Obj | None = None
@@ -345,12 +344,13 @@ class SchedulerLoop:
                 continue
             claim_ns, claim_name, claim_uid = claim.metadata.namespace or namespace, claim.metadata.name or "", \
                 claim.metadata.uid
+            ref = dict(to_dict(reservations.consumer(claim, res.pod)))  # the pod, or its group for the group's claim
             if claim_name and claim_name == extended.get("resourceClaimName") and not self._stored(claim_ns, claim_name):
                 created = self._create_extended_claim(claim, claim_ns)
                 claim_name, claim_uid = created["metadata"]["name"], created["metadata"]["uid"]
                 extended["resourceClaimName"] = claim_name
 
-            def reserve(current: Obj, allocation: Obj = allocation) -> Obj | None:
+            def reserve(current: Obj, allocation: Obj = allocation, ref: Obj = ref) -> Obj | None:
                 status = current.setdefault("status", {})
                 if status.get("allocation") is None:
                     # stamped as kube-scheduler does with binding conditions and device status on (1.36)
@@ -361,8 +361,10 @@ class SchedulerLoop:
                 elif status["allocation"] != allocation:
                     raise Conflict("allocated differently meanwhile")
                 reserved = status.setdefault("reservedFor", [])
-                if any(r.get("uid") == uid for r in reserved if isinstance(r, dict)):
+                if any(r.get("uid") in (uid, ref["uid"]) for r in reserved if isinstance(r, dict)):
                     return None
+                if len(reserved) >= reservations.RESERVED_FOR_MAX:  # as kube-apiserver refuses the 257th
+                    raise Conflict("reservedFor is full")  # (taken meanwhile: tried again after the backoff)
                 reserved.append(ref)
                 return current
 

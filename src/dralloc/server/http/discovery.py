@@ -272,8 +272,10 @@ def _schema_name(r: Resource, version: str) -> str:
     return f"{group}.{version}.{r.kind}"
 
 
-def _model_schemas(resources: list[Resource], version: str, prefix: str) -> dict[str, Any] | None:
-    """Schemas generated from dralloc's models (v1 shape, which v1beta2 shares), for ``kubectl explain``."""
+def _model_schemas(resources: list[Resource], version: str, prefix: str,
+                   model_version: str = "v1") -> dict[str, Any] | None:
+    """Schemas generated from dralloc's models (by default their v1 shape, which v1beta2 shares), for
+    ``kubectl explain``."""
     import msgspec
 
     from dralloc.api.quantity import Quantity
@@ -284,7 +286,7 @@ def _model_schemas(resources: list[Resource], version: str, prefix: str) -> dict
                     "description": "A Kubernetes quantity such as 1, 500m, 1.5Gi."}
         raise NotImplementedError
 
-    api_version = f"{resources[0].group}/v1" if resources[0].group else "v1"
+    api_version = f"{resources[0].group}/{model_version}" if resources[0].group else model_version
     models = [_model(api_version, r.kind) for r in resources]
     if any(m is None for m in models):
         return None

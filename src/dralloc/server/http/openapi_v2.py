@@ -4,8 +4,8 @@
 kubectl validates on the server (``fieldValidation``) whatever OpenAPI v3 says a kind supports, but a ``List``
 (``kubectl get -o yaml`` output, ``kubectl create -f`` of a list) is checked on the client against the v2
 definitions, item by item, found through their ``x-kubernetes-group-version-kind``. The definitions are the
-ones of /openapi/v3 (the models' schemas) with ``#/definitions/`` references; paths are left out, as no
-client reads them from here.
+ones of /openapi/v3 (the models' schemas) with ``#/definitions/`` references, those of the gated versions
+only when the server serves them; paths are left out, as no client reads them from here.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from dralloc import __version__
+from dralloc.server.http import openapi_gated
 from dralloc.server.http.discovery import MODELLED_V1_GROUPS, openapi_v3_group, openapi_v3_gv
 from dralloc.server.registry.kinds import GROUP_VERSIONS
 
@@ -26,10 +27,11 @@ PROTOBUF_RETURNED = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 
 
 @cache
-def document() -> dict[str, Any]:
+def document(gated: tuple[openapi_gated.GroupVersion, ...] = ()) -> dict[str, Any]:
+    """``gated``: the gated group versions the server serves (:func:`openapi_gated.served`)."""
     definitions: dict[str, Any] = {}
     docs = [openapi_v3_gv("v1", core=True, core_models=False), *(openapi_v3_gv(v) for v in GROUP_VERSIONS),
-            *(openapi_v3_group(g) for g in MODELLED_V1_GROUPS)]
+            *(openapi_v3_group(g) for g in MODELLED_V1_GROUPS), *(openapi_gated.document(*gv) for gv in gated)]
     for doc in docs:
         schemas = (doc or {}).get("components", {}).get("schemas", {})
         text = json.dumps(schemas).replace('"#/components/schemas/', '"#/definitions/')
@@ -105,8 +107,8 @@ def _schema(schema: dict[str, Any]) -> bytes:
 
 
 @cache
-def document_protobuf() -> bytes:
-    doc = document()
+def document_protobuf(gated: tuple[openapi_gated.GroupVersion, ...] = ()) -> bytes:
+    doc = document(gated)
     info = _field(1, doc["info"]["title"]) + _field(2, doc["info"]["version"])
     definitions = b"".join(_field(1, _field(1, name) + _field(2, _schema(schema)))
                            for name, schema in doc["definitions"].items())

@@ -9,7 +9,7 @@ from typing import Any
 from starlette.requests import Request
 
 from dralloc.api import conversion
-from dralloc.server.http import discovery
+from dralloc.server.http import discovery, openapi_gated
 from dralloc.server.http.errors import method_not_allowed, no_such_path
 from dralloc.server.http.options import query_flag
 from dralloc.server.registry.events import EVENTS_GROUP
@@ -62,8 +62,11 @@ def discovery_document(parts: list[str], groups: Groups = GROUP_RESOURCES) -> An
             raise no_such_path()
         return doc
     if parts[:1] == ["openapi"]:
+        gated = openapi_gated.served(groups)  # (the versions served behind feature gates, when theirs are on)
         if parts == ["openapi", "v3"]:
-            return discovery.openapi_v3_root()
+            return openapi_gated.root(gated) if gated else discovery.openapi_v3_root()
+        if len(parts) == 5 and parts[2] == "apis" and (parts[3], parts[4]) in gated:
+            return openapi_gated.document(parts[3], parts[4])
         if parts == ["openapi", "v3", "api", "v1"]:
             return discovery.openapi_v3_gv("v1", core=True)
         if parts == ["openapi", "v3", "apis", EVENTS_GROUP, "v1"]:

@@ -1,9 +1,9 @@
 """DynamicResources: a pod's ResourceClaims must exist, be usable by it and be allocatable on the node.
 
 PreFilter (per attempt): the pod's claims in ``spec.resourceClaims`` order — a template claim by the name
-in ``status.resourceClaimStatuses`` — must exist, not be deleting, be owned by the pod when generated, and
-an allocated claim must have room in ``reservedFor`` (256) unless already reserved for the pod
-(``resourceclaim in use``); an unallocated claim's device classes must exist. Filter (per node): an
+in ``status.resourceClaimStatuses`` — must exist, not be deleting, be owned by the pod when generated; an
+unallocated claim's device classes must exist (a claim's ``reservedFor`` is not counted here: 1.36 puts no
+limit on sharing, see :mod:`.reservations`). Filter (per node): an
 allocated claim's ``allocation.nodeSelector`` must match the node (``resourceclaim not available on the
 node``), and so must not have failed its binding (a binding failure condition True, or binding
 conditions still unmet after the timeout); the unallocated claims (and the special claim of DRA-backed extended resources) are allocated
@@ -12,8 +12,8 @@ UnschedulableAndUnresolvable, so preemption never runs for it (1.36). PostFilter
 unavailable claim that nobody else uses. Score: 8 − i for each firstAvailable request served by its
 i-th subrequest, normalised. Reserve allocates the claims on the chosen node (the special claim gets its
 name) and counts their node-allocatable footprint on it; PreBind writes them (allocation, delete-protection
-finalizer, ``reservedFor``) and records the special claim in the pod's status; Unreserve drops the
-reservation.
+finalizer, ``reservedFor``; an error when kube-apiserver would refuse a 257th ``reservedFor`` entry) and
+records the special claim in the pod's status; Unreserve drops the reservation.
 """
 
 from __future__ import annotations
@@ -47,13 +47,16 @@ from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.dynamic_resources import binding_conditions, extended_resources
 from dralloc.scheduler.plugins.dynamic_resources.group_claims import group_consumer
 from dralloc.scheduler.plugins.dynamic_resources.manager import claim_key
+from dralloc.scheduler.plugins.dynamic_resources.reservations import (
+    consumer,
+    is_reserved_for_pod,
+    reservation_refused,
+)
 from dralloc.scheduler.plugins.node_affinity import _matches as node_selector_matches
 
 NAME = "DynamicResources"
-MAX_RESERVED_FOR = 256  # ResourceClaimReservedForMaxSize
 FIRST_AVAILABLE_MAX = 8  # FirstAvailableDeviceRequestMaxSize
 
-IN_USE = "resourceclaim in use"
 NOT_AVAILABLE = "resourceclaim not available on the node"
 CANNOT_ALLOCATE = "cannot allocate all claims"
 CANNOT_ALLOCATE_STATUS = unresolvable(NAME, CANNOT_ALLOCATE)
@@ -104,11 +107,6 @@ class DraCycle:
 
 def claim_ref(claim: ResourceClaim) -> str:
     return f"{claim.metadata.namespace}/{claim.metadata.name}"
-
-
-def is_reserved_for(claim: ResourceClaim, uid: str) -> bool:
-    status = claim.status
-    return status is not None and any(r.uid == uid for r in status.reserved_for or ())
 
 
 def is_allocated(claim: ResourceClaim) -> bool:
@@ -197,9 +195,6 @@ class DynamicResources(Plugin):
         for index, claim in enumerate(claims):
             if is_allocated(claim):
                 assert claim.status is not None and claim.status.allocation is not None
-                reserved = claim.status.reserved_for or ()
-                if len(reserved) >= MAX_RESERVED_FOR and not is_reserved_for(claim, pod.uid):
-                    return unresolvable(NAME, IN_USE)
                 st.available_on.append(claim.status.allocation.node_selector)
                 if check_binding and binding_conditions.unavailable(claim, snap.now):
                     st.binding_failed.add(index)  # unavailable on every node: PostFilter deallocates it
@@ -408,22 +403,30 @@ class DynamicResources(Plugin):
         snap = cycle.snapshot
         pod = cycle.pod
         reservation = st.reservation
-        ref = ResourceClaimConsumerReference(resource="pods", name=pod.name, uid=pod.uid)
+        # The consumers added to claims already allocated, each write checked first as kube-apiserver checks
+        # it (a full reservedFor refuses one more): a refusal fails PreBind before anything is written.
+        added: list[tuple[ResourceClaim, list[ResourceClaimConsumerReference]]] = []
+        for claim in st.claims:
+            current = snap.claims.get(claim_key(claim), claim)
+            if current.status is None or current.status.allocation is None or claim in st.to_allocate \
+                    or is_reserved_for_pod(current, pod.pod):
+                continue
+            reserved = [*(current.status.reserved_for or ()), consumer(current, pod.pod)]
+            refused = reservation_refused(current, reserved)
+            if refused is not None:
+                return error(NAME, refused)
+            added.append((current, reserved))
         for claim, result in zip(reservation.claims, reservation.results):
             status = claim.status or ResourceClaimStatus()
             finalizers = list(claim.metadata.finalizers or ())
             if DELETE_PROTECTION_FINALIZER not in finalizers:
                 finalizers.append(DELETE_PROTECTION_FINALIZER)
-            consumer = group_consumer(claim, pod.pod) or ref  # a PodGroup's claim is reserved for the group
+            # (a PodGroup's claim is reserved for the group)
             snap.set_claim(replace(claim, metadata=replace(claim.metadata, finalizers=finalizers),
-                                   status=replace(status, allocation=result, reserved_for=[consumer])))
-        for claim in st.claims:
-            current = snap.claims.get(claim_key(claim), claim)
-            consumer = group_consumer(current, pod.pod) or ref
-            if current.status is not None and current.status.allocation is not None \
-                    and not is_reserved_for(current, consumer.uid) and claim not in st.to_allocate:
-                reserved = list(current.status.reserved_for or ()) + [consumer]
-                snap.set_claim(replace(current, status=replace(current.status, reserved_for=reserved)))
+                                   status=replace(status, allocation=result, reserved_for=[consumer(claim, pod.pod)])))
+        for current, reserved in added:
+            assert current.status is not None
+            snap.set_claim(replace(current, status=replace(current.status, reserved_for=reserved)))
         ext = reservation.extended_claim
         if ext is not None:
             pod_status = pod.pod.status or PodStatus()
