@@ -41,7 +41,7 @@ class ReplicatedJob(Base):
 
 
 class Network(Base):
-    enable_dns_hostnames: bool | None = None  # defaulted to true by the webhook
+    enable_dns_hostnames: bool | None = msgspec.field(default=None, name="enableDNSHostnames")  # webhook: true
     subdomain: str | None = None  # defaults to the JobSet's name
     publish_not_ready_addresses: bool | None = None
 
