@@ -183,11 +183,11 @@ def test_depends_on_complete_waits_for_the_recorded_success() -> None:
     later = rjob("trainer", replicas=1, extra=", dependsOn: [{name: init, status: Complete}]")
     made = jobset_jobs(decoded(jobset(rjob("init", replicas=2), later)))
     assert [j.metadata.name for j in made.jobs] == ["test-jobset-init-0", "test-jobset-init-1"]
-    assert made.waiting == ["JobSet default/test-jobset: replicatedJob 'trainer' waits for 'init' to complete; "
+    assert made.warnings == ["JobSet default/test-jobset: replicatedJob 'trainer' waits for 'init' to complete; "
                             "its Jobs are not created"]
     status = "status: {replicatedJobsStatus: [{name: init, succeeded: 2, ready: 0, failed: 0, active: 0, suspended: 0}]}"
     made = jobset_jobs(decoded(jobset(rjob("init", replicas=2), later, status=status)))
-    assert [j.metadata.name for j in made.jobs][-1] == "test-jobset-trainer-0" and not made.waiting
+    assert [j.metadata.name for j in made.jobs][-1] == "test-jobset-trainer-0" and not made.warnings
     ready = rjob("trainer", replicas=1, extra=", dependsOn: [{name: init, status: Ready}]")
     assert jobset_jobs(decoded(jobset(rjob("init"), ready))).jobs[-1].metadata.name == "test-jobset-trainer-0"
 
@@ -362,3 +362,38 @@ def test_admission_errors_name_the_field(text: str, wanted: str) -> None:
 
 def test_a_namespaced_jobset_is_accepted() -> None:
     assert not any("namespace" in e for e in errors(jobset(rjob())))
+
+
+# --- a dump that already holds some of the JobSet's objects ---------------------------------------------
+
+
+def test_a_dumped_child_job_is_not_made_again_and_its_new_pods_pass_the_webhook() -> None:
+    from dralloc.simulator.loading import sort_objects
+
+    first = jobs_of(jobset(rjob(replicas=2)))[0]
+    child = codec.to_dict(first)
+    child["metadata"]["uid"] = "job-uid"
+    objects = [decoded(jobset(rjob(replicas=2))), codec.decode(child)]
+    out = sort_objects(objects, NameGenerator(0))
+    jobs = [w.metadata.name for w in out.workloads if isinstance(w, Job)]
+    assert sorted(jobs) == ["test-jobset-replicated-job-0", "test-jobset-replicated-job-1"]
+    assert len(out.pods) == 4
+    assert all((p.metadata.labels or {}).get("jobset.sigs.k8s.io/priority") == "0" for p in out.pods)
+    assert [s.metadata.name for s in out.services] == ["test-jobset"]
+
+
+def test_priority_label_follows_the_priority_class() -> None:
+    from dralloc.simulator.loading import sort_objects
+
+    high = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\n"
+    template = "{spec: {priorityClassName: high, containers: [{name: w}]}}"
+    objects = codec.load(io.StringIO(high + "---\n" + jobset(rjob(template=template))))
+    out = sort_objects(objects, NameGenerator(0))
+    assert {(p.metadata.labels or {}).get("jobset.sigs.k8s.io/priority") for p in out.pods} == {"1000"}
+
+
+def test_volume_claim_policies_are_reported_as_not_modelled() -> None:
+    policies = "  volumeClaimPolicies: [{templates: [{metadata: {name: data}}]}]"
+    made = jobset_jobs(decoded(jobset(rjob(), spec=policies)))
+    assert made.warnings == ["JobSet default/test-jobset: volumeClaimPolicies are not modelled; its pods get no "
+                             "volumes for them"]

@@ -196,11 +196,12 @@ def _completed(js: JobSet, rjob_name: str, want: int) -> bool:
 
 
 class JobSetJobs:
-    """The Jobs a JobSet's controller creates now, and what it leaves for later (``waiting``: messages)."""
+    """The Jobs a JobSet's controller creates now, and ``warnings`` on what it leaves for later or what is not
+    modelled."""
 
-    def __init__(self, jobs: list[Job], waiting: list[str]) -> None:
+    def __init__(self, jobs: list[Job], warnings: list[str]) -> None:
         self.jobs = jobs
-        self.waiting = waiting
+        self.warnings = warnings
 
 
 def jobset_jobs(js: JobSet, existing: Iterable[str] = ()) -> JobSetJobs:
@@ -212,19 +213,21 @@ def jobset_jobs(js: JobSet, existing: Iterable[str] = ()) -> JobSetJobs:
     have = set(existing)
     sizes = {r.name: replicas(r) for r in js.spec.replicated_jobs or ()}
     jobs: list[Job] = []
-    waiting: list[str] = []
     where = f"JobSet {js.metadata.namespace or 'default'}/{js.metadata.name}"
+    # The claims are mounted where a container has a volumeMount of their name: the model has no mounts.
+    warnings = [f"{where}: volumeClaimPolicies are not modelled; its pods get no volumes for them"
+                ] if js.spec.volume_claim_policies else []
     for rjob in js.spec.replicated_jobs or ():
         blocked = [d.name for d in rjob.depends_on or ()
                    if d.status == "Complete" and not _completed(js, d.name, sizes.get(d.name, 0))]
         if blocked:
-            waiting.append(f"{where}: replicatedJob {rjob.name!r} waits for {', '.join(map(repr, blocked))} "
+            warnings.append(f"{where}: replicatedJob {rjob.name!r} waits for {', '.join(map(repr, blocked))} "
                            "to complete; its Jobs are not created")
             continue
         for index in range(replicas(rjob)):
             if job_name(js.metadata.name or "", rjob.name, index) not in have:
                 jobs.append(construct_job(js, rjob, index))
-    return JobSetJobs(jobs, waiting)
+    return JobSetJobs(jobs, warnings)
 
 
 def jobset_service(js: JobSet) -> Service | None:

@@ -75,7 +75,7 @@ def expand_workload_sets(sets: Iterable[JobSet | LeaderWorkerSet], workloads: It
         if isinstance(obj, JobSet):
             mine = {j.metadata.name or "" for j in owned.of(obj) if isinstance(j, Job)}
             made = jobset_jobs(obj, mine)
-            out.warnings.extend(made.waiting)
+            out.warnings.extend(made.warnings)
             service = jobset_service(obj)
             if service is not None and ("Service", service.metadata.namespace or "default",
                                         service.metadata.name or "") not in have:
