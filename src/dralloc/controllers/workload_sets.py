@@ -65,8 +65,18 @@ def expand_workload_sets(sets: Iterable[JobSet | LeaderWorkerSet], workloads: It
             for o in [*workloads, *services]}
     owned = Owned([*input_pods, *(w for w in workloads if isinstance(w, (Job, StatefulSet)))])
 
+    priorities: dict[tuple[str | None, int | None, str | None], int] = {}
+
+    def priority(pod: Pod) -> int:
+        # Pods of one template share their priority fields: admit each combination once.
+        spec = pod.spec
+        key = (spec.priority_class_name, spec.priority, spec.preemption_policy)
+        if key not in priorities:
+            priorities[key] = _priority(pod, classes)
+        return priorities[key]
+
     def webhooks(pods: Iterable[Pod]) -> list[Pod]:
-        return [admit_lws_pod(admit_jobset_pod(p, _priority(p, classes))) for p in pods]
+        return [admit_lws_pod(admit_jobset_pod(p, priority(p))) for p in pods]
 
     out = SetExpansion(pods=webhooks(new_pods))
     for obj in sets:
