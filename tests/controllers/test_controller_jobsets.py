@@ -11,6 +11,8 @@ import io
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dralloc.api import codec
 from dralloc.api.batch_v1 import Job
@@ -397,3 +399,22 @@ def test_volume_claim_policies_are_reported_as_not_modelled() -> None:
     made = jobset_jobs(decoded(jobset(rjob(), spec=policies)))
     assert made.warnings == ["JobSet default/test-jobset: volumeClaimPolicies are not modelled; its pods get no "
                              "volumes for them"]
+
+
+# --- the index labels over any layout of replicated jobs ------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from(["a", "b", "c"])), min_size=1, max_size=5))
+def test_global_and_group_indexes_number_every_job_once(layout: list[tuple[int, str]]) -> None:
+    rjobs = [rjob(f"r{i}", replicas=count, parallelism=1, extra=f", groupName: {group}")
+             for i, (count, group) in enumerate(layout)]
+    jobs = jobs_of(jobset(*rjobs))
+    assert len(jobs) == sum(count for count, _ in layout)
+    labels = [j.metadata.labels or {} for j in jobs]
+    assert [int(x["jobset.sigs.k8s.io/job-global-index"]) for x in labels] == list(range(len(jobs)))
+    for group in {g for _, g in layout}:
+        mine = [x for x in labels if x["jobset.sigs.k8s.io/group-name"] == group]
+        assert [int(x["jobset.sigs.k8s.io/job-group-index"]) for x in mine] == list(range(len(mine)))
+        assert {x["jobset.sigs.k8s.io/group-replicas"] for x in mine} <= {str(len(mine))}
+    assert {x["jobset.sigs.k8s.io/global-replicas"] for x in labels} <= {str(len(jobs))}

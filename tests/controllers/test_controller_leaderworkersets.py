@@ -10,6 +10,8 @@ import io
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dralloc.api import codec
 from dralloc.api.apps_v1 import StatefulSet
@@ -292,3 +294,23 @@ def test_a_valid_set_has_no_errors() -> None:
 ])
 def test_admission_errors_name_the_field(text: str, wanted: str) -> None:
     assert any(e.startswith(wanted) for e in errors(text)), errors(text)
+
+
+def test_expansion_is_deterministic() -> None:
+    one, two = expand(lws()), expand(lws())
+    assert [(p.metadata.name, p.metadata.uid) for p in one.pods] == [(p.metadata.name, p.metadata.uid)
+                                                                      for p in two.pods]
+
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(2, 24), st.integers(1, 8))
+def test_sub_groups_are_whole_and_the_leader_joins_the_first(size: int, sub_size: int) -> None:
+    if size < sub_size or (size % sub_size and (size - 1) % sub_size):
+        return  # admission refuses these
+    indexes = [int(sub_group_index(size, sub_size, w)) for w in range(1, size)]
+    members = [indexes.count(i) for i in range(max(indexes) + 1)]
+    if size % sub_size == 0:  # the leader is one of the first sub-group's members
+        assert members == [sub_size - 1] + [sub_size] * (len(members) - 1)
+    else:  # the leader is an extra pod of the first sub-group
+        assert members == [sub_size] * len(members)
