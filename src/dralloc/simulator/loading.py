@@ -20,6 +20,7 @@ from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, Stora
 from dralloc.controllers.names import NameGenerator
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "Job", "DaemonSet")
+WORKLOAD_SET_KINDS = ("JobSet", "LeaderWorkerSet")  # sets of Jobs / StatefulSets, made by their own controllers
 
 
 @dataclass
@@ -62,16 +63,26 @@ def sort_objects(objects: Iterable[Any], names: NameGenerator) -> ClusterObjects
         "CSINode": out.csi_nodes, "CSIDriver": out.csi_drivers, "CSIStorageCapacity": out.storage_capacities,
         "PodGroup": out.pod_groups, "Workload": out.scheduling_workloads,
     }
+    sets: list[Any] = []
     for obj in objects:
         kind = type(obj).__name__
         if kind in WORKLOAD_KINDS:
             out.workloads.append(obj)
+        elif kind in WORKLOAD_SET_KINDS:
+            sets.append(obj)
         elif kind in buckets:
             buckets[kind].append(obj)
-    if out.workloads:
+    if out.workloads or sets:
         from dralloc.controllers.workloads import expand_workloads
 
         created, pods = expand_workloads(out.workloads, out.nodes, names, out.pods)
+        if sets:
+            from dralloc.controllers.workload_sets import expand_workload_sets
+
+            made = expand_workload_sets(sets, created, out.pods, pods, names, out.priority_classes, out.services)
+            created, pods = created + made.workloads, made.pods
+            out.services.extend(made.services)
+            out.warnings.extend(made.warnings)
         out.workloads = created
         out.pods.extend(pods)
         from dralloc.api.apps_v1 import StatefulSet

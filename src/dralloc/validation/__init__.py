@@ -16,6 +16,8 @@ from dralloc.api.coordination_v1 import Lease
 from dralloc.api.core_v1 import Node, Pod
 from dralloc.api.core_v1_storage import PersistentVolume, PersistentVolumeClaim
 from dralloc.api.defaults import apply_defaults
+from dralloc.api.jobset_v1alpha2 import JobSet
+from dralloc.api.leaderworkerset_v1 import LeaderWorkerSet
 from dralloc.api.policy_v1 import PodDisruptionBudget
 from dralloc.api.resource_v1 import (
     DeviceClass,
@@ -66,6 +68,7 @@ from dralloc.validation.storage import (
     validate_persistent_volume_claim,
     validate_storage_class,
 )
+from dralloc.validation.workload_sets import jobset_errors, leaderworkerset_errors
 from dralloc.validation.workloads import workload_spec_errors
 
 __all__ = [
@@ -80,7 +83,7 @@ __all__ = [
 
 NAMESPACED_KINDS = {"ResourceClaim", "ResourceClaimTemplate", "Pod", "Deployment", "ReplicaSet", "StatefulSet",
                     "DaemonSet", "Job", "PersistentVolumeClaim", "CSIStorageCapacity", "Service", "Workload",
-                    "PodGroup"}
+                    "PodGroup", "JobSet", "LeaderWorkerSet"}
 
 
 def _meta(obj: Any, namespaced: bool, require_namespace: bool) -> list[FieldError]:
@@ -125,6 +128,10 @@ def validate(obj: Any, *, require_namespace: bool = False) -> list[FieldError]:
         return _meta(obj, True, require_namespace) + workload_spec_errors(obj)
     if isinstance(obj, PodDisruptionBudget):
         return _meta(obj, True, require_namespace) + validate_pdb(obj)
+    if isinstance(obj, JobSet):
+        return _meta(obj, True, require_namespace) + jobset_errors(obj)
+    if isinstance(obj, LeaderWorkerSet):
+        return _meta(obj, True, require_namespace) + leaderworkerset_errors(obj)
     if isinstance(obj, Workload):
         return _meta(obj, True, require_namespace) + validate_workload(obj)
     if isinstance(obj, PodGroup):
