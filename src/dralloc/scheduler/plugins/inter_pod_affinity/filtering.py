@@ -65,6 +65,17 @@ class DomainCounts:
         if counts:
             self.parts.setdefault(topology_key, []).append(counts)
 
+    def compact(self) -> None:
+        """Sum each key's parts into one dict of this state's own, so a node's check reads one dict per key
+        however many groups PreFilter counted (pods with distinct labels are a group each)."""
+        for key, parts in self.parts.items():
+            if len(parts) > 1:
+                total: dict[str, int] = {}
+                for counts in parts:
+                    for value, n in counts.items():
+                        total[value] = total.get(value, 0) + n
+                self.parts[key] = [total]
+
     def add(self, topology_key: str, value: str, n: int) -> None:
         domain = (topology_key, value)
         left = self.changes.get(domain, 0) + n
@@ -142,6 +153,12 @@ class FilterState:
         for term in self.anti_affinity:
             if term.matches(namespace, labels, {}):
                 self.anti_counts.add_counts(term.topology_key, group.domain_counts(term.topology_key))
+
+    def compact(self) -> None:
+        """After PreFilter's counting: each counter reads one dict per topology key."""
+        self.existing_anti.compact()
+        self.affinity_counts.compact()
+        self.anti_counts.compact()
 
     def update_with_pod(self, pod: PodInfo, node: NodeInfo, sign: int) -> None:
         """``updateWithPod``: ``pod`` counted on (+1) or taken off (-1) ``node``."""

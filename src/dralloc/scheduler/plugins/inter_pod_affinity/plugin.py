@@ -81,6 +81,7 @@ class InterPodAffinity(Plugin):
                             ns_labels)
         for group in groups:
             state.count_group(group)
+        state.compact()
         preferred = resolve_weighted(terms.preferred_affinity, namespaces) if terms else ()
         preferred_anti = resolve_weighted(terms.preferred_anti_affinity, namespaces) if terms else ()
         scores = score_map(pod, preferred, preferred_anti, ns_labels, groups, self.hard_pod_affinity_weight)
