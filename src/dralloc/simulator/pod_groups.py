@@ -5,7 +5,8 @@ of the result.
 With ``GenericWorkload`` off (1.36's default) ``spec.schedulingGroup`` is ignored and PodGroups are not
 read: every pod is scheduled on its own, as kube-scheduler does. With it on, the members of a PodGroup are
 scheduled in a pod group cycle (:mod:`dralloc.scheduler.schedule_group`); ``GangScheduling`` adds the
-all-or-nothing rule and the PreEnqueue barrier, ``TopologyAwareWorkloadScheduling`` the topology placements.
+all-or-nothing rule and the PreEnqueue barrier, ``TopologyAwareWorkloadScheduling`` the topology placements,
+``WorkloadAwarePreemption`` the preemption for a whole group, whose victims the simulator evicts.
 """
 
 from __future__ import annotations
@@ -35,8 +36,11 @@ from dralloc.scheduler.schedule_group import GroupOutcome, PodGroupCycle
 from dralloc.scheduler.schedule_one import Framework
 from dralloc.simulator.result import PodGroupResult
 
-# How the simulator takes a member's outcome (code, node, message); True when the member is bound.
-RecordMember = Callable[[PodInfo, Code, NodeInfo | None, str], bool]
+# How the simulator takes a member's outcome (code, node, message, the node it is nominated to); True when
+# the member is bound.
+RecordMember = Callable[[PodInfo, Code, NodeInfo | None, str, NodeInfo | None], bool]
+# How the simulator evicts the victims of a group's preemption.
+EvictForGroup = Callable[[GroupOutcome], None]
 
 REASON_SCHEDULED = "Scheduled"
 REASON_UNSCHEDULABLE = "Unschedulable"
@@ -55,6 +59,7 @@ class PodGroupScheduling:
         self.gang = GangScheduling(self.states) if self.enabled and gates.enabled("GangScheduling") else None
         self.topology = self.enabled and gates.enabled("TopologyAwareWorkloadScheduling")
         self.claims = self.enabled and gates.enabled("DRAWorkloadResourceClaims")
+        self.preemption = self.enabled and gates.enabled("WorkloadAwarePreemption")
         self.domains: dict[str, str | None] = {}
         self.memo: dict[tuple[object, object], Any] = {}  # placement outcomes across cycles
         if self.enabled:
@@ -113,9 +118,10 @@ class PodGroupScheduling:
         return key if key is not None and key in self.states.groups else None
 
     def schedule(self, queue: SchedulingQueue, first: PodInfo, key: str, framework: Framework,
-                 record: RecordMember) -> list[PodInfo]:
+                 record: RecordMember, evict: EvictForGroup | None = None) -> tuple[list[PodInfo], bool]:
         """One pod group cycle for ``first`` and its members waiting in activeQ, in ``first``'s profile;
-        returns the members that failed (the caller puts them back in the unschedulable pool)."""
+        returns the members that failed (the caller puts them back in the queue) and whether the cycle
+        preempted (its victims evicted through ``evict``)."""
         members = [p for p in self.states.members[key] if p is first or (p in queue and queue.take(p))]
         names = [p.pod.spec.scheduler_name or "default-scheduler" for p in members]
         other = next((n for n in names if n != names[0]), None)
@@ -123,18 +129,28 @@ class PodGroupScheduling:
             message = (f"all pods in a single pod group should have the same .spec.schedulerName set, got: "
                        f'"{other}" and "{names[0]}"')
             for pod in members:
-                record(pod, Code.ERROR, None, message)
-            return members
-        outcome = self.run(key, members, framework, record)
-        return [m.pod for m in outcome.members if m.code != Code.SUCCESS]
+                record(pod, Code.ERROR, None, message, None)
+            return members, False
+        outcome = self.run(key, members, framework, record, evict)
+        return [m.pod for m in outcome.members if m.code != Code.SUCCESS], bool(outcome.preempted)
 
-    def run(self, key: str, members: list[PodInfo], framework: Framework, record: RecordMember) -> GroupOutcome:
-        """One pod group cycle over ``members``; each member's outcome recorded, and the group's."""
-        cycle = PodGroupCycle(framework, self.states, self.gang, self.topology, framework.rng, self.memo)
+    def run(self, key: str, members: list[PodInfo], framework: Framework, record: RecordMember,
+            evict: EvictForGroup | None = None) -> GroupOutcome:
+        """One pod group cycle over ``members``; each member's outcome recorded, and the group's. Without
+        ``evict`` a preemption's victims are found but left in place (``preempted`` is then empty)."""
+        cycle = PodGroupCycle(framework, self.states, self.gang, self.topology, framework.rng, self.memo,
+                              self.preemption)
         outcome = cycle.run(key, members)
+        if outcome.preempted:
+            if evict is not None:
+                evict(outcome)
+            else:  # (a what-if copy: nothing is evicted, so nobody waits for it)
+                outcome.preempted = []
+                for m in outcome.members:
+                    m.nominated = None
         self._record(outcome)
         for m in outcome.members:
-            if not record(m.pod, m.code, m.node, m.message):
+            if not record(m.pod, m.code, m.node, m.message, m.nominated):
                 m.code = Code.ERROR if m.code == Code.ERROR else Code.UNSCHEDULABLE
         return outcome
 
