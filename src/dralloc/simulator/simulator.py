@@ -43,7 +43,12 @@ from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, Stora
 from dralloc.controllers.claim_release import release
 from dralloc.controllers.ephemeral_volumes import ephemeral_claims
 from dralloc.controllers.names import NameGenerator
-from dralloc.controllers.preemption import DEFAULT_GRACE_SECONDS, PREEMPTOR_POD, PREEMPTOR_POD_GROUP, mark_preempted
+from dralloc.controllers.preemption import (
+    DEFAULT_GRACE_SECONDS,
+    PREEMPTOR_POD,
+    PREEMPTOR_POD_GROUP,
+    mark_preempted,
+)
 from dralloc.errors import InputError
 from dralloc.scheduler.affinity_terms import NAMESPACE_NAME_LABEL, selects_namespaces_by_label
 from dralloc.scheduler.cache import SchedulerCache
