@@ -11,7 +11,7 @@ all-or-nothing rule and the PreEnqueue barrier, ``TopologyAwareWorkloadSchedulin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -20,9 +20,11 @@ from msgspec.structs import replace
 from dralloc.api.core_v1 import Pod, PodSchedulingGroup, PodStatus
 from dralloc.api.meta import Condition
 from dralloc.api.resource_v1 import ResourceClaim, ResourceClaimTemplate
+from dralloc.api.scheduling_v1 import PriorityClass
 from dralloc.api.scheduling_v1alpha2 import POD_GROUP_SCHEDULED, PodGroup, PodGroupStatus
 from dralloc.controllers.names import NameGenerator
 from dralloc.controllers.podgroup_claims import claims_for_pod_group, with_group_claims
+from dralloc.controllers.priority import PriorityAdmissionError, admit_pod_group_priority
 from dralloc.errors import InputError
 from dralloc.scheduler.cache import SchedulerCache
 from dralloc.scheduler.features import FeatureGates
@@ -51,8 +53,11 @@ class PodGroupScheduling:
     """The simulator's pod groups (None of this runs with GenericWorkload off)."""
 
     def __init__(self, gates: FeatureGates, cache: SchedulerCache, groups: list[PodGroup],
-                 now: datetime | None = None) -> None:
-        """``now``: the time conditions are stamped with (None: unstamped)."""
+                 now: datetime | None = None, priority_classes: Iterable[PriorityClass] = (),
+                 warnings: list[str] | None = None) -> None:
+        """``now``: the time conditions are stamped with (None: unstamped). With WorkloadAwarePreemption, a
+        group without ``spec.priority`` is admitted as kube-apiserver's Priority plugin admits a new one
+        (``priority_classes``; one it would refuse keeps priority 0, with a line in ``warnings``)."""
         self.now = now
         self.enabled = gates.enabled("GenericWorkload")
         self.states = PodGroupStates(cache)
@@ -63,7 +68,10 @@ class PodGroupScheduling:
         self.domains: dict[str, str | None] = {}
         self.memo: dict[tuple[object, object], Any] = {}  # placement outcomes across cycles
         if self.enabled:
+            classes = list(priority_classes)
             for group in groups:
+                if self.preemption and group.spec.priority is None:
+                    group = _admitted(group, classes, warnings)
                 self.states.add_group(group)
 
     def add_group(self, group: PodGroup, templates: Mapping[str, Mapping[str, ResourceClaimTemplate]],
@@ -197,6 +205,15 @@ class PodGroupScheduling:
                 cond is not None and cond.status == "True", self.domains.get(key), message,
                 [m.key for m in members], list((group.status.conditions if group.status else None) or ())))
         return rows
+
+
+def _admitted(group: PodGroup, classes: list[PriorityClass], warnings: list[str] | None) -> PodGroup:
+    try:
+        return admit_pod_group_priority(group, classes)
+    except PriorityAdmissionError as exc:
+        if warnings is not None:
+            warnings.append(f"{exc}; priority 0")
+        return group
 
 
 def copy_members(group: PodGroup, pods: list[Pod], suffix: str) -> tuple[PodGroup, list[Pod]]:

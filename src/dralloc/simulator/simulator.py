@@ -163,7 +163,8 @@ class Simulator:
                 self.snapshot, seed=seed, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                 new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=profile.plugins(),
                 cache=self.cache, state=self.state)
-        self.pod_groups = PodGroupScheduling(self.gates, self.cache, list(pod_groups), now)
+        self.pod_groups = PodGroupScheduling(self.gates, self.cache, list(pod_groups), now, self._priority_classes,
+                                             self.warnings)
         self.pod_groups.make_claims(self.templates, self.names, self.snapshot.set_claim, self.warnings)
         self._requests_cache: dict[bytes, tuple[dict[str, int], int, int]] = {}
         self.results: dict[str, PodResult] = {}
