@@ -100,8 +100,11 @@ def test_no_preemption_when_the_victims_are_not_of_lower_priority() -> None:
     assert not result.evicted
     assert row(result, "high").message == ("minCount (4) cannot be satisfied: 0 scheduled, 3 remaining, "
                                            + NO_VICTIMS)
-    # the members keep their own messages; only the group's condition gets the preemption's
-    assert by_name(result)["high-0"].message == "0/2 nodes are available: 2 Insufficient cpu."
+    # a member keeps its own FitError, whose PostFilter part says DefaultPreemption leaves it to the group
+    assert by_name(result)["high-0"].message == (
+        "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, "
+        "preemption: not eligible due to workload aware preemption enabled")
+    assert by_name(result)["high-1"].message == "minCount (4) cannot be satisfied: 0 scheduled, 3 remaining"
 
 
 def test_the_preemptor_priority_is_the_pod_groups_not_its_pods() -> None:
@@ -132,6 +135,8 @@ def test_a_group_with_a_topology_constraint_does_not_preempt() -> None:
     assert not result.evicted
     assert row(result, "high").message.endswith(
         ", workload aware preemption is not supported for pod groups with scheduling constraints")
+    assert by_name(result)["high-0"].message.endswith(
+        "preemption: not eligible due to placement-based pod group scheduling limitation")
 
 
 def test_a_profile_without_default_preemption_does_not_preempt() -> None:
@@ -143,6 +148,7 @@ def test_a_profile_without_default_preemption_does_not_preempt() -> None:
     assert not result.evicted
     assert row(result, "high").message.endswith(
         ", default preemption plugin is not registered, workload aware preemption is disabled")
+    assert by_name(result)["high-0"].message.endswith("Insufficient cpu. no new claims to deallocate")
 
 
 # ---------------------------------------------------------------------- disruption budgets

@@ -14,6 +14,8 @@ sees it; then every member that fits binds, or none does.
   PodGroupPostFilter (:mod:`dralloc.scheduler.plugins.default_preemption.pod_group`) on the cluster, its
   victims taken off their nodes for the trial and put back after: a profile without DefaultPreemption
   cannot (``default preemption plugin is not registered, ...``), nor can a group with a topology constraint.
+  The members' own PostFilter runs in this cycle (not in the preemption's trials): DynamicResources as for
+  any pod, and DefaultPreemption declining to preempt for one member.
   When it finds victims the group still fails this cycle, now waiting for them to go: the members that fit
   are nominated to the nodes they fit on, and the outcome lists the pods to evict. When it does not, its
   status message is appended to the group's message (never to the members').
@@ -44,6 +46,7 @@ from dralloc.scheduler.plugins.default_preemption.pod_group import (
     GroupPreemption,
     cluster_victims,
     ineligible,
+    member_post_filter,
     pod_group_priority,
 )
 from dralloc.scheduler.plugins.gang_scheduling import GangScheduling, PlacementProgress
@@ -138,8 +141,15 @@ class PodGroupCycle:
 
     def run(self, key: str, pods: list[PodInfo]) -> GroupOutcome:
         """``podGroupCycle``: the group algorithm, then workload-aware preemption when it is unschedulable."""
-        outcome = self._schedule(key, pods)
-        if self.preemption and outcome.code == Code.UNSCHEDULABLE:
+        if not self.preemption:
+            return self._schedule(key, pods)
+        fw = self.framework
+        fw.held_post_filter = member_post_filter(self.topology, self.states.groups[key])
+        try:
+            outcome = self._schedule(key, pods)
+        finally:
+            fw.held_post_filter = None
+        if outcome.code == Code.UNSCHEDULABLE:
             self._preempt(outcome, pods)
         return outcome
 

@@ -1,6 +1,9 @@
 """DefaultPreemption's PodGroupPostFilter (gate ``WorkloadAwarePreemption``, kube-scheduler 1.36): when a pod
 group cycle fails, preempt across the whole cluster so that the group as a whole fits.
 
+* Its members' own PostFilter does not preempt: DefaultPreemption answers ``preemption: not eligible due to
+  workload aware preemption enabled`` (with TopologyAwareWorkloadScheduling, a group with scheduling
+  constraints gets ``... due to placement-based pod group scheduling limitation``).
 * The preemptor is the group: its priority is the PodGroup's ``spec.priority`` (0 when unset), and it may not
   preempt when any member has ``preemptionPolicy: Never`` or when a member's nominated node holds a pod of
   lower effective priority (a grouped pod's is its group's) that is terminating by the scheduler's preemption.
@@ -40,10 +43,22 @@ from dralloc.scheduler.pod_groups import group_key, group_name
 from dralloc.scheduler.podinfo import PodInfo
 
 NO_VICTIMS_FOR_GROUP = "No preemption victims found for incoming preemptor"
+# What DefaultPreemption's per-pod PostFilter answers for a member of a pod group cycle
+MEMBER_PLACEMENT_LIMITATION = "preemption: not eligible due to placement-based pod group scheduling limitation"
+MEMBER_WORKLOAD_AWARE = "preemption: not eligible due to workload aware preemption enabled"
 DISRUPTION_MODE_POD_GROUP = "PodGroup"
 
 # The group cycle run with some pods taken off their nodes: None when the group is feasible, else its status.
 ScheduleGroup = Callable[[], Status | None]
+
+
+def member_post_filter(topology_gate: bool, group: PodGroup) -> str:
+    """DefaultPreemption's PostFilter for a pod of ``group`` with WorkloadAwarePreemption on: it does not
+    preempt for one member. With TopologyAwareWorkloadScheduling on, a group that has scheduling constraints
+    (even an empty list of them) gets the placement text; any other the workload-aware one."""
+    if topology_gate and group.spec.scheduling_constraints is not None:
+        return MEMBER_PLACEMENT_LIMITATION
+    return MEMBER_WORKLOAD_AWARE
 
 
 def pod_group_priority(group: PodGroup) -> int:
