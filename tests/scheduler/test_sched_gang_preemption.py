@@ -305,3 +305,17 @@ def test_budget_split_keeps_order_and_every_unit(units: list[tuple[int, bool]], 
     for victim, (size, covered) in zip(victims, units):
         spent += size if covered else 0
         assert (victim in violating) == (covered and spent > allowed)
+
+
+# ---------------------------------------------------------------------- the result
+def test_a_preempted_groups_row_names_its_preemptor() -> None:
+    result = run(rack_nodes(1, 2), *running_gang("PodGroup"), group("high", 4, 10), members("high", 4, priority=10))
+    assert row(result, "low").preempted_by == "PodGroup/default/high"
+    assert row(result, "low").to_dict()["preemptedBy"] == "PodGroup/default/high"
+    assert "preemptedBy" not in row(result, "high").to_dict()
+    assert result.to_dict()["evicted"][0] == {"namespace": "default", "name": "low-a-0", "node": "r0-n0",
+                                              "by": "PodGroup/default/high", "violatedBudgets": []}
+    from dralloc.cli.simulate import table
+
+    assert ("podgroup default/low    <preempted>   0/8 pods (minCount 8): preempted by PodGroup/default/high"
+            in table(result))

@@ -36,7 +36,7 @@ from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.queue import SchedulingQueue
 from dralloc.scheduler.schedule_group import GroupOutcome, PodGroupCycle
 from dralloc.scheduler.schedule_one import Framework
-from dralloc.simulator.result import PodGroupResult
+from dralloc.simulator.result import Eviction, PodGroupResult
 
 # How the simulator takes a member's outcome (code, node, message, the node it is nominated to); True when
 # the member is bound.
@@ -186,9 +186,14 @@ class PodGroupScheduling:
         group = replace(group, status=replace(status, conditions=[*others, condition]))
         self.states.groups[outcome.key] = group
 
-    def results(self, messages: Callable[[str], str]) -> list[PodGroupResult]:
+    def results(self, messages: Callable[[str], str], evictions: Iterable[Eviction] = ()) -> list[PodGroupResult]:
         """Every PodGroup, sorted by namespace and name. A group never tried (its members held at the
-        queue's door) says why with its first member's message (``messages``: by pod key)."""
+        queue's door) says why with its first member's message (``messages``: by pod key). With
+        WorkloadAwarePreemption a group whose members were preempted names who did it last (``evictions``)."""
+        preempted_by: dict[str, str] = {}
+        if self.preemption:
+            for eviction in evictions:
+                preempted_by[f"{eviction.namespace}/{eviction.name}"] = eviction.by
         rows = []
         for key in sorted(self.states.groups):
             group = self.states.groups[key]
@@ -203,7 +208,8 @@ class PodGroupScheduling:
                 group.metadata.namespace or "default", group.metadata.name or "",
                 policy.min_count if policy is not None else 1, len(self.states.scheduled(key)),
                 cond is not None and cond.status == "True", self.domains.get(key), message,
-                [m.key for m in members], list((group.status.conditions if group.status else None) or ())))
+                [m.key for m in members], list((group.status.conditions if group.status else None) or ()),
+                next((preempted_by[m.key] for m in reversed(members) if m.key in preempted_by), None)))
         return rows
 
 

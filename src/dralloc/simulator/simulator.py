@@ -695,7 +695,7 @@ class Simulator:
         return SimulationResult(list(self.results.values()), ordered, list(self.evicted),
                                 utilization(self.snapshot), list(dict.fromkeys(self.warnings)), self.seed,
                                 list(self.snapshot.volumes.bindings),
-                                self.pod_groups.results(lambda key: self.results[key].message),
+                                self.pod_groups.results(lambda key: self.results[key].message, self.evicted),
                                 list(self.pod_groups.states.groups.values()))
 
 
