@@ -319,3 +319,25 @@ def test_a_preempted_groups_row_names_its_preemptor() -> None:
 
     assert ("podgroup default/low    <preempted>   0/8 pods (minCount 8): preempted by PodGroup/default/high"
             in table(result))
+
+
+def test_once_the_victims_are_gone_the_group_binds_where_it_was_nominated() -> None:
+    docs = [rack_nodes(1, 1), group("low", 2, 1, "PodGroup"), members("low", 2, priority=1, node_name="r0-n0"),
+            group("high", 4, 10), members("high", 4, priority=10)]
+    objects = codec.load(io.StringIO("---\n".join(docs)))
+    first = run(*docs, terminate_at="2026-01-01T00:00:00Z")
+    # the victims are gone; the nominated members are assumed in the next cycle, no longer holding room twice
+    left = [p.pod for p in first.pods if p.status != "evicted"]
+    again = Simulator.from_objects([objects[0], *left, *(o for o in objects if type(o).__name__ == "PodGroup")],
+                                   feature_gates=FeatureGates.parse(WAP)).schedule()
+    assert [p.node for p in again.pods] == ["r0-n0"] * 4
+
+
+def test_members_that_fit_in_a_failed_cycle_lose_their_nomination() -> None:
+    # high-0 comes nominated; the gang cannot preempt (nothing lower runs), so the failure handler clears it
+    nominated = members("high", 1, priority=10).replace("spec:\n", "status: {nominatedNodeName: r0-n0}\nspec:\n", 1)
+    docs = [rack_nodes(1, 1, cpu="2"), group("high", 4, 10), nominated, members("high", 3, priority=10, prefix="more")]
+    pods = by_name(run(*docs))
+    assert pods["high-0"].pod.status.nominated_node_name is None
+    kept = by_name(run(*docs, gates=GANG_ONLY))["high-0"].pod.status.nominated_node_name
+    assert kept == "r0-n0"  # (without the gate nothing is nominated by a group cycle)

@@ -71,7 +71,9 @@ OTHER_POD_FAILED = "failed to schedule other pod from a pod group: "
 @dataclass
 class MemberOutcome:
     """One member's end in the cycle: bound on ``node``, or not with ``message`` (``code``). ``fit``: where a
-    member of a failed cycle fit; ``nominated``: the node its nominatedNodeName is set to (after preemption)."""
+    member of a failed cycle fit; ``nominated``: the node its nominatedNodeName is set to (after preemption;
+    with WorkloadAwarePreemption a member that fit in a failed cycle is otherwise cleared, as upstream's
+    failure handler does)."""
 
     pod: PodInfo
     code: Code
@@ -79,6 +81,7 @@ class MemberOutcome:
     message: str = ""
     fit: NodeInfo | None = None
     nominated: NodeInfo | None = None
+    renominated: bool = False  # the cycle sets its nominatedNodeName to ``nominated`` (None: clears it)
 
 
 @dataclass
@@ -151,6 +154,9 @@ class PodGroupCycle:
             fw.held_post_filter = None
         if outcome.code == Code.UNSCHEDULABLE:
             self._preempt(outcome, pods)
+        for member in outcome.members:
+            if member.fit is not None:  # (assumed, then let go: its nomination is the cycle's to set)
+                member.renominated = True
         return outcome
 
     # ------------------------------------------------------------------ workload-aware preemption
@@ -359,6 +365,8 @@ class PodGroupCycle:
                 if attempt.code == Code.WAIT and attempt.node is not None:
                     held.append((pod, attempt.node))
                     progress.scheduled += 1
+                    if self.preemption:
+                        self._drop_nomination(pod)
                 else:
                     failed[pod.key] = attempt.message
                 status = self.gang.placement_feasible(min_count, progress) if self.gang is not None else None
@@ -371,6 +379,15 @@ class PodGroupCycle:
         if status is None and not held:
             status = unschedulable("", GROUP_UNSCHEDULABLE)
         return _Evaluation(status, held, failed, len(held), keyed)
+
+    def _drop_nomination(self, pod: PodInfo) -> None:
+        """``assume`` takes an assumed pod out of the nominator: its nomination no longer holds room for it
+        (it only comes back when the cycle nominates it again). Members are nominated only by a group's
+        preemption, so this runs with WorkloadAwarePreemption on."""
+        status = pod.pod.status
+        node = self.framework.snapshot.by_name.get(status.nominated_node_name or "") if status is not None else None
+        if node is not None:
+            self.framework.snapshot.unnominate(node, pod)
 
     def _revert(self, key: str, result: _Evaluation) -> None:
         """Unreserve and forget the held members, last first."""

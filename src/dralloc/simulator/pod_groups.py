@@ -38,9 +38,9 @@ from dralloc.scheduler.schedule_group import GroupOutcome, PodGroupCycle
 from dralloc.scheduler.schedule_one import Framework
 from dralloc.simulator.result import Eviction, PodGroupResult
 
-# How the simulator takes a member's outcome (code, node, message, the node it is nominated to); True when
-# the member is bound.
-RecordMember = Callable[[PodInfo, Code, NodeInfo | None, str, NodeInfo | None], bool]
+# How the simulator takes a member's outcome (code, node, message, and when the cycle sets its nomination, the
+# node it is nominated to or None to clear it); True when the member is bound.
+RecordMember = Callable[[PodInfo, Code, NodeInfo | None, str, tuple[NodeInfo | None] | None], bool]
 # How the simulator evicts the victims of a group's preemption.
 EvictForGroup = Callable[[GroupOutcome], None]
 
@@ -158,7 +158,7 @@ class PodGroupScheduling:
                     m.nominated = None
         self._record(outcome)
         for m in outcome.members:
-            if not record(m.pod, m.code, m.node, m.message, m.nominated):
+            if not record(m.pod, m.code, m.node, m.message, (m.nominated,) if m.renominated else None):
                 m.code = Code.ERROR if m.code == Code.ERROR else Code.UNSCHEDULABLE
         return outcome
 

@@ -493,9 +493,9 @@ class Simulator:
         return attempt
 
     def record_member(self, info: PodInfo, code: Code, node: NodeInfo | None, message: str,
-                      nominated: NodeInfo | None = None) -> bool:
-        """A pod group member's outcome (True when bound); ``nominated``: the node its nominatedNodeName is
-        set to (a group waiting for its preemption's victims to go)."""
+                      nomination: tuple[NodeInfo | None] | None = None) -> bool:
+        """A pod group member's outcome (True when bound); ``nomination``: when the cycle sets it, the node its
+        nominatedNodeName becomes (a group waiting for its preemption's victims to go) or None (cleared)."""
         result = self.results[info.key]
         result.attempts += 1
         if code == Code.SUCCESS and node is not None:
@@ -506,13 +506,15 @@ class Simulator:
             return True
         result.status = "error" if code == Code.ERROR else "unschedulable"
         result.message = truncate_message(message)
-        if nominated is not None:
-            info.pod = _with_nomination(info.pod, nominated.name)
+        if nomination is not None:
+            (nominated,) = nomination
+            info.pod = _with_nomination(info.pod, nominated.name if nominated is not None else None)
             result.pod = info.pod
             if self.snapshot.nominations:
                 for each in self.snapshot.nodes:
                     self.snapshot.unnominate(each, info)
-            self.snapshot.nominate(nominated, info)
+            if nominated is not None:
+                self.snapshot.nominate(nominated, info)
         return False
 
     def evict_for_group(self, outcome: GroupOutcome) -> None:
