@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from gang_builders import by_name, members, rack_nodes
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dralloc.api import codec
@@ -341,3 +341,42 @@ def test_members_that_fit_in_a_failed_cycle_lose_their_nomination() -> None:
     assert pods["high-0"].pod.status.nominated_node_name is None
     kept = by_name(run(*docs, gates=GANG_ONLY))["high-0"].pod.status.nominated_node_name
     assert kept == "r0-n0"  # (without the gate nothing is nominated by a group cycle)
+
+
+# ---------------------------------------------------------------------- any small cluster
+RUNNING = st.lists(st.tuples(st.integers(0, 2),  # node
+                             st.integers(0, 3),  # priority
+                             st.sampled_from(["single", "g1", "g2", "p1"])),  # own unit, a PodGroup-mode group, a Pod-mode group
+                   max_size=12)
+
+
+@given(RUNNING, st.integers(1, 5))
+@settings(max_examples=40, deadline=None)
+def test_group_preemption_takes_only_lower_units_and_whole_groups(running: list[tuple[int, int, str]],
+                                                                  min_count: int) -> None:
+    # 3 nodes of 4 one-CPU slots; the pending gang (priority 2) needs min_count slots
+    per_node = [0, 0, 0]
+    docs = [rack_nodes(1, 3), group("g1", 1, 1, "PodGroup"), group("g2", 1, 3, "PodGroup"), group("p1", 1, 1, "Pod")]
+    priorities: dict[str, int] = {}
+    for i, (node, priority, unit) in enumerate(running):
+        if per_node[node] == 4:
+            continue
+        per_node[node] += 1
+        name = f"run-{i}"
+        group_ref = f"  schedulingGroup: {{podGroupName: {unit}}}\n" if unit != "single" else ""
+        docs.append(f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default}}\nspec:\n"
+                    f"  priority: {priority}\n  nodeName: r0-n{node}\n{group_ref}"
+                    f"  containers: [{{name: c, resources: {{requests: {{cpu: \"1\"}}}}}}]\n")
+        priorities[name] = {"g1": 1, "g2": 3}.get(unit, priority)  # a PodGroup-mode pod weighs as its group
+    docs += [group("high", min_count, 2), members("high", min_count, priority=2)]
+    result = run(*docs)
+    gone = set(evicted(result))
+    assert all(priorities[name] < 2 for name in gone)
+    for unit in ("g1", "g2"):
+        members_of = {f"run-{i}" for i, (_, _, u) in enumerate(running) if u == unit and f"run-{i}" in priorities}
+        assert not (members_of & gone) or members_of <= gone
+    free = 12 - len(priorities)
+    lower = sum(1 for p in priorities.values() if p < 2)
+    placed = row(result, "high").placed
+    assert placed == (free + lower >= min_count)
+    assert bool(gone) == (placed and free < min_count)
