@@ -42,13 +42,7 @@ from dralloc.api.scheduling_v1alpha2 import PodGroup
 from dralloc.scheduler.framework import Code, Status, unschedulable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.default_preemption.disruption_budgets import Budget
-from dralloc.scheduler.plugins.default_preemption.pod_group import (
-    GroupPreemption,
-    cluster_victims,
-    ineligible,
-    member_post_filter,
-    pod_group_priority,
-)
+from dralloc.scheduler.plugins.default_preemption.pod_group import member_post_filter, preempt_for_group
 from dralloc.scheduler.plugins.gang_scheduling import GangScheduling, PlacementProgress
 from dralloc.scheduler.plugins.topology_placement import (
     PLACEMENTS_UNAVAILABLE,
@@ -184,42 +178,19 @@ class PodGroupCycle:
         outcome.message = ", ".join(m for m in (outcome.message, status.message) if m)
 
     def _select_victims(self, key: str, group: PodGroup, pods: list[PodInfo]) -> tuple[Status, list[PodInfo]]:
-        """The PodGroupPostFilter over the whole cluster; every victim taken off for the trial is back on its
-        node afterwards, the nodes' pods in their old order (the snapshot backup and restore)."""
+        """The PodGroupPostFilter over the whole cluster, its feasibility check this group's cycle without
+        PostFilter, each trial reverted."""
         snap = self.framework.snapshot
-        groups = self.states.groups
-        priority = pod_group_priority(group)
-        refused = ineligible(priority, pods, snap.by_name, groups)
-        if refused is not None:
-            return refused, []
-        budgets = [Budget.of(b) for b in snap.disruption_budgets]
         policy = group.spec.scheduling_policy.gang
         min_count = policy.min_count if policy is not None and self.gang is not None else 0
-        taken: dict[int, tuple[PodInfo, NodeInfo]] = {}  # by id(pod): off its node now
-        orders: dict[str, tuple[NodeInfo, list[PodInfo]]] = {}
-
-        def take_off(pod: PodInfo, node: NodeInfo) -> None:
-            orders.setdefault(node.name, (node, list(node.pods)))
-            node.remove_pod(pod, pod.claim_footprint)
-            taken[id(pod)] = (pod, node)
-
-        def put_back(pod: PodInfo, node: NodeInfo) -> None:
-            node.add_pod(pod, pod.claim_footprint)
-            del taken[id(pod)]
 
         def schedule() -> Status | None:
             result = self._evaluate(key, pods, None, min_count)
             self._revert(key, result)
             return result.status
 
-        try:
-            return GroupPreemption(take_off, put_back, schedule).select_victims(
-                priority, cluster_victims(snap.nodes, groups), budgets)
-        finally:
-            for pod, node in reversed(taken.values()):
-                node.add_pod(pod, pod.claim_footprint)
-            for node, order in orders.values():
-                node.pods[:] = order
+        return preempt_for_group(group, pods, snap.nodes, self.states.groups,
+                                 [Budget.of(b) for b in snap.disruption_budgets], schedule)
 
     def _schedule(self, key: str, pods: list[PodInfo]) -> GroupOutcome:
         group = self.states.groups[key]

@@ -20,8 +20,8 @@ group cycle fails, preempt across the whole cluster so that the group as a whole
   groups: the larger, then the one started earlier. Equal units keep the order in which the cluster's nodes
   and their pods list them (upstream's order there is a map's).
 
-The caller backs the cluster up before and restores it after; the victims' pods are returned most important
-unit first, for the caller to evict.
+The victims' pods are returned most important unit first, for the caller to evict; the cluster is left as it
+was found.
 """
 
 from __future__ import annotations
@@ -160,38 +160,58 @@ def split_violating(victims: list[Victim], budgets: list[Budget]) -> tuple[list[
     return violating, other
 
 
-@dataclass
-class GroupPreemption:
-    """One PodGroupPostFilter run. ``take_off`` and ``put_back`` move a pod off and back onto its node in
-    the cluster the cycle reads; ``schedule`` runs the group cycle there."""
+def preempt_for_group(group: PodGroup, members: list[PodInfo], nodes: list[NodeInfo],
+                      groups: Mapping[str, PodGroup], budgets: list[Budget], schedule: ScheduleGroup
+                      ) -> tuple[Status, list[PodInfo]]:
+    """``PodGroupEvaluator.Preempt`` up to actuation: the verdict and the pods to evict. ``schedule`` runs the
+    group cycle over ``nodes`` as they are; the victims taken off for it are back on their nodes afterwards,
+    each node's pods in their old order (upstream's snapshot backup and restore)."""
+    priority = pod_group_priority(group)
+    refused = ineligible(priority, members, {n.name: n for n in nodes}, groups)
+    if refused is not None:
+        return refused, []
+    off: dict[int, tuple[PodInfo, NodeInfo]] = {}  # by id(pod): the pods off their node now
+    orders: dict[str, tuple[NodeInfo, list[PodInfo]]] = {}
 
-    take_off: Callable[[PodInfo, NodeInfo], None]
-    put_back: Callable[[PodInfo, NodeInfo], None]
-    schedule: ScheduleGroup
-
-    def select_victims(self, priority: int, potential: list[Victim], budgets: list[Budget]
-                       ) -> tuple[Status, list[PodInfo]]:
-        """``selectVictimsOnDomain`` past eligibility: the verdict and the pods to evict."""
-        potential = [v for v in potential if v.priority < priority]
-        if not potential:
-            return unresolvable(NAME, NO_VICTIMS_FOR_GROUP), []
-        for victim in potential:
-            self._remove(victim)
-        status = self.schedule()
-        if status is not None:
-            return status, []
-        potential.sort(key=importance_key)
-        violating, other = split_violating(potential, budgets)
-        chosen: list[Victim] = []
-        for victim in violating + other:
-            for pod, node in victim.placed:
-                self.put_back(pod, node)
-            if self.schedule() is not None:
-                self._remove(victim)
-                chosen.append(victim)
-        chosen.sort(key=importance_key)
-        return Status(Code.SUCCESS, (), NAME), [p for v in chosen for p in v.pods]
-
-    def _remove(self, victim: Victim) -> None:
+    def take_off(victim: Victim) -> None:
         for pod, node in victim.placed:
-            self.take_off(pod, node)
+            orders.setdefault(node.name, (node, list(node.pods)))
+            node.remove_pod(pod, pod.claim_footprint)
+            off[id(pod)] = (pod, node)
+
+    def put_back(victim: Victim) -> None:
+        for pod, node in victim.placed:
+            node.add_pod(pod, pod.claim_footprint)
+            del off[id(pod)]
+
+    try:
+        return _select_victims(priority, cluster_victims(nodes, groups), budgets, take_off, put_back, schedule)
+    finally:
+        for pod, node in reversed(off.values()):
+            node.add_pod(pod, pod.claim_footprint)
+        for node, order in orders.values():
+            node.pods[:] = order
+
+
+def _select_victims(priority: int, potential: list[Victim], budgets: list[Budget],
+                    take_off: Callable[[Victim], None], put_back: Callable[[Victim], None],
+                    schedule: ScheduleGroup) -> tuple[Status, list[PodInfo]]:
+    """``selectVictimsOnDomain`` past eligibility."""
+    potential = [v for v in potential if v.priority < priority]
+    if not potential:
+        return unresolvable(NAME, NO_VICTIMS_FOR_GROUP), []
+    for victim in potential:
+        take_off(victim)
+    status = schedule()
+    if status is not None:
+        return status, []
+    potential.sort(key=importance_key)
+    violating, other = split_violating(potential, budgets)
+    chosen: list[Victim] = []
+    for victim in violating + other:
+        put_back(victim)
+        if schedule() is not None:
+            take_off(victim)
+            chosen.append(victim)
+    chosen.sort(key=importance_key)
+    return Status(Code.SUCCESS, (), NAME), [p for v in chosen for p in v.pods]
