@@ -380,3 +380,15 @@ def test_group_preemption_takes_only_lower_units_and_whole_groups(running: list[
     placed = row(result, "high").placed
     assert placed == (free + lower >= min_count)
     assert bool(gone) == (placed and free < min_count)
+
+
+def test_a_pod_groups_victim_event_names_the_group_and_the_cluster() -> None:
+    from dralloc.controllers.preemption import (
+        POD_GROUP_CANDIDATE,
+        PREEMPTOR_POD_GROUP,
+        preempted_event_message,
+    )
+
+    assert preempted_event_message(PREEMPTOR_POD_GROUP, "1234", POD_GROUP_CANDIDATE) == \
+        "Preempted by podgroup 1234 on node cluster"
+    assert preempted_event_message("pod", "abcd", "node-1") == "Preempted by pod abcd on node node-1"

@@ -6,7 +6,10 @@ then a delete with default options, so the pod terminates for its grace period
 member's.
 
 ``dralloc simulate`` applies :func:`mark_preempted` to its victims; ``dralloc serve`` writes
-:func:`preemption_condition` into the stored victim and then deletes it through its API.
+:func:`preemption_condition` into the stored victim and then deletes it through its API. Each victim also gets
+a Normal ``Preempted`` event (action ``Preempting``) saying :func:`preempted_event_message`: the preemptor's
+type and UID, and the node it was nominated to — for a pod group, whose candidate is the whole cluster,
+``cluster``.
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ from dralloc.api.core_v1 import Pod, PodCondition, PodStatus
 from dralloc.scheduler.plugins.default_preemption import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 from dralloc.scheduler.profile import DEFAULT_SCHEDULER
 
-__all__ = ["DEFAULT_GRACE_SECONDS", "PREEMPTING", "PREEMPTOR_POD", "PREEMPTOR_POD_GROUP", "mark_preempted",
-           "preemption_condition"]
+__all__ = ["DEFAULT_GRACE_SECONDS", "POD_GROUP_CANDIDATE", "PREEMPTING", "PREEMPTOR_POD", "PREEMPTOR_POD_GROUP",
+           "mark_preempted", "preempted_event_message", "preemption_condition"]
 
 DEFAULT_GRACE_SECONDS = 30  # a pod's terminationGracePeriodSeconds when unset
 PREEMPTING = "preempting to accommodate a higher priority {preemptor}"  # after "<schedulerName>: "
 PREEMPTOR_POD = "pod"  # the preemptor types (the executor's ``Type()``)
 PREEMPTOR_POD_GROUP = "podgroup"
+POD_GROUP_CANDIDATE = "cluster"  # the candidate's name in a pod group's preemption
 
 
 def preemption_condition(victim: Pod, scheduler_name: str | None, preemptor: str = PREEMPTOR_POD) -> PodCondition:
@@ -50,3 +54,8 @@ def mark_preempted(pod: Pod, at: str, scheduler_name: str | None, preemptor: str
     meta = replace(pod.metadata, deletion_timestamp=when.strftime("%Y-%m-%dT%H:%M:%SZ"),
                    deletion_grace_period_seconds=grace)
     return replace(pod, metadata=meta, status=replace(status, conditions=conds))
+
+
+def preempted_event_message(preemptor: str, uid: str | None, candidate: str) -> str:
+    """The ``Preempted`` event's message on a victim: ``Preempted by <type> <uid> on node <candidate>``."""
+    return f"Preempted by {preemptor} {uid or ''} on node {candidate}"
