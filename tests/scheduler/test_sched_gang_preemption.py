@@ -392,3 +392,21 @@ def test_a_pod_groups_victim_event_names_the_group_and_the_cluster() -> None:
     assert preempted_event_message(PREEMPTOR_POD_GROUP, "1234", POD_GROUP_CANDIDATE) == \
         "Preempted by podgroup 1234 on node cluster"
     assert preempted_event_message("pod", "abcd", "node-1") == "Preempted by pod abcd on node node-1"
+
+
+def test_the_readme_example_preempts_the_sweep_whole() -> None:
+    from pathlib import Path
+
+    from dralloc.cli.simulate import table
+    from dralloc.simulator.report_topology import render_pod_groups
+
+    folder = Path(__file__).resolve().parents[2] / "examples" / "gang-preemption"
+    objects: list[Any] = []
+    for path in sorted(folder.glob("*.yaml")):
+        objects += codec.load(io.StringIO(path.read_text(encoding="utf-8")))
+    result = Simulator.from_objects(objects, feature_gates=FeatureGates.parse(WAP)).schedule()
+    text = table(result)
+    assert "podgroup default/sweep      <preempted>   0/4 pods (minCount 4): preempted by PodGroup/default/deadline" \
+        in text
+    assert "podgroup default/deadline   <placed>      2/2 pods (minCount 2) on node-a, node-b" in text
+    assert "<td>default/sweep</td><td>preempted</td>" in render_pod_groups(result.pod_groups)
