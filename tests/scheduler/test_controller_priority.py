@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from dralloc.api import codec
-from dralloc.controllers.priority import PriorityAdmissionError, admit_pod_priority
+from dralloc.controllers.priority import PriorityAdmissionError, admit_pod_group_priority, admit_pod_priority
 
 
 def pod(**spec: Any) -> Any:
@@ -63,3 +63,28 @@ def test_a_stated_priority_must_match_the_class() -> None:
 def test_a_stated_preemption_policy_must_match_the_class() -> None:
     with pytest.raises(PriorityAdmissionError, match=r"PreemptionPolicy \(Never\) must not be provided"):
         admit_pod_priority(pod(priorityClassName="batch", preemptionPolicy="Never"), [pclass("batch", 100)])
+
+
+# ---------------------------------------------------------------------- PodGroups (WorkloadAwarePreemption)
+def pod_group(**spec: Any) -> Any:
+    return codec.decode({"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+                         "metadata": {"name": "job", "namespace": "ns"},
+                         "spec": {"schedulingPolicy": {"basic": {}}, **spec}})
+
+
+def test_a_pod_group_gets_its_class_value_or_the_global_default() -> None:
+    classes = [pclass("default1", 5, globalDefault=True), pclass("nondefault1", 7)]
+    named = admit_pod_group_priority(pod_group(priorityClassName="nondefault1"), classes)
+    assert (named.spec.priority_class_name, named.spec.priority) == ("nondefault1", 7)
+    defaulted = admit_pod_group_priority(pod_group(), classes)
+    assert (defaulted.spec.priority_class_name, defaulted.spec.priority) == ("default1", 5)
+    assert admit_pod_group_priority(pod_group(), classes[1:]).spec.priority == 0
+
+
+def test_a_pod_group_naming_a_missing_class_or_another_priority_is_refused() -> None:
+    with pytest.raises(PriorityAdmissionError, match='^podgroups.scheduling.k8s.io "job" is forbidden: no '
+                                                     'PriorityClass with name gone was found$'):
+        admit_pod_group_priority(pod_group(priorityClassName="gone"), [])
+    with pytest.raises(PriorityAdmissionError, match=r"the integer value of priority \(9999\)"):
+        admit_pod_group_priority(pod_group(priorityClassName="b", priority=9999), [pclass("b", 7)])
+    assert admit_pod_group_priority(pod_group(priorityClassName="b", priority=7), [pclass("b", 7)]).spec.priority == 7

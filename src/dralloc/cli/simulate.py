@@ -142,6 +142,9 @@ def _group_row(group: Any, result: Any) -> tuple[str, str, str]:
     nodes = sorted({p.node for p in members if p.node})
     total = len(members)
     where = group.domain or ("<placed>" if group.placed else "<pending>")
+    if group.preempted_by is not None and group.scheduled < group.min_count:  # no longer running as a whole
+        detail = f"{group.scheduled}/{total} pods (minCount {group.min_count}): preempted by {group.preempted_by}"
+        return (f"podgroup {group.namespace}/{group.name}", "<preempted>", detail)
     if group.placed:
         detail = f"{group.scheduled}/{total} pods (minCount {group.min_count}) on {', '.join(nodes)}"
     else:

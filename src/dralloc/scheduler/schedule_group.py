@@ -10,6 +10,15 @@ sees it; then every member that fits binds, or none does.
   nodes) is evaluated this way and reverted; the feasible ones are scored by PodGroupPodsCount and the best
   is taken. None feasible: ``0/<n> placements are available, first placement status: <its status>``.
 * On failure, members that fit carry the group's message; members that did not fit carry their own FitError.
+* With WorkloadAwarePreemption, a group that is unschedulable (not in error) runs DefaultPreemption's
+  PodGroupPostFilter (:mod:`dralloc.scheduler.plugins.default_preemption.pod_group`) on the cluster, its
+  victims taken off their nodes for the trial and put back after: a profile without DefaultPreemption
+  cannot (``default preemption plugin is not registered, ...``), nor can a group with a topology constraint.
+  The members' own PostFilter runs in this cycle (not in the preemption's trials): DynamicResources as for
+  any pod, and DefaultPreemption declining to preempt for one member.
+  When it finds victims the group still fails this cycle, now waiting for them to go: the members that fit
+  are nominated to the nodes they fit on, and the outcome lists the pods to evict. When it does not, its
+  status message is appended to the group's message (never to the members').
 
 Placements whose nodes are in the same states (as many nodes of each state of :mod:`dralloc.scheduler.groups`)
 give the same outcome for pods that read nothing but a node's state (no node selector or affinity, no pod
@@ -32,6 +41,8 @@ from dralloc.api.codec import encode_json
 from dralloc.api.scheduling_v1alpha2 import PodGroup
 from dralloc.scheduler.framework import Code, Status, unschedulable
 from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.plugins.default_preemption.disruption_budgets import Budget
+from dralloc.scheduler.plugins.default_preemption.pod_group import member_post_filter, preempt_for_group
 from dralloc.scheduler.plugins.gang_scheduling import GangScheduling, PlacementProgress
 from dralloc.scheduler.plugins.topology_placement import (
     PLACEMENTS_UNAVAILABLE,
@@ -45,24 +56,33 @@ from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.schedule_one import Framework
 
 GROUP_UNSCHEDULABLE = "pod group is unschedulable"
+PREEMPTION_NOT_REGISTERED = "default preemption plugin is not registered, workload aware preemption is disabled"
+PREEMPTION_NOT_WITH_CONSTRAINTS = "workload aware preemption is not supported for pod groups with scheduling constraints"
 MEMO_LIMIT = 100_000
 OTHER_POD_FAILED = "failed to schedule other pod from a pod group: "
 
 
 @dataclass
 class MemberOutcome:
-    """One member's end in the cycle: bound on ``node``, or not with ``message`` (``code``)."""
+    """One member's end in the cycle: bound on ``node``, or not with ``message`` (``code``). ``fit``: where a
+    member of a failed cycle fit; ``nominated``: the node its nominatedNodeName is set to (after preemption;
+    with WorkloadAwarePreemption a member that fit in a failed cycle is otherwise cleared, as upstream's
+    failure handler does)."""
 
     pod: PodInfo
     code: Code
     node: NodeInfo | None = None
     message: str = ""
+    fit: NodeInfo | None = None
+    nominated: NodeInfo | None = None
+    renominated: bool = False  # the cycle sets its nominatedNodeName to ``nominated`` (None: clears it)
 
 
 @dataclass
 class GroupOutcome:
-    """The cycle's end: the group's status (SUCCESS, UNSCHEDULABLE or ERROR), the domain it got and each
-    member's outcome (every member taken, in order)."""
+    """The cycle's end: the group's status (SUCCESS, UNSCHEDULABLE or ERROR), the domain it got, each
+    member's outcome (every member taken, in order) and the pods its preemption evicts (most important
+    first)."""
 
     key: str
     group: PodGroup
@@ -70,6 +90,7 @@ class GroupOutcome:
     message: str = ""
     domain: str | None = None
     members: list[MemberOutcome] = field(default_factory=list)
+    preempted: list[PodInfo] = field(default_factory=list)
 
 
 @dataclass
@@ -100,11 +121,12 @@ class _Remembered:
 
 class PodGroupCycle:
     """Runs pod group cycles over one framework. ``gang``: the GangScheduling plugin (None without its
-    gate: every group is basic); ``topology``: whether TopologyAwareWorkloadScheduling is on."""
+    gate: every group is basic); ``topology``: whether TopologyAwareWorkloadScheduling is on;
+    ``preemption``: whether WorkloadAwarePreemption is on."""
 
     def __init__(self, framework: Framework, states: PodGroupStates, gang: GangScheduling | None,
-                 topology: bool, rng: random.Random, memo: dict[tuple[object, object], _Remembered] | None = None
-                 ) -> None:
+                 topology: bool, rng: random.Random, memo: dict[tuple[object, object], _Remembered] | None = None,
+                 preemption: bool = False) -> None:
         """``memo``: outcomes of placements remembered across cycles (owned by the caller)."""
         self.memo: dict[tuple[object, object], _Remembered] = memo if memo is not None else {}
         self.framework = framework
@@ -112,8 +134,65 @@ class PodGroupCycle:
         self.gang = gang
         self.topology = topology
         self.rng = rng
+        self.preemption = preemption
 
     def run(self, key: str, pods: list[PodInfo]) -> GroupOutcome:
+        """``podGroupCycle``: the group algorithm, then workload-aware preemption when it is unschedulable."""
+        if not self.preemption:
+            return self._schedule(key, pods)
+        fw = self.framework
+        fw.held_post_filter = member_post_filter(self.topology, self.states.groups[key])
+        try:
+            outcome = self._schedule(key, pods)
+        finally:
+            fw.held_post_filter = None
+        if outcome.code == Code.UNSCHEDULABLE:
+            self._preempt(outcome, pods)
+        for member in outcome.members:
+            if member.fit is not None:  # (assumed, then let go: its nomination is the cycle's to set)
+                member.renominated = True
+        return outcome
+
+    # ------------------------------------------------------------------ workload-aware preemption
+    def _preempt(self, outcome: GroupOutcome, pods: list[PodInfo]) -> None:
+        """``runWorkloadAwarePreemption`` and what the cycle makes of its verdict (see the module docstring)."""
+        group = outcome.group
+        if self.framework.preemption is None:
+            status = unschedulable("", PREEMPTION_NOT_REGISTERED)
+        elif group.topology_key is not None:
+            status = unschedulable("", PREEMPTION_NOT_WITH_CONSTRAINTS)
+        else:
+            status, victims = self._select_victims(outcome.key, group, pods)
+            if status.code == Code.SUCCESS:
+                outcome.preempted = victims
+                for member in outcome.members:
+                    member.nominated = member.fit
+                return
+        if status.code == Code.ERROR:
+            outcome.code = Code.ERROR
+            outcome.message = status.message
+            for member in outcome.members:
+                if member.code != Code.ERROR:
+                    member.code, member.message = Code.ERROR, status.message
+            return
+        outcome.message = ", ".join(m for m in (outcome.message, status.message) if m)
+
+    def _select_victims(self, key: str, group: PodGroup, pods: list[PodInfo]) -> tuple[Status, list[PodInfo]]:
+        """The PodGroupPostFilter over the whole cluster, its feasibility check this group's cycle without
+        PostFilter, each trial reverted."""
+        snap = self.framework.snapshot
+        policy = group.spec.scheduling_policy.gang
+        min_count = policy.min_count if policy is not None and self.gang is not None else 0
+
+        def schedule() -> Status | None:
+            result = self._evaluate(key, pods, None, min_count)
+            self._revert(key, result)
+            return result.status
+
+        return preempt_for_group(group, pods, snap.nodes, self.states.groups,
+                                 [Budget.of(b) for b in snap.disruption_budgets], schedule)
+
+    def _schedule(self, key: str, pods: list[PodInfo]) -> GroupOutcome:
         group = self.states.groups[key]
         policy = group.spec.scheduling_policy.gang
         min_count = policy.min_count if policy is not None and self.gang is not None else 0
@@ -257,6 +336,8 @@ class PodGroupCycle:
                 if attempt.code == Code.WAIT and attempt.node is not None:
                     held.append((pod, attempt.node))
                     progress.scheduled += 1
+                    if self.preemption:
+                        self._drop_nomination(pod)
                 else:
                     failed[pod.key] = attempt.message
                 status = self.gang.placement_feasible(min_count, progress) if self.gang is not None else None
@@ -270,6 +351,15 @@ class PodGroupCycle:
             status = unschedulable("", GROUP_UNSCHEDULABLE)
         return _Evaluation(status, held, failed, len(held), keyed)
 
+    def _drop_nomination(self, pod: PodInfo) -> None:
+        """``assume`` takes an assumed pod out of the nominator: its nomination no longer holds room for it
+        (it only comes back when the cycle nominates it again). Members are nominated only by a group's
+        preemption, so this runs with WorkloadAwarePreemption on."""
+        status = pod.pod.status
+        node = self.framework.snapshot.by_name.get(status.nominated_node_name or "") if status is not None else None
+        if node is not None:
+            self.framework.snapshot.unnominate(node, pod)
+
     def _revert(self, key: str, result: _Evaluation) -> None:
         """Unreserve and forget the held members, last first."""
         for pod, _ in reversed(result.held):
@@ -282,7 +372,9 @@ class PodGroupCycle:
         if status is not None:
             self._revert(key, result)
             code = Code.ERROR if status.code == Code.ERROR else Code.UNSCHEDULABLE
-            members = [MemberOutcome(p, code, None, result.failed.get(p.key, status.message)) for p in pods]
+            fit = {pod.key: node for pod, node in result.held}
+            members = [MemberOutcome(p, code, None, result.failed.get(p.key, status.message), fit.get(p.key))
+                       for p in pods]
             return GroupOutcome(key, group, code, status.message, None, members)
         members = []
         bound: dict[str, MemberOutcome] = {}

@@ -139,6 +139,9 @@ class Framework(PluginRuntime):
         self.memo = CycleMemo() if memo else None
         # A pod group cycle's candidate placement: the only nodes a held attempt considers (None: all).
         self.placement: list[NodeInfo] | None = None
+        # With WorkloadAwarePreemption a pod group cycle's members run PostFilter too, DefaultPreemption
+        # answering with this text instead of preempting for one pod (None: held members skip PostFilter).
+        self.held_post_filter: str | None = None
         # For each pod held by a pod group cycle: its claims as they were before its PreBind wrote them
         # (None: a claim it created), and the pod itself, to put back when the group lets it go.
         self.held_writes: dict[str, tuple[dict[tuple[str, str], ResourceClaim | None], Pod]] = {}
@@ -170,6 +173,11 @@ class Framework(PluginRuntime):
         if not feasible:
             if hold is None:
                 self._post_filter(cycle, diagnosis, out)
+            elif self.held_post_filter is not None:
+                reasons = self._dra_post_filter(cycle, out)
+                if self.preemption is not None:
+                    reasons.append(self.held_post_filter)
+                diagnosis.post_filter_msg = ", ".join(reasons)
             out.message = fit_error_message(len(snap.nodes if self.placement is None else self.placement),
                                             diagnosis)
             return out
@@ -445,13 +453,17 @@ class Framework(PluginRuntime):
         st: DraCycle | None = cycle.data.get(DRA)
         return [sel for sel in st.available_on if sel is not None] if st is not None else []
 
+    def _dra_post_filter(self, cycle: Cycle, out: Attempt) -> list[str]:
+        """DynamicResources' PostFilter (it runs first): its reasons, ``out.deallocated`` when it freed a claim."""
+        if self.dra is None:
+            return []
+        dra_status = self.dra.post_filter(cycle)
+        if dra_status.reasons and dra_status.reasons[0].startswith("deallocation"):
+            out.deallocated = True
+        return list(dra_status.reasons)
+
     def _post_filter(self, cycle: Cycle, diagnosis: Diagnosis, out: Attempt) -> None:
-        reasons: list[str] = []
-        if self.dra is not None:
-            dra_status = self.dra.post_filter(cycle)
-            if dra_status.reasons and dra_status.reasons[0].startswith("deallocation"):
-                out.deallocated = True
-            reasons.extend(dra_status.reasons)
+        reasons = self._dra_post_filter(cycle, out)
         if self.preemption is None:  # a profile without DefaultPreemption: no victims, the nomination stays
             diagnosis.post_filter_msg = ", ".join(reasons)
             return

@@ -5,12 +5,13 @@ of the result.
 With ``GenericWorkload`` off (1.36's default) ``spec.schedulingGroup`` is ignored and PodGroups are not
 read: every pod is scheduled on its own, as kube-scheduler does. With it on, the members of a PodGroup are
 scheduled in a pod group cycle (:mod:`dralloc.scheduler.schedule_group`); ``GangScheduling`` adds the
-all-or-nothing rule and the PreEnqueue barrier, ``TopologyAwareWorkloadScheduling`` the topology placements.
+all-or-nothing rule and the PreEnqueue barrier, ``TopologyAwareWorkloadScheduling`` the topology placements,
+``WorkloadAwarePreemption`` the preemption for a whole group, whose victims the simulator evicts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -19,9 +20,11 @@ from msgspec.structs import replace
 from dralloc.api.core_v1 import Pod, PodSchedulingGroup, PodStatus
 from dralloc.api.meta import Condition
 from dralloc.api.resource_v1 import ResourceClaim, ResourceClaimTemplate
+from dralloc.api.scheduling_v1 import PriorityClass
 from dralloc.api.scheduling_v1alpha2 import POD_GROUP_SCHEDULED, PodGroup, PodGroupStatus
 from dralloc.controllers.names import NameGenerator
 from dralloc.controllers.podgroup_claims import claims_for_pod_group, with_group_claims
+from dralloc.controllers.priority import PriorityAdmissionError, admit_pod_group_priority
 from dralloc.errors import InputError
 from dralloc.scheduler.cache import SchedulerCache
 from dralloc.scheduler.features import FeatureGates
@@ -33,10 +36,13 @@ from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.queue import SchedulingQueue
 from dralloc.scheduler.schedule_group import GroupOutcome, PodGroupCycle
 from dralloc.scheduler.schedule_one import Framework
-from dralloc.simulator.result import PodGroupResult
+from dralloc.simulator.result import Eviction, PodGroupResult
 
-# How the simulator takes a member's outcome (code, node, message); True when the member is bound.
-RecordMember = Callable[[PodInfo, Code, NodeInfo | None, str], bool]
+# How the simulator takes a member's outcome (code, node, message, and when the cycle sets its nomination, the
+# node it is nominated to or None to clear it); True when the member is bound.
+RecordMember = Callable[[PodInfo, Code, NodeInfo | None, str, tuple[NodeInfo | None] | None], bool]
+# How the simulator evicts the victims of a group's preemption.
+EvictForGroup = Callable[[GroupOutcome], None]
 
 REASON_SCHEDULED = "Scheduled"
 REASON_UNSCHEDULABLE = "Unschedulable"
@@ -47,18 +53,25 @@ class PodGroupScheduling:
     """The simulator's pod groups (None of this runs with GenericWorkload off)."""
 
     def __init__(self, gates: FeatureGates, cache: SchedulerCache, groups: list[PodGroup],
-                 now: datetime | None = None) -> None:
-        """``now``: the time conditions are stamped with (None: unstamped)."""
+                 now: datetime | None = None, priority_classes: Iterable[PriorityClass] = (),
+                 warnings: list[str] | None = None) -> None:
+        """``now``: the time conditions are stamped with (None: unstamped). With WorkloadAwarePreemption, a
+        group without ``spec.priority`` is admitted as kube-apiserver's Priority plugin admits a new one
+        (``priority_classes``; one it would refuse keeps priority 0, with a line in ``warnings``)."""
         self.now = now
         self.enabled = gates.enabled("GenericWorkload")
         self.states = PodGroupStates(cache)
         self.gang = GangScheduling(self.states) if self.enabled and gates.enabled("GangScheduling") else None
         self.topology = self.enabled and gates.enabled("TopologyAwareWorkloadScheduling")
         self.claims = self.enabled and gates.enabled("DRAWorkloadResourceClaims")
+        self.preemption = self.enabled and gates.enabled("WorkloadAwarePreemption")
         self.domains: dict[str, str | None] = {}
         self.memo: dict[tuple[object, object], Any] = {}  # placement outcomes across cycles
         if self.enabled:
+            classes = list(priority_classes)
             for group in groups:
+                if self.preemption and group.spec.priority is None:
+                    group = _admitted(group, classes, warnings)
                 self.states.add_group(group)
 
     def add_group(self, group: PodGroup, templates: Mapping[str, Mapping[str, ResourceClaimTemplate]],
@@ -120,9 +133,10 @@ class PodGroupScheduling:
         return key if key is not None and key in self.states.groups else None
 
     def schedule(self, queue: SchedulingQueue, first: PodInfo, key: str, framework: Framework,
-                 record: RecordMember) -> list[PodInfo]:
+                 record: RecordMember, evict: EvictForGroup | None = None) -> tuple[list[PodInfo], bool]:
         """One pod group cycle for ``first`` and its members waiting in activeQ, in ``first``'s profile;
-        returns the members that failed (the caller puts them back in the unschedulable pool)."""
+        returns the members that failed (the caller puts them back in the queue) and whether the cycle
+        preempted (its victims evicted through ``evict``)."""
         members = [p for p in self.states.members[key] if p is first or (p in queue and queue.take(p))]
         names = [p.pod.spec.scheduler_name or "default-scheduler" for p in members]
         other = next((n for n in names if n != names[0]), None)
@@ -130,18 +144,28 @@ class PodGroupScheduling:
             message = (f"all pods in a single pod group should have the same .spec.schedulerName set, got: "
                        f'"{other}" and "{names[0]}"')
             for pod in members:
-                record(pod, Code.ERROR, None, message)
-            return members
-        outcome = self.run(key, members, framework, record)
-        return [m.pod for m in outcome.members if m.code != Code.SUCCESS]
+                record(pod, Code.ERROR, None, message, None)
+            return members, False
+        outcome = self.run(key, members, framework, record, evict)
+        return [m.pod for m in outcome.members if m.code != Code.SUCCESS], bool(outcome.preempted)
 
-    def run(self, key: str, members: list[PodInfo], framework: Framework, record: RecordMember) -> GroupOutcome:
-        """One pod group cycle over ``members``; each member's outcome recorded, and the group's."""
-        cycle = PodGroupCycle(framework, self.states, self.gang, self.topology, framework.rng, self.memo)
+    def run(self, key: str, members: list[PodInfo], framework: Framework, record: RecordMember,
+            evict: EvictForGroup | None = None) -> GroupOutcome:
+        """One pod group cycle over ``members``; each member's outcome recorded, and the group's. Without
+        ``evict`` a preemption's victims are found but left in place (``preempted`` is then empty)."""
+        cycle = PodGroupCycle(framework, self.states, self.gang, self.topology, framework.rng, self.memo,
+                              self.preemption)
         outcome = cycle.run(key, members)
+        if outcome.preempted:
+            if evict is not None:
+                evict(outcome)
+            else:  # (a what-if copy: nothing is evicted, so nobody waits for it)
+                outcome.preempted = []
+                for m in outcome.members:
+                    m.nominated = None
         self._record(outcome)
         for m in outcome.members:
-            if not record(m.pod, m.code, m.node, m.message):
+            if not record(m.pod, m.code, m.node, m.message, (m.nominated,) if m.renominated else None):
                 m.code = Code.ERROR if m.code == Code.ERROR else Code.UNSCHEDULABLE
         return outcome
 
@@ -169,9 +193,14 @@ class PodGroupScheduling:
         group = replace(group, status=replace(status, conditions=[*others, condition]))
         self.states.groups[outcome.key] = group
 
-    def results(self, messages: Callable[[str], str]) -> list[PodGroupResult]:
+    def results(self, messages: Callable[[str], str], evictions: Iterable[Eviction] = ()) -> list[PodGroupResult]:
         """Every PodGroup, sorted by namespace and name. A group never tried (its members held at the
-        queue's door) says why with its first member's message (``messages``: by pod key)."""
+        queue's door) says why with its first member's message (``messages``: by pod key). With
+        WorkloadAwarePreemption a group whose members were preempted names who did it last (``evictions``)."""
+        preempted_by: dict[str, str] = {}
+        if self.preemption:
+            for eviction in evictions:
+                preempted_by[f"{eviction.namespace}/{eviction.name}"] = eviction.by
         rows = []
         for key in sorted(self.states.groups):
             group = self.states.groups[key]
@@ -186,8 +215,18 @@ class PodGroupScheduling:
                 group.metadata.namespace or "default", group.metadata.name or "",
                 policy.min_count if policy is not None else 1, len(self.states.scheduled(key)),
                 cond is not None and cond.status == "True", self.domains.get(key), message,
-                [m.key for m in members], list((group.status.conditions if group.status else None) or ())))
+                [m.key for m in members], list((group.status.conditions if group.status else None) or ()),
+                next((preempted_by[m.key] for m in reversed(members) if m.key in preempted_by), None)))
         return rows
+
+
+def _admitted(group: PodGroup, classes: list[PriorityClass], warnings: list[str] | None) -> PodGroup:
+    try:
+        return admit_pod_group_priority(group, classes)
+    except PriorityAdmissionError as exc:
+        if warnings is not None:
+            warnings.append(f"{exc}; priority 0")
+        return group
 
 
 def copy_members(group: PodGroup, pods: list[Pod], suffix: str) -> tuple[PodGroup, list[Pod]]:

@@ -152,7 +152,8 @@ def render_pod_groups(groups: list[PodGroupResult]) -> str:
         return ""
     body = []
     for g in groups:
-        state = "placed" if g.placed else "pending"
+        state = "preempted" if g.preempted_by is not None and g.scheduled < g.min_count else \
+            "placed" if g.placed else "pending"
         where = escape(g.domain or ("—" if not g.placed else "any node"))
         body.append(f"<tr><td>{escape(g.namespace)}/{escape(g.name)}</td><td>{state}</td>"
                     f'<td class="num">{g.scheduled}/{len(g.members)}</td><td class="num">{g.min_count}</td>'

@@ -62,11 +62,16 @@ class PodGroupResult:
     message: str
     members: list[str]  # the member pods' keys, in input order
     conditions: list[Condition] = field(default_factory=list)  # the PodGroup's, as the scheduler left them
+    # With WorkloadAwarePreemption: who evicted its members last (a pod's key, or PodGroup/<namespace>/<name>)
+    preempted_by: str | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return {"namespace": self.namespace, "name": self.name, "minCount": self.min_count,
-                "scheduled": self.scheduled, "placed": self.placed, "domain": self.domain,
-                "message": self.message, "conditions": [to_builtins(c) for c in self.conditions]}
+        row: dict[str, object] = {"namespace": self.namespace, "name": self.name, "minCount": self.min_count,
+                                  "scheduled": self.scheduled, "placed": self.placed, "domain": self.domain,
+                                  "message": self.message, "conditions": [to_builtins(c) for c in self.conditions]}
+        if self.preempted_by is not None:
+            row["preemptedBy"] = self.preempted_by
+        return row
 
 
 @dataclass

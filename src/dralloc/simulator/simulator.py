@@ -25,7 +25,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from msgspec.structs import replace
 
@@ -43,7 +43,12 @@ from dralloc.api.storage_v1 import CSIDriver, CSINode, CSIStorageCapacity, Stora
 from dralloc.controllers.claim_release import release
 from dralloc.controllers.ephemeral_volumes import ephemeral_claims
 from dralloc.controllers.names import NameGenerator
-from dralloc.controllers.preemption import DEFAULT_GRACE_SECONDS, mark_preempted
+from dralloc.controllers.preemption import (
+    DEFAULT_GRACE_SECONDS,
+    PREEMPTOR_POD,
+    PREEMPTOR_POD_GROUP,
+    mark_preempted,
+)
 from dralloc.errors import InputError
 from dralloc.scheduler.affinity_terms import NAMESPACE_NAME_LABEL, selects_namespaces_by_label
 from dralloc.scheduler.cache import SchedulerCache
@@ -55,6 +60,7 @@ from dralloc.scheduler.plugins.default_preemption.disruption_budgets import Budg
 from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.profile import DEFAULT_SCHEDULER, Profile
 from dralloc.scheduler.queue import SchedulingQueue
+from dralloc.scheduler.schedule_group import GroupOutcome
 from dralloc.scheduler.schedule_one import Framework, SchedulerState
 from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
 from dralloc.scheduler.volume_warnings import volume_warnings
@@ -157,7 +163,8 @@ class Simulator:
                 self.snapshot, seed=seed, percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                 new_claim_name=self.names.generate, group_nodes=group_nodes, plugins=profile.plugins(),
                 cache=self.cache, state=self.state)
-        self.pod_groups = PodGroupScheduling(self.gates, self.cache, list(pod_groups), now)
+        self.pod_groups = PodGroupScheduling(self.gates, self.cache, list(pod_groups), now, self._priority_classes,
+                                             self.warnings)
         self.pod_groups.make_claims(self.templates, self.names, self.snapshot.set_claim, self.warnings)
         self._requests_cache: dict[bytes, tuple[dict[str, int], int, int]] = {}
         self.results: dict[str, PodResult] = {}
@@ -395,8 +402,15 @@ class Simulator:
             info = queue.pop()
             group = groups.group_of(info)
             if group is not None:  # its members waiting in activeQ go with it, in one pod group cycle
-                for failed in groups.schedule(queue, info, group, self._framework(info), self.record_member):
-                    queue.add_unschedulable(failed)
+                failed, preempted = groups.schedule(queue, info, group, self._framework(info), self.record_member,
+                                                    self.evict_for_group)
+                if preempted and self.victims_terminate_at is None:  # its victims are gone: try it again
+                    queue.move_all_to_active()
+                for pod in failed:
+                    if preempted and self.victims_terminate_at is None and self.results[pod.key].attempts < MAX_ATTEMPTS:
+                        queue.requeue(pod)
+                    else:
+                        queue.add_unschedulable(pod)
                 if progress is not None:
                     done += 1
                     progress(done, len(queue) + len(queue.unschedulable))
@@ -454,7 +468,8 @@ class Simulator:
         result.status = "error" if attempt.code == Code.ERROR else "unschedulable"
         result.message = truncate_message(attempt.message)
         broken = self._budgets_broken(attempt.evicted)
-        attempt.evicted = [v for v in attempt.evicted if self._evict(v, attempt.nominated, info, broken[id(v)])]
+        by = Preemptor(info.key, info.pod.spec.scheduler_name)
+        attempt.evicted = [v for v in attempt.evicted if self._evict(v, attempt.nominated, by, broken[id(v)])]
         for lowered in attempt.unnominated:
             lowered.pod = _with_nomination(lowered.pod, None)
             if lowered.key in self.results:
@@ -477,8 +492,10 @@ class Simulator:
             self.snapshot.nominate(attempt.nominated, info)
         return attempt
 
-    def record_member(self, info: PodInfo, code: Code, node: NodeInfo | None, message: str) -> bool:
-        """A pod group member's outcome (True when bound)."""
+    def record_member(self, info: PodInfo, code: Code, node: NodeInfo | None, message: str,
+                      nomination: tuple[NodeInfo | None] | None = None) -> bool:
+        """A pod group member's outcome (True when bound); ``nomination``: when the cycle sets it, the node its
+        nominatedNodeName becomes (a group waiting for its preemption's victims to go) or None (cleared)."""
         result = self.results[info.key]
         result.attempts += 1
         if code == Code.SUCCESS and node is not None:
@@ -489,7 +506,25 @@ class Simulator:
             return True
         result.status = "error" if code == Code.ERROR else "unschedulable"
         result.message = truncate_message(message)
+        if nomination is not None:
+            (nominated,) = nomination
+            info.pod = _with_nomination(info.pod, nominated.name if nominated is not None else None)
+            result.pod = info.pod
+            if self.snapshot.nominations:
+                for each in self.snapshot.nodes:
+                    self.snapshot.unnominate(each, info)
+            if nominated is not None:
+                self.snapshot.nominate(nominated, info)
         return False
+
+    def evict_for_group(self, outcome: GroupOutcome) -> None:
+        """Evict the victims of a pod group's preemption (``actuatePodGroupPreemption``), the preemptor being
+        the group (``PodGroup/<namespace>/<name>``, of its first member's scheduler)."""
+        first = outcome.members[0].pod.pod.spec.scheduler_name if outcome.members else None
+        by = Preemptor(f"PodGroup/{outcome.key}", first, PREEMPTOR_POD_GROUP)
+        broken = self._budgets_broken(outcome.preempted)
+        for victim in outcome.preempted:
+            self._evict(victim, None, by, broken[id(victim)])
 
     def _budgets_broken(self, victims: list[PodInfo]) -> dict[int, list[str]]:
         """For each victim (by id), the disruption budgets its eviction takes below zero, counting the victims
@@ -511,7 +546,7 @@ class Simulator:
         if changed:
             self.snapshot.disruption_budgets = budgets
 
-    def _evict(self, victim: PodInfo, node: NodeInfo | None, by: PodInfo, violated: list[str] | None = None) -> bool:
+    def _evict(self, victim: PodInfo, node: NodeInfo | None, by: Preemptor, violated: list[str] | None = None) -> bool:
         """Delete a preemption victim: free its node share, un-reserve its claims, deallocate or delete
         the claims nobody else uses (as the resourceclaim controller would). With ``victims_terminate_at``
         it is only marked terminating, and a victim already being deleted is left alone (kube-scheduler
@@ -521,7 +556,7 @@ class Simulator:
         if self.victims_terminate_at is not None:
             if victim.pod.metadata.deletion_timestamp:
                 return False
-            victim.pod = mark_preempted(victim.pod, self.victims_terminate_at, by.pod.spec.scheduler_name)
+            victim.pod = mark_preempted(victim.pod, self.victims_terminate_at, by.scheduler_name, by.kind)
             result.pod = victim.pod
             marked = self.snapshot.by_name.get(node_name)
             if marked is not None and marked.dirty_sink is not None:
@@ -662,11 +697,20 @@ class Simulator:
         return SimulationResult(list(self.results.values()), ordered, list(self.evicted),
                                 utilization(self.snapshot), list(dict.fromkeys(self.warnings)), self.seed,
                                 list(self.snapshot.volumes.bindings),
-                                self.pod_groups.results(lambda key: self.results[key].message),
+                                self.pod_groups.results(lambda key: self.results[key].message, self.evicted),
                                 list(self.pod_groups.states.groups.values()))
 
 
-def _preempted_message(by: PodInfo, node: str, violated: list[str] | None) -> str:
+class Preemptor(NamedTuple):
+    """Who preempts a victim: its key in the evicted rows, its scheduler's name and its type (``pod`` or
+    ``podgroup``, as the DisruptionTarget condition names it)."""
+
+    key: str
+    scheduler_name: str | None
+    kind: str = PREEMPTOR_POD
+
+
+def _preempted_message(by: Preemptor, node: str, violated: list[str] | None) -> str:
     text = f"preempted by {by.key} on node {node}"
     if violated:
         text += f"; violates PodDisruptionBudget {', '.join(violated)}"
