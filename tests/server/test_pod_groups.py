@@ -391,3 +391,46 @@ def test_a_condition_the_scheduler_could_not_write_is_read_back_from_the_store(
     running, assumed = loop.bound_pods(snap)
     kept = loop.live.sync(snap, running, assumed)
     assert groups_view(kept) == groups_view(LiveScheduler(gates=loop.live.gates).sync(snap, running, assumed))
+
+
+# --- workload-aware preemption in the server ------------------------------------------------------------
+
+PREEMPTION_GATES = "GenericWorkload=true,GangScheduling=true,WorkloadAwarePreemption=true"
+
+
+def test_a_pod_group_gets_its_priority_from_its_class_on_create_with_workload_aware_preemption() -> None:
+    c = gang_cluster(gates=PREEMPTION_GATES)
+    high = c.priority_class(1000)
+    created = c.post(PODGROUPS, pod_group("high", priorityClassName=high))
+    assert created["spec"]["priority"] == 1000
+    assert c.post(PODGROUPS, pod_group("plain"))["spec"]["priority"] == 0  # no class, no global default
+    r = c.http.post(PODGROUPS, json=pod_group("wrong", priorityClassName=high, priority=7))
+    assert r.status_code == 403 and "podgroups.scheduling.k8s.io" in r.json()["message"]
+    missing = c.http.post(PODGROUPS, json=pod_group("missing", priorityClassName="no-such-class"))
+    assert missing.status_code == 403
+    assert "no PriorityClass with name no-such-class was found" in missing.json()["message"]
+
+
+def test_without_the_gate_a_pod_group_is_not_admitted_for_priority() -> None:
+    c = gang_cluster(gates="GenericWorkload=true,GangScheduling=true")
+    created = c.post(PODGROUPS, pod_group("plain"))
+    assert "priority" not in created["spec"]
+
+
+def test_a_higher_priority_gang_evicts_a_pod_group_whole_through_the_api() -> None:
+    c = gang_cluster(gates=PREEMPTION_GATES, cpu="4")
+    low, high = c.priority_class(10), c.priority_class(1000)
+    c.post(PODGROUPS, pod_group("sweep", min_count=2, priorityClassName=low, disruptionMode="PodGroup"))
+    for name in ("s-0", "s-1"):
+        c.post("/api/v1/namespaces/default/pods", {**member(name, cpu="2", group="sweep")})
+    c.settle()
+    assert nodes(c) == {"s-0": "node-1", "s-1": "node-1"}
+    deadline = c.post(PODGROUPS, pod_group("deadline", min_count=1, priorityClassName=high))
+    c.post("/api/v1/namespaces/default/pods", member("d-0", cpu="3", group="deadline"))
+    c.settle()
+    # both of the sweep's pods go (its disruption mode is the whole group), though one would have made room
+    assert nodes(c) == {"d-0": "node-1"}
+    events = c.events("Preempted")
+    assert sorted(e["involvedObject"]["name"] for e in events) == ["s-0", "s-1"]
+    assert {e["message"] for e in events} == {f"Preempted by podgroup {deadline['metadata']['uid']} on node cluster"}
+    assert {e["related"]["kind"] for e in events} == {"PodGroup"}

@@ -38,6 +38,10 @@ class PodResult:
         return f"{self.namespace}/{self.name}"
 
 
+# ``Eviction.by`` for a pod group's preemption: this prefix, then the group's ``namespace/name``
+POD_GROUP_PREEMPTOR = "PodGroup/"
+
+
 @dataclass
 class Eviction:
     namespace: str

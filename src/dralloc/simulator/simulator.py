@@ -66,7 +66,7 @@ from dralloc.scheduler.snapshot import ClusterSnapshot, claim_key
 from dralloc.scheduler.volume_warnings import volume_warnings
 from dralloc.scheduler.volumes import VolumeState
 from dralloc.simulator.pod_groups import PodGroupScheduling
-from dralloc.simulator.result import Eviction, PodResult, SimulationResult
+from dralloc.simulator.result import POD_GROUP_PREEMPTOR, Eviction, PodResult, SimulationResult
 from dralloc.simulator.utilization import utilization
 
 __all__ = ["DEFAULT_GRACE_SECONDS", "DEFAULT_SCHEDULER", "MAX_ATTEMPTS", "POD_UID_NAMESPACE", "Scheduler", "Simulator",
@@ -521,7 +521,7 @@ class Simulator:
         """Evict the victims of a pod group's preemption (``actuatePodGroupPreemption``), the preemptor being
         the group (``PodGroup/<namespace>/<name>``, of its first member's scheduler)."""
         first = outcome.members[0].pod.pod.spec.scheduler_name if outcome.members else None
-        by = Preemptor(f"PodGroup/{outcome.key}", first, PREEMPTOR_POD_GROUP)
+        by = Preemptor(f"{POD_GROUP_PREEMPTOR}{outcome.key}", first, PREEMPTOR_POD_GROUP)
         broken = self._budgets_broken(outcome.preempted)
         for victim in outcome.preempted:
             self._evict(victim, None, by, broken[id(victim)])

@@ -38,11 +38,17 @@ from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from dralloc.api.codec import decode, to_dict
 from dralloc.api.core_v1 import Pod
-from dralloc.controllers.preemption import preemption_condition
+from dralloc.controllers.preemption import (
+    POD_GROUP_CANDIDATE,
+    PREEMPTOR_POD,
+    PREEMPTOR_POD_GROUP,
+    preempted_event_message,
+    preemption_condition,
+)
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.plugins.dynamic_resources import binding_conditions, reservations
 from dralloc.server.clock import now
@@ -56,7 +62,7 @@ from dralloc.server.controllers.writes import Writer
 from dralloc.server.http.errors import ApiError
 from dralloc.server.names import generated_name
 from dralloc.server.registry import pods as pod_registry
-from dralloc.simulator.result import PodResult
+from dralloc.simulator.result import POD_GROUP_PREEMPTOR, PodResult
 from dralloc.simulator.simulator import DEFAULT_SCHEDULER
 from dralloc.store import Conflict, NotFound
 
@@ -67,6 +73,15 @@ BACKOFF_MAX_SECONDS = 10.0  # podMaxBackoffDuration: the wait doubles per failur
 FLUSH_PERIOD_SECONDS = 30  # how often the scheduling queue looks for pods waiting longer than that
 Obj = dict[str, Any]
 PREBIND = 'running PreBind plugin "DynamicResources": '  # how a PreBind failure reads in events and conditions
+
+
+class _Preemptor(NamedTuple):
+    """Who preempts, as the victim's condition and Preempted event name it."""
+
+    obj: Obj
+    kind: str  # pod, podgroup
+    scheduler_name: str | None
+    uid: str | None
 
 
 @dataclass
@@ -300,7 +315,7 @@ class SchedulerLoop:
 
         for eviction in sched.evicted:
             victim = by_key(f"{eviction.namespace}/{eviction.name}")
-            preemptor = by_key(eviction.by)
+            preemptor = self._preemptor(eviction.by, snap, by_key)
             if victim is not None and preemptor is not None and self._evict(victim, preemptor, eviction.node, snap):
                 freed = True
         for key in sched.lost_nominations:  # a preemptor took the node these waiting pods were nominated to
@@ -520,14 +535,32 @@ class SchedulerLoop:
         if updated is not None and uid in self.waiting:  # own write: no retry for it
             self.waiting[uid] = (str(_meta(updated).get("resourceVersion")), self.waiting[uid][1])
 
-    def _evict(self, victim: Obj, preemptor: Obj, node: str, snap: Snapshot) -> bool:
+    def _preemptor(self, by: str, snap: Snapshot, pod_by_key: Callable[[str], Obj | None]) -> _Preemptor | None:
+        """Who an eviction row names: a pod (``namespace/name``), or with workload-aware preemption a PodGroup
+        (``PodGroup/namespace/name``, of the scheduler its first pending member names)."""
+        group_key = by.removeprefix(POD_GROUP_PREEMPTOR)
+        if group_key == by:
+            pod = pod_by_key(by)
+            if pod is None:
+                return None
+            return _Preemptor(pod, PREEMPTOR_POD, (pod.get("spec") or {}).get("schedulerName"), _meta(pod).get("uid"))
+        namespace, _, name = group_key.partition("/")
+        group = snap.mirror.get(pod_groups.PODGROUPS, (namespace, name))
+        if group is None:
+            return None
+        scheduler = next(((p.get("spec") or {}).get("schedulerName") for p in snap.unbound_pods
+                          if _meta(p).get("namespace") == namespace
+                          and ((p.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName") == name), None)
+        return _Preemptor(group, PREEMPTOR_POD_GROUP, scheduler, _meta(group).get("uid"))
+
+    def _evict(self, victim: Obj, preemptor: _Preemptor, node: str, snap: Snapshot) -> bool:
         """Preempt one victim; True when it is gone at once (no grace period), its claims released."""
         meta = _meta(victim)
         namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", str(meta.get("uid"))
         typed = snap.cache.typed("pods", victim)
         if not isinstance(typed, Pod):
             return False  # (the scheduler could not have read it either)
-        condition: Obj = to_dict(preemption_condition(typed, (preemptor.get("spec") or {}).get("schedulerName")))
+        condition: Obj = to_dict(preemption_condition(typed, preemptor.scheduler_name, preemptor.kind))
 
         def disrupt(current: Obj) -> Obj | None:
             return current if set_condition(current, condition) else None
@@ -535,8 +568,11 @@ class SchedulerLoop:
         if self.writer.update("pods", namespace, name, disrupt, uid=uid) is None:
             return False  # gone already
         terminating = self.terminating.delete(namespace, name, uid)
-        self.recorder.record(victim, "Normal", "Preempted", f"Preempted by pod {_meta(preemptor).get('uid')} on node "
-                             f"{node}", COMPONENT, "Preempting", related=preemptor)
+        # a pod group's candidate is the whole cluster, not one node
+        candidate = POD_GROUP_CANDIDATE if preemptor.kind == PREEMPTOR_POD_GROUP else node
+        self.recorder.record(victim, "Normal", "Preempted",
+                             preempted_event_message(preemptor.kind, preemptor.uid, candidate), COMPONENT,
+                             "Preempting", related=preemptor.obj)
         if terminating is not None:
             return False  # it keeps its claims until it is gone
         pods = {u: p for u, p in snap.pods_by_uid().items() if u != uid}

@@ -15,8 +15,10 @@ from typing import Any
 
 from dralloc.api.codec import decode
 from dralloc.api.scheduling_v1alpha2 import PodGroup, Workload
+from dralloc.server.registry.priorities import admit_pod_group
 from dralloc.server.registry.strategy import Strategy, managed_field_errors
 from dralloc.server.types import Obj
+from dralloc.store import SQLStore
 from dralloc.validation import validate_status_update
 from dralloc.validation.field import FieldError
 from dralloc.validation.meta import (
@@ -25,7 +27,7 @@ from dralloc.validation.meta import (
     validate_conditions,
     validate_object_meta,
 )
-from dralloc.validation.podgroups import ALL_FEATURES, validate_pod_group, validate_workload
+from dralloc.validation.podgroups import ALL_FEATURES, PREEMPTION, validate_pod_group, validate_workload
 
 # the gate that serves the API at all (kube-apiserver's GenericWorkload, with scheduling.k8s.io/v1alpha2 enabled)
 SERVING_GATE = "GenericWorkload"
@@ -59,6 +61,10 @@ class WorkloadStrategy(_WorkloadAPIStrategy):
 
 
 class PodGroupStrategy(_WorkloadAPIStrategy):
+    def admit(self, store: SQLStore, sent: Obj, namespace: str) -> Obj:
+        """With ``WorkloadAwarePreemption``, the Priority admission plugin gives a PodGroup its priority."""
+        return admit_pod_group(store, sent) if PREEMPTION in self.features else sent
+
     def spec_errors(self, typed: Any) -> list[FieldError]:
         assert isinstance(typed, PodGroup)
         return validate_pod_group(typed, self.features)

@@ -16,7 +16,12 @@ from typing import Any
 
 from dralloc.api.codec import decode
 from dralloc.api.scheduling_v1 import PriorityClass
-from dralloc.controllers.priority import SYSTEM_PRIORITY_CLASSES, PriorityAdmissionError, admitted_priority
+from dralloc.controllers.priority import (
+    POD_GROUPS,
+    SYSTEM_PRIORITY_CLASSES,
+    PriorityAdmissionError,
+    admitted_priority,
+)
 from dralloc.errors import DecodeError
 from dralloc.server.clock import now
 from dralloc.server.http.errors import ApiError
@@ -102,6 +107,28 @@ def admit_pod(store: SQLStore, pod: dict[str, Any]) -> dict[str, Any]:
     out["preemptionPolicy"] = admitted.preemption_policy
     return {**pod, "spec": out}
 
+
+def admit_pod_group(store: SQLStore, group: dict[str, Any]) -> dict[str, Any]:
+    """The PodGroup with the priority its class gives it (``WorkloadAwarePreemption``: the Priority admission
+    plugin admits PodGroups as it admits pods, without a preemption policy), by the same rule."""
+    spec = group.get("spec")
+    if not isinstance(spec, dict):
+        return group  # the decoder's 400 comes next
+    name = ObjectView(group).name
+    class_name, asked = spec.get("priorityClassName"), spec.get("priority")
+    if not isinstance(class_name, str | None) or (asked is not None and (isinstance(asked, bool)
+                                                                          or not isinstance(asked, int))):
+        return group
+    try:
+        admitted = admitted_priority(str(name), class_name, asked, None, _classes(store, class_name),
+                                     resource=POD_GROUPS)
+    except PriorityAdmissionError as exc:
+        raise ApiError(403, str(exc), "Forbidden",
+                       details={"name": name, "group": "scheduling.k8s.io", "kind": "podgroups"}) from None
+    out = {**spec, "priority": admitted.priority}
+    if admitted.class_name:
+        out["priorityClassName"] = admitted.class_name
+    return {**group, "spec": out}
 
 def _classes(store: SQLStore, class_name: str | None) -> list[PriorityClass]:
     """The stored classes the rule needs: the one named, or (none named) every class, for the default."""
