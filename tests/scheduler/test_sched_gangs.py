@@ -46,7 +46,8 @@ def test_a_gang_that_does_not_fit_whole_binds_no_pod() -> None:
     result = simulate(rack_nodes(1, 2), pod_group("job", 9), members("job", 9), gates=GANG_ONLY)
     pods = by_name(result)
     assert all(p.status == "unschedulable" and p.node is None for p in result.pods)
-    assert pods["job-0"].message == "minCount (9) cannot be satisfied: 8 scheduled, 0 remaining"
+    # the 8 that fit waited at Permit for a 9th; the group is not feasible
+    assert pods["job-0"].message == "pod group is unschedulable, waiting for minCount pods from a gang to be scheduled"
     assert pods["job-8"].message == "0/2 nodes are available: 2 Insufficient cpu."
     row = result.pod_groups[0]
     assert (row.placed, row.scheduled) == (False, 0)
@@ -99,9 +100,9 @@ def test_gangs_compete_in_queue_order_and_the_later_one_waits_whole() -> None:
     pods = by_name(result)
     assert all(pods[f"high-{i}"].status == "scheduled" for i in range(6))
     assert all(pods[f"low-{i}"].status == "unschedulable" for i in range(6))
-    # the third member fails: 2 scheduled + 3 left cannot reach 6, the cycle stops there
-    assert pods["low-0"].message == "minCount (6) cannot be satisfied: 2 scheduled, 3 remaining"
-    assert pods["low-2"].message == "0/2 nodes are available: 2 Insufficient cpu."
+    # every member is tried: the first two fit and wait at Permit, the other four do not fit
+    assert pods["low-0"].message == "pod group is unschedulable, waiting for minCount pods from a gang to be scheduled"
+    assert all(pods[f"low-{i}"].message == "0/2 nodes are available: 2 Insufficient cpu." for i in range(2, 6))
 
 
 # ---------------------------------------------------------------------- topology placement
@@ -123,9 +124,9 @@ def test_without_the_topology_gate_the_constraint_is_ignored() -> None:
 def test_a_gang_no_rack_holds_pends_whole_with_the_placements_message() -> None:
     result = simulate(rack_nodes(3, 2), pod_group("job", 12, rack=True), members("job", 12))
     assert all(p.status == "unschedulable" for p in result.pods)
-    expected = ("0/3 placements are available, first placement status: "
-                "minCount (12) cannot be satisfied: 8 scheduled, 3 remaining")
-    assert by_name(result)["job-0"].message == expected
+    expected = "0/3 placements are available, first placement status: pod group is unschedulable"
+    # the members read what the first placement gave them: waiting at Permit, or their own FitError
+    assert by_name(result)["job-0"].message == "pod group is unschedulable, waiting for minCount pods from a gang to be scheduled"
     assert by_name(result)["job-8"].message == "0/2 nodes are available: 2 Insufficient cpu."
     row = result.pod_groups[0]
     assert (row.placed, row.domain, row.message) == (False, None, expected)
@@ -135,7 +136,7 @@ def test_unlabelled_nodes_are_in_no_placement() -> None:
     # 10 pods fit on 1 rack (8) + the loose nodes, never on a rack alone
     result = simulate(rack_nodes(1, 2, unlabelled=2), pod_group("job", 10, rack=True), members("job", 10))
     assert all(p.status == "unschedulable" for p in result.pods)
-    assert by_name(result)["job-0"].message.startswith("0/1 placements are available")
+    assert result.pod_groups[0].message == "0/1 placements are available, first placement status: pod group is unschedulable"
 
 
 def test_placements_prefer_the_domain_that_holds_more_members() -> None:
@@ -272,7 +273,7 @@ def test_max_counts_whole_copies_of_a_gang_per_domain() -> None:
     sim.schedule()
     count, per_domain, why = sim.max_copies("PodGroup/job")
     assert count == 2 and sorted(per_domain.values()) == [1, 1] and len(per_domain) == 2
-    assert why.startswith("0/3 placements are available, first placement status: minCount (8) cannot be satisfied")
+    assert why == "0/3 placements are available, first placement status: pod group is unschedulable"
 
 
 def test_max_for_a_gang_without_topology_counts_all_or_nothing_copies() -> None:
@@ -353,8 +354,30 @@ def test_the_json_rows_carry_the_pod_group_scheduled_condition() -> None:
     (row,) = sim.schedule().to_dict()["podGroups"]
     assert row["conditions"] == [{"type": "PodGroupScheduled", "status": "False", "reason": "Unschedulable",
                                   "lastTransitionTime": "2026-01-02T03:04:05Z", "message": row["message"]}]
-    assert row["message"] == "minCount (9) cannot be satisfied: 4 scheduled, 4 remaining"
+    assert row["message"] == "pod group is unschedulable"
 
 
 def _nodes_and_pods(objects: list) -> tuple[list, list]:
     return ([o for o in objects if type(o).__name__ == "Node"], [o for o in objects if type(o).__name__ == "Pod"])
+
+
+# ---------------------------------------------------------------------- 1.36's group algorithm, to the letter
+def test_an_unconstrained_group_under_topology_scheduling_runs_the_placement_algorithm_over_one_placement() -> None:
+    # 2 nodes × 4 CPUs hold 8 one-CPU pods; the gang needs 9 and has no topology constraint
+    result = simulate(rack_nodes(1, 2), pod_group("job", 9), members("job", 9), gates=ALL_ON)
+    (row,) = result.pod_groups
+    assert row.message == "0/1 placements are available, first placement status: pod group is unschedulable"
+    assert row.domain is None
+    # placed, an unconstrained group has no domain either
+    placed = simulate(rack_nodes(1, 2), pod_group("job", 8), members("job", 8), gates=ALL_ON)
+    assert placed.pod_groups[0].placed and placed.pod_groups[0].domain is None
+
+
+def test_a_pending_gangs_table_row_counts_its_members_reasons() -> None:
+    from dralloc.cli.simulate import table
+
+    result = simulate(rack_nodes(1, 2), pod_group("job", 9), members("job", 9), gates=GANG_ONLY)
+    (row,) = [line for line in table(result).splitlines() if line.startswith("podgroup")]
+    assert row.endswith("0/9 pods (minCount 9): pod group is unschedulable; members: "
+                        "8 × pod group is unschedulable, waiting for minCount pods from a gang to be scheduled; "
+                        "1 × 0/2 nodes are available: 2 Insufficient cpu.")

@@ -149,6 +149,13 @@ def _group_row(group: Any, result: Any) -> tuple[str, str, str]:
         detail = f"{group.scheduled}/{total} pods (minCount {group.min_count}) on {', '.join(nodes)}"
     else:
         detail = f"{group.scheduled}/{total} pods (minCount {group.min_count}): {group.message}"
+        # kube-scheduler's group message says little; its members' own reasons say why, counted alike
+        reasons: dict[str, int] = {}
+        for p in members:
+            if not p.node and p.message:
+                reasons[p.message] = reasons.get(p.message, 0) + 1
+        if reasons:
+            detail += "; members: " + "; ".join(f"{n} × {m}" for m, n in reasons.items())
     return (f"podgroup {group.namespace}/{group.name}", where, detail)
 
 

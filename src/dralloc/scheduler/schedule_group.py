@@ -2,14 +2,17 @@
 taken together and evaluated in one snapshot, each filtered, scored, assumed and reserved in turn so the next
 sees it; then every member that fits binds, or none does.
 
-* After each member, GangScheduling's PlacementFeasible decides: the group is feasible once ``minCount``
-  members are assumed or bound (then the members that fit bind, those that did not keep their own
-  FitError — partial binding above minCount), and the cycle stops as soon as minCount cannot be reached.
-  A feasible cycle that placed no member is unschedulable (``pod group is unschedulable``).
-* With a topology constraint (TopologyAwareWorkloadScheduling) each candidate placement (a label value's
-  nodes) is evaluated this way and reverted; the feasible ones are scored by PodGroupPodsCount and the best
-  is taken. None feasible: ``0/<n> placements are available, first placement status: <its status>``.
-* On failure, members that fit carry the group's message; members that did not fit carry their own FitError.
+* Every member is evaluated, in order. One that fits is assumed and reserved, then GangScheduling's Permit
+  holds it (``waiting for minCount pods from a gang to be scheduled``) until ``minCount`` members are
+  assumed or bound; the member that makes ``minCount`` makes the group feasible, and then every member that
+  fit binds, while those that did not keep their own FitError (partial binding above minCount). A member
+  whose scheduling errs ends the cycle in error (``failed to schedule other pod from a pod group: ...``).
+* A group that is not feasible is ``pod group is unschedulable``: its members that fit read
+  ``pod group is unschedulable, <their Permit message>``, the others their own FitError.
+* With TopologyAwareWorkloadScheduling each candidate placement (a label value's nodes; every node for a
+  group without a constraint) is evaluated this way and reverted; the feasible ones are scored by
+  PodGroupPodsCount and the best is taken. None feasible: ``0/<n> placements are available, first placement
+  status: pod group is unschedulable``, the members reading what the first placement gave them.
 * With WorkloadAwarePreemption, a group that is unschedulable (not in error) runs DefaultPreemption's
   PodGroupPostFilter (:mod:`dralloc.scheduler.plugins.default_preemption.pod_group`) on the cluster, its
   victims taken off their nodes for the trial and put back after: a profile without DefaultPreemption
@@ -43,7 +46,7 @@ from dralloc.scheduler.framework import Code, Status, unschedulable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.default_preemption.disruption_budgets import Budget
 from dralloc.scheduler.plugins.default_preemption.pod_group import member_post_filter, preempt_for_group
-from dralloc.scheduler.plugins.gang_scheduling import GangScheduling, PlacementProgress
+from dralloc.scheduler.plugins.gang_scheduling import WAITING_FOR_QUORUM, GangScheduling
 from dralloc.scheduler.plugins.topology_placement import (
     PLACEMENTS_UNAVAILABLE,
     Placement,
@@ -196,10 +199,12 @@ class PodGroupCycle:
         group = self.states.groups[key]
         policy = group.spec.scheduling_policy.gang
         min_count = policy.min_count if policy is not None and self.gang is not None else 0
-        topology_key = group.topology_key if self.topology else None
-        if topology_key is None:
+        if not self.topology:
             return self._finish(key, group, pods, self._evaluate(key, pods, None, min_count), None)
         snap = self.framework.snapshot
+        topology_key = group.topology_key
+        if topology_key is None:  # the placement algorithm still runs, over one placement: every node
+            return self._place(key, group, pods, [Placement("", list(snap.nodes))], min_count)
         try:
             placements = generate_placements(topology_key, snap.nodes, self.states.scheduled_nodes(key))
         except PlacementError as exc:
@@ -227,19 +232,25 @@ class PodGroupCycle:
             results = self._evaluate_all(key, pods, placements, min_count, None, None)
             assert results is not None
             outcome = self._choose(key, group, pods, placements, results, min_count)
-        return outcome[0] if outcome[1] is None else self._finish(key, group, pods, outcome[1], outcome[2])
+        if outcome[1] is None:
+            return outcome[0]
+        return self._finish(key, group, pods, outcome[1], outcome[2] if group.topology_key is not None else None)
 
     def _choose(self, key: str, group: PodGroup, pods: list[PodInfo], placements: list[Placement],
                 results: list[_Evaluation], min_count: int
                 ) -> tuple[GroupOutcome, None, None] | tuple[None, _Evaluation, str]:
         """No placement feasible: the group's outcome; else the best placement, run again and held."""
+        for result in results:  # a placement whose evaluation errs ends the algorithm with its error
+            if result.status is not None and result.status.code == Code.ERROR:
+                return self._failed(key, group, pods, result, result.status), None, None
         feasible = {p.name: r.placed for p, r in zip(placements, results) if r.status is None}
         if not feasible:
             first = results[0]
             assert first.status is not None
-            message = PLACEMENTS_UNAVAILABLE.format(count=len(placements), status=first.status.message)
-            members = [MemberOutcome(p, Code.UNSCHEDULABLE, None, first.failed.get(p.key, message)) for p in pods]
-            return GroupOutcome(key, group, Code.UNSCHEDULABLE, message, members=members), None, None
+            # (the first placement's status as an error: the group's own "pod group is unschedulable")
+            status = unschedulable("", PLACEMENTS_UNAVAILABLE.format(count=len(placements),
+                                                                     status=GROUP_UNSCHEDULABLE))
+            return self._failed(key, group, pods, first, status), None, None
         already = len(self.states.scheduled(key))
         scores = pods_count_scores({name: already + placed for name, placed in feasible.items()})
         best = max(scores.values())
@@ -316,10 +327,11 @@ class PodGroupCycle:
     # ------------------------------------------------------------------ one evaluation
     def _evaluate(self, key: str, pods: list[PodInfo], placement: Placement | None,
                   min_count: int) -> _Evaluation:
-        """``podGroupSchedulingDefaultAlgorithm``: each member in turn, held once it fits."""
+        """``podGroupSchedulingDefaultAlgorithm``: every member in turn, held once it fits; the group is
+        feasible once a held member passes Permit."""
         fw = self.framework
         fw.placement = placement.nodes if placement is not None else None
-        progress = PlacementProgress(remaining=len(pods), scheduled=len(self.states.scheduled(key)))
+        scheduled = len(self.states.scheduled(key))
         held: list[tuple[PodInfo, NodeInfo]] = []
         failed: dict[str, str] = {}
         keyed = False
@@ -332,23 +344,17 @@ class PodGroupCycle:
                     status = Status(Code.ERROR, (OTHER_POD_FAILED + attempt.message,))
                     failed[pod.key] = attempt.message
                     break
-                progress.remaining -= 1
-                if attempt.code == Code.WAIT and attempt.node is not None:
-                    held.append((pod, attempt.node))
-                    progress.scheduled += 1
-                    if self.preemption:
-                        self._drop_nomination(pod)
-                else:
+                if attempt.code != Code.WAIT or attempt.node is None:
                     failed[pod.key] = attempt.message
-                status = self.gang.placement_feasible(min_count, progress) if self.gang is not None else None
-                if status is not None and status.rejected:
-                    break
+                    continue
+                held.append((pod, attempt.node))
+                scheduled += 1
+                if self.preemption:
+                    self._drop_nomination(pod)
+                if self.gang is None or self.gang.quorum(min_count, scheduled) is None:
+                    status = None
         finally:
             fw.placement = None
-        if status is not None and status.code == Code.WAIT:
-            status = unschedulable(status.plugin, *status.reasons)  # a terminal Wait is a failure
-        if status is None and not held:
-            status = unschedulable("", GROUP_UNSCHEDULABLE)
         return _Evaluation(status, held, failed, len(held), keyed)
 
     def _drop_nomination(self, pod: PodInfo) -> None:
@@ -365,17 +371,24 @@ class PodGroupCycle:
         for pod, _ in reversed(result.held):
             self.framework.reject(pod, key, "")
 
+    def _failed(self, key: str, group: PodGroup, pods: list[PodInfo], result: _Evaluation,
+                status: Status) -> GroupOutcome:
+        """``submitPodGroupAlgorithmResult`` of a group that is not feasible (``result`` reverted): in error,
+        each member reads its own error or the group's; unschedulable, a member that did not fit reads its
+        own FitError, one that fit ``pod group is unschedulable, <its Permit message>``."""
+        code = Code.ERROR if status.code == Code.ERROR else Code.UNSCHEDULABLE
+        waited = status.message if code == Code.ERROR else f"{GROUP_UNSCHEDULABLE}, {WAITING_FOR_QUORUM}"
+        fit = {pod.key: node for pod, node in result.held}
+        members = [MemberOutcome(p, code, None, result.failed.get(p.key, waited), fit.get(p.key)) for p in pods]
+        return GroupOutcome(key, group, code, status.message, None, members)
+
     def _finish(self, key: str, group: PodGroup, pods: list[PodInfo], result: _Evaluation,
                 domain: str | None) -> GroupOutcome:
         """Bind every held member when the group is feasible; else revert them with the group's message."""
         status = result.status
         if status is not None:
             self._revert(key, result)
-            code = Code.ERROR if status.code == Code.ERROR else Code.UNSCHEDULABLE
-            fit = {pod.key: node for pod, node in result.held}
-            members = [MemberOutcome(p, code, None, result.failed.get(p.key, status.message), fit.get(p.key))
-                       for p in pods]
-            return GroupOutcome(key, group, code, status.message, None, members)
+            return self._failed(key, group, pods, result, status)
         members = []
         bound: dict[str, MemberOutcome] = {}
         for pod, node in result.held:

@@ -1,21 +1,19 @@
-"""GangScheduling (gate ``GangScheduling``): all-or-nothing for the pods of a PodGroup with a gang policy.
+"""GangScheduling (gate ``GangScheduling``): all-or-nothing for the pods of a PodGroup with a gang policy
+(kube-scheduler 1.36, ``plugins/gangscheduling``).
 
 * PreEnqueue, the barrier: a pod naming a PodGroup that does not exist, or a gang with fewer known pods than
   ``minCount``, never reaches the queue (UnschedulableAndUnresolvable, with the texts below).
-* PlacementFeasible, in the pod group cycle after each member is evaluated: with ``scheduled`` members
-  assumed or bound and ``remaining`` not yet evaluated, ``remaining + scheduled < minCount`` ends the cycle
-  (Unschedulable), ``scheduled < minCount`` goes on (Wait), otherwise the group is feasible — the members that
-  fit bind even when others do not (partial binding above minCount).
+* Permit, in the pod group cycle after each member that fits is assumed: while fewer than ``minCount``
+  members are assumed or bound the member waits (``waiting for minCount pods from a gang to be scheduled``);
+  the member that makes ``minCount`` — and every one after it — is allowed, and the group with it. Members
+  that did not fit keep their own FitError (partial binding above minCount).
 
-A basic group has minCount 1 (``getMinCount``). Permit's part (holding assumed members until minCount are)
-is played by the pod group cycle itself, which binds the group's feasible members together or none.
+A basic group (or a pod of no group) is not held by Permit.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from dralloc.scheduler.framework import Code, Plugin, Status, unresolvable, unschedulable
+from dralloc.scheduler.framework import Code, Plugin, Status, unresolvable
 from dralloc.scheduler.pod_groups import PodGroupStates, group_name
 from dralloc.scheduler.podinfo import PodInfo
 
@@ -23,16 +21,7 @@ NAME = "GangScheduling"
 # (upstream's text says "pods's")
 GROUP_MISSING = "waiting for pods's pod group {name} to appear in scheduling queue"
 TOO_FEW_PODS = "waiting for minCount pods from a gang to appear in scheduling queue"
-CANNOT_BE_SATISFIED = "minCount ({min}) cannot be satisfied: {scheduled} scheduled, {remaining} remaining"
-NOT_YET_SATISFIED = "minCount ({min}) is not yet satisfied: {scheduled} scheduled, {remaining} remaining"
-
-
-@dataclass
-class PlacementProgress:
-    """Where a pod group cycle stands: members left to evaluate and members assumed or bound."""
-
-    remaining: int
-    scheduled: int
+WAITING_FOR_QUORUM = "waiting for minCount pods from a gang to be scheduled"
 
 
 def _go_quote(text: str) -> str:
@@ -62,13 +51,10 @@ class GangScheduling(Plugin):
             return unresolvable(NAME, TOO_FEW_PODS)
         return None
 
-    def placement_feasible(self, min_count: int, progress: PlacementProgress) -> Status | None:
-        """None when minCount is met, Code.WAIT while it may still be, a rejection once it cannot be."""
-        remaining, scheduled = progress.remaining, progress.scheduled
-        if remaining + scheduled < min_count:
-            return unschedulable(NAME, CANNOT_BE_SATISFIED.format(min=min_count, scheduled=scheduled,
-                                                                  remaining=remaining))
+    def quorum(self, min_count: int, scheduled: int) -> Status | None:
+        """Permit for a gang member just assumed in its group's cycle, with ``scheduled`` members of the group
+        assumed or bound (itself included): Code.WAIT below ``min_count`` (0 for a basic group), else None
+        (allowed). (The framework's per-pod ``permit`` point is not used: only a group cycle holds members.)"""
         if scheduled < min_count:
-            return Status(Code.WAIT, (NOT_YET_SATISFIED.format(min=min_count, scheduled=scheduled,
-                                                               remaining=remaining),), NAME)
+            return Status(Code.WAIT, (WAITING_FOR_QUORUM,), NAME)
         return None
