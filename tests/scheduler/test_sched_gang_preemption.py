@@ -218,12 +218,29 @@ def test_a_group_waits_while_its_victims_terminate_on_its_nominated_node() -> No
 
 
 # ---------------------------------------------------------------------- gates and determinism
-def test_with_the_gate_off_a_gang_does_not_preempt() -> None:
+def test_with_the_gate_off_each_member_preempts_for_itself_pod_by_pod() -> None:
+    # kube-scheduler 1.36 without WorkloadAwarePreemption: a member's own DefaultPreemption runs in the group
+    # cycle; the running gang's PodGroup disruption mode is not read, and it loses the pods each member needs
     docs = [rack_nodes(1, 2), *running_gang("PodGroup"), group("high", 4, 10), members("high", 4, priority=10)]
     result = run(*docs, gates=GANG_ONLY)
-    assert not result.evicted
-    assert row(result, "high").message == "pod group is unschedulable"
-    assert all(p.status == "running" for p in result.pods if p.name.startswith("low"))
+    assert [(e.name, e.by) for e in result.evicted] == [
+        ("low-b-3", "default/high-0"), ("low-a-3", "default/high-1"), ("low-a-2", "default/high-2"),
+        ("low-b-2", "default/high-3")]
+    pods = by_name(result)
+    assert all(pods[f"high-{i}"].status == "scheduled" for i in range(4))
+    assert sum(p.status == "running" for p in result.pods if p.name.startswith("low")) == 4
+
+
+def test_with_the_gate_off_a_gang_waits_for_its_members_victims() -> None:
+    # victims terminating: the group cycle that preempted ends waiting, its members nominated where they preempted
+    docs = [rack_nodes(1, 2), *running_gang("PodGroup"), group("high", 4, 10), members("high", 4, priority=10)]
+    result = run(*docs, gates=GANG_ONLY, terminate_at="2026-01-01T00:00:00Z")
+    assert row(result, "high").message == "pod group is unschedulable, pod group is waiting for preemption to complete"
+    pods = by_name(result)
+    nominated = {name: pods[name].pod.status.nominated_node_name for name in ("high-0", "high-1", "high-2", "high-3")}
+    assert nominated == {"high-0": "r0-n1", "high-1": "r0-n0", "high-2": "r0-n0", "high-3": "r0-n1"}
+    # a member its own preemption placed reads its FitError (its PostFilter found a candidate: no suffix)
+    assert pods["high-0"].message == "0/2 nodes are available: 2 Insufficient cpu."
 
 
 def test_the_same_input_preempts_the_same_way() -> None:

@@ -15,6 +15,9 @@ from dralloc.scheduler.plugins.gang_scheduling import GROUP_MISSING, TOO_FEW_POD
 from dralloc.simulator import Simulator
 
 GANG_ONLY = "GenericWorkload=true,GangScheduling=true"
+# a member that does not fit runs its own PostFilter (WorkloadAwarePreemption off): no lower-priority pods here
+NO_VICTIMS = (" no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found "
+              "for incoming pod.")
 
 
 # ---------------------------------------------------------------------- PreEnqueue barrier
@@ -48,7 +51,7 @@ def test_a_gang_that_does_not_fit_whole_binds_no_pod() -> None:
     assert all(p.status == "unschedulable" and p.node is None for p in result.pods)
     # the 8 that fit waited at Permit for a 9th; the group is not feasible
     assert pods["job-0"].message == "pod group is unschedulable, waiting for minCount pods from a gang to be scheduled"
-    assert pods["job-8"].message == "0/2 nodes are available: 2 Insufficient cpu."
+    assert pods["job-8"].message == ("0/2 nodes are available: 2 Insufficient cpu." + NO_VICTIMS)
     row = result.pod_groups[0]
     assert (row.placed, row.scheduled) == (False, 0)
 
@@ -76,7 +79,7 @@ def test_members_above_min_count_bind_when_the_gang_is_feasible() -> None:
     scheduled = [p for p in result.pods if p.status == "scheduled"]
     failed = [p for p in result.pods if p.status != "scheduled"]
     assert len(scheduled) == 8 and len(failed) == 2
-    assert {p.message for p in failed} == {"0/2 nodes are available: 2 Insufficient cpu."}
+    assert {p.message for p in failed} == {"0/2 nodes are available: 2 Insufficient cpu." + NO_VICTIMS}
     row = result.pod_groups[0]
     assert row.placed and row.scheduled == 8
     group = result.pod_group_objects[0]
@@ -102,7 +105,8 @@ def test_gangs_compete_in_queue_order_and_the_later_one_waits_whole() -> None:
     assert all(pods[f"low-{i}"].status == "unschedulable" for i in range(6))
     # every member is tried: the first two fit and wait at Permit, the other four do not fit
     assert pods["low-0"].message == "pod group is unschedulable, waiting for minCount pods from a gang to be scheduled"
-    assert all(pods[f"low-{i}"].message == "0/2 nodes are available: 2 Insufficient cpu." for i in range(2, 6))
+    assert all(pods[f"low-{i}"].message == "0/2 nodes are available: 2 Insufficient cpu." + NO_VICTIMS
+               for i in range(2, 6))
 
 
 # ---------------------------------------------------------------------- topology placement
@@ -127,7 +131,10 @@ def test_a_gang_no_rack_holds_pends_whole_with_the_placements_message() -> None:
     expected = "0/3 placements are available, first placement status: pod group is unschedulable"
     # the members read what the first placement gave them: waiting at Permit, or their own FitError
     assert by_name(result)["job-0"].message == "pod group is unschedulable, waiting for minCount pods from a gang to be scheduled"
-    assert by_name(result)["job-8"].message == "0/2 nodes are available: 2 Insufficient cpu."
+    # a member of a constrained group does not preempt for itself under topology-aware scheduling
+    assert by_name(result)["job-8"].message == ("0/2 nodes are available: 2 Insufficient cpu. no new claims to "
+                                                "deallocate, preemption: not eligible due to placement-based pod "
+                                                "group scheduling limitation")
     row = result.pod_groups[0]
     assert (row.placed, row.domain, row.message) == (False, None, expected)
 
@@ -189,7 +196,9 @@ def test_devices_a_held_member_took_are_taken_for_the_next_members() -> None:
     cluster = (rack_nodes(1, 1, cpu="64"), gpu_slice("r0-n0", 2), GPU_CLASS, GPU_TEMPLATE)
     three = simulate(*cluster, pod_group("job", 3), gpu_members("job", 3), gates=GANG_ONLY)
     assert all(p.status == "unschedulable" for p in three.pods)
-    assert by_name(three)["job-2"].message == "0/1 nodes are available: 1 cannot allocate all claims."
+    assert by_name(three)["job-2"].message == ("0/1 nodes are available: 1 cannot allocate all claims. still not "
+                                               "schedulable, preemption: 0/1 nodes are available: 1 Preemption is "
+                                               "not helpful for scheduling.")
     assert all(c.status is None or c.status.allocation is None for c in three.claims)
     two = simulate(*cluster, pod_group("job", 2), gpu_members("job", 2), gates=GANG_ONLY)
     devices = {r.device for c in two.claims if c.status and c.status.allocation
@@ -380,4 +389,4 @@ def test_a_pending_gangs_table_row_counts_its_members_reasons() -> None:
     (row,) = [line for line in table(result).splitlines() if line.startswith("podgroup")]
     assert row.endswith("0/9 pods (minCount 9): pod group is unschedulable; members: "
                         "8 × pod group is unschedulable, waiting for minCount pods from a gang to be scheduled; "
-                        "1 × 0/2 nodes are available: 2 Insufficient cpu.")
+                        "1 × 0/2 nodes are available: 2 Insufficient cpu." + NO_VICTIMS)

@@ -13,6 +13,12 @@ sees it; then every member that fits binds, or none does.
   group without a constraint) is evaluated this way and reverted; the feasible ones are scored by
   PodGroupPodsCount and the best is taken. None feasible: ``0/<n> placements are available, first placement
   status: pod group is unschedulable``, the members reading what the first placement gave them.
+* Without WorkloadAwarePreemption a member that does not fit runs its own PostFilter (DynamicResources, then
+  DefaultPreemption): its victims are evicted whatever the group's outcome, and it is held on the node it was
+  nominated to (``requiresPreemption``). A group feasible only with such members waits: ``pod group is
+  unschedulable, pod group is waiting for preemption to complete``, its members nominated where they were
+  held. Under TopologyAwareWorkloadScheduling a member of a group with scheduling constraints does not
+  preempt for itself (the placement-based limitation).
 * With WorkloadAwarePreemption, a group that is unschedulable (not in error) runs DefaultPreemption's
   PodGroupPostFilter (:mod:`dralloc.scheduler.plugins.default_preemption.pod_group`) on the cluster, its
   victims taken off their nodes for the trial and put back after: a profile without DefaultPreemption
@@ -45,7 +51,11 @@ from dralloc.api.scheduling_v1alpha2 import PodGroup
 from dralloc.scheduler.framework import Code, Status, unschedulable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.default_preemption.disruption_budgets import Budget
-from dralloc.scheduler.plugins.default_preemption.pod_group import member_post_filter, preempt_for_group
+from dralloc.scheduler.plugins.default_preemption.pod_group import (
+    MEMBER_PLACEMENT_LIMITATION,
+    member_post_filter,
+    preempt_for_group,
+)
 from dralloc.scheduler.plugins.gang_scheduling import WAITING_FOR_QUORUM, GangScheduling
 from dralloc.scheduler.plugins.topology_placement import (
     PLACEMENTS_UNAVAILABLE,
@@ -59,6 +69,7 @@ from dralloc.scheduler.podinfo import PodInfo
 from dralloc.scheduler.schedule_one import Framework
 
 GROUP_UNSCHEDULABLE = "pod group is unschedulable"
+WAITING_ON_PREEMPTION = "pod group is waiting for preemption to complete"
 PREEMPTION_NOT_REGISTERED = "default preemption plugin is not registered, workload aware preemption is disabled"
 PREEMPTION_NOT_WITH_CONSTRAINTS = "workload aware preemption is not supported for pod groups with scheduling constraints"
 MEMO_LIMIT = 100_000
@@ -94,6 +105,20 @@ class GroupOutcome:
     domain: str | None = None
     members: list[MemberOutcome] = field(default_factory=list)
     preempted: list[PodInfo] = field(default_factory=list)
+    # With WorkloadAwarePreemption off, a member's own DefaultPreemption: (member, its node, its victims).
+    # Upstream evicts them whatever the group's outcome.
+    member_preemptions: list[MemberPreemption] = field(default_factory=list)
+
+
+@dataclass
+class MemberPreemption:
+    """A member's own preemption in a group cycle: its victims on ``node`` and the lower-priority pods that
+    lost their nomination there."""
+
+    pod: PodInfo
+    node: NodeInfo
+    victims: list[PodInfo]
+    unnominated: list[PodInfo]
 
 
 @dataclass
@@ -103,6 +128,10 @@ class _Evaluation:
     failed: dict[str, str]  # pod key -> its own FitError
     placed: int
     keyed: bool = False  # a plugin read more of some node than its state: no sharing
+    # members held on the node their own preemption nominated -> their FitError
+    preempting: dict[str, str] = field(default_factory=dict)
+    waiting_on_preemption: bool = False  # feasible once the members' victims are gone
+    member_preemptions: list[MemberPreemption] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -141,9 +170,18 @@ class PodGroupCycle:
 
     def run(self, key: str, pods: list[PodInfo]) -> GroupOutcome:
         """``podGroupCycle``: the group algorithm, then workload-aware preemption when it is unschedulable."""
-        if not self.preemption:
-            return self._schedule(key, pods)
         fw = self.framework
+        if not self.preemption:
+            # Each member's own PostFilter runs; DefaultPreemption preempts for it alone, except for a group
+            # with scheduling constraints under TopologyAwareWorkloadScheduling (not once per placement).
+            if self.topology and self.states.groups[key].spec.scheduling_constraints is not None:
+                fw.held_post_filter = MEMBER_PLACEMENT_LIMITATION
+            else:
+                fw.held_preemption = True
+            try:
+                return self._schedule(key, pods)
+            finally:
+                fw.held_preemption, fw.held_post_filter = False, None
         fw.held_post_filter = member_post_filter(self.topology, self.states.groups[key])
         try:
             outcome = self._schedule(key, pods)
@@ -327,40 +365,48 @@ class PodGroupCycle:
     # ------------------------------------------------------------------ one evaluation
     def _evaluate(self, key: str, pods: list[PodInfo], placement: Placement | None,
                   min_count: int) -> _Evaluation:
-        """``podGroupSchedulingDefaultAlgorithm``: every member in turn, held once it fits; the group is
-        feasible once a held member passes Permit."""
+        """``podGroupSchedulingDefaultAlgorithm``: every member in turn, held once it fits (or once its own
+        preemption nominated a node for it); the group is feasible once a held member passes Permit, and
+        waits for preemption instead when some held member needs it."""
         fw = self.framework
         fw.placement = placement.nodes if placement is not None else None
         scheduled = len(self.states.scheduled(key))
-        held: list[tuple[PodInfo, NodeInfo]] = []
-        failed: dict[str, str] = {}
-        keyed = False
-        status: Status | None = unschedulable("", GROUP_UNSCHEDULABLE)
+        result = _Evaluation(unschedulable("", GROUP_UNSCHEDULABLE), [], {}, 0)
         try:
             for pod in pods:
                 attempt = fw.attempt(pod, hold=key)
-                keyed = keyed or attempt.keyed
+                result.keyed = result.keyed or attempt.keyed
+                if attempt.evicted and attempt.nominated is not None:
+                    result.member_preemptions.append(MemberPreemption(pod, attempt.nominated, attempt.evicted,
+                                                                      attempt.unnominated))
                 if attempt.code == Code.ERROR:
-                    status = Status(Code.ERROR, (OTHER_POD_FAILED + attempt.message,))
-                    failed[pod.key] = attempt.message
+                    result.status = Status(Code.ERROR, (OTHER_POD_FAILED + attempt.message,))
+                    result.failed[pod.key] = attempt.message
+                    result.waiting_on_preemption = False
                     break
                 if attempt.code != Code.WAIT or attempt.node is None:
-                    failed[pod.key] = attempt.message
+                    result.failed[pod.key] = attempt.message
                     continue
-                held.append((pod, attempt.node))
+                result.held.append((pod, attempt.node))
                 scheduled += 1
-                if self.preemption:
-                    self._drop_nomination(pod)
+                if attempt.requires_preemption:
+                    result.preempting[pod.key] = attempt.message
+                self._drop_nomination(pod)
                 if self.gang is None or self.gang.quorum(min_count, scheduled) is None:
-                    status = None
+                    if result.preempting:
+                        result.status = unschedulable("", GROUP_UNSCHEDULABLE, WAITING_ON_PREEMPTION)
+                        result.waiting_on_preemption = True
+                    else:
+                        result.status = None
         finally:
             fw.placement = None
-        return _Evaluation(status, held, failed, len(held), keyed)
+        result.placed = len(result.held)
+        return result
 
     def _drop_nomination(self, pod: PodInfo) -> None:
         """``assume`` takes an assumed pod out of the nominator: its nomination no longer holds room for it
-        (it only comes back when the cycle nominates it again). Members are nominated only by a group's
-        preemption, so this runs with WorkloadAwarePreemption on."""
+        (it only comes back when the cycle nominates it again). Members are nominated by a group's
+        preemption, or with WorkloadAwarePreemption off by their own."""
         status = pod.pod.status
         node = self.framework.snapshot.by_name.get(status.nominated_node_name or "") if status is not None else None
         if node is not None:
@@ -373,14 +419,32 @@ class PodGroupCycle:
 
     def _failed(self, key: str, group: PodGroup, pods: list[PodInfo], result: _Evaluation,
                 status: Status) -> GroupOutcome:
-        """``submitPodGroupAlgorithmResult`` of a group that is not feasible (``result`` reverted): in error,
-        each member reads its own error or the group's; unschedulable, a member that did not fit reads its
-        own FitError, one that fit ``pod group is unschedulable, <its Permit message>``."""
+        """``submitPodGroupAlgorithmResult`` of a group that is not feasible (``result`` reverted). In error,
+        each member reads its own error or the group's. Unschedulable, a member that did not fit reads its own
+        FitError; one held reads ``pod group is unschedulable, <its Permit message>`` and loses its nomination
+        — unless the group waits for preemption: then one that fit reads the group's message and one its own
+        preemption placed reads its FitError, each nominated to where it was held."""
         code = Code.ERROR if status.code == Code.ERROR else Code.UNSCHEDULABLE
-        waited = status.message if code == Code.ERROR else f"{GROUP_UNSCHEDULABLE}, {WAITING_FOR_QUORUM}"
-        fit = {pod.key: node for pod, node in result.held}
-        members = [MemberOutcome(p, code, None, result.failed.get(p.key, waited), fit.get(p.key)) for p in pods]
-        return GroupOutcome(key, group, code, status.message, None, members)
+        waiting = result.waiting_on_preemption and code != Code.ERROR
+        held = {pod.key: node for pod, node in result.held}
+        members = []
+        for p in pods:
+            node = held.get(p.key)
+            if p.key in result.failed or node is None:
+                message = result.failed.get(p.key, status.message)
+                members.append(MemberOutcome(p, code, None, message))
+                continue
+            if code == Code.ERROR:
+                members.append(MemberOutcome(p, code, None, status.message, node))
+            elif waiting:
+                message = result.preempting.get(p.key, status.message)
+                members.append(MemberOutcome(p, code, None, message, node, node, renominated=not self.preemption))
+            else:
+                message = f"{GROUP_UNSCHEDULABLE}, {WAITING_FOR_QUORUM}"
+                members.append(MemberOutcome(p, code, None, message, node, None,
+                                             renominated=not self.preemption and p.key in result.preempting))
+        return GroupOutcome(key, group, code, status.message, None, members,
+                            member_preemptions=result.member_preemptions)
 
     def _finish(self, key: str, group: PodGroup, pods: list[PodInfo], result: _Evaluation,
                 domain: str | None) -> GroupOutcome:
@@ -401,4 +465,5 @@ class PodGroupCycle:
         for pod in pods:
             members.append(bound.get(pod.key) or MemberOutcome(pod, Code.UNSCHEDULABLE, None,
                                                                result.failed.get(pod.key, "")))
-        return GroupOutcome(key, group, Code.SUCCESS, "", domain, members)
+        return GroupOutcome(key, group, Code.SUCCESS, "", domain, members,
+                            member_preemptions=result.member_preemptions)

@@ -65,7 +65,7 @@ class Attempt:
     """How one scheduling attempt ended."""
 
     __slots__ = ("clear_nomination", "code", "deallocated", "evicted", "keyed", "message", "node", "nominated",
-                 "unnominated")
+                 "requires_preemption", "unnominated")
 
     def __init__(self) -> None:
         self.node: NodeInfo | None = None
@@ -79,6 +79,8 @@ class Attempt:
         self.unnominated: list[PodInfo] = []  # lower-priority pods that lost their nomination to this one
         # whether a plugin read more of a node than the framework's node keys for this pod (Cycle.keyed)
         self.keyed = False
+        # a pod group member held on the node its own preemption nominated (``requiresPreemption``)
+        self.requires_preemption = False
 
     @property
     def changed_cluster(self) -> bool:
@@ -142,6 +144,9 @@ class Framework(PluginRuntime):
         # With WorkloadAwarePreemption a pod group cycle's members run PostFilter too, DefaultPreemption
         # answering with this text instead of preempting for one pod (None: held members skip PostFilter).
         self.held_post_filter: str | None = None
+        # Without it, a member's PostFilter is the pod's own (DynamicResources, then DefaultPreemption, which
+        # may preempt for that one member): set by the pod group cycle for its members.
+        self.held_preemption = False
         # For each pod held by a pod group cycle: its claims as they were before its PreBind wrote them
         # (None: a claim it created), and the pod itself, to put back when the group lets it go.
         self.held_writes: dict[str, tuple[dict[tuple[str, str], ResourceClaim | None], Pod]] = {}
@@ -178,8 +183,19 @@ class Framework(PluginRuntime):
                 if self.preemption is not None:
                     reasons.append(self.held_post_filter)
                 diagnosis.post_filter_msg = ", ".join(reasons)
+            elif self.held_preemption:
+                self._post_filter(cycle, diagnosis, out)
+                out.keyed = True  # (the dry run reads the pods on nodes, more than their states)
             out.message = fit_error_message(len(snap.nodes if self.placement is None else self.placement),
                                             diagnosis)
+            if hold is not None and out.nominated is not None:
+                # requiresPreemption: held on the nominated node as if it fit there, so the group's next
+                # members see it (its victims are still in the snapshot until they are gone)
+                status = self._assume_and_hold(cycle, out.nominated, hold)
+                if status is None:
+                    out.node, out.code, out.requires_preemption = out.nominated, Code.WAIT, True
+                else:
+                    out.message, out.code = status.message, status.code
             return out
         if len(feasible) == 1:
             chosen = feasible[0]

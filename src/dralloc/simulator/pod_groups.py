@@ -147,7 +147,8 @@ class PodGroupScheduling:
                 record(pod, Code.ERROR, None, message, None)
             return members, False
         outcome = self.run(key, members, framework, record, evict)
-        return [m.pod for m in outcome.members if m.code != Code.SUCCESS], bool(outcome.preempted)
+        return ([m.pod for m in outcome.members if m.code != Code.SUCCESS],
+                bool(outcome.preempted or outcome.member_preemptions))
 
     def run(self, key: str, members: list[PodInfo], framework: Framework, record: RecordMember,
             evict: EvictForGroup | None = None) -> GroupOutcome:
@@ -156,11 +157,11 @@ class PodGroupScheduling:
         cycle = PodGroupCycle(framework, self.states, self.gang, self.topology, framework.rng, self.memo,
                               self.preemption)
         outcome = cycle.run(key, members)
-        if outcome.preempted:
+        if outcome.preempted or outcome.member_preemptions:
             if evict is not None:
                 evict(outcome)
             else:  # (a what-if copy: nothing is evicted, so nobody waits for it)
-                outcome.preempted = []
+                outcome.preempted, outcome.member_preemptions = [], []
                 for m in outcome.members:
                     m.nominated = None
         self._record(outcome)

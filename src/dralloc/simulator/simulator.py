@@ -467,15 +467,7 @@ class Simulator:
             return None
         result.status = "error" if attempt.code == Code.ERROR else "unschedulable"
         result.message = truncate_message(attempt.message)
-        broken = self._budgets_broken(attempt.evicted)
-        by = Preemptor(info.key, info.pod.spec.scheduler_name)
-        attempt.evicted = [v for v in attempt.evicted if self._evict(v, attempt.nominated, by, broken[id(v)])]
-        for lowered in attempt.unnominated:
-            lowered.pod = _with_nomination(lowered.pod, None)
-            if lowered.key in self.results:
-                self.results[lowered.key].pod = lowered.pod
-            else:
-                self.lost_nominations.append(lowered.key)
+        attempt.evicted = self._evict_for(info, attempt.nominated, attempt.evicted, attempt.unnominated)
         if attempt.clear_nomination and info.pod.status is not None and info.pod.status.nominated_node_name:
             info.pod = _with_nomination(info.pod, None)
             result.pod = info.pod
@@ -525,6 +517,23 @@ class Simulator:
         broken = self._budgets_broken(outcome.preempted)
         for victim in outcome.preempted:
             self._evict(victim, None, by, broken[id(victim)])
+        for member in outcome.member_preemptions:  # (WorkloadAwarePreemption off: a member preempted for itself)
+            self._evict_for(member.pod, member.node, member.victims, member.unnominated)
+
+    def _evict_for(self, preemptor: PodInfo, node: NodeInfo | None, victims: list[PodInfo],
+                   unnominated: list[PodInfo]) -> list[PodInfo]:
+        """A pod's own preemption carried out: its victims evicted (those actually evicted returned), the
+        lower-priority pods that lost their nomination to it updated."""
+        broken = self._budgets_broken(victims)
+        by = Preemptor(preemptor.key, preemptor.pod.spec.scheduler_name)
+        evicted = [v for v in victims if self._evict(v, node, by, broken[id(v)])]
+        for lowered in unnominated:
+            lowered.pod = _with_nomination(lowered.pod, None)
+            if lowered.key in self.results:
+                self.results[lowered.key].pod = lowered.pod
+            else:
+                self.lost_nominations.append(lowered.key)
+        return evicted
 
     def _budgets_broken(self, victims: list[PodInfo]) -> dict[int, list[str]]:
         """For each victim (by id), the disruption budgets its eviction takes below zero, counting the victims
@@ -552,6 +561,8 @@ class Simulator:
         it is only marked terminating, and a victim already being deleted is left alone (kube-scheduler
         sends no request for it). False when nothing was done."""
         result = self.results[victim.key]
+        if result.status == "evicted":  # (chosen again by a later member of the same group cycle: one delete)
+            return False
         node_name = victim.pod.spec.node_name or result.node or ""
         if self.victims_terminate_at is not None:
             if victim.pod.metadata.deletion_timestamp:
