@@ -43,9 +43,10 @@ from typing import Any
 from msgspec.structs import replace
 
 from dralloc.api.batch_v1 import Job, JobSpec
-from dralloc.api.core_v1 import Affinity, Pod, Service, ServiceSpec, Toleration
+from dralloc.api.core_v1 import Pod, Service, ServiceSpec, Toleration
 from dralloc.api.jobset_v1alpha2 import JobSet, ReplicatedJob, defaulted, group_name, replicas
 from dralloc.api.meta import ObjectMeta
+from dralloc.controllers.required_affinity import with_required_terms
 from dralloc.controllers.workloads import controller_ref
 
 __all__ = [
@@ -248,20 +249,6 @@ def _expression(key: str, operator: str, values: list[str] | None = None) -> dic
     return {"key": key, "operator": operator, **({"values": values} if values is not None else {})}
 
 
-def _with_required_terms(affinity: Affinity | None, together: dict[str, Any],
-                         apart: dict[str, Any] | None) -> Affinity:
-    """``affinity`` with a required pod affinity term (and a required anti-affinity term) appended."""
-    affinity = affinity or Affinity()
-    required = "requiredDuringSchedulingIgnoredDuringExecution"
-    pod_affinity = dict(affinity.pod_affinity or {})
-    pod_affinity[required] = [*(pod_affinity.get(required) or []), together]
-    anti = affinity.pod_anti_affinity
-    if apart is not None:
-        anti = dict(anti or {})
-        anti[required] = [*(anti.get(required) or []), apart]
-    return replace(affinity, pod_affinity=pod_affinity, pod_anti_affinity=anti)
-
-
 def admit_jobset_pod(pod: Pod, priority: int) -> Pod:
     """The JobSet pod webhook on a new pod (see the module docstring); ``priority``: the pod's priority as
     the Priority admission plugin set it."""
@@ -281,11 +268,11 @@ def admit_jobset_pod(pod: Pod, priority: int) -> Pod:
         apart = {"labelSelector": {"matchExpressions": [
             _expression(JOB_KEY, "Exists"), _expression(JOB_KEY, "NotIn", [key]),
             _expression(PRIORITY_KEY, "In", [str(priority)])]}, "topologyKey": topology, "namespaceSelector": {}}
-        return replace(pod, spec=replace(pod.spec, affinity=_with_required_terms(pod.spec.affinity, together, apart)))
+        return replace(pod, spec=replace(pod.spec, affinity=with_required_terms(pod.spec.affinity, together, apart)))
     follow = {"labelSelector": {"matchExpressions": [_expression(JOB_KEY, "In", [key]),
                                                      _expression(COMPLETION_INDEX, "In", ["0"])]},
               "topologyKey": topology}
-    return replace(pod, spec=replace(pod.spec, affinity=_with_required_terms(pod.spec.affinity, follow, None)))
+    return replace(pod, spec=replace(pod.spec, affinity=with_required_terms(pod.spec.affinity, follow, None)))
 
 
 def admit_jobset_pods(pods: Iterable[Pod], priority_of: Callable[[Pod], int]) -> list[Pod]:

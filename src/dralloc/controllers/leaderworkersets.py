@@ -34,7 +34,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from typing import Any
 
 from msgspec.structs import replace
 
@@ -50,6 +49,7 @@ from dralloc.api.leaderworkerset_v1 import (
 )
 from dralloc.api.meta import LabelSelector, ObjectMeta, OwnerReference
 from dralloc.controllers.names import NameGenerator, safe_encode
+from dralloc.controllers.required_affinity import with_required_terms
 from dralloc.controllers.workloads import Owned, controller_ref, expand_statefulset, is_active
 
 __all__ = [
@@ -162,7 +162,7 @@ def _follow_leader(affinity: Affinity | None, key: str, topology: str) -> Affini
     term = {"labelSelector": {"matchExpressions": [
         {"key": GROUP_KEY, "operator": "In", "values": [key]},
         {"key": WORKER_INDEX_KEY, "operator": "In", "values": ["0"]}]}, "topologyKey": topology}
-    return _with_terms(affinity, term, None)
+    return with_required_terms(affinity, term, None)
 
 
 def worker_statefulset(lws: LeaderWorkerSet, leader: Pod, revision: str) -> StatefulSet:
@@ -205,18 +205,6 @@ def _service(name: str, namespace: str | None, selector: dict[str, str], owner: 
 # --- the pod webhook -----------------------------------------------------------------------------------
 
 
-def _with_terms(affinity: Affinity | None, together: dict[str, Any], apart: dict[str, Any] | None) -> Affinity:
-    affinity = affinity or Affinity()
-    required = "requiredDuringSchedulingIgnoredDuringExecution"
-    pod_affinity = dict(affinity.pod_affinity or {})
-    pod_affinity[required] = [*(pod_affinity.get(required) or []), together]
-    anti = affinity.pod_anti_affinity
-    if apart is not None:
-        anti = dict(anti or {})
-        anti[required] = [*(anti.get(required) or []), apart]
-    return replace(affinity, pod_affinity=pod_affinity, pod_anti_affinity=anti)
-
-
 def _exclusive_applied(affinity: Affinity | None, topology: str) -> bool:
     """``exclusiveAffinityApplied``: both a required affinity and anti-affinity term over ``topology``."""
     if affinity is None or affinity.pod_affinity is None or affinity.pod_anti_affinity is None:
@@ -235,7 +223,7 @@ def _set_exclusive(pod: Pod, key: str, topology: str, label: str) -> Pod:
     apart = {"labelSelector": {"matchExpressions": [{"key": label, "operator": "Exists"},
                                                     {"key": label, "operator": "NotIn", "values": [key]}]},
              "topologyKey": topology}
-    return replace(pod, spec=replace(pod.spec, affinity=_with_terms(pod.spec.affinity, together, apart)))
+    return replace(pod, spec=replace(pod.spec, affinity=with_required_terms(pod.spec.affinity, together, apart)))
 
 
 def _ordinal(name: str) -> int:
