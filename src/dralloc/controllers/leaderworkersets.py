@@ -49,7 +49,7 @@ from dralloc.api.leaderworkerset_v1 import (
 )
 from dralloc.api.meta import LabelSelector, ObjectMeta, OwnerReference
 from dralloc.controllers.names import NameGenerator, safe_encode
-from dralloc.controllers.required_affinity import with_required_terms
+from dralloc.controllers.required_affinity import REQUIRED, with_required_terms
 from dralloc.controllers.workloads import Owned, controller_ref, expand_statefulset, is_active
 
 __all__ = [
@@ -209,9 +209,8 @@ def _exclusive_applied(affinity: Affinity | None, topology: str) -> bool:
     """``exclusiveAffinityApplied``: both a required affinity and anti-affinity term over ``topology``."""
     if affinity is None or affinity.pod_affinity is None or affinity.pod_anti_affinity is None:
         return False
-    required = "requiredDuringSchedulingIgnoredDuringExecution"
-    return (any(t.get("topologyKey") == topology for t in affinity.pod_affinity.get(required) or ())
-            and any(t.get("topologyKey") == topology for t in affinity.pod_anti_affinity.get(required) or ()))
+    return (any(t.get("topologyKey") == topology for t in affinity.pod_affinity.get(REQUIRED) or ())
+            and any(t.get("topologyKey") == topology for t in affinity.pod_anti_affinity.get(REQUIRED) or ()))
 
 
 def _set_exclusive(pod: Pod, key: str, topology: str, label: str) -> Pod:
