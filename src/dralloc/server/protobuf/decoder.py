@@ -30,6 +30,7 @@ client does (the tests' and benchmarks' bodies).
 from __future__ import annotations
 
 import base64
+import sys
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
 from functools import lru_cache
@@ -108,6 +109,20 @@ OPTIONS: dict[tuple[str, str], tuple[Schema, str]] = {
 def accepts(api_version: str, kind: str) -> bool:
     """Whether objects of this kind may be created or updated with a protobuf body."""
     return (api_version, kind) in KINDS
+
+
+def nesting(api_version: str, kind: str) -> int:
+    """How deep the JSON form of a body of this kind can nest (the object itself is level 1), the JSON embedded
+    in it (RawExtension, FieldsV1) aside: a bound fixed by the schema table, since a body's messages are the
+    table's (a kind it does not know, or a table whose messages can hold themselves: unbounded, sys.maxsize).
+    Every integer of a protobuf body is an int64 or an int32, so beyond this bound only the embedded JSON can
+    take a decoded body past a JSON body's limits (depth, integers beyond int64), and a body holds that JSON
+    verbatim: its brackets and digits are in the body's bytes."""
+    found = KINDS.get((api_version, kind)) or OPTIONS.get((api_version, kind))
+    if found is None:
+        return sys.maxsize
+    table, name = found
+    return _nesting(table, name)
 
 
 def decode(body: bytes) -> dict[str, Any]:
@@ -577,6 +592,35 @@ def _recursive(plans: dict[str, _Plan]) -> set[str]:
                     stack.append(kind)
         return seen
     return {name for name, plan in plans.items() if name in reaches(plan)}
+
+
+_NESTING: dict[tuple[int, str], tuple[Schema, int]] = {}
+
+
+def _nesting(table: Schema, name: str) -> int:
+    """:func:`nesting` of message ``name`` of ``table`` (computed once)."""
+    found = _NESTING.get((id(table), name))
+    if found is not None and found[0] is table:
+        return found[1]
+    plans = _plans(table)
+    depths: dict[str, int] = {}
+
+    def depth(plan: _Plan) -> int:  # the plan's object is level 1
+        if plan.name not in depths:
+            deepest = 0
+            for code, _name, _keep, inline, kind, _f, _rank in plan.slots:
+                below = depth(kind) if isinstance(kind, _Plan) else 0
+                if inline:
+                    below -= 1  # (its fields are the object's own)
+                elif code in (_REPEATED, _MAP, _PACKABLE):
+                    below += 1  # the list or the map
+                deepest = max(deepest, below)
+            depths[plan.name] = 1 + deepest
+        return depths[plan.name]
+
+    value = sys.maxsize if _recursive(plans) else depth(plans[name])
+    _NESTING[id(table), name] = (table, value)
+    return value
 
 
 def _zero_source(f: Field, plan: _Plan) -> str:
