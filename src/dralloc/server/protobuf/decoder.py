@@ -371,7 +371,7 @@ def _decoders(table: Schema) -> dict[str, _Decoder]:
     writer = _Writer(_plans(table))
     namespace: dict[str, Any] = {
         "_Unusual": _Unusual, "_ABSENT": _ABSENT, "_varint": _varint, "_single": _single, "_packed": _packed,
-        "_time": _time, "_raw_json": _raw_json, "_int_or_string": _int_or_string, "b64encode": base64.b64encode}
+        "_TIMES": _TIMES, "_MICROTIMES": _MICROTIMES, "_remembered_time": _remembered_time, "_raw_json": _raw_json, "_int_or_string": _int_or_string, "b64encode": base64.b64encode}
     decoders: dict[str, _Decoder] = {}
     for name, function in writer.functions.items():
         namespace[function] = decoders[name] = _compiled_on_first_call(writer, name, namespace, decoders)
@@ -397,6 +397,8 @@ def _compiled_on_first_call(writer: _Writer, name: str, namespace: dict[str, Any
     return compile_then_read
 
 
+# the special messages whose empty form (a size of 0) is JSON's null: the field is left out
+_NULL_WHEN_EMPTY = frozenset({"Time", "MicroTime", "RawExtension", "FieldsV1"})
 _SIGNED = {"bool": "{v} != 0", "int32": "(({v} & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000",
            "int64": "({v} ^ 0x8000000000000000) - 0x8000000000000000"}
 
@@ -471,8 +473,10 @@ class _Writer:
             return [f"if {end} - {start} > 1 and buf[{start}] == 10 and buf[{start} + 1] == {end} - {start} - 2 < 128:",
                     f"    {x} = {_string(f'{start} + 2', end)}",
                     f"else: {x} = _single('Quantity', buf[{start}:{end}], depth)"], 0
-        if kind in ("Time", "MicroTime"):
-            return [f"{x} = _time(buf[{start}:{end}], {kind == 'MicroTime'})"], 0
+        if kind in ("Time", "MicroTime"):  # a time read before is found by its bytes
+            cache = "_MICROTIMES" if kind == "MicroTime" else "_TIMES"
+            return [f"r{level} = buf[{start}:{end}]", f"{x} = {cache}.get(r{level})",
+                    f"if {x} is None: {x} = _remembered_time(r{level}, {kind == 'MicroTime'})"], 0
         if kind in ("RawExtension", "FieldsV1"):
             return [f"{x} = _raw_json(buf[{start}:{end}], {kind!r})"], 0
         if kind == "IntOrString":
@@ -486,11 +490,16 @@ class _Writer:
         pos, end, k, s, e, x, v = (f"{name}{level}" for name in ("pos", "end", "k", "s", "e", "x", "v"))
         number = next(n for n, field in plan.schema.items() if field is f)
         test, after = _key_test(number, f.wire, level)
-        def sized(after: int) -> list[str]:  # a length-delimited value: its bytes are buf[pos:e]
-            return [f"{s} = buf[{pos} + {after}]",
-                    f"if {s} < 128: {pos} += {after + 1}",
+        def rest_of_size(after: int) -> list[str]:  # its first byte in s; a size of one or two bytes in place
+            return [f"if {s} < 128: {pos} += {after + 1}",
+                    f"elif buf[{pos} + {after + 1}] < 128: "
+                    f"{s}, {pos} = {s} & 127 | buf[{pos} + {after + 1}] << 7, {pos} + {after + 2}",
                     f"else: {s}, {pos} = _varint(buf, {pos} + {after})",
                     f"{e} = {pos} + {s}"]
+
+        def sized(after: int) -> list[str]:  # a length-delimited value: its bytes are buf[pos:e]
+            return [f"{s} = buf[{pos} + {after}]", *rest_of_size(after)]
+
         size = sized(after)
         varint = [f"{v} = buf[{pos} + {after}]",
                   f"if {v} < 128: {pos} += {after + 1}",
@@ -498,20 +507,45 @@ class _Writer:
         next_key = f"{k} = buf[{pos}] if {pos} < {end} else -1"
         height = 0
         body: list[str]
-        if code == _STRING:
-            read = f"{target} = {_string(pos, e)}"
-            body = [*size, read if keep_zero else f"if {e} > {pos}: {read}", f"{pos} = {e}", next_key]
+        if (code == _STRING or (code == _SCALAR and kind == "bytes")) and not inline \
+                or code == _SPECIAL and kind in _NULL_WHEN_EMPTY:
+            # Go writes an empty string or bytes, and a zero time, as a size of 0: left out (or "" when kept)
+            if code == _SPECIAL:
+                lines, height = self.value(kind, pos, e, level)
+                read = [*lines, f"if {x} is not None: {target} = {x}"]
+            elif kind == "string":
+                read = [f"{target} = {_string(pos, e)}"]
+            else:
+                lines, height = self.value(kind, pos, e, level)
+                read = [*lines, f"{target} = {x}"]
+            body = [f"{s} = buf[{pos} + {after}]",
+                    f"if {s} == 0:",
+                    f"    {pos} += {after + 1}",
+                    *([f"    {target} = ''"] if keep_zero and code != _SPECIAL else []),
+                    "else:",
+                    *_indent([*rest_of_size(after), *read, f"{pos} = {e}"]),
+                    next_key]
         elif code == _MESSAGE:
             lines, height = self.value(kind, pos, e, level)
             body = [*size, *lines, f"out{level}.update({x})" if inline else f"{target} = {x}",
                     f"{pos} = {e}", next_key]
         elif code == _SCALAR and f.varint:
-            body = [*varint, f"{v} = {_SIGNED[kind].format(v=v)}", f"{target} = {v}" if keep_zero
-                    else f"if {v}: {target} = {v}", next_key]
+            # a value below 128 is its own signed value (and a bool's 0 or 1): read in place
+            small = f"{v} != 0" if kind == "bool" else v
+            store = f"{target} = {small}" if keep_zero else f"if {v}: {target} = {'True' if kind == 'bool' else v}"
+            body = [f"{v} = buf[{pos} + {after}]",
+                    f"if {v} < 128:",
+                    f"    {pos} += {after + 1}",
+                    f"    {store}",
+                    "else:",
+                    f"    {v}, {pos} = _varint(buf, {pos} + {after})",
+                    f"    {v} = {_SIGNED[kind].format(v=v)}",
+                    f"    {target} = {v}" if keep_zero else f"    if {v}: {target} = {v}",
+                    next_key]
         elif code in (_SCALAR, _SPECIAL):
             lines, height = self.value(kind, pos, e, level)
             keep = (f"{target} = {x}" if keep_zero else f"if {e} > {pos}: {target} = {x}") if code == _SCALAR \
-                else f"if {x} is not None: {target} = {x}"  # (bytes: kept when not empty)
+                else f"if {x} is not None: {target} = {x}"
             body = [*size, *lines, keep, f"{pos} = {e}", next_key]
         elif code == _REPEATED:
             lines, height = self.value(kind, pos, e, level)
@@ -929,6 +963,24 @@ def _time(raw: bytes, micro: bool) -> str | None:
     minute, second = divmod(second, 60)
     text = f"{_day(days)}T{hour:02d}:{minute:02d}:{second:02d}"
     return text + (f".{micros:06d}Z" if micro else "Z")
+
+
+# The JSON text of the times read, by their bytes (bodies repeat times: an object's creation, its managed fields';
+# objects created in the same second): Time's and MicroTime's, each emptied when it reaches _TIMES_KEPT
+_TIMES: dict[bytes, str] = {}
+_MICROTIMES: dict[bytes, str] = {}
+_TIMES_KEPT = 4096
+
+
+def _remembered_time(raw: bytes, micro: bool) -> str | None:
+    """:func:`_time`, kept in _TIMES or _MICROTIMES."""
+    text = _time(raw, micro)
+    if text is not None:
+        cache = _MICROTIMES if micro else _TIMES
+        if len(cache) >= _TIMES_KEPT:
+            cache.clear()
+        cache[raw] = text
+    return text
 
 
 def _int_or_string(raw: bytes) -> int | str:
