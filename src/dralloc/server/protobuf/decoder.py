@@ -131,15 +131,16 @@ def decode(body: bytes) -> dict[str, Any]:
     if not body.startswith(MAGIC):
         raise ProtobufError("the body does not start with the Kubernetes protobuf prefix")
     api_version, kind, body, start, end = _usual_envelope(body) or _envelope(body)
-    head = {"apiVersion": api_version, "kind": kind}
-    options = OPTIONS.get((api_version, kind))
-    if options is not None:
-        return {**head, **_message_at(body, start, end, *options)}
     found = KINDS.get((api_version, kind))
-    if found is None:
+    if found is not None:
+        out: dict[str, Any] = {"apiVersion": api_version, "kind": kind, "metadata": {}}
+        out.update(_message_at(body, start, end, *found))
+        return out
+    options = OPTIONS.get((api_version, kind))
+    if options is None:
         raise ProtobufError(f"protobuf bodies are not accepted for {api_version or '?'}/{kind or '?'} (JSON and "
                             f"YAML are)")
-    return {**head, "metadata": {}, **_message_at(body, start, end, *found)}
+    return {"apiVersion": api_version, "kind": kind, **_message_at(body, start, end, *options)}
 
 
 def _envelope(body: bytes) -> tuple[str, str, bytes, int, int]:
@@ -163,25 +164,52 @@ def _usual_envelope(body: bytes) -> tuple[str, str, bytes, int, int] | None:
     {1: {1: apiVersion, 2: kind}, 2: raw} and empty fields 3 and 4, each short enough for a one-byte size but
     the raw — or None (then it is read field by field)."""
     size = len(body)
-    if size < 10 or body[4] != 0x0A or body[6] != 0x0A:
+    if size < 10 or body[4] != 0x0A or body[5] > 0x7F:
         return None
     type_meta_end = 6 + body[5]
-    kind_at = 8 + body[7]
-    if body[5] > 0x7F or body[7] > 0x7F or kind_at + 2 > type_meta_end or body[kind_at] != 0x12 \
-            or kind_at + 2 + body[kind_at + 1] != type_meta_end or type_meta_end + 2 > size \
-            or body[type_meta_end] != 0x12:
+    if type_meta_end + 2 > size or body[type_meta_end] != 0x12:
         return None
-    try:
-        raw_size, start = _varint(body, type_meta_end + 1)
-    except ProtobufError:
+    names = _TYPE_METAS.get(body[6:type_meta_end]) or _type_meta(body[6:type_meta_end])
+    if names is None:
         return None
+    start = type_meta_end + 2
+    raw_size = body[start - 1]
+    if raw_size > 0x7F and body[start] < 0x80:  # an object of 128 bytes to 16 KiB
+        raw_size = raw_size & 0x7F | body[start] << 7
+        start += 1
+    elif raw_size > 0x7F:
+        try:
+            raw_size, start = _varint(body, start - 1)
+        except ProtobufError:
+            return None
     end = start + raw_size
     if end > size or (end < size and body[end:] != _EMPTY_ENCODING_AND_TYPE):
         return None
+    return names[0], names[1], body, start, end
+
+
+# the apiVersion and kind of each typeMeta {1: apiVersion, 2: kind} as Go writes it, by its bytes (one entry for
+# each kind of KINDS and OPTIONS at most)
+_TYPE_METAS: dict[bytes, tuple[str, str]] = {}
+
+
+def _type_meta(type_meta: bytes) -> tuple[str, str] | None:
+    """(apiVersion, kind) of a typeMeta as Go writes it, each with a one-byte size (else None), remembered in
+    _TYPE_METAS when the kind is one this decoder reads."""
+    size = len(type_meta)
+    if size < 4 or type_meta[0] != 0x0A or type_meta[1] > 0x7F:
+        return None
+    kind_at = 2 + type_meta[1]
+    if kind_at + 2 > size or type_meta[kind_at] != 0x12 or type_meta[kind_at + 1] > 0x7F \
+            or kind_at + 2 + type_meta[kind_at + 1] != size:
+        return None
     try:
-        return body[8:kind_at].decode(), body[kind_at + 2:type_meta_end].decode(), body, start, end
+        names = type_meta[2:kind_at].decode(), type_meta[kind_at + 2:].decode()
     except UnicodeDecodeError:
         return None
+    if names in KINDS or names in OPTIONS:
+        _TYPE_METAS[type_meta] = names
+    return names
 
 
 # --- the wire -------------------------------------------------------------------------------------------
@@ -470,7 +498,7 @@ class _Writer:
         if kind == "bytes":
             return [f"{x} = b64encode(buf[{start}:{end}]).decode()"], 0
         if kind == "Quantity":  # its usual form, {1: text} alone and short, read in place
-            return [f"if {end} - {start} > 1 and buf[{start}] == 10 and buf[{start} + 1] == {end} - {start} - 2 < 128:",
+            return [f"if buf[{start}] == 10 and buf[{start} + 1] == {end} - {start} - 2 < 128:",
                     f"    {x} = {_string(f'{start} + 2', end)}",
                     f"else: {x} = _single('Quantity', buf[{start}:{end}], depth)"], 0
         if kind in ("Time", "MicroTime"):  # a time read before is found by its bytes
@@ -558,19 +586,18 @@ class _Writer:
                 return [], 0  # (no table has one: left to the two passes, as an unknown field)
             ks, ke, at, vs, key, entries = (f"{name}{level}" for name in ("ks", "ke", "at", "vs", "key", "entries"))
             lines, height = self.value(kind, at, e, level)
-            entry = [f"if {s} < 2 or buf[{pos}] != 10: raise _Unusual",  # {1: key, 2: value}, each once
-                     f"{ks} = buf[{pos} + 1]",
+            entry = [f"{ks} = buf[{pos} + 1]",  # {1: key, 2: value}, each once
+                     f"if buf[{pos}] != 10: raise _Unusual",
                      f"if {ks} < 128: {at} = {pos} + 2",
                      f"else: {ks}, {at} = _varint(buf, {pos} + 1)",
                      f"{ke} = {at} + {ks}",
                      f"{key} = {_string(at, ke)}",
                      f"if {ke} == {e}: {entries}[{key}] = {_zero_source(f, plan)}",
                      "else:",
-                     f"    if buf[{ke}] != 18: raise _Unusual",  # (a value past e: found below)
                      f"    {vs} = buf[{ke} + 1]",
                      f"    if {vs} < 128: {at} = {ke} + 2",
                      f"    else: {vs}, {at} = _varint(buf, {ke} + 1)",
-                     f"    if {at} + {vs} != {e}: raise _Unusual",
+                     f"    if buf[{ke}] != 18 or {at} + {vs} != {e}: raise _Unusual",  # (a value past e, too)
                      *_indent(lines),
                      f"    {entries}[{key}] = {x}"]
             body = [f"{entries} = {{}}", "while True:",
