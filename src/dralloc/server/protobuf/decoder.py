@@ -174,7 +174,7 @@ def _usual_envelope(body: bytes) -> tuple[str, str, bytes, int, int] | None:
         return None
     start = type_meta_end + 2
     raw_size = body[start - 1]
-    if raw_size > 0x7F and body[start] < 0x80:  # an object of 128 bytes to 16 KiB
+    if raw_size > 0x7F and start < size and body[start] < 0x80:  # an object of 128 bytes to 16 KiB
         raw_size = raw_size & 0x7F | body[start] << 7
         start += 1
     elif raw_size > 0x7F:
@@ -385,7 +385,8 @@ class _Unusual(Exception):
 # A compiled message: (body, start, end, depth) → the JSON object of body[start:end]
 _Decoder = Callable[[bytes, int, int, int], dict[str, Any]]
 _DECODERS: dict[int, tuple[Schema, dict[str, _Decoder]]] = {}
-_ABSENT = object()  # a field not read, in a message whose struct order is restored at its end
+_ABSENT = object()  # a field not read, in a small message whose struct order is restored at its end
+_REORDERED_IN_LOCALS = 12  # the most fields of a message out of field-number order read into locals
 _INLINE_LINES = 150  # a message whose code is at most this long is read in place (not called) ...
 _INLINE_LEVELS = 3  # ... up to this many levels deep in one function
 
@@ -398,7 +399,7 @@ def _decoders(table: Schema) -> dict[str, _Decoder]:
         return found[1]
     writer = _Writer(_plans(table))
     namespace: dict[str, Any] = {
-        "_Unusual": _Unusual, "_ABSENT": _ABSENT, "_varint": _varint, "_single": _single, "_packed": _packed,
+        "_Unusual": _Unusual, "_ABSENT": _ABSENT, "_rewritten": _rewritten, "_varint": _varint, "_single": _single, "_packed": _packed,
         "_TIMES": _TIMES, "_MICROTIMES": _MICROTIMES, "_remembered_time": _remembered_time, "_raw_json": _raw_json, "_int_or_string": _int_or_string, "b64encode": base64.b64encode}
     decoders: dict[str, _Decoder] = {}
     for name, function in writer.functions.items():
@@ -461,26 +462,29 @@ class _Writer:
     def body(self, plan: _Plan, level: int) -> tuple[list[str], int]:
         """The code that reads ``plan`` at ``level`` and the inline levels it goes below it."""
         pos, end, out, k = f"pos{level}", f"end{level}", f"out{level}", f"k{level}"
-        reordered = bool(plan.reorder)
+        # a small message out of field-number order: each field into a local, the object built at its end in
+        # struct order; a larger one: built in field-number order, then put in struct order (_struct_order)
+        in_locals = bool(plan.reorder) and len(plan.slots) <= _REORDERED_IN_LOCALS
         code = [f"{k} = buf[{pos}] if {pos} < {end} else -1"]
-        if reordered:  # each field into a local, the object built at the end in struct order
+        if in_locals:
             code.append(" = ".join(f"v{level}_{slot}" for slot in range(len(plan.slots))) + " = _ABSENT")
         else:
             code.append(f"{out} = {{}}")
         height = 0
         fields: list[list[str]] = []
         for slot in sorted(range(len(plan.slots)), key=lambda s: plan.slots[s][6]):  # field-number order
-            target = f"v{level}_{slot}" if reordered else f"{out}[{plan.slots[slot][1]!r}]"
+            target = f"v{level}_{slot}" if in_locals else f"{out}[{plan.slots[slot][1]!r}]"
             lines, below = self.field(plan, slot, target, level)
             fields.append(lines)
             height = max(height, below)
         code += _guarded(fields, k)
         code.append(f"if {pos} != {end}: raise _Unusual")
-        if reordered:
+        if in_locals:
             code.append(f"{out} = {{}}")
             code += [f"if v{level}_{slot} is not _ABSENT: {out}[{name!r}] = v{level}_{slot}"
                      for slot, (_, name, *_rest) in enumerate(plan.slots)]
-        return code, height
+            return code, height
+        return code + _struct_order(plan, out), height
 
     def value(self, kind: Any, start: str, end: str, level: int) -> tuple[list[str], int]:
         """Code that sets x<level> to the value of ``kind`` in buf[start:end] (None: the field is left out),
@@ -614,6 +618,33 @@ class _Writer:
                     *_indent([*sized(packed_after), f"{target} = _packed({kind!r}, buf[{pos}:{e}])", f"{pos} = {e}",
                               next_key])], 0
         return [f"if {test}:", *_indent(body)], height
+
+
+def _struct_order(plan: _Plan, out: str) -> list[str]:
+    """Code that puts the keys of ``out``, written in field-number order, in struct order.
+
+    A field is out of place only after a field that comes before it in the struct but has a greater number
+    (an "early" field: a PodSpec's initContainers, number 20, before its containers, number 2). When no early
+    field is in the object, field-number order is struct order; when some are, the keys before the first of
+    them are in place (none of them is early, so each has a smaller number than every key after it) and
+    the keys from it on are written again in struct order (a key written again goes last)."""
+    if not plan.reorder:
+        return []
+    names = [slot[1] for slot in plan.slots]
+    ranks = [slot[6] for slot in plan.slots]
+    code: list[str] = []
+    for index, name in enumerate(names):
+        if any(rank < ranks[index] for rank in ranks[index + 1:]):
+            test = "if" if not code else "elif"
+            code.append(f"{test} {name!r} in {out}: _rewritten({out}, {tuple(names[index:])!r})")
+    return code
+
+
+def _rewritten(out: dict[str, Any], names: tuple[str, ...]) -> None:
+    """Each of ``names`` in ``out`` written again, in this order (each goes last)."""
+    for name in names:
+        if name in out:
+            out[name] = out.pop(name)
 
 
 _GUARDED_FIELDS = 4  # fields tested one by one before a test of the message's end skips the rest
