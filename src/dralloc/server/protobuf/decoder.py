@@ -549,7 +549,8 @@ class _Writer:
                 read = [f"{target} = {_string(pos, e)}"]
             else:
                 lines, height = self.value(kind, pos, e, level)
-                read = [*lines, f"{target} = {x}"]
+                lines, value = _folded(lines, x)
+                read = [*lines, f"{target} = {value}"]
             body = [f"{s} = buf[{pos} + {after}]",
                     f"if {s} == 0:",
                     f"    {pos} += {after + 1}",
@@ -559,7 +560,8 @@ class _Writer:
                     next_key]
         elif code == _MESSAGE:
             lines, height = self.value(kind, pos, e, level)
-            body = [*size, *lines, f"out{level}.update({x})" if inline else f"{target} = {x}",
+            lines, value = _folded(lines, x)
+            body = [*size, *lines, f"out{level}.update({value})" if inline else f"{target} = {value}",
                     f"{pos} = {e}", next_key]
         elif code == _SCALAR and f.varint:
             # a value below 128 is its own signed value (and a bool's 0 or 1): read in place
@@ -581,8 +583,9 @@ class _Writer:
             body = [*size, *lines, keep, f"{pos} = {e}", next_key]
         elif code == _REPEATED:
             lines, height = self.value(kind, pos, e, level)
+            lines, value = _folded(lines, x)
             body = [f"items{level} = []", "while True:",
-                    *_indent([*size, *lines, f"items{level}.append({x})", f"{pos} = {e}", next_key,
+                    *_indent([*size, *lines, f"items{level}.append({value})", f"{pos} = {e}", next_key,
                               f"if not ({test}): break"]),
                     f"{target} = items{level}"]
         elif code == _MAP:
@@ -590,6 +593,7 @@ class _Writer:
                 return [], 0  # (no table has one: left to the two passes, as an unknown field)
             ks, ke, at, vs, key, entries = (f"{name}{level}" for name in ("ks", "ke", "at", "vs", "key", "entries"))
             lines, height = self.value(kind, at, e, level)
+            lines, value = _folded(lines, x)
             entry = [f"{ks} = buf[{pos} + 1]",  # {1: key, 2: value}, each once
                      f"if buf[{pos}] != 10: raise _Unusual",
                      f"if {ks} < 128: {at} = {pos} + 2",
@@ -603,7 +607,7 @@ class _Writer:
                      f"    else: {vs}, {at} = _varint(buf, {ke} + 1)",
                      f"    if buf[{ke}] != 18 or {at} + {vs} != {e}: raise _Unusual",  # (a value past e, too)
                      *_indent(lines),
-                     f"    {entries}[{key}] = {x}"]
+                     f"    {entries}[{key}] = {value}"]
             body = [f"{entries} = {{}}", "while True:",
                     *_indent([*size, *entry, f"{pos} = {e}", next_key, f"if not ({test}): break"]),
                     f"{target} = {entries}"]
@@ -618,6 +622,14 @@ class _Writer:
                     *_indent([*sized(packed_after), f"{target} = _packed({kind!r}, buf[{pos}:{e}])", f"{pos} = {e}",
                               next_key])], 0
         return [f"if {test}:", *_indent(body)], height
+
+
+def _folded(lines: list[str], x: str) -> tuple[list[str], str]:
+    """The code of a value and the expression to use it by: a last line ``x = EXPR`` becomes EXPR at the one
+    place that uses it (no store and load of x)."""
+    if lines and lines[-1].startswith(f"{x} = "):
+        return lines[:-1], lines[-1][len(x) + 3:]
+    return lines, x
 
 
 def _struct_order(plan: _Plan, out: str) -> list[str]:
