@@ -381,6 +381,12 @@ class _Unusual(Exception):
 #
 # A length read past the end of its message is not checked where it is read: the position then lies past
 # the message's end, no key matches any more, and the message's final check (its position is its end) fails.
+#
+# What Go writes most is read with the fewest steps: sizes and integers of one byte (two for a size) without a
+# call, an empty string or time (a size of 0) skipped at once, a time seen before found by its bytes, a value
+# read by one expression written straight where it goes. A large message whose struct order is not its
+# field-number order (a PodSpec) is built in field-number order and rewritten in struct order only when a
+# field that breaks the order is in it (_struct_order); a small one is read into locals.
 
 # A compiled message: (body, start, end, depth) → the JSON object of body[start:end]
 _Decoder = Callable[[bytes, int, int, int], dict[str, Any]]
@@ -399,8 +405,9 @@ def _decoders(table: Schema) -> dict[str, _Decoder]:
         return found[1]
     writer = _Writer(_plans(table))
     namespace: dict[str, Any] = {
-        "_Unusual": _Unusual, "_ABSENT": _ABSENT, "_rewritten": _rewritten, "_varint": _varint, "_single": _single, "_packed": _packed,
-        "_TIMES": _TIMES, "_MICROTIMES": _MICROTIMES, "_remembered_time": _remembered_time, "_raw_json": _raw_json, "_int_or_string": _int_or_string, "b64encode": base64.b64encode}
+        "_Unusual": _Unusual, "_ABSENT": _ABSENT, "_rewritten": _rewritten, "_varint": _varint, "_single": _single,
+        "_packed": _packed, "_TIMES": _TIMES, "_MICROTIMES": _MICROTIMES, "_remembered_time": _remembered_time,
+        "_raw_json": _raw_json, "_int_or_string": _int_or_string, "b64encode": base64.b64encode}
     decoders: dict[str, _Decoder] = {}
     for name, function in writer.functions.items():
         namespace[function] = decoders[name] = _compiled_on_first_call(writer, name, namespace, decoders)
