@@ -5,7 +5,8 @@ driver's ResourceSlice of 8 devices (and one of 128), an e2e pod, a Node and a s
     .venv/bin/python benchmarks/bench_protobuf.py [--calls 500] [--runs 20] [--profile] [--server 2000]
 
 Each object is encoded as a Go client encodes it (protobuf.encode: every non-pointer field, empty or not) and
-as JSON (msgspec). Prints, per object, the µs per decode and per encode of each form — the best of ``--runs``
+as JSON (msgspec); a last row decodes slices whose every attribute and capacity value is new (the decoder
+finds a map entry it has read before by its bytes: these it never finds). Prints, per object, the µs per decode and per encode of each form — the best of ``--runs``
 runs of ``--calls`` calls, the forms alternating run by run, timed in CPU time of this process (a shared
 machine's other processes then move the figures far less) — the body sizes and protobuf's cost as a multiple
 of JSON's. The "request" columns time a create's body as the server reads it: JSON — msgspec's decoding, the
@@ -23,12 +24,13 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import itertools
 import pstats
 import tempfile
 import threading
 import time
 import timeit
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -108,6 +110,18 @@ OBJECTS = {"ResourceClaim status update": CLAIM, "ResourceSlice of 8 devices": S
            "Node": NODE, "Event (scheduler)": EVENT, "ResourceSlice of 128 devices": BIG_SLICE}
 
 
+def new_values_slice(i: int) -> dict[str, Any]:
+    """A slice of 8 devices no attribute or capacity value of which another slice has (the decoder keeps map
+    entries it has read, by their bytes: these are never found)."""
+    return {**SLICE, "spec": {**SLICE["spec"], "devices": [
+        {"name": f"gpu-{g}", "attributes": {"driverVersion": {"version": f"560.{i}.{g}"}, "index": {"int": i * 8 + g},
+                                            "model": {"string": f"h100-{i}-{g}"}},
+         "capacity": {"memory": {"value": f"{i * 8 + g}Gi"}}} for g in range(8)]}}
+
+
+NEW_VALUES = "slice of 8, every value new"
+
+
 def best_of(runs: int, calls: int, timed: dict[str, Callable[[], Any]]) -> dict[str, float]:
     """The least CPU µs per call of each function, the functions alternating run by run."""
     times: dict[str, list[float]] = {name: [] for name in timed}
@@ -133,20 +147,29 @@ def protobuf_request(body: bytes, kind: str) -> Any:
     return data
 
 
+def on_next(call: Callable[..., Any], bodies: Iterator[bytes], *args: Any) -> Any:
+    """``call`` on the next body (the same one again, or each a new one)."""
+    return call(next(bodies), *args)
+
+
 def per_object(args: argparse.Namespace) -> None:
     print(f"{'object':29} {'form':9} {'bytes':>6} {'decode µs':>10} {'× JSON':>7} {'encode µs':>10} {'× JSON':>7} "
           f"{'request µs':>11} {'× JSON':>7}")
-    for label, obj in OBJECTS.items():
-        pb, js = encode(obj), msgspec.json.encode(obj)
-        assert msgspec.json.encode(decode(pb)) == js, f"{label}: protobuf does not give the JSON back"
-        devices = len(obj.get("spec", {}).get("devices", ()))
+    rows: dict[str, list[dict[str, Any]]] = {label: [obj] for label, obj in OBJECTS.items()}
+    rows[NEW_VALUES] = [new_values_slice(i) for i in range(args.runs * args.calls * 3)]  # (each decoded once)
+    for label, objects in rows.items():
+        pbs, jss = [encode(o) for o in objects], [msgspec.json.encode(o) for o in objects]
+        assert msgspec.json.encode(decode(pbs[0])) == jss[0], f"{label}: protobuf does not give the JSON back"
+        devices = len(objects[0].get("spec", {}).get("devices", ()))
         calls = max(1, args.calls * 8 // max(8, devices))  # (fewer calls of the large slice)
+        kind = objects[0]["kind"]
+        obj, pb, js = objects[0], itertools.cycle(pbs), itertools.cycle(jss)
         µs = best_of(args.runs, calls, {
-            "protobuf decode": partial(decode, pb), "JSON decode": partial(msgspec.json.decode, js),
+            "protobuf decode": partial(on_next, decode, pb), "JSON decode": partial(on_next, msgspec.json.decode, js),
             "protobuf encode": partial(encode, obj), "JSON encode": partial(msgspec.json.encode, obj),
-            "protobuf request": partial(protobuf_request, pb, obj["kind"]),
-            "JSON request": partial(json_request, js, obj["kind"])})
-        for form, size in (("protobuf", len(pb)), ("JSON", len(js))):
+            "protobuf request": partial(on_next, protobuf_request, pb, kind),
+            "JSON request": partial(on_next, json_request, js, kind)})
+        for form, size in (("protobuf", len(pbs[0])), ("JSON", len(jss[0]))):
             figures = [µs[f"{form} {what}"] for what in ("decode", "encode", "request")]
             ratios = [f"{figure / µs[f'JSON {what}']:6.1f}×" if form == "protobuf" else ""
                       for figure, what in zip(figures, ("decode", "encode", "request"), strict=True)]

@@ -113,3 +113,46 @@ def test_sizes_of_one_to_three_bytes_are_read_in_place(length: int) -> None:
     body = encode(namespace)
     assert same_json(single_pass(body), two_passes(body))
     assert decode(body)["metadata"] == namespace["metadata"]
+
+
+# --- map entries read before, found by their bytes --------------------------------------------------------
+
+def resource_slice(attributes: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+            "spec": {"driver": "gpu.example.com", "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                     "nodeName": "n", "devices": [{"name": "gpu-0", "attributes": attributes,
+                                                   "capacity": {"memory": {"value": "80Gi"}}}]}}
+
+
+def test_a_map_value_found_by_its_bytes_is_a_new_object_each_time() -> None:
+    body = encode(resource_slice({"model": {"string": "h100"}, "slots": {"ints": [1, 2]}}))
+    first = decode(body)
+    device = first["spec"]["devices"][0]
+    device["attributes"]["model"]["string"] = "changed"
+    device["attributes"]["slots"]["ints"].append(3)
+    device["capacity"]["memory"]["value"] = "1Gi"
+    again = decode(body)["spec"]["devices"][0]
+    assert again["attributes"] == {"model": {"string": "h100"}, "slots": {"ints": [1, 2]}}
+    assert again["capacity"] == {"memory": {"value": "80Gi"}}
+
+
+def test_the_same_entry_bytes_in_two_maps_are_each_their_maps() -> None:
+    # a label whose bytes are those of a capacity entry {cpu: Quantity "4"}: a string in one, a Quantity in the other
+    label = "\n\x014"
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "labels": {"cpu": label}},
+            "status": {"capacity": {"cpu": "4"}}}
+    body = encode(node)
+    assert body.count(b"\n\x03cpu\x12\x03\n\x014") == 2
+    for _ in range(2):
+        decoded = decode(body)
+        assert decoded["metadata"]["labels"] == {"cpu": label}
+        assert decoded["status"]["capacity"] == {"cpu": "4"}
+
+
+def test_the_entries_kept_are_bounded() -> None:
+    for index in range(decoder._ENTRIES_KEPT + 10):
+        body = encode(resource_slice({"index": {"int": index}}))
+        assert decode(body)["spec"]["devices"][0]["attributes"] == {"index": {"int": index}}
+    table, _ = KINDS["resource.k8s.io/v1", "ResourceSlice"]
+    memos = {name: memo for name, memo in _decoders(table)["Device"].__globals__.items() if name.startswith("_entries")}
+    assert memos and all(len(memo) <= decoder._ENTRIES_KEPT for memo in memos.values())

@@ -425,6 +425,7 @@ def _compiled_on_first_call(writer: _Writer, name: str, namespace: dict[str, Any
         compiled = namespace[function]
         if compiled is compile_then_read:
             source = writer.function(writer.plans[name])
+            namespace.update(writer.memos)
             exec(compile(source, f"<protobuf single pass: {name}>", "exec"), namespace)  # noqa: S102 (the tables' own code)
             compiled = decoders[name] = namespace[function]
         result: dict[str, Any] = compiled(buf, pos, end, depth)
@@ -456,6 +457,8 @@ class _Writer:
         self.plans = plans
         self.functions = {name: f"m{index}_{name}" for index, name in enumerate(plans)}
         self.recursive = _recursive(plans)
+        # each map's entries read before, by their bytes: its name in the code → the dict
+        self.memos: dict[str, dict[bytes, tuple[str, Any]] | set[bytes]] = {}
 
     def source(self) -> str:
         """Every message's function."""
@@ -598,9 +601,30 @@ class _Writer:
         elif code == _MAP:
             if f.varint:
                 return [], 0  # (no table has one: left to the two passes, as an unknown field)
-            ks, ke, at, vs, key, entries = (f"{name}{level}" for name in ("ks", "ke", "at", "vs", "key", "entries"))
+            ks, ke, at, vs, key, entries, raw, hit = (
+                f"{name}{level}" for name in ("ks", "ke", "at", "vs", "key", "entries", "raw", "hit"))
             lines, height = self.value(kind, at, e, level)
-            lines, value = _folded(lines, x)
+            # an entry of a string, a Quantity, a time or an IntOrString, or of a message all of whose values
+            # are such (a DeviceAttribute, a DeviceCapacity), read before: found by its bytes (short entries)
+            memo = "" if kind in ("RawExtension", "FieldsV1") else f"_entries{len(self.memos)}"
+            if memo:
+                # an entry is kept the second time it is read (an entry read once costs a set's add); a message
+                # value is kept (a copy) when it holds no list or object: none of its fields that can be one
+                seen = f"{memo}_seen"
+                self.memos[memo], self.memos[seen] = {}, set()
+                flat = "".join(f" and {name!r} not in {x}"
+                               for name in (_mutable_fields(kind) if isinstance(kind, _Plan) else ()))
+                copy = f"dict({x})" if isinstance(kind, _Plan) else x
+                lines = [*lines, f"if {raw} is None: pass",
+                         f"elif {raw} not in {seen}:",
+                         f"    if len({seen}) >= {_ENTRIES_KEPT}: {seen}.clear()",
+                         f"    {seen}.add({raw})",
+                         f"elif True{flat}:",
+                         f"    if len({memo}) >= {_ENTRIES_KEPT}: {memo}.clear()",
+                         f"    {memo}[{raw}] = ({key}, {copy})"]
+                value = x
+            else:
+                lines, value = _folded(lines, x)
             entry = [f"{ks} = buf[{pos} + 1]",  # {1: key, 2: value}, each once
                      f"if buf[{pos}] != 10: raise _Unusual",
                      f"if {ks} < 128: {at} = {pos} + 2",
@@ -615,6 +639,13 @@ class _Writer:
                      f"    if buf[{ke}] != 18 or {at} + {vs} != {e}: raise _Unusual",  # (a value past e, too)
                      *_indent(lines),
                      f"    {entries}[{key}] = {value}"]
+            if memo:
+                found = f"dict({hit}[1])" if isinstance(kind, _Plan) else f"{hit}[1]"
+                entry = [f"{raw} = buf[{pos}:{e}] if {s} < 128 else None",
+                         f"{hit} = {memo}.get({raw})",
+                         f"if {hit} is not None: {entries}[{hit}[0]] = {found}",
+                         "else:",
+                         *_indent(entry)]
             body = [f"{entries} = {{}}", "while True:",
                     *_indent([*size, *entry, f"{pos} = {e}", next_key, f"if not ({test}): break"]),
                     f"{target} = {entries}"]
@@ -629,6 +660,15 @@ class _Writer:
                     *_indent([*sized(packed_after), f"{target} = _packed({kind!r}, buf[{pos}:{e}])", f"{pos} = {e}",
                               next_key])], 0
         return [f"if {test}:", *_indent(body)], height
+
+
+_ENTRIES_KEPT = 512  # the entries a map's memo keeps (emptied when full)
+
+
+def _mutable_fields(plan: _Plan) -> list[str]:
+    """The JSON names of the fields of ``plan`` whose value can be a list or an object."""
+    return [name for code, name, _keep, _inline, kind, _f, _rank in plan.slots
+            if code in (_MESSAGE, _REPEATED, _MAP, _PACKABLE) or kind in ("RawExtension", "FieldsV1")]
 
 
 def _folded(lines: list[str], x: str) -> tuple[list[str], str]:
