@@ -156,3 +156,21 @@ def test_the_entries_kept_are_bounded() -> None:
     table, _ = KINDS["resource.k8s.io/v1", "ResourceSlice"]
     memos = {name: memo for name, memo in _decoders(table)["Device"].__globals__.items() if name.startswith("_entries")}
     assert memos and all(len(memo) <= decoder._ENTRIES_KEPT for memo in memos.values())
+
+
+def test_a_list_item_found_by_its_bytes_is_a_new_object_each_time() -> None:
+    toleration = {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute",
+                  "tolerationSeconds": 300}
+    requirement = {"key": "zone", "operator": "In", "values": ["a"]}
+    spec = {"containers": [{"name": "app"}], "tolerations": [toleration, toleration],
+            "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [requirement]}]}}}}
+    body = pod(spec)
+    for _ in range(3):
+        decoded = decode(body)["spec"]
+        assert decoded["tolerations"] == [toleration, toleration]
+        terms = decoded["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        assert terms["nodeSelectorTerms"][0]["matchExpressions"] == [requirement]
+        assert decoded["tolerations"][0] is not decoded["tolerations"][1]
+        decoded["tolerations"][0]["key"] = "changed"
+        terms["nodeSelectorTerms"][0]["matchExpressions"][0]["values"].append("b")

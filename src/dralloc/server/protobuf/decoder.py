@@ -525,6 +525,25 @@ class _Writer:
             return [f"{x} = _int_or_string(buf[{start}:{end}])"], 0
         raise ValueError(f"no single-pass reading of {kind}")
 
+    def memo(self, kind: Any, raw: str, key: str, x: str) -> tuple[str, list[str]]:
+        """A new memo of a map's entries or a list's items read before, by their bytes (``raw``: None when
+        too long to keep), and the code that keeps the one just read: ``x`` (and ``key``, a map's) — kept the
+        second time it is read (an entry read once costs a set's add); a message (a copy) only when it holds
+        no list or object, so that a copy of the copy is a whole new object."""
+        memo = f"_entries{len(self.memos)}"
+        seen = f"{memo}_seen"
+        self.memos[memo], self.memos[seen] = {}, set()
+        flat = "".join(f" and {name!r} not in {x}"
+                       for name in (_mutable_fields(kind) if isinstance(kind, _Plan) else ()))
+        copy = f"dict({x})" if isinstance(kind, _Plan) else x
+        return memo, [f"if {raw} is None: pass",
+                      f"elif {raw} not in {seen}:",
+                      f"    if len({seen}) >= {_ENTRIES_KEPT}: {seen}.clear()",
+                      f"    {seen}.add({raw})",
+                      f"elif True{flat}:",
+                      f"    if len({memo}) >= {_ENTRIES_KEPT}: {memo}.clear()",
+                      f"    {memo}[{raw}] = {f'({key}, {copy})' if key else copy}"]
+
     def field(self, plan: _Plan, slot: int, target: str, level: int) -> tuple[list[str], int]:
         """The code of one field (read when the next key is its own, then the key after it taken), and the
         inline levels it goes below ``level``."""
@@ -593,11 +612,20 @@ class _Writer:
             body = [*size, *lines, keep, f"{pos} = {e}", next_key]
         elif code == _REPEATED:
             lines, height = self.value(kind, pos, e, level)
-            lines, value = _folded(lines, x)
-            body = [f"items{level} = []", "while True:",
-                    *_indent([*size, *lines, f"items{level}.append({value})", f"{pos} = {e}", next_key,
-                              f"if not ({test}): break"]),
-                    f"{target} = items{level}"]
+            raw, hit, items = f"raw{level}", f"hit{level}", f"items{level}"
+            memo = self.memo(kind, raw, "", x) if isinstance(kind, _Plan) and _may_be_flat(kind) else None
+            if memo is None:
+                lines, value = _folded(lines, x)
+                item = [*lines, f"{items}.append({value})"]
+            else:  # an item read before, found by its bytes
+                item = [f"{raw} = buf[{pos}:{e}] if {s} < 128 else None",
+                        f"{hit} = {memo[0]}.get({raw})",
+                        f"if {hit} is not None: {items}.append(dict({hit}))",
+                        "else:",
+                        *_indent([*lines, f"{items}.append({x})", *memo[1]])]
+            body = [f"{items} = []", "while True:",
+                    *_indent([*size, *item, f"{pos} = {e}", next_key, f"if not ({test}): break"]),
+                    f"{target} = {items}"]
         elif code == _MAP:
             if f.varint:
                 return [], 0  # (no table has one: left to the two passes, as an unknown field)
@@ -605,26 +633,12 @@ class _Writer:
                 f"{name}{level}" for name in ("ks", "ke", "at", "vs", "key", "entries", "raw", "hit"))
             lines, height = self.value(kind, at, e, level)
             # an entry of a string, a Quantity, a time or an IntOrString, or of a message all of whose values
-            # are such (a DeviceAttribute, a DeviceCapacity), read before: found by its bytes (short entries)
-            memo = "" if kind in ("RawExtension", "FieldsV1") else f"_entries{len(self.memos)}"
-            if memo:
-                # an entry is kept the second time it is read (an entry read once costs a set's add); a message
-                # value is kept (a copy) when it holds no list or object: none of its fields that can be one
-                seen = f"{memo}_seen"
-                self.memos[memo], self.memos[seen] = {}, set()
-                flat = "".join(f" and {name!r} not in {x}"
-                               for name in (_mutable_fields(kind) if isinstance(kind, _Plan) else ()))
-                copy = f"dict({x})" if isinstance(kind, _Plan) else x
-                lines = [*lines, f"if {raw} is None: pass",
-                         f"elif {raw} not in {seen}:",
-                         f"    if len({seen}) >= {_ENTRIES_KEPT}: {seen}.clear()",
-                         f"    {seen}.add({raw})",
-                         f"elif True{flat}:",
-                         f"    if len({memo}) >= {_ENTRIES_KEPT}: {memo}.clear()",
-                         f"    {memo}[{raw}] = ({key}, {copy})"]
-                value = x
-            else:
+            # are such (a DeviceAttribute, a DeviceCapacity), read before: found by its bytes
+            memo = None if kind in ("RawExtension", "FieldsV1") else self.memo(kind, raw, key, x)
+            if memo is None:
                 lines, value = _folded(lines, x)
+            else:
+                lines, value = [*lines, *memo[1]], x
             entry = [f"{ks} = buf[{pos} + 1]",  # {1: key, 2: value}, each once
                      f"if buf[{pos}] != 10: raise _Unusual",
                      f"if {ks} < 128: {at} = {pos} + 2",
@@ -639,10 +653,10 @@ class _Writer:
                      f"    if buf[{ke}] != 18 or {at} + {vs} != {e}: raise _Unusual",  # (a value past e, too)
                      *_indent(lines),
                      f"    {entries}[{key}] = {value}"]
-            if memo:
+            if memo is not None:
                 found = f"dict({hit}[1])" if isinstance(kind, _Plan) else f"{hit}[1]"
                 entry = [f"{raw} = buf[{pos}:{e}] if {s} < 128 else None",
-                         f"{hit} = {memo}.get({raw})",
+                         f"{hit} = {memo[0]}.get({raw})",
                          f"if {hit} is not None: {entries}[{hit}[0]] = {found}",
                          "else:",
                          *_indent(entry)]
@@ -663,6 +677,14 @@ class _Writer:
 
 
 _ENTRIES_KEPT = 512  # the entries a map's memo keeps (emptied when full)
+
+
+def _may_be_flat(plan: _Plan) -> bool:
+    """Whether an object of ``plan`` may well hold no list or object: its message fields are pointers (Go writes
+    every other message field, even empty: an object), and it has no map (a map is usually there, as a device's
+    attributes, and looking such an item up would cost a few percent of reading it, for nothing)."""
+    return not any(code == _MAP or code == _MESSAGE and not f.pointer
+                   for code, _name, _keep, _inline, _kind, f, _rank in plan.slots)
 
 
 def _mutable_fields(plan: _Plan) -> list[str]:
