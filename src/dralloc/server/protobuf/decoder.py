@@ -386,7 +386,10 @@ class _Unusual(Exception):
 # call, an empty string or time (a size of 0) skipped at once, a time seen before found by its bytes, a value
 # read by one expression written straight where it goes. A large message whose struct order is not its
 # field-number order (a PodSpec) is built in field-number order and rewritten in struct order only when a
-# field that breaks the order is in it (_struct_order); a small one is read into locals.
+# field that breaks the order is in it (_struct_order); a small one is read into locals. A map entry or a
+# list item read a second time is kept by its bytes and then found (_Writer.memo): Go's bodies repeat them
+# (a driver's devices share most attributes, pods their tolerations), and what is found is what reading
+# those bytes gives, a new object each time.
 
 # A compiled message: (body, start, end, depth) → the JSON object of body[start:end]
 _Decoder = Callable[[bytes, int, int, int], dict[str, Any]]
@@ -676,7 +679,7 @@ class _Writer:
         return [f"if {test}:", *_indent(body)], height
 
 
-_ENTRIES_KEPT = 512  # the entries a map's memo keeps (emptied when full)
+_ENTRIES_KEPT = 512  # the entries or items a map or list field keeps, and has seen once (each emptied when full)
 
 
 def _may_be_flat(plan: _Plan) -> bool:
