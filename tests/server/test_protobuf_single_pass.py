@@ -174,3 +174,11 @@ def test_a_list_item_found_by_its_bytes_is_a_new_object_each_time() -> None:
         assert decoded["tolerations"][0] is not decoded["tolerations"][1]
         decoded["tolerations"][0]["key"] = "changed"
         terms["nodeSelectorTerms"][0]["matchExpressions"][0]["values"].append("b")
+
+
+@pytest.mark.parametrize("value", [0, 1, 127, 128, 300, 16383, 16384, 2**31 - 1, -1, -(2**31)])
+def test_integers_of_one_to_ten_bytes_are_read_in_place(value: int) -> None:
+    spec = {"containers": [{"name": "app"}], "priority": value, "terminationGracePeriodSeconds": value * 3}
+    decoded = single_pass(pod(spec))["spec"]
+    assert decoded.get("priority", 0) == value and decoded.get("terminationGracePeriodSeconds", 0) == value * 3
+    assert same_json(decoded, two_passes(pod(spec))["spec"])

@@ -603,6 +603,9 @@ class _Writer:
                     f"if {v} < 128:",
                     f"    {pos} += {after + 1}",
                     f"    {store}",
+                    f"elif buf[{pos} + {after + 1}] < 128:",  # (two bytes: below 16384, its own value too)
+                    f"    {v}, {pos} = {v} & 127 | buf[{pos} + {after + 1}] << 7, {pos} + {after + 2}",
+                    f"    {store}",
                     "else:",
                     f"    {v}, {pos} = _varint(buf, {pos} + {after})",
                     f"    {v} = {_SIGNED[kind].format(v=v)}",
