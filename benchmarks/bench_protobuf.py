@@ -1,26 +1,45 @@
 """Protobuf bodies (server/protobuf/decoder.py) beside JSON: what reading and writing the objects kube-scheduler, DRA
 drivers and the Kubernetes e2e framework send costs — a ResourceClaim status update (an allocation), a
-driver's ResourceSlice of 8 devices, an e2e pod, a Node and a scheduling Event.
+driver's ResourceSlice of 8 devices (and one of 128), an e2e pod, a Node and a scheduling Event.
 
-    .venv/bin/python benchmarks/bench_protobuf.py [--calls 2000] [--runs 7]
+    .venv/bin/python benchmarks/bench_protobuf.py [--calls 500] [--runs 20] [--profile] [--server 2000]
 
 Each object is encoded as a Go client encodes it (protobuf.encode: every non-pointer field, empty or not) and
-as JSON (msgspec). Prints, per object, the µs per decode and per encode of each form — the best of ``--runs``
-runs of ``--calls`` calls, the forms alternating run by run so a busy machine slows both alike — the body
-sizes and protobuf's cost as a multiple of JSON's.
+as JSON (msgspec); a last row decodes slices whose every attribute and capacity value is new (the decoder
+finds a map entry it has read before by its bytes: these it never finds). Prints, per object, the µs per decode and per encode of each form — the best of ``--runs``
+runs of ``--calls`` calls, the forms alternating run by run, timed in CPU time of this process (a shared
+machine's other processes then move the figures far less) — the body sizes and protobuf's cost as a multiple
+of JSON's. The "request" columns time a create's body as the server reads it: JSON — msgspec's decoding, the
+limits (depth, int64) and the unknown and duplicate field check; protobuf — decoding and the limits, whose
+walk over the decoded object runs only when the JSON embedded in the body might break one.
+
+``--profile``: cProfile of each object's decoding (the functions the time goes to). ``--server N``: end to
+end, a `dralloc serve` process (benchmarks/bench_server.py's) takes N ResourceClaims and N ResourceSlices of
+8 devices from 8 client connections, once with JSON bodies and once with protobuf bodies (dry-run creates,
+so both rounds create the same objects and only the reading differs); prints creates/s and the server's CPU
+µs per create.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import itertools
+import pstats
+import tempfile
+import threading
+import time
 import timeit
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from dralloc.server.protobuf.decoder import decode, encode
+from dralloc.api import strict
+from dralloc.server.http.bodies import JSON, check_limits, parse
+from dralloc.server.protobuf.decoder import CONTENT_TYPE, decode, encode, nesting
 
 _META = {"name": "web-gpu-x7k2p", "generateName": "web-gpu-", "namespace": "default", "uid": "0d6c4e3a",
          "resourceVersion": "1234", "generation": 1, "creationTimestamp": "2025-01-02T03:04:05Z",
@@ -85,36 +104,168 @@ EVENT = {
     "regarding": {"kind": "Pod", "namespace": "default", "name": "web", "uid": "5f1c", "apiVersion": "v1",
                   "resourceVersion": "1234"},
     "note": "0/8 nodes are available: 8 cannot allocate all claims.", "type": "Warning", "deprecatedSource": {}}
+BIG_SLICE = {**SLICE, "spec": {**SLICE["spec"], "devices": [
+    {**device, "name": f"gpu-{g}"} for g in range(128) for device in SLICE["spec"]["devices"][:1]]}}
 OBJECTS = {"ResourceClaim status update": CLAIM, "ResourceSlice of 8 devices": SLICE, "Pod (e2e)": POD,
-           "Node": NODE, "Event (scheduler)": EVENT}
+           "Node": NODE, "Event (scheduler)": EVENT, "ResourceSlice of 128 devices": BIG_SLICE}
+
+
+def new_values_slice(i: int) -> dict[str, Any]:
+    """A slice of 8 devices no attribute or capacity value of which another slice has (the decoder keeps map
+    entries it has read, by their bytes: these are never found)."""
+    return {**SLICE, "spec": {**SLICE["spec"], "devices": [
+        {"name": f"gpu-{g}", "attributes": {"driverVersion": {"version": f"560.{i}.{g}"}, "index": {"int": i * 8 + g},
+                                            "model": {"string": f"h100-{i}-{g}"}},
+         "capacity": {"memory": {"value": f"{i * 8 + g}Gi"}}} for g in range(8)]}}
+
+
+NEW_VALUES = "slice of 8, every value new"
 
 
 def best_of(runs: int, calls: int, timed: dict[str, Callable[[], Any]]) -> dict[str, float]:
-    """The best µs per call of each function, the functions alternating run by run."""
+    """The least CPU µs per call of each function, the functions alternating run by run."""
     times: dict[str, list[float]] = {name: [] for name in timed}
     for _ in range(runs):
         for name, call in timed.items():
-            times[name].append(timeit.timeit(call, number=calls) / calls * 1e6)
+            times[name].append(timeit.timeit(call, number=calls, timer=time.process_time) / calls * 1e6)
     return {name: min(found) for name, found in times.items()}
+
+
+def json_request(body: bytes, kind: str) -> Any:
+    """A JSON create's body as the server reads it (server/verbs/objects.py): decoded with its limits, then
+    its unknown and duplicate fields found."""
+    data = parse(body, JSON, kind, "v1")
+    strict.field_problems(body, decoded=data)
+    return data
+
+
+def protobuf_request(body: bytes, kind: str) -> Any:
+    """A protobuf create's body as the server reads it: decoded, then the limits where embedded JSON may
+    break them."""
+    data = decode(body)
+    check_limits(data, body, kind, "v1", nesting(data["apiVersion"], data["kind"]))
+    return data
+
+
+def on_next(call: Callable[..., Any], bodies: Iterator[bytes], *args: Any) -> Any:
+    """``call`` on the next body (the same one again, or each a new one)."""
+    return call(next(bodies), *args)
+
+
+def per_object(args: argparse.Namespace) -> None:
+    print(f"{'object':29} {'form':9} {'bytes':>6} {'decode µs':>10} {'× JSON':>7} {'encode µs':>10} {'× JSON':>7} "
+          f"{'request µs':>11} {'× JSON':>7}")
+    rows: dict[str, list[dict[str, Any]]] = {label: [obj] for label, obj in OBJECTS.items()}
+    rows[NEW_VALUES] = [new_values_slice(i) for i in range(args.runs * args.calls * 3)]  # (each decoded once)
+    for label, objects in rows.items():
+        pbs, jss = [encode(o) for o in objects], [msgspec.json.encode(o) for o in objects]
+        assert msgspec.json.encode(decode(pbs[0])) == jss[0], f"{label}: protobuf does not give the JSON back"
+        devices = len(objects[0].get("spec", {}).get("devices", ()))
+        calls = max(1, args.calls * 8 // max(8, devices))  # (fewer calls of the large slice)
+        kind = objects[0]["kind"]
+        obj, pb, js = objects[0], itertools.cycle(pbs), itertools.cycle(jss)
+        µs = best_of(args.runs, calls, {
+            "protobuf decode": partial(on_next, decode, pb), "JSON decode": partial(on_next, msgspec.json.decode, js),
+            "protobuf encode": partial(encode, obj), "JSON encode": partial(msgspec.json.encode, obj),
+            "protobuf request": partial(on_next, protobuf_request, pb, kind),
+            "JSON request": partial(on_next, json_request, js, kind)})
+        for form, size in (("protobuf", len(pbs[0])), ("JSON", len(jss[0]))):
+            figures = [µs[f"{form} {what}"] for what in ("decode", "encode", "request")]
+            ratios = [f"{figure / µs[f'JSON {what}']:6.1f}×" if form == "protobuf" else ""
+                      for figure, what in zip(figures, ("decode", "encode", "request"), strict=True)]
+            print(f"{label:29} {form:9} {size:6} {figures[0]:10.1f} {ratios[0]:>7} {figures[1]:10.1f} {ratios[1]:>7} "
+                  f"{figures[2]:11.1f} {ratios[2]:>7}")
+
+
+def profile() -> None:
+    for label, obj in OBJECTS.items():
+        pb = encode(obj)
+        decode(pb)  # (compiled)
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(1000):
+            decode(pb)
+        profiler.disable()
+        print(f"--- {label}: 1000 decodes")
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(6)
+
+
+def server_creates(n: int, clients: int) -> None:
+    """Creates/s and server CPU µs per create of claims and slices, JSON bodies then protobuf bodies."""
+    import bench_server  # (beside this script)
+
+    def claim(i: int) -> dict[str, Any]:
+        return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": f"claim-{i}"},
+                "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+                    "deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1}}]}}}
+
+    def slice_(i: int) -> dict[str, Any]:
+        return {**SLICE, "metadata": {"name": f"node-{i}-gpus"},
+                "spec": {**SLICE["spec"], "nodeName": f"node-{i}", "pool": {**SLICE["spec"]["pool"],
+                                                                           "name": f"node-{i}"}}}
+
+    def request(path: str, body: bytes, content_type: str) -> bytes:
+        return (f"POST {path}?dryRun=All HTTP/1.1\r\nHost: bench\r\nContent-Type: {content_type}\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+
+    def run(requests: list[bytes]) -> float:
+        chunks = [requests[c::clients] for c in range(clients)]
+        errors: list[str] = []
+
+        def client(mine: list[bytes]) -> None:
+            conn = bench_server.LeanConnection(target)
+            for req in mine:
+                status, answer = conn.roundtrip(req)
+                if status >= 300:
+                    errors.append(f"{status} {answer[:200]!r}")
+                    return
+
+        threads = [threading.Thread(target=client, args=(chunk,)) for chunk in chunks]
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            raise RuntimeError(errors[0])
+        return time.perf_counter() - t0
+
+    kinds = {"ResourceClaim": (bench_server.CLAIMS, claim), "ResourceSlice": (bench_server.SLICES, slice_)}
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, target = bench_server.start_server(Path(tmp) / "data", False, "--max-connections", "100000")
+        try:
+            for kind, (path, make) in kinds.items():
+                objects = [make(i) for i in range(n)]
+                forms = {"JSON": [request(path, msgspec.json.encode(o), "application/json") for o in objects],
+                         "protobuf": [request(path, encode(o), CONTENT_TYPE) for o in objects]}
+                run(forms["JSON"][: n // 10])  # (warm: the first bodies compile the decoder's messages)
+                run(forms["protobuf"][: n // 10])
+                for form, requests in forms.items():
+                    cpu = bench_server.cpu_seconds(proc)
+                    wall = run(requests)
+                    cpu = bench_server.cpu_seconds(proc) - cpu
+                    print(f"{kind:14} {form:9} {n / wall:8.0f} creates/s (dry run, {clients} clients); "
+                          f"server CPU {cpu / n * 1e6:5.0f} µs per create")
+        finally:
+            proc.terminate()
+            proc.wait()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--calls", type=int, default=2000)
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--calls", type=int, default=500)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--profile", action="store_true", help="cProfile each object's decoding")
+    parser.add_argument("--server", type=int, default=0, metavar="N",
+                        help="also N dry-run creates of claims and slices through dralloc serve, JSON and protobuf")
+    parser.add_argument("--clients", type=int, default=8)
     args = parser.parse_args()
-    print(f"{'object':29} {'form':9} {'bytes':>6} {'decode µs':>10} {'× JSON':>7} {'encode µs':>10} {'× JSON':>7}")
-    for label, obj in OBJECTS.items():
-        pb, js = encode(obj), msgspec.json.encode(obj)
-        assert msgspec.json.encode(decode(pb)) == js, f"{label}: protobuf does not give the JSON back"
-        µs = best_of(args.runs, args.calls, {
-            "protobuf decode": partial(decode, pb), "JSON decode": partial(msgspec.json.decode, js),
-            "protobuf encode": partial(encode, obj), "JSON encode": partial(msgspec.json.encode, obj)})
-        for form, size in (("protobuf", len(pb)), ("JSON", len(js))):
-            dec, enc = µs[f"{form} decode"], µs[f"{form} encode"]
-            ratios = (f"{dec / µs['JSON decode']:6.1f}×", f"{enc / µs['JSON encode']:6.1f}×") \
-                if form == "protobuf" else ("", "")
-            print(f"{label:29} {form:9} {size:6} {dec:10.1f} {ratios[0]:>7} {enc:10.1f} {ratios[1]:>7}")
+    if args.profile:
+        profile()
+        return
+    per_object(args)
+    if args.server:
+        server_creates(args.server, args.clients)
 
 
 if __name__ == "__main__":

@@ -120,10 +120,15 @@ def _too_deep(kind: str, version: str) -> ApiError:
                        f'{MAX_DEPTH}')
 
 
-def check_limits(data: Any, raw: bytes | None, kind: str, version: str) -> None:
+def check_limits(data: Any, raw: bytes | None, kind: str, version: str, nesting: int = 0) -> None:
     """Depth at most MAX_DEPTH and every integer an int64 (what Go's decoder accepts into the API types).
-    Both checks are skipped when the raw body shows they cannot fail (few brackets, no long digit runs)."""
-    deep = raw is None or raw.count(b"{") + raw.count(b"[") > MAX_DEPTH
+    Both checks are skipped when the raw body shows they cannot fail (few brackets, no long digit runs).
+
+    ``nesting``: for a protobuf body, how deep its messages alone can nest (decoder.nesting). Its own integers
+    are int64 at most; only the JSON embedded in it (a RawExtension such as opaque device parameters, FieldsV1)
+    can break the limits, one level below a message at most ``nesting`` deep, and the body holds that JSON
+    verbatim — so its brackets and digits are counted in ``raw`` as a JSON body's are."""
+    deep = raw is None or raw.count(b"{") + raw.count(b"[") > MAX_DEPTH - nesting
     numbers = raw is None or _has_long_number(raw)
     if not (deep or numbers) or not isinstance(data, (dict, list)):
         return

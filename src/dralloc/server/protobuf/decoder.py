@@ -30,6 +30,7 @@ client does (the tests' and benchmarks' bodies).
 from __future__ import annotations
 
 import base64
+import sys
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
 from functools import lru_cache
@@ -110,21 +111,36 @@ def accepts(api_version: str, kind: str) -> bool:
     return (api_version, kind) in KINDS
 
 
+def nesting(api_version: str, kind: str) -> int:
+    """How deep the JSON form of a body of this kind can nest (the object itself is level 1), the JSON embedded
+    in it (RawExtension, FieldsV1) aside: a bound fixed by the schema table, since a body's messages are the
+    table's (a kind it does not know, or a table whose messages can hold themselves: unbounded, sys.maxsize).
+    Every integer of a protobuf body is an int64 or an int32, so beyond this bound only the embedded JSON can
+    take a decoded body past a JSON body's limits (depth, integers beyond int64), and a body holds that JSON
+    verbatim: its brackets and digits are in the body's bytes."""
+    found = KINDS.get((api_version, kind)) or OPTIONS.get((api_version, kind))
+    if found is None:
+        return sys.maxsize
+    table, name = found
+    return _nesting(table, name)
+
+
 def decode(body: bytes) -> dict[str, Any]:
     """The JSON form of a protobuf-encoded kind of :data:`KINDS` or :data:`OPTIONS`; ProtobufError when the body
     is not one of them or is malformed."""
     if not body.startswith(MAGIC):
         raise ProtobufError("the body does not start with the Kubernetes protobuf prefix")
     api_version, kind, body, start, end = _usual_envelope(body) or _envelope(body)
-    head = {"apiVersion": api_version, "kind": kind}
-    options = OPTIONS.get((api_version, kind))
-    if options is not None:
-        return {**head, **_message_at(body, start, end, *options)}
     found = KINDS.get((api_version, kind))
-    if found is None:
+    if found is not None:
+        out: dict[str, Any] = {"apiVersion": api_version, "kind": kind, "metadata": {}}
+        out.update(_message_at(body, start, end, *found))
+        return out
+    options = OPTIONS.get((api_version, kind))
+    if options is None:
         raise ProtobufError(f"protobuf bodies are not accepted for {api_version or '?'}/{kind or '?'} (JSON and "
                             f"YAML are)")
-    return {**head, "metadata": {}, **_message_at(body, start, end, *found)}
+    return {"apiVersion": api_version, "kind": kind, **_message_at(body, start, end, *options)}
 
 
 def _envelope(body: bytes) -> tuple[str, str, bytes, int, int]:
@@ -148,25 +164,52 @@ def _usual_envelope(body: bytes) -> tuple[str, str, bytes, int, int] | None:
     {1: {1: apiVersion, 2: kind}, 2: raw} and empty fields 3 and 4, each short enough for a one-byte size but
     the raw — or None (then it is read field by field)."""
     size = len(body)
-    if size < 10 or body[4] != 0x0A or body[6] != 0x0A:
+    if size < 10 or body[4] != 0x0A or body[5] > 0x7F:
         return None
     type_meta_end = 6 + body[5]
-    kind_at = 8 + body[7]
-    if body[5] > 0x7F or body[7] > 0x7F or kind_at + 2 > type_meta_end or body[kind_at] != 0x12 \
-            or kind_at + 2 + body[kind_at + 1] != type_meta_end or type_meta_end + 2 > size \
-            or body[type_meta_end] != 0x12:
+    if type_meta_end + 2 > size or body[type_meta_end] != 0x12:
         return None
-    try:
-        raw_size, start = _varint(body, type_meta_end + 1)
-    except ProtobufError:
+    names = _TYPE_METAS.get(body[6:type_meta_end]) or _type_meta(body[6:type_meta_end])
+    if names is None:
         return None
+    start = type_meta_end + 2
+    raw_size = body[start - 1]
+    if raw_size > 0x7F and start < size and body[start] < 0x80:  # an object of 128 bytes to 16 KiB
+        raw_size = raw_size & 0x7F | body[start] << 7
+        start += 1
+    elif raw_size > 0x7F:
+        try:
+            raw_size, start = _varint(body, start - 1)
+        except ProtobufError:
+            return None
     end = start + raw_size
     if end > size or (end < size and body[end:] != _EMPTY_ENCODING_AND_TYPE):
         return None
+    return names[0], names[1], body, start, end
+
+
+# the apiVersion and kind of each typeMeta {1: apiVersion, 2: kind} as Go writes it, by its bytes (one entry for
+# each kind of KINDS and OPTIONS at most)
+_TYPE_METAS: dict[bytes, tuple[str, str]] = {}
+
+
+def _type_meta(type_meta: bytes) -> tuple[str, str] | None:
+    """(apiVersion, kind) of a typeMeta as Go writes it, each with a one-byte size (else None), remembered in
+    _TYPE_METAS when the kind is one this decoder reads."""
+    size = len(type_meta)
+    if size < 4 or type_meta[0] != 0x0A or type_meta[1] > 0x7F:
+        return None
+    kind_at = 2 + type_meta[1]
+    if kind_at + 2 > size or type_meta[kind_at] != 0x12 or type_meta[kind_at + 1] > 0x7F \
+            or kind_at + 2 + type_meta[kind_at + 1] != size:
+        return None
     try:
-        return body[8:kind_at].decode(), body[kind_at + 2:type_meta_end].decode(), body, start, end
+        names = type_meta[2:kind_at].decode(), type_meta[kind_at + 2:].decode()
     except UnicodeDecodeError:
         return None
+    if names in KINDS or names in OPTIONS:
+        _TYPE_METAS[type_meta] = names
+    return names
 
 
 # --- the wire -------------------------------------------------------------------------------------------
@@ -338,11 +381,21 @@ class _Unusual(Exception):
 #
 # A length read past the end of its message is not checked where it is read: the position then lies past
 # the message's end, no key matches any more, and the message's final check (its position is its end) fails.
+#
+# What Go writes most is read with the fewest steps: sizes and integers of one byte (two for a size) without a
+# call, an empty string or time (a size of 0) skipped at once, a time seen before found by its bytes, a value
+# read by one expression written straight where it goes. A large message whose struct order is not its
+# field-number order (a PodSpec) is built in field-number order and rewritten in struct order only when a
+# field that breaks the order is in it (_struct_order); a small one is read into locals. A map entry or a
+# list item read a second time is kept by its bytes and then found (_Writer.memo): Go's bodies repeat them
+# (a driver's devices share most attributes, pods their tolerations), and what is found is what reading
+# those bytes gives, a new object each time.
 
 # A compiled message: (body, start, end, depth) → the JSON object of body[start:end]
 _Decoder = Callable[[bytes, int, int, int], dict[str, Any]]
 _DECODERS: dict[int, tuple[Schema, dict[str, _Decoder]]] = {}
-_ABSENT = object()  # a field not read, in a message whose struct order is restored at its end
+_ABSENT = object()  # a field not read, in a small message whose struct order is restored at its end
+_REORDERED_IN_LOCALS = 12  # the most fields of a message out of field-number order read into locals
 _INLINE_LINES = 150  # a message whose code is at most this long is read in place (not called) ...
 _INLINE_LEVELS = 3  # ... up to this many levels deep in one function
 
@@ -355,8 +408,9 @@ def _decoders(table: Schema) -> dict[str, _Decoder]:
         return found[1]
     writer = _Writer(_plans(table))
     namespace: dict[str, Any] = {
-        "_Unusual": _Unusual, "_ABSENT": _ABSENT, "_varint": _varint, "_single": _single, "_packed": _packed,
-        "_time": _time, "_raw_json": _raw_json, "_int_or_string": _int_or_string, "b64encode": base64.b64encode}
+        "_Unusual": _Unusual, "_ABSENT": _ABSENT, "_rewritten": _rewritten, "_varint": _varint, "_single": _single,
+        "_packed": _packed, "_TIMES": _TIMES, "_MICROTIMES": _MICROTIMES, "_remembered_time": _remembered_time,
+        "_raw_json": _raw_json, "_int_or_string": _int_or_string, "b64encode": base64.b64encode}
     decoders: dict[str, _Decoder] = {}
     for name, function in writer.functions.items():
         namespace[function] = decoders[name] = _compiled_on_first_call(writer, name, namespace, decoders)
@@ -374,6 +428,7 @@ def _compiled_on_first_call(writer: _Writer, name: str, namespace: dict[str, Any
         compiled = namespace[function]
         if compiled is compile_then_read:
             source = writer.function(writer.plans[name])
+            namespace.update(writer.memos)
             exec(compile(source, f"<protobuf single pass: {name}>", "exec"), namespace)  # noqa: S102 (the tables' own code)
             compiled = decoders[name] = namespace[function]
         result: dict[str, Any] = compiled(buf, pos, end, depth)
@@ -382,6 +437,8 @@ def _compiled_on_first_call(writer: _Writer, name: str, namespace: dict[str, Any
     return compile_then_read
 
 
+# the special messages whose empty form (a size of 0) is JSON's null: the field is left out
+_NULL_WHEN_EMPTY = frozenset({"Time", "MicroTime", "RawExtension", "FieldsV1"})
 _SIGNED = {"bool": "{v} != 0", "int32": "(({v} & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000",
            "int64": "({v} ^ 0x8000000000000000) - 0x8000000000000000"}
 
@@ -403,6 +460,8 @@ class _Writer:
         self.plans = plans
         self.functions = {name: f"m{index}_{name}" for index, name in enumerate(plans)}
         self.recursive = _recursive(plans)
+        # each map's entries read before, by their bytes: its name in the code → the dict
+        self.memos: dict[str, dict[bytes, tuple[str, Any]] | set[bytes]] = {}
 
     def source(self) -> str:
         """Every message's function."""
@@ -416,26 +475,29 @@ class _Writer:
     def body(self, plan: _Plan, level: int) -> tuple[list[str], int]:
         """The code that reads ``plan`` at ``level`` and the inline levels it goes below it."""
         pos, end, out, k = f"pos{level}", f"end{level}", f"out{level}", f"k{level}"
-        reordered = bool(plan.reorder)
+        # a small message out of field-number order: each field into a local, the object built at its end in
+        # struct order; a larger one: built in field-number order, then put in struct order (_struct_order)
+        in_locals = bool(plan.reorder) and len(plan.slots) <= _REORDERED_IN_LOCALS
         code = [f"{k} = buf[{pos}] if {pos} < {end} else -1"]
-        if reordered:  # each field into a local, the object built at the end in struct order
+        if in_locals:
             code.append(" = ".join(f"v{level}_{slot}" for slot in range(len(plan.slots))) + " = _ABSENT")
         else:
             code.append(f"{out} = {{}}")
         height = 0
         fields: list[list[str]] = []
         for slot in sorted(range(len(plan.slots)), key=lambda s: plan.slots[s][6]):  # field-number order
-            target = f"v{level}_{slot}" if reordered else f"{out}[{plan.slots[slot][1]!r}]"
+            target = f"v{level}_{slot}" if in_locals else f"{out}[{plan.slots[slot][1]!r}]"
             lines, below = self.field(plan, slot, target, level)
             fields.append(lines)
             height = max(height, below)
         code += _guarded(fields, k)
         code.append(f"if {pos} != {end}: raise _Unusual")
-        if reordered:
+        if in_locals:
             code.append(f"{out} = {{}}")
             code += [f"if v{level}_{slot} is not _ABSENT: {out}[{name!r}] = v{level}_{slot}"
                      for slot, (_, name, *_rest) in enumerate(plan.slots)]
-        return code, height
+            return code, height
+        return code + _struct_order(plan, out), height
 
     def value(self, kind: Any, start: str, end: str, level: int) -> tuple[list[str], int]:
         """Code that sets x<level> to the value of ``kind`` in buf[start:end] (None: the field is left out),
@@ -453,16 +515,37 @@ class _Writer:
         if kind == "bytes":
             return [f"{x} = b64encode(buf[{start}:{end}]).decode()"], 0
         if kind == "Quantity":  # its usual form, {1: text} alone and short, read in place
-            return [f"if {end} - {start} > 1 and buf[{start}] == 10 and buf[{start} + 1] == {end} - {start} - 2 < 128:",
+            return [f"if buf[{start}] == 10 and buf[{start} + 1] == {end} - {start} - 2 < 128:",
                     f"    {x} = {_string(f'{start} + 2', end)}",
                     f"else: {x} = _single('Quantity', buf[{start}:{end}], depth)"], 0
-        if kind in ("Time", "MicroTime"):
-            return [f"{x} = _time(buf[{start}:{end}], {kind == 'MicroTime'})"], 0
+        if kind in ("Time", "MicroTime"):  # a time read before is found by its bytes
+            cache = "_MICROTIMES" if kind == "MicroTime" else "_TIMES"
+            return [f"r{level} = buf[{start}:{end}]", f"{x} = {cache}.get(r{level})",
+                    f"if {x} is None: {x} = _remembered_time(r{level}, {kind == 'MicroTime'})"], 0
         if kind in ("RawExtension", "FieldsV1"):
             return [f"{x} = _raw_json(buf[{start}:{end}], {kind!r})"], 0
         if kind == "IntOrString":
             return [f"{x} = _int_or_string(buf[{start}:{end}])"], 0
         raise ValueError(f"no single-pass reading of {kind}")
+
+    def memo(self, kind: Any, raw: str, key: str, x: str) -> tuple[str, list[str]]:
+        """A new memo of a map's entries or a list's items read before, by their bytes (``raw``: None when
+        too long to keep), and the code that keeps the one just read: ``x`` (and ``key``, a map's) — kept the
+        second time it is read (an entry read once costs a set's add); a message (a copy) only when it holds
+        no list or object, so that a copy of the copy is a whole new object."""
+        memo = f"_entries{len(self.memos)}"
+        seen = f"{memo}_seen"
+        self.memos[memo], self.memos[seen] = {}, set()
+        flat = "".join(f" and {name!r} not in {x}"
+                       for name in (_mutable_fields(kind) if isinstance(kind, _Plan) else ()))
+        copy = f"dict({x})" if isinstance(kind, _Plan) else x
+        return memo, [f"if {raw} is None: pass",
+                      f"elif {raw} not in {seen}:",
+                      f"    if len({seen}) >= {_ENTRIES_KEPT}: {seen}.clear()",
+                      f"    {seen}.add({raw})",
+                      f"elif True{flat}:",
+                      f"    if len({memo}) >= {_ENTRIES_KEPT}: {memo}.clear()",
+                      f"    {memo}[{raw}] = {f'({key}, {copy})' if key else copy}"]
 
     def field(self, plan: _Plan, slot: int, target: str, level: int) -> tuple[list[str], int]:
         """The code of one field (read when the next key is its own, then the key after it taken), and the
@@ -471,11 +554,16 @@ class _Writer:
         pos, end, k, s, e, x, v = (f"{name}{level}" for name in ("pos", "end", "k", "s", "e", "x", "v"))
         number = next(n for n, field in plan.schema.items() if field is f)
         test, after = _key_test(number, f.wire, level)
-        def sized(after: int) -> list[str]:  # a length-delimited value: its bytes are buf[pos:e]
-            return [f"{s} = buf[{pos} + {after}]",
-                    f"if {s} < 128: {pos} += {after + 1}",
+        def rest_of_size(after: int) -> list[str]:  # its first byte in s; a size of one or two bytes in place
+            return [f"if {s} < 128: {pos} += {after + 1}",
+                    f"elif buf[{pos} + {after + 1}] < 128: "
+                    f"{s}, {pos} = {s} & 127 | buf[{pos} + {after + 1}] << 7, {pos} + {after + 2}",
                     f"else: {s}, {pos} = _varint(buf, {pos} + {after})",
                     f"{e} = {pos} + {s}"]
+
+        def sized(after: int) -> list[str]:  # a length-delimited value: its bytes are buf[pos:e]
+            return [f"{s} = buf[{pos} + {after}]", *rest_of_size(after)]
+
         size = sized(after)
         varint = [f"{v} = buf[{pos} + {after}]",
                   f"if {v} < 128: {pos} += {after + 1}",
@@ -483,47 +571,101 @@ class _Writer:
         next_key = f"{k} = buf[{pos}] if {pos} < {end} else -1"
         height = 0
         body: list[str]
-        if code == _STRING:
-            read = f"{target} = {_string(pos, e)}"
-            body = [*size, read if keep_zero else f"if {e} > {pos}: {read}", f"{pos} = {e}", next_key]
+        if (code == _STRING or (code == _SCALAR and kind == "bytes")) and not inline \
+                or code == _SPECIAL and kind in _NULL_WHEN_EMPTY:
+            # Go writes an empty string or bytes, and a zero time, as a size of 0: left out (or "" when kept)
+            if code == _SPECIAL:
+                lines, height = self.value(kind, pos, e, level)
+                read = [*lines, f"if {x} is not None: {target} = {x}"]
+            elif kind == "string":
+                read = [f"{target} = {_string(pos, e)}"]
+            else:
+                lines, height = self.value(kind, pos, e, level)
+                lines, value = _folded(lines, x)
+                read = [*lines, f"{target} = {value}"]
+            body = [f"{s} = buf[{pos} + {after}]",
+                    f"if {s} == 0:",
+                    f"    {pos} += {after + 1}",
+                    *([f"    {target} = ''"] if keep_zero and code != _SPECIAL else []),
+                    "else:",
+                    *_indent([*rest_of_size(after), *read, f"{pos} = {e}"]),
+                    next_key]
         elif code == _MESSAGE:
             lines, height = self.value(kind, pos, e, level)
-            body = [*size, *lines, f"out{level}.update({x})" if inline else f"{target} = {x}",
+            lines, value = _folded(lines, x)
+            body = [*size, *lines, f"out{level}.update({value})" if inline else f"{target} = {value}",
                     f"{pos} = {e}", next_key]
         elif code == _SCALAR and f.varint:
-            body = [*varint, f"{v} = {_SIGNED[kind].format(v=v)}", f"{target} = {v}" if keep_zero
-                    else f"if {v}: {target} = {v}", next_key]
+            # a value below 128 is its own signed value (and a bool's 0 or 1): read in place
+            small = f"{v} != 0" if kind == "bool" else v
+            store = f"{target} = {small}" if keep_zero else f"if {v}: {target} = {'True' if kind == 'bool' else v}"
+            body = [f"{v} = buf[{pos} + {after}]",
+                    f"if {v} < 128:",
+                    f"    {pos} += {after + 1}",
+                    f"    {store}",
+                    f"elif buf[{pos} + {after + 1}] < 128:",  # (two bytes: below 16384, its own value too)
+                    f"    {v}, {pos} = {v} & 127 | buf[{pos} + {after + 1}] << 7, {pos} + {after + 2}",
+                    f"    {store}",
+                    "else:",
+                    f"    {v}, {pos} = _varint(buf, {pos} + {after})",
+                    f"    {v} = {_SIGNED[kind].format(v=v)}",
+                    f"    {target} = {v}" if keep_zero else f"    if {v}: {target} = {v}",
+                    next_key]
         elif code in (_SCALAR, _SPECIAL):
             lines, height = self.value(kind, pos, e, level)
             keep = (f"{target} = {x}" if keep_zero else f"if {e} > {pos}: {target} = {x}") if code == _SCALAR \
-                else f"if {x} is not None: {target} = {x}"  # (bytes: kept when not empty)
+                else f"if {x} is not None: {target} = {x}"
             body = [*size, *lines, keep, f"{pos} = {e}", next_key]
         elif code == _REPEATED:
             lines, height = self.value(kind, pos, e, level)
-            body = [f"items{level} = []", "while True:",
-                    *_indent([*size, *lines, f"items{level}.append({x})", f"{pos} = {e}", next_key,
-                              f"if not ({test}): break"]),
-                    f"{target} = items{level}"]
+            raw, hit, items = f"raw{level}", f"hit{level}", f"items{level}"
+            memo = self.memo(kind, raw, "", x) if isinstance(kind, _Plan) and _may_be_flat(kind) else None
+            if memo is None:
+                lines, value = _folded(lines, x)
+                item = [*lines, f"{items}.append({value})"]
+            else:  # an item read before, found by its bytes
+                item = [f"{raw} = buf[{pos}:{e}] if {s} < 128 else None",
+                        f"{hit} = {memo[0]}.get({raw})",
+                        f"if {hit} is not None: {items}.append(dict({hit}))",
+                        "else:",
+                        *_indent([*lines, f"{items}.append({x})", *memo[1]])]
+            body = [f"{items} = []", "while True:",
+                    *_indent([*size, *item, f"{pos} = {e}", next_key, f"if not ({test}): break"]),
+                    f"{target} = {items}"]
         elif code == _MAP:
             if f.varint:
                 return [], 0  # (no table has one: left to the two passes, as an unknown field)
-            ks, ke, at, vs, key, entries = (f"{name}{level}" for name in ("ks", "ke", "at", "vs", "key", "entries"))
+            ks, ke, at, vs, key, entries, raw, hit = (
+                f"{name}{level}" for name in ("ks", "ke", "at", "vs", "key", "entries", "raw", "hit"))
             lines, height = self.value(kind, at, e, level)
-            entry = [f"if {s} < 2 or buf[{pos}] != 10: raise _Unusual",  # {1: key, 2: value}, each once
-                     f"{ks} = buf[{pos} + 1]",
+            # an entry of a string, a Quantity, a time or an IntOrString, or of a message all of whose values
+            # are such (a DeviceAttribute, a DeviceCapacity), read before: found by its bytes
+            memo = None if kind in ("RawExtension", "FieldsV1") else self.memo(kind, raw, key, x)
+            if memo is None:
+                lines, value = _folded(lines, x)
+            else:
+                lines, value = [*lines, *memo[1]], x
+            entry = [f"{ks} = buf[{pos} + 1]",  # {1: key, 2: value}, each once
+                     f"if buf[{pos}] != 10: raise _Unusual",
                      f"if {ks} < 128: {at} = {pos} + 2",
                      f"else: {ks}, {at} = _varint(buf, {pos} + 1)",
                      f"{ke} = {at} + {ks}",
                      f"{key} = {_string(at, ke)}",
                      f"if {ke} == {e}: {entries}[{key}] = {_zero_source(f, plan)}",
                      "else:",
-                     f"    if buf[{ke}] != 18: raise _Unusual",  # (a value past e: found below)
                      f"    {vs} = buf[{ke} + 1]",
                      f"    if {vs} < 128: {at} = {ke} + 2",
                      f"    else: {vs}, {at} = _varint(buf, {ke} + 1)",
-                     f"    if {at} + {vs} != {e}: raise _Unusual",
+                     f"    if buf[{ke}] != 18 or {at} + {vs} != {e}: raise _Unusual",  # (a value past e, too)
                      *_indent(lines),
-                     f"    {entries}[{key}] = {x}"]
+                     f"    {entries}[{key}] = {value}"]
+            if memo is not None:
+                found = f"dict({hit}[1])" if isinstance(kind, _Plan) else f"{hit}[1]"
+                entry = [f"{raw} = buf[{pos}:{e}] if {s} < 128 else None",
+                         f"{hit} = {memo[0]}.get({raw})",
+                         f"if {hit} is not None: {entries}[{hit}[0]] = {found}",
+                         "else:",
+                         *_indent(entry)]
             body = [f"{entries} = {{}}", "while True:",
                     *_indent([*size, *entry, f"{pos} = {e}", next_key, f"if not ({test}): break"]),
                     f"{target} = {entries}"]
@@ -538,6 +680,58 @@ class _Writer:
                     *_indent([*sized(packed_after), f"{target} = _packed({kind!r}, buf[{pos}:{e}])", f"{pos} = {e}",
                               next_key])], 0
         return [f"if {test}:", *_indent(body)], height
+
+
+_ENTRIES_KEPT = 512  # the entries or items a map or list field keeps, and has seen once (each emptied when full)
+
+
+def _may_be_flat(plan: _Plan) -> bool:
+    """Whether an object of ``plan`` may well hold no list or object: its message fields are pointers (Go writes
+    every other message field, even empty: an object), and it has no map (a map is usually there, as a device's
+    attributes, and looking such an item up would cost a few percent of reading it, for nothing)."""
+    return not any(code == _MAP or code == _MESSAGE and not f.pointer
+                   for code, _name, _keep, _inline, _kind, f, _rank in plan.slots)
+
+
+def _mutable_fields(plan: _Plan) -> list[str]:
+    """The JSON names of the fields of ``plan`` whose value can be a list or an object."""
+    return [name for code, name, _keep, _inline, kind, _f, _rank in plan.slots
+            if code in (_MESSAGE, _REPEATED, _MAP, _PACKABLE) or kind in ("RawExtension", "FieldsV1")]
+
+
+def _folded(lines: list[str], x: str) -> tuple[list[str], str]:
+    """The code of a value and the expression to use it by: a last line ``x = EXPR`` becomes EXPR at the one
+    place that uses it (no store and load of x)."""
+    if lines and lines[-1].startswith(f"{x} = "):
+        return lines[:-1], lines[-1][len(x) + 3:]
+    return lines, x
+
+
+def _struct_order(plan: _Plan, out: str) -> list[str]:
+    """Code that puts the keys of ``out``, written in field-number order, in struct order.
+
+    A field is out of place only after a field that comes before it in the struct but has a greater number
+    (an "early" field: a PodSpec's initContainers, number 20, before its containers, number 2). When no early
+    field is in the object, field-number order is struct order; when some are, the keys before the first of
+    them are in place (none of them is early, so each has a smaller number than every key after it) and
+    the keys from it on are written again in struct order (a key written again goes last)."""
+    if not plan.reorder:
+        return []
+    names = [slot[1] for slot in plan.slots]
+    ranks = [slot[6] for slot in plan.slots]
+    code: list[str] = []
+    for index, name in enumerate(names):
+        if any(rank < ranks[index] for rank in ranks[index + 1:]):
+            test = "if" if not code else "elif"
+            code.append(f"{test} {name!r} in {out}: _rewritten({out}, {tuple(names[index:])!r})")
+    return code
+
+
+def _rewritten(out: dict[str, Any], names: tuple[str, ...]) -> None:
+    """Each of ``names`` in ``out`` written again, in this order (each goes last)."""
+    for name in names:
+        if name in out:
+            out[name] = out.pop(name)
 
 
 _GUARDED_FIELDS = 4  # fields tested one by one before a test of the message's end skips the rest
@@ -577,6 +771,35 @@ def _recursive(plans: dict[str, _Plan]) -> set[str]:
                     stack.append(kind)
         return seen
     return {name for name, plan in plans.items() if name in reaches(plan)}
+
+
+_NESTING: dict[tuple[int, str], tuple[Schema, int]] = {}
+
+
+def _nesting(table: Schema, name: str) -> int:
+    """:func:`nesting` of message ``name`` of ``table`` (computed once)."""
+    found = _NESTING.get((id(table), name))
+    if found is not None and found[0] is table:
+        return found[1]
+    plans = _plans(table)
+    depths: dict[str, int] = {}
+
+    def depth(plan: _Plan) -> int:  # the plan's object is level 1
+        if plan.name not in depths:
+            deepest = 0
+            for code, _name, _keep, inline, kind, _f, _rank in plan.slots:
+                below = depth(kind) if isinstance(kind, _Plan) else 0
+                if inline:
+                    below -= 1  # (its fields are the object's own)
+                elif code in (_REPEATED, _MAP, _PACKABLE):
+                    below += 1  # the list or the map
+                deepest = max(deepest, below)
+            depths[plan.name] = 1 + deepest
+        return depths[plan.name]
+
+    value = sys.maxsize if _recursive(plans) else depth(plans[name])
+    _NESTING[id(table), name] = (table, value)
+    return value
 
 
 def _zero_source(f: Field, plan: _Plan) -> str:
@@ -885,6 +1108,24 @@ def _time(raw: bytes, micro: bool) -> str | None:
     minute, second = divmod(second, 60)
     text = f"{_day(days)}T{hour:02d}:{minute:02d}:{second:02d}"
     return text + (f".{micros:06d}Z" if micro else "Z")
+
+
+# The JSON text of the times read, by their bytes (bodies repeat times: an object's creation, its managed fields';
+# objects created in the same second): Time's and MicroTime's, each emptied when it reaches _TIMES_KEPT
+_TIMES: dict[bytes, str] = {}
+_MICROTIMES: dict[bytes, str] = {}
+_TIMES_KEPT = 4096
+
+
+def _remembered_time(raw: bytes, micro: bool) -> str | None:
+    """:func:`_time`, kept in _TIMES or _MICROTIMES."""
+    text = _time(raw, micro)
+    if text is not None:
+        cache = _MICROTIMES if micro else _TIMES
+        if len(cache) >= _TIMES_KEPT:
+            cache.clear()
+        cache[raw] = text
+    return text
 
 
 def _int_or_string(raw: bytes) -> int | str:

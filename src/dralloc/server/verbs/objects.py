@@ -143,7 +143,8 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> tuple[An
             data = protobuf.decode(raw)
         except protobuf.ProtobufError as exc:
             raise bad_request(f"couldn't decode the request body as protobuf: {exc}") from None
-        check_limits(data, None, t.resource.kind, t.version)
+        nesting = protobuf.nesting(data["apiVersion"], data["kind"])  # (the walk only for embedded JSON)
+        check_limits(data, raw, t.resource.kind, t.version, nesting)
         field_validation(request)
         return data, []
     if ctype not in (JSON, "application/yaml", "application/x-yaml"):

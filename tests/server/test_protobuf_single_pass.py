@@ -1,0 +1,184 @@
+"""The single pass (server/protobuf/decoder.py's compiled functions) on the forms it reads in place: every field of
+every kind at once, key order where Go's field numbers and the struct's order differ, times found by their
+bytes, sizes of one to three bytes — each read without the two passes and equal to what they read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+from test_protobuf_limits import full
+
+from dralloc.server.protobuf import decoder
+from dralloc.server.protobuf.decoder import (
+    KINDS,
+    OPTIONS,
+    _decoders,
+    _plans,
+    _usual_envelope,
+    _walk,
+    decode,
+    encode,
+)
+
+ROOTS = {**KINDS, **OPTIONS}
+
+
+def single_pass(body: bytes) -> dict[str, Any]:
+    """The object of a body as Go writes it, read by the compiled function alone (it raises where it would
+    leave the body to the two passes)."""
+    usual = _usual_envelope(body)
+    assert usual is not None
+    api_version, kind, buf, start, end = usual
+    table, name = ROOTS[api_version, kind]
+    return _decoders(table)[name](buf, start, end, 1)
+
+
+def two_passes(body: bytes) -> dict[str, Any]:
+    usual = _usual_envelope(body)
+    assert usual is not None
+    api_version, kind, buf, start, end = usual
+    table, name = ROOTS[api_version, kind]
+    return _walk(_plans(table)[name], buf[start:end], 1)
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Equal, keys in the same order."""
+    return bool(msgspec.json.encode(a) == msgspec.json.encode(b))
+
+
+@pytest.mark.parametrize(("api_version", "kind"), sorted(ROOTS))
+def test_every_field_of_a_kind_is_read_by_the_single_pass(api_version: str, kind: str) -> None:
+    table, name = ROOTS[api_version, kind]
+    body = encode({"apiVersion": api_version, "kind": kind, **full(table, name)})
+    assert same_json(single_pass(body), two_passes(body))
+
+
+def pod(spec: dict[str, Any]) -> bytes:
+    return encode({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec})
+
+
+CONTAINER = {"name": "app", "image": "busybox", "terminationMessagePath": "/dev/termination-log",
+             "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent", "tty": True}
+
+
+@pytest.mark.parametrize("spec", [
+    # fields in field-number order are struct order here: nothing to move
+    {"containers": [{"name": "app"}], "restartPolicy": "Never", "nodeName": "n"},
+    # initContainers (20) comes before containers (2) in the struct; the keys from it on are written again
+    {"volumes": [{"name": "v"}], "initContainers": [{"name": "init"}], "containers": [CONTAINER],
+     "restartPolicy": "Never", "automountServiceAccountToken": False, "nodeName": "n", "priority": 5},
+    # an early field further on (automountServiceAccountToken: 21, before nodeName: 10)
+    {"containers": [CONTAINER], "serviceAccountName": "sa", "automountServiceAccountToken": True,
+     "nodeName": "n", "hostNetwork": True, "schedulerName": "s"},
+    # early fields only
+    {"ephemeralContainers": [{"name": "debug"}], "shareProcessNamespace": True},
+])
+def test_a_pod_spec_comes_out_in_struct_order(spec: dict[str, Any]) -> None:
+    body = pod(spec)
+    decoded = single_pass(body)["spec"]
+    assert same_json(decoded, two_passes(body)["spec"])
+    struct_order = [f.name for f in ROOTS["v1", "Pod"][0]["PodSpec"].values()]
+    assert list(decoded) == [name for name in struct_order if name in decoded]
+    assert set(decoded) >= set(spec)
+    container_order = [f.name for f in ROOTS["v1", "Pod"][0]["Container"].values()]
+    for container in decoded.get("containers", []):
+        assert list(container) == [name for name in container_order if name in container]
+
+
+def test_a_time_and_a_micro_time_of_the_same_bytes_are_each_their_own() -> None:
+    event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e", "namespace": "default"},
+             "firstTimestamp": "2025-01-02T03:04:05Z", "eventTime": "2025-01-02T03:04:05.000000Z",
+             "reportingComponent": "", "reportingInstance": ""}
+    for _ in range(2):  # (the second time from the caches)
+        decoded = decode(encode(event))
+        assert decoded["firstTimestamp"] == "2025-01-02T03:04:05Z"
+        assert decoded["eventTime"] == "2025-01-02T03:04:05.000000Z"
+
+
+def test_the_times_kept_are_bounded() -> None:
+    for second in range(decoder._TIMES_KEPT + 10):
+        when = f"2025-01-01T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}Z"
+        node = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n", "creationTimestamp": when}}
+        assert decode(encode(node))["metadata"]["creationTimestamp"] == when
+    assert len(decoder._TIMES) <= decoder._TIMES_KEPT
+
+
+@pytest.mark.parametrize("length", [0, 1, 127, 128, 300, 16383, 16384, 70000])
+def test_sizes_of_one_to_three_bytes_are_read_in_place(length: int) -> None:
+    # a label value, a map entry of that size, and the objects around it: sizes of one, two and three bytes
+    namespace = {"apiVersion": "v1", "kind": "Namespace",
+                 "metadata": {"name": "n", "labels": {"k": "v" * length}, "annotations": {"a" * length: "x"}}}
+    body = encode(namespace)
+    assert same_json(single_pass(body), two_passes(body))
+    assert decode(body)["metadata"] == namespace["metadata"]
+
+
+# --- map entries read before, found by their bytes --------------------------------------------------------
+
+def resource_slice(attributes: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+            "spec": {"driver": "gpu.example.com", "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1},
+                     "nodeName": "n", "devices": [{"name": "gpu-0", "attributes": attributes,
+                                                   "capacity": {"memory": {"value": "80Gi"}}}]}}
+
+
+def test_a_map_value_found_by_its_bytes_is_a_new_object_each_time() -> None:
+    body = encode(resource_slice({"model": {"string": "h100"}, "slots": {"ints": [1, 2]}}))
+    first = decode(body)
+    device = first["spec"]["devices"][0]
+    device["attributes"]["model"]["string"] = "changed"
+    device["attributes"]["slots"]["ints"].append(3)
+    device["capacity"]["memory"]["value"] = "1Gi"
+    again = decode(body)["spec"]["devices"][0]
+    assert again["attributes"] == {"model": {"string": "h100"}, "slots": {"ints": [1, 2]}}
+    assert again["capacity"] == {"memory": {"value": "80Gi"}}
+
+
+def test_the_same_entry_bytes_in_two_maps_are_each_their_maps() -> None:
+    # a label whose bytes are those of a capacity entry {cpu: Quantity "4"}: a string in one, a Quantity in the other
+    label = "\n\x014"
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "labels": {"cpu": label}},
+            "status": {"capacity": {"cpu": "4"}}}
+    body = encode(node)
+    assert body.count(b"\n\x03cpu\x12\x03\n\x014") == 2
+    for _ in range(2):
+        decoded = decode(body)
+        assert decoded["metadata"]["labels"] == {"cpu": label}
+        assert decoded["status"]["capacity"] == {"cpu": "4"}
+
+
+def test_the_entries_kept_are_bounded() -> None:
+    for index in range(decoder._ENTRIES_KEPT + 10):
+        body = encode(resource_slice({"index": {"int": index}}))
+        assert decode(body)["spec"]["devices"][0]["attributes"] == {"index": {"int": index}}
+    table, _ = KINDS["resource.k8s.io/v1", "ResourceSlice"]
+    memos = {name: memo for name, memo in _decoders(table)["Device"].__globals__.items() if name.startswith("_entries")}
+    assert memos and all(len(memo) <= decoder._ENTRIES_KEPT for memo in memos.values())
+
+
+def test_a_list_item_found_by_its_bytes_is_a_new_object_each_time() -> None:
+    toleration = {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute",
+                  "tolerationSeconds": 300}
+    requirement = {"key": "zone", "operator": "In", "values": ["a"]}
+    spec = {"containers": [{"name": "app"}], "tolerations": [toleration, toleration],
+            "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [requirement]}]}}}}
+    body = pod(spec)
+    for _ in range(3):
+        decoded = decode(body)["spec"]
+        assert decoded["tolerations"] == [toleration, toleration]
+        terms = decoded["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        assert terms["nodeSelectorTerms"][0]["matchExpressions"] == [requirement]
+        assert decoded["tolerations"][0] is not decoded["tolerations"][1]
+        decoded["tolerations"][0]["key"] = "changed"
+        terms["nodeSelectorTerms"][0]["matchExpressions"][0]["values"].append("b")
+
+
+@pytest.mark.parametrize("value", [0, 1, 127, 128, 300, 16383, 16384, 2**31 - 1, -1, -(2**31)])
+def test_integers_of_one_to_ten_bytes_are_read_in_place(value: int) -> None:
+    spec = {"containers": [{"name": "app"}], "priority": value, "terminationGracePeriodSeconds": value * 3}
+    decoded = single_pass(pod(spec))["spec"]
+    assert decoded.get("priority", 0) == value and decoded.get("terminationGracePeriodSeconds", 0) == value * 3
+    assert same_json(decoded, two_passes(pod(spec))["spec"])
