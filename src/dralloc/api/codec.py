@@ -208,6 +208,28 @@ def _list_items(doc: Document) -> list[Document] | None:
     return out
 
 
+def _is_list(doc: Document) -> bool:
+    data = doc.data
+    if not isinstance(data, dict):
+        return False
+    kind = data.get("kind")
+    return isinstance(kind, str) and kind.endswith("List") and "items" in data
+
+
+def _taken_items(doc: Document) -> Iterator[Document]:
+    """The item documents of a List (see :func:`_list_items`) one at a time, each taken out of the List as it
+    is handed out: once its caller drops it (decoded into its typed object), its dicts can go, and a big
+    dump never holds all its parsed items and all its typed objects at once."""
+    items = _list_items(doc) or []
+    listed = doc.data.get("items")
+    for i in range(len(items)):
+        item, items[i] = items[i], None  # type: ignore[call-overload]
+        if isinstance(listed, list) and i < len(listed):
+            listed[i] = None
+        yield item
+        del item
+
+
 def _split_duplicates(paths: tuple[str, ...], count: int, prefix: str = "items") -> list[tuple[str, ...]]:
     """Hand each item of a list its own repeated-key paths (``items[2].metadata.name`` -> item 2's
     ``metadata.name``); repeats in the list object itself go to the first item, path unchanged."""
@@ -335,9 +357,8 @@ def _checked(docs: Iterable[Document], skipped: dict[tuple[str, str], list[Docum
     for doc in docs:
         if doc.data is None:
             continue
-        items = _list_items(doc)
-        if items is not None:
-            yield from _checked(items, skipped)
+        if _is_list(doc):
+            yield from _checked(_taken_items(doc), skipped)
             continue
         data = doc.data
         problems = parsing.duplicate_messages(list(doc.duplicates))
@@ -363,15 +384,22 @@ def load_checked(sources: Iterable[str | os.PathLike[str] | IO[str] | IO[bytes]]
     DecodeError (naming file, document and line) for the first document that cannot be decoded."""
     objects: list[Any] = []
     problems: list[FieldProblem] = []
+    first_error: DecodeError | None = None
     with cyclic_gc_paused():
-        checked_objects = list(iter_checked(sources))
-    for checked in checked_objects:
-        if checked.error is not None:
-            raise checked.error
-        objects.append(checked.obj)
-        for message in checked.problems:
-            problems.append(FieldProblem(checked.document.where, checked.kind or "", _qualified_name(checked.obj),
-                                         message))
+        # Each object is kept, its document (the parsed dicts) dropped as soon as it is decoded.
+        for checked in iter_checked(sources):
+            if checked.error is not None:
+                first_error = first_error or checked.error
+                continue
+            if first_error is not None:
+                continue  # (read on only for the warnings of the kinds skipped)
+            objects.append(checked.obj)
+            for message in checked.problems:
+                problems.append(FieldProblem(checked.document.where, checked.kind or "",
+                                             _qualified_name(checked.obj), message))
+            del checked
+    if first_error is not None:
+        raise first_error
     return objects, problems
 
 
@@ -461,12 +489,12 @@ def read_documents(src: str | os.PathLike[str] | IO[str] | IO[bytes], *,
 
 def _read_file(path: Path, check_duplicates: bool = False) -> list[Document]:
     try:
-        raw = path.read_bytes()
+        text = _as_text(path.read_bytes(), str(path))  # (the bytes go once decoded: not beside the parse)
     except FileNotFoundError:
         raise DecodeError(f"{path}: no such file or directory") from None
     except OSError as exc:
         raise DecodeError(f"{path}: {exc.strerror or exc}") from None
-    return parse_text(_as_text(raw, str(path)), str(path), check_duplicates=check_duplicates)
+    return parse_text(text, str(path), check_duplicates=check_duplicates)
 
 
 def _as_text(raw: str | bytes, name: str) -> str:
