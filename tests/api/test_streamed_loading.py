@@ -95,3 +95,25 @@ _json = st.recursive(st.none() | st.booleans() | st.integers() | st.text(alphabe
 @given(_json)
 def test_colons_counted_piecewise_are_the_colons_of_the_whole_encoding(data: Any) -> None:
     assert parsing._encoded_colons(data) == msgspec.json.encode(data).count(b":")
+
+
+def test_each_object_is_handed_over_as_it_is_decoded_and_what_it_gives_is_kept(tmp_path: Path) -> None:
+    path = _dump(tmp_path, [_slice(i, devices=1) for i in range(4)])
+    seen: list[str] = []
+
+    def each(obj: Any) -> str:
+        seen.append(obj.metadata.name)
+        return f"kept {obj.metadata.name}"
+
+    objects, _ = codec.load_checked([path], each=each)
+    assert objects == [f"kept node-{i}-gpus" for i in range(4)] and len(seen) == 4
+
+
+def test_a_simulated_dumps_slices_share_their_identical_parts(tmp_path: Path) -> None:
+    from dralloc.simulator.loading import load_checked_inputs
+
+    objects, _, _ = load_checked_inputs([_dump(tmp_path, [_slice(i, devices=2) for i in range(3)])])
+    models = [s.spec.devices[0].attributes["model"] for s in objects]
+    assert models[0] is models[1] is models[2]  # one copy for every node's equal attribute
+    uuids = [s.spec.devices[0].attributes["uuid"].string for s in objects]
+    assert len(set(uuids)) == 3  # what tells them apart stays theirs

@@ -20,7 +20,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -376,12 +376,15 @@ def _checked(docs: Iterable[Document], skipped: dict[tuple[str, str], list[Docum
         yield CheckedObject(doc, obj, None, tuple(problems + strict.unknown_fields(data)))
 
 
-def load_checked(sources: Iterable[str | os.PathLike[str] | IO[str] | IO[bytes]]) -> tuple[list[Any], list[FieldProblem]]:
+def load_checked(sources: Iterable[str | os.PathLike[str] | IO[str] | IO[bytes]], *,
+                 each: Callable[[Any], Any] | None = None) -> tuple[list[Any], list[FieldProblem]]:
     """The objects of the sources and their strict-decoding problems (unknown and repeated fields).
 
     The loading path shared by ``dralloc validate``, ``allocate`` and ``simulate``: JSON is parsed once by
     the C JSON scanner, YAML by libyaml, both noting repeated keys as they build objects. Raises
-    DecodeError (naming file, document and line) for the first document that cannot be decoded."""
+    DecodeError (naming file, document and line) for the first document that cannot be decoded. ``each``:
+    what is kept of each object, made as soon as it is decoded (the simulator shares the identical parts of
+    slices there, before the next item is decoded)."""
     objects: list[Any] = []
     problems: list[FieldProblem] = []
     first_error: DecodeError | None = None
@@ -393,7 +396,7 @@ def load_checked(sources: Iterable[str | os.PathLike[str] | IO[str] | IO[bytes]]
                 continue
             if first_error is not None:
                 continue  # (read on only for the warnings of the kinds skipped)
-            objects.append(checked.obj)
+            objects.append(checked.obj if each is None else each(checked.obj))
             for message in checked.problems:
                 problems.append(FieldProblem(checked.document.where, checked.kind or "",
                                              _qualified_name(checked.obj), message))
