@@ -46,15 +46,15 @@ class NestingTooDeep(yaml.MarkedYAMLError):
         super().__init__(problem=f"exceeded max depth of {MAX_DEPTH}", problem_mark=mark)
 
 
-def json_too_deep(data: Any, text: bytes | str) -> bool:
-    """Whether decoded JSON nests deeper than MAX_DEPTH; walked only when the text holds enough brackets."""
+def json_too_deep(data: Any, text: bytes | str, limit: int = MAX_DEPTH) -> bool:
+    """Whether decoded JSON nests deeper than ``limit``; walked only when the text holds enough brackets."""
     brackets = text.count(b"[") + text.count(b"{") if isinstance(text, bytes) else text.count("[") + text.count("{")
-    if brackets <= MAX_DEPTH:
+    if brackets <= limit:
         return False
     stack: list[tuple[Any, int]] = [(data, 1)]
     while stack:
         node, depth = stack.pop()
-        if depth > MAX_DEPTH:
+        if depth > limit:
             return True
         values = node.values() if isinstance(node, dict) else node
         stack.extend((v, depth + 1) for v in values if isinstance(v, (dict, list)))
