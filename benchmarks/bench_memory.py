@@ -8,6 +8,10 @@ scheduler, schedules two pods per node asking for MIG profiles and whole GPUs in
 ``h100_mig_500nodes`` scenario of ``dralloc bench schedule``), and prints seconds and the resident memory
 after each phase, and the peak (``ru_maxrss``). The scheduling result is summed up by a digest of its JSON,
 so two versions of the code can be checked for byte-identical placements.
+
+With ``--dump`` it measures reading a dump instead: each size's cluster is written as one JSON List
+(``dralloc generate cluster --profile gpu-h100 -o json``, 477 MB for 1000 nodes) and ``dralloc simulate -f``
+reads it (strict checks, validation, then the scheduler with no pods), printing its seconds and peak memory.
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
+import time
+from pathlib import Path
 
 _CHILD = r"""
 import gc, hashlib, json, resource, sys, time
@@ -55,11 +62,43 @@ def measure(nodes: int, pods: int) -> dict[str, float | int | str]:
     return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+# ``dralloc simulate -f FILE`` in this process, then its peak resident memory (KiB) on stderr.
+_SIMULATE = r"""
+import resource, sys
+from dralloc.cli.main import main
+code = main(["simulate", "-f", sys.argv[1]])
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def measure_dump(nodes: int) -> tuple[int, float, float]:
+    """The dump's size in bytes, and the seconds and peak MiB of ``dralloc simulate -f`` reading it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        dump = Path(tmp) / "cluster.json"
+        with dump.open("w") as out:
+            subprocess.run([sys.executable, "-m", "dralloc", "generate", "cluster", "--nodes", str(nodes),
+                            "--profile", "gpu-h100", "-o", "json"], stdout=out, check=True)
+        start = time.perf_counter()
+        run = subprocess.run([sys.executable, "-c", _SIMULATE, str(dump)], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, check=True)
+        seconds = time.perf_counter() - start
+        peak = int(run.stderr.strip().splitlines()[-1]) / 1024  # (the simulation's own, not the generator's)
+        return dump.stat().st_size, seconds, peak
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--nodes", default="500,5000", help="comma-separated cluster sizes")
     parser.add_argument("--pods-per-node", type=int, default=2)
+    parser.add_argument("--dump", action="store_true", help="read each cluster from a JSON dump with simulate -f")
     args = parser.parse_args()
+    if args.dump:
+        print(f"{'nodes':>7} {'devices':>9} {'dump MB':>8} {'simulate -f s':>14} {'peak MiB':>9}")
+        for nodes in (int(n) for n in args.nodes.split(",")):
+            size, seconds, peak = measure_dump(nodes)
+            print(f"{nodes:7} {nodes * 152:9} {size / 1e6:8.0f} {seconds:14.1f} {peak:9.0f}", flush=True)
+        return 0
     print(f"{'nodes':>7} {'devices':>9} {'pods':>7} {'gen s':>7} {'build s':>8} {'sched s':>8} {'objects MiB':>12} "
           f"{'built MiB':>10} {'peak MiB':>9} {'scheduled':>9}  placements")
     for nodes in (int(n) for n in args.nodes.split(",")):

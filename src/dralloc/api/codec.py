@@ -20,7 +20,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -201,11 +201,61 @@ def _list_items(doc: Document) -> list[Document] | None:
     item_duplicates = _split_duplicates(doc.duplicates, len(items))
     out = []
     for i, item in enumerate(items):
+        if isinstance(item, msgspec.Raw):  # (a streamed List: see _streamed_list)
+            out.append(Document(doc.source, doc.index, doc.line, item, ()))
+            continue
         if item_kind and isinstance(item, dict):
             # Typed lists from the API omit each item's apiVersion/kind.
             item = {"apiVersion": data.get("apiVersion"), "kind": item_kind, **item}
         out.append(Document(doc.source, doc.index, doc.line, item, item_duplicates[i]))
-    return out
+    return [_parsed_item(d, data.get("apiVersion"), item_kind) for d in out]
+
+
+def _parsed_item(item: Document, api_version: Any, item_kind: str | None) -> Document:
+    """An item of a streamed List parsed (with its repeated keys) once it is needed; others as they are."""
+    if not isinstance(item.data, msgspec.Raw):
+        return item
+    text = bytes(item.data)
+    try:
+        data, duplicates = parsing.load_json_checked(text)
+        too_deep = parsing.json_too_deep(data, text, parsing.MAX_DEPTH - 2)  # (the List and its items list)
+    except RecursionError:
+        too_deep = True
+    if too_deep:
+        raise DecodeError(f"{item.source}: document {item.index}: exceeded max depth of {parsing.MAX_DEPTH}")
+    if item_kind and isinstance(data, dict):
+        data = {"apiVersion": api_version, "kind": item_kind, **data}
+    return Document(item.source, item.index, item.line, data, tuple(duplicates))
+
+
+def _is_list(doc: Document) -> bool:
+    data = doc.data
+    if not isinstance(data, dict):
+        return False
+    kind = data.get("kind")
+    return isinstance(kind, str) and kind.endswith("List") and "items" in data
+
+
+def _taken_items(doc: Document) -> Iterator[Document]:
+    """The item documents of a List (see :func:`_list_items`) one at a time, each taken out of the List as it
+    is handed out: once its caller drops it (decoded into its typed object), its dicts can go, and a big
+    dump never holds all its parsed items and all its typed objects at once."""
+    listed = doc.data.get("items")
+    if isinstance(listed, list) and listed and isinstance(listed[0], msgspec.Raw):
+        kind = doc.data.get("kind")
+        item_kind = kind[: -len("List")] if kind != "List" else None
+        for i in range(len(listed)):
+            raw, listed[i] = listed[i], None  # the text stays; each item's dicts exist while it is decoded
+            yield _parsed_item(Document(doc.source, doc.index, doc.line, raw, ()), doc.data.get("apiVersion"),
+                               item_kind)
+        return
+    items = _list_items(doc) or []
+    for i in range(len(items)):
+        item, items[i] = items[i], None  # type: ignore[call-overload]
+        if isinstance(listed, list) and i < len(listed):
+            listed[i] = None
+        yield item
+        del item
 
 
 def _split_duplicates(paths: tuple[str, ...], count: int, prefix: str = "items") -> list[tuple[str, ...]]:
@@ -322,7 +372,7 @@ def iter_checked(sources: Iterable[str | os.PathLike[str] | IO[str] | IO[bytes]]
     for src in sources:
         skipped: dict[tuple[str, str], list[Document]] = {}
         with cyclic_gc_paused():
-            docs = read_documents(src, check_duplicates=True)
+            docs = read_documents(src, check_duplicates=True, stream_lists=True)
         yield from _checked(docs, skipped)
         for (api_version, kind), docs in skipped.items():
             many = f"{len(docs)} {kind} objects" if len(docs) > 1 else kind
@@ -335,9 +385,8 @@ def _checked(docs: Iterable[Document], skipped: dict[tuple[str, str], list[Docum
     for doc in docs:
         if doc.data is None:
             continue
-        items = _list_items(doc)
-        if items is not None:
-            yield from _checked(items, skipped)
+        if _is_list(doc):
+            yield from _checked(_taken_items(doc), skipped)
             continue
         data = doc.data
         problems = parsing.duplicate_messages(list(doc.duplicates))
@@ -355,23 +404,33 @@ def _checked(docs: Iterable[Document], skipped: dict[tuple[str, str], list[Docum
         yield CheckedObject(doc, obj, None, tuple(problems + strict.unknown_fields(data)))
 
 
-def load_checked(sources: Iterable[str | os.PathLike[str] | IO[str] | IO[bytes]]) -> tuple[list[Any], list[FieldProblem]]:
+def load_checked(sources: Iterable[str | os.PathLike[str] | IO[str] | IO[bytes]], *,
+                 each: Callable[[Any], Any] | None = None) -> tuple[list[Any], list[FieldProblem]]:
     """The objects of the sources and their strict-decoding problems (unknown and repeated fields).
 
     The loading path shared by ``dralloc validate``, ``allocate`` and ``simulate``: JSON is parsed once by
     the C JSON scanner, YAML by libyaml, both noting repeated keys as they build objects. Raises
-    DecodeError (naming file, document and line) for the first document that cannot be decoded."""
+    DecodeError (naming file, document and line) for the first document that cannot be decoded. ``each``:
+    what is kept of each object, made as soon as it is decoded (the simulator shares the identical parts of
+    slices there, before the next item is decoded)."""
     objects: list[Any] = []
     problems: list[FieldProblem] = []
+    first_error: DecodeError | None = None
     with cyclic_gc_paused():
-        checked_objects = list(iter_checked(sources))
-    for checked in checked_objects:
-        if checked.error is not None:
-            raise checked.error
-        objects.append(checked.obj)
-        for message in checked.problems:
-            problems.append(FieldProblem(checked.document.where, checked.kind or "", _qualified_name(checked.obj),
-                                         message))
+        # Each object is kept, its document (the parsed dicts) dropped as soon as it is decoded.
+        for checked in iter_checked(sources):
+            if checked.error is not None:
+                first_error = first_error or checked.error
+                continue
+            if first_error is not None:
+                continue  # (read on only for the warnings of the kinds skipped)
+            objects.append(checked.obj if each is None else each(checked.obj))
+            for message in checked.problems:
+                problems.append(FieldProblem(checked.document.where, checked.kind or "",
+                                             _qualified_name(checked.obj), message))
+            del checked
+    if first_error is not None:
+        raise first_error
     return objects, problems
 
 
@@ -441,32 +500,34 @@ _LIST_MODELS: dict[str, type] = {
 
 
 def read_documents(src: str | os.PathLike[str] | IO[str] | IO[bytes], *,
-                   check_duplicates: bool = False) -> list[Document]:
+                   check_duplicates: bool = False, stream_lists: bool = False) -> list[Document]:
     """Parse every document of a file, a directory, a stream or "-" (stdin).
 
     With ``check_duplicates`` each document also carries the paths of its repeated keys (YAML documents
-    always do: the check is free there)."""
-    check = check_duplicates
+    always do: the check is free there). ``stream_lists`` (with ``check_duplicates``): a JSON List's items
+    are left unparsed until taken one at a time (see :func:`_streamed_list`)."""
+    check, stream = check_duplicates, stream_lists
     if hasattr(src, "read"):
         name = getattr(src, "name", "<stream>")
-        return parse_text(_as_text(src.read(), str(name)), str(name), check_duplicates=check)
+        return parse_text(_as_text(src.read(), str(name)), str(name), check_duplicates=check, stream_lists=stream)
     if str(src) == "-":
-        return parse_text(_as_text(sys.stdin.buffer.read(), "<stdin>"), "<stdin>", check_duplicates=check)
+        return parse_text(_as_text(sys.stdin.buffer.read(), "<stdin>"), "<stdin>", check_duplicates=check,
+                          stream_lists=stream)
     path = Path(src)
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix.lower() in MANIFEST_SUFFIXES)
-        return [doc for f in files for doc in _read_file(f, check)]
-    return _read_file(path, check)
+        return [doc for f in files for doc in _read_file(f, check, stream)]
+    return _read_file(path, check, stream)
 
 
-def _read_file(path: Path, check_duplicates: bool = False) -> list[Document]:
+def _read_file(path: Path, check_duplicates: bool = False, stream_lists: bool = False) -> list[Document]:
     try:
-        raw = path.read_bytes()
+        text = _as_text(path.read_bytes(), str(path))  # (the bytes go once decoded: not beside the parse)
     except FileNotFoundError:
         raise DecodeError(f"{path}: no such file or directory") from None
     except OSError as exc:
         raise DecodeError(f"{path}: {exc.strerror or exc}") from None
-    return parse_text(_as_text(raw, str(path)), str(path), check_duplicates=check_duplicates)
+    return parse_text(text, str(path), check_duplicates=check_duplicates, stream_lists=stream_lists)
 
 
 def _as_text(raw: str | bytes, name: str) -> str:
@@ -478,11 +539,14 @@ def _as_text(raw: str | bytes, name: str) -> str:
         raise DecodeError(f"{name}: not UTF-8 text (byte {exc.start})") from None
 
 
-def parse_text(text: str, source: str = "<stream>", *, check_duplicates: bool = False) -> list[Document]:
+def parse_text(text: str, source: str = "<stream>", *, check_duplicates: bool = False,
+               stream_lists: bool = False) -> list[Document]:
     """Parse YAML or JSON text (one or many documents); see read_documents for ``check_duplicates``."""
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         duplicates: list[str] = []
+        if check_duplicates and stream_lists and (streamed := _streamed_list(text, source)) is not None:
+            return [streamed]
         try:
             if check_duplicates:
                 data, duplicates = parsing.load_json_checked(text)
@@ -510,6 +574,30 @@ def parse_text(text: str, source: str = "<stream>", *, check_duplicates: bool = 
     except yaml.YAMLError as exc:
         raise DecodeError(f"{source}: document {getattr(exc, 'document_index', 1)}: {exc}") from None
     return [Document(source, i + 1, line, data, tuple(paths)) for i, (line, data, paths) in enumerate(parsed)]
+
+
+def _streamed_list(text: str, source: str) -> Document | None:
+    """A JSON List whose items are left unparsed (``msgspec.Raw``, pointing into ``text``) until each is taken,
+    so that a dump's parsed dicts exist one item at a time, not all at once. None when ``text`` is not such a
+    List, or when it needs the general path's exact checks: a key the List object itself repeats (its entry
+    is dropped by the decoder, so the text holds more colons than the entries kept), a colon written as an
+    escape, or anything the decoder refuses (the general path words the error)."""
+    if "\\u003" in text:
+        return None
+    try:
+        top = msgspec.json.decode(text, type=dict[str, msgspec.Raw])
+        kind = msgspec.json.decode(top["kind"]) if "kind" in top else None
+        if not (isinstance(kind, str) and kind.endswith("List") and "items" in top):
+            return None
+        items = msgspec.json.decode(top["items"], type=list[msgspec.Raw])
+        head = {key: msgspec.json.decode(raw) for key, raw in top.items() if key != "items"}
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return None
+    colons = sum(1 + key.count(":") + bytes(raw).count(b":") for key, raw in top.items() if key != "items")
+    colons += 1 + sum(bytes(item).count(b":") for item in items)
+    if colons != text.count(":") or parsing.json_too_deep(head, text):
+        return None
+    return Document(source, 1, 1, {**head, "items": items}, ())
 
 
 # --- encoding ---------------------------------------------------------------------------------------

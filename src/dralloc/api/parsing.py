@@ -46,15 +46,15 @@ class NestingTooDeep(yaml.MarkedYAMLError):
         super().__init__(problem=f"exceeded max depth of {MAX_DEPTH}", problem_mark=mark)
 
 
-def json_too_deep(data: Any, text: bytes | str) -> bool:
-    """Whether decoded JSON nests deeper than MAX_DEPTH; walked only when the text holds enough brackets."""
+def json_too_deep(data: Any, text: bytes | str, limit: int = MAX_DEPTH) -> bool:
+    """Whether decoded JSON nests deeper than ``limit``; walked only when the text holds enough brackets."""
     brackets = text.count(b"[") + text.count(b"{") if isinstance(text, bytes) else text.count("[") + text.count("{")
-    if brackets <= MAX_DEPTH:
+    if brackets <= limit:
         return False
     stack: list[tuple[Any, int]] = [(data, 1)]
     while stack:
         node, depth = stack.pop()
-        if depth > MAX_DEPTH:
+        if depth > limit:
             return True
         values = node.values() if isinstance(node, dict) else node
         stack.extend((v, depth + 1) for v in values if isinstance(v, (dict, list)))
@@ -125,7 +125,25 @@ def _decode_if_no_repeats(raw: bytes | str, decoded: Any = _NOT_DECODED) -> Any:
             data = msgspec.json.decode(raw)
         except msgspec.DecodeError:
             return _REPEATS_POSSIBLE
-    return data if msgspec.json.encode(data).count(b":") == colons else _REPEATS_POSSIBLE
+    return data if _encoded_colons(data) == colons else _REPEATS_POSSIBLE
+
+
+def _encoded_colons(data: Any) -> int:
+    """The colons of msgspec's encoding of ``data``, counted a list item at a time down to the items of a
+    top-level object's lists (a List's items): the encoding of a whole dump would be one more copy of it in
+    memory at once. A key's colons are written as they are (JSON escapes no colon)."""
+    if isinstance(data, list):
+        return sum(msgspec.json.encode(item).count(b":") for item in data)
+    if isinstance(data, dict):
+        count = 0
+        for key, value in data.items():
+            count += 1 + str(key).count(":")
+            if isinstance(value, list):
+                count += sum(msgspec.json.encode(item).count(b":") for item in value)
+            else:
+                count += msgspec.json.encode(value).count(b":")
+        return count
+    return msgspec.json.encode(data).count(b":")
 
 
 def duplicate_paths(data: Any, marks: DuplicateMarks) -> list[str]:

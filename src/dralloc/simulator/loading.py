@@ -108,12 +108,16 @@ def load_checked_inputs(sources: list[str]) -> tuple[list[Any], list[str], list[
     import warnings
 
     from dralloc.api import codec
+    from dralloc.api.resource_v1 import ResourceSlice
     from dralloc.errors import ValidationFailed
+    from dralloc.simulator.sharing import SliceSharing
     from dralloc.validation import validate
 
+    sharing = SliceSharing()  # (each slice shares as it is decoded: a big dump never holds unshared copies)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        objects, field_problems = codec.load_checked(sources)
+        objects, field_problems = codec.load_checked(
+            sources, each=lambda obj: sharing.share(obj) if type(obj) is ResourceSlice else obj)
     skipped = [str(w.message) for w in caught]
     fields = [f"{p.where}: {p.kind}/{p.name}: {p.message}" for p in field_problems]
     problems = []
@@ -125,9 +129,7 @@ def load_checked_inputs(sources: list[str]) -> tuple[list[Any], list[str], list[
         problems.extend(f"{where}: {p}" for p in _spread_problems(obj))
     if problems:
         raise ValidationFailed("invalid input:\n  " + "\n  ".join(problems))
-    from dralloc.simulator.sharing import share_slices
-
-    return share_slices(objects), skipped, fields
+    return objects, skipped, fields
 
 
 def _spread_problems(obj: Any) -> list[str]:

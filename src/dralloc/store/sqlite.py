@@ -25,10 +25,13 @@ import logging
 import queue
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+
+from dralloc.store.gather import Gate
 
 log = logging.getLogger(__name__)
 _encode_bytes = msgspec.json.Encoder().encode
@@ -165,6 +168,7 @@ class SQLStore:
     separate_readers = False  # readers open their own connections (SQLite files, in WAL mode)
     commit_on_loop = False  # asyncio writers commit on their loop (a local database, no network wait)
     max_group = 256  # writes committed together at most
+    gather = True  # (SQLite files) a group may wait for more writers when fsyncs are slow: see store/gather.py
 
     def __init__(self, *, history: int = 100_000) -> None:
         self.history = history
@@ -185,6 +189,7 @@ class SQLStore:
         # thread than the one that began it (a plain lock: any thread may release it).
         self._txn = threading.Lock()
         self._in_flight: set[asyncio.AbstractEventLoop] = set()  # loops whose group is being committed
+        self._gates: dict[asyncio.AbstractEventLoop, Gate] = {}  # when each loop's next group starts
         # (SQLite files) the thread that makes the loop's groups durable: COMMIT, then wake their writers
         self._to_syncer: queue.SimpleQueue[_Group | None] = queue.SimpleQueue()
         self._syncer: threading.Thread | None = None
@@ -358,11 +363,15 @@ class SQLStore:
     def _join_turn(self, loop: asyncio.AbstractEventLoop, job: _Write) -> None:
         """Add ``job`` to the group ``loop`` commits at the end of its current turn (on the loop's thread)."""
         waiting = self._on_loop.get(loop)
-        if waiting is None:  # the first write of this turn: commit the turn's writes once it is over
+        first = waiting is None  # the first write of this turn: commit the turn's writes once it is over
+        if waiting is None:
             waiting = self._on_loop[loop] = []
-            if loop not in self._in_flight:  # else the commit in flight starts the next group when done
-                loop.call_soon(self._commit_turn, loop)
         waiting.append(job)
+        if loop in self._in_flight:
+            return  # the commit in flight starts the next group when it is done
+        gate = self._gates.get(loop)
+        if first or (gate is not None and len(waiting) == gate.expected):  # (or: all the group waits for is there)
+            loop.call_soon(self._commit_turn, loop)
 
     async def _write_async(self, kind: str, resource: str, namespace: str, name: str, build: Any,
                            expect_rv: str | None, must_exist: bool | None) -> dict[str, Any]:
@@ -387,6 +396,15 @@ class SQLStore:
         its readers share the writer's connection: it commits here, at once.)"""
         if loop in self._in_flight:
             return  # the commit in flight starts this group when it is done
+        gate = self._gates.get(loop)
+        if gate is not None:
+            if not gate.ready(len(self._on_loop.get(loop) or ())):
+                if gate.timer is None:
+                    gate.timer = loop.call_later(gate.wait_left(), self._gate_opens, loop, gate)
+                return  # the writers of the last group are on their way (see store/gather.py)
+            if gate.timer is not None:
+                gate.timer.cancel()
+                gate.timer = None
         batch = self._on_loop.pop(loop, [])
         if not self.separate_readers:
             for start in range(0, len(batch), self.max_group):
@@ -409,6 +427,8 @@ class SQLStore:
                 loop.call_soon(self._commit_turn, loop)
             return
         self._in_flight.add(loop)
+        if self.gather:
+            self._gates.setdefault(loop, Gate()).starts(len(batch))
         group = _Group(loop, batch, written)
         if self._syncer is None or self._syncer_stopped:  # the store is closing: commit here
             self._commit_in_background(group)
@@ -430,16 +450,25 @@ class SQLStore:
         """(The syncer thread) COMMIT the group the loop wrote, settle its writes, let the loop go on."""
         loop, batch, written = group.loop, group.batch, group.written
         group.begun.release()
+        started = time.monotonic()
         try:
             written = self._end_group(batch, written)
         finally:
             self._txn.release()
+        gate = self._gates.get(loop)
+        if gate is not None:
+            gate.timed(time.monotonic() - started)
         self._settle(batch, written, committed_on=loop)
 
     def _committed(self, loop: asyncio.AbstractEventLoop) -> None:
         self._in_flight.discard(loop)
-        if self._on_loop.get(loop):  # the writes that came in meanwhile, joined by those of this turn
+        if self._on_loop.get(loop):  # the writes that came in meanwhile, joined by those of this turn (and maybe more: Gate)
             loop.call_soon(self._commit_turn, loop)
+
+    def _gate_opens(self, loop: asyncio.AbstractEventLoop, gate: Gate) -> None:
+        """(On ``loop``) the wait for more writes is over: the group starts with those there are."""
+        gate.timer = None
+        self._commit_turn(loop)
 
     def _commit_loop(self) -> None:
         while True:
@@ -550,26 +579,28 @@ class SQLStore:
             elif job.future is not None:
                 by_loop.setdefault(job.future.get_loop(), []).append(job)
         for loop, jobs in by_loop.items():
-            then = self._committed if loop is committed_on else None
+            committed = loop is committed_on
             if loop is _running_loop():
-                self._settle_on_loop(loop, jobs, then)
+                self._settle_on_loop(loop, jobs, committed)
                 continue
             try:
-                loop.call_soon_threadsafe(self._settle_on_loop, loop, jobs, then)
+                loop.call_soon_threadsafe(self._settle_on_loop, loop, jobs, committed)
             except RuntimeError:  # the writer's loop is closed: nobody waits (nothing more to commit on it)
                 pass
         if written:
             for listener in list(self._listeners):
                 listener()
 
-    @staticmethod
-    def _settle_on_loop(loop: asyncio.AbstractEventLoop, jobs: builtins.list[_Write], then: Any) -> None:
-        """(On ``loop``) hand the writers their results, then ``then(loop)``: after the writers' tasks, which
-        the results queued first, so their answers are on their way before the next group's statements run."""
+    def _settle_on_loop(self, loop: asyncio.AbstractEventLoop, jobs: builtins.list[_Write], committed: bool) -> None:
+        """(On ``loop``) hand the writers their results; ``committed``: the loop's own group, whose commit is
+        over: then :meth:`_committed`, after the writers' tasks, which the results queued first, so their
+        answers are on their way before the next group's statements run."""
+        if committed and (gate := self._gates.get(loop)) is not None:
+            gate.committed(len(jobs), len(self._on_loop.get(loop) or ()))  # (before the writers write again)
         for job in jobs:
             job.settle()
-        if then is not None:
-            loop.call_soon(then, loop)
+        if committed:
+            loop.call_soon(self._committed, loop)
 
     def _prepare(self, job: _Write, rv: int) -> tuple[str, dict[str, Any], str | None] | None:
         """Check one write against its row and build the object it writes at ``rv``: (event type, object,
