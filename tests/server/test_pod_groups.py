@@ -434,3 +434,34 @@ def test_a_higher_priority_gang_evicts_a_pod_group_whole_through_the_api() -> No
     assert sorted(e["involvedObject"]["name"] for e in events) == ["s-0", "s-1"]
     assert {e["message"] for e in events} == {f"Preempted by podgroup {deadline['metadata']['uid']} on node cluster"}
     assert {e["related"]["kind"] for e in events} == {"PodGroup"}
+
+
+# --- a PodGroup's own claims (DRAWorkloadResourceClaims) ---------------------------------------------------
+
+def test_the_resourceclaim_controller_makes_a_pod_groups_claim_and_its_members_share_it() -> None:
+    from cluster import CLASS, R, TEMPLATE, slice_
+
+    c = gang_cluster(gates="GenericWorkload=true,GangScheduling=true,DRAWorkloadResourceClaims=true")
+    c.post(f"{R}/deviceclasses", CLASS)
+    c.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
+    c.post(f"{R}/resourceslices", slice_(1))
+    group = c.post(PODGROUPS, pod_group(min_count=2, resourceClaims=[{"name": "gpu",
+                                                                       "resourceClaimTemplateName": "one-gpu"}]))
+    for name in ("w-0", "w-1"):
+        pod = member(name)
+        pod["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
+        c.post("/api/v1/namespaces/default/pods", pod)
+    c.settle()
+    (claim,) = c.claims()  # one claim for the group, none per pod
+    assert claim["metadata"]["generateName"] == "train-0-gpu-"
+    assert claim["metadata"]["ownerReferences"] == [{
+        "apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "name": "train-0",
+        "uid": group["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}]
+    assert claim["metadata"]["annotations"]["resource.kubernetes.io/podgroup-claim-name"] == "gpu"
+    name = claim["metadata"]["name"]
+    assert c.get("podgroups", "train-0")["status"]["resourceClaimStatuses"] == [
+        {"name": "gpu", "resourceClaimName": name}]
+    for pod in c.pods():
+        assert pod["status"]["resourceClaimStatuses"] == [{"name": "gpu", "resourceClaimName": name}]
+    assert nodes(c) == {"w-0": "node-1", "w-1": "node-1"}
+    assert [r["uid"] for r in claim["status"]["reservedFor"]] == [group["metadata"]["uid"]]

@@ -19,6 +19,8 @@ from dralloc.controllers.resourceclaims import (
     template_claim,
     unresolved_template_entries,
 )
+from dralloc.server.controllers.claim_statuses import record_claim_statuses
+from dralloc.server.controllers.group_claims import group_entries, pod_group_of
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.names import generated_name
@@ -52,18 +54,27 @@ def owner_pod_uid(claim: Obj) -> str | None:
 
 
 def needs_claims_made(snap: Snapshot, pod: Obj) -> bool:
-    """Whether the pod has template entries the resourceclaim controller has not made claims for yet."""
+    """Whether the pod has template entries the resourceclaim controller has not made claims for yet (or not
+    recorded its PodGroup's claim for)."""
     typed = snap.cache.typed("pods", pod)
     return isinstance(typed, Pod) and bool(unresolved_template_entries(typed))
 
 
-def create_pod_claims(writer: Writer, pod: Obj, snap: Snapshot) -> bool:
+def _group_entries(snap: Snapshot, pod: Pod, groups: bool) -> dict[str, str | None]:
+    group = pod_group_of(snap, pod) if groups else None
+    return group_entries(pod, group) if group is not None else {}
+
+
+def create_pod_claims(writer: Writer, pod: Obj, snap: Snapshot, groups: bool = False) -> bool:
     """Create the claims of the pod's unresolved template entries (``controllers.resourceclaims``' claims)
     and record them in the pod's status. A claim this controller made before (found by owner and
-    annotation, e.g. before a restart) is reused. False when a template is missing (the pod waits)."""
+    annotation, e.g. before a restart) is reused. With ``groups``, an entry that is its PodGroup's claim
+    records the group's claim instead, once the group has it. False when a template (or the group's claim)
+    is missing: the pod waits."""
     typed = snap.cache.typed("pods", pod)
     if not isinstance(typed, Pod):
         return True  # (an object the scheduler cannot read either)
+    shared = _group_entries(snap, typed, groups)
     meta = _meta(pod)
     namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", meta.get("uid")
     existing: dict[str, str] = {}
@@ -75,6 +86,13 @@ def create_pod_claims(writer: Writer, pod: Obj, snap: Snapshot) -> bool:
     recorded: dict[str, str] = {}
     complete = True
     for entry in unresolved_template_entries(typed):
+        if entry.name in shared:
+            made = shared[entry.name]
+            if made is None:
+                complete = False
+            else:
+                recorded[entry.name] = made
+            continue
         if entry.name in existing:
             recorded[entry.name] = existing[entry.name]
             continue
@@ -90,20 +108,7 @@ def create_pod_claims(writer: Writer, pod: Obj, snap: Snapshot) -> bool:
         recorded[entry.name] = created["metadata"]["name"]
     if recorded:
         order = [e.name for e in typed.spec.resource_claims or ()]
-
-        def record(current: Obj) -> Obj | None:
-            status = current.setdefault("status", {})
-            statuses = [s for s in status.get("resourceClaimStatuses") or [] if isinstance(s, dict)]
-            have = {s.get("name") for s in statuses}
-            added = [{"name": k, "resourceClaimName": v} for k, v in recorded.items() if k not in have]
-            if not added:
-                return None
-            statuses += added
-            statuses.sort(key=lambda s: order.index(s["name"]) if s["name"] in order else len(order))
-            status["resourceClaimStatuses"] = statuses
-            return current
-
-        writer.update("pods", namespace, name, record, uid=uid)
+        writer.update("pods", namespace, name, partial(record_claim_statuses, recorded, order), uid=uid)
     return complete
 
 

@@ -20,6 +20,7 @@ from dralloc.server.controllers import kubelet
 from dralloc.server.controllers.claims import create_pod_claims, needs_claims_made, release_claims
 from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.garbage import GarbageCollector
+from dralloc.server.controllers.group_claims import create_pod_group_claims, needs_group_claims_made
 from dralloc.server.controllers.namespaces import NamespaceDeleter
 from dralloc.server.controllers.rootca import RootCAPublisher
 from dralloc.server.controllers.scheduling import SchedulerLoop
@@ -68,6 +69,9 @@ class ControllerManager:
         self.scheduler = SchedulerLoop(self.writer, self.recorder, self.pool, self.terminating, options.seed,
                                        gates=options.feature_gates)
         self.taints = TaintEviction(self.writer, self.recorder, self.terminating)
+        # the resourceclaim controller makes PodGroups' claims (DRAWorkloadResourceClaims)
+        gates = options.feature_gates
+        self.group_claims = gates.enabled("GenericWorkload") and gates.enabled("DRAWorkloadResourceClaims")
         self.mirror = Mirror(store)
         self.garbage = GarbageCollector(self.writer, self.terminating.delete, self.mirror)
         self.namespaces = NamespaceDeleter(self.writer, self.terminating.delete)
@@ -183,16 +187,24 @@ class ControllerManager:
         # What changed up to this snapshot (what this pass writes from here on counts for the next one).
         changed = self.mirror.take_changes()
         snap = Snapshot(self.mirror)
-        # A pod needs claims made when it changed, or any when a template did (one missing may be there now).
-        needing = [p for p in self._changed_pods(snap, changed, "resourceclaimtemplates")
+        made = False
+        if self.group_claims and (changed.any("podgroups", "resourceclaimtemplates") or changed.everything):
+            groups = [g for g in snap.objects["podgroups"] if needs_group_claims_made(snap, g)]
+            if groups:
+                snap.templates(), snap.claims  # (listed once, before the writers share the snapshot)
+                # (the members see their groups' claims in the next pass, which this one asks for)
+                made = any([create_pod_group_claims(self.writer, g, snap) for g in groups])
+        # A pod needs claims made when it changed, or any when a template (or a PodGroup) did.
+        needing = [p for p in self._changed_pods(snap, changed, "resourceclaimtemplates", "podgroups")
                    if not (p.get("metadata") or {}).get("deletionTimestamp")
                    and not (p.get("spec") or {}).get("nodeName") and needs_claims_made(snap, p)]
-        made = False
         if needing:
             snap.templates(), snap.claims  # (listed once, before the writers share the snapshot)
             # A pod whose template is missing waits for the template (a change of another client), not for
             # the next pass: it does not make this pass ask for another.
-            made = any(list(self.pool.map(lambda p: create_pod_claims(self.writer, p, snap), needing)))
+            groups_on = self.group_claims
+            made = any(list(self.pool.map(lambda p: create_pod_claims(self.writer, p, snap, groups_on), needing))) \
+                or made
         again = made or collected
         to_release = self._claims_to_release(snap, changed)
         pods_by_uid = snap.pods_by_uid() if changed.everything else snap.pods_named_by(to_release)

@@ -75,6 +75,10 @@ Obj = dict[str, Any]
 PREBIND = 'running PreBind plugin "DynamicResources": '  # how a PreBind failure reads in events and conditions
 
 
+def _without_timestamp(allocation: Obj) -> Obj:
+    return {k: v for k, v in allocation.items() if k != "allocationTimestamp"}
+
+
 class _Preemptor(NamedTuple):
     """Who preempts, as the victim's condition and Preempted event name it."""
 
@@ -365,7 +369,10 @@ class SchedulerLoop:
                 claim_name, claim_uid = created["metadata"]["name"], created["metadata"]["uid"]
                 extended["resourceClaimName"] = claim_name
 
-            def reserve(current: Obj, allocation: Obj = allocation, ref: Obj = ref) -> Obj | None:
+            unchanged: list[Obj] = []  # the claim as read, when it needs no write (reserved already)
+
+            def reserve(current: Obj, allocation: Obj = allocation, ref: Obj = ref,
+                        unchanged: list[Obj] = unchanged) -> Obj | None:
                 status = current.setdefault("status", {})
                 if status.get("allocation") is None:
                     # stamped as kube-scheduler does with binding conditions and device status on (1.36)
@@ -373,10 +380,12 @@ class SchedulerLoop:
                     fins = current["metadata"].setdefault("finalizers", [])
                     if DELETE_PROTECTION not in fins:
                         fins.append(DELETE_PROTECTION)
-                elif status["allocation"] != allocation:
+                elif _without_timestamp(status["allocation"]) != _without_timestamp(allocation):
+                    # (the same allocation written by another member of the claim's PodGroup is no conflict)
                     raise Conflict("allocated differently meanwhile")
                 reserved = status.setdefault("reservedFor", [])
                 if any(r.get("uid") in (uid, ref["uid"]) for r in reserved if isinstance(r, dict)):
+                    unchanged.append(current)  # (a PodGroup's claim another member reserved for the group)
                     return None
                 if len(reserved) >= reservations.RESERVED_FOR_MAX:  # as kube-apiserver refuses the 257th
                     raise Conflict("reservedFor is full")  # (taken meanwhile: tried again after the backoff)
@@ -387,6 +396,8 @@ class SchedulerLoop:
                 done = self.writer.update("resourceclaims", claim_ns, claim_name, reserve, uid=claim_uid)
             except Conflict:
                 done = None
+            if done is None and unchanged:
+                done = unchanged[-1]
             if done is None:
                 self._undo(written, created, uid)
                 return False
