@@ -18,13 +18,12 @@ from dralloc.server.protobuf.decoder import (
     MAGIC,
     OPTIONS,
     ProtobufError,
-    _decoders,
     _envelope,
-    _Unusual,
     _usual_envelope,
     message,
 )
 from dralloc.server.protobuf.schema import Field, Schema
+from dralloc.server.protobuf.single_pass import _decoders, _Unusual
 
 TABLES = list({id(table): table for table, _ in [*KINDS.values(), *OPTIONS.values()]}.values())
 # every message of every table as the root: a small message's own forms are drawn far more often so

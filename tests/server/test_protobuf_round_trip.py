@@ -17,12 +17,12 @@ from dralloc.server.protobuf.decoder import (
     KINDS,
     OPTIONS,
     ProtobufError,
-    _decoders,
     _usual_envelope,
     decode,
     encode,
 )
 from dralloc.server.protobuf.schema import SPECIAL, Field, Schema
+from dralloc.server.protobuf.single_pass import _decoders
 
 ROOTS = sorted({**KINDS, **OPTIONS}.items())
 ABSENT = object()

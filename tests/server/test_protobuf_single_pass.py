@@ -1,4 +1,4 @@
-"""The single pass (server/protobuf/decoder.py's compiled functions) on the forms it reads in place: every field of
+"""The single pass (server/protobuf/single_pass.py's compiled functions) on the forms it reads in place: every field of
 every kind at once, key order where Go's field numbers and the struct's order differ, times found by their
 bytes, sizes of one to three bytes — each read without the two passes and equal to what they read."""
 
@@ -10,17 +10,11 @@ import msgspec
 import pytest
 from test_protobuf_limits import full
 
-from dralloc.server.protobuf import decoder
-from dralloc.server.protobuf.decoder import (
-    KINDS,
-    OPTIONS,
-    _decoders,
-    _plans,
-    _usual_envelope,
-    _walk,
-    decode,
-    encode,
-)
+from dralloc.server.protobuf import forms
+from dralloc.server.protobuf.decoder import KINDS, OPTIONS, _usual_envelope, decode, encode
+from dralloc.server.protobuf.plans import _plans
+from dralloc.server.protobuf.single_pass import _ENTRIES_KEPT, _decoders
+from dralloc.server.protobuf.walker import _walk
 
 ROOTS = {**KINDS, **OPTIONS}
 
@@ -98,11 +92,11 @@ def test_a_time_and_a_micro_time_of_the_same_bytes_are_each_their_own() -> None:
 
 
 def test_the_times_kept_are_bounded() -> None:
-    for second in range(decoder._TIMES_KEPT + 10):
+    for second in range(forms._TIMES_KEPT + 10):
         when = f"2025-01-01T{second // 3600:02d}:{second // 60 % 60:02d}:{second % 60:02d}Z"
         node = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n", "creationTimestamp": when}}
         assert decode(encode(node))["metadata"]["creationTimestamp"] == when
-    assert len(decoder._TIMES) <= decoder._TIMES_KEPT
+    assert len(forms._TIMES) <= forms._TIMES_KEPT
 
 
 @pytest.mark.parametrize("length", [0, 1, 127, 128, 300, 16383, 16384, 70000])
@@ -150,12 +144,12 @@ def test_the_same_entry_bytes_in_two_maps_are_each_their_maps() -> None:
 
 
 def test_the_entries_kept_are_bounded() -> None:
-    for index in range(decoder._ENTRIES_KEPT + 10):
+    for index in range(_ENTRIES_KEPT + 10):
         body = encode(resource_slice({"index": {"int": index}}))
         assert decode(body)["spec"]["devices"][0]["attributes"] == {"index": {"int": index}}
     table, _ = KINDS["resource.k8s.io/v1", "ResourceSlice"]
     memos = {name: memo for name, memo in _decoders(table)["Device"].__globals__.items() if name.startswith("_entries")}
-    assert memos and all(len(memo) <= decoder._ENTRIES_KEPT for memo in memos.values())
+    assert memos and all(len(memo) <= _ENTRIES_KEPT for memo in memos.values())
 
 
 def test_a_list_item_found_by_its_bytes_is_a_new_object_each_time() -> None:
