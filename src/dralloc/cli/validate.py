@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 
@@ -34,33 +35,37 @@ def check_sources(sources: list[str], strict: bool) -> list[dict[str, Any]]:
     reports: list[dict[str, Any]] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        checked_objects = list(codec.iter_checked(sources))
+        # one object at a time: only its report is kept (a large dump is never held whole)
+        for checked in codec.iter_checked(sources):
+            reports.append(_report(checked, strict, validate))
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
-    for checked in checked_objects:
-        doc = checked.document
-        problems = list(checked.problems)
-        if checked.error is not None:
-            errors = [{"type": "DecodeError", "field": "", "detail": str(checked.error),
-                       "message": str(checked.error)}]
-            if strict:
-                errors += [_problem_error(p) for p in problems]
-            reports.append({"source": doc.source, "document": doc.index, "kind": checked.kind,
-                            "name": checked.name, "valid": False, "errors": errors,
-                            "warnings": [] if strict else problems})
-            continue
-        obj = checked.obj
-        errors = [e.to_dict() for e in validate(obj)]
-        warns: list[str] = []
-        if strict:
-            errors = [_problem_error(p) for p in problems] + errors
-        else:
-            warns = problems
-        meta = obj.metadata
-        reports.append({"source": doc.source, "document": doc.index, "apiVersion": obj.api_version,
-                        "kind": type(obj).__name__, "namespace": meta.namespace, "name": meta.name,
-                        "valid": not errors, "errors": errors, "warnings": warns})
     return reports
+
+
+def _report(checked: Any, strict: bool, validate: Callable[[Any], list[Any]]) -> dict[str, Any]:
+    """One object's report: its decode error, or its validation errors (and, with ``strict``, its
+    problems as errors rather than warnings)."""
+    doc = checked.document
+    problems = list(checked.problems)
+    if checked.error is not None:
+        errors = [{"type": "DecodeError", "field": "", "detail": str(checked.error),
+                   "message": str(checked.error)}]
+        if strict:
+            errors += [_problem_error(p) for p in problems]
+        return {"source": doc.source, "document": doc.index, "kind": checked.kind, "name": checked.name,
+                "valid": False, "errors": errors, "warnings": [] if strict else problems}
+    obj = checked.obj
+    errors = [e.to_dict() for e in validate(obj)]
+    warns: list[str] = []
+    if strict:
+        errors = [_problem_error(p) for p in problems] + errors
+    else:
+        warns = problems
+    meta = obj.metadata
+    return {"source": doc.source, "document": doc.index, "apiVersion": obj.api_version,
+            "kind": type(obj).__name__, "namespace": meta.namespace, "name": meta.name,
+            "valid": not errors, "errors": errors, "warnings": warns}
 
 
 def _problem_error(problem: str) -> dict[str, str]:
