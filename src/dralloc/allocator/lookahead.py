@@ -13,6 +13,7 @@ live as long as the search (``_all_safe``, ``_value_keys``).
 
 from __future__ import annotations
 
+from itertools import product
 from typing import Any, Protocol
 
 from dralloc.allocator.capacity import consumption, fits
@@ -25,6 +26,13 @@ from dralloc.allocator.tolerations import taint_blocks
 
 _UNSET = object()
 COLLIDE_BUDGET = 2000  # group choices tried per look-ahead when checking claims against each other
+CHOICE_BUDGET = 64  # firstAvailable choices of one claim checked one by one against its value groups
+
+# A request's passing options (a firstAvailable request's subrequests, else the request itself): per option,
+# how many devices it still needs and its free devices.
+Options = list[tuple[int, list[Candidate]]]
+# A request under matchAttribute constraints: its claim, the constraints that cover every option, its options.
+Covered = tuple[int, frozenset[int], Options]
 
 
 class Resources(Protocol):
@@ -245,7 +253,7 @@ class LookAhead:
         free_of: dict[int, list[Candidate]] = {}
         total_need = 0
         any_multi = False
-        covered: list[tuple[int, frozenset[int], int, list[Candidate]]] = []
+        covered: list[Covered] = []
         free_cache: dict[str, bool] = {}
         current_free: list[Candidate] = []
         steps: list[tuple[int, list[RequestData], int]] = [(ci, [rd], k)]
@@ -307,7 +315,7 @@ class LookAhead:
                           if type(con) is MatchAttribute and con.applies(opt.base, opt.full))
                 for opt in options))
             if applied:
-                covered.append((cj, applied, best_need, request_free))
+                covered.append((cj, applied, options_free[-1]))
         if self._any_counters and self._pooled_counters_exceeded(options_free):
             return True
         if self._hall_violated(distinct_needs):
@@ -321,12 +329,13 @@ class LookAhead:
             return True
         # Requests of one claim under the same matchAttribute constraints: all their devices share a value
         # of each constraint's attribute, so some combination of values is on that many devices.
-        groups = {(cj, applied) for cj, applied, _, _ in covered}
-        groups |= {(cj, frozenset((idx,))) for cj, applied, _, _ in covered for idx in applied}
+        # Each request takes one of its options, so some choice of options must find such a group.
+        groups = {(cj, applied) for cj, applied, _ in covered}
+        groups |= {(cj, frozenset((idx,))) for cj, applied, _ in covered for idx in applied}
         for cj, group in groups:
-            parts = [(n, free) for cj2, applied, n, free in covered if cj2 == cj and group <= applied]
+            entries = [options for cj2, applied, options in covered if cj2 == cj and group <= applied]
             cons = [self.constraints[cj][idx] for idx in sorted(group)]
-            if not self._groups_ok(cons, parts):
+            if not any(self._groups_ok(cons, parts) for parts in self._choices(entries)):
                 return True
         if not any_admin and self._claims_collide(covered):
             return True
@@ -360,34 +369,54 @@ class LookAhead:
                 return True
         return False
 
-    def _claims_collide(self, covered: list[tuple[int, frozenset[int], int, list[Candidate]]]) -> bool:
+    @staticmethod
+    def _choices(entries: list[Options]) -> list[Options]:
+        """Every choice of one option per request (a firstAvailable request takes exactly one of its
+        subrequests), as the parts :meth:`_groups_ok` checks; beyond :data:`CHOICE_BUDGET` choices, one
+        part per request that any option satisfies (the fewest devices any option needs, among the free
+        devices of all of them)."""
+        count = 1
+        for options in entries:
+            count *= len(options)
+        if count <= CHOICE_BUDGET:
+            return [list(parts) for parts in product(*entries)]
+        return [[(min(need for need, _ in options), [c for _, free in options for c in free])
+                 for options in entries]]
+
+    def _claims_collide(self, covered: list[Covered]) -> bool:
         """True when the claims under matchAttribute constraints cannot all get their groups at once.
 
         Each such claim takes all its devices from one group of devices sharing its constraints' values (one
-        of the groups :meth:`_groups_ok` accepts), and claims never share a device (no adminAccess here).
-        So some choice of one group per claim must pass Hall's condition: every set of claims needs no more
-        devices than their groups hold together. Checked claim by claim over the choices, within
+        of the groups :meth:`_groups_ok` accepts for some choice of its firstAvailable options, with the
+        number of devices that choice needs), and claims never share a device (no adminAccess here). So some
+        choice of one group per claim must pass Hall's condition: every set of claims needs no more devices
+        than their groups hold together. Checked claim by claim over the choices, within
         :data:`COLLIDE_BUDGET` checks (beyond it the claims are assumed to fit). Without this two later
         claims that both need most of the one big NUMA node each look feasible, and the search tries every
         way of serving an earlier claim from that node.
         """
-        per_claim: dict[int, list[tuple[frozenset[int], int, list[Candidate]]]] = {}
-        for cj, applied, need, free in covered:
-            per_claim.setdefault(cj, []).append((applied, need, free))
+        per_claim: dict[int, list[tuple[frozenset[int], Options]]] = {}
+        for cj, applied, options in covered:
+            per_claim.setdefault(cj, []).append((applied, options))
         if len(per_claim) < 2:
             return False
-        claims: list[tuple[int, list[frozenset[str]]]] = []
+        claims: list[list[tuple[int, frozenset[str]]]] = []
         for cj, entries in per_claim.items():
-            common = frozenset.intersection(*(applied for applied, _, _ in entries))
+            common = frozenset.intersection(*(applied for applied, _ in entries))
             if not common:
                 continue
             cons = [self.constraints[cj][idx] for idx in sorted(common)]
-            found: list[frozenset[str]] = []
-            self._groups_ok(cons, [(need, free) for _, need, free in entries], found)
-            unique = set(found)
-            maximal = [g for g in unique if not any(g < other for other in unique)]
-            maximal.sort(key=lambda g: (-len(g), sorted(g)))
-            claims.append((sum(need for _, need, _ in entries), maximal))
+            unique: set[tuple[int, frozenset[str]]] = set()
+            for parts in self._choices([options for _, options in entries]):
+                found: list[frozenset[str]] = []
+                self._groups_ok(cons, parts, found)
+                need = sum(n for n, _ in parts)
+                unique.update((need, g) for g in found)
+            # a group is worth trying only if no other holds it and asks for no more devices
+            useful = [(n, g) for n, g in unique
+                      if not any((m, h) != (n, g) and m <= n and g <= h for m, h in unique)]
+            useful.sort(key=lambda ng: (-len(ng[1]), ng[0], sorted(ng[1])))
+            claims.append(useful)
         if len(claims) < 2:
             return False
         budget = [COLLIDE_BUDGET]
@@ -395,8 +424,7 @@ class LookAhead:
         def place(i: int, chosen: list[tuple[int, frozenset[str]]]) -> bool:
             if i == len(claims):
                 return True
-            need, options = claims[i]
-            for group in options:
+            for need, group in claims[i]:
                 budget[0] -= 1
                 if budget[0] < 0:
                     return True  # undecided: assume they fit
