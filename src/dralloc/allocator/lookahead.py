@@ -262,8 +262,9 @@ class LookAhead:
         previous_claim = -1
         options_free: list[list[tuple[int, list[Candidate]]]] = []  # per request: (need, free) per option
         device_bit = self._device_bit
-        # per request without adminAccess: its free devices (mask), its need, how many of them may be shared
-        distinct_needs: list[tuple[int, int, int]] = []
+        # per request: its claim, whether it may have adminAccess, its free devices (mask), its need, and how
+        # many of them may be shared
+        distinct_needs: list[tuple[int, bool, int, int, int]] = []
         for cj, options, done in steps:
             best_need: int | None = None
             request_free: list[Candidate] = []
@@ -308,8 +309,7 @@ class LookAhead:
                 else:
                     mask |= device_bit[c.info.id]
             any_multi = any_multi or bool(shared)
-            if not any(opt.admin for opt in options):
-                distinct_needs.append((mask, best_need, len(shared)))
+            distinct_needs.append((cj, any(opt.admin for opt in options), mask, best_need, len(shared)))
             applied = frozenset.intersection(*(
                 frozenset(idx for idx, con in enumerate(self.constraints[cj])
                           if type(con) is MatchAttribute and con.applies(opt.base, opt.full))
@@ -318,7 +318,9 @@ class LookAhead:
                 covered.append((cj, applied, options_free[-1]))
         if self._any_counters and self._pooled_counters_exceeded(options_free):
             return True
-        if self._hall_violated(distinct_needs):
+        if self._hall_violated([(mask, n, shared) for _, admin, mask, n, shared in distinct_needs if not admin]):
+            return True
+        if self._admin_hall_violated(distinct_needs):
             return True
         if any_multi:
             return False
@@ -382,6 +384,24 @@ class LookAhead:
             return [list(parts) for parts in product(*entries)]
         return [[(min(need for need, _ in options), [c for _, free in options for c in free])
                  for options in entries]]
+
+    def _admin_hall_violated(self, requests: list[tuple[int, bool, int, int, int]]) -> bool:
+        """Hall's condition over requests that include an adminAccess request's claim.
+
+        An adminAccess request may take a device that an earlier claim took, or that a later adminAccess
+        request takes again, but never one of its own claim, and a later request without adminAccess never
+        takes a device it holds. So the requests of its claim and those without adminAccess of the claims
+        after it all need devices of their own. Without this an ``allocationMode: All`` request with
+        adminAccess over the NICs of one NUMA node looks free of cost, and a later claim that needs the NICs
+        it holds makes the search try every combination of the claims before.
+        ``requests``: per request, its claim, whether it may have adminAccess, then as :meth:`_hall_violated`.
+        """
+        for claim in sorted({cj for cj, admin, _, _, _ in requests if admin}):
+            family = [(mask, n, shared) for cj, admin, mask, n, shared in requests
+                      if cj == claim or (cj > claim and not admin)]
+            if self._hall_violated(family):
+                return True
+        return False
 
     def _claims_collide(self, covered: list[Covered]) -> bool:
         """True when the claims under matchAttribute constraints cannot all get their groups at once.
