@@ -279,8 +279,8 @@ class LookAhead:
                 if opt is rd:
                     current_free = free
                 if opt.all_mode:
-                    if len(free) < need:
-                        continue  # an All request needs every listed device
+                    if len(free) < need or not opt.all_devices:
+                        continue  # an All request needs every listed device, and at least one
                 elif len(free) < need:
                     continue
                 matches = [con for con in self.constraints[cj]
