@@ -61,6 +61,7 @@ class LookAhead:
     consumed: dict[str, dict[tuple[str, str], Any]]
     # built when the search turns hard
     _horizon: dict[tuple[int, int], list[tuple[int, int, list[RequestData]]]]
+    _dead_end: dict[tuple[int, int], bool]  # whether the request after the horizon always fails quietly
     _may_exceed: list[bool]
     _all_safe: dict[int, bool]
     _value_keys: dict[tuple[tuple[str, ...], tuple[Any, ...]], dict[str, list[tuple[Any, ...]]]]
@@ -144,6 +145,33 @@ class LookAhead:
             if other is not None and limit is not None and amount + other > limit:
                 return True
         return False
+
+    def _dead_all(self, options: list[RequestData]) -> bool:
+        """Whether a request is an ``allocationMode: All`` request that always fails at its first device,
+        before upstream compares that device with the claim's constraints: an allocated claim holds it
+        (without adminAccess), a shared counter it draws alone exceeds what is there, or a taint it does
+        not tolerate blocks it. Upstream then rejects the request quietly, whatever came before: a request
+        that could raise an error ends the look-ahead's horizon, but if it is such a request, no search
+        that reaches it succeeds either.
+        """
+        if len(options) != 1 or not options[0].all_mode or not options[0].all_devices:
+            return False
+        rd = options[0]
+        cand = rd.all_devices[0]  # type: ignore[index]
+        info = cand.info
+        if info.allow_multi:
+            return False
+        if not rd.admin and info.id in self.allocated:
+            return True
+        if info.consumes:
+            if self.res.pool_overcommitted(cand.pool):
+                return True
+            avail = self.res.available_counters(cand.pool)
+            for set_name, cname, amount in info.consumes:
+                a = avail.get((set_name, cname))
+                if a is not None and a < amount:
+                    return True
+        return bool(info.taints) and taint_blocks(info.taints, rd.tolerations)
 
     def _static_feasible(self, rd: RequestData) -> None:
         """Per candidate: could it ever be accepted for this request in this call (state of other claims
@@ -247,6 +275,8 @@ class LookAhead:
         """True when the requests from here to the first risky one cannot all be filled (see module doc)."""
         if not self._safe(rd):
             return False
+        if self._dead_end[(ci, ri)] and not self._may_exceed[ci]:
+            return True  # every way on reaches the request that ends the horizon, which fails there
         self._keys_of_list = {}  # free lists live as long as this call: their keys are computed once
         horizon = [] if self._may_exceed[ci] else self._horizon[(ci, ri)]
         union: set[str] = set()

@@ -378,6 +378,7 @@ class Search(LookAhead):
         self._memo = {}
         self._later = {}
         self._horizon = {}
+        self._dead_end = {}
         self._may_exceed = []
         self._later_bits = {}
         self._symmetric = {}
@@ -427,6 +428,7 @@ class Search(LookAhead):
         bits: dict[str, tuple[bool, ...]] = {}
         width = 0
         all_safe = True
+        dead_end = False  # whether the request that ends the horizon always fails (module lookahead)
         distinct_from: list[bool] = [False] * (len(self.requests) + 1)
         for ci in range(len(self.requests) - 1, -1, -1):
             distinct_from[ci] = distinct_from[ci + 1] or any(type(c) is not MatchAttribute
@@ -434,6 +436,7 @@ class Search(LookAhead):
         for ci, ri, options in reversed(flat):
             self._later[(ci, ri)] = (frozenset(devices), frozenset(counters))
             self._horizon[(ci, ri)] = horizon
+            self._dead_end[(ci, ri)] = dead_end
             self._later_bits[(ci, ri)] = bits
             for rd in options:
                 for cand in self._cand_list(rd):
@@ -442,6 +445,8 @@ class Search(LookAhead):
                         counters.add((cand.pool.name, set_name, cname))
             safe = all(self._safe(rd) for rd in options)
             horizon = [(ci, ri, options), *horizon] if safe else []
+            if not safe:
+                dead_end = self._dead_all(options)
             all_safe = all_safe and safe
             self._symmetric[(ci, ri)] = (all_safe and not any_multi and not distinct_from[ci]
                                          and not self._may_exceed[ci])
