@@ -295,6 +295,7 @@ class LookAhead:
         # per request: its claim, whether it may have adminAccess, its free devices (mask), its need, and how
         # many of them may be shared
         distinct_needs: list[tuple[int, bool, int, int, int]] = []
+        uncovered: list[tuple[int, int]] = []  # requests outside matchAttribute constraints: need, free devices
         for cj, options, done in steps:
             best_need: int | None = None
             request_free: list[Candidate] = []
@@ -306,6 +307,8 @@ class LookAhead:
                 ok, _pos, _last, cands = opt.feasible
                 lo = (k if opt.all_mode else start) if opt is rd else 0
                 free = self._free_list(opt, cj, cands, ok, lo, free_cache)
+                if cj == ci:
+                    free = self._without_remembered(opt, rd, free)
                 if opt is rd:
                     current_free = free
                 if opt.all_mode:
@@ -346,6 +349,8 @@ class LookAhead:
                 for opt in options))
             if applied:
                 covered.append((cj, applied, options_free[-1]))
+            elif not shared:
+                uncovered.append((best_need, mask))
         if self._any_counters and self._pooled_counters_exceeded(options_free):
             return True
         if self._hall_violated([(mask, n, shared) for _, admin, mask, n, shared in distinct_needs if not admin]):
@@ -369,7 +374,7 @@ class LookAhead:
             cons = [self.constraints[cj][idx] for idx in sorted(group)]
             if not any(self._groups_ok(cons, parts) for parts in self._choices(entries)):
                 return True
-        if not any_admin and self._claims_collide(covered):
+        if not any_admin and self._claims_collide(covered, uncovered):
             return True
         return not any_admin and self._any_counters and self._counters_doomed(steps, free_of, total_need)
 
@@ -433,14 +438,39 @@ class LookAhead:
                 return True
         return False
 
-    def _claims_collide(self, covered: list[Covered]) -> bool:
+    def _without_remembered(self, opt: RequestData, current: RequestData, free: list[Candidate]) -> list[Candidate]:
+        """The free devices that the distinctAttribute constraints of the claim being filled still let
+        ``opt`` (the request being filled or a later one of its claim) take: none with a value that another
+        request of the claim remembers. Those requests are complete, so their remembered values (of their
+        last devices) stay as they are in this subtree; the request being filled changes its own, which is
+        left out."""
+        forbidden: list[tuple[str, Any]] = []
+        for con in self.constraints[opt.ci]:
+            if type(con) is DistinctAttribute and con.count > 0 and con.applies(opt.base, opt.full):
+                forbidden.extend((con.attribute, value) for base, value in con.values.items()
+                                 if value and base != opt.base and base != current.base)
+        if not forbidden:
+            return free
+        out = []
+        for c in free:
+            for attribute, (kind, values) in forbidden:
+                mine = attribute_set(c.info, attribute)
+                if mine and mine[0] == kind and mine[1] & values:
+                    break
+            else:
+                out.append(c)
+        return out
+
+    def _claims_collide(self, covered: list[Covered], uncovered: list[tuple[int, int]]) -> bool:
         """True when the claims under matchAttribute constraints cannot all get their groups at once.
 
         Each such claim takes all its devices from one group of devices sharing its constraints' values (one
         of the groups :meth:`_groups_ok` accepts for some choice of its firstAvailable options, with the
         number of devices that choice needs), and claims never share a device (no adminAccess here). So some
         choice of one group per claim must pass Hall's condition: every set of claims needs no more devices
-        than their groups hold together. Checked claim by claim over the choices, within
+        than their groups hold together, alone, with each request outside such groups (``uncovered``: its
+        need and its free devices as a bit mask) or with all of those. Checked claim by claim over the
+        choices, within
         :data:`COLLIDE_BUDGET` checks (beyond it the claims are assumed to fit). Without this two later
         claims that both need most of the one big NUMA node each look feasible, and the search tries every
         way of serving an earlier claim from that node.
@@ -448,9 +478,9 @@ class LookAhead:
         per_claim: dict[int, list[tuple[frozenset[int], Options]]] = {}
         for cj, applied, options in covered:
             per_claim.setdefault(cj, []).append((applied, options))
-        if len(per_claim) < 2:
+        if not per_claim or (len(per_claim) < 2 and not uncovered):
             return False
-        claims: list[list[tuple[int, frozenset[str]]]] = []
+        claims: list[list[tuple[int, int]]] = []
         for cj, entries in per_claim.items():
             common = frozenset.intersection(*(applied for applied, _ in entries))
             if not common:
@@ -466,36 +496,49 @@ class LookAhead:
             useful = [(n, g) for n, g in unique
                       if not any((m, h) != (n, g) and m <= n and g <= h for m, h in unique)]
             useful.sort(key=lambda ng: (-len(ng[1]), ng[0], sorted(ng[1])))
-            claims.append(useful)
-        if len(claims) < 2:
+            device_bit = self._device_bit
+            claims.append([(n, sum(device_bit[did] for did in g)) for n, g in useful])
+        if not claims or (len(claims) < 2 and not uncovered):
             return False
         budget = [COLLIDE_BUDGET]
 
-        def place(i: int, chosen: list[tuple[int, frozenset[str]]]) -> bool:
+        def place(i: int, chosen: list[tuple[int, int]]) -> bool:
             if i == len(claims):
                 return True
             for need, group in claims[i]:
                 budget[0] -= 1
                 if budget[0] < 0:
                     return True  # undecided: assume they fit
-                if self._hall_ok(chosen, need, group) and place(i + 1, [*chosen, (need, group)]):
+                if self._hall_ok(chosen, need, group, uncovered) and place(i + 1, [*chosen, (need, group)]):
                     return True
             return False
 
         return not place(0, [])
 
     @staticmethod
-    def _hall_ok(chosen: list[tuple[int, frozenset[str]]], need: int, group: frozenset[str]) -> bool:
-        """Whether every set of claims that includes the new one needs no more devices than it holds."""
-        for mask in range(1 << len(chosen)):
+    def _hall_ok(chosen: list[tuple[int, int]], need: int, group: int, uncovered: list[tuple[int, int]]) -> bool:
+        """Whether every set of claims that includes the new one needs no more devices than their groups
+        hold, alone, with each request outside the groups, and with all of those (groups and free devices
+        as bit masks of devices; every request here takes devices of its own)."""
+        extra = [*uncovered]
+        if len(uncovered) > 1:
+            all_need, all_mask = 0, 0
+            for n, m in uncovered:
+                all_need += n
+                all_mask |= m
+            extra.append((all_need, all_mask))
+        for subset in range(1 << len(chosen)):
             total = need
-            devices = set(group)
+            devices = group
             for j, (n, g) in enumerate(chosen):
-                if mask >> j & 1:
+                if subset >> j & 1:
                     total += n
                     devices |= g
-            if total > len(devices):
+            if total > devices.bit_count():
                 return False
+            for n, m in extra:
+                if total + n > (devices | m).bit_count():
+                    return False
         return True
 
     def _distinct_ok(self, con: DistinctAttribute, opt: RequestData, free: list[Candidate], need: int,
