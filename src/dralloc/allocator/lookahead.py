@@ -72,6 +72,7 @@ class LookAhead:
     _limits: dict[str, list[tuple[tuple[str, str], Any, Any]]]  # per device: counter, its draw, what is there
     _static_ok: dict[int, list[tuple[int, Candidate, str, bool]]]  # per request (id): see _free_list
     _device_bit: dict[str, int]  # one bit per candidate device of the node, for sets of devices as ints
+    _key_draws: dict[str, list[tuple[tuple[str, str, str], Any]]]  # per device: see _counter_draws
 
     def _cand_list(self, rd: RequestData) -> list[Candidate]:
         if rd.all_mode:
@@ -696,32 +697,45 @@ class LookAhead:
 
     def _group_counters_fit(self, lists: list[list[Candidate]], needs: list[int]) -> bool:
         """Whether, per shared counter, the cheapest devices each part needs fit what is left of it."""
-        keys: dict[tuple[str, str, str], Pool] = {}
-        for lst in lists:
+        pools: dict[str, Pool] = {}
+        # per counter, per part: the non-zero draws of the part's devices on it
+        drawn: dict[tuple[str, str, str], list[list[Any]]] = {}
+        for pi, lst in enumerate(lists):
             for c in lst:
-                for set_name, cname, _ in c.info.consumes:
-                    keys[(c.pool.name, set_name, cname)] = c.pool
-        for (pool_name, set_name, cname), pool in keys.items():
+                for key, amount in self._counter_draws(c):
+                    per_part = drawn.get(key)
+                    if per_part is None:
+                        per_part = drawn[key] = [[] for _ in lists]
+                        pools[key[0]] = c.pool
+                    per_part[pi].append(amount)
+        for (pool_name, set_name, cname), per_part in drawn.items():
             lo: Any = 0
-            for lst, need in zip(lists, needs):
-                costs = []
-                for c in lst:
-                    v: Any = 0
-                    if not c.info.allow_multi and c.pool.name == pool_name:
-                        for s, n, amount in c.info.consumes:
-                            if s == set_name and n == cname:
-                                v += amount
-                    costs.append(v)
-                costs.sort()
-                lo += sum(costs[:need])
+            for lst, need, amounts in zip(lists, needs, per_part):
+                zeros = len(lst) - len(amounts)  # devices that do not draw on this counter cost nothing
+                if need > zeros:
+                    amounts.sort()
+                    lo += sum(amounts[:need - zeros])
             if lo <= 0:
                 continue
-            a = self.res.available_counters(pool).get((set_name, cname))
+            a = self.res.available_counters(pools[pool_name]).get((set_name, cname))
             if a is None:
                 continue
             if self.consumed.get(pool_name, {}).get((set_name, cname), 0) + lo > a:
                 return False
         return True
+
+    def _counter_draws(self, c: Candidate) -> list[tuple[tuple[str, str, str], Any]]:
+        """A device's draws per (pool, counter set, counter), summed; none for a device that allows multiple
+        allocations (it may not draw again). Cached for the search."""
+        draws = self._key_draws.get(c.info.id)
+        if draws is None:
+            summed: dict[tuple[str, str, str], Any] = {}
+            if not c.info.allow_multi:
+                for set_name, cname, amount in c.info.consumes:
+                    key = (c.pool.name, set_name, cname)
+                    summed[key] = summed.get(key, 0) + amount
+            draws = self._key_draws[c.info.id] = list(summed.items())
+        return draws
 
     def _pooled_counters_exceeded(self, requests: list[list[tuple[int, list[Candidate]]]]) -> bool:
         """True when the requests together need more of a counter name than all its counter sets have left.
@@ -734,7 +748,8 @@ class LookAhead:
         the GPUs. ``requests``: per request, each option's need and free devices; a request costs at least
         its cheapest option. Multi-allocatable devices count as free of charge (they may not reserve again).
         """
-        touched: dict[tuple[str, str], set[tuple[Pool, str]]] = {}
+        # per counter name, the counter sets its draws come from (as the tuples of the devices' draws)
+        touched: dict[tuple[str, str], set[tuple[tuple[Pool, str], ...]]] = {}
         # per request, per option: (need, number of free devices, the non-zero draws per counter name)
         drawn: list[list[tuple[int, int, dict[tuple[str, str], list[Any]]]]] = []
         for options in requests:
@@ -743,11 +758,20 @@ class LookAhead:
                 nonzero: dict[tuple[str, str], list[Any]] = {}
                 for c in free:
                     for group, pool_sets, amount in self._draws_of(c):
-                        nonzero.setdefault(group, []).append(amount)
-                        touched.setdefault(group, set()).update(pool_sets)
+                        amounts = nonzero.get(group)
+                        if amounts is None:
+                            nonzero[group] = [amount]
+                        else:
+                            amounts.append(amount)
+                        seen = touched.get(group)
+                        if seen is None:
+                            touched[group] = {pool_sets}
+                        else:
+                            seen.add(pool_sets)
                 per_option.append((need, len(free), nonzero))
             drawn.append(per_option)
-        for group, sets in touched.items():
+        for group, set_tuples in touched.items():
+            sets = {pool_set for pool_sets in set_tuples for pool_set in pool_sets}
             lo: Any = 0
             for per_option in drawn:
                 cheapest: Any = None
