@@ -677,8 +677,12 @@ class LookAhead:
             if len(ids) < total:
                 continue
             needs = [need for need, _ in parts]
-            if not self._any_counters or (self._group_counters_fit(lists, needs)
-                    and not self._pooled_counters_exceeded([[(need, lst)] for need, lst in zip(needs, lists)])):
+            fit = True
+            if self._any_counters:
+                fit, pooled = self._group_counters_fit(lists, needs)
+                if fit and pooled:
+                    fit = not self._pooled_counters_exceeded([[(need, lst)] for need, lst in zip(needs, lists)])
+            if fit:
                 if found is None:
                     return True
                 found.append(frozenset(ids))
@@ -695,8 +699,10 @@ class LookAhead:
             keys = [key + ((v[0], item),) for key in keys for item in v[1]]
         return keys
 
-    def _group_counters_fit(self, lists: list[list[Candidate]], needs: list[int]) -> bool:
-        """Whether, per shared counter, the cheapest devices each part needs fit what is left of it."""
+    def _group_counters_fit(self, lists: list[list[Candidate]], needs: list[int]) -> tuple[bool, bool]:
+        """Whether, per shared counter, the cheapest devices each part needs fit what is left of it; and
+        whether the devices draw a counter name from several counter sets (only then can the bound summed
+        over a pool's sets, :meth:`_pooled_counters_exceeded`, say more)."""
         pools: dict[str, Pool] = {}
         # per counter, per part: the non-zero draws of the part's devices on it
         drawn: dict[tuple[str, str, str], list[list[Any]]] = {}
@@ -721,8 +727,9 @@ class LookAhead:
             if a is None:
                 continue
             if self.consumed.get(pool_name, {}).get((set_name, cname), 0) + lo > a:
-                return False
-        return True
+                return False, False
+        names = {(pool_name, cname) for pool_name, _, cname in drawn}
+        return True, len(names) < len(drawn)
 
     def _counter_draws(self, c: Candidate) -> list[tuple[tuple[str, str, str], Any]]:
         """A device's draws per (pool, counter set, counter), summed; none for a device that allows multiple
