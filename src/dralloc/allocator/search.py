@@ -21,9 +21,13 @@ Once a search has taken :data:`HARD_AFTER` steps (easy searches never pay for th
   a distinctAttribute request no more devices than there are runs of values it may still take (a request
   after the first of a claim avoids the last value of the request before it), and the cheapest free devices
   must fit every shared counter, and, summed over a pool's counter sets, every counter name; claims under
-  matchAttribute must find their value groups side by side (Hall's condition over one group each); an
+  matchAttribute must find their value groups side by side, beside the requests outside such groups
+  (Hall's condition over one group each), each firstAvailable request with one of its subrequests; an
+  adminAccess request's claim and the later requests without adminAccess need devices of their own; a
+  distinctAttribute claim's requests avoid the values its finished requests remember; an
   ``allocationMode: All`` request under a constraint does not end the look-ahead when none of its devices
-  can break the constraint before a counter stops it;
+  can break the constraint before a counter stops it, and one whose first device can never be taken (or
+  that lists none) fails wherever the search reaches it;
 * failure memo (:meth:`Search._state_key`): a subtree that failed is recorded with the part of the state it
   can see (devices in use and counters consumed among the devices the rest of the search may pick, the
   claim's constraint state, its device count) and any later subtree at the same place with the same
