@@ -17,13 +17,15 @@ For each input one fresh Allocator allocates the pending claims on the node, wit
 other jobs on a shared machine do not inflate them (wall-clock seconds are in the ``--json`` records). The report gives, per generator and family, the p50 / p99 /
 worst time and steps, the answers (allocated / unschedulable / error), and every input slower than
 ``--show-slow`` seconds, printed as soon as it is met. ``--json`` also writes one record per input (label,
-family, seconds, steps, kind of answer), so that runs over several seed ranges can be combined. ``--plain`` also runs the plain search with a time
+family, seconds, steps, kind of answer, a digest of the whole answer), so that runs over several seed ranges
+can be combined, and runs of two versions compared answer by answer. ``--plain`` also runs the plain search with a time
 limit (``--timeout``) and checks that both give byte-identical answers where the plain search finishes.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import signal
@@ -169,7 +171,8 @@ def main() -> int:
             kind = "allocated" if answer.startswith("[") else "error" if answer.startswith("error") else answer
             answers[kind] = answers.get(kind, 0) + 1
             records.append({"input": inp.label, "family": inp.family, "seconds": round(seconds, 6),
-                            "wall_seconds": round(wall, 6), "steps": steps, "answer": kind})
+                            "wall_seconds": round(wall, 6), "steps": steps, "answer": kind,
+                            "digest": hashlib.sha256(answer.encode()).hexdigest()[:16]})
             for key in (f"{name}/{inp.family}" if name != "fuzz" else "", name):
                 if key:
                     times, counts = rows.setdefault(key, ([], []))

@@ -316,3 +316,22 @@ def test_identical_gpus_keep_upstreams_device_names():
     plain, eager = _allocate_both_ways(objs)
     assert plain.status == "allocated"
     assert _answer(plain) == _answer(eager)
+
+
+def test_a_later_all_request_that_lists_no_device_ends_the_search_at_once():
+    # claim b's All request lists no device (no device of its class): it can never be filled, but upstream
+    # only finds out there, after each of the 495 ways of serving claim a and each choice of claim b's first
+    # request; the look-ahead sees it before the first pick
+    objs = [{"kind": "DeviceClass", "name": "any", "driver": DRIVER},
+            {"kind": "DeviceClass", "name": "special", "driver": "s.example.com"},
+            {"kind": "Node", "name": "node-1"},
+            {"kind": "ResourceSlice", "name": "s", "driver": DRIVER, "pool": "p", "nodeName": "node-1",
+             "devices": [{"name": f"dev-{i:02}", "attributes": {"pci": {"int": i}}} for i in range(12)]},
+            {"kind": "ResourceClaim", "name": "a", "requests": [{"name": "r", "class": "any", "count": 4}],
+             "constraints": [{"distinctAttribute": f"{DRIVER}/pci"}]},
+            {"kind": "ResourceClaim", "name": "b", "requests": [{"name": "one", "class": "any", "count": 1},
+                                                                 {"name": "all", "class": "special", "mode": "All"}]}]
+    plain, eager = _allocate_both_ways(objs)
+    assert plain.status == eager.status == "unschedulable"
+    assert plain.steps > 5_000
+    assert eager.steps < 10

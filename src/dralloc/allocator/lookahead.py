@@ -13,6 +13,7 @@ live as long as the search (``_all_safe``, ``_value_keys``).
 
 from __future__ import annotations
 
+from itertools import product
 from typing import Any, Protocol
 
 from dralloc.allocator.capacity import consumption, fits
@@ -25,6 +26,13 @@ from dralloc.allocator.tolerations import taint_blocks
 
 _UNSET = object()
 COLLIDE_BUDGET = 2000  # group choices tried per look-ahead when checking claims against each other
+CHOICE_BUDGET = 64  # firstAvailable choices of one claim checked one by one against its value groups
+
+# A request's passing options (a firstAvailable request's subrequests, else the request itself): per option,
+# how many devices it still needs and its free devices.
+Options = list[tuple[int, list[Candidate]]]
+# A request under matchAttribute constraints: its claim, the constraints that cover every option, its options.
+Covered = tuple[int, frozenset[int], Options]
 
 
 class Resources(Protocol):
@@ -53,6 +61,7 @@ class LookAhead:
     consumed: dict[str, dict[tuple[str, str], Any]]
     # built when the search turns hard
     _horizon: dict[tuple[int, int], list[tuple[int, int, list[RequestData]]]]
+    _dead_end: dict[tuple[int, int], bool]  # whether the request after the horizon always fails quietly
     _may_exceed: list[bool]
     _all_safe: dict[int, bool]
     _value_keys: dict[tuple[tuple[str, ...], tuple[Any, ...]], dict[str, list[tuple[Any, ...]]]]
@@ -63,6 +72,7 @@ class LookAhead:
     _limits: dict[str, list[tuple[tuple[str, str], Any, Any]]]  # per device: counter, its draw, what is there
     _static_ok: dict[int, list[tuple[int, Candidate, str, bool]]]  # per request (id): see _free_list
     _device_bit: dict[str, int]  # one bit per candidate device of the node, for sets of devices as ints
+    _key_draws: dict[str, list[tuple[tuple[str, str, str], Any]]]  # per device: see _counter_draws
 
     def _cand_list(self, rd: RequestData) -> list[Candidate]:
         if rd.all_mode:
@@ -136,6 +146,33 @@ class LookAhead:
             if other is not None and limit is not None and amount + other > limit:
                 return True
         return False
+
+    def _dead_all(self, options: list[RequestData]) -> bool:
+        """Whether a request is an ``allocationMode: All`` request that always fails at its first device,
+        before upstream compares that device with the claim's constraints: an allocated claim holds it
+        (without adminAccess), a shared counter it draws alone exceeds what is there, or a taint it does
+        not tolerate blocks it. Upstream then rejects the request quietly, whatever came before: a request
+        that could raise an error ends the look-ahead's horizon, but if it is such a request, no search
+        that reaches it succeeds either.
+        """
+        if len(options) != 1 or not options[0].all_mode or not options[0].all_devices:
+            return False
+        rd = options[0]
+        cand = rd.all_devices[0]  # type: ignore[index]
+        info = cand.info
+        if info.allow_multi:
+            return False
+        if not rd.admin and info.id in self.allocated:
+            return True
+        if info.consumes:
+            if self.res.pool_overcommitted(cand.pool):
+                return True
+            avail = self.res.available_counters(cand.pool)
+            for set_name, cname, amount in info.consumes:
+                a = avail.get((set_name, cname))
+                if a is not None and a < amount:
+                    return True
+        return bool(info.taints) and taint_blocks(info.taints, rd.tolerations)
 
     def _static_feasible(self, rd: RequestData) -> None:
         """Per candidate: could it ever be accepted for this request in this call (state of other claims
@@ -239,13 +276,15 @@ class LookAhead:
         """True when the requests from here to the first risky one cannot all be filled (see module doc)."""
         if not self._safe(rd):
             return False
+        if self._dead_end[(ci, ri)] and not self._may_exceed[ci]:
+            return True  # every way on reaches the request that ends the horizon, which fails there
         self._keys_of_list = {}  # free lists live as long as this call: their keys are computed once
         horizon = [] if self._may_exceed[ci] else self._horizon[(ci, ri)]
         union: set[str] = set()
         free_of: dict[int, list[Candidate]] = {}
         total_need = 0
         any_multi = False
-        covered: list[tuple[int, frozenset[int], int, list[Candidate]]] = []
+        covered: list[Covered] = []
         free_cache: dict[str, bool] = {}
         current_free: list[Candidate] = []
         steps: list[tuple[int, list[RequestData], int]] = [(ci, [rd], k)]
@@ -254,8 +293,10 @@ class LookAhead:
         previous_claim = -1
         options_free: list[list[tuple[int, list[Candidate]]]] = []  # per request: (need, free) per option
         device_bit = self._device_bit
-        # per request without adminAccess: its free devices (mask), its need, how many of them may be shared
-        distinct_needs: list[tuple[int, int, int]] = []
+        # per request: its claim, whether it may have adminAccess, its free devices (mask), its need, and how
+        # many of them may be shared
+        distinct_needs: list[tuple[int, bool, int, int, int]] = []
+        uncovered: list[tuple[int, int]] = []  # requests outside matchAttribute constraints: need, free devices
         for cj, options, done in steps:
             best_need: int | None = None
             request_free: list[Candidate] = []
@@ -267,11 +308,13 @@ class LookAhead:
                 ok, _pos, _last, cands = opt.feasible
                 lo = (k if opt.all_mode else start) if opt is rd else 0
                 free = self._free_list(opt, cj, cands, ok, lo, free_cache)
+                if cj == ci:
+                    free = self._without_remembered(opt, rd, free)
                 if opt is rd:
                     current_free = free
                 if opt.all_mode:
-                    if len(free) < need:
-                        continue  # an All request needs every listed device
+                    if len(free) < need or not opt.all_devices:
+                        continue  # an All request needs every listed device, and at least one
                 elif len(free) < need:
                     continue
                 matches = [con for con in self.constraints[cj]
@@ -300,17 +343,20 @@ class LookAhead:
                 else:
                     mask |= device_bit[c.info.id]
             any_multi = any_multi or bool(shared)
-            if not any(opt.admin for opt in options):
-                distinct_needs.append((mask, best_need, len(shared)))
+            distinct_needs.append((cj, any(opt.admin for opt in options), mask, best_need, len(shared)))
             applied = frozenset.intersection(*(
                 frozenset(idx for idx, con in enumerate(self.constraints[cj])
                           if type(con) is MatchAttribute and con.applies(opt.base, opt.full))
                 for opt in options))
             if applied:
-                covered.append((cj, applied, best_need, request_free))
+                covered.append((cj, applied, options_free[-1]))
+            elif not shared:
+                uncovered.append((best_need, mask))
         if self._any_counters and self._pooled_counters_exceeded(options_free):
             return True
-        if self._hall_violated(distinct_needs):
+        if self._hall_violated([(mask, n, shared) for _, admin, mask, n, shared in distinct_needs if not admin]):
+            return True
+        if self._admin_hall_violated(distinct_needs):
             return True
         if any_multi:
             return False
@@ -321,14 +367,15 @@ class LookAhead:
             return True
         # Requests of one claim under the same matchAttribute constraints: all their devices share a value
         # of each constraint's attribute, so some combination of values is on that many devices.
-        groups = {(cj, applied) for cj, applied, _, _ in covered}
-        groups |= {(cj, frozenset((idx,))) for cj, applied, _, _ in covered for idx in applied}
+        # Each request takes one of its options, so some choice of options must find such a group.
+        groups = {(cj, applied) for cj, applied, _ in covered}
+        groups |= {(cj, frozenset((idx,))) for cj, applied, _ in covered for idx in applied}
         for cj, group in groups:
-            parts = [(n, free) for cj2, applied, n, free in covered if cj2 == cj and group <= applied]
+            entries = [options for cj2, applied, options in covered if cj2 == cj and group <= applied]
             cons = [self.constraints[cj][idx] for idx in sorted(group)]
-            if not self._groups_ok(cons, parts):
+            if not any(self._groups_ok(cons, parts) for parts in self._choices(entries)):
                 return True
-        if not any_admin and self._claims_collide(covered):
+        if not any_admin and self._claims_collide(covered, uncovered):
             return True
         return not any_admin and self._any_counters and self._counters_doomed(steps, free_of, total_need)
 
@@ -360,64 +407,139 @@ class LookAhead:
                 return True
         return False
 
-    def _claims_collide(self, covered: list[tuple[int, frozenset[int], int, list[Candidate]]]) -> bool:
+    @staticmethod
+    def _choices(entries: list[Options]) -> list[Options]:
+        """Every choice of one option per request (a firstAvailable request takes exactly one of its
+        subrequests), as the parts :meth:`_groups_ok` checks; beyond :data:`CHOICE_BUDGET` choices, one
+        part per request that any option satisfies (the fewest devices any option needs, among the free
+        devices of all of them)."""
+        count = 1
+        for options in entries:
+            count *= len(options)
+        if count <= CHOICE_BUDGET:
+            return [list(parts) for parts in product(*entries)]
+        return [[(min(need for need, _ in options), [c for _, free in options for c in free])
+                 for options in entries]]
+
+    def _admin_hall_violated(self, requests: list[tuple[int, bool, int, int, int]]) -> bool:
+        """Hall's condition over requests that include an adminAccess request's claim.
+
+        An adminAccess request may take a device that an earlier claim took, or that a later adminAccess
+        request takes again, but never one of its own claim, and a later request without adminAccess never
+        takes a device it holds. So the requests of its claim and those without adminAccess of the claims
+        after it all need devices of their own. Without this an ``allocationMode: All`` request with
+        adminAccess over the NICs of one NUMA node looks free of cost, and a later claim that needs the NICs
+        it holds makes the search try every combination of the claims before.
+        ``requests``: per request, its claim, whether it may have adminAccess, then as :meth:`_hall_violated`.
+        """
+        for claim in sorted({cj for cj, admin, _, _, _ in requests if admin}):
+            family = [(mask, n, shared) for cj, admin, mask, n, shared in requests
+                      if cj == claim or (cj > claim and not admin)]
+            if self._hall_violated(family):
+                return True
+        return False
+
+    def _without_remembered(self, opt: RequestData, current: RequestData, free: list[Candidate]) -> list[Candidate]:
+        """The free devices that the distinctAttribute constraints of the claim being filled still let
+        ``opt`` (the request being filled or a later one of its claim) take: none with a value that another
+        request of the claim remembers. Those requests are complete, so their remembered values (of their
+        last devices) stay as they are in this subtree; the request being filled changes its own, which is
+        left out."""
+        forbidden: list[tuple[str, Any]] = []
+        for con in self.constraints[opt.ci]:
+            if type(con) is DistinctAttribute and con.count > 0 and con.applies(opt.base, opt.full):
+                forbidden.extend((con.attribute, value) for base, value in con.values.items()
+                                 if value and base != opt.base and base != current.base)
+        if not forbidden:
+            return free
+        out = []
+        for c in free:
+            for attribute, (kind, values) in forbidden:
+                mine = attribute_set(c.info, attribute)
+                if mine and mine[0] == kind and mine[1] & values:
+                    break
+            else:
+                out.append(c)
+        return out
+
+    def _claims_collide(self, covered: list[Covered], uncovered: list[tuple[int, int]]) -> bool:
         """True when the claims under matchAttribute constraints cannot all get their groups at once.
 
         Each such claim takes all its devices from one group of devices sharing its constraints' values (one
-        of the groups :meth:`_groups_ok` accepts), and claims never share a device (no adminAccess here).
-        So some choice of one group per claim must pass Hall's condition: every set of claims needs no more
-        devices than their groups hold together. Checked claim by claim over the choices, within
+        of the groups :meth:`_groups_ok` accepts for some choice of its firstAvailable options, with the
+        number of devices that choice needs), and claims never share a device (no adminAccess here). So some
+        choice of one group per claim must pass Hall's condition: every set of claims needs no more devices
+        than their groups hold together, alone, with each request outside such groups (``uncovered``: its
+        need and its free devices as a bit mask) or with all of those. Checked claim by claim over the
+        choices, within
         :data:`COLLIDE_BUDGET` checks (beyond it the claims are assumed to fit). Without this two later
         claims that both need most of the one big NUMA node each look feasible, and the search tries every
         way of serving an earlier claim from that node.
         """
-        per_claim: dict[int, list[tuple[frozenset[int], int, list[Candidate]]]] = {}
-        for cj, applied, need, free in covered:
-            per_claim.setdefault(cj, []).append((applied, need, free))
-        if len(per_claim) < 2:
+        per_claim: dict[int, list[tuple[frozenset[int], Options]]] = {}
+        for cj, applied, options in covered:
+            per_claim.setdefault(cj, []).append((applied, options))
+        if not per_claim or (len(per_claim) < 2 and not uncovered):
             return False
-        claims: list[tuple[int, list[frozenset[str]]]] = []
+        claims: list[list[tuple[int, int]]] = []
         for cj, entries in per_claim.items():
-            common = frozenset.intersection(*(applied for applied, _, _ in entries))
+            common = frozenset.intersection(*(applied for applied, _ in entries))
             if not common:
                 continue
             cons = [self.constraints[cj][idx] for idx in sorted(common)]
-            found: list[frozenset[str]] = []
-            self._groups_ok(cons, [(need, free) for _, need, free in entries], found)
-            unique = set(found)
-            maximal = [g for g in unique if not any(g < other for other in unique)]
-            maximal.sort(key=lambda g: (-len(g), sorted(g)))
-            claims.append((sum(need for _, need, _ in entries), maximal))
-        if len(claims) < 2:
+            unique: set[tuple[int, frozenset[str]]] = set()
+            for parts in self._choices([options for _, options in entries]):
+                found: list[frozenset[str]] = []
+                self._groups_ok(cons, parts, found)
+                need = sum(n for n, _ in parts)
+                unique.update((need, g) for g in found)
+            # a group is worth trying only if no other holds it and asks for no more devices
+            useful = [(n, g) for n, g in unique
+                      if not any((m, h) != (n, g) and m <= n and g <= h for m, h in unique)]
+            useful.sort(key=lambda ng: (-len(ng[1]), ng[0], sorted(ng[1])))
+            device_bit = self._device_bit
+            claims.append([(n, sum(device_bit[did] for did in g)) for n, g in useful])
+        if not claims or (len(claims) < 2 and not uncovered):
             return False
         budget = [COLLIDE_BUDGET]
 
-        def place(i: int, chosen: list[tuple[int, frozenset[str]]]) -> bool:
+        def place(i: int, chosen: list[tuple[int, int]]) -> bool:
             if i == len(claims):
                 return True
-            need, options = claims[i]
-            for group in options:
+            for need, group in claims[i]:
                 budget[0] -= 1
                 if budget[0] < 0:
                     return True  # undecided: assume they fit
-                if self._hall_ok(chosen, need, group) and place(i + 1, [*chosen, (need, group)]):
+                if self._hall_ok(chosen, need, group, uncovered) and place(i + 1, [*chosen, (need, group)]):
                     return True
             return False
 
         return not place(0, [])
 
     @staticmethod
-    def _hall_ok(chosen: list[tuple[int, frozenset[str]]], need: int, group: frozenset[str]) -> bool:
-        """Whether every set of claims that includes the new one needs no more devices than it holds."""
-        for mask in range(1 << len(chosen)):
+    def _hall_ok(chosen: list[tuple[int, int]], need: int, group: int, uncovered: list[tuple[int, int]]) -> bool:
+        """Whether every set of claims that includes the new one needs no more devices than their groups
+        hold, alone, with each request outside the groups, and with all of those (groups and free devices
+        as bit masks of devices; every request here takes devices of its own)."""
+        extra = [*uncovered]
+        if len(uncovered) > 1:
+            all_need, all_mask = 0, 0
+            for n, m in uncovered:
+                all_need += n
+                all_mask |= m
+            extra.append((all_need, all_mask))
+        for subset in range(1 << len(chosen)):
             total = need
-            devices = set(group)
+            devices = group
             for j, (n, g) in enumerate(chosen):
-                if mask >> j & 1:
+                if subset >> j & 1:
                     total += n
                     devices |= g
-            if total > len(devices):
+            if total > devices.bit_count():
                 return False
+            for n, m in extra:
+                if total + n > (devices | m).bit_count():
+                    return False
         return True
 
     def _distinct_ok(self, con: DistinctAttribute, opt: RequestData, free: list[Candidate], need: int,
@@ -555,8 +677,12 @@ class LookAhead:
             if len(ids) < total:
                 continue
             needs = [need for need, _ in parts]
-            if not self._any_counters or (self._group_counters_fit(lists, needs)
-                    and not self._pooled_counters_exceeded([[(need, lst)] for need, lst in zip(needs, lists)])):
+            fit = True
+            if self._any_counters:
+                fit, pooled = self._group_counters_fit(lists, needs)
+                if fit and pooled:
+                    fit = not self._pooled_counters_exceeded([[(need, lst)] for need, lst in zip(needs, lists)])
+            if fit:
                 if found is None:
                     return True
                 found.append(frozenset(ids))
@@ -573,34 +699,50 @@ class LookAhead:
             keys = [key + ((v[0], item),) for key in keys for item in v[1]]
         return keys
 
-    def _group_counters_fit(self, lists: list[list[Candidate]], needs: list[int]) -> bool:
-        """Whether, per shared counter, the cheapest devices each part needs fit what is left of it."""
-        keys: dict[tuple[str, str, str], Pool] = {}
-        for lst in lists:
+    def _group_counters_fit(self, lists: list[list[Candidate]], needs: list[int]) -> tuple[bool, bool]:
+        """Whether, per shared counter, the cheapest devices each part needs fit what is left of it; and
+        whether the devices draw a counter name from several counter sets (only then can the bound summed
+        over a pool's sets, :meth:`_pooled_counters_exceeded`, say more)."""
+        pools: dict[str, Pool] = {}
+        # per counter, per part: the non-zero draws of the part's devices on it
+        drawn: dict[tuple[str, str, str], list[list[Any]]] = {}
+        for pi, lst in enumerate(lists):
             for c in lst:
-                for set_name, cname, _ in c.info.consumes:
-                    keys[(c.pool.name, set_name, cname)] = c.pool
-        for (pool_name, set_name, cname), pool in keys.items():
+                for key, amount in self._counter_draws(c):
+                    per_part = drawn.get(key)
+                    if per_part is None:
+                        per_part = drawn[key] = [[] for _ in lists]
+                        pools[key[0]] = c.pool
+                    per_part[pi].append(amount)
+        for (pool_name, set_name, cname), per_part in drawn.items():
             lo: Any = 0
-            for lst, need in zip(lists, needs):
-                costs = []
-                for c in lst:
-                    v: Any = 0
-                    if not c.info.allow_multi and c.pool.name == pool_name:
-                        for s, n, amount in c.info.consumes:
-                            if s == set_name and n == cname:
-                                v += amount
-                    costs.append(v)
-                costs.sort()
-                lo += sum(costs[:need])
+            for lst, need, amounts in zip(lists, needs, per_part):
+                zeros = len(lst) - len(amounts)  # devices that do not draw on this counter cost nothing
+                if need > zeros:
+                    amounts.sort()
+                    lo += sum(amounts[:need - zeros])
             if lo <= 0:
                 continue
-            a = self.res.available_counters(pool).get((set_name, cname))
+            a = self.res.available_counters(pools[pool_name]).get((set_name, cname))
             if a is None:
                 continue
             if self.consumed.get(pool_name, {}).get((set_name, cname), 0) + lo > a:
-                return False
-        return True
+                return False, False
+        names = {(pool_name, cname) for pool_name, _, cname in drawn}
+        return True, len(names) < len(drawn)
+
+    def _counter_draws(self, c: Candidate) -> list[tuple[tuple[str, str, str], Any]]:
+        """A device's draws per (pool, counter set, counter), summed; none for a device that allows multiple
+        allocations (it may not draw again). Cached for the search."""
+        draws = self._key_draws.get(c.info.id)
+        if draws is None:
+            summed: dict[tuple[str, str, str], Any] = {}
+            if not c.info.allow_multi:
+                for set_name, cname, amount in c.info.consumes:
+                    key = (c.pool.name, set_name, cname)
+                    summed[key] = summed.get(key, 0) + amount
+            draws = self._key_draws[c.info.id] = list(summed.items())
+        return draws
 
     def _pooled_counters_exceeded(self, requests: list[list[tuple[int, list[Candidate]]]]) -> bool:
         """True when the requests together need more of a counter name than all its counter sets have left.
@@ -613,7 +755,8 @@ class LookAhead:
         the GPUs. ``requests``: per request, each option's need and free devices; a request costs at least
         its cheapest option. Multi-allocatable devices count as free of charge (they may not reserve again).
         """
-        touched: dict[tuple[str, str], set[tuple[Pool, str]]] = {}
+        # per counter name, the counter sets its draws come from (as the tuples of the devices' draws)
+        touched: dict[tuple[str, str], set[tuple[tuple[Pool, str], ...]]] = {}
         # per request, per option: (need, number of free devices, the non-zero draws per counter name)
         drawn: list[list[tuple[int, int, dict[tuple[str, str], list[Any]]]]] = []
         for options in requests:
@@ -622,11 +765,20 @@ class LookAhead:
                 nonzero: dict[tuple[str, str], list[Any]] = {}
                 for c in free:
                     for group, pool_sets, amount in self._draws_of(c):
-                        nonzero.setdefault(group, []).append(amount)
-                        touched.setdefault(group, set()).update(pool_sets)
+                        amounts = nonzero.get(group)
+                        if amounts is None:
+                            nonzero[group] = [amount]
+                        else:
+                            amounts.append(amount)
+                        seen = touched.get(group)
+                        if seen is None:
+                            touched[group] = {pool_sets}
+                        else:
+                            seen.add(pool_sets)
                 per_option.append((need, len(free), nonzero))
             drawn.append(per_option)
-        for group, sets in touched.items():
+        for group, set_tuples in touched.items():
+            sets = {pool_set for pool_sets in set_tuples for pool_set in pool_sets}
             lo: Any = 0
             for per_option in drawn:
                 cheapest: Any = None

@@ -21,9 +21,13 @@ Once a search has taken :data:`HARD_AFTER` steps (easy searches never pay for th
   a distinctAttribute request no more devices than there are runs of values it may still take (a request
   after the first of a claim avoids the last value of the request before it), and the cheapest free devices
   must fit every shared counter, and, summed over a pool's counter sets, every counter name; claims under
-  matchAttribute must find their value groups side by side (Hall's condition over one group each); an
+  matchAttribute must find their value groups side by side, beside the requests outside such groups
+  (Hall's condition over one group each), each firstAvailable request with one of its subrequests; an
+  adminAccess request's claim and the later requests without adminAccess need devices of their own; a
+  distinctAttribute claim's requests avoid the values its finished requests remember; an
   ``allocationMode: All`` request under a constraint does not end the look-ahead when none of its devices
-  can break the constraint before a counter stops it;
+  can break the constraint before a counter stops it, and one whose first device can never be taken (or
+  that lists none) fails wherever the search reaches it;
 * failure memo (:meth:`Search._state_key`): a subtree that failed is recorded with the part of the state it
   can see (devices in use and counters consumed among the devices the rest of the search may pick, the
   claim's constraint state, its device count) and any later subtree at the same place with the same
@@ -378,6 +382,7 @@ class Search(LookAhead):
         self._memo = {}
         self._later = {}
         self._horizon = {}
+        self._dead_end = {}
         self._may_exceed = []
         self._later_bits = {}
         self._symmetric = {}
@@ -386,6 +391,7 @@ class Search(LookAhead):
         self._any_counters = any(cand.info.consumes for cand in self.view.candidates)
         self._static_ok = {}
         self._limits = {}
+        self._key_draws = {}
         self._device_bit = {cand.info.id: 1 << i for i, cand in enumerate(self.view.candidates)}
         self._stride = 1
         flat: list[tuple[int, int, list[RequestData]]] = []
@@ -427,6 +433,7 @@ class Search(LookAhead):
         bits: dict[str, tuple[bool, ...]] = {}
         width = 0
         all_safe = True
+        dead_end = False  # whether the request that ends the horizon always fails (module lookahead)
         distinct_from: list[bool] = [False] * (len(self.requests) + 1)
         for ci in range(len(self.requests) - 1, -1, -1):
             distinct_from[ci] = distinct_from[ci + 1] or any(type(c) is not MatchAttribute
@@ -434,6 +441,7 @@ class Search(LookAhead):
         for ci, ri, options in reversed(flat):
             self._later[(ci, ri)] = (frozenset(devices), frozenset(counters))
             self._horizon[(ci, ri)] = horizon
+            self._dead_end[(ci, ri)] = dead_end
             self._later_bits[(ci, ri)] = bits
             for rd in options:
                 for cand in self._cand_list(rd):
@@ -442,6 +450,8 @@ class Search(LookAhead):
                         counters.add((cand.pool.name, set_name, cname))
             safe = all(self._safe(rd) for rd in options)
             horizon = [(ci, ri, options), *horizon] if safe else []
+            if not safe:
+                dead_end = self._dead_all(options)
             all_safe = all_safe and safe
             self._symmetric[(ci, ri)] = (all_safe and not any_multi and not distinct_from[ci]
                                          and not self._may_exceed[ci])

@@ -1,0 +1,112 @@
+"""An allocationMode All request whose first device can never be taken fails there, quietly.
+
+Upstream checks a device's use by allocated claims, its shared counters and its taints before it compares
+the device with the claim's constraints, so such a request rejects its first device before it could raise
+"a claim constraint would not be satisfied". The look-ahead stops at a request that could raise, but when
+that request is one of these, nothing after the current pick can succeed.
+"""
+
+from __future__ import annotations
+
+import json
+
+from cases_loader import expand
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dralloc.allocator import AllocationError, Allocator
+from dralloc.api import codec
+
+DRIVER = "d.example.com"
+SPECIAL = "s.example.com"
+
+
+def _run(objs: list[dict], **options) -> tuple[str, int | None]:
+    decoded = [codec.decode(expand(o)) for o in objs]
+    node = next(o for o in decoded if type(o).__name__ == "Node")
+    claims = [o for o in decoded if type(o).__name__ == "ResourceClaim" and o.status is None]
+    try:
+        out = Allocator.from_objects(decoded, **options).allocate(node, claims)
+    except AllocationError as exc:
+        return f"error: {exc}", None
+    if out.status != "allocated":
+        return out.status, out.steps
+    return json.dumps([codec.to_dict(r) for r in out.results], sort_keys=True), out.steps
+
+
+def _cluster(devices: int, first: int, special: list[tuple[int, str]], tolerate: bool) -> list[dict]:
+    """``devices`` devices on NUMA nodes 0 and 1, of which claim ``a`` takes ``first`` (distinct PCI
+    addresses: the failure memo keeps device names), then claim ``b`` one of them and all the special
+    devices, on one NUMA node. ``special``: per special device its NUMA node and its state: "ok",
+    "tainted" (NoSchedule, tolerated only with ``tolerate``) or "allocated" (held by another claim)."""
+    objs: list[dict] = [
+        {"kind": "DeviceClass", "name": "any", "driver": DRIVER},
+        {"kind": "DeviceClass", "name": "special", "driver": SPECIAL},
+        {"kind": "Node", "name": "node-1"},
+        {"kind": "ResourceSlice", "name": "d", "driver": DRIVER, "pool": "d", "nodeName": "node-1",
+         "devices": [{"name": f"dev-{i:02}", "attributes": {"pci": {"int": i}, "numa": {"int": i % 2}}}
+                     for i in range(devices)]},
+    ]
+    special_devices = []
+    held = []
+    for i, (numa, state) in enumerate(special):
+        dev: dict = {"name": f"special-{i}", "attributes": {"numa": {"int": numa}}}
+        if state == "tainted":
+            dev["taints"] = [{"key": "broken", "effect": "NoSchedule"}]
+        elif state == "allocated":
+            held.append(f"r {SPECIAL}/s/special-{i}")
+        special_devices.append(dev)
+    objs.append({"kind": "ResourceSlice", "name": "s", "driver": SPECIAL, "pool": "s", "nodeName": "node-1",
+                 "devices": special_devices})
+    if held:
+        objs.append({"kind": "ResourceClaim", "name": "held", "requests": [{"name": "r", "class": "special",
+                                                                           "count": len(held)}],
+                     "allocated": held})
+    objs.append({"kind": "ResourceClaim", "name": "a", "requests": [{"name": "r", "class": "any", "count": first}],
+                 "constraints": [{"distinctAttribute": f"{DRIVER}/pci"}]})
+    all_request: dict = {"name": "all", "class": "special", "mode": "All"}
+    if tolerate:
+        all_request["tolerations"] = [{"key": "broken", "operator": "Exists"}]
+    objs.append({"kind": "ResourceClaim", "name": "b",
+                 "requests": [{"name": "one", "class": "any", "count": 1}, all_request],
+                 "constraints": [{"matchAttribute": "numa"}]})
+    return objs
+
+
+def test_an_all_request_whose_first_device_is_tainted_ends_the_search_at_once():
+    # claim b's All request could raise (its devices sit on both NUMA nodes), so the look-ahead stops before
+    # it, but its first device has a taint it does not tolerate: upstream tries each of the 220 ways of
+    # serving claim a, and each device for claim b's first request, before it gives up
+    objs = _cluster(12, 3, [(0, "tainted"), (1, "ok")], tolerate=False)
+    plain, plain_steps = _run(objs, prune=False)
+    eager, eager_steps = _run(objs, hard_after=0)
+    assert plain == eager == "unschedulable"
+    assert plain_steps is not None and plain_steps > 3_000
+    assert eager_steps is not None and eager_steps < 10
+
+
+def test_an_all_request_whose_first_device_an_allocated_claim_holds_ends_the_search_at_once():
+    objs = _cluster(12, 3, [(0, "allocated"), (0, "ok")], tolerate=False)
+    plain, _ = _run(objs, prune=False)
+    eager, eager_steps = _run(objs, hard_after=0)
+    assert plain == eager == "unschedulable"
+    assert eager_steps is not None and eager_steps < 10
+
+
+def test_an_all_request_that_raises_before_its_dead_device_still_raises():
+    # the first device is fine, the second tainted: upstream raises at the first device when claim b's
+    # first pick is on the other NUMA node (dev-00 is on node 0, special-0 on node 1)
+    objs = _cluster(6, 2, [(1, "ok"), (0, "tainted")], tolerate=False)
+    plain, _ = _run(objs, prune=False)
+    assert plain.startswith("error: claim default/b, request all: cannot add device")
+    assert _run(objs, hard_after=0)[0] == plain
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 7), st.integers(1, 3),
+       st.lists(st.tuples(st.integers(0, 1), st.sampled_from(["ok", "tainted", "allocated"])), max_size=3),
+       st.booleans())
+def test_dead_all_requests_give_the_plain_search_answer(devices, first, special, tolerate):
+    # no special device at all: an All request that lists no device, which also fails quietly
+    objs = _cluster(devices, min(first, devices), special, tolerate)
+    assert _run(objs, hard_after=0)[0] == _run(objs, prune=False)[0]
