@@ -8,7 +8,7 @@ import warnings
 from typing import Any
 
 import pytest
-from cluster import Cluster, api_client
+from cluster import CLASS, TEMPLATE, Cluster, R, api_client, slice_
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
@@ -439,8 +439,6 @@ def test_a_higher_priority_gang_evicts_a_pod_group_whole_through_the_api() -> No
 # --- a PodGroup's own claims (DRAWorkloadResourceClaims) ---------------------------------------------------
 
 def test_the_resourceclaim_controller_makes_a_pod_groups_claim_and_its_members_share_it() -> None:
-    from cluster import CLASS, R, TEMPLATE, slice_
-
     c = gang_cluster(gates="GenericWorkload=true,GangScheduling=true,DRAWorkloadResourceClaims=true")
     c.post(f"{R}/deviceclasses", CLASS)
     c.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
