@@ -11,7 +11,6 @@ from typing import Any
 
 from dralloc.api.codec import to_dict
 from dralloc.api.core_v1 import Pod
-from dralloc.api.resource_v1 import ResourceClaimTemplate
 from dralloc.controllers.claim_release import ClaimRelease, release
 from dralloc.controllers.resourceclaims import (
     POD_CLAIM_NAME_ANNOTATION,
@@ -82,7 +81,6 @@ def create_pod_claims(writer: Writer, pod: Obj, snap: Snapshot, groups: bool = F
         cmeta = _meta(c)
         if owner_pod_uid(c) == uid and cmeta.get("namespace") == namespace:
             existing[str((cmeta.get("annotations") or {}).get(POD_CLAIM_NAME_ANNOTATION))] = str(cmeta.get("name"))
-    templates = snap.templates()
     recorded: dict[str, str] = {}
     complete = True
     for entry in unresolved_template_entries(typed):
@@ -96,9 +94,8 @@ def create_pod_claims(writer: Writer, pod: Obj, snap: Snapshot, groups: bool = F
         if entry.name in existing:
             recorded[entry.name] = existing[entry.name]
             continue
-        stored = templates.get((namespace, entry.resource_claim_template_name or ""))
-        template = snap.cache.typed("resourceclaimtemplates", stored) if stored is not None else None
-        if not isinstance(template, ResourceClaimTemplate):
+        template = snap.template(namespace, entry.resource_claim_template_name or "")
+        if template is None:
             complete = False
             continue
         base = claim_generate_name(name, entry.name)

@@ -13,7 +13,6 @@ from typing import Any
 from dralloc.api.codec import to_dict
 from dralloc.api.core_v1 import Pod
 from dralloc.api.meta import OwnerReference
-from dralloc.api.resource_v1 import ResourceClaimTemplate
 from dralloc.api.scheduling_v1alpha2 import GROUP_VERSION, PodGroup
 from dralloc.controllers.resourceclaims import claim_from_template, claim_generate_name
 from dralloc.scheduler.plugins.dynamic_resources.group_claims import PODGROUP_CLAIM_NAME_ANNOTATION
@@ -78,7 +77,6 @@ def create_pod_group_claims(writer: Writer, group_obj: Obj, snap: Snapshot) -> b
                     for o in cmeta.get("ownerReferences") or ())
         if owned and cmeta.get("namespace") == namespace:
             existing[str((cmeta.get("annotations") or {}).get(PODGROUP_CLAIM_NAME_ANNOTATION))] = str(cmeta.get("name"))
-    templates = snap.templates()
     owner = OwnerReference(api_version=GROUP_VERSION, kind="PodGroup", name=name, uid=uid, controller=True,
                            block_owner_deletion=True)
     recorded: dict[str, str] = {}
@@ -87,9 +85,8 @@ def create_pod_group_claims(writer: Writer, group_obj: Obj, snap: Snapshot) -> b
         if entry.name in existing:
             recorded[entry.name] = existing[entry.name]
             continue
-        stored = templates.get((namespace, entry.resource_claim_template_name or ""))
-        template = snap.cache.typed("resourceclaimtemplates", stored) if stored is not None else None
-        if not isinstance(template, ResourceClaimTemplate):
+        template = snap.template(namespace, entry.resource_claim_template_name or "")
+        if template is None:
             complete = False
             continue
         base = claim_generate_name(name, entry.name)

@@ -12,6 +12,7 @@ from typing import Any, cast
 import msgspec
 
 from dralloc.api.codec import decode
+from dralloc.api.resource_v1 import ResourceClaimTemplate
 from dralloc.errors import DecodeError
 from dralloc.store import Change, SQLStore
 
@@ -322,6 +323,12 @@ class Snapshot:
         if self._templates is None:
             self._templates = dict(self.mirror.items("resourceclaimtemplates"))
         return self._templates
+
+    def template(self, namespace: str, name: str) -> ResourceClaimTemplate | None:
+        """The ResourceClaimTemplate ``namespace/name``, typed; None when missing or unreadable."""
+        stored = self.templates().get((namespace, name))
+        typed = self.cache.typed("resourceclaimtemplates", stored) if stored is not None else None
+        return typed if isinstance(typed, ResourceClaimTemplate) else None
 
 
 class _Lists(dict[str, list[Obj]]):
