@@ -9,30 +9,12 @@ of their own: the look-ahead counts them together.
 
 from __future__ import annotations
 
-import json
-
-from cases_loader import expand
+from helpers import answer_and_steps as _run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dralloc.allocator import AllocationError, Allocator
-from dralloc.api import codec
-
 GPU = "g.example.com"
 NIC = "n.example.com"
-
-
-def _run(objs: list[dict], **options) -> tuple[str, int | None]:
-    decoded = [codec.decode(expand(o)) for o in objs]
-    node = next(o for o in decoded if type(o).__name__ == "Node")
-    claims = [o for o in decoded if type(o).__name__ == "ResourceClaim"]
-    try:
-        out = Allocator.from_objects(decoded, **options).allocate(node, claims)
-    except AllocationError as exc:
-        return f"error: {exc}", None
-    if out.status != "allocated":
-        return out.status, out.steps
-    return json.dumps([codec.to_dict(r) for r in out.results], sort_keys=True), out.steps
 
 
 def _cluster(gpus: int, first: int, nic_numa: list[int], pairs: list[tuple[int, int | None, bool]]) -> list[dict]:

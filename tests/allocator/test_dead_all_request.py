@@ -8,30 +8,12 @@ that request is one of these, nothing after the current pick can succeed.
 
 from __future__ import annotations
 
-import json
-
-from cases_loader import expand
+from helpers import answer_and_steps as _run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dralloc.allocator import AllocationError, Allocator
-from dralloc.api import codec
-
 DRIVER = "d.example.com"
 SPECIAL = "s.example.com"
-
-
-def _run(objs: list[dict], **options) -> tuple[str, int | None]:
-    decoded = [codec.decode(expand(o)) for o in objs]
-    node = next(o for o in decoded if type(o).__name__ == "Node")
-    claims = [o for o in decoded if type(o).__name__ == "ResourceClaim" and o.status is None]
-    try:
-        out = Allocator.from_objects(decoded, **options).allocate(node, claims)
-    except AllocationError as exc:
-        return f"error: {exc}", None
-    if out.status != "allocated":
-        return out.status, out.steps
-    return json.dumps([codec.to_dict(r) for r in out.results], sort_keys=True), out.steps
 
 
 def _cluster(devices: int, first: int, special: list[tuple[int, str]], tolerate: bool) -> list[dict]:

@@ -9,37 +9,24 @@ and the search then tries every way of serving the claims before.
 
 from __future__ import annotations
 
-import json
-
-from cases_loader import expand
 from hard_inputs import HardCase
+from helpers import answer_and_steps
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dralloc.allocator import AllocationError, Allocator
-from dralloc.api import codec
+from dralloc.allocator import Allocator
 
 DRIVER = "d.example.com"
 
 
 def _answer(objs: list[dict], **options) -> str:
-    decoded = [codec.decode(expand(o)) for o in objs]
-    node = next(o for o in decoded if type(o).__name__ == "Node")
-    claims = [o for o in decoded if type(o).__name__ == "ResourceClaim"]
-    try:
-        out = Allocator.from_objects(decoded, **options).allocate(node, claims)
-    except AllocationError as exc:
-        return f"error: {exc}"
-    if out.status != "allocated":
-        return out.status
-    return json.dumps([codec.to_dict(r) for r in out.results], sort_keys=True)
+    return answer_and_steps(objs, **options)[0]
 
 
 def _steps(objs: list[dict], **options) -> int:
-    decoded = [codec.decode(expand(o)) for o in objs]
-    node = next(o for o in decoded if type(o).__name__ == "Node")
-    claims = [o for o in decoded if type(o).__name__ == "ResourceClaim"]
-    return Allocator.from_objects(decoded, **options).allocate(node, claims).steps
+    steps = answer_and_steps(objs, **options)[1]
+    assert steps is not None
+    return steps
 
 
 def _cluster(numa: list[int], model: list[str], first: int, choices: list[list[tuple[int, bool]]]) -> list[dict]:
