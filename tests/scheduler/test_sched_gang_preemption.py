@@ -200,6 +200,10 @@ def test_terminating_victims_are_marked_and_the_members_that_fit_are_nominated()
                  if name.startswith("high")}
     assert nominated == {"high-0": "r0-n0", "high-1": "r0-n0", "high-2": None, "high-3": None}
     assert all(pods[f"high-{i}"].status == "unschedulable" for i in range(4))
+    # waiting on preemption, the members that fit read the group's status (not their Permit's); the others
+    # keep their own FitError
+    assert pods["high-0"].message == "pod group is unschedulable"
+    assert pods["high-2"].message.startswith("0/1 nodes are available: 1 Insufficient cpu.")
 
 
 def test_a_group_waits_while_its_victims_terminate_on_its_nominated_node() -> None:

@@ -208,6 +208,8 @@ class PodGroupCycle:
                 outcome.preempted = victims
                 for member in outcome.members:
                     member.nominated = member.fit
+                    if member.fit is not None:  # waiting on preemption: the group's status, not its Permit's
+                        member.message = outcome.message
                 return
         if status.code == Code.ERROR:
             outcome.code = Code.ERROR
