@@ -45,7 +45,10 @@ def a_pod(name: str, deleting: bool, rv: str) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name, "namespace": "default", "resourceVersion": rv}
     if deleting:
         meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {"nodeName": "node-1"} if name == "q" else {}}
+    spec: dict[str, Any] = {"nodeName": "node-1"} if name == "q" else {}
+    if int(rv) % 2:  # (so that updates add and drop a claim template)
+        spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
 
 
 def write(store: SQLStore, op: str, name: str, flag: bool) -> None:
@@ -90,6 +93,8 @@ def test_a_mirror_kept_from_the_event_log_holds_what_a_fresh_list_holds(before: 
     assert mirror._claims_of_pod == fresh._claims_of_pod and mirror._pods_of_claim == fresh._pods_of_claim
     assert mirror.terminating_pods() == [p for p in store.list("pods")[0] if p["metadata"].get("deletionTimestamp")]
     assert mirror.unbound_pods() == [p for p in store.list("pods")[0] if not p["spec"].get("nodeName")]
+    templated = {("default", p["metadata"]["name"]) for p in store.list("pods")[0] if p["spec"].get("resourceClaims")}
+    assert mirror.templated == fresh.templated == templated
 
 
 def test_events_older_than_the_list_replayed_after_it_still_end_at_the_latest_state() -> None:
@@ -218,6 +223,25 @@ def test_a_cluster_change_with_no_pod_waiting_does_not_look_at_every_pod(monkeyp
     cluster.post(f"{NS}/pods", pod("c"))  # a new pod: it is looked at
     cluster.settle()
     assert looks and cluster.get("pods", "c")["spec"].get("nodeName") == "node-1"
+
+
+def test_a_pass_over_new_pods_without_a_claim_template_parses_none_of_them(monkeypatch: Any) -> None:
+    from dralloc.server.controllers import snapshot
+
+    cluster = Cluster(scheduler=False)
+    cluster.post(f"{R}/namespaces/default/resourceclaimtemplates", TEMPLATE)
+    cluster.settle()
+    parsed: list[str] = []
+    decode = snapshot._decode_json
+    monkeypatch.setattr(snapshot, "_decode_json", lambda text: parsed.append(text) or decode(text))
+    plain = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "plain", "labels": {"app": "x"}},
+             "spec": {"containers": [{"name": "main", "image": "x:1"}]}}
+    cluster.post(f"{NS}/pods", plain)
+    cluster.post(f"{NS}/pods", pod("claiming"))
+    cluster.settle()
+    assert parsed and all('"claiming"' in text for text in parsed)
+    assert cluster.get("pods", "claiming")["status"]["resourceClaimStatuses"]
+    assert cluster.manager.mirror.templated == {("default", "claiming")}
 
 
 def test_a_pod_waiting_for_room_is_tried_again_when_the_cluster_changes(monkeypatch: Any) -> None:

@@ -195,7 +195,7 @@ class ControllerManager:
                 # (the members see their groups' claims in the next pass, which this one asks for)
                 made = any([create_pod_group_claims(self.writer, g, snap) for g in groups])
         # A pod needs claims made when it changed, or any when a template (or a PodGroup) did.
-        needing = [p for p in self._changed_pods(snap, changed, "resourceclaimtemplates", "podgroups")
+        needing = [p for p in self._changed_templated_pods(snap, changed, "resourceclaimtemplates", "podgroups")
                    if not (p.get("metadata") or {}).get("deletionTimestamp")
                    and not (p.get("spec") or {}).get("nodeName") and needs_claims_made(snap, p)]
         if needing:
@@ -220,7 +220,7 @@ class ControllerManager:
         if again:
             late |= self._changes()
             snap = Snapshot(self.mirror)  # the scheduler sees the claims just made or freed
-        pods_gone = changed.everything or any(self.mirror.get("pods", k) is None for k in changed.keys.get("pods", ()))
+        pods_gone = changed.everything or any(not self.mirror.has("pods", k) for k in changed.keys.get("pods", ()))
         if self.options.scheduler and self.scheduler.cycle(snap, changed.any("pods") or again, pods_gone):
             self.scheduler.retry_all = True
             again = True
@@ -246,9 +246,11 @@ class ControllerManager:
         return [c for c in claims if c is not None and _names_pods_or_goes(c)]
 
     @staticmethod
-    def _changed_pods(snap: Snapshot, changed: Changes, *or_any: str) -> list[Obj]:
-        """The pods that changed; every pod when everything or one of ``or_any`` did."""
-        if changed.everything or any(r in changed.keys for r in or_any):
-            return snap.pods
-        pods = (snap.mirror.get("pods", k) for k in sorted(changed.keys.get("pods", ())))
+    def _changed_templated_pods(snap: Snapshot, changed: Changes, *or_any: str) -> list[Obj]:
+        """The pods naming a claim template (the only ones that may need claims made) that changed; every such
+        pod when everything or one of ``or_any`` did. A pod without one is not even parsed."""
+        mirror = snap.mirror
+        keys = mirror.templated if changed.everything or any(r in changed.keys for r in or_any) \
+            else mirror.templated.intersection(changed.keys.get("pods", ()))
+        pods = (mirror.get("pods", k) for k in sorted(keys))
         return [p for p in pods if p is not None]

@@ -29,10 +29,18 @@ _decode_json = msgspec.json.Decoder(dict[str, Any]).decode
 _ALLOCATED = " allocated claims"  # the mirror's sorted lists of these, beside the resources' own
 _TERMINATING = " terminating pods"
 _UNBOUND = " unbound pods"
+_TEMPLATE_FIELD = '"resourceClaimTemplateName"'  # a pod's claim made from a template
 
 
 def _allocated(claim: Obj | None) -> bool:
     return claim is not None and bool((claim.get("status") or {}).get("allocation"))
+
+
+def _names_template(pod: Obj) -> bool:
+    """Whether a pod has a spec.resourceClaims entry naming a template (what :data:`_TEMPLATE_FIELD` finds in
+    its text, for a pod already parsed)."""
+    entries = (pod.get("spec") or {}).get("resourceClaims")
+    return isinstance(entries, list) and any(isinstance(e, dict) and _TEMPLATE_FIELD[1:-1] in e for e in entries)
 
 
 def _pods_named(claim: Obj | None, namespace: str) -> set[Key]:
@@ -91,6 +99,9 @@ class Mirror:
         self.allocated: set[Key] = set()  # the claims with an allocation (the taint controller's only interest)
         self.terminating: set[Key] = set()  # the pods with a deletionTimestamp (pod termination's interest)
         self.unbound: set[Key] = set()  # the pods without a node (the scheduler's candidates among them)
+        # the pods whose text names a claim template (maybe in a label): only those may need claims made, so a
+        # pass over new pods without one parses none of them
+        self.templated: set[Key] = set()
         self.tainted_slices: set[Key] = set()  # slices whose text names a NoExecute taint (maybe in a label)
         self._claims_of_pod: dict[Key, set[Key]] = {}  # pod -> the claims reserved for it or owned by it
         self._pods_of_claim: dict[Key, set[Key]] = {}
@@ -114,6 +125,7 @@ class Mirror:
         self.tainted_slices = {k for k, s in self.items("resourceslices").items() if "NoExecute" in str(s)}
         self.terminating = {k for k, p in self.items("pods").items() if (p.get("metadata") or {}).get("deletionTimestamp")}
         self.unbound = {k for k, p in self.items("pods").items() if not (p.get("spec") or {}).get("nodeName")}
+        self.templated = {k for k, p in self.items("pods").items() if _names_template(p)}
         self.cache.clear()
         self._sorted.clear()
         self.synced = True
@@ -154,6 +166,10 @@ class Mirror:
             unbound = data is not None and ('"nodeName"' not in data
                                             or not ((self.get("pods", key) or {}).get("spec") or {}).get("nodeName"))
             self._mark(self.unbound, _UNBOUND, key, unbound)
+            if data is not None and _TEMPLATE_FIELD in data:
+                self.templated.add(key)
+            else:
+                self.templated.discard(key)
         elif change.resource == "resourceslices":
             if data is not None and "NoExecute" in data:
                 self.tainted_slices.add(key)
@@ -198,6 +214,10 @@ class Mirror:
 
     def holds(self, resource: str) -> bool:
         return resource in self._items
+
+    def has(self, resource: str, key: Key) -> bool:
+        """Whether the object is there (without parsing its text)."""
+        return key in self._items[resource]
 
     def get(self, resource: str, key: Key) -> Obj | None:
         items = self._items[resource]
