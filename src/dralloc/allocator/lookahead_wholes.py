@@ -43,46 +43,79 @@ class WholeSetBounds(CounterBounds, DistinctBounds):
     def _wholes_doomed(self, steps: list[Step]) -> bool:
         """True when, for some counter name, the whole picks and a spreading request need more untouched
         counter sets than there are (see the module docstring)."""
-        groups: dict[tuple[str, str], Pool] = {}
-        for _, passing, _ in steps:
-            for _, free in passing:
+        pools: dict[tuple[str, str], Pool] = {}  # the counter names some free device draws whole
+        # per step, per option: its need and, per counter name, how many of its free devices draw it whole
+        counted: list[list[tuple[int, dict[tuple[str, str], int]]]] = []
+        for _, passing, done in steps:
+            per_option = []
+            for opt, free in passing:
+                whole_of: dict[tuple[str, str], int] = {}
                 for c in free:
-                    for group, (pool, _, _) in self._single_set_draws(c).items():
-                        groups[group] = pool
-        return any(self._group_wholes_doomed(group, pool, steps) for group, pool in groups.items())
+                    for group in self._whole_groups(c):
+                        whole_of[group] = whole_of.get(group, 0) + 1
+                        if group not in pools:
+                            pools[group] = c.pool
+                # a device that is not whole on a counter name is free of charge there
+                per_option.append((opt.num - done - len(free), whole_of))
+            counted.append(per_option)
+        # only a request of a claim under distinctAttribute can spread (see _sets_touched)
+        spreading = [index for index, (cj, _, _) in enumerate(steps)
+                     if any(type(con) is DistinctAttribute for con in self.constraints[cj])]
+        sets_left: dict[str, dict[str, list[int]]] = {}  # per pool, per counter name: [untouched, touched]
+        for group, pool in pools.items():
+            left = sets_left.get(pool.name)
+            if left is None:
+                left = sets_left[pool.name] = self._sets_left(pool)
+            # per step: the least number of whole picks any of its options makes
+            wholes = []
+            for per_option in counted:
+                fewest: int | None = None
+                for short, whole_of in per_option:
+                    forced = max(0, short + whole_of.get(group, 0))
+                    fewest = forced if fewest is None or forced < fewest else fewest
+                wholes.append(fewest or 0)
+            untouched, touched = left.get(group[1], (0, 0))
+            if self._group_wholes_doomed(group, steps, spreading, wholes, untouched, touched):
+                return True
+        return False
 
-    def _group_wholes_doomed(self, group: tuple[str, str], pool: Pool, steps: list[Step]) -> bool:
-        cname = group[1]
-        avail = self.res.available_counters(pool)
+    def _sets_left(self, pool: Pool) -> dict[str, list[int]]:
+        """Per counter name of the pool: how many of its counter sets no pick has drawn on yet, and how many
+        have some of it left after picks drew on them."""
         consumed = self.consumed.get(pool.name, {})
-        untouched = touched = 0
-        for (set_name, name), a in avail.items():
-            if name != cname or a <= 0:
+        out: dict[str, list[int]] = {}
+        for (set_name, name), a in self.res.available_counters(pool).items():
+            if a <= 0:
                 continue
+            counts = out.get(name)
+            if counts is None:
+                counts = out[name] = [0, 0]
             used = consumed.get((set_name, name), 0)
             if used == 0:
-                untouched += 1
+                counts[0] += 1
             elif used < a:
-                touched += 1
-        # per step: the least number of whole picks any of its options makes
-        wholes: list[int] = []
-        for _, passing, done in steps:
-            fewest: int | None = None
-            for opt, free in passing:
-                partial = 0
-                for c in free:
-                    draw = self._single_set_draws(c).get(group)
-                    if draw is None or draw[2] != avail.get((draw[1], cname)):
-                        partial += 1
-                forced = max(0, opt.num - done - partial)
-                fewest = forced if fewest is None or forced < fewest else fewest
-            wholes.append(fewest or 0)
+                counts[1] += 1
+        return out
+
+    def _whole_groups(self, c: Candidate) -> list[tuple[str, str]]:
+        """The counter names (pool, name) a device draws all of from its one counter set. Cached for the
+        search: availability does not change during it."""
+        groups = self._whole_of_device.get(c.info.id)
+        if groups is None:
+            avail = self.res.available_counters(c.pool)
+            groups = self._whole_of_device[c.info.id] = [
+                group for group, (_, set_name, amount) in self._single_set_draws(c).items()
+                if amount == avail.get((set_name, group[1]))]
+        return groups
+
+    def _group_wholes_doomed(self, group: tuple[str, str], steps: list[Step], spreading: list[int],
+                             wholes: list[int], untouched: int, touched: int) -> bool:
         total = sum(wholes)
         if total > untouched:
             return True
         if total == 0:
             return False
-        for index in range(len(steps)):
+        for index in spreading:
             spread = self._sets_touched(group, steps, index, wholes)
             if spread and total - wholes[index] + max(0, spread - touched) > untouched:
                 return True
