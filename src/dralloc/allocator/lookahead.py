@@ -11,7 +11,8 @@ turns hard: :meth:`LookAhead._static_feasible`, :meth:`LookAhead._safe`, :meth:`
 the free devices each request still has. The bounds themselves live in mixins of one concern each:
 :mod:`~dralloc.allocator.lookahead_counters` (shared counters), :mod:`~dralloc.allocator.lookahead_hall`
 (Hall's condition), :mod:`~dralloc.allocator.lookahead_groups` (matchAttribute value groups) and
-:mod:`~dralloc.allocator.lookahead_distinct` (distinctAttribute runs), over the state declared in
+:mod:`~dralloc.allocator.lookahead_distinct` (distinctAttribute runs) and
+:mod:`~dralloc.allocator.lookahead_wholes` (whole counter sets beside spreading requests), over the state declared in
 :mod:`~dralloc.allocator.lookahead_state`.
 
 What the checks read, besides the search's state: per request, which candidates could ever be accepted in
@@ -26,9 +27,9 @@ from typing import Any
 from dralloc.allocator.capacity import consumption, fits
 from dralloc.allocator.claims import RequestData
 from dralloc.allocator.constraints import DistinctAttribute, MatchAttribute, attribute_set
-from dralloc.allocator.lookahead_distinct import DistinctBounds
 from dralloc.allocator.lookahead_groups import ValueGroups
 from dralloc.allocator.lookahead_state import Covered, Resources
+from dralloc.allocator.lookahead_wholes import WholeSetBounds
 from dralloc.allocator.pools import Candidate
 from dralloc.allocator.selectors import SelectorFailure
 from dralloc.allocator.tolerations import taint_blocks
@@ -36,7 +37,7 @@ from dralloc.allocator.tolerations import taint_blocks
 __all__ = ["LookAhead", "Resources"]
 
 
-class LookAhead(ValueGroups, DistinctBounds):
+class LookAhead(ValueGroups, WholeSetBounds):
     """The look-ahead checks of :class:`~dralloc.allocator.search.Search` (see the module docstring)."""
 
     def _cand_list(self, rd: RequestData) -> list[Candidate]:
@@ -309,6 +310,10 @@ class LookAhead(ValueGroups, DistinctBounds):
         if self._hall_violated([(mask, n, shared) for _, admin, mask, n, shared in distinct_needs if not admin]):
             return True
         if self._admin_hall_violated(distinct_needs):
+            return True
+        if self._any_counters and self._wholes_doomed(
+                [(cj, [(opt, free_of[id(opt)]) for opt in options if id(opt) in free_of], done)
+                 for cj, options, done in steps]):
             return True
         if any_multi:
             return False

@@ -60,3 +60,5 @@ class LookAheadState:
     _static_ok: dict[int, list[tuple[int, Candidate, str, bool]]]  # per request (id): see LookAhead._free_list
     _device_bit: dict[str, int]  # one bit per candidate device of the node, for sets of devices as ints
     _key_draws: dict[str, list[tuple[tuple[str, str, str], Any]]]  # per device: see CounterBounds._counter_draws
+    _single_draws: dict[str, dict[tuple[str, str], tuple[Pool, str, Any]]]  # see WholeSetBounds._single_set_draws
+    _whole_of_device: dict[str, list[tuple[str, str]]]  # per device: see WholeSetBounds._whole_groups

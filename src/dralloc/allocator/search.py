@@ -392,6 +392,8 @@ class Search(LookAhead):
         self._static_ok = {}
         self._limits = {}
         self._key_draws = {}
+        self._single_draws = {}
+        self._whole_of_device = {}
         self._device_bit = {cand.info.id: 1 << i for i, cand in enumerate(self.view.candidates)}
         self._stride = 1
         flat: list[tuple[int, int, list[RequestData]]] = []
