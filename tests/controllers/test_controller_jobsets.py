@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rack_cluster import rack_nodes
 
 from dralloc.api import codec
 from dralloc.api.batch_v1 import Job
@@ -254,16 +255,6 @@ def test_webhook_leaves_node_selector_strategy_and_other_pods_alone() -> None:
 
 
 # --- through the simulation -----------------------------------------------------------------------------
-
-
-def rack_nodes(racks: int = 2, per_rack: int = 2, cpu: int = 4) -> str:
-    out = []
-    for r in range(racks):
-        for n in range(per_rack):
-            out.append(f"apiVersion: v1\nkind: Node\nmetadata: {{name: r{r}-n{n}, labels: {{rack: r{r}, "
-                       f"kubernetes.io/hostname: r{r}-n{n}}}}}\nstatus: {{allocatable: {{cpu: '{cpu}', "
-                       "memory: 16Gi, pods: '110'}}\n")
-    return "---\n".join(out)
 
 
 def simulate(text: str, gates: str | None = None) -> Simulator:

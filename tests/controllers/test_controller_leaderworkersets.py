@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rack_cluster import rack_nodes
 
 from dralloc.api import codec
 from dralloc.api.apps_v1 import StatefulSet
@@ -233,16 +234,6 @@ def test_an_input_leader_statefulset_and_leaders_only_get_their_workers() -> Non
 # --- through the simulation -----------------------------------------------------------------------------
 
 
-def rack_nodes(racks: int = 2, per_rack: int = 2, cpu: int = 2) -> str:
-    out = []
-    for r in range(racks):
-        for n in range(per_rack):
-            out.append(f"apiVersion: v1\nkind: Node\nmetadata: {{name: r{r}-n{n}, labels: {{rack: r{r}, "
-                       f"kubernetes.io/hostname: r{r}-n{n}}}}}\nstatus: {{allocatable: {{cpu: '{cpu}', "
-                       "memory: 16Gi, pods: '110'}}\n")
-    return "---\n".join(out)
-
-
 def placed(text: str) -> dict[str, str | None]:
     sim = Simulator.from_objects(codec.load(io.StringIO(text)))
     sim.run()
@@ -251,7 +242,7 @@ def placed(text: str) -> dict[str, str | None]:
 
 def test_exclusive_groups_each_fill_a_rack() -> None:
     ann = ", annotations: {leaderworkerset.sigs.k8s.io/exclusive-topology: rack}"
-    result = placed(rack_nodes() + "---\n" + lws(replicas=2, size=4, annotations=ann))
+    result = placed(rack_nodes(cpu=2) + "---\n" + lws(replicas=2, size=4, annotations=ann))
     assert all(result.values())
     racks = {g: {(result[n] or "").split("-")[0] for n in result if n.startswith(f"sample-{g}")} for g in "01"}
     assert all(len(r) == 1 for r in racks.values()) and racks["0"] != racks["1"]
