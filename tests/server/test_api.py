@@ -13,6 +13,7 @@ import yaml
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 from cluster import api_client  # noqa: E402
+from openapi_walk import explain_path  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server import create_app  # noqa: E402
@@ -505,22 +506,7 @@ def test_pretty_is_read_as_a_go_bool(client: TestClient) -> None:
 
 
 def _explain(schemas: dict[str, Any], kind: str, path: str, group: str = "io.k8s.api.resource.v1") -> dict[str, Any]:
-    """Walk a field path through OpenAPI v3 schemas the way kubectl explain does: properties, array items,
-    a $ref, or an allOf of one $ref (never into anyOf)."""
-    def resolve(node: dict[str, Any]) -> dict[str, Any]:
-        while True:
-            if "$ref" in node:
-                node = schemas[node["$ref"].rsplit("/", 1)[1]]
-            elif len(node.get("allOf", ())) == 1:
-                node = node["allOf"][0]
-            elif node.get("type") == "array":
-                node = node["items"]
-            else:
-                return node
-    node = schemas[f"{group}.{kind}"]
-    for name in path.split("."):
-        node = resolve(node)["properties"][name]
-    return resolve(node)
+    return explain_path(schemas, f"{group}.{kind}", path)
 
 
 def test_openapi_v3_schemas_let_kubectl_explain_reach_optional_nested_fields(client: TestClient) -> None:

@@ -11,6 +11,7 @@ import pytest
 from cluster import CLASS, TEMPLATE, Cluster, R, api_client, slice_
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from openapi_walk import explain_path
 from starlette.testclient import TestClient
 
 from dralloc.api.codec import decode, to_dict
@@ -71,25 +72,6 @@ def test_gate_on_discovery_lists_workloads_and_podgroups_with_status() -> None:
         ("v1", ["priorityclasses"]), ("v1alpha2", ["workloads", "podgroups"])]
 
 
-def _walk(schemas: dict[str, Any], top: str, path: str) -> dict[str, Any]:
-    """A field path through OpenAPI v3 schemas as kubectl explain walks it: properties, array items, a $ref or
-    an allOf of one $ref."""
-    def resolve(node: dict[str, Any]) -> dict[str, Any]:
-        while True:
-            if "$ref" in node:
-                node = schemas[node["$ref"].rsplit("/", 1)[1]]
-            elif len(node.get("allOf", ())) == 1:
-                node = node["allOf"][0]
-            elif node.get("type") == "array":
-                node = node["items"]
-            else:
-                return node
-    node = schemas[top]
-    for name in path.split(".") if path else ():
-        node = resolve(node)["properties"][name]
-    return resolve(node)
-
-
 def test_openapi_describes_workloads_and_pod_groups_only_with_the_gate_on() -> None:
     on, off = api_client(feature_gates=GATES), api_client()
     root = on.get("/openapi/v3").json()["paths"]
@@ -99,9 +81,9 @@ def test_openapi_describes_workloads_and_pod_groups_only_with_the_gate_on() -> N
     group = schemas["io.k8s.api.scheduling.v1alpha2.PodGroup"]
     assert group["x-kubernetes-group-version-kind"] == [
         {"group": "scheduling.k8s.io", "version": "v1alpha2", "kind": "PodGroup"}]
-    assert _walk(schemas, "io.k8s.api.scheduling.v1alpha2.PodGroup", "spec.schedulingPolicy.gang.minCount")["type"] == \
+    assert explain_path(schemas, "io.k8s.api.scheduling.v1alpha2.PodGroup", "spec.schedulingPolicy.gang.minCount")["type"] == \
         "integer"
-    template = _walk(schemas, "io.k8s.api.scheduling.v1alpha2.Workload", "spec.podGroupTemplates")
+    template = explain_path(schemas, "io.k8s.api.scheduling.v1alpha2.Workload", "spec.podGroupTemplates")
     assert {"name", "schedulingPolicy", "schedulingConstraints", "resourceClaims"} <= set(template["properties"])
     assert set(doc["paths"]) == {f"{V1A2}/namespaces/{{namespace}}/{r}{tail}" for r in ("workloads", "podgroups")
                                  for tail in ("", "/{name}")} | {f"{PODGROUPS.replace('default', '{namespace}')}"
