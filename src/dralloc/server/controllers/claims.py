@@ -9,20 +9,18 @@ from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
-from dralloc.api.codec import to_dict
 from dralloc.api.core_v1 import Pod
+from dralloc.api.resource_v1 import ResourceClaim, ResourceClaimTemplate
 from dralloc.controllers.claim_release import ClaimRelease, release
 from dralloc.controllers.resourceclaims import (
     POD_CLAIM_NAME_ANNOTATION,
-    claim_generate_name,
     template_claim,
     unresolved_template_entries,
 )
-from dralloc.server.controllers.claim_statuses import record_claim_statuses
+from dralloc.server.controllers.claim_statuses import make_claims, record_claim_statuses
 from dralloc.server.controllers.group_claims import group_entries, pod_group_of
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.writes import Writer
-from dralloc.server.names import generated_name
 from dralloc.store import Outcome
 
 DELETE_PROTECTION = "resource.kubernetes.io/delete-protection"  # the scheduler's finalizer on allocated claims
@@ -83,26 +81,22 @@ def create_pod_claims(writer: Writer, pod: Obj, snap: Snapshot, groups: bool = F
             existing[str((cmeta.get("annotations") or {}).get(POD_CLAIM_NAME_ANNOTATION))] = str(cmeta.get("name"))
     recorded: dict[str, str] = {}
     complete = True
+    own: list[tuple[str, str]] = []
     for entry in unresolved_template_entries(typed):
-        if entry.name in shared:
-            made = shared[entry.name]
-            if made is None:
-                complete = False
-            else:
-                recorded[entry.name] = made
-            continue
-        if entry.name in existing:
-            recorded[entry.name] = existing[entry.name]
-            continue
-        template = snap.template(namespace, entry.resource_claim_template_name or "")
-        if template is None:
-            complete = False
-            continue
-        base = claim_generate_name(name, entry.name)
-        claim: Obj = to_dict(template_claim(typed, entry, template, generated_name(base)))
-        claim["metadata"]["generation"] = 1
-        created = writer.create("resourceclaims", namespace, claim, new_name=partial(generated_name, base))
-        recorded[entry.name] = created["metadata"]["name"]
+        if entry.name not in shared:
+            own.append((entry.name, entry.resource_claim_template_name or ""))
+        elif shared[entry.name] is None:
+            complete = False  # the group's claim is not made yet
+        else:
+            recorded[entry.name] = str(shared[entry.name])
+    entries = {e.name: e for e in typed.spec.resource_claims or ()}
+
+    def build(template: ResourceClaimTemplate, entry: str, claim_name: str, base: str) -> ResourceClaim:
+        return template_claim(typed, entries[entry], template, claim_name)
+
+    made, made_all = make_claims(writer, snap, namespace, name, own, existing, build)
+    recorded.update(made)
+    complete = complete and made_all
     if recorded:
         order = [e.name for e in typed.spec.resource_claims or ()]
         writer.update("pods", namespace, name, partial(record_claim_statuses, recorded, order), uid=uid)

@@ -10,16 +10,15 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from dralloc.api.codec import to_dict
 from dralloc.api.core_v1 import Pod
 from dralloc.api.meta import OwnerReference
+from dralloc.api.resource_v1 import ResourceClaim, ResourceClaimTemplate
 from dralloc.api.scheduling_v1alpha2 import GROUP_VERSION, PodGroup
-from dralloc.controllers.resourceclaims import claim_from_template, claim_generate_name
+from dralloc.controllers.resourceclaims import claim_from_template
 from dralloc.scheduler.plugins.dynamic_resources.group_claims import PODGROUP_CLAIM_NAME_ANNOTATION
-from dralloc.server.controllers.claim_statuses import record_claim_statuses
+from dralloc.server.controllers.claim_statuses import make_claims, record_claim_statuses
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.writes import Writer
-from dralloc.server.names import generated_name
 
 PODGROUPS = "podgroups"
 Obj = dict[str, Any]
@@ -79,22 +78,14 @@ def create_pod_group_claims(writer: Writer, group_obj: Obj, snap: Snapshot) -> b
             existing[str((cmeta.get("annotations") or {}).get(PODGROUP_CLAIM_NAME_ANNOTATION))] = str(cmeta.get("name"))
     owner = OwnerReference(api_version=GROUP_VERSION, kind="PodGroup", name=name, uid=uid, controller=True,
                            block_owner_deletion=True)
-    recorded: dict[str, str] = {}
-    complete = True
-    for entry in _unresolved(group):
-        if entry.name in existing:
-            recorded[entry.name] = existing[entry.name]
-            continue
-        template = snap.template(namespace, entry.resource_claim_template_name or "")
-        if template is None:
-            complete = False
-            continue
-        base = claim_generate_name(name, entry.name)
-        claim: Obj = to_dict(claim_from_template(template, generated_name(base), base, namespace, None, owner,
-                                                 (PODGROUP_CLAIM_NAME_ANNOTATION, entry.name)))
-        claim["metadata"]["generation"] = 1
-        created = writer.create("resourceclaims", namespace, claim, new_name=partial(generated_name, base))
-        recorded[entry.name] = created["metadata"]["name"]
+
+    def build(template: ResourceClaimTemplate, entry: str, claim_name: str, base: str) -> ResourceClaim:
+        return claim_from_template(template, claim_name, base, namespace, None, owner,
+                                   (PODGROUP_CLAIM_NAME_ANNOTATION, entry))
+
+    recorded, complete = make_claims(
+        writer, snap, namespace, name,
+        [(c.name, c.resource_claim_template_name or "") for c in _unresolved(group)], existing, build)
     if recorded:
         order = [c.name for c in group.spec.resource_claims or ()]
         writer.update(PODGROUPS, namespace, name, partial(record_claim_statuses, recorded, order), uid=uid)
