@@ -1,0 +1,89 @@
+"""Upstream's generic list and map checks (validateSlice, validateSet, validateMap): size limits first, then
+each item at its index or key, then duplicates."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from functools import lru_cache
+from typing import TypeVar
+
+from dralloc.validation import field as f
+
+E = list[f.FieldError]
+T = TypeVar("T")
+
+
+def validate_slice(items: list[T] | None, max_size: int, item_fn: Callable[[T, str], E], path: str) -> E:
+    items = items or []
+    if 0 <= max_size < len(items):
+        return [f.too_many(path, len(items), max_size)]  # short-circuits: no per-item errors
+    errs: E = []
+    for i, item in enumerate(items):
+        errs.extend(item_fn(item, f.index(path, i)))
+    return errs
+
+
+def validate_set(items: list[T] | None, max_size: int, item_fn: Callable[[T, str], E],
+                 key_fn: Callable[[T], Hashable], path: str) -> E:
+    items = items or []
+    if 0 <= max_size < len(items):
+        return [f.too_many(path, len(items), max_size)]
+    errs: E = []
+    for i, item in enumerate(items):
+        errs.extend(item_fn(item, f.index(path, i)))
+    seen: set[Hashable] = set()
+    for i, item in enumerate(items):
+        k = key_fn(item)
+        if k in seen:
+            errs.append(f.duplicate(f.index(path, i), k))
+        else:
+            seen.add(k)
+    return errs
+
+
+def _truncate(text: str, limit: int) -> str:
+    limit = max(limit, 16)
+    if len(text) <= limit:
+        return text
+    remaining = limit - 3
+    return text[: (remaining + 1) // 2] + "..." + text[len(text) - remaining // 2:]
+
+
+_PLACEHOLDER = "\0"
+
+
+@lru_cache(maxsize=16384)
+def _key_problems(key_fn: Callable[[str, str], E], key: str) -> tuple[f.FieldError, ...]:
+    """Key checks depend only on the key (a driver's slices repeat the same attribute names): worked out once
+    per distinct key at a placeholder path."""
+    return tuple(key_fn(key, _PLACEHOLDER))
+
+
+def _key_errors(key_fn: Callable[[str, str], E], k: str, path: str) -> E:
+    found = _key_problems(key_fn, k)
+    return [f.FieldError(e.type, path, e.bad_value, e.detail) for e in found] if found else []
+
+
+def validate_map(m: dict[str, T] | None, max_size: int, key_len: int, key_fn: Callable[[str, str], E],
+                 item_fn: Callable[[T, str], E], path: str) -> E:
+    if not m:
+        return []
+    if 0 <= max_size < len(m):
+        return [f.too_many(path, len(m), max_size)]
+    errs: E = []
+    for k in sorted(m):
+        key_errs = _key_errors(key_fn, k, path)  # upstream reports key errors at the map's own path
+        if key_errs:
+            errs.extend(key_errs)
+        item_errs = item_fn(m[k], f"{path}[{k if len(k) <= key_len else _truncate(k, key_len)}]")
+        if item_errs:
+            errs.extend(item_errs)
+    return errs
+
+
+def no_errors(_: object, __: str) -> E:
+    return []
+
+
+def identity(x: T) -> T:
+    return x
