@@ -16,9 +16,10 @@ from typing import Any
 
 from dralloc.api.semver import Semver
 from dralloc.cel.checker import Checker
+from dralloc.cel.closures import COST_KEY, COST_LIMIT, DomainMap
 from dralloc.cel.decls import DEFAULT_VERSION, DEVICE_TYPE_NAME, check_version, environment
 from dralloc.cel.errors import CELCompileError, CELError, CELRuntimeError
-from dralloc.cel.generate import COST_KEY, COST_LIMIT, DEVICE_TYPE, DomainMap, Env, Generator
+from dralloc.cel.generate import DEVICE_TYPE, Env, Generator
 from dralloc.cel.plan import plan
 from dralloc.cel.syntax import parse
 from dralloc.cel.types import obj

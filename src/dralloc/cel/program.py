@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from dralloc.cel.checker import Checker, declared
+from dralloc.cel.closures import COST_KEY, COST_LIMIT, ROOT_KEY
 from dralloc.cel.cost import estimate
 from dralloc.cel.decls import DEFAULT_VERSION, environment
 from dralloc.cel.errors import CELCompileError, CELError, CELRuntimeError
-from dralloc.cel.generate import COST_KEY, COST_LIMIT, ROOT_KEY, Env, Generator
+from dralloc.cel.generate import Env, Generator
 from dralloc.cel.plan import plan
 from dralloc.cel.syntax import parse
 
