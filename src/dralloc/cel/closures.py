@@ -246,55 +246,40 @@ def call2(impl: Callable[..., Any], a: Fn, b: Fn) -> Fn:
     return call
 
 
-def and_(a: Fn, b: Fn) -> Fn:
-    def and_(act: dict[str, Any]) -> bool:
+def _logical(a: Fn, b: Fn, decisive: bool, operator: str) -> Fn:
+    """``&&`` (decisive False) and ``||`` (decisive True) with CEL's commutative errors: a decisive value on
+    either side wins over an error or a non-boolean on the other; otherwise the first error is raised."""
+    settled = not decisive
+
+    def logical(act: dict[str, Any]) -> bool:
         err: CELError | None = None
         try:
             x = a(act)
         except CELError as exc:
             err = exc
         else:
-            if x is False:
-                return False
-            if x is not True:
-                err = no_overload("_&&_", x)
+            if x is decisive:
+                return decisive
+            if x is not settled:
+                err = no_overload(operator, x)
         try:
             y = b(act)
         except CELError as exc:
             raise (err or exc) from None
-        if y is False:
-            return False
-        if y is not True:
-            raise err or no_overload("_&&_", y)
+        if y is decisive:
+            return decisive
+        if y is not settled:
+            raise err or no_overload(operator, y)
         if err is not None:
             raise err
-        return True
+        return settled
 
-    return and_
+    return logical
+
+
+def and_(a: Fn, b: Fn) -> Fn:
+    return _logical(a, b, False, "_&&_")
 
 
 def or_(a: Fn, b: Fn) -> Fn:
-    def or_(act: dict[str, Any]) -> bool:
-        err: CELError | None = None
-        try:
-            x = a(act)
-        except CELError as exc:
-            err = exc
-        else:
-            if x is True:
-                return True
-            if x is not False:
-                err = no_overload("_||_", x)
-        try:
-            y = b(act)
-        except CELError as exc:
-            raise (err or exc) from None
-        if y is True:
-            return True
-        if y is not False:
-            raise err or no_overload("_||_", y)
-        if err is not None:
-            raise err
-        return False
-
-    return or_
+    return _logical(a, b, True, "_||_")
