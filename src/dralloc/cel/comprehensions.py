@@ -97,8 +97,12 @@ def _keep(pred: Fn | None, act: dict[str, Any]) -> bool:
     raise no_overload("_?_:_", r)
 
 
-def _comp_all(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int) -> Fn:
+def _quantified(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int, decisive: bool,
+                operator: str) -> Fn:
+    """``all`` (decisive False, folded with ``&&``) and ``exists`` (decisive True, ``||``): a decisive
+    element ends the loop whatever errors came before; otherwise the first error is raised."""
     pred = fns[0]
+    settled = not decisive
 
     def body(act: dict[str, Any], pairs: list[Any], is_list: bool) -> bool:
         err = None
@@ -108,37 +112,23 @@ def _comp_all(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int)
             except CELError as exc:
                 err = err or exc
                 continue
-            if r is False:
-                return False
-            if r is not True:
-                err = err or no_overload("_&&_", r)
+            if r is decisive:
+                return decisive
+            if r is not settled:
+                err = err or no_overload(operator, r)
         if err is not None:
             raise err
-        return True
+        return settled
 
     return _loop(range_fn, v1, v2, weight, body)
+
+
+def _comp_all(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int) -> Fn:
+    return _quantified(range_fn, v1, v2, fns, weight, False, "_&&_")
 
 
 def _comp_exists(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int) -> Fn:
-    pred = fns[0]
-
-    def body(act: dict[str, Any], pairs: list[Any], is_list: bool) -> bool:
-        err = None
-        for _k, _v in _each(act, pairs, is_list, v1, v2, weight):
-            try:
-                r = pred(act)
-            except CELError as exc:
-                err = err or exc
-                continue
-            if r is True:
-                return True
-            if r is not False:
-                err = err or no_overload("_||_", r)
-        if err is not None:
-            raise err
-        return False
-
-    return _loop(range_fn, v1, v2, weight, body)
+    return _quantified(range_fn, v1, v2, fns, weight, True, "_||_")
 
 
 def _comp_exists_one(range_fn: Fn, v1: str, v2: str | None, fns: list[Fn], weight: int) -> Fn:
