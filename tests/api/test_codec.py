@@ -203,3 +203,14 @@ def test_to_dict_always_keeps_api_version_and_kind() -> None:
     assert to_dict(node)["apiVersion"] == "v1" and to_dict(node)["kind"] == "Node"
     cls = decode({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "c"}})
     assert b'"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass"' in encode_json(cls)
+
+
+@pytest.mark.parametrize(("header", "message"), [
+    ("apiVersion: v1\nkind: {a: 1}", "cannot unmarshal object into Go struct field TypeMeta.kind of type string"),
+    ("apiVersion: [v1]\nkind: Node", "cannot unmarshal array into Go struct field TypeMeta.apiVersion of type string"),
+    ("apiVersion: v1\nkind: 5", "cannot unmarshal number into Go struct field TypeMeta.kind of type string"),
+])
+def test_an_api_version_or_kind_that_is_not_a_string_is_a_decode_error(header: str, message: str):
+    text = f"{header}\nmetadata: {{name: x}}\n"
+    with pytest.raises(DecodeError, match=message):
+        codec.load_checked([io.StringIO(text)])

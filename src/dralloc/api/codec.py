@@ -162,6 +162,10 @@ def decode(data: Any, *, where: str = "") -> Any:
     if not isinstance(data, dict):
         raise DecodeError(f"{prefix}expected an object with apiVersion and kind, got {type(data).__name__}")
     api_version, kind = data.get("apiVersion"), data.get("kind")
+    for field_name, value in (("apiVersion", api_version), ("kind", kind)):
+        if value is not None and not isinstance(value, str):  # (as Go's decoder of TypeMeta words it)
+            raise DecodeError(f"{prefix}json: cannot unmarshal {_go_json_type(value)} into Go struct field "
+                              f"TypeMeta.{field_name} of type string")
     if not api_version or not kind:
         missing = "apiVersion" if not api_version else "kind"
         raise DecodeError(f"{prefix}Object '{missing}' is missing")
@@ -178,6 +182,15 @@ def decode(data: Any, *, where: str = "") -> Any:
             path = _name_map_keys(data, model, path, str(exc))
         at = f"{path}: " if path else ""
         raise DecodeError(f"{prefix}{kind} {_name_of(data)}: {at}{text}") from None
+
+
+def _go_json_type(value: object) -> str:
+    """The JSON type Go's decoder names when a value does not fit its field."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "array" if isinstance(value, list) else "object"
 
 
 def _name_of(data: dict[str, Any]) -> str:
@@ -285,7 +298,8 @@ def iter_objects(docs: Iterable[Document], *, skip_unknown: bool = True) -> Iter
         data = doc.data
         if skip_unknown and isinstance(data, dict):
             api_version, kind = data.get("apiVersion"), data.get("kind")
-            if api_version and kind and model_for(api_version, kind) is None:
+            if (isinstance(api_version, str) and isinstance(kind, str) and api_version and kind
+                    and model_for(api_version, kind) is None):
                 warnings.warn(
                     f"{doc.where}: skipping {kind} ({api_version}): not a kind dralloc reads",
                     UnknownKindWarning,
@@ -321,14 +335,16 @@ class CheckedObject:
         if self.obj is not None:
             return kind_of(self.obj)
         data = self.document.data
-        return data.get("kind") if isinstance(data, dict) else None
+        kind = data.get("kind") if isinstance(data, dict) else None
+        return kind if isinstance(kind, str) else None
 
     @property
     def name(self) -> str | None:
         if self.obj is not None:
             return self.obj.metadata.name  # type: ignore[no-any-return]
         meta = self.document.data.get("metadata") if isinstance(self.document.data, dict) else None
-        return meta.get("name") if isinstance(meta, dict) else None
+        name = meta.get("name") if isinstance(meta, dict) else None
+        return name if isinstance(name, str) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,7 +408,8 @@ def _checked(docs: Iterable[Document], skipped: dict[tuple[str, str], list[Docum
         problems = parsing.duplicate_messages(list(doc.duplicates))
         if isinstance(data, dict):
             api_version, kind = data.get("apiVersion"), data.get("kind")
-            if api_version and kind and model_for(api_version, kind) is None:
+            if (isinstance(api_version, str) and isinstance(kind, str) and api_version and kind
+                    and model_for(api_version, kind) is None):
                 skipped.setdefault((str(api_version), str(kind)), []).append(doc)
                 continue
         try:
