@@ -221,3 +221,21 @@ def test_the_quick_json_path_finds_exactly_the_repeats_the_pairs_hook_finds(valu
     text = _render(value, data.draw)
     assert parsing.load_json_checked(text) == parsing._load_json_noting_repeats(text)
     assert parsing.load_json_checked(text.encode()) == parsing._load_json_noting_repeats(text)
+
+
+def test_an_object_that_appears_twice_is_an_error_naming_both_places(tmp_path) -> None:
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    first = tmp_path / "a.yaml"
+    first.write_text(yaml.safe_dump_all([node, pod]))
+    again = tmp_path / "b.yaml"
+    again.write_text(yaml.safe_dump({**pod, "metadata": {"name": "p", "namespace": "default"}}))
+    with pytest.raises(DecodeError, match=r'b\.yaml: document 1 \(line 1\): Pod "default/p" already exists '
+                                          r'\(first at .*a\.yaml: document 2'):
+        codec.load_checked([str(first), str(again)])
+    # The same name in another namespace, or for another kind, is another object.
+    again.write_text(yaml.safe_dump_all([{**pod, "metadata": {"name": "p", "namespace": "other"}},
+                                         {**node, "kind": "Namespace"}]))
+    objects, _ = codec.load_checked([str(first), str(again)])
+    assert len(objects) == 4

@@ -41,7 +41,7 @@ from dralloc.api import (
     scheduling_v1alpha2,
     strict,
 )
-from dralloc.api.kinds import model_for
+from dralloc.api.kinds import NAMESPACED_KINDS, model_for
 from dralloc.api.quantity import Quantity, quantity_dec_hook
 from dralloc.errors import DecodeError
 
@@ -433,9 +433,12 @@ def load_checked(sources: Iterable[str | os.PathLike[str] | IO[str] | IO[bytes]]
     objects: list[Any] = []
     problems: list[FieldProblem] = []
     first_error: DecodeError | None = None
+    first_seen: dict[tuple[str, str, str], str] = {}
     with cyclic_gc_paused():
         # Each object is kept, its document (the parsed dicts) dropped as soon as it is decoded.
         for checked in iter_checked(sources):
+            if checked.error is None:
+                checked = _first_of_its_name(checked, first_seen)
             if checked.error is not None:
                 first_error = first_error or checked.error
                 continue
@@ -449,6 +452,28 @@ def load_checked(sources: Iterable[str | os.PathLike[str] | IO[str] | IO[bytes]]
     if first_error is not None:
         raise first_error
     return objects, problems
+
+
+def _first_of_its_name(checked: CheckedObject, first_seen: dict[tuple[str, str, str], str]) -> CheckedObject:
+    """``checked``, or a decode error when an object of its kind, namespace and name came before: a cluster
+    holds each object once (kube-apiserver refuses a second create), and a dump that repeats one (two dumps
+    concatenated) would otherwise count its node or its devices twice."""
+    obj = checked.obj
+    meta = getattr(obj, "metadata", None)
+    name = getattr(meta, "name", None)
+    if not name:
+        return checked  # (generateName: the server names it)
+    kind = kind_of(obj)
+    namespace = (meta.namespace or "default") if kind in NAMESPACED_KINDS else ""
+    key = (kind, namespace, name)
+    where = checked.document.where
+    first = first_seen.setdefault(key, where)
+    if first is where:
+        return checked
+    shown = f"{namespace}/{name}" if namespace else name
+    error = DecodeError(f"{where}: {kind} \"{shown}\" already exists (first at {first}): each object may "
+                        "appear once")
+    return CheckedObject(checked.document, None, error, checked.problems)
 
 
 def _qualified_name(obj: Any) -> str:

@@ -54,6 +54,15 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
                                "CSIDriver": storage_v1.CSIDriver, "CSIStorageCapacity": storage_v1.CSIStorageCapacity},
 }
 
+# Every kind above is namespaced or cluster-scoped, as kube-apiserver serves it.
+NAMESPACED_KINDS = frozenset({
+    "ResourceClaim", "ResourceClaimTemplate", "Pod", "Service", "ReplicationController", "PersistentVolumeClaim",
+    "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "JobSet", "LeaderWorkerSet", "Workload",
+    "PodGroup", "Lease", "PodDisruptionBudget", "CSIStorageCapacity"})
+CLUSTER_KINDS = frozenset({
+    "ResourceSlice", "DeviceClass", "DeviceTaintRule", "Node", "Namespace", "PersistentVolume", "PriorityClass",
+    "StorageClass", "CSINode", "CSIDriver"})
+
 
 def model_for(api_version: str | None, kind: str | None) -> type | None:
     """The model class for an apiVersion/kind, or None if dralloc does not model it."""
@@ -62,3 +71,11 @@ def model_for(api_version: str | None, kind: str | None) -> type | None:
     if api_version == "v1":
         return _CORE_KINDS.get(kind or "")
     return _OTHER_KINDS.get(api_version or "", {}).get(kind or "")
+
+
+def modelled_kinds() -> set[str]:
+    """Every kind dralloc decodes."""
+    kinds = set(_RESOURCE_KINDS) | set(_CORE_KINDS)
+    for group in _OTHER_KINDS.values():
+        kinds |= set(group)
+    return kinds

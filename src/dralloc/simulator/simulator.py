@@ -240,7 +240,7 @@ class Simulator:
             pod = replace(pod, metadata=replace(pod.metadata, uid=_pod_uid(pod)))
         key = f"{pod.metadata.namespace}/{pod.metadata.name}"
         if key in self.results:
-            raise ValueError(f"pod {key} appears twice")
+            raise InputError(f"pod {key} appears twice")
         pod = self._make_template_claims(pod)
         info = PodInfo.build(pod, self._next_order(), self._priority(pod), self._requests_cache)
         self.infos[key] = info
@@ -309,7 +309,7 @@ class Simulator:
             pod = replace(pod, metadata=replace(pod.metadata, namespace="default"))
         key = f"{pod.metadata.namespace}/{pod.metadata.name}"
         if key in self.results or key in self.held:
-            raise ValueError(f"pod {key} appears twice")
+            raise InputError(f"pod {key} appears twice")
         info = PodInfo.build(pod, self._next_order(), self._priority(pod), self._requests_cache)
         self.held[key] = info
         self.snapshot.nominate(node, info)

@@ -17,6 +17,7 @@ from dralloc.api.core_v1 import Node, Pod
 from dralloc.api.core_v1_storage import PersistentVolume, PersistentVolumeClaim
 from dralloc.api.defaults import apply_defaults
 from dralloc.api.jobset_v1alpha2 import JobSet
+from dralloc.api.kinds import NAMESPACED_KINDS
 from dralloc.api.leaderworkerset_v1 import LeaderWorkerSet
 from dralloc.api.policy_v1 import PodDisruptionBudget
 from dralloc.api.resource_v1 import (
@@ -80,10 +81,6 @@ __all__ = [
     "check",
     "NAMESPACED_KINDS",
 ]
-
-NAMESPACED_KINDS = {"ResourceClaim", "ResourceClaimTemplate", "Pod", "Deployment", "ReplicaSet", "StatefulSet",
-                    "DaemonSet", "Job", "PersistentVolumeClaim", "CSIStorageCapacity", "Service", "Workload",
-                    "PodGroup", "JobSet", "LeaderWorkerSet"}
 
 
 def _meta(obj: Any, namespaced: bool, require_namespace: bool) -> list[FieldError]:
