@@ -32,6 +32,7 @@ from dralloc.api.core_v1 import (
     NodeAffinity,
     NodeStatus,
     Pod,
+    PodAffinity,
     PodSpec,
     ResourceRequirements,
 )
@@ -71,10 +72,12 @@ def pod(name: str, namespace: str, labels: dict[str, str] | None, affinity: Affi
                spec=PodSpec(containers=[container], affinity=affinity))
 
 
-ANTI = Affinity(pod_anti_affinity={"requiredDuringSchedulingIgnoredDuringExecution": [_term("green", HOST)]})
-AFFINE = Affinity(pod_affinity={"requiredDuringSchedulingIgnoredDuringExecution": [_term("blue", ZONE)]})
-PREFERRED = Affinity(pod_affinity={"preferredDuringSchedulingIgnoredDuringExecution": [
-    {"weight": 1, "podAffinityTerm": _term("red", HOST)}]})
+ANTI = Affinity(pod_anti_affinity=msgspec.convert(
+    {"requiredDuringSchedulingIgnoredDuringExecution": [_term("green", HOST)]}, PodAffinity))
+AFFINE = Affinity(pod_affinity=msgspec.convert(
+    {"requiredDuringSchedulingIgnoredDuringExecution": [_term("blue", ZONE)]}, PodAffinity))
+PREFERRED = Affinity(pod_affinity=msgspec.convert({"preferredDuringSchedulingIgnoredDuringExecution": [
+    {"weight": 1, "podAffinityTerm": _term("red", HOST)}]}, PodAffinity))
 NODE_AFFINITY = Affinity(node_affinity=msgspec.convert(
     {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
         {"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["zone1", "zone2"]}]}]}}, NodeAffinity))

@@ -214,3 +214,20 @@ def test_an_api_version_or_kind_that_is_not_a_string_is_a_decode_error(header: s
     text = f"{header}\nmetadata: {{name: x}}\n"
     with pytest.raises(DecodeError, match=message):
         codec.load_checked([io.StringIO(text)])
+
+
+def test_pod_affinity_terms_are_typed_so_a_misshapen_selector_names_its_path():
+    text = """apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  containers: [{name: c, image: i}]
+  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector: {matchLabels: true}
+        topologyKey: zone
+"""
+    with pytest.raises(DecodeError, match=r"podAntiAffinity\.requiredDuringSchedulingIgnoredDuringExecution\[0\]"
+                                          r"\.labelSelector\.matchLabels: Expected `object \| null`, got `bool`"):
+        load(io.StringIO(text))

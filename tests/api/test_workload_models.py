@@ -68,7 +68,7 @@ def test_the_pod_template_is_typed_down_to_node_affinity_and_ports() -> None:
     assert required.node_selector_terms[0].match_fields[0].values == ["n1"]
     preferred = spec.affinity.node_affinity.preferred_during_scheduling_ignored_during_execution
     assert preferred[0].weight == 10 and preferred[0].preference.match_expressions[0].operator == "Exists"
-    assert spec.affinity.pod_anti_affinity == {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone"}]}
+    assert spec.affinity.pod_anti_affinity.required_during_scheduling_ignored_during_execution[0].topology_key == "zone"
     port = spec.containers[0].ports[0]
     assert (port.container_port, port.host_port, port.protocol, port.host_ip) == (80, 8080, "TCP", "10.0.0.1")
     assert spec.init_containers[0].restart_policy == "Always"

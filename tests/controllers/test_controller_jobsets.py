@@ -10,6 +10,7 @@ import hashlib
 import io
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -226,11 +227,11 @@ def test_exclusive_leader_gets_affinity_to_its_job_and_anti_affinity_to_others()
     affinity = admit_jobset_pod(leader, 5).spec.affinity
     assert affinity is not None
     required = "requiredDuringSchedulingIgnoredDuringExecution"
-    assert (affinity.pod_affinity or {})[required] == [{
+    assert msgspec.to_builtins(affinity.pod_affinity)[required] == [{
         "labelSelector": {"matchExpressions": [{"key": "jobset.sigs.k8s.io/job-key", "operator": "In",
                                                 "values": [key]}]},
         "topologyKey": "rack", "namespaceSelector": {}}]
-    assert (affinity.pod_anti_affinity or {})[required] == [{
+    assert msgspec.to_builtins(affinity.pod_anti_affinity)[required] == [{
         "labelSelector": {"matchExpressions": [
             {"key": "jobset.sigs.k8s.io/job-key", "operator": "Exists"},
             {"key": "jobset.sigs.k8s.io/job-key", "operator": "NotIn", "values": [key]},
@@ -238,7 +239,7 @@ def test_exclusive_leader_gets_affinity_to_its_job_and_anti_affinity_to_others()
         "topologyKey": "rack", "namespaceSelector": {}}]
     follows = admit_jobset_pod(follower, 5).spec.affinity
     assert follows is not None and follows.pod_anti_affinity is None
-    assert (follows.pod_affinity or {})[required] == [{
+    assert msgspec.to_builtins(follows.pod_affinity)[required] == [{
         "labelSelector": {"matchExpressions": [
             {"key": "jobset.sigs.k8s.io/job-key", "operator": "In", "values": [key]},
             {"key": "batch.kubernetes.io/job-completion-index", "operator": "In", "values": ["0"]}]},

@@ -9,6 +9,7 @@ import hashlib
 import io
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -160,15 +161,15 @@ def test_exclusive_topology_affinities() -> None:
     required = "requiredDuringSchedulingIgnoredDuringExecution"
     leader = made.pods[0].spec.affinity
     assert leader is not None
-    assert (leader.pod_affinity or {})[required] == [{"labelSelector": {"matchExpressions": [
+    assert msgspec.to_builtins(leader.pod_affinity)[required] == [{"labelSelector": {"matchExpressions": [
         {"key": "leaderworkerset.sigs.k8s.io/group-key", "operator": "In", "values": [key]}]}, "topologyKey": "rack"}]
-    assert (leader.pod_anti_affinity or {})[required] == [{"labelSelector": {"matchExpressions": [
+    assert msgspec.to_builtins(leader.pod_anti_affinity)[required] == [{"labelSelector": {"matchExpressions": [
         {"key": "leaderworkerset.sigs.k8s.io/group-key", "operator": "Exists"},
         {"key": "leaderworkerset.sigs.k8s.io/group-key", "operator": "NotIn", "values": [key]}]},
         "topologyKey": "rack"}]
     worker = made.pods[2].spec.affinity
     assert worker is not None and worker.pod_anti_affinity is None
-    assert (worker.pod_affinity or {})[required] == [{"labelSelector": {"matchExpressions": [
+    assert msgspec.to_builtins(worker.pod_affinity)[required] == [{"labelSelector": {"matchExpressions": [
         {"key": "leaderworkerset.sigs.k8s.io/group-key", "operator": "In", "values": [key]},
         {"key": "leaderworkerset.sigs.k8s.io/worker-index", "operator": "In", "values": ["0"]}]},
         "topologyKey": "rack"}]
@@ -194,7 +195,7 @@ def test_sub_groups_label_leader_and_workers() -> None:
     assert by_name["sample-0"]["leaderworkerset.sigs.k8s.io/subgroup-key"] == hashlib.sha1(b"sample-0/0").hexdigest()
     affinity = made.pods[-1].spec.affinity
     assert affinity is not None and affinity.pod_anti_affinity is not None
-    required = affinity.pod_affinity or {}
+    required = msgspec.to_builtins(affinity.pod_affinity)
     assert required["requiredDuringSchedulingIgnoredDuringExecution"][0]["topologyKey"] == "host"
     annotations = made.pods[-1].metadata.annotations or {}
     assert annotations["leaderworkerset.sigs.k8s.io/subgroup-size"] == "2"

@@ -464,7 +464,7 @@ def _first_of_its_name(checked: CheckedObject, first_seen: dict[tuple[str, str, 
     if not name:
         return checked  # (generateName: the server names it)
     kind = kind_of(obj)
-    namespace = (meta.namespace or "default") if kind in NAMESPACED_KINDS else ""
+    namespace = (getattr(meta, "namespace", None) or "default") if kind in NAMESPACED_KINDS else ""
     key = (kind, namespace, name)
     where = checked.document.where
     first = first_seen.setdefault(key, where)

@@ -3,8 +3,8 @@ and Event.
 
 Only what the allocator, node fit, the scheduler and the workload controllers read is modelled; other
 fields of a Node or Pod are dropped when decoding. The structs that model only part of their upstream type
-say so with ``PARTIAL = True``: strict decoding does not report fields below them as unknown. Pod affinity
-and anti-affinity and topology spread constraints are kept as plain data. The API server stores core objects as the
+say so with ``PARTIAL = True``: strict decoding does not report fields below them as unknown. Topology
+spread constraints are kept as plain data. The API server stores core objects as the
 JSON clients sent (every field round-trips) and decodes them into these models only to read them.
 """
 
@@ -45,10 +45,31 @@ class NodeAffinity(Base):
     preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] | None = None
 
 
+class PodAffinityTerm(Base):
+    label_selector: LabelSelector | None = None
+    namespaces: list[str] | None = None
+    topology_key: str = ""
+    namespace_selector: LabelSelector | None = None
+    match_label_keys: list[str] | None = None
+    mismatch_label_keys: list[str] | None = None
+
+
+class WeightedPodAffinityTerm(Base):
+    weight: int = 0
+    pod_affinity_term: PodAffinityTerm = msgspec.field(default_factory=PodAffinityTerm)
+
+
+class PodAffinity(Base):
+    """core/v1 PodAffinity, and PodAntiAffinity, which has the same fields."""
+
+    required_during_scheduling_ignored_during_execution: list[PodAffinityTerm] | None = None
+    preferred_during_scheduling_ignored_during_execution: list[WeightedPodAffinityTerm] | None = None
+
+
 class Affinity(Base):
     node_affinity: NodeAffinity | None = None
-    pod_affinity: dict[str, Any] | None = None
-    pod_anti_affinity: dict[str, Any] | None = None
+    pod_affinity: PodAffinity | None = None
+    pod_anti_affinity: PodAffinity | None = None
 
 
 class Taint(Base):

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from msgspec.structs import replace
 
@@ -46,7 +45,7 @@ from dralloc.api.batch_v1 import Job, JobSpec
 from dralloc.api.core_v1 import Pod, Service, ServiceSpec, Toleration
 from dralloc.api.jobset_v1alpha2 import JobSet, ReplicatedJob, defaulted, group_name, replicas
 from dralloc.api.meta import ObjectMeta
-from dralloc.controllers.required_affinity import with_required_terms
+from dralloc.controllers.required_affinity import required_term, requirement, with_required_terms
 from dralloc.controllers.workloads import controller_ref
 
 __all__ = [
@@ -245,10 +244,6 @@ def jobset_service(js: JobSet) -> Service | None:
 # --- the pod webhook -----------------------------------------------------------------------------------
 
 
-def _expression(key: str, operator: str, values: list[str] | None = None) -> dict[str, Any]:
-    return {"key": key, "operator": operator, **({"values": values} if values is not None else {})}
-
-
 def admit_jobset_pod(pod: Pod, priority: int) -> Pod:
     """The JobSet pod webhook on a new pod (see the module docstring); ``priority``: the pod's priority as
     the Priority admission plugin set it."""
@@ -263,15 +258,11 @@ def admit_jobset_pod(pod: Pod, priority: int) -> Pod:
         return pod
     key = labels.get(JOB_KEY, "")
     if annotations.get(COMPLETION_INDEX) == "0":
-        together = {"labelSelector": {"matchExpressions": [_expression(JOB_KEY, "In", [key])]},
-                    "topologyKey": topology, "namespaceSelector": {}}
-        apart = {"labelSelector": {"matchExpressions": [
-            _expression(JOB_KEY, "Exists"), _expression(JOB_KEY, "NotIn", [key]),
-            _expression(PRIORITY_KEY, "In", [str(priority)])]}, "topologyKey": topology, "namespaceSelector": {}}
+        together = required_term(topology, requirement(JOB_KEY, "In", [key]), every_namespace=True)
+        apart = required_term(topology, requirement(JOB_KEY, "Exists"), requirement(JOB_KEY, "NotIn", [key]),
+                              requirement(PRIORITY_KEY, "In", [str(priority)]), every_namespace=True)
         return replace(pod, spec=replace(pod.spec, affinity=with_required_terms(pod.spec.affinity, together, apart)))
-    follow = {"labelSelector": {"matchExpressions": [_expression(JOB_KEY, "In", [key]),
-                                                     _expression(COMPLETION_INDEX, "In", ["0"])]},
-              "topologyKey": topology}
+    follow = required_term(topology, requirement(JOB_KEY, "In", [key]), requirement(COMPLETION_INDEX, "In", ["0"]))
     return replace(pod, spec=replace(pod.spec, affinity=with_required_terms(pod.spec.affinity, follow, None)))
 
 

@@ -49,7 +49,12 @@ from dralloc.api.leaderworkerset_v1 import (
 )
 from dralloc.api.meta import LabelSelector, ObjectMeta, OwnerReference
 from dralloc.controllers.names import NameGenerator, safe_encode
-from dralloc.controllers.required_affinity import REQUIRED, with_required_terms
+from dralloc.controllers.required_affinity import (
+    has_required_term,
+    required_term,
+    requirement,
+    with_required_terms,
+)
 from dralloc.controllers.workloads import Owned, controller_ref, expand_statefulset, is_active
 
 __all__ = [
@@ -159,9 +164,7 @@ def leader_statefulset(lws: LeaderWorkerSet, revision: str) -> StatefulSet:
 
 def _follow_leader(affinity: Affinity | None, key: str, topology: str) -> Affinity:
     """The stand-in for the leader's-domain nodeSelector (see the module docstring)."""
-    term = {"labelSelector": {"matchExpressions": [
-        {"key": GROUP_KEY, "operator": "In", "values": [key]},
-        {"key": WORKER_INDEX_KEY, "operator": "In", "values": ["0"]}]}, "topologyKey": topology}
+    term = required_term(topology, requirement(GROUP_KEY, "In", [key]), requirement(WORKER_INDEX_KEY, "In", ["0"]))
     return with_required_terms(affinity, term, None)
 
 
@@ -207,21 +210,18 @@ def _service(name: str, namespace: str | None, selector: dict[str, str], owner: 
 
 def _exclusive_applied(affinity: Affinity | None, topology: str) -> bool:
     """``exclusiveAffinityApplied``: both a required affinity and anti-affinity term over ``topology``."""
-    if affinity is None or affinity.pod_affinity is None or affinity.pod_anti_affinity is None:
+    if affinity is None:
         return False
-    return (any(t.get("topologyKey") == topology for t in affinity.pod_affinity.get(REQUIRED) or ())
-            and any(t.get("topologyKey") == topology for t in affinity.pod_anti_affinity.get(REQUIRED) or ()))
+    return has_required_term(affinity.pod_affinity, topology) and has_required_term(affinity.pod_anti_affinity,
+                                                                                  topology)
 
 
 def _set_exclusive(pod: Pod, key: str, topology: str, label: str) -> Pod:
     """``SetExclusiveAffinities``: with pods of the same ``label`` value over ``topology``, away from others."""
     if _exclusive_applied(pod.spec.affinity, topology):
         return pod
-    together = {"labelSelector": {"matchExpressions": [{"key": label, "operator": "In", "values": [key]}]},
-                "topologyKey": topology}
-    apart = {"labelSelector": {"matchExpressions": [{"key": label, "operator": "Exists"},
-                                                    {"key": label, "operator": "NotIn", "values": [key]}]},
-             "topologyKey": topology}
+    together = required_term(topology, requirement(label, "In", [key]))
+    apart = required_term(topology, requirement(label, "Exists"), requirement(label, "NotIn", [key]))
     return replace(pod, spec=replace(pod.spec, affinity=with_required_terms(pod.spec.affinity, together, apart)))
 
 

@@ -11,17 +11,19 @@ twice selects the same pods), so pods read from a dump and pods dralloc creates 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
-from dralloc.api.core_v1 import Pod
+import msgspec
+
+from dralloc.api.core_v1 import Pod, PodAffinity, PodAffinityTerm, WeightedPodAffinityTerm
+from dralloc.api.meta import LabelSelectorRequirement
 from dralloc.scheduler.labels import NOTHING, Selector, SelectorError, compile_selector
 
-REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 # kube-apiserver labels every Namespace with its own name
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
-PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,29 +61,29 @@ class PodAffinityTerms:
     error: str = ""
 
 
-def _term(raw: Mapping[str, Any], namespace: str, labels: Mapping[str, str]) -> AffinityTerm:
-    label_selector = raw.get("labelSelector")
-    match_keys = raw.get("matchLabelKeys") or ()
-    mismatch_keys = raw.get("mismatchLabelKeys") or ()
+def _term(term: PodAffinityTerm, namespace: str, labels: Mapping[str, str]) -> AffinityTerm:
+    label_selector = term.label_selector
+    match_keys = term.match_label_keys or ()
+    mismatch_keys = term.mismatch_label_keys or ()
     if label_selector is not None and (match_keys or mismatch_keys):
-        extra = [{"key": k, "operator": "In", "values": [labels[k]]} for k in match_keys if k in labels]
-        extra += [{"key": k, "operator": "NotIn", "values": [labels[k]]} for k in mismatch_keys if k in labels]
-        label_selector = {**label_selector,
-                          "matchExpressions": list(label_selector.get("matchExpressions") or ()) + extra}
+        extra = [LabelSelectorRequirement(k, "In", [labels[k]]) for k in match_keys if k in labels]
+        extra += [LabelSelectorRequirement(k, "NotIn", [labels[k]]) for k in mismatch_keys if k in labels]
+        label_selector = msgspec.structs.replace(
+            label_selector, match_expressions=[*(label_selector.match_expressions or ()), *extra])
     selector = compile_selector(label_selector)
-    names = raw.get("namespaces") or ()
-    ns_selector_raw = raw.get("namespaceSelector")
-    namespaces = frozenset((namespace,)) if not names and ns_selector_raw is None else frozenset(names)
-    return AffinityTerm(namespaces, selector, str(raw.get("topologyKey") or ""), compile_selector(ns_selector_raw))
+    names = term.namespaces or ()
+    namespaces = frozenset((namespace,)) if not names and term.namespace_selector is None else frozenset(names)
+    return AffinityTerm(namespaces, selector, term.topology_key, compile_selector(term.namespace_selector))
 
 
-def _terms(raws: Any, namespace: str, labels: Mapping[str, str]) -> tuple[AffinityTerm, ...]:
-    return tuple(_term(raw, namespace, labels) for raw in raws or ())
+def _terms(terms: list[PodAffinityTerm] | None, namespace: str, labels: Mapping[str, str]
+           ) -> tuple[AffinityTerm, ...]:
+    return tuple(_term(term, namespace, labels) for term in terms or ())
 
 
-def _weighted(raws: Any, namespace: str, labels: Mapping[str, str]) -> tuple[WeightedTerm, ...]:
-    return tuple(WeightedTerm(_term(raw.get("podAffinityTerm") or {}, namespace, labels), int(raw.get("weight") or 0))
-                 for raw in raws or ())
+def _weighted(terms: list[WeightedPodAffinityTerm] | None, namespace: str, labels: Mapping[str, str]
+              ) -> tuple[WeightedTerm, ...]:
+    return tuple(WeightedTerm(_term(w.pod_affinity_term, namespace, labels), w.weight) for w in terms or ())
 
 
 def selects_namespaces_by_label(terms: PodAffinityTerms) -> bool:
@@ -105,18 +107,24 @@ def parse_pod_affinity(pod: Pod) -> PodAffinityTerms | None:
     assert affinity is not None
     namespace = pod.metadata.namespace or "default"
     labels = pod.metadata.labels or {}
-    affine = affinity.pod_affinity or {}
-    anti = affinity.pod_anti_affinity or {}
+    affine = affinity.pod_affinity or PodAffinity()
+    anti = affinity.pod_anti_affinity or PodAffinity()
     errors: list[str] = []
-    parts: list[Any] = []
-    for what, build, raws in (("requiredAffinityTerms", _terms, affine.get(REQUIRED)),
-                              ("requiredAntiAffinityTerms", _terms, anti.get(REQUIRED)),
-                              ("preferredAffinityTerms", _weighted, affine.get(PREFERRED)),
-                              ("preferredAntiAffinityTerms", _weighted, anti.get(PREFERRED))):
+
+    def parsed(what: str, build: Callable[[], tuple[T, ...]]) -> tuple[T, ...]:
         try:
-            parts.append(build(raws, namespace, labels))
+            return build()
         except SelectorError as exc:
             errors.append(f"{what}: {exc}")
-            parts.append(())
+            return ()
+
+    required = parsed("requiredAffinityTerms", lambda: _terms(
+        affine.required_during_scheduling_ignored_during_execution, namespace, labels))
+    required_anti = parsed("requiredAntiAffinityTerms", lambda: _terms(
+        anti.required_during_scheduling_ignored_during_execution, namespace, labels))
+    preferred = parsed("preferredAffinityTerms", lambda: _weighted(
+        affine.preferred_during_scheduling_ignored_during_execution, namespace, labels))
+    preferred_anti = parsed("preferredAntiAffinityTerms", lambda: _weighted(
+        anti.preferred_during_scheduling_ignored_during_execution, namespace, labels))
     error = errors[0] if len(errors) == 1 else ("[" + ", ".join(errors) + "]" if errors else "")
-    return PodAffinityTerms(parts[0], parts[1], parts[2], parts[3], error)
+    return PodAffinityTerms(required, required_anti, preferred, preferred_anti, error)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from dralloc.api.meta import LabelSelector
 
@@ -80,19 +79,19 @@ def selector_from_set(labels: Mapping[str, str]) -> Selector:
     return EVERYTHING.add(tuple(Requirement(k, "In", frozenset((v,))) for k, v in labels.items()))
 
 
-def compile_selector(raw: Mapping[str, Any] | None) -> Selector:
-    """``LabelSelectorAsSelector`` over a label selector as JSON (camelCase keys); SelectorError when refused."""
-    if raw is None:
+def compile_selector(selector: LabelSelector | None) -> Selector:
+    """``LabelSelectorAsSelector``: an unset selector selects nothing, an empty one everything; SelectorError
+    when a requirement is refused."""
+    if selector is None:
         return NOTHING
-    match_labels = raw.get("matchLabels") or {}
-    expressions = raw.get("matchExpressions") or []
+    match_labels = selector.match_labels or {}
+    expressions = selector.match_expressions or []
     if not match_labels and not expressions:
         return EVERYTHING
-    reqs = [Requirement(str(k), "In", frozenset((str(v),))) for k, v in match_labels.items()]
+    reqs = [Requirement(k, "In", frozenset((v,))) for k, v in match_labels.items()]
     for expr in expressions:
-        key = str(expr.get("key") or "")
-        op = str(expr.get("operator") or "")
-        values = frozenset(str(v) for v in expr.get("values") or ())
+        op = expr.operator
+        values = frozenset(expr.values or ())
         if op in ("In", "NotIn"):
             if not values:
                 raise SelectorError("for 'in', 'notin' operators, values set can't be empty")
@@ -101,18 +100,13 @@ def compile_selector(raw: Mapping[str, Any] | None) -> Selector:
                 raise SelectorError("values set must be empty for exists and does not exist")
         else:
             raise SelectorError(f'"{op}" is not a valid label selector operator')
-        reqs.append(Requirement(key, op, values))
+        reqs.append(Requirement(expr.key, op, values))
     return EVERYTHING.add(tuple(reqs))
 
 
 def from_model(selector: LabelSelector | None) -> Selector:
-    """``compile_selector`` of the typed model; a refused selector selects nothing."""
-    if selector is None:
-        return NOTHING
-    raw = {"matchLabels": selector.match_labels or {},
-           "matchExpressions": [{"key": e.key, "operator": e.operator, "values": e.values or []}
-                                for e in selector.match_expressions or ()]}
+    """``compile_selector``, where a refused selector selects nothing."""
     try:
-        return compile_selector(raw)
+        return compile_selector(selector)
     except SelectorError:
         return NOTHING

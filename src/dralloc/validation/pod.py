@@ -16,7 +16,15 @@ from typing import Any
 
 import msgspec
 
-from dralloc.api.core_v1 import Affinity, Container, PodResourceClaim, PodSpec, PodTemplateSpec
+from dralloc.api.core_v1 import (
+    Affinity,
+    Container,
+    PodAffinity,
+    PodAffinityTerm,
+    PodResourceClaim,
+    PodSpec,
+    PodTemplateSpec,
+)
 from dralloc.api.defaults import PREEMPT_LOWER_PRIORITY
 from dralloc.api.meta import LabelSelector
 from dralloc.validation import field as f
@@ -165,18 +173,19 @@ def _selector_errors(value: Any, path: str) -> list[f.FieldError]:
     return label_selector_errors(selector, path)
 
 
-def _pod_affinity_term_errors(term: Any, path: str) -> list[f.FieldError]:
+def _pod_affinity_term_errors(term: PodAffinityTerm, path: str) -> list[f.FieldError]:
     """validatePodAffinityTerm: its selectors, its namespaces' names (reported at ``namespace``, upstream)
     and a topology key."""
-    term = term if isinstance(term, dict) else {}
-    errs = _selector_errors(term.get("labelSelector"), f.child(path, "labelSelector"))
-    errs += _selector_errors(term.get("namespaceSelector"), f.child(path, "namespaceSelector"))
-    for name in term.get("namespaces") or ():
-        errs += [f.invalid(f.child(path, "namespace"), name, m) for m in name_is_dns_label(str(name), False)]
-    topology_key = str(term.get("topologyKey") or "")
-    if not topology_key:
+    errs: list[f.FieldError] = []
+    if term.label_selector is not None:
+        errs += label_selector_errors(term.label_selector, f.child(path, "labelSelector"))
+    if term.namespace_selector is not None:
+        errs += label_selector_errors(term.namespace_selector, f.child(path, "namespaceSelector"))
+    for name in term.namespaces or ():
+        errs += [f.invalid(f.child(path, "namespace"), name, m) for m in name_is_dns_label(name, False)]
+    if not term.topology_key:
         errs.append(f.required(f.child(path, "topologyKey"), "can not be empty"))
-    return errs + validate_label_name(topology_key, f.child(path, "topologyKey"))
+    return errs + validate_label_name(term.topology_key, f.child(path, "topologyKey"))
 
 
 SPREAD_ACTIONS = ["DoNotSchedule", "ScheduleAnyway"]
@@ -239,21 +248,19 @@ def topology_spread_errors(constraints: Sequence[Any], path: str) -> list[f.Fiel
     return errs
 
 
-def _pod_affinity_errors(affinity: Any, path: str) -> list[f.FieldError]:
-    if not isinstance(affinity, dict):
+def _pod_affinity_errors(affinity: PodAffinity | None, path: str) -> list[f.FieldError]:
+    if affinity is None:
         return []
     errs: list[f.FieldError] = []
     required_path = f.child(path, "requiredDuringSchedulingIgnoredDuringExecution")
-    for i, term in enumerate(affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or ()):
+    for i, term in enumerate(affinity.required_during_scheduling_ignored_during_execution or ()):
         errs += _pod_affinity_term_errors(term, f.index(required_path, i))
     preferred_path = f.child(path, "preferredDuringSchedulingIgnoredDuringExecution")
-    for i, weighted in enumerate(affinity.get("preferredDuringSchedulingIgnoredDuringExecution") or ()):
+    for i, weighted in enumerate(affinity.preferred_during_scheduling_ignored_during_execution or ()):
         where = f.index(preferred_path, i)
-        weighted = weighted if isinstance(weighted, dict) else {}
-        weight = weighted.get("weight") or 0
-        if not isinstance(weight, int) or not 0 < weight <= 100:
-            errs.append(f.invalid(f.child(where, "weight"), weight, _WEIGHT_RANGE))
-        errs += _pod_affinity_term_errors(weighted.get("podAffinityTerm"), f.child(where, "podAffinityTerm"))
+        if not 0 < weighted.weight <= 100:
+            errs.append(f.invalid(f.child(where, "weight"), weighted.weight, _WEIGHT_RANGE))
+        errs += _pod_affinity_term_errors(weighted.pod_affinity_term, f.child(where, "podAffinityTerm"))
     return errs
 
 
