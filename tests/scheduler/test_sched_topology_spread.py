@@ -5,11 +5,13 @@ from __future__ import annotations
 import random
 import textwrap
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sched_builders import by_name, load
 
+from dralloc.api.core_v1 import TopologySpreadConstraint
 from dralloc.scheduler import FeatureGates, Scheduler
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.pod_topology_spread import scoring
@@ -340,9 +342,10 @@ def test_node_grouping_gives_the_same_placements_as_filtering_every_node(seed: i
 
 
 def test_constraints_parse_with_upstream_defaults() -> None:
-    raws = [{"maxSkew": 2, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule",
-             "labelSelector": {"matchLabels": {"app": "web"}}, "matchLabelKeys": ["rev"]},
-            {"maxSkew": 1, "topologyKey": "h", "whenUnsatisfiable": "ScheduleAnyway"}]
+    raws = msgspec.convert([{"maxSkew": 2, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule",
+                             "labelSelector": {"matchLabels": {"app": "web"}}, "matchLabelKeys": ["rev"]},
+                            {"maxSkew": 1, "topologyKey": "h", "whenUnsatisfiable": "ScheduleAnyway"}],
+                           list[TopologySpreadConstraint])
     (hard,) = parse_constraints(raws, {"app": "web", "rev": "7"}, "DoNotSchedule")
     assert (hard.max_skew, hard.min_domains, hard.honor_affinity, hard.honor_taints) == (2, 1, True, False)
     assert hard.selector.matches({"app": "web", "rev": "7"}) and not hard.selector.matches({"app": "web"})
@@ -451,3 +454,32 @@ def test_filter_verdicts_follow_the_definition(zones, placed, skew, min_domains,
             assert got is not None and got.reasons == (SKEW,)
         else:
             assert got is None
+
+
+@pytest.mark.parametrize("kind", ["StatefulSet", "Deployment"])
+def test_a_workload_template_with_a_malformed_constraint_is_refused_once(tmp_path, kind: str) -> None:
+    import contextlib
+    import io
+
+    from dralloc.cli.main import main
+
+    workload = f"""apiVersion: apps/v1
+kind: {kind}
+metadata: {{name: web, namespace: default}}
+spec:
+  replicas: 2
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata: {{labels: {{app: web}}}}
+    spec:
+      containers: [{{name: c, image: i}}]
+      topologySpreadConstraints: [{{maxSkew: 0, topologyKey: {ZONE}, whenUnsatisfiable: DoNotSchedule}}]
+"""
+    path = tmp_path / "c.yaml"
+    path.write_text("---\n".join([node("a1", "a"), workload]))
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        code = main(["simulate", "-f", str(path)])
+    assert code == 2
+    line = f"{kind}/web: spec.template.spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater"
+    assert err.getvalue().count(line) == 1

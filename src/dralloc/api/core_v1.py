@@ -3,8 +3,7 @@ and Event.
 
 Only what the allocator, node fit, the scheduler and the workload controllers read is modelled; other
 fields of a Node or Pod are dropped when decoding. The structs that model only part of their upstream type
-say so with ``PARTIAL = True``: strict decoding does not report fields below them as unknown. Topology
-spread constraints are kept as plain data. The API server stores core objects as the
+say so with ``PARTIAL = True``: strict decoding does not report fields below them as unknown.  The API server stores core objects as the
 JSON clients sent (every field round-trips) and decodes them into these models only to read them.
 """
 
@@ -70,6 +69,17 @@ class Affinity(Base):
     node_affinity: NodeAffinity | None = None
     pod_affinity: PodAffinity | None = None
     pod_anti_affinity: PodAffinity | None = None
+
+
+class TopologySpreadConstraint(Base):
+    max_skew: int = 0
+    topology_key: str = ""
+    when_unsatisfiable: str = ""
+    label_selector: LabelSelector | None = None
+    min_domains: int | None = None
+    node_affinity_policy: str | None = None  # Honor (default) or Ignore
+    node_taints_policy: str | None = None  # Ignore (default) or Honor
+    match_label_keys: list[str] | None = None
 
 
 class Taint(Base):
@@ -334,7 +344,7 @@ class PodSpec(Base):
     priority_class_name: str | None = None
     preemption_policy: str | None = None  # PreemptLowerPriority (default) or Never
     scheduler_name: str | None = None
-    topology_spread_constraints: list[dict[str, Any]] | None = None
+    topology_spread_constraints: list[TopologySpreadConstraint] | None = None
     termination_grace_period_seconds: int | None = None  # how long a deleted pod terminates (default 30)
     volumes: list[Volume] | None = None
     # The PodGroup the pod belongs to (GenericWorkload; read only when the gate is on).

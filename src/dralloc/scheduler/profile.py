@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-import msgspec
-
 from dralloc.scheduler.config import ProfileConfig
 from dralloc.scheduler.config import types as cfg
 from dralloc.scheduler.config.plugins import DEFAULT_MULTI_POINT
@@ -148,5 +146,4 @@ def _node_affinity(args: cfg.ArgsBase | None) -> Plugin:
 def _pod_topology_spread(args: cfg.ArgsBase | None) -> Plugin:
     if not isinstance(args, cfg.PodTopologySpreadArgs):
         return PodTopologySpread()
-    constraints = [msgspec.to_builtins(c) for c in args.default_constraints or ()]
-    return PodTopologySpread(constraints, args.defaulting_type or "System")
+    return PodTopologySpread(args.default_constraints or (), args.defaulting_type or "System")

@@ -120,27 +120,26 @@ def load_checked_inputs(sources: list[str]) -> tuple[list[Any], list[str], list[
             sources, each=lambda obj: sharing.share(obj) if type(obj) is ResourceSlice else obj)
     skipped = [str(w.message) for w in caught]
     fields = [f"{p.where}: {p.kind}/{p.name}: {p.message}" for p in field_problems]
-    problems = []
+    problems: list[str] = []
     for obj in objects:
         meta = getattr(obj, "metadata", None)
         where = f"{type(obj).__name__}/{getattr(meta, 'name', '') or '(unnamed)'}"
-        for err in validate(obj):
-            problems.append(f"{where}: {err}")
-        problems.extend(f"{where}: {p}" for p in _spread_problems(obj))
+        errors = [str(err) for err in validate(obj)]
+        errors += [e for e in _template_spread_errors(obj) if e not in errors]
+        problems.extend(f"{where}: {e}" for e in errors)
     if problems:
         raise ValidationFailed("invalid input:\n  " + "\n  ".join(problems))
     return objects, skipped, fields
 
 
-def _spread_problems(obj: Any) -> list[str]:
-    """Malformed topology spread constraints of a pod or a workload's pod template (kube-apiserver refuses
-    them; the scheduler cannot read them)."""
-    from dralloc.scheduler.plugins.pod_topology_spread.constraints import FIELD, spread_constraint_problems
+def _template_spread_errors(obj: Any) -> list[str]:
+    """The topology spread constraints of a workload's pod template, checked as its pods' will be: the
+    simulator makes the pods itself, so a template kube-apiserver leaves unchecked (a StatefulSet's) is
+    refused here rather than scheduled as pods the controller could never create."""
+    from dralloc.validation.pod import topology_spread_errors
 
-    spec = getattr(obj, "spec", None)
-    template = getattr(spec, "template", None)
-    if template is not None and hasattr(template, "spec"):
-        raws = template.spec.topology_spread_constraints
-        return [p.replace(FIELD, "spec.template." + FIELD, 1) for p in spread_constraint_problems(raws)]
-    raws = getattr(spec, "topology_spread_constraints", None)
-    return spread_constraint_problems(raws) if isinstance(raws, list) else []
+    template = getattr(getattr(obj, "spec", None), "template", None)
+    constraints = getattr(getattr(template, "spec", None), "topology_spread_constraints", None)
+    if not constraints:
+        return []
+    return [str(e) for e in topology_spread_errors(constraints, "spec.template.spec.topologySpreadConstraints")]

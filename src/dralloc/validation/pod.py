@@ -12,9 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
-
-import msgspec
 
 from dralloc.api.core_v1 import (
     Affinity,
@@ -24,9 +21,9 @@ from dralloc.api.core_v1 import (
     PodResourceClaim,
     PodSpec,
     PodTemplateSpec,
+    TopologySpreadConstraint,
 )
 from dralloc.api.defaults import PREEMPT_LOWER_PRIORITY
-from dralloc.api.meta import LabelSelector
 from dralloc.validation import field as f
 from dralloc.validation.formats import is_dns1123_label, is_qualified_name
 from dralloc.validation.meta import (
@@ -162,17 +159,6 @@ def containers_errors(spec: PodSpec, path: str, pod_claims: set[str], require_im
     return errs
 
 
-def _selector_errors(value: Any, path: str) -> list[f.FieldError]:
-    """A label selector kept as plain data (in affinity terms and spread constraints), checked strictly."""
-    if value is None:
-        return []
-    try:
-        selector = msgspec.convert(value, LabelSelector)
-    except (msgspec.ValidationError, TypeError):
-        return []  # not shaped as a selector at all: the decoder's concern
-    return label_selector_errors(selector, path)
-
-
 def _pod_affinity_term_errors(term: PodAffinityTerm, path: str) -> list[f.FieldError]:
     """validatePodAffinityTerm: its selectors, its namespaces' names (reported at ``namespace``, upstream)
     and a topology key."""
@@ -193,58 +179,55 @@ INCLUSION_POLICIES = ["Honor", "Ignore"]
 _NOT_POSITIVE = "must be greater than zero"
 
 
-def _spread_label_key_errors(constraint: dict[str, Any], path: str) -> list[f.FieldError]:
-    keys = constraint.get("matchLabelKeys") or []
+def _spread_label_key_errors(constraint: TopologySpreadConstraint, path: str) -> list[f.FieldError]:
+    keys = constraint.match_label_keys or []
     if not keys:
         return []
-    selector = constraint.get("labelSelector")
+    selector = constraint.label_selector
     errs: list[f.FieldError] = []
-    if isinstance(selector, dict):
-        taken = set(selector.get("matchLabels") or {}) | {
-            e.get("key") for e in selector.get("matchExpressions") or () if isinstance(e, dict)}
+    if selector is not None:
+        taken = set(selector.match_labels or {}) | {e.key for e in selector.match_expressions or ()}
     else:
         taken = set()
         errs.append(f.forbidden(path, "must not be specified when labelSelector is not set"))
     for i, key in enumerate(keys):
-        errs += validate_label_name(str(key), f.index(path, i))
+        errs += validate_label_name(key, f.index(path, i))
         if key in taken:
             errs.append(f.invalid(f.index(path, i), key, "exists in both matchLabelKeys and labelSelector"))
     return errs
 
 
-def topology_spread_errors(constraints: Sequence[Any], path: str) -> list[f.FieldError]:
+def topology_spread_errors(constraints: Sequence[TopologySpreadConstraint], path: str) -> list[f.FieldError]:
     """validateTopologySpreadConstraints: a positive maxSkew, a topology key, a known whenUnsatisfiable, no
     two constraints with the same key and action, minDomains only positive and with DoNotSchedule, known node
     inclusion policies, matchLabelKeys beside a selector, and a well-formed label selector."""
     errs: list[f.FieldError] = []
-    items = [c if isinstance(c, dict) else {} for c in constraints]
-    for i, constraint in enumerate(items):
+    for i, constraint in enumerate(constraints):
         at = f.index(path, i)
-        max_skew = constraint.get("maxSkew") or 0
-        if not isinstance(max_skew, int) or max_skew <= 0:
-            errs.append(f.invalid(f.child(at, "maxSkew"), max_skew, _NOT_POSITIVE))
-        key, action = str(constraint.get("topologyKey") or ""), str(constraint.get("whenUnsatisfiable") or "")
+        if constraint.max_skew <= 0:
+            errs.append(f.invalid(f.child(at, "maxSkew"), constraint.max_skew, _NOT_POSITIVE))
+        key, action = constraint.topology_key, constraint.when_unsatisfiable
         if not key:
             errs.append(f.required(f.child(at, "topologyKey"), "can not be empty"))
         if action not in SPREAD_ACTIONS:
             errs.append(f.not_supported(f.child(at, "whenUnsatisfiable"), action, SPREAD_ACTIONS))
-        if any(str(c.get("topologyKey") or "") == key and str(c.get("whenUnsatisfiable") or "") == action
-               for c in items[i + 1:]):
+        if any(c.topology_key == key and c.when_unsatisfiable == action for c in constraints[i + 1:]):
             errs.append(f.duplicate(f.child(at, "{topologyKey, whenUnsatisfiable}"), f"{{{key}, {action}}}"))
-        min_domains = constraint.get("minDomains")
+        min_domains = constraint.min_domains
         if min_domains is not None:
             where = f.child(at, "minDomains")
-            if not isinstance(min_domains, int) or min_domains <= 0:
+            if min_domains <= 0:
                 errs.append(f.invalid(where, min_domains, _NOT_POSITIVE))
             if action != "DoNotSchedule":
                 errs.append(f.invalid(where, min_domains, f"can only use minDomains if whenUnsatisfiable=DoNotSchedule, "
                                                           f"not {action}"))
-        for policy_field in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
-            policy = constraint.get(policy_field)
+        for policy_field, policy in (("nodeAffinityPolicy", constraint.node_affinity_policy),
+                                     ("nodeTaintsPolicy", constraint.node_taints_policy)):
             if policy is not None and policy not in INCLUSION_POLICIES:
                 errs.append(f.not_supported(f.child(at, policy_field), policy, INCLUSION_POLICIES))
         errs += _spread_label_key_errors(constraint, f.child(at, "matchLabelKeys"))
-        errs += _selector_errors(constraint.get("labelSelector"), f.child(at, "labelSelector"))
+        if constraint.label_selector is not None:
+            errs += label_selector_errors(constraint.label_selector, f.child(at, "labelSelector"))
     return errs
 
 

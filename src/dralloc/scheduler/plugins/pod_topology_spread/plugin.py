@@ -13,9 +13,10 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from dralloc.api.codec import encode_json
+from dralloc.scheduler.config.types import DefaultConstraint
 from dralloc.scheduler.framework import SKIP, Cycle, K, Plugin, Status, error
 from dralloc.scheduler.groups import combine_classes
 from dralloc.scheduler.nodeinfo import NodeInfo
@@ -96,10 +97,10 @@ class PodTopologySpread(Plugin):
     has_score = True
     has_pre_filter_extensions = True
 
-    def __init__(self, default_constraints: Sequence[dict[str, Any]] = (), defaulting_type: str = "System") -> None:
+    def __init__(self, default_constraints: Sequence[DefaultConstraint] = (), defaulting_type: str = "System") -> None:
         """PodTopologySpreadArgs: with ``defaulting_type`` "System" a pod without constraints gets the system
-        defaults; with "List" it gets ``default_constraints`` (topologySpreadConstraints without a selector,
-        as JSON objects), their selector the pod's Services and controllers select it by."""
+        defaults; with "List" it gets ``default_constraints`` (topologySpreadConstraints without a selector),
+        their selector the pod's Services and controllers select it by."""
         self.default_constraints = list(default_constraints)
         self.system_defaulting = defaulting_type != "List"
         self._index: SpreadIndex | None = None
