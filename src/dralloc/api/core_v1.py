@@ -116,12 +116,21 @@ class ContainerImage(Base):
     size_bytes: int | None = None
 
 
+class NodeCondition(Base):
+    type: str = ""
+    status: str = ""
+    last_heartbeat_time: str | None = None
+    last_transition_time: str | None = None
+    reason: str | None = None
+    message: str | None = None
+
+
 class NodeStatus(Base):
     PARTIAL: ClassVar[bool] = True  # upstream has more fields
 
     capacity: ResourceList | None = None
     allocatable: ResourceList | None = None
-    conditions: list[dict[str, Any]] | None = None
+    conditions: list[NodeCondition] | None = None
     images: list[ContainerImage] | None = None
 
 

@@ -104,7 +104,7 @@ def _condition_warnings(node: Node, pending: list[PodInfo]) -> list[str]:
     name = node.metadata.name
     out = []
     for condition in conditions:
-        kind, status = str(condition.get("type", "")), str(condition.get("status", ""))
+        kind, status = condition.type, condition.status
         taint_key = CONDITION_TAINTS.get((kind, status))
         if taint_key is None or any(t.key == taint_key and t.effect == "NoSchedule" for t in taints):
             continue
