@@ -371,3 +371,121 @@ def test_node_grouping_with_node_affinity_never_changes_a_placement(pods: list[t
     grouped = run(*docs, seed=seed)
     exact = run(*docs, seed=seed, group_nodes=False)
     assert {k: (p.node, p.message) for k, p in grouped.items()} == {k: (p.node, p.message) for k, p in exact.items()}
+
+
+# --------------------------------------------------------------------------- counting against the definition
+
+SELECTORS = ["{matchLabels: {app: a}}", "{matchExpressions: [{key: app, operator: In, values: [a, b]}]}",
+             "{matchExpressions: [{key: app, operator: NotIn, values: [a]}]}",
+             "{matchExpressions: [{key: tier, operator: Exists}]}", "{}",
+             "{matchExpressions: [{key: tier, operator: In, values: [x]}, {key: app, operator: In, values: [b]}]}"]
+TERM = st.tuples(st.sampled_from(["podAffinity", "podAntiAffinity"]), st.booleans(), st.sampled_from(SELECTORS),
+                 st.sampled_from([HOST, ZONE]), st.integers(1, 30))
+LABELS = st.tuples(st.sampled_from(["a", "b", "c"]), st.sampled_from(["x", "y", None]), st.booleans())
+
+
+def _affinity_text(terms: list[tuple[str, bool, str, str, int]]) -> str:
+    lines: list[str] = []
+    for kind in ("podAffinity", "podAntiAffinity"):
+        mine = [t for t in terms if t[0] == kind]
+        if not mine:
+            continue
+        lines.append(f"{kind}:")
+        hard = [t for t in mine if t[1]]
+        soft = [t for t in mine if not t[1]]
+        if hard:
+            lines.append("  requiredDuringSchedulingIgnoredDuringExecution:")
+            lines += [f"  - {{labelSelector: {sel}, topologyKey: {key}}}" for _, _, sel, key, _ in hard]
+        if soft:
+            lines.append("  preferredDuringSchedulingIgnoredDuringExecution:")
+            lines += [f"  - {{weight: {w}, podAffinityTerm: {{labelSelector: {sel}, topologyKey: {key}}}}}"
+                      for _, _, sel, key, w in soft]
+    return "\n".join(lines)
+
+
+def _labels_text(i: int, labels: tuple[str, str | None, bool]) -> str:
+    app, tier, unique = labels
+    parts = [f"app: {app}"] + ([f"tier: {tier}"] if tier else []) + ([f"idx: i{i}"] if unique else [])
+    return "{" + ", ".join(parts) + "}"
+
+
+@settings(max_examples=150, deadline=None)
+@given(placed=st.lists(st.tuples(st.integers(0, 3), LABELS, st.lists(TERM, max_size=2)), max_size=10),
+       own=LABELS, own_terms=st.lists(TERM, max_size=3))
+def test_prefilter_counts_and_scores_follow_the_definition_pod_by_pod(placed, own, own_terms) -> None:
+    """The PodIndex reads groups through labels and shared terms; the verdicts and raw scores must equal
+    those counted pod by pod over every assigned pod, as kube-scheduler counts them."""
+    from dralloc.scheduler.affinity_terms import parse_pod_affinity
+    from dralloc.scheduler.framework import SKIP, Cycle
+    from dralloc.scheduler.plugins.inter_pod_affinity import InterPodAffinity
+    from dralloc.scheduler.podinfo import PodInfo
+    from dralloc.scheduler.plugins.inter_pod_affinity.scoring import DEFAULT_HARD_POD_AFFINITY_WEIGHT as HARD
+
+    nodes = [node(f"n{i}", zone=f"z{i % 2}") for i in range(4)]
+    docs = list(nodes)
+    for j, (where, labels, terms) in enumerate(placed):
+        docs.append(pod(f"p{j}", labels=_labels_text(j, labels), node_name=f"n{where}",
+                        affinity=_affinity_text(terms)))
+    sched = Scheduler.from_objects(load(*docs))
+    (incoming,) = load(pod("new", labels=_labels_text(99, own), affinity=_affinity_text(own_terms)))
+    info = PodInfo.build(incoming, 0, 0)
+    cycle = Cycle(info, sched.snapshot)
+    plugin = InterPodAffinity()
+    skipped = plugin.pre_filter(cycle) is SKIP
+    scored = plugin.pre_score(cycle, sched.snapshot.nodes) is None  # (Score runs whether Filter was skipped or not)
+
+    # The definition, pod by pod.
+    ns_labels = {"kubernetes.io/metadata.name": "default"}
+    mine = parse_pod_affinity(incoming)
+    running = [(p, next(n for n in sched.snapshot.nodes if n.name == p.spec.node_name))
+               for p in load(*docs[len(nodes):])]
+    existing, affine, anti, scores = {}, {}, {}, {}
+
+    def bump(table: dict, key: str, labels: dict, n: int = 1) -> None:
+        value = labels.get(key)
+        if value is not None:
+            table[(key, value)] = table.get((key, value), 0) + n
+
+    for p, where in running:
+        terms = parse_pod_affinity(p)
+        labels, ns = p.metadata.labels or {}, p.metadata.namespace
+        if terms is not None:
+            for t in terms.required_anti_affinity:
+                if t.matches("default", info.labels, ns_labels):
+                    bump(existing, t.topology_key, where.labels)
+            for t, w in [(t, HARD) for t in terms.required_affinity] + \
+                    [(wt.term, wt.weight) for wt in terms.preferred_affinity] + \
+                    [(wt.term, -wt.weight) for wt in terms.preferred_anti_affinity]:
+                if t.matches("default", info.labels, ns_labels):
+                    bump(scores, t.topology_key, where.labels, w)
+        if mine is not None:
+            if mine.required_affinity and all(t.matches(ns, labels, {}) for t in mine.required_affinity):
+                for t in mine.required_affinity:
+                    bump(affine, t.topology_key, where.labels)
+            for t in mine.required_anti_affinity:
+                if t.matches(ns, labels, {}):
+                    bump(anti, t.topology_key, where.labels)
+            for wt, sign in [(wt, 1) for wt in mine.preferred_affinity] + [(wt, -1) for wt in mine.preferred_anti_affinity]:
+                if wt.term.matches(ns, labels, {}):
+                    bump(scores, wt.term.topology_key, where.labels, sign * wt.weight)
+
+    for n in sched.snapshot.nodes:
+        labels = n.labels
+        expected = None
+        if mine is not None and mine.required_affinity:
+            keys_present = all(t.topology_key in labels for t in mine.required_affinity)
+            found = all(affine.get((t.topology_key, labels.get(t.topology_key)), 0) > 0 for t in mine.required_affinity)
+            first = not any(affine.values()) and all(
+                t.matches("default", info.labels, {}) for t in mine.required_affinity)
+            if not keys_present or not (found or first):
+                expected = "node(s) didn't match pod affinity rules"
+        if expected is None and mine is not None and any(
+                anti.get((t.topology_key, labels.get(t.topology_key)), 0) > 0 for t in mine.required_anti_affinity):
+            expected = "node(s) didn't match pod anti-affinity rules"
+        if expected is None and any(
+                existing.get((key, labels.get(key)), 0) > 0 for key, _ in existing):
+            expected = "node(s) didn't satisfy existing pods anti-affinity rules"
+        got = None if skipped else plugin.filter(cycle, n)
+        assert (got.reasons[0] if got is not None else None) == expected, n.name
+        total = sum(v for (key, value), v in scores.items() if labels.get(key) == value)
+        assert (plugin.score(cycle, n) if scored else 0) == total, n.name

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from dralloc.scheduler.affinity_terms import AffinityTerm, PodAffinityTerms, WeightedTerm
 from dralloc.scheduler.framework import Status, unresolvable, unschedulable
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.pod_index import PodGroup
+from dralloc.scheduler.pod_index import PodIndex, TermsSet
 from dralloc.scheduler.podinfo import PodInfo
 
 NAME = "InterPodAffinity"
@@ -136,23 +136,27 @@ class FilterState:
         """Whether Filter has anything to check (otherwise PreFilter returns Skip)."""
         return bool(self.existing_keys or self.affinity or self.anti_affinity)
 
-    def count_group(self, group: PodGroup) -> None:
-        """Fold a group of assigned pods into the counters (PreFilter)."""
-        namespace, labels = group.namespace, group.labels
-        terms = group.affinity
-        if terms is not None:
-            for term in terms.required_anti_affinity:
+    def count(self, index: PodIndex, terms_sets: list[TermsSet]) -> None:
+        """PreFilter's counting over the assigned pods: the existing pods' required anti-affinity terms that
+        select the incoming pod (each distinct term matched once for all the pods that declare it), then the
+        groups the incoming pod's own terms select (read through the index's label entries)."""
+        for terms_set in terms_sets:
+            for term in terms_set.terms.required_anti_affinity:
                 if term.matches(self.pod.namespace, self.pod.labels, self.namespace_labels):
-                    counts = group.domain_counts(term.topology_key)
+                    key = term.topology_key
+                    counts = terms_set.domain_counts(key)
                     if counts:
-                        self.existing_anti.add_counts(term.topology_key, counts)
-                        self.existing_keys.add(term.topology_key)
-        if self.affinity and matches_all(self.affinity, namespace, labels):
-            for term in self.affinity:
-                self.affinity_counts.add_counts(term.topology_key, group.domain_counts(term.topology_key))
+                        self.existing_anti.add_counts(key, counts)
+                        self.existing_keys.add(key)
+        if self.affinity:
+            for group in index.selectable(self.affinity[0].selector):
+                if matches_all(self.affinity, group.namespace, group.labels):
+                    for term in self.affinity:
+                        self.affinity_counts.add_counts(term.topology_key, group.domain_counts(term.topology_key))
         for term in self.anti_affinity:
-            if term.matches(namespace, labels, {}):
-                self.anti_counts.add_counts(term.topology_key, group.domain_counts(term.topology_key))
+            for group in index.selectable(term.selector):
+                if term.matches(group.namespace, group.labels, {}):
+                    self.anti_counts.add_counts(term.topology_key, group.domain_counts(term.topology_key))
 
     def compact(self) -> None:
         """After PreFilter's counting: each counter reads one dict per topology key."""

@@ -59,10 +59,11 @@ class InterPodAffinity(Plugin):
         terms = pod.affinity
         if terms is not None and terms.error:
             return unresolvable(NAME, f"parsing pod: {terms.error}")
+        index = snap.pod_index
         # A pod without terms of its own only meets the assigned pods that have some.
-        groups = snap.pod_index.all_groups() if terms is not None else snap.pod_index.affinity_groups()
-        if not groups and terms is None:
-            return SKIP  # nothing assigned yet: no counts, no scores
+        terms_sets = index.terms_sets()
+        if not terms_sets and terms is None:
+            return SKIP  # no assigned pod has terms: no counts, no scores
         ns_labels = snap.namespace_labels.get(pod.namespace) or {NAMESPACE_NAME_LABEL: pod.namespace}
         known: dict[str, Mapping[str, str]] = {}
 
@@ -70,7 +71,7 @@ class InterPodAffinity(Plugin):
             """The Namespace objects, and the namespace of every pod (a namespace exists while it has pods;
             without its object only kube-apiserver's name label is known)."""
             if not known:
-                known.update({g.namespace: {NAMESPACE_NAME_LABEL: g.namespace} for g in snap.pod_index.all_groups()})
+                known.update({g.namespace: {NAMESPACE_NAME_LABEL: g.namespace} for g in index.all_groups()})
                 known[pod.namespace] = ns_labels
                 known.update(snap.namespace_labels)
             return known
@@ -79,12 +80,11 @@ class InterPodAffinity(Plugin):
                             resolve_namespaces(terms.required_affinity, namespaces) if terms else (),
                             resolve_namespaces(terms.required_anti_affinity, namespaces) if terms else (),
                             ns_labels)
-        for group in groups:
-            state.count_group(group)
+        state.count(index, terms_sets)
         state.compact()
         preferred = resolve_weighted(terms.preferred_affinity, namespaces) if terms else ()
         preferred_anti = resolve_weighted(terms.preferred_anti_affinity, namespaces) if terms else ()
-        scores = score_map(pod, preferred, preferred_anti, ns_labels, groups, self.hard_pod_affinity_weight)
+        scores = score_map(pod, preferred, preferred_anti, ns_labels, index, terms_sets, self.hard_pod_affinity_weight)
         active = state.active
         cycle.data[NAME] = AffinityCycle(state if active else None, scores)
         if active or scores:

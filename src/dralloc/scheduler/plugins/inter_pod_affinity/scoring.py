@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from dralloc.scheduler.affinity_terms import AffinityTerm, WeightedTerm
 from dralloc.scheduler.framework import MAX_NODE_SCORE, K
-from dralloc.scheduler.pod_index import PodGroup
+from dralloc.scheduler.pod_index import Counted, PodIndex, TermsSet
 from dralloc.scheduler.podinfo import PodInfo
 
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
@@ -27,39 +27,36 @@ DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 ScoreMap = dict[str, list[tuple[dict[str, int], int]]]
 
 
-def _add(scores: ScoreMap, term: AffinityTerm, group: PodGroup, weight: int) -> None:
+def _add(scores: ScoreMap, term: AffinityTerm, group: Counted, weight: int) -> None:
     counts = group.domain_counts(term.topology_key)
     if counts:
         scores.setdefault(term.topology_key, []).append((counts, weight))
 
 
 def score_map(pod: PodInfo, preferred: tuple[WeightedTerm, ...], preferred_anti: tuple[WeightedTerm, ...],
-              namespace_labels: Mapping[str, str], groups: list[PodGroup], hard_weight: int) -> ScoreMap:
-    """The topology scores PreScore computes, from the groups of assigned pods (``preferred`` terms resolved)."""
+              namespace_labels: Mapping[str, str], index: PodIndex, terms_sets: list[TermsSet],
+              hard_weight: int) -> ScoreMap:
+    """The topology scores PreScore computes, from the groups of assigned pods (``preferred`` terms resolved):
+    the groups the incoming pod's preferred terms select, then the existing pods' terms that select the
+    incoming pod (each distinct term matched once for all the pods that declare it)."""
     scores: ScoreMap = {}
-    own = bool(preferred or preferred_anti)
-    for group in groups:
-        terms = group.affinity
-        if terms is None and not own:
-            continue
-        for wt in preferred:
-            if wt.term.matches(group.namespace, group.labels, {}):
-                _add(scores, wt.term, group, wt.weight)
-        for wt in preferred_anti:
-            if wt.term.matches(group.namespace, group.labels, {}):
-                _add(scores, wt.term, group, -wt.weight)
-        if terms is None:
-            continue
+    for terms_of_pod, sign in ((preferred, 1), (preferred_anti, -1)):
+        for wt in terms_of_pod:
+            for group in index.selectable(wt.term.selector):
+                if wt.term.matches(group.namespace, group.labels, {}):
+                    _add(scores, wt.term, group, sign * wt.weight)
+    for terms_set in terms_sets:
+        terms = terms_set.terms
         if hard_weight > 0:
             for term in terms.required_affinity:
                 if term.matches(pod.namespace, pod.labels, namespace_labels):
-                    _add(scores, term, group, hard_weight)
+                    _add(scores, term, terms_set, hard_weight)
         for wt in terms.preferred_affinity:
             if wt.term.matches(pod.namespace, pod.labels, namespace_labels):
-                _add(scores, wt.term, group, wt.weight)
+                _add(scores, wt.term, terms_set, wt.weight)
         for wt in terms.preferred_anti_affinity:
             if wt.term.matches(pod.namespace, pod.labels, namespace_labels):
-                _add(scores, wt.term, group, -wt.weight)
+                _add(scores, wt.term, terms_set, -wt.weight)
     return scores
 
 
