@@ -624,3 +624,15 @@ def test_yaml_a_hundred_thousand_levels_deep_is_refused_at_once_as_json_is(clien
                         "message": f'Pod in version "v1" cannot be handled as a Pod: exceeded max depth of {MAX_DEPTH}',
                         "reason": "BadRequest", "code": 400}
     assert elapsed < 3  # milliseconds; the pure-Python YAML reader took seconds to give up
+
+
+@pytest.mark.parametrize("field,value", [("volumes", 1.5), ("volumes", "x"), ("volumes", {"a": 1})])
+def test_a_wrongly_typed_pod_field_admission_reads_is_the_decoders_400(client: TestClient, field: str,
+                                                                        value: Any) -> None:
+    """The ServiceAccount admission plugin reads spec.volumes before the body is decoded into a Pod; a value
+    of the wrong type there is the decoder's 400 (kube-apiserver decodes before admission), not a 500."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"typed-{field}"},
+           "spec": {"containers": [{"name": "c", "image": "i"}], field: value}}
+    r = client.post("/api/v1/namespaces/x/pods", json=pod)
+    _assert_status(r)
+    assert r.status_code == 400 and "cannot be handled as a Pod" in r.json()["message"]

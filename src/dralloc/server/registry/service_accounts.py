@@ -94,7 +94,8 @@ def admit_pod(store: SQLStore, pod: Obj, namespace: str, new_name: Callable[[str
 
 
 def _mount_token(spec: Obj, new_name: Callable[[str], str]) -> None:
-    volumes = [v for v in spec.get("volumes") or [] if isinstance(v, dict)]
+    listed = spec.get("volumes")
+    volumes = [v for v in listed if isinstance(v, dict)] if isinstance(listed, list) else []  # (else the decoder's 400)
     existing = next((v.get("name") for v in volumes if str(v.get("name") or "").startswith(VOLUME_PREFIX)), None)
     volume_name = existing or new_name(VOLUME_PREFIX)
     needed = False
