@@ -41,6 +41,7 @@ from dralloc.api import (
     scheduling_v1alpha2,
     strict,
 )
+from dralloc.api.gojson import go_json_type
 from dralloc.api.kinds import NAMESPACED_KINDS, model_for
 from dralloc.api.quantity import Quantity, quantity_dec_hook
 from dralloc.errors import DecodeError
@@ -164,7 +165,7 @@ def decode(data: Any, *, where: str = "") -> Any:
     api_version, kind = data.get("apiVersion"), data.get("kind")
     for field_name, value in (("apiVersion", api_version), ("kind", kind)):
         if value is not None and not isinstance(value, str):  # (as Go's decoder of TypeMeta words it)
-            raise DecodeError(f"{prefix}json: cannot unmarshal {_go_json_type(value)} into Go struct field "
+            raise DecodeError(f"{prefix}json: cannot unmarshal {go_json_type(value)} into Go struct field "
                               f"TypeMeta.{field_name} of type string")
     if not api_version or not kind:
         missing = "apiVersion" if not api_version else "kind"
@@ -182,15 +183,6 @@ def decode(data: Any, *, where: str = "") -> Any:
             path = _name_map_keys(data, model, path, str(exc))
         at = f"{path}: " if path else ""
         raise DecodeError(f"{prefix}{kind} {_name_of(data)}: {at}{text}") from None
-
-
-def _go_json_type(value: object) -> str:
-    """The JSON type Go's decoder names when a value does not fit its field."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    return "array" if isinstance(value, list) else "object"
 
 
 def _name_of(data: dict[str, Any]) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 
+from dralloc.api.gojson import go_json_type
 from dralloc.server.http.errors import ApiError
 
 
@@ -25,17 +26,9 @@ def merge_patch(target: Any, patch: Any) -> Any:
     return out
 
 
-def _go_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    return {dict: "object", list: "array", type(None): "null"}.get(type(value), "string")
-
-
 def _pointer(path: Any, op: str = "", field: str = "path") -> list[str]:
     if not isinstance(path, str):  # as json-patch decoding a non-string path
-        raise _Failed(f"{op} operation failed to decode {field}: json: cannot unmarshal {_go_type(path)} into "
+        raise _Failed(f"{op} operation failed to decode {field}: json: cannot unmarshal {go_json_type(path)} into "
                             f"Go value of type string")
     if path == "":
         return []
@@ -124,10 +117,10 @@ def json_patch(doc: Any, ops: Any) -> Any:
     """``doc`` with the operations ``ops`` applied. A body that is not a list of objects is a 400 (json-patch
     cannot decode it); an operation that cannot be applied is kube-apiserver's generic 422."""
     if not isinstance(ops, list):
-        raise ApiError(400, f"json: cannot unmarshal {_go_type(ops)} into Go value of type jsonpatch.Patch")
+        raise ApiError(400, f"json: cannot unmarshal {go_json_type(ops)} into Go value of type jsonpatch.Patch")
     for op in ops:
         if not isinstance(op, dict):
-            raise ApiError(400, f"json: cannot unmarshal {_go_type(op)} into Go value of type jsonpatch.Operation")
+            raise ApiError(400, f"json: cannot unmarshal {go_json_type(op)} into Go value of type jsonpatch.Operation")
     if len(ops) > MAX_OPERATIONS:
         raise ApiError(413, f"Request entity too large: The allowed maximum operations in a JSON patch is "
                             f"{MAX_OPERATIONS}, got {len(ops)}", "RequestEntityTooLarge")
