@@ -53,7 +53,7 @@ from dralloc.server.protobuf.schema import (
     SCHEDULING_V1,
     Schema,
 )
-from dralloc.server.protobuf.single_pass import _decoders, _Unusual
+from dralloc.server.protobuf.single_pass import _decoders, _ObjectReader, _Unusual, object_reader
 from dralloc.server.protobuf.walker import _walk
 from dralloc.server.protobuf.wire import ProtobufError, _last_values, _length_delimited, _text, _varint
 from dralloc.server.protobuf.wire import fields as fields
@@ -112,17 +112,32 @@ def decode(body: bytes) -> dict[str, Any]:
     is not one of them or is malformed."""
     if not body.startswith(MAGIC):
         raise ProtobufError("the body does not start with the Kubernetes protobuf prefix")
-    api_version, kind, body, start, end = _usual_envelope(body) or _envelope(body)
-    found = KINDS.get((api_version, kind))
-    if found is not None:
-        out: dict[str, Any] = {"apiVersion": api_version, "kind": kind, "metadata": {}}
-        out.update(_message_at(body, start, end, *found))
-        return out
-    options = OPTIONS.get((api_version, kind))
-    if options is None:
+    usual = _usual_object(body)
+    if usual is not None:  # Go's envelope: its object read by one call of its compiled function
+        known, start, end = usual
+        try:
+            return known.read(body, start, end, known.api_version, known.kind)
+        except (_Unusual, ProtobufError, UnicodeDecodeError, IndexError):
+            # read again by the two passes: the same object where the single pass stepped aside, or the error
+            # a field-by-field reading meets first, with its path
+            message_of = _walk(_plans(known.table)[known.name], body[start:end], 1)
+            return _object(known.api_version, known.kind, message_of)
+    api_version, kind, raw, start, end = _envelope(body)
+    found = KINDS.get((api_version, kind)) or OPTIONS.get((api_version, kind))
+    if found is None:
         raise ProtobufError(f"protobuf bodies are not accepted for {api_version or '?'}/{kind or '?'} (JSON and "
                             f"YAML are)")
-    return {"apiVersion": api_version, "kind": kind, **_message_at(body, start, end, *options)}
+    return _object(api_version, kind, _message_at(raw, start, end, *found))
+
+
+def _object(api_version: str, kind: str, message_of: dict[str, Any]) -> dict[str, Any]:
+    """The object of a kind's message: its apiVersion and kind first, then (an object of :data:`KINDS`) its
+    metadata, even when the message has none."""
+    out: dict[str, Any] = {"apiVersion": api_version, "kind": kind}
+    if (api_version, kind) in KINDS:
+        out["metadata"] = {}
+    out.update(message_of)
+    return out
 
 
 def _envelope(body: bytes) -> tuple[str, str, bytes, int, int]:
@@ -141,6 +156,22 @@ def _envelope(body: bytes) -> tuple[str, str, bytes, int, int]:
 _EMPTY_ENCODING_AND_TYPE = b"\x1a\x00\x22\x00"
 
 
+class _Known:
+    """A kind of :data:`KINDS` or :data:`OPTIONS` met in a body: its names and its compiled reader (compiled when
+    first read)."""
+
+    __slots__ = ("api_version", "kind", "table", "name", "read")
+
+    def __init__(self, api_version: str, kind: str) -> None:
+        self.api_version, self.kind = api_version, kind
+        self.table, self.name = KINDS.get((api_version, kind)) or OPTIONS[api_version, kind]
+        self.read: _ObjectReader = self.compile_then_read
+
+    def compile_then_read(self, buf: bytes, start: int, end: int, api_version: str, kind: str) -> dict[str, Any]:
+        self.read = object_reader(self.table, self.name, (api_version, kind) in KINDS)
+        return self.read(buf, start, end, api_version, kind)
+
+
 def _usual_envelope(body: bytes) -> tuple[str, str, bytes, int, int] | None:
     """:func:`_envelope`'s answer (the raw object left within the body) for an envelope as Go writes it —
     {1: {1: apiVersion, 2: kind}, 2: raw} and empty fields 3 and 4, each short enough for a one-byte size but
@@ -148,11 +179,28 @@ def _usual_envelope(body: bytes) -> tuple[str, str, bytes, int, int] | None:
     size = len(body)
     if size < 10 or body[4] != 0x0A or body[5] > 0x7F:
         return None
-    type_meta_end = 6 + body[5]
-    if type_meta_end + 2 > size or body[type_meta_end] != 0x12:
+    type_meta = body[6:6 + body[5]]
+    found = _type_meta(type_meta)
+    usual = _usual_object(body) if found is not None else None
+    if found is None or usual is None:
         return None
-    names = _TYPE_METAS.get(body[6:type_meta_end]) or _type_meta(body[6:type_meta_end])
-    if names is None:
+    return found[0], found[1], body, usual[1], usual[2]
+
+
+def _usual_object(body: bytes) -> tuple[_Known, int, int] | None:
+    """The kind, start and end of the object of :func:`_usual_envelope`'s envelope, when the kind is one this
+    decoder reads (else None)."""
+    size = len(body)
+    if size < 10 or body[4] != 0x0A or body[5] > 0x7F:
+        return None
+    type_meta_end = 6 + body[5]
+    known = _TYPE_METAS.get(body[6:type_meta_end])
+    if known is None:
+        names = _type_meta(body[6:type_meta_end])
+        if names is None or not (names in KINDS or names in OPTIONS):
+            return None
+        known = _TYPE_METAS[body[6:type_meta_end]] = _Known(*names)
+    if type_meta_end + 2 > size or body[type_meta_end] != 0x12:
         return None
     start = type_meta_end + 2
     raw_size = body[start - 1]
@@ -167,17 +215,15 @@ def _usual_envelope(body: bytes) -> tuple[str, str, bytes, int, int] | None:
     end = start + raw_size
     if end > size or (end < size and body[end:] != _EMPTY_ENCODING_AND_TYPE):
         return None
-    return names[0], names[1], body, start, end
+    return known, start, end
 
 
-# the apiVersion and kind of each typeMeta {1: apiVersion, 2: kind} as Go writes it, by its bytes (one entry for
-# each kind of KINDS and OPTIONS at most)
-_TYPE_METAS: dict[bytes, tuple[str, str]] = {}
+# each typeMeta {1: apiVersion, 2: kind} as Go writes it, of a kind of KINDS or OPTIONS, by its bytes
+_TYPE_METAS: dict[bytes, _Known] = {}
 
 
 def _type_meta(type_meta: bytes) -> tuple[str, str] | None:
-    """(apiVersion, kind) of a typeMeta as Go writes it, each with a one-byte size (else None), remembered in
-    _TYPE_METAS when the kind is one this decoder reads."""
+    """(apiVersion, kind) of a typeMeta as Go writes it, each with a one-byte size (else None)."""
     size = len(type_meta)
     if size < 4 or type_meta[0] != 0x0A or type_meta[1] > 0x7F:
         return None
@@ -186,12 +232,9 @@ def _type_meta(type_meta: bytes) -> tuple[str, str] | None:
             or kind_at + 2 + type_meta[kind_at + 1] != size:
         return None
     try:
-        names = type_meta[2:kind_at].decode(), type_meta[kind_at + 2:].decode()
+        return type_meta[2:kind_at].decode(), type_meta[kind_at + 2:].decode()
     except UnicodeDecodeError:
         return None
-    if names in KINDS or names in OPTIONS:
-        _TYPE_METAS[type_meta] = names
-    return names
 
 
 def message(buf: bytes, table: Schema, name: str, depth: int = 1) -> dict[str, Any]:

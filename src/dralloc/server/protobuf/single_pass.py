@@ -57,7 +57,10 @@ class _Unusual(Exception):
 
 # A compiled message: (body, start, end, depth) → the JSON object of body[start:end]
 _Decoder = Callable[[bytes, int, int, int], dict[str, Any]]
+# A compiled object: (body, start, end, apiVersion, kind) → the object, apiVersion and kind first
+_ObjectReader = Callable[[bytes, int, int, str, str], dict[str, Any]]
 _DECODERS: dict[int, tuple[Schema, dict[str, _Decoder]]] = {}
+_NAMESPACES: dict[int, dict[str, Any]] = {}  # each table's functions, as their code finds them
 _ABSENT = object()  # a field not read, in a small message whose struct order is restored at its end
 _REORDERED_IN_LOCALS = 12  # the most fields of a message out of field-number order read into locals
 _INLINE_LINES = 150  # a message whose code is at most this long is read in place (not called) ...
@@ -78,8 +81,25 @@ def _decoders(table: Schema) -> dict[str, _Decoder]:
     decoders: dict[str, _Decoder] = {}
     for name, function in writer.functions.items():
         namespace[function] = decoders[name] = _compiled_on_first_call(writer, name, namespace, decoders)
+    namespace["_writer"] = writer
     _DECODERS[id(table)] = (table, decoders)
+    _NAMESPACES[id(table)] = namespace
     return decoders
+
+
+def object_reader(table: Schema, name: str, metadata: bool) -> _ObjectReader:
+    """Message ``name`` of ``table`` as a whole object: its function's code, compiled again to start the object
+    with its apiVersion and kind (and, with ``metadata``, an empty metadata the message's own takes the place
+    of), as decoder.py's envelope gives them — the object in one call, no second dict to merge it into."""
+    _decoders(table)
+    namespace = _NAMESPACES[id(table)]
+    writer: _Writer = namespace["_writer"]
+    head = "{'apiVersion': api_version, 'kind': kind" + (", 'metadata': {}}" if metadata else "}")
+    source = writer.function(writer.plans[name], head)
+    namespace.update(writer.memos)
+    exec(compile(source, f"<protobuf single pass: {name} object>", "exec"), namespace)  # noqa: S102 (the tables' own code)
+    reader: _ObjectReader = namespace[f"object_{writer.functions[name]}"]
+    return reader
 
 
 def _compiled_on_first_call(writer: _Writer, name: str, namespace: dict[str, Any],
@@ -131,13 +151,19 @@ class _Writer:
         """Every message's function."""
         return "\n".join(self.function(plan) for plan in self.plans.values())
 
-    def function(self, plan: _Plan) -> str:
-        body, height = self.body(plan, 0)
+    def function(self, plan: _Plan, head: str = "") -> str:
+        """The function of ``plan``; with ``head`` (code of a dict its object starts from, from the arguments
+        api_version and kind), the function of ``plan`` as a whole object, at depth 1."""
+        body, height = self.body(plan, 0, head or "{}")
+        if head:
+            return "\n".join([f"def object_{self.functions[plan.name]}(buf, pos0, end0, api_version, kind):",
+                              "    depth = 1", *_indent(body), "    return out0", ""])
         return "\n".join([f"def {self.functions[plan.name]}(buf, pos0, end0, depth):",
                           f"    if depth > {MAX_DEPTH - height}: raise _Unusual", *_indent(body), "    return out0", ""])
 
-    def body(self, plan: _Plan, level: int) -> tuple[list[str], int]:
-        """The code that reads ``plan`` at ``level`` and the inline levels it goes below it."""
+    def body(self, plan: _Plan, level: int, start: str = "{}") -> tuple[list[str], int]:
+        """The code that reads ``plan`` at ``level`` into an object that starts as ``start``, and the inline
+        levels it goes below it."""
         pos, end, out, k = f"pos{level}", f"end{level}", f"out{level}", f"k{level}"
         # a small message out of field-number order: each field into a local, the object built at its end in
         # struct order; a larger one: built in field-number order, then put in struct order (_struct_order)
@@ -146,7 +172,7 @@ class _Writer:
         if in_locals:
             code.append(" = ".join(f"v{level}_{slot}" for slot in range(len(plan.slots))) + " = _ABSENT")
         else:
-            code.append(f"{out} = {{}}")
+            code.append(f"{out} = {start}")
         height = 0
         fields: list[list[str]] = []
         for slot in sorted(range(len(plan.slots)), key=lambda s: plan.slots[s][6]):  # field-number order
@@ -157,7 +183,7 @@ class _Writer:
         code += _guarded(fields, k)
         code.append(f"if {pos} != {end}: raise _Unusual")
         if in_locals:
-            code.append(f"{out} = {{}}")
+            code.append(f"{out} = {start}")
             code += [f"if v{level}_{slot} is not _ABSENT: {out}[{name!r}] = v{level}_{slot}"
                      for slot, (_, name, *_rest) in enumerate(plan.slots)]
             return code, height
