@@ -114,9 +114,9 @@ def decode(body: bytes) -> dict[str, Any]:
         raise ProtobufError("the body does not start with the Kubernetes protobuf prefix")
     usual = _usual_object(body)
     if usual is not None:  # Go's envelope: its object read by one call of its compiled function
-        known, start, end = usual
+        known, buf, start, end = usual
         try:
-            return known.read(body, start, end, known.api_version, known.kind)
+            return known.read(buf, start, end, known.api_version, known.kind)
         except (_Unusual, ProtobufError, UnicodeDecodeError, IndexError):
             # read again by the two passes: the same object where the single pass stepped aside, or the error
             # a field-by-field reading meets first, with its path
@@ -184,12 +184,13 @@ def _usual_envelope(body: bytes) -> tuple[str, str, bytes, int, int] | None:
     usual = _usual_object(body) if found is not None else None
     if found is None or usual is None:
         return None
-    return found[0], found[1], body, usual[1], usual[2]
+    return found[0], found[1], usual[1], usual[2], usual[3]
 
 
-def _usual_object(body: bytes) -> tuple[_Known, int, int] | None:
-    """The kind, start and end of the object of :func:`_usual_envelope`'s envelope, when the kind is one this
-    decoder reads (else None)."""
+def _usual_object(body: bytes) -> tuple[_Known, bytes, int, int] | None:
+    """The kind of the object of :func:`_usual_envelope`'s envelope, when it is one this decoder reads (else
+    None), the bytes that hold the object (the body, or the body and a zero byte when the object ends it: the
+    single pass reads the byte after a message) and where the object starts and ends in them."""
     size = len(body)
     if size < 10 or body[4] != 0x0A or body[5] > 0x7F:
         return None
@@ -213,9 +214,9 @@ def _usual_object(body: bytes) -> tuple[_Known, int, int] | None:
         except ProtobufError:
             return None
     end = start + raw_size
-    if end > size or (end < size and body[end:] != _EMPTY_ENCODING_AND_TYPE):
-        return None
-    return known, start, end
+    if end < size:
+        return (known, body, start, end) if body[end:] == _EMPTY_ENCODING_AND_TYPE else None
+    return (known, body + b"\0", start, end) if end == size else None
 
 
 # each typeMeta {1: apiVersion, 2: kind} as Go writes it, of a kind of KINDS or OPTIONS, by its bytes
@@ -244,8 +245,8 @@ def message(buf: bytes, table: Schema, name: str, depth: int = 1) -> dict[str, A
 
 def _message_at(buf: bytes, start: int, end: int, table: Schema, name: str, depth: int = 1) -> dict[str, Any]:
     """The JSON object of message ``name`` of ``table`` encoded in ``buf[start:end]``."""
-    try:
-        return _decoders(table)[name](buf, start, end, depth)
+    try:  # (the single pass reads the byte after a message: a zero byte after one that ends buf)
+        return _decoders(table)[name](buf if end < len(buf) else buf + b"\0", start, end, depth)
     except (_Unusual, ProtobufError, UnicodeDecodeError, IndexError):
         # read again by the two passes: the same object where the single pass stepped aside, or the error a
         # field-by-field reading meets first, with its path (at most twice the work, whatever the body)

@@ -138,7 +138,10 @@ def _string(start: str, end: str) -> str:
 class _Writer:
     """The source of the single pass's functions of one table. The code of the message read at inline level
     L names its variables with the suffix L: it reads buf[posL:endL] into outL, its next key's first byte in
-    kL (-1 at its end)."""
+    kL (-1 at its end). Where Go writes the next field whatever its value (_always), the next key is read
+    without a test of the end: in another form, the byte there is the next field of the message that holds
+    this one (or the envelope's last fields, or the zero decoder.py puts after a message that ends its
+    buffer), and a field seemingly read there goes past endL, so that the message's last test fails."""
 
     def __init__(self, plans: dict[str, _Plan]) -> None:
         self.plans = plans
@@ -168,16 +171,18 @@ class _Writer:
         # a small message out of field-number order: each field into a local, the object built at its end in
         # struct order; a larger one: built in field-number order, then put in struct order (_struct_order)
         in_locals = bool(plan.reorder) and len(plan.slots) <= _REORDERED_IN_LOCALS
-        code = [f"{k} = buf[{pos}] if {pos} < {end} else -1"]
+        order = sorted(range(len(plan.slots)), key=lambda s: plan.slots[s][6])  # field-number order
+        code = [_next_key(level, bool(order) and _always(plan.slots[order[0]][5]))]
         if in_locals:
             code.append(" = ".join(f"v{level}_{slot}" for slot in range(len(plan.slots))) + " = _ABSENT")
         else:
             code.append(f"{out} = {start}")
         height = 0
         fields: list[list[str]] = []
-        for slot in sorted(range(len(plan.slots)), key=lambda s: plan.slots[s][6]):  # field-number order
+        for index, slot in enumerate(order):
             target = f"v{level}_{slot}" if in_locals else f"{out}[{plan.slots[slot][1]!r}]"
-            lines, below = self.field(plan, slot, target, level)
+            written_next = index + 1 < len(order) and _always(plan.slots[order[index + 1]][5])
+            lines, below = self.field(plan, slot, target, level, written_next)
             fields.append(lines)
             height = max(height, below)
         code += _guarded(fields, k)
@@ -237,9 +242,10 @@ class _Writer:
                       f"    if len({memo}) >= {_ENTRIES_KEPT}: {memo}.clear()",
                       f"    {memo}[{raw}] = {f'({key}, {copy})' if key else copy}"]
 
-    def field(self, plan: _Plan, slot: int, target: str, level: int) -> tuple[list[str], int]:
-        """The code of one field (read when the next key is its own, then the key after it taken), and the
-        inline levels it goes below ``level``."""
+    def field(self, plan: _Plan, slot: int, target: str, level: int, written_next: bool) -> tuple[list[str], int]:
+        """The code of one field (read when the next key is its own, then the key after it taken: with
+        ``written_next``, the next field is one Go always writes), and the inline levels it goes below
+        ``level``."""
         code, _name, keep_zero, inline, kind, f, _rank = plan.slots[slot]
         pos, end, k, s, e, x, v = (f"{name}{level}" for name in ("pos", "end", "k", "s", "e", "x", "v"))
         number = next(n for n, field in plan.schema.items() if field is f)
@@ -258,7 +264,8 @@ class _Writer:
         varint = [f"{v} = buf[{pos} + {after}]",
                   f"if {v} < 128: {pos} += {after + 1}",
                   f"else: {v}, {pos} = _varint(buf, {pos} + {after})"]
-        next_key = f"{k} = buf[{pos}] if {pos} < {end} else -1"
+        next_key = _next_key(level, written_next)
+        last_item = f"if not ({test}): break"
         height = 0
         body: list[str]
         if (code == _STRING or (code == _SCALAR and kind == "bytes")) and not inline \
@@ -320,7 +327,7 @@ class _Writer:
                         "else:",
                         *_indent([*lines, f"{items}.append({x})", *memo[1]])]
             body = [f"{items} = []", "while True:",
-                    *_indent([*size, *item, f"{pos} = {e}", next_key, f"if not ({test}): break"]),
+                    *_indent([*size, *item, f"{pos} = {e}", next_key, last_item]),
                     f"{target} = {items}"]
         elif code == _MAP:
             if f.varint:
@@ -357,14 +364,14 @@ class _Writer:
                          "else:",
                          *_indent(entry)]
             body = [f"{entries} = {{}}", "while True:",
-                    *_indent([*size, *entry, f"{pos} = {e}", next_key, f"if not ({test}): break"]),
+                    *_indent([*size, *entry, f"{pos} = {e}", next_key, last_item]),
                     f"{target} = {entries}"]
         else:  # _PACKABLE: one varint a key (as Go writes them), or one packed run
             packed_test, packed_after = _key_test(number, 2, level)
             return [f"if {test}:",
                     *_indent([f"items{level} = []", "while True:",
                               *_indent([*varint, f"items{level}.append({_SIGNED[kind].format(v=v)})", next_key,
-                                        f"if not ({test}): break"]),
+                                        last_item]),
                               f"{target} = items{level}"]),
                     f"elif {packed_test}:",
                     *_indent([*sized(packed_after), f"{target} = _packed({kind!r}, buf[{pos}:{e}])", f"{pos} = {e}",
@@ -425,6 +432,17 @@ def _rewritten(out: dict[str, Any], names: tuple[str, ...]) -> None:
 
 
 _GUARDED_FIELDS = 4  # fields tested one by one before a test of the message's end skips the rest
+
+
+def _always(f: Field) -> bool:
+    """Whether Go writes field ``f`` whatever its value (encoder.py writes what Go writes)."""
+    return not (f.pointer or f.repeated or f.map or f.type == "bytes")
+
+
+def _next_key(level: int, written: bool) -> str:
+    """The code that takes the next key: the byte at pos<level> where the next field is ``written`` always,
+    else -1 at the end."""
+    return f"k{level} = buf[pos{level}]" if written else f"k{level} = buf[pos{level}] if pos{level} < end{level} else -1"
 
 
 def _guarded(fields: list[list[str]], k: str) -> list[str]:
