@@ -268,14 +268,23 @@ class _Writer:
         last_item = f"if not ({test}): break"
         height = 0
         body: list[str]
-        if (code == _STRING or (code == _SCALAR and kind == "bytes")) and not inline \
-                or code == _SPECIAL and kind in _NULL_WHEN_EMPTY:
-            # Go writes an empty string or bytes, and a zero time, as a size of 0: left out (or "" when kept)
+        if code == _STRING and not inline:
+            # a size of one byte read in place; the string sliced where it is and pos moved past it at once; Go
+            # writes an empty one as a size of 0: left out (or "" when kept)
+            text = f"{target} = buf[{pos}:({pos} := {pos} + {s})].decode()"
+            body = [f"{s} = buf[{pos} + {after}]",
+                    f"if {s} < 128:",
+                    f"    {pos} += {after + 1}",
+                    f"    {text}" if keep_zero else f"    if {s}: {text}",
+                    "else:",
+                    f"    {s}, {pos} = _varint(buf, {pos} + {after})",
+                    f"    {text}",
+                    next_key]
+        elif (code == _SCALAR and kind == "bytes") and not inline or code == _SPECIAL and kind in _NULL_WHEN_EMPTY:
+            # Go writes empty bytes and a zero time as a size of 0: left out (or "" when kept)
             if code == _SPECIAL:
                 lines, height = self.value(kind, pos, e, level)
                 read = [*lines, f"if {x} is not None: {target} = {x}"]
-            elif kind == "string":
-                read = [f"{target} = {_string(pos, e)}"]
             else:
                 lines, height = self.value(kind, pos, e, level)
                 lines, value = _folded(lines, x)
