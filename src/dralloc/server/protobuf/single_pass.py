@@ -428,9 +428,16 @@ def _struct_order(plan: _Plan, out: str) -> list[str]:
     code: list[str] = []
     for index, name in enumerate(names):
         if any(rank < ranks[index] for rank in ranks[index + 1:]):
-            test = "if" if not code else "elif"
-            code.append(f"{test} {name!r} in {out}: _rewritten({out}, {tuple(names[index:])!r})")
+            code.append(f"{'elif' if code else 'if'} {name!r} in {out}:")
+            if len(names) - index > _REWRITTEN_IN_PLACE:
+                code.append(f"    _rewritten({out}, {tuple(names[index:])!r})")
+            else:  # (a container's terminationMessagePolicy, always there: a few keys, no call nor loop)
+                code.append(f"    {out}[{name!r}] = {out}.pop({name!r})")
+                code += [f"    if {later!r} in {out}: {out}[{later!r}] = {out}.pop({later!r})" for later in names[index + 1:]]
     return code
+
+
+_REWRITTEN_IN_PLACE = 8  # the most keys written again by straight-line code (more: by _rewritten)
 
 
 def _rewritten(out: dict[str, Any], names: tuple[str, ...]) -> None:
