@@ -2,7 +2,7 @@
 drivers and the Kubernetes e2e framework send costs — a ResourceClaim status update (an allocation), a
 driver's ResourceSlice of 8 devices (and one of 128), an e2e pod, a Node and a scheduling Event.
 
-    .venv/bin/python benchmarks/bench_protobuf.py [--calls 500] [--runs 20] [--profile] [--server 2000]
+    .venv/bin/python benchmarks/bench_protobuf.py [--calls 500] [--runs 20] [--profile] [--bytecodes] [--server 2000]
 
 Each object is encoded as a Go client encodes it (protobuf.encode: every non-pointer field, empty or not) and
 as JSON (msgspec); a last row decodes slices whose every attribute and capacity value is new (the decoder
@@ -13,7 +13,10 @@ of JSON's. The "request" columns time a create's body as the server reads it: JS
 limits (depth, int64) and the unknown and duplicate field check; protobuf — decoding and the limits, whose
 walk over the decoded object runs only when the JSON embedded in the body might break one.
 
-``--profile``: cProfile of each object's decoding (the functions the time goes to). ``--server N``: end to
+``--profile``: cProfile of each object's decoding (the functions the time goes to). ``--bytecodes``: the Python
+bytecodes one decode of each object executes (counted with sys.settrace, once the decoder has compiled the
+object's messages and kept what it keeps of a body read before), per function — a figure the machine's load
+does not move, to compare two versions of the decoder by. ``--server N``: end to
 end, a `dralloc serve` process (benchmarks/bench_server.py's) takes N ResourceClaims and N ResourceSlices of
 8 devices from 8 client connections, once with JSON bodies and once with protobuf bodies (dry-run creates,
 so both rounds create the same objects and only the reading differs); prints creates/s and the server's CPU
@@ -23,13 +26,16 @@ so both rounds create the same objects and only the reading differs); prints cre
 from __future__ import annotations
 
 import argparse
+import collections
 import cProfile
 import itertools
 import pstats
+import sys
 import tempfile
 import threading
 import time
 import timeit
+import types
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -190,6 +196,33 @@ def profile() -> None:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(6)
 
 
+def executed_bytecodes(call: Callable[[], Any]) -> collections.Counter[str]:
+    """The bytecodes ``call`` executes, per function."""
+    per_function: collections.Counter[str] = collections.Counter()
+
+    def count(frame: types.FrameType, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            per_function[frame.f_code.co_name] += 1
+        return count
+
+    sys.settrace(count)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    return per_function
+
+
+def bytecodes() -> None:
+    for label, obj in OBJECTS.items():
+        pb = encode(obj)
+        decode(pb), decode(pb)  # (compiled, and its entries read twice: kept)
+        per_function = executed_bytecodes(partial(decode, pb))
+        most = ", ".join(f"{name} {n}" for name, n in per_function.most_common(4))
+        print(f"{label:29} {sum(per_function.values()):7} bytecodes  ({most})")
+
+
 def server_creates(n: int, clients: int) -> None:
     """Creates/s and server CPU µs per create of claims and slices, JSON bodies then protobuf bodies."""
     import bench_server  # (beside this script)
@@ -256,12 +289,16 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=500)
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--profile", action="store_true", help="cProfile each object's decoding")
+    parser.add_argument("--bytecodes", action="store_true", help="count the bytecodes of each object's decoding")
     parser.add_argument("--server", type=int, default=0, metavar="N",
                         help="also N dry-run creates of claims and slices through dralloc serve, JSON and protobuf")
     parser.add_argument("--clients", type=int, default=8)
     args = parser.parse_args()
     if args.profile:
         profile()
+        return
+    if args.bytecodes:
+        bytecodes()
         return
     per_object(args)
     if args.server:

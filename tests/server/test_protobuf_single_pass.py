@@ -10,10 +10,10 @@ import msgspec
 import pytest
 from test_protobuf_limits import full
 
-from dralloc.server.protobuf import forms
+from dralloc.server.protobuf import decoder, forms
 from dralloc.server.protobuf.decoder import KINDS, OPTIONS, _usual_envelope, decode, encode
 from dralloc.server.protobuf.plans import _plans
-from dralloc.server.protobuf.single_pass import _ENTRIES_KEPT, _decoders
+from dralloc.server.protobuf.single_pass import _ENTRIES_KEPT, _decoders, _Unusual, object_reader
 from dralloc.server.protobuf.walker import _walk
 
 ROOTS = {**KINDS, **OPTIONS}
@@ -176,3 +176,63 @@ def test_integers_of_one_to_ten_bytes_are_read_in_place(value: int) -> None:
     decoded = single_pass(pod(spec))["spec"]
     assert decoded.get("priority", 0) == value and decoded.get("terminationGracePeriodSeconds", 0) == value * 3
     assert same_json(decoded, two_passes(pod(spec))["spec"])
+
+
+# --- a whole object in one call -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("api_version", "kind"), sorted(ROOTS))
+def test_an_object_is_read_with_its_api_version_and_kind_first(api_version: str, kind: str) -> None:
+    table, name = ROOTS[api_version, kind]
+    head: dict[str, Any] = {"apiVersion": api_version, "kind": kind}
+    if (api_version, kind) in KINDS:
+        head["metadata"] = {}  # (its place is the third, even when the body holds none)
+    read = object_reader(table, name, (api_version, kind) in KINDS)
+    for fields in (full(table, name), {}):
+        body = encode({"apiVersion": api_version, "kind": kind, **fields})
+        usual = _usual_envelope(body)
+        assert usual is not None
+        _, _, buf, start, end = usual
+        assert same_json(read(buf, start, end, api_version, kind), {**head, **two_passes(body)})
+        assert same_json(decode(body), {**head, **two_passes(body)})
+
+
+def test_go_s_envelope_is_read_by_decode_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    def not_here(body: bytes) -> None:
+        raise AssertionError("read by _usual_object")
+
+    event = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e", "namespace": "default"},
+             "eventTime": "2025-01-02T03:04:05.000006Z", "note": "x" * 200,  # (a raw of two size bytes)
+             "regarding": {}, "deprecatedSource": {}}  # (Go writes them, empty)
+    body = encode(event)
+    decode(body)  # (the kind now known by its typeMeta's bytes)
+    monkeypatch.setattr(decoder, "_usual_object", not_here)
+    assert decode(body) == event
+
+
+def test_an_object_that_ends_its_body_is_read_by_the_single_pass() -> None:
+    # Go writes the envelope's empty contentEncoding and contentType after the object; without them, the object
+    # ends the body and the single pass reads zero bytes after it (it reads past a message's end)
+    event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e", "namespace": "default"},
+             "involvedObject": {}, "source": {}, "reportingComponent": "", "reportingInstance": ""}
+    body = encode(event).removesuffix(b"\x1a\x00\x22\x00")
+    assert same_json(single_pass(body), two_passes(body))
+    assert decode(body) == event
+
+
+def test_a_message_short_of_fields_go_always_writes_is_read_as_the_two_passes_read_it() -> None:
+    # The next key is read without a test of the message's end where Go always writes the next field: here the
+    # metadata ends after its name (Go writes generateName, 2, and more after it), and the byte after it is the
+    # Event's eventTime key (2), which is the key of the metadata's generateName as well
+    def delimited(number: int, value: bytes) -> bytes:
+        return bytes([number << 3 | 2, len(value)]) + value
+
+    seconds = 1_735_787_045
+    time = b"\x08" + bytes([seconds & 0x7F | 0x80, seconds >> 7 & 0x7F | 0x80, seconds >> 14 & 0x7F | 0x80,
+                            seconds >> 21 & 0x7F | 0x80, seconds >> 28])
+    raw = delimited(1, delimited(1, b"e")) + delimited(2, time) + delimited(6, b"Scheduling")
+    type_meta = delimited(1, b"events.k8s.io/v1") + delimited(2, b"Event")
+    body = b"k8s\x00" + delimited(1, type_meta) + delimited(2, raw) + b"\x1a\x00\x22\x00"
+    with pytest.raises((_Unusual, UnicodeDecodeError)):  # (the single pass steps aside: it read a field past the end)
+        single_pass(body)
+    assert decode(body) == {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e"},
+                            "eventTime": "2025-01-02T03:04:05.000000Z", "action": "Scheduling"}

@@ -53,7 +53,7 @@ from dralloc.server.protobuf.schema import (
     SCHEDULING_V1,
     Schema,
 )
-from dralloc.server.protobuf.single_pass import _decoders, _Unusual
+from dralloc.server.protobuf.single_pass import _decoders, _ObjectReader, _Unusual, object_reader
 from dralloc.server.protobuf.walker import _walk
 from dralloc.server.protobuf.wire import ProtobufError, _last_values, _length_delimited, _text, _varint
 from dralloc.server.protobuf.wire import fields as fields
@@ -110,19 +110,50 @@ def nesting(api_version: str, kind: str) -> int:
 def decode(body: bytes) -> dict[str, Any]:
     """The JSON form of a protobuf-encoded kind of :data:`KINDS` or :data:`OPTIONS`; ProtobufError when the body
     is not one of them or is malformed."""
-    if not body.startswith(MAGIC):
+    if body.startswith(_GO_START) and len(body) > 9:  # the commonest envelope, read here as _usual_object reads it
+        raw_at = 7 + body[5]
+        known = _TYPE_METAS.get(body[6:raw_at - 1])
+        if known is not None and raw_at + 1 < len(body) and body[raw_at - 1] == 0x12:
+            size, start = body[raw_at], raw_at + 1
+            if size > 0x7F:  # (a second byte: an object of 128 bytes to 16 KiB)
+                size, start = (size & 0x7F | body[start] << 7, start + 1) if body[start] < 0x80 else (0, 0)
+            end = start + size
+            if start and end == len(body) - 4 and body.endswith(_EMPTY_ENCODING_AND_TYPE):
+                try:
+                    return known.read(body, start, end, known.api_version, known.kind)
+                except (_Unusual, ProtobufError, UnicodeDecodeError, IndexError):
+                    return _walked(known, body, start, end)
+    elif not body.startswith(MAGIC):
         raise ProtobufError("the body does not start with the Kubernetes protobuf prefix")
-    api_version, kind, body, start, end = _usual_envelope(body) or _envelope(body)
-    found = KINDS.get((api_version, kind))
-    if found is not None:
-        out: dict[str, Any] = {"apiVersion": api_version, "kind": kind, "metadata": {}}
-        out.update(_message_at(body, start, end, *found))
-        return out
-    options = OPTIONS.get((api_version, kind))
-    if options is None:
+    usual = _usual_object(body)
+    if usual is not None:  # Go's envelope: its object read by one call of its compiled function
+        known, buf, start, end = usual
+        try:
+            return known.read(buf, start, end, known.api_version, known.kind)
+        except (_Unusual, ProtobufError, UnicodeDecodeError, IndexError):
+            return _walked(known, body, start, end)
+    api_version, kind, raw, start, end = _envelope(body)
+    found = KINDS.get((api_version, kind)) or OPTIONS.get((api_version, kind))
+    if found is None:
         raise ProtobufError(f"protobuf bodies are not accepted for {api_version or '?'}/{kind or '?'} (JSON and "
                             f"YAML are)")
-    return {"apiVersion": api_version, "kind": kind, **_message_at(body, start, end, *options)}
+    return _object(api_version, kind, _message_at(raw, start, end, *found))
+
+
+def _walked(known: _Known, body: bytes, start: int, end: int) -> dict[str, Any]:
+    """The object in body[start:end] read again by the two passes: the same object where the single pass stepped
+    aside, or the error a field-by-field reading meets first, with its path."""
+    return _object(known.api_version, known.kind, _walk(_plans(known.table)[known.name], body[start:end], 1))
+
+
+def _object(api_version: str, kind: str, message_of: dict[str, Any]) -> dict[str, Any]:
+    """The object of a kind's message: its apiVersion and kind first, then (an object of :data:`KINDS`) its
+    metadata, even when the message has none."""
+    out: dict[str, Any] = {"apiVersion": api_version, "kind": kind}
+    if (api_version, kind) in KINDS:
+        out["metadata"] = {}
+    out.update(message_of)
+    return out
 
 
 def _envelope(body: bytes) -> tuple[str, str, bytes, int, int]:
@@ -137,8 +168,29 @@ def _envelope(body: bytes) -> tuple[str, str, bytes, int, int]:
     return api_version, kind, raw, 0, len(raw)
 
 
-# Go's envelope ends with its empty contentEncoding and contentType
+# Go's envelope starts with the magic and its typeMeta's key, and ends with its empty contentEncoding and
+# contentType
+_GO_START = MAGIC + b"\x0a"
 _EMPTY_ENCODING_AND_TYPE = b"\x1a\x00\x22\x00"
+# what the single pass finds after an object that ends its bytes (it reads a key and a size past a message: no
+# field's key is 0)
+_AFTER_LAST = b"\0\0\0\0"
+
+
+class _Known:
+    """A kind of :data:`KINDS` or :data:`OPTIONS` met in a body: its names and its compiled reader (compiled when
+    first read)."""
+
+    __slots__ = ("api_version", "kind", "table", "name", "read")
+
+    def __init__(self, api_version: str, kind: str) -> None:
+        self.api_version, self.kind = api_version, kind
+        self.table, self.name = KINDS.get((api_version, kind)) or OPTIONS[api_version, kind]
+        self.read: _ObjectReader = self.compile_then_read
+
+    def compile_then_read(self, buf: bytes, start: int, end: int, api_version: str, kind: str) -> dict[str, Any]:
+        self.read = object_reader(self.table, self.name, (api_version, kind) in KINDS)
+        return self.read(buf, start, end, api_version, kind)
 
 
 def _usual_envelope(body: bytes) -> tuple[str, str, bytes, int, int] | None:
@@ -148,36 +200,57 @@ def _usual_envelope(body: bytes) -> tuple[str, str, bytes, int, int] | None:
     size = len(body)
     if size < 10 or body[4] != 0x0A or body[5] > 0x7F:
         return None
-    type_meta_end = 6 + body[5]
-    if type_meta_end + 2 > size or body[type_meta_end] != 0x12:
+    type_meta = body[6:6 + body[5]]
+    found = _type_meta(type_meta)
+    usual = _usual_object(body) if found is not None else None
+    if found is None or usual is None:
         return None
-    names = _TYPE_METAS.get(body[6:type_meta_end]) or _type_meta(body[6:type_meta_end])
-    if names is None:
-        return None
-    start = type_meta_end + 2
-    raw_size = body[start - 1]
-    if raw_size > 0x7F and start < size and body[start] < 0x80:  # an object of 128 bytes to 16 KiB
-        raw_size = raw_size & 0x7F | body[start] << 7
-        start += 1
-    elif raw_size > 0x7F:
-        try:
-            raw_size, start = _varint(body, start - 1)
-        except ProtobufError:
+    return found[0], found[1], usual[1], usual[2], usual[3]
+
+
+def _usual_object(body: bytes) -> tuple[_Known, bytes, int, int] | None:
+    """The kind of the object of :func:`_usual_envelope`'s envelope, when it is one this decoder reads (else
+    None), the bytes that hold the object (the body, or the body and zero bytes when the object ends it: the
+    single pass reads the bytes after a message) and where the object starts and ends in them."""
+    try:
+        raw_at = 7 + body[5]  # (the raw's size, after the typeMeta and the raw's key)
+        known = _TYPE_METAS.get(body[6:raw_at - 1]) or _new_kind(body)
+        if known is None or body[4] != 0x0A or body[raw_at - 1] != 0x12:
             return None
-    end = start + raw_size
-    if end > size or (end < size and body[end:] != _EMPTY_ENCODING_AND_TYPE):
+        start, raw_size = raw_at + 1, body[raw_at]
+        if raw_size > 0x7F:
+            if body[start] < 0x80:  # an object of 128 bytes to 16 KiB
+                raw_size, start = raw_size & 0x7F | body[start] << 7, start + 1
+            else:
+                raw_size, start = _varint(body, raw_at)
+    except (IndexError, ProtobufError):
         return None
-    return names[0], names[1], body, start, end
+    end = start + raw_size
+    size = len(body)
+    if end == size - 4 and body.endswith(_EMPTY_ENCODING_AND_TYPE):
+        return known, body, start, end
+    return (known, body + _AFTER_LAST, start, end) if end == size else None
 
 
-# the apiVersion and kind of each typeMeta {1: apiVersion, 2: kind} as Go writes it, by its bytes (one entry for
-# each kind of KINDS and OPTIONS at most)
-_TYPE_METAS: dict[bytes, tuple[str, str]] = {}
+def _new_kind(body: bytes) -> _Known | None:
+    """The kind of a body whose typeMeta is not yet in _TYPE_METAS, put there when it is Go's typeMeta of a kind
+    this decoder reads (else None)."""
+    if body[5] > 0x7F:
+        return None
+    type_meta = body[6:6 + body[5]]
+    names = _type_meta(type_meta)
+    if names is None or not (names in KINDS or names in OPTIONS):
+        return None
+    known = _TYPE_METAS[type_meta] = _Known(*names)
+    return known
+
+
+# each typeMeta {1: apiVersion, 2: kind} as Go writes it, of a kind of KINDS or OPTIONS, by its bytes
+_TYPE_METAS: dict[bytes, _Known] = {}
 
 
 def _type_meta(type_meta: bytes) -> tuple[str, str] | None:
-    """(apiVersion, kind) of a typeMeta as Go writes it, each with a one-byte size (else None), remembered in
-    _TYPE_METAS when the kind is one this decoder reads."""
+    """(apiVersion, kind) of a typeMeta as Go writes it, each with a one-byte size (else None)."""
     size = len(type_meta)
     if size < 4 or type_meta[0] != 0x0A or type_meta[1] > 0x7F:
         return None
@@ -186,12 +259,9 @@ def _type_meta(type_meta: bytes) -> tuple[str, str] | None:
             or kind_at + 2 + type_meta[kind_at + 1] != size:
         return None
     try:
-        names = type_meta[2:kind_at].decode(), type_meta[kind_at + 2:].decode()
+        return type_meta[2:kind_at].decode(), type_meta[kind_at + 2:].decode()
     except UnicodeDecodeError:
         return None
-    if names in KINDS or names in OPTIONS:
-        _TYPE_METAS[type_meta] = names
-    return names
 
 
 def message(buf: bytes, table: Schema, name: str, depth: int = 1) -> dict[str, Any]:
@@ -201,8 +271,8 @@ def message(buf: bytes, table: Schema, name: str, depth: int = 1) -> dict[str, A
 
 def _message_at(buf: bytes, start: int, end: int, table: Schema, name: str, depth: int = 1) -> dict[str, Any]:
     """The JSON object of message ``name`` of ``table`` encoded in ``buf[start:end]``."""
-    try:
-        return _decoders(table)[name](buf, start, end, depth)
+    try:  # (the single pass reads the bytes after a message: zero bytes after one that ends buf)
+        return _decoders(table)[name](buf if end < len(buf) else buf + _AFTER_LAST, start, end, depth)
     except (_Unusual, ProtobufError, UnicodeDecodeError, IndexError):
         # read again by the two passes: the same object where the single pass stepped aside, or the error a
         # field-by-field reading meets first, with its path (at most twice the work, whatever the body)

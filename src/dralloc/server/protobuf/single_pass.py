@@ -57,7 +57,10 @@ class _Unusual(Exception):
 
 # A compiled message: (body, start, end, depth) → the JSON object of body[start:end]
 _Decoder = Callable[[bytes, int, int, int], dict[str, Any]]
+# A compiled object: (body, start, end, apiVersion, kind) → the object, apiVersion and kind first
+_ObjectReader = Callable[[bytes, int, int, str, str], dict[str, Any]]
 _DECODERS: dict[int, tuple[Schema, dict[str, _Decoder]]] = {}
+_NAMESPACES: dict[int, dict[str, Any]] = {}  # each table's functions, as their code finds them
 _ABSENT = object()  # a field not read, in a small message whose struct order is restored at its end
 _REORDERED_IN_LOCALS = 12  # the most fields of a message out of field-number order read into locals
 _INLINE_LINES = 150  # a message whose code is at most this long is read in place (not called) ...
@@ -78,8 +81,25 @@ def _decoders(table: Schema) -> dict[str, _Decoder]:
     decoders: dict[str, _Decoder] = {}
     for name, function in writer.functions.items():
         namespace[function] = decoders[name] = _compiled_on_first_call(writer, name, namespace, decoders)
+    namespace["_writer"] = writer
     _DECODERS[id(table)] = (table, decoders)
+    _NAMESPACES[id(table)] = namespace
     return decoders
+
+
+def object_reader(table: Schema, name: str, metadata: bool) -> _ObjectReader:
+    """Message ``name`` of ``table`` as a whole object: its function's code, compiled again to start the object
+    with its apiVersion and kind (and, with ``metadata``, an empty metadata the message's own takes the place
+    of), as decoder.py's envelope gives them — the object in one call, no second dict to merge it into."""
+    _decoders(table)
+    namespace = _NAMESPACES[id(table)]
+    writer: _Writer = namespace["_writer"]
+    head = "{'apiVersion': api_version, 'kind': kind" + (", 'metadata': {}}" if metadata else "}")
+    source = writer.function(writer.plans[name], head)
+    namespace.update(writer.memos)
+    exec(compile(source, f"<protobuf single pass: {name} object>", "exec"), namespace)  # noqa: S102 (the tables' own code)
+    reader: _ObjectReader = namespace[f"object_{writer.functions[name]}"]
+    return reader
 
 
 def _compiled_on_first_call(writer: _Writer, name: str, namespace: dict[str, Any],
@@ -118,7 +138,10 @@ def _string(start: str, end: str) -> str:
 class _Writer:
     """The source of the single pass's functions of one table. The code of the message read at inline level
     L names its variables with the suffix L: it reads buf[posL:endL] into outL, its next key's first byte in
-    kL (-1 at its end)."""
+    kL (-1 at its end). Where Go writes the next field whatever its value (_always), the next key is read
+    without a test of the end: in another form, the byte there is the next field of the message that holds
+    this one (or the envelope's last fields, or the zero decoder.py puts after a message that ends its
+    buffer), and a field seemingly read there goes past endL, so that the message's last test fails."""
 
     def __init__(self, plans: dict[str, _Plan]) -> None:
         self.plans = plans
@@ -131,33 +154,41 @@ class _Writer:
         """Every message's function."""
         return "\n".join(self.function(plan) for plan in self.plans.values())
 
-    def function(self, plan: _Plan) -> str:
-        body, height = self.body(plan, 0)
+    def function(self, plan: _Plan, head: str = "") -> str:
+        """The function of ``plan``; with ``head`` (code of a dict its object starts from, from the arguments
+        api_version and kind), the function of ``plan`` as a whole object, at depth 1."""
+        body, height = self.body(plan, 0, head or "{}")
+        if head:
+            return "\n".join([f"def object_{self.functions[plan.name]}(buf, pos0, end0, api_version, kind):",
+                              "    depth = 1", *_indent(body), "    return out0", ""])
         return "\n".join([f"def {self.functions[plan.name]}(buf, pos0, end0, depth):",
                           f"    if depth > {MAX_DEPTH - height}: raise _Unusual", *_indent(body), "    return out0", ""])
 
-    def body(self, plan: _Plan, level: int) -> tuple[list[str], int]:
-        """The code that reads ``plan`` at ``level`` and the inline levels it goes below it."""
+    def body(self, plan: _Plan, level: int, start: str = "{}") -> tuple[list[str], int]:
+        """The code that reads ``plan`` at ``level`` into an object that starts as ``start``, and the inline
+        levels it goes below it."""
         pos, end, out, k = f"pos{level}", f"end{level}", f"out{level}", f"k{level}"
         # a small message out of field-number order: each field into a local, the object built at its end in
         # struct order; a larger one: built in field-number order, then put in struct order (_struct_order)
         in_locals = bool(plan.reorder) and len(plan.slots) <= _REORDERED_IN_LOCALS
-        code = [f"{k} = buf[{pos}] if {pos} < {end} else -1"]
+        order = sorted(range(len(plan.slots)), key=lambda s: plan.slots[s][6])  # field-number order
+        code = [_next_key(level, bool(order) and _always(plan.slots[order[0]][5]))]
         if in_locals:
             code.append(" = ".join(f"v{level}_{slot}" for slot in range(len(plan.slots))) + " = _ABSENT")
         else:
-            code.append(f"{out} = {{}}")
+            code.append(f"{out} = {start}")
         height = 0
         fields: list[list[str]] = []
-        for slot in sorted(range(len(plan.slots)), key=lambda s: plan.slots[s][6]):  # field-number order
+        for index, slot in enumerate(order):
             target = f"v{level}_{slot}" if in_locals else f"{out}[{plan.slots[slot][1]!r}]"
-            lines, below = self.field(plan, slot, target, level)
+            written_next = index + 1 < len(order) and _always(plan.slots[order[index + 1]][5])
+            lines, below = self.field(plan, slot, target, level, written_next)
             fields.append(lines)
             height = max(height, below)
         code += _guarded(fields, k)
         code.append(f"if {pos} != {end}: raise _Unusual")
         if in_locals:
-            code.append(f"{out} = {{}}")
+            code.append(f"{out} = {start}")
             code += [f"if v{level}_{slot} is not _ABSENT: {out}[{name!r}] = v{level}_{slot}"
                      for slot, (_, name, *_rest) in enumerate(plan.slots)]
             return code, height
@@ -211,9 +242,10 @@ class _Writer:
                       f"    if len({memo}) >= {_ENTRIES_KEPT}: {memo}.clear()",
                       f"    {memo}[{raw}] = {f'({key}, {copy})' if key else copy}"]
 
-    def field(self, plan: _Plan, slot: int, target: str, level: int) -> tuple[list[str], int]:
-        """The code of one field (read when the next key is its own, then the key after it taken), and the
-        inline levels it goes below ``level``."""
+    def field(self, plan: _Plan, slot: int, target: str, level: int, written_next: bool) -> tuple[list[str], int]:
+        """The code of one field (read when the next key is its own, then the key after it taken: with
+        ``written_next``, the next field is one Go always writes), and the inline levels it goes below
+        ``level``."""
         code, _name, keep_zero, inline, kind, f, _rank = plan.slots[slot]
         pos, end, k, s, e, x, v = (f"{name}{level}" for name in ("pos", "end", "k", "s", "e", "x", "v"))
         number = next(n for n, field in plan.schema.items() if field is f)
@@ -232,17 +264,27 @@ class _Writer:
         varint = [f"{v} = buf[{pos} + {after}]",
                   f"if {v} < 128: {pos} += {after + 1}",
                   f"else: {v}, {pos} = _varint(buf, {pos} + {after})"]
-        next_key = f"{k} = buf[{pos}] if {pos} < {end} else -1"
+        next_key = _next_key(level, written_next)
+        last_item = f"if not ({test}): break"
         height = 0
         body: list[str]
-        if (code == _STRING or (code == _SCALAR and kind == "bytes")) and not inline \
-                or code == _SPECIAL and kind in _NULL_WHEN_EMPTY:
-            # Go writes an empty string or bytes, and a zero time, as a size of 0: left out (or "" when kept)
+        if code == _STRING and not inline:
+            # a size of one byte read in place; the string sliced where it is and pos moved past it at once; Go
+            # writes an empty one as a size of 0: left out (or "" when kept)
+            text = f"{target} = buf[{pos}:({pos} := {pos} + {s})].decode()"
+            body = [f"{s} = buf[{pos} + {after}]",
+                    f"if {s} < 128:",
+                    f"    {pos} += {after + 1}",
+                    f"    {text}" if keep_zero else f"    if {s}: {text}",
+                    "else:",
+                    f"    {s}, {pos} = _varint(buf, {pos} + {after})",
+                    f"    {text}",
+                    next_key]
+        elif (code == _SCALAR and kind == "bytes") and not inline or code == _SPECIAL and kind in _NULL_WHEN_EMPTY:
+            # Go writes empty bytes and a zero time as a size of 0: left out (or "" when kept)
             if code == _SPECIAL:
                 lines, height = self.value(kind, pos, e, level)
                 read = [*lines, f"if {x} is not None: {target} = {x}"]
-            elif kind == "string":
-                read = [f"{target} = {_string(pos, e)}"]
             else:
                 lines, height = self.value(kind, pos, e, level)
                 lines, value = _folded(lines, x)
@@ -294,7 +336,7 @@ class _Writer:
                         "else:",
                         *_indent([*lines, f"{items}.append({x})", *memo[1]])]
             body = [f"{items} = []", "while True:",
-                    *_indent([*size, *item, f"{pos} = {e}", next_key, f"if not ({test}): break"]),
+                    *_indent([*size, *item, f"{pos} = {e}", next_key, last_item]),
                     f"{target} = {items}"]
         elif code == _MAP:
             if f.varint:
@@ -331,14 +373,14 @@ class _Writer:
                          "else:",
                          *_indent(entry)]
             body = [f"{entries} = {{}}", "while True:",
-                    *_indent([*size, *entry, f"{pos} = {e}", next_key, f"if not ({test}): break"]),
+                    *_indent([*size, *entry, f"{pos} = {e}", next_key, last_item]),
                     f"{target} = {entries}"]
         else:  # _PACKABLE: one varint a key (as Go writes them), or one packed run
             packed_test, packed_after = _key_test(number, 2, level)
             return [f"if {test}:",
                     *_indent([f"items{level} = []", "while True:",
                               *_indent([*varint, f"items{level}.append({_SIGNED[kind].format(v=v)})", next_key,
-                                        f"if not ({test}): break"]),
+                                        last_item]),
                               f"{target} = items{level}"]),
                     f"elif {packed_test}:",
                     *_indent([*sized(packed_after), f"{target} = _packed({kind!r}, buf[{pos}:{e}])", f"{pos} = {e}",
@@ -386,9 +428,16 @@ def _struct_order(plan: _Plan, out: str) -> list[str]:
     code: list[str] = []
     for index, name in enumerate(names):
         if any(rank < ranks[index] for rank in ranks[index + 1:]):
-            test = "if" if not code else "elif"
-            code.append(f"{test} {name!r} in {out}: _rewritten({out}, {tuple(names[index:])!r})")
+            code.append(f"{'elif' if code else 'if'} {name!r} in {out}:")
+            if len(names) - index > _REWRITTEN_IN_PLACE:
+                code.append(f"    _rewritten({out}, {tuple(names[index:])!r})")
+            else:  # (a container's terminationMessagePolicy, always there: a few keys, no call nor loop)
+                code.append(f"    {out}[{name!r}] = {out}.pop({name!r})")
+                code += [f"    if {later!r} in {out}: {out}[{later!r}] = {out}.pop({later!r})" for later in names[index + 1:]]
     return code
+
+
+_REWRITTEN_IN_PLACE = 8  # the most keys written again by straight-line code (more: by _rewritten)
 
 
 def _rewritten(out: dict[str, Any], names: tuple[str, ...]) -> None:
@@ -399,6 +448,17 @@ def _rewritten(out: dict[str, Any], names: tuple[str, ...]) -> None:
 
 
 _GUARDED_FIELDS = 4  # fields tested one by one before a test of the message's end skips the rest
+
+
+def _always(f: Field) -> bool:
+    """Whether Go writes field ``f`` whatever its value (encoder.py writes what Go writes)."""
+    return not (f.pointer or f.repeated or f.map or f.type == "bytes")
+
+
+def _next_key(level: int, written: bool) -> str:
+    """The code that takes the next key: the byte at pos<level> where the next field is ``written`` always,
+    else -1 at the end."""
+    return f"k{level} = buf[pos{level}]" if written else f"k{level} = buf[pos{level}] if pos{level} < end{level} else -1"
 
 
 def _guarded(fields: list[list[str]], k: str) -> list[str]:
