@@ -38,6 +38,10 @@ _encode_bytes = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(dict[str, Any]).decode  # stored text: always what _encode wrote
 
 
+# What the garbage collector asks of every changed object: does its text name owners, a deletion?
+_OWNED, _DELETING = '"ownerReferences"', '"deletionTimestamp"'
+
+
 def _encode(obj: Any) -> str:
     return _encode_bytes(obj).decode("utf-8")
 
@@ -324,12 +328,15 @@ class SQLStore:
         compacted = self._read("SELECT value FROM counters WHERE name = 'compacted'")[0][0]
         if rv < compacted:
             raise Gone(f"too old resource version: {rv} ({compacted + 1})")
-        wanted = ", ".join("?" * len(with_data))
-        data = f"CASE WHEN resource IN ({wanted}) THEN data END" if with_data else "NULL"
-        rows = self._read(f"SELECT rv, type, resource, namespace, name, data LIKE ?, data LIKE ?, {data} FROM events "
-                          "WHERE rv > ? ORDER BY rv LIMIT ?",
-                          ('%"ownerReferences"%', '%"deletionTimestamp"%', *with_data, rv, limit))
-        return [Change(r[0], r[1], r[2], r[3], r[4], bool(r[5]), bool(r[6]), r[7]) for r in rows]
+        # The texts it returns are searched here: Python's substring search is an order of magnitude faster than
+        # LIKE's, which on a pod costs twice what reading the row does. The database searches the others'.
+        wanted = f"resource IN ({', '.join('?' * len(with_data))})" if with_data else "0"
+        rows = self._read(f"SELECT rv, type, resource, namespace, name, CASE WHEN {wanted} THEN data END, "
+                          f"CASE WHEN {wanted} THEN NULL ELSE data LIKE ? END, "
+                          f"CASE WHEN {wanted} THEN NULL ELSE data LIKE ? END FROM events WHERE rv > ? ORDER BY rv LIMIT ?",
+                          (*with_data, *with_data, f"%{_OWNED}%", *with_data, f"%{_DELETING}%", rv, limit))
+        return [Change(r[0], r[1], r[2], r[3], r[4], bool(r[6]), bool(r[7])) if r[5] is None else
+                Change(r[0], r[1], r[2], r[3], r[4], _OWNED in r[5], _DELETING in r[5], r[5]) for r in rows]
 
     def written(self, resource: str) -> int:
         """The resourceVersion of the newest write of ``resource`` committed through this store (0: none since
