@@ -86,19 +86,36 @@ class Outcome:
     type: str  # "MODIFIED" or "DELETED"
 
 
-@dataclass(frozen=True, slots=True)
 class Event:
-    rv: int
-    type: str  # ADDED, MODIFIED, DELETED
-    resource: str
-    namespace: str
-    name: str
-    object: dict[str, Any]
-    prev_json: str | None = None  # MODIFIED: the object before the change (for watch selectors)
+    """A change of the log. Its object is decoded when first asked for: ``text`` is the object as stored,
+    which a watch that shows it unchanged writes as it is (and a reader that skips it never decodes)."""
+
+    __slots__ = ("rv", "type", "resource", "namespace", "name", "text", "prev_json", "_object")
+
+    def __init__(self, rv: int, type: str, resource: str, namespace: str, name: str, text: str,
+                 prev_json: str | None = None) -> None:
+        self.rv = rv
+        self.type = type  # ADDED, MODIFIED, DELETED
+        self.resource = resource
+        self.namespace = namespace
+        self.name = name
+        self.text = text
+        self.prev_json = prev_json  # MODIFIED: the object before the change (for watch selectors)
+        self._object: dict[str, Any] | None = None
+
+    @property
+    def object(self) -> dict[str, Any]:
+        """The object (decoded once: every reader of this event shares it, and must not change it)."""
+        if self._object is None:
+            self._object = _decode(self.text)
+        return self._object
 
     @property
     def prev(self) -> dict[str, Any] | None:
         return _decode(self.prev_json) if self.prev_json is not None else None
+
+    def __repr__(self) -> str:
+        return f"Event({self.rv}, {self.type}, {self.resource}, {self.namespace}/{self.name})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,7 +334,7 @@ class SQLStore:
             raise Gone(f"too old resource version: {rv} ({compacted + 1})")
         rows = self._read("SELECT rv, type, resource, namespace, name, data, prev FROM events WHERE rv > ? "
                           "ORDER BY rv LIMIT ?", (rv, limit))
-        return [Event(r[0], r[1], r[2], r[3], r[4], _decode(r[5]), r[6]) for r in rows]
+        return [Event(r[0], r[1], r[2], r[3], r[4], r[5], r[6]) for r in rows]
 
     def changes_since(self, rv: int, limit: int = 10_000,
                       with_data: tuple[str, ...] = ()) -> builtins.list[Change]:
@@ -372,7 +389,7 @@ class SQLStore:
                 conn.execute("COMMIT")
         if rv < compacted:
             raise Gone(f"too old resource version: {rv} ({compacted + 1})")
-        return [Event(r[0], r[1], r[2], r[3], r[4], _decode(r[5])) for r in rows], at
+        return [Event(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows], at
 
     # --- writes -------------------------------------------------------------------------------------
 
