@@ -149,7 +149,9 @@ class Body(NamedTuple):
 
     data: Any
     warnings: list[str]
-    known_only: bool  # a core/v1 object of the URL's kind, already without the fields its schema lacks
+    # A core/v1 object of the URL's kind, decoded from JSON (so JSON's types, no part shared by two places),
+    # already without the fields its schema lacks: it may be stored as it is, changed in place.
+    plain: bool
 
 
 def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
@@ -178,8 +180,8 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
         strict.drop_unknown_fields(data)
     # (both key on the body's own apiVersion and kind: one that names the URL's kind is checked and dropped
     # by the URL's schema)
-    known_only = data.get("apiVersion") == t.api_version == "v1" and data.get("kind") == t.resource.kind
-    return Body(data, duplicates + unknown, known_only and t.resource.kind in core_v1_fields.ROOTS)
+    plain = ctype == JSON and data.get("apiVersion") == t.api_version == "v1" and data.get("kind") == t.resource.kind
+    return Body(data, duplicates + unknown, plain and t.resource.kind in core_v1_fields.ROOTS)
 
 
 def json_type(value: Any) -> str:
