@@ -339,21 +339,19 @@ class SQLStore:
     def changes_since(self, rv: int, limit: int = 10_000,
                       with_data: tuple[str, ...] = ()) -> builtins.list[Change]:
         """The events after rv, each with whether its object names owners or is being deleted (for the garbage
-        collector: a substring test the database runs on the stored text), and the object's JSON text only
+        collector: a substring test of the stored text), and the object's JSON text only
         for the resources in ``with_data`` (cheap for callers that only need to know what changed and where,
         and for those that mirror a few resources). Raises Gone as :meth:`events_since`."""
         compacted = self._read("SELECT value FROM counters WHERE name = 'compacted'")[0][0]
         if rv < compacted:
             raise Gone(f"too old resource version: {rv} ({compacted + 1})")
-        # The texts it returns are searched here: Python's substring search is an order of magnitude faster than
-        # LIKE's, which on a pod costs twice what reading the row does. The database searches the others'.
-        wanted = f"resource IN ({', '.join('?' * len(with_data))})" if with_data else "0"
-        rows = self._read(f"SELECT rv, type, resource, namespace, name, CASE WHEN {wanted} THEN data END, "
-                          f"CASE WHEN {wanted} THEN NULL ELSE data LIKE ? END, "
-                          f"CASE WHEN {wanted} THEN NULL ELSE data LIKE ? END FROM events WHERE rv > ? ORDER BY rv LIMIT ?",
-                          (*with_data, *with_data, f"%{_OWNED}%", *with_data, f"%{_DELETING}%", rv, limit))
-        return [Change(r[0], r[1], r[2], r[3], r[4], bool(r[6]), bool(r[7])) if r[5] is None else
-                Change(r[0], r[1], r[2], r[3], r[4], _OWNED in r[5], _DELETING in r[5], r[5]) for r in rows]
+        # The texts are searched here, not by the database: Python's substring search is several times faster
+        # than LIKE's, which on a pod costs more than reading the row, and the one plain statement needs no
+        # table made for an IN list on every read.
+        rows = self._read("SELECT rv, type, resource, namespace, name, data FROM events WHERE rv > ? ORDER BY rv "
+                          "LIMIT ?", (rv, limit))
+        return [Change(r[0], r[1], r[2], r[3], r[4], _OWNED in r[5], _DELETING in r[5],
+                       r[5] if r[2] in with_data else None) for r in rows]
 
     def written(self, resource: str) -> int:
         """The resourceVersion of the newest write of ``resource`` committed through this store (0: none since
