@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_server.py [--objects 5000] [--clients 8] [--watchers 1000] [--tls]
                                                 [--kinds DeviceClass,ResourceClaim,...] [--writes-only]
-                                                [--tmp-dir /dev/shm]
+                                                [--tmp-dir /dev/shm] [--callgrind]
 
 1. Durable writes, kind by kind: N objects of each kind created from C client connections; every acknowledged
    write is on disk (WAL, synchronous=FULL; concurrent writes share a commit). The kinds: DeviceClasses (small,
@@ -14,6 +14,10 @@
 3. Watches: W watch streams stay open (another process reads them all with a selector) while creates go on one at a
    time; prints the create latency with the watches open and the delay from each acknowledged write to its
    event at every watcher (p50/p99).
+
+``--callgrind`` counts instructions instead of time: the server runs under valgrind's callgrind, and each
+kind's creates print the server's instructions per create (every thread), a figure the load of a shared
+machine does not move (the kind's CPU time moves by half from one hour to the next).
 
 ``--writes-only`` stops after 1 (each kind's writes need ResourceSlices for 2 and 3). Every write waits for
 its group's fsync, so with C writers a commit holds at most C writes, and on a disk whose fsync takes 4 ms
@@ -117,13 +121,15 @@ class Target:
         return sock
 
 
-def start_server(data_dir: Path, tls: bool, *flags: str) -> tuple[subprocess.Popen[bytes], Target]:
-    """A `dralloc serve` process (anonymous; plain HTTP unless ``tls``) once it answers /healthz."""
+def start_server(data_dir: Path, tls: bool, *flags: str,
+                 wrapper: tuple[str, ...] = ()) -> tuple[subprocess.Popen[bytes], Target]:
+    """A `dralloc serve` process (anonymous; plain HTTP unless ``tls``; run by ``wrapper``, e.g. valgrind) once
+    it answers /healthz."""
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "dralloc", "serve", "--data-dir", str(data_dir),
+    proc = subprocess.Popen([*wrapper, sys.executable, "-m", "dralloc", "serve", "--data-dir", str(data_dir),
                              "--port", str(port), "--anonymous", *flags, *([] if tls else ["--insecure-http"])],
-                            stderr=subprocess.DEVNULL)
-    for _ in range(100):
+                            stdout=subprocess.DEVNULL if wrapper else None, stderr=subprocess.DEVNULL)
+    for _ in range(3000 if wrapper else 100):  # (under valgrind the imports alone take a minute)
         try:
             target = Target(port, tls, data_dir / "pki" / "ca.crt")  # (the CA exists once the server is up)
             conn = target.connect()
@@ -302,6 +308,39 @@ def write_phase(kind: str, n: int, clients: int, target: Target,
     return wall, latencies, cpu, (writes_after - writes) / max(1, commits_after - commits)
 
 
+def callgrind_phases(kinds: list[str], n: int, clients: int, tmp: Path) -> None:
+    """Instructions per create of each kind, counted by callgrind in a server it runs (every thread; a
+    figure the machine's load does not move, unlike the CPU time). The counters are zeroed after a warm-up and
+    read after each kind's creates and a second of the controllers' work on them."""
+    out = tmp / "callgrind.out"
+    wrapper = ("valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no")
+    proc, target = start_server(tmp / "data", False, "--max-connections", "100000", "--no-scheduler", wrapper=wrapper)
+    try:
+        run_parallel(clients, target, [("POST", KINDS["ConfigMap"][0], config_map_body(f"warm-{i}"))
+                                       for i in range(100)])
+        time.sleep(2.0)
+        for kind in kinds:
+            subprocess.run(["callgrind_control", "--zero", str(proc.pid)], capture_output=True, check=True)
+            path, body, _ = KINDS[kind]
+            run_parallel(clients, target, [("POST", path, body(f"{kind.lower()}-{i}", i)) for i in range(n)])
+            time.sleep(1.0)
+            dumped = set(tmp.glob("callgrind.out*"))
+            subprocess.run(["callgrind_control", "--dump", str(proc.pid)], capture_output=True, check=True)
+            for _ in range(100):
+                new = set(tmp.glob("callgrind.out*")) - dumped
+                if new:
+                    break
+                time.sleep(0.1)
+            time.sleep(0.5)  # (the dump is written)
+            total = sum(int(m.group(1)) for f in new
+                        if (m := re.search(rb"^summary: (\d+)", f.read_bytes(), re.M)))
+            print(f"{kind + ':':15}{total / n / 1e6:6.3f} M instructions per create ({n} {KINDS[kind][2]}, "
+                  f"{clients} clients, callgrind)", flush=True)
+    finally:
+        proc.terminate()
+        proc.wait(120)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--objects", type=int, default=5000)
@@ -312,6 +351,9 @@ def main() -> None:
                         help=f"the kinds whose creates are timed, in this order (of {', '.join(KINDS)})")
     parser.add_argument("--writes-only", action="store_true", help="only the writes, no reads or watches")
     parser.add_argument("--tls", action="store_true", help="serve the default HTTPS instead of plain HTTP")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="count the server's instructions per create under valgrind's callgrind instead "
+                             "(writes only; --objects 400 is plenty, the server runs some 50 times slower)")
     parser.add_argument("--tmp-dir", default=None,
                         help="where the server's data directory is made (default: the system's temporary "
                              "directory); one on tmpfs (/dev/shm) measures the server without the disk's fsyncs")
@@ -324,6 +366,10 @@ def main() -> None:
         kinds.append("ResourceSlice")  # the reads and watches read slices
     n = args.objects
     ms = 1000
+    if args.callgrind:
+        with tempfile.TemporaryDirectory(dir=args.tmp_dir) as tmp:
+            callgrind_phases([k for k in args.kinds.split(",") if k], n, args.clients, Path(tmp))
+        return
     with tempfile.TemporaryDirectory(dir=args.tmp_dir) as tmp:
         proc, target = start_server(Path(tmp) / "data", args.tls, "--max-connections", "100000", "--no-scheduler")
         try:

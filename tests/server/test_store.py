@@ -289,3 +289,21 @@ def test_a_write_handed_to_a_loop_that_is_not_running_is_committed_once_by_the_c
     assert threads == ["dralloc-store-commit"]
     assert [e.type for e in store.events_since(0)] == ["ADDED", "MODIFIED"]  # the update happened once
     store.close()
+
+
+@pytest.mark.parametrize("with_data", [(), ("pods",)])
+def test_the_change_feed_tells_which_objects_name_owners_or_a_deletion_whether_or_not_their_text_is_read(
+        tmp_path: Path, with_data: tuple[str, ...]) -> None:
+    store = SQLiteStore(str(tmp_path / "s.db"))
+    owner = {"ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": "n", "uid": "u"}]}
+    for resource in ("pods", "configmaps"):  # one whose text the reader asks for (or not), one whose it never does
+        store.create(resource, "ns", "plain", lambda _old, rv: _obj("plain", rv))
+        store.create(resource, "ns", "owned", lambda _old, rv: {"metadata": {**_obj("owned", rv)["metadata"], **owner}})
+        store.update(resource, "ns", "plain", lambda old, rv: {"metadata": {**old["metadata"], "resourceVersion": rv,
+                                                                            "deletionTimestamp": "2026-01-01T00:00:00Z"}})
+    changes = store.changes_since(1, with_data=with_data)
+    assert [(c.resource, c.name, c.owned, c.deleting, c.data is not None) for c in changes] == [
+        (resource, name, owned, deleting, resource in with_data)
+        for resource in ("pods", "configmaps")
+        for name, owned, deleting in (("plain", False, False), ("owned", True, False), ("plain", False, True))]
+    store.close()

@@ -23,15 +23,20 @@ from dralloc.api.quantity import Quantity
 def field_problems(raw: bytes | str, *, yaml_input: bool = False, decoded: Any = None, **kw: Any) -> list[str]:
     """Problems of one encoded object: duplicate keys first (as found), then unknown fields (document order).
     ``decoded``: the JSON text as msgspec decoded it, when the caller has it (saves decoding it again)."""
-    yaml_input = yaml_input or bool(kw.get("yaml"))
+    duplicates, unknown = body_problems(raw, yaml_input=yaml_input or bool(kw.get("yaml")), decoded=decoded)
+    return duplicates + unknown
+
+
+def body_problems(raw: bytes | str, *, yaml_input: bool = False, decoded: Any = None) -> tuple[list[str], list[str]]:
+    """:func:`field_problems` in two lists: the duplicate keys and the unknown fields."""
     duplicates: list[str] = []
     if yaml_input and raw.lstrip()[:1] in (b"{", "{"):
         yaml_input = False  # JSON is YAML too; the JSON scanner is much faster (kubectl sends JSON)
     try:
         data = _load_yaml(raw, duplicates) if yaml_input else _load_json(raw, duplicates, decoded)
     except (ValueError, yaml.YAMLError):
-        return []  # not decodable at all: the caller reports the parse error itself
-    return duplicates + unknown_fields(data)
+        return [], []  # not decodable at all: the caller reports the parse error itself
+    return duplicates, unknown_fields(data)
 
 
 def unknown_fields(data: Any) -> list[str]:

@@ -38,6 +38,11 @@ class Target:
         """The namespace a list or watch is limited to (None: all)."""
         return self.namespace if self.resource.namespaced and self.namespace else None
 
+    @property
+    def shows_stored(self) -> bool:
+        """Whether :meth:`present` gives the stored object itself (its stored text is its JSON)."""
+        return self.resource.stored_as is None and (not self.resource.group or self.version == self.resource.versions[0])
+
     def present(self, obj: dict[str, Any]) -> dict[str, Any]:
         """A stored (v1) object in the version the URL asks for."""
         if self.resource.stored_as is not None:  # a view of another resource's objects

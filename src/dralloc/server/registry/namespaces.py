@@ -37,7 +37,6 @@ FINALIZER = "kubernetes"  # spec.finalizers: the namespace controller removes it
 NAME_LABEL = "kubernetes.io/metadata.name"
 TERMINATING_CAUSE = "NamespaceTerminating"
 SYSTEM_NAMESPACES_EVERY = 60.0  # seconds between two passes of the system namespaces controller
-REFRESH_SECONDS = 1.0  # the change feed is read at most this often (and only after commits)
 # kube-apiserver's answer to a second delete while the namespace controller is still at work.
 PURGING = ("The system is ensuring all content is removed from this namespace.  Upon completion, this namespace "
            "will automatically be purged by the system.")
@@ -152,7 +151,6 @@ class NamespaceStrategy(CoreStrategy):
         prepare_create(stored)
 
     def after_create(self, server: Server, created: Obj) -> Awaitable[None]:
-        server.namespaces.note(created)
         return _make_default_account(server, created["metadata"]["name"])
 
     def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
@@ -175,10 +173,6 @@ class NamespaceStrategy(CoreStrategy):
     def mark_deleted(self, old: Obj, options: Obj, query: Any, collection: bool) -> Outcome | None:
         # a deletecollection goes through the generic store's delete, as kube-apiserver's namespace storage
         return mark_deleting(old) if collection else mark_terminating(old)
-
-    def after_delete(self, server: Server, result: Obj, collection: bool) -> None:
-        if not collection:
-            server.namespaces.note(result)  # terminating (a namespace only goes through its controller)
 
     def delete_answers_with_object(self, result: Obj, dry: bool) -> bool:
         return True  # marked Terminating: 200 with the object, as upstream

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from dralloc.api.codec import decode
 from dralloc.api.scheduling_v1 import PriorityClass
@@ -30,6 +30,7 @@ from dralloc.server.types import Obj
 from dralloc.server.uids import new_uid
 from dralloc.server.views import ObjectView
 from dralloc.store import Conflict, NotFound, SQLStore
+from dralloc.store.cache import cached
 from dralloc.validation.field import FieldError
 
 PRIORITY_CLASSES = "priorityclasses"
@@ -70,8 +71,8 @@ def check_delete(name: str) -> None:
 
 def _default_class(store: SQLStore) -> dict[str, Any] | None:
     """The global default class; of several (written concurrently), the lowest value, as upstream."""
-    classes, _ = store.list(PRIORITY_CLASSES)
-    defaults = [pc for pc in classes if pc.get("globalDefault") is True]
+    classes = cached(store, PRIORITY_CLASSES).objects()
+    defaults = [classes[key] for key in sorted(classes) if classes[key].get("globalDefault") is True]  # (name order)
     return min(defaults, key=lambda pc: pc.get("value") or 0) if defaults else None
 
 
@@ -131,14 +132,33 @@ def admit_pod_group(store: SQLStore, group: dict[str, Any]) -> dict[str, Any]:
     return {**group, "spec": out}
 
 def _classes(store: SQLStore, class_name: str | None) -> list[PriorityClass]:
-    """The stored classes the rule needs: the one named, or (none named) every class, for the default."""
-    if class_name:
-        try:
-            stored = [store.get(PRIORITY_CLASSES, "", class_name)]
-        except NotFound:
-            stored = []
-    else:
-        stored = [pc for pc in store.list(PRIORITY_CLASSES)[0] if pc.get("globalDefault") is True]
+    """The classes the rule needs: the one named, or (none named) the global defaults. As kube-apiserver's
+    plugin, from the informer's cache (:mod:`dralloc.store.cache`): this server's own writes are in it at
+    once; a class named but not cached yet (another replica's, just written) is looked up in the store."""
+    typed = cached(store, PRIORITY_CLASSES).derived(_typed_classes)
+    if not class_name:
+        return typed.defaults
+    found = typed.by_name.get(class_name)
+    if found is not None:
+        return [found]
+    try:
+        return _decoded([store.get(PRIORITY_CLASSES, "", class_name)])
+    except NotFound:
+        return []
+
+
+class _TypedClasses(NamedTuple):
+    by_name: dict[str, PriorityClass]
+    defaults: list[PriorityClass]  # those marked globalDefault
+
+
+def _typed_classes(objects: dict[tuple[str, str], dict[str, Any]]) -> _TypedClasses:
+    """The cached classes decoded (once per change of the cache, not once per pod)."""
+    by_name = {pc.metadata.name or "": pc for pc in _decoded([objects[key] for key in sorted(objects)])}  # name order
+    return _TypedClasses(by_name, [pc for pc in by_name.values() if pc.global_default is True])
+
+
+def _decoded(stored: list[dict[str, Any]]) -> list[PriorityClass]:
     out = []
     for pc in stored:
         try:

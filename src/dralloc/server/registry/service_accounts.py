@@ -18,6 +18,7 @@ from dralloc.server.registry.strategy import CoreStrategy
 from dralloc.server.types import Obj
 from dralloc.server.uids import new_uid
 from dralloc.store import Conflict, NotFound, SQLStore
+from dralloc.store.cache import cached
 from dralloc.validation.field import FieldError
 from dralloc.validation.meta import name_is_dns_subdomain, validate_object_meta
 
@@ -77,11 +78,10 @@ def admit_pod(store: SQLStore, pod: Obj, namespace: str, new_name: Callable[[str
     account_name = spec.get("serviceAccountName") or spec.get("serviceAccount") or DEFAULT
     if not isinstance(account_name, str):
         return pod  # the decoder's 400
-    try:
-        account = store.get("serviceaccounts", namespace, account_name)
-    except NotFound:
+    account = _account(store, namespace, account_name)
+    if account is None:
         raise _forbidden(name, f"service account {namespace}/{account_name} was not found, retry after the "
-                               f"service account is created") from None
+                               f"service account is created")
     spec["serviceAccountName"] = spec["serviceAccount"] = account_name  # (the v1 form carries both)
     automount = spec.get("automountServiceAccountToken")
     if automount is None:
@@ -91,6 +91,18 @@ def admit_pod(store: SQLStore, pod: Obj, namespace: str, new_name: Callable[[str
     if not spec.get("imagePullSecrets") and account.get("imagePullSecrets"):
         spec["imagePullSecrets"] = copy.deepcopy(account["imagePullSecrets"])
     return pod
+
+
+def _account(store: SQLStore, namespace: str, name: str) -> Obj | None:
+    """The service account, as kube-apiserver's plugin finds it: in the informer's cache, else (made a moment
+    ago by another replica) in the store."""
+    account = cached(store, "serviceaccounts").get(namespace, name)
+    if account is not None:
+        return account
+    try:
+        return store.get("serviceaccounts", namespace, name)
+    except NotFound:
+        return None
 
 
 def _mount_token(spec: Obj, new_name: Callable[[str], str]) -> None:

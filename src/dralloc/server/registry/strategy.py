@@ -21,18 +21,11 @@ from dralloc.validation.field import FieldError
 from dralloc.validation.meta import finalizers_added_while_deleting, validate_managed_fields
 
 
-class NamespaceNotes(Protocol):
-    def note(self, ns: Obj, gone: bool = False) -> None: ...
-
-
 class Server(Protocol):
-    """What a strategy's hooks may use of the server: its store, its namespace cache, its background tasks."""
+    """What a strategy's hooks may use of the server: its store, its background tasks."""
 
     @property
     def store(self) -> SQLStore: ...
-
-    @property
-    def namespaces(self) -> NamespaceNotes: ...
 
     def background(self, work: Awaitable[Any]) -> None: ...
 

@@ -3,7 +3,7 @@ unknown and duplicate fields (fieldValidation), and the stored (defaulted v1) fo
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 from starlette.requests import Request
@@ -51,24 +51,34 @@ def field_validation(request: Request) -> str:
 
 
 def field_problems(raw: bytes | None, ctype: str, data: dict[str, Any], mode: str, t: Target) -> list[str]:
+    duplicates, unknown = _problems(raw, ctype, data, mode, t)
+    return duplicates + unknown
+
+
+def _problems(raw: bytes | None, ctype: str, data: dict[str, Any], mode: str,
+              t: Target) -> tuple[list[str], list[str]]:
+    """:func:`field_problems` in two lists, the duplicate keys and the unknown fields (Strict: a 400)."""
     if mode == "Ignore":
-        return []
+        return [], []
     # the resource.k8s.io kinds and the other modelled groups, and the core kinds whose whole schema is known
     checked = bool(t.resource.group) or t.resource.kind in core_v1_fields.ROOTS
+    duplicates: list[str] = []
     if checked and data is not None and raw is not None:
         # The body as sent: duplicate keys (found while parsing) and unknown fields.
-        problems = strict.field_problems(raw, yaml_input="yaml" in ctype, decoded=data if ctype == JSON else None)
-        if not problems and ctype != JSON and "yaml" not in ctype:
-            problems = strict.unknown_fields(data)
+        duplicates, unknown = strict.body_problems(raw, yaml_input="yaml" in ctype,
+                                                   decoded=data if ctype == JSON else None)
+        if not duplicates and not unknown and ctype != JSON and "yaml" not in ctype:
+            unknown = strict.unknown_fields(data)
     elif checked:
-        problems = strict.unknown_fields(data)
+        unknown = strict.unknown_fields(data)
     else:
-        problems = []
+        unknown = []
+    problems = duplicates + unknown
     if mode == "Strict" and problems:
         kind = t.resource.kind
         raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: strict decoding '
                           f"error: {', '.join(problems)}")
-    return problems
+    return duplicates, unknown
 
 
 def typed(data: Any, t: Target) -> Any:
@@ -134,7 +144,17 @@ def check_valid(t: Target, name: str, errors: list[Any]) -> None:
         raise invalid(t.resource, name, errors)
 
 
-def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> tuple[Any, list[str]]:
+class Body(NamedTuple):
+    """A request's object (see :func:`object_body`)."""
+
+    data: Any
+    warnings: list[str]
+    # A core/v1 object of the URL's kind, decoded from JSON (so JSON's types, no part shared by two places),
+    # already without the fields its schema lacks: it may be stored as it is, changed in place.
+    plain: bool
+
+
+def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
     """The object a create, update or status update sends (JSON, YAML, or protobuf for the kinds
     server/protobuf/decoder.py decodes) and its field warnings."""
     takes_protobuf = not t.resource.group or protobuf.accepts(t.api_version, t.resource.kind)
@@ -146,13 +166,22 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> tuple[An
         nesting = protobuf.nesting(data["apiVersion"], data["kind"])  # (the walk only for embedded JSON)
         check_limits(data, raw, t.resource.kind, t.version, nesting)
         field_validation(request)
-        return data, []
+        return Body(data, [], False)
     if ctype not in (JSON, "application/yaml", "application/x-yaml"):
         accepted = "application/json, application/yaml" + (f", {protobuf.CONTENT_TYPE}" if takes_protobuf else "")
         raise ApiError(415, f"the body of the request was in an unknown format - accepted media types "
                             f"include: {accepted}")
     data = type_meta_checked(parse(raw, ctype, t.resource.kind, t.version), t)
-    return data, field_problems(raw, ctype, data, field_validation(request), t)
+    duplicates, unknown = _problems(raw, ctype, data, mode := field_validation(request), t)
+    if unknown or duplicates or mode == "Ignore":
+        # A core object is stored without the fields its schema lacks, as decoding into the Go type drops
+        # them. When the check above found none there is nothing to drop: one walk, not two. (With duplicate
+        # keys the check read its own decoding of the body.)
+        strict.drop_unknown_fields(data)
+    # (both key on the body's own apiVersion and kind: one that names the URL's kind is checked and dropped
+    # by the URL's schema)
+    plain = ctype == JSON and data.get("apiVersion") == t.api_version == "v1" and data.get("kind") == t.resource.kind
+    return Body(data, duplicates + unknown, plain and t.resource.kind in core_v1_fields.ROOTS)
 
 
 def json_type(value: Any) -> str:

@@ -56,12 +56,14 @@ def json_copy(data: dict[str, Any]) -> dict[str, Any]:
         return copy.deepcopy(data)
 
 
-def raw_object(data: dict[str, Any], t: Target, meta: Any) -> dict[str, Any]:
+def raw_object(data: dict[str, Any], t: Target, meta: Any, plain: bool = False) -> dict[str, Any]:
     """A core object as the client sent it, with its kind, apiVersion, name and namespace, without the fields
-    its schema lacks (kube-apiserver's decoding drops them)."""
-    obj = json_copy(data)
+    its schema lacks (kube-apiserver's decoding drops them). ``plain``: ``data`` has none, only JSON's types
+    and is the caller's to change (see ``objects.Body``): used as it is, not copied."""
+    obj = dict(data) if plain else json_copy(data)
     obj["kind"], obj["apiVersion"] = t.resource.kind, t.api_version
-    strict.drop_unknown_fields(obj)
+    if not plain:
+        strict.drop_unknown_fields(obj)  # (by the URL's kind's schema)
     metadata = dict(obj.get("metadata") or {})
     if meta.name:
         metadata["name"] = meta.name
@@ -99,7 +101,7 @@ def new_metadata(meta: dict[str, Any], t: Target, rv: str) -> dict[str, Any]:
     return meta
 
 
-def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
+def prepare_create(data: Any, t: Target, plain: bool = False) -> tuple[dict[str, Any], str]:
     obj = typed(data, t)
     meta = obj.metadata
     if t.resource.namespaced:
@@ -114,7 +116,7 @@ def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
     obj = msgspec.structs.replace(obj, metadata=meta)
     strategy = t.resource.strategy
     if strategy.stored_as_sent:  # core objects are stored as sent
-        stored = raw_object(data, t, meta)
+        stored = raw_object(data, t, meta, plain)
         strategy.prepare_for_create(stored)
         check_valid(t, meta.name or "", strategy.create_errors(obj, stored, t.resource.namespaced))
         return stored, meta.name or ""
@@ -127,13 +129,14 @@ def prepare_create(data: Any, t: Target) -> tuple[dict[str, Any], str]:
 async def create(api: ApiContext, request: Request, t: Target) -> Response:
     check_write_options("create", request.query_params)
     raw, ctype = await read_body(request)
-    data, warnings = object_body(raw, ctype, request, t)
+    data, warnings, plain = object_body(raw, ctype, request, t)
     data, dropped = without_duplicate_owners(data)
     api.namespaces.admit_create(t, data)
     warnings = [*warnings, *dropped]
     with events.errors_of(t):
+        # (admission adds only fields of the schema, in new dicts: a plain body stays plain)
         result = await insert_new(api, stored_view(t), created_form(data, t), dry_run(request), manager_of(request),
-                                  view=t)
+                                  view=t, plain=plain)
     return respond(request, t.present(result), 201, warnings=warnings)
 
 
@@ -172,15 +175,16 @@ def _record(old: Obj | None, new: Obj, manager: str, view: Target, sub: str = ""
 
 
 async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
-                     manager: str | None, view: Target | None = None) -> Obj:
+                     manager: str | None, view: Target | None = None, plain: bool = False) -> Obj:
     """Create ``data`` (validated, defaulted; ``manager``: record an Update entry, None when ``data`` carries
-    its apply entry), with kube-apiserver's create rules: no resourceVersion, and a generated name tried again
-    when it is taken."""
+    its apply entry; ``plain``: see ``objects.Body``), with kube-apiserver's create rules: no resourceVersion,
+    and a generated name tried again when it is taken."""
     strategy = t.resource.strategy
     attempts = NAME_GENERATION_ATTEMPTS if not ObjectView(data).name else 1
     data = strategy.admit(api.store, data, t.namespace)  # mutating admission, before validation
     for attempt in range(attempts):
-        stored, name = prepare_create(data, t)
+        # (a generated name may be tried again, from the object as it was: then it is copied, not changed)
+        stored, name = prepare_create(data, t, plain and attempts == 1)
         check_valid(t, name, strategy.create_admission_errors(api.store, t.namespace, name, stored))
         if manager is not None:
             _record(None, stored, manager, view or t)
@@ -264,7 +268,7 @@ def merge_update(t: Target, old: Obj, new_obj: Any, new_data: Obj) -> tuple[Obj,
 async def update(api: ApiContext, request: Request, t: Target) -> Response:
     check_write_options("update", request.query_params)
     raw, ctype = await read_body(request)
-    data, warnings = object_body(raw, ctype, request, t)
+    data, warnings, _ = object_body(raw, ctype, request, t)
     data, dropped = without_duplicate_owners(data)
     warnings = [*warnings, *dropped]
     stored_t = stored_view(t)

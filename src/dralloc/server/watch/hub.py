@@ -1,15 +1,16 @@
 """Watch fan-out off the write path, as kube-apiserver's watch cache does it.
 
 A write only wakes the hub (one call, whatever the number of watches). The hub reads the new events from the
-store once, in a worker thread, and hands each to the queues of the watches on its resource; each watch
-filters (namespace, selectors) and encodes on its own. A watch that starts from an older resourceVersion
-first replays the store's history up to the hub's position, then follows the hub. A watch whose queue
-overflows (a client that does not read) is ended, as kube-apiserver ends slow watchers; its client
-re-watches. A watch that shows every event as it is (no selector, no table) may instead take the events
-as the hub hands them out (``follow``) and write them to its connection at once: no queue, no task
-wake-up. The hub hands out what it read in one round, every watch's share at once (a watch gets all its
-events of the round in one write), and lets the loop answer requests between every few watches, so a
-thousand watches do not hold up the writes that feed them.
+store once, in a worker thread (not at all while no watch is open), and hands each to the queues of the
+watches on its resource; each watch filters (namespace, selectors) and encodes on its own. An event's object
+is decoded only for a watch that needs it (selectors, another version); the others write its stored text. A
+watch that starts from an older resourceVersion first replays the store's history up to the hub's position,
+then follows the hub. A watch whose queue overflows (a client that does not read) is ended, as
+kube-apiserver ends slow watchers; its client re-watches. A watch that shows every event as it is (no
+selector, no table) may instead take the events as the hub hands them out (``follow``) and write them to its
+connection at once: no queue, no task wake-up. The hub hands out what it read in one round, every watch's
+share at once (a watch gets all its events of the round in one write), and lets the loop answer requests
+between every few watches, so a thousand watches do not hold up the writes that feed them.
 """
 
 from __future__ import annotations
@@ -153,6 +154,9 @@ class WatchHub:
             except TimeoutError:
                 pass
             self._wake.clear()
+            if not self.subscriptions:  # nobody to hand events to (a watch opened later replays the store's log)
+                self.position = self.store.current_rv()
+                continue
             while True:
                 try:
                     events = await asyncio.to_thread(self.store.events_since, self.position)

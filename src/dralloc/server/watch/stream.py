@@ -125,10 +125,24 @@ async def watch(api: ApiContext, request: Request, t: Target) -> Response:
 
     api_version = t.api_version
 
-    def event_line(ev: Event, shown: tuple[str, dict[str, Any]]) -> bytes:
-        if shown[1] is ev.object and not transformed:  # the common case: every such watch shares one encoding
-            return api.hub.encoded((ev.rv, shown[0], api_version), lambda: line(*shown))
-        return line(*shown)
+    as_stored = t.shows_stored and not transformed
+
+    def event_line(ev: Event, shown: tuple[str, dict[str, Any]] | None = None) -> bytes:
+        """The line of ``ev`` as this watch shows it (``shown``: what a watch with selectors makes of it;
+        None: the event as it is)."""
+        kind = ev.type if shown is None else shown[0]
+        if not transformed and (shown is None or shown[1] is ev.object):  # every such watch shares one encoding
+            if as_stored:  # the object's JSON is its stored text (written by the same encoder): not decoded
+                return api.hub.encoded((ev.rv, kind, api_version), lambda: _stored_line(kind, ev.text))
+            return api.hub.encoded((ev.rv, kind, api_version), lambda: line(kind, ev.object))
+        return line(*shown) if shown is not None else line(kind, ev.object)
+
+    def shown_line(ev: Event) -> bytes | None:
+        """The line of ``ev`` for this watch, None when its selectors leave the event out."""
+        if not selective:
+            return event_line(ev)
+        shown = filtered_event(ev, match, selective)
+        return event_line(ev, shown) if shown is not None else None
 
     async def stream() -> Any:
         sub, position = api.hub.subscribe(t.resource.name, t.list_namespace)
@@ -151,9 +165,8 @@ async def watch(api: ApiContext, request: Request, t: Target) -> Response:
                 for ev in history:
                     if ev.resource == t.resource.name and (t.list_namespace is None
                                                            or ev.namespace == t.list_namespace):
-                        shown = filtered_event(ev, match, selective)
-                        if shown is not None:
-                            yield event_line(ev, shown)
+                        if (shown_as := shown_line(ev)) is not None:
+                            yield shown_as
                 last = max(last, position)
             # Timers put ticks in the queue (deadline, bookmarks), so waiting is one plain get per wake.
             loop = asyncio.get_running_loop()
@@ -186,7 +199,7 @@ async def watch(api: ApiContext, request: Request, t: Target) -> Response:
                             schedule_bookmark()
                         elif item.rv > last:
                             last = item.rv
-                            parts.append(event_line(item, (item.type, item.object)))
+                            parts.append(event_line(item))
                     if parts and not chunks.write(parts[0] if len(parts) == 1 else b"".join(parts)):
                         finished = True  # the client went away or stopped reading
                     if finished:
@@ -215,9 +228,8 @@ async def watch(api: ApiContext, request: Request, t: Target) -> Response:
                     if item.rv <= last:
                         continue
                     last = item.rv
-                    shown = filtered_event(item, match, selective)
-                    if shown is not None:
-                        chunk.append(event_line(item, shown))
+                    if (shown_as := shown_line(item)) is not None:
+                        chunk.append(shown_as)
                 if chunk:  # whatever was queued goes out in one chunk
                     yield b"".join(chunk)
         finally:
@@ -230,6 +242,12 @@ async def watch(api: ApiContext, request: Request, t: Target) -> Response:
         return json.dumps({"type": "ERROR", "object": err}).encode() + b"\n"
 
     return StreamingResponse(stream(), media_type=JSON)
+
+
+def _stored_line(kind: str, text: str) -> bytes:
+    """A watch event's line around the object's stored JSON text: the bytes ``{"type": kind, "object": obj}``
+    encodes to."""
+    return b'{"type":"' + kind.encode() + b'","object":' + text.encode() + b"}\n"
 
 
 def filtered_event(ev: Any, match: Any, selective: bool) -> tuple[str, dict[str, Any]] | None:
