@@ -636,3 +636,18 @@ def test_a_wrongly_typed_pod_field_admission_reads_is_the_decoders_400(client: T
     r = client.post("/api/v1/namespaces/x/pods", json=pod)
     _assert_status(r)
     assert r.status_code == 400 and "cannot be handled as a Pod" in r.json()["message"]
+
+
+def test_a_bug_answers_a_500_status_and_logs_its_traceback(client: TestClient, monkeypatch, caplog) -> None:
+    from dralloc.server import app
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("deliberately broken")
+
+    monkeypatch.setitem(app.HANDLERS, "get", broken)
+    with caplog.at_level("ERROR", logger="dralloc.server.app"):
+        r = client.get("/api/v1/namespaces/x/configmaps/any")
+    assert r.status_code == 500
+    assert r.json()["reason"] == "InternalError" and "deliberately broken" in r.json()["message"]
+    (record,) = [rec for rec in caplog.records if rec.name == "dralloc.server.app"]
+    assert "GET /api/v1/namespaces/x/configmaps/any" in record.getMessage() and record.exc_info is not None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Collection
 from types import SimpleNamespace
@@ -43,6 +44,9 @@ HANDLERS: dict[str, Handler] = {
     "patch": writes.patch, "delete": deletes.delete, "deletecollection": deletes.deletecollection,
 }
 ANONYMOUS_USER = User("system:anonymous", "", ("system:unauthenticated",))  # frozen: shared by every request
+
+
+log = logging.getLogger(__name__)
 
 
 class ApiServer:
@@ -129,6 +133,8 @@ class ApiServer:
         except InputError as exc:
             response = respond(request, bad_request(str(exc)).status(), 400)
         except Exception as exc:  # noqa: BLE001 - a bug must still answer with a Status, never a traceback page
+            # (the traceback goes to the server's log, as kube-apiserver logs a handler's panic)
+            log.exception("internal error serving %s %s", request.method, request.url.path)
             error = ApiError(500, f"internal error: {type(exc).__name__}: {exc}")
             response = respond(request, error.status(), 500)
         self.requests[(request.method, response.status_code)] += 1

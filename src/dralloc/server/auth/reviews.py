@@ -12,6 +12,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from dralloc.api.gojson import go_json_type
 from dralloc.server.auth import tokens
 from dralloc.server.auth.users import AUTHENTICATED, User
 from dralloc.server.context import ApiContext
@@ -20,7 +21,6 @@ from dralloc.server.http.errors import ApiError, bad_request, invalid, method_no
 from dralloc.server.http.responses import JSON, respond
 from dralloc.server.protobuf import decoder as protobuf
 from dralloc.server.registry.kinds import REVIEWS, Resource
-from dralloc.server.verbs.objects import json_type
 from dralloc.validation.field import invalid as invalid_field
 
 EXACTLY_ONE = "exactly one of nonResourceAttributes or resourceAttributes must be specified"
@@ -98,7 +98,7 @@ async def review_body(request: Request, r: Resource) -> dict[str, Any]:
 def cannot_handle(r: Resource, field: str, value: Any, want: str) -> ApiError:
     """The 400 of a field of the wrong JSON type, in Go's words (``field``: the Go struct and JSON path)."""
     return bad_request(f'{r.kind} in version "v1" cannot be handled as a {r.kind}: json: cannot unmarshal '
-                       f'{json_type(value)} into Go struct field {field} of type {want}')
+                       f'{go_json_type(value)} into Go struct field {field} of type {want}')
 
 
 def _user_info(user: User) -> dict[str, Any]:
@@ -127,13 +127,13 @@ def token_review(api: ApiContext, body: dict[str, Any]) -> dict[str, Any]:
         raise bad_request("token is required for TokenReview in authentication")
     if not isinstance(token, str):
         raise bad_request('TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot '
-                          f'unmarshal {json_type(token)} into Go struct field TokenReviewSpec.spec.token of type '
+                          f'unmarshal {go_json_type(token)} into Go struct field TokenReviewSpec.spec.token of type '
                           'string')
     audiences = spec.get("audiences") or []
     if not isinstance(audiences, list) or not all(isinstance(a, str) for a in audiences):
         wrong = audiences if not isinstance(audiences, list) else next(a for a in audiences if not isinstance(a, str))
         raise bad_request('TokenReview in version "v1" cannot be handled as a TokenReview: json: cannot '
-                          f'unmarshal {json_type(wrong)} into Go struct field TokenReviewSpec.spec.audiences of '
+                          f'unmarshal {go_json_type(wrong)} into Go struct field TokenReviewSpec.spec.audiences of '
                           f'type {"[]string" if wrong is audiences else "string"}')
     wanted = audiences or list(tokens.API_AUDIENCES)
     if tokens.is_ours(token):

@@ -11,6 +11,7 @@ from starlette.requests import Request
 from dralloc.api import core_v1, core_v1_fields, gotime, strict
 from dralloc.api.codec import decode, to_dict
 from dralloc.api.defaults import apply_defaults
+from dralloc.api.gojson import go_json_type
 from dralloc.api.quantity import quantity_dec_hook
 from dralloc.errors import InputError
 from dralloc.server.clock import now
@@ -30,7 +31,7 @@ def dry_run_list(options: dict[str, Any] | None) -> list[str]:
     """The ``dryRun`` of delete options as sent; 400 unless it is a list of strings (as Go's decoder)."""
     sent = (options or {}).get("dryRun") or []
     if not isinstance(sent, list) or not all(isinstance(v, str) for v in sent):
-        raise bad_request(f"json: cannot unmarshal {json_type(sent)} into Go struct field DeleteOptions.dryRun of "
+        raise bad_request(f"json: cannot unmarshal {go_json_type(sent)} into Go struct field DeleteOptions.dryRun of "
                           f"type []string")
     return sent
 
@@ -184,15 +185,6 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
     return Body(data, duplicates + unknown, plain and t.resource.kind in core_v1_fields.ROOTS)
 
 
-def json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    names: dict[type, str] = {dict: "object", list: "array", str: "string"}
-    return names.get(type(value), type(value).__name__)
-
-
 def type_meta_checked(data: Any, t: Target) -> Any:
     """A body must be an object whose kind, apiVersion and metadata (when present) have the right JSON types."""
     if not isinstance(data, dict):
@@ -202,5 +194,5 @@ def type_meta_checked(data: Any, t: Target) -> Any:
         value = data.get(key)
         if value is not None and not isinstance(value, want):
             raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: json: cannot '
-                              f'unmarshal {json_type(value)} into Go struct field {kind}.{key} of type {name}')
+                              f'unmarshal {go_json_type(value)} into Go struct field {kind}.{key} of type {name}')
     return data
