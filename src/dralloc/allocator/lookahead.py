@@ -12,7 +12,8 @@ the free devices each request still has. The bounds themselves live in mixins of
 :mod:`~dralloc.allocator.lookahead_counters` (shared counters), :mod:`~dralloc.allocator.lookahead_hall`
 (Hall's condition), :mod:`~dralloc.allocator.lookahead_groups` (matchAttribute value groups) and
 :mod:`~dralloc.allocator.lookahead_distinct` (distinctAttribute runs) and
-:mod:`~dralloc.allocator.lookahead_wholes` (whole counter sets beside spreading requests), over the state declared in
+:mod:`~dralloc.allocator.lookahead_wholes` (whole counter sets beside spreading requests) and
+:mod:`~dralloc.allocator.lookahead_packing` (where partitions sit in their counter sets), over the state declared in
 :mod:`~dralloc.allocator.lookahead_state`.
 
 What the checks read, besides the search's state: per request, which candidates could ever be accepted in
@@ -28,6 +29,7 @@ from dralloc.allocator.capacity import consumption, fits
 from dralloc.allocator.claims import RequestData
 from dralloc.allocator.constraints import DistinctAttribute, MatchAttribute, attribute_set
 from dralloc.allocator.lookahead_groups import ValueGroups
+from dralloc.allocator.lookahead_packing import PackingBounds
 from dralloc.allocator.lookahead_state import Covered, Resources
 from dralloc.allocator.lookahead_wholes import WholeSetBounds
 from dralloc.allocator.pools import Candidate
@@ -37,7 +39,7 @@ from dralloc.allocator.tolerations import taint_blocks
 __all__ = ["LookAhead", "Resources"]
 
 
-class LookAhead(ValueGroups, WholeSetBounds):
+class LookAhead(ValueGroups, WholeSetBounds, PackingBounds):
     """The look-ahead checks of :class:`~dralloc.allocator.search.Search` (see the module docstring)."""
 
     def _cand_list(self, rd: RequestData) -> list[Candidate]:
@@ -312,6 +314,10 @@ class LookAhead(ValueGroups, WholeSetBounds):
         if self._admin_hall_violated(distinct_needs):
             return True
         if self._any_counters and self._wholes_doomed(
+                [(cj, [(opt, free_of[id(opt)]) for opt in options if id(opt) in free_of], done)
+                 for cj, options, done in steps]):
+            return True
+        if self._any_counters and self._packing_doomed(
                 [(cj, [(opt, free_of[id(opt)]) for opt in options if id(opt) in free_of], done)
                  for cj, options, done in steps]):
             return True

@@ -62,3 +62,10 @@ class LookAheadState:
     _key_draws: dict[str, list[tuple[tuple[str, str, str], Any]]]  # per device: see CounterBounds._counter_draws
     _single_draws: dict[str, dict[tuple[str, str], tuple[Pool, str, Any]]]  # see WholeSetBounds._single_set_draws
     _whole_of_device: dict[str, list[tuple[str, str]]]  # per device: see WholeSetBounds._whole_groups
+    _bins: dict[str, tuple[str, str] | None]  # per device: see PackingBounds._bin_of
+    _packings: dict[Any, list[tuple[tuple[int, int], ...]] | None]  # per bin and its state: see PackingBounds._bin_packings
+    _packing_answers: dict[Any, bool]  # per demands and counters consumed: see PackingBounds._packing_fits
+    _packing_calls: int  # the packing bound's throttle: see PackingBounds._packing_now
+    _packing_hits: int
+    _packing_skipped: int
+    _packing_stride: int

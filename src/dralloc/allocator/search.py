@@ -394,6 +394,11 @@ class Search(LookAhead):
         self._key_draws = {}
         self._single_draws = {}
         self._whole_of_device = {}
+        self._bins = {}
+        self._packings = {}
+        self._packing_answers = {}
+        self._packing_calls = self._packing_hits = self._packing_skipped = 0
+        self._packing_stride = 1
         self._device_bit = {cand.info.id: 1 << i for i, cand in enumerate(self.view.candidates)}
         self._stride = 1
         flat: list[tuple[int, int, list[RequestData]]] = []
