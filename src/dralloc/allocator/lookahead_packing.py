@@ -35,7 +35,7 @@ from dralloc.allocator.pools import Candidate
 
 # What the relaxation keeps of a request (one option of it): its need, its free devices (each under the name
 # the relaxation gives it: see PackingBounds._packing_doomed), the matchAttribute constraint (claim, index)
-# that keeps its picks in one bin (a value each bin has its own of) or None, and the distinctAttribute
+# that keeps its picks on one value and so in one bin (see PackingBounds._one_bin_per_value) or None, and the distinctAttribute
 # constraint that spreads its picks one per bin (see PackingBounds._spreads_over_bins) or None.
 Demand = tuple[int, list[tuple[str, Candidate]], tuple[int, int] | None, tuple[int, int] | None]
 # One step of the look-ahead: the claim, the request's passing options with their free devices, and how many
@@ -43,7 +43,7 @@ Demand = tuple[int, list[tuple[str, Candidate]], tuple[int, int] | None, tuple[i
 Step = tuple[int, list[tuple[RequestData, list[Candidate]]], int]
 
 CHOICES_MAX = 16  # combinations of firstAvailable options tried; beyond, requests with options are dropped
-LOCAL_MAX = 36  # combinations of bins tried for the requests whose picks share one bin
+LOCAL_MAX = 8  # combinations of values tried for the requests whose picks share one (matchAttribute)
 DEMANDS_MAX = 10  # distinct requests kept (Hall's condition looks at every subset of them)
 FRONTIER_MAX = 400  # combined counts kept while combining bins; beyond, the bound gives up (no cut)
 GROWN_MAX = 8000  # combinations of the kept counts with one bin's packings; beyond, the bound gives up
@@ -79,15 +79,12 @@ class PackingBounds(LookAheadState):
                 for idx, con in enumerate(self.constraints[cj]):
                     if type(con) is MatchAttribute and con.applies(opt.base, opt.full):
                         constrained.setdefault((cj, idx), []).extend(free)
-        locals_: dict[tuple[int, int], set[tuple[str, str]] | None] = {}
+        # such constraints on a value each bin has its own of: the value they hold already, or None
+        locals_: dict[tuple[int, int], Any] = {}
         for (cj, idx), free in constrained.items():
             con = self.constraints[cj][idx]
             if self._one_bin_per_value(con.attribute, free):
-                # the bins the claim's picks under the constraint may share: the one of the value it holds
-                state = con.state()
-                locals_[(cj, idx)] = None if state is None else {
-                    key for c in free if attribute_set(c.info, con.attribute) == state
-                    and (key := self._bin_of(c)) is not None}
+                locals_[(cj, idx)] = con.state()
         for cj, passing, done in steps:
             options: list[Demand] = []
             for opt, free in passing:
@@ -156,8 +153,9 @@ class PackingBounds(LookAheadState):
         return True
 
     def _one_bin_per_value(self, attribute: str, free: list[Candidate]) -> bool:
-        """Whether, among the free devices, each value of the attribute is one scalar found in one bin only:
-        then picks that share a value (matchAttribute) all come from one bin."""
+        """Whether, among the free devices, each value of the attribute is one scalar found in one bin only.
+        Picks that share a value (matchAttribute) then all come from one bin: trying each value is trying
+        each bin, and other values (spanning several bins) would multiply the combinations for little."""
         bin_of_value: dict[Any, tuple[str, str]] = {}
         for c in free:
             value = attribute_set(c.info, attribute)
@@ -168,39 +166,44 @@ class PackingBounds(LookAheadState):
                 return False
         return True
 
-    def _packing_fits(self, demands: list[Demand],
-                      locals_: dict[tuple[int, int], set[tuple[str, str]] | None]) -> bool:
+    def _packing_fits(self, demands: list[Demand], locals_: dict[tuple[int, int], Any]) -> bool:
         """Whether the relaxation can give each demand (see :data:`Demand`) its devices. The demands under
-        one matchAttribute constraint whose picks share a bin are tried in each bin they may share, each with
-        only its devices there (as long as the combinations stay few; else they are taken as any other).
-        ``locals_``: per such constraint, the bins its picks may share (None: any)."""
-        places: dict[Any, list[tuple[str, str]]] = {}
+        one matchAttribute constraint on scalar values are tried with each value they may share, each with
+        only its devices of that value (as long as the combinations stay few). ``locals_``: per such constraint, the value it holds already (None: any)."""
+        places: dict[Any, list[Any]] = {}
+        needs: dict[Any, int] = {}
         for need, free, local, _ in demands:
             if local is None or need <= 0:
                 continue
-            bins: set[tuple[str, str]] = {key for _, c in free if (key := self._bin_of(c)) is not None}
-            allowed = locals_[local]
-            if allowed is not None:
-                bins &= allowed
+            needs[local] = needs.get(local, 0) + need
+            con = self.constraints[local[0]][local[1]]
+            values = {value for _, c in free if (value := attribute_set(c.info, con.attribute))}
+            held = locals_[local]
+            if held is not None:
+                values &= {held}
             if local in places:
-                bins &= set(places[local])
-            places[local] = sorted(bins)
+                values &= set(places[local])
+            places[local] = sorted(values, key=str)
+        if any(not shared for shared in places.values()):
+            return False  # the picks under some matchAttribute constraint find no value to share
+        # the constraints over the most devices first (they restrict the most), as many as the combinations
+        # allow; the others' demands are taken as any other
         combinations = 1
-        for shared in places.values():
-            combinations *= len(shared)
-        if combinations == 0:
-            return False  # the picks under some matchAttribute constraint find no bin to share
-        if combinations > LOCAL_MAX:
-            places = {}
+        for local in sorted(places, key=lambda local: (-needs[local], len(places[local]), local)):
+            if combinations * len(places[local]) > LOCAL_MAX:
+                del places[local]
+            else:
+                combinations *= len(places[local])
         spreads = self._spread_groups(demands)
         groups = sorted(places, key=str)
         for chosen in product(*(places[group] for group in groups)):
-            bin_of_group = dict(zip(groups, chosen))
+            value_of_group = dict(zip(groups, chosen))
             restricted = []
             for (need, free, local, _), spread in zip(demands, spreads):
-                target = bin_of_group.get(local)
+                target = value_of_group.get(local)
                 if target is not None:
-                    free = [(name, c) for name, c in free if self._bin_of(c) == target]
+                    attribute = self.constraints[local[0]][local[1]].attribute  # type: ignore[index]
+                    free = [(name, c) for name, c in free if attribute_set(c.info, attribute) == target]
                     if len(free) < need:
                         break
                 restricted.append((need, free, spread))
@@ -295,7 +298,7 @@ class PackingBounds(LookAheadState):
                 loose[dim[mask_of[name]]] += 1
             else:
                 bins.setdefault(key, []).append((name, c))
-        frontier: set[tuple[int, ...]] = {tuple(min(n, cap) for n, cap in zip(loose, caps))}
+        per_bin: list[list[list[int]]] = []
         for key, members in sorted(bins.items()):
             packings = self._bin_packings(key, members, mask_of, groups)
             if packings is None:
@@ -306,16 +309,31 @@ class PackingBounds(LookAheadState):
                 for mask, count in packing:
                     vector[dim[mask]] += count
                 vectors.append(vector)
+            per_bin.append(vectors)
+        subsets = [(sum(n for bit, n in enumerate(needs) if subset >> bit & 1),
+                    [i for i, mask in enumerate(kinds) if mask & subset])
+                   for subset in range(1, 1 << len(needs))]
+        # Hall's condition for each demand alone and for all together, with the most the bins still to come
+        # can add: a combination that fails it already never reaches a vector that passes
+        checks = [subsets[(1 << bit) - 1] for bit in range(len(needs))] + [subsets[-1]]
+        still: list[list[int]] = [[0] * len(checks)]
+        for vectors in reversed(per_bin):
+            most = [max(sum(vector[i] for i in dims) for vector in vectors) for _, dims in checks]
+            still.append([a + b for a, b in zip(still[-1], most)])
+        still.reverse()
+        frontier: set[tuple[int, ...]] = {tuple(min(n, cap) for n, cap in zip(loose, caps))}
+        for number, vectors in enumerate(per_bin):
             if len(frontier) * len(vectors) > GROWN_MAX:
                 return True
             grown = {tuple(min(a + b, cap) for a, b, cap in zip(base, vector, caps))
                      for base in frontier for vector in vectors}
-            frontier = _maximal(grown)
+            rest = still[number + 1]
+            frontier = _maximal({v for v in grown if all(sum(v[i] for i in dims) + more >= need
+                                                         for (need, dims), more in zip(checks, rest))})
+            if not frontier:
+                return False
             if len(frontier) > FRONTIER_MAX:
                 return True
-        subsets = [(sum(n for bit, n in enumerate(needs) if subset >> bit & 1),
-                    [i for i, mask in enumerate(kinds) if mask & subset])
-                   for subset in range(1, 1 << len(needs))]
         return any(all(sum(vector[i] for i in dims) >= need for need, dims in subsets) for vector in frontier)
 
     def _bin_packings(self, key: tuple[str, str], members: list[tuple[str, Candidate]],
