@@ -42,7 +42,7 @@ Demand = tuple[int, list[tuple[str, Candidate]], tuple[int, int] | None, tuple[i
 # devices the request has picked already.
 Step = tuple[int, list[tuple[RequestData, list[Candidate]]], int]
 
-CHOICES_MAX = 16  # combinations of firstAvailable options tried; beyond, requests with options are dropped
+CHOICES_MAX = 4  # combinations of firstAvailable options tried; beyond, requests with options are dropped
 LOCAL_MAX = 8  # combinations of values tried for the requests whose picks share one (matchAttribute)
 DEMANDS_MAX = 10  # distinct requests kept (Hall's condition looks at every subset of them)
 FRONTIER_MAX = 400  # combined counts kept while combining bins; beyond, the bound gives up (no cut)
@@ -310,12 +310,10 @@ class PackingBounds(LookAheadState):
                     vector[dim[mask]] += count
                 vectors.append(vector)
             per_bin.append(vectors)
-        subsets = [(sum(n for bit, n in enumerate(needs) if subset >> bit & 1),
-                    [i for i, mask in enumerate(kinds) if mask & subset])
-                   for subset in range(1, 1 << len(needs))]
         # Hall's condition for each demand alone and for all together, with the most the bins still to come
         # can add: a combination that fails it already never reaches a vector that passes
-        checks = [subsets[(1 << bit) - 1] for bit in range(len(needs))] + [subsets[-1]]
+        checks = [_hall_set(needs, kinds, 1 << bit) for bit in range(len(needs))]
+        checks.append(_hall_set(needs, kinds, (1 << len(needs)) - 1))
         still: list[list[int]] = [[0] * len(checks)]
         for vectors in reversed(per_bin):
             most = [max(sum(vector[i] for i in dims) for vector in vectors) for _, dims in checks]
@@ -334,6 +332,11 @@ class PackingBounds(LookAheadState):
                 return False
             if len(frontier) > FRONTIER_MAX:
                 return True
+        hall_key = (tuple(needs), tuple(kinds))
+        subsets = self._hall_sets.get(hall_key)
+        if subsets is None:
+            subsets = self._hall_sets[hall_key] = [_hall_set(needs, kinds, subset)
+                                                   for subset in range(1, 1 << len(needs))]
         return any(all(sum(vector[i] for i in dims) >= need for need, dims in subsets) for vector in frontier)
 
     def _bin_packings(self, key: tuple[str, str], members: list[tuple[str, Candidate]],
@@ -346,12 +349,15 @@ class PackingBounds(LookAheadState):
         described = []
         names: set[str] = set()
         for name, c in members:
-            summed: dict[str, Any] = {}
-            for set_name, cname, amount in c.info.consumes:
-                if set_name == key[1] and amount and avail.get((set_name, cname)) is not None:
-                    summed[cname] = summed.get(cname, 0) + amount
-            names.update(summed)
-            described.append((name, mask_of[name], tuple(sorted(summed.items()))))
+            draws = self._bin_draws.get(c.info.id)
+            if draws is None:
+                summed: dict[str, Any] = {}
+                for set_name, cname, amount in c.info.consumes:
+                    if set_name == key[1] and amount and avail.get((set_name, cname)) is not None:
+                        summed[cname] = summed.get(cname, 0) + amount
+                draws = self._bin_draws[c.info.id] = tuple(sorted(summed.items()))
+            names.update(cname for cname, _ in draws)
+            described.append((name, mask_of[name], draws))
         left = {cname: avail[(key[1], cname)] - consumed.get((key[1], cname), 0) for cname in sorted(names)}
         cache_key = (key, tuple(described), tuple(left.items()), groups)
         if cache_key in self._packings:
@@ -359,6 +365,13 @@ class PackingBounds(LookAheadState):
         result = _maximal_packings(described, left, groups)
         self._packings[cache_key] = result
         return result
+
+
+def _hall_set(needs: list[int], kinds: list[int], subset: int) -> tuple[int, list[int]]:
+    """Hall's condition for a set of demands (bit mask): their needs together, and the kinds (by index)
+    that may serve some of them."""
+    return (sum(n for bit, n in enumerate(needs) if subset >> bit & 1),
+            [i for i, mask in enumerate(kinds) if mask & subset])
 
 
 def _maximal_packings(devices: list[tuple[str, int, tuple[tuple[str, Any], ...]]], left: dict[str, Any],

@@ -397,6 +397,8 @@ class Search(LookAhead):
         self._bins = {}
         self._packings = {}
         self._packing_answers = {}
+        self._bin_draws = {}
+        self._hall_sets = {}
         self._packing_calls = self._packing_hits = self._packing_skipped = 0
         self._packing_stride = 1
         self._device_bit = {cand.info.id: 1 << i for i, cand in enumerate(self.view.candidates)}
