@@ -317,12 +317,17 @@ class LookAhead(ValueGroups, WholeSetBounds, PackingBounds):
                 [(cj, [(opt, free_of[id(opt)]) for opt in options if id(opt) in free_of], done)
                  for cj, options, done in steps]):
             return True
-        if self._any_counters and self._packing_doomed(
-                [(cj, [(opt, free_of[id(opt)]) for opt in options if id(opt) in free_of], done)
-                 for cj, options, done in steps]):
+        if not any_multi and self._all_claims_doomed(steps, free_of, total_need, union, covered, uncovered):
             return True
-        if any_multi:
-            return False
+        # the costliest bound last: it runs only where none of the others cuts
+        return self._any_counters and self._packing_doomed(
+            [(cj, [(opt, free_of[id(opt)]) for opt in options if id(opt) in free_of], done)
+             for cj, options, done in steps])
+
+    def _all_claims_doomed(self, steps: list[tuple[int, list[RequestData], int]], free_of: dict[int, list[Candidate]],
+                           total_need: int, union: set[str], covered: list[Covered],
+                           uncovered: list[tuple[int, int]]) -> bool:
+        """The bounds over the devices of all claims together (no device allows multiple allocations)."""
         # An adminAccess request may take a device another claim took: devices are distinct only within a
         # claim then, so the bounds over all claims together do not hold.
         any_admin = any(opt.admin for _, options, _ in steps for opt in options)
