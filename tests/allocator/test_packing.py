@@ -28,7 +28,8 @@ def _gpus(gpus: int, profiles: tuple[str, ...] | list[str] = tuple(PROFILES),
           taken: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """GPUs with 8 memory slices each (capacity-1 counters of the GPU's counter set) and the partitions of
     ``profiles`` at every placement; ``taken``: partitions an allocated claim holds."""
-    sets = [{"name": f"gpu-{g}", "counters": {f"slice{i}": {"value": "1"} for i in range(8)}} for g in range(gpus)]
+    sets = [{"name": f"gpu-{g}", "counters": {f"slice{i}": {"value": "1"} for i in range(8)}}
+            for g in range(gpus)]
     devices = []
     for g in range(gpus):
         for prof in profiles:

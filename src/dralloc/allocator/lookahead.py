@@ -13,8 +13,8 @@ the free devices each request still has. The bounds themselves live in mixins of
 (Hall's condition), :mod:`~dralloc.allocator.lookahead_groups` (matchAttribute value groups) and
 :mod:`~dralloc.allocator.lookahead_distinct` (distinctAttribute runs) and
 :mod:`~dralloc.allocator.lookahead_wholes` (whole counter sets beside spreading requests) and
-:mod:`~dralloc.allocator.lookahead_packing` (where partitions sit in their counter sets), over the state declared in
-:mod:`~dralloc.allocator.lookahead_state`.
+:mod:`~dralloc.allocator.lookahead_packing` (where partitions sit in their counter sets), over the state
+declared in :mod:`~dralloc.allocator.lookahead_state`.
 
 What the checks read, besides the search's state: per request, which candidates could ever be accepted in
 this call (:meth:`LookAhead._static_feasible`, computed once when the search turns hard), and caches that
@@ -324,9 +324,9 @@ class LookAhead(ValueGroups, WholeSetBounds, PackingBounds):
             [(cj, [(opt, free_of[id(opt)]) for opt in options if id(opt) in free_of], done)
              for cj, options, done in steps])
 
-    def _all_claims_doomed(self, steps: list[tuple[int, list[RequestData], int]], free_of: dict[int, list[Candidate]],
-                           total_need: int, union: set[str], covered: list[Covered],
-                           uncovered: list[tuple[int, int]]) -> bool:
+    def _all_claims_doomed(self, steps: list[tuple[int, list[RequestData], int]],
+                           free_of: dict[int, list[Candidate]], total_need: int, union: set[str],
+                           covered: list[Covered], uncovered: list[tuple[int, int]]) -> bool:
         """The bounds over the devices of all claims together (no device allows multiple allocations)."""
         # An adminAccess request may take a device another claim took: devices are distinct only within a
         # claim then, so the bounds over all claims together do not hold.

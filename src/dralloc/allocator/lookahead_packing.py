@@ -7,20 +7,32 @@ stay empty once the other profiles took theirs (a 3g profile at slices 4–7 is 
 covers slice 7; once three of them are placed, slice 7 of every other GPU is lost to partitions).
 
 This bound solves a relaxation of the rest of the search exactly. It keeps, of the requests in the
-look-ahead's horizon, the need of each and which devices are free for it now; it drops the claims'
-constraints, adminAccess requests and requests with devices that allow multiple allocations (dropping a
-condition only lets more through, so a relaxation that has no solution proves the real rest has none). Each
-device that draws from exactly one counter set belongs to that set (its *bin*); the others (no counters, or
-several sets) are only limited by being picked once. The devices picked from one bin must fit what its
-counters have left. So, bin by bin, the inclusion-maximal sets of devices that fit (counted per kind of
-device: the requests it is free for) are combined over the bins, keeping only the counts no other count
-beats (capped at what the requests can use), and some combination must give every set of requests at least
-the devices they need together (Hall's condition on the requests and the kinds of devices). A request with
-several options (``firstAvailable``) takes one of them: each choice of options is tried.
+look-ahead's horizon, the need of each and which devices are free for it now; it drops requests with devices
+that allow multiple allocations, and the claims' constraints except two that keep picks apart by GPU
+(dropping a condition only lets more through, so a relaxation that has no solution proves the real rest has
+none). Each device that draws from exactly one counter set belongs to that set (its *bin*); the others (no
+counters, or several sets) are only limited by being picked once. The devices picked from one bin must fit
+what its counters have left. So, bin by bin, the inclusion-maximal sets of devices that fit (counted per kind
+of device: the requests it is free for) are combined over the bins, keeping only the counts no other count
+beats (capped at what the requests can use, and dropping those that cannot reach what a request, or all of
+them, need with the most the bins still to come can add), and some combination must give every set of
+requests at least the devices they need together (Hall's condition on the requests and the kinds of devices).
 
-The relaxation's answer only depends on each bin's free devices and what its counters have left: per bin
-the maximal packings are cached for the search, and the check runs with its own throttle (it pays off on
-few searches, and costs on the others).
+What it keeps of the rest:
+
+* a request with several options (``firstAvailable``) takes one of them: each choice of options is tried (a
+  few; beyond, such requests are dropped);
+* an adminAccess request may take a device another claim holds, and draws its counters again: it takes a
+  copy of the device, one per claim;
+* picks under ``matchAttribute`` on a value each bin has its own of (the parent GPU) share one bin: each bin
+  they may share is tried (a few combinations, the constraints over the most devices first);
+* a request under ``distinctAttribute`` on a value shared within each bin, whose values run side by side in
+  candidate order, takes at most one device per bin (upstream compares a pick with the request's last one, and
+  picks go forward), and so do earlier requests of its claim that take one device more at most with it.
+
+The relaxation's answer only depends on the requests' free devices and what the counters have left: per bin
+the maximal packings are cached for the search, and so are the answers. The look-ahead runs this bound last,
+where no cheaper bound cuts, with its own throttle (it pays off on few searches, and costs on the others).
 """
 
 from __future__ import annotations
@@ -35,12 +47,15 @@ from dralloc.allocator.pools import Candidate
 
 # What the relaxation keeps of a request (one option of it): its need, its free devices (each under the name
 # the relaxation gives it: see PackingBounds._packing_doomed), the matchAttribute constraint (claim, index)
-# that keeps its picks on one value and so in one bin (see PackingBounds._one_bin_per_value) or None, and the distinctAttribute
-# constraint that spreads its picks one per bin (see PackingBounds._spreads_over_bins) or None.
+# that keeps its picks on one value and so in one bin (see PackingBounds._one_bin_per_value) or None, and
+# the distinctAttribute constraint that spreads its picks one per bin (PackingBounds._spreads_over_bins) or
+# None.
 Demand = tuple[int, list[tuple[str, Candidate]], tuple[int, int] | None, tuple[int, int] | None]
 # One step of the look-ahead: the claim, the request's passing options with their free devices, and how many
 # devices the request has picked already.
 Step = tuple[int, list[tuple[RequestData, list[Candidate]]], int]
+# A bin's maximal packings, each as its count of devices per kind: (mask, count) pairs.
+Packings = list[tuple[tuple[int, int], ...]]
 
 CHOICES_MAX = 4  # combinations of firstAvailable options tried; beyond, requests with options are dropped
 LOCAL_MAX = 8  # combinations of values tried for the requests whose picks share one (matchAttribute)
@@ -49,7 +64,6 @@ FRONTIER_MAX = 400  # combined counts kept while combining bins; beyond, the bou
 GROWN_MAX = 8000  # combinations of the kept counts with one bin's packings; beyond, the bound gives up
 PACKINGS_MAX = 5000  # sets of devices looked at per bin; beyond, the bound gives up
 FIELD_BITS = 8  # bits per count when counts are compared packed into one integer (see _maximal)
-
 
 
 class PackingBounds(LookAheadState):
@@ -91,13 +105,14 @@ class PackingBounds(LookAheadState):
                 if any(c.info.allow_multi for c in free):
                     options = []
                     break
-                applied = [(idx, con) for idx, con in enumerate(self.constraints[cj]) if con.applies(opt.base, opt.full)]
+                applied = [(idx, con) for idx, con in enumerate(self.constraints[cj])
+                           if con.applies(opt.base, opt.full)]
                 local = next(((cj, idx) for idx, _ in applied if (cj, idx) in locals_), None)
-                spread = next(((cj, idx) for idx, con in applied
-                               if type(con) is DistinctAttribute and self._spreads_over_bins(con.attribute, free)),
-                              None)
-                # An adminAccess request may take a device another claim took, and draws its counters again:
-                # to the relaxation it takes a copy of the device, one per claim (a claim takes a device once).
+                spread = next(((cj, idx) for idx, con in applied if type(con) is DistinctAttribute
+                               and self._spreads_over_bins(con.attribute, free)), None)
+                # An adminAccess request may take a device another claim took, and draws its counters
+                # again: to the relaxation it takes a copy of the device, one per claim (a claim takes a
+                # device once).
                 named = [(f"{c.info.id}\0admin{cj}" if opt.admin else c.info.id, c) for c in free]
                 options.append((opt.num - done, named, local, spread))
             if options:
@@ -169,7 +184,8 @@ class PackingBounds(LookAheadState):
     def _packing_fits(self, demands: list[Demand], locals_: dict[tuple[int, int], Any]) -> bool:
         """Whether the relaxation can give each demand (see :data:`Demand`) its devices. The demands under
         one matchAttribute constraint on scalar values are tried with each value they may share, each with
-        only its devices of that value (as long as the combinations stay few). ``locals_``: per such constraint, the value it holds already (None: any)."""
+        only its devices of that value (as long as the combinations stay few). ``locals_``: per such
+        constraint, the value it holds already (None: any)."""
         places: dict[Any, list[Any]] = {}
         needs: dict[Any, int] = {}
         for need, free, local, _ in demands:
@@ -227,8 +243,9 @@ class PackingBounds(LookAheadState):
         out: list[Any] = [None] * len(demands)
         for (cj, idx), positions in members.items():
             attribute = self.constraints[cj][idx].attribute
+            together = [c for pos in positions for _, c in demands[pos][1]]
             shared = (all(demands[pos][0] <= 1 for pos in positions[:-1])
-                      and self._one_value_per_bin(attribute, [c for pos in positions for _, c in demands[pos][1]]))
+                      and self._one_value_per_bin(attribute, together))
             for pos in positions:
                 out[pos] = (cj, idx) if shared else (cj, idx, pos)
         return out
@@ -264,7 +281,8 @@ class PackingBounds(LookAheadState):
             known = self._packing_answers[fits_key] = self._relaxation_fits(merged, devices)
         return known
 
-    def _relaxation_fits(self, merged: dict[tuple[frozenset[str], Any], int], devices: dict[str, Candidate]) -> bool:
+    def _relaxation_fits(self, merged: dict[tuple[frozenset[str], Any], int],
+                         devices: dict[str, Candidate]) -> bool:
         """Whether the relaxation can give each demand ((its free devices, its distinctAttribute group):
         its need) its devices.
 
@@ -281,8 +299,8 @@ class PackingBounds(LookAheadState):
                 group_masks[spread] = group_masks.get(spread, 0) | (1 << bit)
         groups = tuple(sorted(group_masks.values()))
         spread_bits = sum(groups)
-        kinds = sorted({part for mask in mask_of.values() for part in (mask & ~spread_bits, *(mask & g for g in groups))}
-                       - {0})
+        kinds = sorted({part for mask in mask_of.values()
+                        for part in (mask & ~spread_bits, *(mask & g for g in groups))} - {0})
         dim = {mask: i for i, mask in enumerate(kinds)}
         caps = tuple(sum(n for bit, n in enumerate(needs) if mask >> bit & 1) for mask in kinds)
         if max(caps) >= 1 << (FIELD_BITS - 1):
@@ -340,7 +358,7 @@ class PackingBounds(LookAheadState):
         return any(all(sum(vector[i] for i in dims) >= need for need, dims in subsets) for vector in frontier)
 
     def _bin_packings(self, key: tuple[str, str], members: list[tuple[str, Candidate]],
-                      mask_of: dict[str, int], groups: tuple[int, ...]) -> list[tuple[tuple[int, int], ...]] | None:
+                      mask_of: dict[str, int], groups: tuple[int, ...]) -> Packings | None:
         """The inclusion-maximal sets of a bin's devices that fit what its counters have left, each as its
         count of devices per kind ((mask, count) pairs); None when there are too many to look at."""
         pool = members[0][1].pool
@@ -433,7 +451,8 @@ def _given(taken: list[int], devices: list[tuple[str, int, tuple[tuple[str, Any]
         grown = []
         for way in ways:
             grown.append(way)
-            grown.extend({**way, j: devices[j][1] & group} for j in taken if devices[j][1] & group and j not in way)
+            grown.extend({**way, j: devices[j][1] & group}
+                         for j in taken if devices[j][1] & group and j not in way)
         ways = grown
     return ways
 
