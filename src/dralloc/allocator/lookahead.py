@@ -12,8 +12,9 @@ the free devices each request still has. The bounds themselves live in mixins of
 :mod:`~dralloc.allocator.lookahead_counters` (shared counters), :mod:`~dralloc.allocator.lookahead_hall`
 (Hall's condition), :mod:`~dralloc.allocator.lookahead_groups` (matchAttribute value groups) and
 :mod:`~dralloc.allocator.lookahead_distinct` (distinctAttribute runs) and
-:mod:`~dralloc.allocator.lookahead_wholes` (whole counter sets beside spreading requests), over the state declared in
-:mod:`~dralloc.allocator.lookahead_state`.
+:mod:`~dralloc.allocator.lookahead_wholes` (whole counter sets beside spreading requests) and
+:mod:`~dralloc.allocator.lookahead_packing` (where partitions sit in their counter sets), over the state
+declared in :mod:`~dralloc.allocator.lookahead_state`.
 
 What the checks read, besides the search's state: per request, which candidates could ever be accepted in
 this call (:meth:`LookAhead._static_feasible`, computed once when the search turns hard), and caches that
@@ -28,6 +29,7 @@ from dralloc.allocator.capacity import consumption, fits
 from dralloc.allocator.claims import RequestData
 from dralloc.allocator.constraints import DistinctAttribute, MatchAttribute, attribute_set
 from dralloc.allocator.lookahead_groups import ValueGroups
+from dralloc.allocator.lookahead_packing import PackingBounds
 from dralloc.allocator.lookahead_state import Covered, Resources
 from dralloc.allocator.lookahead_wholes import WholeSetBounds
 from dralloc.allocator.pools import Candidate
@@ -37,7 +39,7 @@ from dralloc.allocator.tolerations import taint_blocks
 __all__ = ["LookAhead", "Resources"]
 
 
-class LookAhead(ValueGroups, WholeSetBounds):
+class LookAhead(ValueGroups, WholeSetBounds, PackingBounds):
     """The look-ahead checks of :class:`~dralloc.allocator.search.Search` (see the module docstring)."""
 
     def _cand_list(self, rd: RequestData) -> list[Candidate]:
@@ -315,8 +317,17 @@ class LookAhead(ValueGroups, WholeSetBounds):
                 [(cj, [(opt, free_of[id(opt)]) for opt in options if id(opt) in free_of], done)
                  for cj, options, done in steps]):
             return True
-        if any_multi:
-            return False
+        if not any_multi and self._all_claims_doomed(steps, free_of, total_need, union, covered, uncovered):
+            return True
+        # the costliest bound last: it runs only where none of the others cuts
+        return self._any_counters and self._packing_doomed(
+            [(cj, [(opt, free_of[id(opt)]) for opt in options if id(opt) in free_of], done)
+             for cj, options, done in steps])
+
+    def _all_claims_doomed(self, steps: list[tuple[int, list[RequestData], int]],
+                           free_of: dict[int, list[Candidate]], total_need: int, union: set[str],
+                           covered: list[Covered], uncovered: list[tuple[int, int]]) -> bool:
+        """The bounds over the devices of all claims together (no device allows multiple allocations)."""
         # An adminAccess request may take a device another claim took: devices are distinct only within a
         # claim then, so the bounds over all claims together do not hold.
         any_admin = any(opt.admin for _, options, _ in steps for opt in options)

@@ -27,7 +27,9 @@ Once a search has taken :data:`HARD_AFTER` steps (easy searches never pay for th
   distinctAttribute claim's requests avoid the values its finished requests remember; an
   ``allocationMode: All`` request under a constraint does not end the look-ahead when none of its devices
   can break the constraint before a counter stops it, and one whose first device can never be taken (or
-  that lists none) fails wherever the search reaches it;
+  that lists none) fails wherever the search reaches it; and the partitions still needed must pack into
+  their counter sets, slice positions and all, with the picks that share a GPU (matchAttribute on the
+  parent) or spread over GPUs (distinctAttribute) kept so (module :mod:`dralloc.allocator.lookahead_packing`);
 * failure memo (:meth:`Search._state_key`): a subtree that failed is recorded with the part of the state it
   can see (devices in use and counters consumed among the devices the rest of the search may pick, the
   claim's constraint state, its device count) and any later subtree at the same place with the same
@@ -394,6 +396,13 @@ class Search(LookAhead):
         self._key_draws = {}
         self._single_draws = {}
         self._whole_of_device = {}
+        self._bins = {}
+        self._packings = {}
+        self._packing_answers = {}
+        self._bin_draws = {}
+        self._hall_sets = {}
+        self._packing_calls = self._packing_hits = self._packing_skipped = 0
+        self._packing_stride = 1
         self._device_bit = {cand.info.id: 1 << i for i, cand in enumerate(self.view.candidates)}
         self._stride = 1
         flat: list[tuple[int, int, list[RequestData]]] = []
