@@ -418,8 +418,8 @@ def test_prefilter_counts_and_scores_follow_the_definition_pod_by_pod(placed, ow
     from dralloc.scheduler.affinity_terms import parse_pod_affinity
     from dralloc.scheduler.framework import SKIP, Cycle
     from dralloc.scheduler.plugins.inter_pod_affinity import InterPodAffinity
-    from dralloc.scheduler.podinfo import PodInfo
     from dralloc.scheduler.plugins.inter_pod_affinity.scoring import DEFAULT_HARD_POD_AFFINITY_WEIGHT as HARD
+    from dralloc.scheduler.podinfo import PodInfo
 
     nodes = [node(f"n{i}", zone=f"z{i % 2}") for i in range(4)]
     docs = list(nodes)
