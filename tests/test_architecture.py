@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 SRC = Path(__file__).resolve().parent.parent / "src" / "dralloc"
 
 # A package may import itself and the packages listed after it; the edges (cli, server, store) may import
@@ -76,6 +78,7 @@ def _package(module: str) -> str:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
+@pytest.mark.slow
 def test_imports_point_down_the_layers() -> None:
     wrong = []
     for module, targets in _graph().items():
@@ -90,6 +93,7 @@ def test_imports_point_down_the_layers() -> None:
     assert not wrong, "\n".join(sorted(wrong))
 
 
+@pytest.mark.slow
 def test_the_core_never_imports_an_edge() -> None:
     for module, targets in _graph().items():
         if _package(module) in EDGES or _package(module) in SHARED:
@@ -108,6 +112,7 @@ def test_type_checking_imports_count(tmp_path: Path) -> None:
     assert "dralloc.api.meta" not in _imports(probe, type_checking=False)
 
 
+@pytest.mark.slow
 def test_no_import_cycles() -> None:
     graph = _graph()
     # A cycle through function-level or TYPE_CHECKING imports is still a tangle, so those count too. A module

@@ -6,6 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 import yaml
 from cases_loader import expand
 
@@ -118,6 +119,7 @@ def test_bench_prints_the_search_steps(tmp_path, capsys):
     assert "steps:    4\n" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_console_script_exit_codes(tmp_path, dralloc_cmd):
     ok = _write(tmp_path, BASE + [{"kind": "ResourceClaim", "name": "c1", "requests": [{"name": "r", "class": "gpu"}]},
                                   {"kind": "Node", "name": "node-1"}], "ok.yaml")

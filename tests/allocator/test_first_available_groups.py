@@ -9,6 +9,7 @@ and the search then tries every way of serving the claims before.
 
 from __future__ import annotations
 
+import pytest
 from hard_inputs import HardCase
 from helpers import answer_and_steps
 from hypothesis import HealthCheck, given, settings
@@ -51,6 +52,7 @@ def _cluster(numa: list[int], model: list[str], first: int, choices: list[list[t
              "constraints": [{"matchAttribute": f"{DRIVER}/numa"}]}]
 
 
+@pytest.mark.slow
 def test_no_choice_of_subrequests_fits_a_group_although_the_fewest_of_each_would():
     # After 3 devices on NUMA 3, NUMA 0 holds 9 devices of model b and NUMA 1 5 of model a. Claim b wants 9
     # of any model or 5 of model a, then 3 of any model or 1 of model a, all on one NUMA node. Each

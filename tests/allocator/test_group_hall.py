@@ -9,6 +9,7 @@ also use NUMA node 2 as far as its free devices go (but not as far as its groups
 
 from __future__ import annotations
 
+import pytest
 from helpers import answer_and_steps as _run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -47,6 +48,7 @@ def test_a_request_and_a_claim_that_compete_for_two_numa_nodes_are_cut_before_an
     assert eager_steps is not None and eager_steps < 10
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(0, 2), min_size=4, max_size=10),
        st.integers(0, 2),

@@ -140,6 +140,7 @@ def test_a_request_after_one_with_two_picks_may_come_back_to_its_first_gpu(monke
     assert plain[1] == [["gpu-0-1g-0", "gpu-1-1g-0", "gpu-0-1g-1"]]
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(gpus=st.integers(2, 3), profiles=st.lists(st.sampled_from(list(PROFILES)), min_size=1, max_size=4,
                                                 unique=True),

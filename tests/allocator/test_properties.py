@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from cases_loader import expand
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -99,6 +100,7 @@ def _answer(objs, **options):
 SETTINGS = settings(max_examples=int(__import__("os").environ.get("DRALLOC_PROP_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(clusters())
 def test_same_input_gives_byte_identical_output(objs):

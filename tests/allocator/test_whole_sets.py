@@ -75,12 +75,12 @@ def _both_ways(objs: list[dict[str, Any]]) -> tuple[Any, Any]:
 
 
 def test_partitions_on_distinct_gpus_leave_too_few_whole_gpus_for_the_later_claims():
-    # 6 GPUs: claim a wants 4 partitions on distinct GPUs, claims b and c two and one whole GPUs. Memory
-    # fits (4 x 20 + 3 x 80 of 480) and so does every GPU alone; but a's partitions touch 4 GPUs and leave
+    # 5 GPUs: claim a wants 3 partitions on distinct GPUs, claims b and c two and one whole GPUs. Memory
+    # fits (5 x 20 + 3 x 80 of 400) and so does every GPU alone; but a's partitions touch 3 GPUs and leave
     # 2 whole ones for 3. Upstream tries every spread of a's partitions (and of claim z's before it).
-    objs = [*_gpus(6, 4),
-            _claim("z", [_parts("r", 3)]),
-            _claim("a", [_parts("r", 4)], distinct=True),
+    objs = [*_gpus(5, 3),
+            _claim("z", [_parts("r", 2)]),
+            _claim("a", [_parts("r", 3)], distinct=True),
             _claim("b", [_wholes("r", 2)]),
             _claim("c", [_wholes("r", 1)])]
     (plain, plain_steps), (pruned, pruned_steps) = _both_ways(objs)
@@ -90,12 +90,12 @@ def test_partitions_on_distinct_gpus_leave_too_few_whole_gpus_for_the_later_clai
 
 
 def test_the_last_gpu_of_an_earlier_request_of_the_claim_counts_as_touched_too():
-    # 5 GPUs: claim a's first request takes 1 partition, its second 3 partitions on other GPUs than the
+    # 4 GPUs: claim a's first request takes 1 partition, its second 2 partitions on other GPUs than the
     # first request's (upstream compares them with its remembered value), and claim b wants 2 whole GPUs.
-    # The second request alone (3 GPUs + 2 whole = 5) fits: only with the first request's GPU it cannot.
-    objs = [*_gpus(5, 4),
-            _claim("z", [_parts("r", 3)]),
-            _claim("a", [_parts("r0", 1), _parts("r1", 3)], distinct=True),
+    # The second request alone (2 GPUs + 2 whole = 4) fits: only with the first request's GPU it cannot.
+    objs = [*_gpus(4, 3),
+            _claim("z", [_parts("r", 2)]),
+            _claim("a", [_parts("r0", 1), _parts("r1", 2)], distinct=True),
             _claim("b", [_wholes("r", 2)])]
     (plain, plain_steps), (pruned, pruned_steps) = _both_ways(objs)
     assert plain == pruned == ("unschedulable", [])

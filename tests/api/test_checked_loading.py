@@ -215,6 +215,7 @@ _json_values = st.recursive(
     max_leaves=15)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(value=_json_values.filter(lambda v: isinstance(v, tuple)), data=st.data())
 def test_the_quick_json_path_finds_exactly_the_repeats_the_pairs_hook_finds(value, data) -> None:

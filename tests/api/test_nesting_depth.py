@@ -94,6 +94,7 @@ def test_the_refusal_is_a_marked_yaml_error() -> None:
     assert isinstance(refused.value, parsing.NestingTooDeep) and refused.value.problem == TOO_DEEP
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["validate"], ["simulate"]])
 @pytest.mark.parametrize("suffix,text", [(".yaml", _flow_lists(DEEP)), (".yaml", _flow_maps(DEEP)),
                                          (".json", "[" * DEEP + "]" * DEEP)])

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import subprocess
 
+import pytest
+
 
 def run(cmd, *args):
     return subprocess.run([*cmd, "cel", *args], capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.slow
 def test_prints_true_false_or_the_error_per_device(dralloc_cmd, examples_dir):
     res = run(dralloc_cmd, 'device.attributes["gpu.nvidia.com"].profile == "3g.40gb"',
               "-f", str(examples_dir / "20-gpu-slices.yaml"))
@@ -19,17 +22,20 @@ def test_prints_true_false_or_the_error_per_device(dralloc_cmd, examples_dir):
     assert "gpu.nvidia.com/gpu-node-1/gpu-0: CEL runtime error: no such key: profile" in lines
 
 
+@pytest.mark.slow
 def test_a_compile_error_shows_the_caret_and_exits_2(dralloc_cmd, examples_dir):
     res = run(dralloc_cmd, "device.driver ==", "-f", str(examples_dir))
     assert res.returncode == 2
     assert "Syntax error" in res.stderr and "^" in res.stderr and "Traceback" not in res.stderr
 
 
+@pytest.mark.slow
 def test_no_matching_device_exits_1(dralloc_cmd, examples_dir):
     res = run(dralloc_cmd, 'device.driver == "none.example.com"', "-f", str(examples_dir / "21-nic-slices.yaml"))
     assert res.returncode == 1
 
 
+@pytest.mark.slow
 def test_every_issue_of_an_expression_is_printed(dralloc_cmd, examples_dir):
     res = run(dralloc_cmd, "has(device) || device.attributes.all(1, true)", "-f", str(examples_dir))
     assert res.returncode == 2

@@ -6,6 +6,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 GATES = "GenericWorkload=true,GangScheduling=true,TopologyAwareWorkloadScheduling=true"
 
 
@@ -13,6 +15,7 @@ def simulate(dralloc_cmd: list[str], *args: str) -> subprocess.CompletedProcess[
     return subprocess.run([*dralloc_cmd, "simulate", *args], capture_output=True, text=True, check=False)
 
 
+@pytest.mark.slow
 def test_the_jobset_example_lands_whole_in_one_rack(examples_dir: Path, dralloc_cmd: list[str]) -> None:
     gangs = examples_dir / "gangs"
     files = [str(gangs / "00-racks.yaml"), str(gangs / "10-gpu.yaml"), str(gangs / "jobset")]
@@ -27,6 +30,7 @@ def test_the_jobset_example_lands_whole_in_one_rack(examples_dir: Path, dralloc_
     assert "podgroup default/llm-train-workers   rack-a   8/8 pods (minCount 8) on gpu-a1, gpu-a2" in table.stdout
 
 
+@pytest.mark.slow
 def test_the_leaderworkerset_example_gives_each_group_a_rack(examples_dir: Path, dralloc_cmd: list[str]) -> None:
     gangs = examples_dir / "gangs"
     out = simulate(dralloc_cmd, "-f", str(gangs / "00-racks.yaml"), str(gangs / "10-gpu.yaml"),
@@ -40,6 +44,7 @@ def test_the_leaderworkerset_example_gives_each_group_a_rack(examples_dir: Path,
     assert all(len(g) == 1 for g in groups) and groups[0] != groups[1]
 
 
+@pytest.mark.slow
 def test_bad_sets_exit_2_with_the_field_path(tmp_path: Path, dralloc_cmd: list[str]) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\n"

@@ -146,6 +146,7 @@ def test_compare_cli_json(capsys) -> None:
     assert out["less"] is False and out["less_partly"] is True
 
 
+@pytest.mark.slow
 def test_compare_cli_process() -> None:
     proc = subprocess.run([sys.executable, "-m", "dralloc", "compare", "cpu=1", "cpu=2"], capture_output=True,
                           text=True, timeout=60)

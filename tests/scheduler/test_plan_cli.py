@@ -6,6 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from sched_builders import node, pod
 
 
@@ -19,6 +20,7 @@ def run(dralloc_cmd: list[str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*dralloc_cmd, "plan", *args], capture_output=True, text=True, check=False)
 
 
+@pytest.mark.slow
 def test_scale_up_json_contract_and_exit_codes(tmp_path, dralloc_cmd) -> None:
     cluster = write(tmp_path, "c.yaml", node("full", cpu="1"), pod("a", cpu="2"), pod("b", cpu="2"))
     tmpl = write(tmp_path, "t.yaml", node("t", cpu="4"))
@@ -37,6 +39,7 @@ def test_scale_up_json_contract_and_exit_codes(tmp_path, dralloc_cmd) -> None:
     assert doc["pods"][0]["node"] is None and doc["pods"][0]["message"].startswith("0/1 nodes are available")
 
 
+@pytest.mark.slow
 def test_scale_up_table_and_yaml(tmp_path, dralloc_cmd) -> None:
     cluster = write(tmp_path, "c.yaml", node("full", cpu="1"), pod("a", cpu="2"))
     tmpl = write(tmp_path, "t.yaml", node("t", cpu="4"))
@@ -47,6 +50,7 @@ def test_scale_up_table_and_yaml(tmp_path, dralloc_cmd) -> None:
     assert "kind: ScaleUpPlan" in yaml_out.stdout
 
 
+@pytest.mark.slow
 def test_scale_down_json_contract(tmp_path, dralloc_cmd) -> None:
     owned = "ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs, uid: u, controller: true}]"
     busy = pod("w", cpu="3", node_name="b").replace("metadata: {name: w, namespace: default}",
@@ -60,6 +64,7 @@ def test_scale_down_json_contract(tmp_path, dralloc_cmd) -> None:
     assert doc["blocked"][0]["node"] == "b" and doc["blocked"][0]["reason"].startswith("not underutilized")
 
 
+@pytest.mark.slow
 def test_bad_input_exits_two_with_a_clear_message(tmp_path, dralloc_cmd) -> None:
     cluster = write(tmp_path, "c.yaml", node("full", cpu="1"), pod("a", cpu="2"))
     two = write(tmp_path, "two.yaml", node("t1"), node("t2"))
@@ -79,6 +84,7 @@ def test_bad_input_exits_two_with_a_clear_message(tmp_path, dralloc_cmd) -> None
         assert "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_generate_node_writes_a_template_plan_accepts(tmp_path, dralloc_cmd) -> None:
     out = subprocess.run([*dralloc_cmd, "generate", "node", "--profile", "dra-example", "--name", "gpu-node"],
                          capture_output=True, text=True, check=False)

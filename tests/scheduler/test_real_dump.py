@@ -65,6 +65,7 @@ def without_kind(tmp_path: Path, kind: str, names: set[str] | None = None) -> Pa
     return f
 
 
+@pytest.mark.slow
 def test_the_dump_loads_with_its_namespaced_service_and_warns_about_nothing(result) -> None:
     assert result["warnings"] == []
     assert (result["scheduled"], len(result["evicted"])) == (6, 1)
@@ -99,6 +100,7 @@ def test_the_preemptor_evicts_the_unprotected_batch_pod_not_the_web_pods_the_bud
         assert pods_[f"shop/{name}"]["status"] == "running"
 
 
+@pytest.mark.slow
 def test_without_the_budget_the_preemptor_takes_a_web_pods_node(tmp_path, dralloc_cmd) -> None:
     # The budget decides: without it node-a1/b1/c1 (one priority-0 web victim each, started 22:10) beat node-b2
     # (its priority-0 victim started 21:00: the latest earliest start time wins); upstream breaks the remaining
@@ -131,6 +133,7 @@ def test_the_deployment_reuses_the_dumps_replicaset_so_only_three_replicas_are_a
     assert len(new_web) == 3
 
 
+@pytest.mark.slow
 def test_statefulset_pods_the_controller_creates_use_their_claims(tmp_path, dralloc_cmd) -> None:
     # The same cluster a moment earlier: the StatefulSet scaled to 3 but db-1 and db-2 not yet created.
     out = run(dralloc_cmd, without_kind(tmp_path, "Pod", {"db-1", "db-2"}), "-o", "json")
@@ -139,6 +142,7 @@ def test_statefulset_pods_the_controller_creates_use_their_claims(tmp_path, dral
         ("shop/db-1", "local-pv-node-c1"), ("shop/db-2", "local-pv-node-b1")}
 
 
+@pytest.mark.slow
 def test_two_runs_are_identical_byte_for_byte(dralloc_cmd) -> None:
     for output in ("json", "table"):
         first, second = (run(dralloc_cmd, EXAMPLE, "-o", output) for _ in range(2))

@@ -456,6 +456,7 @@ def browser(exe: str, tmp_path: Path, page: Path, *args: str) -> subprocess.Comp
         capture_output=True, text=True, timeout=120, check=True)
 
 
+@pytest.mark.slow
 def test_the_report_of_the_example_cluster_renders_in_headless_chromium(tmp_path: Path):
     exe = chromium()
     page = tmp_path / "report.html"

@@ -6,6 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from sched_builders import GPU_CLASS, GPU_TEMPLATE, TEMPLATE_CLAIM, gpu_slice, node, pod
 
 
@@ -15,6 +16,7 @@ def write(tmp_path: Path, *docs: str) -> str:
     return str(f)
 
 
+@pytest.mark.slow
 def test_exit_zero_when_everything_is_placed_and_one_when_some_pods_stay_pending(tmp_path, dralloc_cmd) -> None:
     ok = write(tmp_path, node("n1"), pod("a"))
     out = subprocess.run([*dralloc_cmd, "simulate", "-f", ok], capture_output=True, text=True, check=False)
@@ -26,6 +28,7 @@ def test_exit_zero_when_everything_is_placed_and_one_when_some_pods_stay_pending
     assert "0/1 nodes are available: 1 Insufficient cpu." in out.stdout
 
 
+@pytest.mark.slow
 def test_json_lists_every_pod_once_with_its_allocation(tmp_path, dralloc_cmd) -> None:
     f = write(tmp_path, node("n1"), gpu_slice("n1", 1), GPU_CLASS, GPU_TEMPLATE,
               pod("a", claims=TEMPLATE_CLAIM), pod("b", claims=TEMPLATE_CLAIM), pod("r", node_name="n1"))
@@ -40,6 +43,7 @@ def test_json_lists_every_pod_once_with_its_allocation(tmp_path, dralloc_cmd) ->
     assert doc["pods"][1]["node"] is None and doc["pods"][1]["message"].startswith("0/1 nodes are available")
 
 
+@pytest.mark.slow
 def test_yaml_output_can_be_fed_back(tmp_path, dralloc_cmd) -> None:
     f = write(tmp_path, node("n1"), gpu_slice("n1", 2), GPU_CLASS, GPU_TEMPLATE, pod("a", claims=TEMPLATE_CLAIM))
     first = subprocess.run([*dralloc_cmd, "simulate", "-f", f, "-o", "yaml"], capture_output=True, text=True, check=False)
@@ -56,6 +60,7 @@ def test_yaml_output_can_be_fed_back(tmp_path, dralloc_cmd) -> None:
     assert b["claims"][0]["allocation"]["devices"]["results"][0]["device"] == "gpu-1"
 
 
+@pytest.mark.slow
 def test_invalid_input_is_exit_two_with_a_field_path(tmp_path, dralloc_cmd) -> None:
     bad = gpu_slice("n1").replace("name: gpu-0", "name: GPU_0")
     f = write(tmp_path, node("n1"), bad)
@@ -65,6 +70,7 @@ def test_invalid_input_is_exit_two_with_a_field_path(tmp_path, dralloc_cmd) -> N
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_bad_flags_are_exit_two(tmp_path, dralloc_cmd) -> None:
     f = write(tmp_path, node("n1"))
     for flags in (["--add-nodes", "2"], ["--feature-gates", "Nope=true"], ["--remove-node", "ghost"],
@@ -74,6 +80,7 @@ def test_bad_flags_are_exit_two(tmp_path, dralloc_cmd) -> None:
         assert "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_explain_says_why_the_claims_fit_no_node(tmp_path, dralloc_cmd) -> None:
     f = write(tmp_path, node("n1"), gpu_slice("n1", 1), GPU_CLASS, GPU_TEMPLATE,
               pod("a", claims=TEMPLATE_CLAIM), pod("b", claims=TEMPLATE_CLAIM))

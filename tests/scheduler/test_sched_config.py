@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sched_builders import load, node, pod
 
 from dralloc.scheduler.config import config_from_dict
@@ -110,6 +111,7 @@ def test_list_default_spread_constraints() -> None:
     assert placements(docs)["new"] in ("a1", "a2")  # the system defaults only score
 
 
+@pytest.mark.slow
 def test_simulate_cli_reads_config_and_refuses_an_invalid_one(tmp_path: Path, dralloc_cmd: list[str]) -> None:
     cluster = tmp_path / "c.yaml"
     cluster.write_text("\n---\n".join([*BUSY, pod("new", cpu="1")]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from sched_builders import by_name, load, node, pod
 
 from dralloc.scheduler.schedule_one import num_feasible_nodes_to_find
@@ -47,6 +48,7 @@ def test_least_allocated_spreads_pods(simulate) -> None:
     assert {p.node for p in result.pods} == {"a", "b"}
 
 
+@pytest.mark.slow
 def test_grouping_equal_nodes_never_changes_the_answer() -> None:
     """Sharing filter/score work and allocator answers between nodes in the same state gives the same
     placements, claims and messages as filtering every node on its own."""

@@ -8,6 +8,7 @@ import subprocess
 import textwrap
 from pathlib import Path
 
+import pytest
 from sched_builders import by_name, load, node
 
 from dralloc.api.policy_v1 import PodDisruptionBudget
@@ -135,6 +136,7 @@ def test_invalid_budgets_are_refused_with_field_paths() -> None:
                                                                     "spec.selector.matchExpressions[0].operator"]
 
 
+@pytest.mark.slow
 def test_dralloc_simulate_reads_budgets_and_rejects_unknown_fields(tmp_path: Path, dralloc_cmd: list[str]) -> None:
     cluster = tmp_path / "cluster.yaml"
     cluster.write_text("\n---\n".join([node("a", cpu="2"), pod("web", "{app: web}", cpu="2", priority=1, node_name="a"),

@@ -116,6 +116,7 @@ def write(tmp_path: Path, *docs: str) -> str:
     return str(f)
 
 
+@pytest.mark.slow
 def test_strict_exits_two_with_only_the_warnings(tmp_path: Path, dralloc_cmd: list[str]) -> None:
     f = write(tmp_path, condition_node("Ready", "False"), pod("a"))
     out = simulate(dralloc_cmd, "-f", f, "--strict", "-o", "json")
@@ -125,6 +126,7 @@ def test_strict_exits_two_with_only_the_warnings(tmp_path: Path, dralloc_cmd: li
     assert len(lines) == 1 and lines[0].startswith("warning: node n1: status.conditions Ready=False")
 
 
+@pytest.mark.slow
 def test_without_strict_each_warning_once_on_stderr_and_in_the_json(tmp_path: Path, dralloc_cmd: list[str]) -> None:
     f = write(tmp_path, condition_node("Ready", "False"), resized("r", "1", "2"), pod("a"))
     out = simulate(dralloc_cmd, "-f", f, "-o", "json")
@@ -134,6 +136,7 @@ def test_without_strict_each_warning_once_on_stderr_and_in_the_json(tmp_path: Pa
     assert out.stderr.splitlines() == [f"warning: {w}" for w in warnings]
 
 
+@pytest.mark.slow
 def test_strict_refuses_unknown_fields_but_not_skipped_kinds(tmp_path: Path, dralloc_cmd: list[str]) -> None:
     config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n"
     f = write(tmp_path, node("n1"), pod("a"), config_map)
@@ -147,6 +150,7 @@ def test_strict_refuses_unknown_fields_but_not_skipped_kinds(tmp_path: Path, dra
     assert simulate(dralloc_cmd, "-f", f).returncode == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", ["examples/cluster", "examples/real-dump"])
 def test_clean_examples_pass_strict(example: str, dralloc_cmd: list[str]) -> None:
     out = simulate(dralloc_cmd, "-f", str(ROOT / example), "--strict", "-o", "json")

@@ -7,6 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from sched_builders import by_name, load, node, pod
 from volume_builders import claims, csi_node, pv, pvc, storage_class, zoned_node
 
@@ -238,6 +239,7 @@ def _write(tmp_path: Path, *docs: str) -> str:
     return str(f)
 
 
+@pytest.mark.slow
 def test_cli_places_the_pod_next_to_its_local_volume_and_lists_bindings(tmp_path, dralloc_cmd) -> None:
     f = _write(tmp_path, A, B, storage_class("local"), pv("pv-b", host="node-b"), pvc("data"),
                pod("db", extra_spec=claims("data")))
@@ -250,6 +252,7 @@ def test_cli_places_the_pod_next_to_its_local_volume_and_lists_bindings(tmp_path
                                       "volume": "pv-b", "mode": "static"}]
 
 
+@pytest.mark.slow
 def test_cli_prints_the_fit_error_of_a_missing_claim(tmp_path, dralloc_cmd) -> None:
     f = _write(tmp_path, A, B, pod("db", extra_spec=claims("data")))
     out = subprocess.run([*dralloc_cmd, "simulate", "-f", f], capture_output=True, text=True, check=False)
@@ -257,6 +260,7 @@ def test_cli_prints_the_fit_error_of_a_missing_claim(tmp_path, dralloc_cmd) -> N
     assert fit_error(2, 'persistentvolumeclaim "data" not found') in out.stdout
 
 
+@pytest.mark.slow
 def test_cli_refuses_invalid_storage_objects_with_field_paths(tmp_path, dralloc_cmd) -> None:
     bad = storage_class("x", mode="Later") + "\n---\n" + csi_node("node-a", "d", -1)
     f = _write(tmp_path, A, bad, pvc("data").replace("accessModes: [ReadWriteOnce]", "accessModes: []"))
@@ -269,6 +273,7 @@ def test_cli_refuses_invalid_storage_objects_with_field_paths(tmp_path, dralloc_
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_cli_warns_about_unknown_fields_of_storage_objects(tmp_path, dralloc_cmd) -> None:
     f = _write(tmp_path, A, pv("pv-a", host="node-a").replace("spec:\n", "spec:\n  bogus: 1\n"),
                storage_class("local") + "extra: x\n")

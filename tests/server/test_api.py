@@ -485,6 +485,7 @@ def test_token_files_are_read_as_kube_apiserver_reads_them(tmp_path: Path) -> No
         load_tokens(path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("value", "is_watch"), [("true", True), ("True", True), ("1", True), ("", True),
                                                  ("yes", True), ("false", False), ("False", False),
                                                  ("FALSE", False), ("0", False)])

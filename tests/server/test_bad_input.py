@@ -195,6 +195,7 @@ PATHS = st.sampled_from(["/apis/resource.k8s.io/v1/resourceslices", "/apis/resou
                          "/api/v1/namespaces/default/serviceaccounts/default/token"])
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(method=st.sampled_from(["GET", "POST", "PUT", "PATCH", "DELETE", "TRACE", "OPTIONS", "HEAD"]), path=PATHS,
        params=st.dictionaries(PARAMS, VALUES, max_size=3), body=BODIES, ctype=CTYPES)
@@ -559,6 +560,7 @@ def test_yaml_anchors_used_a_few_times_still_decode(client: TestClient) -> None:
     assert r.status_code == 201 and r.json()["metadata"]["annotations"] == {"a": "b"}, r.text
 
 
+@pytest.mark.slow
 def test_json_patch_copies_that_would_grow_the_object_beyond_the_copy_limit_are_the_generic_422(
         client: TestClient) -> None:
     client.post(DC, json=_device_class("copied"))

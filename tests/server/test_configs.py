@@ -112,6 +112,7 @@ def test_every_namespace_gets_a_default_service_account_made_again_when_deleted(
     assert row["cells"][:2] == ["builder", 0]
 
 
+@pytest.mark.slow
 def test_the_deprecated_watch_paths_watch_a_collection_or_one_object(client: TestClient) -> None:
     for name in ("one", "two"):
         assert client.post(CM, json=configmap(name, data={"a": "1"})).status_code == 201

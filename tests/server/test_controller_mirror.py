@@ -7,6 +7,7 @@ import time
 import warnings
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -156,6 +157,7 @@ def test_a_pass_looks_at_the_claims_that_changed_and_those_naming_a_pod_that_cha
     assert looked_at(Changes(True, {}, False)) == ["a", "b", "c", "plain"]
 
 
+@pytest.mark.slow
 def test_a_claim_is_released_in_the_pass_that_removes_its_pod_at_the_end_of_the_grace_period() -> None:
     cluster = Cluster()
     cluster.post("/api/v1/nodes", NODE)

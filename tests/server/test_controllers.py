@@ -448,6 +448,7 @@ STEPS = st.lists(st.one_of(
 ), min_size=1, max_size=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=STEPS)
 def test_after_any_sequence_of_pod_changes_claims_and_pods_agree(steps: list[tuple[str, int]]) -> None:

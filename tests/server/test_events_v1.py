@@ -158,6 +158,7 @@ def test_an_old_style_event_about_an_object_of_no_namespace_belongs_in_default(c
     assert client.post(OLD, json=node_event).status_code == 201
 
 
+@pytest.mark.slow
 def test_a_watch_through_events_k8s_io_shows_core_writes_in_the_new_shape(client: TestClient) -> None:
     rv = client.get(NEW).json()["metadata"]["resourceVersion"]
     old = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}, "reason": "Started", "type": "Normal",

@@ -117,6 +117,7 @@ def _writes_per_commit(path: Path, gather: bool) -> float:
     return per_commit
 
 
+@pytest.mark.slow
 def test_with_slow_fsyncs_all_writers_share_each_fsync(tmp_path: Path) -> None:
     gathered = _writes_per_commit(tmp_path / "a.db", gather=True)
     taking_turns = _writes_per_commit(tmp_path / "b.db", gather=False)
@@ -130,6 +131,7 @@ def _write_until_killed(path: str, acknowledged: Any) -> None:
     asyncio.run(_staggered_writers(store, writers=8, writes=10_000, acknowledged=acknowledged))
 
 
+@pytest.mark.slow
 def test_kill_9_during_gathered_groups_loses_no_acknowledged_write(tmp_path: Path) -> None:
     path = str(tmp_path / "crash.db")
     receiving, sending = multiprocessing.get_context("fork").Pipe(duplex=False)

@@ -58,6 +58,7 @@ def test_delete_of_an_object_with_finalizers_only_marks_it(client: TestClient) -
     assert again.status_code == 202 and again.json()["metadata"]["resourceVersion"] == meta["resourceVersion"]
 
 
+@pytest.mark.slow
 def test_removing_the_last_finalizer_completes_the_deletion(client: TestClient) -> None:
     created = client.post(CLAIMS, json=claim_with_finalizer()).json()
     url = f"{CLAIMS}/{created['metadata']['name']}"
@@ -110,6 +111,7 @@ def test_status_writes_keep_the_stored_metadata(client: TestClient) -> None:
     assert "labels" not in r.json()["metadata"] and "finalizers" not in r.json()["metadata"]
 
 
+@pytest.mark.slow
 def test_watch_with_a_selector_sees_objects_enter_and_leave(client: TestClient) -> None:
     doc = docs("21-nic-slices.yaml")[0]
     name = doc["metadata"]["name"]
@@ -127,6 +129,7 @@ def test_watch_with_a_selector_sees_objects_enter_and_leave(client: TestClient) 
     assert [e["type"] for e in watch(client, SLICES, resourceVersion=rv)] == ["MODIFIED"] * 3
 
 
+@pytest.mark.slow
 def test_watch_list_ends_initial_events_with_a_bookmark(client: TestClient) -> None:
     client.post(SLICES, json=docs("21-nic-slices.yaml")[0])
     events = watch(client, SLICES, sendInitialEvents="true", allowWatchBookmarks="true",
@@ -164,6 +167,7 @@ def test_event_logs_from_before_the_prev_column_still_open(tmp_path: Path) -> No
     assert store.events_since(0)[-1].prev == {"metadata": {"name": "b", "resourceVersion": "2"}}
 
 
+@pytest.mark.slow
 def test_watches_send_bookmarks_with_the_latest_resource_version(client: TestClient, monkeypatch) -> None:
     from dralloc.server.watch import stream as watch_module
 

@@ -119,6 +119,7 @@ PARTIAL = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
 PARTIAL_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
 
 
+@pytest.mark.slow
 def test_metadata_only_clients_get_partial_object_metadata(client: TestClient) -> None:
     # as client-go's metadata informers ask: the list, then a watch, each object's metadata alone
     listed = client.get(CLASSES, headers={"accept": f"{PARTIAL_LIST},application/json"}).json()

@@ -349,6 +349,7 @@ def test_a_status_of_the_wrong_json_types_is_a_400(client: TestClient, status: d
 IPISH = st.text(alphabet="0123456789abcdefABCDEF:.x%", max_size=24)
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(pod_ips=st.lists(IPISH, max_size=3), host_ips=st.lists(IPISH, max_size=3), host_ip=IPISH)
 def test_no_ip_string_makes_a_status_write_fail_other_than_by_a_422(client: TestClient, pod_ips: list[str],

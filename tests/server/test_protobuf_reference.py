@@ -10,6 +10,7 @@ from typing import Any
 
 import msgspec
 import protobuf_reference as reference
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -130,6 +131,7 @@ def outcome(walk: Any, buf: bytes, table: Schema, name: str) -> tuple[str, Any]:
         return "error", str(exc)
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(st.data())
 def test_every_kind_decodes_as_the_reference_walker_decodes_it(data: st.DataObject) -> None:
@@ -138,6 +140,7 @@ def test_every_kind_decodes_as_the_reference_walker_decodes_it(data: st.DataObje
     assert outcome(message, buf, table, name) == outcome(reference.message, buf, table, name)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.data())
 def test_mutated_and_truncated_bodies_fail_as_the_reference_walker_fails(data: st.DataObject) -> None:
@@ -158,6 +161,7 @@ def test_the_bodies_are_not_all_errors() -> None:
         "status": {"reservedFor": [{"apiGroup": "pods", "resource": "pods", "name": "w"}]}}
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_the_single_pass_reads_what_it_reads_as_the_reference_walker(data: st.DataObject) -> None:
@@ -175,6 +179,7 @@ def test_the_single_pass_reads_what_it_reads_as_the_reference_walker(data: st.Da
 REORDERED = [(table, name) for table, name in ROOTS if list(table[name]) != sorted(table[name])]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_fields_come_out_in_the_structs_order_not_the_wires(data: st.DataObject) -> None:
@@ -208,6 +213,7 @@ def test_the_usual_envelope_is_read_as_any_envelope_is(data: st.DataObject) -> N
         assert (found_version, found_kind, buf[start:end]) == expected[:3]
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.data())
 def test_a_body_decodes_as_the_reference_walker_reads_its_envelope_s_object(data: st.DataObject) -> None:

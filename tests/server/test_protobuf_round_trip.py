@@ -100,6 +100,7 @@ def go_json(draw: st.DrawFn, table: Schema, name: str, depth: int = 0) -> dict[s
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data())
 def test_every_kind_comes_back_from_protobuf_as_it_went_in(data: st.DataObject) -> None:

@@ -72,6 +72,7 @@ def test_another_stores_writes_on_the_same_database_are_seen_after_the_poll_inte
     theirs.close()
 
 
+@pytest.mark.slow
 def test_a_cache_behind_the_compacted_history_lists_again(tmp_path: Path) -> None:
     store = SQLiteStore(str(tmp_path / "s.db"), history=5)
     cache = Feed(store, poll_seconds=3600).cache("deviceclasses")
@@ -153,6 +154,7 @@ def test_a_class_or_account_another_replica_just_made_is_found_in_the_store(tmp_
     assert (created.json()["spec"]["priority"], created.json()["spec"]["serviceAccountName"]) == (9, "robot")
 
 
+@pytest.mark.slow
 def test_a_namespace_another_replica_deletes_refuses_creates_once_seen(tmp_path: Path) -> None:
     client = _client(SQLiteStore(str(tmp_path / "s.db")))
     replica = _client(SQLiteStore(str(tmp_path / "s.db")))

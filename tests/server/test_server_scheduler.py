@@ -42,6 +42,7 @@ def placed(cluster: Cluster) -> dict[str, str | None]:
     return {p["metadata"]["name"]: p["spec"].get("nodeName") for p in cluster.pods()}
 
 
+@pytest.mark.slow
 def test_the_random_source_and_start_index_continue_across_passes_as_in_one_simulation() -> None:
     # 150 alike nodes: each cycle examines 100 of them (from where the last cycle stopped) and picks among
     # equal top scores at random. A pod per pass: the server's placements are the simulator's for all of them.
@@ -103,6 +104,7 @@ def test_pod_affinity_selects_namespaces_by_the_labels_of_the_stored_namespaces(
     assert cluster.get("pods", "client")["spec"].get("nodeName") == "node-b"
 
 
+@pytest.mark.slow
 def test_pods_with_claims_arriving_in_batches_land_where_one_simulation_puts_them() -> None:
     # 120 nodes of 2 GPUs, 30 pods with a template claim, 10 per pass: nodes, devices and the claims the
     # server keeps between passes (allocated by it, read back from the store) match one simulation.
@@ -166,6 +168,7 @@ STEPS = st.lists(st.one_of(
 ), min_size=1, max_size=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(steps=STEPS)
 def test_the_long_lived_scheduler_holds_what_one_built_from_the_store_holds(steps: list[tuple[str, int]]) -> None:

@@ -203,6 +203,7 @@ def test_endpoints_columns_pair_every_address_with_every_port() -> None:
     assert endpoints({}) == "<none>"
 
 
+@pytest.mark.slow
 def test_what_an_external_kube_scheduler_lists_besides_the_dra_kinds_is_served_read_only_and_empty(
         client: TestClient) -> None:
     # DefaultPreemption's disruption budgets and the volume plugins' kinds: without them a kube-scheduler run

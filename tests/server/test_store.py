@@ -40,6 +40,7 @@ def test_concurrent_writers_share_commits_and_every_acknowledged_write_is_stored
     store.close()
 
 
+@pytest.mark.slow
 def test_readers_of_an_in_memory_store_never_meet_a_transaction_in_flight() -> None:
     store = SQLiteStore(":memory:")  # one connection for the writes and every reader
     errors: list[BaseException] = []

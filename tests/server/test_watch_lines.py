@@ -9,6 +9,7 @@ import warnings
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
@@ -27,6 +28,7 @@ _values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=4) | st.
                                                                                           max_size=4), max_leaves=20)
 
 
+@pytest.mark.slow
 @given(obj=st.dictionaries(st.text(), _values, max_size=6), kind=st.sampled_from(["ADDED", "MODIFIED", "DELETED"]))
 def test_a_line_around_the_stored_text_is_the_encoding_of_the_decoded_object(obj: dict[str, Any], kind: str) -> None:
     stored = _encode(obj)  # as the store writes it
@@ -40,6 +42,7 @@ def _client() -> tuple[TestClient, SQLiteStore]:
         return TestClient(create_app(store, anonymous=True)), store
 
 
+@pytest.mark.slow
 def test_watches_see_the_stored_object_as_stored_in_their_version_and_through_selectors() -> None:
     client, _ = _client()
     sent = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "labels": {"app": "web"}},
@@ -52,6 +55,7 @@ def test_watches_see_the_stored_object_as_stored_in_their_version_and_through_se
         assert [json.loads(line) for line in lines] == [{"type": "ADDED", "object": created}]
 
 
+@pytest.mark.slow
 def test_the_hub_reads_no_event_while_no_watch_is_open() -> None:
     client, store = _client()
     hub = client.app.api.hub  # type: ignore[attr-defined]

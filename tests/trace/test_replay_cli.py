@@ -94,6 +94,7 @@ def test_bad_input_exits_2_without_a_traceback(files: tuple[str, str], capsys: p
     assert code == 2 and "--nodes" in err
 
 
+@pytest.mark.slow
 def test_sweep_writes_a_row_per_experiment_and_a_chart(files: tuple[str, str], tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "dralloc", "sweep", "--nodes", files[0], "--pods", files[1],
                           "--policies", "fgd,random", "--seeds", "1-2", "--workers", "2",

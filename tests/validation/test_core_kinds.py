@@ -325,6 +325,7 @@ def _write(tmp_path: Path, *docs: dict[str, Any]) -> Path:
     return f
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["validate", "simulate"])
 def test_the_cli_refuses_a_node_with_negative_allocatable_with_its_field_path(tmp_path: Path, command: str) -> None:
     f = _write(tmp_path, _with(NODE, "status.allocatable", {"cpu": "-4"}), POD)
@@ -336,6 +337,7 @@ def test_the_cli_refuses_a_node_with_negative_allocatable_with_its_field_path(tm
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_simulate_reports_every_invalid_object_of_the_input(tmp_path: Path) -> None:
     f = _write(tmp_path, NODE, _with(POD, RESOURCES, {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}),
                _with(DEPLOYMENT, "spec.replicas", -3))

@@ -70,6 +70,7 @@ IPISH = st.text(alphabet="0123456789abcdefABCDEF:.%x/ ", max_size=45)
 ADDRESSES = st.ip_addresses().flatmap(lambda a: st.sampled_from([str(a), a.exploded, str(a).upper()]))
 
 
+@pytest.mark.slow
 @settings(max_examples=2000, deadline=None)
 @given(st.one_of(IPISH, ADDRESSES, st.text(max_size=20)))
 def test_strict_validity_is_what_pythons_ipaddress_takes_and_the_bytes_agree(value: str) -> None:

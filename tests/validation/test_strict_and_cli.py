@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from dralloc.api.strict import duplicates_by_document, field_problems, unknown_fields
 from dralloc.cli.main import main
 
@@ -91,6 +93,7 @@ def test_decode_errors_are_reported_per_document(capsys, tmp_path) -> None:
     assert "ResourceSlice/b:" in out and "spec.devices" in out
 
 
+@pytest.mark.slow
 def test_validate_cli_process_never_tracebacks(tmp_path) -> None:
     f = tmp_path / "broken.yaml"
     f.write_text("kind: [unclosed\n")
