@@ -143,3 +143,18 @@ class DistinctAttribute(_Constraint):
     def state(self) -> Any:
         """What later additions depend on (removals only undo later additions)."""
         return (self.count > 0, frozenset(self.values.items()))
+
+
+def runs_side_by_side(values: list[Any]) -> bool:
+    """Whether each value's items follow each other in the list (no value comes back after another): picks
+    in that order under distinctAttribute, which upstream compares with the last value only, then never
+    return to a value they left."""
+    seen: set[Any] = set()
+    previous: Any = object()
+    for value in values:
+        if value != previous:
+            if value in seen:
+                return False
+            seen.add(value)
+            previous = value
+    return True

@@ -41,7 +41,7 @@ from itertools import product
 from typing import Any
 
 from dralloc.allocator.claims import RequestData
-from dralloc.allocator.constraints import DistinctAttribute, MatchAttribute, attribute_set
+from dralloc.allocator.constraints import DistinctAttribute, MatchAttribute, attribute_set, runs_side_by_side
 from dralloc.allocator.lookahead_state import LookAheadState
 from dralloc.allocator.pools import Candidate
 
@@ -153,19 +153,14 @@ class PackingBounds(LookAheadState):
         with the last one it took (not with all of them); its picks go forward in candidate order, so once it
         leaves a value's run it never comes back to it, and so never to its bin."""
         value_of_bin: dict[tuple[str, str], Any] = {}
-        seen: set[Any] = set()
-        previous: Any = None
+        values: list[Any] = []
         for c in free:
             value = attribute_set(c.info, attribute)
             key = self._bin_of(c)
             if not value or len(value[1]) != 1 or key is None or value_of_bin.setdefault(key, value) != value:
                 return False
-            if value != previous:
-                if value in seen:
-                    return False
-                seen.add(value)
-                previous = value
-        return True
+            values.append(value)
+        return runs_side_by_side(values)
 
     def _one_bin_per_value(self, attribute: str, free: list[Candidate]) -> bool:
         """Whether, among the free devices, each value of the attribute is one scalar found in one bin only.

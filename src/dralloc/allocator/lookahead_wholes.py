@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from dralloc.allocator.claims import RequestData
-from dralloc.allocator.constraints import DistinctAttribute
+from dralloc.allocator.constraints import DistinctAttribute, runs_side_by_side
 from dralloc.allocator.lookahead_counters import CounterBounds
 from dralloc.allocator.lookahead_distinct import DistinctBounds
 from dralloc.allocator.pools import Candidate, Pool
@@ -162,7 +162,7 @@ class WholeSetBounds(CounterBounds, DistinctBounds):
         in ``value_of_set``; None when some value is not one scalar, the values do not run side by side, or
         a set would hold two values."""
         keys = self._scalar_keys(attribute, free)
-        if keys is None or not self._runs_side_by_side(keys):
+        if keys is None or not runs_side_by_side(keys):
             return None
         drawing = 0
         for c, key in zip(free, keys):
@@ -173,16 +173,3 @@ class WholeSetBounds(CounterBounds, DistinctBounds):
             if value_of_set.setdefault(draw[1], key) != key:
                 return None
         return drawing
-
-    @staticmethod
-    def _runs_side_by_side(keys: list[Any]) -> bool:
-        """Whether each value's devices follow each other in candidate order (no value comes back)."""
-        seen: set[Any] = set()
-        prev: Any = object()
-        for key in keys:
-            if key != prev:
-                if key in seen:
-                    return False
-                seen.add(key)
-                prev = key
-        return True
