@@ -459,8 +459,9 @@ def _first_of_its_name(checked: CheckedObject, first_seen: dict[tuple[str, str, 
     namespace = (getattr(meta, "namespace", None) or "default") if kind in NAMESPACED_KINDS else ""
     key = (kind, namespace, name)
     where = checked.document.where
-    first = first_seen.setdefault(key, where)
-    if first is where:
+    first = first_seen.get(key)
+    if first is None:
+        first_seen[key] = where
         return checked
     shown = f"{namespace}/{name}" if namespace else name
     error = DecodeError(f"{where}: {kind} \"{shown}\" already exists (first at {first}): each object may "

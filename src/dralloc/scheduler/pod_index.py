@@ -152,18 +152,16 @@ class PodIndex:
         changes.clear()
 
     def _indexed(self, group: PodGroup, present: bool) -> None:
-        """Enter a new group into the side indexes, or take a group that emptied out of them."""
-        key = group.key
-        places = [self.by_label.setdefault(item, {}) for item in group.labels.items()]
-        for place in places:
+        """Enter a new group into the label index, or take a group that emptied out of it."""
+        for item in group.labels.items():
             if present:
-                place[key] = group
-            else:
-                place.pop(key, None)
-        if not present:
-            for item in group.labels.items():
-                if not self.by_label.get(item):
-                    self.by_label.pop(item, None)
+                self.by_label.setdefault(item, {})[group.key] = group
+                continue
+            groups = self.by_label.get(item)
+            if groups is not None:
+                groups.pop(group.key, None)
+                if not groups:
+                    del self.by_label[item]
 
     def all_groups(self) -> list[PodGroup]:
         self.refresh()
@@ -187,7 +185,7 @@ class PodIndex:
                 continue
             found = [self.by_label[(req.key, v)] for v in req.values if (req.key, v) in self.by_label]
             size = sum(len(groups) for groups in found)
-            if size < best_size or best is None:
+            if best is None or size < best_size:
                 best, best_size = found, size
         if best is None:
             return list(self.groups.values())
