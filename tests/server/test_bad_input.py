@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
-from cluster import make_namespaces  # noqa: E402
+from cluster import api_client, make_namespaces  # noqa: E402
 from starlette.requests import Request  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
@@ -638,6 +638,21 @@ def test_a_wrongly_typed_pod_field_admission_reads_is_the_decoders_400(client: T
     r = client.post("/api/v1/namespaces/x/pods", json=pod)
     _assert_status(r)
     assert r.status_code == 400 and "cannot be handled as a Pod" in r.json()["message"]
+
+
+@pytest.mark.parametrize("namespace", ["missing", "terminating"])
+def test_a_body_that_does_not_decode_is_a_400_before_the_namespace_is_looked_at(namespace: str) -> None:
+    """kube-apiserver decodes a create's body before admission: NamespaceLifecycle's 404 (no such namespace)
+    and 403 (being deleted) are for bodies that decode; a well-formed body still gets them."""
+    http = api_client("terminating")
+    assert http.delete("/api/v1/namespaces/terminating").status_code == 200
+    bad = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+           "spec": {"containers": [{"name": "c", "image": "i"}], "volumes": "x"}}
+    r = http.post(f"/api/v1/namespaces/{namespace}/pods", json=bad)
+    assert r.status_code == 400 and "cannot be handled as a Pod" in r.json()["message"], r.text
+    good = {**bad, "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    r = http.post(f"/api/v1/namespaces/{namespace}/pods", json=good)
+    assert r.status_code == (404 if namespace == "missing" else 403), r.text
 
 
 def test_a_bug_answers_a_500_status_and_logs_its_traceback(client: TestClient, monkeypatch, caplog) -> None:

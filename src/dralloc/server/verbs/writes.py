@@ -131,13 +131,24 @@ async def create(api: ApiContext, request: Request, t: Target) -> Response:
     raw, ctype = await read_body(request)
     data, warnings, plain = object_body(raw, ctype, request, t)
     data, dropped = without_duplicate_owners(data)
-    api.namespaces.admit_create(t, data)
+    admit_to_namespace(api, t, data)
     warnings = [*warnings, *dropped]
     with events.errors_of(t):
         # (admission adds only fields of the schema, in new dicts: a plain body stays plain)
         result = await insert_new(api, stored_view(t), created_form(data, t), dry_run(request), manager_of(request),
                                   view=t, plain=plain)
     return respond(request, t.present(result), 201, warnings=warnings)
+
+
+def admit_to_namespace(api: ApiContext, t: Target, data: Obj) -> None:
+    """NamespaceLifecycle admission of a create. kube-apiserver decodes the body before any admission, so a
+    body that does not decode is the decoder's 400 even in a namespace that is missing or being deleted; the
+    decoding is repeated only on that refusal, not on every create."""
+    try:
+        api.namespaces.admit_create(t, data)
+    except ApiError:
+        typed(data, t)
+        raise
 
 
 def stored_view(t: Target) -> Target:
@@ -399,7 +410,7 @@ async def _patch_once(api: ApiContext, request: Request, t: Target, raw: bytes, 
         if current is None:  # server-side apply of a new object creates it
             merged, dropped = without_duplicate_owners(merged, after_admission=True)
             warnings = [*warnings, *dropped]
-            api.namespaces.admit_create(t, merged)
+            admit_to_namespace(api, t, merged)
             try:
                 with events.errors_of(t):
                     result = await insert_new(api, stored_view(t), created_form(merged, t), dry_run(request), None)
