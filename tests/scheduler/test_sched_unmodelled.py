@@ -15,56 +15,13 @@ from dralloc.simulator import Scheduler
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def resized(name: str, spec_cpu: str, status_cpu: str, allocated_cpu: str = "", infeasible: bool = False) -> str:
-    """A pod running on n1 whose container status reports other requests than its spec."""
-    allocated = f", allocatedResources: {{cpu: \"{allocated_cpu}\"}}" if allocated_cpu else ""
-    conditions = "\n  conditions: [{type: PodResizePending, status: 'True', reason: Infeasible}]" \
-        if infeasible else ""
-    return pod(name, cpu=spec_cpu, node_name="n1") + (
-        "status:\n  phase: Running\n"
-        f"  containerStatuses: [{{name: c, resources: {{requests: {{cpu: \"{status_cpu}\"}}}}{allocated}}}]"
-        + conditions + "\n")
-
-
 def warnings_of(*docs: str) -> list[str]:
     return Scheduler.from_objects(load(*docs)).schedule().warnings
 
 
-def test_a_resize_that_raises_the_request_is_named_with_the_node_and_the_pending_pods() -> None:
-    # kube-scheduler counts 3500m on n1 for r (the larger of spec and status): a would not fit there.
-    found = warnings_of(node("n1", cpu="4"), resized("r", "1", "3500m"), pod("a", cpu="1"))
-    assert found == ["pod default/r: status.containerStatuses[0] (container c) reports resources that differ "
-                     "from its spec (an in-place resize): kube-scheduler counts cpu=3500m, dralloc counts the "
-                     "spec's cpu=1; affects the room on node n1 for the pending pods: default/a"]
-
-
-def test_allocated_resources_count_too() -> None:
-    found = warnings_of(node("n1"), resized("r", "1", "1", allocated_cpu="2"), pod("a"))
-    assert len(found) == 1 and "kube-scheduler counts cpu=2," in found[0]
-
-
-def test_an_infeasible_resize_counts_the_status_even_below_the_spec() -> None:
-    found = warnings_of(node("n1"), resized("r", "2", "500m", infeasible=True), pod("a"))
-    assert len(found) == 1 and "kube-scheduler counts cpu=500m, dralloc counts the spec's cpu=2" in found[0]
-
-
-@pytest.mark.parametrize("status_cpu", ["1", "500m"])
-def test_a_status_at_or_below_a_feasible_spec_changes_nothing(status_cpu: str) -> None:
-    assert warnings_of(node("n1"), resized("r", "1", status_cpu), pod("a")) == []
-
-
-def test_a_resize_without_pending_pods_affects_no_placement() -> None:
-    assert warnings_of(node("n1"), resized("r", "1", "3")) == []
-
-
-def test_a_resized_pod_on_a_node_missing_from_the_input_is_only_warned_about_as_such() -> None:
-    assert warnings_of(node("n2"), resized("r", "1", "3"), pod("a")) == [
-        "pod default/r runs on node n1, which is not in the input"]
-
-
 def test_affected_pods_are_shortened_after_five() -> None:
     pending = [pod(f"p{i}") for i in range(7)]
-    (found,) = warnings_of(node("n1"), resized("r", "1", "2"), *pending)
+    (found,) = warnings_of(condition_node("Ready", "False"), *pending)
     assert found.endswith("default/p0, default/p1, default/p2, default/p3, default/p4 and 2 more")
 
 
@@ -128,11 +85,11 @@ def test_strict_exits_two_with_only_the_warnings(tmp_path: Path, dralloc_cmd: li
 
 @pytest.mark.slow
 def test_without_strict_each_warning_once_on_stderr_and_in_the_json(tmp_path: Path, dralloc_cmd: list[str]) -> None:
-    f = write(tmp_path, condition_node("Ready", "False"), resized("r", "1", "2"), pod("a"))
+    f = write(tmp_path, condition_node("Ready", "False"), pod("a"), pod("b", node_name="n2"))
     out = simulate(dralloc_cmd, "-f", f, "-o", "json")
     assert out.returncode == 0, out.stderr
     warnings = json.loads(out.stdout)["warnings"]
-    assert len(warnings) == 2 and len(set(warnings)) == 2
+    assert len(warnings) == 2 and len(set(warnings)) == 2  # the condition, and b on a node not in the input
     assert out.stderr.splitlines() == [f"warning: {w}" for w in warnings]
 
 

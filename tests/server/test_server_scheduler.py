@@ -271,3 +271,30 @@ def test_a_claim_with_256_consumers_fails_the_next_pods_prebind_as_kube_apiserve
     refused = cluster.http.put(f"{R}/namespaces/default/resourceclaims/shared/status", json=full)
     assert refused.status_code == 422
     assert refused.json()["message"] == condition["message"].split("add reservation to claim default/shared: ")[1]
+
+
+def test_a_resize_the_kubelet_reports_counts_and_its_end_lets_waiting_pods_in() -> None:
+    # r asks for 1 cpu, but the kubelet reports it running at 3500m (a resize in flight): a (1 cpu) waits. When
+    # the kubelet reports the resize done at 1 cpu, the waiting pod is tried again at once, as kube-scheduler's
+    # NodeResourcesFit queueing hint does for a pod whose requests went down.
+    cluster = Cluster()
+    cluster.post("/api/v1/nodes", plain_node("node-a", cpu="4"))
+    running = cluster.post(f"{NS}/pods", plain_pod("r", cpu="1", node="node-a"))
+
+    def report(cpu: str) -> None:
+        current = cluster.http.get(f"{NS}/pods/r").json()
+        current["status"] = {"phase": "Running", "containerStatuses": [
+            {"name": "main", "image": "x:1", "imageID": "", "ready": True, "restartCount": 0, "state": {},
+             "resources": {"requests": {"cpu": cpu}}, "allocatedResources": {"cpu": cpu}}]}
+        r = cluster.http.put(f"{NS}/pods/r/status", json=current)
+        assert r.status_code == 200, r.text
+
+    assert running["spec"]["nodeName"] == "node-a"
+    report("3500m")
+    cluster.settle()
+    cluster.post(f"{NS}/pods", plain_pod("a", cpu="1"))
+    cluster.settle()
+    assert placed(cluster)["a"] is None
+    report("1")
+    cluster.settle()
+    assert placed(cluster)["a"] == "node-a"

@@ -397,6 +397,7 @@ class PodStatus(Base):
     # DRA-backed extended resources (DRAExtendedResource): {resourceClaimName, requestMappings}.
     extended_resource_claim_status: dict[str, Any] | None = None
     container_statuses: list[ContainerStatus] | None = None
+    init_container_statuses: list[ContainerStatus] | None = None  # (a sidecar's resize is read from here)
 
 
 class Pod(Base):

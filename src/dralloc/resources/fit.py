@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from dralloc.api.core_v1 import Container, Node, Pod
+from dralloc.api.core_v1 import Container, ContainerStatus, Node, Pod
 from dralloc.api.resource_v1 import ResourceClaim, ResourceSlice
 from dralloc.resources.footprint import DeviceIndex, claim_footprint
 from dralloc.resources.resourcelist import ResourceList
@@ -37,29 +37,66 @@ def single_container_requests(c: Container) -> ResourceList:
     return ResourceList(values)
 
 
-def container_requests(pod: Pod) -> ResourceList:
-    """The pod's request from its containers alone (no pod-level resources, no overhead)."""
+def container_requests(pod: Pod, non_missing: ResourceList | None = None) -> ResourceList:
+    """The pod's request from its containers alone (no pod-level resources, no overhead). ``non_missing``:
+    values for what a container does not request at all (kube-scheduler's non-zero defaults), added after
+    its status is read."""
     spec = pod.spec
+    statuses = _container_statuses(pod)
+    infeasible = resize_infeasible(pod) if statuses else False
     reqs = ResourceList()
     for c in spec.containers or ():
-        reqs = reqs + single_container_requests(c)
+        reqs = reqs + _with_defaults(counted_container_requests(c, statuses.get(c.name), infeasible), non_missing)
     sidecars = ResourceList()
     init_max = ResourceList()
     for c in spec.init_containers or ():
-        r = single_container_requests(c)
-        if c.restart_policy == "Always":
+        if c.restart_policy == "Always":  # a sidecar is resized like an app container
+            r = _with_defaults(counted_container_requests(c, statuses.get(c.name), infeasible), non_missing)
             reqs = reqs + r
             sidecars = sidecars + r
             running = sidecars
         else:
-            running = r + sidecars
+            running = _with_defaults(single_container_requests(c), non_missing) + sidecars
         init_max = init_max.max(running)
     return reqs.max(init_max)
 
 
-def pod_requests(pod: Pod) -> ResourceList:
+def counted_container_requests(c: Container, status: ContainerStatus | None, resize_infeasible: bool) -> ResourceList:
+    """The request kube-scheduler counts for a container (InPlacePodVerticalScaling, on since 1.35): once the
+    kubelet reports the container's resources, the larger of the spec, the reported and the allocated
+    requests, per resource, so that a resize in flight holds room for both sizes; when the pod's resize is
+    ``Infeasible`` (it will not happen), what is reported and allocated only."""
+    if status is None or status.resources is None:
+        return single_container_requests(c)
+    reported = ResourceList(status.resources.requests or {}).max(ResourceList(status.allocated_resources or {}))
+    return reported if resize_infeasible else single_container_requests(c).max(reported)
+
+
+def resize_infeasible(pod: Pod) -> bool:
+    """Whether the pod's ``PodResizePending`` condition says its resize is ``Infeasible``."""
+    for condition in (pod.status.conditions if pod.status is not None else None) or ():
+        if condition.type == "PodResizePending":
+            return condition.reason == "Infeasible"
+    return False
+
+
+def _container_statuses(pod: Pod) -> dict[str, ContainerStatus]:
+    status = pod.status
+    if status is None or not (status.container_statuses or status.init_container_statuses):
+        return {}
+    return {s.name: s for s in [*(status.container_statuses or ()), *(status.init_container_statuses or ())]}
+
+
+def _with_defaults(requests: ResourceList, non_missing: ResourceList | None) -> ResourceList:
+    if not non_missing:
+        return requests
+    missing = {k: non_missing[k] for k in non_missing if k not in requests}
+    return requests + ResourceList(missing) if missing else requests
+
+
+def pod_requests(pod: Pod, non_missing: ResourceList | None = None) -> ResourceList:
     """PodRequests as NodeResourcesFit sees it (no DRA footprint)."""
-    reqs = container_requests(pod)
+    reqs = container_requests(pod, non_missing)
     pod_level = _pod_level(pod)
     if pod_level:
         reqs = _replace(reqs, pod_level)

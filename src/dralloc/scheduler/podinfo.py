@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dralloc.api.core_v1 import Container, NodeSelector, NodeSelectorTerm, Pod, Toleration
-from dralloc.resources.fit import pod_requests
+from dralloc.api.core_v1 import NodeSelector, NodeSelectorTerm, Pod, Toleration
+from dralloc.resources.fit import pod_requests, resize_infeasible
 from dralloc.resources.resourcelist import ResourceList
 from dralloc.scheduler.affinity_terms import PodAffinityTerms, parse_pod_affinity
 
 DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+NONZERO_DEFAULTS = ResourceList({"cpu": f"{DEFAULT_MILLI_CPU_REQUEST}m", "memory": str(DEFAULT_MEMORY_REQUEST)})
 NANO = 10**9
 
 
@@ -32,43 +33,23 @@ def scheduler_units(rl: ResourceList) -> dict[str, int]:
     return out
 
 
-def _nonzero_container(c: Container) -> Container:
-    """The container with the scoring defaults filled in for a missing cpu or memory request."""
-    from msgspec.structs import replace
-
-    from dralloc.api.core_v1 import ResourceRequirements
-    from dralloc.api.quantity import Quantity
-
-    res = c.resources or ResourceRequirements()
-    requests = dict(res.limits or {})
-    requests.update(res.requests or {})
-    if "cpu" not in requests:
-        requests["cpu"] = Quantity(f"{DEFAULT_MILLI_CPU_REQUEST}m")
-    if "memory" not in requests:
-        requests["memory"] = Quantity(str(DEFAULT_MEMORY_REQUEST))
-    return replace(c, resources=replace(res, requests=requests, limits=None))
-
-
 def nonzero_requests(pod: Pod) -> tuple[int, int]:
-    """(cpu millicores, memory bytes) with the non-zero defaults, as NodeInfo.NonZeroRequested counts them."""
-    from msgspec.structs import replace
-
-    spec = pod.spec
-    filled = replace(pod, spec=replace(
-        spec,
-        containers=[_nonzero_container(c) for c in spec.containers or ()],
-        init_containers=[_nonzero_container(c) for c in spec.init_containers or ()] or None,
-    ))
-    reqs = pod_requests(filled)
-    units = scheduler_units(reqs)
+    """(cpu millicores, memory bytes) with the non-zero defaults for what a container does not request, as
+    NodeInfo.NonZeroRequested counts them."""
+    units = scheduler_units(pod_requests(pod, NONZERO_DEFAULTS))
     return units.get("cpu", 0), units.get("memory", 0)
 
 
 def _requests_key(pod: Pod) -> bytes:
+    """What a pod's requests are computed from: its spec's resources and, once the kubelet reports them, its
+    containers' resources (an in-place resize)."""
     from dralloc.api.codec import encode_json
 
-    spec = pod.spec
-    return encode_json([spec.containers, spec.init_containers, spec.overhead, spec.resources])
+    spec, status = pod.spec, pod.status
+    reported: list[object] = []
+    if status is not None and (status.container_statuses or status.init_container_statuses):
+        reported = [status.container_statuses, status.init_container_statuses, resize_infeasible(pod)]
+    return encode_json([spec.containers, spec.init_containers, spec.overhead, spec.resources, *reported])
 
 
 @dataclass(eq=False)

@@ -210,8 +210,7 @@ class Simulator:
         sched.warnings[:0] = objs.warnings
         from dralloc.simulator.unmodelled import unmodelled_inputs
 
-        admitted = [r.pod for r in sched.results.values() if r.status in ("running", "pending")]
-        sched.warnings.extend(unmodelled_inputs(objs.nodes, admitted, sched.pending))
+        sched.warnings.extend(unmodelled_inputs(objs.nodes, sched.pending))
         sched.source_objects = objects
         return sched
 

@@ -115,10 +115,16 @@ def is_pending_for_us(pod: Obj) -> bool:
 
 
 def _requests(pod: Obj) -> str:
+    """What a bound pod's requests are computed from: its spec and what the kubelet reports of its containers'
+    resources (an in-place resize) and of the resize."""
     spec = pod.get("spec") or {}
+    status = pod.get("status") or {}
+    reported = [[(s.get("resources"), s.get("allocatedResources")) for s in status.get(k) or []
+                 if isinstance(s, dict)] for k in ("initContainerStatuses", "containerStatuses")]
+    resize = [c for c in status.get("conditions") or [] if isinstance(c, dict) and c.get("type") == "PodResizePending"]
     return json.dumps([[c.get("resources") for c in spec.get(k) or [] if isinstance(c, dict)]
-                       for k in ("initContainers", "containers")] + [spec.get("resources"), spec.get("overhead")],
-                      sort_keys=True, default=str)
+                       for k in ("initContainers", "containers")] + [spec.get("resources"), spec.get("overhead")]
+                      + reported + [resize], sort_keys=True, default=str)
 
 
 def scheduling_properties(pod: Obj) -> str:
