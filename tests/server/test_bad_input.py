@@ -628,16 +628,28 @@ def test_yaml_a_hundred_thousand_levels_deep_is_refused_at_once_as_json_is(clien
     assert elapsed < 3  # milliseconds; the pure-Python YAML reader took seconds to give up
 
 
-@pytest.mark.parametrize("field,value", [("volumes", 1.5), ("volumes", "x"), ("volumes", {"a": 1})])
-def test_a_wrongly_typed_pod_field_admission_reads_is_the_decoders_400(client: TestClient, field: str,
+ADMISSION_READS = [("spec", "volumes"), ("spec", "serviceAccountName"), ("spec", "serviceAccount"),
+                   ("spec", "automountServiceAccountToken"), ("spec", "priorityClassName"), ("spec", "priority"),
+                   ("spec", "tolerations"), ("spec", "initContainers"), ("metadata", "annotations"),
+                   ("metadata", "labels")]
+
+
+@pytest.mark.parametrize("part,field", ADMISSION_READS)
+@pytest.mark.parametrize("value", [1.5, "x", {"a": 1}, True, [1]])
+def test_a_wrongly_typed_pod_field_admission_reads_is_the_decoders_400(client: TestClient, part: str, field: str,
                                                                         value: Any) -> None:
-    """The ServiceAccount admission plugin reads spec.volumes before the body is decoded into a Pod; a value
-    of the wrong type there is the decoder's 400 (kube-apiserver decodes before admission), not a 500."""
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"typed-{field}"},
-           "spec": {"containers": [{"name": "c", "image": "i"}], field: value}}
+    """Admission (ServiceAccount, Priority, DefaultTolerationSeconds, ...) reads these fields of the JSON body;
+    kube-apiserver decodes the body before admission, so a value of the wrong type there is the decoder's 400,
+    not a 500, and not an admission error."""
+    pod: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "typed"},
+                           "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    if (field in ("serviceAccountName", "serviceAccount", "priorityClassName") and value == "x") or (
+            field == "automountServiceAccountToken" and value is True):
+        return  # well typed
+    pod[part] = {**pod[part], field: value}
     r = client.post("/api/v1/namespaces/x/pods", json=pod)
     _assert_status(r)
-    assert r.status_code == 400 and "cannot be handled as a Pod" in r.json()["message"]
+    assert r.status_code == 400 and "cannot be handled as a Pod" in r.json()["message"], r.text
 
 
 @pytest.mark.parametrize("namespace", ["missing", "terminating"])

@@ -358,6 +358,11 @@ class PodSpec(Base):
     volumes: list[Volume] | None = None
     # The PodGroup the pod belongs to (GenericWorkload; read only when the gate is on).
     scheduling_group: PodSchedulingGroup | None = None
+    # What ServiceAccount admission reads of the body (typed here so that a wrongly typed value is the
+    # decoder's error, as kube-apiserver decodes before admission).
+    service_account_name: str | None = None
+    service_account: str | None = None  # (deprecated alias of serviceAccountName)
+    automount_service_account_token: bool | None = None
 
 
 class PodResourceClaimStatus(Base):

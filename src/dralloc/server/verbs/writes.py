@@ -4,7 +4,8 @@ hand the write to the store's committer thread (the fsync must not block the eve
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import msgspec
@@ -131,7 +132,8 @@ async def create(api: ApiContext, request: Request, t: Target) -> Response:
     raw, ctype = await read_body(request)
     data, warnings, plain = object_body(raw, ctype, request, t)
     data, dropped = without_duplicate_owners(data)
-    admit_to_namespace(api, t, data)
+    with decoding_first(t, data):
+        api.namespaces.admit_create(t, data)
     warnings = [*warnings, *dropped]
     with events.errors_of(t):
         # (admission adds only fields of the schema, in new dicts: a plain body stays plain)
@@ -140,14 +142,16 @@ async def create(api: ApiContext, request: Request, t: Target) -> Response:
     return respond(request, t.present(result), 201, warnings=warnings)
 
 
-def admit_to_namespace(api: ApiContext, t: Target, data: Obj) -> None:
-    """NamespaceLifecycle admission of a create. kube-apiserver decodes the body before any admission, so a
-    body that does not decode is the decoder's 400 even in a namespace that is missing or being deleted; the
-    decoding is repeated only on that refusal, not on every create."""
+@contextmanager
+def decoding_first(t: Target, data: Obj) -> Iterator[None]:
+    """Admission that reads a create's JSON body before dralloc decodes it. kube-apiserver decodes the body
+    before any admission plugin sees it, so a body that does not decode is the decoder's 400 whatever admission
+    would say (a namespace missing or being deleted) or trip over (a wrongly typed field). The decoding is
+    repeated only when admission refuses or fails, not on every create."""
     try:
-        api.namespaces.admit_create(t, data)
-    except ApiError:
-        typed(data, t)
+        yield
+    except (ApiError, TypeError, AttributeError, ValueError, KeyError):
+        typed(data, t)  # the decoder's 400, if the body does not decode
         raise
 
 
@@ -192,7 +196,8 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
     and a generated name tried again when it is taken."""
     strategy = t.resource.strategy
     attempts = NAME_GENERATION_ATTEMPTS if not ObjectView(data).name else 1
-    data = strategy.admit(api.store, data, t.namespace)  # mutating admission, before validation
+    with decoding_first(t, data):
+        data = strategy.admit(api.store, data, t.namespace)  # mutating admission, before validation
     for attempt in range(attempts):
         # (a generated name may be tried again, from the object as it was: then it is copied, not changed)
         stored, name = prepare_create(data, t, plain and attempts == 1)
@@ -410,7 +415,8 @@ async def _patch_once(api: ApiContext, request: Request, t: Target, raw: bytes, 
         if current is None:  # server-side apply of a new object creates it
             merged, dropped = without_duplicate_owners(merged, after_admission=True)
             warnings = [*warnings, *dropped]
-            admit_to_namespace(api, t, merged)
+            with decoding_first(t, merged):
+                api.namespaces.admit_create(t, merged)
             try:
                 with events.errors_of(t):
                     result = await insert_new(api, stored_view(t), created_form(merged, t), dry_run(request), None)
