@@ -5,7 +5,7 @@ these points is :mod:`dralloc.scheduler.schedule_one`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from dralloc.scheduler.framework import Code, Cycle, K, Plugin, Status, implements, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
@@ -132,13 +132,19 @@ class PluginRuntime:
         """Weighted sum of every score plugin's normalised score, for one representative node per state
         (normalisation only reads the maximum, which the representatives have)."""
         totals = dict.fromkeys(reps, 0)
-        for plugin in self.scorers:
-            if plugin.pre_score(cycle, feasible) is not None:
-                continue
-            scores = plugin.normalize(cycle, {key: plugin.score(cycle, rep) for key, rep in reps.items()})
+        for plugin, scores in self.plugin_scores(cycle, feasible, reps):
             for key, score in scores.items():
                 totals[key] += score * plugin.weight
         return totals
+
+    def plugin_scores(self, cycle: Cycle, feasible: list[NodeInfo], reps: dict[K, NodeInfo]
+                      ) -> Iterator[tuple[Plugin, dict[K, int]]]:
+        """Each score plugin that scores the pod (its PreScore did not skip), with its normalised, unweighted
+        score per key of ``reps`` — what kube-scheduler's RunScorePlugins holds before it applies weights."""
+        for plugin in self.scorers:
+            if plugin.pre_score(cycle, feasible) is not None:
+                continue
+            yield plugin, plugin.normalize(cycle, {key: plugin.score(cycle, rep) for key, rep in reps.items()})
 
     # ------------------------------------------------------------------ Reserve, Permit, PreBind, Bind
     def run_reserve(self, cycle: Cycle, node: NodeInfo) -> Status | None:
