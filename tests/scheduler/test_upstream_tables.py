@@ -95,6 +95,7 @@ class Outcome:
     codes: dict[str, str]
     messages: dict[str, str]
     scores: dict[str, int]
+    skipped: bool = False
 
 
 def run_case(case: Case) -> Outcome:
@@ -117,15 +118,14 @@ def run_case(case: Case) -> Outcome:
     messages: dict[str, str] = {}
     scores: dict[str, int] = {}
     by_code = {v: k for k, v in CODES.items()}
-    if "wantScores" in data:
+    if "wantScores" in data or "wantPreScore" in data:
         assert pre_status is None or not pre_status.code == Code.ERROR, pre_status
         scored = data.get("scoredNodes")
         feasible = [n for n in sim.snapshot.nodes if scored is None or n.name in scored]
         for _, normalised in framework.plugin_scores(cycle, feasible, {n.name: n for n in feasible}):
             scores.update(normalised)
-        if not scores:  # PreScore skipped the pod: upstream reads 0 for every node
-            scores = dict.fromkeys((n.name for n in feasible), 0)
-        return Outcome(codes, messages, scores)
+        # A PreScore that skips the pod leaves no score at all (the framework then scores no node with it).
+        return Outcome(codes, messages, scores, skipped=not scores and bool(feasible))
     for node in sim.snapshot.nodes:
         status: Status | None
         if pre_status is not None:
@@ -151,7 +151,11 @@ CASES = _cases()
 def test_upstream_case(case: Case) -> None:
     outcome = run_case(case)
     data = case.data
+    if "wantPreScore" in data:
+        assert data["wantPreScore"] == "Skip" and outcome.skipped
+        return
     if "wantScores" in data:
+        assert not outcome.skipped
         assert outcome.scores == data["wantScores"]
         return
     want = data["want"]
