@@ -92,6 +92,8 @@ def _plugin(case: Case) -> Plugin:
 
 @dataclass
 class Outcome:
+    pre_filter: Status | None
+    pre_filter_skipped: bool
     codes: dict[str, str]
     messages: dict[str, str]
     scores: dict[str, int]
@@ -125,7 +127,7 @@ def run_case(case: Case) -> Outcome:
         for _, normalised in framework.plugin_scores(cycle, feasible, {n.name: n for n in feasible}):
             scores.update(normalised)
         # A PreScore that skips the pod leaves no score at all (the framework then scores no node with it).
-        return Outcome(codes, messages, scores, skipped=not scores and bool(feasible))
+        return Outcome(pre_status, plugin.name in cycle.skip_filter, codes, messages, scores, skipped=not scores and bool(feasible))
     for node in sim.snapshot.nodes:
         status: Status | None
         if pre_status is not None:
@@ -141,7 +143,7 @@ def run_case(case: Case) -> Outcome:
         codes[node.name] = "Success" if status is None else by_code[status.code]
         if status is not None:
             messages[node.name] = status.message
-    return Outcome(codes, messages, scores)
+    return Outcome(pre_status, plugin.name in cycle.skip_filter, codes, messages, scores)
 
 
 CASES = _cases()
@@ -157,6 +159,17 @@ def test_upstream_case(case: Case) -> None:
     if "wantScores" in data:
         assert not outcome.skipped
         assert outcome.scores == data["wantScores"]
+        return
+    want_pre = data.get("wantPreFilter")
+    if want_pre is None:
+        assert outcome.pre_filter is None and not outcome.pre_filter_skipped
+    elif want_pre["code"] == "Skip":
+        # (a PreFilter that returns Skip turns the plugin's Filter off: the framework passes every node)
+        assert outcome.pre_filter is None and outcome.pre_filter_skipped
+    else:
+        got = outcome.pre_filter
+        assert got is not None and got.code == CODES[want_pre["code"]]
+        assert got.message == want_pre.get("message", got.message)
         return
     want = data["want"]
     want_codes = {node: w if isinstance(w, str) else w["code"] for node, w in want.items()}

@@ -8,10 +8,13 @@ so equal selectors are equal values (usable as cache keys).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from dralloc.api.meta import LabelSelector
+from dralloc.validation.formats import is_label_value, is_qualified_name
 
 OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 
@@ -79,28 +82,63 @@ def selector_from_set(labels: Mapping[str, str]) -> Selector:
     return EVERYTHING.add(tuple(Requirement(k, "In", frozenset((v,))) for k, v in labels.items()))
 
 
+def _go_strings(values: tuple[str, ...]) -> str:
+    """Go's ``%#v`` of the ``[]string`` a requirement was given (nil when there were none)."""
+    if not values:
+        return "[]string(nil)"
+    return "[]string{" + ", ".join(json.dumps(v, ensure_ascii=False) for v in values) + "}"
+
+
+def _key_problem(key: str) -> str:
+    errs = is_qualified_name(key)
+    return f'key: Invalid value: {json.dumps(key, ensure_ascii=False)}: {"; ".join(errs)}' if errs else ""
+
+
+def _value_problem(key: str, index: int, value: str) -> str:
+    errs = is_label_value(value)
+    if not errs:
+        return ""
+    return f'values[{index}][{key}]: Invalid value: {json.dumps(value, ensure_ascii=False)}: {"; ".join(errs)}'
+
+
+@lru_cache(maxsize=4096)
+def _requirement(key: str, operator: str, values: tuple[str, ...]) -> Requirement:
+    """``labels.NewRequirement``: the key must be a qualified name, the operator must fit the number of
+    values, every value must be a label value; all problems of the one requirement are reported together
+    (``[a, b]`` when there are several, as an aggregate error prints). Pods of a workload repeat their
+    requirements, so each is checked once (a refused one raises each time: exceptions are not cached)."""
+    problems = [_key_problem(key)]
+    if operator in ("In", "NotIn"):
+        if not values:
+            problems.append(f"values: Invalid value: {_go_strings(values)}: "
+                            "for 'in', 'notin' operators, values set can't be empty")
+    elif operator in ("Exists", "DoesNotExist"):
+        if values:
+            problems.append(f"values: Invalid value: {_go_strings(values)}: "
+                            "values set must be empty for exists and does not exist")
+    problems += [_value_problem(key, i, v) for i, v in enumerate(values)]
+    problems = list(dict.fromkeys(p for p in problems if p))
+    if problems:
+        raise SelectorError(problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]")
+    return Requirement(key, operator, frozenset(values))
+
+
 def compile_selector(selector: LabelSelector | None) -> Selector:
     """``LabelSelectorAsSelector``: an unset selector selects nothing, an empty one everything; SelectorError
-    when a requirement is refused."""
+    (with apimachinery's text) for the first requirement ``labels.NewRequirement`` refuses."""
     if selector is None:
         return NOTHING
     match_labels = selector.match_labels or {}
     expressions = selector.match_expressions or []
     if not match_labels and not expressions:
         return EVERYTHING
-    reqs = [Requirement(k, "In", frozenset((v,))) for k, v in match_labels.items()]
+    # (Go ranges over matchLabels in random order; sorted keys make the first refused one deterministic.)
+    reqs = [_requirement(k, "In", (match_labels[k],)) for k in sorted(match_labels)]
     for expr in expressions:
         op = expr.operator
-        values = frozenset(expr.values or ())
-        if op in ("In", "NotIn"):
-            if not values:
-                raise SelectorError("for 'in', 'notin' operators, values set can't be empty")
-        elif op in ("Exists", "DoesNotExist"):
-            if values:
-                raise SelectorError("values set must be empty for exists and does not exist")
-        else:
+        if op not in OPERATORS:
             raise SelectorError(f'"{op}" is not a valid label selector operator')
-        reqs.append(Requirement(expr.key, op, values))
+        reqs.append(_requirement(expr.key, op, tuple(expr.values or ())))
     return EVERYTHING.add(tuple(reqs))
 
 
