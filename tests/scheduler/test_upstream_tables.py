@@ -97,7 +97,7 @@ class Outcome:
     codes: dict[str, str]
     messages: dict[str, str]
     scores: dict[str, int]
-    skipped: bool = False
+    pre_score: Status | None = None
 
 
 def run_case(case: Case) -> Outcome:
@@ -121,13 +121,15 @@ def run_case(case: Case) -> Outcome:
     scores: dict[str, int] = {}
     by_code = {v: k for k, v in CODES.items()}
     if "wantScores" in data or "wantPreScore" in data:
-        assert pre_status is None or not pre_status.code == Code.ERROR, pre_status
+        assert pre_status is None or pre_status.code != Code.ERROR, pre_status
         scored = data.get("scoredNodes")
         feasible = [n for n in sim.snapshot.nodes if scored is None or n.name in scored]
-        for _, normalised in framework.plugin_scores(cycle, feasible, {n.name: n for n in feasible}):
-            scores.update(normalised)
-        # A PreScore that skips the pod leaves no score at all (the framework then scores no node with it).
-        return Outcome(pre_status, plugin.name in cycle.skip_filter, codes, messages, scores, skipped=not scores and bool(feasible))
+        # The plugin's own PreScore verdict, as the upstream test reads it; then the framework's score run.
+        pre_score = plugin.pre_score(cycle, feasible)
+        if pre_score is None:
+            for _, normalised in framework.plugin_scores(cycle, feasible, {n.name: n for n in feasible}):
+                scores.update(normalised)
+        return Outcome(pre_status, plugin.name in cycle.skip_filter, codes, messages, scores, pre_score)
     for node in sim.snapshot.nodes:
         status: Status | None
         if pre_status is not None:
@@ -154,10 +156,12 @@ def test_upstream_case(case: Case) -> None:
     outcome = run_case(case)
     data = case.data
     if "wantPreScore" in data:
-        assert data["wantPreScore"] == "Skip" and outcome.skipped
+        want = data["wantPreScore"]
+        assert outcome.pre_score is not None and outcome.pre_score.code == CODES[want["code"]], outcome.pre_score
+        assert want.get("messageContains", "") in outcome.pre_score.message
         return
     if "wantScores" in data:
-        assert not outcome.skipped
+        assert outcome.pre_score is None
         assert outcome.scores == data["wantScores"]
         return
     want_pre = data.get("wantPreFilter")

@@ -110,7 +110,8 @@ FACTORIES: dict[str, Callable[[cfg.ArgsBase | None], Plugin]] = {
     "PodTopologySpread": lambda a: _pod_topology_spread(a),
     "InterPodAffinity": lambda a: InterPodAffinity(
         a.hard_pod_affinity_weight if isinstance(a, cfg.InterPodAffinityArgs)
-        and a.hard_pod_affinity_weight is not None else 1),
+        and a.hard_pod_affinity_weight is not None else 1,
+        isinstance(a, cfg.InterPodAffinityArgs) and a.ignore_preferred_terms_of_existing_pods),
     "DynamicResources": lambda a: DynamicResources(),
     "NodeResourcesBalancedAllocation": lambda a: BalancedAllocation(
         [r.name for r in a.resources or ()] if isinstance(a, cfg.NodeResourcesBalancedAllocationArgs)

@@ -11,7 +11,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 from dralloc.scheduler.affinity_terms import NAMESPACE_NAME_LABEL
-from dralloc.scheduler.framework import SKIP, Cycle, K, Plugin, Status, unresolvable
+from dralloc.scheduler.framework import SKIP, Cycle, K, Plugin, Status, error, unresolvable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.inter_pod_affinity.filtering import (
     NAME,
@@ -50,8 +50,13 @@ class InterPodAffinity(Plugin):
     has_score = True
     has_pre_filter_extensions = True
 
-    def __init__(self, hard_pod_affinity_weight: int = DEFAULT_HARD_POD_AFFINITY_WEIGHT) -> None:
+    def __init__(self, hard_pod_affinity_weight: int = DEFAULT_HARD_POD_AFFINITY_WEIGHT,
+                 ignore_preferred_terms_of_existing_pods: bool = False) -> None:
+        """InterPodAffinityArgs: ``hard_pod_affinity_weight`` scores an assigned pod's required affinity term
+        that selects the incoming pod; with ``ignore_preferred_terms_of_existing_pods`` a pod without preferred
+        terms of its own is not scored at all (the assigned pods' terms are not read)."""
         self.hard_pod_affinity_weight = hard_pod_affinity_weight
+        self.ignore_preferred_terms_of_existing_pods = ignore_preferred_terms_of_existing_pods
 
     def pre_filter(self, cycle: Cycle) -> Status | set[str] | None:
         pod = cycle.pod
@@ -84,7 +89,11 @@ class InterPodAffinity(Plugin):
         state.compact()
         preferred = resolve_weighted(terms.preferred_affinity, namespaces) if terms else ()
         preferred_anti = resolve_weighted(terms.preferred_anti_affinity, namespaces) if terms else ()
-        scores = score_map(pod, preferred, preferred_anti, ns_labels, index, terms_sets, self.hard_pod_affinity_weight)
+        if self.ignore_preferred_terms_of_existing_pods and not preferred and not preferred_anti:
+            scores: ScoreMap = {}  # PreScore skips the pod: upstream reads none of the assigned pods' terms
+        else:
+            scores = score_map(pod, preferred, preferred_anti, ns_labels, index, terms_sets,
+                               self.hard_pod_affinity_weight)
         active = state.active
         cycle.data[NAME] = AffinityCycle(state if active else None, scores)
         if active or scores:
@@ -118,6 +127,10 @@ class InterPodAffinity(Plugin):
 
     # ------------------------------------------------------------------ Score
     def pre_score(self, cycle: Cycle, nodes: list[NodeInfo]) -> Status | None:
+        terms = cycle.pod.affinity
+        if terms is not None and terms.error:
+            # (PreFilter has rejected such a pod already; PreScore on its own says why it cannot score it)
+            return error(NAME, f"failed to parse pod: {terms.error}")
         st: AffinityCycle | None = cycle.data.get(NAME)
         return None if st is not None and st.scores else SKIP
 
