@@ -4,7 +4,7 @@ footprint of the pod's DRA claims (KEP-5517).
 * A pod's request is what ``k8s.io/component-helpers/resource.PodRequests`` computes: the sum of its app
   containers, raised to the largest init container (an init container runs together with the restartable
   "sidecar" init containers started before it; sidecars also run with the app containers), pod-level
-  ``spec.resources.requests`` replacing cpu/memory when set, plus ``spec.overhead``. A container that sets a
+  ``spec.resources.requests`` replacing cpu, memory and hugepages-* when set, plus ``spec.overhead``. A container that sets a
   limit but no request requests its limit (API defaulting).
 * Each claim of the pod adds its footprint (``claim_footprint``), once per pod however many containers use it.
   With pod-level resources the pod-level value stays the pod's footprint, and container requests plus claim
@@ -25,6 +25,7 @@ from dralloc.resources.footprint import DeviceIndex, claim_footprint
 from dralloc.resources.resourcelist import ResourceList
 
 POD_LEVEL_RESOURCES = ("cpu", "memory")
+HUGEPAGES_PREFIX = "hugepages-"
 
 
 def single_container_requests(c: Container) -> ResourceList:
@@ -109,7 +110,10 @@ def _pod_level(pod: Pod) -> ResourceList:
     res = pod.spec.resources
     if res is None or not res.requests:
         return ResourceList()
-    return ResourceList({k: v for k, v in res.requests.items() if k in POD_LEVEL_RESOURCES})
+    # IsSupportedPodLevelResource: cpu, memory and the hugepages sizes (a pod-level hugepages request
+    # replaces its containers' as cpu and memory do)
+    return ResourceList({k: v for k, v in res.requests.items()
+                         if k in POD_LEVEL_RESOURCES or k.startswith(HUGEPAGES_PREFIX)})
 
 
 def _replace(base: ResourceList, override: ResourceList) -> ResourceList:
