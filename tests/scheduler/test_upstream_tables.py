@@ -114,7 +114,8 @@ def run_case(case: Case) -> Outcome:
                     controllers=[_object(r, "apps/v1", "ReplicaSet") for r in data.get("replicaSets") or ()],
                     namespaces=[_object(n, "v1", "Namespace") for n in data.get("namespaces") or ()],
                     classes=[_object(c, "resource.k8s.io/v1", "DeviceClass") for c in data.get("deviceClasses") or ()],
-                    slices=[_object(r, "resource.k8s.io/v1", "ResourceSlice") for r in data.get("resourceSlices") or ()])
+                    slices=[_object(r, "resource.k8s.io/v1", "ResourceSlice") for r in data.get("resourceSlices") or ()],
+                    claims=[_object(c, "resource.k8s.io/v1", "ResourceClaim") for c in data.get("resourceClaims") or ()])
     info = sim.infos[f"{incoming.metadata.namespace}/{incoming.metadata.name}"]
     framework = sim.framework
     cycle = Cycle(info, sim.snapshot)

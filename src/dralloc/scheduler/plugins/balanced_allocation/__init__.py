@@ -1,7 +1,8 @@
 """NodeResourcesBalancedAllocation: prefer nodes whose resources end up equally used.
 
 For each configured resource (default cpu and memory; actual requests, not the scoring defaults; an extended
-resource only when the pod requests it and the node has it), f = (node requested + pod request) /
+resource only when the pod requests it and the node has it, or — DRAExtendedResource — a DeviceClass maps it
+to the node's devices), f = (node requested + pod request) /
 allocatable capped at 1; score = ⌊(1 − std(f)) × 100⌋, where std of two values is |f1 − f2| / 2.
 Skipped for pods that request none of the resources. Weight 1.
 """
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 
 from dralloc.scheduler.framework import MAX_NODE_SCORE, SKIP, Cycle, Plugin, Status
 from dralloc.scheduler.nodeinfo import NodeInfo
-from dralloc.scheduler.plugins.node_resources_fit import allocatable_and_requested, pod_requests
+from dralloc.scheduler.plugins.node_resources_fit import allocatable_and_requested, dra_totals, pod_requests
 
 NAME = "NodeResourcesBalancedAllocation"
 RESOURCES = ("cpu", "memory")
@@ -34,8 +35,9 @@ class BalancedAllocation(Plugin):
     def score(self, cycle: Cycle, node: NodeInfo) -> int:
         wants = pod_requests(cycle, self.resources, use_requested=True)
         fractions = []
+        dra = dra_totals(cycle, node)
         for r, want in zip(self.resources, wants):
-            alloc, requested = allocatable_and_requested(node, r, want, use_requested=True)
+            alloc, requested = allocatable_and_requested(node, r, want, use_requested=True, dra=dra)
             if alloc == 0:
                 continue
             f = requested / alloc

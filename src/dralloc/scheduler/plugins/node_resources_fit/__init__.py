@@ -10,7 +10,8 @@ DynamicResources.
 Score (weight 1) by the scoring strategy of the plugin's args (default LeastAllocated over cpu and memory,
 weight 1 each): per configured resource with allocatable > 0, requested = the node's non-zero requests + the
 pod's (cpu and memory use the scoring defaults of 100m / 200Mi for containers without requests; an extended
-resource the pod does not request is left out),
+resource the pod does not request is left out; one the node does not advertise but a DeviceClass maps —
+DRAExtendedResource — counts the node's devices of that class, see :mod:`.dra_extended`),
 
 * LeastAllocated: ``(allocatable - requested) * 100 / allocatable`` (0 when over),
 * MostAllocated: ``min(requested, allocatable) * 100 / allocatable`` (bin packing),
@@ -27,6 +28,7 @@ from collections.abc import Callable, Sequence
 
 from dralloc.scheduler.framework import MAX_NODE_SCORE, Code, Cycle, Plugin, Status, interned
 from dralloc.scheduler.nodeinfo import NodeInfo
+from dralloc.scheduler.plugins.node_resources_fit.dra_extended import device_totals
 
 MAX_CUSTOM_PRIORITY_SCORE = 10
 MAX_UTILIZATION = 100
@@ -145,10 +147,15 @@ def _round_half_away(a: int, b: int) -> int:
     return (2 * a + b) // (2 * b)
 
 
-def allocatable_and_requested(node: NodeInfo, resource: str, pod_request: int, use_requested: bool
-                              ) -> tuple[int, int]:
+DraTotals = Callable[[str], tuple[int, int]]
+
+
+def allocatable_and_requested(node: NodeInfo, resource: str, pod_request: int, use_requested: bool,
+                              dra: DraTotals | None = None) -> tuple[int, int]:
     """``calculateResourceAllocatableRequest``: (allocatable, node's requests + the pod's); (0, 0) for an
-    extended resource the pod does not request or the node does not have."""
+    extended resource the pod does not request or the node does not have. ``dra``: for an extended resource
+    the node does not advertise, the node's (devices, allocated devices) of the DeviceClass that maps it
+    (see :mod:`.dra_extended`; None without DRAExtendedResource)."""
     native = resource in ("cpu", "memory", "ephemeral-storage")
     if pod_request == 0 and not native:
         return 0, 0
@@ -158,9 +165,27 @@ def allocatable_and_requested(node: NodeInfo, resource: str, pod_request: int, u
     if resource == "memory":
         used = node.requested.get("memory", 0) if use_requested else node.nonzero_memory
         return node.allocatable.get("memory", 0), used + pod_request
+    if dra is not None and node.allocatable.get(resource, 0) == 0:
+        devices, allocated = dra(resource)
+        if devices > 0:
+            return devices, allocated + pod_request
     if resource in node.allocatable:
         return node.allocatable[resource], node.requested.get(resource, 0) + pod_request
     return 0, 0
+
+
+def dra_totals(cycle: Cycle, node: NodeInfo) -> DraTotals | None:
+    """The node's device counts per DRA-backed extended resource, or None when no DeviceClass maps one
+    (the mapping is empty without DRAExtendedResource)."""
+    snapshot = cycle.snapshot
+    mapping = snapshot.extended_mapping
+    if not mapping:
+        return None
+
+    def totals(resource: str) -> tuple[int, int]:
+        class_name = mapping.get(resource)
+        return device_totals(snapshot, node, class_name) if class_name is not None else (0, 0)
+    return totals
 
 
 def pod_requests(cycle: Cycle, resources: Sequence[str], use_requested: bool) -> list[int]:
@@ -239,8 +264,9 @@ class NodeResourcesFit(Plugin):
             return total // weight if weight else 0
         wants = pod_requests(cycle, self.resources, use_requested=False)
         requested, allocatable = [], []
+        dra = dra_totals(cycle, node)
         for resource, want in zip(self.resources, wants):
-            alloc, req = allocatable_and_requested(node, resource, want, use_requested=False)
+            alloc, req = allocatable_and_requested(node, resource, want, use_requested=False, dra=dra)
             allocatable.append(alloc)
             requested.append(req if alloc else 0)
         return self.scorer(requested, allocatable, self.weights)
