@@ -116,11 +116,34 @@ def _requirement(key: str, operator: str, values: tuple[str, ...]) -> Requiremen
         if values:
             problems.append(f"values: Invalid value: {_go_strings(values)}: "
                             "values set must be empty for exists and does not exist")
+    elif operator in ("Gt", "Lt"):  # node selectors only
+        if len(values) != 1:
+            problems.append(f"values: Invalid value: {_go_strings(values)}: "
+                            "for 'Gt', 'Lt' operators, exactly one value is required")
+        problems += [f"values[{i}]: Invalid value: {json.dumps(v, ensure_ascii=False)}: "
+                     "for 'Gt', 'Lt' operators, the value must be an integer"
+                     for i, v in enumerate(values) if not _is_int64(v)]
     problems += [_value_problem(key, i, v) for i, v in enumerate(values)]
     problems = list(dict.fromkeys(p for p in problems if p))
     if problems:
         raise SelectorError(problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]")
     return Requirement(key, operator, frozenset(values))
+
+
+def _is_int64(text: str) -> bool:
+    """strconv.ParseInt(text, 10, 64) succeeds."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    return body.isascii() and body.isdigit() and -(2 ** 63) <= int(text) < 2 ** 63
+
+
+def requirement_problem(key: str, operator: str, values: tuple[str, ...]) -> str:
+    """What ``labels.NewRequirement`` refuses in one requirement (a label selector's or a node selector's
+    matchExpressions entry, Gt/Lt included); "" when it is fine."""
+    try:
+        _requirement(key, operator, values)
+    except SelectorError as exc:
+        return str(exc)
+    return ""
 
 
 def compile_selector(selector: LabelSelector | None) -> Selector:

@@ -17,6 +17,7 @@ from collections.abc import Hashable
 from dralloc.allocator.nodes import NodeSelectorError, node_selector_matches
 from dralloc.api.core_v1 import NodeSelector, NodeSelectorTerm
 from dralloc.scheduler.framework import SKIP, Cycle, K, Plugin, Status, default_normalize, unresolvable
+from dralloc.scheduler.labels import requirement_problem
 from dralloc.scheduler.nodeinfo import NodeInfo
 
 NAME = "NodeAffinity"
@@ -25,9 +26,29 @@ REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 REASON_CONFLICT = "pod affinity terms conflict"
 
 
+# Each term's answer, by the term object (kept here, so its id is not reused while cached).
+_PARSED: dict[int, tuple[NodeSelectorTerm, bool]] = {}
+
+
+def _parses(term: NodeSelectorTerm) -> bool:
+    """Whether every matchExpressions requirement passes ``labels.NewRequirement`` (a key that is a qualified
+    name, values that are label values, one integer for Gt/Lt), as nodeaffinity parses a term. Asked per
+    node, so answered once per term object."""
+    hit = _PARSED.get(id(term))
+    if hit is not None and hit[0] is term:
+        return hit[1]
+    ok = not any(requirement_problem(r.key, r.operator, tuple(r.values or ())) for r in term.match_expressions or ())
+    if len(_PARSED) >= 4096:
+        _PARSED.clear()
+    _PARSED[id(term)] = (term, ok)
+    return ok
+
+
 def _matches(selector: NodeSelector, node: NodeInfo) -> bool:
     # Terms that do not parse match nothing (upstream ignores parse errors for backwards compatibility).
     for term in selector.node_selector_terms or ():
+        if not _parses(term):
+            continue
         try:
             if node_selector_matches(NodeSelector(node_selector_terms=[term]), node.name, node.labels):
                 return True
