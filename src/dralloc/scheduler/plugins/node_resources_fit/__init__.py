@@ -155,7 +155,7 @@ def allocatable_and_requested(node: NodeInfo, resource: str, pod_request: int, u
     """``calculateResourceAllocatableRequest``: (allocatable, node's requests + the pod's); (0, 0) for an
     extended resource the pod does not request or the node does not have. ``dra``: for an extended resource
     the node does not advertise, the node's (devices, allocated devices) of the DeviceClass that maps it
-    (see :mod:`.dra_extended`; None without DRAExtendedResource)."""
+    (see :mod:`.dra_extended`)."""
     native = resource in ("cpu", "memory", "ephemeral-storage")
     if pod_request == 0 and not native:
         return 0, 0
@@ -174,16 +174,14 @@ def allocatable_and_requested(node: NodeInfo, resource: str, pod_request: int, u
     return 0, 0
 
 
-def dra_totals(cycle: Cycle, node: NodeInfo) -> DraTotals | None:
-    """The node's device counts per DRA-backed extended resource, or None when no DeviceClass maps one
-    (the mapping is empty without DRAExtendedResource)."""
-    snapshot = cycle.snapshot
-    mapping = snapshot.extended_mapping
-    if not mapping:
-        return None
+def dra_totals(cycle: Cycle, node: NodeInfo) -> DraTotals:
+    """The node's device counts for an extended resource a DeviceClass maps ((0, 0) when none does, and
+    always without DRAExtendedResource, whose mapping is then empty). Read only for an extended resource the
+    pod requests and the node does not advertise."""
 
     def totals(resource: str) -> tuple[int, int]:
-        class_name = mapping.get(resource)
+        snapshot = cycle.snapshot
+        class_name = snapshot.extended_mapping.get(resource)
         return device_totals(snapshot, node, class_name) if class_name is not None else (0, 0)
     return totals
 
