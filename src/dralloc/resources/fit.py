@@ -4,8 +4,9 @@ footprint of the pod's DRA claims (KEP-5517).
 * A pod's request is what ``k8s.io/component-helpers/resource.PodRequests`` computes: the sum of its app
   containers, raised to the largest init container (an init container runs together with the restartable
   "sidecar" init containers started before it; sidecars also run with the app containers), pod-level
-  ``spec.resources.requests`` replacing cpu, memory and hugepages-* when set, plus ``spec.overhead``. A container that sets a
-  limit but no request requests its limit (API defaulting).
+  ``spec.resources.requests`` replacing cpu, memory and hugepages-* when set, plus ``spec.overhead``. A
+  container that sets a limit but no request requests its limit (API defaulting); one whose resources the
+  kubelet reports (an in-place resize) counts as ``counted_container_requests`` says.
 * Each claim of the pod adds its footprint (``claim_footprint``), once per pod however many containers use it.
   With pod-level resources the pod-level value stays the pod's footprint, and container requests plus claim
   resources must fit into it.
