@@ -39,6 +39,15 @@ Once a search has taken :data:`HARD_AFTER` steps (easy searches never pay for th
 
 ``estimate=True`` also estimates how many steps upstream's plain search would take (module
 :mod:`dralloc.allocator.upstream_cost`): the sizes of memoised subtrees and random walks below cuts.
+
+``step_budget`` (the Allocator's ``timeout_steps``): once a search has taken :data:`PROVE_AFTER` steps, it
+also counts the steps upstream's plain search surely takes — the nodes visited, the recorded count of each
+subtree the failure memo answers with a key that holds the whole visible state (twin devices counted by
+kind may hide subtrees of other sizes), and below each cut the ways of filling the cut request that upstream
+walks (module :mod:`dralloc.allocator.step_bound`). That count is a lower bound, so once it passes the
+budget before any solution, upstream's search would still be running when kube-scheduler's filter timeout
+ends it: the search stops with :class:`~dralloc.allocator.errors.AllocationTimeout`. Shorter searches are
+never stopped: they answer, and the estimate above says whether upstream would time out first.
 """
 
 from __future__ import annotations
@@ -57,10 +66,11 @@ from dralloc.allocator.claims import (
     requests_for_node,
 )
 from dralloc.allocator.constraints import MatchAttribute, attribute_set
-from dralloc.allocator.errors import ConstraintError
+from dralloc.allocator.errors import AllocationTimeout, ConstraintError
 from dralloc.allocator.lookahead import LookAhead, Resources
 from dralloc.allocator.pools import Candidate
 from dralloc.allocator.selectors import SelectorFailure
+from dralloc.allocator.step_bound import cut_subtree_steps
 from dralloc.allocator.symmetry import IdenticalGpus, find_identical_gpus, gpu_states
 from dralloc.allocator.tolerations import taint_blocks
 from dralloc.allocator.upstream_cost import SubtreeEstimator, UpstreamCost
@@ -70,6 +80,7 @@ from dralloc.api.resource_v1 import ResourceClaim
 MAXSIZE = 2  # upstream's errAllocationResultMaxSizeExceeded, as a third return value of a subtree
 HARD_AFTER = 1000  # steps after which look-ahead and the failure memo switch on (easy searches never pay)
 MEMO_MAX = 400_000  # failure memo entries kept per search
+PROVE_AFTER = 5000  # steps after which cut subtrees count towards the proof of upstream's timeout
 
 if sys.getrecursionlimit() < 20000:
     sys.setrecursionlimit(20000)
@@ -91,7 +102,8 @@ class Search(LookAhead):
     """State of one allocate call: the prepared requests, the picks so far, and the pruning data."""
 
     def __init__(self, resources: Resources, view: NodeView, node_name: str, plans: list[ClaimPlan], *,
-                 prune: bool = True, hard_after: int = HARD_AFTER, estimate: bool = False) -> None:
+                 prune: bool = True, hard_after: int = HARD_AFTER, estimate: bool = False,
+                 step_budget: int | None = None) -> None:
         self.res = resources
         self.view = view
         self.node_name = node_name
@@ -116,6 +128,12 @@ class Search(LookAhead):
         self._extra = 0.0
         self._estimator = SubtreeEstimator() if estimate else None
         self._memo_size: dict[Any, float] = {}
+        # a proof that upstream's plain search runs past its step budget (module upstream_cost): the steps
+        # it takes besides the nodes this search visits, counted only where they are certain
+        self.step_budget = step_budget
+        self._proven = 0
+        self._memo_proven: dict[Any, int] = {}
+        self._proof_keys: dict[Any, Any] = {}
         self._next: Any = self._one
 
     @property
@@ -221,6 +239,8 @@ class Search(LookAhead):
                     or (rd.match_idx and need >= 2 and self._match_prune(rd, start, need))):
                 if self.estimate:
                     self._cut(ci, ri, si, k, in_sub, start)
+                if self._hard and self.step_budget is not None and self.steps >= PROVE_AFTER:
+                    self._prove_cut(rd, ci, k, start)  # the request cannot be filled: its nodes are all
                 return False
         admin = rd.admin
         allocating = self.allocating
@@ -270,6 +290,8 @@ class Search(LookAhead):
             self._doomed_hits += 1
             if self.estimate:
                 self._cut(ci, ri, si, k, in_sub, start)
+            if self.step_budget is not None and self.steps >= PROVE_AFTER and not self._may_exceed[ci]:
+                self._prove_cut(rd, ci, k, start)
             return False
         key = self._state_key(rd, ci, ri, si, k, in_sub, start)
         hit = self._memo.get(key)
@@ -277,14 +299,34 @@ class Search(LookAhead):
             self.steps += 1
             if self.estimate:
                 self._extra += self._memo_size.get(key, 1.0) - 1
+            proven = self._memo_proven.get(key)
+            if proven is not None:
+                self._proven += proven - 1
+                if self.step_budget is not None and self.steps + self._proven > self.step_budget:
+                    raise AllocationTimeout(self.node_name, self.steps + self._proven)
             return hit
         before = self.steps + self._extra
+        before_proven = self.steps + self._proven
         res = self._one(ci, ri, si, k, in_sub, start)
         if res is not True and len(self._memo) < MEMO_MAX:
             self._memo[key] = res
             if self.estimate:
                 self._memo_size[key] = self.steps + self._extra - before
+            if not self._symmetric[(ci, ri)]:
+                # The key holds everything the plain search below can see, so it walks the same subtree
+                # each time it gets here; a key that counts twin devices by kind holds no such promise.
+                self._memo_proven[key] = self.steps + self._proven - before_proven
         return res
+
+    def _prove_cut(self, rd: RequestData, ci: int, k: int, start: int) -> None:
+        """Add what upstream walks below a node the look-ahead cut (module :mod:`dralloc.allocator.step_bound`)
+        to the proven steps; stop with upstream's timeout once they exceed the budget."""
+        assert self.step_budget is not None
+        ok, _pos, _last, cands = rd.feasible
+        free = self._free_list(rd, ci, cands, ok, start, {})
+        self._proven += cut_subtree_steps(rd, self.constraints[ci], free, rd.num - k, self._proof_keys) - 1
+        if self.steps + self._proven > self.step_budget:
+            raise AllocationTimeout(self.node_name, self.steps + self._proven)
 
     # ------------------------------------------------------------------ cheap per-request pruning
     def _match_prune(self, rd: RequestData, start: int, need: int) -> bool:
