@@ -14,6 +14,7 @@ from dralloc.allocator.claims import ClaimPlan, RequestData
 from dralloc.allocator.pools import Candidate, Pool
 from dralloc.allocator.selectors import SelectorCache
 from dralloc.allocator.state import AllocatedState
+from dralloc.allocator.views import NodeView
 
 # A request's passing options (a firstAvailable request's subrequests, else the request itself): per option,
 # how many devices it still needs and its free devices.
@@ -38,6 +39,7 @@ class LookAheadState:
 
     # the search's state, set by Search
     res: Resources
+    view: NodeView
     plans: list[ClaimPlan]
     requests: list[list[list[RequestData]]]
     constraints: list[list[Any]]
@@ -49,6 +51,7 @@ class LookAheadState:
     # built when the search turns hard
     _horizon: dict[tuple[int, int], list[tuple[int, int, list[RequestData]]]]
     _dead_end: dict[tuple[int, int], bool]  # whether the request after the horizon always fails quietly
+    _horizon_end: dict[tuple[int, int], list[RequestData] | None]  # the request after the horizon, if any
     _may_exceed: list[bool]
     _all_safe: dict[int, bool]
     _value_keys: dict[tuple[tuple[str, ...], tuple[Any, ...]], dict[str, list[tuple[Any, ...]]]]

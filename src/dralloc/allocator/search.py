@@ -27,7 +27,8 @@ Once a search has taken :data:`HARD_AFTER` steps (easy searches never pay for th
   distinctAttribute claim's requests avoid the values its finished requests remember; an
   ``allocationMode: All`` request under a constraint does not end the look-ahead when none of its devices
   can break the constraint before a counter stops it, and one whose first device can never be taken (or
-  that lists none) fails wherever the search reaches it; and the partitions still needed must pack into
+  that lists none) fails wherever the search reaches it, as does one whose first device the picks so far,
+  or the devices the requests before it must all take, hold or leave too few counters for; and the partitions still needed must pack into
   their counter sets, slice positions and all, with the picks that share a GPU (matchAttribute on the
   parent) or spread over GPUs (distinctAttribute) kept so (module :mod:`dralloc.allocator.lookahead_packing`);
 * failure memo (:meth:`Search._state_key`): a subtree that failed is recorded with the part of the state it
@@ -427,6 +428,7 @@ class Search(LookAhead):
         self._later = {}
         self._horizon = {}
         self._dead_end = {}
+        self._horizon_end = {}
         self._may_exceed = []
         self._later_bits = {}
         self._symmetric = {}
@@ -487,6 +489,7 @@ class Search(LookAhead):
         width = 0
         all_safe = True
         dead_end = False  # whether the request that ends the horizon always fails (module lookahead)
+        end: list[RequestData] | None = None  # the request that ends the horizon
         distinct_from: list[bool] = [False] * (len(self.requests) + 1)
         for ci in range(len(self.requests) - 1, -1, -1):
             distinct_from[ci] = distinct_from[ci + 1] or any(type(c) is not MatchAttribute
@@ -495,6 +498,7 @@ class Search(LookAhead):
             self._later[(ci, ri)] = (frozenset(devices), frozenset(counters))
             self._horizon[(ci, ri)] = horizon
             self._dead_end[(ci, ri)] = dead_end
+            self._horizon_end[(ci, ri)] = end
             self._later_bits[(ci, ri)] = bits
             for rd in options:
                 for cand in self._cand_list(rd):
@@ -505,6 +509,7 @@ class Search(LookAhead):
             horizon = [(ci, ri, options), *horizon] if safe else []
             if not safe:
                 dead_end = self._dead_all(options)
+                end = options
             all_safe = all_safe and safe
             self._symmetric[(ci, ri)] = (all_safe and not any_multi and not distinct_from[ci]
                                          and not self._may_exceed[ci])
