@@ -135,6 +135,7 @@ class Search(LookAhead):
         self._proven = 0
         self._memo_proven: dict[Any, int] = {}
         self._proof_keys: dict[Any, Any] = {}
+        self._proof_counts: dict[Any, int] = {}
         self._next: Any = self._one
 
     @property
@@ -325,7 +326,15 @@ class Search(LookAhead):
         assert self.step_budget is not None
         ok, _pos, _last, cands = rd.feasible
         free = self._free_list(rd, ci, cands, ok, start, {})
-        self._proven += cut_subtree_steps(rd, self.constraints[ci], free, rd.num - k, self._proof_keys) - 1
+        constraints = self.constraints[ci]
+        # the count depends on nothing else: cuts with the same free devices and claim state count alike
+        key = (id(rd), rd.num - k, tuple([c.info.id for c in free]), tuple([con.state() for con in constraints]))
+        proven = self._proof_counts.get(key)
+        if proven is None:
+            proven = cut_subtree_steps(rd, constraints, free, rd.num - k, self._proof_keys)
+            if len(self._proof_counts) < MEMO_MAX:
+                self._proof_counts[key] = proven
+        self._proven += proven - 1
         if self.steps + self._proven > self.step_budget:
             raise AllocationTimeout(self.node_name, self.steps + self._proven)
 
