@@ -312,6 +312,7 @@ class LookAhead(ValueGroups, WholeSetBounds, PackingBounds):
         if end is not None and not self._may_exceed[ci] and self._all_blocked_now(end):
             return True  # the same, for what the picks so far hold
         self._keys_of_list = {}  # free lists live as long as this call: their keys are computed once
+        self._masks_of_list = {}
         horizon = [] if self._may_exceed[ci] else self._horizon[(ci, ri)]
         union: set[str] = set()
         free_of: dict[int, list[Candidate]] = {}

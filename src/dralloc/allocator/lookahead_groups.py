@@ -41,6 +41,8 @@ class ValueGroups(CounterBounds, HallBounds):
         value_keys = self._value_keys.get((attrs, fixed))
         if value_keys is None:
             value_keys = self._value_keys[(attrs, fixed)] = {}
+        if not self._any_counters:
+            return self._groups_by_masks(attrs, fixed, value_keys, parts, total, found)
         groups: dict[Any, list[list[Candidate]]] = {}
         for pi, (_need, free) in enumerate(parts):
             for c in free:
@@ -74,6 +76,59 @@ class ValueGroups(CounterBounds, HallBounds):
                     return True
                 found.append(frozenset(ids))
         return bool(found)
+
+    def _groups_by_masks(self, attrs: tuple[str, ...], fixed: tuple[Any, ...], value_keys: dict[str, Any],
+                         parts: list[tuple[int, list[Candidate]]], total: int,
+                         found: list[frozenset[str]] | None) -> bool:
+        """:meth:`_groups_ok` where no device draws shared counters, so that only numbers of devices matter:
+        each free list's devices per value combination as a bit mask (built once per list and look-ahead, as
+        the same lists come back in every check of one look-ahead), a part's count a mask's bits, the parts'
+        distinct devices the bits of their masks together."""
+        per_part = [self._key_masks(attrs, fixed, value_keys, free) for _, free in parts]
+        needed = [(masks, need) for masks, (need, _) in zip(per_part, parts) if need > 0]
+        first = min(needed, key=lambda mn: len(mn[0]))[0]
+        passed = False
+        for key in first:
+            union = 0
+            for masks, need in needed:
+                mask = masks.get(key, 0)
+                if mask.bit_count() < need:
+                    break
+            else:
+                for masks in per_part:
+                    union |= masks.get(key, 0)
+                if union.bit_count() < total:
+                    continue
+                if found is None:
+                    return True
+                passed = True
+                found.append(frozenset(c.info.id for _, free in parts for c in free
+                                       if union & self._device_bit[c.info.id]))
+        return passed
+
+    def _key_masks(self, attrs: tuple[str, ...], fixed: tuple[Any, ...], value_keys: dict[str, Any],
+                   free: list[Candidate]) -> dict[Any, int]:
+        """The devices of a free list per value combination, as bit masks (cached for the look-ahead call:
+        the list is kept with them, so its id is not reused meanwhile)."""
+        cache_key = (attrs, fixed, id(free))
+        known = self._masks_of_list.get(cache_key)
+        if known is not None and known[0] is free:
+            return known[1]
+        masks: dict[Any, int] = {}
+        device_bit = self._device_bit
+        for c in free:
+            did = c.info.id
+            keys = value_keys.get(did)
+            if keys is None:
+                keys = self._combinations(c, attrs)
+                if fixed:
+                    keys = [key for key in keys if all(key[i][0] == fx[0] and key[i][1] in fx[1] for i, fx in fixed)]
+                value_keys[did] = keys
+            bit = device_bit[did]
+            for key in keys:
+                masks[key] = masks.get(key, 0) | bit
+        self._masks_of_list[cache_key] = (free, masks)
+        return masks
 
     @staticmethod
     def _combinations(c: Candidate, attrs: tuple[str, ...]) -> list[tuple[Any, ...]]:

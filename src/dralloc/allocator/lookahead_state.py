@@ -59,6 +59,7 @@ class LookAheadState:
     _draws: dict[str, list[tuple[tuple[str, str], tuple[tuple[Pool, str], ...], Any]]]
     _scalars: dict[str, dict[str, Any]]  # per attribute, per device: its value as one key (None: a list)
     _keys_of_list: dict[tuple[str, int], tuple[list[Candidate], list[Any] | None]]
+    _masks_of_list: dict[Any, tuple[list[Candidate], dict[Any, int]]]  # see ValueGroups._key_masks
     _limits: dict[str, list[tuple[tuple[str, str], Any, Any]]]  # per device: counter, its draw, what is there
     _static_ok: dict[int, list[tuple[int, Candidate, str, bool]]]  # per request (id): see LookAhead._free_list
     _device_bit: dict[str, int]  # one bit per candidate device of the node, for sets of devices as ints
