@@ -59,10 +59,12 @@ class LookAheadState:
     _draws: dict[str, list[tuple[tuple[str, str], tuple[tuple[Pool, str], ...], Any]]]
     _scalars: dict[str, dict[str, Any]]  # per attribute, per device: its value as one key (None: a list)
     _keys_of_list: dict[tuple[str, int], tuple[list[Candidate], list[Any] | None]]
-    _masks_of_list: dict[Any, tuple[list[Candidate], dict[Any, int]]]  # see ValueGroups._key_masks
+    _masks_of_list: dict[int, tuple[list[Candidate], int]]  # see ValueGroups._list_mask
+    _key_devices: dict[Any, dict[Any, int]]  # see ValueGroups._devices_by_key
     _limits: dict[str, list[tuple[tuple[str, str], Any, Any]]]  # per device: counter, its draw, what is there
     _static_ok: dict[int, list[tuple[int, Candidate, str, bool]]]  # per request (id): see LookAhead._free_list
     _device_bit: dict[str, int]  # one bit per candidate device of the node, for sets of devices as ints
+    _device_of_bit: list[str]  # the device of each bit
     _key_draws: dict[str, list[tuple[tuple[str, str, str], Any]]]  # per device: see CounterBounds._counter_draws
     _single_draws: dict[str, dict[tuple[str, str], tuple[Pool, str, Any]]]  # see WholeSetBounds._single_set_draws
     _whole_of_device: dict[str, list[tuple[str, str]]]  # per device: see WholeSetBounds._whole_groups

@@ -432,6 +432,7 @@ class Search(LookAhead):
         self._next = self._guarded
         self._all_safe = {}
         self._value_keys = {}
+        self._key_devices = {}
         self._draws = {}
         self._memo = {}
         self._later = {}
@@ -457,6 +458,7 @@ class Search(LookAhead):
         self._packing_calls = self._packing_hits = self._packing_skipped = 0
         self._packing_stride = 1
         self._device_bit = {cand.info.id: 1 << i for i, cand in enumerate(self.view.candidates)}
+        self._device_of_bit = [cand.info.id for cand in self.view.candidates]
         self._stride = 1
         flat: list[tuple[int, int, list[RequestData]]] = []
         for ci, per_claim in enumerate(self.requests):
