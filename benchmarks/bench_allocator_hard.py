@@ -15,7 +15,8 @@ Generators (each deterministic by seed):
 For each input one fresh Allocator allocates the pending claims on the node, with a time limit per input
 (``--limit``: the input counts as a timeout). Times are the process's CPU seconds, limit included, so that
 other jobs on a shared machine do not inflate them (wall-clock seconds are in the ``--json`` records). The report gives, per generator and family, the p50 / p99 /
-worst time and steps, the answers (allocated / unschedulable / error), and every input slower than
+worst time and steps, the answers (allocated / unschedulable / error / upstream timeout: the search proved that
+kube-scheduler's allocator runs past its filter timeout here), and every input slower than
 ``--show-slow`` seconds, printed as soon as it is met. ``--json`` also writes one record per input (label,
 family, seconds, steps, kind of answer, a digest of the whole answer), so that runs over several seed ranges
 can be combined, and runs of two versions compared answer by answer. ``--plain`` also runs the plain search with a time
@@ -42,6 +43,7 @@ sys.path.insert(0, str(ROOT / "tests" / "allocator"))
 from hard_inputs import HardCase  # noqa: E402
 
 from dralloc.allocator import AllocationError, Allocator  # noqa: E402
+from dralloc.allocator.errors import AllocationTimeout  # noqa: E402
 from dralloc.api import codec  # noqa: E402
 
 
@@ -116,6 +118,8 @@ def run_timed(inp: Input, prune: bool, limit: float = 0) -> tuple[str, float, fl
             answer = json.dumps([codec.to_dict(r) for r in out.results], sort_keys=True)
         elif out.invalid_pools:
             answer += " (invalid pools)"
+    except AllocationTimeout as exc:
+        answer = f"upstream timeout: {exc.filter_message}"
     except AllocationError as exc:
         answer = f"error: {exc}"
     except _TimeLimit:
@@ -168,7 +172,8 @@ def main() -> int:
         for seed in _seeds(args):
             inp = GENERATORS[name](seed)
             answer, seconds, wall, steps = run_timed(inp, True, args.limit)
-            kind = "allocated" if answer.startswith("[") else "error" if answer.startswith("error") else answer
+            kind = ("allocated" if answer.startswith("[") else "error" if answer.startswith("error")
+                    else "upstream timeout" if answer.startswith("upstream timeout") else answer)
             answers[kind] = answers.get(kind, 0) + 1
             records.append({"input": inp.label, "family": inp.family, "seconds": round(seconds, 6),
                             "wall_seconds": round(wall, 6), "steps": steps, "answer": kind,

@@ -170,3 +170,19 @@ def test_explain_says_when_upstream_would_time_out_before_this_allocation(tmp_pa
     assert "past its 10 s DRA filter timeout" in captured.err
     assert main(["allocate", "-f", f, "-o", "results"]) == 0
     assert "timeout" not in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_explain_says_why_upstreams_timeout_is_the_answer(tmp_path, capsys):
+    # generated hard input 385: upstream's search provably runs past kube-scheduler's filter timeout
+    from hard_inputs import hard_case_dicts
+
+    path = tmp_path / "in.yaml"
+    path.write_text(yaml.safe_dump_all(hard_case_dicts(385)))
+    assert main(["allocate", "-f", str(path), "--explain"]) == 3
+    err = capsys.readouterr().err
+    assert "error: filter operation aborted: context deadline exceeded" in err
+    assert 'it reports "node node-0: timed out trying to allocate devices"' in err
+    assert "at an assumed 5 µs a step" in err
+    assert main(["allocate", "-f", str(path)]) == 3
+    assert "assumed" not in capsys.readouterr().err

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
 from sched_builders import GPU_CLASS, GPU_TEMPLATE, TEMPLATE_CLAIM, by_name, gpu_slice, node, pod
 
 CANNOT = "cannot allocate all claims"
@@ -190,3 +191,22 @@ def test_node_allocatable_footprint_counts_only_with_the_gate(simulate) -> None:
     assert by_name(result)["p"].node == "n1"
     _, result = simulate(*docs, gates="DRANodeAllocatableResources=true")
     assert by_name(result)["p"].message.startswith("0/1 nodes are available: 1 Insufficient cpu.")
+
+
+@pytest.mark.slow
+def test_a_node_where_upstreams_allocator_would_time_out_fails_the_attempt_with_its_error(simulate) -> None:
+    # the claims of generated hard input 385: upstream's search walks far more than 10 s of steps on this node,
+    # and since 1.36 the timeout is an Error, which fails the scheduling attempt (retried with backoff)
+    import sys
+    from pathlib import Path
+
+    import yaml
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "allocator"))
+    from hard_inputs import hard_case_dicts
+
+    docs = [yaml.safe_dump(o) for o in hard_case_dicts(385) if o["kind"] != "Node"]
+    claims = "[{name: c0, resourceClaimName: claim-0}, {name: c1, resourceClaimName: claim-1}]"
+    _, result = simulate(node("node-0"), *docs, pod("p", claims=claims))
+    assert by_name(result)["p"].message == (
+        'running "DynamicResources" filter plugin: node node-0: timed out trying to allocate devices')

@@ -7,7 +7,9 @@
     alloc.claim_allocated(claim); alloc.claim_released(claim)   # allocated state, no rebuild
     alloc.add_slices(slices); alloc.remove_slices(slices)       # what-if: a node joins or leaves
 
-Hard errors raise :class:`dralloc.errors.AllocationError` subclasses (see :mod:`dralloc.allocator.errors`).
+Hard errors raise :class:`dralloc.errors.AllocationError` subclasses (see :mod:`dralloc.allocator.errors`),
+among them :class:`AllocationTimeout` where the search proves that kube-scheduler's own allocator would run
+past its DRA filter timeout on the node before it answers (its answer is then that timeout).
 
 Differences from upstream, on purpose:
 
@@ -28,6 +30,7 @@ from dralloc.allocator.claims import MAX_DEVICES_PER_CLAIM
 from dralloc.allocator.errors import (
     AllocationError,
     AllocationInternalError,
+    AllocationTimeout,
     ClaimError,
     ConstraintError,
     SelectorError,
@@ -46,6 +49,7 @@ __all__ = [
     "AllocationError",
     "AllocationInternalError",
     "AllocationOutcome",
+    "AllocationTimeout",
     "Allocator",
     "ClaimError",
     "ConstraintError",

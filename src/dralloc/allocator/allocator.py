@@ -30,7 +30,7 @@ from dralloc.allocator.results import SHARE_ID_NAMESPACE, build_results
 from dralloc.allocator.search import HARD_AFTER, Search
 from dralloc.allocator.selectors import SelectorCache
 from dralloc.allocator.state import AllocatedState
-from dralloc.allocator.upstream_cost import UpstreamCost
+from dralloc.allocator.upstream_cost import TIMEOUT_STEPS, UpstreamCost
 from dralloc.allocator.views import DeviceInfoCache, NodeView, build_node_view
 from dralloc.api.core_v1 import Node
 from dralloc.api.defaults import apply_defaults
@@ -48,6 +48,10 @@ class Allocator:
     ``prune=False`` runs upstream's plain search (same answers, exponential time on hard inputs): the
     reference the tests compare the pruned search with. ``hard_after`` is the number of search steps after
     which look-ahead and the failure memo switch on (0: from the start, as the tests run them).
+    ``timeout_steps``: where the pruned search proves that upstream's plain search takes more steps than this
+    before it answers, ``allocate`` raises :class:`~dralloc.allocator.errors.AllocationTimeout` (upstream's
+    answer is its filter timeout then); the default is kube-scheduler's 10 s at the assumed cost per step,
+    None never stops.
 
     Caches, all owned by this object (none at module level) — what they hold and when they are dropped:
 
@@ -68,13 +72,14 @@ class Allocator:
 
     def __init__(self, slices: Iterable[ResourceSlice], classes: Iterable[DeviceClass],
                  allocated_claims: Iterable[ResourceClaim] = (), *, state: AllocatedState | None = None,
-                 prune: bool = True, hard_after: int = HARD_AFTER,
+                 prune: bool = True, hard_after: int = HARD_AFTER, timeout_steps: int | None = TIMEOUT_STEPS,
                  device_cache: DeviceInfoCache | None = None) -> None:
         self.slices: list[ResourceSlice] = []
         self.classes: dict[str, DeviceClass] = {c.metadata.name: c for c in classes}  # type: ignore[misc]
         self.state = state if state is not None else AllocatedState(allocated_claims)
         self.prune = prune
         self.hard_after = hard_after
+        self.timeout_steps = timeout_steps
         self.selectors = SelectorCache()
         self._on_node: dict[str, list[ResourceSlice]] = {}
         self._shared: list[ResourceSlice] = []
@@ -240,7 +245,8 @@ class Allocator:
         if device_order is not None:
             view = _reordered(view, device_order)
         search = Search(self, view, node.metadata.name or "", plans, prune=self.prune,
-                        hard_after=self.hard_after, estimate=estimate)
+                        hard_after=self.hard_after, estimate=estimate,
+                        step_budget=None if estimate else self.timeout_steps)
         search.prepare()
         return search
 

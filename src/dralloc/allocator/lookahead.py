@@ -129,6 +129,81 @@ class LookAhead(ValueGroups, WholeSetBounds, PackingBounds):
                     return True
         return bool(info.taints) and taint_blocks(info.taints, rd.tolerations)
 
+    def _all_blocked_now(self, options: list[RequestData]) -> bool:
+        """Whether a request is an ``allocationMode: All`` request whose first device the picks made so far
+        already block: it is in use (by another claim, or by its own claim for an adminAccess request) or a
+        shared counter it draws has too little left. Picks below this search node only add to that, and
+        upstream rejects the device quietly, before the claim's constraints could raise an error, wherever
+        the search reaches the request from here (as :meth:`_dead_all`, for the state of this subtree).
+        """
+        if len(options) != 1 or not options[0].all_mode or not options[0].all_devices:
+            return False
+        rd = options[0]
+        cand = rd.all_devices[0]  # type: ignore[index]
+        info = cand.info
+        if info.allow_multi:
+            return False
+        users = self.allocating.get(info.id)
+        if users and (not rd.admin or rd.ci in users):
+            return True
+        if info.consumes:
+            consumed = self.consumed.get(cand.pool.name)
+            if consumed:
+                avail = self.res.available_counters(cand.pool)
+                for set_name, cname, amount in info.consumes:
+                    a = avail.get((set_name, cname))
+                    if a is not None and consumed.get((set_name, cname), 0) + amount > a:
+                        return True
+        return False
+
+    def _all_blocked_by_forced(self, options: list[RequestData],
+                               requests: list[tuple[int, bool, int, int, int]]) -> bool:
+        """Whether the ``allocationMode: All`` request after the horizon finds its first device blocked by the
+        devices the horizon's requests must take: requests that together need as many devices as their free
+        devices number (none with adminAccess, none of those devices shared) take every one of them, before
+        the search reaches that request. As :meth:`_all_blocked_now`: upstream then rejects that device
+        quietly wherever the search reaches the request. ``requests``: per request of the horizon, as
+        :meth:`HallBounds._admin_hall_violated` takes them.
+        """
+        if len(options) != 1 or not options[0].all_mode or not options[0].all_devices or options[0].admin:
+            return False
+        first = options[0].all_devices[0]
+        info = first.info
+        if info.allow_multi:
+            return False
+        forced = 0
+        for union in {mask for _, _, mask, _, _ in requests}:
+            need = 0
+            for _, admin, mask, n, shared in requests:
+                if mask & ~union == 0:
+                    if admin or shared:
+                        break
+                    need += n
+            else:
+                if need == union.bit_count():
+                    forced |= union
+        if not forced:
+            return False
+        if forced & self._device_bit.get(info.id, 0):
+            return True
+        if not info.consumes:
+            return False
+        taken = [c for c in self.view.candidates if forced & self._device_bit[c.info.id] and c.pool is first.pool]
+        consumed = self.consumed.get(first.pool.name, {})
+        avail = self.res.available_counters(first.pool)
+        for set_name, cname, amount in info.consumes:
+            a = avail.get((set_name, cname))
+            if a is None:
+                continue
+            drawn = consumed.get((set_name, cname), 0) + amount
+            for c in taken:
+                for s2, c2, amount2 in c.info.consumes:
+                    if s2 == set_name and c2 == cname:
+                        drawn += amount2
+            if drawn > a:
+                return True
+        return False
+
     def _static_feasible(self, rd: RequestData) -> None:
         """Per candidate: could it ever be accepted for this request in this call (state of other claims
         aside)? Also each candidate's position, and the last position of each counter it consumes."""
@@ -233,7 +308,11 @@ class LookAhead(ValueGroups, WholeSetBounds, PackingBounds):
             return False
         if self._dead_end[(ci, ri)] and not self._may_exceed[ci]:
             return True  # every way on reaches the request that ends the horizon, which fails there
+        end = self._horizon_end[(ci, ri)]
+        if end is not None and not self._may_exceed[ci] and self._all_blocked_now(end):
+            return True  # the same, for what the picks so far hold
         self._keys_of_list = {}  # free lists live as long as this call: their keys are computed once
+        self._masks_of_list = {}
         horizon = [] if self._may_exceed[ci] else self._horizon[(ci, ri)]
         union: set[str] = set()
         free_of: dict[int, list[Candidate]] = {}
@@ -312,6 +391,9 @@ class LookAhead(ValueGroups, WholeSetBounds, PackingBounds):
         if self._hall_violated([(mask, n, shared) for _, admin, mask, n, shared in distinct_needs if not admin]):
             return True
         if self._admin_hall_violated(distinct_needs):
+            return True
+        end = self._horizon_end[(ci, ri)]
+        if end is not None and not self._may_exceed[ci] and self._all_blocked_by_forced(end, distinct_needs):
             return True
         if self._any_counters and self._wholes_doomed(
                 [(cj, [(opt, free_of[id(opt)]) for opt in options if id(opt) in free_of], done)

@@ -41,6 +41,8 @@ class ValueGroups(CounterBounds, HallBounds):
         value_keys = self._value_keys.get((attrs, fixed))
         if value_keys is None:
             value_keys = self._value_keys[(attrs, fixed)] = {}
+        if not self._any_counters:
+            return self._groups_by_masks(attrs, fixed, value_keys, parts, total, found)
         groups: dict[Any, list[list[Candidate]]] = {}
         for pi, (_need, free) in enumerate(parts):
             for c in free:
@@ -74,6 +76,74 @@ class ValueGroups(CounterBounds, HallBounds):
                     return True
                 found.append(frozenset(ids))
         return bool(found)
+
+    def _groups_by_masks(self, attrs: tuple[str, ...], fixed: tuple[Any, ...], value_keys: dict[str, Any],
+                         parts: list[tuple[int, list[Candidate]]], total: int,
+                         found: list[frozenset[str]] | None) -> bool:
+        """:meth:`_groups_ok` where no device draws shared counters, so that only numbers of devices matter:
+        the node's devices per value combination as bit masks (built once per search), each free list as a
+        bit mask (once per look-ahead, as the same lists come back in its checks); a part's devices of a
+        combination are the bits the two masks share, the parts' distinct devices those of all of them."""
+        by_key = self._devices_by_key(attrs, fixed, value_keys)
+        lists = [self._list_mask(free) for _, free in parts]
+        needed = [(mask, need) for mask, (need, _) in zip(lists, parts) if need > 0]
+        every = 0
+        for mask in lists:
+            every |= mask
+        passed = False
+        for devices in by_key.values():
+            for mask, need in needed:
+                if (devices & mask).bit_count() < need:
+                    break
+            else:
+                union = devices & every
+                if union.bit_count() < total:
+                    continue
+                if found is None:
+                    return True
+                passed = True
+                ids = []
+                device_of_bit = self._device_of_bit
+                while union:
+                    low = union & -union
+                    ids.append(device_of_bit[low.bit_length() - 1])
+                    union ^= low
+                found.append(frozenset(ids))
+        return passed
+
+    def _devices_by_key(self, attrs: tuple[str, ...], fixed: tuple[Any, ...],
+                        value_keys: dict[str, Any]) -> dict[Any, int]:
+        """The node's candidate devices per combination of values (within the fixed sets), as bit masks."""
+        known = self._key_devices.get((attrs, fixed))
+        if known is not None:
+            return known
+        masks: dict[Any, int] = {}
+        device_bit = self._device_bit
+        for c in self.view.candidates:
+            did = c.info.id
+            keys = value_keys.get(did)
+            if keys is None:
+                keys = self._combinations(c, attrs)
+                if fixed:
+                    keys = [key for key in keys if all(key[i][0] == fx[0] and key[i][1] in fx[1] for i, fx in fixed)]
+                value_keys[did] = keys
+            for key in keys:
+                masks[key] = masks.get(key, 0) | device_bit[did]
+        self._key_devices[(attrs, fixed)] = masks
+        return masks
+
+    def _list_mask(self, free: list[Candidate]) -> int:
+        """A free list's devices as a bit mask (cached for the look-ahead call: the list is kept with it, so
+        its id is not reused meanwhile)."""
+        known = self._masks_of_list.get(id(free))
+        if known is not None and known[0] is free:
+            return known[1]
+        device_bit = self._device_bit
+        mask = 0
+        for c in free:
+            mask |= device_bit[c.info.id]
+        self._masks_of_list[id(free)] = (free, mask)
+        return mask
 
     @staticmethod
     def _combinations(c: Candidate, attrs: tuple[str, ...]) -> list[tuple[Any, ...]]:

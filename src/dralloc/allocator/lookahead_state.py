@@ -14,6 +14,7 @@ from dralloc.allocator.claims import ClaimPlan, RequestData
 from dralloc.allocator.pools import Candidate, Pool
 from dralloc.allocator.selectors import SelectorCache
 from dralloc.allocator.state import AllocatedState
+from dralloc.allocator.views import NodeView
 
 # A request's passing options (a firstAvailable request's subrequests, else the request itself): per option,
 # how many devices it still needs and its free devices.
@@ -38,6 +39,7 @@ class LookAheadState:
 
     # the search's state, set by Search
     res: Resources
+    view: NodeView
     plans: list[ClaimPlan]
     requests: list[list[list[RequestData]]]
     constraints: list[list[Any]]
@@ -49,6 +51,7 @@ class LookAheadState:
     # built when the search turns hard
     _horizon: dict[tuple[int, int], list[tuple[int, int, list[RequestData]]]]
     _dead_end: dict[tuple[int, int], bool]  # whether the request after the horizon always fails quietly
+    _horizon_end: dict[tuple[int, int], list[RequestData] | None]  # the request after the horizon, if any
     _may_exceed: list[bool]
     _all_safe: dict[int, bool]
     _value_keys: dict[tuple[tuple[str, ...], tuple[Any, ...]], dict[str, list[tuple[Any, ...]]]]
@@ -56,9 +59,12 @@ class LookAheadState:
     _draws: dict[str, list[tuple[tuple[str, str], tuple[tuple[Pool, str], ...], Any]]]
     _scalars: dict[str, dict[str, Any]]  # per attribute, per device: its value as one key (None: a list)
     _keys_of_list: dict[tuple[str, int], tuple[list[Candidate], list[Any] | None]]
+    _masks_of_list: dict[int, tuple[list[Candidate], int]]  # see ValueGroups._list_mask
+    _key_devices: dict[Any, dict[Any, int]]  # see ValueGroups._devices_by_key
     _limits: dict[str, list[tuple[tuple[str, str], Any, Any]]]  # per device: counter, its draw, what is there
     _static_ok: dict[int, list[tuple[int, Candidate, str, bool]]]  # per request (id): see LookAhead._free_list
     _device_bit: dict[str, int]  # one bit per candidate device of the node, for sets of devices as ints
+    _device_of_bit: list[str]  # the device of each bit
     _key_draws: dict[str, list[tuple[tuple[str, str, str], Any]]]  # per device: see CounterBounds._counter_draws
     _single_draws: dict[str, dict[tuple[str, str], tuple[Pool, str, Any]]]  # see WholeSetBounds._single_set_draws
     _whole_of_device: dict[str, list[tuple[str, str]]]  # per device: see WholeSetBounds._whole_groups

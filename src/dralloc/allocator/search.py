@@ -27,7 +27,8 @@ Once a search has taken :data:`HARD_AFTER` steps (easy searches never pay for th
   distinctAttribute claim's requests avoid the values its finished requests remember; an
   ``allocationMode: All`` request under a constraint does not end the look-ahead when none of its devices
   can break the constraint before a counter stops it, and one whose first device can never be taken (or
-  that lists none) fails wherever the search reaches it; and the partitions still needed must pack into
+  that lists none) fails wherever the search reaches it, as does one whose first device the picks so far,
+  or the devices the requests before it must all take, hold or leave too few counters for; and the partitions still needed must pack into
   their counter sets, slice positions and all, with the picks that share a GPU (matchAttribute on the
   parent) or spread over GPUs (distinctAttribute) kept so (module :mod:`dralloc.allocator.lookahead_packing`);
 * failure memo (:meth:`Search._state_key`): a subtree that failed is recorded with the part of the state it
@@ -39,6 +40,15 @@ Once a search has taken :data:`HARD_AFTER` steps (easy searches never pay for th
 
 ``estimate=True`` also estimates how many steps upstream's plain search would take (module
 :mod:`dralloc.allocator.upstream_cost`): the sizes of memoised subtrees and random walks below cuts.
+
+``step_budget`` (the Allocator's ``timeout_steps``): once a search has taken :data:`PROVE_AFTER` steps, it
+also counts the steps upstream's plain search surely takes — the nodes visited, the recorded count of each
+subtree the failure memo answers with a key that holds the whole visible state (twin devices counted by
+kind may hide subtrees of other sizes), and below each cut the ways of filling the cut request that upstream
+walks (module :mod:`dralloc.allocator.step_bound`). That count is a lower bound, so once it passes the
+budget before any solution, upstream's search would still be running when kube-scheduler's filter timeout
+ends it: the search stops with :class:`~dralloc.allocator.errors.AllocationTimeout`. Shorter searches are
+never stopped: they answer, and the estimate above says whether upstream would time out first.
 """
 
 from __future__ import annotations
@@ -57,10 +67,11 @@ from dralloc.allocator.claims import (
     requests_for_node,
 )
 from dralloc.allocator.constraints import MatchAttribute, attribute_set
-from dralloc.allocator.errors import ConstraintError
+from dralloc.allocator.errors import AllocationTimeout, ConstraintError
 from dralloc.allocator.lookahead import LookAhead, Resources
 from dralloc.allocator.pools import Candidate
 from dralloc.allocator.selectors import SelectorFailure
+from dralloc.allocator.step_bound import cut_subtree_steps
 from dralloc.allocator.symmetry import IdenticalGpus, find_identical_gpus, gpu_states
 from dralloc.allocator.tolerations import taint_blocks
 from dralloc.allocator.upstream_cost import SubtreeEstimator, UpstreamCost
@@ -70,6 +81,7 @@ from dralloc.api.resource_v1 import ResourceClaim
 MAXSIZE = 2  # upstream's errAllocationResultMaxSizeExceeded, as a third return value of a subtree
 HARD_AFTER = 1000  # steps after which look-ahead and the failure memo switch on (easy searches never pay)
 MEMO_MAX = 400_000  # failure memo entries kept per search
+PROVE_AFTER = 5000  # steps after which cut subtrees count towards the proof of upstream's timeout
 
 if sys.getrecursionlimit() < 20000:
     sys.setrecursionlimit(20000)
@@ -91,7 +103,8 @@ class Search(LookAhead):
     """State of one allocate call: the prepared requests, the picks so far, and the pruning data."""
 
     def __init__(self, resources: Resources, view: NodeView, node_name: str, plans: list[ClaimPlan], *,
-                 prune: bool = True, hard_after: int = HARD_AFTER, estimate: bool = False) -> None:
+                 prune: bool = True, hard_after: int = HARD_AFTER, estimate: bool = False,
+                 step_budget: int | None = None) -> None:
         self.res = resources
         self.view = view
         self.node_name = node_name
@@ -116,6 +129,13 @@ class Search(LookAhead):
         self._extra = 0.0
         self._estimator = SubtreeEstimator() if estimate else None
         self._memo_size: dict[Any, float] = {}
+        # a proof that upstream's plain search runs past its step budget (module upstream_cost): the steps
+        # it takes besides the nodes this search visits, counted only where they are certain
+        self.step_budget = step_budget
+        self._proven = 0
+        self._memo_proven: dict[Any, int] = {}
+        self._proof_keys: dict[Any, Any] = {}
+        self._proof_counts: dict[Any, int] = {}
         self._next: Any = self._one
 
     @property
@@ -221,6 +241,8 @@ class Search(LookAhead):
                     or (rd.match_idx and need >= 2 and self._match_prune(rd, start, need))):
                 if self.estimate:
                     self._cut(ci, ri, si, k, in_sub, start)
+                if self._hard and self.step_budget is not None and self.steps >= PROVE_AFTER:
+                    self._prove_cut(rd, ci, k, start)  # the request cannot be filled: its nodes are all
                 return False
         admin = rd.admin
         allocating = self.allocating
@@ -270,6 +292,8 @@ class Search(LookAhead):
             self._doomed_hits += 1
             if self.estimate:
                 self._cut(ci, ri, si, k, in_sub, start)
+            if self.step_budget is not None and self.steps >= PROVE_AFTER and not self._may_exceed[ci]:
+                self._prove_cut(rd, ci, k, start)
             return False
         key = self._state_key(rd, ci, ri, si, k, in_sub, start)
         hit = self._memo.get(key)
@@ -277,14 +301,42 @@ class Search(LookAhead):
             self.steps += 1
             if self.estimate:
                 self._extra += self._memo_size.get(key, 1.0) - 1
+            proven = self._memo_proven.get(key)
+            if proven is not None:
+                self._proven += proven - 1
+                if self.step_budget is not None and self.steps + self._proven > self.step_budget:
+                    raise AllocationTimeout(self.node_name, self.steps + self._proven)
             return hit
         before = self.steps + self._extra
+        before_proven = self.steps + self._proven
         res = self._one(ci, ri, si, k, in_sub, start)
         if res is not True and len(self._memo) < MEMO_MAX:
             self._memo[key] = res
             if self.estimate:
                 self._memo_size[key] = self.steps + self._extra - before
+            if not self._symmetric[(ci, ri)]:
+                # The key holds everything the plain search below can see, so it walks the same subtree
+                # each time it gets here; a key that counts twin devices by kind holds no such promise.
+                self._memo_proven[key] = self.steps + self._proven - before_proven
         return res
+
+    def _prove_cut(self, rd: RequestData, ci: int, k: int, start: int) -> None:
+        """Add what upstream walks below a node the look-ahead cut (module :mod:`dralloc.allocator.step_bound`)
+        to the proven steps; stop with upstream's timeout once they exceed the budget."""
+        assert self.step_budget is not None
+        ok, _pos, _last, cands = rd.feasible
+        free = self._free_list(rd, ci, cands, ok, start, {})
+        constraints = self.constraints[ci]
+        # the count depends on nothing else: cuts with the same free devices and claim state count alike
+        key = (id(rd), rd.num - k, tuple([c.info.id for c in free]), tuple([con.state() for con in constraints]))
+        proven = self._proof_counts.get(key)
+        if proven is None:
+            proven = cut_subtree_steps(rd, constraints, free, rd.num - k, self._proof_keys)
+            if len(self._proof_counts) < MEMO_MAX:
+                self._proof_counts[key] = proven
+        self._proven += proven - 1
+        if self.steps + self._proven > self.step_budget:
+            raise AllocationTimeout(self.node_name, self.steps + self._proven)
 
     # ------------------------------------------------------------------ cheap per-request pruning
     def _match_prune(self, rd: RequestData, start: int, need: int) -> bool:
@@ -380,11 +432,13 @@ class Search(LookAhead):
         self._next = self._guarded
         self._all_safe = {}
         self._value_keys = {}
+        self._key_devices = {}
         self._draws = {}
         self._memo = {}
         self._later = {}
         self._horizon = {}
         self._dead_end = {}
+        self._horizon_end = {}
         self._may_exceed = []
         self._later_bits = {}
         self._symmetric = {}
@@ -404,6 +458,7 @@ class Search(LookAhead):
         self._packing_calls = self._packing_hits = self._packing_skipped = 0
         self._packing_stride = 1
         self._device_bit = {cand.info.id: 1 << i for i, cand in enumerate(self.view.candidates)}
+        self._device_of_bit = [cand.info.id for cand in self.view.candidates]
         self._stride = 1
         flat: list[tuple[int, int, list[RequestData]]] = []
         for ci, per_claim in enumerate(self.requests):
@@ -445,6 +500,7 @@ class Search(LookAhead):
         width = 0
         all_safe = True
         dead_end = False  # whether the request that ends the horizon always fails (module lookahead)
+        end: list[RequestData] | None = None  # the request that ends the horizon
         distinct_from: list[bool] = [False] * (len(self.requests) + 1)
         for ci in range(len(self.requests) - 1, -1, -1):
             distinct_from[ci] = distinct_from[ci + 1] or any(type(c) is not MatchAttribute
@@ -453,6 +509,7 @@ class Search(LookAhead):
             self._later[(ci, ri)] = (frozenset(devices), frozenset(counters))
             self._horizon[(ci, ri)] = horizon
             self._dead_end[(ci, ri)] = dead_end
+            self._horizon_end[(ci, ri)] = end
             self._later_bits[(ci, ri)] = bits
             for rd in options:
                 for cand in self._cand_list(rd):
@@ -463,6 +520,7 @@ class Search(LookAhead):
             horizon = [(ci, ri, options), *horizon] if safe else []
             if not safe:
                 dead_end = self._dead_all(options)
+                end = options
             all_safe = all_safe and safe
             self._symmetric[(ci, ri)] = (all_safe and not any_multi and not distinct_from[ci]
                                          and not self._may_exceed[ci])

@@ -13,6 +13,9 @@ an estimating search (``Search(estimate=True)``) adds up what upstream would hav
 
 Upstream's cost per step, measured on the Go allocator on 2 cores (allocateOne calls against wall time on
 upstream's perf scenarios: 106 263 steps in 0.51 s, 131 073 in 0.80 s, 524 289 in 2.77 s) is about 5 µs.
+Upstream's deadline is wall time (a context checked at every allocateOne step), so turning steps into
+seconds rests on that figure: it is the documented assumption behind :data:`TIMEOUT_STEPS`, the budget a
+search proves exceeded before it answers with upstream's timeout (module :mod:`dralloc.allocator.search`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,10 @@ FILTER_TIMEOUT_SECONDS = 10.0
 WALKS_PER_CUT = 16
 WALKS_PER_POSITION = 1024
 TIMEOUT_MESSAGE = "timed out trying to allocate devices"
+# upstream's allocator checks its context at every allocateOne step and returns this once the deadline passed
+UPSTREAM_ABORTED_ERROR = "filter operation aborted: context deadline exceeded"
+# the steps upstream takes within its filter timeout, at the assumed cost per step
+TIMEOUT_STEPS = round(FILTER_TIMEOUT_SECONDS / UPSTREAM_SECONDS_PER_STEP)
 
 
 @dataclass(frozen=True)

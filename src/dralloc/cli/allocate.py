@@ -11,7 +11,8 @@ Output on success: the pending claims with ``status.allocation`` filled in, as a
 ``-o results`` prints the allocator's raw answer in the oracle's JSON shape
 (``{"ok": true, "status": "allocated", "results": [...]}``).
 Exit codes: 0 allocated, 1 unschedulable (explanation on stderr, or JSON with ``-o json --explain``),
-2 invalid input, 3 allocation error.
+2 invalid input, 3 allocation error (also where kube-scheduler's own search provably runs past its DRA filter
+timeout: ``--explain`` says so on stderr).
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ def _table(claims: list[Any], node: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from dralloc.allocator import Allocator
+    from dralloc.allocator.errors import AllocationTimeout
 
     inputs = load_inputs(args.files)
     nodes = pick_nodes(inputs, args.node)
@@ -88,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             outcome = allocator.allocate(node, inputs.pending)
         except AllocationError as exc:
+            if args.explain and isinstance(exc, AllocationTimeout):
+                print(f"node {exc.node_name}: {exc.note()}", file=sys.stderr)
             if args.output == "results":
                 print(json.dumps(error_dict(exc), indent=2))
                 return 3

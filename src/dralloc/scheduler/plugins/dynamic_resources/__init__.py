@@ -7,7 +7,9 @@ limit on sharing, see :mod:`.reservations`). Filter (per node): an
 allocated claim's ``allocation.nodeSelector`` must match the node (``resourceclaim not available on the
 node``), and so must not have failed its binding (a binding failure condition True, or binding
 conditions still unmet after the timeout); the unallocated claims (and the special claim of DRA-backed extended resources) are allocated
-together (``cannot allocate all claims``); a hard allocator error aborts the attempt. Every rejection is
+together (``cannot allocate all claims``); a hard allocator error aborts the attempt, and so does a search
+that upstream's allocator provably could not finish within the filter timeout (``node NAME: timed out trying
+to allocate devices``, an Error since 1.36). Every rejection is
 UnschedulableAndUnresolvable, so preemption never runs for it (1.36). PostFilter deallocates an
 unavailable claim that nobody else uses. Score: 8 − i for each firstAvailable request served by its
 i-th subrequest, normalised. Reserve allocates the claims on the chosen node (the special claim gets its
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 
 from msgspec.structs import replace
 
+from dralloc.allocator.errors import AllocationTimeout
 from dralloc.api.core_v1 import NodeSelector, PodStatus
 from dralloc.api.resource_v1 import (
     AllocationResult,
@@ -270,6 +273,8 @@ class DynamicResources(Plugin):
                 signature += snap.dra.claims_signature([ext_claim])
             try:
                 found = snap.dra.allocate(node.node, to_allocate, signature)
+            except AllocationTimeout as exc:  # an Error since 1.36 (the pod is retried with backoff)
+                return error(NAME, exc.filter_message)
             except AllocationError as exc:
                 return error(NAME, str(exc))
             if found.message is not None:
