@@ -186,3 +186,18 @@ def test_explain_says_why_upstreams_timeout_is_the_answer(tmp_path, capsys):
     assert "at an assumed 5 µs a step" in err
     assert main(["allocate", "-f", str(path)]) == 3
     assert "assumed" not in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_filter_timeout_zero_answers_with_what_the_search_reaches(tmp_path, capsys):
+    # generated hard input 245: with kube-scheduler's default 10 s the answer is its timeout; with the timeout
+    # off (--filter-timeout 0, as filterTimeout: 0s), the allocation dralloc's search finds
+    from hard_inputs import hard_case_dicts
+
+    path = tmp_path / "in.yaml"
+    path.write_text(yaml.safe_dump_all(hard_case_dicts(245)))
+    assert main(["allocate", "-f", str(path)]) == 3
+    assert "context deadline exceeded" in capsys.readouterr().err
+    assert main(["allocate", "-f", str(path), "--filter-timeout", "0s", "-o", "results"]) == 0
+    assert main(["allocate", "-f", str(path), "--filter-timeout", "soon"]) == 2
+    assert capsys.readouterr().err.endswith('error: --filter-timeout: time: invalid duration "soon"\n')

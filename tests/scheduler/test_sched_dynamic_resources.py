@@ -210,3 +210,44 @@ def test_a_node_where_upstreams_allocator_would_time_out_fails_the_attempt_with_
     _, result = simulate(node("node-0"), *docs, pod("p", claims=claims))
     assert by_name(result)["p"].message == (
         'running "DynamicResources" filter plugin: node node-0: timed out trying to allocate devices')
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("args", "gates", "placed"), [
+    ({}, "", False),  # the default filterTimeout, 10 s
+    ({"filterTimeout": "60s"}, "", False),
+    ({"filterTimeout": "0s"}, "", True),  # 0: no timeout, as kube-scheduler reads it
+    ({}, "DRASchedulerFilterTimeout=false", True),
+])
+def test_the_filter_timeout_comes_from_the_dynamic_resources_args(args, gates, placed) -> None:
+    # generated hard input 245: dralloc's search finds the allocation, but upstream's would walk well over a
+    # minute of steps first (its proof counts more than 44 million), so with a timeout the node fails with it
+    import sys
+    from pathlib import Path
+
+    import yaml
+
+    from dralloc.scheduler.config import config_from_dict
+    from dralloc.scheduler.features import FeatureGates
+    from dralloc.simulator import Scheduler
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "allocator"))
+    from hard_inputs import hard_case_dicts
+    from sched_builders import load
+
+    objs = hard_case_dicts(245)
+    claims = ", ".join(f"{{name: c{i}, resourceClaimName: {o['metadata']['name']}}}"
+                       for i, o in enumerate(o for o in objs if o["kind"] == "ResourceClaim" and "status" not in o))
+    docs = [node("node-0"), *(yaml.safe_dump(o) for o in objs if o["kind"] != "Node"), pod("p", claims=f"[{claims}]")]
+    feature_gates = FeatureGates.parse(gates)
+    profile = {"schedulerName": "default-scheduler",
+               "pluginConfig": [{"name": "DynamicResources", "args": args}] if args else []}
+    config = config_from_dict({"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                               "profiles": [profile]}, feature_gates)
+    result = Scheduler.from_objects(load(*docs), feature_gates=feature_gates, config=config).schedule()
+    p = by_name(result)["p"]
+    if placed:
+        assert p.node == "node-0", p.message
+    else:
+        assert p.message == ('running "DynamicResources" filter plugin: node node-0: timed out trying to allocate '
+                             'devices')

@@ -19,6 +19,7 @@ Module layout (imports go one way, top to bottom):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from types import EllipsisType
 from typing import Any
 
 from dralloc.allocator.claims import MAX_DEVICES_PER_CLAIM, ClaimPlan
@@ -233,9 +234,11 @@ class Allocator:
         return plan
 
     def search(self, node: Node, claims: list[ResourceClaim], device_order: DeviceOrder | None = None, *,
-               estimate: bool = False) -> Search:
+               estimate: bool = False, timeout_steps: int | None | EllipsisType = ...) -> Search:
         """A prepared search for the claims on the node (validation errors raise here); ``estimate``: it
-        also estimates upstream's step count (:meth:`Search.upstream_cost`)."""
+        also estimates upstream's step count (:meth:`Search.upstream_cost`); ``timeout_steps``: this call's
+        budget instead of the Allocator's (``...``: the Allocator's)."""
+        budget = self.timeout_steps if timeout_steps is ... else timeout_steps
         cached = self._plans
         plans = []
         for c in claims:
@@ -246,20 +249,20 @@ class Allocator:
             view = _reordered(view, device_order)
         search = Search(self, view, node.metadata.name or "", plans, prune=self.prune,
                         hard_after=self.hard_after, estimate=estimate,
-                        step_budget=None if estimate else self.timeout_steps)
+                        step_budget=None if estimate else budget)
         search.prepare()
         return search
 
     # --- the entry point ---
-    def allocate(self, node: Node, claims: list[ResourceClaim], *,
-                 device_order: DeviceOrder | None = None) -> AllocationOutcome:
+    def allocate(self, node: Node, claims: list[ResourceClaim], *, device_order: DeviceOrder | None = None,
+                 timeout_steps: int | None | EllipsisType = ...) -> AllocationOutcome:
         """Allocate ``claims`` (pending, in order) together on ``node``.
 
         ``device_order`` (not upstream: a scheduling policy's device preference on top of the allocator)
         is a sort key over (driver, pool, device name): the candidates are tried in that order instead of
         upstream's pool → slice → device order (stable, so equal keys keep upstream's order). The rules
         are unchanged; only which fitting devices come first is."""
-        search = self.search(node, claims, device_order)
+        search = self.search(node, claims, device_order, timeout_steps=timeout_steps)
         if not search.run():
             return AllocationOutcome("unschedulable", None, search.node_name, invalid_pools=search.view.has_invalid,
                                      explain=lambda: self.explain(node, claims), claims=claims, steps=search.steps,

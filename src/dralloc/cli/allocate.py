@@ -24,7 +24,7 @@ from typing import Any
 
 from dralloc.allocator.inputs import Inputs, error_dict, pick_nodes, result_dict
 from dralloc.allocator.inputs import load_inputs as _load_inputs
-from dralloc.errors import AllocationError
+from dralloc.errors import AllocationError, InputError
 
 OUTPUTS = ("yaml", "json", "table", "results")
 
@@ -42,7 +42,25 @@ def register(subparsers: Any) -> None:
     p.add_argument("--explain", action="store_true",
                    help="with -o json: print the explanation as JSON on stdout when unschedulable; when "
                         "allocated, say on stderr if kube-scheduler's own search would time out first")
+    p.add_argument("--filter-timeout", default="10s", metavar="DURATION",
+                   help="kube-scheduler's DRA filter timeout (DynamicResourcesArgs.filterTimeout, default 10s): "
+                        "where upstream's search provably runs past it, the answer is its timeout; 0 turns it "
+                        "off (the answer dralloc's search reaches)")
     p.set_defaults(func=run)
+
+
+def filter_timeout_steps(text: str) -> int | None:
+    """``--filter-timeout`` as the upstream search steps it allows (None: no timeout)."""
+    from dralloc.allocator.upstream_cost import UPSTREAM_SECONDS_PER_STEP
+    from dralloc.scheduler.config.validation import DurationError, parse_duration
+
+    try:
+        seconds = parse_duration(text, "--filter-timeout")
+    except DurationError as exc:
+        raise InputError(str(exc)) from None
+    if seconds < 0:
+        raise InputError(f"--filter-timeout: {text}: must be zero or positive")
+    return round(seconds / UPSTREAM_SECONDS_PER_STEP) if seconds > 0 else None
 
 
 def load_inputs(files: list[str]) -> Inputs:
@@ -84,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
 
     inputs = load_inputs(args.files)
     nodes = pick_nodes(inputs, args.node)
-    allocator = Allocator(inputs.slices, inputs.classes, inputs.allocated)
+    allocator = Allocator(inputs.slices, inputs.classes, inputs.allocated,
+                          timeout_steps=filter_timeout_steps(args.filter_timeout))
     failures = []
     for node in nodes:
         try:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from dralloc.scheduler.config import ProfileConfig
 from dralloc.scheduler.config import types as cfg
 from dralloc.scheduler.config.plugins import DEFAULT_MULTI_POINT
+from dralloc.scheduler.config.validation import parse_duration
 from dralloc.scheduler.framework import Plugin
 from dralloc.scheduler.plugins.balanced_allocation import BalancedAllocation
 from dralloc.scheduler.plugins.default_binder import DefaultBinder
@@ -112,7 +113,7 @@ FACTORIES: dict[str, Callable[[cfg.ArgsBase | None], Plugin]] = {
         a.hard_pod_affinity_weight if isinstance(a, cfg.InterPodAffinityArgs)
         and a.hard_pod_affinity_weight is not None else 1,
         isinstance(a, cfg.InterPodAffinityArgs) and a.ignore_preferred_terms_of_existing_pods),
-    "DynamicResources": lambda a: DynamicResources(),
+    "DynamicResources": lambda a: _dynamic_resources(a),
     "NodeResourcesBalancedAllocation": lambda a: BalancedAllocation(
         [r.name for r in a.resources or ()] if isinstance(a, cfg.NodeResourcesBalancedAllocationArgs)
         and a.resources else ("cpu", "memory")),
@@ -124,6 +125,12 @@ FACTORIES: dict[str, Callable[[cfg.ArgsBase | None], Plugin]] = {
 def _factory(name: str, args: cfg.ArgsBase | None) -> Callable[[], Plugin]:
     make = FACTORIES[name]
     return lambda: make(args)
+
+
+def _dynamic_resources(args: cfg.ArgsBase | None) -> Plugin:
+    if isinstance(args, cfg.DynamicResourcesArgs) and args.filter_timeout is not None:
+        return DynamicResources(filter_timeout=parse_duration(args.filter_timeout))
+    return DynamicResources()
 
 
 def _node_resources_fit(args: cfg.ArgsBase | None) -> Plugin:

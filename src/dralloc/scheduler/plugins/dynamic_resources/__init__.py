@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from msgspec.structs import replace
 
 from dralloc.allocator.errors import AllocationTimeout
+from dralloc.allocator.upstream_cost import FILTER_TIMEOUT_SECONDS, UPSTREAM_SECONDS_PER_STEP
 from dralloc.api.core_v1 import NodeSelector, PodStatus
 from dralloc.api.resource_v1 import (
     AllocationResult,
@@ -148,10 +149,13 @@ class DynamicResources(Plugin):
     has_filter = True
     has_score = True
 
-    def __init__(self, new_claim_name: Callable[[str], str] = _default_claim_name) -> None:
+    def __init__(self, new_claim_name: Callable[[str], str] = _default_claim_name,
+                 filter_timeout: float = FILTER_TIMEOUT_SECONDS) -> None:
         # Names the special claim of DRA-backed extended resources from its generateName (the API server's
         # name generation).
         self.new_claim_name = new_claim_name
+        # DynamicResourcesArgs.filterTimeout (0: none), in upstream search steps at the assumed cost per step
+        self.filter_timeout_steps = round(filter_timeout / UPSTREAM_SECONDS_PER_STEP) if filter_timeout > 0 else None
 
     # ------------------------------------------------------------------ PreFilter
     def pre_filter(self, cycle: Cycle) -> Status | set[str] | None:
@@ -272,7 +276,9 @@ class DynamicResources(Plugin):
             if ext_claim is not None:
                 signature += snap.dra.claims_signature([ext_claim])
             try:
-                found = snap.dra.allocate(node.node, to_allocate, signature)
+                # (the timeout applies while DRASchedulerFilterTimeout is on, as kube-scheduler reads the args)
+                timeout = self.filter_timeout_steps if snap.gates.enabled("DRASchedulerFilterTimeout") else None
+                found = snap.dra.allocate(node.node, to_allocate, signature, timeout_steps=timeout)
             except AllocationTimeout as exc:  # an Error since 1.36 (the pod is retried with backoff)
                 return error(NAME, exc.filter_message)
             except AllocationError as exc:
@@ -376,10 +382,12 @@ class DynamicResources(Plugin):
         if to_allocate:
             # Filter may have shared another node's answer (same devices, other names): allocate here.
             signature = snap.dra.claims_signature(to_allocate)
-            found_here = snap.dra.allocate(node.node, to_allocate, signature, device_order=cycle.device_order)
+            # (no timeout: the node passed Filter, whose answer upstream's Reserve uses as it is)
+            found_here = snap.dra.allocate(node.node, to_allocate, signature, device_order=cycle.device_order,
+                                           timeout_steps=None)
             moved = snap.dra.results_for(found_here, node.name)
             if moved is None:
-                found_here = snap.dra.allocate(node.node, to_allocate, signature, exact=True)
+                found_here = snap.dra.allocate(node.node, to_allocate, signature, exact=True, timeout_steps=None)
                 moved = found_here.results
             if moved is None:  # cannot happen: the class answer was checked on this node
                 return unresolvable(NAME, CANNOT_ALLOCATE)

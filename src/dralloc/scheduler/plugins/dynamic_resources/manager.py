@@ -26,6 +26,7 @@ from msgspec.structs import replace
 
 from dralloc.allocator import AllocationOutcome, Allocator
 from dralloc.allocator.allocator import DeviceOrder
+from dralloc.allocator.upstream_cost import TIMEOUT_STEPS
 from dralloc.api.codec import encode_json
 from dralloc.api.core_v1 import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from dralloc.api.names import DeviceName, DriverName, NodeName, PoolName
@@ -241,21 +242,23 @@ class DraState:
         return b"\0".join(encode_json(c.spec) for c in claims)
 
     def allocate(self, node: Node, claims: list[ResourceClaim], signature: bytes, *, exact: bool = False,
-                 device_order: DeviceOrder | None = None) -> Found:
+                 device_order: DeviceOrder | None = None, timeout_steps: int | None = TIMEOUT_STEPS) -> Found:
         """Allocate ``claims`` together on ``node`` (cached; ``exact`` insists on results for this node).
         ``device_order``: a policy's device preference (see ``Allocator.allocate``); such answers are not
-        cached. Raises AllocationError for upstream's hard errors."""
+        cached. ``timeout_steps``: the filter timeout as upstream search steps (None: no timeout). Raises
+        AllocationError for upstream's hard errors, AllocationTimeout where upstream's search would time out."""
         name = node.metadata.name or ""
         self.admit_claims(claims, signature)
         if device_order is not None:
-            return self._found(claims, self.allocator.allocate(node, claims, device_order=device_order), name)
-        key = (*self.state_id(name), signature)
+            return self._found(claims, self.allocator.allocate(node, claims, device_order=device_order,
+                                                               timeout_steps=timeout_steps), name)
+        key = (*self.state_id(name), signature, timeout_steps)
         found = self._cache.get(key)
         if found is not None and (not exact or found.node == name or found.results is None):
             self.hits += 1
             return found
         self.misses += 1
-        found = self._found(claims, self.allocator.allocate(node, claims), name)
+        found = self._found(claims, self.allocator.allocate(node, claims, timeout_steps=timeout_steps), name)
         if len(self._cache) >= CACHE_LIMIT:
             self._cache.clear()
         self._cache[key] = found
