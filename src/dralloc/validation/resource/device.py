@@ -76,6 +76,9 @@ def _counter_consumption(cc: DeviceCounterConsumption, path: str) -> E:
 def _attribute_values(device: Device) -> int:
     n = 0
     for a in (device.attributes or {}).values():
+        if a.ints is None and a.bools is None and a.strings is None and a.versions is None:
+            n += 1  # (the common single value, without four calls of len)
+            continue
         lists = len(a.bools or ()) + len(a.ints or ()) + len(a.strings or ()) + len(a.versions or ())
         n += lists if lists else 1
     return n
@@ -91,11 +94,11 @@ def validate_device(device: Device, old: Device | None, path: str, per_device_no
     if values > MAX_ATTRIBUTE_VALUES:
         errs.append(f.invalid(path, values, f"the total number of attribute values must not exceed {MAX_ATTRIBUTE_VALUES}"))
     errs.extend(validate_map(device.attributes, -1, ATTRIBUTE_KEY_MAX, validate_qualified_name, _attribute,
-                             f.child(path, "attributes")))
+                             f.child(path, "attributes"), _plain_attribute))
     if old is None or old.capacity != device.capacity:
         capacity_fn = _multi_capacity if device.allow_multiple_allocations else _single_capacity
         errs.extend(validate_map(device.capacity, -1, ATTRIBUTE_KEY_MAX, validate_qualified_name, capacity_fn,
-                                 f.child(path, "capacity")))
+                                 f.child(path, "capacity"), _no_request_policy))
     # The optional parts below are skipped when absent: most devices have none of them.
     if device.taints and (old is None or old.taints != device.taints):
         errs.extend(validate_slice(device.taints, TAINTS_MAX, lambda t, p: validate_taint(t, None, p),
@@ -137,19 +140,23 @@ def validate_device(device: Device, old: Device | None, path: str, per_device_no
     return errs
 
 
-def _attribute(a: DeviceAttribute, path: str) -> E:
-    # Fast path for the common single scalar value; the full check below gives the same answer.
+def _plain_attribute(a: DeviceAttribute) -> bool:
+    """A single scalar value that is certainly valid: the common attribute, for which :func:`_attribute` finds
+    nothing (its full check gives the same answer)."""
     if a.ints is None and a.bools is None and a.strings is None and a.versions is None:
         st, ver, i, b = a.string, a.version, a.int_, a.bool_
         if st is not None:
-            if ver is None and i is None and b is None and (
-                    len(st) <= ATTRIBUTE_VALUE_MAX // 4 or len(st.encode("utf-8")) <= ATTRIBUTE_VALUE_MAX):
-                return []
-        elif ver is not None:
-            if i is None and b is None and len(ver) <= ATTRIBUTE_VALUE_MAX and is_semver(ver):
-                return []
-        elif (i is None) != (b is None):
-            return []
+            return ver is None and i is None and b is None and (
+                len(st) <= ATTRIBUTE_VALUE_MAX // 4 or len(st.encode("utf-8")) <= ATTRIBUTE_VALUE_MAX)
+        if ver is not None:
+            return i is None and b is None and len(ver) <= ATTRIBUTE_VALUE_MAX and is_semver(ver)
+        return (i is None) != (b is None)
+    return False
+
+
+def _attribute(a: DeviceAttribute, path: str) -> E:
+    if _plain_attribute(a):
+        return []
     errs: E = []
     n = 0
     if a.bool_ is not None:
@@ -195,6 +202,11 @@ def _version_value(value: str, path: str) -> E:
     if len(value.encode("utf-8")) > ATTRIBUTE_VALUE_MAX:
         errs.append(f.too_long(path, ATTRIBUTE_VALUE_MAX))
     return errs
+
+
+def _no_request_policy(c: DeviceCapacity) -> bool:
+    """A capacity without a request policy, which both capacity checks below accept."""
+    return c.request_policy is None
 
 
 def _single_capacity(c: DeviceCapacity, path: str) -> E:
