@@ -1,6 +1,6 @@
-"""The fast paths of a ResourceSlice device's validation (a single valid attribute value, a capacity without a
-request policy, keys already found good, device names already checked) answer exactly what the full checks
-answer: the same errors, at the same paths, in the same order."""
+"""The fast paths of a ResourceSlice device's validation (a plain device, a single valid attribute value, a
+capacity without a request policy, keys already found good, device names already checked) answer exactly
+what the full checks answer: the same errors, at the same paths, in the same order."""
 
 from __future__ import annotations
 
@@ -32,35 +32,71 @@ _CAPACITY = st.one_of(
     st.fixed_dictionaries({"value": st.just("10"), "requestPolicy": st.fixed_dictionaries(
         {"default": st.just("1"), "validValues": st.just(["1", "2"])})}),
 )
-_DEVICE = st.fixed_dictionaries(
-    {"name": st.sampled_from(["gpu-0", "gpu-1", "GPU_0", "a.b", "", "x" * 64])},
-    optional={"attributes": st.dictionaries(_KEYS, _SCALARS, max_size=4),
-              "capacity": st.dictionaries(_KEYS, _CAPACITY, max_size=2),
-              "allowMultipleAllocations": st.booleans()})
+# The optional parts of a device, valid and not, a few at a time on an otherwise plain device.
+_PARTS = [("allowMultipleAllocations", True), ("allowMultipleAllocations", False),
+          ("taints", []), ("taints", [{"key": "k", "effect": "NoSchedule"}]), ("taints", [{"key": "", "effect": "x"}]),
+          ("consumesCounters", []), ("consumesCounters", [{"counterSet": "s", "counters": {"c": {"value": "1"}}}]),
+          ("consumesCounters", [{"counterSet": "", "counters": {}}]),
+          ("nodeName", ""), ("nodeName", "node-1"), ("allNodes", True), ("allNodes", False),
+          ("nodeSelector", {"nodeSelectorTerms": [{"matchFields": [
+              {"key": "metadata.name", "operator": "In", "values": ["n"]}]}]}),
+          ("bindsToNode", True), ("bindingConditions", []), ("bindingConditions", ["ready"]), ("bindingConditions", ["a", "b", "c", "d", "e"]),
+          ("bindingFailureConditions", []), ("bindingFailureConditions", ["failed"]), ("bindingFailureConditions", ["not valid!"]),
+          ("nodeAllocatableResourceMappings", {}), ("nodeAllocatableResourceMappings", {"cpu": {"capacityKey": "x"}}),
+          ("nodeAllocatableResources", {}), ("nodeAllocatableResources", {"cpu": {}})]
+_DEVICE = st.builds(
+    lambda base, parts: {**base, **dict(parts)},
+    st.fixed_dictionaries({"name": st.sampled_from(["gpu-0", "gpu-1", "GPU_0", "a.b", "", "x" * 64])},
+                          optional={"attributes": st.dictionaries(_KEYS, _SCALARS, max_size=4),
+                                    "capacity": st.dictionaries(_KEYS, _CAPACITY, max_size=2)}),
+    st.lists(st.sampled_from(_PARTS), max_size=2))
 
 
-def _slice(devices: list[dict[str, Any]]) -> Any:
+def _slice(devices: list[dict[str, Any]], per_device_node_selection: bool = False) -> Any:
+    spec: dict[str, Any] = {"driver": "gpu.example.com", "pool": {"name": "p", "generation": 1,
+                                                                  "resourceSliceCount": 1}, "devices": devices}
+    if per_device_node_selection:
+        spec["perDeviceNodeSelection"] = True
+    else:
+        spec["nodeName"] = "node-1"
     return decode({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
-                   "spec": {"driver": "gpu.example.com", "nodeName": "node-1",
-                            "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1}, "devices": devices}})
+                   "spec": spec})
 
 
 def _without_fast_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(device_rules, "_plain_device", lambda d: False)
     monkeypatch.setattr(device_rules, "_plain_attribute", lambda a: False)
     monkeypatch.setattr(device_rules, "_no_request_policy", lambda c: False)
     monkeypatch.setattr(lists, "_GOOD_KEYS", {})
     monkeypatch.setattr(lists, "_keys_good", lambda key_fn, keys: False)
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(_DEVICE, max_size=3))
-def test_fast_paths_answer_as_the_full_checks(devices: list[dict[str, Any]]) -> None:
-    obj = _slice(devices)
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_DEVICE, max_size=3), st.booleans())
+def test_fast_paths_answer_as_the_full_checks(devices: list[dict[str, Any]], per_device: bool) -> None:
+    obj = _slice(devices, per_device)
     fast = [str(e) for e in validate(obj)]
     with pytest.MonkeyPatch.context() as patch:
         _without_fast_paths(patch)
         full = [str(e) for e in validate(obj)]
     assert fast == full
+
+
+def _same_answers(devices: list[dict[str, Any]], per_device: bool) -> bool:
+    obj = _slice(devices, per_device)
+    fast = [str(e) for e in validate(obj)]
+    with pytest.MonkeyPatch.context() as patch:
+        _without_fast_paths(patch)
+        return fast == [str(e) for e in validate(obj)]
+
+
+@pytest.mark.parametrize("per_device", [False, True])
+def test_every_optional_part_and_pair_of_parts_answers_as_the_full_checks(per_device: bool) -> None:
+    base = {"name": "gpu-0", "attributes": {"model": {"string": "h100"}, "index": {"int": 1}},
+            "capacity": {"memory": {"value": "80Gi"}}}
+    differ = [(a, b) for i, a in enumerate(_PARTS) for b in _PARTS[i:]
+              if not _same_answers([{**base, **dict([a, b])}], per_device)]
+    assert differ == []
 
 
 def test_a_key_found_bad_is_reported_after_good_ones() -> None:

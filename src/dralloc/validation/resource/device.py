@@ -36,12 +36,18 @@ from dralloc.validation.resource.limits import (
 from dralloc.validation.resource.lists import (
     E,
     identity,
+    keys_known_good,
     no_errors,
     validate_map,
     validate_set,
     validate_slice,
 )
-from dralloc.validation.resource.names import validate_dns_label, validate_node_name, validate_qualified_name
+from dralloc.validation.resource.names import (
+    is_dns_label,
+    validate_dns_label,
+    validate_node_name,
+    validate_qualified_name,
+)
 
 
 def _counter_name(name: str, path: str) -> E:
@@ -84,7 +90,28 @@ def _attribute_values(device: Device) -> int:
     return n
 
 
+def _plain_device(device: Device) -> bool:
+    """A device of a name, attributes of single values and capacities without a request policy, that passes
+    every check below (and has none of the optional parts): most devices of most slices. True only when
+    :func:`validate_device` of a new device, without per-device node selection, finds nothing (its full
+    checks give the same answer)."""
+    attributes, capacity = device.attributes, device.capacity
+    return (is_dns_label(device.name)
+            and device.taints is None and not device.consumes_counters and device.node_name is None
+            and device.node_selector is None and device.all_nodes is None and device.binding_conditions is None
+            and device.binding_failure_conditions is None and not device.node_allocatable_resource_mappings
+            and not device.node_allocatable_resources
+            and (len(attributes) if attributes else 0) + (len(capacity) if capacity else 0)
+            <= MAX_ATTRIBUTES_AND_CAPACITIES  # (so there are fewer attribute values than MAX_ATTRIBUTE_VALUES too)
+            and (not attributes or (all(map(_plain_attribute, attributes.values()))
+                                    and keys_known_good(validate_qualified_name, attributes)))
+            and (not capacity or (all(map(_no_request_policy, capacity.values()))
+                                  and keys_known_good(validate_qualified_name, capacity))))
+
+
 def validate_device(device: Device, old: Device | None, path: str, per_device_node_selection: bool | None) -> E:
+    if old is None and not per_device_node_selection and _plain_device(device):
+        return []
     errs = validate_dns_label(device.name, f.child(path, "name"))
     n = len(device.attributes or {}) + len(device.capacity or {})
     if n > MAX_ATTRIBUTES_AND_CAPACITIES:

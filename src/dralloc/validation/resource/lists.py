@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
 from functools import lru_cache
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from dralloc.validation import field as f
 
@@ -70,6 +70,12 @@ _GOOD_KEYS: dict[Callable[[str, str], E], set[str]] = {}
 _GOOD_KEYS_MAX = 16384
 
 
+def keys_known_good(key_fn: Callable[[str, str], E], m: dict[str, Any]) -> bool:
+    """Whether ``key_fn`` finds nothing wrong with any key of ``m`` (one set comparison once they are known)."""
+    good = _GOOD_KEYS.get(key_fn)
+    return (good is not None and m.keys() <= good) or _keys_good(key_fn, m)
+
+
 def _keys_good(key_fn: Callable[[str, str], E], keys: Iterable[str]) -> bool:
     good = _GOOD_KEYS.get(key_fn)
     if good is None:
@@ -92,10 +98,8 @@ def validate_map(m: dict[str, T] | None, max_size: int, key_len: int, key_fn: Ca
         return []
     if 0 <= max_size < len(m):
         return [f.too_many(path, len(m), max_size)]
-    if item_ok is not None and all(map(item_ok, m.values())):
-        good = _GOOD_KEYS.get(key_fn)
-        if (good is not None and m.keys() <= good) or _keys_good(key_fn, m):
-            return []
+    if item_ok is not None and all(map(item_ok, m.values())) and keys_known_good(key_fn, m):
+        return []
     errs: E = []
     for k in sorted(m):
         key_errs = _key_errors(key_fn, k, path)  # upstream reports key errors at the map's own path

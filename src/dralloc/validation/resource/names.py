@@ -44,6 +44,10 @@ def _dns_label_problems(name: str) -> tuple[str, ...]:
     return tuple(is_dns1123_label(name))
 
 
+def is_dns_label(name: str) -> bool:
+    return not _dns_label_problems(name)
+
+
 def validate_dns_label(name: str | None, path: str) -> E:
     name = name or ""
     return [f.invalid(path, name, m) for m in _dns_label_problems(name)]

@@ -84,8 +84,12 @@ def validate_slice_spec(spec: ResourceSliceSpec, old_spec: ResourceSliceSpec | N
         errs.append(f.invalid(path, "", "only one of `sharedCounters` or `devices` is allowed"))
 
     devices = spec.devices or []
-    advanced = any(d.taints or d.consumes_counters for d in devices) or _has_list_attributes(devices)
-    max_devices = SLICE_MAX_DEVICES_ADVANCED if advanced else SLICE_MAX_DEVICES
+    # Which limit applies matters only to a slice with more devices than the smaller one allows (the walk over
+    # every attribute is skipped for the others).
+    max_devices = SLICE_MAX_DEVICES
+    if len(devices) > min(SLICE_MAX_DEVICES, SLICE_MAX_DEVICES_ADVANCED) and (
+            any(d.taints or d.consumes_counters for d in devices) or _has_list_attributes(devices)):
+        max_devices = SLICE_MAX_DEVICES_ADVANCED
     old_devices = {d.name: d for d in (old_spec.devices or [])} if old_spec is not None else {}
     errs.extend(validate_set(
         spec.devices, max_devices,
