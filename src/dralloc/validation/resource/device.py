@@ -109,6 +109,11 @@ def _plain_device(device: Device) -> bool:
                                   and keys_known_good(validate_qualified_name, capacity))))
 
 
+def plain_new_device(per_device_node_selection: bool | None) -> Callable[[Device], bool] | None:
+    """The check of a new slice's devices that :func:`validate_device` need not see (None: it sees them all)."""
+    return None if per_device_node_selection else _plain_device
+
+
 def validate_device(device: Device, old: Device | None, path: str, per_device_node_selection: bool | None) -> E:
     if old is None and not per_device_node_selection and _plain_device(device):
         return []

@@ -24,13 +24,16 @@ def validate_slice(items: list[T] | None, max_size: int, item_fn: Callable[[T, s
 
 
 def validate_set(items: list[T] | None, max_size: int, item_fn: Callable[[T, str], E],
-                 key_fn: Callable[[T], Hashable], path: str) -> E:
+                 key_fn: Callable[[T], Hashable], path: str, item_ok: Callable[[T], bool] | None = None) -> E:
+    """``item_ok``: True only for an item ``item_fn`` finds nothing wrong with; such an item is not given to
+    ``item_fn`` (nor is its path made)."""
     items = items or []
     if 0 <= max_size < len(items):
         return [f.too_many(path, len(items), max_size)]
     errs: E = []
     for i, item in enumerate(items):
-        errs.extend(item_fn(item, f.index(path, i)))
+        if item_ok is None or not item_ok(item):
+            errs.extend(item_fn(item, f.index(path, i)))
     seen: set[Hashable] = set()
     for i, item in enumerate(items):
         k = key_fn(item)

@@ -10,7 +10,7 @@ from dralloc.api.resource_v1 import Device, ResourceSliceSpec
 from dralloc.validation import field as f
 from dralloc.validation.meta import IMMUTABLE, validate_node_selector
 from dralloc.validation.resource.common import validate_skip_node_operations
-from dralloc.validation.resource.device import validate_counter_set, validate_device
+from dralloc.validation.resource.device import plain_new_device, validate_counter_set, validate_device
 from dralloc.validation.resource.limits import (
     SLICE_MAX_COUNTER_SETS,
     SLICE_MAX_DEVICES,
@@ -23,6 +23,10 @@ from dralloc.validation.resource.names import (
     validate_node_name,
     validate_pool_name,
 )
+
+
+def _device_name(device: Device) -> str:
+    return device.name
 
 
 def _has_list_attributes(devices: Iterable[Device]) -> bool:
@@ -94,7 +98,8 @@ def validate_slice_spec(spec: ResourceSliceSpec, old_spec: ResourceSliceSpec | N
     errs.extend(validate_set(
         spec.devices, max_devices,
         lambda d, p: validate_device(d, old_devices.get(d.name), p, spec.per_device_node_selection),
-        lambda d: d.name, f.child(path, "devices")))
+        _device_name, f.child(path, "devices"),
+        plain_new_device(spec.per_device_node_selection) if old_spec is None else None))
     errs.extend(validate_set(spec.shared_counters, SLICE_MAX_COUNTER_SETS, validate_counter_set, lambda c: c.name,
                              f.child(path, "sharedCounters")))
     if spec.partition_type_attribute is not None:
