@@ -67,3 +67,24 @@ def test_a_yaml_answer_and_an_apply_create_are_the_object_as_served() -> None:
                          headers={"content-type": "application/apply-patch+yaml"})
     assert applied.status_code == 201, applied.text
     assert applied.content == http.get("/api/v1/namespaces/ns/configmaps/a").content
+
+
+def test_creates_leave_the_shared_empty_objects_of_their_kinds_as_they_were() -> None:
+    """The empty object a create's managedFields are worked out against is made once per kind and shared: no
+    create may change it (the next create's fields would be wrong)."""
+    from dralloc.server.apply import fieldtypes, managed_fields
+
+    http = api_client("ns")
+    for collection, _, body in CREATES:
+        assert http.post(collection, json=body).status_code == 201
+    kinds = {body["kind"] for _, _, body in CREATES}
+    assert all(managed_fields._skeleton(fieldtypes.kind_type(k)) == fieldtypes.skeleton(fieldtypes.kind_type(k))
+               for k in kinds)
+    claims = "/apis/resource.k8s.io/v1/namespaces/ns/resourceclaims"  # (a kind whose status a create ignores)
+    fields = []
+    for name in ("a", "b"):
+        created = http.post(claims, json={"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                                          "metadata": {"name": name}, "spec": {"devices": {"requests": [
+                                              {"name": "gpu", "exactly": {"deviceClassName": "c"}}]}}}).json()
+        fields.append(created["metadata"]["managedFields"][0]["fieldsV1"])
+    assert fields[0] == fields[1] and "f:spec" in fields[0]
