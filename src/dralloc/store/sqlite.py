@@ -35,7 +35,12 @@ from dralloc.store.gather import Gate
 
 log = logging.getLogger(__name__)
 _encode_bytes = msgspec.json.Encoder().encode
-_decode = msgspec.json.Decoder(dict[str, Any]).decode  # stored text: always what _encode_bytes wrote
+_decode = msgspec.json.Decoder(dict[str, Any]).decode  # stored text: always what _encode wrote
+
+
+def _encode(obj: Any) -> str:
+    """An object's row text."""
+    return _encode_bytes(obj).decode("utf-8")
 
 
 # What the garbage collector asks of every changed object: does its text name owners, a deletion?
@@ -697,7 +702,7 @@ class SQLStore:
     def _store(self, job: _Write, rv: int, kind: str, obj: dict[str, Any], prev: str | None) -> bool:
         """Write the row and its event at ``rv``; False (nothing written) when a create finds its name taken."""
         job.encoded = encoded = _encode_bytes(obj)
-        data = encoded.decode("utf-8")
+        data = encoded.decode("utf-8")  # (as _encode, keeping the bytes for the writer's answer)
         key = (job.resource, job.namespace, job.name)
         if kind == "DELETED":
             self._run("DELETE FROM objects WHERE resource=? AND namespace=? AND name=?", key)
