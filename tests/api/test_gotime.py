@@ -83,3 +83,19 @@ def test_the_micro_times_of_events_and_leases_are_read_with_the_micro_layout() -
     event["series"]["lastObservedTime"] = "2026-01-01T00:00:01.500000Z"
     assert time_error(event) is None
     assert model_time_error({"kind": "Lease", "spec": {"acquireTime": "2026-01-01T00:00:00Z"}}) is not None
+
+
+def test_the_first_bad_time_of_a_slice_is_the_first_in_document_order() -> None:
+    """Paths are read in their order (metadata first), and a path's values in document order: device by
+    device, taint by taint, whatever holds None or no list on the way."""
+    def taints(*times: str | None) -> list[dict[str, str | None]]:
+        return [{"key": "k", "effect": "NoSchedule", "timeAdded": t} for t in times]
+
+    slice_ = {"kind": "ResourceSlice", "metadata": {"name": "s", "managedFields": [{"time": None}, "x"]},
+              "spec": {"devices": [None, {"name": "a", "taints": None}, {"name": "b", "taints": taints(None, "one")},
+                                   {"name": "c", "taints": "not a list"}, {"name": "d", "taints": taints("two")}]}}
+    assert model_time_error(slice_) == f'parsing time "one" as {LAYOUT}: cannot parse "one" as "2006"'
+    slice_["spec"]["devices"][2]["taints"] = taints("2026-01-01T00:00:00Z")  # type: ignore[index]
+    assert model_time_error(slice_) == f'parsing time "two" as {LAYOUT}: cannot parse "two" as "2006"'
+    slice_["metadata"]["managedFields"] = [{"time": "three"}]  # type: ignore[index]
+    assert model_time_error(slice_) == f'parsing time "three" as {LAYOUT}: cannot parse "three" as "2006"'

@@ -179,8 +179,8 @@ _MODEL_MICRO_TIMES = frozenset({"spec.acquireTime", "spec.renewTime"})  # (a Lea
 
 def model_time_error(data: dict[str, Any]) -> str | None:
     """The first time of a modelled kind's object (resource.k8s.io, Lease, PriorityClass) Go cannot parse."""
-    for path in (*_META_TIMES, *_MODEL_TIMES.get(str(data.get("kind")), ())):
-        for text in _at(data, path.split(".")):
+    for path, steps in _model_time_steps(data.get("kind")):
+        for text in _at(data, steps):
             if isinstance(text, str):
                 error = parse_error(text, path in _MODEL_MICRO_TIMES)
                 if error is not None:
@@ -188,12 +188,36 @@ def model_time_error(data: dict[str, Any]) -> str | None:
     return None
 
 
-def _at(value: Any, steps: list[str]) -> list[Any]:
-    if not steps:
-        return [value]
-    step, rest = steps[0], steps[1:]
-    many = step.endswith("[]")
-    item = value.get(step.removesuffix("[]")) if isinstance(value, dict) else None
-    if many:
-        return [found for element in item or () for found in _at(element, rest)] if isinstance(item, list) else []
-    return _at(item, rest) if item is not None else []
+# kind -> its time paths, each with its steps (a key, and whether it is a list's every item); on every write
+_STEPS: dict[Any, tuple[tuple[str, tuple[tuple[str, bool], ...]], ...]] = {}
+
+
+def _model_time_steps(kind: Any) -> tuple[tuple[str, tuple[tuple[str, bool], ...]], ...]:
+    steps = _STEPS.get(kind)
+    if steps is None:
+        paths = (*_META_TIMES, *_MODEL_TIMES.get(str(kind), ()))
+        steps = tuple((path, tuple((step.removesuffix("[]"), step.endswith("[]")) for step in path.split(".")))
+                      for path in paths)
+        if isinstance(kind, str) and len(_STEPS) < 64:
+            _STEPS[kind] = steps
+    return steps
+
+
+def _at(value: Any, steps: tuple[tuple[str, bool], ...]) -> list[Any]:
+    """The values at ``steps`` below ``value``, in document order (a level at a time: each level keeps the
+    order of the one above it)."""
+    found = [value]
+    for key, every in steps:
+        below: list[Any] = []
+        for node in found:
+            item = node.get(key) if isinstance(node, dict) else None
+            if item is None:
+                continue
+            if not every:
+                below.append(item)
+            elif isinstance(item, list):
+                below.extend(item)
+        if not below:
+            return below
+        found = below
+    return found

@@ -131,10 +131,11 @@ def _decode_if_no_repeats(raw: bytes | str, decoded: Any = _NOT_DECODED) -> Any:
 def _encoded_colons(data: Any) -> int:
     """The colons of msgspec's encoding of ``data``, counted a list item at a time down to the items of a
     top-level object's lists (a List's items): the encoding of a whole dump would be one more copy of it in
-    memory at once. A key's colons are written as they are (JSON escapes no colon)."""
+    memory at once; an object without lists at its top (a request's body) is encoded whole, in one call. A
+    key's colons are written as they are (JSON escapes no colon)."""
     if isinstance(data, list):
         return sum(msgspec.json.encode(item).count(b":") for item in data)
-    if isinstance(data, dict):
+    if isinstance(data, dict) and any(isinstance(value, list) for value in data.values()):
         count = 0
         for key, value in data.items():
             count += 1 + str(key).count(":")

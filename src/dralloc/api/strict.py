@@ -36,6 +36,8 @@ def body_problems(raw: bytes | str, *, yaml_input: bool = False, decoded: Any = 
         data = _load_yaml(raw, duplicates) if yaml_input else _load_json(raw, duplicates, decoded)
     except (ValueError, yaml.YAMLError):
         return [], []  # not decodable at all: the caller reports the parse error itself
+    if not yaml_input and not duplicates and _decodes_into_shape(raw, data):
+        return duplicates, []
     return duplicates, unknown_fields(data)
 
 
@@ -69,6 +71,18 @@ def unknown_field_paths(data: Any) -> list[str]:
     found: list[str] = []
     _walk(data, node, "", found)
     return found
+
+
+def _root_node(data: dict[str, Any]) -> Any:
+    """The compiled schema of a v1 object's kind (core/v1 or modelled), or None."""
+    api_version = data.get("apiVersion")
+    kind = data.get("kind")
+    if api_version == "v1" and kind in core_v1_fields.ROOTS:
+        return _NODES.get(kind) or _table_node(kind)
+    model = model_for(api_version, kind)
+    if model is None or api_version in conversion.SERVED_VERSIONS and api_version != conversion.V1:
+        return None
+    return _NODES.get(model) or _node(model)
 
 
 def drop_unknown_fields(data: dict[str, Any]) -> None:
@@ -213,6 +227,67 @@ def _has_unknown(value: Any, node: Any) -> bool:
         if item is not None and _has_unknown(item, child):
             return True
     return False
+
+
+# --- the same question of a JSON text, answered by msgspec -----------------------------------------------
+# Each compiled node also compiles, once, into a "shape": a msgspec struct per schema struct, every field
+# optional, every leaf left undecoded (msgspec.Raw), unknown fields forbidden. A JSON text decodes into its
+# kind's shape only when no object in it at a struct's place names a field the struct lacks, so a text that
+# decodes has no unknown field, found at C speed (a slice of 8 devices: 96 000 instructions instead of the
+# walk's 168 000). Anything else the shape refuses (a value of another JSON type than the schema's, a null
+# in a list) leaves the answer to the walk, which reads such values as they are.
+
+_SHAPE_DECODERS: dict[int, msgspec.json.Decoder[Any] | None] = {}
+
+
+class _Cyclic(Exception):
+    """A type that holds itself: it has no shape (msgspec's structs are made whole), the walk answers."""
+
+
+def _decodes_into_shape(raw: bytes | str, data: Any) -> bool:
+    """Whether ``raw`` (``data``'s JSON text) certainly has no unknown field: it decodes into its kind's shape.
+    False says nothing (the walk then answers)."""
+    node = _root_node(data) if isinstance(data, dict) else None
+    if node is None:
+        return False
+    if id(node) not in _SHAPE_DECODERS:
+        try:
+            _SHAPE_DECODERS[id(node)] = msgspec.json.Decoder(_shape(node, set(), {}))
+        except _Cyclic:
+            _SHAPE_DECODERS[id(node)] = None
+        # (keyed by the node's id: the nodes live as long as the process, _NODES keeps them)
+    decoder = _SHAPE_DECODERS[id(node)]
+    if decoder is None:
+        return False
+    try:
+        decoder.decode(raw)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return False
+    return True
+
+
+def _shape(node: Any, building: set[int], made: dict[int, Any]) -> Any:
+    if node is _LEAF:
+        return msgspec.Raw
+    if node[0] == _LIST:
+        return list[_shape(node[1], building, made)]  # type: ignore[misc]
+    if node[0] == _MAP:
+        return dict[str, _shape(node[1], building, made)]  # type: ignore[misc]
+    if id(node) in made:
+        return made[id(node)]
+    if id(node) in building:
+        raise _Cyclic()
+    building.add(id(node))
+    fields: list[tuple[str, Any, Any]] = []
+    rename: dict[str, str] = {}
+    for i, (name, child) in enumerate(node[1].items()):
+        tp = _shape(child, building, made)
+        fields.append((f"f{i}", tp if tp is msgspec.Raw else tp | None, None))
+        rename[f"f{i}"] = name  # (JSON names need not be identifiers)
+    building.discard(id(node))
+    made[id(node)] = msgspec.defstruct("Shape", fields, rename=rename, forbid_unknown_fields=True,
+                                          gc=False)  # (thrown away at once, holding no cycles)
+    return made[id(node)]
 
 
 def _walk(value: Any, node: Any, path: str, found: list[str]) -> None:

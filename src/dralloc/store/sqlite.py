@@ -38,12 +38,13 @@ _encode_bytes = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(dict[str, Any]).decode  # stored text: always what _encode wrote
 
 
+def _encode(obj: Any) -> str:
+    """An object's row text."""
+    return _encode_bytes(obj).decode("utf-8")
+
+
 # What the garbage collector asks of every changed object: does its text name owners, a deletion?
 _OWNED, _DELETING = '"ownerReferences"', '"deletionTimestamp"'
-
-
-def _encode(obj: Any) -> str:
-    return _encode_bytes(obj).decode("utf-8")
 
 
 SCHEMA = [
@@ -149,6 +150,7 @@ class _Write:
     error: BaseException | None = None
     taken: bool = False  # a committer has it (set under the store's take lock: a write is committed once)
     rv: int = 0  # the resourceVersion it was written at (0: nothing written)
+    encoded: bytes = b""  # the object's JSON as written (its row's text)
 
     def settle(self) -> None:
         """Hand the result or error to the asyncio writer (on its loop's thread); it may have gone."""
@@ -438,9 +440,13 @@ class SQLStore:
         """As :meth:`_write`, for a coroutine: no thread waits. On SQLite the write joins the group its loop
         commits at the end of the current turn; otherwise the committer thread wakes the loop once per group.
         A cancelled caller does not cancel the write (it may already be committed)."""
+        job = _Write(kind, resource, namespace, name, build, expect_rv, must_exist)
+        return await self._submitted(job)
+
+    async def _submitted(self, job: _Write) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[dict[str, Any]] = loop.create_future()
-        job = _Write(kind, resource, namespace, name, build, expect_rv, must_exist, future=future)
+        job.future = future
         if self.commit_on_loop:
             self._join_turn(loop, job)
         else:
@@ -695,7 +701,8 @@ class SQLStore:
 
     def _store(self, job: _Write, rv: int, kind: str, obj: dict[str, Any], prev: str | None) -> bool:
         """Write the row and its event at ``rv``; False (nothing written) when a create finds its name taken."""
-        data = _encode(obj)
+        job.encoded = encoded = _encode_bytes(obj)
+        data = encoded.decode("utf-8")  # (as _encode, keeping the bytes for the writer's answer)
         key = (job.resource, job.namespace, job.name)
         if kind == "DELETED":
             self._run("DELETE FROM objects WHERE resource=? AND namespace=? AND name=?", key)
@@ -724,6 +731,14 @@ class SQLStore:
     async def create_async(self, resource: str, namespace: str, name: str, build: Any) -> dict[str, Any]:
         """:meth:`create` for a coroutine."""
         return await self._write_async("ADDED", resource, namespace, name, build, None, False)
+
+    async def create_async_encoded(self, resource: str, namespace: str, name: str,
+                                   build: Any) -> tuple[dict[str, Any], bytes]:
+        """:meth:`create_async`, and the object's compact JSON as stored (msgspec's encoding of the object
+        returned: an answer made of the object can send these bytes instead of encoding it again)."""
+        job = _Write("ADDED", resource, namespace, name, build, None, False)
+        result = await self._submitted(job)
+        return result, job.encoded
 
     def update(self, resource: str, namespace: str, name: str, build: Any, expect_rv: str | None = None) -> dict[str, Any]:
         """Replace the object with ``build(old, rv)``; NotFound, or Conflict on a stale ``expect_rv``.

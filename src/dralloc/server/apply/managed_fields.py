@@ -28,7 +28,7 @@ from typing import Any
 from dralloc.server.apply.fieldmerge import merge, remove
 from dralloc.server.apply.fieldsets import MISSING, compare, config_fields, created_fields, with_named_fields
 from dralloc.server.apply.fieldsv1 import Path, owned_among, parse_fields, path_order, path_string, to_fields
-from dralloc.server.apply.fieldtypes import kind_type, skeleton
+from dralloc.server.apply.fieldtypes import FieldType, kind_type, skeleton
 from dralloc.server.clock import now
 from dralloc.server.http.errors import ApiError
 from dralloc.server.registry.kinds import CORE, RESOURCES
@@ -53,6 +53,20 @@ def _ignored(kind: Any, subresource: str) -> Path | None:
     if kind not in _STATUS_SUBRESOURCE_KINDS:
         return None
     return ("f:spec",) if subresource == "status" else ("f:status",)
+
+
+# What a create never owns, by the part its endpoint ignores (the trees are only read).
+_STRIPPED_TREES: Mapping[str, Mapping[str, Any]] = MappingProxyType(
+    {part: MappingProxyType({**_STRIPPED_TREE, part: True}) for part in ("f:spec", "f:status")})
+# Each kind's empty object, made once: a create's walk only reads it.
+_SKELETONS: dict[int, dict[str, Any]] = {}
+
+
+def _skeleton(node: FieldType) -> dict[str, Any]:
+    found = _SKELETONS.get(id(node))
+    if found is None:
+        found = _SKELETONS[id(node)] = skeleton(node)  # (the kinds' nodes are constants: their ids stay)
+    return found
 
 
 def _owned(paths: set[Path], ignored: Path | None) -> set[Path]:
@@ -147,8 +161,8 @@ def record_update(old: dict[str, Any] | None, new: dict[str, Any], manager: str,
     meta = new.setdefault("metadata", {})
     entries = [e for e in meta.get("managedFields") or [] if isinstance(e, dict)]
     if old is None and not entries:  # the common create: one walk, nobody else to take fields from
-        skip_tree = _STRIPPED_TREE if ignored is None else {**_STRIPPED_TREE, ignored[0]: True}
-        tree = created_fields(new, node, skeleton(node), skip_tree)
+        skip_tree = _STRIPPED_TREE if ignored is None else _STRIPPED_TREES[ignored[0]]
+        tree = created_fields(new, node, _skeleton(node), skip_tree)
         _store(meta, [_entry(manager, api_version, tree, "Update", subresource, time)] if tree else [])
         return
     skip = {_MANAGED_FIELDS} if ignored is None else {_MANAGED_FIELDS, ignored}

@@ -18,14 +18,18 @@ JSON = "application/json"
 
 
 def respond(request: Request, body: Any, code: int = 200, headers: dict[str, str] | None = None,
-            warnings: list[str] | None = None) -> Response:
+            warnings: list[str] | None = None, encoded: bytes | None = None) -> Response:
+    """``encoded``: ``body``'s compact JSON (msgspec's), when the caller has it already (a created object, as
+    the store wrote it): sent as it is when the answer is compact JSON."""
     output = output_of(request)
     if output.yaml:
         data = yaml.safe_dump(body, sort_keys=True, allow_unicode=True).encode()  # keys sorted, as Go writes them
         response = Response(data, code, headers=headers, media_type=YAML)
     else:
-        data = json.dumps(body, indent=2, ensure_ascii=False).encode() if pretty(request, output) \
-            else msgspec.json.encode(body)
+        if pretty(request, output):
+            data = json.dumps(body, indent=2, ensure_ascii=False).encode()
+        else:
+            data = encoded if encoded is not None else msgspec.json.encode(body)
         response = Response(data, code, headers=headers, media_type=JSON)
     for w in warnings or ():
         response.headers.append("Warning", "299 - " + json.dumps(w))

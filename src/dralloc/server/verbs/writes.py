@@ -137,9 +137,15 @@ async def create(api: ApiContext, request: Request, t: Target) -> Response:
     warnings = [*warnings, *dropped]
     with events.errors_of(t):
         # (admission adds only fields of the schema, in new dicts: a plain body stays plain)
-        result = await insert_new(api, stored_view(t), created_form(data, t), dry_run(request), manager_of(request),
-                                  view=t, plain=plain)
-    return respond(request, t.present(result), 201, warnings=warnings)
+        result, encoded = await insert_new(api, stored_view(t), created_form(data, t), dry_run(request),
+                                           manager_of(request), view=t, plain=plain)
+    return respond_created(request, t, result, encoded, warnings)
+
+
+def respond_created(request: Request, t: Target, result: Obj, encoded: bytes | None, warnings: list[str]) -> Response:
+    """201 with the created object; its JSON as the store wrote it when the URL shows the object as stored."""
+    shown = t.present(result)
+    return respond(request, shown, 201, warnings=warnings, encoded=encoded if shown is result else None)
 
 
 @contextmanager
@@ -190,10 +196,11 @@ def _record(old: Obj | None, new: Obj, manager: str, view: Target, sub: str = ""
 
 
 async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
-                     manager: str | None, view: Target | None = None, plain: bool = False) -> Obj:
+                     manager: str | None, view: Target | None = None, plain: bool = False) -> tuple[Obj, bytes | None]:
     """Create ``data`` (validated, defaulted; ``manager``: record an Update entry, None when ``data`` carries
     its apply entry; ``plain``: see ``objects.Body``), with kube-apiserver's create rules: no resourceVersion,
-    and a generated name tried again when it is taken."""
+    and a generated name tried again when it is taken. The object created, and its JSON as stored (None for a
+    dry run)."""
     strategy = t.resource.strategy
     attempts = NAME_GENERATION_ATTEMPTS if not ObjectView(data).name else 1
     with decoding_first(t, data):
@@ -208,7 +215,7 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
             raise bad_request(RESOURCE_VERSION_ON_CREATE)
         try:
             # The committer thread writes (and fsyncs) while the loop goes on parsing the next requests.
-            result = await insert(api, t, name, stored, dry)
+            result, encoded = await insert(api, t, name, stored, dry)
         except ApiError as exc:
             if exc.code != 409 or attempts == 1:
                 raise
@@ -217,18 +224,18 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
             raise generate_name_conflict(t.resource, name) from None
         if not dry and (follow_up := strategy.after_create(api, result)) is not None:
             await follow_up
-        return result
+        return result, encoded
     raise AssertionError("unreachable")
 
 
-async def insert(api: ApiContext, t: Target, name: str, stored: Obj, dry: bool) -> Obj:
+async def insert(api: ApiContext, t: Target, name: str, stored: Obj, dry: bool) -> tuple[Obj, bytes | None]:
     try:
         if dry:
             existing = api.store.get(t.resource.name, t.namespace, name)
         else:
-            return await api.store.create_async(t.resource.name, t.namespace, name, creation(stored, t))
+            return await api.store.create_async_encoded(t.resource.name, t.namespace, name, creation(stored, t))
     except NotFound:
-        return {**stored, "metadata": new_metadata(stored["metadata"], t, "")}
+        return {**stored, "metadata": new_metadata(stored["metadata"], t, "")}, None
     except Conflict:
         try:
             existing = api.store.get(t.resource.name, t.namespace, name)
@@ -419,12 +426,13 @@ async def _patch_once(api: ApiContext, request: Request, t: Target, raw: bytes, 
                 api.namespaces.admit_create(t, merged)
             try:
                 with events.errors_of(t):
-                    result = await insert_new(api, stored_view(t), created_form(merged, t), dry_run(request), None)
+                    result, encoded = await insert_new(api, stored_view(t), created_form(merged, t),
+                                                       dry_run(request), None)
             except ApiError as exc:
                 if exc.code == 409 and exc.reason == "AlreadyExists":
                     raise _Raced() from None  # created meanwhile: apply to it
                 raise
-            return respond(request, t.present(result), 201, warnings=warnings)
+            return respond_created(request, t, result, encoded, warnings)
     elif ctype == "application/json-patch+json":
         merged = type_meta_checked(json_patch(current, patch), t)
         check_limits(merged, None, t.resource.kind, t.version)  # added values can nest below existing ones

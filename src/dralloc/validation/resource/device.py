@@ -36,12 +36,18 @@ from dralloc.validation.resource.limits import (
 from dralloc.validation.resource.lists import (
     E,
     identity,
+    keys_known_good,
     no_errors,
     validate_map,
     validate_set,
     validate_slice,
 )
-from dralloc.validation.resource.names import validate_dns_label, validate_node_name, validate_qualified_name
+from dralloc.validation.resource.names import (
+    is_dns_label,
+    validate_dns_label,
+    validate_node_name,
+    validate_qualified_name,
+)
 
 
 def _counter_name(name: str, path: str) -> E:
@@ -76,12 +82,41 @@ def _counter_consumption(cc: DeviceCounterConsumption, path: str) -> E:
 def _attribute_values(device: Device) -> int:
     n = 0
     for a in (device.attributes or {}).values():
+        if a.ints is None and a.bools is None and a.strings is None and a.versions is None:
+            n += 1  # (the common single value, without four calls of len)
+            continue
         lists = len(a.bools or ()) + len(a.ints or ()) + len(a.strings or ()) + len(a.versions or ())
         n += lists if lists else 1
     return n
 
 
+def _plain_device(device: Device) -> bool:
+    """A device of a name, attributes of single values and capacities without a request policy, that passes
+    every check below (and has none of the optional parts): most devices of most slices. True only when
+    :func:`validate_device` of a new device, without per-device node selection, finds nothing (its full
+    checks give the same answer)."""
+    attributes, capacity = device.attributes, device.capacity
+    return (is_dns_label(device.name)
+            and device.taints is None and not device.consumes_counters and device.node_name is None
+            and device.node_selector is None and device.all_nodes is None and device.binding_conditions is None
+            and device.binding_failure_conditions is None and not device.node_allocatable_resource_mappings
+            and not device.node_allocatable_resources
+            and (len(attributes) if attributes else 0) + (len(capacity) if capacity else 0)
+            <= MAX_ATTRIBUTES_AND_CAPACITIES  # (so there are fewer attribute values than MAX_ATTRIBUTE_VALUES too)
+            and (not attributes or (all(map(_plain_attribute, attributes.values()))
+                                    and keys_known_good(validate_qualified_name, attributes)))
+            and (not capacity or (all(map(_no_request_policy, capacity.values()))
+                                  and keys_known_good(validate_qualified_name, capacity))))
+
+
+def plain_new_device(per_device_node_selection: bool | None) -> Callable[[Device], bool] | None:
+    """The check of a new slice's devices that :func:`validate_device` need not see (None: it sees them all)."""
+    return None if per_device_node_selection else _plain_device
+
+
 def validate_device(device: Device, old: Device | None, path: str, per_device_node_selection: bool | None) -> E:
+    if old is None and not per_device_node_selection and _plain_device(device):
+        return []
     errs = validate_dns_label(device.name, f.child(path, "name"))
     n = len(device.attributes or {}) + len(device.capacity or {})
     if n > MAX_ATTRIBUTES_AND_CAPACITIES:
@@ -91,11 +126,11 @@ def validate_device(device: Device, old: Device | None, path: str, per_device_no
     if values > MAX_ATTRIBUTE_VALUES:
         errs.append(f.invalid(path, values, f"the total number of attribute values must not exceed {MAX_ATTRIBUTE_VALUES}"))
     errs.extend(validate_map(device.attributes, -1, ATTRIBUTE_KEY_MAX, validate_qualified_name, _attribute,
-                             f.child(path, "attributes")))
+                             f.child(path, "attributes"), _plain_attribute))
     if old is None or old.capacity != device.capacity:
         capacity_fn = _multi_capacity if device.allow_multiple_allocations else _single_capacity
         errs.extend(validate_map(device.capacity, -1, ATTRIBUTE_KEY_MAX, validate_qualified_name, capacity_fn,
-                                 f.child(path, "capacity")))
+                                 f.child(path, "capacity"), _no_request_policy))
     # The optional parts below are skipped when absent: most devices have none of them.
     if device.taints and (old is None or old.taints != device.taints):
         errs.extend(validate_slice(device.taints, TAINTS_MAX, lambda t, p: validate_taint(t, None, p),
@@ -137,19 +172,23 @@ def validate_device(device: Device, old: Device | None, path: str, per_device_no
     return errs
 
 
-def _attribute(a: DeviceAttribute, path: str) -> E:
-    # Fast path for the common single scalar value; the full check below gives the same answer.
+def _plain_attribute(a: DeviceAttribute) -> bool:
+    """A single scalar value that is certainly valid: the common attribute, for which :func:`_attribute` finds
+    nothing (its full check gives the same answer)."""
     if a.ints is None and a.bools is None and a.strings is None and a.versions is None:
         st, ver, i, b = a.string, a.version, a.int_, a.bool_
         if st is not None:
-            if ver is None and i is None and b is None and (
-                    len(st) <= ATTRIBUTE_VALUE_MAX // 4 or len(st.encode("utf-8")) <= ATTRIBUTE_VALUE_MAX):
-                return []
-        elif ver is not None:
-            if i is None and b is None and len(ver) <= ATTRIBUTE_VALUE_MAX and is_semver(ver):
-                return []
-        elif (i is None) != (b is None):
-            return []
+            return ver is None and i is None and b is None and (
+                len(st) <= ATTRIBUTE_VALUE_MAX // 4 or len(st.encode("utf-8")) <= ATTRIBUTE_VALUE_MAX)
+        if ver is not None:
+            return i is None and b is None and len(ver) <= ATTRIBUTE_VALUE_MAX and is_semver(ver)
+        return (i is None) != (b is None)
+    return False
+
+
+def _attribute(a: DeviceAttribute, path: str) -> E:
+    if _plain_attribute(a):
+        return []
     errs: E = []
     n = 0
     if a.bool_ is not None:
@@ -195,6 +234,11 @@ def _version_value(value: str, path: str) -> E:
     if len(value.encode("utf-8")) > ATTRIBUTE_VALUE_MAX:
         errs.append(f.too_long(path, ATTRIBUTE_VALUE_MAX))
     return errs
+
+
+def _no_request_policy(c: DeviceCapacity) -> bool:
+    """A capacity without a request policy, which both capacity checks below accept."""
+    return c.request_policy is None
 
 
 def _single_capacity(c: DeviceCapacity, path: str) -> E:

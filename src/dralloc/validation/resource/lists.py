@@ -3,9 +3,9 @@ each item at its index or key, then duplicates."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from functools import lru_cache
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from dralloc.validation import field as f
 
@@ -24,13 +24,16 @@ def validate_slice(items: list[T] | None, max_size: int, item_fn: Callable[[T, s
 
 
 def validate_set(items: list[T] | None, max_size: int, item_fn: Callable[[T, str], E],
-                 key_fn: Callable[[T], Hashable], path: str) -> E:
+                 key_fn: Callable[[T], Hashable], path: str, item_ok: Callable[[T], bool] | None = None) -> E:
+    """``item_ok``: True only for an item ``item_fn`` finds nothing wrong with; such an item is not given to
+    ``item_fn`` (nor is its path made)."""
     items = items or []
     if 0 <= max_size < len(items):
         return [f.too_many(path, len(items), max_size)]
     errs: E = []
     for i, item in enumerate(items):
-        errs.extend(item_fn(item, f.index(path, i)))
+        if item_ok is None or not item_ok(item):
+            errs.extend(item_fn(item, f.index(path, i)))
     seen: set[Hashable] = set()
     for i, item in enumerate(items):
         k = key_fn(item)
@@ -64,12 +67,42 @@ def _key_errors(key_fn: Callable[[str, str], E], k: str, path: str) -> E:
     return [f.FieldError(e.type, path, e.bad_value, e.detail) for e in found] if found else []
 
 
+# Keys each key check found nothing wrong with: a map whose keys are all known good is checked with one set
+# comparison. Bounded: past the limit a key is still checked (through ``_key_problems``), only not kept here.
+_GOOD_KEYS: dict[Callable[[str, str], E], set[str]] = {}
+_GOOD_KEYS_MAX = 16384
+
+
+def keys_known_good(key_fn: Callable[[str, str], E], m: dict[str, Any]) -> bool:
+    """Whether ``key_fn`` finds nothing wrong with any key of ``m`` (one set comparison once they are known)."""
+    good = _GOOD_KEYS.get(key_fn)
+    return (good is not None and m.keys() <= good) or _keys_good(key_fn, m)
+
+
+def _keys_good(key_fn: Callable[[str, str], E], keys: Iterable[str]) -> bool:
+    good = _GOOD_KEYS.get(key_fn)
+    if good is None:
+        good = _GOOD_KEYS[key_fn] = set()
+    for k in keys:
+        if k not in good:
+            if _key_problems(key_fn, k):
+                return False
+            if len(good) < _GOOD_KEYS_MAX:
+                good.add(k)
+    return True
+
+
 def validate_map(m: dict[str, T] | None, max_size: int, key_len: int, key_fn: Callable[[str, str], E],
-                 item_fn: Callable[[T, str], E], path: str) -> E:
+                 item_fn: Callable[[T, str], E], path: str, item_ok: Callable[[T], bool] | None = None) -> E:
+    """``item_ok``: True only for an item ``item_fn`` finds nothing wrong with (its fast path). A map whose keys
+    and items all pass is done without sorting it or making a path for each entry (a device's attributes and
+    capacities: the common case, on every ResourceSlice write)."""
     if not m:
         return []
     if 0 <= max_size < len(m):
         return [f.too_many(path, len(m), max_size)]
+    if item_ok is not None and all(map(item_ok, m.values())) and keys_known_good(key_fn, m):
+        return []
     errs: E = []
     for k in sorted(m):
         key_errs = _key_errors(key_fn, k, path)  # upstream reports key errors at the map's own path

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from dralloc.api.resource_v1 import DeviceSelector
 from dralloc.cel import CELCompileError, compile_selector
 from dralloc.cel.plan import PROGRAM_ERROR_PREFIX
@@ -35,9 +37,20 @@ def validate_driver_name(name: str | None, path: str) -> E:
     return errs
 
 
+@lru_cache(maxsize=4096)
+def _dns_label_problems(name: str) -> tuple[str, ...]:
+    """A name's DNS-label problems depend on the name alone, and a driver's names repeat on every node
+    (``gpu-0`` ... ``gpu-7``): each is checked once."""
+    return tuple(is_dns1123_label(name))
+
+
+def is_dns_label(name: str) -> bool:
+    return not _dns_label_problems(name)
+
+
 def validate_dns_label(name: str | None, path: str) -> E:
     name = name or ""
-    return [f.invalid(path, name, m) for m in is_dns1123_label(name)]
+    return [f.invalid(path, name, m) for m in _dns_label_problems(name)]
 
 
 def validate_dns_subdomain(name: str | None, path: str) -> E:

@@ -10,7 +10,7 @@ from dralloc.api.resource_v1 import Device, ResourceSliceSpec
 from dralloc.validation import field as f
 from dralloc.validation.meta import IMMUTABLE, validate_node_selector
 from dralloc.validation.resource.common import validate_skip_node_operations
-from dralloc.validation.resource.device import validate_counter_set, validate_device
+from dralloc.validation.resource.device import plain_new_device, validate_counter_set, validate_device
 from dralloc.validation.resource.limits import (
     SLICE_MAX_COUNTER_SETS,
     SLICE_MAX_DEVICES,
@@ -23,6 +23,10 @@ from dralloc.validation.resource.names import (
     validate_node_name,
     validate_pool_name,
 )
+
+
+def _device_name(device: Device) -> str:
+    return device.name
 
 
 def _has_list_attributes(devices: Iterable[Device]) -> bool:
@@ -84,13 +88,18 @@ def validate_slice_spec(spec: ResourceSliceSpec, old_spec: ResourceSliceSpec | N
         errs.append(f.invalid(path, "", "only one of `sharedCounters` or `devices` is allowed"))
 
     devices = spec.devices or []
-    advanced = any(d.taints or d.consumes_counters for d in devices) or _has_list_attributes(devices)
-    max_devices = SLICE_MAX_DEVICES_ADVANCED if advanced else SLICE_MAX_DEVICES
+    # Which limit applies matters only to a slice with more devices than the smaller one allows (the walk over
+    # every attribute is skipped for the others).
+    max_devices = SLICE_MAX_DEVICES
+    if len(devices) > min(SLICE_MAX_DEVICES, SLICE_MAX_DEVICES_ADVANCED) and (
+            any(d.taints or d.consumes_counters for d in devices) or _has_list_attributes(devices)):
+        max_devices = SLICE_MAX_DEVICES_ADVANCED
     old_devices = {d.name: d for d in (old_spec.devices or [])} if old_spec is not None else {}
     errs.extend(validate_set(
         spec.devices, max_devices,
         lambda d, p: validate_device(d, old_devices.get(d.name), p, spec.per_device_node_selection),
-        lambda d: d.name, f.child(path, "devices")))
+        _device_name, f.child(path, "devices"),
+        plain_new_device(spec.per_device_node_selection) if old_spec is None else None))
     errs.extend(validate_set(spec.shared_counters, SLICE_MAX_COUNTER_SETS, validate_counter_set, lambda c: c.name,
                              f.child(path, "sharedCounters")))
     if spec.partition_type_attribute is not None:
