@@ -110,13 +110,11 @@ class LookAhead(ValueGroups, WholeSetBounds, PackingBounds):
         that could raise an error ends the look-ahead's horizon, but if it is such a request, no search
         that reaches it succeeds either.
         """
-        if len(options) != 1 or not options[0].all_mode or not options[0].all_devices:
+        first = _all_request_first_device(options)
+        if first is None:
             return False
-        rd = options[0]
-        cand = rd.all_devices[0]  # type: ignore[index]
+        rd, cand = first
         info = cand.info
-        if info.allow_multi:
-            return False
         if not rd.admin and info.id in self.allocated:
             return True
         if info.consumes:
@@ -136,13 +134,11 @@ class LookAhead(ValueGroups, WholeSetBounds, PackingBounds):
         upstream rejects the device quietly, before the claim's constraints could raise an error, wherever
         the search reaches the request from here (as :meth:`_dead_all`, for the state of this subtree).
         """
-        if len(options) != 1 or not options[0].all_mode or not options[0].all_devices:
+        first = _all_request_first_device(options)
+        if first is None:
             return False
-        rd = options[0]
-        cand = rd.all_devices[0]  # type: ignore[index]
+        rd, cand = first
         info = cand.info
-        if info.allow_multi:
-            return False
         users = self.allocating.get(info.id)
         if users and (not rd.admin or rd.ci in users):
             return True
@@ -428,3 +424,13 @@ class LookAhead(ValueGroups, WholeSetBounds, PackingBounds):
         if not any_admin and self._claims_collide(covered, uncovered):
             return True
         return not any_admin and self._any_counters and self._counters_doomed(steps, free_of, total_need)
+
+
+def _all_request_first_device(options: list[RequestData]) -> tuple[RequestData, Candidate] | None:
+    """The request and its first device, where ``options`` is one ``allocationMode: All`` request whose first
+    device it can take only once (not a device that allows multiple allocations); None otherwise."""
+    if len(options) != 1 or not options[0].all_mode or not options[0].all_devices:
+        return None
+    rd = options[0]
+    cand = rd.all_devices[0]  # type: ignore[index]
+    return None if cand.info.allow_multi else (rd, cand)
