@@ -32,8 +32,16 @@ WALKS_PER_POSITION = 1024
 TIMEOUT_MESSAGE = "timed out trying to allocate devices"
 # upstream's allocator checks its context at every allocateOne step and returns this once the deadline passed
 UPSTREAM_ABORTED_ERROR = "filter operation aborted: context deadline exceeded"
-# the steps upstream takes within its filter timeout, at the assumed cost per step
-TIMEOUT_STEPS = round(FILTER_TIMEOUT_SECONDS / UPSTREAM_SECONDS_PER_STEP)
+
+
+def timeout_steps(seconds: float) -> int | None:
+    """The steps upstream takes within a filter timeout of ``seconds``, at the assumed cost per step; None for
+    a timeout of 0 (kube-scheduler's "no timeout")."""
+    return round(seconds / UPSTREAM_SECONDS_PER_STEP) if seconds > 0 else None
+
+
+# the steps upstream takes within its default filter timeout
+TIMEOUT_STEPS: int = round(FILTER_TIMEOUT_SECONDS / UPSTREAM_SECONDS_PER_STEP)
 
 
 @dataclass(frozen=True)

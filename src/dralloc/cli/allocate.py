@@ -51,7 +51,7 @@ def register(subparsers: Any) -> None:
 
 def filter_timeout_steps(text: str) -> int | None:
     """``--filter-timeout`` as the upstream search steps it allows (None: no timeout)."""
-    from dralloc.allocator.upstream_cost import UPSTREAM_SECONDS_PER_STEP
+    from dralloc.allocator.upstream_cost import timeout_steps
     from dralloc.scheduler.config.validation import DurationError, parse_duration
 
     try:
@@ -60,7 +60,7 @@ def filter_timeout_steps(text: str) -> int | None:
         raise InputError(str(exc)) from None
     if seconds < 0:
         raise InputError(f"--filter-timeout: {text}: must be zero or positive")
-    return round(seconds / UPSTREAM_SECONDS_PER_STEP) if seconds > 0 else None
+    return timeout_steps(seconds)
 
 
 def load_inputs(files: list[str]) -> Inputs:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from msgspec.structs import replace
 
 from dralloc.allocator.errors import AllocationTimeout
-from dralloc.allocator.upstream_cost import FILTER_TIMEOUT_SECONDS, UPSTREAM_SECONDS_PER_STEP
+from dralloc.allocator.upstream_cost import FILTER_TIMEOUT_SECONDS, timeout_steps
 from dralloc.api.core_v1 import NodeSelector, PodStatus
 from dralloc.api.resource_v1 import (
     AllocationResult,
@@ -155,7 +155,7 @@ class DynamicResources(Plugin):
         # name generation).
         self.new_claim_name = new_claim_name
         # DynamicResourcesArgs.filterTimeout (0: none), in upstream search steps at the assumed cost per step
-        self.filter_timeout_steps = round(filter_timeout / UPSTREAM_SECONDS_PER_STEP) if filter_timeout > 0 else None
+        self.filter_timeout_steps = timeout_steps(filter_timeout)
 
     # ------------------------------------------------------------------ PreFilter
     def pre_filter(self, cycle: Cycle) -> Status | set[str] | None:
