@@ -5,6 +5,7 @@ refused when it is written, not stored."""
 from __future__ import annotations
 
 import calendar
+import functools
 from typing import Any
 
 from dralloc.api import core_v1_fields
@@ -188,19 +189,21 @@ def model_time_error(data: dict[str, Any]) -> str | None:
     return None
 
 
-# kind -> its time paths, each with its steps (a key, and whether it is a list's every item); on every write
-_STEPS: dict[Any, tuple[tuple[str, tuple[tuple[str, bool], ...]], ...]] = {}
-
-
 def _model_time_steps(kind: Any) -> tuple[tuple[str, tuple[tuple[str, bool], ...]], ...]:
-    steps = _STEPS.get(kind)
-    if steps is None:
-        paths = (*_META_TIMES, *_MODEL_TIMES.get(str(kind), ()))
-        steps = tuple((path, tuple((step.removesuffix("[]"), step.endswith("[]")) for step in path.split(".")))
-                      for path in paths)
-        if isinstance(kind, str) and len(_STEPS) < 64:
-            _STEPS[kind] = steps
-    return steps
+    """A kind's time paths, each with its steps (a key, and whether it is a list's every item); read on every
+    write, so split once per kind."""
+    return _kind_time_steps(kind) if isinstance(kind, str) else _time_steps(str(kind))
+
+
+@functools.lru_cache(maxsize=64)
+def _kind_time_steps(kind: str) -> tuple[tuple[str, tuple[tuple[str, bool], ...]], ...]:
+    return _time_steps(kind)
+
+
+def _time_steps(kind: str) -> tuple[tuple[str, tuple[tuple[str, bool], ...]], ...]:
+    paths = (*_META_TIMES, *_MODEL_TIMES.get(kind, ()))
+    return tuple((path, tuple((step.removesuffix("[]"), step.endswith("[]")) for step in path.split(".")))
+                 for path in paths)
 
 
 def _at(value: Any, steps: tuple[tuple[str, bool], ...]) -> list[Any]:

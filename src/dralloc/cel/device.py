@@ -12,6 +12,7 @@ objects, so the cache never serves stale values.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from dralloc.api.semver import Semver
@@ -117,22 +118,20 @@ class Selector:
         return f"Selector({self.expression!r})"
 
 
-_SELECTORS: dict[tuple[str, str], Selector | CELCompileError] = {}
-
-
 def compile_selector(expression: str, *, version: str = DEFAULT_VERSION) -> Selector:
     """Compile (or fetch from the cache) a DRA device selector with the CEL environment of a Kubernetes
     version ("1.31" … "1.36"). Raises CELCompileError (``.detail`` is kube-apiserver's message)."""
-    key = (expression, version)
-    hit = _SELECTORS.get(key)
-    if hit is None:
-        hit = _compile(expression, check_version(version))
-        if len(_SELECTORS) > 50_000:
-            _SELECTORS.clear()
-        _SELECTORS[key] = hit
-    if isinstance(hit, CELCompileError):
-        raise hit
-    return hit
+    compiled = _compiled(expression, version)
+    if isinstance(compiled, CELCompileError):
+        raise compiled
+    return compiled
+
+
+@functools.lru_cache(maxsize=50_000)
+def _compiled(expression: str, version: str) -> Selector | CELCompileError:
+    """A selector compiles to the same program every time (a compile error included), so each is compiled
+    once per process."""
+    return _compile(expression, check_version(version))
 
 
 def _compile(expression: str, version: str) -> Selector | CELCompileError:

@@ -14,6 +14,7 @@ skips the node), ``ERROR`` (aborts the attempt), ``SKIP`` (a PreFilter that turn
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -64,20 +65,12 @@ def unresolvable(plugin: str, *reasons: str) -> Status:
     return Status(Code.UNRESOLVABLE, reasons, plugin)
 
 
-_INTERNED: dict[tuple[Code, tuple[str, ...], str], Status] = {}
-INTERNED_MAX = 4096
-
-
+@functools.lru_cache(maxsize=4096)
 def interned(code: Code, reasons: tuple[str, ...], plugin: str) -> Status:
     """One shared Status per verdict, for filters that reject many nodes alike: a FitError over a thousand
-    nodes then counts a handful of objects (see :func:`fit_error_message`)."""
-    key = (code, reasons, plugin)
-    status = _INTERNED.get(key)
-    if status is None:
-        if len(_INTERNED) >= INTERNED_MAX:
-            _INTERNED.clear()
-        status = _INTERNED[key] = Status(code, reasons, plugin)
-    return status
+    nodes then counts a handful of objects (see :func:`fit_error_message`). (A Status is never changed once
+    made, so sharing one is safe.)"""
+    return Status(code, reasons, plugin)
 
 
 def error(plugin: str, message: str) -> Status:

@@ -13,6 +13,8 @@ live groups (very heterogeneous clusters) switch the fast path off until they sh
 
 from __future__ import annotations
 
+import functools
+
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.dynamic_resources.manager import DraState
 
@@ -129,7 +131,10 @@ class NodeGroups:
         return self._key_of[gid]
 
 
-_TIMES: dict[int, bytes] = {}  # m -> the translation table of multiplying a byte by m
+@functools.lru_cache(maxsize=256)
+def _times_table(m: int) -> bytes:
+    """The translation table of multiplying a byte by ``m`` (modulo 256)."""
+    return bytes((i * m) & 0xFF for i in range(256))
 
 
 def combine_classes(first: bytes, n: int, second: bytes, m: int) -> tuple[bytes, int] | None:
@@ -137,9 +142,6 @@ def combine_classes(first: bytes, n: int, second: bytes, m: int) -> tuple[bytes,
     computed in C (the bytes, read as big integers, add without carries); None past 256 classes."""
     if n * m > 256:
         return None
-    table = _TIMES.get(m)
-    if table is None:
-        table = _TIMES[m] = bytes((i * m) & 0xFF for i in range(256))
-    scaled = first.translate(table)
+    scaled = first.translate(_times_table(m))
     total = int.from_bytes(scaled, "big") + int.from_bytes(second, "big")
     return total.to_bytes(len(first), "big"), n * m

@@ -70,6 +70,9 @@ class ClusterSnapshot:
         self.namespace_labels: dict[str, dict[str, str]] = {}
         self.disruption_budgets: list[PodDisruptionBudget] = []
         self.volumes = VolumeState()  # PVs, PVCs, StorageClasses, CSINodes (the caller fills it)
+        # What a plugin works out once from this snapshot's nodes and slices and keeps between cycles, under
+        # the plugin's name (a policy's map of each node's GPUs); emptied when the nodes and slices change.
+        self.plugin_state: dict[str, object] = {}
 
     # ------------------------------------------------------------------ nominations
     def nominate(self, node: NodeInfo, pod: PodInfo) -> None:
@@ -134,3 +137,4 @@ def rebuild(snap: ClusterSnapshot, nodes: list[Node], slices: list[ResourceSlice
     snap.dra.share = share
     snap.groups = NodeGroups(snap.nodes, snap.dra)
     snap.pod_index.watch(snap.nodes)
+    snap.plugin_state.clear()

@@ -8,16 +8,20 @@ joins the cluster named by ``RAY_ADDRESS``, else starts a local one).
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import os
 import statistics
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from dralloc.errors import InputError
 from dralloc.trace.charts import line_chart
+
+if TYPE_CHECKING:
+    from dralloc.trace.workload import Workload
 
 MARKS = (50, 80, 90, 100, 110, 120, 130)
 
@@ -46,23 +50,24 @@ class Outcome:
         return next((y for cx, y in (self.frag_curve if frag else self.curve) if cx == x), None)
 
 
-_workloads: dict[tuple[str, str], Any] = {}
-
-
 def run_one(exp: Experiment) -> Outcome:
     """One experiment (in a worker: the trace is read once per process)."""
     from dralloc.scheduler.plugins.trace_policies.registry import profile
-    from dralloc.trace import workload
     from dralloc.trace.replay import replay
 
-    key = (exp.nodes, exp.pods)
-    work = _workloads.get(key)
-    if work is None:
-        work = _workloads[key] = workload.from_csv(exp.nodes, exp.pods)
+    work = _workload(exp.nodes, exp.pods)
     result = replay(work, profile(exp.policy, seed=exp.seed, workload=work.typical()), seed=exp.seed,
                     inflate=exp.inflate)
     return Outcome(exp, result.total_gpus, result.pods, result.failed_pods, result.seconds,
                    tuple(result.curve), tuple(result.frag_curve))
+
+
+@functools.lru_cache(maxsize=8)
+def _workload(nodes: str, pods: str) -> Workload:
+    """The trace's workload, read once per worker process for all the experiments it runs on those files."""
+    from dralloc.trace import workload
+
+    return workload.from_csv(nodes, pods)
 
 
 def grid(nodes: str, traces: list[str], policies: list[str], seeds: list[int], inflate: float) -> list[Experiment]:

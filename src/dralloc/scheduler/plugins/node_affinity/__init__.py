@@ -12,6 +12,7 @@ one filter run and one score.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable
 
 from dralloc.allocator.nodes import NodeSelectorError, node_selector_matches
@@ -26,22 +27,16 @@ REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 REASON_CONFLICT = "pod affinity terms conflict"
 
 
-# Each term's answer, by the term object (kept here, so its id is not reused while cached).
-_PARSED: dict[int, tuple[NodeSelectorTerm, bool]] = {}
+@functools.lru_cache(maxsize=4096)
+def _requirement_parses(key: str, operator: str, values: tuple[str, ...]) -> bool:
+    """Whether ``labels.NewRequirement`` takes one matchExpressions entry (a key that is a qualified name,
+    values that are label values, one integer for Gt/Lt). Asked per node, so remembered by value."""
+    return not requirement_problem(key, operator, values)
 
 
 def _parses(term: NodeSelectorTerm) -> bool:
-    """Whether every matchExpressions requirement passes ``labels.NewRequirement`` (a key that is a qualified
-    name, values that are label values, one integer for Gt/Lt), as nodeaffinity parses a term. Asked per
-    node, so answered once per term object."""
-    hit = _PARSED.get(id(term))
-    if hit is not None and hit[0] is term:
-        return hit[1]
-    ok = not any(requirement_problem(r.key, r.operator, tuple(r.values or ())) for r in term.match_expressions or ())
-    if len(_PARSED) >= 4096:
-        _PARSED.clear()
-    _PARSED[id(term)] = (term, ok)
-    return ok
+    """Whether every matchExpressions requirement of the term parses, as nodeaffinity parses a term."""
+    return all(_requirement_parses(r.key, r.operator, tuple(r.values or ())) for r in term.match_expressions or ())
 
 
 def _matches(selector: NodeSelector, node: NodeInfo) -> bool:

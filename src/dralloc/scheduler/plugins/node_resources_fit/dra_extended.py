@@ -88,14 +88,14 @@ class _SliceIndex:
         return self.by_node.get(name, []) + self.others
 
 
-_index: _SliceIndex | None = None
+_INDEX_KEY = "NodeResourcesFit.dra_extended"
 
 
 def _slices_for(snapshot: ClusterSnapshot, node: NodeInfo) -> list[ResourceSlice]:
-    global _index
-    if _index is None or _index.slices is not snapshot.slices:  # a new snapshot or new slices
-        _index = _SliceIndex(snapshot.slices)
-    return _index.for_node(node.name)
+    index = snapshot.plugin_state.get(_INDEX_KEY)
+    if not isinstance(index, _SliceIndex) or index.slices is not snapshot.slices:  # new slices
+        index = snapshot.plugin_state[_INDEX_KEY] = _SliceIndex(snapshot.slices)
+    return index.for_node(node.name)
 
 
 def device_totals(snapshot: ClusterSnapshot, node: NodeInfo, class_name: str) -> tuple[int, int]:

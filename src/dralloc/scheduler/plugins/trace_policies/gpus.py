@@ -89,12 +89,10 @@ def demand(cycle: Cycle) -> GpuDemand:
     return found
 
 
-_placed: weakref.WeakKeyDictionary[PodInfo, GpuDemand] = weakref.WeakKeyDictionary()
-
-
 def placed_demand(snapshot: ClusterSnapshot, pod: PodInfo) -> GpuDemand:
     """The GPU demand of a pod already on a node: what its claims ask for."""
-    found = _placed.get(pod)
+    placed = _layout(snapshot).placed
+    found = placed.get(pod)
     if found is None:
         ns = pod.namespace
         claims = []
@@ -102,12 +100,13 @@ def placed_demand(snapshot: ClusterSnapshot, pod: PodInfo) -> GpuDemand:
             claim = snapshot.claims.get((ns, pc.resource_claim_name or ""))
             if claim is not None:
                 claims.append(claim)
-        found = _placed[pod] = claims_demand(claims, pod.request.get("cpu", 0))
+        found = placed[pod] = claims_demand(claims, pod.request.get("cpu", 0))
     return found
 
 
 class _Layout:
-    """Per snapshot: each node's GPUs (device ids and capacity) from its node-local slices."""
+    """Per snapshot: each node's GPUs (device ids and capacity) from its node-local slices, each node's GPUs
+    as last computed, and the demand of the pods placed so far."""
 
     def __init__(self, snapshot: ClusterSnapshot) -> None:
         self.devices: dict[str, list[tuple[str, str, str, str, int]]] = {}
@@ -129,9 +128,18 @@ class _Layout:
                 if known != model:
                     self.models[node] = ""
         self.cache: dict[str, tuple[object, int, NodeGpus]] = {}
+        # (by the PodInfo: a pod's claims stay the same while it is placed; a new PodInfo is a new placement)
+        self.placed: weakref.WeakKeyDictionary[PodInfo, GpuDemand] = weakref.WeakKeyDictionary()
 
 
-_layouts: weakref.WeakKeyDictionary[ClusterSnapshot, _Layout] = weakref.WeakKeyDictionary()
+_LAYOUT_KEY = "trace_policies.gpus"
+
+
+def _layout(snap: ClusterSnapshot) -> _Layout:
+    layout = snap.plugin_state.get(_LAYOUT_KEY)
+    if not isinstance(layout, _Layout):
+        layout = snap.plugin_state[_LAYOUT_KEY] = _Layout(snap)
+    return layout
 
 
 def node_gpus(cycle: Cycle, node: NodeInfo) -> NodeGpus:
@@ -141,9 +149,7 @@ def node_gpus(cycle: Cycle, node: NodeInfo) -> NodeGpus:
 
 def gpus_of(snap: ClusterSnapshot, node: NodeInfo) -> NodeGpus:
     """:func:`node_gpus` outside a scheduling cycle."""
-    layout = _layouts.get(snap)
-    if layout is None:
-        layout = _layouts[snap] = _Layout(snap)
+    layout = _layout(snap)
     sid = snap.dra.state_id(node.name)
     hit = layout.cache.get(node.name)
     if hit is not None and hit[0] is sid and hit[1] == node.generation:
