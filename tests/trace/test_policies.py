@@ -122,3 +122,14 @@ def test_fgd_puts_a_share_where_fragmentation_grows_least() -> None:
     # a whole GPU: only the lowest free one, F 300 → ½·0 + ½·600 (GPU 1 gone, 600 < 1000 stays) …
     whole = cycle_for(snap, TracePod("one", 1000, 1024, 1, 1000))
     assert plugin.choose(whole, gpus, demand(whole)) == [1]
+
+
+def test_the_node_view_follows_a_change_of_slices() -> None:
+    """A what-if that replaces the slices (snapshot.rebuild) is seen by the GPU view the policies read."""
+    from dralloc.scheduler.snapshot import rebuild
+
+    snap = cluster([G8])
+    assert len(node_gpus(cycle_for(snap, SHARE), node(snap, "big")).free) == 8
+    smaller = cluster([TraceNode("big", 96_000, 393_216, 2, "G2")])
+    rebuild(snap, snap.node_list, smaller.slices)
+    assert node_gpus(cycle_for(snap, SHARE), node(snap, "big")).free == (1000, 1000)
