@@ -155,3 +155,79 @@ def test_no_import_cycles() -> None:
         if v not in index:
             visit(v)
     assert not cycles, "\n".join(" <-> ".join(c) for c in cycles)
+
+
+# Module-level containers the core fills while it runs would be state shared by every caller in the process.
+# A pure function's memo is an ``functools.lru_cache`` (bounded, keyed by value); a cache of anything else
+# belongs to the object whose life matches its data. Allowed, each with its reason:
+MODULE_STATE_ALLOWED = {
+    # the CEL function library: filled once, at import, by the @member/@function decorators; never after
+    ("dralloc.cel.library.registry", "GLOBALS"), ("dralloc.cel.library.registry", "MEMBERS"),
+    ("dralloc.cel.library.registry", "RESULT_TYPES"),
+}
+_CONTAINER_CALLS = {"dict", "list", "set", "defaultdict", "OrderedDict", "Counter", "deque", "WeakKeyDictionary",
+                    "WeakValueDictionary", "WeakSet"}
+_MUTATORS = {"clear", "append", "extend", "insert", "update", "setdefault", "pop", "popitem", "add", "discard",
+             "remove", "appendleft", "popleft"}
+
+
+def _module_containers(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in tree.body:
+        targets: list[ast.expr] = []
+        value: ast.expr | None = None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        if value is None:
+            continue
+        container = isinstance(value, (ast.Dict, ast.List, ast.Set)) or (
+            isinstance(value, ast.Call) and (getattr(value.func, "id", None) or getattr(value.func, "attr", None))
+            in _CONTAINER_CALLS)
+        if container:
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def _mutated_in_functions(tree: ast.Module, names: set[str]) -> set[str]:
+    found: set[str] = set()
+    for func in ast.walk(tree):
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for node in ast.walk(func):
+            if isinstance(node, ast.Global):
+                found.update(n for n in node.names)
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                if isinstance(node.value, ast.Name) and node.value.id in names:
+                    found.add(node.value.id)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                target = node.func.value
+                if isinstance(target, ast.Name) and target.id in names and node.func.attr in _MUTATORS:
+                    found.add(target.id)
+    return found
+
+
+def module_state(path: Path) -> set[str]:
+    """The module-level names of ``path`` that a function changes: containers it fills or empties, and any
+    name a ``global`` statement rebinds."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return _mutated_in_functions(tree, _module_containers(tree))
+
+
+def test_module_state_is_found(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text("_CACHE: dict[str, int] = {}\nSEEN = set()\nTABLE = {'a': 1}\n"
+                     "def f(k):\n    _CACHE[k] = 1\n    SEEN.add(k)\n    return TABLE[k]\n", encoding="utf-8")
+    assert module_state(probe) == {"_CACHE", "SEEN"}
+
+
+def test_the_core_keeps_no_module_state() -> None:
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        module = _module_name(path)
+        if _package(module) in EDGES:
+            continue
+        found += [f"{module}.{name}" for name in sorted(module_state(path))
+                  if (module, name) not in MODULE_STATE_ALLOWED]
+    assert not found, "module-level state in the core: " + ", ".join(found)

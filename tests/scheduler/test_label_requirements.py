@@ -71,3 +71,44 @@ def test_a_node_affinity_term_that_does_not_parse_matches_no_node() -> None:
             {"matchExpressions": [{"key": "size", "operator": "Gt", "values": ["10"]}]}]}}}}})
     required = valid.spec.affinity.node_affinity.required_during_scheduling_ignored_during_execution
     assert required_matches({}, required, _node({"size": "20"}))  # the other term still matches
+
+
+PREFERRING_BAD_TERMS = """\
+affinity:
+  nodeAffinity:
+    preferredDuringSchedulingIgnoredDuringExecution:
+    - weight: 5
+      preference: {matchExpressions: [{key: zone, operator: In, values: ["a b"]}]}
+    - weight: 2
+      preference: {matchExpressions: [{key: size, operator: Gt, values: ["ten"]}]}
+"""
+
+
+def test_a_preferred_term_that_does_not_parse_fails_the_pods_prescore() -> None:
+    """nodeaffinity's PreScore parses the pod's preferred terms (NewPreferredSchedulingTerms) and returns every
+    problem, with its path, as an error; the framework ends the cycle with it."""
+    from sched_builders import by_name, load, node, pod
+
+    from dralloc.simulator import Scheduler
+
+    result = Scheduler.from_objects(load(node("n1", labels="{zone: a}"), node("n2", labels="{zone: b}"),
+                                         pod("p", extra_spec=PREFERRING_BAD_TERMS))).schedule()
+    placed = by_name(result)["p"]
+    assert placed.node is None
+    assert placed.message == (
+        'running PreScore plugin "NodeAffinity": [[0].matchExpressions[0].values[0][zone]: Invalid value: "a b": '
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+        "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used "
+        "for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'), [1].matchExpressions[0].values[0]: "
+        "Invalid value: \"ten\": for 'Gt', 'Lt' operators, the value must be an integer]")
+
+
+def test_a_single_feasible_node_is_taken_without_prescore() -> None:
+    """kube-scheduler skips scoring (and so PreScore) when one node is feasible."""
+    from sched_builders import by_name, load, node, pod
+
+    from dralloc.simulator import Scheduler
+
+    result = Scheduler.from_objects(load(node("n1", labels="{zone: a}"),
+                                         pod("p", extra_spec=PREFERRING_BAD_TERMS))).schedule()
+    assert by_name(result)["p"].node == "n1"

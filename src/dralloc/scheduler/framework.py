@@ -80,6 +80,28 @@ def error(plugin: str, message: str) -> Status:
 SKIP = Status(Code.SKIP)
 
 
+class PreScoreError(Exception):
+    """A PreScore plugin answered with an error: the pod's cycle ends in that error, as kube-scheduler's
+    RunPreScorePlugins stops at the first plugin that neither succeeds nor skips."""
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message)
+        self.status = status
+
+
+def scoring_plugins(scorers: list[Plugin], cycle: Cycle, nodes: list[NodeInfo]) -> list[Plugin]:
+    """The score plugins whose PreScore did not skip the pod; PreScoreError at the first that fails, worded
+    ``running PreScore plugin "NAME": ...``."""
+    active = []
+    for plugin in scorers:
+        status = plugin.pre_score(cycle, nodes)
+        if status is None or status.code == Code.SUCCESS:
+            active.append(plugin)
+        elif status.code != Code.SKIP:
+            raise PreScoreError(error(plugin.name, f'running PreScore plugin "{plugin.name}": {status.message}'))
+    return active
+
+
 @dataclass(slots=True)
 class Diagnosis:
     """Why a pod found no node: each examined node's status, the absent nodes' status, the PreFilter and

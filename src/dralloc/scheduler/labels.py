@@ -107,6 +107,15 @@ def _requirement(key: str, operator: str, values: tuple[str, ...]) -> Requiremen
     values, every value must be a label value; all problems of the one requirement are reported together
     (``[a, b]`` when there are several, as an aggregate error prints). Pods of a workload repeat their
     requirements, so each is checked once (a refused one raises each time: exceptions are not cached)."""
+    problems = requirement_problems(key, operator, values)
+    if problems:
+        raise SelectorError(problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]")
+    return Requirement(key, operator, frozenset(values))
+
+
+def requirement_problems(key: str, operator: str, values: tuple[str, ...]) -> list[str]:
+    """Each problem ``labels.NewRequirement`` finds in one requirement, worded with its path below the
+    requirement (``key: Invalid value: ...``, ``values[0][key]: ...``), without repeats."""
     problems = [_key_problem(key)]
     if operator in ("In", "NotIn"):
         if not values:
@@ -124,10 +133,7 @@ def _requirement(key: str, operator: str, values: tuple[str, ...]) -> Requiremen
                      "for 'Gt', 'Lt' operators, the value must be an integer"
                      for i, v in enumerate(values) if not _is_int64(v)]
     problems += [_value_problem(key, i, v) for i, v in enumerate(values)]
-    problems = list(dict.fromkeys(p for p in problems if p))
-    if problems:
-        raise SelectorError(problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]")
-    return Requirement(key, operator, frozenset(values))
+    return list(dict.fromkeys(p for p in problems if p))
 
 
 def _is_int64(text: str) -> bool:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 from msgspec.structs import replace
 
 from dralloc.api.codec import encode_json
-from dralloc.scheduler.framework import Code, Cycle, Diagnosis, Plugin, Status
+from dralloc.scheduler.framework import Code, Cycle, Diagnosis, Plugin, Status, scoring_plugins
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.dynamic_resources import NAME as DRA
 from dralloc.scheduler.plugins.dynamic_resources import DraCycle
@@ -147,7 +147,7 @@ class CycleMemo:
         first_node = dict(zip(reversed(ids), reversed(feasible)))
         answer_of = dict(zip(ids, mine))
         fresh: set[int] = cycle.data[FRESH]
-        active = [p for p in framework.scorers if p.pre_score(cycle, feasible) is None]
+        active = scoring_plugins(framework.scorers, cycle, feasible)
         names = tuple(p.name for p in active)
         raw: dict[int, tuple[int, ...]] = {}
         for key in order:

@@ -7,7 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-from dralloc.scheduler.framework import Code, Cycle, K, Plugin, Status, implements, unresolvable
+from dralloc.scheduler.framework import (
+    Code,
+    Cycle,
+    K,
+    Plugin,
+    Status,
+    implements,
+    scoring_plugins,
+    unresolvable,
+)
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.podinfo import PodInfo
 
@@ -141,9 +150,7 @@ class PluginRuntime:
                       ) -> Iterator[tuple[Plugin, dict[K, int]]]:
         """Each score plugin that scores the pod (its PreScore did not skip), with its normalised, unweighted
         score per key of ``reps`` — what kube-scheduler's RunScorePlugins holds before it applies weights."""
-        for plugin in self.scorers:
-            if plugin.pre_score(cycle, feasible) is not None:
-                continue
+        for plugin in scoring_plugins(self.scorers, cycle, feasible):
             yield plugin, plugin.normalize(cycle, {key: plugin.score(cycle, rep) for key, rep in reps.items()})
 
     # ------------------------------------------------------------------ Reserve, Permit, PreBind, Bind

@@ -21,6 +21,7 @@ from dralloc.scheduler.framework import (
     Cycle,
     Diagnosis,
     Plugin,
+    PreScoreError,
     Status,
     fit_error_message,
     unresolvable,
@@ -197,14 +198,18 @@ class Framework(PluginRuntime):
                 else:
                     out.message, out.code = status.message, status.code
             return out
-        if len(feasible) == 1:
-            chosen = feasible[0]
-        elif MEMO in cycle.data:
-            chosen = self._select_host_memo(cycle, feasible)
-        elif cycle.window is not None:
-            chosen = self._select_host_grouped(cycle, feasible)
-        else:
-            chosen = self._select_host(cycle, feasible)
+        try:
+            if len(feasible) == 1:  # (kube-scheduler neither pre-scores nor scores a single feasible node)
+                chosen = feasible[0]
+            elif MEMO in cycle.data:
+                chosen = self._select_host_memo(cycle, feasible)
+            elif cycle.window is not None:
+                chosen = self._select_host_grouped(cycle, feasible)
+            else:
+                chosen = self._select_host(cycle, feasible)
+        except PreScoreError as failed:
+            out.code, out.message, out.clear_nomination = Code.ERROR, failed.status.message, True
+            return out
         if hold is not None:
             status = self._assume_and_hold(cycle, chosen, hold)
             if status is None:

@@ -17,8 +17,8 @@ from collections.abc import Hashable
 
 from dralloc.allocator.nodes import NodeSelectorError, node_selector_matches
 from dralloc.api.core_v1 import NodeSelector, NodeSelectorTerm
-from dralloc.scheduler.framework import SKIP, Cycle, K, Plugin, Status, default_normalize, unresolvable
-from dralloc.scheduler.labels import requirement_problem
+from dralloc.scheduler.framework import SKIP, Cycle, K, Plugin, Status, default_normalize, error, unresolvable
+from dralloc.scheduler.labels import requirement_problem, requirement_problems
 from dralloc.scheduler.nodeinfo import NodeInfo
 
 NAME = "NodeAffinity"
@@ -62,6 +62,22 @@ def required_matches(cycle_pod_selector: dict[str, str], required: NodeSelector 
         if labels.get(key) != value:
             return False
     return required is None or _matches(required, node)
+
+
+def preferred_terms_problem(preferred: list[tuple[int, NodeSelectorTerm]]) -> str:
+    """What ``NewPreferredSchedulingTerms`` refuses in a pod's preferred terms (each term with a weight and
+    a requirement, its problems with their paths, ``[0].matchExpressions[1].values[0][zone]: ...``, all of
+    them in one aggregate), or "". Unlike a required term, which then matches no node, a preferred term that
+    does not parse fails the pod's PreScore."""
+    problems: list[str] = []
+    for i, (weight, term) in enumerate(preferred):
+        if not weight or not (term.match_expressions or term.match_fields):
+            continue
+        for j, r in enumerate(term.match_expressions or ()):
+            problems += [f"[{i}].matchExpressions[{j}].{p}"
+                         for p in requirement_problems(r.key, r.operator, tuple(r.values or ()))]
+    problems = list(dict.fromkeys(problems))
+    return problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]" if problems else ""
 
 
 def pinned_node_names(required: NodeSelector | None) -> set[str] | None:
@@ -141,7 +157,11 @@ class NodeAffinity(Plugin):
         return (values, node.name) if uses_name else values
 
     def pre_score(self, cycle: Cycle, nodes: list[NodeInfo]) -> Status | None:
-        return None if cycle.pod.preferred_affinity or self.added_preferred else SKIP
+        preferred = cycle.pod.preferred_affinity
+        problem = preferred_terms_problem(preferred) if preferred else ""
+        if problem:
+            return error(NAME, problem)
+        return None if preferred or self.added_preferred else SKIP
 
     def score(self, cycle: Cycle, node: NodeInfo) -> int:
         total = sum(weight for weight, term in cycle.pod.preferred_affinity if weight and _term_matches(term, node))
