@@ -48,10 +48,7 @@ class ClusterSnapshot:
         self.claims: dict[ClaimKey, ResourceClaim] = {claim_key(c): c for c in claims}
         self.taint_rules = taint_rules
         self.raw_slices = slices
-        if taint_rules and gates.enabled("DRADeviceTaintRules"):
-            from dralloc.allocator.taintrules import apply_taint_rules
-
-            slices = apply_taint_rules(slices, taint_rules)
+        slices = allocator_slices(slices, taint_rules, gates)
         self.slices = slices
         self.extended_mapping = class_mapping(classes) if gates.enabled("DRAExtendedResource") else {}
         self.dra_extended_resources = frozenset(self.extended_mapping)
@@ -109,6 +106,28 @@ class ClusterSnapshot:
         return freed
 
 
+def allocator_slices(slices: list[ResourceSlice], taint_rules: list[DeviceTaintRule],
+                     gates: FeatureGates) -> list[ResourceSlice]:
+    """The slices as the allocator sees them: with DRADeviceTaints off, kube-scheduler's allocator ignores
+    device taints (so the devices' own taints are dropped and DeviceTaintRules, which need the gate, add
+    none); with it on, the DeviceTaintRules (gate DRADeviceTaintRules) add theirs."""
+    if not gates.enabled("DRADeviceTaints"):
+        return [_untainted(s) for s in slices]
+    if taint_rules and gates.enabled("DRADeviceTaintRules"):
+        from dralloc.allocator.taintrules import apply_taint_rules
+
+        return apply_taint_rules(slices, taint_rules)
+    return slices
+
+
+def _untainted(slice_: ResourceSlice) -> ResourceSlice:
+    devices = slice_.spec.devices or []
+    if not any(d.taints for d in devices):
+        return slice_
+    return replace(slice_, spec=replace(slice_.spec, devices=[replace(d, taints=None) if d.taints else d
+                                                              for d in devices]))
+
+
 def _allocated(claim: ResourceClaim) -> bool:
     return claim.status is not None and claim.status.allocation is not None
 
@@ -123,10 +142,7 @@ def rebuild(snap: ClusterSnapshot, nodes: list[Node], slices: list[ResourceSlice
     for info in snap.nodes:
         info.set_static_keys(snap.static_keys)
     snap.raw_slices = slices
-    if snap.taint_rules and snap.gates.enabled("DRADeviceTaintRules"):
-        from dralloc.allocator.taintrules import apply_taint_rules
-
-        slices = apply_taint_rules(slices, snap.taint_rules)
+    slices = allocator_slices(slices, snap.taint_rules, snap.gates)
     snap.slices = slices
     share = snap.dra.share
     snap.dra = DraState(slices, list(snap.classes.values()), [c for c in snap.claims.values() if _allocated(c)],
