@@ -128,6 +128,8 @@ class Framework(PluginRuntime):
         self.dra = next((p for p in self.plugins if isinstance(p, DynamicResources)), None)
         if new_claim_name is not None and self.dra is not None:
             self.dra.new_claim_name = new_claim_name
+        if self.dra is not None:  # its PreEnqueue reads the claims
+            self.dra.claims_of = lambda: self.snapshot.claims
         preempts = profile is None or profile.preemption is not None
         percentage, absolute = profile.preemption if profile is not None and profile.preemption is not None \
             else (MIN_CANDIDATE_NODES_PERCENTAGE, MIN_CANDIDATE_NODES_ABSOLUTE)

@@ -21,7 +21,7 @@ from dralloc.scheduler.attributes import AttributeKey
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.groups import NodeGroups
 from dralloc.scheduler.nodeinfo import NodeInfo, node_tree_order
-from dralloc.scheduler.plugins.dynamic_resources.extended_resources import class_mapping
+from dralloc.scheduler.plugins.dynamic_resources.extended_resources import class_mapping, extended_claim_owner
 from dralloc.scheduler.plugins.dynamic_resources.manager import ClaimKey, DraState, claim_key
 from dralloc.scheduler.pod_index import PodIndex
 from dralloc.scheduler.podinfo import PodInfo
@@ -46,6 +46,11 @@ class ClusterSnapshot:
             info.set_static_keys(self.static_keys)
         self.classes = {c.metadata.name or "": c for c in classes}
         self.claims: dict[ClaimKey, ResourceClaim] = {claim_key(c): c for c in claims}
+        # The claims made for pods' DRA-backed extended resources, by the uid of the pod that owns each
+        # (DynamicResources finds a pod's claim from an earlier cycle here).
+        self.extended_claims: dict[str, ClaimKey] = {}
+        for c in claims:
+            self._index_extended(c)
         self.taint_rules = taint_rules
         self.raw_slices = slices
         slices = allocator_slices(slices, taint_rules, gates)
@@ -88,13 +93,23 @@ class ClusterSnapshot:
             self.dra.claim_released(old)
             was = False
         self.claims[key] = claim
+        self._index_extended(claim)
         if now and not was:
             self.dra.claim_allocated(claim)
 
     def delete_claim(self, claim: ResourceClaim) -> None:
         old = self.claims.pop(claim_key(claim), None)
+        if old is not None:
+            owner = extended_claim_owner(old)
+            if owner is not None and self.extended_claims.get(owner) == claim_key(old):
+                del self.extended_claims[owner]
         if old is not None and _allocated(old):
             self.dra.claim_released(old)
+
+    def _index_extended(self, claim: ResourceClaim) -> None:
+        owner = extended_claim_owner(claim)
+        if owner is not None:
+            self.extended_claims[owner] = claim_key(claim)
 
     def deallocate(self, claim: ResourceClaim) -> ResourceClaim:
         """Clear a claim's allocation, reservations and device status (DynamicResources PostFilter and the
