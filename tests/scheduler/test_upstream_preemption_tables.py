@@ -1,0 +1,110 @@
+"""kube-scheduler's DefaultPreemption unit-test tables, run against dralloc's DefaultPreemption.
+
+Each YAML file under ``upstream_tables/preemption/`` transcribes cases of upstream's
+``default_preemption_test.go``: the nodes, the pods bound to them, the PodDisruptionBudgets, the incoming pod
+and the Filter status each node got in the failed cycle (``nodeStatuses``: a code per node; a node not listed
+has upstream's default, UnschedulableAndUnresolvable). The runner runs the profile's PreFilter for the pod
+(NodeResourcesFit, the only Filter plugin upstream's test registers) and then DefaultPreemption's PostFilter,
+and compares the node it nominates (``wantNominated``: a name, "" for none, or a list of names any of which
+upstream's test accepts) and its status (``wantStatus``: a code and message). A case dralloc does not agree
+with yet says why under ``knownDisagreement``: it runs as an expected failure that must still fail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from dralloc.api import codec
+from dralloc.api.core_v1 import Node, Pod
+from dralloc.scheduler import FeatureGates
+from dralloc.scheduler.framework import Code, Cycle, Diagnosis, Status
+from dralloc.scheduler.plugins.node_resources_fit import NodeResourcesFit
+from dralloc.simulator.simulator import Simulator
+
+TABLES = Path(__file__).parent / "upstream_tables" / "preemption"
+
+CODES = {"Success": Code.SUCCESS, "Error": Code.ERROR, "Unschedulable": Code.UNSCHEDULABLE,
+         "UnschedulableAndUnresolvable": Code.UNRESOLVABLE}
+BY_CODE = {v: k for k, v in CODES.items()}
+
+
+@dataclass
+class Case:
+    source: str
+    test: str
+    name: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def _cases() -> list[Case]:
+    return [Case(path.name, raw["test"], raw["name"], raw)
+            for path in sorted(TABLES.glob("*.yaml")) for raw in yaml.safe_load(path.read_text())["cases"]]
+
+
+def _object(doc: dict[str, Any], api_version: str, kind: str) -> Any:
+    return codec.decode({"apiVersion": api_version, "kind": kind, **doc}, where=kind)
+
+
+def _pod(doc: dict[str, Any]) -> Pod:
+    meta = {"namespace": "default", **(doc.get("metadata") or {})}
+    spec = {"containers": [], **(doc.get("spec") or {})}
+    pod = _object({**doc, "metadata": meta, "spec": spec}, "v1", "Pod")
+    assert isinstance(pod, Pod)
+    return pod
+
+
+def run_case(case: Case) -> tuple[Status, str]:
+    """DefaultPreemption's PostFilter status and the node it nominates ("" for none)."""
+    data = case.data
+    nodes: list[Node] = [_object(n, "v1", "Node") for n in data["nodes"]]
+    pod = _pod(data["pod"])
+    gates = ",".join(f"{k}={str(v).lower()}" for k, v in (data.get("gates") or {}).items())
+    sim = Simulator(nodes, [*(_pod(p) for p in data.get("existingPods") or ()), pod],
+                    plugins=[NodeResourcesFit()], feature_gates=FeatureGates.parse(gates),
+                    disruption_budgets=[_object({**b, "metadata": {"namespace": "default", **b["metadata"]}},
+                                                "policy/v1", "PodDisruptionBudget") for b in data.get("pdbs") or ()])
+    info = sim.infos[f"{pod.metadata.namespace}/{pod.metadata.name}"]
+    framework = sim.framework
+    cycle = Cycle(info, sim.snapshot)
+    pre_filter, _, _ = framework.run_pre_filter(cycle)
+    assert pre_filter is None, pre_filter
+    diagnosis = Diagnosis(node_statuses={name: Status(CODES[code]) for name, code in data["nodeStatuses"].items()},
+                          absent_status=Status(Code.UNRESOLVABLE))
+    assert framework.preemption is not None
+    status, candidate, _ = framework.preemption.post_filter(cycle, diagnosis, len(nodes))
+    return status, candidate.node.name if candidate is not None else ""
+
+
+def _check(case: Case) -> None:
+    status, nominated = run_case(case)
+    want = case.data["wantStatus"]
+    assert BY_CODE[status.code] == want["code"], status
+    assert status.message == want.get("message", ""), status.message
+    want_nominated = case.data["wantNominated"]
+    assert nominated in want_nominated if isinstance(want_nominated, list) else nominated == want_nominated
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c.source}:{c.test}/{c.name}" for c in CASES])
+def test_upstream_case(case: Case) -> None:
+    if "knownDisagreement" in case.data:
+        # Recorded, not hidden: the case must still fail, and is reported as an expected failure until fixed.
+        with pytest.raises(AssertionError):
+            _check(case)
+        pytest.xfail(case.data["knownDisagreement"])
+    _check(case)
+
+
+def test_every_table_names_its_source_and_skips() -> None:
+    for path in sorted(TABLES.glob("*.yaml")):
+        table = yaml.safe_load(path.read_text())
+        assert table["source"].startswith("pkg/scheduler/framework/plugins/"), path
+        for skipped in table.get("skipped") or ():
+            assert skipped["test"] and skipped["reason"], path
