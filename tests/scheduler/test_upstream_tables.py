@@ -41,6 +41,16 @@ ARGS_TYPES: dict[str, type[cfg.ArgsBase]] = {
     "NodeAffinity": cfg.NodeAffinityArgs,
 }
 
+# The storage objects a table may list (for all its cases, or per case): key -> (apiVersion, kind, Simulator
+# argument).
+VOLUME_KINDS = {
+    "persistentVolumes": ("v1", "PersistentVolume", "persistent_volumes"),
+    "persistentVolumeClaims": ("v1", "PersistentVolumeClaim", "persistent_volume_claims"),
+    "storageClasses": ("storage.k8s.io/v1", "StorageClass", "storage_classes"),
+    "csiNodes": ("storage.k8s.io/v1", "CSINode", "csi_nodes"),
+    "csiDrivers": ("storage.k8s.io/v1", "CSIDriver", "csi_drivers"),
+}
+
 # Upstream's status codes by the names its tables use.
 CODES = {"Success": Code.SUCCESS, "Error": Code.ERROR, "Unschedulable": Code.UNSCHEDULABLE,
          "UnschedulableAndUnresolvable": Code.UNRESOLVABLE, "Skip": Code.SKIP}
@@ -65,7 +75,7 @@ def _cases() -> list[Case]:
         table = yaml.safe_load(path.read_text())
         for raw in table["cases"]:
             # Table-wide settings (the plugin args every upstream test of the file sets), unless a case has its own.
-            data = {**{k: table[k] for k in ("args", "gates") if k in table}, **raw}
+            data = {**{k: table[k] for k in ("args", "gates", *VOLUME_KINDS) if k in table}, **raw}
             cases.append(Case(path.name, raw.get("plugin", table["plugin"]), raw["test"], raw["name"], data))
     return cases
 
@@ -86,6 +96,10 @@ def _pod(doc: dict[str, Any]) -> Pod:
     pod = _object(doc, "v1", "Pod")
     assert isinstance(pod, Pod)
     return pod
+
+
+def _namespaced(doc: dict[str, Any]) -> dict[str, Any]:
+    return {**doc, "metadata": {"namespace": "default", **(doc.get("metadata") or {})}}
 
 
 def _plugin(case: Case) -> Plugin:
@@ -119,7 +133,10 @@ def run_case(case: Case) -> Outcome:
                     namespaces=[_object(n, "v1", "Namespace") for n in data.get("namespaces") or ()],
                     classes=[_object(c, "resource.k8s.io/v1", "DeviceClass") for c in data.get("deviceClasses") or ()],
                     slices=[_object(r, "resource.k8s.io/v1", "ResourceSlice") for r in data.get("resourceSlices") or ()],
-                    claims=[_object(c, "resource.k8s.io/v1", "ResourceClaim") for c in data.get("resourceClaims") or ()])
+                    claims=[_object(c, "resource.k8s.io/v1", "ResourceClaim") for c in data.get("resourceClaims") or ()],
+                    **{arg: [_object(_namespaced(o) if kind == "PersistentVolumeClaim" else o, version, kind)
+                             for o in data.get(key) or ()]
+                       for key, (version, kind, arg) in VOLUME_KINDS.items()})
     info = sim.infos[f"{incoming.metadata.namespace}/{incoming.metadata.name}"]
     framework = sim.framework
     cycle = Cycle(info, sim.snapshot)
