@@ -6,8 +6,11 @@ and the Filter status each node got in the failed cycle (``nodeStatuses``: a cod
 has upstream's default, UnschedulableAndUnresolvable). The runner runs the profile's PreFilter for the pod
 (NodeResourcesFit, the only Filter plugin upstream's test registers) and then DefaultPreemption's PostFilter,
 and compares the node it nominates (``wantNominated``: a name, "" for none, or a list of names any of which
-upstream's test accepts) and its status (``wantStatus``: a code and message). A case dralloc does not agree
-with yet says why under ``knownDisagreement``: it runs as an expected failure that must still fail.
+upstream's test accepts) and its status (``wantStatus``: a code and message). A dry-run case
+(``wantCandidates``, upstream's ``TestDryRunPreemption``) instead runs the dry run over every node, with the
+Filter plugins the case names (``plugins``; default NodeResourcesFit), and compares each candidate node's
+victims (by name) and how many PodDisruptionBudgets they break. A case dralloc does not agree with yet says why
+under ``knownDisagreement``: it runs as an expected failure that must still fail.
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ import yaml
 from dralloc.api import codec
 from dralloc.api.core_v1 import Node, Pod
 from dralloc.scheduler import FeatureGates
+from dralloc.scheduler.config.defaults import default_args
 from dralloc.scheduler.framework import Code, Cycle, Diagnosis, Status
-from dralloc.scheduler.plugins.node_resources_fit import NodeResourcesFit
+from dralloc.scheduler.profile import FACTORIES
 from dralloc.simulator.simulator import Simulator
 
 TABLES = Path(__file__).parent / "upstream_tables" / "preemption"
@@ -58,14 +62,14 @@ def _pod(doc: dict[str, Any]) -> Pod:
     return pod
 
 
-def run_case(case: Case) -> tuple[Status, str]:
-    """DefaultPreemption's PostFilter status and the node it nominates ("" for none)."""
-    data = case.data
+def _simulator(data: dict[str, Any]) -> tuple[Simulator, Cycle]:
+    """The cluster with the incoming pod and a cycle for it whose PreFilter has run."""
     nodes: list[Node] = [_object(n, "v1", "Node") for n in data["nodes"]]
     pod = _pod(data["pod"])
     gates = ",".join(f"{k}={str(v).lower()}" for k, v in (data.get("gates") or {}).items())
+    plugins = [FACTORIES[name](default_args(name, None)) for name in data.get("plugins") or ["NodeResourcesFit"]]
     sim = Simulator(nodes, [*(_pod(p) for p in data.get("existingPods") or ()), pod],
-                    plugins=[NodeResourcesFit()], feature_gates=FeatureGates.parse(gates),
+                    plugins=plugins, feature_gates=FeatureGates.parse(gates),
                     disruption_budgets=[_object({**b, "metadata": {"namespace": "default", **b["metadata"]}},
                                                 "policy/v1", "PodDisruptionBudget") for b in data.get("pdbs") or ()])
     info = sim.infos[f"{pod.metadata.namespace}/{pod.metadata.name}"]
@@ -73,6 +77,15 @@ def run_case(case: Case) -> tuple[Status, str]:
     cycle = Cycle(info, sim.snapshot)
     pre_filter, _, _ = framework.run_pre_filter(cycle)
     assert pre_filter is None, pre_filter
+    return sim, cycle
+
+
+def run_case(case: Case) -> tuple[Status, str]:
+    """DefaultPreemption's PostFilter status and the node it nominates ("" for none)."""
+    data = case.data
+    sim, cycle = _simulator(data)
+    framework = sim.framework
+    nodes = sim.snapshot.nodes
     diagnosis = Diagnosis(node_statuses={name: Status(CODES[code]) for name, code in data["nodeStatuses"].items()},
                           absent_status=Status(Code.UNRESOLVABLE))
     assert framework.preemption is not None
@@ -80,7 +93,21 @@ def run_case(case: Case) -> tuple[Status, str]:
     return status, candidate.node.name if candidate is not None else ""
 
 
+def dry_run(case: Case) -> dict[str, dict[str, Any]]:
+    """The dry run's candidates over every node: node -> its victims (sorted by name) and PDB violations."""
+    sim, cycle = _simulator(case.data)
+    assert sim.framework.preemption is not None
+    candidates = sim.framework.preemption.dry_run(cycle, list(sim.snapshot.nodes), {})
+    return {c.node.name: {"victims": sorted(v.name for v in c.victims), "pdbViolations": c.pdb_violations}
+            for c in candidates}
+
+
 def _check(case: Case) -> None:
+    if "wantCandidates" in case.data:
+        want = {node: {"victims": sorted(c["victims"]), "pdbViolations": c.get("pdbViolations", 0)}
+                for node, c in case.data["wantCandidates"].items()}
+        assert dry_run(case) == want
+        return
     status, nominated = run_case(case)
     want = case.data["wantStatus"]
     assert BY_CODE[status.code] == want["code"], status
