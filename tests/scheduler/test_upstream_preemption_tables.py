@@ -6,7 +6,8 @@ and the Filter status each node got in the failed cycle (``nodeStatuses``: a cod
 has upstream's default, UnschedulableAndUnresolvable). The runner runs the profile's PreFilter for the pod
 (NodeResourcesFit, the only Filter plugin upstream's test registers) and then DefaultPreemption's PostFilter,
 and compares the node it nominates (``wantNominated``: a name, "" for none, or a list of names any of which
-upstream's test accepts) and its status (``wantStatus``: a code and message). A dry-run case
+upstream's test accepts), its status (``wantStatus``: a code and message) and the victims there
+(``wantVictims``, most important first), or only whether the pod may preempt at all (``wantEligible``). A dry-run case
 (``wantCandidates``, upstream's ``TestDryRunPreemption``) instead runs the dry run over every node, with the
 Filter plugins the case names (``plugins``; default NodeResourcesFit), and compares each candidate node's
 victims (by name) and how many PodDisruptionBudgets they break. A case dralloc does not agree with yet says why
@@ -80,8 +81,8 @@ def _simulator(data: dict[str, Any]) -> tuple[Simulator, Cycle]:
     return sim, cycle
 
 
-def run_case(case: Case) -> tuple[Status, str]:
-    """DefaultPreemption's PostFilter status and the node it nominates ("" for none)."""
+def run_case(case: Case) -> tuple[Status, str, list[str]]:
+    """DefaultPreemption's PostFilter status, the node it nominates ("" for none) and the victims there."""
     data = case.data
     sim, cycle = _simulator(data)
     framework = sim.framework
@@ -90,7 +91,9 @@ def run_case(case: Case) -> tuple[Status, str]:
                           absent_status=Status(Code.UNRESOLVABLE))
     assert framework.preemption is not None
     status, candidate, _ = framework.preemption.post_filter(cycle, diagnosis, len(nodes))
-    return status, candidate.node.name if candidate is not None else ""
+    if candidate is None:
+        return status, "", []
+    return status, candidate.node.name, [v.name for v in candidate.victims]
 
 
 def dry_run(case: Case) -> dict[str, dict[str, Any]]:
@@ -108,7 +111,13 @@ def _check(case: Case) -> None:
                 for node, c in case.data["wantCandidates"].items()}
         assert dry_run(case) == want
         return
-    status, nominated = run_case(case)
+    status, nominated, victims = run_case(case)
+    if "wantEligible" in case.data:
+        # (upstream's TestPodEligibleToPreemptOthers: only whether the pod may preempt at all)
+        assert ("not eligible" not in status.message) == case.data["wantEligible"], status
+        return
+    if "wantVictims" in case.data:
+        assert victims == case.data["wantVictims"]
     want = case.data["wantStatus"]
     assert BY_CODE[status.code] == want["code"], status
     assert status.message == want.get("message", ""), status.message
