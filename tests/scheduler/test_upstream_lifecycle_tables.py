@@ -235,3 +235,23 @@ def test_every_table_names_its_source_and_skips() -> None:
         assert table["source"].startswith("pkg/scheduler/framework/plugins/"), path
         for skipped in table.get("skipped") or ():
             assert skipped["test"] and skipped["reason"], path
+
+
+def test_a_pod_whose_stale_extended_claim_postfilter_deletes_is_tried_again_and_scheduled() -> None:
+    """The cycle after upstream's ``extended-resource-name-with-resources-has-claim``: PostFilter's deletion
+    changes the cluster, so the pod is tried again at once and gets a claim of its own on the node."""
+    case = next(c for c in CASES if c.name == "extended-resource-name-with-resources-has-claim")
+    data = case.data
+    pod = _pod(data["pod"])
+    gates = ",".join(f"{k}={str(v).lower()}" for k, v in data["gates"].items())
+    node = {"metadata": {"name": "worker"}, "status": {"capacity": {"pods": "10"}, "allocatable": {"pods": "10"}}}
+    sim = Simulator([_object(node, "v1", "Node")], [pod],
+                    feature_gates=FeatureGates.parse(gates),
+                    classes=[_object(c, "resource.k8s.io/v1", "DeviceClass") for c in data["classes"]],
+                    slices=[_object(s, "resource.k8s.io/v1", "ResourceSlice") for s in data["slices"]],
+                    claims=[_object(c, "resource.k8s.io/v1", "ResourceClaim") for c in data["claims"]])
+    (result,) = sim.schedule().pods
+    assert (result.status, result.node) == ("scheduled", "worker"), result.message
+    names = [c.metadata.name for c in sim.snapshot.claims.values()]
+    assert len(names) == 1 and names[0] != "my-pod-extended-resources-0"
+    assert names[0].startswith("my-pod-extended-resources-")

@@ -36,6 +36,8 @@ from dralloc.scheduler.plugins.default_preemption import (
     Candidate,
     DefaultPreemption,
 )
+from dralloc.scheduler.plugins.dynamic_resources import DEALLOCATED as DRA_DEALLOCATED
+from dralloc.scheduler.plugins.dynamic_resources import DELETED as DRA_DELETED
 from dralloc.scheduler.plugins.dynamic_resources import NAME as DRA
 from dralloc.scheduler.plugins.dynamic_resources import DraCycle, DynamicResources, selector_matches
 from dralloc.scheduler.podinfo import PodInfo
@@ -472,11 +474,12 @@ class Framework(PluginRuntime):
         return [sel for sel in st.available_on if sel is not None] if st is not None else []
 
     def _dra_post_filter(self, cycle: Cycle, out: Attempt) -> list[str]:
-        """DynamicResources' PostFilter (it runs first): its reasons, ``out.deallocated`` when it freed a claim."""
+        """DynamicResources' PostFilter (it runs first): its reasons, ``out.deallocated`` when it freed a claim
+        (deallocated one, or deleted the pod's stale claim for extended resources)."""
         if self.dra is None:
             return []
         dra_status = self.dra.post_filter(cycle)
-        if dra_status.reasons and dra_status.reasons[0].startswith("deallocation"):
+        if dra_status.reasons and dra_status.reasons[0] in (DRA_DEALLOCATED, DRA_DELETED):
             out.deallocated = True
         return list(dra_status.reasons)
 
