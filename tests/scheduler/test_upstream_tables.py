@@ -2,10 +2,12 @@
 
 Each YAML file under ``upstream_tables/`` transcribes one upstream ``*_test.go`` file of
 ``pkg/scheduler/framework/plugins/``: per case the nodes, the pods already bound to them, the incoming pod, the
-plugin args and feature gates the upstream test sets, and the verdict (Filter: code, and message where upstream
-checks it) or the normalised score it expects per node. A case runs through the plugin's real extension points
-in a one-plugin profile: PreFilter, then Filter on every node (a filter case) or PreScore + Score + NormalizeScore
-on the nodes the upstream test scores (a score case), as the framework runs them in a cycle.
+storage objects a volume plugin reads (PVs, PVCs, StorageClasses, CSINodes, CSIDrivers: per table or per case),
+the plugin args and feature gates the upstream test sets, and the verdict (Filter: code, and message where
+upstream checks it) or the normalised score it expects per node. A case runs through the plugin's real
+extension points in a one-plugin profile: PreFilter, then Filter on every node (a filter case) or PreScore +
+Score + NormalizeScore on the nodes the upstream test scores (a score case), as the framework runs them in a
+cycle.
 
 A table lists the upstream tests it leaves out under ``skipped`` with the reason (Go internals: state structs,
 clones, queueing hints, calls the framework never makes). A case dralloc does not agree with yet says why under
