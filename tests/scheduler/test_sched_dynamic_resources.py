@@ -59,11 +59,11 @@ def test_devices_run_out_with_upstreams_message(simulate) -> None:
         "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
 
 
-def test_a_missing_claim_is_a_prefilter_rejection(simulate) -> None:
+def test_a_missing_claim_keeps_the_pod_out_of_the_queue(simulate) -> None:
+    """DynamicResources' PreEnqueue: a pod whose claim does not exist is never tried (no FitError), it waits."""
     _, result = simulate(node("n1"), GPU_CLASS, pod("p", claims="[{name: gpu, resourceClaimName: nope}]"))
-    assert by_name(result)["p"].message == (
-        '0/1 nodes are available: resourceclaim.resource.k8s.io "nope" not found. no new claims to deallocate, '
-        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+    p = by_name(result)["p"]
+    assert (p.status, p.attempts, p.message) == ("unschedulable", 0, 'resourceclaim.resource.k8s.io "nope" not found')
 
 
 def test_a_missing_device_class_is_named(simulate) -> None:

@@ -2,10 +2,12 @@
 
 Each YAML file under ``upstream_tables/`` transcribes one upstream ``*_test.go`` file of
 ``pkg/scheduler/framework/plugins/``: per case the nodes, the pods already bound to them, the incoming pod, the
-plugin args and feature gates the upstream test sets, and the verdict (Filter: code, and message where upstream
-checks it) or the normalised score it expects per node. A case runs through the plugin's real extension points
-in a one-plugin profile: PreFilter, then Filter on every node (a filter case) or PreScore + Score + NormalizeScore
-on the nodes the upstream test scores (a score case), as the framework runs them in a cycle.
+storage objects a volume plugin reads (PVs, PVCs, StorageClasses, CSINodes, CSIDrivers: per table or per case),
+the plugin args and feature gates the upstream test sets, and the verdict (Filter: code, and message where
+upstream checks it) or the normalised score it expects per node. A case runs through the plugin's real
+extension points in a one-plugin profile: PreFilter, then Filter on every node (a filter case) or PreScore +
+Score + NormalizeScore on the nodes the upstream test scores (a score case), as the framework runs them in a
+cycle.
 
 A table lists the upstream tests it leaves out under ``skipped`` with the reason (Go internals: state structs,
 clones, queueing hints, calls the framework never makes). A case dralloc does not agree with yet says why under
@@ -41,6 +43,16 @@ ARGS_TYPES: dict[str, type[cfg.ArgsBase]] = {
     "NodeAffinity": cfg.NodeAffinityArgs,
 }
 
+# The storage objects a table may list (for all its cases, or per case): key -> (apiVersion, kind, Simulator
+# argument).
+VOLUME_KINDS = {
+    "persistentVolumes": ("v1", "PersistentVolume", "persistent_volumes"),
+    "persistentVolumeClaims": ("v1", "PersistentVolumeClaim", "persistent_volume_claims"),
+    "storageClasses": ("storage.k8s.io/v1", "StorageClass", "storage_classes"),
+    "csiNodes": ("storage.k8s.io/v1", "CSINode", "csi_nodes"),
+    "csiDrivers": ("storage.k8s.io/v1", "CSIDriver", "csi_drivers"),
+}
+
 # Upstream's status codes by the names its tables use.
 CODES = {"Success": Code.SUCCESS, "Error": Code.ERROR, "Unschedulable": Code.UNSCHEDULABLE,
          "UnschedulableAndUnresolvable": Code.UNRESOLVABLE, "Skip": Code.SKIP}
@@ -65,7 +77,7 @@ def _cases() -> list[Case]:
         table = yaml.safe_load(path.read_text())
         for raw in table["cases"]:
             # Table-wide settings (the plugin args every upstream test of the file sets), unless a case has its own.
-            data = {**{k: table[k] for k in ("args", "gates") if k in table}, **raw}
+            data = {**{k: table[k] for k in ("args", "gates", *VOLUME_KINDS) if k in table}, **raw}
             cases.append(Case(path.name, raw.get("plugin", table["plugin"]), raw["test"], raw["name"], data))
     return cases
 
@@ -86,6 +98,10 @@ def _pod(doc: dict[str, Any]) -> Pod:
     pod = _object(doc, "v1", "Pod")
     assert isinstance(pod, Pod)
     return pod
+
+
+def _namespaced(doc: dict[str, Any]) -> dict[str, Any]:
+    return {**doc, "metadata": {"namespace": "default", **(doc.get("metadata") or {})}}
 
 
 def _plugin(case: Case) -> Plugin:
@@ -119,7 +135,10 @@ def run_case(case: Case) -> Outcome:
                     namespaces=[_object(n, "v1", "Namespace") for n in data.get("namespaces") or ()],
                     classes=[_object(c, "resource.k8s.io/v1", "DeviceClass") for c in data.get("deviceClasses") or ()],
                     slices=[_object(r, "resource.k8s.io/v1", "ResourceSlice") for r in data.get("resourceSlices") or ()],
-                    claims=[_object(c, "resource.k8s.io/v1", "ResourceClaim") for c in data.get("resourceClaims") or ()])
+                    claims=[_object(c, "resource.k8s.io/v1", "ResourceClaim") for c in data.get("resourceClaims") or ()],
+                    **{arg: [_object(_namespaced(o) if kind == "PersistentVolumeClaim" else o, version, kind)
+                             for o in data.get(key) or ()]
+                       for key, (version, kind, arg) in VOLUME_KINDS.items()})
     info = sim.infos[f"{incoming.metadata.namespace}/{incoming.metadata.name}"]
     framework = sim.framework
     cycle = Cycle(info, sim.snapshot)
@@ -153,7 +172,9 @@ def run_case(case: Case) -> Outcome:
             status = framework.run_filters(cycle, node)
         codes[node.name] = "Success" if status is None else by_code[status.code]
         if status is not None:
-            messages[node.name] = status.message
+            # (the framework names the plugin in front of an error; upstream's tests call the plugin itself)
+            messages[node.name] = status.message.removeprefix(f'running "{plugin.name}" filter plugin: ') \
+                if status.code == Code.ERROR else status.message
     return Outcome(pre_status, plugin.name in cycle.skip_filter, names, codes, messages, scores)
 
 

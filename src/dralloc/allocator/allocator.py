@@ -23,6 +23,7 @@ from types import EllipsisType
 from typing import Any
 
 from dralloc.allocator.claims import MAX_DEVICES_PER_CLAIM, ClaimPlan
+from dralloc.allocator.errors import AllocationTimeout
 from dralloc.allocator.explain import Explanation, explain_failure
 from dralloc.allocator.numbers import to_num
 from dralloc.allocator.outcome import INVALID_POOLS_MESSAGE, AllocationOutcome
@@ -262,6 +263,11 @@ class Allocator:
         is a sort key over (driver, pool, device name): the candidates are tried in that order instead of
         upstream's pool → slice → device order (stable, so equal keys keep upstream's order). The rules
         are unchanged; only which fitting devices come first is."""
+        budget = self.timeout_steps if timeout_steps is ... else timeout_steps
+        if budget == 0 and any(c.spec.devices is not None and c.spec.devices.requests for c in claims):
+            # A timeout shorter than one upstream step (kube-scheduler's own tests use 1 ns): upstream's
+            # allocator finds its deadline passed at its first step, whatever the claims ask for.
+            raise AllocationTimeout(node.metadata.name or "", 1)
         search = self.search(node, claims, device_order, timeout_steps=timeout_steps)
         if not search.run():
             return AllocationOutcome("unschedulable", None, search.node_name, invalid_pools=search.view.has_invalid,

@@ -37,6 +37,8 @@ from dralloc.scheduler.plugins.default_preemption import (
     Candidate,
     DefaultPreemption,
 )
+from dralloc.scheduler.plugins.dynamic_resources import DEALLOCATED as DRA_DEALLOCATED
+from dralloc.scheduler.plugins.dynamic_resources import DELETED as DRA_DELETED
 from dralloc.scheduler.plugins.dynamic_resources import NAME as DRA
 from dralloc.scheduler.plugins.dynamic_resources import DraCycle, DynamicResources, selector_matches
 from dralloc.scheduler.podinfo import PodInfo
@@ -129,6 +131,8 @@ class Framework(PluginRuntime):
         self.dra = next((p for p in self.plugins if isinstance(p, DynamicResources)), None)
         if new_claim_name is not None and self.dra is not None:
             self.dra.new_claim_name = new_claim_name
+        if self.dra is not None:  # its PreEnqueue reads the claims
+            self.dra.claims_of = lambda: self.snapshot.claims
         preempts = profile is None or profile.preemption is not None
         percentage, absolute = profile.preemption if profile is not None and profile.preemption is not None \
             else (MIN_CANDIDATE_NODES_PERCENTAGE, MIN_CANDIDATE_NODES_ABSOLUTE)
@@ -475,11 +479,12 @@ class Framework(PluginRuntime):
         return [sel for sel in st.available_on if sel is not None] if st is not None else []
 
     def _dra_post_filter(self, cycle: Cycle, out: Attempt) -> list[str]:
-        """DynamicResources' PostFilter (it runs first): its reasons, ``out.deallocated`` when it freed a claim."""
+        """DynamicResources' PostFilter (it runs first): its reasons, ``out.deallocated`` when it freed a claim
+        (deallocated one, or deleted the pod's stale claim for extended resources)."""
         if self.dra is None:
             return []
         dra_status = self.dra.post_filter(cycle)
-        if dra_status.reasons and dra_status.reasons[0].startswith("deallocation"):
+        if dra_status.reasons and dra_status.reasons[0] in (DRA_DEALLOCATED, DRA_DELETED):
             out.deallocated = True
         return list(dra_status.reasons)
 

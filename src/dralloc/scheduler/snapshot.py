@@ -21,7 +21,7 @@ from dralloc.scheduler.attributes import AttributeKey
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.groups import NodeGroups
 from dralloc.scheduler.nodeinfo import NodeInfo, node_tree_order
-from dralloc.scheduler.plugins.dynamic_resources.extended_resources import class_mapping
+from dralloc.scheduler.plugins.dynamic_resources.extended_resources import class_mapping, extended_claim_owner
 from dralloc.scheduler.plugins.dynamic_resources.manager import ClaimKey, DraState, claim_key
 from dralloc.scheduler.pod_index import PodIndex
 from dralloc.scheduler.podinfo import PodInfo
@@ -46,12 +46,14 @@ class ClusterSnapshot:
             info.set_static_keys(self.static_keys)
         self.classes = {c.metadata.name or "": c for c in classes}
         self.claims: dict[ClaimKey, ResourceClaim] = {claim_key(c): c for c in claims}
+        # The claims made for pods' DRA-backed extended resources, by the uid of the pod that owns each
+        # (DynamicResources finds a pod's claim from an earlier cycle here).
+        self.extended_claims: dict[str, ClaimKey] = {}
+        for c in claims:
+            self._index_extended(c)
         self.taint_rules = taint_rules
         self.raw_slices = slices
-        if taint_rules and gates.enabled("DRADeviceTaintRules"):
-            from dralloc.allocator.taintrules import apply_taint_rules
-
-            slices = apply_taint_rules(slices, taint_rules)
+        slices = allocator_slices(slices, taint_rules, gates)
         self.slices = slices
         self.extended_mapping = class_mapping(classes) if gates.enabled("DRAExtendedResource") else {}
         self.dra_extended_resources = frozenset(self.extended_mapping)
@@ -94,13 +96,23 @@ class ClusterSnapshot:
             self.dra.claim_released(old)
             was = False
         self.claims[key] = claim
+        self._index_extended(claim)
         if now and not was:
             self.dra.claim_allocated(claim)
 
     def delete_claim(self, claim: ResourceClaim) -> None:
         old = self.claims.pop(claim_key(claim), None)
+        if old is not None:
+            owner = extended_claim_owner(old)
+            if owner is not None and self.extended_claims.get(owner) == claim_key(old):
+                del self.extended_claims[owner]
         if old is not None and _allocated(old):
             self.dra.claim_released(old)
+
+    def _index_extended(self, claim: ResourceClaim) -> None:
+        owner = extended_claim_owner(claim)
+        if owner is not None:
+            self.extended_claims[owner] = claim_key(claim)
 
     def deallocate(self, claim: ResourceClaim) -> ResourceClaim:
         """Clear a claim's allocation, reservations and device status (DynamicResources PostFilter and the
@@ -110,6 +122,28 @@ class ClusterSnapshot:
         freed = replace(current, status=replace(status, allocation=None, reserved_for=None, devices=None))
         self.set_claim(freed)
         return freed
+
+
+def allocator_slices(slices: list[ResourceSlice], taint_rules: list[DeviceTaintRule],
+                     gates: FeatureGates) -> list[ResourceSlice]:
+    """The slices as the allocator sees them: with DRADeviceTaints off, kube-scheduler's allocator ignores
+    device taints (so the devices' own taints are dropped and DeviceTaintRules, which need the gate, add
+    none); with it on, the DeviceTaintRules (gate DRADeviceTaintRules) add theirs."""
+    if not gates.enabled("DRADeviceTaints"):
+        return [_untainted(s) for s in slices]
+    if taint_rules and gates.enabled("DRADeviceTaintRules"):
+        from dralloc.allocator.taintrules import apply_taint_rules
+
+        return apply_taint_rules(slices, taint_rules)
+    return slices
+
+
+def _untainted(slice_: ResourceSlice) -> ResourceSlice:
+    devices = slice_.spec.devices or []
+    if not any(d.taints for d in devices):
+        return slice_
+    return replace(slice_, spec=replace(slice_.spec, devices=[replace(d, taints=None) if d.taints else d
+                                                              for d in devices]))
 
 
 def _allocated(claim: ResourceClaim) -> bool:
@@ -126,10 +160,7 @@ def rebuild(snap: ClusterSnapshot, nodes: list[Node], slices: list[ResourceSlice
     for info in snap.nodes:
         info.set_static_keys(snap.static_keys)
     snap.raw_slices = slices
-    if snap.taint_rules and snap.gates.enabled("DRADeviceTaintRules"):
-        from dralloc.allocator.taintrules import apply_taint_rules
-
-        slices = apply_taint_rules(slices, snap.taint_rules)
+    slices = allocator_slices(slices, snap.taint_rules, snap.gates)
     snap.slices = slices
     share = snap.dra.share
     snap.dra = DraState(slices, list(snap.classes.values()), [c for c in snap.claims.values() if _allocated(c)],

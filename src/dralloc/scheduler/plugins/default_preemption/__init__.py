@@ -130,16 +130,27 @@ class DefaultPreemption(Plugin):
             return Status(Code.UNSCHEDULABLE, ("preemption: " + NEVER,), NAME), None, False
         if waits_for_victims(cycle, diagnosis):
             return Status(Code.UNSCHEDULABLE, ("preemption: " + TERMINATING_ON_NOMINATED,), NAME), None, False
-        snap = cycle.snapshot
         statuses: dict[str, Status] = {}
         potential: list[NodeInfo] = []
-        for node in snap.nodes:
+        for node in cycle.snapshot.nodes:
             st = diagnosis.node_statuses.get(node.name, diagnosis.absent_status)
             if st is None or st.code == Code.UNRESOLVABLE:
                 statuses[node.name] = NOT_HELPFUL_STATUS
             else:
                 potential.append(node)
-        budgets = [Budget.of(b) for b in snap.disruption_budgets]
+        candidates = self.dry_run(cycle, potential, statuses)
+        if not candidates:
+            dry = Diagnosis(node_statuses=statuses, absent_status=NOT_HELPFUL_STATUS)
+            text = "preemption: " + fit_error_message(num_all_nodes, dry)
+            return Status(Code.UNSCHEDULABLE, (text,), NAME), None, True
+        return Status(Code.SUCCESS, (), NAME), pick_one(candidates), False
+
+    def dry_run(self, cycle: Cycle, potential: list[NodeInfo], statuses: dict[str, Status]) -> list[Candidate]:
+        """``DryRunPreemption`` over the potential nodes, from a random offset: the candidates (those whose
+        victims break no PodDisruptionBudget first), stopping once there are enough with at least one of
+        those; each node found without victims gets its status in ``statuses``."""
+        pod = cycle.pod
+        budgets = [Budget.of(b) for b in cycle.snapshot.disruption_budgets]
         clean: list[Candidate] = []
         violating: list[Candidate] = []
         if potential:
@@ -159,12 +170,7 @@ class DefaultPreemption(Plugin):
                         break
                 elif status is not None:
                     statuses[node.name] = status
-        candidates = clean + violating
-        if not candidates:
-            dry = Diagnosis(node_statuses=statuses, absent_status=NOT_HELPFUL_STATUS)
-            text = "preemption: " + fit_error_message(num_all_nodes, dry)
-            return Status(Code.UNSCHEDULABLE, (text,), NAME), None, True
-        return Status(Code.SUCCESS, (), NAME), pick_one(candidates), False
+        return clean + violating
 
     def _lowest_priority(self, node: NodeInfo) -> int:
         """The lowest priority among the node's pods (INT32_MAX + 1 without pods), kept per generation."""

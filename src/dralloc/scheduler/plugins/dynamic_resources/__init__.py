@@ -1,5 +1,7 @@
 """DynamicResources: a pod's ResourceClaims must exist, be usable by it and be allocatable on the node.
 
+PreEnqueue keeps a pod out of the queue (never tried) while a claim of it is missing, being deleted or
+generated for another pod; PreFilter checks the same first.
 PreFilter (per attempt): the pod's claims in ``spec.resourceClaims`` order — a template claim by the name
 in ``status.resourceClaimStatuses`` — must exist, not be deleting, be owned by the pod when generated; an
 unallocated claim's device classes must exist (a claim's ``reservedFor`` is not counted here: 1.36 puts no
@@ -10,17 +12,20 @@ conditions still unmet after the timeout); the unallocated claims (and the speci
 together (``cannot allocate all claims``); a hard allocator error aborts the attempt, and so does a search
 that upstream's allocator provably could not finish within the filter timeout (``node NAME: timed out trying
 to allocate devices``, an Error since 1.36). Every rejection is
-UnschedulableAndUnresolvable, so preemption never runs for it (1.36). PostFilter deallocates an
+UnschedulableAndUnresolvable, so preemption never runs for it (1.36). A claim for the pod's extended
+resources left allocated by an earlier cycle passes no node (``cannot schedule extended resource claim``) and
+PostFilter deletes it (``deletion of ResourceClaim completed``); else PostFilter deallocates an
 unavailable claim that nobody else uses. Score: 8 − i for each firstAvailable request served by its
 i-th subrequest, normalised. Reserve allocates the claims on the chosen node (the special claim gets its
 name) and counts their node-allocatable footprint on it; PreBind writes them (allocation, delete-protection
 finalizer, ``reservedFor``; an error when kube-apiserver would refuse a 257th ``reservedFor`` entry) and
-records the special claim in the pod's status; Unreserve drops the reservation.
+records the special claim in the pod's status; Unreserve drops the reservation, and after PreBind takes the
+pod out of its claims' ``reservedFor`` and deletes the special claim it created.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from msgspec.structs import replace
@@ -50,13 +55,14 @@ from dralloc.scheduler.framework import (
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.plugins.dynamic_resources import binding_conditions, extended_resources
 from dralloc.scheduler.plugins.dynamic_resources.group_claims import group_consumer
-from dralloc.scheduler.plugins.dynamic_resources.manager import claim_key
+from dralloc.scheduler.plugins.dynamic_resources.manager import ClaimKey, claim_key
 from dralloc.scheduler.plugins.dynamic_resources.reservations import (
     consumer,
     is_reserved_for_pod,
     reservation_refused,
 )
 from dralloc.scheduler.plugins.node_affinity import _matches as node_selector_matches
+from dralloc.scheduler.podinfo import PodInfo
 
 NAME = "DynamicResources"
 FIRST_AVAILABLE_MAX = 8  # FirstAvailableDeviceRequestMaxSize
@@ -67,6 +73,8 @@ CANNOT_ALLOCATE_STATUS = unresolvable(NAME, CANNOT_ALLOCATE)
 NO_CLAIMS = "no new claims to deallocate"
 DEALLOCATED = "deallocation of ResourceClaim completed"
 STILL_NOT = "still not schedulable"
+STALE_EXTENDED = "cannot schedule extended resource claim"
+DELETED = "deletion of ResourceClaim completed"
 DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
 
 
@@ -102,11 +110,15 @@ class DraCycle:
     nodes: dict[str, NodeAllocation] = field(default_factory=dict)
     signature: bytes = b""
     reservation: Reservation | None = None
+    bound: bool = False  # PreBind wrote the reservation (Unreserve then takes the pod out of the claims)
+    # The pod's claim for DRA-backed extended resources from an earlier cycle, already allocated: no node
+    # passes until PostFilter deletes it.
+    stale_extended: ResourceClaim | None = None
     prioritized: bool = True  # some claim to allocate has a firstAvailable request (set by PreScore)
 
     @property
     def empty(self) -> bool:
-        return not self.claims and not self.extended
+        return not self.claims and not self.extended and self.stale_extended is None
 
 
 def claim_ref(claim: ResourceClaim) -> str:
@@ -143,6 +155,40 @@ def _default_claim_name(generate_name: str) -> str:
     return generate_name + "x"
 
 
+def pod_claims(claims: Mapping[ClaimKey, ResourceClaim], pod: PodInfo) -> list[ResourceClaim] | Status:
+    """The pod's claims in ``spec.resourceClaims`` order (a template claim by the name in
+    ``status.resourceClaimStatuses``; one not generated, with no name there, is left out), or the status
+    that rejects the pod: a claim not created yet, missing, being deleted, or generated for another pod."""
+    ns = pod.namespace
+    statuses = {s.name: s.resource_claim_name
+                for s in (pod.pod.status.resource_claim_statuses or ())} if pod.pod.status else {}
+    found: list[ResourceClaim] = []
+    for pc in pod.pod.spec.resource_claims or ():
+        must_check_owner = False
+        if pc.resource_claim_name:
+            name: str | None = pc.resource_claim_name
+        elif pc.resource_claim_template_name:
+            if pc.name not in statuses:
+                return unresolvable(NAME, f'pod "{ns}/{pod.name}": ResourceClaim not created yet')
+            name = statuses[pc.name]
+            must_check_owner = True
+        else:
+            return unresolvable(NAME, f'pod "{ns}/{pod.name}", spec.resourceClaim "{pc.name}": '
+                                      f"none of the supported fields are set")
+        if name is None:
+            continue
+        claim = claims.get((ns, name))
+        if claim is None:
+            return unresolvable(NAME, f'resourceclaim.resource.k8s.io "{name}" not found')
+        if claim.metadata.deletion_timestamp:
+            return unresolvable(NAME, f'resourceclaim "{name}" is being deleted')
+        if must_check_owner and not _owned_by(claim, pod.uid) and group_consumer(claim, pod.pod) is None:
+            return unresolvable(NAME, f"ResourceClaim {ns}/{name} was not created for pod "
+                                      f"{ns}/{pod.name} (pod is not owner)")
+        found.append(claim)
+    return found
+
+
 class DynamicResources(Plugin):
     name = NAME
     weight = 1
@@ -156,6 +202,18 @@ class DynamicResources(Plugin):
         self.new_claim_name = new_claim_name
         # DynamicResourcesArgs.filterTimeout (0: none), in upstream search steps at the assumed cost per step
         self.filter_timeout_steps = timeout_steps(filter_timeout)
+        # The scheduler's claims, for PreEnqueue (which sees no cycle): set by the framework that runs the
+        # plugin; None lets every pod in.
+        self.claims_of: Callable[[], Mapping[ClaimKey, ResourceClaim]] | None = None
+
+    # ------------------------------------------------------------------ PreEnqueue
+    def pre_enqueue(self, pod: PodInfo) -> Status | None:
+        """Keep a pod out of the active queue while one of its claims is missing, being deleted or not made
+        for it (PreFilter's first check, run before any attempt: such a pod is not tried at all)."""
+        if self.claims_of is None:
+            return None
+        found = pod_claims(self.claims_of(), pod)
+        return found if isinstance(found, Status) else None
 
     # ------------------------------------------------------------------ PreFilter
     def pre_filter(self, cycle: Cycle) -> Status | set[str] | None:
@@ -163,38 +221,20 @@ class DynamicResources(Plugin):
         cycle.data[NAME] = st
         snap = cycle.snapshot
         pod = cycle.pod
-        ns = pod.namespace
-        statuses = {s.name: s.resource_claim_name
-                    for s in (pod.pod.status.resource_claim_statuses or ())} if pod.pod.status else {}
-        claims: list[ResourceClaim] = []
-        for pc in pod.pod.spec.resource_claims or ():
-            must_check_owner = False
-            if pc.resource_claim_name:
-                name: str | None = pc.resource_claim_name
-            elif pc.resource_claim_template_name:
-                if pc.name not in statuses:
-                    return unresolvable(NAME, f'pod "{ns}/{pod.name}": ResourceClaim not created yet')
-                name = statuses[pc.name]
-                must_check_owner = True
-            else:
-                return unresolvable(NAME, f'pod "{ns}/{pod.name}", spec.resourceClaim "{pc.name}": '
-                                          f"none of the supported fields are set")
-            if name is None:
-                continue
-            claim = snap.claims.get((ns, name))
-            if claim is None:
-                return unresolvable(NAME, f'resourceclaim.resource.k8s.io "{name}" not found')
-            if claim.metadata.deletion_timestamp:
-                return unresolvable(NAME, f'resourceclaim "{name}" is being deleted')
-            if must_check_owner and not _owned_by(claim, pod.uid) and group_consumer(claim, pod.pod) is None:
-                return unresolvable(NAME, f"ResourceClaim {ns}/{name} was not created for pod "
-                                          f"{ns}/{pod.name} (pod is not owner)")
-            claims.append(claim)
+        found = pod_claims(snap.claims, pod)
+        if isinstance(found, Status):
+            return found
+        claims = found
         extended: list[str] = []
         if snap.gates.enabled("DRAExtendedResource"):
             extended = sorted(r for r in pod.request if r in snap.extended_mapping)
         if not claims and not extended:
             return SKIP
+        if extended:
+            key = snap.extended_claims.get(pod.uid)
+            earlier = snap.claims.get(key) if key is not None else None
+            if earlier is not None and is_allocated(earlier):
+                st.stale_extended = earlier
         # Like upstream, the claims are only recorded once PreFilter passes: a rejected pod's PostFilter
         # finds none ("no new claims to deallocate").
         check_binding = snap.gates.enabled("DRADeviceBindingConditions") and \
@@ -251,6 +291,8 @@ class DynamicResources(Plugin):
         st: DraCycle | None = cycle.data.get(NAME)
         if st is None or st.empty:
             return None
+        if st.stale_extended is not None:
+            return unresolvable(NAME, STALE_EXTENDED)
         snap = cycle.snapshot
         ext_claim = None
         mappings: list[extended_resources.RequestMapping] = []
@@ -321,6 +363,9 @@ class DynamicResources(Plugin):
         st: DraCycle | None = cycle.data.get(NAME)
         if st is None or st.empty:
             return Status(Code.UNSCHEDULABLE, (NO_CLAIMS,), NAME)
+        if st.stale_extended is not None:  # a new one is made next cycle
+            cycle.snapshot.delete_claim(st.stale_extended)
+            return Status(Code.UNSCHEDULABLE, (DELETED,), NAME)
         # Upstream picks one unavailable claim at random (map order); the lowest index is as good a choice.
         for index in sorted(st.unavailable):
             claim = st.claims[index]
@@ -399,12 +444,38 @@ class DynamicResources(Plugin):
         return None
 
     def unreserve(self, cycle: Cycle, node: NodeInfo) -> None:
+        """Drop the reservation; after PreBind (a later PreBind plugin or the binding failed) also take the pod
+        out of ``reservedFor`` of its claims (their allocations stay: the resourceclaim controller frees a
+        claim nobody uses) and delete the claim made for its extended resources."""
         st: DraCycle | None = cycle.data.get(NAME)
         if st is None or st.reservation is None:
             return
+        if st.bound:
+            self._unbind(cycle, st.reservation)
+            st.bound = False
         st.reservation = None
         if cycle.pod.claim_footprint and cycle.pod in node.pods:
             node.set_footprint(cycle.pod, {})
+
+    @staticmethod
+    def _unbind(cycle: Cycle, reservation: Reservation) -> None:
+        snap = cycle.snapshot
+        pod = cycle.pod
+        ext = reservation.extended_claim
+        if ext is not None:
+            created = snap.claims.get(claim_key(ext))
+            if created is not None:
+                snap.delete_claim(created)
+        st: DraCycle = cycle.data[NAME]
+        for claim in st.claims:
+            current = snap.claims.get(claim_key(claim))
+            if current is None or current.status is None or not is_allocated(current) \
+                    or group_consumer(current, pod.pod) is not None:  # (a PodGroup's entry stays for the group)
+                continue
+            reserved = current.status.reserved_for or []
+            kept = [r for r in reserved if r.uid != pod.uid]
+            if len(kept) != len(reserved):
+                snap.set_claim(replace(current, status=replace(current.status, reserved_for=kept)))
 
     # ------------------------------------------------------------------ PreBind
     def pre_bind(self, cycle: Cycle, node: NodeInfo) -> Status | None:
@@ -447,4 +518,5 @@ class DynamicResources(Plugin):
                          "requestName": m.request_name} for m in reservation.mappings]
             pod.pod = replace(pod.pod, status=replace(pod_status, extended_resource_claim_status={
                 "requestMappings": mappings, "resourceClaimName": ext.metadata.name}))
+        st.bound = True
         return None

@@ -132,6 +132,14 @@ def requests_and_mappings(pod: Pod, resources: list[str], mapping: dict[str, str
     return requests, mappings
 
 
+def extended_claim_owner(claim: ResourceClaim) -> str | None:
+    """The uid of the pod a claim for DRA-backed extended resources was made for (the annotation and the
+    pod as controlling owner); None for any other claim."""
+    if (claim.metadata.annotations or {}).get(CLAIM_ANNOTATION) != "true":
+        return None
+    return next((o.uid for o in claim.metadata.owner_references or () if o.controller and o.kind == "Pod"), None)
+
+
 def special_claim(pod: Pod, requests: list[DeviceRequest]) -> ResourceClaim:
     """The in-memory claim for the pod's DRA-backed extended resources (created under
     ``<pod>-extended-resources-`` when the pod is bound)."""

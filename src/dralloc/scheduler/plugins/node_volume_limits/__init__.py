@@ -15,7 +15,7 @@ from collections.abc import Hashable
 from dralloc.api.core_v1 import Pod
 from dralloc.api.core_v1_storage import claim_class
 from dralloc.api.storage_v1 import CSINode
-from dralloc.scheduler.framework import SKIP, Cycle, Plugin, Status, unresolvable, unschedulable
+from dralloc.scheduler.framework import SKIP, Cycle, Plugin, Status, error, unresolvable, unschedulable
 from dralloc.scheduler.nodeinfo import NodeInfo
 from dralloc.scheduler.volumes import VolumeState, not_found, not_owner, pod_claims
 
@@ -24,23 +24,26 @@ REASON = "node(s) exceed max volume count"
 UNBOUND_PREFIX = "unbound"  # upstream uses a random prefix: a handle no real volume has
 
 
-def attachable_volumes(pod: Pod, volumes: VolumeState, new_pod: bool) -> dict[str, str] | str:
+def attachable_volumes(pod: Pod, volumes: VolumeState, new_pod: bool) -> dict[str, str] | Status:
     """``filterAttachableVolumes``: unique volume name → driver for the pod's CSI volumes; for the pod to
-    schedule, a missing PVC (or a foreign ephemeral claim) is the text that rejects it."""
+    schedule, what rejects it: a missing PVC (UnschedulableAndUnresolvable: it cannot run until the claim
+    exists), a claim reference without a name or an ephemeral volume's claim made for another pod (an Error,
+    as upstream's Filter turns any other lookup error into one)."""
     ns = pod.metadata.namespace or "default"
     out: dict[str, str] = {}
     for ref in pod_claims(pod):
         if not ref.claim:
-            return "PersistentVolumeClaim had no name"
+            return error(NAME, "PersistentVolumeClaim had no name")
         pvc = volumes.claim(ns, ref.claim)
         if pvc is None:
             if new_pod:
-                return f"looking up PVC {ns}/{ref.claim}: {not_found('persistentvolumeclaim', ref.claim)}"
+                return unresolvable(NAME, f"looking up PVC {ns}/{ref.claim}: "
+                                          f"{not_found('persistentvolumeclaim', ref.claim)}")
             continue
         if ref.ephemeral:
             problem = not_owner(pvc, pod)
             if problem is not None:
-                return problem
+                return error(NAME, problem)
         driver, handle = "", ""
         pv = volumes.pvs.get(pvc.spec.volume_name or "") if pvc.spec.volume_name else None
         if pv is not None:
@@ -75,9 +78,9 @@ class NodeVolumeLimits(Plugin):
         return None
 
     def filter(self, cycle: Cycle, node: NodeInfo) -> Status | None:
-        found: dict[str, str] | str = cycle.data[NAME]
-        if isinstance(found, str):
-            return unresolvable(NAME, found)
+        found: dict[str, str] | Status = cycle.data[NAME]
+        if isinstance(found, Status):
+            return found
         if not found:
             return None
         csi_node = cycle.snapshot.volumes.csi_nodes.get(node.name)
@@ -125,10 +128,10 @@ class NodeVolumeLimits(Plugin):
     def node_key(self, cycle: Cycle, node: NodeInfo) -> Hashable:
         """Exactly what the verdict reads of the node: its limits for the pod's drivers, how many volumes of
         each its pods attach, and which of the pod's volumes are among them."""
-        found: dict[str, str] | str = cycle.data[NAME]
+        found: dict[str, str] | Status = cycle.data[NAME]
         csi_node = cycle.snapshot.volumes.csi_nodes.get(node.name)
         limits = self._limits(csi_node) if csi_node is not None else {}
-        if isinstance(found, str) or not found or not limits:
+        if isinstance(found, Status) or not found or not limits:
             return None
         drivers = sorted(set(found.values()))
         attached, counts = self._attached(cycle, node)
