@@ -525,6 +525,7 @@ _LIST_MODELS: dict[str, type] = {
     "StatefulSetList": apps_v1.StatefulSetList,
     "DaemonSetList": apps_v1.DaemonSetList,
     "JobList": batch_v1.JobList,
+    "CronJobList": batch_v1.CronJobList,
     "PriorityClassList": scheduling_v1.PriorityClassList,
     "WorkloadList": scheduling_v1alpha2.WorkloadList,
     "PodGroupList": scheduling_v1alpha2.PodGroupList,

@@ -42,7 +42,7 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
         "StatefulSet": apps_v1.StatefulSet,
         "DaemonSet": apps_v1.DaemonSet,
     },
-    batch_v1.GROUP_VERSION: {"Job": batch_v1.Job},
+    batch_v1.GROUP_VERSION: {"Job": batch_v1.Job, "CronJob": batch_v1.CronJob},
     jobset_v1alpha2.GROUP_VERSION: {"JobSet": jobset_v1alpha2.JobSet},
     leaderworkerset_v1.GROUP_VERSION: {"LeaderWorkerSet": leaderworkerset_v1.LeaderWorkerSet},
     scheduling_v1.GROUP_VERSION: {"PriorityClass": scheduling_v1.PriorityClass},
@@ -57,7 +57,7 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
 # Every kind above is namespaced or cluster-scoped, as kube-apiserver serves it.
 NAMESPACED_KINDS = frozenset({
     "ResourceClaim", "ResourceClaimTemplate", "Pod", "Service", "ReplicationController", "PersistentVolumeClaim",
-    "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "JobSet", "LeaderWorkerSet", "Workload",
+    "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "JobSet", "LeaderWorkerSet", "Workload",
     "PodGroup", "Lease", "PodDisruptionBudget", "CSIStorageCapacity"})
 CLUSTER_KINDS = frozenset({
     "ResourceSlice", "DeviceClass", "DeviceTaintRule", "Node", "Namespace", "PersistentVolume", "PriorityClass",

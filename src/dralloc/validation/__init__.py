@@ -70,7 +70,7 @@ from dralloc.validation.storage import (
     validate_storage_class,
 )
 from dralloc.validation.workload_sets import jobset_errors, leaderworkerset_errors
-from dralloc.validation.workloads import workload_spec_errors
+from dralloc.validation.workloads import workload_spec_errors, workload_update_errors
 
 __all__ = [
     "FieldError",
@@ -175,6 +175,8 @@ def validate_update(new: Any, old: Any) -> list[FieldError]:
         return _meta(new, True, False) + errs + validate_lease_spec(new.spec)
     if isinstance(new, Workload):
         return _meta(new, True, False) + errs + validate_workload_update(new, old)
+    if isinstance(new, (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job)):
+        return validate(new) + errs + workload_update_errors(new, old)
     if isinstance(new, PodGroup):
         return _meta(new, True, False) + errs + validate_pod_group_update(new, old)
     if kind_new in ("Namespace", "Node", "Pod"):

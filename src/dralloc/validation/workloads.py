@@ -5,6 +5,8 @@ template (its labels and its pod spec, :mod:`dralloc.validation.pod`) and its re
 
 from __future__ import annotations
 
+import msgspec
+
 from dralloc.api.apps_v1 import (
     DaemonSet,
     DaemonSetSpec,
@@ -19,7 +21,7 @@ from dralloc.api.batch_v1 import Job
 from dralloc.api.core_v1 import PodTemplateSpec
 from dralloc.api.meta import LabelSelector
 from dralloc.validation import field as f
-from dralloc.validation.meta import label_selector_errors, validate_annotations, validate_labels
+from dralloc.validation.meta import IMMUTABLE, label_selector_errors, validate_annotations, validate_labels
 from dralloc.validation.pod import pod_template_errors
 from dralloc.validation.quantities import NEGATIVE
 
@@ -157,3 +159,38 @@ def workload_spec_errors(obj: Workload) -> list[f.FieldError]:
     if isinstance(obj, DaemonSet):
         return _daemon_set_errors(obj.spec)
     return _replica_set_like_errors(type(obj).__name__, obj.spec)
+
+
+# ValidateStatefulSetUpdate: what of a StatefulSet's spec may change
+STATEFUL_SET_SPEC_FORBIDDEN = ("updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
+                               "'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' "
+                               "and 'minReadySeconds' are forbidden")
+_STATEFUL_SET_MUTABLE = ("replicas", "ordinals", "template", "update_strategy", "revision_history_limit",
+                         "persistent_volume_claim_retention_policy", "min_ready_seconds")
+
+
+def _immutable(new: object, old: object, path: str) -> list[f.FieldError]:
+    return [f.invalid(path, new, IMMUTABLE)] if new != old else []
+
+
+def workload_update_errors(new: Workload, old: Workload) -> list[f.FieldError]:
+    """The rules of replacing a workload's spec (its new spec is checked as on create, by the caller):
+    apps/v1 Deployments, ReplicaSets and DaemonSets keep their selector (their strategies' ValidateUpdate); a
+    StatefulSet changes only the fields ValidateStatefulSetUpdate lists; a Job keeps its selector, completion
+    mode and (NonIndexed) completions, and its pod template unless it is suspended (ValidateJobSpecUpdate)."""
+    if isinstance(new, StatefulSet) and isinstance(old, StatefulSet):
+        kept = {name: getattr(old.spec, name) for name in _STATEFUL_SET_MUTABLE}
+        if msgspec.structs.replace(new.spec, **kept) != old.spec:
+            return [f.forbidden("spec", STATEFUL_SET_SPEC_FORBIDDEN)]
+        return []
+    if isinstance(new, Job) and isinstance(old, Job):
+        errs = []
+        if new.spec.completion_mode != "Indexed":  # (Indexed Jobs may scale completions with parallelism)
+            errs += _immutable(new.spec.completions, old.spec.completions, "spec.completions")
+        errs += _immutable(new.spec.selector, old.spec.selector, "spec.selector")
+        if not old.spec.suspend:  # (a suspended Job's template may change before it starts)
+            errs += _immutable(new.spec.template, old.spec.template, "spec.template")
+        return errs + _immutable(new.spec.completion_mode, old.spec.completion_mode, "spec.completionMode")
+    if isinstance(new, (Deployment, ReplicaSet, DaemonSet)) and type(new) is type(old):
+        return _immutable(new.spec.selector, old.spec.selector, "spec.selector")
+    return []

@@ -109,6 +109,7 @@ _SUBRESOURCES: dict[str, tuple[tuple[str, str, str] | None, list[str]]] = {
     "finalize": (None, ["update"]),
     "log": (None, ["get"]),
     "portforward": (("", "v1", "PodPortForwardOptions"), ["create", "get"]),
+    "scale": (("autoscaling", "v1", "Scale"), ["get", "patch", "update"]),  # the workloads' replicas
     "status": (None, ["get", "patch", "update"]),
     "token": (("authentication.k8s.io", "v1", "TokenRequest"), ["create"]),  # serviceaccounts/token
 }

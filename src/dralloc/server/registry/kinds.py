@@ -15,6 +15,7 @@ from dralloc.server.registry import (
     priorities,
     resource_claims,
     service_accounts,
+    workloads,
 )
 from dralloc.server.registry.strategy import CORE as CORE_STRATEGY
 from dralloc.server.registry.strategy import TYPED, Strategy
@@ -136,29 +137,32 @@ CORE = {r.name: r for r in (
              verbs=READ_ONLY),
 )}
 
-# apps/v1, read-only and always empty (nothing here runs workload controllers): `kubectl cluster-info dump`
-# lists DaemonSets, Deployments and ReplicaSets (and ReplicationControllers) in every namespace it dumps,
-# and `kubectl get all` the workloads of category "all".
+# apps/v1 and batch/v1 workloads (server/registry/workloads.py), which the controllers of server/controllers/
+# turn into pods; `kubectl get all` lists those of category "all".
 APPS_GROUP = "apps"
+_SCALE = ("scale",)  # autoscaling/v1 Scale (server/subresources/scale.py), as `kubectl scale` writes it
 APPS = {r.name: r for r in (
     Resource("daemonsets", "DaemonSet", True, group=APPS_GROUP, versions=("v1",), short_names=("ds",),
-             categories=("all",), verbs=READ_ONLY),
+             categories=("all",), status=True, table=workloads.DAEMON_SET_TABLE, strategy=workloads.DAEMON_SETS),
     Resource("deployments", "Deployment", True, group=APPS_GROUP, versions=("v1",), short_names=("deploy",),
-             categories=("all",), verbs=READ_ONLY),
+             categories=("all",), status=True, subresources=_SCALE, table=workloads.DEPLOYMENT_TABLE,
+             strategy=workloads.DEPLOYMENTS),
     Resource("replicasets", "ReplicaSet", True, group=APPS_GROUP, versions=("v1",), short_names=("rs",),
-             categories=("all",), verbs=READ_ONLY),
+             categories=("all",), status=True, subresources=_SCALE, table=workloads.REPLICA_SET_TABLE,
+             strategy=workloads.REPLICA_SETS),
     Resource("statefulsets", "StatefulSet", True, group=APPS_GROUP, versions=("v1",), short_names=("sts",),
-             categories=("all",), verbs=READ_ONLY),
+             categories=("all",), status=True, subresources=_SCALE, table=workloads.STATEFUL_SET_TABLE,
+             strategy=workloads.STATEFUL_SETS),
 )}
 
-# batch/v1 and networking.k8s.io/v1, read-only and always empty, as apps/v1: `kubectl get all` lists the jobs and
-# cron jobs, and `kubectl apply --prune` looks for them and for ingresses
 BATCH_GROUP = "batch"
 BATCH = {r.name: r for r in (
     Resource("cronjobs", "CronJob", True, group=BATCH_GROUP, versions=("v1",), short_names=("cj",),
-             categories=("all",), verbs=READ_ONLY),
-    Resource("jobs", "Job", True, group=BATCH_GROUP, versions=("v1",), categories=("all",), verbs=READ_ONLY),
+             categories=("all",), status=True, table=workloads.CRON_JOB_TABLE, strategy=workloads.CRON_JOBS),
+    Resource("jobs", "Job", True, group=BATCH_GROUP, versions=("v1",), categories=("all",), status=True,
+             table=workloads.JOB_TABLE, strategy=workloads.JOBS),
 )}
+# networking.k8s.io/v1, read-only and always empty: `kubectl apply --prune` looks for ingresses
 NETWORKING_GROUP = "networking.k8s.io"
 NETWORKING = {"ingresses": Resource("ingresses", "Ingress", True, group=NETWORKING_GROUP, versions=("v1",),
                                     short_names=("ing",), verbs=READ_ONLY)}

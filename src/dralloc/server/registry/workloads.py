@@ -1,0 +1,365 @@
+"""The workload strategies, as kube-apiserver's registry treats apps/v1 Deployments, ReplicaSets, StatefulSets,
+DaemonSets and batch/v1 Jobs and CronJobs: stored as the client sent them plus the defaults of their versioned
+types (``pkg/apis/apps/v1/defaults.go``, ``pkg/apis/batch/v1/defaults.go``, and every pod template's
+SetDefaults_PodSpec, the rule pods get too), with ``metadata.generation``, a status written through ``/status``
+only, the model's validation on create and its update rules (``dralloc.validation.workloads``), and the columns
+``kubectl get`` prints. The controllers that act on them are in ``server/controllers/workloads.py``."""
+
+from __future__ import annotations
+
+import copy
+from datetime import UTC, datetime
+from typing import Any
+
+from dralloc.api.codec import decode
+from dralloc.errors import DecodeError
+from dralloc.server.http.ages import human_age
+from dralloc.server.registry.pods import apply_pod_spec_defaults
+from dralloc.server.registry.strategy import CoreStrategy, managed_field_errors
+from dralloc.server.types import Obj
+from dralloc.validation import validate, validate_update
+from dralloc.validation.field import FieldError, invalid
+from dralloc.validation.meta import finalizers_added_while_deleting
+
+REVISION_HISTORY_LIMIT = 10
+PROGRESS_DEADLINE_SECONDS = 600
+
+# the labels a Job's strategy adds to its pod template, and the one its generated selector selects by
+JOB_NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
+CONTROLLER_UID = "batch.kubernetes.io/controller-uid"
+LEGACY_CONTROLLER_UID = "controller-uid"
+
+
+def _dict_at(obj: Obj, *path: str) -> Obj:
+    """The object at ``path``, made (an empty dict) where missing; a non-object there is left alone and an
+    empty dict, not attached, is returned (validation reports the wrong type)."""
+    for key in path:
+        value = obj.get(key)
+        if value is None:
+            value = obj[key] = {}
+        if not isinstance(value, dict):
+            return {}
+        obj = value
+    return obj
+
+
+def _template_defaults(spec: Obj) -> None:
+    template = spec.get("template")
+    if isinstance(template, dict):
+        apply_pod_spec_defaults(template.get("spec"))
+
+
+def _rolling(strategy: Obj, type_key: str, rolling: Obj) -> None:
+    """An update strategy of type RollingUpdate (the default) gets its rollingUpdate parameters."""
+    strategy.setdefault("type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        params = _dict_at(strategy, type_key)
+        for key, value in rolling.items():
+            params.setdefault(key, value)
+
+
+def deployment_defaults(obj: Obj) -> None:
+    """SetDefaults_Deployment: 1 replica; RollingUpdate with maxUnavailable and maxSurge 25%; 10 old
+    ReplicaSets kept; 600 s to progress."""
+    spec = _dict_at(obj, "spec")
+    spec.setdefault("replicas", 1)
+    _rolling(_dict_at(spec, "strategy"), "rollingUpdate", {"maxUnavailable": "25%", "maxSurge": "25%"})
+    spec.setdefault("revisionHistoryLimit", REVISION_HISTORY_LIMIT)
+    spec.setdefault("progressDeadlineSeconds", PROGRESS_DEADLINE_SECONDS)
+    _template_defaults(spec)
+
+
+def replica_set_defaults(obj: Obj) -> None:
+    """SetDefaults_ReplicaSet: 1 replica."""
+    spec = _dict_at(obj, "spec")
+    spec.setdefault("replicas", 1)
+    _template_defaults(spec)
+
+
+def stateful_set_defaults(obj: Obj) -> None:
+    """SetDefaults_StatefulSet: OrderedReady pods; RollingUpdate from partition 0; claims retained when the
+    set is deleted or scaled down; 1 replica; 10 revisions kept."""
+    spec = _dict_at(obj, "spec")
+    spec.setdefault("podManagementPolicy", "OrderedReady")
+    strategy = _dict_at(spec, "updateStrategy")
+    if not strategy.get("type"):
+        strategy["type"] = "RollingUpdate"
+        strategy.setdefault("rollingUpdate", {})
+    if strategy.get("type") == "RollingUpdate" and isinstance(strategy.get("rollingUpdate"), dict):
+        strategy["rollingUpdate"].setdefault("partition", 0)
+    retention = _dict_at(spec, "persistentVolumeClaimRetentionPolicy")
+    retention.setdefault("whenDeleted", "Retain")
+    retention.setdefault("whenScaled", "Retain")
+    spec.setdefault("replicas", 1)
+    spec.setdefault("revisionHistoryLimit", REVISION_HISTORY_LIMIT)
+    _template_defaults(spec)
+
+
+def daemon_set_defaults(obj: Obj) -> None:
+    """SetDefaults_DaemonSet: RollingUpdate one node at a time (maxUnavailable 1, maxSurge 0); 10 revisions
+    kept."""
+    spec = _dict_at(obj, "spec")
+    _rolling(_dict_at(spec, "updateStrategy"), "rollingUpdate", {"maxUnavailable": 1, "maxSurge": 0})
+    spec.setdefault("revisionHistoryLimit", REVISION_HISTORY_LIMIT)
+    _template_defaults(spec)
+
+
+def job_spec_defaults(spec: Obj) -> None:
+    """SetDefaults_Job's spec part: with neither completions nor parallelism, one of each; parallelism 1;
+    backoff limit 6 (unbounded with a per-index limit); NonIndexed; not suspended; pods replaced once
+    terminated or failed (failed only, with a pod failure policy); the selector generated."""
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+    spec.setdefault("parallelism", 1)
+    if spec.get("backoffLimit") is None:
+        spec["backoffLimit"] = 2**31 - 1 if spec.get("backoffLimitPerIndex") is not None else 6
+    spec.setdefault("completionMode", "NonIndexed")
+    spec.setdefault("suspend", False)
+    if spec.get("podReplacementPolicy") is None:
+        spec["podReplacementPolicy"] = "Failed" if spec.get("podFailurePolicy") is not None else "TerminatingOrFailed"
+    spec.setdefault("manualSelector", False)
+    _template_defaults(spec)
+
+
+def job_defaults(obj: Obj) -> None:
+    """SetDefaults_Job: the spec's defaults, and a Job without labels takes its template's."""
+    spec = _dict_at(obj, "spec")
+    job_spec_defaults(spec)
+    template_labels = (spec.get("template") or {}).get("metadata", {}).get("labels") \
+        if isinstance(spec.get("template"), dict) and isinstance(spec["template"].get("metadata"), dict) else None
+    meta = _dict_at(obj, "metadata")
+    if template_labels and not meta.get("labels"):
+        meta["labels"] = dict(template_labels)
+
+
+def cron_job_defaults(obj: Obj) -> None:
+    """SetDefaults_CronJob: concurrent runs allowed, not suspended, 3 successful and 1 failed Jobs kept; its
+    Job template's spec as a Job's."""
+    spec = _dict_at(obj, "spec")
+    spec.setdefault("concurrencyPolicy", "Allow")
+    spec.setdefault("suspend", False)
+    spec.setdefault("successfulJobsHistoryLimit", 3)
+    spec.setdefault("failedJobsHistoryLimit", 1)
+    job_spec = _dict_at(spec, "jobTemplate", "spec")
+    job_spec_defaults(job_spec)
+
+
+def generate_job_selector(job: Obj) -> None:
+    """The Job strategy's generateSelector (unless ``spec.manualSelector``): the template labelled with the
+    Job's name and uid, and a selector of its uid label."""
+    meta = job.get("metadata") or {}
+    spec = job.get("spec")
+    if not isinstance(spec, dict) or spec.get("manualSelector") is True:
+        return
+    labels = _dict_at(spec, "template", "metadata", "labels")
+    name, uid = str(meta.get("name") or ""), str(meta.get("uid") or "")
+    labels.setdefault(JOB_NAME_LABELS[0], name)
+    labels[JOB_NAME_LABELS[1]] = name
+    labels.setdefault(LEGACY_CONTROLLER_UID, uid)
+    labels[CONTROLLER_UID] = uid
+    selector = _dict_at(spec, "selector")
+    match = _dict_at(selector, "matchLabels")
+    match.setdefault(CONTROLLER_UID, uid)
+
+
+class WorkloadStrategy(CoreStrategy):
+    """A workload kind: stored as sent plus its defaults, with a generation and a status subresource."""
+
+    tracks_generation = True
+
+    def __init__(self, defaults: Any) -> None:
+        self.defaults = defaults
+
+    def prepare_for_create(self, stored: Obj) -> None:
+        """As upstream's PrepareForCreate: a new object has an empty status, whatever it sent."""
+        self.defaults(stored)
+        stored["status"] = {}
+
+    def create_errors(self, typed: Any, stored: Obj | None, namespaced: bool) -> list[FieldError]:
+        return validate(_decoded(stored or {}, typed), require_namespace=namespaced)
+
+    def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
+        if sub:
+            return
+        self.defaults(merged)  # as decoding does on every write: a replace need not repeat them
+        # the generation counts spec changes once both are defaulted
+        meta, old_meta = merged["metadata"], old.get("metadata") or {}
+        gen = int(old_meta.get("generation") or 1)
+        meta["generation"] = gen + 1 if merged.get("spec") != old.get("spec") else gen
+
+    def update_errors(self, merged: Obj, old: Obj, sub: str, typed_meta: Any) -> list[FieldError]:
+        errors = finalizers_added_while_deleting(merged["metadata"], old["metadata"]) + managed_field_errors(merged)
+        if sub:
+            return errors
+        try:
+            new_typed, old_typed = decode(merged), decode(old)
+        except DecodeError as exc:
+            return [invalid("spec", None, str(exc))]
+        return validate_update(new_typed, old_typed) + errors
+
+
+class JobStrategy(WorkloadStrategy):
+    def with_system_fields(self, created: Obj) -> Obj:
+        # (a copy: a create tried again under another generated name starts from the same object)
+        created = {**created, "spec": copy.deepcopy(created.get("spec"))}
+        generate_job_selector(created)
+        return created
+
+
+def _decoded(stored: Obj, fallback: Any) -> Any:
+    try:
+        return decode(stored)
+    except DecodeError:
+        return fallback
+
+
+DEPLOYMENTS = WorkloadStrategy(deployment_defaults)
+REPLICA_SETS = WorkloadStrategy(replica_set_defaults)
+STATEFUL_SETS = WorkloadStrategy(stateful_set_defaults)
+DAEMON_SETS = WorkloadStrategy(daemon_set_defaults)
+JOBS = JobStrategy(job_defaults)
+CRON_JOBS = WorkloadStrategy(cron_job_defaults)
+
+
+# --- kubectl get columns ----------------------------------------------------------------------------
+
+
+def _spec(obj: Obj) -> Obj:
+    spec = obj.get("spec")
+    return spec if isinstance(spec, dict) else {}
+
+
+def _status(obj: Obj) -> Obj:
+    status = obj.get("status")
+    return status if isinstance(status, dict) else {}
+
+
+def _count(obj: Obj, key: str) -> int:
+    value = _status(obj).get(key)
+    return value if isinstance(value, int) else 0
+
+
+def format_selector(selector: Any) -> str:
+    """metav1.FormatLabelSelector: ``k=v`` pairs and ``k in (a,b)`` requirements, sorted as labels.Selector
+    sorts them by key; ``<none>`` for no selector, ``<none>`` too for an empty one (matches everything)."""
+    if not isinstance(selector, dict):
+        return "<none>"
+    parts: list[tuple[str, str]] = [(str(k), f"{k}={v}") for k, v in (selector.get("matchLabels") or {}).items()]
+    for req in selector.get("matchExpressions") or []:
+        if not isinstance(req, dict):
+            continue
+        key, op, values = str(req.get("key")), req.get("operator"), sorted(req.get("values") or [])
+        text = {"In": f"{key} in ({','.join(values)})", "NotIn": f"{key} notin ({','.join(values)})",
+                "Exists": key, "DoesNotExist": f"!{key}"}.get(str(op), key)
+        parts.append((key, text))
+    return ",".join(text for _, text in sorted(parts)) or "<none>"
+
+
+def _containers(obj: Obj, field: str, template_path: tuple[str, ...] = ("template",)) -> str:
+    template: Any = _spec(obj)
+    for key in template_path:
+        template = template.get(key) if isinstance(template, dict) else None
+    spec = template.get("spec") if isinstance(template, dict) else None
+    containers = spec.get("containers") if isinstance(spec, dict) else None
+    return ",".join(str(c.get(field) or "") for c in containers or [] if isinstance(c, dict))
+
+
+def _replicas(obj: Obj) -> int:
+    value = _spec(obj).get("replicas")
+    return value if isinstance(value, int) else 1
+
+
+def _parse_time(text: Any) -> datetime | None:
+    try:
+        return datetime.strptime(str(text), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def job_status(obj: Obj) -> str:
+    """The job printer's STATUS: its finished condition (Complete, Failed), else FailureTarget/SuccessCriteriaMet
+    as Failing/Completing, Suspended, Terminating (being deleted), else Running."""
+    conditions = {c.get("type"): c.get("status") for c in _status(obj).get("conditions") or [] if isinstance(c, dict)}
+    for kind, shown in (("Complete", "Complete"), ("Failed", "Failed"), ("FailureTarget", "Failing"),
+                        ("SuccessCriteriaMet", "Completing"), ("Suspended", "Suspended")):
+        if conditions.get(kind) == "True":
+            return shown
+    if (obj.get("metadata") or {}).get("deletionTimestamp"):
+        return "Terminating"
+    return "Running"
+
+
+def job_completions(obj: Obj) -> str:
+    """``succeeded/completions``; a Job without completions: ``succeeded/1 of parallelism``."""
+    completions = _spec(obj).get("completions")
+    succeeded = _count(obj, "succeeded")
+    if isinstance(completions, int):
+        return f"{succeeded}/{completions}"
+    parallelism = _spec(obj).get("parallelism")
+    parallelism = parallelism if isinstance(parallelism, int) else 0
+    return f"{succeeded}/1 of {parallelism}" if parallelism > 1 else f"{succeeded}/1"
+
+
+def job_duration(obj: Obj) -> str:
+    """From start to completion (or to now, while it runs); nothing before it started."""
+    start = _parse_time(_status(obj).get("startTime"))
+    if start is None:
+        return ""
+    end = _parse_time(_status(obj).get("completionTime")) or datetime.now(UTC)
+    return human_age(_stamp(datetime.now(UTC) - (end - start)))
+
+
+def _stamp(when: datetime) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+COLUMNS = {
+    "=deploymentReady": lambda o: f"{_count(o, 'readyReplicas')}/{_replicas(o)}",
+    "=statefulSetReady": lambda o: f"{_count(o, 'readyReplicas')}/{_replicas(o)}",
+    "=updatedReplicas": lambda o: _count(o, "updatedReplicas"),
+    "=availableReplicas": lambda o: _count(o, "availableReplicas"),
+    "=desiredReplicas": _replicas,
+    "=currentReplicas": lambda o: _count(o, "replicas"),
+    "=readyReplicas": lambda o: _count(o, "readyReplicas"),
+    "=dsDesired": lambda o: _count(o, "desiredNumberScheduled"),
+    "=dsCurrent": lambda o: _count(o, "currentNumberScheduled"),
+    "=dsReady": lambda o: _count(o, "numberReady"),
+    "=dsUpToDate": lambda o: _count(o, "updatedNumberScheduled"),
+    "=dsAvailable": lambda o: _count(o, "numberAvailable"),
+    "=dsNodeSelector": lambda o: ",".join(f"{k}={v}" for k, v in sorted(
+        ((((_spec(o).get("template") or {}).get("spec") or {}).get("nodeSelector")) or {}).items())) or "<none>",
+    "=containers": lambda o: _containers(o, "name"),
+    "=images": lambda o: _containers(o, "image"),
+    "=selector": lambda o: format_selector(_spec(o).get("selector")),
+    "=jobStatus": job_status,
+    "=jobCompletions": job_completions,
+    "=jobDuration": job_duration,
+    "=cronJobContainers": lambda o: _containers(o, "name", ("jobTemplate", "spec", "template")),
+    "=cronJobImages": lambda o: _containers(o, "image", ("jobTemplate", "spec", "template")),
+    "=cronJobActive": lambda o: len(_status(o).get("active") or []),
+    "=cronJobLastSchedule": lambda o: human_age(_status(o).get("lastScheduleTime"))
+    if _status(o).get("lastScheduleTime") else "<none>",
+    "=cronJobTimeZone": lambda o: _spec(o).get("timeZone") or "<none>",
+    "=cronJobSuspend": lambda o: "True" if _spec(o).get("suspend") else "False",
+}
+COLUMN_TYPES = {path: "integer" for path in (
+    "=updatedReplicas", "=availableReplicas", "=desiredReplicas", "=currentReplicas", "=readyReplicas",
+    "=dsDesired", "=dsCurrent", "=dsReady", "=dsUpToDate", "=dsAvailable", "=cronJobActive")}
+
+_AGE = ("Age", "=age", 0)
+_WIDE = (("Containers", "=containers", 1), ("Images", "=images", 1), ("Selector", "=selector", 1))
+DEPLOYMENT_TABLE = (("Name", "metadata.name", 0), ("Ready", "=deploymentReady", 0),
+                    ("Up-to-date", "=updatedReplicas", 0), ("Available", "=availableReplicas", 0), _AGE, *_WIDE)
+REPLICA_SET_TABLE = (("Name", "metadata.name", 0), ("Desired", "=desiredReplicas", 0),
+                     ("Current", "=currentReplicas", 0), ("Ready", "=readyReplicas", 0), _AGE, *_WIDE)
+STATEFUL_SET_TABLE = (("Name", "metadata.name", 0), ("Ready", "=statefulSetReady", 0), _AGE, *_WIDE[:2])
+DAEMON_SET_TABLE = (("Name", "metadata.name", 0), ("Desired", "=dsDesired", 0), ("Current", "=dsCurrent", 0),
+                    ("Ready", "=dsReady", 0), ("Up-to-date", "=dsUpToDate", 0), ("Available", "=dsAvailable", 0),
+                    ("Node Selector", "=dsNodeSelector", 0), _AGE, *_WIDE)
+JOB_TABLE = (("Name", "metadata.name", 0), ("Status", "=jobStatus", 0), ("Completions", "=jobCompletions", 0),
+             ("Duration", "=jobDuration", 0), _AGE, *_WIDE)
+CRON_JOB_TABLE = (("Name", "metadata.name", 0), ("Schedule", "spec.schedule", 0),
+                  ("Timezone", "=cronJobTimeZone", 0), ("Suspend", "=cronJobSuspend", 0),
+                  ("Active", "=cronJobActive", 0), ("Last Schedule", "=cronJobLastSchedule", 0), _AGE,
+                  ("Containers", "=cronJobContainers", 1), ("Images", "=cronJobImages", 1),
+                  ("Selector", "=selector", 1))
