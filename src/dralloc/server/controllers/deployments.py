@@ -1,0 +1,291 @@
+"""The ReplicaSet and Deployment controllers of ``dralloc serve``, as kube-controller-manager's.
+
+* A ReplicaSet keeps ``spec.replicas`` active pods: it creates the missing ones (``<replicaset>-`` + 5
+  characters) and deletes the excess in upstream's order (pods not on a node, pending, not ready, newest
+  first), and reports replicas, ready and available pods.
+* A Deployment keeps one ReplicaSet per pod template, ``<deployment>-<pod-template-hash>``, the template
+  labelled and selected by that hash. A new template makes a new ReplicaSet; RollingUpdate then grows it while
+  the total stays within ``replicas + maxSurge`` and shrinks the old ones (oldest first) while ``replicas -
+  maxUnavailable`` pods stay available; Recreate shrinks the old ones to 0 and starts the new one once their
+  pods are gone. Its status (replicas, updated, ready, available; Available and Progressing conditions) is what
+  ``kubectl rollout status`` and ``kubectl wait --for=condition=Available`` read.
+
+Adopting orphan pods or ReplicaSets that match a selector, rollbacks, pausing and the progress deadline are
+left out: objects are controlled only by the controller that made them.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any
+
+from dralloc.api import apps_v1
+from dralloc.controllers.names import pod_template_hash
+from dralloc.controllers.workloads import POD_TEMPLATE_HASH
+from dralloc.server.controllers.snapshot import Snapshot
+from dralloc.server.controllers.workload_pods import (
+    DeletePod,
+    Obj,
+    condition,
+    controller_ref,
+    create_pod,
+    deletion_order,
+    is_active,
+    is_available,
+    is_ready,
+    meta,
+    min_ready_seconds,
+    pod_from_template,
+    replicas,
+    spec_of,
+    status_of,
+    without_zeros,
+    write_status,
+)
+from dralloc.server.controllers.writes import Writer
+from dralloc.store import Conflict
+
+REVISION = "deployment.kubernetes.io/revision"
+DESIRED = "deployment.kubernetes.io/desired-replicas"
+MAX_REPLICAS = "deployment.kubernetes.io/max-replicas"
+_NOT_COPIED = frozenset({"kubectl.kubernetes.io/last-applied-configuration", REVISION,
+                         "deployment.kubernetes.io/revision-history", DESIRED, MAX_REPLICAS,
+                         "deprecated.deployment.rollback.to"})
+
+
+# --- ReplicaSet -------------------------------------------------------------------------------------
+
+
+def sync_replica_set(writer: Writer, delete_pod: DeletePod, rs: Obj, pods: list[Obj]) -> bool:
+    """Create or delete pods towards ``spec.replicas``, then write the status; True when it wrote."""
+    active = [p for p in pods if is_active(p)]
+    want = replicas(rs)
+    changed = False
+    if not meta(rs).get("deletionTimestamp"):
+        template = spec_of(rs).get("template")
+        if len(active) < want and isinstance(template, dict):
+            for _ in range(want - len(active)):
+                made = create_pod(writer, pod_from_template(template, rs, generate_name=f"{meta(rs).get('name')}-"))
+                changed |= made is not None
+        elif len(active) > want:
+            for pod in deletion_order(active)[:len(active) - want]:
+                delete_pod(meta(pod).get("namespace") or "default", meta(pod).get("name") or "", meta(pod).get("uid"))
+                changed = True
+    ready = sum(1 for p in active if is_ready(p))
+    available = sum(1 for p in active if is_available(p, min_ready_seconds(rs)))
+    status = without_zeros({"replicas": len(active), "fullyLabeledReplicas": len(active), "readyReplicas": ready,
+                            "availableReplicas": available, "observedGeneration": meta(rs).get("generation")},
+                           "fullyLabeledReplicas", "readyReplicas", "availableReplicas")
+    return write_status(writer, "replicasets", rs, status) or changed
+
+
+# --- Deployment -------------------------------------------------------------------------------------
+
+
+def _scaled(value: Any, total: int, round_up: bool) -> int:
+    """intstr.GetScaledValueFromIntOrPercent."""
+    if isinstance(value, int):
+        return value
+    text = str(value)
+    if not text.endswith("%"):
+        return int(text) if text.isdigit() else 0
+    scaled = int(text[:-1] or 0) * total / 100
+    return math.ceil(scaled) if round_up else math.floor(scaled)
+
+
+def surge_and_unavailable(deploy: Obj) -> tuple[int, int]:
+    """ResolveFenceposts: maxSurge rounded up, maxUnavailable down, never both 0 (then one may be
+    unavailable); Recreate: (0, all)."""
+    want = replicas(deploy)
+    strategy = spec_of(deploy).get("strategy") or {}
+    if strategy.get("type", "RollingUpdate") != "RollingUpdate":
+        return 0, want
+    rolling = strategy.get("rollingUpdate") or {}
+    surge = _scaled(rolling.get("maxSurge", "25%"), want, True)
+    unavailable = _scaled(rolling.get("maxUnavailable", "25%"), want, False)
+    if surge == 0 and unavailable == 0:
+        unavailable = 1
+    return surge, min(unavailable, want)
+
+
+def _without_hash(template: Any) -> Any:
+    template = copy.deepcopy(template) if isinstance(template, dict) else {}
+    labels = (template.get("metadata") or {}).get("labels")
+    if isinstance(labels, dict):
+        labels.pop(POD_TEMPLATE_HASH, None)
+    return template
+
+
+def _revision(rs: Obj) -> int:
+    try:
+        return int((meta(rs).get("annotations") or {}).get(REVISION) or 0)
+    except ValueError:
+        return 0
+
+
+def _new_replica_set(snap: Snapshot, deploy: Obj, revision: int, start: int) -> Obj:
+    """getNewReplicaSet: the template labelled with its hash, the selector too, and the revision."""
+    typed = snap.cache.typed("deployments", deploy)
+    collisions = status_of(deploy).get("collisionCount")
+    template_hash = pod_template_hash(typed.spec.template if isinstance(typed, apps_v1.Deployment) else
+                                      apps_v1.DeploymentSpec().template, collisions if isinstance(collisions, int) else None)
+    spec = spec_of(deploy)
+    template = copy.deepcopy(spec.get("template") or {})
+    template.setdefault("metadata", {}).setdefault("labels", {})[POD_TEMPLATE_HASH] = template_hash
+    selector = copy.deepcopy(spec.get("selector") or {})
+    selector.setdefault("matchLabels", {})[POD_TEMPLATE_HASH] = template_hash
+    want = replicas(deploy)
+    surge, _ = surge_and_unavailable(deploy)
+    annotations = {k: v for k, v in (meta(deploy).get("annotations") or {}).items() if k not in _NOT_COPIED}
+    annotations.update({DESIRED: str(want), MAX_REPLICAS: str(want + surge), REVISION: str(revision)})
+    rs_meta = {"name": f"{meta(deploy).get('name')}-{template_hash}", "namespace": meta(deploy).get("namespace"),
+               "labels": dict(template["metadata"]["labels"]), "annotations": annotations,
+               "ownerReferences": [controller_ref(deploy)], "generation": 1}
+    rs_spec: Obj = {"replicas": start, "minReadySeconds": spec.get("minReadySeconds", 0), "selector": selector,
+                    "template": template}
+    return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": rs_meta, "spec": rs_spec,
+            "status": {"replicas": 0}}
+
+
+def _set_replicas(writer: Writer, rs: Obj, count: int, deploy: Obj) -> bool:
+    if replicas(rs) == count:
+        return False
+    want = replicas(deploy)
+    surge, _ = surge_and_unavailable(deploy)
+
+    def mutate(current: Obj) -> Obj:
+        current.setdefault("spec", {})["replicas"] = count
+        annotations = current["metadata"].setdefault("annotations", {})
+        annotations[DESIRED], annotations[MAX_REPLICAS] = str(want), str(want + surge)
+        current["metadata"]["generation"] = int(current["metadata"].get("generation") or 1) + 1
+        return current
+
+    writer.update("replicasets", meta(rs).get("namespace") or "", meta(rs).get("name") or "", mutate,
+                  uid=str(meta(rs).get("uid")))
+    return True
+
+
+def sync_deployment(writer: Writer, snap: Snapshot, deploy: Obj, sets: list[Obj],
+                    pods_of: dict[str, list[Obj]]) -> bool:
+    """One sync of a Deployment over its ReplicaSets (``sets``) and their pods; True when it wrote."""
+    if meta(deploy).get("deletionTimestamp"):
+        return False
+    sets = sorted(sets, key=lambda r: (str(meta(r).get("creationTimestamp") or ""), str(meta(r).get("name"))))
+    template = _without_hash(spec_of(deploy).get("template"))
+    new = next((r for r in sets if _without_hash(spec_of(r).get("template")) == template), None)
+    old = [r for r in sets if r is not new]
+    want = replicas(deploy)
+    surge, unavailable = surge_and_unavailable(deploy)
+    rolling = (spec_of(deploy).get("strategy") or {}).get("type", "RollingUpdate") == "RollingUpdate"
+
+    def active(rs: Obj) -> list[Obj]:
+        return [p for p in pods_of.get(str(meta(rs).get("uid")), []) if is_active(p)]
+
+    def available(rs: Obj) -> int:
+        return sum(1 for p in active(rs) if is_available(p, min_ready_seconds(deploy)))
+
+    old_total = sum(replicas(r) for r in old)
+    if new is None:
+        if old_total and rolling:
+            start = max(min(want + surge - old_total, want), 0)
+        else:
+            start = 0 if old_total or any(active(r) for r in old) else want
+        revision = max((_revision(r) for r in sets), default=0) + 1
+        try:
+            created = writer.create("replicasets", meta(deploy).get("namespace") or "default",
+                                    _new_replica_set(snap, deploy, revision, start))
+        except Conflict:  # a ReplicaSet of that name not ours: a hash collision, counted as upstream does
+            status = {**status_of(deploy), "collisionCount": int(status_of(deploy).get("collisionCount") or 0) + 1}
+            return write_status(writer, "deployments", deploy, status)
+        _note_revision(writer, deploy, revision)
+        _write_deployment_status(writer, deploy, [*old, created], created, pods_of, created=True)
+        return True
+    changed = False
+    if _revision(new) < max((_revision(r) for r in old), default=0):  # back to an older template: latest again
+        changed |= _note_revision(writer, deploy, max(_revision(r) for r in sets) + 1, new)
+    elif (meta(deploy).get("annotations") or {}).get(REVISION) != str(_revision(new)):
+        changed |= _note_revision(writer, deploy, _revision(new))
+    if not rolling:
+        for rs in old:
+            changed |= _set_replicas(writer, rs, 0, deploy)
+        if not any(active(r) for r in old):
+            changed |= _set_replicas(writer, new, want, deploy)
+    else:
+        total = sum(replicas(r) for r in sets)
+        new_count = replicas(new)
+        if new_count > want or not old_total:
+            new_count = want
+        elif new_count < want and total < want + surge:
+            new_count = min(want, new_count + want + surge - total)
+        changed |= _set_replicas(writer, new, new_count, deploy)
+        if old_total:
+            # reconcileOldReplicaSets: as many old pods go as keep replicas - maxUnavailable available
+            total = old_total + new_count
+            new_unavailable = max(new_count - available(new), 0)
+            room = max(total - (want - unavailable) - new_unavailable, 0)
+            for rs in old:
+                cut = min(room, replicas(rs))
+                if cut:
+                    changed |= _set_replicas(writer, rs, replicas(rs) - cut, deploy)
+                    room -= cut
+    return _write_deployment_status(writer, deploy, sets, new, pods_of) or changed
+
+
+def _note_revision(writer: Writer, deploy: Obj, revision: int, rs: Obj | None = None) -> bool:
+    """The Deployment's revision annotation is its newest ReplicaSet's (and a ReplicaSet brought back becomes the
+    newest revision)."""
+    text = str(revision)
+    if rs is not None:
+        def mark(current: Obj) -> Obj:
+            current["metadata"].setdefault("annotations", {})[REVISION] = text
+            return current
+        writer.update("replicasets", meta(rs).get("namespace") or "", meta(rs).get("name") or "", mark,
+                      uid=str(meta(rs).get("uid")))
+
+    def note(current: Obj) -> Obj | None:
+        annotations = current["metadata"].setdefault("annotations", {})
+        if annotations.get(REVISION) == text:
+            return None
+        annotations[REVISION] = text
+        return current
+
+    writer.update("deployments", meta(deploy).get("namespace") or "", meta(deploy).get("name") or "", note,
+                  uid=str(meta(deploy).get("uid")))
+    return True
+
+
+def _write_deployment_status(writer: Writer, deploy: Obj, sets: list[Obj], new: Obj,
+                             pods_of: dict[str, list[Obj]], created: bool = False) -> bool:
+    """calculateStatus and syncRolloutStatus: the counts over every ReplicaSet's pods, and the conditions."""
+    def active(rs: Obj) -> list[Obj]:
+        return [p for p in pods_of.get(str(meta(rs).get("uid")), []) if is_active(p)]
+
+    everyone = [p for r in sets for p in active(r)]
+    want = replicas(deploy)
+    _, unavailable = surge_and_unavailable(deploy)
+    seconds = min_ready_seconds(deploy)
+    available = sum(1 for p in everyone if is_available(p, seconds))
+    updated = len(active(new))
+    old_conditions = status_of(deploy).get("conditions") or []
+    conditions = [condition("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.",
+                            old_conditions, update_time=True)
+                  if available >= want - unavailable else
+                  condition("Available", "False", "MinimumReplicasUnavailable",
+                            "Deployment does not have minimum availability.", old_conditions, update_time=True)]
+    name = meta(new).get("name")
+    complete = updated == want and len(everyone) == want and available == want
+    if created:
+        progressing = ("NewReplicaSetCreated", f'Created new replica set "{name}"')
+    elif complete:
+        progressing = ("NewReplicaSetAvailable", f'ReplicaSet "{name}" has successfully progressed.')
+    else:
+        progressing = ("ReplicaSetUpdated", f'ReplicaSet "{name}" is progressing.')
+    conditions.append(condition("Progressing", "True", *progressing, old_conditions, update_time=True))
+    status = without_zeros({
+        "observedGeneration": meta(deploy).get("generation"), "replicas": len(everyone), "updatedReplicas": updated,
+        "readyReplicas": sum(1 for p in everyone if is_ready(p)), "availableReplicas": available,
+        "unavailableReplicas": max(want - available, 0), "conditions": conditions,
+        "collisionCount": status_of(deploy).get("collisionCount")},
+        "replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas", "collisionCount")
+    return write_status(writer, "deployments", deploy, status)
