@@ -12,6 +12,7 @@ from dralloc.api import (
     jobset_v1alpha2,
     leaderworkerset_v1,
     policy_v1,
+    rbac_v1,
     resource_v1,
     scheduling_v1,
     scheduling_v1alpha2,
@@ -49,6 +50,8 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
     scheduling_v1alpha2.GROUP_VERSION: {"Workload": scheduling_v1alpha2.Workload,
                                         "PodGroup": scheduling_v1alpha2.PodGroup},
     coordination_v1.GROUP_VERSION: {"Lease": coordination_v1.Lease},
+    rbac_v1.GROUP_VERSION: {"Role": rbac_v1.Role, "ClusterRole": rbac_v1.ClusterRole,
+                            "RoleBinding": rbac_v1.RoleBinding, "ClusterRoleBinding": rbac_v1.ClusterRoleBinding},
     policy_v1.GROUP_VERSION: {"PodDisruptionBudget": policy_v1.PodDisruptionBudget},
     storage_v1.GROUP_VERSION: {"StorageClass": storage_v1.StorageClass, "CSINode": storage_v1.CSINode,
                                "CSIDriver": storage_v1.CSIDriver, "CSIStorageCapacity": storage_v1.CSIStorageCapacity},
@@ -58,10 +61,10 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
 NAMESPACED_KINDS = frozenset({
     "ResourceClaim", "ResourceClaimTemplate", "Pod", "Service", "ReplicationController", "PersistentVolumeClaim",
     "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "JobSet", "LeaderWorkerSet", "Workload",
-    "PodGroup", "Lease", "PodDisruptionBudget", "CSIStorageCapacity"})
+    "PodGroup", "Lease", "PodDisruptionBudget", "CSIStorageCapacity", "Role", "RoleBinding"})
 CLUSTER_KINDS = frozenset({
     "ResourceSlice", "DeviceClass", "DeviceTaintRule", "Node", "Namespace", "PersistentVolume", "PriorityClass",
-    "StorageClass", "CSINode", "CSIDriver"})
+    "StorageClass", "CSINode", "CSIDriver", "ClusterRole", "ClusterRoleBinding"})
 
 
 def model_for(api_version: str | None, kind: str | None) -> type | None:

@@ -53,6 +53,7 @@ from dralloc.validation.podgroups import (
     validate_workload_update,
 )
 from dralloc.validation.policy import validate_pdb
+from dralloc.validation.rbac import RbacKind, rbac_errors, rbac_update_errors
 from dralloc.validation.resource import (
     RequestNames,
     validate_claim_spec,
@@ -125,6 +126,8 @@ def validate(obj: Any, *, require_namespace: bool = False) -> list[FieldError]:
         return _meta(obj, True, require_namespace) + workload_spec_errors(obj)
     if isinstance(obj, PodDisruptionBudget):
         return _meta(obj, True, require_namespace) + validate_pdb(obj)
+    if isinstance(obj, RbacKind):
+        return rbac_errors(obj, require_namespace)
     if isinstance(obj, JobSet):
         return _meta(obj, True, require_namespace) + jobset_errors(obj)
     if isinstance(obj, LeaderWorkerSet):
@@ -175,6 +178,8 @@ def validate_update(new: Any, old: Any) -> list[FieldError]:
         return _meta(new, True, False) + errs + validate_lease_spec(new.spec)
     if isinstance(new, Workload):
         return _meta(new, True, False) + errs + validate_workload_update(new, old)
+    if isinstance(new, RbacKind):
+        return rbac_errors(new) + errs + rbac_update_errors(new, old)
     if isinstance(new, (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job)):
         return validate(new) + errs + workload_update_errors(new, old)
     if isinstance(new, PodGroup):

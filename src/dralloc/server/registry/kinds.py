@@ -13,6 +13,7 @@ from dralloc.server.registry import (
     pod_groups,
     pods,
     priorities,
+    rbac,
     resource_claims,
     service_accounts,
     workloads,
@@ -229,6 +230,20 @@ def workload_resources(enabled: Collection[str]) -> dict[str, Resource]:
 # deletion, the garbage collector) look at too, since a server once started with the gate may hold their objects.
 GATED_RESOURCES = workload_resources({pod_groups.SERVING_GATE})
 
+# rbac.authorization.k8s.io/v1, stored and validated, not enforced (server/registry/rbac.py): what DRA drivers'
+# install manifests carry
+RBAC_GROUP = "rbac.authorization.k8s.io"
+RBAC = {r.name: r for r in (
+    Resource("clusterrolebindings", "ClusterRoleBinding", False, group=RBAC_GROUP, versions=("v1",),
+             table=rbac.BINDING_TABLE, strategy=rbac.STRATEGY),
+    Resource("clusterroles", "ClusterRole", False, group=RBAC_GROUP, versions=("v1",), table=rbac.ROLE_TABLE,
+             strategy=rbac.STRATEGY),
+    Resource("rolebindings", "RoleBinding", True, group=RBAC_GROUP, versions=("v1",), table=rbac.BINDING_TABLE,
+             strategy=rbac.STRATEGY),
+    Resource("roles", "Role", True, group=RBAC_GROUP, versions=("v1",), table=rbac.ROLE_TABLE,
+             strategy=rbac.STRATEGY),
+)}
+
 # coordination.k8s.io/v1 Leases, stored as written (leader election: client-go's LeaseLock)
 COORDINATION_GROUP = "coordination.k8s.io"
 LEASES = {"leases": Resource("leases", "Lease", True, group=COORDINATION_GROUP, versions=("v1",),
@@ -254,7 +269,7 @@ REVIEW_GROUPS = ("authentication.k8s.io", "authorization.k8s.io")
 GROUP_RESOURCES: dict[str, dict[str, Resource]] = {
     GROUP: RESOURCES, EVENTS_GROUP: EVENTS, DISCOVERY_GROUP: ENDPOINT_SLICES, APPS_GROUP: APPS,
     BATCH_GROUP: BATCH, NETWORKING_GROUP: NETWORKING, POLICY_GROUP: POLICY, STORAGE_GROUP: STORAGE,
-    SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES}
+    SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES, RBAC_GROUP: RBAC}
 
 
 def served_groups(enabled: Collection[str] = ()) -> dict[str, dict[str, Resource]]:
