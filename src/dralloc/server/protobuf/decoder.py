@@ -37,10 +37,10 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from dralloc.server.protobuf import workloads
 from dralloc.server.protobuf.encoder import _delimited, _encode_message
 from dralloc.server.protobuf.plans import MAX_DEPTH as MAX_DEPTH
 from dralloc.server.protobuf.plans import _nesting, _plans
-from dralloc.server.protobuf import workloads
 from dralloc.server.protobuf.pod import POD
 from dralloc.server.protobuf.resource import RESOURCE_V1, RESOURCE_V1BETA1, RESOURCE_V1BETA2
 from dralloc.server.protobuf.schema import (
