@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable
 from typing import Any
 
 from dralloc.api import apps_v1
@@ -27,13 +28,11 @@ from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.workload_pods import (
     DeletePod,
     Obj,
+    PodSummary,
     condition,
     controller_ref,
     create_pod,
     deletion_order,
-    is_active,
-    is_available,
-    is_ready,
     meta,
     min_ready_seconds,
     pod_from_template,
@@ -57,9 +56,9 @@ _NOT_COPIED = frozenset({"kubectl.kubernetes.io/last-applied-configuration", REV
 # --- ReplicaSet -------------------------------------------------------------------------------------
 
 
-def sync_replica_set(writer: Writer, delete_pod: DeletePod, rs: Obj, pods: list[Obj]) -> bool:
+def sync_replica_set(writer: Writer, delete_pod: DeletePod, rs: Obj, pods: PodSummary) -> bool:
     """Create or delete pods towards ``spec.replicas``, then write the status; True when it wrote."""
-    active = [p for p in pods if is_active(p)]
+    active = pods.active
     want = replicas(rs)
     changed = False
     if not meta(rs).get("deletionTimestamp"):
@@ -72,10 +71,9 @@ def sync_replica_set(writer: Writer, delete_pod: DeletePod, rs: Obj, pods: list[
             for pod in deletion_order(active)[:len(active) - want]:
                 delete_pod(meta(pod).get("namespace") or "default", meta(pod).get("name") or "", meta(pod).get("uid"))
                 changed = True
-    ready = sum(1 for p in active if is_ready(p))
-    available = sum(1 for p in active if is_available(p, min_ready_seconds(rs)))
-    status = without_zeros({"replicas": len(active), "fullyLabeledReplicas": len(active), "readyReplicas": ready,
-                            "availableReplicas": available, "observedGeneration": meta(rs).get("generation")},
+    status = without_zeros({"replicas": len(active), "fullyLabeledReplicas": len(active), "readyReplicas": pods.ready,
+                            "availableReplicas": pods.available(min_ready_seconds(rs)),
+                            "observedGeneration": meta(rs).get("generation")},
                            "fullyLabeledReplicas", "readyReplicas", "availableReplicas")
     return write_status(writer, "replicasets", rs, status) or changed
 
@@ -167,7 +165,7 @@ def _set_replicas(writer: Writer, rs: Obj, count: int, deploy: Obj) -> bool:
 
 
 def sync_deployment(writer: Writer, snap: Snapshot, deploy: Obj, sets: list[Obj],
-                    pods_of: dict[str, list[Obj]]) -> bool:
+                    pods_of: Callable[[Obj], PodSummary]) -> bool:
     """One sync of a Deployment over its ReplicaSets (``sets``) and their pods; True when it wrote."""
     if meta(deploy).get("deletionTimestamp"):
         return False
@@ -180,10 +178,10 @@ def sync_deployment(writer: Writer, snap: Snapshot, deploy: Obj, sets: list[Obj]
     rolling = (spec_of(deploy).get("strategy") or {}).get("type", "RollingUpdate") == "RollingUpdate"
 
     def active(rs: Obj) -> list[Obj]:
-        return [p for p in pods_of.get(str(meta(rs).get("uid")), []) if is_active(p)]
+        return pods_of(rs).active
 
     def available(rs: Obj) -> int:
-        return sum(1 for p in active(rs) if is_available(p, min_ready_seconds(deploy)))
+        return pods_of(rs).available(min_ready_seconds(deploy))
 
     old_total = sum(replicas(r) for r in old)
     if new is None:
@@ -256,17 +254,15 @@ def _note_revision(writer: Writer, deploy: Obj, revision: int, rs: Obj | None = 
 
 
 def _write_deployment_status(writer: Writer, deploy: Obj, sets: list[Obj], new: Obj,
-                             pods_of: dict[str, list[Obj]], created: bool = False) -> bool:
+                             pods_of: Callable[[Obj], PodSummary], created: bool = False) -> bool:
     """calculateStatus and syncRolloutStatus: the counts over every ReplicaSet's pods, and the conditions."""
-    def active(rs: Obj) -> list[Obj]:
-        return [p for p in pods_of.get(str(meta(rs).get("uid")), []) if is_active(p)]
-
-    everyone = [p for r in sets for p in active(r)]
+    summaries = [pods_of(r) for r in sets if r is not new] + [pods_of(new)]
+    total = sum(len(x.active) for x in summaries)
     want = replicas(deploy)
     _, unavailable = surge_and_unavailable(deploy)
     seconds = min_ready_seconds(deploy)
-    available = sum(1 for p in everyone if is_available(p, seconds))
-    updated = len(active(new))
+    available = sum(x.available(seconds) for x in summaries)
+    updated = len(pods_of(new).active)
     old_conditions = status_of(deploy).get("conditions") or []
     conditions = [condition("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.",
                             old_conditions, update_time=True)
@@ -274,7 +270,7 @@ def _write_deployment_status(writer: Writer, deploy: Obj, sets: list[Obj], new: 
                   condition("Available", "False", "MinimumReplicasUnavailable",
                             "Deployment does not have minimum availability.", old_conditions, update_time=True)]
     name = meta(new).get("name")
-    complete = updated == want and len(everyone) == want and available == want
+    complete = updated == want and total == want and available == want
     if created:
         progressing = ("NewReplicaSetCreated", f'Created new replica set "{name}"')
     elif complete:
@@ -283,8 +279,8 @@ def _write_deployment_status(writer: Writer, deploy: Obj, sets: list[Obj], new: 
         progressing = ("ReplicaSetUpdated", f'ReplicaSet "{name}" is progressing.')
     conditions.append(condition("Progressing", "True", *progressing, old_conditions, update_time=True))
     status = without_zeros({
-        "observedGeneration": meta(deploy).get("generation"), "replicas": len(everyone), "updatedReplicas": updated,
-        "readyReplicas": sum(1 for p in everyone if is_ready(p)), "availableReplicas": available,
+        "observedGeneration": meta(deploy).get("generation"), "replicas": total, "updatedReplicas": updated,
+        "readyReplicas": sum(x.ready for x in summaries), "availableReplicas": available,
         "unavailableReplicas": max(want - available, 0), "conditions": conditions,
         "collisionCount": status_of(deploy).get("collisionCount")},
         "replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas", "collisionCount")

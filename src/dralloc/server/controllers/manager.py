@@ -153,6 +153,7 @@ class ControllerManager:
                 self.namespaces.note(change)  # own writes too: a namespace's content going
                 self.service_accounts.note(change)
                 self.root_ca.note(change)
+                self.workloads.note(change)  # own writes too: a ReplicaSet made, a pod bound or started
                 if change.rv in self.writer.own:
                     self.writer.own.discard(change.rv)
                     continue
@@ -171,11 +172,12 @@ class ControllerManager:
         external = self._changes()
         if not (external or force or self.taints.due() or self.terminating.due() or self.garbage.due
                 or self.scheduler.due() or self.namespaces.due or self.service_accounts.due
-                or self.root_ca.due or self.workloads.wrote):
+                or self.root_ca.due or bool(self.workloads.changed)):
             return False
         self.passes += 1
         if not self.mirror.synced:
             self.mirror.relist()
+            self.workloads.resync()
         collected = self.namespaces.cycle()  # the content of namespaces being deleted
         self.service_accounts.cycle()  # (nothing else reacts to them)
         self.root_ca.cycle()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import logging
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -99,6 +100,39 @@ def is_available(pod: Obj, min_ready_seconds: int) -> bool:
         return True
     since = _parse((_ready_condition(pod) or {}).get("lastTransitionTime"))
     return since is not None and (datetime.now(UTC) - since).total_seconds() >= min_ready_seconds
+
+
+@dataclass
+class PodSummary:
+    """A controller's pods read once: the active ones, and when each ready one became ready (what the replica
+    counts of a ReplicaSet and its Deployment come from)."""
+
+    active: list[Obj]
+    ready_since: list[Any]  # the Ready condition's lastTransitionTime of the active pods that are ready
+
+    @classmethod
+    def of(cls, pods: Iterable[Obj]) -> PodSummary:
+        active, since = [], []
+        for pod in pods:
+            if not is_active(pod):
+                continue
+            active.append(pod)
+            condition = _ready_condition(pod)
+            if condition is not None and condition.get("status") == "True":
+                since.append(condition.get("lastTransitionTime"))  # (parsed only for minReadySeconds)
+        return cls(active, since)
+
+    @property
+    def ready(self) -> int:
+        return len(self.ready_since)
+
+    def available(self, min_ready_seconds: int) -> int:
+        """podutil.IsPodAvailable's count: ready for at least ``min_ready_seconds``."""
+        if min_ready_seconds <= 0:
+            return len(self.ready_since)
+        current = datetime.now(UTC)
+        times = (_parse(t) for t in self.ready_since)
+        return sum(1 for t in times if t is not None and (current - t).total_seconds() >= min_ready_seconds)
 
 
 def min_ready_seconds(obj: Obj) -> int:
