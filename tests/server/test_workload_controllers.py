@@ -254,3 +254,76 @@ def test_a_namespace_deleted_takes_its_workloads_and_makes_no_more_pods() -> Non
     c.http.delete("/api/v1/namespaces/team")
     settle(c)
     assert c.store.list("deployments")[0] == [] and c.store.list("replicasets")[0] == [] and pods(c) == []
+
+
+def _fail(c: Cluster, pod: dict[str, Any]) -> None:
+    status = {**pod["status"], "phase": "Failed"}
+    r = c.http.patch(f"/api/v1/namespaces/default/pods/{pod['metadata']['name']}/status",
+                     json={"status": status}, headers=MERGE)
+    assert r.status_code == 200, r.text
+
+
+def test_a_job_whose_pods_fail_past_its_backoff_limit_fails() -> None:
+    c = cluster(fake_kubelet=False)
+    job = workload("Job", "flaky", backoffLimit=1)
+    job["spec"]["template"]["spec"]["restartPolicy"] = "Never"
+    c.post(f"{BATCH}/jobs", job)
+    settle(c)
+    _fail(c, pods(c)[0])
+    settle(c)
+    status = c.get("jobs", "flaky")["status"]
+    assert status["failed"] == 1 and status["active"] == 1  # a new pod for the failed one
+    _fail(c, next(p for p in pods(c) if p["status"].get("phase") != "Failed"))
+    settle(c)
+    status = c.get("jobs", "flaky")["status"]
+    assert [(x["type"], x["reason"], x["message"]) for x in status["conditions"]] == [
+        ("FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit"),
+        ("Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit")]
+    assert status["failed"] == 2 and "completionTime" not in status
+
+
+def test_a_suspended_job_runs_no_pods_until_resumed() -> None:
+    c = cluster(fake_kubelet=False)
+    job = workload("Job", "later", suspend=True)
+    job["spec"]["template"]["spec"]["restartPolicy"] = "Never"
+    c.post(f"{BATCH}/jobs", job)
+    settle(c)
+    assert pods(c) == []
+    assert [x["type"] for x in c.get("jobs", "later")["status"]["conditions"]] == ["Suspended"]
+    c.http.patch(f"{BATCH}/jobs/later", json={"spec": {"suspend": False}}, headers=MERGE)
+    settle(c)
+    assert len(pods(c)) == 1 and "conditions" not in c.get("jobs", "later")["status"]
+
+
+def test_a_statefulset_rolls_a_new_template_out_from_the_highest_ordinal() -> None:
+    c = cluster()
+    c.post(f"{APPS}/statefulsets", workload("StatefulSet", "db", replicas=2))
+    settle(c)
+    before = c.get("statefulsets", "db")["status"]["updateRevision"]
+    c.http.patch(f"{APPS}/statefulsets/db", json={"spec": {"template": {"spec": {"containers": [
+        {"name": "main", "image": "nginx:2"}]}}}}, headers={"content-type": "application/strategic-merge-patch+json"})
+    c.manager.run_once(force=True)
+    c.manager.run_once(force=True)
+    images = {p["metadata"]["name"]: p["spec"]["containers"][0]["image"] for p in c.pods()}
+    assert images.get("db-0") == "nginx:1"  # the highest ordinal goes first
+    settle(c)
+    status = c.get("statefulsets", "db")["status"]
+    assert status["updateRevision"] != before and status["currentRevision"] == status["updateRevision"]
+    assert {p["spec"]["containers"][0]["image"] for p in pods(c)} == {"nginx:2"} and len(pods(c)) == 2
+
+
+def test_a_daemonset_rolls_a_new_template_out_and_leaves_a_node_tainted_no_execute() -> None:
+    c = cluster(nodes=2)
+    c.post(f"{APPS}/daemonsets", workload("DaemonSet", "agent"))
+    settle(c)
+    c.http.patch(f"{APPS}/daemonsets/agent", json={"spec": {"template": {"spec": {"containers": [
+        {"name": "main", "image": "nginx:2"}]}}}}, headers={"content-type": "application/strategic-merge-patch+json"})
+    settle(c)
+    assert sorted((p["spec"]["nodeName"], p["spec"]["containers"][0]["image"]) for p in pods(c)) == [
+        ("node-1", "nginx:2"), ("node-2", "nginx:2")]
+    assert c.get("daemonsets", "agent")["status"]["updatedNumberScheduled"] == 2
+    c.http.patch("/api/v1/nodes/node-2", json={"spec": {"taints": [{"key": "gone", "effect": "NoExecute"}]}},
+                 headers=MERGE)
+    settle(c)
+    assert [p["spec"]["nodeName"] for p in pods(c)] == ["node-1"]
+    assert c.get("daemonsets", "agent")["status"]["desiredNumberScheduled"] == 1
