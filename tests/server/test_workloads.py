@@ -191,3 +191,16 @@ def test_kubectl_get_columns(client: TestClient) -> None:
     client.post(f"{BATCH}/jobs", json=job())
     cells = client.get(f"{BATCH}/jobs", headers=TABLE).json()["rows"][0]["cells"]
     assert cells[:4] == ["pi", "Running", "0/1", ""]
+
+
+def test_fields_the_schema_lacks_are_dropped_with_a_warning_or_refused_when_strict(client: TestClient) -> None:
+    sent = deployment()
+    sent["spec"]["color"] = "blue"
+    sent["spec"]["template"]["spec"]["containers"][0]["colour"] = "red"
+    r = client.post(f"{APPS}/deployments", json=sent)
+    assert r.status_code == 201
+    assert 'unknown field \\"spec.color\\"' in r.headers["warning"]
+    assert "color" not in r.json()["spec"] and "colour" not in r.json()["spec"]["template"]["spec"]["containers"][0]
+    assert "color" not in client.get(f"{APPS}/deployments/web").json()["spec"]
+    r = client.post(f"{APPS}/deployments?fieldValidation=Strict", json={**sent, "metadata": {"name": "strict"}})
+    assert r.status_code == 400 and 'unknown field "spec.color"' in r.json()["message"]

@@ -8,9 +8,11 @@ only, the model's validation on create and its update rules (``dralloc.validatio
 from __future__ import annotations
 
 import copy
+import re
 from datetime import UTC, datetime
 from typing import Any
 
+from dralloc.api import strict
 from dralloc.api.codec import decode
 from dralloc.errors import DecodeError
 from dralloc.server.http.ages import human_age
@@ -162,6 +164,21 @@ def generate_job_selector(job: Obj) -> None:
     match.setdefault(CONTROLLER_UID, uid)
 
 
+_PATH_PART = re.compile(r"[^.\[\]]+|\[\d+\]")
+
+
+def drop_unknown_fields(obj: Obj) -> None:
+    """Remove the fields the kind's schema lacks (those ``strict`` finds: under the parts dralloc models), as
+    kube-apiserver's decoding into the Go types drops them; the request's warnings named them already."""
+    for path in strict.unknown_field_paths(obj):
+        *parents, last = _PATH_PART.findall(path)
+        node: Any = obj
+        for part in parents:
+            node = node[int(part[1:-1])] if part.startswith("[") else node.get(part)
+        if isinstance(node, dict):
+            node.pop(last, None)
+
+
 class WorkloadStrategy(CoreStrategy):
     """A workload kind: stored as sent plus its defaults, with a generation and a status subresource."""
 
@@ -172,6 +189,7 @@ class WorkloadStrategy(CoreStrategy):
 
     def prepare_for_create(self, stored: Obj) -> None:
         """As upstream's PrepareForCreate: a new object has an empty status, whatever it sent."""
+        drop_unknown_fields(stored)
         self.defaults(stored)
         stored["status"] = {}
 
@@ -181,6 +199,7 @@ class WorkloadStrategy(CoreStrategy):
     def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
         if sub:
             return
+        drop_unknown_fields(merged)
         self.defaults(merged)  # as decoding does on every write: a replace need not repeat them
         # the generation counts spec changes once both are defaulted
         meta, old_meta = merged["metadata"], old.get("metadata") or {}
