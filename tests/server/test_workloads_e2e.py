@@ -186,3 +186,34 @@ def test_a_dra_drivers_install_manifest_applies_and_its_kubelet_plugin_pods_are_
     assert sorted(line.split()[0] for line in resources.splitlines()) == [
         "clusterrolebindings", "clusterroles", "rolebindings", "roles"]
     assert "DESCRIPTION" in kubectl("explain", "deployment").stdout
+
+
+def test_a_list_of_workloads_with_fields_dralloc_does_not_model_is_created_as_kubectl_checks_it(
+        kubectl: Kubectl) -> None:
+    """kubectl checks a List's items against /openapi/v2 on the client: a Deployment's container env, which
+    dralloc's models leave out, must pass."""
+    items = """apiVersion: v1
+kind: List
+items:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: api}
+  spec:
+    selector: {matchLabels: {app: api}}
+    template:
+      metadata: {labels: {app: api}}
+      spec:
+        containers:
+        - name: api
+          image: "api:1"
+          env: [{name: MODE, value: fast}]
+          readinessProbe: {httpGet: {path: /healthz, port: 8080}}
+- apiVersion: rbac.authorization.k8s.io/v1
+  kind: Role
+  metadata: {name: reader}
+  rules: [{apiGroups: [""], resources: [pods], verbs: [get]}]
+"""
+    created = kubectl("create", "-f", "-", stdin=items).stdout
+    assert "deployment.apps/api created" in created and "role.rbac.authorization.k8s.io/reader created" in created
+    env = kubectl("get", "deploy", "api", "-o", "jsonpath={.spec.template.spec.containers[0].env[0].value}").stdout
+    assert env == "fast"

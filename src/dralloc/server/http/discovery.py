@@ -487,6 +487,15 @@ def openapi_v3_group(group: str) -> dict[str, Any] | None:
             "components": {"schemas": schemas}}
 
 
+def open_schemas(group: str) -> dict[str, Any]:
+    """An open schema (any field) of each kind of a v1 group, in a document's shape."""
+    schemas = {_schema_name(r, "v1"): {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
+                                       "x-kubernetes-group-version-kind": [{"group": group, "version": "v1",
+                                                                            "kind": r.kind}]}
+               for r in MODELLED_V1_GROUPS[group].values()}
+    return {"components": {"schemas": schemas}}
+
+
 @cache
 def openapi_v3_events() -> dict[str, Any]:
     """events.k8s.io/v1: its paths and an open schema (kubectl then leaves field validation to the server)."""
