@@ -204,3 +204,16 @@ def test_fields_the_schema_lacks_are_dropped_with_a_warning_or_refused_when_stri
     assert "color" not in client.get(f"{APPS}/deployments/web").json()["spec"]
     r = client.post(f"{APPS}/deployments?fieldValidation=Strict", json={**sent, "metadata": {"name": "strict"}})
     assert r.status_code == 400 and 'unknown field "spec.color"' in r.json()["message"]
+
+
+def test_a_strategic_merge_patch_merges_the_pod_templates_containers_by_name(client: TestClient) -> None:
+    sent = deployment()
+    sent["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "A", "value": "1"}]
+    client.post(f"{APPS}/deployments", json=sent)
+    patched = client.patch(f"{APPS}/deployments/web", json={"spec": {"template": {"spec": {"containers": [
+        {"name": "nginx", "image": "nginx:2", "env": [{"name": "B", "value": "2"}]}]}}}},
+        headers={"content-type": "application/strategic-merge-patch+json"}).json()
+    [container] = patched["spec"]["template"]["spec"]["containers"]  # (kubectl set image's patch)
+    assert container["image"] == "nginx:2"
+    assert container["env"] == [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]
+    assert container["terminationMessagePath"] == "/dev/termination-log"  # the rest of the container kept

@@ -217,3 +217,29 @@ items:
     assert "deployment.apps/api created" in created and "role.rbac.authorization.k8s.io/reader created" in created
     env = kubectl("get", "deploy", "api", "-o", "jsonpath={.spec.template.spec.containers[0].env[0].value}").stdout
     assert env == "fast"
+
+
+def test_a_changed_manifest_applied_again_rolls_the_deployment_out(kubectl: Kubectl) -> None:
+    manifest = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: app}}
+  template:
+    metadata: {labels: {app: app}}
+    spec:
+      containers:
+      - name: app
+        image: "app:1"
+        env: [{name: A, value: "1"}, {name: B, value: "2"}]
+"""
+    kubectl("apply", "-f", "-", stdin=manifest)
+    kubectl("rollout", "status", "deployment/app", "--timeout=30s")
+    changed = manifest.replace("app:1", "app:2").replace('{name: B, value: "2"}', '{name: C, value: "3"}')
+    assert "deployment.apps/app configured" in kubectl("apply", "-f", "-", stdin=changed).stdout
+    kubectl("rollout", "status", "deployment/app", "--timeout=30s")
+    container = kubectl("get", "deploy", "app", "-o", "jsonpath={.spec.template.spec.containers[0]}").stdout
+    assert '"image":"app:2"' in container and '"name":"C"' in container and '"name":"B"' not in container
+    _eventually(lambda: kubectl("get", "pods", "-l", "app=app", "-o",
+                                "jsonpath={.items[*].spec.containers[0].image}").stdout.split() == ["app:2"] * 2)
