@@ -217,3 +217,18 @@ def test_a_strategic_merge_patch_merges_the_pod_templates_containers_by_name(cli
     assert container["image"] == "nginx:2"
     assert container["env"] == [{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]
     assert container["terminationMessagePath"] == "/dev/termination-log"  # the rest of the container kept
+
+
+def test_a_server_side_apply_merges_the_pod_templates_containers_by_name(client: TestClient) -> None:
+    applied = deployment()
+    applied["spec"]["template"]["spec"]["containers"][0]["env"] = [{"name": "A", "value": "1"}]
+    apply = {"content-type": "application/apply-patch+yaml"}
+    r = client.patch(f"{APPS}/deployments/web?fieldManager=one", json=applied, headers=apply)
+    assert r.status_code == 201, r.text
+    other = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+             "spec": {"template": {"spec": {"containers": [{"name": "nginx", "env": [{"name": "B", "value": "2"}]}]}}}}
+    r = client.patch(f"{APPS}/deployments/web?fieldManager=two", json=other, headers=apply)
+    assert r.status_code == 200, r.text
+    [container] = r.json()["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == "nginx" and container["env"] == [{"name": "A", "value": "1"},
+                                                                  {"name": "B", "value": "2"}]
