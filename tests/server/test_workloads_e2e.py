@@ -243,3 +243,23 @@ spec:
     assert '"image":"app:2"' in container and '"name":"C"' in container and '"name":"B"' not in container
     _eventually(lambda: kubectl("get", "pods", "-l", "app=app", "-o",
                                 "jsonpath={.items[*].spec.containers[0].image}").stdout.split() == ["app:2"] * 2)
+
+
+def test_rollout_history_undo_and_restart(kubectl: Kubectl) -> None:
+    kubectl("create", "deployment", "web", "--image=nginx:1", "--replicas=2")
+    kubectl("rollout", "status", "deployment/web", "--timeout=30s")
+    kubectl("set", "image", "deployment/web", "nginx=nginx:2")
+    kubectl("rollout", "status", "deployment/web", "--timeout=30s")
+    history = kubectl("rollout", "history", "deployment/web").stdout
+    assert [line.split()[0] for line in history.splitlines()[2:] if line.strip()] == ["1", "2"]
+    kubectl("rollout", "undo", "deployment/web")
+    kubectl("rollout", "status", "deployment/web", "--timeout=30s")
+    image = kubectl("get", "deploy", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image}").stdout
+    assert image == "nginx:1"
+    revision = kubectl("get", "deploy", "web", "-o",
+                       "jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision}").stdout
+    assert revision == "3"  # the old template back, as the newest revision
+    assert len(kubectl("get", "rs", "--no-headers").stdout.splitlines()) == 2  # its ReplicaSet, not a new one
+    kubectl("rollout", "restart", "deployment/web")
+    kubectl("rollout", "status", "deployment/web", "--timeout=30s")
+    _eventually(lambda: len(kubectl("get", "rs", "--no-headers").stdout.splitlines()) == 3)

@@ -107,12 +107,24 @@ def surge_and_unavailable(deploy: Obj) -> tuple[int, int]:
     return surge, min(unavailable, want)
 
 
+def _semantic(value: Any) -> Any:
+    """A JSON value as Go's semantic equality sees it: null, empty maps and empty lists are unset (kubectl
+    rollout undo sends a template with ``creationTimestamp: null``)."""
+    if isinstance(value, dict):
+        kept = {k: _semantic(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if v is not None and v != {} and v != []}
+    if isinstance(value, list):
+        return [_semantic(v) for v in value]
+    return value
+
+
 def _without_hash(template: Any) -> Any:
-    template = copy.deepcopy(template) if isinstance(template, dict) else {}
+    """EqualIgnoreHash's form of a pod template: without the pod-template-hash label, semantically."""
+    template = _semantic(template) if isinstance(template, dict) else {}
     labels = (template.get("metadata") or {}).get("labels")
     if isinstance(labels, dict):
         labels.pop(POD_TEMPLATE_HASH, None)
-    return template
+    return _semantic(template)
 
 
 def _revision(rs: Obj) -> int:
