@@ -327,3 +327,25 @@ def test_a_daemonset_rolls_a_new_template_out_and_leaves_a_node_tainted_no_execu
     settle(c)
     assert [p["spec"]["nodeName"] for p in pods(c)] == ["node-1"]
     assert c.get("daemonsets", "agent")["status"]["desiredNumberScheduled"] == 1
+
+
+def test_the_controllers_record_upstreams_events() -> None:
+    c = cluster()
+    c.post(f"{APPS}/deployments", workload("Deployment", "web", replicas=2))
+    c.post(f"{APPS}/statefulsets", workload("StatefulSet", "db", replicas=1))
+    settle(c)
+    [rs] = c.store.list("replicasets")[0]
+    rs_name = rs["metadata"]["name"]
+    seen = {(e["involvedObject"]["kind"], e["reason"], e["message"].split(":")[0], e["source"]["component"])
+            for e in c.events()}
+    assert ("Deployment", "ScalingReplicaSet", f"Scaled up replica set {rs_name} from 0 to 2",
+            "deployment-controller") in seen
+    assert ("ReplicaSet", "SuccessfulCreate", "Created pod", "replicaset-controller") in seen
+    assert ("StatefulSet", "SuccessfulCreate", "create Pod db-0 in StatefulSet db successful",
+            "statefulset-controller") in seen
+    c.http.patch(f"{APPS}/deployments/web", json={"spec": {"replicas": 1}}, headers=MERGE)
+    settle(c)
+    assert any(e["reason"] == "ScalingReplicaSet" and e["message"] == f"Scaled down replica set {rs_name} from 2 to 1"
+               for e in c.events())
+    assert any(e["reason"] == "SuccessfulDelete" and e["message"].startswith(f"Deleted pod: {rs_name}-")
+               for e in c.events())

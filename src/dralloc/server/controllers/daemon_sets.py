@@ -19,9 +19,8 @@ from dralloc.controllers.workloads import (
 )
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.workload_pods import (
-    DeletePod,
     Obj,
-    create_pod,
+    PodControl,
     is_active,
     is_available,
     is_ready,
@@ -33,7 +32,6 @@ from dralloc.server.controllers.workload_pods import (
     without_zeros,
     write_status,
 )
-from dralloc.server.controllers.writes import Writer
 
 _NETWORK_UNAVAILABLE = {"key": "node.kubernetes.io/network-unavailable", "operator": "Exists",
                         "effect": "NoSchedule"}
@@ -93,7 +91,10 @@ def _pod(ds: Obj, node: str, rev: str) -> Obj:
     return pod
 
 
-def sync_daemon_set(writer: Writer, delete_pod: DeletePod, snap: Snapshot, ds: Obj, pods: list[Obj]) -> bool:
+COMPONENT = "daemonset-controller"
+
+
+def sync_daemon_set(control: PodControl, snap: Snapshot, ds: Obj, pods: list[Obj]) -> bool:
     typed = snap.cache.typed("daemonsets", ds)
     if not isinstance(typed, apps_v1.DaemonSet):
         return False
@@ -108,15 +109,14 @@ def sync_daemon_set(writer: Writer, delete_pod: DeletePod, snap: Snapshot, ds: O
     changed = False
 
     def gone(pod: Obj) -> bool:
-        delete_pod(meta(pod).get("namespace") or "default", meta(pod).get("name") or "", meta(pod).get("uid"))
-        return True
+        return control.delete(ds, pod, COMPONENT)
 
     for node, (should_run, may_keep) in verdicts.items():
         here = on_node.get(node, [])
         if not live:
             break
         if should_run and not here:
-            changed |= create_pod(writer, _pod(ds, node, rev)) is not None
+            changed |= control.create(ds, _pod(ds, node, rev), COMPONENT)
         elif here and not may_keep:
             for pod in here:
                 changed |= gone(pod)
@@ -142,4 +142,4 @@ def sync_daemon_set(writer: Writer, delete_pod: DeletePod, snap: Snapshot, ds: O
         "observedGeneration": meta(ds).get("generation"), "updatedNumberScheduled": len(daemon) - len(outdated),
         "numberAvailable": available, "numberUnavailable": max(len(desired) - available, 0)},
         "updatedNumberScheduled", "numberAvailable", "numberUnavailable")
-    return write_status(writer, "daemonsets", ds, status) or changed
+    return write_status(control.writer, "daemonsets", ds, status) or changed

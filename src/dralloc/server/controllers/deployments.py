@@ -26,12 +26,11 @@ from dralloc.controllers.names import pod_template_hash
 from dralloc.controllers.workloads import POD_TEMPLATE_HASH
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.workload_pods import (
-    DeletePod,
     Obj,
+    PodControl,
     PodSummary,
     condition,
     controller_ref,
-    create_pod,
     deletion_order,
     meta,
     min_ready_seconds,
@@ -45,6 +44,8 @@ from dralloc.server.controllers.workload_pods import (
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import Conflict
 
+RS_COMPONENT = "replicaset-controller"
+DEPLOYMENT_COMPONENT = "deployment-controller"
 REVISION = "deployment.kubernetes.io/revision"
 DESIRED = "deployment.kubernetes.io/desired-replicas"
 MAX_REPLICAS = "deployment.kubernetes.io/max-replicas"
@@ -56,7 +57,7 @@ _NOT_COPIED = frozenset({"kubectl.kubernetes.io/last-applied-configuration", REV
 # --- ReplicaSet -------------------------------------------------------------------------------------
 
 
-def sync_replica_set(writer: Writer, delete_pod: DeletePod, rs: Obj, pods: PodSummary) -> bool:
+def sync_replica_set(control: PodControl, rs: Obj, pods: PodSummary) -> bool:
     """Create or delete pods towards ``spec.replicas``, then write the status; True when it wrote."""
     active = pods.active
     want = replicas(rs)
@@ -65,17 +66,16 @@ def sync_replica_set(writer: Writer, delete_pod: DeletePod, rs: Obj, pods: PodSu
         template = spec_of(rs).get("template")
         if len(active) < want and isinstance(template, dict):
             for _ in range(want - len(active)):
-                made = create_pod(writer, pod_from_template(template, rs, generate_name=f"{meta(rs).get('name')}-"))
-                changed |= made is not None
+                pod = pod_from_template(template, rs, generate_name=f"{meta(rs).get('name')}-")
+                changed |= control.create(rs, pod, RS_COMPONENT)
         elif len(active) > want:
             for pod in deletion_order(active)[:len(active) - want]:
-                delete_pod(meta(pod).get("namespace") or "default", meta(pod).get("name") or "", meta(pod).get("uid"))
-                changed = True
+                changed |= control.delete(rs, pod, RS_COMPONENT)
     status = without_zeros({"replicas": len(active), "fullyLabeledReplicas": len(active), "readyReplicas": pods.ready,
                             "availableReplicas": pods.available(min_ready_seconds(rs)),
                             "observedGeneration": meta(rs).get("generation")},
                            "fullyLabeledReplicas", "readyReplicas", "availableReplicas")
-    return write_status(writer, "replicasets", rs, status) or changed
+    return write_status(control.writer, "replicasets", rs, status) or changed
 
 
 # --- Deployment -------------------------------------------------------------------------------------
@@ -158,9 +158,12 @@ def _new_replica_set(snap: Snapshot, deploy: Obj, revision: int, start: int) -> 
             "status": {"replicas": 0}}
 
 
-def _set_replicas(writer: Writer, rs: Obj, count: int, deploy: Obj) -> bool:
-    if replicas(rs) == count:
+def _set_replicas(control: PodControl, rs: Obj, count: int, deploy: Obj) -> bool:
+    """Scale a ReplicaSet (event ScalingReplicaSet on the Deployment)."""
+    before = replicas(rs)
+    if before == count:
         return False
+    writer = control.writer
     want = replicas(deploy)
     surge, _ = surge_and_unavailable(deploy)
 
@@ -173,12 +176,16 @@ def _set_replicas(writer: Writer, rs: Obj, count: int, deploy: Obj) -> bool:
 
     writer.update("replicasets", meta(rs).get("namespace") or "", meta(rs).get("name") or "", mutate,
                   uid=str(meta(rs).get("uid")))
+    way = "up" if count > before else "down"
+    control.event(deploy, "ScalingReplicaSet", f"Scaled {way} replica set {meta(rs).get('name')} from {before} to {count}",
+                  DEPLOYMENT_COMPONENT)
     return True
 
 
-def sync_deployment(writer: Writer, snap: Snapshot, deploy: Obj, sets: list[Obj],
+def sync_deployment(control: PodControl, snap: Snapshot, deploy: Obj, sets: list[Obj],
                     pods_of: Callable[[Obj], PodSummary]) -> bool:
     """One sync of a Deployment over its ReplicaSets (``sets``) and their pods; True when it wrote."""
+    writer = control.writer
     if meta(deploy).get("deletionTimestamp"):
         return False
     sets = sorted(sets, key=lambda r: (str(meta(r).get("creationTimestamp") or ""), str(meta(r).get("name"))))
@@ -209,6 +216,9 @@ def sync_deployment(writer: Writer, snap: Snapshot, deploy: Obj, sets: list[Obj]
             status = {**status_of(deploy), "collisionCount": int(status_of(deploy).get("collisionCount") or 0) + 1}
             return write_status(writer, "deployments", deploy, status)
         _note_revision(writer, deploy, revision)
+        if start:
+            control.event(deploy, "ScalingReplicaSet",
+                          f"Scaled up replica set {meta(created).get('name')} from 0 to {start}", DEPLOYMENT_COMPONENT)
         _write_deployment_status(writer, deploy, [*old, created], created, pods_of, created=True)
         return True
     changed = False
@@ -218,9 +228,9 @@ def sync_deployment(writer: Writer, snap: Snapshot, deploy: Obj, sets: list[Obj]
         changed |= _note_revision(writer, deploy, _revision(new))
     if not rolling:
         for rs in old:
-            changed |= _set_replicas(writer, rs, 0, deploy)
+            changed |= _set_replicas(control, rs, 0, deploy)
         if not any(active(r) for r in old):
-            changed |= _set_replicas(writer, new, want, deploy)
+            changed |= _set_replicas(control, new, want, deploy)
     else:
         total = sum(replicas(r) for r in sets)
         new_count = replicas(new)
@@ -228,7 +238,7 @@ def sync_deployment(writer: Writer, snap: Snapshot, deploy: Obj, sets: list[Obj]
             new_count = want
         elif new_count < want and total < want + surge:
             new_count = min(want, new_count + want + surge - total)
-        changed |= _set_replicas(writer, new, new_count, deploy)
+        changed |= _set_replicas(control, new, new_count, deploy)
         if old_total:
             # reconcileOldReplicaSets: as many old pods go as keep replicas - maxUnavailable available
             total = old_total + new_count
@@ -237,7 +247,7 @@ def sync_deployment(writer: Writer, snap: Snapshot, deploy: Obj, sets: list[Obj]
             for rs in old:
                 cut = min(room, replicas(rs))
                 if cut:
-                    changed |= _set_replicas(writer, rs, replicas(rs) - cut, deploy)
+                    changed |= _set_replicas(control, rs, replicas(rs) - cut, deploy)
                     room -= cut
     return _write_deployment_status(writer, deploy, sets, new, pods_of) or changed
 

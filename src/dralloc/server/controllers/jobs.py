@@ -20,10 +20,9 @@ from dralloc.controllers.workloads import JOB_COMPLETION_INDEX, job_pod_generate
 from dralloc.server.clock import now
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.workload_pods import (
-    DeletePod,
     Obj,
+    PodControl,
     condition,
-    create_pod,
     is_active,
     is_ready,
     meta,
@@ -65,7 +64,10 @@ def _finished(job: Obj) -> bool:
                for c in status_of(job).get("conditions") or [])
 
 
-def sync_job(writer: Writer, delete_pod: DeletePod, job: Obj, pods: list[Obj]) -> bool:
+COMPONENT = "job-controller"
+
+
+def sync_job(control: PodControl, job: Obj, pods: list[Obj]) -> bool:
     if _finished(job):
         return False
     spec, old = spec_of(job), status_of(job)
@@ -83,8 +85,7 @@ def sync_job(writer: Writer, delete_pod: DeletePod, job: Obj, pods: list[Obj]) -
     changed = False
 
     def gone(pod: Obj) -> bool:
-        delete_pod(meta(pod).get("namespace") or "default", meta(pod).get("name") or "", meta(pod).get("uid"))
-        return True
+        return control.delete(job, pod, COMPONENT)
 
     complete = succeeded >= completions if completions is not None else succeeded > 0 and not active
     if complete or failed > _int(spec.get("backoffLimit"), 6):
@@ -96,6 +97,9 @@ def sync_job(writer: Writer, delete_pod: DeletePod, job: Obj, pods: list[Obj]) -
         conditions += [condition(first, "True", *why, []), condition(last, "True", *why, [])]
         if complete:
             status["completionTime"] = now()
+            control.event(job, "Completed", "Job completed", COMPONENT)
+        else:
+            control.event(job, BACKOFF[0], BACKOFF[1], COMPONENT, type_="Warning")
         active = []
     elif spec.get("suspend") is True:
         for pod in active:
@@ -116,10 +120,10 @@ def sync_job(writer: Writer, delete_pod: DeletePod, job: Obj, pods: list[Obj]) -
                 pod = pod_from_template(template, job, generate_name=job_pod_generate_name(name, index),
                                         labels={JOB_COMPLETION_INDEX: str(index)},
                                         annotations={JOB_COMPLETION_INDEX: str(index)})
-                changed |= create_pod(writer, pod) is not None
+                changed |= control.create(job, pod, COMPONENT)
         else:
             for _ in range(missing):
-                changed |= create_pod(writer, pod_from_template(template, job, generate_name=f"{name}-")) is not None
+                changed |= control.create(job, pod_from_template(template, job, generate_name=f"{name}-"), COMPONENT)
     start = old.get("startTime") or (now() if active or changed else None)
     full: Obj = {}
     if conditions:
@@ -136,7 +140,7 @@ def sync_job(writer: Writer, delete_pod: DeletePod, job: Obj, pods: list[Obj]) -
         full["completedIndexes"] = compressed_indexes(done_indexes)
     full["uncountedTerminatedPods"] = {}
     full["ready"] = sum(1 for p in active if is_ready(p))
-    return write_status(writer, "jobs", job, full) or changed
+    return write_status(control.writer, "jobs", job, full) or changed
 
 
 def finish_pods(writer: Writer, snap: Snapshot, jobs: set[str]) -> bool:

@@ -28,6 +28,7 @@ from dralloc.server.controllers.serviceaccounts import DefaultServiceAccounts
 from dralloc.server.controllers.snapshot import RESOURCES, Changes, Mirror, Obj, Snapshot
 from dralloc.server.controllers.taints import TaintEviction
 from dralloc.server.controllers.termination import TerminatingPods
+from dralloc.server.controllers.workload_pods import PodControl
 from dralloc.server.controllers.workloads import WorkloadControllers
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import Gone, SQLStore
@@ -78,7 +79,7 @@ class ControllerManager:
         self.namespaces = NamespaceDeleter(self.writer, self.terminating.delete)
         self.service_accounts = DefaultServiceAccounts(self.writer)
         self.root_ca = RootCAPublisher(self.writer, ca=options.root_ca)
-        self.workloads = WorkloadControllers(self.writer, self.terminating.delete)
+        self.workloads = WorkloadControllers(PodControl(self.writer, self.terminating.delete, self.recorder))
         self.position = 0
         self.passes = 0
         self._wake = threading.Event()

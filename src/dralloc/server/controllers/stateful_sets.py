@@ -18,9 +18,8 @@ from dralloc.controllers.names import pod_template_hash
 from dralloc.controllers.workloads import REVISION_HASH
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.workload_pods import (
-    DeletePod,
     Obj,
-    create_pod,
+    PodControl,
     is_active,
     is_available,
     is_ready,
@@ -93,7 +92,10 @@ def _create_claims(writer: Writer, sts: Obj, ordinal: int) -> None:
             pass
 
 
-def sync_stateful_set(writer: Writer, delete_pod: DeletePod, snap: Snapshot, sts: Obj, pods: list[Obj]) -> bool:
+COMPONENT = "statefulset-controller"
+
+
+def sync_stateful_set(control: PodControl, snap: Snapshot, sts: Obj, pods: list[Obj]) -> bool:
     rev = revision(snap, sts)
     start = int((spec_of(sts).get("ordinals") or {}).get("start") or 0)
     want = replicas(sts)
@@ -103,7 +105,7 @@ def sync_stateful_set(writer: Writer, delete_pod: DeletePod, snap: Snapshot, sts
     active = {o: p for o, p in by_ordinal.items() if is_active(p)}
     changed = False
     if not meta(sts).get("deletionTimestamp"):
-        changed = _step(writer, delete_pod, sts, rev, wanted, by_ordinal, active, parallel)
+        changed = _step(control, sts, rev, wanted, by_ordinal, active, parallel)
     seconds = min_ready_seconds(sts)
     current = [p for p in active.values()]
     updated = sum(1 for p in current if (meta(p).get("labels") or {}).get(REVISION_HASH) == rev)
@@ -119,16 +121,17 @@ def sync_stateful_set(writer: Writer, delete_pod: DeletePod, snap: Snapshot, sts
         "availableReplicas": sum(1 for p in current if is_available(p, seconds))},
         "readyReplicas", "currentReplicas", "updatedReplicas")
     status["availableReplicas"] = status.get("availableReplicas", 0)
-    return write_status(writer, "statefulsets", sts, status) or changed
+    return write_status(control.writer, "statefulsets", sts, status) or changed
 
 
-def _step(writer: Writer, delete_pod: DeletePod, sts: Obj, rev: str, wanted: range, by_ordinal: dict[int, Obj],
+def _step(control: PodControl, sts: Obj, rev: str, wanted: range, by_ordinal: dict[int, Obj],
           active: dict[int, Obj], parallel: bool) -> bool:
     """One step towards the wanted pods: create missing ordinals, remove the ones beyond, roll out the
     template."""
+    set_name = meta(sts).get("name")
+
     def gone(pod: Obj) -> bool:
-        delete_pod(meta(pod).get("namespace") or "default", meta(pod).get("name") or "", meta(pod).get("uid"))
-        return True
+        return control.delete(sts, pod, COMPONENT, f"delete Pod {{}} in StatefulSet {set_name} successful")
 
     changed = False
     for ordinal in wanted:
@@ -141,8 +144,9 @@ def _step(writer: Writer, delete_pod: DeletePod, sts: Obj, rev: str, wanted: ran
             if not parallel:
                 return changed  # OrderedReady: wait for this one
             continue
-        _create_claims(writer, sts, ordinal)
-        changed |= create_pod(writer, _pod(sts, ordinal, rev)) is not None
+        _create_claims(control.writer, sts, ordinal)
+        changed |= control.create(sts, _pod(sts, ordinal, rev), COMPONENT,
+                                  f"create Pod {{}} in StatefulSet {set_name} successful")
         if not parallel:
             return changed
     extra = sorted((o for o in active if o not in wanted), reverse=True)

@@ -9,7 +9,7 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from dralloc.server.clock import now
 from dralloc.server.controllers.writes import Writer
@@ -21,6 +21,36 @@ log = logging.getLogger(__name__)
 
 Obj = dict[str, Any]
 DeletePod = Callable[[str, str, str | None], Any]  # graceful, as a client's delete (namespace, name, uid)
+
+
+class Recorder(Protocol):
+    def record(self, obj: Obj, type_: str, reason: str, message: str, component: str) -> None: ...
+
+
+@dataclass
+class PodControl:
+    """How the workload controllers write: pods made and deleted (controller.PodControl, with its events
+    ``SuccessfulCreate`` ``Created pod: NAME`` and ``SuccessfulDelete`` ``Deleted pod: NAME`` on the owner, or
+    the owner's own texts), other objects and statuses through ``writer``."""
+
+    writer: Writer
+    delete_pod: DeletePod
+    recorder: Recorder | None = None
+
+    def event(self, obj: Obj, reason: str, message: str, component: str, type_: str = "Normal") -> None:
+        if self.recorder is not None:
+            self.recorder.record(obj, type_, reason, message, component)
+
+    def create(self, owner: Obj, pod: Obj, component: str, message: str = "Created pod: {}") -> bool:
+        made = create_pod(self.writer, pod)
+        if made is not None:
+            self.event(owner, "SuccessfulCreate", message.format(meta(made).get("name")), component)
+        return made is not None
+
+    def delete(self, owner: Obj, pod: Obj, component: str, message: str = "Deleted pod: {}") -> bool:
+        self.delete_pod(meta(pod).get("namespace") or "default", meta(pod).get("name") or "", meta(pod).get("uid"))
+        self.event(owner, "SuccessfulDelete", message.format(meta(pod).get("name")), component)
+        return True
 
 
 def meta(obj: Obj) -> Obj:

@@ -1,8 +1,8 @@
 """The workload controllers of ``dralloc serve`` in one cycle of the controller pass: Deployments
 (``deployments.py``: their ReplicaSets), ReplicaSets (their pods), StatefulSets (``stateful_sets.py``),
 DaemonSets (``daemon_sets.py``) and Jobs (``jobs.py``), each over the objects it controls (found by the owner
-reference with ``controller: true``). An owner deleted takes what it controls with it through the garbage
-collector.
+reference with ``controller: true``), recording upstream's events on them (SuccessfulCreate, SuccessfulDelete,
+ScalingReplicaSet, Completed). An owner deleted takes what it controls with it through the garbage collector.
 
 As kube-controller-manager's controllers queue the owner of what changed, a cycle syncs only the workloads
 whose objects changed since the last one: a workload itself, the controller of a pod or ReplicaSet that
@@ -18,8 +18,8 @@ from dralloc.server.controllers.deployments import sync_deployment, sync_replica
 from dralloc.server.controllers.snapshot import Mirror, Snapshot
 from dralloc.server.controllers.stateful_sets import sync_stateful_set
 from dralloc.server.controllers.workload_pods import (
-    DeletePod,
     Obj,
+    PodControl,
     PodSummary,
     by_controller,
     controller_uid,
@@ -35,8 +35,7 @@ Key = tuple[str, str, str]  # (resource, namespace, name)
 
 @dataclass
 class WorkloadControllers:
-    writer: Writer
-    delete_pod: DeletePod
+    control: PodControl
     everything: bool = True  # sync every workload in the next cycle (the first one)
     changed: set[Key] = field(default_factory=set)  # inputs changed since the last cycle
     # the controller (uid) of each object with one, as of the last cycle: a deleted pod's owner is looked up here
@@ -107,15 +106,15 @@ class WorkloadControllers:
             return found
 
         for deploy in due("deployments"):
-            changed |= sync_deployment(self.writer, snap, deploy, sets_of.get(uid(deploy), []), summary)
+            changed |= sync_deployment(self.control, snap, deploy, sets_of.get(uid(deploy), []), summary)
         for rs in due("replicasets"):
-            changed |= sync_replica_set(self.writer, self.delete_pod, rs, summary(rs))
+            changed |= sync_replica_set(self.control, rs, summary(rs))
         for sts in due("statefulsets"):
-            changed |= sync_stateful_set(self.writer, self.delete_pod, snap, sts, pods_of.get(uid(sts), []))
+            changed |= sync_stateful_set(self.control, snap, sts, pods_of.get(uid(sts), []))
         for ds in due("daemonsets"):
-            changed |= sync_daemon_set(self.writer, self.delete_pod, snap, ds, pods_of.get(uid(ds), []))
+            changed |= sync_daemon_set(self.control, snap, ds, pods_of.get(uid(ds), []))
         for job in due("jobs"):
-            changed |= jobs.sync_job(self.writer, self.delete_pod, job, pods_of.get(uid(job), []))
+            changed |= jobs.sync_job(self.control, job, pods_of.get(uid(job), []))
         return changed
 
     def resync(self) -> None:
