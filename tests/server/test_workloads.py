@@ -232,3 +232,18 @@ def test_a_server_side_apply_merges_the_pod_templates_containers_by_name(client:
     [container] = r.json()["spec"]["template"]["spec"]["containers"]
     assert container["image"] == "nginx" and container["env"] == [{"name": "A", "value": "1"},
                                                                   {"name": "B", "value": "2"}]
+
+
+def test_a_cron_job_is_validated_with_its_job_template_under_its_own_paths(client: TestClient) -> None:
+    template = job()["spec"]
+    template["template"]["spec"]["restartPolicy"] = "Always"
+    r = client.post(f"{BATCH}/cronjobs", json={
+        "apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c" * 53},
+        "spec": {"concurrencyPolicy": "Sometimes", "successfulJobsHistoryLimit": -1, "jobTemplate": {"spec": template}}})
+    assert r.status_code == 422
+    assert [(c["field"], c["message"]) for c in r.json()["details"]["causes"]] == [
+        ("metadata.name", f'Invalid value: "{"c" * 53}": must be no more than 52 characters'),
+        ("spec.schedule", "Required value"),
+        ("spec.concurrencyPolicy", 'Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace"'),
+        ("spec.jobTemplate.spec.template.spec.restartPolicy", 'Required value: valid values: "OnFailure", "Never"'),
+        ("spec.successfulJobsHistoryLimit", "Invalid value: -1: must be greater than or equal to 0")]
