@@ -16,6 +16,7 @@ from dralloc.server.registry import (
     rbac,
     resource_claims,
     service_accounts,
+    workload_columns,
     workloads,
 )
 from dralloc.server.registry.strategy import CORE as CORE_STRATEGY
@@ -144,24 +145,24 @@ APPS_GROUP = "apps"
 _SCALE = ("scale",)  # autoscaling/v1 Scale (server/subresources/scale.py), as `kubectl scale` writes it
 APPS = {r.name: r for r in (
     Resource("daemonsets", "DaemonSet", True, group=APPS_GROUP, versions=("v1",), short_names=("ds",),
-             categories=("all",), status=True, table=workloads.DAEMON_SET_TABLE, strategy=workloads.DAEMON_SETS),
+             categories=("all",), status=True, table=workload_columns.DAEMON_SET_TABLE, strategy=workloads.DAEMON_SETS),
     Resource("deployments", "Deployment", True, group=APPS_GROUP, versions=("v1",), short_names=("deploy",),
-             categories=("all",), status=True, subresources=_SCALE, table=workloads.DEPLOYMENT_TABLE,
+             categories=("all",), status=True, subresources=_SCALE, table=workload_columns.DEPLOYMENT_TABLE,
              strategy=workloads.DEPLOYMENTS),
     Resource("replicasets", "ReplicaSet", True, group=APPS_GROUP, versions=("v1",), short_names=("rs",),
-             categories=("all",), status=True, subresources=_SCALE, table=workloads.REPLICA_SET_TABLE,
+             categories=("all",), status=True, subresources=_SCALE, table=workload_columns.REPLICA_SET_TABLE,
              strategy=workloads.REPLICA_SETS),
     Resource("statefulsets", "StatefulSet", True, group=APPS_GROUP, versions=("v1",), short_names=("sts",),
-             categories=("all",), status=True, subresources=_SCALE, table=workloads.STATEFUL_SET_TABLE,
+             categories=("all",), status=True, subresources=_SCALE, table=workload_columns.STATEFUL_SET_TABLE,
              strategy=workloads.STATEFUL_SETS),
 )}
 
 BATCH_GROUP = "batch"
 BATCH = {r.name: r for r in (
     Resource("cronjobs", "CronJob", True, group=BATCH_GROUP, versions=("v1",), short_names=("cj",),
-             categories=("all",), status=True, table=workloads.CRON_JOB_TABLE, strategy=workloads.CRON_JOBS),
+             categories=("all",), status=True, table=workload_columns.CRON_JOB_TABLE, strategy=workloads.CRON_JOBS),
     Resource("jobs", "Job", True, group=BATCH_GROUP, versions=("v1",), categories=("all",), status=True,
-             table=workloads.JOB_TABLE, strategy=workloads.JOBS),
+             table=workload_columns.JOB_TABLE, strategy=workloads.JOBS),
 )}
 # networking.k8s.io/v1, read-only and always empty: `kubectl apply --prune` looks for ingresses
 NETWORKING_GROUP = "networking.k8s.io"

@@ -16,7 +16,7 @@ from dralloc.server.http.bodies import parse, read_body
 from dralloc.server.http.errors import ApiError, bad_request, conflict, method_not_allowed, not_found
 from dralloc.server.http.responses import respond
 from dralloc.server.http.routing import Target
-from dralloc.server.registry.workloads import format_selector
+from dralloc.server.registry.workload_columns import format_selector
 from dralloc.server.types import Obj
 from dralloc.store import Conflict, NotFound
 from dralloc.validation import field as f
