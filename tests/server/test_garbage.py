@@ -67,11 +67,22 @@ def test_an_object_with_one_owner_left_only_loses_the_reference_to_the_gone_one(
 def test_an_owner_of_a_kind_this_server_does_not_serve_never_makes_an_object_garbage(node_cluster: Any) -> None:
     cluster, _ = node_cluster
     obj = slice_(name="by-operator")
+    obj["metadata"]["ownerReferences"] = [{"apiVersion": "example.com/v1", "kind": "DriverOperator",
+                                           "name": "driver", "uid": "1234"}]
+    cluster.post(f"{R}/resourceslices", obj)
+    cluster.settle()
+    assert not gone(cluster, "resourceslices", "by-operator")
+
+
+def test_an_object_whose_deployment_is_gone_is_garbage(node_cluster: Any) -> None:
+    """apps/v1 Deployments are served: an owner missing is an owner gone."""
+    cluster, _ = node_cluster
+    obj = slice_(name="by-driver")
     obj["metadata"]["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "driver",
                                            "uid": "1234"}]
     cluster.post(f"{R}/resourceslices", obj)
     cluster.settle()
-    assert not gone(cluster, "resourceslices", "by-operator")
+    assert gone(cluster, "resourceslices", "by-driver")
 
 
 def test_orphan_propagation_keeps_the_dependents_without_their_reference(node_cluster: Any) -> None:

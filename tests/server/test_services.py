@@ -84,7 +84,7 @@ def test_the_printed_columns_follow_the_service_type() -> None:
     ("POST", SERVICES), ("PUT", f"{SERVICES}/kubernetes"), ("PATCH", f"{SERVICES}/kubernetes"),
     ("DELETE", f"{SERVICES}/kubernetes"), ("DELETE", SERVICES),
     ("POST", "/api/v1/namespaces/default/resourcequotas"), ("DELETE", "/api/v1/namespaces/default/limitranges/x"),
-    ("POST", "/apis/apps/v1/namespaces/default/deployments"), ("POST", "/api/v1/namespaces/default/replicationcontrollers"),
+    ("POST", "/api/v1/namespaces/default/replicationcontrollers"),
 ])
 def test_a_write_to_a_read_only_resource_is_method_not_allowed_with_a_status(client: TestClient, method: str,
                                                                              path: str) -> None:
@@ -113,7 +113,7 @@ def test_a_namespace_has_no_resource_quotas_nor_limit_ranges(client: TestClient)
         assert r.status_code == 404 and r.json()["reason"] == "NotFound"
 
 
-def test_workloads_are_served_read_only_and_empty_as_kubectl_cluster_info_dump_lists_them(client: TestClient) -> None:
+def test_workloads_are_served_and_empty_at_first_as_kubectl_cluster_info_dump_lists_them(client: TestClient) -> None:
     for path, kind, version in (("/apis/apps/v1/namespaces/kube-system/daemonsets", "DaemonSetList", "apps/v1"),
                                 ("/apis/apps/v1/namespaces/default/deployments", "DeploymentList", "apps/v1"),
                                 ("/apis/apps/v1/namespaces/default/replicasets", "ReplicaSetList", "apps/v1"),
@@ -127,8 +127,14 @@ def test_workloads_are_served_read_only_and_empty_as_kubectl_cluster_info_dump_l
     groups = [g["name"] for g in client.get("/apis").json()["groups"]]
     assert groups[0] == "apps" and groups[-1] == "resource.k8s.io"  # kube-apiserver's order
     apps = {r["name"]: r for r in client.get("/apis/apps/v1").json()["resources"]}
-    assert sorted(apps) == ["daemonsets", "deployments", "replicasets", "statefulsets"]
-    assert all(r["verbs"] == ["get", "list", "watch"] and r["categories"] == ["all"] for r in apps.values())
+    assert sorted(apps) == ["daemonsets", "daemonsets/status", "deployments", "deployments/scale",
+                            "deployments/status", "replicasets", "replicasets/scale", "replicasets/status",
+                            "statefulsets", "statefulsets/scale", "statefulsets/status"]
+    assert all(r["verbs"] == ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+               and r["categories"] == ["all"] for n, r in apps.items() if "/" not in n)
+    assert apps["deployments/scale"] == {"name": "deployments/scale", "singularName": "", "namespaced": True,
+                                         "group": "autoscaling", "version": "v1", "kind": "Scale",
+                                         "verbs": ["get", "patch", "update"]}
     aggregated = client.get("/apis", headers={"accept": "application/json;g=apidiscovery.k8s.io;v=v2;"
                                                         "as=APIGroupDiscoveryList"}).json()
     assert aggregated["items"][0]["metadata"]["name"] == "apps"

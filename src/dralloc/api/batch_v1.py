@@ -68,3 +68,37 @@ class JobList(Base):
     kind: str = "JobList"
     metadata: ListMeta | None = None
     items: list[Job] = msgspec.field(default_factory=list)
+
+
+# --- CronJob: stored and served, not run (no cron controller here) --------------------------------------
+
+
+class JobTemplateSpec(Base):
+    metadata: ObjectMeta | None = None
+    spec: JobSpec = msgspec.field(default_factory=JobSpec)
+
+
+class CronJobSpec(Base):
+    schedule: str = ""
+    time_zone: str | None = None
+    starting_deadline_seconds: int | None = None
+    concurrency_policy: str | None = None  # Allow (default), Forbid or Replace
+    suspend: bool | None = None
+    job_template: JobTemplateSpec = msgspec.field(default_factory=JobTemplateSpec)
+    successful_jobs_history_limit: int | None = None
+    failed_jobs_history_limit: int | None = None
+
+
+class CronJob(Base):
+    api_version: str = GROUP_VERSION
+    kind: str = "CronJob"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: CronJobSpec = msgspec.field(default_factory=CronJobSpec)
+    status: dict[str, Any] | None = None
+
+
+class CronJobList(Base):
+    api_version: str = GROUP_VERSION
+    kind: str = "CronJobList"
+    metadata: ListMeta | None = None
+    items: list[CronJob] = msgspec.field(default_factory=list)

@@ -12,6 +12,7 @@ from dralloc.api import (
     jobset_v1alpha2,
     leaderworkerset_v1,
     policy_v1,
+    rbac_v1,
     resource_v1,
     scheduling_v1,
     scheduling_v1alpha2,
@@ -42,13 +43,15 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
         "StatefulSet": apps_v1.StatefulSet,
         "DaemonSet": apps_v1.DaemonSet,
     },
-    batch_v1.GROUP_VERSION: {"Job": batch_v1.Job},
+    batch_v1.GROUP_VERSION: {"Job": batch_v1.Job, "CronJob": batch_v1.CronJob},
     jobset_v1alpha2.GROUP_VERSION: {"JobSet": jobset_v1alpha2.JobSet},
     leaderworkerset_v1.GROUP_VERSION: {"LeaderWorkerSet": leaderworkerset_v1.LeaderWorkerSet},
     scheduling_v1.GROUP_VERSION: {"PriorityClass": scheduling_v1.PriorityClass},
     scheduling_v1alpha2.GROUP_VERSION: {"Workload": scheduling_v1alpha2.Workload,
                                         "PodGroup": scheduling_v1alpha2.PodGroup},
     coordination_v1.GROUP_VERSION: {"Lease": coordination_v1.Lease},
+    rbac_v1.GROUP_VERSION: {"Role": rbac_v1.Role, "ClusterRole": rbac_v1.ClusterRole,
+                            "RoleBinding": rbac_v1.RoleBinding, "ClusterRoleBinding": rbac_v1.ClusterRoleBinding},
     policy_v1.GROUP_VERSION: {"PodDisruptionBudget": policy_v1.PodDisruptionBudget},
     storage_v1.GROUP_VERSION: {"StorageClass": storage_v1.StorageClass, "CSINode": storage_v1.CSINode,
                                "CSIDriver": storage_v1.CSIDriver, "CSIStorageCapacity": storage_v1.CSIStorageCapacity},
@@ -57,11 +60,11 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
 # Every kind above is namespaced or cluster-scoped, as kube-apiserver serves it.
 NAMESPACED_KINDS = frozenset({
     "ResourceClaim", "ResourceClaimTemplate", "Pod", "Service", "ReplicationController", "PersistentVolumeClaim",
-    "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "JobSet", "LeaderWorkerSet", "Workload",
-    "PodGroup", "Lease", "PodDisruptionBudget", "CSIStorageCapacity"})
+    "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "JobSet", "LeaderWorkerSet", "Workload",
+    "PodGroup", "Lease", "PodDisruptionBudget", "CSIStorageCapacity", "Role", "RoleBinding"})
 CLUSTER_KINDS = frozenset({
     "ResourceSlice", "DeviceClass", "DeviceTaintRule", "Node", "Namespace", "PersistentVolume", "PriorityClass",
-    "StorageClass", "CSINode", "CSIDriver"})
+    "StorageClass", "CSINode", "CSIDriver", "ClusterRole", "ClusterRoleBinding"})
 
 
 def model_for(api_version: str | None, kind: str | None) -> type | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from dralloc.api.apps_v1 import DaemonSet, Deployment, ReplicaSet, StatefulSet
-from dralloc.api.batch_v1 import Job
+from dralloc.api.batch_v1 import CronJob, Job
 from dralloc.api.coordination_v1 import Lease
 from dralloc.api.core_v1 import Node, Pod
 from dralloc.api.core_v1_storage import PersistentVolume, PersistentVolumeClaim
@@ -53,6 +53,7 @@ from dralloc.validation.podgroups import (
     validate_workload_update,
 )
 from dralloc.validation.policy import validate_pdb
+from dralloc.validation.rbac import RbacKind, rbac_errors, rbac_update_errors
 from dralloc.validation.resource import (
     RequestNames,
     validate_claim_spec,
@@ -70,7 +71,7 @@ from dralloc.validation.storage import (
     validate_storage_class,
 )
 from dralloc.validation.workload_sets import jobset_errors, leaderworkerset_errors
-from dralloc.validation.workloads import workload_spec_errors
+from dralloc.validation.workloads import cron_job_errors, workload_spec_errors, workload_update_errors
 
 __all__ = [
     "FieldError",
@@ -125,6 +126,10 @@ def validate(obj: Any, *, require_namespace: bool = False) -> list[FieldError]:
         return _meta(obj, True, require_namespace) + workload_spec_errors(obj)
     if isinstance(obj, PodDisruptionBudget):
         return _meta(obj, True, require_namespace) + validate_pdb(obj)
+    if isinstance(obj, CronJob):
+        return _meta(obj, True, require_namespace) + cron_job_errors(obj)
+    if isinstance(obj, RbacKind):
+        return rbac_errors(obj, require_namespace)
     if isinstance(obj, JobSet):
         return _meta(obj, True, require_namespace) + jobset_errors(obj)
     if isinstance(obj, LeaderWorkerSet):
@@ -175,6 +180,10 @@ def validate_update(new: Any, old: Any) -> list[FieldError]:
         return _meta(new, True, False) + errs + validate_lease_spec(new.spec)
     if isinstance(new, Workload):
         return _meta(new, True, False) + errs + validate_workload_update(new, old)
+    if isinstance(new, RbacKind):
+        return rbac_errors(new) + errs + rbac_update_errors(new, old)
+    if isinstance(new, (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob)):
+        return validate(new) + errs + workload_update_errors(new, old)
     if isinstance(new, PodGroup):
         return _meta(new, True, False) + errs + validate_pod_group_update(new, old)
     if kind_new in ("Namespace", "Node", "Pod"):

@@ -64,7 +64,7 @@ def _required_name(path: str, value: str, check: object) -> list[f.FieldError]:
     return [f.required(path)] if not value else _format(path, value, check)
 
 
-def _path_segment_problems(value: str) -> list[str]:
+def path_segment_problems(value: str) -> list[str]:
     """``content.IsPathSegmentName``."""
     if value in (".", ".."):
         return [f"may not be '{value}'"]
@@ -149,8 +149,8 @@ def _controller_ref_errors(ref: TypedLocalObjectReference, path: str) -> list[f.
     errs: list[f.FieldError] = []
     if ref.api_group:
         errs += _format(f.child(path, "apiGroup"), ref.api_group, is_dns1123_subdomain)
-    errs += _required_name(f.child(path, "kind"), ref.kind, _path_segment_problems)
-    errs += _required_name(f.child(path, "name"), ref.name, _path_segment_problems)
+    errs += _required_name(f.child(path, "kind"), ref.kind, path_segment_problems)
+    errs += _required_name(f.child(path, "name"), ref.name, path_segment_problems)
     return errs
 
 

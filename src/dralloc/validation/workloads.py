@@ -5,6 +5,10 @@ template (its labels and its pod spec, :mod:`dralloc.validation.pod`) and its re
 
 from __future__ import annotations
 
+import dataclasses
+
+import msgspec
+
 from dralloc.api.apps_v1 import (
     DaemonSet,
     DaemonSetSpec,
@@ -15,11 +19,11 @@ from dralloc.api.apps_v1 import (
     StatefulSet,
     StatefulSetSpec,
 )
-from dralloc.api.batch_v1 import Job
+from dralloc.api.batch_v1 import CronJob, Job
 from dralloc.api.core_v1 import PodTemplateSpec
 from dralloc.api.meta import LabelSelector
 from dralloc.validation import field as f
-from dralloc.validation.meta import label_selector_errors, validate_annotations, validate_labels
+from dralloc.validation.meta import IMMUTABLE, label_selector_errors, validate_annotations, validate_labels
 from dralloc.validation.pod import pod_template_errors
 from dralloc.validation.quantities import NEGATIVE
 
@@ -157,3 +161,62 @@ def workload_spec_errors(obj: Workload) -> list[f.FieldError]:
     if isinstance(obj, DaemonSet):
         return _daemon_set_errors(obj.spec)
     return _replica_set_like_errors(type(obj).__name__, obj.spec)
+
+
+# ValidateStatefulSetUpdate: what of a StatefulSet's spec may change
+STATEFUL_SET_SPEC_FORBIDDEN = ("updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
+                               "'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' "
+                               "and 'minReadySeconds' are forbidden")
+_STATEFUL_SET_MUTABLE = ("replicas", "ordinals", "template", "update_strategy", "revision_history_limit",
+                         "persistent_volume_claim_retention_policy", "min_ready_seconds")
+
+
+def _immutable(new: object, old: object, path: str) -> list[f.FieldError]:
+    return [f.invalid(path, new, IMMUTABLE)] if new != old else []
+
+
+def workload_update_errors(new: Workload | CronJob, old: Workload | CronJob) -> list[f.FieldError]:
+    """The rules of replacing a workload's spec (its new spec is checked as on create, by the caller):
+    apps/v1 Deployments, ReplicaSets and DaemonSets keep their selector (their strategies' ValidateUpdate); a
+    StatefulSet changes only the fields ValidateStatefulSetUpdate lists; a Job keeps its selector, completion
+    mode and (NonIndexed) completions, and its pod template unless it is suspended (ValidateJobSpecUpdate)."""
+    if isinstance(new, StatefulSet) and isinstance(old, StatefulSet):
+        kept = {name: getattr(old.spec, name) for name in _STATEFUL_SET_MUTABLE}
+        if msgspec.structs.replace(new.spec, **kept) != old.spec:
+            return [f.forbidden("spec", STATEFUL_SET_SPEC_FORBIDDEN)]
+        return []
+    if isinstance(new, Job) and isinstance(old, Job):
+        errs = []
+        if new.spec.completion_mode != "Indexed":  # (Indexed Jobs may scale completions with parallelism)
+            errs += _immutable(new.spec.completions, old.spec.completions, "spec.completions")
+        errs += _immutable(new.spec.selector, old.spec.selector, "spec.selector")
+        if not old.spec.suspend:  # (a suspended Job's template may change before it starts)
+            errs += _immutable(new.spec.template, old.spec.template, "spec.template")
+        return errs + _immutable(new.spec.completion_mode, old.spec.completion_mode, "spec.completionMode")
+    if isinstance(new, (Deployment, ReplicaSet, DaemonSet)) and type(new) is type(old):
+        return _immutable(new.spec.selector, old.spec.selector, "spec.selector")
+    return []
+
+
+CONCURRENCY_POLICIES = ["Allow", "Forbid", "Replace"]
+CRON_JOB_NAME_LIMIT = 52  # a Job's name is the CronJob's and an 11-character suffix, within a DNS-1035 label
+
+
+def cron_job_errors(cron: CronJob) -> list[f.FieldError]:
+    """ValidateCronJob's own rules (its metadata is checked by the caller): the name leaves room for the Jobs'
+    suffix; a schedule (its cron syntax is not checked here); a known concurrency policy; counts not negative;
+    and the Job template's spec as a Job's (its paths under ``spec.jobTemplate``)."""
+    spec = cron.spec
+    errs = []
+    name = cron.metadata.name or ""
+    if len(name) > CRON_JOB_NAME_LIMIT:
+        errs.append(f.invalid("metadata.name", name, f"must be no more than {CRON_JOB_NAME_LIMIT} characters"))
+    if not spec.schedule:
+        errs.append(f.required("spec.schedule", ""))
+    if spec.concurrency_policy is not None and spec.concurrency_policy not in CONCURRENCY_POLICIES:
+        errs.append(f.not_supported("spec.concurrencyPolicy", spec.concurrency_policy, CONCURRENCY_POLICIES))
+    errs += nonnegative_errors(spec.starting_deadline_seconds, "spec.startingDeadlineSeconds")
+    job = Job(spec=spec.job_template.spec)
+    errs += [dataclasses.replace(e, field=f"spec.jobTemplate.{e.field}") for e in _job_spec_errors(job)]
+    errs += nonnegative_errors(spec.successful_jobs_history_limit, "spec.successfulJobsHistoryLimit")
+    return errs + nonnegative_errors(spec.failed_jobs_history_limit, "spec.failedJobsHistoryLimit")

@@ -141,6 +141,30 @@ KINDS: dict[str, FieldType] = {
                     related=_LOCAL_REF),
 }
 
+# The workloads: their pod template's spec is a pod's; selectors atomic; conditions by type
+_TEMPLATE = struct(("metadata", "spec"), metadata=_OBJECT_META, spec=_POD_SPEC)
+_WORKLOAD_STATUS = struct(conditions=list_map("type"))
+KINDS.update({
+    "Deployment": struct(("metadata", "spec", "status"), metadata=_OBJECT_META,
+                         spec=struct(("template", "strategy"), selector=_LABEL_SELECTOR, template=_TEMPLATE),
+                         status=_WORKLOAD_STATUS),
+    "ReplicaSet": struct(("metadata", "spec", "status"), metadata=_OBJECT_META,
+                         spec=struct(("template",), selector=_LABEL_SELECTOR, template=_TEMPLATE),
+                         status=_WORKLOAD_STATUS),
+    "StatefulSet": struct(("metadata", "spec", "status"), metadata=_OBJECT_META,
+                          spec=struct(("template", "updateStrategy"), selector=_LABEL_SELECTOR, template=_TEMPLATE),
+                          status=_WORKLOAD_STATUS),
+    "DaemonSet": struct(("metadata", "spec", "status"), metadata=_OBJECT_META,
+                        spec=struct(("template", "updateStrategy"), selector=_LABEL_SELECTOR, template=_TEMPLATE),
+                        status=_WORKLOAD_STATUS),
+    "Job": struct(("metadata", "spec", "status"), metadata=_OBJECT_META,
+                  spec=struct(("template",), selector=_LABEL_SELECTOR, template=_TEMPLATE), status=_WORKLOAD_STATUS),
+    "CronJob": struct(("metadata", "spec", "status"), metadata=_OBJECT_META, spec=struct(
+        ("jobTemplate",), jobTemplate=struct(spec=struct(("template",), selector=_LABEL_SELECTOR,
+                                                         template=_TEMPLATE)))),
+})
+
+
 def kind_type(kind: Any) -> FieldType:
     """The schema of a kind; an unknown kind is a struct with atomic lists (as an untyped object)."""
     return KINDS.get(kind, STRUCT) if isinstance(kind, str) else STRUCT

@@ -32,6 +32,17 @@ MERGE_KEYS: dict[str, dict[tuple[str, ...], str]] = {"Pod": {
        for field, key in _CONTAINER.items()},
 }, "Node": {("status", "conditions"): "type", ("status", "addresses"): "type", ("spec", "podCIDRs"): ""},
     "ResourceClaim": {("status", "reservedFor"): "uid"}, "DeviceTaintRule": {("status", "conditions"): "type"}}
+# The workloads: their pod template's spec merges as a pod's does (containers by name, env by name, ...)
+_POD_SPEC_KEYS = {path[1:]: key for path, key in MERGE_KEYS["Pod"].items() if path[0] == "spec"}
+
+
+def _template_keys(*at: str) -> dict[tuple[str, ...], str]:
+    return {(*at, "spec", *path): key for path, key in _POD_SPEC_KEYS.items()}
+
+
+MERGE_KEYS.update({kind: {**_template_keys("spec", "template"), ("status", "conditions"): "type"}
+                   for kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job")})
+MERGE_KEYS["CronJob"] = _template_keys("spec", "jobTemplate", "spec", "template")
 # Every object: owner references by uid; finalizers are a set of strings.
 COMMON_KEYS: dict[tuple[str, ...], str] = {("metadata", "ownerReferences"): "uid", ("metadata", "finalizers"): ""}
 

@@ -13,7 +13,7 @@ uid (an object of that name with another uid is a different owner):
 - an owner deleted with ``propagationPolicy=Orphan`` (finalizer ``orphan``): the references to it are
   removed from every dependent, then the finalizer, and the owner goes.
 
-An owner of a kind this server does not serve (a Deployment, a custom resource) counts as standing: the
+An owner of a kind this server does not serve (a custom resource) counts as standing: the
 collector cannot look it up, so it never deletes on its account (upstream's collector does not either,
 for a kind it cannot resolve).
 
@@ -31,7 +31,7 @@ from typing import Any
 
 from dralloc.server.controllers.snapshot import Mirror
 from dralloc.server.controllers.writes import Writer
-from dralloc.server.registry.kinds import CORE, GATED_RESOURCES, RESOURCES, Resource
+from dralloc.server.registry.kinds import APPS, BATCH, CORE, GATED_RESOURCES, RESOURCES, Resource
 from dralloc.store import Change, NotFound, Outcome, SQLStore
 
 Obj = dict[str, Any]
@@ -42,7 +42,8 @@ FOREGROUND = "foregroundDeletion"
 # kind -> resource, for owner references: resource.k8s.io kinds in any served version (and the gated kinds: a
 # PodGroup owned by its Workload), core kinds in v1
 _BY_KIND: dict[tuple[str, str], Resource] = {
-    **{(r.group, r.kind): r for r in (*RESOURCES.values(), *GATED_RESOURCES.values())},
+    **{(r.group, r.kind): r for r in (*RESOURCES.values(), *GATED_RESOURCES.values(), *APPS.values(),
+                                      *BATCH.values())},
     **{("", r.kind): r for r in CORE.values()},
 }
 
@@ -112,7 +113,7 @@ class GarbageCollector:
 
     def _scan(self) -> None:
         """Every stored object with owner references or being deleted (the first pass, after a start)."""
-        for resource in (*RESOURCES, *GATED_RESOURCES, *CORE):
+        for resource in (*RESOURCES, *GATED_RESOURCES, *CORE, *APPS, *BATCH):
             if resource == "events":
                 continue
             for obj in self.store.list(resource)[0]:

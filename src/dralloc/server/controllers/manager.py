@@ -28,6 +28,8 @@ from dralloc.server.controllers.serviceaccounts import DefaultServiceAccounts
 from dralloc.server.controllers.snapshot import RESOURCES, Changes, Mirror, Obj, Snapshot
 from dralloc.server.controllers.taints import TaintEviction
 from dralloc.server.controllers.termination import TerminatingPods
+from dralloc.server.controllers.workload_pods import PodControl
+from dralloc.server.controllers.workloads import WorkloadControllers
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import Gone, SQLStore
 
@@ -77,6 +79,7 @@ class ControllerManager:
         self.namespaces = NamespaceDeleter(self.writer, self.terminating.delete)
         self.service_accounts = DefaultServiceAccounts(self.writer)
         self.root_ca = RootCAPublisher(self.writer, ca=options.root_ca)
+        self.workloads = WorkloadControllers(PodControl(self.writer, self.terminating.delete, self.recorder))
         self.position = 0
         self.passes = 0
         self._wake = threading.Event()
@@ -151,6 +154,7 @@ class ControllerManager:
                 self.namespaces.note(change)  # own writes too: a namespace's content going
                 self.service_accounts.note(change)
                 self.root_ca.note(change)
+                self.workloads.note(change)  # own writes too: a ReplicaSet made, a pod bound or started
                 if change.rv in self.writer.own:
                     self.writer.own.discard(change.rv)
                     continue
@@ -169,11 +173,12 @@ class ControllerManager:
         external = self._changes()
         if not (external or force or self.taints.due() or self.terminating.due() or self.garbage.due
                 or self.scheduler.due() or self.namespaces.due or self.service_accounts.due
-                or self.root_ca.due):
+                or self.root_ca.due or bool(self.workloads.changed)):
             return False
         self.passes += 1
         if not self.mirror.synced:
             self.mirror.relist()
+            self.workloads.resync()
         collected = self.namespaces.cycle()  # the content of namespaces being deleted
         self.service_accounts.cycle()  # (nothing else reacts to them)
         self.root_ca.cycle()
@@ -183,6 +188,10 @@ class ControllerManager:
         if (self.mirror.changed_since_taken("pods") or self.terminating.due()) \
                 and self.terminating.cycle(Snapshot(self.mirror)):
             self.scheduler.retry_all = True
+            late |= self._changes()
+        # Deployments, ReplicaSets, StatefulSets, DaemonSets and Jobs make and delete pods (the ones made are
+        # given claims and scheduled in this pass)
+        if self.workloads.has_work(self.mirror) and self.workloads.cycle(Snapshot(self.mirror)):
             late |= self._changes()
         # What changed up to this snapshot (what this pass writes from here on counts for the next one).
         changed = self.mirror.take_changes()
@@ -230,9 +239,12 @@ class ControllerManager:
                 kubelet.ready_nodes(self.writer, Snapshot(self.mirror))
             if changed.any("pods") or self.mirror.changed_since_taken("pods"):  # (a pod bound just now too)
                 kubelet.run_bound_pods(self.writer, Snapshot(self.mirror))
+                late |= self._changes()
+                again |= self.workloads.finish_job_pods(self.writer, Snapshot(self.mirror))
         late |= self._changes()  # own writes of this pass are not news; other clients' meanwhile are
         # (--fake-kubelet) a pod marked now may go now; a namespace's content went: it may go now
-        return again or late or self.terminating.due() or self.namespaces.due
+        # (a workload whose pods this pass bound or started syncs its status in the next one)
+        return again or late or self.terminating.due() or self.namespaces.due or self.workloads.has_work(self.mirror)
 
     @staticmethod
     def _claims_to_release(snap: Snapshot, changed: Changes) -> list[Obj]:

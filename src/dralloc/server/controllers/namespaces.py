@@ -20,16 +20,16 @@ from typing import Any
 
 from dralloc.server.clock import now
 from dralloc.server.controllers.writes import Writer
-from dralloc.server.registry.kinds import CORE, GATED_RESOURCES, LEASES, RESOURCES
+from dralloc.server.registry.kinds import APPS, BATCH, CORE, GATED_RESOURCES, LEASES, RESOURCES
 from dralloc.server.registry.namespaces import FINALIZER
 from dralloc.store import Change, NotFound, SQLStore
 
 Obj = dict[str, Any]
 
 # Every namespaced resource the server serves (or may have served: the gated ones), in the order their content
-# is deleted.
-NAMESPACED = tuple(r.name for r in (*CORE.values(), *RESOURCES.values(), *LEASES.values(),
-                                    *GATED_RESOURCES.values()) if r.namespaced)
+# is deleted: the workloads first, so that their controllers make no more pods.
+_TABLES = (APPS, BATCH, CORE, RESOURCES, LEASES, GATED_RESOURCES)
+NAMESPACED = tuple(r.name for table in _TABLES for r in table.values() if r.namespaced)
 
 
 def _meta(obj: Obj) -> Obj:
@@ -65,7 +65,7 @@ def deletion_conditions(remaining: dict[str, int], finalizers: dict[str, int]) -
 def _group_resource(resource: str) -> str:
     """As the namespace controller names a resource: ``pods.`` (the core group is empty),
     ``resourceclaims.resource.k8s.io``."""
-    r = CORE.get(resource) or RESOURCES.get(resource) or GATED_RESOURCES.get(resource) or LEASES[resource]
+    r = next(table[resource] for table in _TABLES if resource in table)
     return f"{r.name}.{r.group}"
 
 

@@ -22,7 +22,9 @@ from dralloc import __version__
 from dralloc.server.apply.fieldtypes import STRUCT, FieldType, kind_type
 from dralloc.server.apply.strategic_merge import COMMON_KEYS, MERGE_KEYS
 from dralloc.server.registry.kinds import (
+    APPS,
     APPS_GROUP,
+    BATCH,
     BATCH_GROUP,
     COORDINATION_GROUP,
     CORE,
@@ -35,6 +37,8 @@ from dralloc.server.registry.kinds import (
     LEASES,
     NETWORKING_GROUP,
     POLICY_GROUP,
+    RBAC,
+    RBAC_GROUP,
     RESOURCES,
     REVIEW_GROUPS,
     REVIEWS,
@@ -80,8 +84,8 @@ def _group(name: str = GROUP, groups: Groups = GROUP_RESOURCES) -> dict[str, Any
 
 
 # kube-apiserver's order of the groups served here
-GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, BATCH_GROUP, NETWORKING_GROUP, POLICY_GROUP, STORAGE_GROUP,
-          SCHEDULING_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, GROUP)
+GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, BATCH_GROUP, NETWORKING_GROUP, POLICY_GROUP, RBAC_GROUP,
+          STORAGE_GROUP, SCHEDULING_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, GROUP)
 
 
 def api_group_list(groups: Groups = GROUP_RESOURCES) -> dict[str, Any]:
@@ -109,6 +113,7 @@ _SUBRESOURCES: dict[str, tuple[tuple[str, str, str] | None, list[str]]] = {
     "finalize": (None, ["update"]),
     "log": (None, ["get"]),
     "portforward": (("", "v1", "PodPortForwardOptions"), ["create", "get"]),
+    "scale": (("autoscaling", "v1", "Scale"), ["get", "patch", "update"]),  # the workloads' replicas
     "status": (None, ["get", "patch", "update"]),
     "token": (("authentication.k8s.io", "v1", "TokenRequest"), ["create"]),  # serviceaccounts/token
 }
@@ -267,13 +272,14 @@ def _ops(r: Resource, version: str, item: bool, patch_types: bool = False) -> di
 
 def _schema_name(r: Resource, version: str) -> str:
     group = {GROUP: "io.k8s.api.resource", EVENTS_GROUP: "io.k8s.api.events",
-             SCHEDULING_GROUP: "io.k8s.api.scheduling", COORDINATION_GROUP: "io.k8s.api.coordination"
+             SCHEDULING_GROUP: "io.k8s.api.scheduling", COORDINATION_GROUP: "io.k8s.api.coordination",
+             APPS_GROUP: "io.k8s.api.apps", BATCH_GROUP: "io.k8s.api.batch", RBAC_GROUP: "io.k8s.api.rbac"
              }.get(r.group, "io.k8s.api.core")
     return f"{group}.{version}.{r.kind}"
 
 
 def _model_schemas(resources: list[Resource], version: str, prefix: str,
-                   model_version: str = "v1") -> dict[str, Any] | None:
+                   model_version: str = "v1", open_models: bool = False) -> dict[str, Any] | None:
     """Schemas generated from dralloc's models (by default their v1 shape, which v1beta2 shares), for
     ``kubectl explain``."""
     import msgspec
@@ -299,7 +305,7 @@ def _model_schemas(resources: list[Resource], version: str, prefix: str,
         # msgspec describes a type by its docstring: notes for dralloc's readers (versions, which member is
         # set), not API documentation, so kubectl explain shows no description rather than them
         shaped.pop("description", None)
-        if not resources[0].group and "properties" in shaped:
+        if (open_models or not resources[0].group) and "properties" in shaped:
             # core objects are stored as sent and their models describe only some of upstream's fields (a
             # Pod's spec): the others are not unknown, merely not described
             shaped["x-kubernetes-preserve-unknown-fields"] = True
@@ -451,7 +457,11 @@ def openapi_v3_gv(version: str, core: bool = False, *, core_models: bool = True)
 
 
 # The groups served in v1 only whose kinds have models: their OpenAPI documents carry the models' schemas
-MODELLED_V1_GROUPS = {SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES}
+MODELLED_V1_GROUPS = {SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES, RBAC_GROUP: RBAC,
+                      APPS_GROUP: APPS, BATCH_GROUP: BATCH}
+# Of those, the groups whose models describe their kinds in part (the workloads, stored as sent, as core kinds):
+# their schemas keep unknown fields, and no patch types are offered from them
+PARTLY_MODELLED_GROUPS = (APPS_GROUP, BATCH_GROUP)
 
 
 @cache
@@ -462,15 +472,28 @@ def openapi_v3_group(group: str) -> dict[str, Any] | None:
     table = MODELLED_V1_GROUPS.get(group)
     if table is None:
         return None
+    partly = group in PARTLY_MODELLED_GROUPS
     paths: dict[str, Any] = {}
     for r in table.values():
         base = f"/apis/{group}/v1/namespaces/{{namespace}}/{r.name}" if r.namespaced else f"/apis/{group}/v1/{r.name}"
         paths[base] = _ops(r, "v1", False)
-        paths[base + "/{name}"] = _ops(r, "v1", True, patch_types=True)
+        paths[base + "/{name}"] = _ops(r, "v1", True, patch_types=not partly)
+        if r.status:
+            paths[base + "/{name}/status"] = _ops(r, "v1", True, patch_types=not partly)
     prefix = _schema_name(next(iter(table.values())), "v1").rsplit(".", 1)[0]
-    schemas = {**(_model_schemas(list(table.values()), "v1", prefix) or {}), PATCH_SCHEMA: {"type": "object"}}
+    schemas = {**(_model_schemas(list(table.values()), "v1", prefix, open_models=partly) or {}),
+               PATCH_SCHEMA: {"type": "object"}}
     return {"openapi": "3.0.0", "info": {"title": "dralloc", "version": __version__}, "paths": paths,
             "components": {"schemas": schemas}}
+
+
+def open_schemas(group: str) -> dict[str, Any]:
+    """An open schema (any field) of each kind of a v1 group, in a document's shape."""
+    schemas = {_schema_name(r, "v1"): {"type": "object", "x-kubernetes-preserve-unknown-fields": True,
+                                       "x-kubernetes-group-version-kind": [{"group": group, "version": "v1",
+                                                                            "kind": r.kind}]}
+               for r in MODELLED_V1_GROUPS[group].values()}
+    return {"components": {"schemas": schemas}}
 
 
 @cache

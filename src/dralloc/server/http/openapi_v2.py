@@ -18,7 +18,13 @@ import yaml
 
 from dralloc import __version__
 from dralloc.server.http import openapi_gated
-from dralloc.server.http.discovery import MODELLED_V1_GROUPS, openapi_v3_group, openapi_v3_gv
+from dralloc.server.http.discovery import (
+    MODELLED_V1_GROUPS,
+    PARTLY_MODELLED_GROUPS,
+    open_schemas,
+    openapi_v3_group,
+    openapi_v3_gv,
+)
 from dralloc.server.registry.kinds import GROUP_VERSIONS
 
 PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"  # what clients ask for
@@ -30,8 +36,11 @@ PROTOBUF_RETURNED = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 def document(gated: tuple[openapi_gated.GroupVersion, ...] = ()) -> dict[str, Any]:
     """``gated``: the gated group versions the server serves (:func:`openapi_gated.served`)."""
     definitions: dict[str, Any] = {}
+    # (the workloads' models describe them in part: open schemas here, as the core kinds', since kubectl checks
+    # a List's items against these on the client)
     docs = [openapi_v3_gv("v1", core=True, core_models=False), *(openapi_v3_gv(v) for v in GROUP_VERSIONS),
-            *(openapi_v3_group(g) for g in MODELLED_V1_GROUPS), *(openapi_gated.document(*gv) for gv in gated)]
+            *(openapi_v3_group(g) for g in MODELLED_V1_GROUPS if g not in PARTLY_MODELLED_GROUPS),
+            *(open_schemas(g) for g in PARTLY_MODELLED_GROUPS), *(openapi_gated.document(*gv) for gv in gated)]
     for doc in docs:
         schemas = (doc or {}).get("components", {}).get("schemas", {})
         text = json.dumps(schemas).replace('"#/components/schemas/', '"#/definitions/')

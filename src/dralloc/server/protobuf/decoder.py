@@ -37,6 +37,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from dralloc.server.protobuf import workloads
 from dralloc.server.protobuf.encoder import _delimited, _encode_message
 from dralloc.server.protobuf.plans import MAX_DEPTH as MAX_DEPTH
 from dralloc.server.protobuf.plans import _nesting, _plans
@@ -82,6 +83,7 @@ KINDS: dict[tuple[str, str], tuple[Schema, str]] = {
     ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): (AUTHORIZATION_V1, "SelfSubjectRulesReview"),
     **{("authentication.k8s.io/v1", kind): (AUTHENTICATION_V1, kind)
        for kind in ("SelfSubjectReview", "TokenReview", "TokenRequest")},
+    **workloads.KINDS,  # apps/v1 and batch/v1 workloads
 }
 # Messages that are not objects (no metadata of their own)
 OPTIONS: dict[tuple[str, str], tuple[Schema, str]] = {

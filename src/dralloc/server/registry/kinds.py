@@ -13,8 +13,11 @@ from dralloc.server.registry import (
     pod_groups,
     pods,
     priorities,
+    rbac,
     resource_claims,
     service_accounts,
+    workload_columns,
+    workloads,
 )
 from dralloc.server.registry.strategy import CORE as CORE_STRATEGY
 from dralloc.server.registry.strategy import TYPED, Strategy
@@ -136,29 +139,32 @@ CORE = {r.name: r for r in (
              verbs=READ_ONLY),
 )}
 
-# apps/v1, read-only and always empty (nothing here runs workload controllers): `kubectl cluster-info dump`
-# lists DaemonSets, Deployments and ReplicaSets (and ReplicationControllers) in every namespace it dumps,
-# and `kubectl get all` the workloads of category "all".
+# apps/v1 and batch/v1 workloads (server/registry/workloads.py), which the controllers of server/controllers/
+# turn into pods; `kubectl get all` lists those of category "all".
 APPS_GROUP = "apps"
+_SCALE = ("scale",)  # autoscaling/v1 Scale (server/subresources/scale.py), as `kubectl scale` writes it
 APPS = {r.name: r for r in (
     Resource("daemonsets", "DaemonSet", True, group=APPS_GROUP, versions=("v1",), short_names=("ds",),
-             categories=("all",), verbs=READ_ONLY),
+             categories=("all",), status=True, table=workload_columns.DAEMON_SET_TABLE, strategy=workloads.DAEMON_SETS),
     Resource("deployments", "Deployment", True, group=APPS_GROUP, versions=("v1",), short_names=("deploy",),
-             categories=("all",), verbs=READ_ONLY),
+             categories=("all",), status=True, subresources=_SCALE, table=workload_columns.DEPLOYMENT_TABLE,
+             strategy=workloads.DEPLOYMENTS),
     Resource("replicasets", "ReplicaSet", True, group=APPS_GROUP, versions=("v1",), short_names=("rs",),
-             categories=("all",), verbs=READ_ONLY),
+             categories=("all",), status=True, subresources=_SCALE, table=workload_columns.REPLICA_SET_TABLE,
+             strategy=workloads.REPLICA_SETS),
     Resource("statefulsets", "StatefulSet", True, group=APPS_GROUP, versions=("v1",), short_names=("sts",),
-             categories=("all",), verbs=READ_ONLY),
+             categories=("all",), status=True, subresources=_SCALE, table=workload_columns.STATEFUL_SET_TABLE,
+             strategy=workloads.STATEFUL_SETS),
 )}
 
-# batch/v1 and networking.k8s.io/v1, read-only and always empty, as apps/v1: `kubectl get all` lists the jobs and
-# cron jobs, and `kubectl apply --prune` looks for them and for ingresses
 BATCH_GROUP = "batch"
 BATCH = {r.name: r for r in (
     Resource("cronjobs", "CronJob", True, group=BATCH_GROUP, versions=("v1",), short_names=("cj",),
-             categories=("all",), verbs=READ_ONLY),
-    Resource("jobs", "Job", True, group=BATCH_GROUP, versions=("v1",), categories=("all",), verbs=READ_ONLY),
+             categories=("all",), status=True, table=workload_columns.CRON_JOB_TABLE, strategy=workloads.CRON_JOBS),
+    Resource("jobs", "Job", True, group=BATCH_GROUP, versions=("v1",), categories=("all",), status=True,
+             table=workload_columns.JOB_TABLE, strategy=workloads.JOBS),
 )}
+# networking.k8s.io/v1, read-only and always empty: `kubectl apply --prune` looks for ingresses
 NETWORKING_GROUP = "networking.k8s.io"
 NETWORKING = {"ingresses": Resource("ingresses", "Ingress", True, group=NETWORKING_GROUP, versions=("v1",),
                                     short_names=("ing",), verbs=READ_ONLY)}
@@ -225,6 +231,20 @@ def workload_resources(enabled: Collection[str]) -> dict[str, Resource]:
 # deletion, the garbage collector) look at too, since a server once started with the gate may hold their objects.
 GATED_RESOURCES = workload_resources({pod_groups.SERVING_GATE})
 
+# rbac.authorization.k8s.io/v1, stored and validated, not enforced (server/registry/rbac.py): what DRA drivers'
+# install manifests carry
+RBAC_GROUP = "rbac.authorization.k8s.io"
+RBAC = {r.name: r for r in (
+    Resource("clusterrolebindings", "ClusterRoleBinding", False, group=RBAC_GROUP, versions=("v1",),
+             table=rbac.BINDING_TABLE, strategy=rbac.STRATEGY),
+    Resource("clusterroles", "ClusterRole", False, group=RBAC_GROUP, versions=("v1",), table=rbac.ROLE_TABLE,
+             strategy=rbac.STRATEGY),
+    Resource("rolebindings", "RoleBinding", True, group=RBAC_GROUP, versions=("v1",), table=rbac.BINDING_TABLE,
+             strategy=rbac.STRATEGY),
+    Resource("roles", "Role", True, group=RBAC_GROUP, versions=("v1",), table=rbac.ROLE_TABLE,
+             strategy=rbac.STRATEGY),
+)}
+
 # coordination.k8s.io/v1 Leases, stored as written (leader election: client-go's LeaseLock)
 COORDINATION_GROUP = "coordination.k8s.io"
 LEASES = {"leases": Resource("leases", "Lease", True, group=COORDINATION_GROUP, versions=("v1",),
@@ -250,7 +270,7 @@ REVIEW_GROUPS = ("authentication.k8s.io", "authorization.k8s.io")
 GROUP_RESOURCES: dict[str, dict[str, Resource]] = {
     GROUP: RESOURCES, EVENTS_GROUP: EVENTS, DISCOVERY_GROUP: ENDPOINT_SLICES, APPS_GROUP: APPS,
     BATCH_GROUP: BATCH, NETWORKING_GROUP: NETWORKING, POLICY_GROUP: POLICY, STORAGE_GROUP: STORAGE,
-    SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES}
+    SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES, RBAC_GROUP: RBAC}
 
 
 def served_groups(enabled: Collection[str] = ()) -> dict[str, dict[str, Resource]]:

@@ -48,9 +48,11 @@ def qos_class(spec: dict[str, Any]) -> str:
     return "Guaranteed" if guaranteed else "Burstable"
 
 
+# SetDefaults_PodSpec: what every pod spec gets, a workload's pod template too
 _SPEC_DEFAULTS = {"restartPolicy": "Always", "terminationGracePeriodSeconds": DEFAULT_GRACE_SECONDS,
-                  "dnsPolicy": "ClusterFirst", "securityContext": {}, "schedulerName": "default-scheduler",
-                  "enableServiceLinks": True, "priority": 0, "preemptionPolicy": "PreemptLowerPriority"}
+                  "dnsPolicy": "ClusterFirst", "securityContext": {}, "schedulerName": "default-scheduler"}
+# what only a pod gets (SetDefaults_Pod and the Priority admission), not a template
+_POD_ONLY_DEFAULTS = {"enableServiceLinks": True, "priority": 0, "preemptionPolicy": "PreemptLowerPriority"}
 
 
 def _default_container(container: Any) -> None:
@@ -65,11 +67,10 @@ def _default_container(container: Any) -> None:
     container.setdefault("resources", {})
 
 
-def apply_pod_defaults(pod: dict[str, Any]) -> None:
-    """The defaults kube-apiserver fills in a pod's spec (what a scheduler or ``kubectl get -o yaml`` sees):
-    restart and DNS policy, scheduler name, grace period, priority, and per container the image pull policy
-    and termination message settings; and the tolerations its DefaultTolerationSeconds admission adds."""
-    spec = pod.get("spec")
+def apply_pod_spec_defaults(spec: Any) -> None:
+    """The defaults kube-apiserver's decoding fills in every pod spec, a pod's or a workload's pod template's:
+    restart and DNS policy, scheduler name, grace period, security context, and per container the image pull
+    policy and termination message settings."""
     if not isinstance(spec, dict):
         return
     for key, value in _SPEC_DEFAULTS.items():
@@ -77,6 +78,18 @@ def apply_pod_defaults(pod: dict[str, Any]) -> None:
     for kind in ("containers", "initContainers"):
         for container in spec.get(kind) or []:
             _default_container(container)
+
+
+def apply_pod_defaults(pod: dict[str, Any]) -> None:
+    """The defaults kube-apiserver fills in a pod's spec (what a scheduler or ``kubectl get -o yaml`` sees):
+    those of every pod spec, the pod's own (service links, priority), and the tolerations its
+    DefaultTolerationSeconds admission adds."""
+    spec = pod.get("spec")
+    if not isinstance(spec, dict):
+        return
+    apply_pod_spec_defaults(spec)
+    for key, value in _POD_ONLY_DEFAULTS.items():
+        spec.setdefault(key, value)
     add_default_tolerations(spec)
 
 

@@ -56,6 +56,10 @@ class Strategy:
         (None for a typed kind, which is stored once it is valid)."""
         return validate(typed, require_namespace=namespaced)
 
+    def with_system_fields(self, created: Obj) -> Obj:
+        """What a create fills in once the object has its uid (a Job's generated selector names it)."""
+        return created
+
     def create_admission_errors(self, store: SQLStore, namespace: str, name: str,
                                 stored: Obj) -> list[FieldError]:
         """Validating admission of a create, which may read other objects."""

@@ -1,5 +1,5 @@
 """Subresources that are not a stored object: pods' binding, eviction, log and exec/attach/portforward, and
-serviceaccounts' token. ``SUBRESOURCES`` says, per name, how a request reaches its handler."""
+serviceaccounts' token, and the workloads' scale. ``SUBRESOURCES`` says, per name, how a request reaches its handler."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from starlette.responses import Response
 from dralloc.server.auth import token_request
 from dralloc.server.context import ApiContext
 from dralloc.server.http.routing import Target
-from dralloc.server.subresources import binding, eviction, log, streams
+from dralloc.server.subresources import binding, eviction, log, scale, streams
 
 SubresourceHandler = Callable[[ApiContext, Request, Target], Awaitable[Response]]
 
@@ -38,5 +38,6 @@ SUBRESOURCES: dict[str, Subresource] = {
     "log": Subresource(log.get_log, rbac_verb="get"),
     "binding": Subresource(binding.create_binding, creates=True),
     "eviction": Subresource(eviction.create_eviction),
+    "scale": Subresource(scale.scale),
     **{name: Subresource(streams.connect) for name in streams.STREAMS},
 }

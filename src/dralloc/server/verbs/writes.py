@@ -235,7 +235,8 @@ async def insert(api: ApiContext, t: Target, name: str, stored: Obj, dry: bool) 
         else:
             return await api.store.create_async_encoded(t.resource.name, t.namespace, name, creation(stored, t))
     except NotFound:
-        return {**stored, "metadata": new_metadata(stored["metadata"], t, "")}, None
+        dry_created = {**stored, "metadata": new_metadata(stored["metadata"], t, "")}
+        return t.resource.strategy.with_system_fields(dry_created), None
     except Conflict:
         try:
             existing = api.store.get(t.resource.name, t.namespace, name)
@@ -249,7 +250,8 @@ async def insert(api: ApiContext, t: Target, name: str, stored: Obj, dry: bool) 
 
 def creation(stored: dict[str, Any], t: Target) -> Callable[[Any, str], dict[str, Any]]:
     """The store's ``build`` of a create: the object with its new metadata at the version it is written at."""
-    return lambda _old, rv: {**stored, "metadata": new_metadata(stored["metadata"], t, rv)}
+    finish = t.resource.strategy.with_system_fields
+    return lambda _old, rv: finish({**stored, "metadata": new_metadata(stored["metadata"], t, rv)})
 
 
 def merge_update(t: Target, old: Obj, new_obj: Any, new_data: Obj) -> tuple[Obj, list[Any]]:

@@ -1,0 +1,145 @@
+"""The DaemonSet controller of ``dralloc serve``: a pod on every node that should run the set
+(``daemonset_should_run``: node name, selector, required affinity, untolerated taints), pinned to it by node
+affinity (``matchFields metadata.name In [<node>]``) with the daemon tolerations, so that the scheduler places
+it there; the pods of nodes that may no longer keep them are deleted. A new template rolls out one node at a
+time (maxUnavailable 1) once every other daemon pod is available."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dralloc.api import apps_v1, codec
+from dralloc.api.core_v1 import Node
+from dralloc.controllers.names import pod_template_hash
+from dralloc.controllers.workloads import (
+    DAEMON_TOLERATIONS,
+    DS_TEMPLATE_GENERATION,
+    REVISION_HASH,
+    daemonset_should_run,
+)
+from dralloc.server.controllers.snapshot import Snapshot
+from dralloc.server.controllers.workload_pods import (
+    Obj,
+    PodControl,
+    is_active,
+    is_available,
+    is_ready,
+    meta,
+    min_ready_seconds,
+    pod_from_template,
+    spec_of,
+    status_of,
+    without_zeros,
+    write_status,
+)
+
+_NETWORK_UNAVAILABLE = {"key": "node.kubernetes.io/network-unavailable", "operator": "Exists",
+                        "effect": "NoSchedule"}
+
+
+def _tolerations(spec: Obj) -> list[Any]:
+    """AddOrUpdateTolerationInPodSpec of each daemon toleration (the network one too, on the host network)."""
+    tolerations = list(spec.get("tolerations") or [])
+    added = [codec.to_dict(t) for t in DAEMON_TOLERATIONS]
+    if spec.get("hostNetwork") is True:
+        added.append(_NETWORK_UNAVAILABLE)
+    for toleration in added:
+        key = tuple(toleration.get(k) for k in ("key", "operator", "value", "effect"))
+        same = [i for i, t in enumerate(tolerations)
+                if isinstance(t, dict) and tuple(t.get(k) for k in ("key", "operator", "value", "effect")) == key]
+        if same:
+            tolerations[same[0]] = toleration
+        else:
+            tolerations.append(toleration)
+    return tolerations
+
+
+def _pinned(spec: Obj, node: str) -> None:
+    """ReplaceDaemonSetPodNodeNameNodeAffinity: the required node affinity becomes the node alone."""
+    affinity = spec.setdefault("affinity", {})
+    node_affinity = affinity.setdefault("nodeAffinity", {})
+    node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]}
+
+
+def pinned_node(pod: Obj) -> str | None:
+    """The node a daemon pod is bound or pinned to."""
+    if spec_of(pod).get("nodeName"):
+        return str(spec_of(pod)["nodeName"])
+    required = ((spec_of(pod).get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution") or {}
+    for term in required.get("nodeSelectorTerms") or []:
+        for req in (term or {}).get("matchFields") or []:
+            if req.get("key") == "metadata.name" and req.get("operator") == "In" and len(req.get("values") or []) == 1:
+                return str(req["values"][0])
+    return None
+
+
+def _revision(snap: Snapshot, ds: Obj) -> str:
+    typed = snap.cache.typed("daemonsets", ds)
+    template = typed.spec.template if isinstance(typed, apps_v1.DaemonSet) else apps_v1.DaemonSetSpec().template
+    collisions = status_of(ds).get("collisionCount")
+    return pod_template_hash(template, collisions if isinstance(collisions, int) else None)
+
+
+def _pod(ds: Obj, node: str, rev: str) -> Obj:
+    pod = pod_from_template(spec_of(ds).get("template") or {}, ds, generate_name=f"{meta(ds).get('name')}-",
+                            labels={DS_TEMPLATE_GENERATION: str(meta(ds).get("generation") or 1), REVISION_HASH: rev})
+    spec = pod["spec"]
+    spec["tolerations"] = _tolerations(spec)
+    _pinned(spec, node)
+    return pod
+
+
+COMPONENT = "daemonset-controller"
+
+
+def sync_daemon_set(control: PodControl, snap: Snapshot, ds: Obj, pods: list[Obj]) -> bool:
+    typed = snap.cache.typed("daemonsets", ds)
+    if not isinstance(typed, apps_v1.DaemonSet):
+        return False
+    rev = _revision(snap, ds)
+    nodes = [n for n in snap.typed("nodes") if isinstance(n, Node)]
+    verdicts = {n.metadata.name or "": daemonset_should_run(typed, n) for n in nodes}
+    active = [p for p in pods if is_active(p)]
+    on_node: dict[str, list[Obj]] = {}
+    for pod in active:
+        on_node.setdefault(pinned_node(pod) or "", []).append(pod)
+    live = not meta(ds).get("deletionTimestamp")  # a set being deleted makes and rolls out nothing
+    changed = False
+
+    def gone(pod: Obj) -> bool:
+        return control.delete(ds, pod, COMPONENT)
+
+    for node, (should_run, may_keep) in verdicts.items():
+        here = on_node.get(node, [])
+        if not live:
+            break
+        if should_run and not here:
+            changed |= control.create(ds, _pod(ds, node, rev), COMPONENT)
+        elif here and not may_keep:
+            for pod in here:
+                changed |= gone(pod)
+        elif len(here) > 1:  # one daemon pod per node: the newest go
+            for pod in sorted(here, key=lambda p: str(meta(p).get("creationTimestamp")))[1:]:
+                changed |= gone(pod)
+    if live:
+        for node, here in on_node.items():
+            if node not in verdicts:  # its node went
+                for pod in here:
+                    changed |= gone(pod)
+    seconds = min_ready_seconds(ds)
+    scheduled = {n for n, here in on_node.items() if here and n in verdicts}
+    desired = {n for n, (should_run, may_keep) in verdicts.items() if should_run or (may_keep and n in scheduled)}
+    daemon = [p for n in desired for p in on_node.get(n, [])]
+    outdated = [p for p in daemon if (meta(p).get("labels") or {}).get(REVISION_HASH) != rev]
+    if live and not changed and outdated and all(is_available(p, seconds) for p in daemon):
+        changed |= gone(outdated[0])  # RollingUpdate, maxUnavailable 1
+    available = sum(1 for p in daemon if is_available(p, seconds))
+    status = without_zeros({
+        "currentNumberScheduled": len(scheduled & desired), "numberMisscheduled": len(scheduled - desired),
+        "desiredNumberScheduled": len(desired), "numberReady": sum(1 for p in daemon if is_ready(p)),
+        "observedGeneration": meta(ds).get("generation"), "updatedNumberScheduled": len(daemon) - len(outdated),
+        "numberAvailable": available, "numberUnavailable": max(len(desired) - available, 0)},
+        "updatedNumberScheduled", "numberAvailable", "numberUnavailable")
+    return write_status(control.writer, "daemonsets", ds, status) or changed
