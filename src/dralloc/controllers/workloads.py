@@ -31,7 +31,7 @@ in the order the pods are made, so the same inputs and seed give the same pods.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from msgspec.structs import replace
@@ -167,24 +167,34 @@ def is_active(pod: Pod) -> bool:
 
 
 def _scaled(value: Any, total: int, round_up: bool) -> int:
-    """intstr's GetScaledValueFromIntOrPercent for maxSurge/maxUnavailable."""
+    """intstr's GetScaledValueFromIntOrPercent for maxSurge/maxUnavailable (validation has made sure of the
+    form: an integer, or digits and a percent sign)."""
     if isinstance(value, int):
         return value
     text = str(value)
     if not text.endswith("%"):
-        return int(text)
-    scaled = int(text[:-1]) * total / 100
+        return int(text) if text.isdigit() else 0
+    scaled = int(text[:-1] or 0) * total / 100
     return math.ceil(scaled) if round_up else math.floor(scaled)
 
 
-def _max_surge(deploy: apps_v1.Deployment, replicas: int) -> int:
-    strategy = deploy.spec.strategy or {}
+def rollout_fenceposts(strategy: Mapping[str, Any] | None, replicas: int) -> tuple[int, int]:
+    """A Deployment's (maxSurge, maxUnavailable) for ``replicas``, as the deployment controller resolves them
+    (ResolveFenceposts and MaxUnavailable): surge rounded up, unavailable rounded down and at most the
+    replicas, and when both come to 0, one pod may be unavailable; Recreate surges nothing and may stop all."""
+    strategy = strategy or {}
     if strategy.get("type", "RollingUpdate") != "RollingUpdate":
-        return 0
+        return 0, replicas
     rolling = strategy.get("rollingUpdate") or {}
     surge = _scaled(rolling.get("maxSurge", "25%"), replicas, True)
     unavailable = _scaled(rolling.get("maxUnavailable", "25%"), replicas, False)
-    return 1 if surge == 0 and unavailable == 0 else surge  # resolveFenceposts
+    if surge == 0 and unavailable == 0:
+        unavailable = 1
+    return surge, min(unavailable, replicas)
+
+
+def _max_surge(deploy: apps_v1.Deployment, replicas: int) -> int:
+    return rollout_fenceposts(deploy.spec.strategy, replicas)[0]
 
 
 def replicaset_for_deployment(deploy: apps_v1.Deployment) -> apps_v1.ReplicaSet:

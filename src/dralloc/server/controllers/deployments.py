@@ -17,13 +17,12 @@ left out: objects are controlled only by the controller that made them.
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Callable
 from typing import Any
 
 from dralloc.api import apps_v1
 from dralloc.controllers.names import pod_template_hash
-from dralloc.controllers.workloads import POD_TEMPLATE_HASH
+from dralloc.controllers.workloads import POD_TEMPLATE_HASH, rollout_fenceposts
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.workload_pods import (
     Obj,
@@ -81,30 +80,9 @@ def sync_replica_set(control: PodControl, rs: Obj, pods: PodSummary) -> bool:
 # --- Deployment -------------------------------------------------------------------------------------
 
 
-def _scaled(value: Any, total: int, round_up: bool) -> int:
-    """intstr.GetScaledValueFromIntOrPercent."""
-    if isinstance(value, int):
-        return value
-    text = str(value)
-    if not text.endswith("%"):
-        return int(text) if text.isdigit() else 0
-    scaled = int(text[:-1] or 0) * total / 100
-    return math.ceil(scaled) if round_up else math.floor(scaled)
-
-
 def surge_and_unavailable(deploy: Obj) -> tuple[int, int]:
-    """ResolveFenceposts: maxSurge rounded up, maxUnavailable down, never both 0 (then one may be
-    unavailable); Recreate: (0, all)."""
-    want = replicas(deploy)
-    strategy = spec_of(deploy).get("strategy") or {}
-    if strategy.get("type", "RollingUpdate") != "RollingUpdate":
-        return 0, want
-    rolling = strategy.get("rollingUpdate") or {}
-    surge = _scaled(rolling.get("maxSurge", "25%"), want, True)
-    unavailable = _scaled(rolling.get("maxUnavailable", "25%"), want, False)
-    if surge == 0 and unavailable == 0:
-        unavailable = 1
-    return surge, min(unavailable, want)
+    """The Deployment's maxSurge and maxUnavailable, resolved for its replicas."""
+    return rollout_fenceposts(spec_of(deploy).get("strategy"), replicas(deploy))
 
 
 def _semantic(value: Any) -> Any:
