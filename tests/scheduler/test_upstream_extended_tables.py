@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import yaml
+from upstream_table_support import assert_tables_name_their_sources
 
 from dralloc.api import codec
 from dralloc.api.core_v1 import Pod
@@ -39,5 +40,4 @@ def test_upstream_case(case: dict[str, Any]) -> None:
 
 
 def test_every_table_names_its_source() -> None:
-    for path in sorted(TABLES.glob("*.yaml")):
-        assert yaml.safe_load(path.read_text())["source"].startswith("pkg/scheduler/framework/plugins/"), path
+    assert_tables_name_their_sources(TABLES)
