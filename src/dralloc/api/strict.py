@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 import yaml
 
-from dralloc.api import conversion, core_v1_fields
+from dralloc.api import conversion, core_v1_fields, gotypes
 from dralloc.api.kinds import model_for
 from dralloc.api.parsing import CheckedYAMLLoader, duplicate_messages, duplicate_paths, load_json_checked
 from dralloc.api.quantity import Quantity
@@ -247,16 +247,14 @@ class _Cyclic(Exception):
 def _decodes_into_shape(raw: bytes | str, data: Any) -> bool:
     """Whether ``raw`` (``data``'s JSON text) certainly has no unknown field: it decodes into its kind's shape.
     False says nothing (the walk then answers)."""
-    node = _root_node(data) if isinstance(data, dict) else None
-    if node is None:
+    if not isinstance(data, dict):
         return False
-    if id(node) not in _SHAPE_DECODERS:
-        try:
-            _SHAPE_DECODERS[id(node)] = msgspec.json.Decoder(_shape(node, set(), {}))
-        except _Cyclic:
-            _SHAPE_DECODERS[id(node)] = None
-        # (keyed by the node's id: the nodes live as long as the process, _NODES keeps them)
-    decoder = _SHAPE_DECODERS[id(node)]
+    if data.get("apiVersion") == "v1" and data.get("kind") in core_v1_fields.ROOTS:
+        # the core kinds' shapes are typed as Go's types are (dralloc.api.gotypes): a text that decodes has
+        # neither an unknown field nor a value of a type Go refuses
+        decoder: msgspec.json.Decoder[Any] | None = gotypes.shape_decoder(data["kind"])
+    else:
+        decoder = _modelled_shape_decoder(data)
     if decoder is None:
         return False
     try:
@@ -264,6 +262,19 @@ def _decodes_into_shape(raw: bytes | str, data: Any) -> bool:
     except (msgspec.ValidationError, msgspec.DecodeError):
         return False
     return True
+
+
+def _modelled_shape_decoder(data: dict[str, Any]) -> msgspec.json.Decoder[Any] | None:
+    node = _root_node(data)
+    if node is None:
+        return None
+    if id(node) not in _SHAPE_DECODERS:
+        try:
+            _SHAPE_DECODERS[id(node)] = msgspec.json.Decoder(_shape(node, set(), {}))
+        except _Cyclic:
+            _SHAPE_DECODERS[id(node)] = None
+        # (keyed by the node's id: the nodes live as long as the process, _NODES keeps them)
+    return _SHAPE_DECODERS[id(node)]
 
 
 def _shape(node: Any, building: set[int], made: dict[int, Any]) -> Any:

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 import msgspec
 from starlette.requests import Request
 
-from dralloc.api import core_v1, core_v1_fields, gotime, strict
+from dralloc.api import core_v1, core_v1_fields, gotime, gotypes, strict
 from dralloc.api.codec import decode, to_dict
 from dralloc.api.defaults import apply_defaults
 from dralloc.api.gojson import go_json_type
@@ -96,14 +96,14 @@ def typed(data: Any, t: Target) -> Any:
                           f'version ({t.api_version})')
     data = {**data, "kind": kind, "apiVersion": api_version}
     try:
-        if not t.resource.group:  # core kinds: the modelled fields' JSON types (the object is stored as sent)
+        if not t.resource.group:  # core kinds: stored as sent, so every value's JSON type as Go's decoder reads it
+            bad_type = gotypes.type_error(data)  # (and every time of the schema)
+            if bad_type is not None:
+                raise InputError(bad_type)
             try:
                 obj: Any = msgspec.convert(data, CORE_MODELS[kind], dec_hook=quantity_dec_hook)
             except msgspec.ValidationError as exc:
                 raise InputError(str(exc)) from None
-            bad_time = gotime.time_error(data)  # every time of the schema, as decoding into Go's types reads it
-            if bad_time is not None:
-                raise InputError(bad_time)
             if kind == "Pod":  # the status fields kube-apiserver validates, which the pod model leaves out
                 bad_status = pod_status.status_type_error(data)
                 if bad_status is not None:
