@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from go_type_cases import LEAVES, WRONG, build, expected
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -192,80 +193,19 @@ def test_validate_names_the_object_and_the_path(tmp_path: Path) -> None:
 
 # --- every leaf of the Pod, Node, PersistentVolumeClaim, Event and Secret schemas, with a value of another JSON type -------
 
-_WRONG: dict[int, list[Any]] = {
-    gotypes._STRING: [5, 1.5, True, [], {}], gotypes._BOOL: ["x", 0, [], {}],
-    gotypes._INT: ["1", True, 1.5, [], {}, 2 ** 64], gotypes._QUANTITY: [True, [], {}, "x"],
-    gotypes._INT_OR_STRING: [True, 1.5, [], {}, 2 ** 40], gotypes._TIME: [1, True, [], {}],
-    gotypes._MICRO_TIME: [1, True, [], {}], gotypes._BYTES: [1, True, {}, "x"],
-}
-
-
-def _leaves(t: gotypes.GoType, struct: str, fields: tuple[str, ...], steps: tuple[Any, ...],
-            seen: frozenset[str]) -> list[tuple[tuple[Any, ...], gotypes.GoType, str, tuple[str, ...]]]:
-    """(steps to the leaf, its type, its Go error context) for every leaf below ``t``."""
-    if t.kind == gotypes._STRUCT:
-        if t.name in seen:
-            return []
-        out = []
-        for name, child in t.fields.items():
-            out += _leaves(child, t.struct, (*fields, name), (*steps, name), seen | {t.name})
-        return out
-    if t.kind == gotypes._LIST:
-        assert t.item is not None
-        return _leaves(t.item, struct, fields, (*steps, 0), seen)
-    if t.kind == gotypes._MAP:
-        assert t.item is not None
-        return _leaves(t.item, struct, fields, (*steps, "k"), seen)
-    return [(steps, t, struct, fields)] if t.kind in _WRONG else []
-
-
-_LEAVES = [(kind, *leaf) for kind in ("Pod", "Node", "PersistentVolumeClaim", "Event", "Secret")
-           for leaf in _leaves(gotypes.go_type("v1." + kind), "", (), (), frozenset())
-           if leaf[0] not in (("apiVersion",), ("kind",))]  # (they say which schema applies)
-
-
-def _expected(value: Any, t: gotypes.GoType, struct: str, fields: tuple[str, ...]) -> str:
-    """Go's error, from the leaf's Go type and the path, by the rules of encoding/json."""
-    what = {str: "string", bool: "bool", list: "array", dict: "object"}.get(type(value), "number")
-    name = t.name
-    if t.kind == gotypes._INT and what == "number":
-        what = f"number {value}"
-    elif t.kind == gotypes._QUANTITY:
-        return ERR_FORMAT_WRONG
-    elif t.kind == gotypes._INT_OR_STRING:
-        name, what = "int32", what if what != "number" else f"number {value}"
-    elif t.kind in (gotypes._TIME, gotypes._MICRO_TIME):
-        name = "string"
-    elif t.kind == gotypes._BYTES and type(value) is str:
-        return "illegal base64 data at input byte 0"
-    return f"json: cannot unmarshal {what} into Go struct field {struct}.{'.'.join(fields)} of type {name}"
-
-
-def _nest(steps: tuple[Any, ...], value: Any) -> Any:
-    """``value`` at ``steps`` (a 0 is a list's item, anything else a key) in new lists and dicts."""
-    if not steps:
-        return value
-    inner = _nest(steps[1:], value)
-    return [inner] if steps[0] == 0 else {steps[0]: inner}
-
-
-def _build(kind: str, steps: tuple[Any, ...], value: Any) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": kind, **_nest(steps, value)}
-
-
 def test_the_leaves_cover_the_schemas() -> None:
-    kinds = {t.kind for _, _, t, _, _ in _LEAVES}
-    assert kinds == set(_WRONG) and len(_LEAVES) > 1000
+    kinds = {t.kind for _, _, t, _, _ in LEAVES}
+    assert kinds == set(WRONG) and len(LEAVES) > 1000
 
 
 @settings(max_examples=600, deadline=None)
-@given(st.sampled_from(_LEAVES), st.data())
+@given(st.sampled_from(LEAVES), st.data())
 def test_every_leaf_refuses_a_value_of_another_type_with_its_go_type(leaf: Any, draw: st.DataObject) -> None:
     kind, steps, t, struct, fields = leaf
-    value = draw.draw(st.sampled_from(_WRONG[t.kind]))
-    data = _build(kind, steps, value)
+    value = draw.draw(st.sampled_from(WRONG[t.kind]))
+    data = build(kind, steps, value)
     assert not gotypes.fits_shape(data, gotypes.go_type("v1." + kind))
-    assert gotypes.type_error(data) == _expected(value, t, struct, fields)
+    assert gotypes.type_error(data) == expected(value, t, struct, fields)
 
 
 # --- the corpus: every well-typed core/v1 object of the examples and the tests' manifests is taken --------------
