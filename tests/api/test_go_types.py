@@ -13,7 +13,7 @@ from go_type_cases import LEAVES, WRONG, build, expected
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dralloc.api import codec, core_v1_fields, gotypes
+from dralloc.api import codec, core_v1_fields, gotime, gotypes
 from dralloc.api.quantity import ERR_FORMAT_WRONG, ERR_SUFFIX
 from dralloc.errors import DecodeError
 
@@ -249,3 +249,21 @@ def test_the_shape_never_takes_what_the_walk_refuses(document: dict[str, Any], d
     root = gotypes.go_type("v1." + data["kind"])
     if gotypes.fits_shape(data, root):
         assert gotypes.walk(data, root) is None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="AQgw+/=\n\r!é", max_size=12))
+def test_the_shape_takes_only_base64_go_decodes(text: str) -> None:
+    secret = {**SECRET, "data": {"a": text}}
+    assert gotypes.fits_shape(secret, gotypes.go_type("v1.Secret")) <= (
+        gotypes.base64_error_offset(text.encode()) is None)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,7})?(Z|[+-][0-9]{2}:[0-9]{2})",
+                     fullmatch=True), st.booleans())
+def test_the_shape_takes_only_times_go_parses(text: str, micro: bool) -> None:
+    event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}, "involvedObject": {}}
+    event["eventTime" if micro else "lastTimestamp"] = text
+    if gotypes.fits_shape(event, gotypes.go_type("v1.Event")):
+        assert gotime.parse_error(text, micro) is None

@@ -23,13 +23,15 @@ store as sent, and every Go client would then fail to decode the object. The rul
   when a type error came before it.
 
 Fields the schema lacks are not looked at (dralloc.api.strict reports those). The common case, a body with
-no wrong value, is answered by msgspec in C (:func:`fits_shape`): a struct per schema struct whose leaves are
-typed as Go's are, or as a strict subset of what Go accepts (a quantity or base64 text of the plain form);
-only a value that shape refuses is walked here, in Python, to word Go's error.
+no wrong value, is answered by msgspec (:func:`fits_shape`): a struct per schema struct whose leaves are typed
+as Go's are, or as a subset of what Go accepts (a time or base64 text of the plain form); only a body that
+shape refuses is walked here, in Python, to word Go's error.
 """
 
 from __future__ import annotations
 
+import binascii
+import re
 from typing import Annotated, Any, NamedTuple
 
 import msgspec
@@ -269,24 +271,72 @@ def base64_error_offset(src: bytes) -> int | None:
 
 # --- the fast path: a msgspec shape that refuses what Go refuses ------------------------------------------------
 # Each struct becomes a msgspec struct, every field optional, unknown fields refused; each leaf a msgspec type
-# that accepts only what Go accepts there (ints within their Go width, strings, booleans; a quantity, a
-# base64 text or a time of the plain form, by a pattern). A value the shape takes certainly decodes in Go; one
-# it refuses may still (a null list item, a "1.5e3" quantity, a 31st day, an unknown field): the walk
-# answers then.
+# that accepts only what Go accepts there: ints within their Go width, strings, booleans in C; a quantity, a
+# time or base64 text through one hook, which takes a quantity the parser reads (most are in its cache), a
+# time of the plain form (a day every month has, an offset in range) and canonical base64. A value the shape
+# takes certainly decodes in Go; one it refuses may still (a null list item, a 31st day, base64 with a line
+# break, an unknown field): the walk answers then. (A pattern constraint would do the leaves' work in msgspec
+# too, but costs it some microseconds per string; the hook, one call.)
 
-_PLAIN_QUANTITY = r"^[+-]?[0-9]{1,18}(\.[0-9]{1,9})?([numkMGTPE]|[KMGTPE]i|[eE][+-]?[0-9]{1,2})?\Z"
-_PLAIN_BASE64 = r"^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?\Z"
-# a time whose day exists in every month and whose offset is in range: what certainly parses
-_PLAIN_DATE = r"^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
-_PLAIN_ZONE = r"(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])\Z"
-_PLAIN_TIME = _PLAIN_DATE + r"(\.[0-9]{1,9})?" + _PLAIN_ZONE
-_PLAIN_MICRO_TIME = _PLAIN_DATE + r"\.[0-9]{6}" + _PLAIN_ZONE
+
+class _Accepted:
+    """What the hook gives back for a leaf it takes (msgspec wants an instance of the leaf's type)."""
+
+    __slots__ = ()
+
+
+class _QuantityLeaf(_Accepted):
+    __slots__ = ()
+
+
+class _TimeLeaf(_Accepted):
+    __slots__ = ()
+
+
+class _MicroTimeLeaf(_Accepted):
+    __slots__ = ()
+
+
+class _BytesLeaf(_Accepted):
+    __slots__ = ()
+
+
+_QUANTITY_OK, _TIME_OK, _MICRO_TIME_OK, _BYTES_OK = _QuantityLeaf(), _TimeLeaf(), _MicroTimeLeaf(), _BytesLeaf()
+_PLAIN_DATE = r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+_PLAIN_ZONE = r"(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])"
+_PLAIN_TIME = re.compile(_PLAIN_DATE + r"(\.[0-9]{1,9})?" + _PLAIN_ZONE)
+_PLAIN_MICRO_TIME = re.compile(_PLAIN_DATE + r"\.[0-9]{6}" + _PLAIN_ZONE)
+_QUANTITIES = Quantity._cache  # (the strings parsed before: the same few recur in every manifest)
+
+
+def _leaf_hook(leaf: type, value: Any) -> Any:
+    """msgspec's dec_hook for the shapes' leaves that Python checks; a ValueError refuses the value."""
+    vtype = type(value)
+    if leaf is _QuantityLeaf:
+        if vtype is str:
+            if value not in _QUANTITIES:
+                Quantity(value.strip())  # (ValueError when it does not parse)
+            return _QUANTITY_OK
+        if vtype is int or vtype is float:
+            return _QUANTITY_OK
+    elif vtype is str:
+        if leaf is _TimeLeaf and _PLAIN_TIME.fullmatch(value):
+            return _TIME_OK
+        if leaf is _MicroTimeLeaf and _PLAIN_MICRO_TIME.fullmatch(value):
+            return _MICRO_TIME_OK
+        if leaf is _BytesLeaf:
+            try:
+                binascii.a2b_base64(value, strict_mode=True)
+            except (binascii.Error, ValueError):
+                pass
+            else:
+                return _BYTES_OK
+    raise ValueError("not of the plain form")
+
+
 _SHAPE_LEAVES: dict[int, Any] = {
-    _STRING: str, _BOOL: bool, _ANY: msgspec.Raw,
-    _TIME: Annotated[str, msgspec.Meta(pattern=_PLAIN_TIME)],
-    _MICRO_TIME: Annotated[str, msgspec.Meta(pattern=_PLAIN_MICRO_TIME)],
-    _QUANTITY: int | Annotated[str, msgspec.Meta(pattern=_PLAIN_QUANTITY)],
-    _BYTES: Annotated[str, msgspec.Meta(pattern=_PLAIN_BASE64)],
+    _STRING: str, _BOOL: bool, _ANY: msgspec.Raw, _QUANTITY: _QuantityLeaf, _TIME: _TimeLeaf,
+    _MICRO_TIME: _MicroTimeLeaf, _BYTES: _BytesLeaf,
     _INT_OR_STRING: Annotated[int, msgspec.Meta(ge=_INT32[0], le=_INT32[1])] | str,
 }
 _SHAPES: dict[str, Any] = {}  # Go type name -> its shape
@@ -320,10 +370,10 @@ def shape(t: GoType) -> Any:
 
 
 def fits_shape(data: dict[str, Any], root: GoType) -> bool:
-    """Whether msgspec converts ``data`` into ``root``'s shape (in C): then Go's decoder takes every value
-    (and no field is unknown)."""
+    """Whether msgspec converts ``data`` into ``root``'s shape: then Go's decoder takes every value (and no
+    field is unknown)."""
     try:
-        msgspec.convert(data, shape(root))
+        msgspec.convert(data, shape(root), dec_hook=_leaf_hook)
     except msgspec.ValidationError:
         return False
     return True
@@ -336,6 +386,5 @@ def shape_decoder(kind: str) -> msgspec.json.Decoder[Any]:
     """A JSON decoder into a core/v1 kind's shape (dralloc.api.strict's fast path for unknown fields)."""
     decoder = _DECODERS.get(kind)
     if decoder is None:
-        decoder = _DECODERS[kind] = msgspec.json.Decoder(shape(go_type("v1." + kind)))
+        decoder = _DECODERS[kind] = msgspec.json.Decoder(shape(go_type("v1." + kind)), dec_hook=_leaf_hook)
     return decoder
-
