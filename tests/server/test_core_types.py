@@ -80,6 +80,15 @@ def test_a_create_with_a_wrongly_typed_value_is_refused_and_not_stored(client: T
     assert client.get(f"{PODS}/{pod['metadata']['name']}").status_code == 404
 
 
+def test_metadata_that_is_not_an_object_names_go_s_object_meta(client: TestClient) -> None:
+    for url, kind, api_version in ((PODS, "Pod", "v1"), ("/apis/resource.k8s.io/v1/deviceclasses", "DeviceClass",
+                                                          "resource.k8s.io/v1")):
+        r = client.post(url, json={"apiVersion": api_version, "kind": kind, "metadata": "m"})
+        assert r.status_code == 400 and r.json()["message"] == (
+            f'{kind} in version "v1" cannot be handled as a {kind}: json: cannot unmarshal string into Go struct '
+            f"field {kind}.metadata of type v1.ObjectMeta")
+
+
 def test_updates_patches_applies_and_status_writes_are_refused_and_change_nothing(client: TestClient) -> None:
     assert client.post(PODS, json=_pod("kept")).status_code == 201
     before = client.get(f"{PODS}/kept").json()

@@ -190,7 +190,7 @@ def type_meta_checked(data: Any, t: Target) -> Any:
     if not isinstance(data, dict):
         raise bad_request("the request body must be a JSON object")
     kind = t.resource.kind
-    for key, want, name in (("kind", str, "string"), ("apiVersion", str, "string"), ("metadata", dict, "object")):
+    for key, want, name in (("kind", str, "string"), ("apiVersion", str, "string"), ("metadata", dict, "v1.ObjectMeta")):
         value = data.get(key)
         if value is not None and not isinstance(value, want):
             raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: json: cannot '
