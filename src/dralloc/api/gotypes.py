@@ -24,8 +24,7 @@ store as sent, and every Go client would then fail to decode the object. The rul
 
 Fields the schema lacks are not looked at (dralloc.api.strict reports those). The common case, a body with
 no wrong value, is answered by msgspec (:func:`fits_shape`): a struct per schema struct whose leaves are typed
-as Go's are, or as a subset of what Go accepts (a time or base64 text of the plain form); only a body that
-shape refuses is walked here, in Python, to word Go's error.
+as Go's are; only a body that shape refuses is walked here, in Python, to word Go's error.
 """
 
 from __future__ import annotations
@@ -201,8 +200,8 @@ def _check(value: Any, t: GoType, struct: str, fields: tuple[str, ...], path: st
     elif kind == _BYTES:
         if vtype is not str:
             return note(go_json_type(value))
-        offset = base64_error_offset(value.encode())
-        if offset is not None and not noted:
+        if not noted and not _is_base64(value):
+            offset = base64_error_offset(value.encode())
             noted.append(TypeProblem(path, f"illegal base64 data at input byte {offset}"))
     elif kind == _QUANTITY:
         if vtype is str:
@@ -271,12 +270,12 @@ def base64_error_offset(src: bytes) -> int | None:
 
 # --- the fast path: a msgspec shape that refuses what Go refuses ------------------------------------------------
 # Each struct becomes a msgspec struct, every field optional, unknown fields refused; each leaf a msgspec type
-# that accepts only what Go accepts there: ints within their Go width, strings, booleans in C; a quantity, a
-# time or base64 text through one hook, which takes a quantity the parser reads (most are in its cache), a
-# time of the plain form (a day every month has, an offset in range) and canonical base64. A value the shape
-# takes certainly decodes in Go; one it refuses may still (a null list item, a 31st day, base64 with a line
-# break, an unknown field): the walk answers then. (A pattern constraint would do the leaves' work in msgspec
-# too, but costs it some microseconds per string; the hook, one call.)
+# that accepts what Go accepts there: ints within their Go width, strings, booleans in C; a quantity, a time
+# or base64 text through one hook, which takes a quantity the parser reads (most are in its cache), a time
+# or base64 text Go reads (the plain forms at once, by a regular expression and binascii in C). A value the
+# shape takes certainly decodes in Go; one it refuses may still (a null list item, an unknown field): the
+# walk answers then. (A pattern constraint would do the leaves' work in msgspec, but costs it some
+# microseconds per string; the hook, one call.)
 
 
 class _Accepted:
@@ -320,18 +319,24 @@ def _leaf_hook(leaf: type, value: Any) -> Any:
         if vtype is int or vtype is float:
             return _QUANTITY_OK
     elif vtype is str:
-        if leaf is _TimeLeaf and _PLAIN_TIME.fullmatch(value):
-            return _TIME_OK
-        if leaf is _MicroTimeLeaf and _PLAIN_MICRO_TIME.fullmatch(value):
-            return _MICRO_TIME_OK
-        if leaf is _BytesLeaf:
-            try:
-                binascii.a2b_base64(value, strict_mode=True)
-            except (binascii.Error, ValueError):
-                pass
-            else:
-                return _BYTES_OK
-    raise ValueError("not of the plain form")
+        if leaf is _TimeLeaf:
+            if _PLAIN_TIME.fullmatch(value) or gotime.parse_error(value) is None:
+                return _TIME_OK
+        elif leaf is _MicroTimeLeaf:
+            if _PLAIN_MICRO_TIME.fullmatch(value) or gotime.parse_error(value, True) is None:
+                return _MICRO_TIME_OK
+        elif _is_base64(value):
+            return _BYTES_OK
+    raise ValueError("Go's decoder refuses it")
+
+
+def _is_base64(text: str) -> bool:
+    """Whether Go's StdEncoding decodes ``text`` (canonical base64 answered in C, anything else by Go's rules)."""
+    try:
+        binascii.a2b_base64(text, strict_mode=True)
+    except (binascii.Error, ValueError):
+        return base64_error_offset(text.encode()) is None
+    return True
 
 
 _SHAPE_LEAVES: dict[int, Any] = {
