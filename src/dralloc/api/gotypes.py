@@ -29,7 +29,6 @@ as Go's are; only a body that shape refuses is walked here, in Python, to word G
 
 from __future__ import annotations
 
-import binascii
 import re
 from typing import Annotated, Any, NamedTuple
 
@@ -272,7 +271,7 @@ def base64_error_offset(src: bytes) -> int | None:
 # Each struct becomes a msgspec struct, every field optional, unknown fields refused; each leaf a msgspec type
 # that accepts what Go accepts there: ints within their Go width, strings, booleans in C; a quantity, a time
 # or base64 text through one hook, which takes a quantity the parser reads (most are in its cache), a time
-# or base64 text Go reads (the plain forms at once, by a regular expression and binascii in C). A value the
+# or base64 text Go reads (the plain forms at once, by a regular expression). A value the
 # shape takes certainly decodes in Go; one it refuses may still (a null list item, an unknown field): the
 # walk answers then. (A pattern constraint would do the leaves' work in msgspec, but costs it some
 # microseconds per string; the hook, one call.)
@@ -305,6 +304,7 @@ _PLAIN_DATE = r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3
 _PLAIN_ZONE = r"(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])"
 _PLAIN_TIME = re.compile(_PLAIN_DATE + r"(\.[0-9]{1,9})?" + _PLAIN_ZONE)
 _PLAIN_MICRO_TIME = re.compile(_PLAIN_DATE + r"\.[0-9]{6}" + _PLAIN_ZONE)
+_CANONICAL_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
 _QUANTITIES = Quantity._cache  # (the strings parsed before: the same few recur in every manifest)
 
 
@@ -331,12 +331,9 @@ def _leaf_hook(leaf: type, value: Any) -> Any:
 
 
 def _is_base64(text: str) -> bool:
-    """Whether Go's StdEncoding decodes ``text`` (canonical base64 answered in C, anything else by Go's rules)."""
-    try:
-        binascii.a2b_base64(text, strict_mode=True)
-    except (binascii.Error, ValueError):
-        return base64_error_offset(text.encode()) is None
-    return True
+    """Whether Go's StdEncoding decodes ``text`` (canonical base64 at once, anything else by Go's rules).
+    (Not binascii's strict mode: it takes "AAAA=", which Go refuses.)"""
+    return bool(_CANONICAL_BASE64.fullmatch(text)) or base64_error_offset(text.encode()) is None
 
 
 _SHAPE_LEAVES: dict[int, Any] = {
