@@ -222,6 +222,15 @@ def test_the_corpus_has_core_objects() -> None:
 @pytest.mark.parametrize("data", _CORPUS, ids=lambda d: f"{d['kind']}/{(d.get('metadata') or {}).get('name')}")
 def test_every_corpus_object_decodes(data: dict[str, Any]) -> None:
     assert gotypes.type_problem(data) is None
+    assert gotypes.fits_shape(data, gotypes.go_type("v1." + data["kind"]))  # (answered by the fast path)
+
+
+def test_a_stored_object_with_managed_fields_is_answered_by_the_fast_path() -> None:
+    """An update sends the object back with its managedFields, whose fieldsV1 is free-form JSON."""
+    pod = _with(POD, ("metadata", "managedFields"), [{
+        "manager": "kubectl", "operation": "Update", "apiVersion": "v1", "time": "2026-11-30T20:55:17Z",
+        "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:containers": {'k:{"name":"c"}': {".": {}}}}}}])
+    assert gotypes.fits_shape(pod, gotypes.go_type("v1.Pod")) and gotypes.type_problem(pod) is None
 
 
 _OTHER_VALUES: list[Any] = ["text", 7, -1, 2 ** 40, 1.5, True, None, [], [None], {}, {"k": 1}, [{"k": "v"}], "1Gi",

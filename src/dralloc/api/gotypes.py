@@ -337,7 +337,7 @@ def _is_base64(text: str) -> bool:
 
 
 _SHAPE_LEAVES: dict[int, Any] = {
-    _STRING: str, _BOOL: bool, _ANY: msgspec.Raw, _QUANTITY: _QuantityLeaf, _TIME: _TimeLeaf,
+    _STRING: str, _BOOL: bool, _ANY: Any, _QUANTITY: _QuantityLeaf, _TIME: _TimeLeaf,
     _MICRO_TIME: _MicroTimeLeaf, _BYTES: _BytesLeaf,
     _INT_OR_STRING: Annotated[int, msgspec.Meta(ge=_INT32[0], le=_INT32[1])] | str,
 }
