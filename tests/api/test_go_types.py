@@ -13,7 +13,7 @@ from go_type_cases import LEAVES, WRONG, build, expected
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dralloc.api import codec, core_v1_fields, gotime, gotypes
+from dralloc.api import codec, core_v1_fields, gotime, gotypes, strict
 from dralloc.api.quantity import ERR_FORMAT_WRONG, ERR_SUFFIX
 from dralloc.errors import DecodeError
 
@@ -276,3 +276,19 @@ def test_the_shape_takes_only_times_go_parses(text: str, micro: bool) -> None:
     event["eventTime" if micro else "lastTimestamp"] = text
     if gotypes.fits_shape(event, gotypes.go_type("v1.Event")):
         assert gotime.parse_error(text, micro) is None
+
+
+def test_a_body_whose_text_fitted_its_shape_is_not_converted_again_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """strict's unknown-field check decodes a write's JSON text into the typed shape; the type check of the same
+    object that follows takes that answer, once."""
+    raw = json.dumps(POD).encode()
+    data = json.loads(raw)
+    assert strict.body_problems(raw, decoded=data) == ([], [])
+    converted: list[Any] = []
+    real = gotypes.fits_shape
+    monkeypatch.setattr(gotypes, "fits_shape", lambda d, r: converted.append(d) or real(d, r))
+    assert gotypes.type_problem(data) is None and converted == []
+    assert gotypes.type_problem(data) is None and converted == [data]  # (once)
+    wrong = json.loads(json.dumps(_with(POD, ("spec", "hostname"), 5)).encode())
+    assert strict.body_problems(json.dumps(wrong).encode(), decoded=wrong) == ([], [])
+    assert gotypes.type_error(wrong) == _field("PodSpec", "spec.hostname", "string", "number")

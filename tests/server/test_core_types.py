@@ -80,6 +80,20 @@ def test_a_create_with_a_wrongly_typed_value_is_refused_and_not_stored(client: T
     assert client.get(f"{PODS}/{pod['metadata']['name']}").status_code == 404
 
 
+def test_a_body_without_kind_and_api_version_is_checked_as_its_urls_kind(client: TestClient) -> None:
+    r = client.post(PODS, json={"metadata": {"name": "bare"}, "spec": {"hostname": 5}})
+    assert r.status_code == 400 and r.json() == _refused(
+        "Pod", "json: cannot unmarshal number into Go struct field PodSpec.spec.hostname of type string")
+
+
+def test_admission_never_sees_a_wrongly_typed_value(client: TestClient) -> None:
+    """kube-apiserver decodes the body before admission: a value admission would replace (an empty list where
+    the service account's name goes) is still the decoder's 400."""
+    r = client.post(PODS, json=_pod("masked", serviceAccount=[]))
+    assert r.status_code == 400 and r.json() == _refused(
+        "Pod", "json: cannot unmarshal array into Go struct field PodSpec.spec.serviceAccount of type string")
+
+
 def test_metadata_that_is_not_an_object_names_go_s_object_meta(client: TestClient) -> None:
     for url, kind, api_version in ((PODS, "Pod", "v1"), ("/apis/resource.k8s.io/v1/deviceclasses", "DeviceClass",
                                                           "resource.k8s.io/v1")):

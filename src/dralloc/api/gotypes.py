@@ -98,21 +98,39 @@ class TypeProblem(NamedTuple):
     message: str
 
 
-def type_problem(data: Any) -> TypeProblem | None:
+def type_problem(data: Any, kind: str | None = None) -> TypeProblem | None:
     """Go's decoding error of a core/v1 object of the field table's kinds (None for others, and when every
-    value fits)."""
+    value fits). ``kind``: the object's kind when the object need not say (a request body, its URL's)."""
     if not isinstance(data, dict):
         return None
-    kind = data.get("kind")
-    if data.get("apiVersion") != "v1" or kind not in core_v1_fields.ROOTS:
+    if kind is None:
+        kind = data.get("kind")
+        if data.get("apiVersion") != "v1":
+            return None
+    if kind not in core_v1_fields.ROOTS:
+        return None
+    if data is _fitted[0]:
+        _fitted[0] = None
         return None
     root = go_type("v1." + kind)
     return None if fits_shape(data, root) else walk(data, root)
 
 
-def type_error(data: Any) -> str | None:
+# The last object whose JSON text decoded into its kind's shape, as dralloc.api.strict decodes every write's
+# body for unknown fields: the write's own decoding of that object, which follows, need not check it again
+# (once; the server adds only well-typed values to a body meanwhile). The object itself is held, not its id,
+# which a later object could reuse.
+_fitted: list[Any] = [None]
+
+
+def note_fitted(data: Any) -> None:
+    """Say that ``data`` was decoded from a JSON text that decoded into its kind's shape."""
+    _fitted[0] = data
+
+
+def type_error(data: Any, kind: str | None = None) -> str | None:
     """:func:`type_problem`'s message."""
-    problem = type_problem(data)
+    problem = type_problem(data, kind)
     return None if problem is None else problem.message
 
 

@@ -251,18 +251,18 @@ def _decodes_into_shape(raw: bytes | str, data: Any) -> bool:
     False says nothing (the walk then answers)."""
     if not isinstance(data, dict):
         return False
-    if data.get("apiVersion") == "v1" and data.get("kind") in core_v1_fields.ROOTS:
-        # the core kinds' shapes are typed as Go's types are (dralloc.api.gotypes): a text that decodes has
-        # neither an unknown field nor a value of a type Go refuses
-        decoder: msgspec.json.Decoder[Any] | None = gotypes.shape_decoder(data["kind"])
-    else:
-        decoder = _modelled_shape_decoder(data)
+    core = data.get("apiVersion") == "v1" and data.get("kind") in core_v1_fields.ROOTS
+    # the core kinds' shapes are typed as Go's types are (dralloc.api.gotypes): a text that decodes has
+    # neither an unknown field nor a value of a type Go refuses
+    decoder = gotypes.shape_decoder(data["kind"]) if core else _modelled_shape_decoder(data)
     if decoder is None:
         return False
     try:
         decoder.decode(raw)
     except (msgspec.ValidationError, msgspec.DecodeError):
         return False
+    if core:
+        gotypes.note_fitted(data)  # (the write's type check of the same object need not convert it again)
     return True
 
 
