@@ -338,14 +338,31 @@ def _leaf_hook(leaf: type, value: Any) -> Any:
             return _QUANTITY_OK
     elif vtype is str:
         if leaf is _TimeLeaf:
-            if _PLAIN_TIME.fullmatch(value) or gotime.parse_error(value) is None:
+            if value in _TIMES:
                 return _TIME_OK
+            if _PLAIN_TIME.fullmatch(value) or gotime.parse_error(value) is None:
+                return _parsed(_TIMES, value, _TIME_OK)
         elif leaf is _MicroTimeLeaf:
-            if _PLAIN_MICRO_TIME.fullmatch(value) or gotime.parse_error(value, True) is None:
+            if value in _MICRO_TIMES:
                 return _MICRO_TIME_OK
+            if _PLAIN_MICRO_TIME.fullmatch(value) or gotime.parse_error(value, True) is None:
+                return _parsed(_MICRO_TIMES, value, _MICRO_TIME_OK)
         elif _is_base64(value):
             return _BYTES_OK
     raise ValueError("Go's decoder refuses it")
+
+
+# The times that parsed (an object repeats its few times: creation, managed fields, conditions; the regular
+# expression costs ten dict lookups), emptied when full.
+_TIMES: dict[str, None] = {}
+_MICRO_TIMES: dict[str, None] = {}
+
+
+def _parsed(seen: dict[str, None], value: str, accepted: _Accepted) -> _Accepted:
+    if len(seen) >= 4096:
+        seen.clear()
+    seen[value] = None
+    return accepted
 
 
 def _is_base64(text: str) -> bool:
