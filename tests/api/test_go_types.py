@@ -292,3 +292,16 @@ def test_a_body_whose_text_fitted_its_shape_is_not_converted_again_once(monkeypa
     wrong = json.loads(json.dumps(_with(POD, ("spec", "hostname"), 5)).encode())
     assert strict.body_problems(json.dumps(wrong).encode(), decoded=wrong) == ([], [])
     assert gotypes.type_error(wrong) == _field("PodSpec", "spec.hostname", "string", "number")
+
+
+@pytest.mark.parametrize("command", [["validate"], ["simulate"], ["plan", "--scale-down"]])
+def test_the_cli_refuses_a_wrongly_typed_core_value_with_exit_2(command: list[str], tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from dralloc.cli.main import main
+
+    path = tmp_path / "pod.yaml"
+    path.write_text(json.dumps(_with(POD, ("spec", "hostname"), 5)))
+    assert main([*command, "-f", str(path)]) == 2
+    printed = capsys.readouterr()  # (validate reports each object's problems on stdout, the others on stderr)
+    assert ('Pod "p": spec.hostname: json: cannot unmarshal number into Go struct field PodSpec.spec.hostname of '
+            "type string") in printed.out + printed.err
