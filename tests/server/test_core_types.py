@@ -94,6 +94,23 @@ def test_admission_never_sees_a_wrongly_typed_value(client: TestClient) -> None:
         "Pod", "json: cannot unmarshal array into Go struct field PodSpec.spec.serviceAccount of type string")
 
 
+def test_a_protobuf_body_needs_only_its_quantities_parsed(client: TestClient) -> None:
+    """Protobuf's wire types are Go's (a string, an int32 kept to its low 32 bits, ...): only a quantity's text can
+    fail to decode, here an emptyDir's sizeLimit, which dralloc does not model."""
+    from test_protobuf import PROTOBUF, envelope, ld, meta, quantity
+
+    def pod(name: str, size: str) -> bytes:
+        volume = ld(1, ld(1, "data"), ld(2, ld(2, ld(1, ""), quantity(2, size))))
+        return envelope("v1", "Pod", meta(name), ld(2, volume, ld(2, ld(1, "c"), ld(2, "i"))), ld(3))
+
+    r = client.post(PODS, content=pod("sized", "1Gi"), headers=PROTOBUF)
+    assert r.status_code == 201, r.text
+    r = client.post(PODS, content=pod("unsized", "lots"), headers=PROTOBUF)
+    assert r.status_code == 400 and r.json() == _refused(
+        "Pod", "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
+    assert client.get(f"{PODS}/unsized").status_code == 404
+
+
 def test_metadata_that_is_not_an_object_names_go_s_object_meta(client: TestClient) -> None:
     for url, kind, api_version in ((PODS, "Pod", "v1"), ("/apis/resource.k8s.io/v1/deviceclasses", "DeviceClass",
                                                           "resource.k8s.io/v1")):

@@ -168,7 +168,8 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
         nesting = protobuf.nesting(data["apiVersion"], data["kind"])  # (the walk only for embedded JSON)
         check_limits(data, raw, t.resource.kind, t.version, nesting)
         field_validation(request)
-        return Body(data, [], False)
+        # (protobuf's wire types are Go's: only a quantity's text can fail, as Quantity's Unmarshal parses it)
+        return Body(values_checked(data, t), [], False)
     if ctype not in (JSON, "application/yaml", "application/x-yaml"):
         accepted = "application/json, application/yaml" + (f", {protobuf.CONTENT_TYPE}" if takes_protobuf else "")
         raise ApiError(415, f"the body of the request was in an unknown format - accepted media types "
