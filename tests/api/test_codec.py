@@ -229,5 +229,8 @@ spec:
         topologyKey: zone
 """
     with pytest.raises(DecodeError, match=r"podAntiAffinity\.requiredDuringSchedulingIgnoredDuringExecution\[0\]"
-                                          r"\.labelSelector\.matchLabels: Expected `object \| null`, got `bool`"):
+                                          r"\.labelSelector\.matchLabels: json: cannot unmarshal bool into Go struct "
+                                          r"field LabelSelector\.spec\.affinity\.podAntiAffinity\."
+                                          r"requiredDuringSchedulingIgnoredDuringExecution\.labelSelector\.matchLabels "
+                                          r"of type map\[string\]string$"):
         load(io.StringIO(text))

@@ -332,18 +332,19 @@ def test_a_write_that_clears_observed_generations_keeps_the_stored_ones(client: 
                                                 {"type": "example.com/B", "status": "True"}]
 
 
-@pytest.mark.parametrize("status,where", [
-    ({"podIPs": "10.0.0.1"}, "$.status.podIPs"), ({"hostIPs": [{"ip": 10}]}, "$.status.hostIPs[0].ip"),
+@pytest.mark.parametrize("status,message", [
+    ({"podIPs": "10.0.0.1"}, "string into Go struct field PodStatus.status.podIPs of type []v1.PodIP"),
+    ({"hostIPs": [{"ip": 10}]}, "number into Go struct field HostIP.status.hostIPs.ip of type string"),
     ({"containerStatuses": [{"name": "app", "state": {"terminated": {"exitCode": "1"}}}]},
-     "$.status.containerStatuses[0].state.terminated.exitCode"),
-    ({"qosClass": ["Burstable"]}, "$.status.qosClass"),
+     "string into Go struct field ContainerStateTerminated.status.containerStatuses.state.terminated.exitCode of "
+     "type int32"),
+    ({"qosClass": ["Burstable"]}, "array into Go struct field PodStatus.status.qosClass of type v1.PodQOSClass"),
 ])
-def test_a_status_of_the_wrong_json_types_is_a_400(client: TestClient, status: dict[str, Any], where: str) -> None:
+def test_a_status_of_the_wrong_json_types_is_a_400(client: TestClient, status: dict[str, Any], message: str) -> None:
     create(client)
     for r in (put_status(client, **status), patch_status(client, **status)):
-        assert r.status_code == 400 and r.json()["message"].startswith(
-            'Pod in version "v1" cannot be handled as a Pod: Expected '), r.text
-        assert r.json()["message"].endswith(f" - at `{where}`")
+        assert r.status_code == 400 and r.json()["message"] == (
+            f'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal {message}'), r.text
 
 
 IPISH = st.text(alphabet="0123456789abcdefABCDEF:.x%", max_size=24)

@@ -35,6 +35,7 @@ from dralloc.api import (
     batch_v1,
     conversion,
     core_v1,
+    gotypes,
     parsing,
     policy_v1,
     rbac_v1,
@@ -177,6 +178,9 @@ def decode(data: Any, *, where: str = "") -> Any:
         raise DecodeError(f"{prefix}no kind \"{kind}\" is registered for version \"{api_version}\"")
     if api_version != conversion.V1 and api_version in conversion.SERVED_VERSIONS:
         data = conversion.to_v1(data)
+    problem = gotypes.type_problem(data)  # a core/v1 object: every value's JSON type, as Go's decoder reads it
+    if problem is not None:
+        raise DecodeError(f"{prefix}{kind} {_name_of(data)}: {problem.path}: {problem.message}")
     try:
         return msgspec.convert(data, model, dec_hook=_dec_hook, str_keys=True)
     except (msgspec.ValidationError, ValueError, TypeError) as exc:

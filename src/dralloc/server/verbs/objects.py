@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 import msgspec
 from starlette.requests import Request
 
-from dralloc.api import core_v1, core_v1_fields, gotime, strict
+from dralloc.api import core_v1, core_v1_fields, gotime, gotypes, strict
 from dralloc.api.codec import decode, to_dict
 from dralloc.api.defaults import apply_defaults
 from dralloc.api.gojson import go_json_type
@@ -96,7 +96,8 @@ def typed(data: Any, t: Target) -> Any:
                           f'version ({t.api_version})')
     data = {**data, "kind": kind, "apiVersion": api_version}
     try:
-        if not t.resource.group:  # core kinds: the modelled fields' JSON types (the object is stored as sent)
+        if not t.resource.group:  # core kinds: the modelled fields' JSON types (the object is stored as sent;
+            # every value's JSON type was checked where the body was decoded: type_meta_checked)
             try:
                 obj: Any = msgspec.convert(data, CORE_MODELS[kind], dec_hook=quantity_dec_hook)
             except msgspec.ValidationError as exc:
@@ -167,13 +168,15 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
         nesting = protobuf.nesting(data["apiVersion"], data["kind"])  # (the walk only for embedded JSON)
         check_limits(data, raw, t.resource.kind, t.version, nesting)
         field_validation(request)
-        return Body(data, [], False)
+        # (protobuf's wire types are Go's: only a quantity's text can fail, as Quantity's Unmarshal parses it)
+        return Body(values_checked(data, t), [], False)
     if ctype not in (JSON, "application/yaml", "application/x-yaml"):
         accepted = "application/json, application/yaml" + (f", {protobuf.CONTENT_TYPE}" if takes_protobuf else "")
         raise ApiError(415, f"the body of the request was in an unknown format - accepted media types "
                             f"include: {accepted}")
-    data = type_meta_checked(parse(raw, ctype, t.resource.kind, t.version), t)
+    data = type_meta_checked(parse(raw, ctype, t.resource.kind, t.version), t, values=False)
     duplicates, unknown = _problems(raw, ctype, data, mode := field_validation(request), t)
+    values_checked(data, t)  # (after the unknown-field check, whose decoding of a JSON text answers it at once)
     if unknown or duplicates or mode == "Ignore":
         # A core object is stored without the fields its schema lacks, as decoding into the Go type drops
         # them. When the check above found none there is nothing to drop: one walk, not two. (With duplicate
@@ -185,14 +188,28 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
     return Body(data, duplicates + unknown, plain and t.resource.kind in core_v1_fields.ROOTS)
 
 
-def type_meta_checked(data: Any, t: Target) -> Any:
-    """A body must be an object whose kind, apiVersion and metadata (when present) have the right JSON types."""
+def type_meta_checked(data: Any, t: Target, values: bool = True) -> Any:
+    """A body must be an object whose kind, apiVersion and metadata (when present) have the right JSON types;
+    ``values``: and a core/v1 object's every value (:func:`values_checked`)."""
     if not isinstance(data, dict):
         raise bad_request("the request body must be a JSON object")
     kind = t.resource.kind
-    for key, want, name in (("kind", str, "string"), ("apiVersion", str, "string"), ("metadata", dict, "object")):
+    for key, want, name in (("kind", str, "string"), ("apiVersion", str, "string"), ("metadata", dict, "v1.ObjectMeta")):
         value = data.get(key)
         if value is not None and not isinstance(value, want):
             raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: json: cannot '
                               f'unmarshal {go_json_type(value)} into Go struct field {kind}.{key} of type {name}')
+    return values_checked(data, t) if values else data
+
+
+def values_checked(data: dict[str, Any], t: Target) -> dict[str, Any]:
+    """A core/v1 object's values must have the JSON types of its Go fields: kube-apiserver decodes a body into
+    its Go type before admission or anything else sees it, and an object stored with a value Go cannot
+    decode would break every Go client that reads it (dralloc stores core objects as sent)."""
+    kind = t.resource.kind
+    if t.api_version != "v1" or (data.get("kind") or kind) != kind or (data.get("apiVersion") or "v1") != "v1":
+        return data  # (another group's kind; or a body naming another kind, which typed() refuses)
+    bad_type = gotypes.type_error(data, kind)
+    if bad_type is not None:
+        raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: {bad_type}')
     return data

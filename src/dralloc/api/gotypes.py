@@ -1,0 +1,427 @@
+"""The JSON types of a core/v1 object's values, checked as kube-apiserver's decoder checks them.
+
+kube-apiserver decodes a body into its Go types (sigs.k8s.io/json's fork of ``encoding/json``) before it
+does anything else with it, and answers 400 when a value does not fit its field:
+``Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal number into Go struct field
+PodSpec.spec.hostname of type string``. What dralloc does not model of the core/v1 kinds it would otherwise
+store as sent, and every Go client would then fail to decode the object. The rules, from Go's decoder:
+
+- a value of another JSON type than its field's: ``json: cannot unmarshal <what> into Go struct field
+  <S>.<path> of type <T>``, where <what> is ``string``, ``number``, ``bool``, ``array`` or ``object``, <S> the
+  innermost Go struct holding the field, <path> the JSON field names from the root (no list indices, no map
+  keys) and <T> the Go type (``v1.Protocol``, ``[]v1.Container``, ``map[string]string``);
+- an integer field (int32, int64; uint8 for the items of a ``[]uint8`` written as a list) takes a JSON
+  number only when ``strconv.ParseInt`` reads its text and it fits: else <what> is ``number <text>``
+  (``number 1.5``, ``number 4294967296``);
+- ``null`` is the zero value anywhere;
+- a ``[]uint8`` (Secret.data, ConfigMap.binaryData) is base64: ``illegal base64 data at input byte N``;
+- a ``resource.Quantity`` goes through ``Quantity.UnmarshalJSON`` (any JSON value; the parser's error as it
+  is), an ``intstr.IntOrString`` is a string or an int32 (its inner decoding's error, given the field's
+  context), a ``metav1.Time`` / ``MicroTime`` is a string that parses (dralloc.api.gotime's errors);
+- a type error is noted and decoding goes on, so the first one in document order is reported; but the error
+  of a type that decodes itself (Quantity, IntOrString, Time) stops decoding at once, and is reported even
+  when a type error came before it.
+
+Fields the schema lacks are not looked at (dralloc.api.strict reports those). The common case, a body with
+no wrong value, is answered by msgspec (:func:`fits_shape`): a struct per schema struct whose leaves are typed
+as Go's are; only a body that shape refuses is walked here, in Python, to word Go's error.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, NamedTuple
+
+import msgspec
+
+from dralloc.api import core_v1_fields, gotime
+from dralloc.api.gojson import go_json_type
+from dralloc.api.quantity import ERR_FORMAT_WRONG, Quantity
+
+# the kinds of Go type a value is checked against
+_STRUCT, _LIST, _MAP, _STRING, _BOOL, _INT, _QUANTITY, _INT_OR_STRING, _TIME, _MICRO_TIME, _BYTES, _ANY = range(12)
+_SCALARS = {"string": _STRING, "bool": _BOOL, "int32": _INT, "int64": _INT, "uint8": _INT,
+            "resource.Quantity": _QUANTITY, "intstr.IntOrString": _INT_OR_STRING, "v1.Time": _TIME,
+            "v1.MicroTime": _MICRO_TIME, "v1.FieldsV1": _ANY}
+_RANGES = {"int32": (-(1 << 31), (1 << 31) - 1), "int64": (-(1 << 63), (1 << 63) - 1), "uint8": (0, 255)}
+_INT32 = _RANGES["int32"]
+
+
+class GoType:
+    """A Go type compiled from the field table: what it is (``kind``), how Go prints it (``name``), and
+    below it the fields of a struct (by JSON name) or the type of a list's items or a map's values."""
+
+    __slots__ = ("kind", "name", "struct", "fields", "item", "low", "high")
+
+    def __init__(self, kind: int, name: str) -> None:
+        self.kind = kind
+        self.name = name
+        self.struct = ""  # a struct's Go name (PodSpec): the "<S>" of the errors of its fields
+        self.fields: dict[str, GoType] = {}
+        self.item: GoType | None = None
+        self.low, self.high = _RANGES.get(name, (0, 0))
+
+
+_TYPES: dict[str, GoType] = {}  # Go type name -> compiled type; the table never changes
+
+
+def go_type(name: str) -> GoType:
+    """The compiled Go type of a name of the field table (``v1.PodSpec``, ``[]string``, ``v1.ResourceList``)."""
+    compiled = _TYPES.get(name)
+    if compiled is not None:
+        return compiled
+    underlying = core_v1_fields.NAMED.get(name, name)
+    if underlying in _SCALARS:
+        compiled = _TYPES[name] = GoType(_SCALARS[underlying], name)
+    elif underlying == "[]uint8":
+        compiled = _TYPES[name] = GoType(_BYTES, name)
+        compiled.item = go_type("uint8")
+    elif underlying.startswith("[]"):
+        compiled = _TYPES[name] = GoType(_LIST, name)
+        compiled.item = go_type(underlying[2:])
+    elif underlying.startswith("map["):
+        compiled = _TYPES[name] = GoType(_MAP, name)
+        compiled.item = go_type(underlying[4:].split("]", 1)[1])  # (the keys are strings: JSON's are)
+    else:
+        struct = underlying.removeprefix("v1.")
+        compiled = _TYPES[name] = GoType(_STRUCT, name)  # registered first: types hold themselves
+        compiled.struct = struct
+        for field, field_type in core_v1_fields.GO_TYPES[struct].items():
+            compiled.fields[field] = go_type(field_type)
+    return compiled
+
+
+class TypeProblem(NamedTuple):
+    """A value Go's decoder refuses: where it is (``spec.containers[0].stdin``) and Go's error text."""
+
+    path: str
+    message: str
+
+
+def type_problem(data: Any, kind: str | None = None) -> TypeProblem | None:
+    """Go's decoding error of a core/v1 object of the field table's kinds (None for others, and when every
+    value fits). ``kind``: the object's kind when the object need not say (a request body, its URL's)."""
+    if not isinstance(data, dict):
+        return None
+    if kind is None:
+        kind = data.get("kind")
+        if data.get("apiVersion") != "v1":
+            return None
+    if kind not in core_v1_fields.ROOTS:
+        return None
+    if data is _fitted[0]:
+        _fitted[0] = None
+        return None
+    root = go_type("v1." + kind)
+    return None if fits_shape(data, root) else walk(data, root)
+
+
+# The last object whose JSON text decoded into its kind's shape, as dralloc.api.strict decodes every write's
+# body for unknown fields: the write's own decoding of that object, which follows, need not check it again
+# (once; the server adds only well-typed values to a body meanwhile). The object itself is held, not its id,
+# which a later object could reuse.
+_fitted: list[Any] = [None]
+
+
+def note_fitted(data: Any) -> None:
+    """Say that ``data`` was decoded from a JSON text that decoded into its kind's shape."""
+    _fitted[0] = data
+
+
+def type_error(data: Any, kind: str | None = None) -> str | None:
+    """:func:`type_problem`'s message."""
+    problem = type_problem(data, kind)
+    return None if problem is None else problem.message
+
+
+# --- the walk: Go's error, worded ---------------------------------------------------------------------------
+
+
+class _Stop(Exception):
+    """An error of a type that decodes itself: decoding ends there."""
+
+    def __init__(self, problem: TypeProblem) -> None:
+        self.problem = problem
+
+
+def walk(data: dict[str, Any], root: GoType) -> TypeProblem | None:
+    """The error Go's decoder gives ``data`` (decoded JSON or YAML) as ``root``, or None."""
+    noted: list[TypeProblem] = []
+    try:
+        _check(data, root, "", (), "", noted)
+    except _Stop as stop:
+        return stop.problem
+    return noted[0] if noted else None
+
+
+def _number_text(value: int | float) -> str:
+    """A number as its JSON text: an int's digits, a float's shortest repr (1.5, 1e+300)."""
+    return str(value) if type(value) is int else repr(value)
+
+
+def _type_message(what: str, struct: str, fields: tuple[str, ...], name: str) -> str:
+    if struct or fields:
+        return f"json: cannot unmarshal {what} into Go struct field {struct}.{'.'.join(fields)} of type {name}"
+    return f"json: cannot unmarshal {what} into Go value of type {name}"
+
+
+def _check(value: Any, t: GoType, struct: str, fields: tuple[str, ...], path: str,
+           noted: list[TypeProblem]) -> None:
+    """Check ``value`` against ``t``: ``struct`` and ``fields`` are Go's error context (the innermost struct
+    and the JSON field names to here), ``path`` the value's place with list indices and map keys."""
+    if value is None:
+        return
+    kind = t.kind
+    vtype = type(value)
+
+    def note(what: str, name: str = t.name) -> None:
+        if not noted:
+            noted.append(TypeProblem(path, _type_message(what, struct, fields, name)))
+
+    def stop(message: str) -> None:
+        raise _Stop(TypeProblem(path, message))
+
+    if kind == _STRUCT:
+        if vtype is not dict:
+            return note(go_json_type(value))
+        for key, item in value.items():
+            child = t.fields.get(key)
+            if child is not None and item is not None:
+                _check(item, child, t.struct, (*fields, key), f"{path}.{key}" if path else key, noted)
+    elif kind == _LIST or (kind == _BYTES and vtype is list):
+        if vtype is not list:
+            return note(go_json_type(value))
+        item_type = t.item
+        assert item_type is not None
+        for i, item in enumerate(value):
+            _check(item, item_type, struct, fields, f"{path}[{i}]", noted)
+    elif kind == _MAP:
+        if vtype is not dict:
+            return note(go_json_type(value))
+        item_type = t.item
+        assert item_type is not None
+        for key, item in value.items():
+            _check(item, item_type, struct, fields, f"{path}[{key}]", noted)
+    elif kind == _STRING:
+        if vtype is not str:
+            note(go_json_type(value))
+    elif kind == _BOOL:
+        if vtype is not bool:
+            note(go_json_type(value))
+    elif kind == _INT:
+        if vtype is int or vtype is float:
+            if vtype is float or not t.low <= value <= t.high:
+                note(f"number {_number_text(value)}")
+        else:
+            note(go_json_type(value))
+    elif kind == _BYTES:
+        if vtype is not str:
+            return note(go_json_type(value))
+        if not noted and not _is_base64(value):
+            offset = base64_error_offset(value.encode())
+            noted.append(TypeProblem(path, f"illegal base64 data at input byte {offset}"))
+    elif kind == _QUANTITY:
+        if vtype is str:
+            try:
+                Quantity(value.strip())
+            except ValueError as exc:
+                stop(str(exc))
+        elif vtype is not int and vtype is not float:
+            stop(ERR_FORMAT_WRONG)  # (Go hands the value's JSON text to the parser: "true", "{...}")
+    elif kind == _INT_OR_STRING:
+        if vtype is str:
+            return
+        if vtype is int and _INT32[0] <= value <= _INT32[1]:
+            return
+        what = f"number {_number_text(value)}" if vtype is int or vtype is float else go_json_type(value)
+        stop(_type_message(what, struct, fields, "int32"))  # (its own decoding of the int, in this context)
+    elif kind == _TIME or kind == _MICRO_TIME:
+        if vtype is not str:
+            stop(_type_message(go_json_type(value), struct, fields, "string"))  # (the string it decodes first)
+        error = gotime.parse_error(value, kind == _MICRO_TIME)
+        if error is not None:
+            stop(error)
+    return None
+
+
+# --- base64 as Go's encoding/base64 StdEncoding reads it --------------------------------------------------------
+
+_BASE64_ALPHABET = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+_NEWLINES = (0x0A, 0x0D)  # skipped anywhere
+
+
+def base64_error_offset(src: bytes) -> int | None:
+    """The offset Go's ``base64.StdEncoding.Decode`` reports as ``illegal base64 data at input byte N``, or
+    None when it decodes. Go reads quanta of four symbols, skipping newlines; padding ends the input."""
+    si = 0
+    end = len(src)
+    while si < end:
+        j = 0
+        while j < 4:
+            if si == end:
+                if j == 0:
+                    return None
+                return si - j  # a short quantum: StdEncoding requires padding
+            byte = src[si]
+            si += 1
+            if byte in _BASE64_ALPHABET:
+                j += 1
+                continue
+            if byte in _NEWLINES:
+                continue
+            if byte != 0x3D or j < 2:  # not "=", or padding where two symbols are needed first
+                return si - 1
+            if j == 2:  # "==" needed: the second "=" after any newlines
+                while si < end and src[si] in _NEWLINES:
+                    si += 1
+                if si == end:
+                    return end
+                if src[si] != 0x3D:
+                    return si - 1
+                si += 1
+            while si < end and src[si] in _NEWLINES:
+                si += 1
+            return si if si < end else None  # anything after the padding is trailing garbage
+    return None
+
+
+# --- the fast path: a msgspec shape that refuses what Go refuses ------------------------------------------------
+# Each struct becomes a msgspec struct, every field optional, unknown fields refused; each leaf a msgspec type
+# that accepts what Go accepts there: ints within their Go width, strings, booleans in C; a quantity, a time
+# or base64 text through one hook, which takes a quantity the parser reads (most are in its cache), a time
+# or base64 text Go reads (the plain forms at once, by a regular expression). A value the
+# shape takes certainly decodes in Go; one it refuses may still (a null list item, an unknown field): the
+# walk answers then. (A pattern constraint would do the leaves' work in msgspec, but costs it some
+# microseconds per string; the hook, one call.)
+
+
+class _Accepted:
+    """What the hook gives back for a leaf it takes (msgspec wants an instance of the leaf's type)."""
+
+    __slots__ = ()
+
+
+class _QuantityLeaf(_Accepted):
+    __slots__ = ()
+
+
+class _TimeLeaf(_Accepted):
+    __slots__ = ()
+
+
+class _MicroTimeLeaf(_Accepted):
+    __slots__ = ()
+
+
+class _BytesLeaf(_Accepted):
+    __slots__ = ()
+
+
+_QUANTITY_OK, _TIME_OK, _MICRO_TIME_OK, _BYTES_OK = _QuantityLeaf(), _TimeLeaf(), _MicroTimeLeaf(), _BytesLeaf()
+_PLAIN_DATE = r"[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+_PLAIN_ZONE = r"(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])"
+_PLAIN_TIME = re.compile(_PLAIN_DATE + r"(\.[0-9]{1,9})?" + _PLAIN_ZONE)
+_PLAIN_MICRO_TIME = re.compile(_PLAIN_DATE + r"\.[0-9]{6}" + _PLAIN_ZONE)
+_CANONICAL_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+_QUANTITIES = Quantity._cache  # (the strings parsed before: the same few recur in every manifest)
+
+
+def _leaf_hook(leaf: type, value: Any) -> Any:
+    """msgspec's dec_hook for the shapes' leaves that Python checks; a ValueError refuses the value."""
+    vtype = type(value)
+    if leaf is _QuantityLeaf:
+        if vtype is str:
+            if value not in _QUANTITIES:
+                Quantity(value.strip())  # (ValueError when it does not parse)
+            return _QUANTITY_OK
+        if vtype is int or vtype is float:
+            return _QUANTITY_OK
+    elif vtype is str:
+        if leaf is _TimeLeaf:
+            if value in _TIMES:
+                return _TIME_OK
+            if _PLAIN_TIME.fullmatch(value) or gotime.parse_error(value) is None:
+                return _parsed(_TIMES, value, _TIME_OK)
+        elif leaf is _MicroTimeLeaf:
+            if value in _MICRO_TIMES:
+                return _MICRO_TIME_OK
+            if _PLAIN_MICRO_TIME.fullmatch(value) or gotime.parse_error(value, True) is None:
+                return _parsed(_MICRO_TIMES, value, _MICRO_TIME_OK)
+        elif _is_base64(value):
+            return _BYTES_OK
+    raise ValueError("Go's decoder refuses it")
+
+
+# The times that parsed (an object repeats its few times: creation, managed fields, conditions; the regular
+# expression costs ten dict lookups), emptied when full.
+_TIMES: dict[str, None] = {}
+_MICRO_TIMES: dict[str, None] = {}
+
+
+def _parsed(seen: dict[str, None], value: str, accepted: _Accepted) -> _Accepted:
+    if len(seen) >= 4096:
+        seen.clear()
+    seen[value] = None
+    return accepted
+
+
+def _is_base64(text: str) -> bool:
+    """Whether Go's StdEncoding decodes ``text`` (canonical base64 at once, anything else by Go's rules).
+    (Not binascii's strict mode: it takes "AAAA=", which Go refuses.)"""
+    return bool(_CANONICAL_BASE64.fullmatch(text)) or base64_error_offset(text.encode()) is None
+
+
+_SHAPE_LEAVES: dict[int, Any] = {
+    _STRING: str, _BOOL: bool, _ANY: Any, _QUANTITY: _QuantityLeaf, _TIME: _TimeLeaf,
+    _MICRO_TIME: _MicroTimeLeaf, _BYTES: _BytesLeaf,
+    _INT_OR_STRING: Annotated[int, msgspec.Meta(ge=_INT32[0], le=_INT32[1])] | str,
+}
+_SHAPES: dict[str, Any] = {}  # Go type name -> its shape
+
+
+def shape(t: GoType) -> Any:
+    """The msgspec type of ``t``'s shape (cached; struct types are made once)."""
+    made = _SHAPES.get(t.name)
+    if made is not None:
+        return made
+    kind = t.kind
+    if kind == _INT:
+        made = Annotated[int, msgspec.Meta(ge=t.low, le=t.high)]
+    elif kind in _SHAPE_LEAVES:
+        made = _SHAPE_LEAVES[kind]
+    elif kind == _LIST:
+        assert t.item is not None
+        made = list[shape(t.item)]  # type: ignore[misc]
+    elif kind == _MAP:
+        assert t.item is not None
+        made = dict[str, shape(t.item)]  # type: ignore[misc]
+    else:
+        fields: list[tuple[str, Any, Any]] = []
+        rename: dict[str, str] = {}
+        for i, (name, child) in enumerate(t.fields.items()):
+            fields.append((f"f{i}", shape(child) | None, None))  # (core/v1 types hold no cycles)
+            rename[f"f{i}"] = name  # (JSON names need not be identifiers)
+        made = msgspec.defstruct(t.struct, fields, rename=rename, forbid_unknown_fields=True, gc=False)
+    _SHAPES[t.name] = made
+    return made
+
+
+def fits_shape(data: dict[str, Any], root: GoType) -> bool:
+    """Whether msgspec converts ``data`` into ``root``'s shape: then Go's decoder takes every value (and no
+    field is unknown)."""
+    try:
+        msgspec.convert(data, shape(root), dec_hook=_leaf_hook)
+    except msgspec.ValidationError:
+        return False
+    return True
+
+
+_DECODERS: dict[str, msgspec.json.Decoder[Any]] = {}
+
+
+def shape_decoder(kind: str) -> msgspec.json.Decoder[Any]:
+    """A JSON decoder into a core/v1 kind's shape (dralloc.api.strict's fast path for unknown fields)."""
+    decoder = _DECODERS.get(kind)
+    if decoder is None:
+        decoder = _DECODERS[kind] = msgspec.json.Decoder(shape(go_type("v1." + kind)), dec_hook=_leaf_hook)
+    return decoder
