@@ -29,6 +29,7 @@ as Go's are; only a body that shape refuses is walked here, in Python, to word G
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Any, NamedTuple
 
@@ -62,32 +63,28 @@ class GoType:
         self.low, self.high = _RANGES.get(name, (0, 0))
 
 
-_TYPES: dict[str, GoType] = {}  # Go type name -> compiled type; the table never changes
-
-
+@functools.cache
 def go_type(name: str) -> GoType:
-    """The compiled Go type of a name of the field table (``v1.PodSpec``, ``[]string``, ``v1.ResourceList``)."""
-    compiled = _TYPES.get(name)
-    if compiled is not None:
-        return compiled
+    """The compiled Go type of a name of the field table (``v1.PodSpec``, ``[]string``, ``v1.ResourceList``),
+    compiled once (the table never changes; no core/v1 type holds itself)."""
     underlying = core_v1_fields.NAMED.get(name, name)
     if underlying in _SCALARS:
-        compiled = _TYPES[name] = GoType(_SCALARS[underlying], name)
-    elif underlying == "[]uint8":
-        compiled = _TYPES[name] = GoType(_BYTES, name)
+        return GoType(_SCALARS[underlying], name)
+    if underlying == "[]uint8":
+        compiled = GoType(_BYTES, name)
         compiled.item = go_type("uint8")
     elif underlying.startswith("[]"):
-        compiled = _TYPES[name] = GoType(_LIST, name)
+        compiled = GoType(_LIST, name)
         compiled.item = go_type(underlying[2:])
     elif underlying.startswith("map["):
-        compiled = _TYPES[name] = GoType(_MAP, name)
+        compiled = GoType(_MAP, name)
         compiled.item = go_type(underlying[4:].split("]", 1)[1])  # (the keys are strings: JSON's are)
     else:
         struct = underlying.removeprefix("v1.")
-        compiled = _TYPES[name] = GoType(_STRUCT, name)  # registered first: types hold themselves
+        compiled = GoType(_STRUCT, name)
         compiled.struct = struct
-        for field, field_type in core_v1_fields.GO_TYPES[struct].items():
-            compiled.fields[field] = go_type(field_type)
+        compiled.fields = {field: go_type(field_type)
+                           for field, field_type in core_v1_fields.GO_TYPES[struct].items()}
     return compiled
 
 
@@ -109,23 +106,8 @@ def type_problem(data: Any, kind: str | None = None) -> TypeProblem | None:
             return None
     if kind not in core_v1_fields.ROOTS:
         return None
-    if data is _fitted[0]:
-        _fitted[0] = None
-        return None
     root = go_type("v1." + kind)
     return None if fits_shape(data, root) else walk(data, root)
-
-
-# The last object whose JSON text decoded into its kind's shape, as dralloc.api.strict decodes every write's
-# body for unknown fields: the write's own decoding of that object, which follows, need not check it again
-# (once; the server adds only well-typed values to a body meanwhile). The object itself is held, not its id,
-# which a later object could reuse.
-_fitted: list[Any] = [None]
-
-
-def note_fitted(data: Any) -> None:
-    """Say that ``data`` was decoded from a JSON text that decoded into its kind's shape."""
-    _fitted[0] = data
 
 
 def type_error(data: Any, kind: str | None = None) -> str | None:
@@ -338,31 +320,26 @@ def _leaf_hook(leaf: type, value: Any) -> Any:
             return _QUANTITY_OK
     elif vtype is str:
         if leaf is _TimeLeaf:
-            if value in _TIMES:
+            if _time_parses(value):
                 return _TIME_OK
-            if _PLAIN_TIME.fullmatch(value) or gotime.parse_error(value) is None:
-                return _parsed(_TIMES, value, _TIME_OK)
         elif leaf is _MicroTimeLeaf:
-            if value in _MICRO_TIMES:
+            if _micro_time_parses(value):
                 return _MICRO_TIME_OK
-            if _PLAIN_MICRO_TIME.fullmatch(value) or gotime.parse_error(value, True) is None:
-                return _parsed(_MICRO_TIMES, value, _MICRO_TIME_OK)
         elif _is_base64(value):
             return _BYTES_OK
     raise ValueError("Go's decoder refuses it")
 
 
-# The times that parsed (an object repeats its few times: creation, managed fields, conditions; the regular
-# expression costs ten dict lookups), emptied when full.
-_TIMES: dict[str, None] = {}
-_MICRO_TIMES: dict[str, None] = {}
+# An object repeats its few times (creation, managed fields, conditions), and the regular expression costs
+# ten dict lookups: each text's answer is remembered.
+@functools.lru_cache(maxsize=4096)
+def _time_parses(value: str) -> bool:
+    return bool(_PLAIN_TIME.fullmatch(value)) or gotime.parse_error(value) is None
 
 
-def _parsed(seen: dict[str, None], value: str, accepted: _Accepted) -> _Accepted:
-    if len(seen) >= 4096:
-        seen.clear()
-    seen[value] = None
-    return accepted
+@functools.lru_cache(maxsize=4096)
+def _micro_time_parses(value: str) -> bool:
+    return bool(_PLAIN_MICRO_TIME.fullmatch(value)) or gotime.parse_error(value, True) is None
 
 
 def _is_base64(text: str) -> bool:
@@ -376,34 +353,31 @@ _SHAPE_LEAVES: dict[int, Any] = {
     _MICRO_TIME: _MicroTimeLeaf, _BYTES: _BytesLeaf,
     _INT_OR_STRING: Annotated[int, msgspec.Meta(ge=_INT32[0], le=_INT32[1])] | str,
 }
-_SHAPES: dict[str, Any] = {}  # Go type name -> its shape
-
-
 def shape(t: GoType) -> Any:
-    """The msgspec type of ``t``'s shape (cached; struct types are made once)."""
-    made = _SHAPES.get(t.name)
-    if made is not None:
-        return made
+    """The msgspec type of ``t``'s shape (struct types are made once)."""
+    return _shape_named(t.name)
+
+
+@functools.cache
+def _shape_named(name: str) -> Any:
+    t = go_type(name)
     kind = t.kind
     if kind == _INT:
-        made = Annotated[int, msgspec.Meta(ge=t.low, le=t.high)]
-    elif kind in _SHAPE_LEAVES:
-        made = _SHAPE_LEAVES[kind]
-    elif kind == _LIST:
+        return Annotated[int, msgspec.Meta(ge=t.low, le=t.high)]
+    if kind in _SHAPE_LEAVES:
+        return _SHAPE_LEAVES[kind]
+    if kind == _LIST:
         assert t.item is not None
-        made = list[shape(t.item)]  # type: ignore[misc]
-    elif kind == _MAP:
+        return list[shape(t.item)]  # type: ignore[misc]
+    if kind == _MAP:
         assert t.item is not None
-        made = dict[str, shape(t.item)]  # type: ignore[misc]
-    else:
-        fields: list[tuple[str, Any, Any]] = []
-        rename: dict[str, str] = {}
-        for i, (name, child) in enumerate(t.fields.items()):
-            fields.append((f"f{i}", shape(child) | None, None))  # (core/v1 types hold no cycles)
-            rename[f"f{i}"] = name  # (JSON names need not be identifiers)
-        made = msgspec.defstruct(t.struct, fields, rename=rename, forbid_unknown_fields=True, gc=False)
-    _SHAPES[t.name] = made
-    return made
+        return dict[str, shape(t.item)]  # type: ignore[misc]
+    fields: list[tuple[str, Any, Any]] = []
+    rename: dict[str, str] = {}
+    for i, (field, child) in enumerate(t.fields.items()):
+        fields.append((f"f{i}", shape(child) | None, None))  # (core/v1 types hold no cycles)
+        rename[f"f{i}"] = field  # (JSON names need not be identifiers)
+    return msgspec.defstruct(t.struct, fields, rename=rename, forbid_unknown_fields=True, gc=False)
 
 
 def fits_shape(data: dict[str, Any], root: GoType) -> bool:
@@ -416,12 +390,7 @@ def fits_shape(data: dict[str, Any], root: GoType) -> bool:
     return True
 
 
-_DECODERS: dict[str, msgspec.json.Decoder[Any]] = {}
-
-
+@functools.cache
 def shape_decoder(kind: str) -> msgspec.json.Decoder[Any]:
     """A JSON decoder into a core/v1 kind's shape (dralloc.api.strict's fast path for unknown fields)."""
-    decoder = _DECODERS.get(kind)
-    if decoder is None:
-        decoder = _DECODERS[kind] = msgspec.json.Decoder(shape(go_type("v1." + kind)), dec_hook=_leaf_hook)
-    return decoder
+    return msgspec.json.Decoder(shape(go_type("v1." + kind)), dec_hook=_leaf_hook)

@@ -7,9 +7,10 @@ are upstream's: ``unknown field "spec.devices[0].foo"`` and ``duplicate field "m
 
 from __future__ import annotations
 
+import functools
 import types
 import typing
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import yaml
@@ -29,16 +30,32 @@ def field_problems(raw: bytes | str, *, yaml_input: bool = False, decoded: Any =
 
 def body_problems(raw: bytes | str, *, yaml_input: bool = False, decoded: Any = None) -> tuple[list[str], list[str]]:
     """:func:`field_problems` in two lists: the duplicate keys and the unknown fields."""
+    checked = check_body(raw, yaml_input=yaml_input, decoded=decoded)
+    return checked.duplicates, checked.unknown
+
+
+class BodyCheck(NamedTuple):
+    """What reading one encoded object found: its duplicate keys, its unknown fields, and whether its JSON
+    text decoded into its core/v1 kind's typed shape (then Go's decoder takes every value in it too)."""
+
+    duplicates: list[str]
+    unknown: list[str]
+    typed: bool = False
+
+
+def check_body(raw: bytes | str, *, yaml_input: bool = False, decoded: Any = None) -> BodyCheck:
+    """:func:`body_problems`, and whether a core object's values are known to have Go's types."""
     duplicates: list[str] = []
     if yaml_input and raw.lstrip()[:1] in (b"{", "{"):
         yaml_input = False  # JSON is YAML too; the JSON scanner is much faster (kubectl sends JSON)
     try:
         data = _load_yaml(raw, duplicates) if yaml_input else _load_json(raw, duplicates, decoded)
     except (ValueError, yaml.YAMLError):
-        return [], []  # not decodable at all: the caller reports the parse error itself
+        return BodyCheck([], [])  # not decodable at all: the caller reports the parse error itself
     if not yaml_input and not duplicates and _decodes_into_shape(raw, data):
-        return duplicates, []
-    return duplicates, unknown_fields(data)
+        # (a core kind's shape is typed as Go's types are: then its values are too)
+        return BodyCheck(duplicates, [], data.get("apiVersion") == "v1" and data.get("kind") in core_v1_fields.ROOTS)
+    return BodyCheck(duplicates, unknown_fields(data))
 
 
 def unknown_fields(data: Any) -> list[str]:
@@ -58,14 +75,14 @@ def unknown_field_paths(data: Any) -> list[str]:
     api_version = data.get("apiVersion")
     kind = data.get("kind")
     if api_version == "v1" and kind in core_v1_fields.ROOTS:
-        node = _NODES.get(kind) or _table_node(kind)
+        node = _table_node(kind)
     else:
         model = model_for(api_version, kind)
         if model is None:
             return []
         if api_version in conversion.SERVED_VERSIONS and api_version != conversion.V1:
             data = conversion.to_v1(data)
-        node = _NODES.get(model) or _node(model)
+        node = _node(model)
     if not _has_unknown(data, node):  # the common case: one pass of C-level set comparisons
         return []
     found: list[str] = []
@@ -73,16 +90,13 @@ def unknown_field_paths(data: Any) -> list[str]:
     return found
 
 
-def _root_node(data: dict[str, Any]) -> Any:
-    """The compiled schema of a v1 object's kind (core/v1 or modelled), or None."""
+def _root_model(data: dict[str, Any]) -> Any:
+    """The v1 model of a modelled kind that is not core/v1, or None (also for an older version's object)."""
     api_version = data.get("apiVersion")
-    kind = data.get("kind")
-    if api_version == "v1" and kind in core_v1_fields.ROOTS:
-        return _NODES.get(kind) or _table_node(kind)
-    model = model_for(api_version, kind)
+    model = model_for(api_version, data.get("kind"))
     if model is None or api_version in conversion.SERVED_VERSIONS and api_version != conversion.V1:
         return None
-    return _NODES.get(model) or _node(model)
+    return model
 
 
 def drop_unknown_fields(data: dict[str, Any]) -> None:
@@ -91,7 +105,7 @@ def drop_unknown_fields(data: dict[str, Any]) -> None:
     kind = data.get("kind")
     if data.get("apiVersion") != "v1" or kind not in core_v1_fields.ROOTS:
         return
-    node = _NODES.get(kind) or _table_node(kind)
+    node = _table_node(kind)
     if _has_unknown(data, node):
         _prune(data, node)
 
@@ -133,10 +147,9 @@ def _strip_optional(tp: Any) -> Any:
     return tp
 
 
-# model type (or core/v1 type name) -> compiled node; types never change, so neither do their nodes
-_NODES: dict[Any, Any] = {}
-
-
+# Each model type (and each core/v1 type of the field table) compiles once into its node: types never change,
+# so neither do their nodes. (No modelled or core/v1 type holds itself, so the nodes are built bottom-up.)
+@functools.cache
 def _node(tp: Any) -> Any:
     tp = _strip_optional(tp)
     if tp is Any or tp is Quantity:
@@ -153,35 +166,17 @@ def _node(tp: Any) -> Any:
             # a core/v1 type dralloc models in part (a workload's pod template spec) is checked against the
             # whole upstream type; below other partial models nothing is known to be unknown
             return _table_node(tp.__name__) if tp.__name__ in core_v1_fields.FIELDS else _LEAF
-        node = _NODES.get(tp)
-        if node is None:
-            fields: dict[str, Any] = {}
-            children: dict[str, Any] = {}
-            # registered first (and filled in below): types may refer to themselves
-            node = _NODES[tp] = (_STRUCT, fields, frozenset(f.encode_name for f in msgspec.structs.fields(tp)),
-                                 children)
-            hints = typing.get_type_hints(tp)
-            for f in msgspec.structs.fields(tp):
-                child = fields[f.encode_name] = _node(hints[f.name])
-                if child is not _LEAF:
-                    children[f.encode_name] = child
-        return node
+        hints = typing.get_type_hints(tp)
+        fields = {f.encode_name: _node(hints[f.name]) for f in msgspec.structs.fields(tp)}
+        return (_STRUCT, fields, frozenset(fields), {k: c for k, c in fields.items() if c is not _LEAF})
     return _LEAF
 
 
+@functools.cache
 def _table_node(name: str) -> Any:
     """The node of a core/v1 type from the field table ("" a leaf, "T", "[T]", "{T}")."""
-    node = _NODES.get(name)
-    if node is None:
-        members = core_v1_fields.FIELDS[name]
-        fields: dict[str, Any] = {}
-        children: dict[str, Any] = {}
-        node = _NODES[name] = (_STRUCT, fields, frozenset(members), children)  # first: types nest themselves
-        for field, ref in members.items():
-            child = fields[field] = _table_ref(ref)
-            if child is not _LEAF:
-                children[field] = child
-    return node
+    fields = {field: _table_ref(ref) for field, ref in core_v1_fields.FIELDS[name].items()}
+    return (_STRUCT, fields, frozenset(fields), {k: c for k, c in fields.items() if c is not _LEAF})
 
 
 def _table_ref(ref: str) -> Any:
@@ -239,44 +234,40 @@ def _has_unknown(value: Any, node: Any) -> bool:
 # are dralloc.api.gotypes' instead, whose leaves are typed as Go's: the one decoding answers both questions
 # there (no unknown field, no value Go refuses) when it succeeds.
 
-_SHAPE_DECODERS: dict[int, msgspec.json.Decoder[Any] | None] = {}
-
-
 class _Cyclic(Exception):
     """A type that holds itself: it has no shape (msgspec's structs are made whole), the walk answers."""
 
 
 def _decodes_into_shape(raw: bytes | str, data: Any) -> bool:
-    """Whether ``raw`` (``data``'s JSON text) certainly has no unknown field: it decodes into its kind's shape.
-    False says nothing (the walk then answers)."""
+    """Whether ``raw`` (``data``'s JSON text) certainly has no unknown field: it decodes into its kind's shape
+    (for a core/v1 kind, a typed one: then every value has the JSON type of its Go field too). False says
+    nothing (the walk then answers)."""
     if not isinstance(data, dict):
         return False
     core = data.get("apiVersion") == "v1" and data.get("kind") in core_v1_fields.ROOTS
-    # the core kinds' shapes are typed as Go's types are (dralloc.api.gotypes): a text that decodes has
-    # neither an unknown field nor a value of a type Go refuses
-    decoder = gotypes.shape_decoder(data["kind"]) if core else _modelled_shape_decoder(data)
+    if core:
+        decoder: msgspec.json.Decoder[Any] | None = gotypes.shape_decoder(data["kind"])
+    else:
+        model = _root_model(data)
+        decoder = _model_shape_decoder(model) if model is not None else None
     if decoder is None:
         return False
     try:
         decoder.decode(raw)
     except (msgspec.ValidationError, msgspec.DecodeError):
         return False
-    if core:
-        gotypes.note_fitted(data)  # (the write's type check of the same object need not convert it again)
     return True
 
 
-def _modelled_shape_decoder(data: dict[str, Any]) -> msgspec.json.Decoder[Any] | None:
-    node = _root_node(data)
-    if node is None:
+@functools.cache
+def _model_shape_decoder(model: type) -> msgspec.json.Decoder[Any] | None:
+    node = _node(model)
+    if node is _LEAF:
         return None
-    if id(node) not in _SHAPE_DECODERS:
-        try:
-            _SHAPE_DECODERS[id(node)] = msgspec.json.Decoder(_shape(node, set(), {}))
-        except _Cyclic:
-            _SHAPE_DECODERS[id(node)] = None
-        # (keyed by the node's id: the nodes live as long as the process, _NODES keeps them)
-    return _SHAPE_DECODERS[id(node)]
+    try:
+        return msgspec.json.Decoder(_shape(node, set(), {}))
+    except _Cyclic:
+        return None
 
 
 def _shape(node: Any, building: set[int], made: dict[int, Any]) -> Any:

@@ -52,22 +52,25 @@ def field_validation(request: Request) -> str:
 
 
 def field_problems(raw: bytes | None, ctype: str, data: dict[str, Any], mode: str, t: Target) -> list[str]:
-    duplicates, unknown = _problems(raw, ctype, data, mode, t)
+    duplicates, unknown, _ = _problems(raw, ctype, data, mode, t)
     return duplicates + unknown
 
 
 def _problems(raw: bytes | None, ctype: str, data: dict[str, Any], mode: str,
-              t: Target) -> tuple[list[str], list[str]]:
-    """:func:`field_problems` in two lists, the duplicate keys and the unknown fields (Strict: a 400)."""
+              t: Target) -> tuple[list[str], list[str], bool]:
+    """:func:`field_problems` in two lists, the duplicate keys and the unknown fields (Strict: a 400), and
+    whether the check found a core object's values all of Go's types (its JSON text decoded into the typed
+    shape of its kind)."""
     if mode == "Ignore":
-        return [], []
+        return [], [], False
     # the resource.k8s.io kinds and the other modelled groups, and the core kinds whose whole schema is known
     checked = bool(t.resource.group) or t.resource.kind in core_v1_fields.ROOTS
     duplicates: list[str] = []
+    typed_values = False
     if checked and data is not None and raw is not None:
         # The body as sent: duplicate keys (found while parsing) and unknown fields.
-        duplicates, unknown = strict.body_problems(raw, yaml_input="yaml" in ctype,
-                                                   decoded=data if ctype == JSON else None)
+        duplicates, unknown, typed_values = strict.check_body(raw, yaml_input="yaml" in ctype,
+                                                              decoded=data if ctype == JSON else None)
         if not duplicates and not unknown and ctype != JSON and "yaml" not in ctype:
             unknown = strict.unknown_fields(data)
     elif checked:
@@ -79,7 +82,7 @@ def _problems(raw: bytes | None, ctype: str, data: dict[str, Any], mode: str,
         kind = t.resource.kind
         raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: strict decoding '
                           f"error: {', '.join(problems)}")
-    return duplicates, unknown
+    return duplicates, unknown, typed_values
 
 
 def typed(data: Any, t: Target) -> Any:
@@ -175,8 +178,9 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
         raise ApiError(415, f"the body of the request was in an unknown format - accepted media types "
                             f"include: {accepted}")
     data = type_meta_checked(parse(raw, ctype, t.resource.kind, t.version), t, values=False)
-    duplicates, unknown = _problems(raw, ctype, data, mode := field_validation(request), t)
-    values_checked(data, t)  # (after the unknown-field check, whose decoding of a JSON text answers it at once)
+    duplicates, unknown, typed_values = _problems(raw, ctype, data, mode := field_validation(request), t)
+    if not typed_values:  # (the unknown-field check's decoding of a JSON text into the typed shape answers it)
+        values_checked(data, t)
     if unknown or duplicates or mode == "Ignore":
         # A core object is stored without the fields its schema lacks, as decoding into the Go type drops
         # them. When the check above found none there is nothing to drop: one walk, not two. (With duplicate
