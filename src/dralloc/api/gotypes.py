@@ -353,14 +353,9 @@ _SHAPE_LEAVES: dict[int, Any] = {
     _MICRO_TIME: _MicroTimeLeaf, _BYTES: _BytesLeaf,
     _INT_OR_STRING: Annotated[int, msgspec.Meta(ge=_INT32[0], le=_INT32[1])] | str,
 }
-def shape(t: GoType) -> Any:
-    """The msgspec type of ``t``'s shape (struct types are made once)."""
-    return _shape_named(t.name)
-
-
 @functools.cache
-def _shape_named(name: str) -> Any:
-    t = go_type(name)
+def shape(t: GoType) -> Any:
+    """The msgspec type of ``t``'s shape, made once per type (go_type makes one GoType per name)."""
     kind = t.kind
     if kind == _INT:
         return Annotated[int, msgspec.Meta(ge=t.low, le=t.high)]
