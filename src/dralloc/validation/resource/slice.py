@@ -102,11 +102,13 @@ def validate_slice_spec(spec: ResourceSliceSpec, old_spec: ResourceSliceSpec | N
         lambda d, p: validate_device(d, old_devices.get(d.name), p, spec.per_device_node_selection),
         _device_name, f.child(path, "devices"),
         plain_new_device(spec.per_device_node_selection) if old_spec is None else None, all_plain))
-    errs.extend(validate_set(spec.shared_counters, SLICE_MAX_COUNTER_SETS, validate_counter_set, lambda c: c.name,
-                             f.child(path, "sharedCounters")))
+    if spec.shared_counters:  # (the optional parts looked at, and their paths made, only when present)
+        errs.extend(validate_set(spec.shared_counters, SLICE_MAX_COUNTER_SETS, validate_counter_set,
+                                 lambda c: c.name, f.child(path, "sharedCounters")))
     if spec.partition_type_attribute is not None:
         errs.extend(_partition_type_attribute(spec, spec.partition_type_attribute, path))
-    errs.extend(validate_skip_node_operations(spec.skip_node_operations, f.child(path, "skipNodeOperations")))
+    if spec.skip_node_operations:
+        errs.extend(validate_skip_node_operations(spec.skip_node_operations, f.child(path, "skipNodeOperations")))
     return errs
 
 
