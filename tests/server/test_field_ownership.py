@@ -372,3 +372,20 @@ def test_an_apply_of_a_field_the_schema_lacks_fails_to_be_typed_whatever_field_v
                                         "  .spec.devices.requests[0].exactly.colour: field not declared in schema\n"
                                         "  .specs: field not declared in schema"), r.text
     assert client.get(CLAIM).status_code == 404
+
+
+def test_objects_of_one_shape_with_values_of_other_kinds_each_record_what_the_comparison_records() -> None:
+    # A create's walk makes one plan per shape (schema node and field names) and reuses it: the plan must
+    # leave to each object what depends on its values (a scalar, a map or a list under the same name; an
+    # empty map; a list item's key).
+    node = kind_type("Pod")
+    skip = {"f:apiVersion": True, "f:kind": True, "f:metadata": {p[1]: True for p in _STRIPPED if len(p) == 2}}
+    shapes = [{"name": "c", "resources": "x", "env": 1},
+              {"name": "c", "resources": {"limits": {"cpu": "1"}}, "env": [{"name": "A"}]},
+              {"name": "d", "resources": {}, "env": []},
+              {"name": "c", "resources": {"requests": {}}, "env": [{"name": "A"}, {"name": "A"}]}]
+    for container in shapes * 2:  # (the second round reads the plans the first one made)
+        obj = pod(dict(container), labels={"a": "b"})
+        changed, _ = compare(skeleton(node), obj, node)
+        tree = created_fields(obj, node, skeleton(node), skip)
+        assert json.dumps(tree) == json.dumps(to_fields(changed - _STRIPPED))

@@ -64,8 +64,10 @@ def _slice(devices: list[dict[str, Any]], per_device_node_selection: bool = Fals
 
 
 def _without_fast_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(device_rules, "plain_new_devices", lambda devices: False)
     monkeypatch.setattr(device_rules, "_plain_device", lambda d: False)
     monkeypatch.setattr(device_rules, "_plain_attribute", lambda a: False)
+    monkeypatch.setattr(device_rules, "_plain_attributes", lambda attributes: False)
     monkeypatch.setattr(device_rules, "_no_request_policy", lambda c: False)
     monkeypatch.setattr(lists, "_GOOD_KEYS", {})
     monkeypatch.setattr(lists, "_keys_good", lambda key_fn, keys: False)

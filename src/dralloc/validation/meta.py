@@ -85,15 +85,19 @@ def validate_object_meta(meta: Any, namespaced: bool, name_fn: NameCheck, path: 
         errs.append(f.forbidden(f.child(path, "namespace"), "not allowed on this type"))
     if meta.generation is not None and meta.generation < 0:
         errs.append(f.invalid(f.child(path, "generation"), meta.generation, "must be greater than or equal to 0"))
-    errs.extend(validate_labels(meta.labels, f.child(path, "labels")))
-    errs.extend(validate_annotations(meta.annotations, f.child(path, "annotations")))
+    # (the paths made only for the parts an object has: most have no annotations and no managedFields)
+    if meta.labels:
+        errs.extend(validate_labels(meta.labels, f.child(path, "labels")))
+    if meta.annotations:
+        errs.extend(validate_annotations(meta.annotations, f.child(path, "annotations")))
     for i, fin in enumerate(meta.finalizers or ()):
         fp = f.index(f.child(path, "finalizers"), i)
         problems = is_qualified_name(fin)
         errs.extend(f.invalid(fp, fin, m) for m in problems)
         if not problems and "/" not in fin and fin not in _STANDARD_FINALIZERS:
             errs.append(f.invalid(fp, fin, "name is neither a standard finalizer name nor is it fully qualified"))
-    errs.extend(validate_managed_fields(meta.managed_fields, f.child(path, "managedFields")))
+    if meta.managed_fields:
+        errs.extend(validate_managed_fields(meta.managed_fields, f.child(path, "managedFields")))
     return errs
 
 

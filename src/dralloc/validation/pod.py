@@ -126,10 +126,11 @@ def _container_errors(container: Container, path: str, pod_claims: set[str], req
     if require_image and not container.image:
         errs.append(f.required(f.child(path, "image"), ""))
     resources = container.resources
-    where = f.child(path, "resources")
-    if resources is not None:
+    if resources is not None:  # (the paths made only for a container that has resources, or claims in them)
+        where = f.child(path, "resources")
         errs += requirements_errors(resources.limits, resources.requests, where)
-    errs += _claim_reference_errors(container, f.child(where, "claims"), pod_claims)
+        if resources.claims:
+            errs += _claim_reference_errors(container, f.child(where, "claims"), pod_claims)
     return errs
 
 
@@ -149,7 +150,7 @@ def containers_errors(spec: PodSpec, path: str, pod_claims: set[str], require_im
         names.add(container.name)
         if container.restart_policy is not None:
             errs.append(f.forbidden(f.child(at, "restartPolicy"), "may not be set for non-init containers"))
-    init_path = f.child(path, "initContainers")
+    init_path = f.child(path, "initContainers") if spec.init_containers else ""
     for i, container in enumerate(spec.init_containers or ()):
         at = f.index(init_path, i)
         errs += _container_errors(container, at, pod_claims, require_image)
@@ -275,16 +276,18 @@ def pod_spec_errors(spec: PodSpec, path: str = "spec", pod_name: str | None = No
     is required with ``require_image`` (the API server); a simulation's inputs may leave it out, since no
     scheduling decision reads it."""
     claims = spec.resource_claims or []
-    errs = resource_claim_errors(claims, f.child(path, "resourceClaims"), pod_name)
+    # (the optional parts looked at, and their paths made, only when the spec has them)
+    errs = resource_claim_errors(claims, f.child(path, "resourceClaims"), pod_name) if claims else []
     errs += containers_errors(spec, path, {c.name for c in claims if c.name}, require_image)
     restart = spec.restart_policy if spec.restart_policy is not None else "Always"  # (the API default)
     if restart not in RESTART_POLICIES:
         errs.append(f.required(f.child(path, "restartPolicy"), "") if not restart
                     else f.not_supported(f.child(path, "restartPolicy"), restart, RESTART_POLICIES))
-    errs += validate_labels(spec.node_selector, f.child(path, "nodeSelector"))
+    if spec.node_selector:
+        errs += validate_labels(spec.node_selector, f.child(path, "nodeSelector"))
     if spec.affinity is not None:
         errs += affinity_errors(spec.affinity, f.child(path, "affinity"))
-    gates_path = f.child(path, "schedulingGates")
+    gates_path = f.child(path, "schedulingGates") if spec.scheduling_gates else ""
     gates: set[str] = set()
     for i, gate in enumerate(spec.scheduling_gates or ()):
         errs += [f.invalid(f.index(gates_path, i), gate.name, m) for m in is_qualified_name(gate.name)]

@@ -224,29 +224,54 @@ def created_fields(new: dict[str, Any], node: FieldType, before: dict[str, Any],
     return _created_struct(new, node, before, skip, {})
 
 
+# What each field of a struct becomes in a create's walk, by the struct's schema node, the tree of fields never
+# owned below it, what it was in the kind's empty object and its field names: (field name, path element, what
+# is never owned below it, its schema node, whether the object holds it (else: an ``always`` value), what it
+# was before). A create meets the same few shapes again and again (every pod's spec, containers and volumes,
+# every device of a slice): the sorting, the path elements and the lookups are made once per shape, not once
+# per field of every object. Keyed by ids; the entry holds the node, the tree and the empty object, so no id
+# is reused while the entry lives (the empty objects are only read, as the walk reads them).
+_Plan = tuple[tuple[str, str, Any, FieldType, bool, Any], ...]
+_STRUCT_PLANS: dict[tuple[int, int, int, tuple[str, ...]], tuple[FieldType, Any, Any, _Plan]] = {}
+_STRUCT_PLANS_MAX = 8192
+
+
 def _created_struct(obj: dict[str, Any], node: FieldType, before: Any, skip: Mapping[str, Any] | None,
                     out: dict[str, Any]) -> dict[str, Any]:
     """Add ``obj``'s fields to ``out`` (which holds ``"."`` already when the map is new)."""
+    key = (id(node), id(skip), id(before), tuple(obj))
+    found = _STRUCT_PLANS.get(key)
+    if found is None or found[0] is not node or found[1] is not skip or found[2] is not before:
+        found = (node, skip, before, _struct_plan(obj, node, before, skip))
+        if len(_STRUCT_PLANS) < _STRUCT_PLANS_MAX:
+            _STRUCT_PLANS[key] = found
     always = node.always
-    names: Iterable[str] = obj if before is not MISSING or not always else {**obj, **always}
-    fields = node.fields
-    for name in sorted(names):
-        element = "f:" + name
-        inner = skip.get(element) if skip else None
-        if inner is True:
-            continue
-        value = obj[name] if name in obj else always[name]  # an unset value struct of a new parent: owned as {}
-        was = before.get(name, MISSING) if before is not MISSING else MISSING
+    for name, element, inner, child, sent, was in found[3]:
+        value = obj[name] if sent else always[name]  # an unset value struct of a new parent: owned as {}
         if was is MISSING:
             if inner is not None:
                 was = {}  # stripped as a member (metadata): never owned itself
             elif not isinstance(value, (dict, list)):
                 out[element] = {}  # a new scalar (most fields): a leaf
                 continue
-        sub = _created_value(value, fields.get(name, STRUCT), was, inner)
+        sub = _created_value(value, child, was, inner)
         if sub is not None:
             out[element] = sub
     return out
+
+
+def _struct_plan(obj: dict[str, Any], node: FieldType, before: Any, skip: Mapping[str, Any] | None) -> _Plan:
+    always = node.always
+    names: Iterable[str] = obj if before is not MISSING or not always else {**obj, **always}
+    plan = []
+    for name in sorted(names):
+        element = "f:" + name
+        inner = skip.get(element) if skip else None
+        if inner is True:
+            continue
+        was = before.get(name, MISSING) if before is not MISSING else MISSING
+        plan.append((name, element, inner, node.fields.get(name, STRUCT), name in obj, was))
+    return tuple(plan)
 
 
 def _created_value(value: Any, node: FieldType, before: Any, skip: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import socket
 from collections.abc import Iterator
@@ -336,4 +337,8 @@ def serve(app: Any, *, host: str, port: int, limits: Limits = Limits(), log_leve
     server = Server(config, api.begin_shutdown)
     api.open_connections = server.open_connections
     api.max_connections = limits.max_connections
+    # What exists before serving (modules, schema tables, the store's caches) lives as long as the process:
+    # out of the collector's way, a full collection walks only what the requests made since.
+    gc.collect()
+    gc.freeze()
     server.run()

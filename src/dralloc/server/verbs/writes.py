@@ -4,8 +4,7 @@ hand the write to the store's committer thread (the fsync must not block the eve
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -148,17 +147,25 @@ def respond_created(request: Request, t: Target, result: Obj, encoded: bytes | N
     return respond(request, shown, 201, warnings=warnings, encoded=encoded if shown is result else None)
 
 
-@contextmanager
-def decoding_first(t: Target, data: Obj) -> Iterator[None]:
+class decoding_first:  # lower case: used as a function, ``with decoding_first(t, data):``
     """Admission that reads a create's JSON body before dralloc decodes it. kube-apiserver decodes the body
     before any admission plugin sees it, so a body that does not decode is the decoder's 400 whatever admission
     would say (a namespace missing or being deleted) or trip over (a wrongly typed field). The decoding is
-    repeated only when admission refuses or fails, not on every create."""
-    try:
-        yield
-    except (ApiError, TypeError, AttributeError, ValueError, KeyError):
-        typed(data, t)  # the decoder's 400, if the body does not decode
-        raise
+    repeated only when admission refuses or fails, not on every create. (A class rather than a generator-based
+    context manager: every create goes through two.)"""
+
+    __slots__ = ("_target", "_data")
+
+    def __init__(self, t: Target, data: Obj) -> None:
+        self._target = t
+        self._data = data
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
+        if isinstance(exc, (ApiError, TypeError, AttributeError, ValueError, KeyError)):
+            typed(self._data, self._target)  # the decoder's 400, if the body does not decode (else: re-raised)
 
 
 def stored_view(t: Target) -> Target:

@@ -89,12 +89,14 @@ def validate_claim_spec(spec: ResourceClaimSpec, path: str, stored: bool = False
     errs.extend(validate_set(devices.requests, REQUESTS_MAX,
                              lambda r, p: _device_request(r, p, stored, constraint_attrs),
                              lambda r: r.name, f.child(dpath, "requests")))
-    errs.extend(validate_slice(devices.constraints, CONSTRAINTS_MAX,
-                               lambda c, p: _constraint(c, p, names), f.child(dpath, "constraints")))
-    errs.extend(validate_slice(devices.config, CONFIG_MAX,
-                               lambda c, p: validate_request_refs(c.requests, f.child(p, "requests"), names)
-                               + validate_device_configuration(c, p, stored),
-                               f.child(dpath, "config")))
+    if devices.constraints:
+        errs.extend(validate_slice(devices.constraints, CONSTRAINTS_MAX,
+                                   lambda c, p: _constraint(c, p, names), f.child(dpath, "constraints")))
+    if devices.config:
+        errs.extend(validate_slice(devices.config, CONFIG_MAX,
+                                   lambda c, p: validate_request_refs(c.requests, f.child(p, "requests"), names)
+                                   + validate_device_configuration(c, p, stored),
+                                   f.child(dpath, "config")))
     return errs
 
 
@@ -134,15 +136,18 @@ def _exact_request(req: ExactDeviceRequest | DeviceSubRequest, path: str, stored
     if isinstance(req, DeviceSubRequest):
         errs.extend(validate_dns_label(req.name, f.child(path, "name")))
     errs.extend(validate_device_class_name(req.device_class_name, f.child(path, "deviceClassName")))
-    errs.extend(validate_selectors(req.selectors, f.child(path, "selectors"), stored))
-    errs.extend(_derived_attributes(req.derived_attributes, f.child(path, "derivedAttributes"), stored,
-                                    constraint_attrs, ref))
-    errs.extend(_allocation_mode(req.allocation_mode, req.count, f.child(path, "allocationMode"),
-                                 f.child(path, "count")))
+    # (the optional lists looked at, and their paths made, only when the request has them)
+    if req.selectors:
+        errs.extend(validate_selectors(req.selectors, f.child(path, "selectors"), stored))
+    if req.derived_attributes:
+        errs.extend(_derived_attributes(req.derived_attributes, f.child(path, "derivedAttributes"), stored,
+                                        constraint_attrs, ref))
+    errs.extend(_allocation_mode(req.allocation_mode, req.count, path))
     # The API documents at most 16 tolerations, but kube-apiserver (1.36) enforces no limit on a request's.
-    tpath = f.child(path, "tolerations")
-    for i, t in enumerate(req.tolerations or ()):
-        errs.extend(validate_toleration(t, f.index(tpath, i)))
+    if req.tolerations:
+        tpath = f.child(path, "tolerations")
+        for i, t in enumerate(req.tolerations):
+            errs.extend(validate_toleration(t, f.index(tpath, i)))
     if req.capacity is not None and req.capacity.requests:
         cpath = f.child(f.child(path, "capacity"), "requests")
         errs.extend(validate_map(req.capacity.requests, -1, ATTRIBUTE_KEY_MAX, validate_qualified_name, no_errors, cpath))
@@ -174,19 +179,20 @@ def _derived_attributes(attrs: list[DerivedAttribute] | None, path: str, stored:
     return validate_set(attrs, DERIVED_ATTRIBUTES_MAX, one, lambda a: a.name, path)
 
 
-def _allocation_mode(mode: str | None, count: int | None, mode_path: str, count_path: str) -> E:
+def _allocation_mode(mode: str | None, count: int | None, path: str) -> E:
+    """``allocationMode`` and ``count`` of the request at ``path``."""
     count = count or 0
     if mode == "All":
         if count != 0:
-            return [f.invalid(count_path, count, "must not be specified when allocationMode is 'All'")]
+            return [f.invalid(f.child(path, "count"), count, "must not be specified when allocationMode is 'All'")]
     elif mode == "ExactCount" or mode is None:
         # None happens only when validating without defaulting; the default is ExactCount with count 1.
         if mode == "ExactCount" and count <= 0:
-            return [f.invalid(count_path, count, "must be greater than zero")]
+            return [f.invalid(f.child(path, "count"), count, "must be greater than zero")]
         if mode is None and count < 0:
-            return [f.invalid(count_path, count, "must be greater than zero")]
+            return [f.invalid(f.child(path, "count"), count, "must be greater than zero")]
     else:
-        return [f.not_supported(mode_path, mode, ALLOCATION_MODES)]
+        return [f.not_supported(f.child(path, "allocationMode"), mode, ALLOCATION_MODES)]
     return []
 
 

@@ -3,7 +3,7 @@ per-device node selection, binding conditions and node-allocatable resources."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from dralloc.api.codec import to_dict
 from dralloc.api.quantity import Quantity
@@ -36,14 +36,13 @@ from dralloc.validation.resource.limits import (
 from dralloc.validation.resource.lists import (
     E,
     identity,
-    keys_known_good,
+    names_known_good,
     no_errors,
     validate_map,
     validate_set,
     validate_slice,
 )
 from dralloc.validation.resource.names import (
-    is_dns_label,
     validate_dns_label,
     validate_node_name,
     validate_qualified_name,
@@ -95,18 +94,38 @@ def _plain_device(device: Device) -> bool:
     every check below (and has none of the optional parts): most devices of most slices. True only when
     :func:`validate_device` of a new device, without per-device node selection, finds nothing (its full
     checks give the same answer)."""
-    attributes, capacity = device.attributes, device.capacity
-    return (is_dns_label(device.name)
-            and device.taints is None and not device.consumes_counters and device.node_name is None
-            and device.node_selector is None and device.all_nodes is None and device.binding_conditions is None
-            and device.binding_failure_conditions is None and not device.node_allocatable_resource_mappings
-            and not device.node_allocatable_resources
-            and (len(attributes) if attributes else 0) + (len(capacity) if capacity else 0)
-            <= MAX_ATTRIBUTES_AND_CAPACITIES  # (so there are fewer attribute values than MAX_ATTRIBUTE_VALUES too)
-            and (not attributes or (all(map(_plain_attribute, attributes.values()))
-                                    and keys_known_good(validate_qualified_name, attributes)))
-            and (not capacity or (all(map(_no_request_policy, capacity.values()))
-                                  and keys_known_good(validate_qualified_name, capacity))))
+    return plain_new_devices((device,))
+
+
+def plain_new_devices(devices: Iterable[Device]) -> bool:
+    """Whether every device is plain (:func:`_plain_device`), checked for a whole slice at once: the devices'
+    names and their attribute and capacity names as three sets (a driver repeats them on every node: each set
+    is one comparison with the names found good before), each device's attribute values in one loop."""
+    names: set[str] = set()
+    attribute_names: set[str] = set()
+    capacity_names: set[str] = set()
+    for device in devices:
+        attributes, capacity = device.attributes, device.capacity
+        if not (device.taints is None and not device.consumes_counters and device.node_name is None
+                and device.node_selector is None and device.all_nodes is None and device.binding_conditions is None
+                and device.binding_failure_conditions is None and not device.node_allocatable_resource_mappings
+                and not device.node_allocatable_resources
+                and (len(attributes) if attributes else 0) + (len(capacity) if capacity else 0)
+                <= MAX_ATTRIBUTES_AND_CAPACITIES):  # (so there are fewer attribute values than MAX_ATTRIBUTE_VALUES too)
+            return False
+        if attributes:
+            if not _plain_attributes(attributes.values()):
+                return False
+            attribute_names.update(attributes)
+        if capacity:
+            for c in capacity.values():
+                if c.request_policy is not None:  # (_no_request_policy)
+                    return False
+            capacity_names.update(capacity)
+        names.add(device.name)
+    return (names_known_good(validate_dns_label, names)
+            and names_known_good(validate_qualified_name, attribute_names)
+            and names_known_good(validate_qualified_name, capacity_names))
 
 
 def plain_new_device(per_device_node_selection: bool | None) -> Callable[[Device], bool] | None:
@@ -175,15 +194,25 @@ def validate_device(device: Device, old: Device | None, path: str, per_device_no
 def _plain_attribute(a: DeviceAttribute) -> bool:
     """A single scalar value that is certainly valid: the common attribute, for which :func:`_attribute` finds
     nothing (its full check gives the same answer)."""
-    if a.ints is None and a.bools is None and a.strings is None and a.versions is None:
+    return _plain_attributes((a,))
+
+
+def _plain_attributes(attributes: Iterable[DeviceAttribute]) -> bool:
+    """:func:`_plain_attribute` of every attribute, in one loop (a device's attributes: no call per value)."""
+    for a in attributes:
+        if a.ints is not None or a.bools is not None or a.strings is not None or a.versions is not None:
+            return False
         st, ver, i, b = a.string, a.version, a.int_, a.bool_
         if st is not None:
-            return ver is None and i is None and b is None and (
-                len(st) <= ATTRIBUTE_VALUE_MAX // 4 or len(st.encode("utf-8")) <= ATTRIBUTE_VALUE_MAX)
-        if ver is not None:
-            return i is None and b is None and len(ver) <= ATTRIBUTE_VALUE_MAX and is_semver(ver)
-        return (i is None) != (b is None)
-    return False
+            if not (ver is None and i is None and b is None and (
+                    len(st) <= ATTRIBUTE_VALUE_MAX // 4 or len(st.encode("utf-8")) <= ATTRIBUTE_VALUE_MAX)):
+                return False
+        elif ver is not None:
+            if not (i is None and b is None and len(ver) <= ATTRIBUTE_VALUE_MAX and is_semver(ver)):
+                return False
+        elif (i is None) == (b is None):
+            return False
+    return True
 
 
 def _attribute(a: DeviceAttribute, path: str) -> E:

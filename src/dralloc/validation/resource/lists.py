@@ -4,6 +4,7 @@ each item at its index or key, then duplicates."""
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -24,16 +25,21 @@ def validate_slice(items: list[T] | None, max_size: int, item_fn: Callable[[T, s
 
 
 def validate_set(items: list[T] | None, max_size: int, item_fn: Callable[[T, str], E],
-                 key_fn: Callable[[T], Hashable], path: str, item_ok: Callable[[T], bool] | None = None) -> E:
+                 key_fn: Callable[[T], Hashable], path: str, item_ok: Callable[[T], bool] | None = None,
+                 all_ok: bool = False) -> E:
     """``item_ok``: True only for an item ``item_fn`` finds nothing wrong with; such an item is not given to
-    ``item_fn`` (nor is its path made)."""
+    ``item_fn`` (nor is its path made). ``all_ok``: the caller found that of every item already."""
     items = items or []
     if 0 <= max_size < len(items):
         return [f.too_many(path, len(items), max_size)]
     errs: E = []
-    for i, item in enumerate(items):
-        if item_ok is None or not item_ok(item):
-            errs.extend(item_fn(item, f.index(path, i)))
+    if not all_ok and (item_ok is None or not all(map(item_ok, items))):  # (all passing: no loop of ours)
+        for i, item in enumerate(items):
+            if item_ok is None or not item_ok(item):
+                errs.extend(item_fn(item, f.index(path, i)))
+    keys = list(map(key_fn, items))
+    if len(set(keys)) == len(keys):
+        return errs  # no key repeats (the common case: one set made at C speed)
     seen: set[Hashable] = set()
     for i, item in enumerate(items):
         k = key_fn(item)
@@ -75,8 +81,13 @@ _GOOD_KEYS_MAX = 16384
 
 def keys_known_good(key_fn: Callable[[str, str], E], m: dict[str, Any]) -> bool:
     """Whether ``key_fn`` finds nothing wrong with any key of ``m`` (one set comparison once they are known)."""
+    return names_known_good(key_fn, m.keys())
+
+
+def names_known_good(key_fn: Callable[[str, str], E], names: AbstractSet[str]) -> bool:
+    """Whether ``key_fn`` finds nothing wrong with any of ``names`` (one set comparison once they are known)."""
     good = _GOOD_KEYS.get(key_fn)
-    return (good is not None and m.keys() <= good) or _keys_good(key_fn, m)
+    return (good is not None and names <= good) or _keys_good(key_fn, names)
 
 
 def _keys_good(key_fn: Callable[[str, str], E], keys: Iterable[str]) -> bool:

@@ -4,11 +4,13 @@ each device is checked by ``device``."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import attrgetter
 
 from dralloc.api.codec import to_dict
 from dralloc.api.resource_v1 import Device, ResourceSliceSpec
 from dralloc.validation import field as f
 from dralloc.validation.meta import IMMUTABLE, validate_node_selector
+from dralloc.validation.resource import device as device_rules
 from dralloc.validation.resource.common import validate_skip_node_operations
 from dralloc.validation.resource.device import plain_new_device, validate_counter_set, validate_device
 from dralloc.validation.resource.limits import (
@@ -24,9 +26,7 @@ from dralloc.validation.resource.names import (
     validate_pool_name,
 )
 
-
-def _device_name(device: Device) -> str:
-    return device.name
+_device_name = attrgetter("name")  # (a C call per device, where a function of ours was a Python frame)
 
 
 def _has_list_attributes(devices: Iterable[Device]) -> bool:
@@ -95,16 +95,20 @@ def validate_slice_spec(spec: ResourceSliceSpec, old_spec: ResourceSliceSpec | N
             any(d.taints or d.consumes_counters for d in devices) or _has_list_attributes(devices)):
         max_devices = SLICE_MAX_DEVICES_ADVANCED
     old_devices = {d.name: d for d in (old_spec.devices or [])} if old_spec is not None else {}
+    # A new slice's devices are all plain, mostly: then none is checked on its own.
+    all_plain = old_spec is None and not spec.per_device_node_selection and device_rules.plain_new_devices(devices)
     errs.extend(validate_set(
         spec.devices, max_devices,
         lambda d, p: validate_device(d, old_devices.get(d.name), p, spec.per_device_node_selection),
         _device_name, f.child(path, "devices"),
-        plain_new_device(spec.per_device_node_selection) if old_spec is None else None))
-    errs.extend(validate_set(spec.shared_counters, SLICE_MAX_COUNTER_SETS, validate_counter_set, lambda c: c.name,
-                             f.child(path, "sharedCounters")))
+        plain_new_device(spec.per_device_node_selection) if old_spec is None else None, all_plain))
+    if spec.shared_counters:  # (the optional parts looked at, and their paths made, only when present)
+        errs.extend(validate_set(spec.shared_counters, SLICE_MAX_COUNTER_SETS, validate_counter_set,
+                                 lambda c: c.name, f.child(path, "sharedCounters")))
     if spec.partition_type_attribute is not None:
         errs.extend(_partition_type_attribute(spec, spec.partition_type_attribute, path))
-    errs.extend(validate_skip_node_operations(spec.skip_node_operations, f.child(path, "skipNodeOperations")))
+    if spec.skip_node_operations:
+        errs.extend(validate_skip_node_operations(spec.skip_node_operations, f.child(path, "skipNodeOperations")))
     return errs
 
 
