@@ -164,6 +164,9 @@ MODULE_STATE_ALLOWED = {
     # the CEL function library: filled once, at import, by the @member/@function decorators; never after
     ("dralloc.cel.library.registry", "GLOBALS"), ("dralloc.cel.library.registry", "MEMBERS"),
     ("dralloc.cel.library.registry", "RESULT_TYPES"),
+    # a bounded memo of pure key checks by value (what an lru_cache would hold), kept as a set per check so
+    # that all the keys of a map are looked up with one subset comparison (every ResourceSlice write)
+    ("dralloc.validation.resource.lists", "_GOOD_KEYS"),
 }
 _CONTAINER_CALLS = {"dict", "list", "set", "defaultdict", "OrderedDict", "Counter", "deque", "WeakKeyDictionary",
                     "WeakValueDictionary", "WeakSet"}
