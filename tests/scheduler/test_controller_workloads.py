@@ -105,7 +105,8 @@ def test_a_deployments_replicaset_is_named_and_labelled_with_the_template_hash()
     (3, None, "4"),  # default maxSurge 25%, rounded up
     (10, None, "13"),
     (10, {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 2}}, "12"),
-    (4, {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}}, "5"),
+    # both 0: ResolveFenceposts lets one pod be unavailable instead, and the surge stays 0
+    (4, {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}}, "4"),
     (10, {"type": "Recreate"}, "10"),
 ])
 def test_the_replicaset_carries_the_revision_annotations(replicas, strategy, max_replicas) -> None:
