@@ -13,15 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from upstream_table_support import assert_tables_name_their_sources
+from upstream_table_support import assert_tables_name_their_sources, load_table
 
 from dralloc.api import codec
 from dralloc.api.core_v1 import Pod
 from dralloc.scheduler.plugins.dynamic_resources.extended_resources import requests_and_mappings
 
 TABLES = Path(__file__).parent / "upstream_tables" / "extended"
-CASES = [(path.name, raw) for path in sorted(TABLES.glob("*.yaml")) for raw in yaml.safe_load(path.read_text())["cases"]]
+CASES = [(path.name, raw) for path in sorted(TABLES.glob("*.yaml")) for raw in load_table(path)["cases"]]
 
 
 @pytest.mark.parametrize("case", [c for _, c in CASES], ids=[f"{src}:{c['test']}/{c['name']}" for src, c in CASES])

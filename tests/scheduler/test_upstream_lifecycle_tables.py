@@ -26,8 +26,7 @@ from typing import Any
 
 import msgspec
 import pytest
-import yaml
-from upstream_table_support import assert_tables_name_their_sources, run_checked
+from upstream_table_support import assert_tables_name_their_sources, load_table, run_checked
 
 from dralloc.api import codec
 from dralloc.api.core_v1 import Node, Pod
@@ -56,7 +55,7 @@ class Case:
 def _cases() -> list[Case]:
     cases: list[Case] = []
     for path in sorted(TABLES.glob("*.yaml")):
-        table = yaml.safe_load(path.read_text())
+        table = load_table(path)
         for raw in table["cases"]:
             # the table's feature gates under the case's own; the table's clock
             data = {**raw, "gates": {**(table.get("gates") or {}), **(raw.get("gates") or {})},

@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from upstream_table_support import assert_tables_name_their_sources, run_checked
+from upstream_table_support import assert_tables_name_their_sources, load_table, run_checked
 
 from dralloc.api import codec
 from dralloc.api.core_v1 import Node, Pod
@@ -49,7 +48,7 @@ class Case:
 
 def _cases() -> list[Case]:
     return [Case(path.name, raw["test"], raw["name"], raw)
-            for path in sorted(TABLES.glob("*.yaml")) for raw in yaml.safe_load(path.read_text())["cases"]]
+            for path in sorted(TABLES.glob("*.yaml")) for raw in load_table(path)["cases"]]
 
 
 def _object(doc: dict[str, Any], api_version: str, kind: str) -> Any:

@@ -22,8 +22,7 @@ from typing import Any
 
 import msgspec
 import pytest
-import yaml
-from upstream_table_support import assert_tables_name_their_sources, run_checked
+from upstream_table_support import assert_tables_name_their_sources, load_table, run_checked
 
 from dralloc.api import codec
 from dralloc.api.core_v1 import Node, Pod
@@ -75,7 +74,7 @@ class Case:
 def _cases() -> list[Case]:
     cases: list[Case] = []
     for path in sorted(TABLES.glob("*.yaml")):
-        table = yaml.safe_load(path.read_text())
+        table = load_table(path)
         for raw in table["cases"]:
             # Table-wide settings (the plugin args every upstream test of the file sets), unless a case has its own.
             data = {**{k: table[k] for k in ("args", "gates", *VOLUME_KINDS) if k in table}, **raw}
