@@ -12,6 +12,7 @@ import pytest
 from go_type_cases import LEAVES, WRONG, build, expected
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from json_places import places
 
 from dralloc.api import codec, core_v1_fields, gotime, gotypes, strict
 from dralloc.api.quantity import ERR_FORMAT_WRONG, ERR_SUFFIX
@@ -237,23 +238,13 @@ _OTHER_VALUES: list[Any] = ["text", 7, -1, 2 ** 40, 1.5, True, None, [], [None],
                             "2026-01-01T00:00:00Z", "YQ=="]
 
 
-def _places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [path]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found += _places(item, (*path, key))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            found += _places(item, (*path, i))
-    return found
-
 
 @settings(max_examples=400, deadline=None)
 @given(st.sampled_from(_CORPUS), st.data())
 def test_the_shape_never_takes_what_the_walk_refuses(document: dict[str, Any], draw: st.DataObject) -> None:
     data = copy.deepcopy(document)
-    places = [p for p in _places(data)[1:] if p not in (("kind",), ("apiVersion",))]
-    path = draw.draw(st.sampled_from(places))
+    where = [p for p in places(data)[1:] if p not in (("kind",), ("apiVersion",))]
+    path = draw.draw(st.sampled_from(where))
     data = _with(data, path, draw.draw(st.sampled_from(_OTHER_VALUES)))
     root = gotypes.go_type("v1." + data["kind"])
     if gotypes.fits_shape(data, root):

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from json_places import places
 
 from dralloc.api import codec, strict
 
@@ -21,17 +22,6 @@ _DOCUMENTS = [doc.data for path in sorted(EXAMPLES.rglob("*.yaml"))
 # Other JSON types, put in place of a value: the shape refuses most of them, the walk reads past them.
 _OTHER_VALUES: list[Any] = ["text", 7, None, [], [None], {}, {"zzz": 1}, [{"zzz": 1}]]
 
-
-def _places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """The path of every value below ``value`` (dict keys and list indexes)."""
-    found = [path]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found += _places(item, (*path, key))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            found += _places(item, (*path, i))
-    return found
 
 
 def _walked(data: dict[str, Any]) -> list[str]:
@@ -59,7 +49,7 @@ def test_each_example_has_the_walks_unknown_fields(data: dict[str, Any]) -> None
 def test_a_changed_example_has_the_walks_unknown_fields(document: dict[str, Any], draw: st.DataObject) -> None:
     data = copy.deepcopy(document)
     # (kind and apiVersion stay: a body whose are not strings is refused before its fields are looked at)
-    path = draw.draw(st.sampled_from([p for p in _places(data)[1:] if p not in (("kind",), ("apiVersion",))]))
+    path = draw.draw(st.sampled_from([p for p in places(data)[1:] if p not in (("kind",), ("apiVersion",))]))
     parent = data
     for step in path[:-1]:
         parent = parent[step]
