@@ -1,0 +1,234 @@
+"""The nested defaults kube-apiserver's decoding of a core/v1 object fills in (pkg/apis/core/v1 defaults.go and
+the declarative ``+default`` markers of the core/v1 types), on the JSON dicts the server stores as sent: a
+container's ports, probes, HTTP handlers and field references, a pod's volumes, a pod's requests taken from its
+limits and host network ports, a node's allocatable resources.
+
+Each function only fills in what is unset, as the Go defaulters do: a field absent or null, or, for a field that
+is not a pointer in Go (a probe's ``timeoutSeconds``, a port's ``protocol``), holding its zero value (0, "")
+which decoding cannot tell from absent. A set field is never changed, and defaulting twice changes nothing.
+Anything that is not an object where an object belongs is left alone: validation reports it."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from dralloc.server.registry.strategy import CoreStrategy
+from dralloc.server.types import Obj
+
+# --- helpers ---------------------------------------------------------------------------------------------
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """The objects of a JSON list (the others are left for validation to report)."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _object(parent: dict[str, Any], key: str) -> dict[str, Any] | None:
+    value = parent.get(key)
+    return value if isinstance(value, dict) else None
+
+
+def _default_unset(obj: dict[str, Any], key: str, value: Any) -> None:
+    """A pointer field in Go: defaulted when absent or null."""
+    if obj.get(key) is None:
+        obj[key] = value
+
+
+def _default_zero(obj: dict[str, Any], key: str, value: Any) -> None:
+    """A value field in Go (string, integer): defaulted when absent, null or its zero value."""
+    current = obj.get(key)
+    if current is None or current == "" or (current == 0 and not isinstance(current, bool)):
+        obj[key] = value
+
+
+# --- containers --------------------------------------------------------------------------------------------
+
+# SetDefaults_Probe: integers, not pointers, so 0 is unset
+_PROBE_DEFAULTS = {"timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3}
+_PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
+_LIFECYCLE_HANDLERS = ("postStart", "preStop")
+
+
+def default_http_get(handler: dict[str, Any]) -> None:
+    """SetDefaults_HTTPGetAction, of a probe or a lifecycle handler: path "/", scheme HTTP."""
+    action = _object(handler, "httpGet")
+    if action is not None:
+        _default_zero(action, "path", "/")
+        _default_zero(action, "scheme", "HTTP")
+
+
+def default_probe(probe: dict[str, Any]) -> None:
+    """SetDefaults_Probe, its HTTP GET action, and a gRPC probe's service (``+default=""``, a pointer)."""
+    for key, value in _PROBE_DEFAULTS.items():
+        _default_zero(probe, key, value)
+    default_http_get(probe)
+    grpc = _object(probe, "grpc")
+    if grpc is not None:
+        _default_unset(grpc, "service", "")
+
+
+def default_field_ref(holder: dict[str, Any]) -> None:
+    """SetDefaults_ObjectFieldSelector: a ``fieldRef`` without apiVersion is of v1."""
+    field_ref = _object(holder, "fieldRef")
+    if field_ref is not None:
+        _default_zero(field_ref, "apiVersion", "v1")
+
+
+def default_container_fields(container: dict[str, Any]) -> None:
+    """What every container (regular, init, ephemeral; a pod's or a template's) gets below it: its ports'
+    protocol TCP, its env's field references of v1, its probes' timings and HTTP actions, its lifecycle
+    handlers' HTTP actions."""
+    for port in _objects(container.get("ports")):
+        _default_zero(port, "protocol", "TCP")
+    for env in _objects(container.get("env")):
+        value_from = _object(env, "valueFrom")
+        if value_from is not None:
+            default_field_ref(value_from)
+    for key in _PROBES:
+        probe = _object(container, key)
+        if probe is not None:
+            default_probe(probe)
+    lifecycle = _object(container, "lifecycle")
+    if lifecycle is not None:
+        for key in _LIFECYCLE_HANDLERS:
+            handler = _object(lifecycle, key)
+            if handler is not None:
+                default_http_get(handler)
+
+
+# --- volumes -------------------------------------------------------------------------------------------------
+
+# the volume modes kube-apiserver gives secret, configMap, downwardAPI and projected volumes: 0644
+DEFAULT_VOLUME_MODE = 0o644
+TOKEN_EXPIRATION_SECONDS = 3600  # a projected service account token: an hour
+
+# declarative defaults of the in-tree volume sources (value fields: "" is unset)
+_ISCSI_DEFAULTS = {"iscsiInterface": "default"}
+_RBD_DEFAULTS = {"pool": "rbd", "user": "admin", "keyring": "/etc/ceph/keyring"}
+_SCALE_IO_DEFAULTS = {"storageMode": "ThinProvisioned", "fsType": "xfs"}
+# AzureDiskVolumeSource's fields are pointers: only absent or null is unset
+_AZURE_DISK_DEFAULTS: dict[str, Any] = {"cachingMode": "ReadWrite", "fsType": "ext4", "readOnly": False,
+                                        "kind": "Shared"}
+
+
+def _default_downward_api_items(source: dict[str, Any]) -> None:
+    for item in _objects(source.get("items")):
+        default_field_ref(item)
+
+
+def _default_projected(projected: dict[str, Any]) -> None:
+    _default_unset(projected, "defaultMode", DEFAULT_VOLUME_MODE)
+    for source in _objects(projected.get("sources")):
+        downward = _object(source, "downwardAPI")
+        if downward is not None:
+            _default_downward_api_items(downward)
+        token = _object(source, "serviceAccountToken")
+        if token is not None:
+            _default_unset(token, "expirationSeconds", TOKEN_EXPIRATION_SECONDS)
+
+
+def default_volume(volume: dict[str, Any]) -> None:
+    """SetDefaults_Volume (a volume with no source is an emptyDir) and the defaults of its source."""
+    if all(value is None for key, value in volume.items() if key != "name"):
+        volume["emptyDir"] = {}
+    for key in ("secret", "configMap"):
+        source = _object(volume, key)
+        if source is not None:
+            _default_unset(source, "defaultMode", DEFAULT_VOLUME_MODE)
+    downward = _object(volume, "downwardAPI")
+    if downward is not None:
+        _default_unset(downward, "defaultMode", DEFAULT_VOLUME_MODE)
+        _default_downward_api_items(downward)
+    projected = _object(volume, "projected")
+    if projected is not None:
+        _default_projected(projected)
+    host_path = _object(volume, "hostPath")
+    if host_path is not None:
+        _default_unset(host_path, "type", "")  # a pointer: "" (no check) rather than absent
+    for key, defaults, default in (("iscsi", _ISCSI_DEFAULTS, _default_zero), ("rbd", _RBD_DEFAULTS, _default_zero),
+                                   ("scaleIO", _SCALE_IO_DEFAULTS, _default_zero),
+                                   ("azureDisk", _AZURE_DISK_DEFAULTS, _default_unset)):
+        source = _object(volume, key)
+        if source is not None:
+            for field, value in defaults.items():
+                default(source, field, value)
+    ephemeral = _object(volume, "ephemeral")
+    template = _object(ephemeral, "volumeClaimTemplate") if ephemeral is not None else None
+    claim_spec = _object(template, "spec") if template is not None else None
+    if claim_spec is not None:
+        _default_unset(claim_spec, "volumeMode", "Filesystem")  # SetDefaults_PersistentVolumeClaimSpec
+
+
+# --- pod specs and pods ----------------------------------------------------------------------------------
+
+_CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
+
+
+def default_pod_spec_fields(spec: dict[str, Any]) -> None:
+    """The nested defaults of every pod spec, a pod's or a workload's pod template's: its volumes' and its
+    containers' (regular, init and ephemeral)."""
+    for volume in _objects(spec.get("volumes")):
+        default_volume(volume)
+    for kind in _CONTAINER_LISTS:
+        for container in _objects(spec.get(kind)):
+            default_container_fields(container)
+
+
+def _requests_from_limits(resources: dict[str, Any]) -> None:
+    """A resource limited but not requested is requested at its limit."""
+    limits = resources.get("limits")
+    if not isinstance(limits, dict) or not limits:
+        return
+    requests = resources.get("requests")
+    if requests is None:
+        requests = resources["requests"] = {}
+    if isinstance(requests, dict):
+        for name, limit in limits.items():
+            if name not in requests:
+                requests[name] = copy.deepcopy(limit)
+
+
+def default_pod_only_fields(spec: dict[str, Any]) -> None:
+    """SetDefaults_Pod's nested defaults, which a pod gets and a pod template does not: a container's (regular
+    or init) requests default to its limits, and with the host's network a port's hostPort to its
+    containerPort."""
+    for kind in ("containers", "initContainers"):
+        for container in _objects(spec.get(kind)):
+            resources = _object(container, "resources")
+            if resources is not None:
+                _requests_from_limits(resources)
+    if spec.get("hostNetwork") is True:
+        for kind in ("containers", "initContainers"):
+            for container in _objects(spec.get(kind)):
+                for port in _objects(container.get("ports")):
+                    if port.get("containerPort") is not None:
+                        _default_zero(port, "hostPort", port["containerPort"])
+
+
+# --- nodes ---------------------------------------------------------------------------------------------------
+
+
+def default_node(node: dict[str, Any]) -> None:
+    """SetDefaults_NodeStatus: a node that reports its capacity and not what is allocatable has all of its
+    capacity allocatable."""
+    status = _object(node, "status")
+    if status is None:
+        return
+    capacity = status.get("capacity")
+    if isinstance(capacity, dict) and capacity and status.get("allocatable") is None:
+        status["allocatable"] = copy.deepcopy(capacity)
+
+
+class NodeStrategy(CoreStrategy):
+    """Nodes: stored as sent, with their status defaulted on every write (a create takes the whole object; an
+    update of the main endpoint keeps the stored status, one of ``nodes/status`` takes the sent one)."""
+
+    def prepare_for_create(self, stored: Obj) -> None:
+        default_node(stored)
+
+    def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
+        default_node(merged)
+
+
+NODES = NodeStrategy()
