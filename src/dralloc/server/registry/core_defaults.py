@@ -11,6 +11,7 @@ Anything that is not an object where an object belongs is left alone: validation
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from dralloc.server.registry.strategy import CoreStrategy
@@ -112,52 +113,68 @@ _AZURE_DISK_DEFAULTS: dict[str, Any] = {"cachingMode": "ReadWrite", "fsType": "e
                                         "kind": "Shared"}
 
 
-def _default_downward_api_items(source: dict[str, Any]) -> None:
-    for item in _objects(source.get("items")):
+def _default_mode(source: dict[str, Any]) -> None:
+    _default_unset(source, "defaultMode", DEFAULT_VOLUME_MODE)
+
+
+def _default_downward_api(downward: dict[str, Any], with_mode: bool = True) -> None:
+    if with_mode:  # a projection's downwardAPI has no mode of its own: the projected volume's applies
+        _default_mode(downward)
+    for item in _objects(downward.get("items")):
         default_field_ref(item)
 
 
 def _default_projected(projected: dict[str, Any]) -> None:
-    _default_unset(projected, "defaultMode", DEFAULT_VOLUME_MODE)
+    _default_mode(projected)
     for source in _objects(projected.get("sources")):
         downward = _object(source, "downwardAPI")
         if downward is not None:
-            _default_downward_api_items(downward)
+            _default_downward_api(downward, with_mode=False)
         token = _object(source, "serviceAccountToken")
         if token is not None:
             _default_unset(token, "expirationSeconds", TOKEN_EXPIRATION_SECONDS)
 
 
-def default_volume(volume: dict[str, Any]) -> None:
-    """SetDefaults_Volume (a volume with no source is an emptyDir) and the defaults of its source."""
-    if all(value is None for key, value in volume.items() if key != "name"):
-        volume["emptyDir"] = {}
-    for key in ("secret", "configMap"):
-        source = _object(volume, key)
-        if source is not None:
-            _default_unset(source, "defaultMode", DEFAULT_VOLUME_MODE)
-    downward = _object(volume, "downwardAPI")
-    if downward is not None:
-        _default_unset(downward, "defaultMode", DEFAULT_VOLUME_MODE)
-        _default_downward_api_items(downward)
-    projected = _object(volume, "projected")
-    if projected is not None:
-        _default_projected(projected)
-    host_path = _object(volume, "hostPath")
-    if host_path is not None:
-        _default_unset(host_path, "type", "")  # a pointer: "" (no check) rather than absent
-    for key, defaults, default in (("iscsi", _ISCSI_DEFAULTS, _default_zero), ("rbd", _RBD_DEFAULTS, _default_zero),
-                                   ("scaleIO", _SCALE_IO_DEFAULTS, _default_zero),
-                                   ("azureDisk", _AZURE_DISK_DEFAULTS, _default_unset)):
-        source = _object(volume, key)
-        if source is not None:
-            for field, value in defaults.items():
-                default(source, field, value)
-    ephemeral = _object(volume, "ephemeral")
-    template = _object(ephemeral, "volumeClaimTemplate") if ephemeral is not None else None
+def _default_host_path(host_path: dict[str, Any]) -> None:
+    _default_unset(host_path, "type", "")  # a pointer: "" (no check) rather than absent
+
+
+def _default_ephemeral(ephemeral: dict[str, Any]) -> None:
+    template = _object(ephemeral, "volumeClaimTemplate")
     claim_spec = _object(template, "spec") if template is not None else None
     if claim_spec is not None:
         _default_unset(claim_spec, "volumeMode", "Filesystem")  # SetDefaults_PersistentVolumeClaimSpec
+
+
+def _declared(defaults: dict[str, Any], default: Callable[[dict[str, Any], str, Any], None],
+              ) -> Callable[[dict[str, Any]], None]:
+    def apply(source: dict[str, Any]) -> None:
+        for field, value in defaults.items():
+            default(source, field, value)
+    return apply
+
+
+# the defaults of each volume source, by its key in a volume
+_SOURCE_DEFAULTS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "secret": _default_mode, "configMap": _default_mode, "downwardAPI": _default_downward_api,
+    "projected": _default_projected, "hostPath": _default_host_path, "ephemeral": _default_ephemeral,
+    "iscsi": _declared(_ISCSI_DEFAULTS, _default_zero), "rbd": _declared(_RBD_DEFAULTS, _default_zero),
+    "scaleIO": _declared(_SCALE_IO_DEFAULTS, _default_zero),
+    "azureDisk": _declared(_AZURE_DISK_DEFAULTS, _default_unset)}
+
+
+def default_volume(volume: dict[str, Any]) -> None:
+    """SetDefaults_Volume (a volume with no source is an emptyDir) and the defaults of its source."""
+    sourced = False
+    for key, source in volume.items():
+        if key == "name" or source is None:
+            continue
+        sourced = True
+        default = _SOURCE_DEFAULTS.get(key)
+        if default is not None and isinstance(source, dict):
+            default(source)
+    if not sourced:
+        volume["emptyDir"] = {}
 
 
 # --- pod specs and pods ----------------------------------------------------------------------------------
