@@ -101,6 +101,19 @@ def test_requests_from_limits_make_a_pod_guaranteed(client: TestClient) -> None:
     assert client.post(PODS, json=sent).json()["status"]["qosClass"] == "Guaranteed"
 
 
+def test_a_resource_quantity_is_rounded_up_to_milli_units_and_written_canonically(client: TestClient) -> None:
+    app = created_container(client, resources={"limits": {"cpu": "0.5", "memory": "1.5Gi"},
+                                               "requests": {"cpu": "0.0001", "ephemeral-storage": "1e3"}})
+    assert app["resources"] == {"limits": {"cpu": "500m", "memory": "1536Mi"},
+                                "requests": {"cpu": "1m", "ephemeral-storage": "1e3", "memory": "1536Mi"}}
+
+
+def test_equal_requests_and_limits_written_differently_make_a_pod_guaranteed(client: TestClient) -> None:
+    sent = pod(container={"resources": {"limits": {"cpu": "1", "memory": "1Gi"},
+                                        "requests": {"cpu": "1000m", "memory": "1024Mi"}}})
+    assert client.post(PODS, json=sent).json()["status"]["qosClass"] == "Guaranteed"
+
+
 def test_a_probe_gets_its_timings_and_an_http_get_its_path_and_scheme(client: TestClient) -> None:
     app = created_container(client, livenessProbe={"httpGet": {"port": 80}},
                             readinessProbe={"tcpSocket": {"port": 80}, "periodSeconds": 5, "failureThreshold": 7},
@@ -248,6 +261,14 @@ def test_a_node_without_allocatable_has_its_capacity_allocatable(client: TestCli
     response = client.post(NODES, json=node(capacity={"cpu": "8", "pods": "110"}))
     assert response.status_code == 201, response.text
     assert response.json()["status"]["allocatable"] == {"cpu": "8", "pods": "110"}
+
+
+def test_a_nodes_resources_are_rounded_up_to_milli_units(client: TestClient) -> None:
+    response = client.post(NODES, json=node(capacity={"cpu": "8000m", "memory": "0.5Ki"},
+                                            allocatable={"cpu": "7.5"}))
+    assert response.status_code == 201, response.text
+    status = response.json()["status"]
+    assert (status["capacity"], status["allocatable"]) == ({"cpu": "8", "memory": "512"}, {"cpu": "7500m"})
 
 
 def test_a_nodes_own_allocatable_is_kept_and_a_status_write_is_defaulted(client: TestClient) -> None:

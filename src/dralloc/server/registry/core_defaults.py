@@ -5,15 +5,19 @@ limits and host network ports, a node's allocatable resources.
 
 Each function only fills in what is unset, as the Go defaulters do: a field absent or null, or, for a field that
 is not a pointer in Go (a probe's ``timeoutSeconds``, a port's ``protocol``), holding its zero value (0, "")
-which decoding cannot tell from absent. A set field is never changed, and defaulting twice changes nothing.
+which decoding cannot tell from absent. A set field is never changed (a quantity of a resource list is only
+rounded up to milli-units and written in its canonical form, as decoding and encoding it do), and defaulting
+twice changes nothing.
 Anything that is not an object where an object belongs is left alone: validation reports it."""
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
+from dralloc.api.quantity import Quantity
 from dralloc.server.registry.strategy import CoreStrategy
 from dralloc.server.types import Obj
 
@@ -41,6 +45,40 @@ def _default_zero(obj: dict[str, Any], key: str, value: Any) -> None:
     current = obj.get(key)
     if current is None or current == "" or (current == 0 and not isinstance(current, bool)):
         obj[key] = value
+
+
+# --- resource lists ----------------------------------------------------------------------------------------
+
+
+def _milli_rounded(value: Any) -> Any:
+    """A quantity as decoding leaves it: rounded up to milli-units (SetDefaults_ResourceList) and written in its
+    canonical form, as kube-apiserver writes every quantity it decoded ("0.5" is "500m", "0.0001" is "1m").
+    What is not a quantity is left for validation to report."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return value
+    try:
+        quantity = Quantity(value)
+    except ValueError:
+        return value
+    milli = quantity.milli_value()
+    if Fraction(milli, 1000) != quantity.as_fraction():
+        quantity = Quantity.from_milli(milli, quantity.format)
+    return str(quantity)
+
+
+def default_resource_list(holder: dict[str, Any], key: str) -> None:
+    """SetDefaults_ResourceList of ``holder[key]``, when it is an object."""
+    resources = holder.get(key)
+    if isinstance(resources, dict):
+        for name, value in resources.items():
+            resources[name] = _milli_rounded(value)
+
+
+def _default_requirements(holder: dict[str, Any], key: str = "resources") -> None:
+    requirements = _object(holder, key)
+    if requirements is not None:
+        default_resource_list(requirements, "limits")
+        default_resource_list(requirements, "requests")
 
 
 # --- containers --------------------------------------------------------------------------------------------
@@ -78,8 +116,9 @@ def default_field_ref(holder: dict[str, Any]) -> None:
 
 def default_container_fields(container: dict[str, Any]) -> None:
     """What every container (regular, init, ephemeral; a pod's or a template's) gets below it: its ports'
-    protocol TCP, its env's field references of v1, its probes' timings and HTTP actions, its lifecycle
-    handlers' HTTP actions."""
+    protocol TCP, its env's field references of v1, its resources rounded up to milli-units, its probes'
+    timings and HTTP actions, its lifecycle handlers' HTTP actions."""
+    _default_requirements(container)
     for port in _objects(container.get("ports")):
         _default_zero(port, "protocol", "TCP")
     for env in _objects(container.get("env")):
@@ -144,6 +183,7 @@ def _default_ephemeral(ephemeral: dict[str, Any]) -> None:
     claim_spec = _object(template, "spec") if template is not None else None
     if claim_spec is not None:
         _default_unset(claim_spec, "volumeMode", "Filesystem")  # SetDefaults_PersistentVolumeClaimSpec
+        _default_requirements(claim_spec)
 
 
 def _declared(defaults: dict[str, Any], default: Callable[[dict[str, Any], str, Any], None],
@@ -183,8 +223,10 @@ _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 
 
 def default_pod_spec_fields(spec: dict[str, Any]) -> None:
-    """The nested defaults of every pod spec, a pod's or a workload's pod template's: its volumes' and its
-    containers' (regular, init and ephemeral)."""
+    """The nested defaults of every pod spec, a pod's or a workload's pod template's: its volumes', its
+    containers' (regular, init and ephemeral), its overhead's and pod-level resources' rounding."""
+    default_resource_list(spec, "overhead")
+    _default_requirements(spec)
     for volume in _objects(spec.get("volumes")):
         default_volume(volume)
     for kind in _CONTAINER_LISTS:
@@ -228,13 +270,15 @@ def default_pod_only_fields(spec: dict[str, Any]) -> None:
 
 def default_node(node: dict[str, Any]) -> None:
     """SetDefaults_NodeStatus: a node that reports its capacity and not what is allocatable has all of its
-    capacity allocatable."""
+    capacity allocatable; both rounded up to milli-units."""
     status = _object(node, "status")
     if status is None:
         return
     capacity = status.get("capacity")
     if isinstance(capacity, dict) and capacity and status.get("allocatable") is None:
         status["allocatable"] = copy.deepcopy(capacity)
+    default_resource_list(status, "capacity")
+    default_resource_list(status, "allocatable")
 
 
 class NodeStrategy(CoreStrategy):
