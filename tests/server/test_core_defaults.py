@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import copy
 import warnings
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
+from dralloc.api.quantity import Quantity  # noqa: E402
 from dralloc.server.registry import core_defaults  # noqa: E402
 from dralloc.server.registry.pods import apply_pod_defaults  # noqa: E402
 
@@ -322,7 +325,7 @@ def _containers(draw: st.DrawFn) -> dict[str, Any]:
     return container
 
 
-_VOLUME_SOURCES = st.sampled_from([
+_VOLUME_SOURCES: st.SearchStrategy[dict[str, Any]] = st.sampled_from([
     {}, {"secret": {"secretName": "s"}}, {"secret": {"secretName": "s", "defaultMode": 256}},
     {"configMap": {"name": "c"}}, {"downwardAPI": {"items": [{"path": "p", "fieldRef": {"fieldPath": "x"}}]}},
     {"projected": {"sources": [{"serviceAccountToken": {"path": "t"}}]}},
@@ -382,6 +385,21 @@ def test_node_defaulting_is_idempotent_and_keeps_a_set_allocatable(capacity: dic
     assert twice == once
     expected = allocatable if allocatable is not None else (capacity or None)
     assert once["status"].get("allocatable") == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=0, max_value=10**12), st.integers(min_value=-9, max_value=6),
+       st.sampled_from(["", "m", "k", "M", "Ki", "Mi", "Gi"]))
+def test_a_quantity_is_rounded_up_to_the_next_milli_unit_once(mantissa: int, exponent: int, suffix: str) -> None:
+    plain = format(Decimal(mantissa).scaleb(exponent), "f")
+    text = f"{mantissa}e{exponent}" if not suffix else f"{plain}{suffix}"
+    holder = {"r": {"x": text}}
+    core_defaults.default_resource_list(holder, "r")
+    rounded = holder["r"]["x"]
+    exact, after = Quantity(text).as_fraction(), Quantity(rounded).as_fraction()
+    assert after * 1000 == int(after * 1000) and exact <= after < exact + Fraction(1, 1000)
+    core_defaults.default_resource_list(holder, "r")
+    assert holder["r"]["x"] == rounded
 
 
 # --- the examples ----------------------------------------------------------------------------------------------

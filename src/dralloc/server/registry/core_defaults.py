@@ -13,6 +13,7 @@ Anything that is not an object where an object belongs is left alone: validation
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -54,8 +55,20 @@ def _milli_rounded(value: Any) -> Any:
     """A quantity as decoding leaves it: rounded up to milli-units (SetDefaults_ResourceList) and written in its
     canonical form, as kube-apiserver writes every quantity it decoded ("0.5" is "500m", "0.0001" is "1m").
     What is not a quantity is left for validation to report."""
-    if isinstance(value, bool) or not isinstance(value, str | int):
+    if isinstance(value, str):
+        return _milli_rounded_text(value)
+    if isinstance(value, bool) or not isinstance(value, int):
         return value
+    return _milli_rounded_quantity(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _milli_rounded_text(value: str) -> str:
+    # cached: the same few quantities ("100m", "1Gi") come again and again, and parsing one is the costly part
+    return str(_milli_rounded_quantity(value))
+
+
+def _milli_rounded_quantity(value: str | int) -> str | int:
     try:
         quantity = Quantity(value)
     except ValueError:
