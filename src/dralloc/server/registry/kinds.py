@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from dralloc.server.registry import (
     configs,
+    core_defaults,
     events,
     namespaces,
     pod_groups,
@@ -19,7 +20,6 @@ from dralloc.server.registry import (
     workload_columns,
     workloads,
 )
-from dralloc.server.registry.strategy import CORE as CORE_STRATEGY
 from dralloc.server.registry.strategy import TYPED, Strategy
 
 GROUP = "resource.k8s.io"
@@ -96,7 +96,7 @@ CORE = {r.name: r for r in (
     # nodes/status: as kube-apiserver's node strategy, the main endpoint keeps the stored status (a create
     # takes the whole object, status included)
     Resource("nodes", "Node", False, group="", versions=("v1",), status=True, short_names=("no",),
-             table=_NODE_TABLE, strategy=CORE_STRATEGY),
+             table=_NODE_TABLE, strategy=core_defaults.NODES),
     Resource("pods", "Pod", True, group="", versions=("v1",), status=True, short_names=("po",), categories=("all",),
              columns=(("READY", "=podReady"), ("STATUS", "=podStatus"), ("RESTARTS", "=podRestarts")),
              wide_columns=(("IP", "status.podIP"), ("NODE", "spec.nodeName"),

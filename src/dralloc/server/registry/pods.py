@@ -12,8 +12,8 @@ from typing import Any
 from dralloc.server.clock import now, timestamp
 from dralloc.server.http.errors import ApiError
 from dralloc.server.names import generated_name
+from dralloc.server.registry import core_defaults, priorities
 from dralloc.server.registry import pod_status as status_strategy
-from dralloc.server.registry import priorities
 from dralloc.server.registry import service_accounts as accounts
 from dralloc.server.registry.strategy import CoreStrategy, Server
 from dralloc.server.types import Obj
@@ -69,24 +69,27 @@ def _default_container(container: Any) -> None:
 
 def apply_pod_spec_defaults(spec: Any) -> None:
     """The defaults kube-apiserver's decoding fills in every pod spec, a pod's or a workload's pod template's:
-    restart and DNS policy, scheduler name, grace period, security context, and per container the image pull
-    policy and termination message settings."""
+    restart and DNS policy, scheduler name, grace period, security context, per container the image pull
+    policy and termination message settings, and the nested defaults of its volumes and containers
+    (``core_defaults``)."""
     if not isinstance(spec, dict):
         return
     for key, value in _SPEC_DEFAULTS.items():
         spec.setdefault(key, value)
-    for kind in ("containers", "initContainers"):
+    for kind in ("containers", "initContainers", "ephemeralContainers"):
         for container in spec.get(kind) or []:
             _default_container(container)
+    core_defaults.default_pod_spec_fields(spec)
 
 
 def apply_pod_defaults(pod: dict[str, Any]) -> None:
     """The defaults kube-apiserver fills in a pod's spec (what a scheduler or ``kubectl get -o yaml`` sees):
-    those of every pod spec, the pod's own (service links, priority), and the tolerations its
-    DefaultTolerationSeconds admission adds."""
+    those of every pod spec, the pod's own (service links, priority, requests from limits, host network
+    ports), and the tolerations its DefaultTolerationSeconds admission adds."""
     spec = pod.get("spec")
     if not isinstance(spec, dict):
         return
+    core_defaults.default_pod_only_fields(spec)  # first, as SetDefaults_Pod runs before the spec's defaults
     apply_pod_spec_defaults(spec)
     for key, value in _POD_ONLY_DEFAULTS.items():
         spec.setdefault(key, value)

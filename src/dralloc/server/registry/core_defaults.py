@@ -1,0 +1,308 @@
+"""The nested defaults kube-apiserver's decoding of a core/v1 object fills in (pkg/apis/core/v1 defaults.go and
+the declarative ``+default`` markers of the core/v1 types), on the JSON dicts the server stores as sent: a
+container's ports, probes, HTTP handlers and field references, a pod's volumes, a pod's requests taken from its
+limits and host network ports, a node's allocatable resources.
+
+Each function only fills in what is unset, as the Go defaulters do: a field absent or null, or, for a field that
+is not a pointer in Go (a probe's ``timeoutSeconds``, a port's ``protocol``), holding its zero value (0, "")
+which decoding cannot tell from absent. A set field is never changed (a quantity of a resource list is only
+rounded up to milli-units and written in its canonical form, as decoding and encoding it do), and defaulting
+twice changes nothing.
+Anything that is not an object where an object belongs is left alone: validation reports it."""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from dralloc.api.quantity import Quantity
+from dralloc.server.registry.strategy import CoreStrategy
+from dralloc.server.types import Obj
+
+# --- helpers ---------------------------------------------------------------------------------------------
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """The objects of a JSON list (the others are left for validation to report)."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _object(parent: dict[str, Any], key: str) -> dict[str, Any] | None:
+    value = parent.get(key)
+    return value if isinstance(value, dict) else None
+
+
+def _default_unset(obj: dict[str, Any], key: str, value: Any) -> None:
+    """A pointer field in Go: defaulted when absent or null."""
+    if obj.get(key) is None:
+        obj[key] = value
+
+
+def _default_zero(obj: dict[str, Any], key: str, value: Any) -> None:
+    """A value field in Go (string, integer): defaulted when absent, null or its zero value."""
+    current = obj.get(key)
+    if current is None or current == "" or (current == 0 and not isinstance(current, bool)):
+        obj[key] = value
+
+
+# --- resource lists ----------------------------------------------------------------------------------------
+
+
+def _milli_rounded(value: Any) -> Any:
+    """A quantity as decoding leaves it: rounded up to milli-units (SetDefaults_ResourceList) and written in its
+    canonical form, as kube-apiserver writes every quantity it decoded ("0.5" is "500m", "0.0001" is "1m").
+    What is not a quantity is left for validation to report."""
+    if isinstance(value, str):
+        return _milli_rounded_text(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return value
+    return _milli_rounded_quantity(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _milli_rounded_text(value: str) -> str:
+    # cached: the same few quantities ("100m", "1Gi") come again and again, and parsing one is the costly part
+    return str(_milli_rounded_quantity(value))
+
+
+def _milli_rounded_quantity(value: str | int) -> str | int:
+    try:
+        quantity = Quantity(value)
+    except ValueError:
+        return value
+    milli = quantity.milli_value()
+    if Fraction(milli, 1000) != quantity.as_fraction():
+        quantity = Quantity.from_milli(milli, quantity.format)
+    return str(quantity)
+
+
+def default_resource_list(holder: dict[str, Any], key: str) -> None:
+    """SetDefaults_ResourceList of ``holder[key]``, when it is an object."""
+    resources = holder.get(key)
+    if isinstance(resources, dict):
+        for name, value in resources.items():
+            resources[name] = _milli_rounded(value)
+
+
+def _default_requirements(holder: dict[str, Any], key: str = "resources") -> None:
+    requirements = _object(holder, key)
+    if requirements is not None:
+        default_resource_list(requirements, "limits")
+        default_resource_list(requirements, "requests")
+
+
+# --- containers --------------------------------------------------------------------------------------------
+
+# SetDefaults_Probe: integers, not pointers, so 0 is unset
+_PROBE_DEFAULTS = {"timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3}
+_PROBES = ("livenessProbe", "readinessProbe", "startupProbe")
+_LIFECYCLE_HANDLERS = ("postStart", "preStop")
+
+
+def default_http_get(handler: dict[str, Any]) -> None:
+    """SetDefaults_HTTPGetAction, of a probe or a lifecycle handler: path "/", scheme HTTP."""
+    action = _object(handler, "httpGet")
+    if action is not None:
+        _default_zero(action, "path", "/")
+        _default_zero(action, "scheme", "HTTP")
+
+
+def default_probe(probe: dict[str, Any]) -> None:
+    """SetDefaults_Probe, its HTTP GET action, and a gRPC probe's service (``+default=""``, a pointer)."""
+    for key, value in _PROBE_DEFAULTS.items():
+        _default_zero(probe, key, value)
+    default_http_get(probe)
+    grpc = _object(probe, "grpc")
+    if grpc is not None:
+        _default_unset(grpc, "service", "")
+
+
+def default_field_ref(holder: dict[str, Any]) -> None:
+    """SetDefaults_ObjectFieldSelector: a ``fieldRef`` without apiVersion is of v1."""
+    field_ref = _object(holder, "fieldRef")
+    if field_ref is not None:
+        _default_zero(field_ref, "apiVersion", "v1")
+
+
+def default_container_fields(container: dict[str, Any]) -> None:
+    """What every container (regular, init, ephemeral; a pod's or a template's) gets below it: its ports'
+    protocol TCP, its env's field references of v1, its resources rounded up to milli-units, its probes'
+    timings and HTTP actions, its lifecycle handlers' HTTP actions."""
+    _default_requirements(container)
+    for port in _objects(container.get("ports")):
+        _default_zero(port, "protocol", "TCP")
+    for env in _objects(container.get("env")):
+        value_from = _object(env, "valueFrom")
+        if value_from is not None:
+            default_field_ref(value_from)
+    for key in _PROBES:
+        probe = _object(container, key)
+        if probe is not None:
+            default_probe(probe)
+    lifecycle = _object(container, "lifecycle")
+    if lifecycle is not None:
+        for key in _LIFECYCLE_HANDLERS:
+            handler = _object(lifecycle, key)
+            if handler is not None:
+                default_http_get(handler)
+
+
+# --- volumes -------------------------------------------------------------------------------------------------
+
+# the volume modes kube-apiserver gives secret, configMap, downwardAPI and projected volumes: 0644
+DEFAULT_VOLUME_MODE = 0o644
+TOKEN_EXPIRATION_SECONDS = 3600  # a projected service account token: an hour
+
+# declarative defaults of the in-tree volume sources (value fields: "" is unset)
+_ISCSI_DEFAULTS = {"iscsiInterface": "default"}
+_RBD_DEFAULTS = {"pool": "rbd", "user": "admin", "keyring": "/etc/ceph/keyring"}
+_SCALE_IO_DEFAULTS = {"storageMode": "ThinProvisioned", "fsType": "xfs"}
+# AzureDiskVolumeSource's fields are pointers: only absent or null is unset
+_AZURE_DISK_DEFAULTS: dict[str, Any] = {"cachingMode": "ReadWrite", "fsType": "ext4", "readOnly": False,
+                                        "kind": "Shared"}
+
+
+def _default_mode(source: dict[str, Any]) -> None:
+    _default_unset(source, "defaultMode", DEFAULT_VOLUME_MODE)
+
+
+def _default_downward_api(downward: dict[str, Any], with_mode: bool = True) -> None:
+    if with_mode:  # a projection's downwardAPI has no mode of its own: the projected volume's applies
+        _default_mode(downward)
+    for item in _objects(downward.get("items")):
+        default_field_ref(item)
+
+
+def _default_projected(projected: dict[str, Any]) -> None:
+    _default_mode(projected)
+    for source in _objects(projected.get("sources")):
+        downward = _object(source, "downwardAPI")
+        if downward is not None:
+            _default_downward_api(downward, with_mode=False)
+        token = _object(source, "serviceAccountToken")
+        if token is not None:
+            _default_unset(token, "expirationSeconds", TOKEN_EXPIRATION_SECONDS)
+
+
+def _default_host_path(host_path: dict[str, Any]) -> None:
+    _default_unset(host_path, "type", "")  # a pointer: "" (no check) rather than absent
+
+
+def _default_ephemeral(ephemeral: dict[str, Any]) -> None:
+    template = _object(ephemeral, "volumeClaimTemplate")
+    claim_spec = _object(template, "spec") if template is not None else None
+    if claim_spec is not None:
+        _default_unset(claim_spec, "volumeMode", "Filesystem")  # SetDefaults_PersistentVolumeClaimSpec
+        _default_requirements(claim_spec)
+
+
+def _declared(defaults: dict[str, Any], default: Callable[[dict[str, Any], str, Any], None],
+              ) -> Callable[[dict[str, Any]], None]:
+    def apply(source: dict[str, Any]) -> None:
+        for field, value in defaults.items():
+            default(source, field, value)
+    return apply
+
+
+# the defaults of each volume source, by its key in a volume
+_SOURCE_DEFAULTS: dict[str, Callable[[dict[str, Any]], None]] = {
+    "secret": _default_mode, "configMap": _default_mode, "downwardAPI": _default_downward_api,
+    "projected": _default_projected, "hostPath": _default_host_path, "ephemeral": _default_ephemeral,
+    "iscsi": _declared(_ISCSI_DEFAULTS, _default_zero), "rbd": _declared(_RBD_DEFAULTS, _default_zero),
+    "scaleIO": _declared(_SCALE_IO_DEFAULTS, _default_zero),
+    "azureDisk": _declared(_AZURE_DISK_DEFAULTS, _default_unset)}
+
+
+def default_volume(volume: dict[str, Any]) -> None:
+    """SetDefaults_Volume (a volume with no source is an emptyDir) and the defaults of its source."""
+    sourced = False
+    for key, source in volume.items():
+        if key == "name" or source is None:
+            continue
+        sourced = True
+        default = _SOURCE_DEFAULTS.get(key)
+        if default is not None and isinstance(source, dict):
+            default(source)
+    if not sourced:
+        volume["emptyDir"] = {}
+
+
+# --- pod specs and pods ----------------------------------------------------------------------------------
+
+_CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
+
+
+def default_pod_spec_fields(spec: dict[str, Any]) -> None:
+    """The nested defaults of every pod spec, a pod's or a workload's pod template's: its volumes', its
+    containers' (regular, init and ephemeral), its overhead's and pod-level resources' rounding."""
+    default_resource_list(spec, "overhead")
+    _default_requirements(spec)
+    for volume in _objects(spec.get("volumes")):
+        default_volume(volume)
+    for kind in _CONTAINER_LISTS:
+        for container in _objects(spec.get(kind)):
+            default_container_fields(container)
+
+
+def _requests_from_limits(resources: dict[str, Any]) -> None:
+    """A resource limited but not requested is requested at its limit."""
+    limits = resources.get("limits")
+    if not isinstance(limits, dict) or not limits:
+        return
+    requests = resources.get("requests")
+    if requests is None:
+        requests = resources["requests"] = {}
+    if isinstance(requests, dict):
+        for name, limit in limits.items():
+            if name not in requests:
+                requests[name] = copy.deepcopy(limit)
+
+
+def default_pod_only_fields(spec: dict[str, Any]) -> None:
+    """SetDefaults_Pod's nested defaults, which a pod gets and a pod template does not: a container's (regular
+    or init) requests default to its limits, and with the host's network a port's hostPort to its
+    containerPort."""
+    for kind in ("containers", "initContainers"):
+        for container in _objects(spec.get(kind)):
+            resources = _object(container, "resources")
+            if resources is not None:
+                _requests_from_limits(resources)
+    if spec.get("hostNetwork") is True:
+        for kind in ("containers", "initContainers"):
+            for container in _objects(spec.get(kind)):
+                for port in _objects(container.get("ports")):
+                    if port.get("containerPort") is not None:
+                        _default_zero(port, "hostPort", port["containerPort"])
+
+
+# --- nodes ---------------------------------------------------------------------------------------------------
+
+
+def default_node(node: dict[str, Any]) -> None:
+    """SetDefaults_NodeStatus: a node that reports its capacity and not what is allocatable has all of its
+    capacity allocatable; both rounded up to milli-units."""
+    status = _object(node, "status")
+    if status is None:
+        return
+    capacity = status.get("capacity")
+    if isinstance(capacity, dict) and capacity and status.get("allocatable") is None:
+        status["allocatable"] = copy.deepcopy(capacity)
+    default_resource_list(status, "capacity")
+    default_resource_list(status, "allocatable")
+
+
+class NodeStrategy(CoreStrategy):
+    """Nodes: stored as sent, with their status defaulted on every write (a create takes the whole object; an
+    update of the main endpoint keeps the stored status, one of ``nodes/status`` takes the sent one)."""
+
+    def prepare_for_create(self, stored: Obj) -> None:
+        default_node(stored)
+
+    def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
+        default_node(merged)
+
+
+NODES = NodeStrategy()
