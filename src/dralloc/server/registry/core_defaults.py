@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from dralloc.api.quantity import Quantity
+from dralloc.controllers.preemption import DEFAULT_GRACE_SECONDS
 from dralloc.server.registry.strategy import CoreStrategy
 from dralloc.server.types import Obj
 
@@ -128,9 +129,15 @@ def default_field_ref(holder: dict[str, Any]) -> None:
 
 
 def default_container_fields(container: dict[str, Any]) -> None:
-    """What every container (regular, init, ephemeral; a pod's or a template's) gets below it: its ports'
-    protocol TCP, its env's field references of v1, its resources rounded up to milli-units, its probes'
-    timings and HTTP actions, its lifecycle handlers' HTTP actions."""
+    """What every container (regular, init, ephemeral; a pod's or a template's) gets: its termination message
+    settings and image pull policy, its ports' protocol TCP, its env's field references of v1, its resources
+    rounded up to milli-units, its probes' timings and HTTP actions, its lifecycle handlers' HTTP actions."""
+    container.setdefault("terminationMessagePath", "/dev/termination-log")
+    container.setdefault("terminationMessagePolicy", "File")
+    image = str(container.get("image") or "")
+    tagged = ":" in image.rsplit("/", 1)[-1] or "@" in image
+    container.setdefault("imagePullPolicy", "Always" if not tagged or image.endswith(":latest") else "IfNotPresent")
+    container.setdefault("resources", {})
     _default_requirements(container)
     for port in _objects(container.get("ports")):
         _default_zero(port, "protocol", "TCP")
@@ -235,9 +242,19 @@ def default_volume(volume: dict[str, Any]) -> None:
 _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 
 
-def default_pod_spec_fields(spec: dict[str, Any]) -> None:
-    """The nested defaults of every pod spec, a pod's or a workload's pod template's: its volumes', its
-    containers' (regular, init and ephemeral), its overhead's and pod-level resources' rounding."""
+# SetDefaults_PodSpec's own fields: what every pod spec gets, a workload's pod template too
+_SPEC_DEFAULTS = {"restartPolicy": "Always", "terminationGracePeriodSeconds": DEFAULT_GRACE_SECONDS,
+                  "dnsPolicy": "ClusterFirst", "securityContext": {}, "schedulerName": "default-scheduler"}
+
+
+def default_pod_spec(spec: Any) -> None:
+    """The defaults of every pod spec, a pod's or a workload's pod template's: restart and DNS policy, scheduler
+    name, grace period, security context; its volumes', its containers' (regular, init and ephemeral); its
+    overhead's and pod-level resources' rounding."""
+    if not isinstance(spec, dict):
+        return
+    for key, value in _SPEC_DEFAULTS.items():
+        spec.setdefault(key, value)
     default_resource_list(spec, "overhead")
     _default_requirements(spec)
     for volume in _objects(spec.get("volumes")):
@@ -265,14 +282,13 @@ def default_pod_only_fields(spec: dict[str, Any]) -> None:
     """SetDefaults_Pod's nested defaults, which a pod gets and a pod template does not: a container's (regular
     or init) requests default to its limits, and with the host's network a port's hostPort to its
     containerPort."""
+    host_network = spec.get("hostNetwork") is True
     for kind in ("containers", "initContainers"):
         for container in _objects(spec.get(kind)):
             resources = _object(container, "resources")
             if resources is not None:
                 _requests_from_limits(resources)
-    if spec.get("hostNetwork") is True:
-        for kind in ("containers", "initContainers"):
-            for container in _objects(spec.get(kind)):
+            if host_network:
                 for port in _objects(container.get("ports")):
                     if port.get("containerPort") is not None:
                         _default_zero(port, "hostPort", port["containerPort"])

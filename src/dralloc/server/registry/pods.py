@@ -9,6 +9,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from dralloc.controllers.preemption import DEFAULT_GRACE_SECONDS
 from dralloc.server.clock import now, timestamp
 from dralloc.server.http.errors import ApiError
 from dralloc.server.names import generated_name
@@ -22,7 +23,6 @@ from dralloc.store import NotFound, Outcome, SQLStore
 from dralloc.validation.field import FieldError
 from dralloc.validation.pod_object import pod_create_errors, pod_update_errors
 
-DEFAULT_GRACE_SECONDS = 30
 TERMINAL_PHASES = ("Succeeded", "Failed")
 
 
@@ -48,38 +48,8 @@ def qos_class(spec: dict[str, Any]) -> str:
     return "Guaranteed" if guaranteed else "Burstable"
 
 
-# SetDefaults_PodSpec: what every pod spec gets, a workload's pod template too
-_SPEC_DEFAULTS = {"restartPolicy": "Always", "terminationGracePeriodSeconds": DEFAULT_GRACE_SECONDS,
-                  "dnsPolicy": "ClusterFirst", "securityContext": {}, "schedulerName": "default-scheduler"}
 # what only a pod gets (SetDefaults_Pod and the Priority admission), not a template
 _POD_ONLY_DEFAULTS = {"enableServiceLinks": True, "priority": 0, "preemptionPolicy": "PreemptLowerPriority"}
-
-
-def _default_container(container: Any) -> None:
-    if not isinstance(container, dict):
-        return
-    container.setdefault("terminationMessagePath", "/dev/termination-log")
-    container.setdefault("terminationMessagePolicy", "File")
-    image = str(container.get("image") or "")
-    tagged = ":" in image.rsplit("/", 1)[-1] or "@" in image
-    latest = not tagged or image.endswith(":latest")
-    container.setdefault("imagePullPolicy", "Always" if latest else "IfNotPresent")
-    container.setdefault("resources", {})
-
-
-def apply_pod_spec_defaults(spec: Any) -> None:
-    """The defaults kube-apiserver's decoding fills in every pod spec, a pod's or a workload's pod template's:
-    restart and DNS policy, scheduler name, grace period, security context, per container the image pull
-    policy and termination message settings, and the nested defaults of its volumes and containers
-    (``core_defaults``)."""
-    if not isinstance(spec, dict):
-        return
-    for key, value in _SPEC_DEFAULTS.items():
-        spec.setdefault(key, value)
-    for kind in ("containers", "initContainers", "ephemeralContainers"):
-        for container in spec.get(kind) or []:
-            _default_container(container)
-    core_defaults.default_pod_spec_fields(spec)
 
 
 def apply_pod_defaults(pod: dict[str, Any]) -> None:
@@ -90,7 +60,7 @@ def apply_pod_defaults(pod: dict[str, Any]) -> None:
     if not isinstance(spec, dict):
         return
     core_defaults.default_pod_only_fields(spec)  # first, as SetDefaults_Pod runs before the spec's defaults
-    apply_pod_spec_defaults(spec)
+    core_defaults.default_pod_spec(spec)
     for key, value in _POD_ONLY_DEFAULTS.items():
         spec.setdefault(key, value)
     add_default_tolerations(spec)

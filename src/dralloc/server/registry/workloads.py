@@ -15,7 +15,7 @@ from typing import Any
 from dralloc.api import strict
 from dralloc.api.codec import decode
 from dralloc.errors import DecodeError
-from dralloc.server.registry.pods import apply_pod_spec_defaults
+from dralloc.server.registry.core_defaults import default_pod_spec
 from dralloc.server.registry.strategy import CoreStrategy, managed_field_errors
 from dralloc.server.types import Obj
 from dralloc.validation import validate, validate_update
@@ -47,7 +47,7 @@ def _dict_at(obj: Obj, *path: str) -> Obj:
 def _template_defaults(spec: Obj) -> None:
     template = spec.get("template")
     if isinstance(template, dict):
-        apply_pod_spec_defaults(template.get("spec"))
+        default_pod_spec(template.get("spec"))
 
 
 def _rolling(strategy: Obj, type_key: str, rolling: Obj) -> None:
