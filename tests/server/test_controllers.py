@@ -366,17 +366,37 @@ def test_with_the_fake_kubelet_a_preemption_victim_goes_at_once() -> None:
 
 def test_a_gated_pod_is_marked_scheduling_gated_without_an_event_and_scheduled_once_ungated(cluster: Cluster) -> None:
     cluster.post(f"{R}/resourceslices", slice_())
-    cluster.post(f"{NS}/pods", pod("gated", schedulingGates=[{"name": "example.com/wait"}]))
+    created = cluster.post(f"{NS}/pods", pod("gated", schedulingGates=[{"name": "example.com/wait"}]))
+    # kube-apiserver's pod strategy marks it when it is created; the scheduler then writes nothing for it
+    (cond,) = created["status"]["conditions"]
+    assert (cond["type"], cond["status"], cond["reason"], cond["message"], cond["lastProbeTime"]) == (
+        "PodScheduled", "False", "SchedulingGated", "Scheduling is blocked due to non-empty scheduling gates", None)
     cluster.settle()
     gated = cluster.get("pods", "gated")
-    (cond,) = gated["status"]["conditions"]
-    assert (cond["reason"], cond["message"]) == ("SchedulingGated",
-                                                 "Scheduling is blocked due to non-empty scheduling gates")
+    assert gated["status"]["conditions"] == [cond]
     assert cluster.events() == []
     gated["spec"]["schedulingGates"] = []
     assert cluster.http.put(f"{NS}/pods/gated", json=gated).status_code == 200
     cluster.settle()
     assert cluster.get("pods", "gated")["spec"]["nodeName"] == "node-1"
+
+
+def test_a_pod_whose_claim_is_missing_is_held_back_with_no_event_or_condition(cluster: Cluster) -> None:
+    # DynamicResources' PreEnqueue keeps the pod out of the queue until its claim exists: kube-scheduler's
+    # queue writes nothing for it (no FailedScheduling event, no PodScheduled condition).
+    cluster.post(f"{R}/resourceslices", slice_())
+    created = cluster.post(f"{NS}/pods", pod("waiting", claim={"resourceClaimName": "later"}))
+    cluster.settle()
+    held = cluster.get("pods", "waiting")
+    assert "conditions" not in held["status"] and "nodeName" not in held["spec"]
+    assert held["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+    assert cluster.events() == []
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": "later", "namespace": "default"},
+             "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}
+    cluster.post(f"{R}/namespaces/default/resourceclaims", claim)
+    cluster.settle()
+    assert cluster.get("pods", "waiting")["spec"]["nodeName"] == "node-1"
 
 
 def test_a_pod_that_finishes_lets_a_waiting_pod_in(cluster: Cluster) -> None:

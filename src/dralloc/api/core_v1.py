@@ -370,6 +370,11 @@ class PodResourceClaimStatus(Base):
     resource_claim_name: str | None = None
 
 
+# The PodScheduled=False condition's message kube-apiserver's pod strategy gives a pod created with scheduling
+# gates (reason SchedulingGated): the scheduler never tries such a pod.
+SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
+
+
 class PodCondition(Base):
     type: str = ""  # PodScheduled, Ready, ...
     status: str = ""

@@ -24,6 +24,9 @@ class PodResult:
     claims: list[ResourceClaim] = field(default_factory=list)
     status: str = "pending"  # running (bound before), scheduled, unschedulable, evicted, skipped, error
     attempts: int = 0
+    # Held back before the queue (scheduling gates, a PreEnqueue plugin) and never tried: kube-scheduler writes
+    # no event and no condition for such a pod, whatever ``message`` says here.
+    held: bool = False
 
     @property
     def namespace(self) -> str:

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 from msgspec.structs import replace
 
-from dralloc.api.core_v1 import Node, Pod, PodCondition, PodStatus
+from dralloc.api.core_v1 import SCHEDULING_GATED_MESSAGE, Node, Pod, PodCondition, PodStatus
 from dralloc.api.core_v1_storage import PersistentVolume, PersistentVolumeClaim
 from dralloc.api.resource_v1 import (
     DeviceClass,
@@ -273,7 +273,8 @@ class Simulator:
             return result
         if pod.spec.scheduling_gates:
             result.status = "unschedulable"
-            result.message = "Scheduling is blocked due to non-empty scheduling gates"
+            result.message = SCHEDULING_GATED_MESSAGE
+            result.held = True
             return result
         self._warn_namespace_labels(info)
         for pvc in ephemeral_claims(pod, self.snapshot.volumes):
@@ -448,11 +449,13 @@ class Simulator:
         result = self.results[info.key]
         result.status = "error" if status.code == Code.ERROR else "unschedulable"
         result.message = truncate_message(status.message)
+        result.held = True
 
     def _attempt(self, info: PodInfo) -> Any:
         """One cycle; None when bound, else the Attempt."""
         result = self.results[info.key]
         result.attempts += 1
+        result.held = False
         attempt = self._framework(info).attempt(info)
         if attempt.code == Code.SUCCESS and attempt.node is not None:
             pod = info.pod  # bound by the Bind plugin, with what PreBind recorded in its status
@@ -489,6 +492,7 @@ class Simulator:
         nominatedNodeName becomes (a group waiting for its preemption's victims to go) or None (cleared)."""
         result = self.results[info.key]
         result.attempts += 1
+        result.held = False
         if code == Code.SUCCESS and node is not None:
             result.pod = info.pod
             result.node = node.name

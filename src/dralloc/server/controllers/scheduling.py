@@ -336,7 +336,10 @@ class SchedulerLoop:
         placed = [(tried[r.key], r) for r in results if r.status == "scheduled" and r.node]
         for _, r in placed:
             r.claims = sched.pod_claims(r.pod)
-        failed = [(tried[r.key], r) for r in results if r.status in ("unschedulable", "error")]
+        failed = [(tried[r.key], r) for r in results if r.status in ("unschedulable", "error") and not r.held]
+        for r in results:
+            if r.held:
+                self._hold(tried[r.key])
         # Pods are independent once placed: their writes go concurrently so that they share the store's commits
         # (each pod's own writes stay in order: claims, then binding, then the event).
         list(self.pool.map(lambda pr: self._place(*pr), placed))
@@ -490,25 +493,32 @@ class SchedulerLoop:
         for claim in claims:
             unreserve(self.writer, claim, uid)
 
+    def _hold(self, pod: Obj) -> None:
+        """A pod its scheduling gates or a PreEnqueue plugin hold back: kept aside until it or the cluster
+        changes, with nothing written. kube-scheduler's queue only notes the gating plugin (a gated pod's
+        SchedulingGated condition is kube-apiserver's, set when the pod is created)."""
+        meta = _meta(pod)
+        uid = str(meta.get("uid"))
+        self.waiting[uid] = (str(meta.get("resourceVersion")), scheduling_properties(pod))
+        self.since[uid] = self.clock()
+
     def _fail(self, pod: Obj, res: PodResult) -> None:
         """``handleSchedulingFailure``: the FailedScheduling event, then one status write with the
         PodScheduled=False condition and the nomination this cycle set (after a preemption), cleared (no
         node can be made to fit) or left."""
-        gated = bool((pod.get("spec") or {}).get("schedulingGates"))
-        # A gated pod is not tried: kube-scheduler only records why (reason SchedulingGated), with no event.
-        reason = "SchedulingGated" if gated else "SchedulerError" if res.status == "error" else "Unschedulable"
+        reason = "SchedulerError" if res.status == "error" else "Unschedulable"
         nominated = res.pod.status.nominated_node_name if res.pod.status is not None else None
         self._record_failure(pod, reason, res.message, nominated)
 
     def _record_failure(self, pod: Obj, reason: str, message: str, nominated: str | None,
                         retried_after_backoff: bool = False) -> None:
-        """The FailedScheduling event (not for a gated pod) and the PodScheduled=False condition with
+        """The FailedScheduling event and the PodScheduled=False condition with
         ``reason`` and ``message``. ``retried_after_backoff``: a failed binding cycle, whose pod is tried
         again when its backoff ends rather than when the cluster changes."""
         meta = _meta(pod)
         uid = str(meta.get("uid"))
-        if reason != "SchedulingGated":  # every failed cycle records its event, whether or not the status changes
-            self.recorder.record(pod, "Warning", "FailedScheduling", message, COMPONENT, "Scheduling")
+        # every failed cycle records its event, whether or not the status changes
+        self.recorder.record(pod, "Warning", "FailedScheduling", message, COMPONENT, "Scheduling")
 
         def condition(current: Obj) -> Obj | None:
             if (current.get("spec") or {}).get("nodeName"):

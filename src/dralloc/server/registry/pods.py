@@ -9,6 +9,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from dralloc.api.core_v1 import SCHEDULING_GATED_MESSAGE
 from dralloc.controllers.preemption import DEFAULT_GRACE_SECONDS
 from dralloc.server.clock import now, timestamp
 from dralloc.server.http.errors import ApiError
@@ -93,7 +94,13 @@ def prepare_pod_create(pod: dict[str, Any]) -> None:
     """As kube-apiserver's pod strategy: defaults filled in, and a new pod is Pending with its QOS class,
     whatever status it sent."""
     apply_pod_defaults(pod)
-    pod["status"] = {"phase": "Pending", "qosClass": qos_class(pod.get("spec") or {})}
+    spec = pod.get("spec") or {}
+    pod["status"] = status = {"phase": "Pending", "qosClass": qos_class(spec)}
+    if spec.get("schedulingGates"):
+        # applySchedulingGatedCondition: a gated pod says so from its creation (the scheduler never tries it)
+        status["conditions"] = [{"type": "PodScheduled", "status": "False", "lastProbeTime": None,
+                                 "lastTransitionTime": now(), "reason": "SchedulingGated",
+                                 "message": SCHEDULING_GATED_MESSAGE}]
 
 
 # --- binding ----------------------------------------------------------------------------------------
