@@ -240,3 +240,24 @@ def test_an_object_that_appears_twice_is_an_error_naming_both_places(tmp_path) -
                                          {**node, "kind": "Namespace"}]))
     objects, _ = codec.load_checked([str(first), str(again)])
     assert len(objects) == 4
+
+
+@pytest.mark.parametrize("merge", [False, True])  # (a merge key sends the stream through the node loader)
+def test_a_yaml_float_is_the_json_number_go_writes_for_it(merge: bool) -> None:
+    # sigs.k8s.io/yaml converts YAML to JSON with json.Marshal: an integral float below 1e21 is written as an
+    # integer, so `containerPort: 80.0` reaches the decoder as 80, which an int32 field takes
+    text = "base: &b {x: 1}\n" + ("m:\n  <<: *b\n" if merge else "m:\n") + \
+        "  port: 80.0\n  big: 1.0e+21\n  half: 0.5\n  neg: -2.0\n  inf: .inf\n"
+    (_, data, _), = parsing.load_yaml_documents(text)
+    values = {k: data["m"][k] for k in ("port", "big", "half", "neg", "inf")}
+    assert values == {"port": 80, "big": 1e21, "half": 0.5, "neg": -2, "inf": float("inf")}
+    assert [type(values[k]) for k in ("port", "big", "half", "neg")] == [int, float, float, int]
+
+
+def test_a_manifest_with_an_integral_yaml_float_in_an_int_field_is_valid(tmp_path) -> None:
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ns}\n"
+           "spec:\n  containers:\n  - name: c\n    image: x\n    ports: [{containerPort: PORT}]\n")
+    (loaded,), problems = codec.load_checked([_write(tmp_path, "ok.yaml", pod.replace("PORT", "80.0"))])
+    assert problems == [] and loaded.spec.containers[0].ports[0].container_port == 80
+    with pytest.raises(DecodeError, match="cannot unmarshal number 80.5 into Go struct field ContainerPort"):
+        codec.load_checked([_write(tmp_path, "bad.yaml", pod.replace("PORT", "80.5"))])

@@ -295,3 +295,56 @@ def test_the_cli_refuses_a_wrongly_typed_core_value_with_exit_2(command: list[st
     printed = capsys.readouterr()  # (validate reports each object's problems on stdout, the others on stderr)
     assert ('Pod "p": spec.hostname: json: cannot unmarshal number into Go struct field PodSpec.spec.hostname of '
             "type string") in printed.out + printed.err
+
+
+# --- the workload kinds: their own fields and their pod templates ---------------------------------------------
+
+DEPLOYMENT: dict[str, Any] = {
+    "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+    "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "w"}},
+             "template": {"metadata": {"labels": {"app": "w"}}, "spec": POD["spec"]}}}
+CRONJOB: dict[str, Any] = {
+    "apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly"},
+    "spec": {"schedule": "0 3 * * *", "jobTemplate": {"spec": {"template": {"spec": POD["spec"]}}}}}
+STATEFULSET: dict[str, Any] = {
+    "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+    "spec": {"selector": {"matchLabels": {"app": "d"}}, "serviceName": "db",
+             "template": {"metadata": {"labels": {"app": "d"}}, "spec": POD["spec"]},
+             "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                                       "spec": {"resources": {"requests": {"storage": "1Gi"}}}}]}}
+TEMPLATE = ("spec", "template", "spec")
+
+
+@pytest.mark.parametrize("data,path,value,message", [
+    # a pod template holds core/v1 types: Go names them, with the path from the workload's root
+    (DEPLOYMENT, (*TEMPLATE, "hostname"), 5, _field("PodSpec", "spec.template.spec.hostname", "string", "number")),
+    (DEPLOYMENT, (*TEMPLATE, "containers", 0, "ports", 0, "containerPort"), 1.5,
+     _field("ContainerPort", "spec.template.spec.containers.ports.containerPort", "int32", "number 1.5")),
+    (CRONJOB, ("spec", "jobTemplate", *TEMPLATE, "containers", 0, "stdin"), "yes",
+     _field("Container", "spec.jobTemplate.spec.template.spec.containers.stdin", "bool", "string")),
+    (STATEFULSET, ("spec", "volumeClaimTemplates", 0, "spec", "storageClassName"), 7,
+     _field("PersistentVolumeClaimSpec", "spec.volumeClaimTemplates.spec.storageClassName", "string", "number")),
+    # and the workload's own fields, with their Go types and named types
+    (DEPLOYMENT, ("spec", "replicas"), "3", _field("DeploymentSpec", "spec.replicas", "int32", "string")),
+    (DEPLOYMENT, ("spec", "strategy"), {"type": 1},
+     _field("DeploymentStrategy", "spec.strategy.type", "v1.DeploymentStrategyType", "number")),
+    (CRONJOB, ("spec", "startingDeadlineSeconds"), 1 << 63,
+     _field("CronJobSpec", "spec.startingDeadlineSeconds", "int64", f"number {1 << 63}")),
+    (CRONJOB, ("spec", "concurrencyPolicy"), False,
+     _field("CronJobSpec", "spec.concurrencyPolicy", "v1.ConcurrencyPolicy", "bool")),
+])
+def test_a_workload_is_checked_against_its_go_types_and_its_templates_core_types(
+        data: dict[str, Any], path: tuple[Any, ...], value: Any, message: str) -> None:
+    assert gotypes.type_problem(data) is None
+    wrong = _with(data, path, value)
+    assert gotypes.type_error(wrong) == message
+    with pytest.raises(DecodeError, match="cannot unmarshal"):  # (validate, simulate: exit 2)
+        codec.decode(wrong)
+
+
+def test_a_rolling_update_takes_an_int_or_a_percentage_and_nothing_else() -> None:
+    strategy = ("spec", "strategy")
+    for surge in (1, "25%"):
+        assert gotypes.type_error(_with(DEPLOYMENT, strategy, {"rollingUpdate": {"maxSurge": surge}})) is None
+    assert gotypes.type_error(_with(DEPLOYMENT, strategy, {"rollingUpdate": {"maxSurge": True}})) == _field(
+        "RollingUpdateDeployment", "spec.strategy.rollingUpdate.maxSurge", "int32", "bool")

@@ -191,3 +191,24 @@ def test_every_leaf_of_pods_and_nodes_refuses_a_value_of_another_type(client: Te
     r = client.post(PODS if kind == "Pod" else NODES, json=data)
     assert r.status_code == 400 and r.json()["message"] == _refused(kind, expected(value, t, struct, fields))[
         "message"], (steps, value, r.text)
+
+
+def test_a_workloads_pod_template_is_checked_as_go_decodes_it(client: TestClient) -> None:
+    # apps/v1 and batch/v1 models keep the pod template in part: its values are still Go's types, or the
+    # controllers' pods (and every Go client reading the workload) would carry what Go cannot decode
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                  "spec": {"selector": {"matchLabels": {"app": "w"}},
+                           "template": {"metadata": {"labels": {"app": "w"}},
+                                        "spec": {"hostname": 5, "containers": [{"name": "c", "image": "x"}]}}}}
+    url = "/apis/apps/v1/namespaces/default/deployments"
+    r = client.post(url, json=deployment)
+    assert (r.status_code, r.json()) == (400, _refused(
+        "Deployment", "json: cannot unmarshal number into Go struct field PodSpec.spec.template.spec.hostname "
+                      "of type string"))
+    assert client.get(f"{url}/web").status_code == 404
+    deployment["spec"]["template"]["spec"]["hostname"] = "web"
+    assert client.post(url, json=deployment).status_code == 201
+    r = client.patch(f"{url}/web", json={"spec": {"replicas": "3"}},
+                     headers={"Content-Type": "application/merge-patch+json"})
+    assert (r.status_code, r.json()) == (400, _refused(
+        "Deployment", "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"))

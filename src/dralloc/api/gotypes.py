@@ -43,7 +43,7 @@ from dralloc.api.quantity import ERR_FORMAT_WRONG, Quantity
 _STRUCT, _LIST, _MAP, _STRING, _BOOL, _INT, _QUANTITY, _INT_OR_STRING, _TIME, _MICRO_TIME, _BYTES, _ANY = range(12)
 _SCALARS = {"string": _STRING, "bool": _BOOL, "int32": _INT, "int64": _INT, "uint8": _INT,
             "resource.Quantity": _QUANTITY, "intstr.IntOrString": _INT_OR_STRING, "v1.Time": _TIME,
-            "v1.MicroTime": _MICRO_TIME, "v1.FieldsV1": _ANY}
+            "v1.MicroTime": _MICRO_TIME, "v1.FieldsV1": _ANY, "runtime.RawExtension": _ANY}
 _RANGES = {"int32": (-(1 << 31), (1 << 31) - 1), "int64": (-(1 << 63), (1 << 63) - 1), "uint8": (0, 255)}
 _INT32 = _RANGES["int32"]
 
@@ -95,24 +95,31 @@ class TypeProblem(NamedTuple):
     message: str
 
 
-def type_problem(data: Any, kind: str | None = None) -> TypeProblem | None:
-    """Go's decoding error of a core/v1 object of the field table's kinds (None for others, and when every
-    value fits). ``kind``: the object's kind when the object need not say (a request body, its URL's)."""
+def has_go_types(api_version: Any, kind: Any) -> bool:
+    """Whether the field table holds this kind: the core/v1 kinds dralloc stores or reads, and the apps/v1
+    and batch/v1 workload kinds (whose pod templates hold core/v1 types)."""
+    if api_version == "v1":
+        return kind in core_v1_fields.ROOTS
+    return kind in core_v1_fields.GROUP_ROOTS.get(api_version, ())
+
+
+def type_problem(data: Any, kind: str | None = None, api_version: Any = "v1") -> TypeProblem | None:
+    """Go's decoding error of an object of the field table's kinds (None for others, and when every value
+    fits). ``kind`` and ``api_version``: the object's when the object need not say (a request body, its
+    URL's)."""
     if not isinstance(data, dict):
         return None
     if kind is None:
-        kind = data.get("kind")
-        if data.get("apiVersion") != "v1":
-            return None
-    if kind not in core_v1_fields.ROOTS:
+        kind, api_version = data.get("kind"), data.get("apiVersion")  # (has_go_types checks their types)
+    if not has_go_types(api_version, kind):
         return None
-    root = go_type("v1." + kind)
+    root = go_type("v1." + str(kind))  # (every group's Go package is named v1: apps/v1, batch/v1)
     return None if fits_shape(data, root) else walk(data, root)
 
 
-def type_error(data: Any, kind: str | None = None) -> str | None:
+def type_error(data: Any, kind: str | None = None, api_version: str = "v1") -> str | None:
     """:func:`type_problem`'s message."""
-    problem = type_problem(data, kind)
+    problem = type_problem(data, kind, api_version)
     return None if problem is None else problem.message
 
 

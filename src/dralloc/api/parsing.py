@@ -172,6 +172,20 @@ def duplicate_messages(paths: list[str]) -> list[str]:
     return [f'duplicate field "{p}"' for p in paths]
 
 
+# Go's json.Marshal writes a float64 in plain notation below this (and in exponent notation from it on)
+_GO_PLAIN_FLOAT_LIMIT = 1e21
+
+
+def construct_go_json_number(loader: Any, node: yaml.ScalarNode) -> float | int:
+    """A YAML float as Kubernetes reads it: sigs.k8s.io/yaml turns a YAML document into JSON with Go's
+    ``json.Marshal``, which writes an integral float below 1e21 as an integer (``80.0`` becomes ``80``), so
+    an int field takes it and an object stores it as an int."""
+    value: float = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+    if value.is_integer() and abs(value) < _GO_PLAIN_FLOAT_LIMIT:
+        return int(value)
+    return value
+
+
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
@@ -204,6 +218,7 @@ class CheckedYAMLLoader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else ya
 
 CheckedYAMLLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
                                   CheckedYAMLLoader.construct_checked_map)
+CheckedYAMLLoader.add_constructor("tag:yaml.org,2002:float", construct_go_json_number)
 CheckedYAMLLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
@@ -220,7 +235,7 @@ _SCALAR_MAKERS: dict[str, Any] = {
     _CORE + "null": lambda loader, node: None,
     _CORE + "bool": yaml.constructor.SafeConstructor.construct_yaml_bool,
     _CORE + "int": yaml.constructor.SafeConstructor.construct_yaml_int,
-    _CORE + "float": yaml.constructor.SafeConstructor.construct_yaml_float,
+    _CORE + "float": construct_go_json_number,
 }
 
 

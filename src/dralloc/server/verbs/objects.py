@@ -207,13 +207,15 @@ def type_meta_checked(data: Any, t: Target, values: bool = True) -> Any:
 
 
 def values_checked(data: dict[str, Any], t: Target) -> dict[str, Any]:
-    """A core/v1 object's values must have the JSON types of its Go fields: kube-apiserver decodes a body into
+    """A core/v1 or workload object's values must have the JSON types of its Go fields (a workload's pod
+    template is core/v1 types that dralloc models in part): kube-apiserver decodes a body into
     its Go type before admission or anything else sees it, and an object stored with a value Go cannot
     decode would break every Go client that reads it (dralloc stores core objects as sent)."""
     kind = t.resource.kind
-    if t.api_version != "v1" or (data.get("kind") or kind) != kind or (data.get("apiVersion") or "v1") != "v1":
-        return data  # (another group's kind; or a body naming another kind, which typed() refuses)
-    bad_type = gotypes.type_error(data, kind)
+    if not gotypes.has_go_types(t.api_version, kind) or (data.get("kind") or kind) != kind \
+            or (data.get("apiVersion") or t.api_version) != t.api_version:
+        return data  # (a kind of no Go type table; or a body naming another kind, which typed() refuses)
+    bad_type = gotypes.type_error(data, kind, t.api_version)
     if bad_type is not None:
         raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: {bad_type}')
     return data
