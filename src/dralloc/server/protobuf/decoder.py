@@ -185,10 +185,10 @@ def use_accelerator(enabled: bool) -> bool:
     """Read bodies with the C reader (accelerated.py; where the extension is built) or in Python alone, from
     the next body on; the setting before. At import: the C reader where built, unless ``DRALLOC_PURE_PYTHON``
     is set."""
-    global _ACCELERATED
+    global _ACCELERATED, _TYPE_METAS
     before = _ACCELERATED
     _ACCELERATED = enabled and accelerated.AVAILABLE
-    _TYPE_METAS.clear()  # (each kind's reader is picked again)
+    _TYPE_METAS = _TYPE_METAS_OF[_ACCELERATED]  # (each setting's kinds keep the readers it picked)
     return before
 
 
@@ -272,8 +272,10 @@ def _new_kind(body: bytes) -> _Known | None:
     return known
 
 
-# each typeMeta {1: apiVersion, 2: kind} as Go writes it, of a kind of KINDS or OPTIONS, by its bytes
-_TYPE_METAS: dict[bytes, _Known] = {}
+# each typeMeta {1: apiVersion, 2: kind} as Go writes it, of a kind of KINDS or OPTIONS, by its bytes: with the
+# C reader and without it
+_TYPE_METAS_OF: dict[bool, dict[bytes, _Known]] = {True: {}, False: {}}
+_TYPE_METAS = _TYPE_METAS_OF[_ACCELERATED]
 
 
 def _type_meta(type_meta: bytes) -> tuple[str, str] | None:
