@@ -85,8 +85,10 @@ def test_the_extension_is_built_where_a_compiler_is() -> None:
     # a broken build would otherwise go unnoticed: every body would still decode, in Python
     if accelerated.PURE_PYTHON:
         pytest.skip("DRALLOC_PURE_PYTHON is set")
-    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    if shutil.which(compiler) is None:
+    # the compiler setuptools uses (CC, else Python's own), where it runs (CC=false: an install without one)
+    compiler = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
+    found = shutil.which(compiler)
+    if found is None or subprocess.run([found, "--version"], capture_output=True).returncode != 0:
         pytest.skip(f"no C compiler ({compiler}): the Python path alone is installed")
     assert accelerated.AVAILABLE, accelerated.IMPORT_ERROR
 
