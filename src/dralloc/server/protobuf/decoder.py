@@ -17,9 +17,10 @@ coordination.k8s.io Lease, policy Eviction, the self reviews', TokenReview's and
 DeleteOptions. Responses stay JSON, which those clients accept as well.
 
 Every message is read through the schema tables (server/protobuf/schema.py, server/protobuf/pod.py,
-server/protobuf/resource.py): a body as Go writes it by a single pass, each message compiled once into a
-Python function of straight-line code for Go's field order; any other body, and every error, by two passes
-over a map from each field's raw key to what it becomes. Fields it does not know are skipped, as Go's decoder
+server/protobuf/resource.py): a body as Go writes it by the C reader where it is built (accelerated.py; see
+:func:`use_accelerator`), else by a single pass, each message compiled once into a Python function of
+straight-line code for Go's field order; any other body, and every error, by two passes over a map from each
+field's raw key to what it becomes. Fields it does not know are skipped, as Go's decoder
 skips them; a known field of the wrong wire type, a truncated field, a varint of more than ten bytes, nesting
 deeper than :data:`MAX_DEPTH`, invalid UTF-8, a time RFC 3339 cannot hold, a RawExtension that is not JSON
 and an IntOrString of neither type are a :class:`ProtobufError` (a 400) that names the field. Sizes are
@@ -28,7 +29,8 @@ client does (the tests' and benchmarks' bodies).
 
 This module holds the envelope and the public API; the rest lives beside it, one concern a module:
 wire.py (varints, fields, :class:`ProtobufError`), plans.py (the tables' messages compiled for reading),
-walker.py (the two passes), single_pass.py (the compiled functions), forms.py (Time, MicroTime, IntOrString,
+walker.py (the two passes), single_pass.py (the compiled functions), accelerated.py (the plans handed to the
+optional C reader, _fastwire.c), forms.py (Time, MicroTime, IntOrString,
 RawExtension and FieldsV1) and encoder.py (the messages as Go writes them).
 """
 
