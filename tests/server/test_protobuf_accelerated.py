@@ -24,7 +24,7 @@ from test_protobuf_limits import full
 from test_protobuf_reference import ROOTS, delimited, encoded, key, outcome, varint
 from test_protobuf_round_trip import go_json
 
-from dralloc.server.protobuf import accelerated
+from dralloc.server.protobuf import accelerated, decoder
 from dralloc.server.protobuf.decoder import (
     KINDS,
     MAX_DEPTH,
@@ -294,6 +294,22 @@ GO_BODIES = [encode({"apiVersion": api_version, "kind": kind, **full(table, name
             "status": {"capacity": {"cpu": "64", "memory": "512Gi"}, "allocatable": {"cpu": "63500m"}}}),
     encode({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"},
             "data": {"first-setting": "on", "second-setting": "off"}, "binaryData": {"blob": "AAECAw=="}})]
+
+
+@needs_c
+def test_go_s_envelope_of_a_kind_met_before_is_read_in_one_c_call() -> None:
+    body = GO_BODIES[0]
+    expected = python_decode(body)
+    assert c_decode(body) == expected  # (the kind met: its envelope is known from now on)
+    found = accelerated.read_envelope(decoder._C_ENVELOPES, body)
+    assert found is not None and ("ok", json(found)) == expected
+    tail = len(body) - 4
+    for other in (body[:tail], body[:tail] + b"\x1a\x01x\x22\x00", body + b"\x00",  # (other tails)
+                  body[:4] + b"\x0b" + body[5:],  # (another envelope field first)
+                  body[:5] + bytes([body[5] + 1]) + body[6:],  # (another typeMeta size)
+                  body[:8] + bytes([body[8] ^ 0x20]) + body[9:],  # (a typeMeta not met)
+                  b"k8s\x00"):
+        assert accelerated.read_envelope(decoder._C_ENVELOPES, other) is None
 
 
 @needs_c

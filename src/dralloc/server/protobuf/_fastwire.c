@@ -51,6 +51,8 @@ typedef struct {
     int max_depth;
 } Tables;
 
+static PyTypeObject TablesType;
+
 /* ---- the wire ------------------------------------------------------------------------------------------- */
 
 static inline int read_varint(const unsigned char *buf, Py_ssize_t *pos, Py_ssize_t end, uint64_t *out)
@@ -661,6 +663,57 @@ static PyObject *tables_object(Tables *self, PyObject *const *args, Py_ssize_t n
     return answer(out, read_message(self, buf, start, end, index, 1, out) < 0);
 }
 
+/* read_envelope(kinds, body): a body in Go's envelope -- the magic, {1: typeMeta, 2: raw, 3: "", 4: ""}, the
+ * typeMeta's size of one byte and the raw's of one or two -- whose typeMeta's bytes are a key of ``kinds``
+ * (a dict: typeMeta -> (Tables, message index, metadata, apiVersion, kind)), read as Tables.object reads it;
+ * None for any other body (the Python path reads it, and puts its kind in ``kinds`` when it is one) */
+static PyObject *read_envelope(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2 || !PyDict_Check(args[0]) || !PyBytes_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "read_envelope(kinds: dict, body: bytes)");
+        return NULL;
+    }
+    const unsigned char *body = (const unsigned char *)PyBytes_AS_STRING(args[1]);
+    Py_ssize_t length = PyBytes_GET_SIZE(args[1]);
+    if (length < 10 || memcmp(body, "k8s\0\x0a", 5) != 0 || body[5] > 0x7F)
+        Py_RETURN_NONE;
+    Py_ssize_t raw_at = 7 + body[5];  /* the raw's size, after the typeMeta and the raw's key */
+    if (raw_at + 1 >= length || body[raw_at - 1] != 0x12)
+        Py_RETURN_NONE;
+    Py_ssize_t start = raw_at + 1, size = body[raw_at];
+    if (size > 0x7F) {
+        if (body[start] > 0x7F)
+            Py_RETURN_NONE;
+        size = (size & 0x7F) | (Py_ssize_t)body[start] << 7;
+        start++;
+    }
+    if (start + size != length - 4 || memcmp(body + length - 4, "\x1a\x00\x22\x00", 4) != 0)
+        Py_RETURN_NONE;
+    PyObject *type_meta = PyBytes_FromStringAndSize((const char *)body + 6, body[5]);
+    if (type_meta == NULL)
+        return NULL;
+    PyObject *known = PyDict_GetItemWithError(args[0], type_meta);  /* (borrowed) */
+    Py_DECREF(type_meta);
+    if (known == NULL)
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    if (!PyTuple_Check(known) || PyTuple_GET_SIZE(known) != 5
+        || !PyObject_TypeCheck(PyTuple_GET_ITEM(known, 0), &TablesType)) {
+        PyErr_SetString(PyExc_TypeError, "kinds' values are (Tables, index, metadata, apiVersion, kind)");
+        return NULL;
+    }
+    PyObject *object_args[7] = {PyTuple_GET_ITEM(known, 1), PyTuple_GET_ITEM(known, 2), args[1], NULL, NULL,
+                                PyTuple_GET_ITEM(known, 3), PyTuple_GET_ITEM(known, 4)};
+    object_args[3] = PyLong_FromSsize_t(start);
+    object_args[4] = PyLong_FromSsize_t(start + size);
+    PyObject *out = NULL;
+    if (object_args[3] != NULL && object_args[4] != NULL)
+        out = tables_object((Tables *)PyTuple_GET_ITEM(known, 0), object_args, 7);
+    Py_XDECREF(object_args[3]);
+    Py_XDECREF(object_args[4]);
+    return out;
+}
+
 static PyMethodDef tables_methods[] = {
     {"message", (PyCFunction)(void (*)(void))tables_message, METH_FASTCALL,
      "message(index, body, start, end, depth): the JSON object of message ``index`` in body[start:end], or "
@@ -682,8 +735,16 @@ static PyTypeObject TablesType = {
     .tp_methods = tables_methods,
 };
 
+static PyMethodDef module_methods[] = {
+    {"read_envelope", (PyCFunction)(void (*)(void))read_envelope, METH_FASTCALL,
+     "read_envelope(kinds, body): a body in Go's envelope of a kind of ``kinds`` read as Tables.object reads "
+     "it, or None."},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef fastwire_module = {
     PyModuleDef_HEAD_INIT,
+    .m_methods = module_methods,
     .m_name = "_fastwire",
     .m_doc = "The optional C reader of protobuf bodies (see dralloc.server.protobuf.accelerated).",
     .m_size = -1,

@@ -108,3 +108,23 @@ def object_reader(table: Schema, name: str, metadata: bool) -> ObjectReader | No
     tables, index = _tables(table)
     reader: ObjectReader = partial(tables.object, index[name], metadata)
     return reader
+
+
+# Go's envelopes read in C by their typeMeta's bytes: typeMeta → (tables, message index, metadata, apiVersion,
+# kind), filled by decoder.py as it meets the kinds
+Envelopes = dict[bytes, tuple["_fastwire.Tables", int, bool, str, str]]
+
+
+def read_envelope(kinds: Envelopes, body: bytes) -> dict[str, Any] | None:
+    """A body in Go's envelope (a one-byte typeMeta size, empty contentEncoding and contentType) of a kind of
+    ``kinds`` read in C in one call, or None: the Python path reads it (also without the extension)."""
+    return _fastwire.read_envelope(kinds, body) if _fastwire is not None else None
+
+
+def add_envelope(kinds: Envelopes, type_meta: bytes, table: Schema, name: str, metadata: bool, api_version: str,
+                 kind: str) -> None:
+    """Message ``name`` of ``table`` read by :func:`read_envelope` in a body of this typeMeta (nothing without
+    the extension)."""
+    if _fastwire is not None:
+        tables, index = _tables(table)
+        kinds[type_meta] = (tables, index[name], metadata, api_version, kind)
