@@ -187,6 +187,9 @@ RULES: dict[str, tuple[Schema, str, bytes]] = {
     "empty packed run": (RESOURCE_V1, "DeviceAttribute", delimited(6, b"")),
     "a list of strings": (CORE, "NodeSpec", delimited(1, b"10.0.0.0/24") + delimited(7, b"10.0.0.0/24")
                           + delimited(7, b"")),
+    # an int32 is the low 32 bits of its varint: zero (left out) when those are
+    "int32 of zero low bits": (CORE, "EventSeries", key(1, 0) + varint(2**32) + delimited(2, seconds(1))),
+    "int32 of a negative varint": (CORE, "EventSeries", key(1, 0) + varint(-3)),
     "negative int64": (META, "ObjectMeta", delimited(1, b"n") + key(7, 0) + varint(-5) + key(10, 0) + varint(-1)),
     "times": (META, "ObjectMeta", delimited(8, seconds(1_700_000_000, 999_999_999))
               + delimited(9, seconds(-62_135_596_800))),

@@ -375,8 +375,8 @@ static int read_message(Tables *tables, const unsigned char *buf, Py_ssize_t pos
             if (seen[slot])
                 goto done;  /* given twice: the walker keeps the last or merges them */
             seen[slot] = 1;
-            if (wire == 0) {
-                if (scalar == 0 && !field->keep_zero)
+            if (wire == 0) {  /* (an int32 is the low 32 bits: zero when those are) */
+                if (!field->keep_zero && (field->kind == KIND_INT32 ? (uint32_t)scalar == 0 : scalar == 0))
                     break;
                 value = varint_value(field->kind, scalar);
             } else if (field->kind == KIND_STRING || field->kind == KIND_BYTES) {
@@ -693,7 +693,7 @@ static PyObject *read_envelope(PyObject *module, PyObject *const *args, Py_ssize
     PyObject *type_meta = PyBytes_FromStringAndSize((const char *)body + 6, body[5]);
     if (type_meta == NULL)
         return NULL;
-    PyObject *known = PyDict_GetItemWithError(args[0], type_meta);  /* (borrowed) */
+    PyObject *known = PyDict_GetItemWithError(args[0], type_meta);
     Py_DECREF(type_meta);
     if (known == NULL)
         return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
@@ -702,6 +702,7 @@ static PyObject *read_envelope(PyObject *module, PyObject *const *args, Py_ssize
         PyErr_SetString(PyExc_TypeError, "kinds' values are (Tables, index, metadata, apiVersion, kind)");
         return NULL;
     }
+    Py_INCREF(known);  /* (held while read: the embedded JSON's Python code may let another thread change kinds) */
     PyObject *object_args[7] = {PyTuple_GET_ITEM(known, 1), PyTuple_GET_ITEM(known, 2), args[1], NULL, NULL,
                                 PyTuple_GET_ITEM(known, 3), PyTuple_GET_ITEM(known, 4)};
     object_args[3] = PyLong_FromSsize_t(start);
@@ -711,6 +712,7 @@ static PyObject *read_envelope(PyObject *module, PyObject *const *args, Py_ssize
         out = tables_object((Tables *)PyTuple_GET_ITEM(known, 0), object_args, 7);
     Py_XDECREF(object_args[3]);
     Py_XDECREF(object_args[4]);
+    Py_DECREF(known);
     return out;
 }
 
