@@ -13,6 +13,7 @@ import sys
 import sysconfig
 import threading
 import tracemalloc
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -90,6 +91,8 @@ def test_the_extension_is_built_where_a_compiler_is() -> None:
     found = shutil.which(compiler)
     if found is None or subprocess.run([found, "--version"], capture_output=True).returncode != 0:
         pytest.skip(f"no C compiler ({compiler}): the Python path alone is installed")
+    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").is_file():
+        pytest.skip("no Python headers (Python.h): the Python path alone is installed")
     assert accelerated.AVAILABLE, accelerated.IMPORT_ERROR
 
 
