@@ -36,6 +36,7 @@ from dralloc.api.scheduling_v1alpha2 import PodGroup
 from dralloc.scheduler.attributes import referenced_attributes
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.schedule_one import SchedulerState
+from dralloc.scheduler.volumes import VolumeState
 from dralloc.server.controllers.snapshot import WORKLOAD_SELECTORS, Obj, Snapshot
 from dralloc.simulator.simulator import Simulator
 
@@ -118,8 +119,21 @@ class LiveScheduler:
         self._sync_groups(sim, snap)
         if not self._sync_claims(sim, snap):
             sim = self._build(snap)
+        self._sync_volumes(sim, snap)
         self._sync_bound(sim, snap, running, assumed)
         return sim
+
+    @staticmethod
+    def _sync_volumes(sim: Simulator, snap: Snapshot) -> None:
+        """The volume plugins' PVs, PVCs, classes and CSI objects, as stored now (kube-scheduler's listers and
+        assume caches): made anew each run, so that what a run assumed (its PreBind bindings) never outlives
+        it; the version goes on counting, so that caches keyed by it see a change."""
+        last = sim.snapshot.volumes.version
+        volumes = VolumeState.build(snap.typed("persistentvolumes"), snap.typed("persistentvolumeclaims"),
+                                    snap.typed("storageclasses"), snap.typed("csinodes"), snap.typed("csidrivers"),
+                                    snap.typed("csistoragecapacities"))
+        volumes.version += last + 1
+        sim.snapshot.volumes = volumes
 
     # --- the cluster side ---------------------------------------------------------------------------
 

@@ -21,8 +21,12 @@ from dralloc.store import Change, SQLStore
 WORKLOAD_SELECTORS = ("services", "replicationcontrollers", "replicasets", "statefulsets")
 # PodGroups (scheduling.k8s.io/v1alpha2, served with GenericWorkload): what a pod group cycle schedules by.
 # Deployments, DaemonSets and Jobs: what the workload controllers (server/controllers/workloads.py) sync.
+# The storage kinds: what the volume controllers bind and the scheduler's volume plugins read.
+STORAGE_INPUTS = ("persistentvolumeclaims", "persistentvolumes", "storageclasses", "csinodes", "csidrivers",
+                  "csistoragecapacities")
 RESOURCES = ("pods", "nodes", "resourceslices", "deviceclasses", "resourceclaims", "resourceclaimtemplates",
-             "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS, "podgroups", "deployments", "daemonsets", "jobs")
+             "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS, "podgroups", "deployments", "daemonsets", "jobs",
+             *STORAGE_INPUTS)
 
 Obj = dict[str, Any]
 Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
