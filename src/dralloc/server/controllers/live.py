@@ -25,6 +25,7 @@ Each pass brings it up to date with a snapshot of the mirror:
 
 from __future__ import annotations
 
+import operator
 from datetime import datetime
 from typing import Any
 
@@ -37,7 +38,7 @@ from dralloc.scheduler.attributes import referenced_attributes
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.schedule_one import SchedulerState
 from dralloc.scheduler.volumes import VolumeState
-from dralloc.server.controllers.snapshot import WORKLOAD_SELECTORS, Obj, Snapshot
+from dralloc.server.controllers.snapshot import STORAGE_INPUTS, WORKLOAD_SELECTORS, Obj, Snapshot
 from dralloc.simulator.simulator import Simulator
 
 # The inputs whose change builds the cluster side again.
@@ -79,6 +80,7 @@ class LiveScheduler:
         self._pod_of: dict[str, int] = {}  # key -> id of the pod added
         self._bound_here: list[str] = []  # pods the last run bound (their stored state replaces them)
         self._pending: list[str] = []  # pods of the last run that were pending (tried or held)
+        self._volume_inputs: list[list[Obj]] = []  # the mirror's storage lists the volumes were made from
 
     def run(self, snap: Snapshot, running: list[Obj], assumed: list[tuple[Obj, str]], pending: list[Obj],
             held: list[Obj], victims_terminate_at: str, now: datetime) -> Simulator:
@@ -123,12 +125,18 @@ class LiveScheduler:
         self._sync_bound(sim, snap, running, assumed)
         return sim
 
-    @staticmethod
-    def _sync_volumes(sim: Simulator, snap: Snapshot) -> None:
+    def _sync_volumes(self, sim: Simulator, snap: Snapshot) -> None:
         """The volume plugins' PVs, PVCs, classes and CSI objects, as stored now (kube-scheduler's listers and
-        assume caches): made anew each run, so that what a run assumed (its PreBind bindings) never outlives
-        it; the version goes on counting, so that caches keyed by it see a change."""
-        last = sim.snapshot.volumes.version
+        assume caches): made anew when one of them changed or the last run assumed bindings (its PreBinds'), so
+        that what a run assumed never outlives it; the version goes on counting, so that caches keyed by it see
+        a change."""
+        inputs = [snap.objects[r] for r in STORAGE_INPUTS]
+        old = sim.snapshot.volumes
+        if len(inputs) == len(self._volume_inputs) and all(map(operator.is_, inputs, self._volume_inputs)) \
+                and not old.bindings:
+            return
+        self._volume_inputs = inputs
+        last = old.version
         volumes = VolumeState.build(snap.typed("persistentvolumes"), snap.typed("persistentvolumeclaims"),
                                     snap.typed("storageclasses"), snap.typed("csinodes"), snap.typed("csidrivers"),
                                     snap.typed("csistoragecapacities"))

@@ -168,6 +168,8 @@ class ControllerManager:
                 external = True
                 # A pod that goes may free room, one that changes may have finished or shrunk (the scheduler
                 # looks); a new one frees nothing.
+                if change.resource in STORAGE_INPUTS and change.type == "DELETED":
+                    continue  # (no volume plugin's queueing hint takes a storage object's deletion for a reason)
                 if change.resource in CLUSTER_RESOURCES or (change.resource == "pods" and change.type == "DELETED"):
                     self.scheduler.retry_all = True
                 elif change.resource == "pods" and change.type != "ADDED":
@@ -201,7 +203,8 @@ class ControllerManager:
         # The volume controllers bind claims (an own write a pod waiting for its claims is tried again for)
         if (self.volumes.again or self.mirror.changed_since_taken("pods")
                 or any(map(self.mirror.changed_since_taken, STORAGE_INPUTS))) \
-                and self.volumes.cycle(Snapshot(self.mirror)):
+                and self.volumes.has_work(self.mirror) \
+                and self.volumes.cycle(Snapshot(self.mirror), self.mirror.pending_changes()):
             self.scheduler.retry_all = True
             late = True
             self._changes()

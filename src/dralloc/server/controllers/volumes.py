@@ -28,6 +28,7 @@ PersistentVolumeClaims, StorageClasses and pods (pkg/controller/volume/...):
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import partial
 from typing import Any
 
 from dralloc.api.codec import to_dict
@@ -45,8 +46,8 @@ from dralloc.controllers.ephemeral_volumes import ephemeral_claims
 from dralloc.scheduler.volumes import HOSTNAME, VolumeState, matching_candidates, pod_claims
 from dralloc.server.clock import now
 from dralloc.server.controllers.events import EventRecorder
-from dralloc.server.controllers.snapshot import Obj, Snapshot
-from dralloc.server.controllers.writes import Writer
+from dralloc.server.controllers.snapshot import Mirror, Obj, Snapshot
+from dralloc.server.controllers.writes import Mutation, Writer
 from dralloc.server.registry.storage import PV_PROTECTION, PVC_PROTECTION, default_class_name
 from dralloc.store import Outcome
 
@@ -57,6 +58,7 @@ ANN_STORAGE_PROVISIONER = "volume.kubernetes.io/storage-provisioner"
 ANN_BETA_STORAGE_PROVISIONER = "volume.beta.kubernetes.io/storage-provisioner"
 ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
 TERMINAL = ("Succeeded", "Failed")
+Key = tuple[str, str]
 
 
 def _meta(obj: Obj) -> Obj:
@@ -92,34 +94,138 @@ def fully_bound(claim: Obj) -> bool:
     return bool(_spec(claim).get("volumeName")) and ANN_BIND_COMPLETED in _annotations(claim)
 
 
+class Objects:
+    """One mirrored resource by key, each object parsed when first read (a pass looks at few of them)."""
+
+    def __init__(self, mirror: Mirror, resource: str) -> None:
+        self.mirror = mirror
+        self.resource = resource
+
+    def get(self, key: Key) -> Obj | None:
+        return self.mirror.get(self.resource, key) if self.mirror.has(self.resource, key) else None
+
+    def __contains__(self, key: Key) -> bool:
+        return self.mirror.has(self.resource, key)
+
+    def keys(self) -> list[Key]:
+        return sorted(self.mirror.items(self.resource))
+
+    def values(self) -> list[Obj]:
+        return self.mirror.listed(self.resource)
+
+
 class VolumeControllers:
+    """The controllers, incremental as informers' work queues: a pass looks at the claims, volumes and pods
+    that changed since the last one (another client's writes, or its own), the volumes and claims they name,
+    and the claims still waiting (unbound, or being deleted); after a relist, at everything."""
+
     def __init__(self, writer: Writer, recorder: EventRecorder, provision: bool = False) -> None:
         self.writer = writer
         self.recorder = recorder
         self.provision = provision
         self._told: set[tuple[str, str]] = set()  # (claim uid, reason): events recorded once per claim
-        self.again = True  # look again in the next pass even if nothing changed (the first pass; own writes)
+        self._waiting: set[Key] = set()  # claims not bound yet, or being deleted: looked at in every pass
+        self._volume_of: dict[Key, str] = {}  # claim -> the volume it names (its release when it goes)
+        self._written: dict[str, set[Key]] = {}  # what this controller wrote: looked at again in the next pass
+        self.everything = True  # the next pass looks at every object (the first one)
 
-    def cycle(self, snap: Snapshot) -> bool:
-        """One pass of every volume controller; True when it wrote something (claims bound, volumes made)."""
+    @property
+    def again(self) -> bool:
+        """Whether the next pass has something to look at even if no other client changes anything."""
+        return self.everything or bool(self._written)
+
+    @staticmethod
+    def has_work(mirror: Mirror) -> bool:
+        """Whether there is anything to look at: a claim, a volume, or a pod with a PVC-backed volume."""
+        return bool(mirror.volume_users or mirror.size(PVCS) or mirror.size(PVS))
+
+    def cycle(self, snap: Snapshot, changed: dict[str, set[Key]] | None = None) -> bool:
+        """One pass of every volume controller over what changed (``changed``: the keys of each resource
+        changed since the last pass; None: everything may have); True when it wrote something."""
         mirror = snap.mirror
-        classes = mirror.items(CLASSES)
-        claims = mirror.items(PVCS)
-        volumes = mirror.items(PVS)
-        wrote = self._ephemeral(snap, claims)
-        wrote |= self._protect(snap, claims, volumes)
-        for name in sorted(volumes):
-            wrote |= self._sync_volume(volumes[name], claims)
-        default = default_class_name(list(classes.values()))
-        for key in sorted(claims):
-            wrote |= self._sync_claim(snap, claims[key], classes, volumes, default)
-        self.again = wrote  # what it wrote is looked at in the next pass (a volume made Available, then bound)
+        claims, volumes, classes = Objects(mirror, PVCS), Objects(mirror, PVS), Objects(mirror, CLASSES)
+        if changed is None or self.everything:
+            claim_keys, volume_keys = set(claims.keys()), set(volumes.keys())
+            pods = mirror.volume_user_pods()
+            volumes_changed = True
+        else:
+            claim_keys, volume_keys, pods = self._scope(mirror, changed, claims, volumes)
+            volumes_changed = bool(changed.get(PVS) or self._written.get(PVS))
+        self.everything, self._written = False, {}
+        wrote = self._ephemeral(snap, pods, claims)
+        used = _claims_in_use(mirror.volume_user_pods()) if any(
+            _meta(c).get("deletionTimestamp") for c in map(claims.get, claim_keys) if c is not None) else set()
+        for key in sorted(volume_keys):
+            volume = volumes.get(key)
+            if volume is not None:
+                wrote |= self._finalize(PVS, volume, PV_PROTECTION, _phase(volume) == "Bound")
+                wrote |= self._sync_volume(volume, claims)
+        default = default_class_name(classes.values()) if claim_keys else None
+        for key in sorted(claim_keys):
+            claim = claims.get(key)
+            if claim is None:
+                self._waiting.discard(key)
+                self._volume_of.pop(key, None)
+                continue
+            wrote |= self._finalize(PVCS, claim, PVC_PROTECTION, key in used)
+            wrote |= self._sync_claim(snap, claim, classes, volumes, default, volumes_changed or key in changed_keys(
+                changed, PVCS))
+            claim = claims.get(key) or claim
+            if _meta(claim).get("deletionTimestamp") or not fully_bound(claim) or _phase(claim) != "Bound":
+                self._waiting.add(key)
+            else:
+                self._waiting.discard(key)
+            if _spec(claim).get("volumeName"):
+                self._volume_of[key] = str(_spec(claim)["volumeName"])
         return wrote
+
+    def _scope(self, mirror: Mirror, changed: dict[str, set[Key]], claims: Objects, volumes: Objects
+               ) -> tuple[set[Key], set[Key], list[Obj]]:
+        """The claims, volumes and pods a pass looks at: those changed (by others or by this controller),
+        the waiting claims, the volumes the claims name and the claims the volumes and pods name."""
+        claim_keys = changed.get(PVCS, set()) | self._written.get(PVCS, set()) | self._waiting
+        volume_keys = changed.get(PVS, set()) | self._written.get(PVS, set())
+        pods = [p for p in map(partial(mirror.get, "pods"), sorted(changed.get("pods", set()) & mirror.volume_users))
+                if p is not None]
+        claim_keys |= _claims_in_use(pods, scheduled_only=False)
+        for key in list(claim_keys):
+            claim = claims.get(key)
+            name = _spec(claim).get("volumeName") if claim is not None else self._volume_of.get(key)
+            if name:
+                volume_keys.add(("", str(name)))
+        for key in volume_keys:
+            ref = _spec(volumes.get(key) or {}).get("claimRef") or {}
+            if ref.get("name"):
+                claim_keys.add((str(ref.get("namespace") or ""), str(ref["name"])))
+        return claim_keys, volume_keys, pods
+
+    def _note(self, resource: str, obj: Obj | None) -> Obj | None:
+        if obj is not None:
+            self._written.setdefault(resource, set()).add(_key(obj))
+        return obj
+
+    def _update(self, resource: str, obj: Obj, mutate: Mutation) -> Obj | None:
+        """The writer's update of ``obj`` (by its uid); a change is looked at again in the next pass."""
+        meta = _meta(obj)
+        wrote: list[bool] = []
+
+        def noting(current: Obj) -> Any:
+            out = mutate(current)
+            wrote.append(out is not None)
+            return out
+
+        result = self.writer.update(resource, meta.get("namespace") or "", meta.get("name") or "", noting,
+                                    uid=meta.get("uid"))
+        if wrote and wrote[-1]:
+            self._written.setdefault(resource, set()).add(_key(obj))
+        return result
 
     # --- claims -------------------------------------------------------------------------------------
 
-    def _sync_claim(self, snap: Snapshot, claim: Obj, classes: dict[tuple[str, str], Obj],
-                    volumes: dict[tuple[str, str], Obj], default: str | None) -> bool:
+    def _sync_claim(self, snap: Snapshot, claim: Obj, classes: Objects, volumes: Objects, default: str | None,
+                    may_match: bool = True) -> bool:
+        """``syncClaim``. ``may_match``: a volume may have come or changed, or the claim itself did (else
+        a waiting claim has nothing new to match)."""
         meta, spec = _meta(claim), _spec(claim)
         if meta.get("deletionTimestamp"):
             return False
@@ -133,7 +239,7 @@ class VolumeControllers:
             class_name = ""  # (then it binds volumes of no class, as a claim of class "")
         sc = classes.get(("", class_name)) if class_name else None
         delayed = sc is not None and sc.get("volumeBindingMode") == WAIT_FOR_FIRST_CONSUMER
-        volume = self._best_match(snap, claim, volumes, delayed)
+        volume = self._best_match(snap, claim, volumes, delayed) if may_match else None
         if volume is not None:
             return self._bind(claim, volume)
         written = self._pending(claim)
@@ -159,8 +265,7 @@ class VolumeControllers:
             written |= self._provision(snap, claim, sc, provisioner, volumes)
         return written
 
-    def _best_match(self, snap: Snapshot, claim: Obj, volumes: dict[tuple[str, str], Obj],
-                    delayed: bool) -> Obj | None:
+    def _best_match(self, snap: Snapshot, claim: Obj, volumes: Objects, delayed: bool) -> Obj | None:
         """``findBestMatchForClaim`` without a node: a volume pre-bound to the claim, else (Immediate only:
         the scheduler chooses for a WaitForFirstConsumer claim) the smallest Available volume that fits."""
         typed = snap.cache.typed(PVCS, claim)
@@ -168,8 +273,7 @@ class VolumeControllers:
             return None
         if not typed.metadata.namespace:
             return None
-        candidates = [v for v in (snap.cache.typed(PVS, volumes[k]) for k in sorted(volumes))
-                      if isinstance(v, PersistentVolume)]
+        candidates = [v for v in snap.typed(PVS, volumes.values()) if isinstance(v, PersistentVolume)]
         found = matching_candidates(typed, candidates)
         if found.prebound:
             return volumes.get(("", found.prebound[0].metadata.name or ""))
@@ -199,7 +303,7 @@ class VolumeControllers:
             return current
 
         vmeta = _meta(volume)
-        bound = self.writer.update(PVS, "", vmeta.get("name") or "", bind_volume, uid=vmeta.get("uid"))
+        bound = self._update(PVS, volume, bind_volume)
         if bound is None or (_spec(bound).get("claimRef") or {}).get("uid") != cmeta.get("uid"):
             return False
         vspec = _spec(bound)
@@ -217,8 +321,7 @@ class VolumeControllers:
                                  "accessModes": vspec.get("accessModes"), "capacity": vspec.get("capacity")}
             return current
 
-        self.writer.update(PVCS, cmeta.get("namespace") or "", cmeta.get("name") or "", bind_claim,
-                           uid=cmeta.get("uid"))
+        self._update(PVCS, claim, bind_claim)
         return True
 
     def _sync_bound_claim(self, claim: Obj, volume: Obj | None) -> bool:
@@ -252,9 +355,7 @@ class VolumeControllers:
             spec["storageClassName"] = class_name
             return current
 
-        meta = _meta(claim)
-        return self.writer.update(PVCS, meta.get("namespace") or "", meta.get("name") or "", assign,
-                                  uid=meta.get("uid")) is not None
+        return self._update(PVCS, claim, assign) is not None
 
     def _ask_provisioner(self, claim: Obj, provisioner: str) -> bool:
         """``setClaimProvisioner``: the claim names who provisions it (GA and beta annotations)."""
@@ -266,13 +367,11 @@ class VolumeControllers:
             annotations[ANN_STORAGE_PROVISIONER] = annotations[ANN_BETA_STORAGE_PROVISIONER] = provisioner
             return current
 
-        meta = _meta(claim)
         self._tell(claim, "Normal", "ExternalProvisioning",
                    f"Waiting for a volume to be created either by the external provisioner '{provisioner}' or "
                    f"manually by the system administrator. If volume creation is delayed, please verify that the "
                    f"provisioner is running and correctly registered.")
-        return self.writer.update(PVCS, meta.get("namespace") or "", meta.get("name") or "", annotate,
-                                  uid=meta.get("uid")) is not None
+        return self._update(PVCS, claim, annotate) is not None
 
     def _tell(self, claim: Obj, type_: str, reason: str, message: str) -> None:
         """An event about the claim, once per claim and reason (upstream repeats it at every resync)."""
@@ -283,8 +382,7 @@ class VolumeControllers:
 
     # --- the simulated external provisioner ---------------------------------------------------------
 
-    def _provision(self, snap: Snapshot, claim: Obj, sc: Obj, provisioner: str,
-                   volumes: dict[tuple[str, str], Obj]) -> bool:
+    def _provision(self, snap: Snapshot, claim: Obj, sc: Obj, provisioner: str, volumes: Objects) -> bool:
         meta, spec = _meta(claim), _spec(claim)
         name = f"pvc-{meta.get('uid')}"
         if ("", name) in volumes:
@@ -313,7 +411,7 @@ class VolumeControllers:
         self.recorder.record(claim, "Normal", "Provisioning",
                              f'External provisioner is provisioning volume for claim "{meta.get("namespace")}/'
                              f'{meta.get("name")}"', provisioner)
-        self.writer.create(PVS, "", volume)
+        self._note(PVS, self.writer.create(PVS, "", volume))
         self.recorder.record(claim, "Normal", "ProvisioningSucceeded", f"Successfully provisioned volume {name}",
                              provisioner)
         return True
@@ -337,7 +435,7 @@ class VolumeControllers:
 
     # --- volumes ------------------------------------------------------------------------------------
 
-    def _sync_volume(self, volume: Obj, claims: dict[tuple[str, str], Obj]) -> bool:
+    def _sync_volume(self, volume: Obj, claims: Objects) -> bool:
         meta, spec = _meta(volume), _spec(volume)
         if meta.get("deletionTimestamp"):
             return False
@@ -361,7 +459,7 @@ class VolumeControllers:
         if _phase(volume) not in ("Released", "Failed"):
             wrote = self._set_phase(PVS, volume, "Released")
         if _spec(volume).get("persistentVolumeReclaimPolicy") == "Delete":
-            self.writer.delete(PVS, "", meta.get("name") or "", uid=meta.get("uid"))
+            self._note(PVS, self.writer.delete(PVS, "", meta.get("name") or "", uid=meta.get("uid")))
             wrote = True
         return wrote
 
@@ -375,43 +473,31 @@ class VolumeControllers:
             current["status"] = status
             return current
 
-        meta = _meta(obj)
-        return self.writer.update(resource, meta.get("namespace") or "", meta.get("name") or "", change,
-                                  uid=meta.get("uid")) is not None
+        return self._update(resource, obj, change) is not None
 
     # --- the ephemeral volume and protection controllers --------------------------------------------
 
-    def _ephemeral(self, snap: Snapshot, claims: dict[tuple[str, str], Obj]) -> bool:
-        """A claim for each generic ephemeral volume of a pod that has none yet (owned by the pod)."""
+    def _ephemeral(self, snap: Snapshot, pods: list[Obj], claims: Objects) -> bool:
+        """A claim for each generic ephemeral volume of these pods that has none yet (owned by the pod)."""
         made = False
-        for pod_obj in snap.pods:
+        for pod_obj in pods:
             if not any(isinstance(v, dict) and "ephemeral" in v for v in _spec(pod_obj).get("volumes") or []):
                 continue
             pod = snap.cache.typed("pods", pod_obj)
             if not isinstance(pod, Pod) or pod.metadata.deletion_timestamp:
                 continue
             known = VolumeState()
+            namespace = pod.metadata.namespace or "default"
             for ref in pod_claims(pod):
-                found = claims.get((pod.metadata.namespace or "default", ref.claim))
-                if found is not None:
-                    known.pvcs[(pod.metadata.namespace or "default", ref.claim)] = PersistentVolumeClaim()
+                if (namespace, ref.claim) in claims:
+                    known.pvcs[(namespace, ref.claim)] = PersistentVolumeClaim()
             for pvc in ephemeral_claims(pod, known):
                 obj = to_dict(pvc)
                 obj["metadata"]["finalizers"] = [PVC_PROTECTION]
                 obj["status"] = {"phase": "Pending"}
-                self.writer.create(PVCS, pvc.metadata.namespace or "default", obj)
+                self._note(PVCS, self.writer.create(PVCS, namespace, obj))
                 made = True
         return made
-
-    def _protect(self, snap: Snapshot, claims: dict[tuple[str, str], Obj],
-                 volumes: dict[tuple[str, str], Obj]) -> bool:
-        used = _claims_in_use(snap.pods)
-        wrote = False
-        for key in sorted(claims):
-            wrote |= self._finalize(PVCS, claims[key], PVC_PROTECTION, key in used)
-        for key in sorted(volumes):
-            wrote |= self._finalize(PVS, volumes[key], PV_PROTECTION, _phase(volumes[key]) == "Bound")
-        return wrote
 
     def _finalize(self, resource: str, obj: Obj, finalizer: str, in_use: bool) -> bool:
         """Add the finalizer to an object that lacks it; remove it from one being deleted that is not in use
@@ -437,17 +523,21 @@ class VolumeControllers:
             cmeta.pop("finalizers", None)
             return Outcome(current, "DELETED")
 
-        return self.writer.update(resource, meta.get("namespace") or "", meta.get("name") or "", change,
-                                  uid=meta.get("uid")) is not None
+        return self._update(resource, obj, change) is not None
 
 
-def _claims_in_use(pods: Iterable[Obj]) -> set[tuple[str, str]]:
-    """The claims (namespace, name) that a scheduled pod that has not finished names in its volumes, as
-    the PVC protection controller counts them (an ephemeral volume's claim is ``<pod>-<volume>``)."""
-    used: set[tuple[str, str]] = set()
+def changed_keys(changed: dict[str, set[Key]] | None, resource: str) -> set[Key]:
+    return changed.get(resource, set()) if changed is not None else set()
+
+
+def _claims_in_use(pods: Iterable[Obj], scheduled_only: bool = True) -> set[Key]:
+    """The claims (namespace, name) these pods name in their volumes (an ephemeral volume's claim is
+    ``<pod>-<volume>``); ``scheduled_only``: of the scheduled pods that have not finished, as the PVC
+    protection controller counts them."""
+    used: set[Key] = set()
     for pod in pods:
         spec = _spec(pod)
-        if not spec.get("nodeName") or _phase(pod) in TERMINAL:
+        if scheduled_only and (not spec.get("nodeName") or _phase(pod) in TERMINAL):
             continue
         namespace = _meta(pod).get("namespace") or "default"
         for vol in spec.get("volumes") or []:
