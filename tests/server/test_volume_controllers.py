@@ -248,3 +248,80 @@ def test_a_generic_ephemeral_volume_gets_its_claim_made_and_bound() -> None:
     assert pvc["metadata"]["ownerReferences"][0]["uid"] == made["metadata"]["uid"]
     assert pvc["status"]["phase"] == "Bound"
     assert c.get("pods", "web")["spec"]["nodeName"] == "node-1"
+
+
+def _held_in_prebind() -> Cluster:
+    c = Cluster()
+    c.post("/api/v1/nodes", node("node-1"))
+    c.post(CLASSES, storage_class("fast"))
+    c.post(PVCS, claim(storageClassName="fast"))
+    c.post(f"{NS}/pods", pod("web", "data"))
+    c.settle()
+    assert c.manager.scheduler.binding  # waiting for its claim in VolumeBinding's PreBind
+    return c
+
+
+def test_a_claim_never_provisioned_fails_the_binding_cycle_after_the_bind_timeout() -> None:
+    c = _held_in_prebind()
+    started = c.manager.scheduler.clock()
+    c.manager.scheduler.clock = lambda: started + 601
+    c.settle()
+    assert failures(c, "web") == ['running PreBind plugin "VolumeBinding": binding volumes: context deadline exceeded']
+    condition = next(x for x in c.get("pods", "web")["status"]["conditions"] if x["type"] == "PodScheduled")
+    assert condition["reason"] == "SchedulerError"
+
+
+def test_a_provisioner_that_gives_up_fails_the_binding_cycle() -> None:
+    c = _held_in_prebind()
+
+    def give_up(current: dict[str, Any]) -> dict[str, Any]:  # as a provisioner that cannot provision there
+        del current["metadata"]["annotations"]["volume.kubernetes.io/selected-node"]
+        return current
+
+    c.manager.writer.update("persistentvolumeclaims", "default", "data", give_up)
+    c.manager.writer.own.clear()  # (another client's write)
+    c.settle()
+    assert failures(c, "web")[0] == ('running PreBind plugin "VolumeBinding": binding volumes: provisioning failed '
+                                     'for PVC "data"')
+
+
+def test_a_pass_after_an_unrelated_change_looks_at_no_bound_claim(monkeypatch: Any) -> None:
+    from dralloc.server.controllers.volumes import VolumeControllers
+
+    c = Cluster()
+    c.post("/api/v1/nodes", node("node-1"))
+    for i in range(5):
+        c.post(PVS, volume(f"pv-{i}"))
+        c.post(PVCS, claim(f"data-{i}", storageClassName=""))
+    c.settle()
+    assert all(x["status"]["phase"] == "Bound" for x in c.store.list("persistentvolumeclaims")[0])
+    synced: list[str] = []
+    original = VolumeControllers._sync_claim
+
+    def counted(self: Any, snap: Any, claim: dict[str, Any], *args: Any) -> bool:
+        synced.append(claim["metadata"]["name"])
+        return original(self, snap, claim, *args)
+
+    monkeypatch.setattr(VolumeControllers, "_sync_claim", counted)
+    c.post(f"{NS}/pods", {**pod("other"), "spec": {"containers": [{"name": "main", "image": "x:1"}]}})
+    c.settle()
+    assert synced == []
+    c.post(f"{NS}/pods", pod("web", "data-3"))  # a pod that names a claim: that claim is looked at
+    c.settle()
+    assert set(synced) == {"data-3"}
+
+
+def test_the_scheduler_keeps_its_volumes_when_its_cluster_side_is_built_again() -> None:
+    c = Cluster()
+    c.post("/api/v1/nodes", node("node-1"))
+    c.post(PVS, volume("pv-1"))
+    c.post(PVCS, claim(storageClassName=""))
+    c.post(f"{NS}/pods", pod("first", "data"))
+    c.settle()
+    assert c.get("pods", "first")["spec"]["nodeName"] == "node-1"
+    builds = c.manager.scheduler.live.builds
+    c.post("/api/v1/nodes", node("node-2"))  # (a node: the scheduler's cluster side is built again)
+    c.post(f"{NS}/pods", pod("second", "data"))
+    c.settle()
+    assert c.manager.scheduler.live.builds > builds
+    assert c.get("pods", "second")["spec"].get("nodeName"), failures(c, "second")

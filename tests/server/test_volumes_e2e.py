@@ -145,6 +145,8 @@ def test_a_static_volume_binds_an_immediate_claim(kubectl: Kubectl) -> None:
     _eventually(lambda: _row(kubectl, "pvc", "static")[1] == "Bound")
     assert _row(kubectl, "pvc", "static")[2:4] == ["pv-static", "5Gi"]
     assert _row(kubectl, "pv", "pv-static")[4:6] == ["Bound", "default/static"]
+    explained = kubectl("explain", "storageclass.volumeBindingMode").stdout
+    assert "KIND:       StorageClass" in explained and "FIELD: volumeBindingMode" in explained
 
 
 def test_a_statefulsets_pods_run_with_bound_claims(kubectl: Kubectl) -> None:

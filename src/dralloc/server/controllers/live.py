@@ -81,6 +81,7 @@ class LiveScheduler:
         self._bound_here: list[str] = []  # pods the last run bound (their stored state replaces them)
         self._pending: list[str] = []  # pods of the last run that were pending (tried or held)
         self._volume_inputs: list[list[Obj]] = []  # the mirror's storage lists the volumes were made from
+        self._volumes: VolumeState | None = None  # what they were made into (a new simulator has its own)
 
     def run(self, snap: Snapshot, running: list[Obj], assumed: list[tuple[Obj, str]], pending: list[Obj],
             held: list[Obj], victims_terminate_at: str, now: datetime) -> Simulator:
@@ -132,8 +133,7 @@ class LiveScheduler:
         a change."""
         inputs = [snap.objects[r] for r in STORAGE_INPUTS]
         old = sim.snapshot.volumes
-        if len(inputs) == len(self._volume_inputs) and all(map(operator.is_, inputs, self._volume_inputs)) \
-                and not old.bindings:
+        if old is self._volumes and all(map(operator.is_, inputs, self._volume_inputs)) and not old.bindings:
             return
         self._volume_inputs = inputs
         last = old.version
@@ -141,7 +141,7 @@ class LiveScheduler:
                                     snap.typed("storageclasses"), snap.typed("csinodes"), snap.typed("csidrivers"),
                                     snap.typed("csistoragecapacities"))
         volumes.version += last + 1
-        sim.snapshot.volumes = volumes
+        sim.snapshot.volumes = self._volumes = volumes
 
     # --- the cluster side ---------------------------------------------------------------------------
 

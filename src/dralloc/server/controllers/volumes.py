@@ -128,6 +128,7 @@ class VolumeControllers:
         self._volume_of: dict[Key, str] = {}  # claim -> the volume it names (its release when it goes)
         self._written: dict[str, set[Key]] = {}  # what this controller wrote: looked at again in the next pass
         self.everything = True  # the next pass looks at every object (the first one)
+        self._taken: set[str] = set()  # the volumes this pass bound (its snapshot does not show them bound yet)
 
     @property
     def again(self) -> bool:
@@ -151,7 +152,7 @@ class VolumeControllers:
         else:
             claim_keys, volume_keys, pods = self._scope(mirror, changed, claims, volumes)
             volumes_changed = bool(changed.get(PVS) or self._written.get(PVS))
-        self.everything, self._written = False, {}
+        self.everything, self._written, self._taken = False, {}, set()
         wrote = self._ephemeral(snap, pods, claims)
         used = _claims_in_use(mirror.volume_user_pods()) if any(
             _meta(c).get("deletionTimestamp") for c in map(claims.get, claim_keys) if c is not None) else set()
@@ -273,7 +274,8 @@ class VolumeControllers:
             return None
         if not typed.metadata.namespace:
             return None
-        candidates = [v for v in snap.typed(PVS, volumes.values()) if isinstance(v, PersistentVolume)]
+        candidates = [v for v in snap.typed(PVS, volumes.values())
+                      if isinstance(v, PersistentVolume) and v.metadata.name not in self._taken]
         found = matching_candidates(typed, candidates)
         if found.prebound:
             return volumes.get(("", found.prebound[0].metadata.name or ""))
@@ -306,6 +308,7 @@ class VolumeControllers:
         bound = self._update(PVS, volume, bind_volume)
         if bound is None or (_spec(bound).get("claimRef") or {}).get("uid") != cmeta.get("uid"):
             return False
+        self._taken.add(str(vmeta.get("name")))
         vspec = _spec(bound)
 
         def bind_claim(current: Obj) -> Obj | None:
