@@ -325,3 +325,25 @@ def test_the_scheduler_keeps_its_volumes_when_its_cluster_side_is_built_again() 
     c.settle()
     assert c.manager.scheduler.live.builds > builds
     assert c.get("pods", "second")["spec"].get("nodeName"), failures(c, "second")
+
+
+def test_a_waiting_pod_is_tried_again_when_a_storage_object_comes_not_when_one_goes() -> None:
+    c = Cluster()
+    c.post("/api/v1/nodes", node("node-1"))
+    c.post(CLASSES, storage_class("local", provisioner="kubernetes.io/no-provisioner"))
+    c.post("/apis/storage.k8s.io/v1/csinodes", {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+                                                 "metadata": {"name": "node-1"}, "spec": {"drivers": []}})
+    c.post(PVCS, claim(storageClassName="local"))
+    c.post(f"{NS}/pods", pod("web", "data"))
+    c.settle()
+
+    def tries() -> int:
+        return sum(e.get("count") or 1 for e in c.events("FailedScheduling") if e["involvedObject"]["name"] == "web")
+
+    assert tries() == 1
+    assert c.http.delete("/apis/storage.k8s.io/v1/csinodes/node-1").status_code == 200
+    c.settle()
+    assert tries() == 1  # (no volume plugin's queueing hint takes a deletion for a reason)
+    c.post(CLASSES, storage_class("unrelated"))
+    c.settle()
+    assert tries() == 2
