@@ -54,7 +54,8 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
                             "RoleBinding": rbac_v1.RoleBinding, "ClusterRoleBinding": rbac_v1.ClusterRoleBinding},
     policy_v1.GROUP_VERSION: {"PodDisruptionBudget": policy_v1.PodDisruptionBudget},
     storage_v1.GROUP_VERSION: {"StorageClass": storage_v1.StorageClass, "CSINode": storage_v1.CSINode,
-                               "CSIDriver": storage_v1.CSIDriver, "CSIStorageCapacity": storage_v1.CSIStorageCapacity},
+                               "CSIDriver": storage_v1.CSIDriver, "CSIStorageCapacity": storage_v1.CSIStorageCapacity,
+                               "VolumeAttachment": storage_v1.VolumeAttachment},
 }
 
 # Every kind above is namespaced or cluster-scoped, as kube-apiserver serves it.
@@ -64,7 +65,7 @@ NAMESPACED_KINDS = frozenset({
     "PodGroup", "Lease", "PodDisruptionBudget", "CSIStorageCapacity", "Role", "RoleBinding"})
 CLUSTER_KINDS = frozenset({
     "ResourceSlice", "DeviceClass", "DeviceTaintRule", "Node", "Namespace", "PersistentVolume", "PriorityClass",
-    "StorageClass", "CSINode", "CSIDriver", "ClusterRole", "ClusterRoleBinding"})
+    "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "ClusterRole", "ClusterRoleBinding"})
 
 
 def model_for(api_version: str | None, kind: str | None) -> type | None:

@@ -17,6 +17,8 @@ from dralloc.server.registry import (
     rbac,
     resource_claims,
     service_accounts,
+    storage,
+    storage_columns,
     workload_columns,
     workloads,
 )
@@ -131,12 +133,11 @@ CORE = {r.name: r for r in (
     # Read-only and always none, as the apps/v1 workloads below: nothing here runs workload controllers
     Resource("replicationcontrollers", "ReplicationController", True, group="", versions=("v1",),
              short_names=("rc",), categories=("all",), verbs=READ_ONLY),
-    # Read-only and always none (no volumes here): listed so that `kubectl apply --prune` finds every kind of
-    # its default list
-    Resource("persistentvolumeclaims", "PersistentVolumeClaim", True, group="", versions=("v1",),
-             short_names=("pvc",), verbs=READ_ONLY),
-    Resource("persistentvolumes", "PersistentVolume", False, group="", versions=("v1",), short_names=("pv",),
-             verbs=READ_ONLY),
+    # Volumes (server/registry/storage.py), bound by the PV controller and the scheduler (server/controllers/volumes.py)
+    Resource("persistentvolumeclaims", "PersistentVolumeClaim", True, group="", versions=("v1",), status=True,
+             short_names=("pvc",), table=storage_columns.CLAIM_TABLE, strategy=storage.CLAIMS),
+    Resource("persistentvolumes", "PersistentVolume", False, group="", versions=("v1",), status=True,
+             short_names=("pv",), table=storage_columns.VOLUME_TABLE, strategy=storage.VOLUMES),
 )}
 
 # apps/v1 and batch/v1 workloads (server/registry/workloads.py), which the controllers of server/controllers/
@@ -169,23 +170,25 @@ NETWORKING_GROUP = "networking.k8s.io"
 NETWORKING = {"ingresses": Resource("ingresses", "Ingress", True, group=NETWORKING_GROUP, versions=("v1",),
                                     short_names=("ing",), verbs=READ_ONLY)}
 
-# policy/v1 and storage.k8s.io/v1, read-only and always empty, as apps/v1: what an external kube-scheduler
-# (--no-scheduler) lists and watches besides pods, nodes and the DRA kinds (DefaultPreemption's disruption
-# budgets, the volume plugins' classes, CSI nodes, drivers, capacities and attachments), so its informers sync.
-# With no disruption budget every eviction is allowed, as server/subresources/eviction.py says.
+# policy/v1, read-only and always empty: what an external kube-scheduler (--no-scheduler) lists and watches
+# besides pods, nodes and the DRA kinds (DefaultPreemption's disruption budgets), so its informers sync. With no
+# disruption budget every eviction is allowed, as server/subresources/eviction.py says. storage.k8s.io/v1: the
+# volume plugins' classes, CSI nodes, drivers and capacities, and attachments (server/registry/storage.py).
 POLICY_GROUP = "policy"
 POLICY = {"poddisruptionbudgets": Resource("poddisruptionbudgets", "PodDisruptionBudget", True, group=POLICY_GROUP,
                                            versions=("v1",), short_names=("pdb",), verbs=READ_ONLY)}
 STORAGE_GROUP = "storage.k8s.io"
 STORAGE = {r.name: r for r in (
-    Resource("csidrivers", "CSIDriver", False, group=STORAGE_GROUP, versions=("v1",), verbs=READ_ONLY),
-    Resource("csinodes", "CSINode", False, group=STORAGE_GROUP, versions=("v1",), verbs=READ_ONLY),
+    Resource("csidrivers", "CSIDriver", False, group=STORAGE_GROUP, versions=("v1",),
+             table=storage_columns.CSI_DRIVER_TABLE, strategy=storage.CSI_DRIVERS),
+    Resource("csinodes", "CSINode", False, group=STORAGE_GROUP, versions=("v1",),
+             table=storage_columns.CSI_NODE_TABLE),
     Resource("csistoragecapacities", "CSIStorageCapacity", True, group=STORAGE_GROUP, versions=("v1",),
-             verbs=READ_ONLY),
+             table=storage_columns.CAPACITY_TABLE),
     Resource("storageclasses", "StorageClass", False, group=STORAGE_GROUP, versions=("v1",), short_names=("sc",),
-             verbs=READ_ONLY),
-    Resource("volumeattachments", "VolumeAttachment", False, group=STORAGE_GROUP, versions=("v1",),
-             verbs=READ_ONLY),
+             table=storage_columns.STORAGE_CLASS_TABLE, strategy=storage.STORAGE_CLASSES_STRATEGY),
+    Resource("volumeattachments", "VolumeAttachment", False, group=STORAGE_GROUP, versions=("v1",), status=True,
+             table=storage_columns.ATTACHMENT_TABLE),
 )}
 
 # events.k8s.io/v1: the same stored events (``events``), another view of them (server/registry/events.py converts)
