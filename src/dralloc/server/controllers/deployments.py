@@ -10,25 +10,39 @@
   pods are gone. Its status (replicas, updated, ready, available; Available and Progressing conditions) is what
   ``kubectl rollout status`` and ``kubectl wait --for=condition=Available`` read.
 
-Adopting orphan pods or ReplicaSets that match a selector, rollbacks, pausing and the progress deadline are
-left out: objects are controlled only by the controller that made them.
+A scaling event (an active ReplicaSet made for another replica count) and every sync of a paused Deployment
+only scale: the active ReplicaSets grow or shrink in proportion, no new one is made and no rollout moves. The
+status and its conditions (paused, progressing, the progress deadline) are ``deployment_status.py``'s.
 """
 
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable
 from typing import Any
 
 from dralloc.api import apps_v1
 from dralloc.controllers.names import pod_template_hash
 from dralloc.controllers.workloads import POD_TEMPLATE_HASH, rollout_fenceposts
+from dralloc.server.controllers.deployment_status import (
+    FOUND_NEW_RS,
+    NEW_RS_CREATED,
+    calculate_status,
+    find,
+    new_condition,
+    paused_conditions,
+    progress_deadline,
+    recheck_at,
+    rollout_conditions,
+    set_condition,
+    stamp,
+)
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.workload_pods import (
     Obj,
     PodControl,
     PodSummary,
-    condition,
     controller_ref,
     deletion_order,
     meta,
@@ -136,98 +150,236 @@ def _new_replica_set(snap: Snapshot, deploy: Obj, revision: int, start: int) -> 
             "status": {"replicas": 0}}
 
 
-def _set_replicas(control: PodControl, rs: Obj, count: int, deploy: Obj) -> bool:
-    """Scale a ReplicaSet (event ScalingReplicaSet on the Deployment)."""
+def _set_replicas(control: PodControl, rs: Obj, count: int, deploy: Obj, annotate: bool = False,
+                  way: str = "") -> bool:
+    """Scale a ReplicaSet (event ScalingReplicaSet on the Deployment); with ``annotate`` (scaleReplicaSet of a
+    scaling event) its desired and max replicas annotations are brought up to date even at the same size."""
     before = replicas(rs)
-    if before == count:
-        return False
-    writer = control.writer
     want = replicas(deploy)
     surge, _ = surge_and_unavailable(deploy)
+    annotations = meta(rs).get("annotations") or {}
+    stale = annotate and (annotations.get(DESIRED), annotations.get(MAX_REPLICAS)) != (str(want), str(want + surge))
+    if before == count and not stale:
+        return False
+    writer = control.writer
 
     def mutate(current: Obj) -> Obj:
-        current.setdefault("spec", {})["replicas"] = count
+        if replicas(current) != count:
+            current.setdefault("spec", {})["replicas"] = count
+            current["metadata"]["generation"] = int(current["metadata"].get("generation") or 1) + 1
         annotations = current["metadata"].setdefault("annotations", {})
         annotations[DESIRED], annotations[MAX_REPLICAS] = str(want), str(want + surge)
-        current["metadata"]["generation"] = int(current["metadata"].get("generation") or 1) + 1
         return current
 
     writer.update("replicasets", meta(rs).get("namespace") or "", meta(rs).get("name") or "", mutate,
                   uid=str(meta(rs).get("uid")))
-    way = "up" if count > before else "down"
-    control.event(deploy, "ScalingReplicaSet", f"Scaled {way} replica set {meta(rs).get('name')} from {before} to {count}",
-                  DEPLOYMENT_COMPONENT)
+    if before != count:
+        way = way or ("up" if count > before else "down")
+        control.event(deploy, "ScalingReplicaSet",
+                      f"Scaled {way} replica set {meta(rs).get('name')} from {before} to {count}", DEPLOYMENT_COMPONENT)
     return True
 
 
+def _by_age(sets: list[Obj], newest_first: bool = False) -> list[Obj]:
+    """ReplicaSetsByCreationTimestamp (ties by name), or its reverse."""
+    return sorted(sets, key=lambda r: (str(meta(r).get("creationTimestamp") or ""), str(meta(r).get("name"))),
+                  reverse=newest_first)
+
+
+def _active_sets(sets: list[Obj]) -> list[Obj]:
+    """FilterActiveReplicaSets: those meant to have pods."""
+    return [r for r in sets if replicas(r) > 0]
+
+
+def _annotated(rs: Obj, key: str) -> int | None:
+    try:
+        return int((meta(rs).get("annotations") or {})[key])
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def is_scaling_event(deploy: Obj, sets: list[Obj]) -> bool:
+    """isScalingEvent: an active ReplicaSet was made for another replica count than the Deployment's."""
+    want = replicas(deploy)
+    return any((desired := _annotated(rs, DESIRED)) is not None and desired != want for rs in _active_sets(sets))
+
+
+def _saturated(deploy: Obj, rs: Obj) -> bool:
+    """IsSaturated: the ReplicaSet has (and was made for) the Deployment's replicas, all available."""
+    want = replicas(deploy)
+    available = status_of(rs).get("availableReplicas")
+    return replicas(rs) == want and _annotated(rs, DESIRED) == want and available == want
+
+
+def _round(value: float) -> int:
+    """integer.RoundToInt32: halves away from zero."""
+    return int(math.floor(value + 0.5)) if value >= 0 else -int(math.floor(-value + 0.5))
+
+
+def _proportion(rs: Obj, deploy: Obj, to_add: int, added: int) -> int:
+    """GetProportion: the ReplicaSet's share of the replicas to add (or, negative, to remove), as large as its
+    share of the replicas it was made for (its max-replicas annotation, else the Deployment's status)."""
+    if replicas(rs) == 0 or to_add == 0 or to_add == added:
+        return 0
+    want = replicas(deploy)
+    if want == 0:
+        fraction = -replicas(rs)
+    else:
+        surge, _ = surge_and_unavailable(deploy)
+        annotated = _annotated(rs, MAX_REPLICAS)
+        if annotated is None:
+            status_replicas = status_of(deploy).get("replicas")
+            annotated = status_replicas if isinstance(status_replicas, int) else 0
+        fraction = _round(replicas(rs) * (want + surge) / annotated) - replicas(rs) if annotated else 0
+    allowed = to_add - added
+    return min(fraction, allowed) if to_add > 0 else max(fraction, allowed)
+
+
+def scale(control: PodControl, deploy: Obj, new: Obj | None, old: list[Obj]) -> bool:
+    """The deployment controller's scale (a scaling event, or any sync of a paused Deployment): one active
+    ReplicaSet (or none: the newest) takes the Deployment's replicas; a saturated new one leaves the old ones
+    none; otherwise, rolling, every active ReplicaSet grows or shrinks in proportion to its size, the largest
+    taking what rounding leaves."""
+    want = replicas(deploy)
+    newest_old = _by_age(old, newest_first=True)
+    everything = [*newest_old, *([new] if new is not None else [])]
+    if everything:
+        active = _active_sets(everything)
+        latest = active[0] if len(active) == 1 else None
+        if not active:
+            latest = new if new is not None else newest_old[0]
+        if latest is not None:
+            return _set_replicas(control, latest, want, deploy)
+    changed = False
+    if new is not None and _saturated(deploy, new):
+        for rs in _active_sets(old):
+            changed |= _set_replicas(control, rs, 0, deploy)
+        return changed
+    if (spec_of(deploy).get("strategy") or {}).get("type", "RollingUpdate") != "RollingUpdate":
+        return False
+    surge, _ = surge_and_unavailable(deploy)
+    active = _active_sets(everything)
+    to_add = (want + surge if want > 0 else 0) - sum(replicas(r) for r in active)
+    way = "up" if to_add > 0 else "down" if to_add < 0 else ""
+    # ReplicaSetsBySizeNewer when adding, ReplicaSetsBySizeOlder when removing: the largest first
+    active = sorted(_by_age(active, newest_first=to_add > 0), key=lambda r: -replicas(r))
+    sizes: list[int] = []
+    added = 0
+    for rs in active:
+        share = _proportion(rs, deploy, to_add, added)
+        sizes.append(replicas(rs) + share)
+        added += share
+    if active and to_add:
+        sizes[0] = max(sizes[0] + to_add - added, 0)  # the leftover to the largest
+    for rs, size in zip(active, sizes, strict=True):
+        changed |= _set_replicas(control, rs, size, deploy, annotate=True, way=way)
+    return changed
+
+
+def _sync_revision(writer: Writer, deploy: Obj, new: Obj, sets: list[Obj]) -> bool:
+    """getNewReplicaSet's revision sync: a template brought back becomes the newest revision, and the
+    Deployment carries its new ReplicaSet's revision."""
+    old_revisions = [_revision(r) for r in sets if r is not new]
+    if _revision(new) < max(old_revisions, default=0):
+        return _note_revision(writer, deploy, max(_revision(r) for r in sets) + 1, new)
+    if (meta(deploy).get("annotations") or {}).get(REVISION) != str(_revision(new)):
+        return _note_revision(writer, deploy, _revision(new))
+    return False
+
+
 def sync_deployment(control: PodControl, snap: Snapshot, deploy: Obj, sets: list[Obj],
-                    pods_of: Callable[[Obj], PodSummary]) -> bool:
-    """One sync of a Deployment over its ReplicaSets (``sets``) and their pods; True when it wrote."""
+                    pods_of: Callable[[Obj], PodSummary], now: float) -> tuple[bool, float | None]:
+    """One sync of a Deployment over its ReplicaSets (``sets``) and their pods at ``now`` (the controller's
+    clock): whether it wrote, and when to look again for a progress deadline (None: no need)."""
     writer = control.writer
     if meta(deploy).get("deletionTimestamp"):
-        return False
-    sets = sorted(sets, key=lambda r: (str(meta(r).get("creationTimestamp") or ""), str(meta(r).get("name"))))
+        return False, None
+    at = stamp(now)
+    conditions = paused_conditions(deploy, list(status_of(deploy).get("conditions") or []), at)
+    sets = _by_age(sets)
     template = _without_hash(spec_of(deploy).get("template"))
     new = next((r for r in sets if _without_hash(spec_of(r).get("template")) == template), None)
     old = [r for r in sets if r is not new]
+    changed = False
+    if new is not None:
+        changed |= _sync_revision(writer, deploy, new, sets)
+        if progress_deadline(deploy) is not None and find(conditions, "Progressing") is None:
+            conditions = set_condition(conditions, new_condition(
+                "Progressing", "True", FOUND_NEW_RS, f'Found new replica set "{meta(new).get("name")}"', at))
+    if spec_of(deploy).get("paused") is True or is_scaling_event(deploy, sets):
+        # (sync: no new ReplicaSet, no rollout; the counts and Available, Progressing as it is)
+        changed |= scale(control, deploy, new, old)
+        status = calculate_status(deploy, sets, new, pods_of, conditions, at)
+        return write_status(writer, "deployments", deploy, status) or changed, None
+    if new is None:
+        made = _create_new_replica_set(control, snap, deploy, old, pods_of)
+        if made is None:  # a ReplicaSet of that name not ours: a hash collision, counted as upstream does
+            status = {**status_of(deploy), "collisionCount": int(status_of(deploy).get("collisionCount") or 0) + 1}
+            return write_status(writer, "deployments", deploy, status), None
+        if progress_deadline(deploy) is not None:
+            conditions = set_condition(conditions, new_condition(
+                "Progressing", "True", NEW_RS_CREATED, f'Created new replica set "{meta(made).get("name")}"', at))
+        new, sets, changed = made, [*old, made], True
+    else:
+        changed |= _roll(control, deploy, new, old, pods_of)
+    status = rollout_conditions(deploy, calculate_status(deploy, sets, new, pods_of, conditions, at), new, now)
+    return write_status(writer, "deployments", deploy, status) or changed, recheck_at(deploy, status)
+
+
+def _create_new_replica_set(control: PodControl, snap: Snapshot, deploy: Obj, old: list[Obj],
+                            pods_of: Callable[[Obj], PodSummary]) -> Obj | None:
+    """The new template's ReplicaSet, made at the size a rollout starts it with (None: its name is taken)."""
+    want = replicas(deploy)
+    surge, _ = surge_and_unavailable(deploy)
+    rolling = (spec_of(deploy).get("strategy") or {}).get("type", "RollingUpdate") == "RollingUpdate"
+    old_total = sum(replicas(r) for r in old)
+    if old_total and rolling:
+        start = max(min(want + surge - old_total, want), 0)
+    else:
+        start = 0 if old_total or any(pods_of(r).active for r in old) else want
+    revision = max((_revision(r) for r in old), default=0) + 1
+    try:
+        created = control.writer.create("replicasets", meta(deploy).get("namespace") or "default",
+                                        _new_replica_set(snap, deploy, revision, start))
+    except Conflict:
+        return None
+    _note_revision(control.writer, deploy, revision)
+    if start:
+        control.event(deploy, "ScalingReplicaSet",
+                      f"Scaled up replica set {meta(created).get('name')} from 0 to {start}", DEPLOYMENT_COMPONENT)
+    return created
+
+
+def _roll(control: PodControl, deploy: Obj, new: Obj, old: list[Obj], pods_of: Callable[[Obj], PodSummary]) -> bool:
+    """rolloutRolling or rolloutRecreate's steps over the new ReplicaSet and the old ones."""
     want = replicas(deploy)
     surge, unavailable = surge_and_unavailable(deploy)
-    rolling = (spec_of(deploy).get("strategy") or {}).get("type", "RollingUpdate") == "RollingUpdate"
-
-    def active(rs: Obj) -> list[Obj]:
-        return pods_of(rs).active
-
-    def available(rs: Obj) -> int:
-        return pods_of(rs).available(min_ready_seconds(deploy))
-
-    old_total = sum(replicas(r) for r in old)
-    if new is None:
-        if old_total and rolling:
-            start = max(min(want + surge - old_total, want), 0)
-        else:
-            start = 0 if old_total or any(active(r) for r in old) else want
-        revision = max((_revision(r) for r in sets), default=0) + 1
-        try:
-            created = writer.create("replicasets", meta(deploy).get("namespace") or "default",
-                                    _new_replica_set(snap, deploy, revision, start))
-        except Conflict:  # a ReplicaSet of that name not ours: a hash collision, counted as upstream does
-            status = {**status_of(deploy), "collisionCount": int(status_of(deploy).get("collisionCount") or 0) + 1}
-            return write_status(writer, "deployments", deploy, status)
-        _note_revision(writer, deploy, revision)
-        if start:
-            control.event(deploy, "ScalingReplicaSet",
-                          f"Scaled up replica set {meta(created).get('name')} from 0 to {start}", DEPLOYMENT_COMPONENT)
-        _write_deployment_status(writer, deploy, [*old, created], created, pods_of, created=True)
-        return True
     changed = False
-    if _revision(new) < max((_revision(r) for r in old), default=0):  # back to an older template: latest again
-        changed |= _note_revision(writer, deploy, max(_revision(r) for r in sets) + 1, new)
-    elif (meta(deploy).get("annotations") or {}).get(REVISION) != str(_revision(new)):
-        changed |= _note_revision(writer, deploy, _revision(new))
-    if not rolling:
+    if (spec_of(deploy).get("strategy") or {}).get("type", "RollingUpdate") != "RollingUpdate":
         for rs in old:
             changed |= _set_replicas(control, rs, 0, deploy)
-        if not any(active(r) for r in old):
+        if not any(pods_of(r).active for r in old):
             changed |= _set_replicas(control, new, want, deploy)
-    else:
-        total = sum(replicas(r) for r in sets)
-        new_count = replicas(new)
-        if new_count > want or not old_total:
-            new_count = want
-        elif new_count < want and total < want + surge:
-            new_count = min(want, new_count + want + surge - total)
-        changed |= _set_replicas(control, new, new_count, deploy)
-        if old_total:
-            # reconcileOldReplicaSets: as many old pods go as keep replicas - maxUnavailable available
-            total = old_total + new_count
-            new_unavailable = max(new_count - available(new), 0)
-            room = max(total - (want - unavailable) - new_unavailable, 0)
-            for rs in old:
-                cut = min(room, replicas(rs))
-                if cut:
-                    changed |= _set_replicas(control, rs, replicas(rs) - cut, deploy)
-                    room -= cut
-    return _write_deployment_status(writer, deploy, sets, new, pods_of) or changed
+        return changed
+    old_total = sum(replicas(r) for r in old)
+    total = old_total + replicas(new)
+    new_count = replicas(new)
+    if new_count > want or not old_total:
+        new_count = want
+    elif new_count < want and total < want + surge:
+        new_count = min(want, new_count + want + surge - total)
+    changed |= _set_replicas(control, new, new_count, deploy)
+    if old_total:
+        # reconcileOldReplicaSets: as many old pods go as keep replicas - maxUnavailable available
+        total = old_total + new_count
+        new_unavailable = max(new_count - pods_of(new).available(min_ready_seconds(deploy)), 0)
+        room = max(total - (want - unavailable) - new_unavailable, 0)
+        for rs in old:
+            cut = min(room, replicas(rs))
+            if cut:
+                changed |= _set_replicas(control, rs, replicas(rs) - cut, deploy)
+                room -= cut
+    return changed
 
 
 def _note_revision(writer: Writer, deploy: Obj, revision: int, rs: Obj | None = None) -> bool:
@@ -251,37 +403,3 @@ def _note_revision(writer: Writer, deploy: Obj, revision: int, rs: Obj | None = 
     writer.update("deployments", meta(deploy).get("namespace") or "", meta(deploy).get("name") or "", note,
                   uid=str(meta(deploy).get("uid")))
     return True
-
-
-def _write_deployment_status(writer: Writer, deploy: Obj, sets: list[Obj], new: Obj,
-                             pods_of: Callable[[Obj], PodSummary], created: bool = False) -> bool:
-    """calculateStatus and syncRolloutStatus: the counts over every ReplicaSet's pods, and the conditions."""
-    summaries = [pods_of(r) for r in sets if r is not new] + [pods_of(new)]
-    total = sum(len(x.active) for x in summaries)
-    want = replicas(deploy)
-    _, unavailable = surge_and_unavailable(deploy)
-    seconds = min_ready_seconds(deploy)
-    available = sum(x.available(seconds) for x in summaries)
-    updated = len(pods_of(new).active)
-    old_conditions = status_of(deploy).get("conditions") or []
-    conditions = [condition("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.",
-                            old_conditions, update_time=True)
-                  if available >= want - unavailable else
-                  condition("Available", "False", "MinimumReplicasUnavailable",
-                            "Deployment does not have minimum availability.", old_conditions, update_time=True)]
-    name = meta(new).get("name")
-    complete = updated == want and total == want and available == want
-    if created:
-        progressing = ("NewReplicaSetCreated", f'Created new replica set "{name}"')
-    elif complete:
-        progressing = ("NewReplicaSetAvailable", f'ReplicaSet "{name}" has successfully progressed.')
-    else:
-        progressing = ("ReplicaSetUpdated", f'ReplicaSet "{name}" is progressing.')
-    conditions.append(condition("Progressing", "True", *progressing, old_conditions, update_time=True))
-    status = without_zeros({
-        "observedGeneration": meta(deploy).get("generation"), "replicas": total, "updatedReplicas": updated,
-        "readyReplicas": sum(x.ready for x in summaries), "availableReplicas": available,
-        "unavailableReplicas": max(want - available, 0), "conditions": conditions,
-        "collisionCount": status_of(deploy).get("collisionCount")},
-        "replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas", "collisionCount")
-    return write_status(writer, "deployments", deploy, status)

@@ -111,7 +111,7 @@ class ControllerManager:
                 timeout = IDLE_SECONDS
                 # delayed evictions, removals, pods flushed out of the unschedulable pool
                 for due in (self.taints.next_due, self.terminating.next_due, self.scheduler.next_due,
-                            self.root_ca.next_due):
+                            self.root_ca.next_due, self.workloads.next_due):
                     if due is not None:
                         timeout = max(0.05, min(timeout, due - time.time() + 0.05))
                 self._wake.wait(timeout)
@@ -173,7 +173,7 @@ class ControllerManager:
         external = self._changes()
         if not (external or force or self.taints.due() or self.terminating.due() or self.garbage.due
                 or self.scheduler.due() or self.namespaces.due or self.service_accounts.due
-                or self.root_ca.due or bool(self.workloads.changed)):
+                or self.root_ca.due or bool(self.workloads.changed) or self.workloads.due()):
             return False
         self.passes += 1
         if not self.mirror.synced:

@@ -10,6 +10,8 @@ changed (and a ReplicaSet's Deployment), every DaemonSet when a node did; the fi
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dralloc.server.controllers import jobs
@@ -40,6 +42,25 @@ class WorkloadControllers:
     changed: set[Key] = field(default_factory=set)  # inputs changed since the last cycle
     # the controller (uid) of each object with one, as of the last cycle: a deleted pod's owner is looked up here
     controller_of: dict[Key, str] = field(default_factory=dict)
+    clock: Callable[[], float] = time.time  # (tests move it on: progress deadlines, schedules)
+    # when a workload (uid) is to be synced again though nothing changed: a progress deadline that may pass
+    wake_at: dict[str, float] = field(default_factory=dict)
+
+    def wake(self, uid: str, at: float | None) -> None:
+        """Sync the workload ``uid`` again at ``at`` (None: no need)."""
+        if at is None:
+            self.wake_at.pop(uid, None)
+        else:
+            self.wake_at[uid] = at
+
+    @property
+    def next_due(self) -> float | None:
+        return min(self.wake_at.values(), default=None)
+
+    def due(self) -> bool:
+        """Whether a workload's time to be synced again has come."""
+        now = self.clock()
+        return any(at <= now for at in self.wake_at.values())
 
     def note(self, change: Change) -> None:
         """Take in one change of the store's feed (the controllers' own writes too)."""
@@ -48,7 +69,7 @@ class WorkloadControllers:
 
     def has_work(self, mirror: Mirror) -> bool:
         """Whether a cycle has something to look at: inputs changed, and there are workloads."""
-        if not (self.changed or self.everything):
+        if not (self.changed or self.everything or self.due()):
             return False
         if not any(mirror.items(r) for r in WORKLOADS):
             self.changed.clear()  # (nothing to sync; a workload created later is a change of its own)
@@ -59,7 +80,10 @@ class WorkloadControllers:
         """The uids of the workloads to sync (None: all)."""
         if self.everything:
             return None
-        dirty: set[str] = set()
+        now = self.clock()
+        dirty = {uid for uid, at in self.wake_at.items() if at <= now}
+        for uid in dirty:
+            del self.wake_at[uid]
         mirror = snap.mirror
         for key in self.changed:
             resource, namespace, name = key
@@ -105,8 +129,11 @@ class WorkloadControllers:
                 found = summaries[uid(rs)] = PodSummary.of(pods_of.get(uid(rs), []))
             return found
 
+        now = self.clock()
         for deploy in due("deployments"):
-            changed |= sync_deployment(self.control, snap, deploy, sets_of.get(uid(deploy), []), summary)
+            wrote, recheck = sync_deployment(self.control, snap, deploy, sets_of.get(uid(deploy), []), summary, now)
+            changed |= wrote
+            self.wake(uid(deploy), recheck)
         for rs in due("replicasets"):
             changed |= sync_replica_set(self.control, rs, summary(rs))
         for sts in due("statefulsets"):

@@ -1,0 +1,56 @@
+"""End to end with the real kubectl: `kubectl rollout pause|resume` and a progress deadline that
+`kubectl rollout status` reports, against `dralloc serve --fake-kubelet`."""
+
+from __future__ import annotations
+
+import pytest
+import test_workloads_e2e
+from test_workloads_e2e import Kubectl, _eventually
+
+kubectl = test_workloads_e2e.kubectl  # (the fixture: a server with --fake-kubelet and two nodes)
+
+pytestmark = pytest.mark.e2e
+
+
+def _replica_sets(kubectl: Kubectl) -> list[list[str]]:
+    return [line.split() for line in kubectl("get", "rs", "--no-headers").stdout.splitlines() if line.strip()]
+
+
+def test_rollout_pause_holds_a_new_template_back_until_resume(kubectl: Kubectl) -> None:
+    kubectl("create", "deployment", "web", "--image=nginx:1", "--replicas=2")
+    kubectl("rollout", "status", "deployment/web", "--timeout=30s")
+    assert kubectl("rollout", "pause", "deployment/web").stdout.strip() == "deployment.apps/web paused"
+    kubectl("set", "image", "deployment/web", "nginx=nginx:2")
+    kubectl("scale", "deployment/web", "--replicas=3")
+    _eventually(lambda: [r[1:4] for r in _replica_sets(kubectl)] == [["3", "3", "3"]])
+    reason = kubectl("get", "deploy", "web", "-o",
+                     "jsonpath={.status.conditions[?(@.type=='Progressing')].reason}").stdout
+    assert reason == "DeploymentPaused"
+    assert kubectl("rollout", "resume", "deployment/web").stdout.strip() == "deployment.apps/web resumed"
+    kubectl("rollout", "status", "deployment/web", "--timeout=30s")
+    _eventually(lambda: kubectl("get", "pods", "-l", "app=web", "-o",
+                                "jsonpath={.items[*].spec.containers[0].image}").stdout.split() == ["nginx:2"] * 3)
+    assert len(_replica_sets(kubectl)) == 2
+
+
+def test_rollout_status_fails_once_the_progress_deadline_passes(kubectl: Kubectl) -> None:
+    stuck = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: stuck}
+spec:
+  replicas: 1
+  progressDeadlineSeconds: 2
+  selector: {matchLabels: {app: stuck}}
+  template:
+    metadata: {labels: {app: stuck}}
+    spec:
+      nodeSelector: {disk: none-has-it}
+      containers: [{name: main, image: "nginx:1"}]
+"""
+    kubectl("apply", "-f", "-", stdin=stuck)
+    _eventually(lambda: kubectl("get", "deploy", "stuck", "-o",
+                                "jsonpath={.status.conditions[?(@.type=='Progressing')].reason}").stdout
+                == "ProgressDeadlineExceeded")
+    failed = kubectl("rollout", "status", "deployment/stuck", "--timeout=10s", check=False)
+    assert failed.returncode == 1
+    assert failed.stderr.strip() == 'error: deployment "stuck" exceeded its progress deadline'
