@@ -1,5 +1,6 @@
-"""End to end with the real kubectl: `kubectl rollout pause|resume` and a progress deadline that
-`kubectl rollout status` reports, against `dralloc serve --fake-kubelet`."""
+"""End to end with the real kubectl against `dralloc serve --fake-kubelet`: `kubectl rollout pause|resume`, a
+progress deadline that `kubectl rollout status` reports, a pod labelled out of its ReplicaSet (released,
+replaced) and back in (adopted)."""
 
 from __future__ import annotations
 
@@ -54,3 +55,18 @@ spec:
     failed = kubectl("rollout", "status", "deployment/stuck", "--timeout=10s", check=False)
     assert failed.returncode == 1
     assert failed.stderr.strip() == 'error: deployment "stuck" exceeded its progress deadline'
+
+
+def test_a_pod_labelled_out_of_its_replicaset_is_released_and_replaced(kubectl: Kubectl) -> None:
+    kubectl("create", "deployment", "web", "--image=nginx:1", "--replicas=2")
+    kubectl("rollout", "status", "deployment/web", "--timeout=30s")
+    name = kubectl("get", "pods", "-l", "app=web", "-o", "jsonpath={.items[0].metadata.name}").stdout
+    assert kubectl("label", "pod", name, "app-").stdout.strip() == f"pod/{name} unlabeled"
+    _eventually(lambda: len(kubectl("get", "pods", "-l", "app=web", "--no-headers").stdout.splitlines()) == 2)
+    owners = kubectl("get", "pod", name, "-o", "jsonpath={.metadata.ownerReferences}").stdout
+    assert owners == ""  # released: an orphan now
+    kubectl("rollout", "status", "deployment/web", "--timeout=30s")
+    assert len(kubectl("get", "pods", "--no-headers").stdout.splitlines()) == 3
+    # labelled back: adopted again, and one pod too many goes
+    kubectl("label", "pod", name, "app=web")
+    _eventually(lambda: len(kubectl("get", "pods", "--no-headers").stdout.splitlines()) == 2)

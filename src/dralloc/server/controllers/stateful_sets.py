@@ -51,6 +51,11 @@ def _ordinal(sts: Obj, pod: Obj) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def is_member(sts: Obj, pod: Obj) -> bool:
+    """isMemberOf: the pod is named after the set (``<set>-<ordinal>``): only such pods are adopted."""
+    return _ordinal(sts, pod) is not None
+
+
 def _claim_templates(sts: Obj) -> list[Obj]:
     return [t for t in spec_of(sts).get("volumeClaimTemplates") or [] if isinstance(t, dict)]
 

@@ -13,24 +13,30 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
+from dralloc.controllers.workloads import JOB_TRACKING_FINALIZER
 from dralloc.server.controllers import jobs
+from dralloc.server.controllers.adoption import claim, matcher, orphans_by_namespace
 from dralloc.server.controllers.daemon_sets import sync_daemon_set
 from dralloc.server.controllers.deployments import sync_deployment, sync_replica_set
 from dralloc.server.controllers.snapshot import Mirror, Snapshot
-from dralloc.server.controllers.stateful_sets import sync_stateful_set
+from dralloc.server.controllers.stateful_sets import is_member, sync_stateful_set
 from dralloc.server.controllers.workload_pods import (
     Obj,
     PodControl,
     PodSummary,
     by_controller,
     controller_uid,
+    is_active,
     meta,
 )
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import Change
 
 WORKLOADS = ("deployments", "replicasets", "statefulsets", "daemonsets", "jobs")
+# who adopts an orphan of each kind (ControllerRefManager's claims)
+ADOPTERS = {"pods": ("replicasets", "statefulsets", "daemonsets", "jobs"), "replicasets": ("deployments",)}
 INPUTS = frozenset((*WORKLOADS, "pods", "nodes"))
 Key = tuple[str, str, str]  # (resource, namespace, name)
 
@@ -45,6 +51,7 @@ class WorkloadControllers:
     clock: Callable[[], float] = time.time  # (tests move it on: progress deadlines, schedules)
     # when a workload (uid) is to be synced again though nothing changed: a progress deadline that may pass
     wake_at: dict[str, float] = field(default_factory=dict)
+    known: set[str] = field(default_factory=set)  # the workloads (uids) synced before: they saw every orphan
 
     def wake(self, uid: str, at: float | None) -> None:
         """Sync the workload ``uid`` again at ``at`` (None: no need)."""
@@ -96,16 +103,34 @@ class WorkloadControllers:
                 dirty.add(owner)
             if obj is not None and resource != "pods":
                 dirty.add(str(meta(obj).get("uid")))
+            if obj is not None and owner is None and resource in ADOPTERS:  # an orphan: who may adopt it
+                dirty |= self._adopters(snap, resource, obj)
         # a ReplicaSet's pods changed: its Deployment counts them too
         for rs in snap.objects["replicasets"]:
             if str(meta(rs).get("uid")) in dirty and (owner := controller_uid(rs)) is not None:
                 dirty.add(owner)
         return dirty
 
+    @staticmethod
+    def _adopters(snap: Snapshot, resource: str, orphan: Obj) -> set[str]:
+        """The workloads of the orphan's namespace whose selector matches it (getPodReplicaSets and its
+        kin: they are synced and may adopt it)."""
+        namespace = meta(orphan).get("namespace")
+        found: set[str] = set()
+        for kind in ADOPTERS[resource]:
+            for owner in snap.objects[kind]:
+                if meta(owner).get("namespace") == namespace and (match := matcher(snap, kind, owner)) is not None \
+                        and match(orphan):
+                    found.add(str(meta(owner).get("uid")))
+        return found
+
     def cycle(self, snap: Snapshot) -> bool:
         """One sync of the workloads whose objects changed; True when it wrote anything."""
         objects = snap.objects
         dirty = self._dirty(snap)
+        # what may have stopped matching its controller's selector (selectors never change): the objects that
+        # changed (None: everything, the first cycle)
+        relabelled = None if self.everything else {(r, ns, n) for r, ns, n in self.changed if r in ADOPTERS}
         self.everything, self.changed = False, set()
         pods_of = by_controller(objects["pods"])
         sets_of = by_controller(objects["replicasets"])
@@ -129,24 +154,72 @@ class WorkloadControllers:
                 found = summaries[uid(rs)] = PodSummary.of(pods_of.get(uid(rs), []))
             return found
 
+        every_orphan: dict[str, dict[str, list[Obj]]] = {}  # (listed when a workload is new)
+        changed_orphans: dict[str, dict[str, list[Obj]]] = {kind: {} for kind in ADOPTERS}
+        changed_owned: dict[str, list[Obj]] = {}  # owner uid -> what it controls that changed
+        for kind, namespace, name in relabelled or ():
+            if (obj := snap.mirror.get(kind, (namespace, name))) is not None:
+                if (owner_uid := controller_uid(obj)) is None:
+                    changed_orphans[kind].setdefault(namespace, []).append(obj)
+                else:
+                    changed_owned.setdefault(owner_uid, []).append(obj)
+
+        def orphans(kind: str, owner: Obj) -> list[Obj]:
+            """The orphans ``owner`` may adopt: all of its namespace for a workload not synced before, else
+            those that changed (an orphan that did not was looked at already)."""
+            namespace = str(meta(owner).get("namespace") or "")
+            if relabelled is not None and uid(owner) in self.known:
+                return changed_orphans[kind].get(namespace, [])
+            if kind not in every_orphan:
+                every_orphan[kind] = orphans_by_namespace(objects[kind])
+            return every_orphan[kind].get(namespace, [])
+
+        def claimed(resource: str, owner: Obj, owned: list[Obj], kind: str = "pods",
+                    also: Callable[[Obj], bool] | None = None, finalizer: str | None = None) -> list[Obj]:
+            """The objects ``owner`` controls once it adopted and released what its selector says."""
+            nonlocal changed
+            match = matcher(snap, resource, owner)
+            if match is None:
+                return owned
+            if also is not None:
+                match = (lambda selected, extra: lambda o: selected(o) and extra(o))(match, also)
+            candidates = orphans(kind, owner)
+            self.known.add(uid(owner))
+            checked = owned if relabelled is None else changed_owned.get(uid(owner), [])
+            if not any(match(o) for o in candidates) and all(match(o) for o in checked):
+                return owned
+            result = claim(self.control.writer, kind, resource, owner, owned, candidates, match, finalizer)
+            taken = {uid(o) for o in result}
+            candidates[:] = [o for o in candidates if uid(o) not in taken]  # (adopted: no longer an orphan)
+            changed = True
+            return result
+
         now = self.clock()
         for deploy in due("deployments"):
-            wrote, recheck = sync_deployment(self.control, snap, deploy, sets_of.get(uid(deploy), []), summary, now)
+            sets = claimed("deployments", deploy, sets_of.get(uid(deploy), []), kind="replicasets")
+            wrote, recheck = sync_deployment(self.control, snap, deploy, sets, summary, now)
             changed |= wrote
             self.wake(uid(deploy), recheck)
         for rs in due("replicasets"):
-            changed |= sync_replica_set(self.control, rs, summary(rs))
+            owned = summary(rs).active
+            mine = claimed("replicasets", rs, owned, also=is_active)
+            changed |= sync_replica_set(self.control, rs, summary(rs) if mine is owned else PodSummary.of(mine))
         for sts in due("statefulsets"):
-            changed |= sync_stateful_set(self.control, snap, sts, pods_of.get(uid(sts), []))
+            mine = claimed("statefulsets", sts, pods_of.get(uid(sts), []), also=partial(is_member, sts))
+            changed |= sync_stateful_set(self.control, snap, sts, mine)
         for ds in due("daemonsets"):
-            changed |= sync_daemon_set(self.control, snap, ds, pods_of.get(uid(ds), []))
+            changed |= sync_daemon_set(self.control, snap, ds, claimed("daemonsets", ds, pods_of.get(uid(ds), [])))
         for job in due("jobs"):
-            changed |= jobs.sync_job(self.control, job, pods_of.get(uid(job), []))
+            mine = claimed("jobs", job, pods_of.get(uid(job), []), finalizer=JOB_TRACKING_FINALIZER)
+            changed |= jobs.sync_job(self.control, job, mine)
+        if len(self.known) > 2 * sum(len(objects[r]) for r in WORKLOADS):  # (those deleted, now and then)
+            self.known &= {uid(o) for r in WORKLOADS for o in objects[r]}
         return changed
 
     def resync(self) -> None:
         """Sync every workload in the next cycle (the mirror was listed again: changes may be lost)."""
         self.everything = True
+        self.known.clear()
 
     @staticmethod
     def finish_job_pods(writer: Writer, snap: Snapshot) -> bool:
