@@ -70,3 +70,51 @@ def test_a_pod_labelled_out_of_its_replicaset_is_released_and_replaced(kubectl: 
     # labelled back: adopted again, and one pod too many goes
     kubectl("label", "pod", name, "app=web")
     _eventually(lambda: len(kubectl("get", "pods", "--no-headers").stdout.splitlines()) == 2)
+
+
+STATEFUL = """apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 2
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      terminationGracePeriodSeconds: 0
+      containers: [{name: main, image: "postgres:1"}]
+"""
+
+
+def _images(kubectl: Kubectl, selector: str) -> list[str]:
+    out = kubectl("get", "pods", "-l", selector, "-o", "jsonpath={.items[*].spec.containers[0].image}").stdout
+    return sorted(out.split())
+
+
+def test_rollout_history_and_undo_of_a_statefulset_and_a_daemonset(kubectl: Kubectl) -> None:
+    kubectl("apply", "-f", "-", stdin=STATEFUL)
+    kubectl("rollout", "status", "statefulset/db", "--timeout=30s")
+    kubectl("set", "image", "statefulset/db", "main=postgres:2")
+    kubectl("rollout", "status", "statefulset/db", "--timeout=30s")
+    history = kubectl("rollout", "history", "statefulset/db").stdout.splitlines()
+    assert history[0].strip() == "statefulset.apps/db" and history[1].split() == ["REVISION", "CHANGE-CAUSE"]
+    assert [line.split() for line in history[2:] if line.strip()] == [["1", "<none>"], ["2", "<none>"]]
+    shown = kubectl("rollout", "history", "statefulset/db", "--revision=1").stdout
+    assert "postgres:1" in shown and "postgres:2" not in shown
+    assert kubectl("rollout", "undo", "statefulset/db").stdout.strip() == "statefulset.apps/db rolled back"
+    kubectl("rollout", "status", "statefulset/db", "--timeout=30s")
+    _eventually(lambda: _images(kubectl, "app=db") == ["postgres:1", "postgres:1"])
+    revisions = kubectl("get", "controllerrevisions", "--no-headers").stdout.splitlines()
+    assert sorted(line.split()[1:3] for line in revisions) == [["statefulset.apps/db", "2"],
+                                                               ["statefulset.apps/db", "3"]]
+    # a DaemonSet the same way
+    kubectl("create", "-f", "-", stdin=test_workloads_e2e.AGENT)
+    kubectl("rollout", "status", "daemonset/agent", "--timeout=30s")
+    kubectl("set", "image", "daemonset/agent", "agent=busybox:2")
+    kubectl("rollout", "status", "daemonset/agent", "--timeout=30s")
+    assert kubectl("rollout", "undo", "daemonset/agent").stdout.strip() == "daemonset.apps/agent rolled back"
+    kubectl("rollout", "status", "daemonset/agent", "--timeout=30s")
+    _eventually(lambda: _images(kubectl, "app=agent") == ["busybox:1", "busybox:1"])
+    history = kubectl("rollout", "history", "daemonset/agent").stdout.splitlines()
+    assert [line.split()[0] for line in history[2:] if line.strip()] == ["2", "3"]

@@ -36,8 +36,9 @@ from dralloc.store import Change
 
 WORKLOADS = ("deployments", "replicasets", "statefulsets", "daemonsets", "jobs")
 # who adopts an orphan of each kind (ControllerRefManager's claims)
-ADOPTERS = {"pods": ("replicasets", "statefulsets", "daemonsets", "jobs"), "replicasets": ("deployments",)}
-INPUTS = frozenset((*WORKLOADS, "pods", "nodes"))
+ADOPTERS = {"pods": ("replicasets", "statefulsets", "daemonsets", "jobs"), "replicasets": ("deployments",),
+            "controllerrevisions": ("statefulsets", "daemonsets")}
+INPUTS = frozenset((*WORKLOADS, "pods", "nodes", "controllerrevisions"))
 Key = tuple[str, str, str]  # (resource, namespace, name)
 
 
@@ -51,7 +52,8 @@ class WorkloadControllers:
     clock: Callable[[], float] = time.time  # (tests move it on: progress deadlines, schedules)
     # when a workload (uid) is to be synced again though nothing changed: a progress deadline that may pass
     wake_at: dict[str, float] = field(default_factory=dict)
-    known: set[str] = field(default_factory=set)  # the workloads (uids) synced before: they saw every orphan
+    # the workloads (uid, and the kind they claim) synced before: they saw every orphan of that kind
+    known: set[tuple[str, str]] = field(default_factory=set)
 
     def wake(self, uid: str, at: float | None) -> None:
         """Sync the workload ``uid`` again at ``at`` (None: no need)."""
@@ -134,10 +136,11 @@ class WorkloadControllers:
         self.everything, self.changed = False, set()
         pods_of = by_controller(objects["pods"])
         sets_of = by_controller(objects["replicasets"])
-        self.controller_of = {("pods", str(meta(p).get("namespace") or ""), str(meta(p).get("name"))): uid
-                              for uid, pods in pods_of.items() for p in pods}
-        self.controller_of.update({("replicasets", str(meta(r).get("namespace") or ""), str(meta(r).get("name"))): uid
-                                   for uid, sets in sets_of.items() for r in sets})
+        revisions_of = by_controller(objects["controllerrevisions"])
+        self.controller_of = {(resource, str(meta(o).get("namespace") or ""), str(meta(o).get("name"))): uid
+                              for resource, owned in (("pods", pods_of), ("replicasets", sets_of),
+                                                      ("controllerrevisions", revisions_of))
+                              for uid, objs in owned.items() for o in objs}
         changed = False
 
         def uid(obj: Obj) -> str:
@@ -168,7 +171,7 @@ class WorkloadControllers:
             """The orphans ``owner`` may adopt: all of its namespace for a workload not synced before, else
             those that changed (an orphan that did not was looked at already)."""
             namespace = str(meta(owner).get("namespace") or "")
-            if relabelled is not None and uid(owner) in self.known:
+            if relabelled is not None and (uid(owner), kind) in self.known:
                 return changed_orphans[kind].get(namespace, [])
             if kind not in every_orphan:
                 every_orphan[kind] = orphans_by_namespace(objects[kind])
@@ -184,7 +187,7 @@ class WorkloadControllers:
             if also is not None:
                 match = (lambda selected, extra: lambda o: selected(o) and extra(o))(match, also)
             candidates = orphans(kind, owner)
-            self.known.add(uid(owner))
+            self.known.add((uid(owner), kind))
             checked = owned if relabelled is None else changed_owned.get(uid(owner), [])
             if not any(match(o) for o in candidates) and all(match(o) for o in checked):
                 return owned
@@ -206,14 +209,18 @@ class WorkloadControllers:
             changed |= sync_replica_set(self.control, rs, summary(rs) if mine is owned else PodSummary.of(mine))
         for sts in due("statefulsets"):
             mine = claimed("statefulsets", sts, pods_of.get(uid(sts), []), also=partial(is_member, sts))
-            changed |= sync_stateful_set(self.control, snap, sts, mine)
+            history = claimed("statefulsets", sts, revisions_of.get(uid(sts), []), kind="controllerrevisions")
+            changed |= sync_stateful_set(self.control, snap, sts, mine, history)
         for ds in due("daemonsets"):
-            changed |= sync_daemon_set(self.control, snap, ds, claimed("daemonsets", ds, pods_of.get(uid(ds), [])))
+            mine = claimed("daemonsets", ds, pods_of.get(uid(ds), []))
+            history = claimed("daemonsets", ds, revisions_of.get(uid(ds), []), kind="controllerrevisions")
+            changed |= sync_daemon_set(self.control, snap, ds, mine, history)
         for job in due("jobs"):
             mine = claimed("jobs", job, pods_of.get(uid(job), []), finalizer=JOB_TRACKING_FINALIZER)
             changed |= jobs.sync_job(self.control, job, mine)
-        if len(self.known) > 2 * sum(len(objects[r]) for r in WORKLOADS):  # (those deleted, now and then)
-            self.known &= {uid(o) for r in WORKLOADS for o in objects[r]}
+        if len(self.known) > 4 * sum(len(objects[r]) for r in WORKLOADS):  # (those deleted, now and then)
+            alive = {uid(o) for r in WORKLOADS for o in objects[r]}
+            self.known = {k for k in self.known if k[0] in alive}
         return changed
 
     def resync(self) -> None:
