@@ -118,3 +118,37 @@ def test_rollout_history_and_undo_of_a_statefulset_and_a_daemonset(kubectl: Kube
     _eventually(lambda: _images(kubectl, "app=agent") == ["busybox:1", "busybox:1"])
     history = kubectl("rollout", "history", "daemonset/agent").stdout.splitlines()
     assert [line.split()[0] for line in history[2:] if line.strip()] == ["2", "3"]
+
+
+CRON = """apiVersion: batch/v1
+kind: CronJob
+metadata: {name: tick}
+spec:
+  schedule: "@every 2s"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: tick, image: "busybox:1", command: ["true"]}]
+"""
+
+
+def test_a_cronjob_makes_jobs_on_schedule_and_create_job_from_it_works(kubectl: Kubectl) -> None:
+    made = kubectl("apply", "-f", "-", stdin=CRON)
+    assert made.stdout.strip() == "cronjob.batch/tick created"
+    _eventually(lambda: any(line.startswith("tick-") for line in
+                            kubectl("get", "jobs", "--no-headers").stdout.splitlines()), seconds=30)
+    first = next(line.split()[0] for line in kubectl("get", "jobs", "--no-headers").stdout.splitlines())
+    kubectl("wait", "--for=condition=complete", f"job/{first}", "--timeout=30s")
+    _eventually(lambda: kubectl("get", "cronjob", "tick", "-o", "jsonpath={.status.lastSuccessfulTime}").stdout != "")
+    row = kubectl("get", "cronjob", "tick", "--no-headers").stdout.split()
+    assert row[:3] == ["tick", "@every", "2s"] and row[-2] != "<none>"  # LAST SCHEDULE is set
+    created = kubectl("create", "job", "by-hand", "--from=cronjob/tick").stdout.strip()
+    assert created == "job.batch/by-hand created"
+    kubectl("wait", "--for=condition=complete", "job/by-hand", "--timeout=30s")
+    owner = kubectl("get", "job", "by-hand", "-o", "jsonpath={.metadata.ownerReferences[0].name}").stdout
+    assert owner == "tick"
+    events = kubectl("get", "events", "--field-selector", "involvedObject.kind=CronJob", "-o",
+                     "jsonpath={.items[*].reason}").stdout.split()
+    assert "SuccessfulCreate" in events and "SawCompletedJob" in events

@@ -20,11 +20,11 @@ from dralloc.store import Change, SQLStore
 # what pod affinity's namespaceSelector reads (their labels).
 WORKLOAD_SELECTORS = ("services", "replicationcontrollers", "replicasets", "statefulsets")
 # PodGroups (scheduling.k8s.io/v1alpha2, served with GenericWorkload): what a pod group cycle schedules by.
-# Deployments, DaemonSets and Jobs: what the workload controllers (server/controllers/workloads.py) sync, and
-# the ControllerRevisions of StatefulSets and DaemonSets.
+# Deployments, DaemonSets, Jobs and CronJobs: what the workload controllers (server/controllers/workloads.py)
+# sync, and the ControllerRevisions of StatefulSets and DaemonSets.
 RESOURCES = ("pods", "nodes", "resourceslices", "deviceclasses", "resourceclaims", "resourceclaimtemplates",
              "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS, "podgroups", "deployments", "daemonsets", "jobs",
-             "controllerrevisions")
+             "controllerrevisions", "cronjobs")
 
 Obj = dict[str, Any]
 Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects

@@ -18,6 +18,7 @@ from functools import partial
 from dralloc.controllers.workloads import JOB_TRACKING_FINALIZER
 from dralloc.server.controllers import jobs
 from dralloc.server.controllers.adoption import claim, matcher, orphans_by_namespace
+from dralloc.server.controllers.cron_jobs import sync_cron_job
 from dralloc.server.controllers.daemon_sets import sync_daemon_set
 from dralloc.server.controllers.deployments import sync_deployment, sync_replica_set
 from dralloc.server.controllers.snapshot import Mirror, Snapshot
@@ -34,7 +35,7 @@ from dralloc.server.controllers.workload_pods import (
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import Change
 
-WORKLOADS = ("deployments", "replicasets", "statefulsets", "daemonsets", "jobs")
+WORKLOADS = ("deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs")
 # who adopts an orphan of each kind (ControllerRefManager's claims)
 ADOPTERS = {"pods": ("replicasets", "statefulsets", "daemonsets", "jobs"), "replicasets": ("deployments",),
             "controllerrevisions": ("statefulsets", "daemonsets")}
@@ -137,9 +138,10 @@ class WorkloadControllers:
         pods_of = by_controller(objects["pods"])
         sets_of = by_controller(objects["replicasets"])
         revisions_of = by_controller(objects["controllerrevisions"])
+        jobs_of = by_controller(objects["jobs"])
         self.controller_of = {(resource, str(meta(o).get("namespace") or ""), str(meta(o).get("name"))): uid
                               for resource, owned in (("pods", pods_of), ("replicasets", sets_of),
-                                                      ("controllerrevisions", revisions_of))
+                                                      ("controllerrevisions", revisions_of), ("jobs", jobs_of))
                               for uid, objs in owned.items() for o in objs}
         changed = False
 
@@ -218,6 +220,10 @@ class WorkloadControllers:
         for job in due("jobs"):
             mine = claimed("jobs", job, pods_of.get(uid(job), []), finalizer=JOB_TRACKING_FINALIZER)
             changed |= jobs.sync_job(self.control, job, mine)
+        for cron in due("cronjobs"):
+            wrote, wake = sync_cron_job(self.control, cron, jobs_of.get(uid(cron), []), now)
+            changed |= wrote
+            self.wake(uid(cron), wake)
         if len(self.known) > 4 * sum(len(objects[r]) for r in WORKLOADS):  # (those deleted, now and then)
             alive = {uid(o) for r in WORKLOADS for o in objects[r]}
             self.known = {k for k in self.known if k[0] in alive}
