@@ -6,7 +6,7 @@ ReplicaSets.
   released: its controller reference removed (and a Job's tracking finalizer with it), unless the controller
   is being deleted.
 * An orphan (no controller reference) in its namespace that its selector matches is adopted: the controller
-  reference added, unless the orphan or the controller is being deleted.
+  reference added (and a Job's tracking finalizer), unless the orphan or the controller is being deleted.
 * An object another controller controls is never touched.
 
 Adoption and release write the object's ``ownerReferences`` only (no events, as upstream), with the object's
@@ -84,15 +84,15 @@ def claim(writer: Writer, resource: str, owner_resource: str, owner: Obj, owned:
     if wanted and not _being_deleted(writer, owner_resource, owner):
         ref = controller_ref(owner)
         for obj in wanted:
-            adopted = _adopt(writer, resource, obj, ref)
+            adopted = _adopt(writer, resource, obj, ref, finalizer)
             if adopted is not None:
                 claimed.append(adopted)
     return claimed
 
 
-def _adopt(writer: Writer, resource: str, obj: Obj, ref: Obj) -> Obj | None:
-    """AdoptPod / AdoptReplicaSet: the controller reference added (None: the object went, or another
-    controller took it meanwhile)."""
+def _adopt(writer: Writer, resource: str, obj: Obj, ref: Obj, finalizer: str | None) -> Obj | None:
+    """AdoptPod / AdoptReplicaSet: the controller reference added, and a Job's tracking finalizer (None: the
+    object went, or another controller took it meanwhile)."""
     done: list[Obj] = []
 
     def mutate(current: Obj) -> Obj | None:
@@ -101,6 +101,9 @@ def _adopt(writer: Writer, resource: str, obj: Obj, ref: Obj) -> Obj | None:
         refs = [r for r in meta(current).get("ownerReferences") or [] if not (isinstance(r, dict)
                                                                               and r.get("uid") == ref["uid"])]
         current["metadata"]["ownerReferences"] = [*refs, dict(ref)]
+        finalizers = current["metadata"].get("finalizers") or []
+        if finalizer is not None and finalizer not in finalizers:
+            current["metadata"]["finalizers"] = [*finalizers, finalizer]
         done.append(current)
         return current
 

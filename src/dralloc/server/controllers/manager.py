@@ -193,6 +193,11 @@ class ControllerManager:
         # given claims and scheduled in this pass)
         if self.workloads.has_work(self.mirror) and self.workloads.cycle(Snapshot(self.mirror)):
             late |= self._changes()
+            # a pod being deleted that a Job let go of (its tracking finalizer removed) may go now: the
+            # removals are looked at in the next pass
+            clock = self.terminating.clock()
+            self.terminating.next_due = clock if self.terminating.next_due is None else min(self.terminating.next_due,
+                                                                                            clock)
         # What changed up to this snapshot (what this pass writes from here on counts for the next one).
         changed = self.mirror.take_changes()
         snap = Snapshot(self.mirror)

@@ -78,12 +78,16 @@ class WorkloadControllers:
             self.changed.add((change.resource, change.namespace, change.name))
 
     def has_work(self, mirror: Mirror) -> bool:
-        """Whether a cycle has something to look at: inputs changed, and there are workloads."""
+        """Whether a cycle has something to look at: inputs changed, and there are workloads (or pods that
+        changed still carry a Job's tracking finalizer: their Job went)."""
         if not (self.changed or self.everything or self.due()):
             return False
         if not any(mirror.items(r) for r in WORKLOADS):
-            self.changed.clear()  # (nothing to sync; a workload created later is a change of its own)
-            return False
+            held = any(r == "pods" and (pod := mirror.get("pods", (ns, n))) is not None and jobs.tracked(pod)
+                       for r, ns, n in self.changed)
+            if not held:
+                self.changed.clear()  # (nothing to sync; a workload created later is a change of its own)
+            return held
         return True
 
     def _dirty(self, snap: Snapshot) -> set[str] | None:
@@ -220,6 +224,7 @@ class WorkloadControllers:
         for job in due("jobs"):
             mine = claimed("jobs", job, pods_of.get(uid(job), []), finalizer=JOB_TRACKING_FINALIZER)
             changed |= jobs.sync_job(self.control, job, mine)
+        changed |= self._release_job_pods(snap, relabelled)
         for cron in due("cronjobs"):
             wrote, wake = sync_cron_job(self.control, cron, jobs_of.get(uid(cron), []), now)
             changed |= wrote
@@ -228,6 +233,19 @@ class WorkloadControllers:
             alive = {uid(o) for r in WORKLOADS for o in objects[r]}
             self.known = {k for k in self.known if k[0] in alive}
         return changed
+
+    def _release_job_pods(self, snap: Snapshot, relabelled: set[Key] | None) -> bool:
+        """The job-tracking finalizer off the pods no Job controls any more (their Job went, or they are
+        orphans), as the Job controller's orphan pod handling does: nothing would count them. The pods that
+        changed are looked at (all of them in the first cycle)."""
+        jobs_here = {str(meta(j).get("uid")) for j in snap.objects["jobs"]}
+        if relabelled is None:
+            candidates = snap.objects["pods"]
+        else:
+            changed_pods = (snap.mirror.get("pods", (k[1], k[2])) for k in relabelled if k[0] == "pods")
+            candidates = [p for p in changed_pods if p is not None]
+        stray = [p for p in candidates if jobs.tracked(p) and controller_uid(p) not in jobs_here]
+        return jobs.remove_finalizers(self.control.writer, stray) if stray else False
 
     def resync(self) -> None:
         """Sync every workload in the next cycle (the mirror was listed again: changes may be lost)."""
