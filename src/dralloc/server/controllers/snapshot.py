@@ -222,6 +222,16 @@ class Mirror:
         """Whether the object is there (without parsing its text)."""
         return key in self._items[resource]
 
+    def mentions(self, resource: str, key: Key, text: str) -> bool:
+        """Whether the object is there and ``text`` is in its JSON (not parsed to find out; an object parsed
+        already is looked at as its JSON would be: the text among its keys or string values)."""
+        value = self._items[resource].get(key)
+        if value is None:
+            return False
+        if isinstance(value, str):
+            return text in value
+        return text in msgspec.json.encode(value).decode()
+
     def get(self, resource: str, key: Key) -> Obj | None:
         items = self._items[resource]
         value = items.get(key)

@@ -83,8 +83,8 @@ class WorkloadControllers:
         if not (self.changed or self.everything or self.due()):
             return False
         if not any(mirror.items(r) for r in WORKLOADS):
-            held = any(r == "pods" and (pod := mirror.get("pods", (ns, n))) is not None and jobs.tracked(pod)
-                       for r, ns, n in self.changed)
+            held = any(r == "pods" and mirror.mentions("pods", (ns, n), f'"{jobs.FINALIZER}"')
+                       for r, ns, n in self.changed)  # (a pod's text searched, not parsed)
             if not held:
                 self.changed.clear()  # (nothing to sync; a workload created later is a change of its own)
             return held
