@@ -146,3 +146,19 @@ def test_a_paused_deployment_does_not_time_out_and_no_deadline_means_no_progress
     settle(c)
     assert progressing(c) == ("Unknown", "DeploymentPaused", "Deployment is paused")
     assert [x["type"] for x in c.get("deployments", "free")["status"]["conditions"]] == ["Available"]
+
+
+def test_old_replicasets_beyond_the_history_limit_are_deleted_once_the_rollout_completes() -> None:
+    c = cluster()
+    c.post(f"{APPS}/deployments", workload("Deployment", "web", replicas=1, revisionHistoryLimit=1))
+    settle(c)
+    for image in ("nginx:2", "nginx:3", "nginx:4"):
+        set_image(c, "web", image)
+        settle(c)
+    # the new one and one old one (the newest old revision) stay
+    revisions = sorted((int(r["metadata"]["annotations"]["deployment.kubernetes.io/revision"]),
+                        r["spec"]["template"]["spec"]["containers"][0]["image"]) for r in c.store.list("replicasets")[0])
+    assert revisions == [(3, "nginx:3"), (4, "nginx:4")]
+    patch(c, "web", {"spec": {"revisionHistoryLimit": 0}})
+    settle(c)
+    assert sizes(c) == {"nginx:4": 1}

@@ -11,24 +11,36 @@
   ``kubectl rollout status`` and ``kubectl wait --for=condition=Available`` read.
 
 A scaling event (an active ReplicaSet made for another replica count) and every sync of a paused Deployment
-only scale: the active ReplicaSets grow or shrink in proportion, no new one is made and no rollout moves. The
-status and its conditions (paused, progressing, the progress deadline) are ``deployment_status.py``'s.
+only scale (``deployment_scale.py``): the active ReplicaSets grow or shrink in proportion, no new one is made
+and no rollout moves. Old ReplicaSets beyond ``revisionHistoryLimit`` that have scaled to nothing are deleted,
+the lowest revisions first, once a rollout is complete (or while paused). The status and its conditions
+(paused, progressing, the progress deadline) are ``deployment_status.py``'s.
 """
 
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Callable
 from typing import Any
 
 from dralloc.api import apps_v1
 from dralloc.controllers.names import pod_template_hash
-from dralloc.controllers.workloads import POD_TEMPLATE_HASH, rollout_fenceposts
+from dralloc.controllers.workloads import POD_TEMPLATE_HASH
+from dralloc.server.controllers.deployment_scale import (
+    DEPLOYMENT_COMPONENT,
+    DESIRED,
+    MAX_REPLICAS,
+    by_age,
+    is_scaling_event,
+    scale,
+    set_replicas,
+    surge_and_unavailable,
+)
 from dralloc.server.controllers.deployment_status import (
     FOUND_NEW_RS,
     NEW_RS_CREATED,
     calculate_status,
+    complete,
     find,
     new_condition,
     paused_conditions,
@@ -58,10 +70,7 @@ from dralloc.server.controllers.writes import Writer
 from dralloc.store import Conflict
 
 RS_COMPONENT = "replicaset-controller"
-DEPLOYMENT_COMPONENT = "deployment-controller"
 REVISION = "deployment.kubernetes.io/revision"
-DESIRED = "deployment.kubernetes.io/desired-replicas"
-MAX_REPLICAS = "deployment.kubernetes.io/max-replicas"
 _NOT_COPIED = frozenset({"kubectl.kubernetes.io/last-applied-configuration", REVISION,
                          "deployment.kubernetes.io/revision-history", DESIRED, MAX_REPLICAS,
                          "deprecated.deployment.rollback.to"})
@@ -92,11 +101,6 @@ def sync_replica_set(control: PodControl, rs: Obj, pods: PodSummary) -> bool:
 
 
 # --- Deployment -------------------------------------------------------------------------------------
-
-
-def surge_and_unavailable(deploy: Obj) -> tuple[int, int]:
-    """The Deployment's maxSurge and maxUnavailable, resolved for its replicas."""
-    return rollout_fenceposts(spec_of(deploy).get("strategy"), replicas(deploy))
 
 
 def _semantic(value: Any) -> Any:
@@ -150,132 +154,6 @@ def _new_replica_set(snap: Snapshot, deploy: Obj, revision: int, start: int) -> 
             "status": {"replicas": 0}}
 
 
-def _set_replicas(control: PodControl, rs: Obj, count: int, deploy: Obj, annotate: bool = False,
-                  way: str = "") -> bool:
-    """Scale a ReplicaSet (event ScalingReplicaSet on the Deployment); with ``annotate`` (scaleReplicaSet of a
-    scaling event) its desired and max replicas annotations are brought up to date even at the same size."""
-    before = replicas(rs)
-    want = replicas(deploy)
-    surge, _ = surge_and_unavailable(deploy)
-    annotations = meta(rs).get("annotations") or {}
-    stale = annotate and (annotations.get(DESIRED), annotations.get(MAX_REPLICAS)) != (str(want), str(want + surge))
-    if before == count and not stale:
-        return False
-    writer = control.writer
-
-    def mutate(current: Obj) -> Obj:
-        if replicas(current) != count:
-            current.setdefault("spec", {})["replicas"] = count
-            current["metadata"]["generation"] = int(current["metadata"].get("generation") or 1) + 1
-        annotations = current["metadata"].setdefault("annotations", {})
-        annotations[DESIRED], annotations[MAX_REPLICAS] = str(want), str(want + surge)
-        return current
-
-    writer.update("replicasets", meta(rs).get("namespace") or "", meta(rs).get("name") or "", mutate,
-                  uid=str(meta(rs).get("uid")))
-    if before != count:
-        way = way or ("up" if count > before else "down")
-        control.event(deploy, "ScalingReplicaSet",
-                      f"Scaled {way} replica set {meta(rs).get('name')} from {before} to {count}", DEPLOYMENT_COMPONENT)
-    return True
-
-
-def _by_age(sets: list[Obj], newest_first: bool = False) -> list[Obj]:
-    """ReplicaSetsByCreationTimestamp (ties by name), or its reverse."""
-    return sorted(sets, key=lambda r: (str(meta(r).get("creationTimestamp") or ""), str(meta(r).get("name"))),
-                  reverse=newest_first)
-
-
-def _active_sets(sets: list[Obj]) -> list[Obj]:
-    """FilterActiveReplicaSets: those meant to have pods."""
-    return [r for r in sets if replicas(r) > 0]
-
-
-def _annotated(rs: Obj, key: str) -> int | None:
-    try:
-        return int((meta(rs).get("annotations") or {})[key])
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-def is_scaling_event(deploy: Obj, sets: list[Obj]) -> bool:
-    """isScalingEvent: an active ReplicaSet was made for another replica count than the Deployment's."""
-    want = replicas(deploy)
-    return any((desired := _annotated(rs, DESIRED)) is not None and desired != want for rs in _active_sets(sets))
-
-
-def _saturated(deploy: Obj, rs: Obj) -> bool:
-    """IsSaturated: the ReplicaSet has (and was made for) the Deployment's replicas, all available."""
-    want = replicas(deploy)
-    available = status_of(rs).get("availableReplicas")
-    return replicas(rs) == want and _annotated(rs, DESIRED) == want and available == want
-
-
-def _round(value: float) -> int:
-    """integer.RoundToInt32: halves away from zero."""
-    return int(math.floor(value + 0.5)) if value >= 0 else -int(math.floor(-value + 0.5))
-
-
-def _proportion(rs: Obj, deploy: Obj, to_add: int, added: int) -> int:
-    """GetProportion: the ReplicaSet's share of the replicas to add (or, negative, to remove), as large as its
-    share of the replicas it was made for (its max-replicas annotation, else the Deployment's status)."""
-    if replicas(rs) == 0 or to_add == 0 or to_add == added:
-        return 0
-    want = replicas(deploy)
-    if want == 0:
-        fraction = -replicas(rs)
-    else:
-        surge, _ = surge_and_unavailable(deploy)
-        annotated = _annotated(rs, MAX_REPLICAS)
-        if annotated is None:
-            status_replicas = status_of(deploy).get("replicas")
-            annotated = status_replicas if isinstance(status_replicas, int) else 0
-        fraction = _round(replicas(rs) * (want + surge) / annotated) - replicas(rs) if annotated else 0
-    allowed = to_add - added
-    return min(fraction, allowed) if to_add > 0 else max(fraction, allowed)
-
-
-def scale(control: PodControl, deploy: Obj, new: Obj | None, old: list[Obj]) -> bool:
-    """The deployment controller's scale (a scaling event, or any sync of a paused Deployment): one active
-    ReplicaSet (or none: the newest) takes the Deployment's replicas; a saturated new one leaves the old ones
-    none; otherwise, rolling, every active ReplicaSet grows or shrinks in proportion to its size, the largest
-    taking what rounding leaves."""
-    want = replicas(deploy)
-    newest_old = _by_age(old, newest_first=True)
-    everything = [*newest_old, *([new] if new is not None else [])]
-    if everything:
-        active = _active_sets(everything)
-        latest = active[0] if len(active) == 1 else None
-        if not active:
-            latest = new if new is not None else newest_old[0]
-        if latest is not None:
-            return _set_replicas(control, latest, want, deploy)
-    changed = False
-    if new is not None and _saturated(deploy, new):
-        for rs in _active_sets(old):
-            changed |= _set_replicas(control, rs, 0, deploy)
-        return changed
-    if (spec_of(deploy).get("strategy") or {}).get("type", "RollingUpdate") != "RollingUpdate":
-        return False
-    surge, _ = surge_and_unavailable(deploy)
-    active = _active_sets(everything)
-    to_add = (want + surge if want > 0 else 0) - sum(replicas(r) for r in active)
-    way = "up" if to_add > 0 else "down" if to_add < 0 else ""
-    # ReplicaSetsBySizeNewer when adding, ReplicaSetsBySizeOlder when removing: the largest first
-    active = sorted(_by_age(active, newest_first=to_add > 0), key=lambda r: -replicas(r))
-    sizes: list[int] = []
-    added = 0
-    for rs in active:
-        share = _proportion(rs, deploy, to_add, added)
-        sizes.append(replicas(rs) + share)
-        added += share
-    if active and to_add:
-        sizes[0] = max(sizes[0] + to_add - added, 0)  # the leftover to the largest
-    for rs, size in zip(active, sizes, strict=True):
-        changed |= _set_replicas(control, rs, size, deploy, annotate=True, way=way)
-    return changed
-
-
 def _sync_revision(writer: Writer, deploy: Obj, new: Obj, sets: list[Obj]) -> bool:
     """getNewReplicaSet's revision sync: a template brought back becomes the newest revision, and the
     Deployment carries its new ReplicaSet's revision."""
@@ -296,7 +174,7 @@ def sync_deployment(control: PodControl, snap: Snapshot, deploy: Obj, sets: list
         return False, None
     at = stamp(now)
     conditions = paused_conditions(deploy, list(status_of(deploy).get("conditions") or []), at)
-    sets = _by_age(sets)
+    sets = by_age(sets)
     template = _without_hash(spec_of(deploy).get("template"))
     new = next((r for r in sets if _without_hash(spec_of(r).get("template")) == template), None)
     old = [r for r in sets if r is not new]
@@ -306,9 +184,12 @@ def sync_deployment(control: PodControl, snap: Snapshot, deploy: Obj, sets: list
         if progress_deadline(deploy) is not None and find(conditions, "Progressing") is None:
             conditions = set_condition(conditions, new_condition(
                 "Progressing", "True", FOUND_NEW_RS, f'Found new replica set "{meta(new).get("name")}"', at))
-    if spec_of(deploy).get("paused") is True or is_scaling_event(deploy, sets):
+    paused = spec_of(deploy).get("paused") is True
+    if paused or is_scaling_event(deploy, sets):
         # (sync: no new ReplicaSet, no rollout; the counts and Available, Progressing as it is)
         changed |= scale(control, deploy, new, old)
+        if paused:
+            changed |= clean_up(writer, deploy, old)
         status = calculate_status(deploy, sets, new, pods_of, conditions, at)
         return write_status(writer, "deployments", deploy, status) or changed, None
     if new is None:
@@ -322,8 +203,30 @@ def sync_deployment(control: PodControl, snap: Snapshot, deploy: Obj, sets: list
         new, sets, changed = made, [*old, made], True
     else:
         changed |= _roll(control, deploy, new, old, pods_of)
+        if complete(deploy, status_of(deploy)):
+            changed |= clean_up(writer, deploy, old)
     status = rollout_conditions(deploy, calculate_status(deploy, sets, new, pods_of, conditions, at), new, now)
     return write_status(writer, "deployments", deploy, status) or changed, recheck_at(deploy, status)
+
+
+def clean_up(writer: Writer, deploy: Obj, old: list[Obj]) -> bool:
+    """cleanupDeployment: the old ReplicaSets beyond ``revisionHistoryLimit``, lowest revision first, are
+    deleted when nothing is left in them (no replicas wanted or running, their last change observed)."""
+    limit = spec_of(deploy).get("revisionHistoryLimit")
+    if not isinstance(limit, int):
+        return False
+    alive = sorted((r for r in old if not meta(r).get("deletionTimestamp")),
+                   key=lambda r: (_revision(r), str(meta(r).get("creationTimestamp") or ""), str(meta(r).get("name"))))
+    deleted = False
+    for rs in alive[:max(len(alive) - limit, 0)]:
+        observed = status_of(rs).get("observedGeneration")
+        if status_of(rs).get("replicas") or replicas(rs) or int(meta(rs).get("generation") or 0) > (
+                observed if isinstance(observed, int) else 0):
+            continue
+        writer.delete("replicasets", str(meta(rs).get("namespace") or ""), str(meta(rs).get("name")),
+                      uid=str(meta(rs).get("uid")))
+        deleted = True
+    return deleted
 
 
 def _create_new_replica_set(control: PodControl, snap: Snapshot, deploy: Obj, old: list[Obj],
@@ -357,9 +260,9 @@ def _roll(control: PodControl, deploy: Obj, new: Obj, old: list[Obj], pods_of: C
     changed = False
     if (spec_of(deploy).get("strategy") or {}).get("type", "RollingUpdate") != "RollingUpdate":
         for rs in old:
-            changed |= _set_replicas(control, rs, 0, deploy)
+            changed |= set_replicas(control, rs, 0, deploy)
         if not any(pods_of(r).active for r in old):
-            changed |= _set_replicas(control, new, want, deploy)
+            changed |= set_replicas(control, new, want, deploy)
         return changed
     old_total = sum(replicas(r) for r in old)
     total = old_total + replicas(new)
@@ -368,7 +271,7 @@ def _roll(control: PodControl, deploy: Obj, new: Obj, old: list[Obj], pods_of: C
         new_count = want
     elif new_count < want and total < want + surge:
         new_count = min(want, new_count + want + surge - total)
-    changed |= _set_replicas(control, new, new_count, deploy)
+    changed |= set_replicas(control, new, new_count, deploy)
     if old_total:
         # reconcileOldReplicaSets: as many old pods go as keep replicas - maxUnavailable available
         total = old_total + new_count
@@ -377,7 +280,7 @@ def _roll(control: PodControl, deploy: Obj, new: Obj, old: list[Obj], pods_of: C
         for rs in old:
             cut = min(room, replicas(rs))
             if cut:
-                changed |= _set_replicas(control, rs, replicas(rs) - cut, deploy)
+                changed |= set_replicas(control, rs, replicas(rs) - cut, deploy)
                 room -= cut
     return changed
 
