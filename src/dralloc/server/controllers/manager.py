@@ -116,7 +116,7 @@ class ControllerManager:
                 timeout = IDLE_SECONDS
                 # delayed evictions, removals, pods flushed out of the unschedulable pool
                 for due in (self.taints.next_due, self.terminating.next_due, self.scheduler.next_due,
-                            self.root_ca.next_due):
+                            self.root_ca.next_due, self.workloads.next_due):
                     if due is not None:
                         timeout = max(0.05, min(timeout, due - time.time() + 0.05))
                 self._wake.wait(timeout)
@@ -180,7 +180,7 @@ class ControllerManager:
         external = self._changes()
         if not (external or force or self.taints.due() or self.terminating.due() or self.garbage.due
                 or self.scheduler.due() or self.namespaces.due or self.service_accounts.due
-                or self.root_ca.due or bool(self.workloads.changed)):
+                or self.root_ca.due or bool(self.workloads.changed) or self.workloads.due()):
             return False
         self.passes += 1
         if not self.mirror.synced:
@@ -200,6 +200,11 @@ class ControllerManager:
         # given claims and scheduled in this pass)
         if self.workloads.has_work(self.mirror) and self.workloads.cycle(Snapshot(self.mirror)):
             late |= self._changes()
+            # a pod being deleted that a Job let go of (its tracking finalizer removed) may go now: the
+            # removals are looked at in the next pass
+            clock = self.terminating.clock()
+            self.terminating.next_due = clock if self.terminating.next_due is None else min(self.terminating.next_due,
+                                                                                            clock)
         # The volume controllers bind claims (an own write a pod waiting for its claims is tried again for)
         if (self.volumes.again or self.mirror.changed_since_taken("pods")
                 or any(map(self.mirror.changed_since_taken, STORAGE_INPUTS))) \

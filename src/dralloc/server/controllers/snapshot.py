@@ -20,13 +20,14 @@ from dralloc.store import Change, SQLStore
 # what pod affinity's namespaceSelector reads (their labels).
 WORKLOAD_SELECTORS = ("services", "replicationcontrollers", "replicasets", "statefulsets")
 # PodGroups (scheduling.k8s.io/v1alpha2, served with GenericWorkload): what a pod group cycle schedules by.
-# Deployments, DaemonSets and Jobs: what the workload controllers (server/controllers/workloads.py) sync.
+# Deployments, DaemonSets, Jobs and CronJobs: what the workload controllers (server/controllers/workloads.py)
+# sync, and the ControllerRevisions of StatefulSets and DaemonSets.
 # The storage kinds: what the volume controllers bind and the scheduler's volume plugins read.
 STORAGE_INPUTS = ("persistentvolumeclaims", "persistentvolumes", "storageclasses", "csinodes", "csidrivers",
                   "csistoragecapacities")
 RESOURCES = ("pods", "nodes", "resourceslices", "deviceclasses", "resourceclaims", "resourceclaimtemplates",
              "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS, "podgroups", "deployments", "daemonsets", "jobs",
-             *STORAGE_INPUTS)
+             "controllerrevisions", "cronjobs", *STORAGE_INPUTS)
 
 Obj = dict[str, Any]
 Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
@@ -243,6 +244,16 @@ class Mirror:
     def has(self, resource: str, key: Key) -> bool:
         """Whether the object is there (without parsing its text)."""
         return key in self._items[resource]
+
+    def mentions(self, resource: str, key: Key, text: str) -> bool:
+        """Whether the object is there and ``text`` is in its JSON (not parsed to find out; an object parsed
+        already is looked at as its JSON would be: the text among its keys or string values)."""
+        value = self._items[resource].get(key)
+        if value is None:
+            return False
+        if isinstance(value, str):
+            return text in value
+        return text in msgspec.json.encode(value).decode()
 
     def get(self, resource: str, key: Key) -> Obj | None:
         items = self._items[resource]

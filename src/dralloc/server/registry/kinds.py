@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from dralloc.server.registry import (
     configs,
+    controller_revisions,
     core_defaults,
     events,
     namespaces,
@@ -145,6 +146,9 @@ CORE = {r.name: r for r in (
 APPS_GROUP = "apps"
 _SCALE = ("scale",)  # autoscaling/v1 Scale (server/subresources/scale.py), as `kubectl scale` writes it
 APPS = {r.name: r for r in (
+    # the StatefulSets' and DaemonSets' template history (server/controllers/revisions.py)
+    Resource("controllerrevisions", "ControllerRevision", True, group=APPS_GROUP, versions=("v1",),
+             table=workload_columns.CONTROLLER_REVISION_TABLE, strategy=controller_revisions.STRATEGY),
     Resource("daemonsets", "DaemonSet", True, group=APPS_GROUP, versions=("v1",), short_names=("ds",),
              categories=("all",), status=True, table=workload_columns.DAEMON_SET_TABLE, strategy=workloads.DAEMON_SETS),
     Resource("deployments", "Deployment", True, group=APPS_GROUP, versions=("v1",), short_names=("deploy",),
