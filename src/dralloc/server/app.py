@@ -24,6 +24,9 @@ from dralloc.server.auth import issuer, reviews
 from dralloc.server.auth import tokens as tokens_module  # (``tokens``: the static token file's)
 from dralloc.server.auth.impersonation import impersonated
 from dralloc.server.auth.users import AUTHENTICATED, Authorizer, User
+from dralloc.server.crds import openapi as crd_openapi
+from dralloc.server.crds import patches as crd_patches
+from dralloc.server.crds.served import CustomResources
 from dralloc.server.http import discovery, health, negotiation, openapi_gated, openapi_v2, routing, upgrades
 from dralloc.server.http.errors import ApiError, bad_request, method_not_allowed, no_such_path
 from dralloc.server.http.requests import ApiRequest
@@ -56,8 +59,9 @@ class ApiServer:
                  service_account_key: tokens_module.ServiceAccountKey | None = None,
                  feature_gates: Collection[str] = ()) -> None:
         self.store = store
-        # the resources served, the gated ones (scheduling.k8s.io/v1alpha2) with the gates named in feature_gates
-        self.groups = served_groups(feature_gates)
+        # the resources served, the gated ones (scheduling.k8s.io/v1alpha2) with the gates named in feature_gates,
+        # and the custom resources of the CRDs stored (the ``groups`` property)
+        self.custom_resources = CustomResources(store, served_groups(feature_gates))
         self.tokens = tokens
         # signs the TokenRequest API's tokens and verifies them (one in memory when the server has no data dir)
         self.service_account_key = service_account_key or tokens_module.ServiceAccountKey.generate()
@@ -78,6 +82,11 @@ class ApiServer:
         services.ensure_kubernetes_service(store, secure_port)  # default/kubernetes -> this server's port
         services.ensure_kubernetes_endpoints(store, endpoint_address, secure_port)
         self.namespaces = NamespaceCache(store)
+
+    @property
+    def groups(self) -> discovery.Groups:
+        """The stored resources of each served group, custom resources included."""
+        return self.custom_resources.groups()
 
     def background(self, work: Awaitable[Any]) -> None:
         """Run ``work`` on the event loop, keeping a reference until it is done."""
@@ -202,9 +211,14 @@ class ApiServer:
                 return response
         if parts == ["openapi", "v2"] and request.method == "GET":
             gated = openapi_gated.served(self.groups)
+            custom = crd_openapi.v2_definitions(self.groups)  # (the custom resources' schemas)
             if openapi_v2.wants_protobuf(request.headers.get("accept", "")):
-                return Response(openapi_v2.document_protobuf(gated), media_type=openapi_v2.PROTOBUF_RETURNED)
-            return respond(request, openapi_v2.document(gated))
+                body = openapi_v2.document_protobuf(gated) + openapi_v2.definitions_protobuf(custom)
+                return Response(body, media_type=openapi_v2.PROTOBUF_RETURNED)
+            doc = openapi_v2.document(gated)
+            if custom:
+                doc = {**doc, "definitions": dict(sorted({**doc["definitions"], **custom}.items()))}
+            return respond(request, doc)
         doc = routing.discovery_document(parts, self.groups)
         if doc is not None:
             if request.method != "GET":
@@ -227,6 +241,8 @@ class ApiServer:
                            details={**details, "group": target.resource.group, "kind": target.resource.name})
         if subresource is not None:
             return await self._subresource(subresource, user, verb, request, target)
+        if verb == "patch" and target.resource.group in self.custom_resources.custom():
+            crd_patches.check_patch_type(request.headers.get("content-type", ""))
         # before the body is read or the store asked, as kube-apiserver's handlers negotiate first
         request.scope[negotiation.SCOPE_KEY] = negotiation.negotiate(request.headers.get("accept", ""),
                                                                      watch=verb == "watch")

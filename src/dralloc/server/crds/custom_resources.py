@@ -1,0 +1,140 @@
+"""The strategy of a custom resource, made from its CustomResourceDefinition: stored as sent (in the version it
+was written in: with conversion ``None`` only the apiVersion differs between versions, and every read shows the
+version asked for), pruned of the fields its version's schema does not declare, defaulted from the schema's
+``default`` on every write and read, validated against the schema; with a status subresource a main write keeps
+the stored status and a status write changes nothing else, and ``metadata.generation`` moves only on a change
+outside metadata and status."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import msgspec
+
+from dralloc.api.meta import ObjectMeta
+from dralloc.errors import InputError
+from dralloc.server.crds import columns as printer
+from dralloc.server.registry.strategy import Strategy, managed_field_errors
+from dralloc.server.types import Obj
+from dralloc.validation import field as f
+from dralloc.validation import openapi_schema
+from dralloc.validation.crd import generic_object_meta
+from dralloc.validation.meta import (
+    finalizers_added_while_deleting,
+    name_is_dns_subdomain,
+    validate_object_meta_update,
+)
+
+
+class CustomObject(msgspec.Struct, kw_only=True):
+    """What the generic verbs read of a custom resource's body: its metadata."""
+
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+
+
+class CrdVersion:
+    """One served version of a CRD: its schema, subresources and printer columns."""
+
+    def __init__(self, version: dict[str, Any]) -> None:
+        self.name = str(version.get("name", ""))
+        schema = (version.get("schema") or {}).get("openAPIV3Schema")
+        self.schema: dict[str, Any] = schema if isinstance(schema, dict) else {"type": "object"}
+        subresources = version.get("subresources") or {}
+        self.status = isinstance(subresources, dict) and subresources.get("status") is not None
+        scale = subresources.get("scale") if isinstance(subresources, dict) else None
+        self.scale: dict[str, Any] | None = scale if isinstance(scale, dict) else None
+        self.columns: list[dict[str, Any]] = list(version.get("additionalPrinterColumns") or ()) \
+            or printer.DEFAULT_COLUMNS
+        self.has_defaults = '"default"' in msgspec.json.encode(self.schema).decode()
+
+
+class CustomResourceStrategy(Strategy):
+    stored_as_sent = True
+    tracks_generation = True
+
+    def __init__(self, group: str, kind: str, versions: list[dict[str, Any]]) -> None:
+        self.group = group
+        self.kind = kind
+        self.versions = {v.name: v for v in (CrdVersion(d) for d in versions)}
+        self.first = next(iter(self.versions.values()))
+
+    def version_of(self, obj: Obj) -> CrdVersion:
+        """The CRD version an object names in its apiVersion (the first served one when it names none)."""
+        api_version = obj.get("apiVersion")
+        if isinstance(api_version, str) and api_version.startswith(self.group + "/"):
+            found = self.versions.get(api_version[len(self.group) + 1:])
+            if found is not None:
+                return found
+        return self.first
+
+    # --- decoding ---------------------------------------------------------------------------------------
+
+    def decode(self, data: Obj) -> Any:
+        meta = data.get("metadata")
+        try:
+            return CustomObject(metadata=msgspec.convert(meta or {}, ObjectMeta, str_keys=True))
+        except msgspec.ValidationError as exc:
+            raise InputError(f"json: cannot unmarshal metadata: {exc}") from None
+
+    def unknown_fields(self, data: Obj) -> list[str] | None:
+        probe = copy.deepcopy(data)
+        return [f'unknown field "{p}"' for p in openapi_schema.prune(probe, self.version_of(data).schema)]
+
+    def present(self, obj: Obj, api_version: str) -> Obj | None:
+        if not obj:
+            return obj
+        version = self.versions.get(api_version.rpartition("/")[2], self.first)
+        shown = {**obj, "apiVersion": api_version}
+        if version.has_defaults:  # defaulting on read, as from storage
+            shown = copy.deepcopy(shown)
+            openapi_schema.apply_defaults(shown, version.schema)
+        return shown
+
+    # --- writes -----------------------------------------------------------------------------------------
+
+    def _normalise(self, obj: Obj) -> None:
+        version = self.version_of(obj)
+        openapi_schema.prune(obj, version.schema)
+        openapi_schema.apply_defaults(obj, version.schema)
+
+    def prepare_for_create(self, stored: Obj) -> None:
+        if self.version_of(stored).status:
+            stored.pop("status", None)  # written through /status only
+        self._normalise(stored)
+
+    def create_errors(self, typed: Any, stored: Obj | None, namespaced: bool) -> list[f.FieldError]:
+        obj = stored or {}
+        meta = msgspec.convert(obj.get("metadata") or {}, ObjectMeta, str_keys=True)
+        errors = generic_object_meta(meta, namespaced, name_is_dns_subdomain, require_namespace=namespaced)
+        return errors + openapi_schema.validate(obj, self.version_of(obj).schema)
+
+    def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
+        self._normalise(merged)
+        meta = merged["metadata"]
+        generation = (old.get("metadata") or {}).get("generation", 1)
+        ignored = ("metadata", "status") if self.version_of(merged).status else ("metadata",)
+        changed = {k: v for k, v in merged.items() if k not in ignored and k != "apiVersion"} != \
+            {k: v for k, v in old.items() if k not in ignored and k != "apiVersion"}
+        meta["generation"] = generation + 1 if changed else generation
+
+    def merge_status(self, sent: Obj, meta: Obj, old: Obj) -> Obj:
+        merged = super().merge_status(sent, meta, old)
+        merged["apiVersion"] = sent.get("apiVersion", old.get("apiVersion"))
+        return merged
+
+    def update_errors(self, merged: Obj, old: Obj, sub: str, typed_meta: Any) -> list[f.FieldError]:
+        new_meta = msgspec.convert(merged.get("metadata") or {}, ObjectMeta, str_keys=True)
+        old_meta = msgspec.convert(old.get("metadata") or {}, ObjectMeta, str_keys=True)
+        errors = finalizers_added_while_deleting(merged["metadata"], old["metadata"])
+        errors += validate_object_meta_update(new_meta, old_meta) + managed_field_errors(merged)
+        return errors + openapi_schema.validate(merged, self.version_of(merged).schema)
+
+    # --- kubectl get ------------------------------------------------------------------------------------
+
+    def printer_columns(self, api_version: str) -> list[dict[str, Any]] | None:
+        version = self.versions.get(api_version.rpartition("/")[2], self.first)
+        return printer.column_definitions(version.columns)
+
+    def printer_cells(self, obj: Obj) -> list[Any]:
+        return printer.cells(obj, self.version_of(obj).columns)
