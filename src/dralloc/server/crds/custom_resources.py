@@ -15,6 +15,7 @@ import msgspec
 from dralloc.api.meta import ObjectMeta
 from dralloc.errors import InputError
 from dralloc.server.crds import columns as printer
+from dralloc.server.crds.columns import find
 from dralloc.server.registry.strategy import Strategy, managed_field_errors
 from dralloc.server.types import Obj
 from dralloc.validation import field as f
@@ -129,6 +130,43 @@ class CustomResourceStrategy(Strategy):
         errors = finalizers_added_while_deleting(merged["metadata"], old["metadata"])
         errors += validate_object_meta_update(new_meta, old_meta) + managed_field_errors(merged)
         return errors + openapi_schema.validate(merged, self.version_of(merged).schema)
+
+    # --- the scale subresource ---------------------------------------------------------------------------
+
+    def scale_of(self, obj: Obj) -> Obj | None:
+        scale = self.version_of(obj).scale
+        if scale is None:
+            return None
+        meta = obj.get("metadata") or {}
+        kept = {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp") if k in meta}
+        spec_found = find(obj, str(scale.get("specReplicasPath", "")))
+        status_found = find(obj, str(scale.get("statusReplicasPath", "")))
+        status: dict[str, Any] = {"replicas": status_found[0] if status_found and isinstance(status_found[0], int)
+                                  else 0}
+        selector_path = scale.get("labelSelectorPath")
+        if selector_path:
+            selector = find(obj, str(selector_path))
+            if selector and isinstance(selector[0], str):
+                status["selector"] = selector[0]
+        replicas = spec_found[0] if spec_found and isinstance(spec_found[0], int) else 0
+        return {"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": kept, "spec": {"replicas": replicas},
+                "status": status}
+
+    def scaled(self, obj: Obj, replicas: int) -> tuple[Obj, list[f.FieldError]] | None:
+        scale = self.version_of(obj).scale
+        if scale is None:
+            return None
+        new = copy.deepcopy(obj)
+        parts = [p for p in str(scale.get("specReplicasPath", "")).split(".") if p]
+        at = new
+        for part in parts[:-1]:
+            nxt = at.get(part)
+            if not isinstance(nxt, dict):
+                nxt = at[part] = {}
+            at = nxt
+        at[parts[-1]] = replicas
+        self.prepare_for_update(new, obj, "scale")
+        return new, self.update_errors(new, obj, "scale", None)
 
     # --- kubectl get ------------------------------------------------------------------------------------
 

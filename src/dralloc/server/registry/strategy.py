@@ -152,6 +152,16 @@ class Strategy:
     def printer_cells(self, obj: Obj) -> list[Any]:
         return []
 
+    def scale_of(self, obj: Obj) -> Obj | None:
+        """The autoscaling/v1 Scale of an object whose kind says where its replicas are (a custom resource's
+        scale subresource); None: the workloads' ``spec.replicas``."""
+        return None
+
+    def scaled(self, obj: Obj, replicas: int) -> tuple[Obj, list[FieldError]] | None:
+        """``obj`` with ``replicas`` written where :meth:`scale_of` reads them, and its validation errors; None:
+        the workloads' way."""
+        return None
+
     # --- delete ---------------------------------------------------------------------------------------
 
     def check_delete(self, name: str) -> None:
