@@ -237,3 +237,26 @@ def test_a_crd_whose_plural_a_built_in_resource_uses_is_not_served(client: TestC
     pods["spec"].update(group="example.org", names={"plural": "pods", "kind": "Pod"})
     assert client.post(CRDS, json=pods).status_code == 201
     assert client.get("/apis/example.org/v1/namespaces/ns/pods").status_code == 404
+
+
+def test_a_namespace_being_deleted_deletes_its_custom_resources_and_names_those_held() -> None:
+    from cluster import Cluster, make_namespaces
+
+    from dralloc.store import NotFound
+
+    c = Cluster()
+    make_namespaces(c.http, "ns")
+    c.post(CRDS, widget_crd())
+    c.post(WIDGETS, widget("free"))
+    c.post(WIDGETS, {**widget("held"), "metadata": {"name": "held", "finalizers": ["example.com/keep"]}})
+    c.http.delete("/api/v1/namespaces/ns")
+    c.settle()
+    assert [w["metadata"]["name"] for w in c.store.list("widgets", "ns")[0]] == ["held"]
+    conditions = {x["type"]: x for x in c.store.get("namespaces", "", "ns")["status"]["conditions"]}
+    assert conditions["NamespaceContentRemaining"]["message"] == \
+        "Some resources are remaining: widgets.example.com has 1 resource instances"
+    held = c.http.get(f"{WIDGETS}/held").json()
+    c.http.put(f"{WIDGETS}/held", json={**held, "metadata": {**held["metadata"], "finalizers": []}})
+    c.settle()
+    with pytest.raises(NotFound):
+        c.store.get("namespaces", "", "ns")

@@ -13,7 +13,7 @@ from typing import Any
 
 from dralloc.server.crds.custom_resources import CustomResourceStrategy
 from dralloc.server.crds.definitions import RESOURCE, is_established
-from dralloc.server.registry.kinds import CORE, Resource
+from dralloc.server.registry.kinds import CORE, GATED_RESOURCES, GROUP_RESOURCES, Resource
 from dralloc.store import SQLStore
 
 Groups = Mapping[str, dict[str, Resource]]
@@ -91,3 +91,12 @@ class CustomResources:
         """Only the custom resources' groups."""
         self.groups()
         return self._custom
+
+
+def namespaced_custom_resources(store: SQLStore) -> dict[str, str]:
+    """The namespaced custom resources of the stored CRDs: plural → ``<plural>.<group>`` (what the namespace
+    controller deletes in a namespace being deleted, and how it names them)."""
+    crds, _ = store.list(RESOURCE)
+    static = {**GROUP_RESOURCES, **{r.group: {} for r in GATED_RESOURCES.values()}}
+    return {r.name: r.group_resource for table in custom_groups(crds, static).values() for r in table.values()
+            if r.namespaced}
