@@ -7,9 +7,11 @@ from __future__ import annotations
 import copy
 import time
 import warnings
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
@@ -260,3 +262,28 @@ def test_a_namespace_being_deleted_deletes_its_custom_resources_and_names_those_
     c.settle()
     with pytest.raises(NotFound):
         c.store.get("namespaces", "", "ns")
+
+
+def test_a_crds_cel_rules_hold_on_its_resources(client: TestClient) -> None:
+    """NVIDIA's ComputeDomain: ``self == oldSelf`` keeps its spec immutable."""
+    path = Path(__file__).parent / "data" / "computedomains.resource.nvidia.com.yaml"
+    assert client.post(CRDS, json=yaml.safe_load(path.read_text())).status_code == 201
+    domains = "/apis/resource.nvidia.com/v1beta1/namespaces/ns/computedomains"
+    body = {"apiVersion": "resource.nvidia.com/v1beta1", "kind": "ComputeDomain", "metadata": {"name": "imex"},
+            "spec": {"numNodes": 1, "channel": {"resourceClaimTemplate": {"name": "t"}}}}
+    created = client.post(domains, json=body)
+    assert created.status_code == 201, created.text
+    changed = {**created.json(), "spec": {**created.json()["spec"], "numNodes": 2}}
+    r = client.put(f"{domains}/imex", json=changed)
+    assert r.status_code == 422
+    assert r.json()["message"] == ('ComputeDomain.resource.nvidia.com "imex" is invalid: spec: Invalid value: '
+                                   '"object": A computeDomain.spec is immutable')
+    bad_rule = widget_crd()
+    bad_rule["metadata"]["name"] = "gadgets.example.com"
+    bad_rule["spec"]["names"] = {"plural": "gadgets", "kind": "Gadget"}
+    bad_rule["spec"]["versions"][1]["schema"] = {"openAPIV3Schema": {
+        "type": "object", "x-kubernetes-validations": [{"rule": "self.spec.size =="}]}}
+    refused = client.post(CRDS, json=bad_rule)
+    assert refused.status_code == 422
+    assert "spec.versions[1].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: " \
+           'apiextensions.ValidationRule{Rule:"self.spec.size =="' in refused.json()["message"]

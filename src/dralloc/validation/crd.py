@@ -19,6 +19,7 @@ from dralloc.api.apiextensions_v1 import (
     Version,
 )
 from dralloc.validation import field as f
+from dralloc.validation.crd_rules import rule_errors
 from dralloc.validation.formats import is_dns1123_subdomain, is_qualified_name, max_len_error, regex_error
 from dralloc.validation.meta import (
     IMMUTABLE,
@@ -175,6 +176,7 @@ def _version_errors(version: Version, path: str) -> list[f.FieldError]:
         errors.append(f.required(schema_path, "schemas are required"))
     else:
         errors += schema_errors(schema, schema_path)
+        errors += rule_errors(schema, schema_path)
         if version.subresources is not None and version.subresources.status is not None:
             if schema.get("type") not in (None, "object"):
                 errors.append(f.invalid(f.child(schema_path, "type"), schema.get("type"),

@@ -18,8 +18,8 @@ from dralloc.server.crds import columns as printer
 from dralloc.server.crds.columns import find
 from dralloc.server.registry.strategy import Strategy, managed_field_errors
 from dralloc.server.types import Obj
+from dralloc.validation import crd_rules, openapi_schema
 from dralloc.validation import field as f
-from dralloc.validation import openapi_schema
 from dralloc.validation.crd import generic_object_meta
 from dralloc.validation.meta import (
     finalizers_added_while_deleting,
@@ -108,7 +108,9 @@ class CustomResourceStrategy(Strategy):
         obj = stored or {}
         meta = msgspec.convert(obj.get("metadata") or {}, ObjectMeta, str_keys=True)
         errors = generic_object_meta(meta, namespaced, name_is_dns_subdomain, require_namespace=namespaced)
-        return errors + openapi_schema.validate(obj, self.version_of(obj).schema)
+        schema = self.version_of(obj).schema
+        errors += openapi_schema.validate(obj, schema)
+        return errors + (crd_rules.validate(obj, schema) if not errors else [])
 
     def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
         self._normalise(merged)
@@ -129,7 +131,9 @@ class CustomResourceStrategy(Strategy):
         old_meta = msgspec.convert(old.get("metadata") or {}, ObjectMeta, str_keys=True)
         errors = finalizers_added_while_deleting(merged["metadata"], old["metadata"])
         errors += validate_object_meta_update(new_meta, old_meta) + managed_field_errors(merged)
-        return errors + openapi_schema.validate(merged, self.version_of(merged).schema)
+        schema = self.version_of(merged).schema
+        errors += openapi_schema.validate(merged, schema)
+        return errors + (crd_rules.validate(merged, schema, old) if not errors else [])
 
     # --- the scale subresource ---------------------------------------------------------------------------
 
