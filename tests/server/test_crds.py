@@ -287,3 +287,28 @@ def test_a_crds_cel_rules_hold_on_its_resources(client: TestClient) -> None:
     assert refused.status_code == 422
     assert "spec.versions[1].schema.openAPIV3Schema.x-kubernetes-validations[0].rule: Invalid value: " \
            'apiextensions.ValidationRule{Rule:"self.spec.size =="' in refused.json()["message"]
+
+
+def test_selectable_fields_are_field_selectors_and_others_are_refused(client: TestClient) -> None:
+    crd = widget_crd()
+    crd["metadata"]["name"] = "gadgets.example.com"
+    crd["spec"]["names"] = {"plural": "gadgets", "kind": "Gadget"}
+    crd["spec"]["versions"][1]["selectableFields"] = [{"jsonPath": ".spec.size"}]
+    assert client.post(CRDS, json=crd).status_code == 201
+    gadgets = "/apis/example.com/v1/namespaces/ns/gadgets"
+    for name, size in (("a", "small"), ("b", "large")):
+        assert client.post(gadgets, json={**widget(name, size=size), "kind": "Gadget"}).status_code == 201
+    found = client.get(gadgets + "?fieldSelector=spec.size=large").json()["items"]
+    assert [g["metadata"]["name"] for g in found] == ["b"]
+    refused = client.get(gadgets + "?fieldSelector=spec.replicas=1")
+    assert refused.status_code == 400 and refused.json()["message"] == "field label not supported: spec.replicas"
+
+
+def test_a_default_added_to_the_schema_later_shows_on_read(client: TestClient) -> None:
+    assert client.post(WIDGETS, json=widget("a")).status_code == 201
+    crd = client.get(f"{CRDS}/widgets.example.com").json()
+    schema = crd["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    schema["properties"]["selector"]["default"] = "all"
+    assert client.put(f"{CRDS}/widgets.example.com", json=crd).status_code == 200
+    assert client.get(WIDGETS).json()["items"][0]["spec"]["selector"] == "all"
+    assert client.get(f"{WIDGETS}/a").json()["spec"]["selector"] == "all"

@@ -59,6 +59,10 @@ class CustomResourceStrategy(Strategy):
         self.kind = kind
         self.versions = {v.name: v for v in (CrdVersion(d) for d in versions)}
         self.first = next(iter(self.versions.values()))
+        # the field selectors it takes: metadata.name and metadata.namespace, and its versions' selectableFields
+        selectable = [str(field.get("jsonPath", "")).lstrip(".") for v in versions
+                      for field in v.get("selectableFields") or () if isinstance(field, dict)]
+        self.field_labels = {k: k for k in ("metadata.name", "metadata.namespace", *selectable) if k}
 
     def version_of(self, obj: Obj) -> CrdVersion:
         """The CRD version an object names in its apiVersion (the first served one when it names none)."""
