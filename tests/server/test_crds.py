@@ -312,3 +312,28 @@ def test_a_default_added_to_the_schema_later_shows_on_read(client: TestClient) -
     assert client.put(f"{CRDS}/widgets.example.com", json=crd).status_code == 200
     assert client.get(WIDGETS).json()["items"][0]["spec"]["selector"] == "all"
     assert client.get(f"{WIDGETS}/a").json()["spec"]["selector"] == "all"
+
+
+def test_a_crd_deletion_a_stopped_server_began_is_finished_when_it_starts_again(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from dralloc.server import create_app
+    from dralloc.store import SQLiteStore
+
+    db = str(tmp_path / "db.sqlite")
+    first = TestClient(create_app(SQLiteStore(db)))
+    assert first.post("/api/v1/namespaces", json={"metadata": {"name": "ns"}}).status_code == 201
+    assert first.post(CRDS, json=widget_crd()).status_code == 201
+    assert first.post(WIDGETS, json=widget("a")).status_code == 201
+    store = first.app.api.store  # type: ignore[attr-defined]
+    # what a server stopped right after marking the CRD leaves behind
+    store.update("customresourcedefinitions", "", "widgets.example.com",
+                 lambda old, rv: {**old, "metadata": {**old["metadata"], "resourceVersion": rv,
+                                                      "deletionTimestamp": "2026-01-01T00:00:00Z"}})
+    store.close()
+    with TestClient(create_app(SQLiteStore(db))) as second:  # (the lifespan: started)
+        deadline = time.monotonic() + 5
+        while second.get(f"{CRDS}/widgets.example.com").status_code != 404 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert second.get(f"{CRDS}/widgets.example.com").status_code == 404
+        assert second.app.api.store.list("widgets")[0] == []  # type: ignore[attr-defined]

@@ -177,3 +177,21 @@ def test_stored_versions_must_stay_in_spec_versions() -> None:
     new["status"] = {"storedVersions": ["v1", "v2"]}
     found = [str(e) for e in validate_crd_update(decode(new), decode(copy.deepcopy(crd())), established=True)]
     assert 'status.storedVersions[0]: Invalid value: "v1": must appear in spec.versions' in found
+
+
+@pytest.mark.parametrize(("annotations", "message"), [
+    ({}, 'metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval '
+         'annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111'),
+    ({"api-approved.kubernetes.io": "yes please"},
+     'metadata.annotations[api-approved.kubernetes.io]: Invalid value: "yes please": protected groups must have '
+     'approval annotation "api-approved.kubernetes.io" with either a URL or a reason starting with "unapproved", '
+     'see https://github.com/kubernetes/enhancements/pull/1111'),
+    ({"api-approved.kubernetes.io": "https://github.com/kubernetes-sigs/gateway-api/pull/2466"}, None),
+    ({"api-approved.kubernetes.io": "unapproved, experimental-only"}, None),
+])
+def test_a_kubernetes_project_group_needs_the_api_approval_annotation(annotations: dict[str, str],
+                                                                      message: str | None) -> None:
+    obj = crd(group="gateway.networking.k8s.io")
+    obj["metadata"] = {"name": "widgets.gateway.networking.k8s.io", "annotations": annotations}
+    assert messages(obj) == ([message] if message else [])
+    assert messages(crd()) == []  # other groups need none

@@ -24,6 +24,7 @@ from dralloc.server.auth import issuer, reviews
 from dralloc.server.auth import tokens as tokens_module  # (``tokens``: the static token file's)
 from dralloc.server.auth.impersonation import impersonated
 from dralloc.server.auth.users import AUTHENTICATED, Authorizer, User
+from dralloc.server.crds import definitions as crd_definitions
 from dralloc.server.crds import openapi as crd_openapi
 from dralloc.server.crds import patches as crd_patches
 from dralloc.server.crds.served import CustomResources
@@ -102,6 +103,7 @@ class ApiServer:
             if (pod.get("metadata") or {}).get("deletionTimestamp"):
                 pods.schedule_removal(self, pod)
         self.store.attach_loop(asyncio.get_running_loop())  # the controllers' writes commit with the requests'
+        crd_definitions.resume_cleanups(self)  # CRDs being deleted when the server stopped
         if self.controllers is not None:
             self.controllers.start()
         asyncio.get_running_loop().call_later(namespaces.SYSTEM_NAMESPACES_EVERY, self._keep_system_namespaces)

@@ -60,6 +60,49 @@ def generic_object_meta(meta: Any, namespaced: bool, name_rule: NameCheck,
     return errors
 
 
+APPROVAL_ANNOTATION = "api-approved.kubernetes.io"
+_APPROVAL_PATH = f"metadata.annotations[{APPROVAL_ANNOTATION}]"
+
+
+def is_protected_group(group: str) -> bool:
+    """The groups of the Kubernetes project (``k8s.io``, ``kubernetes.io`` and their subdomains)."""
+    return group in ("k8s.io", "kubernetes.io") or group.endswith((".k8s.io", ".kubernetes.io"))
+
+
+def _approval(annotations: dict[str, str] | None) -> tuple[str, str]:
+    """The API approval state of a CRD's annotations and why it is not approved."""
+    value = (annotations or {}).get(APPROVAL_ANNOTATION, "")
+    if not value:
+        return "missing", (f'protected groups must have approval annotation "{APPROVAL_ANNOTATION}", see '
+                           "https://github.com/kubernetes/enhancements/pull/1111")
+    if value.startswith("unapproved"):
+        return "bypassed", ""
+    if not _REQUEST_URI.match(value):
+        return "invalid", (f'protected groups must have approval annotation "{APPROVAL_ANNOTATION}" with either a '
+                           'URL or a reason starting with "unapproved", see '
+                           "https://github.com/kubernetes/enhancements/pull/1111")
+    return "approved", ""
+
+
+# what Go's url.ParseRequestURI takes: an absolute URL with a scheme, or an absolute path
+_REQUEST_URI = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*:\S*|/\S*)$")
+
+
+def approval_errors(new: CustomResourceDefinition, old: CustomResourceDefinition | None) -> list[f.FieldError]:
+    """A CRD of a Kubernetes project group needs the api-approved.kubernetes.io annotation (a URL, or a reason
+    starting with "unapproved"); an update that keeps the approval state as it was is not checked."""
+    if not is_protected_group(new.spec.group):
+        return []
+    state, reason = _approval(new.metadata.annotations)
+    if old is not None and _approval(old.metadata.annotations)[0] == state:
+        return []
+    if state == "missing":
+        return [f.required(_APPROVAL_PATH, reason)]
+    if state == "invalid":
+        return [f.invalid(_APPROVAL_PATH, (new.metadata.annotations or {})[APPROVAL_ANNOTATION], reason)]
+    return []
+
+
 def validate_crd(crd: CustomResourceDefinition) -> list[f.FieldError]:
     """The errors of a CRD being created (defaulted: singular and listKind filled in)."""
     spec = crd.spec
@@ -72,6 +115,7 @@ def validate_crd(crd: CustomResourceDefinition) -> list[f.FieldError]:
 
     errors = generic_object_meta(crd.metadata, False, name_rule)
     errors += validate_spec(spec, "spec")
+    errors += approval_errors(crd, None)
     if crd.status is not None and crd.status.accepted_names is not None:
         errors += validate_names(crd.status.accepted_names, "status.acceptedNames")
     return errors
@@ -82,6 +126,7 @@ def validate_crd_update(new: CustomResourceDefinition, old: CustomResourceDefini
     """The errors of an update; ``established``: the stored CRD's Established condition is True."""
     errors = validate_object_meta_update(new.metadata, old.metadata)
     errors += validate_spec(new.spec, "spec")
+    errors += approval_errors(new, old)
     if established:  # (they decide how objects are stored)
         errors += _immutable(new.spec.scope, old.spec.scope, "spec.scope")
         errors += _immutable(new.spec.names.kind, old.spec.names.kind, "spec.names.kind")

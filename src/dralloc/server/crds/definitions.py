@@ -151,6 +151,15 @@ class DefinitionStrategy(Strategy):
             server.background(asyncio.to_thread(finalize, server, str(meta.get("name", ""))))
 
 
+def resume_cleanups(server: Server) -> None:
+    """On startup: finish deleting the CRDs whose deletion a stopped server had begun."""
+    crds, _ = server.store.list(RESOURCE)
+    for crd in crds:
+        meta = crd.get("metadata") or {}
+        if meta.get("deletionTimestamp") and CLEANUP_FINALIZER in (meta.get("finalizers") or []):
+            server.background(asyncio.to_thread(finalize, server, str(meta.get("name", ""))))
+
+
 def finalize(server: Server, name: str) -> None:
     """As kube-apiserver's CRD finalizer: delete every custom resource of the CRD, then remove its finalizer
     (the CRD goes once no other finalizer holds it)."""
