@@ -337,3 +337,12 @@ def test_a_crd_deletion_a_stopped_server_began_is_finished_when_it_starts_again(
             time.sleep(0.05)
         assert second.get(f"{CRDS}/widgets.example.com").status_code == 404
         assert second.app.api.store.list("widgets")[0] == []  # type: ignore[attr-defined]
+
+
+def test_server_side_apply_refuses_a_field_the_schema_lacks(client: TestClient) -> None:
+    body = b"apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\nspec: {size: large, colour: red}\n"
+    r = client.patch(f"{WIDGETS}/a?fieldManager=me", content=body,
+                     headers={"content-type": "application/apply-patch+yaml"})
+    assert r.status_code == 400
+    assert r.json()["message"] == ("failed to create typed patch object (/a; example.com/v1, Kind=Widget): "
+                                   ".spec.colour: field not declared in schema")

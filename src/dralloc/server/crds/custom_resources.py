@@ -84,7 +84,7 @@ class CustomResourceStrategy(Strategy):
 
     def unknown_fields(self, data: Obj) -> list[str] | None:
         probe = copy.deepcopy(data)
-        return [f'unknown field "{p}"' for p in openapi_schema.prune(probe, self.version_of(data).schema)]
+        return openapi_schema.prune(probe, self.version_of(data).schema)
 
     def present(self, obj: Obj, api_version: str) -> Obj | None:
         if not obj:

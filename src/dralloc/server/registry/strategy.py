@@ -135,8 +135,8 @@ class Strategy:
         return None
 
     def unknown_fields(self, data: Obj) -> list[str] | None:
-        """``unknown field "<path>"`` for each field of ``data`` its kind's own schema lacks, or None: the
-        model's (strict decoding)."""
+        """The paths (``spec.foo``) of the fields of ``data`` its kind's own schema lacks, or None: the model's
+        (strict decoding)."""
         return None
 
     def present(self, obj: Obj, api_version: str) -> Obj | None:

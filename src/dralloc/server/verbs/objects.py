@@ -63,8 +63,9 @@ def _problems(raw: bytes | None, ctype: str, data: dict[str, Any], mode: str,
     shape of its kind)."""
     if mode == "Ignore":
         return [], [], False
-    own = t.resource.strategy.unknown_fields(data) if isinstance(data, dict) else None
-    if own is not None:  # a kind that checks its own fields (a custom resource: its CRD's schema)
+    own_paths = t.resource.strategy.unknown_fields(data) if isinstance(data, dict) else None
+    if own_paths is not None:  # a kind that checks its own fields (a custom resource: its CRD's schema)
+        own = [f'unknown field "{p}"' for p in own_paths]
         if mode == "Strict" and own:
             raise bad_request(f'{t.resource.kind} in version "{t.version}" cannot be handled as a '
                               f"{t.resource.kind}: strict decoding error: {', '.join(own)}")
