@@ -346,3 +346,14 @@ def test_server_side_apply_refuses_a_field_the_schema_lacks(client: TestClient) 
     assert r.status_code == 400
     assert r.json()["message"] == ("failed to create typed patch object (/a; example.com/v1, Kind=Widget): "
                                    ".spec.colour: field not declared in schema")
+
+
+def test_a_deprecated_version_warns_on_every_request() -> None:
+    http = api_client("ns")
+    crd = widget_crd()
+    crd["spec"]["versions"][0].update(deprecated=True)
+    crd["spec"]["versions"][1].update(deprecated=True, deprecationWarning="example.com/v1 is going away; use v2")
+    assert http.post(CRDS, json=crd).status_code == 201
+    old = http.get("/apis/example.com/v1beta1/namespaces/ns/widgets")
+    assert old.headers["warning"] == '299 - "example.com/v1beta1 Widget is deprecated"'
+    assert http.get(WIDGETS).headers["warning"] == '299 - "example.com/v1 is going away; use v2"'

@@ -27,6 +27,7 @@ from dralloc.server.auth.users import AUTHENTICATED, Authorizer, User
 from dralloc.server.crds import definitions as crd_definitions
 from dralloc.server.crds import openapi as crd_openapi
 from dralloc.server.crds import patches as crd_patches
+from dralloc.server.crds import versions as crd_versions
 from dralloc.server.crds.served import CustomResources
 from dralloc.server.http import discovery, health, negotiation, openapi_gated, openapi_v2, routing, upgrades
 from dralloc.server.http.errors import ApiError, bad_request, method_not_allowed, no_such_path
@@ -249,8 +250,9 @@ class ApiServer:
         request.scope[negotiation.SCOPE_KEY] = negotiation.negotiate(request.headers.get("accept", ""),
                                                                      watch=verb == "watch")
         response = await HANDLERS[verb](self, request, target)
-        if target.resource.deprecation:  # as kube-apiserver warns of a deprecated resource on every request
-            response.headers.append("Warning", "299 - " + json.dumps(target.resource.deprecation))
+        deprecation = target.resource.deprecation or crd_versions.deprecation(target.resource, target.api_version)
+        if deprecation:  # as kube-apiserver warns of a deprecated resource (or CRD version) on every request
+            response.headers.append("Warning", "299 - " + json.dumps(deprecation))
         return response
 
     async def _subresource(self, subresource: Subresource, user: User, verb: str, request: Request,

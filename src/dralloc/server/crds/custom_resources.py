@@ -48,6 +48,8 @@ class CrdVersion:
         self.columns: list[dict[str, Any]] = list(version.get("additionalPrinterColumns") or ()) \
             or printer.DEFAULT_COLUMNS
         self.has_defaults = '"default"' in msgspec.json.encode(self.schema).decode()
+        self.deprecated = bool(version.get("deprecated"))
+        self.deprecation_warning = version.get("deprecationWarning")
 
 
 class CustomResourceStrategy(Strategy):
@@ -138,6 +140,15 @@ class CustomResourceStrategy(Strategy):
         schema = self.version_of(merged).schema
         errors += openapi_schema.validate(merged, schema)
         return errors + (crd_rules.validate(merged, schema, old) if not errors else [])
+
+    def deprecation(self, api_version: str) -> str:
+        """The Warning every request of a deprecated version gets (its deprecationWarning, else upstream's)."""
+        version = self.versions.get(api_version.rpartition("/")[2])
+        if version is None or not version.deprecated:
+            return ""
+        if isinstance(version.deprecation_warning, str):
+            return version.deprecation_warning
+        return f"{api_version} {self.kind} is deprecated"
 
     # --- the scale subresource ---------------------------------------------------------------------------
 
