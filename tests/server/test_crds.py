@@ -357,3 +357,10 @@ def test_a_deprecated_version_warns_on_every_request() -> None:
     old = http.get("/apis/example.com/v1beta1/namespaces/ns/widgets")
     assert old.headers["warning"] == '299 - "example.com/v1beta1 Widget is deprecated"'
     assert http.get(WIDGETS).headers["warning"] == '299 - "example.com/v1 is going away; use v2"'
+
+
+def test_a_merge_patch_removing_an_unknown_field_is_not_refused_for_it(client: TestClient) -> None:
+    assert client.post(WIDGETS, json=widget("a")).status_code == 201
+    r = client.patch(f"{WIDGETS}/a?fieldValidation=Strict", content=b'{"spec":{"colour":null,"replicas":3}}',
+                     headers={"content-type": "application/merge-patch+json"})
+    assert r.status_code == 200 and r.json()["spec"]["replicas"] == 3, r.text

@@ -131,6 +131,16 @@ def test_printer_columns_short_names_and_kubectl_scale(kubectl: Kubectl) -> None
     assert too_many.returncode != 0 and "should be less than or equal to 10" in too_many.stderr
     patched = kubectl("patch", "shard", "s1", "--type=merge", "-p", '{"spec":{"zone":"b"}}')
     assert "patched" in patched.stdout
+    again = shard.replace("colour: red", "replicas: 3").replace("replicas: 2, ", "")
+    assert "shard.example.com/s1 configured" in kubectl("apply", "-f", "-", stdin=again).stdout
+    server_side = kubectl("apply", "--server-side", "-f", "-", stdin=again.replace("s1", "s2"))
+    assert "shard.example.com/s2 serverside-applied" in server_side.stdout
+    # a List is validated by kubectl against /openapi/v2's definitions, item by item
+    listed = ("apiVersion: v1\nkind: List\nitems:\n- apiVersion: example.com/v1\n  kind: Shard\n"
+              "  metadata: {name: s3}\n  spec: {replicas: 1}\n")
+    assert "shard.example.com/s3 created" in kubectl("apply", "-f", "-", stdin=listed).stdout
+    assert kubectl("get", "shards", "-o", "name").stdout.split() == ["shard.example.com/s1", "shard.example.com/s2",
+                                                                    "shard.example.com/s3"]
     kubectl("delete", "crd", "shards.example.com")
     assert kubectl("get", "shards", check=False).returncode != 0
 

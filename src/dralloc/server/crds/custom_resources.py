@@ -85,8 +85,8 @@ class CustomResourceStrategy(Strategy):
             raise InputError(f"json: cannot unmarshal metadata: {exc}") from None
 
     def unknown_fields(self, data: Obj) -> list[str] | None:
-        probe = copy.deepcopy(data)
-        return openapi_schema.prune(probe, self.version_of(data).schema)
+        # (a null is left out: in a merge patch it removes the field, and what is checked is the patched object)
+        return openapi_schema.prune(_without_nulls(data), self.version_of(data).schema)
 
     def present(self, obj: Obj, api_version: str) -> Obj | None:
         if not obj:
@@ -195,3 +195,12 @@ class CustomResourceStrategy(Strategy):
 
     def printer_cells(self, obj: Obj) -> list[Any]:
         return printer.cells(obj, self.version_of(obj).columns)
+
+
+def _without_nulls(value: Any) -> Any:
+    """A copy of JSON without the object members whose value is null."""
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
