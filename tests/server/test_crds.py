@@ -364,3 +364,17 @@ def test_a_merge_patch_removing_an_unknown_field_is_not_refused_for_it(client: T
     r = client.patch(f"{WIDGETS}/a?fieldValidation=Strict", content=b'{"spec":{"colour":null,"replicas":3}}',
                      headers={"content-type": "application/merge-patch+json"})
     assert r.status_code == 200 and r.json()["spec"]["replicas"] == 3, r.text
+
+
+def test_a_cluster_scoped_custom_resource_has_no_namespace(client: TestClient) -> None:
+    crd = widget_crd()
+    crd["metadata"]["name"] = "racks.example.com"
+    crd["spec"].update(scope="Cluster", names={"plural": "racks", "kind": "Rack"})
+    assert client.post(CRDS, json=crd).status_code == 201
+    rack = {**widget("r1"), "kind": "Rack"}
+    rack["metadata"]["namespace"] = "ns"  # cleared, as for any cluster-scoped object
+    created = client.post("/apis/example.com/v1/racks", json=rack)
+    assert created.status_code == 201 and "namespace" not in created.json()["metadata"]
+    assert client.get("/apis/example.com/v1/namespaces/ns/racks").status_code == 404
+    entry = next(r for r in client.get("/apis/example.com/v1").json()["resources"] if r["name"] == "racks")
+    assert entry["namespaced"] is False
