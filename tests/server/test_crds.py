@@ -378,3 +378,20 @@ def test_a_cluster_scoped_custom_resource_has_no_namespace(client: TestClient) -
     assert client.get("/apis/example.com/v1/namespaces/ns/racks").status_code == 404
     entry = next(r for r in client.get("/apis/example.com/v1").json()["resources"] if r["name"] == "racks")
     assert entry["namespaced"] is False
+
+
+def test_an_update_is_not_refused_for_a_value_a_stricter_schema_refuses_but_the_update_left_alone(
+        client: TestClient) -> None:
+    """Validation ratcheting: the stored object's old values stay valid enough to update its other fields."""
+    assert client.post(WIDGETS, json=widget("a", replicas=50, selector="x")).status_code == 201
+    crd = client.get(f"{CRDS}/widgets.example.com").json()
+    crd["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["replicas"][
+        "maximum"] = 10
+    assert client.put(f"{CRDS}/widgets.example.com", json=crd).status_code == 200
+    current = client.get(f"{WIDGETS}/a").json()
+    other = client.put(f"{WIDGETS}/a", json={**current, "spec": {**current["spec"], "selector": "y"}})
+    assert other.status_code == 200, other.text
+    changed = client.put(f"{WIDGETS}/a", json={**other.json(), "spec": {**other.json()["spec"], "replicas": 40}})
+    assert changed.status_code == 422
+    assert "spec.replicas: Invalid value: 40: spec.replicas in body should be less than or equal to 10" in \
+        changed.json()["message"]

@@ -97,3 +97,18 @@ def test_pruning_is_idempotent_and_leaves_nothing_unknown(spec: dict[str, Any]) 
     once = copy.deepcopy(obj)
     assert schema.prune(obj, ROOT) == [] and obj == once
     schema.validate(obj, ROOT)  # never raises, whatever the values
+
+
+def test_ratcheting_drops_the_errors_of_values_an_update_left_as_they_were() -> None:
+    from dralloc.validation.ratcheting import ratchet
+
+    old = {"spec": {"name": "a1", "count": 3, "tags": ["x"]}}
+    new = {"spec": {"name": "a1", "count": 5, "tags": ["x"], "ratio": "high"}}
+    kept = [str(e) for e in ratchet(schema.validate(new, ROOT), new, old)]
+    assert kept == ["spec.count: Invalid value: 5: spec.count in body should be a multiple of 2",
+                    'spec.ratio: Invalid value: "string": spec.ratio in body must be of type number: "string"']
+    required = {"type": "object", "properties": {"spec": {"type": "object", "required": ["name"]}}}
+    missing = schema.validate({"spec": {"count": 6}}, required)
+    assert [str(e) for e in ratchet(missing, {"spec": {"count": 6}}, {"spec": {"count": 4}})] == [
+        "spec.name: Required value"]  # (its object changed)
+    assert ratchet(missing, {"spec": {"count": 6}}, {"spec": {"count": 6}}) == []

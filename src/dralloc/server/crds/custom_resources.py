@@ -26,6 +26,7 @@ from dralloc.validation.meta import (
     name_is_dns_subdomain,
     validate_object_meta_update,
 )
+from dralloc.validation.ratcheting import ratchet
 
 
 class CustomObject(msgspec.Struct, kw_only=True):
@@ -138,8 +139,8 @@ class CustomResourceStrategy(Strategy):
         errors = finalizers_added_while_deleting(merged["metadata"], old["metadata"])
         errors += validate_object_meta_update(new_meta, old_meta) + managed_field_errors(merged)
         schema = self.version_of(merged).schema
-        errors += openapi_schema.validate(merged, schema)
-        return errors + (crd_rules.validate(merged, schema, old) if not errors else [])
+        found = ratchet(openapi_schema.validate(merged, schema), merged, old)
+        return errors + found + (ratchet(crd_rules.validate(merged, schema, old), merged, old) if not found else [])
 
     def deprecation(self, api_version: str) -> str:
         """The Warning every request of a deprecated version gets (its deprecationWarning, else upstream's)."""
