@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
@@ -395,3 +397,48 @@ def test_an_update_is_not_refused_for_a_value_a_stricter_schema_refuses_but_the_
     assert changed.status_code == 422
     assert "spec.replicas: Invalid value: 40: spec.replicas in body should be less than or equal to 10" in \
         changed.json()["message"]
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["object", "array", "string",
+                                                                                       "integer", "a", "^x$", "("]),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                         st.sampled_from(["type", "properties", "items", "required", "enum", "default", "pattern",
+                                          "maximum", "minLength", "additionalProperties", "nullable", "allOf",
+                                          "x-kubernetes-validations", "x-kubernetes-list-type", "rule", "spec",
+                                          "x-kubernetes-preserve-unknown-fields", "x-kubernetes-int-or-string",
+                                          "format", "x-kubernetes-list-map-keys", "size"]), inner, max_size=4),
+                     max_leaves=12)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(schema=_JSON, value=_JSON)
+def test_garbage_schemas_and_values_never_get_a_500(client: TestClient, schema: Any, value: Any) -> None:
+    crd = widget_crd()
+    crd["metadata"]["name"] = "junks.example.com"
+    crd["spec"]["names"] = {"plural": "junks", "kind": "Junk"}
+    crd["spec"]["versions"][1]["schema"] = {"openAPIV3Schema": {"type": "object", "properties": {"spec": schema}}}
+    created = client.post(CRDS, json=crd)
+    assert created.status_code in (201, 400, 422), created.text
+    if created.status_code == 201:
+        r = client.post("/apis/example.com/v1/namespaces/ns/junks",
+                        json={"apiVersion": "example.com/v1", "kind": "Junk", "metadata": {"name": "j"}, "spec": value})
+        assert r.status_code in (201, 400, 422), r.text
+        assert client.get("/apis/example.com/v1/namespaces/ns/junks", headers=TABLE).status_code == 200
+        client.delete("/apis/example.com/v1/namespaces/ns/junks/j")
+        client.delete(f"{CRDS}/junks.example.com")
+        deadline = time.monotonic() + 5
+        while client.get(f"{CRDS}/junks.example.com").status_code != 404 and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+
+def test_a_schema_value_of_the_wrong_json_type_is_refused_as_gos_decoder_refuses_it(client: TestClient) -> None:
+    crd = widget_crd()
+    crd["metadata"]["name"] = "junks.example.com"
+    crd["spec"]["names"] = {"plural": "junks", "kind": "Junk"}
+    crd["spec"]["versions"][1]["schema"] = {"openAPIV3Schema": {"type": "object", "properties": {
+        "spec": {"type": "object", "properties": [{"a": 1}]}}}}
+    r = client.post(CRDS, json=crd)
+    assert r.status_code == 400
+    assert r.json()["message"] == ('CustomResourceDefinition in version "v1" cannot be handled as a '
+                                   "CustomResourceDefinition: json: cannot unmarshal array into Go struct field "
+                                   "JSONSchemaProps.properties of type map[string]v1.JSONSchemaProps")

@@ -22,6 +22,7 @@ from dralloc.store import NotFound, Outcome
 from dralloc.validation import field as f
 from dralloc.validation.crd import validate_crd, validate_crd_update
 from dralloc.validation.meta import finalizers_added_while_deleting
+from dralloc.validation.schema_shape import shape_error
 
 RESOURCE = "customresourcedefinitions"
 CLEANUP_FINALIZER = "customresourcecleanup.apiextensions.k8s.io"
@@ -31,9 +32,14 @@ log = logging.getLogger(__name__)
 def decode(data: Obj) -> apiextensions_v1.CustomResourceDefinition:
     """The typed CRD; an InputError as Go's decoder words a value of the wrong type."""
     try:
-        return apiextensions_v1.decode(data)
+        crd = apiextensions_v1.decode(data)
     except msgspec.ValidationError as exc:
         raise InputError(f"json: cannot unmarshal into Go value of type CustomResourceDefinition: {exc}") from None
+    for version in crd.spec.versions or ():
+        problem = shape_error(version.schema.open_apiv3_schema) if version.schema is not None else None
+        if problem is not None:
+            raise InputError(problem)
+    return crd
 
 
 def default(crd: Obj) -> None:
