@@ -126,8 +126,7 @@ def _step(values: list[Any], match: re.Match[str]) -> list[Any]:
         for value in values:
             for item in value if isinstance(value, list) else ():
                 got = find(item, "." + key) if isinstance(item, dict) else []
-                equal = bool(got) and _printed(got[0]) == wanted if not isinstance(got[0] if got else None, str) \
-                    else bool(got) and got[0] == wanted
+                equal = bool(got) and (got[0] if isinstance(got[0], str) else _printed(got[0])) == wanted
                 if equal == (op == "=="):
                     out.append(item)
         return out
