@@ -195,3 +195,12 @@ def test_a_kubernetes_project_group_needs_the_api_approval_annotation(annotation
     obj["metadata"] = {"name": "widgets.gateway.networking.k8s.io", "annotations": annotations}
     assert messages(obj) == ([message] if message else [])
     assert messages(crd()) == []  # other groups need none
+
+
+def test_a_default_must_be_valid_against_its_own_schema() -> None:
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "replicas": {"type": "integer", "default": "one"},
+        "mode": {"type": "string", "enum": ["a", "b"], "default": "a"}}}}}
+    assert messages(crd(versions=[version("v1", True, schema)])) == [
+        'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[replicas].default: Invalid value: '
+        '"string": spec.replicas in body must be of type integer: "string"']

@@ -28,7 +28,7 @@ from dralloc.validation.meta import (
     validate_object_meta,
     validate_object_meta_update,
 )
-from dralloc.validation.structural import schema_errors
+from dralloc.validation.structural import default_errors, schema_errors
 
 SCOPES = ["Cluster", "Namespaced"]
 CONVERSIONS = ["None", "Webhook"]
@@ -220,8 +220,10 @@ def _version_errors(version: Version, path: str) -> list[f.FieldError]:
     if schema is None:
         errors.append(f.required(schema_path, "schemas are required"))
     else:
-        errors += schema_errors(schema, schema_path)
-        errors += rule_errors(schema, schema_path)
+        structural = schema_errors(schema, schema_path)
+        errors += structural + rule_errors(schema, schema_path)
+        if not structural:  # (defaults are checked against a structural schema only)
+            errors += default_errors(schema, schema_path)
         if version.subresources is not None and version.subresources.status is not None:
             if schema.get("type") not in (None, "object"):
                 errors.append(f.invalid(f.child(schema_path, "type"), schema.get("type"),

@@ -121,6 +121,13 @@ def validate(obj: dict[str, Any], schema: Schema) -> list[f.FieldError]:
     return errors
 
 
+def validate_value(value: Any, schema: Schema, path: str) -> list[f.FieldError]:
+    """The value validation of one value at ``path`` (a schema's ``default``, say)."""
+    errors: list[f.FieldError] = []
+    _validate(value, schema, path, errors)
+    return errors
+
+
 _JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from dralloc.validation import field as f
-from dralloc.validation.openapi_schema import EMBEDDED, INT_OR_STRING, PRESERVE
+from dralloc.validation.openapi_schema import EMBEDDED, INT_OR_STRING, PRESERVE, validate_value
 
 TYPES = ["array", "boolean", "integer", "number", "object", "string"]
 LIST_TYPES = ["atomic", "map", "set"]
@@ -147,3 +147,24 @@ def _list_rules(schema: dict[str, Any], path: str, errors: list[f.FieldError]) -
     map_type = schema.get("x-kubernetes-map-type")
     if map_type is not None and map_type not in MAP_TYPES:
         errors.append(f.not_supported(f.child(path, "x-kubernetes-map-type"), map_type, MAP_TYPES))
+
+
+def default_errors(schema: Any, path: str, data_path: str = "") -> list[f.FieldError]:
+    """Each ``default`` of a structural schema must be valid against its own schema (reported at the
+    default, with the value's path in the object: ``...properties[replicas].default: Invalid value: "string":
+    spec.replicas in body must be of type integer: "string"``)."""
+    errors: list[f.FieldError] = []
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return errors
+    for name in sorted(properties):
+        child = properties[name]
+        if not isinstance(child, dict):
+            continue
+        at = f"{f.child(path, 'properties')}[{name}]"
+        value_path = f.child(data_path, name)
+        if "default" in child and child["default"] is not None:
+            for error in validate_value(child["default"], child, value_path):
+                errors.append(f.FieldError(error.type, f.child(at, "default"), error.bad_value, error.detail))
+        errors += default_errors(child, at, value_path)
+    return errors
