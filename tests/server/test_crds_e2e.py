@@ -93,6 +93,8 @@ def test_a_dra_drivers_crd_is_applied_established_and_its_resources_served(kubec
     applied = kubectl("apply", "-f", str(COMPUTE_DOMAIN_CRD))
     assert "customresourcedefinition.apiextensions.k8s.io/computedomains.resource.nvidia.com created" in applied.stdout
     kubectl("wait", "--for", "condition=established", "--timeout=20s", "crd/computedomains.resource.nvidia.com")
+    crds = [line.split() for line in kubectl("get", "crd").stdout.splitlines()]
+    assert crds[0] == ["NAME", "CREATED", "AT"] and crds[1][0] == "computedomains.resource.nvidia.com"
     assert "computedomain.resource.nvidia.com/imex created" in kubectl("apply", "-f", "-", stdin=COMPUTE_DOMAIN).stdout
     got = kubectl("get", "computedomains", "imex", "-o", "jsonpath={.spec.channel.allocationMode}").stdout
     assert got == "Single"  # the schema's default
