@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from dralloc.server.crds.custom_resources import CustomResourceStrategy
@@ -53,13 +53,17 @@ def resource_of(crd: dict[str, Any]) -> Resource | None:
                     strategy=CustomResourceStrategy(str(spec.get("group", "")), str(names["kind"]), served))
 
 
-def custom_groups(crds: list[dict[str, Any]], static: Groups) -> dict[str, dict[str, Resource]]:
+RowOf = Callable[[dict[str, Any]], Resource | None]
+
+
+def custom_groups(crds: list[dict[str, Any]], static: Groups,
+                  row_of: RowOf = resource_of) -> dict[str, dict[str, Resource]]:
     """The groups of the custom resources (a group the server serves itself gets none: kube-apiserver's own
-    groups are not extended by CRDs here)."""
+    groups are not extended by CRDs here); ``row_of`` makes a CRD's row."""
     taken = {r.name for r in CORE.values()} | {r.name for table in static.values() for r in table.values()}
     out: dict[str, dict[str, Resource]] = {}
     for crd in sorted(crds, key=lambda c: str((c.get("metadata") or {}).get("name", ""))):
-        row = resource_of(crd)
+        row = row_of(crd)
         if row is None or row.group in static or row.name in taken:
             continue
         taken.add(row.name)
@@ -77,12 +81,25 @@ class CustomResources:
         self._key: tuple[int, int] | None = None
         self._groups: Groups = static
         self._custom: dict[str, dict[str, Resource]] = {}
+        # each CRD's row as of its resourceVersion: a CRD written makes its own row again, not every other's
+        self._rows: dict[str, tuple[str, Resource | None]] = {}
+
+    def _row(self, crd: dict[str, Any]) -> Resource | None:
+        meta = crd.get("metadata") or {}
+        name, version = str(meta.get("name", "")), str(meta.get("resourceVersion", ""))
+        known = self._rows.get(name)
+        if known is None or known[0] != version:
+            known = self._rows[name] = (version, resource_of(crd))
+        return known[1]
 
     def groups(self) -> Groups:
         key = (self.store.written(RESOURCE), int(time.monotonic() / REFRESH_SECONDS))
         if key != self._key:
             crds, _ = self.store.list(RESOURCE)
-            self._custom = custom_groups(crds, self.static)
+            names = {str((c.get("metadata") or {}).get("name", "")) for c in crds}
+            for gone in [n for n in self._rows if n not in names]:
+                del self._rows[gone]
+            self._custom = custom_groups(crds, self.static, self._row)
             self._groups = {**self.static, **self._custom} if self._custom else self.static
             self._key = key
         return self._groups
