@@ -204,3 +204,20 @@ def test_a_default_must_be_valid_against_its_own_schema() -> None:
     assert messages(crd(versions=[version("v1", True, schema)])) == [
         'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[replicas].default: Invalid value: '
         '"string": spec.replicas in body must be of type integer: "string"']
+
+
+def test_an_int_or_strings_any_of_integer_or_string_is_structural_as_controller_gen_writes_quantities() -> None:
+    quantity = {"anyOf": [{"type": "integer"}, {"type": "string"}], "x-kubernetes-int-or-string": True,
+                "pattern": "^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))$"}
+    in_all_of = {"allOf": [{"anyOf": [{"type": "integer"}, {"type": "string"}]}, {"pattern": "^[0-9]+%?$"}],
+                 "x-kubernetes-int-or-string": True}
+    schema = {"type": "object", "properties": {"divisor": quantity, "maxSurge": in_all_of}}
+    assert messages(crd(versions=[version("v1", True, schema)])) == []
+    typed_any_of = {"type": "object", "properties": {"a": {"anyOf": [{"type": "integer"}, {"type": "string"}]}}}
+    assert messages(crd(versions=[version("v1", True, typed_any_of)])) == [
+        "spec.versions[0].schema.openAPIV3Schema.properties[a].type: Required value: must not be empty for "
+        "specified object fields",
+        "spec.versions[0].schema.openAPIV3Schema.properties[a].anyOf[0].type: Forbidden: must be empty to be "
+        "structural",
+        "spec.versions[0].schema.openAPIV3Schema.properties[a].anyOf[1].type: Forbidden: must be empty to be "
+        "structural"]

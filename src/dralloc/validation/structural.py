@@ -90,12 +90,24 @@ def _walk(schema: dict[str, Any], path: str, level: int, errors: list[f.FieldErr
         _walk(items, f.child(path, "items"), _NESTED, errors, "combinator" if role == "combinator" else "items")
     elif isinstance(items, list):
         errors.append(f.forbidden(f.child(path, "items"), "items must be a schema object and not an array"))
+    int_or_string = bool(schema.get(INT_OR_STRING))
     for combinator in ("allOf", "anyOf", "oneOf"):
         for i, sub in enumerate(schema.get(combinator) or ()):
-            if isinstance(sub, dict):
-                _walk(sub, f.index(f.child(path, combinator), i), level, errors, "combinator")
+            if not isinstance(sub, dict):
+                continue
+            # an int-or-string's anyOf: [{type: integer}, {type: string}] (alone, or first in its allOf), as
+            # controller-gen writes a Quantity or an IntOrString, is the one place a combinator may name types
+            if int_or_string and ((combinator == "anyOf" and _is_int_or_string_pattern(schema.get("anyOf")))
+                                  or (combinator == "allOf" and i == 0 and _is_int_or_string_pattern(sub.get("anyOf"))
+                                      and set(sub) == {"anyOf"})):
+                continue
+            _walk(sub, f.index(f.child(path, combinator), i), level, errors, "combinator")
     if isinstance(schema.get("not"), dict):
         _walk(schema["not"], f.child(path, "not"), level, errors, "combinator")
+
+
+def _is_int_or_string_pattern(any_of: Any) -> bool:
+    return any_of == [{"type": "integer"}, {"type": "string"}]
 
 
 def _metadata_rules(properties: dict[str, Any], path: str, level: int, errors: list[f.FieldError]) -> None:
