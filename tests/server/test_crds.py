@@ -442,3 +442,18 @@ def test_a_schema_value_of_the_wrong_json_type_is_refused_as_gos_decoder_refuses
     assert r.json()["message"] == ('CustomResourceDefinition in version "v1" cannot be handled as a '
                                    "CustomResourceDefinition: json: cannot unmarshal array into Go struct field "
                                    "JSONSchemaProps.properties of type map[string]v1.JSONSchemaProps")
+
+
+def test_cel_rules_run_beside_schema_errors_unless_one_blocks_them() -> None:
+    http = api_client("ns")
+    crd = widget_crd()
+    spec = crd["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec["x-kubernetes-validations"] = [{"rule": "self.replicas < 50", "message": "too many"}]
+    assert http.post(CRDS, json=crd).status_code == 201
+    both = http.post(WIDGETS, json=widget("a", replicas=60, ports=[{"name": "a"}, {"name": "a"}])).json()["message"]
+    assert both == ('Widget.example.com "a" is invalid: [spec.ports[1]: Duplicate value: {"name":"a"}, '
+                    'spec: Invalid value: "object": too many]')
+    blocked = http.post(WIDGETS, json=widget("a", replicas=60, size="huge")).json()["message"]
+    assert blocked == ('Widget.example.com "a" is invalid: [spec.size: Unsupported value: "huge": supported values: '
+                       '"small", "large", <nil>: Invalid value: "null": some validation rules were not checked because '
+                       'the object was invalid; correct the existing errors to complete validation]')

@@ -8,6 +8,7 @@ outside metadata and status."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -48,7 +49,9 @@ class CrdVersion:
         self.scale: dict[str, Any] | None = scale if isinstance(scale, dict) else None
         self.columns: list[dict[str, Any]] = list(version.get("additionalPrinterColumns") or ()) \
             or printer.DEFAULT_COLUMNS
-        self.has_defaults = '"default"' in msgspec.json.encode(self.schema).decode()
+        encoded = msgspec.json.encode(self.schema).decode()
+        self.has_defaults = '"default"' in encoded
+        self.has_rules = '"x-kubernetes-validations"' in encoded  # (kube-apiserver's CEL validator exists)
         self.deprecated = bool(version.get("deprecated"))
         self.deprecation_warning = version.get("deprecationWarning")
 
@@ -115,9 +118,12 @@ class CustomResourceStrategy(Strategy):
         obj = stored or {}
         meta = msgspec.convert(obj.get("metadata") or {}, ObjectMeta, str_keys=True)
         errors = generic_object_meta(meta, namespaced, name_is_dns_subdomain, require_namespace=namespaced)
-        schema = self.version_of(obj).schema
-        errors += openapi_schema.validate(obj, schema)
-        return errors + (crd_rules.validate(obj, schema) if not errors else [])
+        version = self.version_of(obj)
+        schema = version.schema
+        found = openapi_schema.validate(obj, schema)
+        if not version.has_rules:
+            return errors + found
+        return errors + found + _rules_unless_blocked(found, lambda: crd_rules.validate(obj, schema))
 
     def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
         self._normalise(merged)
@@ -138,9 +144,13 @@ class CustomResourceStrategy(Strategy):
         old_meta = msgspec.convert(old.get("metadata") or {}, ObjectMeta, str_keys=True)
         errors = finalizers_added_while_deleting(merged["metadata"], old["metadata"])
         errors += validate_object_meta_update(new_meta, old_meta) + managed_field_errors(merged)
-        schema = self.version_of(merged).schema
+        version = self.version_of(merged)
+        schema = version.schema
         found = ratchet(openapi_schema.validate(merged, schema), merged, old)
-        return errors + found + (ratchet(crd_rules.validate(merged, schema, old), merged, old) if not found else [])
+        if not version.has_rules:
+            return errors + found
+        return errors + found + _rules_unless_blocked(
+            found, lambda: ratchet(crd_rules.validate(merged, schema, old), merged, old))
 
     def deprecation(self, api_version: str) -> str:
         """The Warning every request of a deprecated version gets (its deprecationWarning, else upstream's)."""
@@ -196,6 +206,22 @@ class CustomResourceStrategy(Strategy):
 
     def printer_cells(self, obj: Obj) -> list[Any]:
         return printer.cells(obj, self.version_of(obj).columns)
+
+
+# Schema errors after which kube-apiserver runs no CEL rule (their values may not have the types the rules
+# expect); its note has no field path, which Go prints as <nil>
+_BLOCKING = (f.NOT_SUPPORTED, f.REQUIRED, f.TOO_LONG, f.TOO_MANY, f.TYPE_INVALID)
+RULES_NOT_CHECKED = f.invalid("<nil>", "null", "some validation rules were not checked because the object was invalid; "
+                                          "correct the existing errors to complete validation")
+
+
+def _rules_unless_blocked(found: list[f.FieldError],
+                          rules: Callable[[], list[f.FieldError]]) -> list[f.FieldError]:
+    """The CEL rules' errors, or, after a schema error that blocks them, upstream's note that they were not
+    checked."""
+    if any(e.type in _BLOCKING for e in found):
+        return [RULES_NOT_CHECKED]
+    return rules()
 
 
 def _without_nulls(value: Any) -> Any:
