@@ -321,9 +321,26 @@ def _array_rules(value: list[Any], schema: Schema, path: str, errors: list[f.Fie
             key_value = {k: item[k] for k in keys if k in item}
             text = json.dumps(key_value, sort_keys=True)
             if text in seen_keys:
-                errors.append(f.duplicate(f.index(path, i), key_value))
+                # (Go prints the key map with %#v: the value is carried in the detail, unquoted)
+                errors.append(f.FieldError(f.DUPLICATE, f.index(path, i), f.OMIT, _go_map(key_value)))
             else:
                 seen_keys.append(text)
+
+
+def _go_map(value: dict[str, Any]) -> str:
+    """A map[string]interface{} as Go's %#v prints it (keys sorted): ``map[string]interface {}{"name":"a"}``."""
+    return "map[string]interface {}{" + ", ".join(f"{json.dumps(k)}:{_go_value(v)}"
+                                                  for k, v in sorted(value.items())) + "}"
+
+
+def _go_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (int, float)):
+        return str(value)
+    return json.dumps(value, separators=(",", ":"))
 
 
 def _combinators(value: Any, schema: Schema, path: str, errors: list[f.FieldError]) -> None:
