@@ -28,7 +28,8 @@ import msgspec
 import yaml
 
 __all__ = ["MAX_DEPTH", "CheckedYAMLLoader", "DuplicateMarks", "NestingTooDeep", "duplicate_messages",
-           "duplicate_paths", "height", "json_too_deep", "load_json_checked", "load_yaml_documents"]
+           "duplicate_paths", "height", "json_too_deep", "load_json_checked", "load_yaml_documents",
+           "repeats_no_key"]
 
 # kube-apiserver's JSON decoder stops at 10000 levels; what reads a document here recurses (merge, apply,
 # encode, the strict check's walks) and Python's stack is smaller, so the limit is lower, yet far above any
@@ -78,6 +79,12 @@ def load_json_checked(raw: bytes | str, decoded: Any = _NOT_DECODED) -> tuple[An
     if data is not _REPEATS_POSSIBLE:
         return data, []
     return _load_json_noting_repeats(raw)
+
+
+def repeats_no_key(raw: bytes | str, decoded: Any) -> bool:
+    """Whether the JSON text ``raw``, which msgspec decoded into ``decoded``, certainly repeats no key (False:
+    it may; :func:`load_json_checked` then names the repeated keys)."""
+    return _decode_if_no_repeats(raw, decoded) is not _REPEATS_POSSIBLE
 
 
 def _load_json_noting_repeats(raw: bytes | str) -> tuple[Any, list[str]]:
