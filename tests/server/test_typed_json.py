@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from dralloc.api import gotime, parsing
 from dralloc.api.codec import to_dict
+from dralloc.api.defaults import apply_defaults
 from dralloc.server.http import routing
 from dralloc.server.http.errors import ApiError
 from dralloc.server.verbs import objects, typed_json
@@ -217,10 +218,20 @@ def test_a_clean_body_is_decoded_once_and_its_stored_form_made_once(monkeypatch:
     assert objects.stored_form(obj) == stored and calls == ["to_dict"]  # (a kept form is taken once)
 
 
-def test_a_claim_that_gets_defaults_is_checked_by_its_shape() -> None:
+def test_a_claim_that_gets_defaults_is_checked_by_its_shape(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A claim's stored form has its defaults (allocationMode, count), which its body lacks: the shape
+    answers the unknown-field check, and the defaulted form, made once, is its stored form."""
     raw = msgspec.json.encode(CLAIM)
     t = _target(CLAIMS)
-    assert typed_json.read(raw, msgspec.json.decode(raw), t, "Strict")
+    data = msgspec.json.decode(raw)
+    assert typed_json.read(raw, data, t, "Strict")
+    obj = objects.typed(data, t)
+    created = msgspec.structs.replace(obj, metadata=msgspec.structs.replace(obj.metadata, namespace="ns"))
+    expected = msgspec.json.encode(to_dict(apply_defaults(created)))
+    monkeypatch.setattr(objects, "apply_defaults", lambda obj: pytest.fail("defaulted again"))
+    stored = objects.stored_form(created)
+    assert stored["spec"]["devices"]["requests"][0]["exactly"]["allocationMode"] == "ExactCount"
+    assert msgspec.json.encode(stored) == expected
     unknown = msgspec.json.encode({**CLAIM, "spec": {**CLAIM["spec"], "extra": 1}})
     assert not typed_json.read(unknown, msgspec.json.decode(unknown), _target(CLAIMS), "Strict")
 

@@ -142,7 +142,7 @@ def _encoded_colons(data: Any) -> int:
     key's colons are written as they are (JSON escapes no colon)."""
     if isinstance(data, list):
         return sum(msgspec.json.encode(item).count(b":") for item in data)
-    if isinstance(data, dict) and any(isinstance(value, list) for value in data.values()):
+    if isinstance(data, dict) and list in map(type, data.values()):  # (a top-level list: no generator's frames)
         count = 0
         for key, value in data.items():
             count += 1 + str(key).count(":")

@@ -126,10 +126,9 @@ def typed(data: Any, t: Target) -> Any:
 
 
 def stored_form(obj: Any) -> dict[str, Any]:
-    defaulted = apply_defaults(obj)
-    stored = typed_json.stored_dict(defaulted)  # (made while the body was read, when it could be)
+    stored = typed_json.stored_dict(obj)  # (made while the body was read, when it could be)
     if stored is None:
-        stored = to_dict(defaulted)
+        stored = to_dict(apply_defaults(obj))
     _stamp_device_taints(stored)
     return stored
 

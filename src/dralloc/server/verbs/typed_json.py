@@ -10,11 +10,12 @@ For the common body, :func:`read` answers the same questions with fewer walks:
 - a body without a backslash and without ``ime`` in it names no time field (every such field's name,
   ``creationTimestamp``, ``time``, ``timeAdded``, ..., holds it): no time is looked for;
 - the model object is converted once, and kept on the request's target for ``typed()``;
-- when no API default changes the object, its JSON-ready form (``to_dict``) is its stored form, and that
-  form equals the body exactly when the body has no field its schema lacks: converting drops such a field
-  (and a value written in another form than the stored one, a quantity ``1000m`` or an explicit ``null``,
-  only makes the two differ, which leaves the answer to the shape). The form is kept for ``stored_form()``,
-  which would make it again.
+- the stored form (the defaulted object's ``to_dict``) is made once and kept for ``stored_form()``, which
+  would default the object and make it again;
+- when no API default changes the object, that form equals the body exactly when the body has no field its
+  schema lacks: converting drops such a field (and a value written in another form than the stored one, a
+  quantity ``1000m`` or an explicit ``null``, only makes the two differ, which leaves the answer to the
+  shape, as it is for a kind whose defaults apply).
 
 Whatever the checks cannot settle is left to the general path, which then answers, with its own messages,
 exactly as before: :func:`read` never refuses a body.
@@ -77,15 +78,13 @@ def read(raw: bytes, data: dict[str, Any], t: Target, mode: str) -> bool:
         return False
     t.decoded = (data, obj)
     defaulted = apply_defaults(obj)
-    form = None
-    if defaulted is obj:  # (its stored form is its JSON-ready form)
-        form = to_dict(obj)
-        _FORMS.keep(obj, form)
+    form = to_dict(defaulted)
+    _FORMS.keep(obj, form)
     if mode == "Ignore":
         return True
     if not repeats_no_key(raw, data):
         return False
-    if form is not None and form == data:
+    if defaulted is obj and form == data:  # (no default applied: the form is the object as decoded)
         return True
     return plan.shape is not None and _decodes(plan.shape, raw)
 
@@ -134,8 +133,9 @@ class _Forms:
         self._by_spec[id(spec)] = (obj, form)
 
     def take(self, obj: Any) -> dict[str, Any] | None:
-        """The stored form of ``obj`` (defaulted already) when it was kept for an object that differs from
-        ``obj`` only in its metadata; None otherwise."""
+        """The stored form of ``obj`` (before defaulting: API defaults never read the metadata, so the form
+        kept of the defaulted object stands) when it was kept for an object that differs from ``obj`` only in
+        its metadata; None otherwise."""
         spec = getattr(obj, "spec", None)
         if spec is None:
             return None
