@@ -276,3 +276,18 @@ def test_a_kept_form_is_not_taken_for_an_object_whose_status_was_cleared() -> No
     stored = objects.stored_form(cleared)
     assert "status" not in stored
     assert msgspec.json.encode(stored) == msgspec.json.encode(to_dict(cleared))
+
+
+def test_a_go_clients_null_creation_time_leaves_the_body_on_the_one_pass_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """client-go writes ``"creationTimestamp": null`` into every new object: the body is still found to have
+    no unknown field without decoding it into its shape, and answers as the general path does."""
+    body = {**SLICE, "metadata": {"name": "node-1-gpus", "creationTimestamp": None}}
+    raw = msgspec.json.encode(body)
+    monkeypatch.setattr(typed_json, "_decodes", lambda *a: pytest.fail("decoded into the shape"))
+    assert typed_json.read(raw, msgspec.json.decode(raw), _target(SLICES), "Strict")
+    monkeypatch.undo()
+    unknown = msgspec.json.encode({**body, "metadata": {**body["metadata"], "foo": None}})
+    assert not typed_json.read(unknown, msgspec.json.decode(unknown), _target(SLICES), "Strict")
+    for raw_body in (raw, unknown):
+        fast, general = _both(monkeypatch, SLICES, raw_body, "Warn")
+        assert fast == general

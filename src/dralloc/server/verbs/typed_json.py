@@ -15,7 +15,8 @@ For the common body, :func:`read` answers the same questions with fewer walks:
 - when no API default changes the object, that form equals the body exactly when the body has no field its
   schema lacks: converting drops such a field (and a value written in another form than the stored one, a
   quantity ``1000m`` or an explicit ``null``, only makes the two differ, which leaves the answer to the
-  shape, as it is for a kind whose defaults apply).
+  shape, as it is for a kind whose defaults apply). The one null every Go client sends, a new object's
+  ``creationTimestamp``, is left out of the comparison.
 
 Whatever the checks cannot settle is left to the general path, which then answers, with its own messages,
 exactly as before: :func:`read` never refuses a body.
@@ -84,9 +85,19 @@ def read(raw: bytes, data: dict[str, Any], t: Target, mode: str) -> bool:
         return True
     if not repeats_no_key(raw, data):
         return False
-    if defaulted is obj and form == data:  # (no default applied: the form is the object as decoded)
-        return True
+    if defaulted is obj and (form == data or form == _without_null_creation_time(data)):
+        return True  # (no default applied: the form is the object as decoded)
     return plan.shape is not None and _decodes(plan.shape, raw)
+
+
+def _without_null_creation_time(data: dict[str, Any]) -> dict[str, Any] | None:
+    """The body without a ``"creationTimestamp": null`` in its metadata, which every Go client writes into a
+    new object (a zero ``metav1.Time`` marshals as null, whatever omitempty says) and the object's form leaves
+    out; None when it has none. (The field is known: leaving it out hides no unknown field.)"""
+    meta = data.get("metadata")
+    if type(meta) is not dict or "creationTimestamp" not in meta or meta["creationTimestamp"] is not None:
+        return None
+    return {**data, "metadata": {key: value for key, value in meta.items() if key != "creationTimestamp"}}
 
 
 def _decoded(raw: bytes, data: dict[str, Any], plan: _Plan) -> Any:
