@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_server.py [--objects 5000] [--clients 8] [--watchers 1000] [--tls]
                                                 [--kinds DeviceClass,ResourceClaim,...] [--writes-only]
-                                                [--tmp-dir /dev/shm] [--callgrind]
+                                                [--tmp-dir /dev/shm] [--callgrind [--by-thread]]
 
 1. Durable writes, kind by kind: N objects of each kind created from C client connections; every acknowledged
    write is on disk (WAL, synchronous=FULL; concurrent writes share a commit). The kinds: DeviceClasses (small,
@@ -17,7 +17,9 @@
 
 ``--callgrind`` counts instructions instead of time: the server runs under valgrind's callgrind, and each
 kind's creates print the server's instructions per create (every thread), a figure the load of a shared
-machine does not move (the kind's CPU time moves by half from one hour to the next).
+machine does not move (the kind's CPU time moves by half from one hour to the next). ``--by-thread`` adds
+the event loop thread's share (HTTP, the handlers, the statements) and the other threads' (the COMMITs, the
+controllers' passes).
 
 ``--writes-only`` stops after 1 (each kind's writes need ResourceSlices for 2 and 3). Every write waits for
 its group's fsync, so with C writers a commit holds at most C writes, and on a disk whose fsync takes 4 ms
@@ -129,7 +131,8 @@ def start_server(data_dir: Path, tls: bool, *flags: str,
     proc = subprocess.Popen([*wrapper, sys.executable, "-m", "dralloc", "serve", "--data-dir", str(data_dir),
                              "--port", str(port), "--anonymous", *flags, *([] if tls else ["--insecure-http"])],
                             stdout=subprocess.DEVNULL if wrapper else None, stderr=subprocess.DEVNULL)
-    for _ in range(3000 if wrapper else 100):  # (under valgrind the imports alone take a minute)
+    for _ in range(9000 if wrapper else 100):  # (under valgrind the imports alone take a minute, on a busy
+        # machine several)
         try:
             target = Target(port, tls, data_dir / "pki" / "ca.crt")  # (the CA exists once the server is up)
             conn = target.connect()
@@ -311,13 +314,15 @@ def write_phase(kind: str, n: int, clients: int, target: Target,
 WARM_CREATES = 16  # creates of each kind before its instructions are counted
 
 
-def callgrind_phases(kinds: list[str], n: int, clients: int, tmp: Path) -> None:
+def callgrind_phases(kinds: list[str], n: int, clients: int, tmp: Path, by_thread: bool = False) -> None:
     """Instructions per create of each kind, counted by callgrind in a server it runs (every thread; a
     figure the machine's load does not move, unlike the CPU time). The counters are zeroed after a warm-up
     (and WARM_CREATES creates of the kind) and read after each kind's creates and a second of the
-    controllers' work on them."""
+    controllers' work on them. ``by_thread``: also the event loop's thread's share (the requests, their
+    statements and the group commits' turns) apart from the other threads' (the COMMITs, the controllers)."""
     out = tmp / "callgrind.out"
-    wrapper = ("valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no")
+    wrapper = ("valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--dump-instr=no",
+               *(["--separate-threads=yes"] if by_thread else []))
     proc, target = start_server(tmp / "data", False, "--max-connections", "100000", "--no-scheduler", wrapper=wrapper)
     try:
         run_parallel(clients, target, [("POST", KINDS["ConfigMap"][0], config_map_body(f"warm-{i}"))
@@ -341,10 +346,14 @@ def callgrind_phases(kinds: list[str], n: int, clients: int, tmp: Path) -> None:
                     break
                 time.sleep(0.1)
             time.sleep(0.5)  # (the dump is written)
-            total = sum(int(m.group(1)) for f in new
-                        if (m := re.search(rb"^summary: (\d+)", f.read_bytes(), re.M)))
+            counts = {f.name: int(m.group(1)) for f in new
+                      if (m := re.search(rb"^summary: (\d+)", f.read_bytes(), re.M))}
+            total = sum(counts.values())
+            # (with --separate-threads each thread has its own file, the main thread's ending in -01)
+            loop = sum(c for name, c in counts.items() if name.endswith("-01"))
+            split = f"; loop thread {loop / n / 1e6:.3f} M, others {(total - loop) / n / 1e6:.3f} M" if by_thread else ""
             print(f"{kind + ':':15}{total / n / 1e6:6.3f} M instructions per create ({n} {KINDS[kind][2]}, "
-                  f"{clients} clients, callgrind)", flush=True)
+                  f"{clients} clients, callgrind{split})", flush=True)
     finally:
         proc.terminate()
         proc.wait(120)
@@ -363,6 +372,8 @@ def main() -> None:
     parser.add_argument("--callgrind", action="store_true",
                         help="count the server's instructions per create under valgrind's callgrind instead "
                              "(writes only; --objects 400 is plenty, the server runs some 50 times slower)")
+    parser.add_argument("--by-thread", action="store_true",
+                        help="with --callgrind: also the event loop thread's instructions apart from the others'")
     parser.add_argument("--tmp-dir", default=None,
                         help="where the server's data directory is made (default: the system's temporary "
                              "directory); one on tmpfs (/dev/shm) measures the server without the disk's fsyncs")
@@ -377,7 +388,7 @@ def main() -> None:
     ms = 1000
     if args.callgrind:
         with tempfile.TemporaryDirectory(dir=args.tmp_dir) as tmp:
-            callgrind_phases([k for k in args.kinds.split(",") if k], n, args.clients, Path(tmp))
+            callgrind_phases([k for k in args.kinds.split(",") if k], n, args.clients, Path(tmp), args.by_thread)
         return
     with tempfile.TemporaryDirectory(dir=args.tmp_dir) as tmp:
         proc, target = start_server(Path(tmp) / "data", args.tls, "--max-connections", "100000", "--no-scheduler")

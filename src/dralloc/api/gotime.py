@@ -189,6 +189,12 @@ def model_time_error(data: dict[str, Any]) -> str | None:
     return None
 
 
+def model_time_keys(kind: str) -> frozenset[str]:
+    """The JSON names of the fields :func:`model_time_error` reads a time from in an object of ``kind`` (the
+    last key of each path): an object none of whose keys is one of these has no time to check."""
+    return frozenset(steps[-1][0] for _, steps in _kind_time_steps(kind))
+
+
 def _model_time_steps(kind: Any) -> tuple[tuple[str, tuple[tuple[str, bool], ...]], ...]:
     """A kind's time paths, each with its steps (a key, and whether it is a list's every item); read on every
     write, so split once per kind."""

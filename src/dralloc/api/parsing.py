@@ -28,7 +28,8 @@ import msgspec
 import yaml
 
 __all__ = ["MAX_DEPTH", "CheckedYAMLLoader", "DuplicateMarks", "NestingTooDeep", "duplicate_messages",
-           "duplicate_paths", "height", "json_too_deep", "load_json_checked", "load_yaml_documents"]
+           "duplicate_paths", "height", "json_too_deep", "load_json_checked", "load_yaml_documents",
+           "repeats_no_key"]
 
 # kube-apiserver's JSON decoder stops at 10000 levels; what reads a document here recurses (merge, apply,
 # encode, the strict check's walks) and Python's stack is smaller, so the limit is lower, yet far above any
@@ -78,6 +79,12 @@ def load_json_checked(raw: bytes | str, decoded: Any = _NOT_DECODED) -> tuple[An
     if data is not _REPEATS_POSSIBLE:
         return data, []
     return _load_json_noting_repeats(raw)
+
+
+def repeats_no_key(raw: bytes | str, decoded: Any) -> bool:
+    """Whether the JSON text ``raw``, which msgspec decoded into ``decoded``, certainly repeats no key (False:
+    it may; :func:`load_json_checked` then names the repeated keys)."""
+    return _decode_if_no_repeats(raw, decoded) is not _REPEATS_POSSIBLE
 
 
 def _load_json_noting_repeats(raw: bytes | str) -> tuple[Any, list[str]]:
@@ -135,7 +142,7 @@ def _encoded_colons(data: Any) -> int:
     key's colons are written as they are (JSON escapes no colon)."""
     if isinstance(data, list):
         return sum(msgspec.json.encode(item).count(b":") for item in data)
-    if isinstance(data, dict) and any(isinstance(value, list) for value in data.values()):
+    if isinstance(data, dict) and list in map(type, data.values()):  # (a top-level list: no generator's frames)
         count = 0
         for key, value in data.items():
             count += 1 + str(key).count(":")

@@ -259,6 +259,12 @@ def _decodes_into_shape(raw: bytes | str, data: Any) -> bool:
     return True
 
 
+def model_shape_decoder(model: type) -> msgspec.json.Decoder[Any] | None:
+    """The decoder of a model's shape (not a core/v1 kind's): a JSON text of that kind it decodes has no
+    unknown field. None for a model that has no shape (a free-form or self-holding type)."""
+    return _model_shape_decoder(model)
+
+
 @functools.cache
 def _model_shape_decoder(model: type) -> msgspec.json.Decoder[Any] | None:
     node = _node(model)

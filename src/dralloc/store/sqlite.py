@@ -27,7 +27,7 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -119,9 +119,10 @@ class Event:
         return f"Event({self.rv}, {self.type}, {self.resource}, {self.namespace}/{self.name})"
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
-    """An event, with its object's stored JSON text only where asked for (see :meth:`SQLStore.changes_since`)."""
+class Change(NamedTuple):
+    """An event, with its object's stored JSON text only where asked for (see :meth:`SQLStore.changes_since`).
+    (A named tuple: the controllers read one per write, and a frozen dataclass's ``__init__`` sets each field
+    through ``object.__setattr__``, several times a tuple's cost.)"""
 
     rv: int
     type: str

@@ -29,6 +29,9 @@ class Target:
         self.namespace = namespace
         self.name = name
         self.sub = sub
+        # The body this request sent and the model object it decodes into, once decoded (see
+        # verbs/typed_json.py): typed() of that same dict answers with it instead of decoding it again.
+        self.decoded: tuple[Any, Any] | None = None
 
     @property
     def api_version(self) -> str:

@@ -208,21 +208,29 @@ class _Protocol(HttpToolsProtocol):
         self._header_bytes = 0
         super().on_message_begin()
 
-    def _count(self, n: int) -> None:
-        self._header_bytes += n
-        if self._header_bytes > MAX_HEADER_BYTES and not self.transport.is_closing():
+    def _too_long(self) -> None:
+        if not self.transport.is_closing():
             self.transport.write(_status_bytes(431, "the request line and headers are longer than 1048576 bytes",
                                                "RequestHeaderFieldsTooLarge"))
             self.transport.close()
             raise _Abort
 
+    # on_url and on_header are uvicorn's, with the size counted in the same call (the parser calls them for
+    # every header of every request: one Python call each, not three).
     def on_url(self, url: bytes) -> None:
-        self._count(len(url))
-        super().on_url(url)
+        self._header_bytes += len(url)
+        if self._header_bytes > MAX_HEADER_BYTES:
+            self._too_long()
+        self.url += url
 
     def on_header(self, name: bytes, value: bytes) -> None:
-        self._count(len(name) + len(value) + 4)
-        super().on_header(name, value)
+        self._header_bytes += len(name) + len(value) + 4
+        if self._header_bytes > MAX_HEADER_BYTES:
+            self._too_long()
+        name = name.lower()
+        if name == b"expect" and value.lower() == b"100-continue":
+            self.expect_100_continue = True
+        self.headers.append((name, value))
 
     def on_headers_complete(self) -> None:
         self._waiting_since = None

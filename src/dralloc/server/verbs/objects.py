@@ -20,6 +20,7 @@ from dralloc.server.http.errors import ApiError, bad_request, invalid
 from dralloc.server.http.responses import JSON
 from dralloc.server.http.routing import Target
 from dralloc.server.protobuf import decoder as protobuf
+from dralloc.server.verbs import typed_json
 from dralloc.validation import pod_status
 
 CORE_MODELS: dict[str, type] = {"Node": core_v1.Node, "Namespace": core_v1.Namespace, "Pod": core_v1.Pod,
@@ -96,6 +97,9 @@ def _problems(raw: bytes | None, ctype: str, data: dict[str, Any], mode: str,
 
 def typed(data: Any, t: Target) -> Any:
     """Check kind and apiVersion against the URL and decode into the v1 model."""
+    decoded = t.decoded
+    if decoded is not None and decoded[0] is data:  # (the body object_body decoded already: typed_json)
+        return decoded[1]
     if not isinstance(data, dict):
         raise bad_request("the request body must be a JSON object")
     kind = data.get("kind") or t.resource.kind
@@ -134,7 +138,9 @@ def typed(data: Any, t: Target) -> Any:
 
 
 def stored_form(obj: Any) -> dict[str, Any]:
-    stored = to_dict(apply_defaults(obj))
+    stored = typed_json.stored_dict(obj)  # (made while the body was read, when it could be)
+    if stored is None:
+        stored = to_dict(apply_defaults(obj))
     _stamp_device_taints(stored)
     return stored
 
@@ -190,7 +196,10 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
         raise ApiError(415, f"the body of the request was in an unknown format - accepted media types "
                             f"include: {accepted}")
     data = type_meta_checked(parse(raw, ctype, t.resource.kind, t.version), t, values=False)
-    duplicates, unknown, typed_values = _problems(raw, ctype, data, mode := field_validation(request), t)
+    mode = field_validation(request)
+    if ctype == JSON and typed_json.applies(t) and typed_json.read(raw, data, t, mode):
+        return Body(data, [], False)  # (no repeated key, no unknown field; a typed kind is never plain)
+    duplicates, unknown, typed_values = _problems(raw, ctype, data, mode, t)
     if not typed_values:  # (the unknown-field check's decoding of a JSON text into the typed shape answers it)
         values_checked(data, t)
     if unknown or duplicates or mode == "Ignore":
