@@ -17,6 +17,7 @@ from dralloc.server.registry import (
     rbac,
     resource_claims,
     service_accounts,
+    service_strategy,
     workload_columns,
     workloads,
 )
@@ -117,10 +118,12 @@ CORE = {r.name: r for r in (
     # kube-apiserver's event table has no leading name nor age: the name is the last, wide, column
     Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",), table=_EVENT_TABLE,
              strategy=events.STRATEGY),
-    # Read-only (server/registry/services.py): the default/kubernetes Service and Endpoints kube-apiserver keeps; and the
-    # namespace's ResourceQuotas and LimitRanges, always none here, which `kubectl describe namespace` lists.
-    Resource("services", "Service", True, group="", versions=("v1",), short_names=("svc",), categories=("all",),
-             verbs=READ_ONLY, table=_SERVICE_TABLE),
+    # Services (server/registry/service_strategy.py: defaults, cluster IP and node port allocation, validation),
+    # the default/kubernetes one kube-apiserver keeps (server/registry/services.py) among them
+    Resource("services", "Service", True, group="", versions=("v1",), status=True, short_names=("svc",),
+             categories=("all",), table=_SERVICE_TABLE, strategy=service_strategy.STRATEGY),
+    # Read-only: the default/kubernetes Endpoints kube-apiserver keeps; and the namespace's ResourceQuotas and
+    # LimitRanges, always none here, which `kubectl describe namespace` lists.
     Resource("endpoints", "Endpoints", True, group="", versions=("v1",), short_names=("ep",), verbs=READ_ONLY,
              table=(("Name", "metadata.name", 0), ("Endpoints", "=endpoints", 0), ("Age", "=age", 0)),
              deprecation="v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"),

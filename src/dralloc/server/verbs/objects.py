@@ -24,7 +24,7 @@ from dralloc.validation import pod_status
 
 CORE_MODELS: dict[str, type] = {"Node": core_v1.Node, "Namespace": core_v1.Namespace, "Pod": core_v1.Pod,
                                 "Event": core_v1.Event, "ConfigMap": core_v1.ConfigMap, "Secret": core_v1.Secret,
-                                "ServiceAccount": core_v1.ServiceAccount}
+                                "ServiceAccount": core_v1.ServiceAccount, "Service": core_v1.Service}
 
 
 def dry_run_list(options: dict[str, Any] | None) -> list[str]:
