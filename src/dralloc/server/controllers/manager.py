@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from dralloc.scheduler.features import FeatureGates
 from dralloc.server.controllers import kubelet
 from dralloc.server.controllers.claims import create_pod_claims, needs_claims_made, release_claims
+from dralloc.server.controllers.endpoints import EndpointsControllers
 from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.garbage import GarbageCollector
 from dralloc.server.controllers.group_claims import create_pod_group_claims, needs_group_claims_made
@@ -80,6 +81,7 @@ class ControllerManager:
         self.service_accounts = DefaultServiceAccounts(self.writer)
         self.root_ca = RootCAPublisher(self.writer, ca=options.root_ca)
         self.workloads = WorkloadControllers(PodControl(self.writer, self.terminating.delete, self.recorder))
+        self.endpoints = EndpointsControllers(self.writer)
         self.position = 0
         self.passes = 0
         self._wake = threading.Event()
@@ -155,6 +157,7 @@ class ControllerManager:
                 self.service_accounts.note(change)
                 self.root_ca.note(change)
                 self.workloads.note(change)  # own writes too: a ReplicaSet made, a pod bound or started
+                self.endpoints.note(change)  # own writes too: a pod started (an IP, Ready)
                 if change.rv in self.writer.own:
                     self.writer.own.discard(change.rv)
                     continue
@@ -173,7 +176,7 @@ class ControllerManager:
         external = self._changes()
         if not (external or force or self.taints.due() or self.terminating.due() or self.garbage.due
                 or self.scheduler.due() or self.namespaces.due or self.service_accounts.due
-                or self.root_ca.due or bool(self.workloads.changed)):
+                or self.root_ca.due or bool(self.workloads.changed) or self.endpoints.due):
             return False
         self.passes += 1
         if not self.mirror.synced:
@@ -241,6 +244,9 @@ class ControllerManager:
                 kubelet.run_bound_pods(self.writer, Snapshot(self.mirror))
                 late |= self._changes()
                 again |= self.workloads.finish_job_pods(self.writer, Snapshot(self.mirror))
+        late |= self._changes()
+        if self.endpoints.due and self.endpoints.cycle(Snapshot(self.mirror)):  # Services' EndpointSlices
+            late |= self._changes()
         late |= self._changes()  # own writes of this pass are not news; other clients' meanwhile are
         # (--fake-kubelet) a pod marked now may go now; a namespace's content went: it may go now
         # (a workload whose pods this pass bound or started syncs its status in the next one)

@@ -1,0 +1,314 @@
+"""The endpoints controllers of kube-controller-manager (pkg/controller/endpointslice and pkg/controller/endpoint):
+each Service with a selector gets EndpointSlices (discovery.k8s.io/v1) and an Endpoints object (core/v1) listing
+the pods it selects that have an IP, ready or not, kept up to date as pods and the Service change.
+
+* A pod counts when it is in the Service's namespace, its labels match the selector, it has an IP and it is not
+  Succeeded nor Failed. In a slice its conditions are ``ready`` (Ready and not terminating, or the Service
+  publishes not-ready addresses), ``serving`` (Ready) and ``terminating``; a terminating pod is left out of the
+  Endpoints object, and a pod not ready is among its ``notReadyAddresses``.
+* Each Service port's target port is resolved against the pod (a named one by its containers' ports; a pod
+  without that name lacks that port), and pods with the same resolved ports share a slice (an Endpoints
+  subset), in pod name order; a Service selecting no pod still has one empty slice.
+* A slice is named after its Service (``<service>-<5 characters>``, derived from the Service's uid and the
+  slice's place rather than random, so the same inputs write the same objects and a Service's first slice
+  keeps its name as its pods come and go), labelled
+  ``kubernetes.io/service-name`` and ``endpointslice.kubernetes.io/managed-by:
+  endpointslice-controller.k8s.io`` (with the Service's own labels, and ``service.kubernetes.io/headless`` for
+  a headless one), and owned by the Service (the garbage collector removes it with it).
+* A Service without a selector is left alone: its Endpoints and EndpointSlices are its clients'.
+
+Not done: the ``endpoints.kubernetes.io/last-change-trigger-time`` annotation, topology hints, slices of more
+than 100 endpoints each, dual-stack Services' second address type.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from dralloc.server.controllers.snapshot import Key, Obj, Snapshot
+from dralloc.server.controllers.writes import Writer
+from dralloc.store import Change, Conflict, NotFound
+
+SERVICE_NAME = "kubernetes.io/service-name"
+MANAGED_BY = "endpointslice.kubernetes.io/managed-by"
+CONTROLLER = "endpointslice-controller.k8s.io"
+HEADLESS = "service.kubernetes.io/headless"
+ZONE = "topology.kubernetes.io/zone"
+_RESERVED = (SERVICE_NAME, MANAGED_BY, HEADLESS)  # not copied from the Service's labels
+
+
+def selects(selector: dict[str, Any], pod: Obj) -> bool:
+    labels = (pod.get("metadata") or {}).get("labels") or {}
+    return all(labels.get(k) == v for k, v in selector.items())
+
+
+def is_ready(pod: Obj) -> bool:
+    return any(isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") == "True"
+               for c in (pod.get("status") or {}).get("conditions") or [])
+
+
+def pod_ip(pod: Obj) -> str:
+    return str((pod.get("status") or {}).get("podIP") or "")
+
+
+def in_endpoints(pod: Obj) -> bool:
+    """ShouldPodBeInEndpoints (terminating pods included, as the EndpointSlice controller asks)."""
+    return bool(pod_ip(pod)) and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+
+
+def resolve_port(pod: Obj, port: Obj) -> int | None:
+    """FindPort: the target port's number on this pod (a named one from its containers' ports, same
+    protocol); None when the pod has no port of that name."""
+    target = port.get("targetPort", port.get("port"))
+    if isinstance(target, int) and not isinstance(target, bool):
+        return target
+    protocol = port.get("protocol") or "TCP"
+    for container in (pod.get("spec") or {}).get("containers") or []:
+        for declared in (container or {}).get("ports") or []:
+            if isinstance(declared, dict) and declared.get("name") == target \
+                    and (declared.get("protocol") or "TCP") == protocol:
+                number = declared.get("containerPort")
+                return number if isinstance(number, int) else None
+    return None
+
+
+def _pod_ports(svc: Obj, pod: Obj) -> tuple[tuple[str, str, int, str | None], ...]:
+    """(name, protocol, number, appProtocol) of each Service port this pod serves."""
+    out = []
+    for port in (svc.get("spec") or {}).get("ports") or []:
+        if not isinstance(port, dict):
+            continue
+        number = resolve_port(pod, port)
+        if number is not None:
+            out.append((str(port.get("name") or ""), str(port.get("protocol") or "TCP"), number,
+                        port.get("appProtocol")))
+    return tuple(out)
+
+
+def _labels(svc: Obj, for_slice: bool) -> dict[str, str]:
+    meta = svc.get("metadata") or {}
+    labels = {k: v for k, v in (meta.get("labels") or {}).items() if k not in _RESERVED}
+    if (svc.get("spec") or {}).get("clusterIP") == "None":
+        labels[HEADLESS] = ""
+    if for_slice:
+        labels[SERVICE_NAME] = str(meta.get("name"))
+        labels[MANAGED_BY] = CONTROLLER
+    return labels
+
+
+def _reference(pod: Obj) -> Obj:
+    meta = pod.get("metadata") or {}
+    return {"kind": "Pod", "namespace": meta.get("namespace"), "name": meta.get("name"), "uid": meta.get("uid")}
+
+
+def _endpoint(svc: Obj, pod: Obj, nodes: dict[str, Obj]) -> Obj:
+    spec = pod.get("spec") or {}
+    terminating = bool((pod.get("metadata") or {}).get("deletionTimestamp"))
+    ready = is_ready(pod)
+    publish = bool((svc.get("spec") or {}).get("publishNotReadyAddresses"))
+    endpoint: Obj = {"addresses": [pod_ip(pod)],
+                     "conditions": {"ready": publish or (ready and not terminating), "serving": publish or ready,
+                                    "terminating": terminating}}
+    if spec.get("hostname") and spec.get("subdomain") == (svc.get("metadata") or {}).get("name"):
+        endpoint["hostname"] = spec["hostname"]
+    endpoint["targetRef"] = _reference(pod)
+    if spec.get("nodeName"):
+        endpoint["nodeName"] = spec["nodeName"]
+        zone = ((nodes.get(spec["nodeName"]) or {}).get("metadata") or {}).get("labels", {}).get(ZONE)
+        if zone:
+            endpoint["zone"] = zone
+    return endpoint
+
+
+def slice_name(svc: Obj, index: int) -> str:
+    meta = svc.get("metadata") or {}
+    digest = hashlib.sha256(f"{meta.get('uid')}/{index}".encode()).hexdigest()
+    alphabet = "bcdfghjklmnpqrstvwxz2456789"  # (the alphabet of generated names)
+    suffix = "".join(alphabet[int(digest[i * 2:i * 2 + 2], 16) % len(alphabet)] for i in range(5))
+    return f"{str(meta.get('name'))[:57]}-{suffix}"
+
+
+def desired_slices(svc: Obj, pods: list[Obj], nodes: dict[str, Obj]) -> list[Obj]:
+    """The EndpointSlices of one Service, by name order."""
+    meta = svc.get("metadata") or {}
+    groups: dict[tuple[Any, ...], list[Obj]] = {}
+    for pod in sorted(pods, key=lambda p: str((p.get("metadata") or {}).get("name"))):
+        groups.setdefault(_pod_ports(svc, pod), []).append(_endpoint(svc, pod, nodes))
+    if not groups:
+        groups[()] = []
+    owner = {"apiVersion": "v1", "kind": "Service", "name": meta.get("name"), "uid": meta.get("uid"),
+             "controller": True, "blockOwnerDeletion": True}
+    family = ((svc.get("spec") or {}).get("ipFamilies") or ["IPv4"])[0]
+    slices = []
+    for index, (ports, endpoints) in enumerate(sorted(groups.items(), key=lambda g: repr(g[0]))):
+        listed = [{"name": name, "protocol": protocol, "port": number,
+                   **({"appProtocol": app} if app is not None else {})} for name, protocol, number, app in ports]
+        slices.append({
+            "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+            "metadata": {"name": slice_name(svc, index), "namespace": meta.get("namespace"),
+                         "labels": _labels(svc, True), "ownerReferences": [owner]},
+            "addressType": family, "endpoints": endpoints or None, "ports": listed or None})
+    return sorted(slices, key=lambda s: s["metadata"]["name"])
+
+
+def desired_endpoints(svc: Obj, pods: list[Obj]) -> Obj:
+    """The core/v1 Endpoints of one Service: a subset per set of resolved ports, addresses by IP."""
+    meta = svc.get("metadata") or {}
+    publish = bool((svc.get("spec") or {}).get("publishNotReadyAddresses"))
+    subsets: dict[tuple[Any, ...], tuple[list[Obj], list[Obj]]] = {}
+    for pod in pods:
+        if (pod.get("metadata") or {}).get("deletionTimestamp"):
+            continue
+        ports = _pod_ports(svc, pod)
+        if not ports:
+            continue
+        address: Obj = {"ip": pod_ip(pod)}
+        spec = pod.get("spec") or {}
+        if spec.get("hostname") and spec.get("subdomain") == meta.get("name"):
+            address["hostname"] = spec["hostname"]
+        if spec.get("nodeName"):
+            address["nodeName"] = spec["nodeName"]
+        address["targetRef"] = _reference(pod)
+        ready, not_ready = subsets.setdefault(ports, ([], []))
+        (ready if publish or is_ready(pod) else not_ready).append(address)
+    listed = []
+    for ports, (ready, not_ready) in subsets.items():
+        subset: Obj = {}
+        if ready:
+            subset["addresses"] = sorted(ready, key=lambda a: a["ip"])
+        if not_ready:
+            subset["notReadyAddresses"] = sorted(not_ready, key=lambda a: a["ip"])
+        subset["ports"] = [{"name": name, "port": number, "protocol": protocol,
+                            **({"appProtocol": app} if app is not None else {})}
+                           for name, protocol, number, app in ports]
+        listed.append(subset)
+    endpoints: Obj = {"apiVersion": "v1", "kind": "Endpoints",
+                      "metadata": {"name": meta.get("name"), "namespace": meta.get("namespace")}}
+    labels = _labels(svc, False)
+    if labels:
+        endpoints["metadata"]["labels"] = labels
+    if listed:
+        endpoints["subsets"] = listed
+    return endpoints
+
+
+_CONTENT = ("addressType", "endpoints", "ports", "subsets")
+
+
+def _same(stored: Obj, wanted: Obj) -> bool:
+    smeta, wmeta = stored.get("metadata") or {}, wanted["metadata"]
+    return all(stored.get(k) == wanted.get(k) for k in _CONTENT) \
+        and (smeta.get("labels") or {}) == (wmeta.get("labels") or {}) \
+        and (smeta.get("ownerReferences") or []) == (wmeta.get("ownerReferences") or [])
+
+
+@dataclass
+class EndpointsControllers:
+    writer: Writer
+    dirty_services: set[Key] = field(default_factory=set)
+    dirty_namespaces: set[str] = field(default_factory=set)
+    everything: bool = True  # the first pass looks at every Service
+
+    def note(self, change: Change) -> None:
+        """Take in one change of the store's feed: a Service, a pod, a managed object removed by a client."""
+        if change.resource == "services":
+            self.dirty_services.add((change.namespace, change.name))
+        elif change.resource == "pods":
+            self.dirty_namespaces.add(change.namespace)
+        elif change.resource == "endpoints" and change.type == "DELETED":
+            self.dirty_services.add((change.namespace, change.name))
+        elif change.resource == "endpointslices" and change.type == "DELETED":
+            self.dirty_namespaces.add(change.namespace)
+
+    @property
+    def due(self) -> bool:
+        return self.everything or bool(self.dirty_services or self.dirty_namespaces)
+
+    def cycle(self, snap: Snapshot) -> bool:
+        """Bring the endpoints of every Service that may have changed to what its pods say; True when it wrote."""
+        services = snap.mirror.items("services")
+        if self.everything:
+            keys = set(services)
+        else:
+            keys = {k for k in services if k[0] in self.dirty_namespaces} | self.dirty_services
+        self.everything, self.dirty_services, self.dirty_namespaces = False, set(), set()
+        if not keys:
+            return False
+        nodes = {str((n.get("metadata") or {}).get("name")): n for n in snap.mirror.listed("nodes")}
+        pods_by_namespace: dict[str, list[Obj]] = {}
+        for pod in snap.pods:
+            pods_by_namespace.setdefault(str((pod.get("metadata") or {}).get("namespace")), []).append(pod)
+        wrote = False
+        for key in sorted(keys):
+            svc = services.get(key)
+            if svc is None:
+                wrote |= self._remove_endpoints(key)
+                continue
+            selector = (svc.get("spec") or {}).get("selector")
+            if selector is None or (svc.get("spec") or {}).get("type") == "ExternalName":
+                continue
+            pods = [p for p in pods_by_namespace.get(key[0], []) if selects(selector, p) and in_endpoints(p)]
+            wrote |= self._sync_slices(svc, desired_slices(svc, pods, nodes))
+            wrote |= self._write("endpoints", desired_endpoints(svc, pods))
+        return wrote
+
+    def _remove_endpoints(self, key: Key) -> bool:
+        """A Service gone: its Endpoints and its slices go (the garbage collector would take the slices, by
+        their owner reference, as well)."""
+        wrote = self._sync_slices({"metadata": {"namespace": key[0], "name": key[1]}}, [])
+        try:
+            self.writer.store.get("endpoints", *key)
+        except NotFound:
+            return wrote
+        return self.writer.delete("endpoints", *key) is not None or wrote
+
+    def _sync_slices(self, svc: Obj, wanted: list[Obj]) -> bool:
+        """Write the Service's slices; remove the controller's other slices of it."""
+        meta = svc.get("metadata") or {}
+        namespace = str(meta.get("namespace"))
+        listed, _ = self.writer.store.list("endpointslices", namespace)
+        names = {s["metadata"]["name"] for s in wanted}
+        wrote = False
+        for old in listed:
+            old_meta = old.get("metadata") or {}
+            labels = old_meta.get("labels") or {}
+            if labels.get(SERVICE_NAME) == meta.get("name") and labels.get(MANAGED_BY) == CONTROLLER \
+                    and old_meta.get("name") not in names:
+                wrote |= self.writer.delete("endpointslices", namespace, old_meta["name"], uid=old_meta.get("uid")) \
+                    is not None
+        for slice_ in wanted:
+            wrote |= self._write("endpointslices", slice_, generation=True)
+        return wrote
+
+    def _write(self, resource: str, wanted: Obj, generation: bool = False) -> bool:
+        """Create ``wanted`` or make the stored one say the same; True when it wrote."""
+        namespace, name = wanted["metadata"]["namespace"], wanted["metadata"]["name"]
+
+        def mutate(current: Obj) -> Obj | None:
+            if _same(current, wanted):
+                return None
+            meta = {**current["metadata"], "labels": wanted["metadata"].get("labels")}
+            if wanted["metadata"].get("ownerReferences"):
+                meta["ownerReferences"] = wanted["metadata"]["ownerReferences"]
+            if not meta["labels"]:
+                meta.pop("labels")
+            if generation:
+                meta["generation"] = int(meta.get("generation") or 1) + 1
+            updated = {**{k: v for k, v in current.items() if k not in _CONTENT}, "metadata": meta}
+            updated.update({k: wanted[k] for k in _CONTENT if k in wanted})
+            return updated
+
+        try:
+            current = self.writer.store.get(resource, namespace, name)
+        except NotFound:
+            created = {**wanted, "metadata": {**wanted["metadata"], **({"generation": 1} if generation else {})}}
+            try:
+                self.writer.create(resource, namespace, created)
+            except Conflict:
+                return False  # made meanwhile: the next pass compares
+            return True
+        if _same(current, wanted):
+            return False
+        return self.writer.update(resource, namespace, name, mutate) is not None
