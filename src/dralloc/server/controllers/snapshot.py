@@ -21,8 +21,10 @@ from dralloc.store import Change, SQLStore
 WORKLOAD_SELECTORS = ("services", "replicationcontrollers", "replicasets", "statefulsets")
 # PodGroups (scheduling.k8s.io/v1alpha2, served with GenericWorkload): what a pod group cycle schedules by.
 # Deployments, DaemonSets and Jobs: what the workload controllers (server/controllers/workloads.py) sync.
+# PodDisruptionBudgets: what the disruption controller keeps the status of, and preemption respects.
 RESOURCES = ("pods", "nodes", "resourceslices", "deviceclasses", "resourceclaims", "resourceclaimtemplates",
-             "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS, "podgroups", "deployments", "daemonsets", "jobs")
+             "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS, "podgroups", "deployments", "daemonsets", "jobs",
+             "poddisruptionbudgets")
 
 Obj = dict[str, Any]
 Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects

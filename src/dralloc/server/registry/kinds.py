@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from dralloc.server.registry import (
     configs,
     core_defaults,
+    disruption_budgets,
     events,
     namespaces,
     pod_groups,
@@ -172,13 +173,15 @@ NETWORKING_GROUP = "networking.k8s.io"
 NETWORKING = {"ingresses": Resource("ingresses", "Ingress", True, group=NETWORKING_GROUP, versions=("v1",),
                                     short_names=("ing",), verbs=READ_ONLY)}
 
-# policy/v1 and storage.k8s.io/v1, read-only and always empty, as apps/v1: what an external kube-scheduler
-# (--no-scheduler) lists and watches besides pods, nodes and the DRA kinds (DefaultPreemption's disruption
-# budgets, the volume plugins' classes, CSI nodes, drivers, capacities and attachments), so its informers sync.
-# With no disruption budget every eviction is allowed, as server/subresources/eviction.py says.
+# policy/v1 PodDisruptionBudgets (server/registry/disruption_budgets.py), whose status the disruption controller
+# keeps, which evictions honour and DefaultPreemption reads.
 POLICY_GROUP = "policy"
 POLICY = {"poddisruptionbudgets": Resource("poddisruptionbudgets", "PodDisruptionBudget", True, group=POLICY_GROUP,
-                                           versions=("v1",), short_names=("pdb",), verbs=READ_ONLY)}
+                                           versions=("v1",), short_names=("pdb",), status=True,
+                                           table=disruption_budgets.TABLE, strategy=disruption_budgets.STRATEGY)}
+# storage.k8s.io/v1, read-only and always empty, as apps/v1: what an external kube-scheduler (--no-scheduler)
+# lists and watches besides pods, nodes and the DRA kinds (the volume plugins' classes, CSI nodes, drivers,
+# capacities and attachments), so its informers sync.
 STORAGE_GROUP = "storage.k8s.io"
 STORAGE = {r.name: r for r in (
     Resource("csidrivers", "CSIDriver", False, group=STORAGE_GROUP, versions=("v1",), verbs=READ_ONLY),
