@@ -11,6 +11,7 @@ from dralloc.server.registry import (
     core_defaults,
     disruption_budgets,
     events,
+    limit_ranges,
     namespaces,
     pod_groups,
     pods,
@@ -130,8 +131,10 @@ CORE = {r.name: r for r in (
              deprecation="v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"),
     Resource("resourcequotas", "ResourceQuota", True, group="", versions=("v1",), short_names=("quota",),
              verbs=READ_ONLY),
+    # LimitRanges (server/registry/limit_ranges.py): their defaults and bounds are the LimitRanger admission's
     Resource("limitranges", "LimitRange", True, group="", versions=("v1",), short_names=("limits",),
-             verbs=READ_ONLY),
+             table=(("Name", "metadata.name", 0), ("Created At", "metadata.creationTimestamp", 0)),
+             strategy=limit_ranges.STRATEGY),
     # Read-only and always none, as the apps/v1 workloads below: nothing here runs workload controllers
     Resource("replicationcontrollers", "ReplicationController", True, group="", versions=("v1",),
              short_names=("rc",), categories=("all",), verbs=READ_ONLY),
