@@ -24,6 +24,7 @@ from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.garbage import GarbageCollector
 from dralloc.server.controllers.group_claims import create_pod_group_claims, needs_group_claims_made
 from dralloc.server.controllers.namespaces import NamespaceDeleter
+from dralloc.server.controllers.resource_quota import ResourceQuotaController
 from dralloc.server.controllers.rootca import RootCAPublisher
 from dralloc.server.controllers.scheduling import SchedulerLoop
 from dralloc.server.controllers.serviceaccounts import DefaultServiceAccounts
@@ -84,6 +85,7 @@ class ControllerManager:
         self.workloads = WorkloadControllers(PodControl(self.writer, self.terminating.delete, self.recorder))
         self.endpoints = EndpointsControllers(self.writer)
         self.disruption = DisruptionController(self.writer)
+        self.quotas = ResourceQuotaController(self.writer)
         self.position = 0
         self.passes = 0
         self._wake = threading.Event()
@@ -161,6 +163,7 @@ class ControllerManager:
                 self.workloads.note(change)  # own writes too: a ReplicaSet made, a pod bound or started
                 self.endpoints.note(change)  # own writes too: a pod started (an IP, Ready)
                 self.disruption.note(change)  # own writes too: a pod ready, a ReplicaSet scaled
+                self.quotas.note(change)  # own writes too: pods made by the workload controllers
                 if change.rv in self.writer.own:
                     self.writer.own.discard(change.rv)
                     continue
@@ -180,7 +183,7 @@ class ControllerManager:
         if not (external or force or self.taints.due() or self.terminating.due() or self.garbage.due
                 or self.scheduler.due() or self.namespaces.due or self.service_accounts.due
                 or self.root_ca.due or bool(self.workloads.changed) or self.endpoints.due
-                or self.disruption.due):
+                or self.disruption.due or self.quotas.due):
             return False
         self.passes += 1
         if not self.mirror.synced:
@@ -252,6 +255,8 @@ class ControllerManager:
         if self.endpoints.due and self.endpoints.cycle(Snapshot(self.mirror)):  # Services' EndpointSlices
             late |= self._changes()
         if self.disruption.due and self.disruption.cycle(Snapshot(self.mirror)):  # disruption budgets' status
+            late |= self._changes()
+        if self.quotas.due and self.quotas.cycle():  # quotas' usage
             late |= self._changes()
         late |= self._changes()  # own writes of this pass are not news; other clients' meanwhile are
         # (--fake-kubelet) a pod marked now may go now; a namespace's content went: it may go now

@@ -1,6 +1,7 @@
 """The protobuf schema tables (notation: server/protobuf/schema.py) of the kinds kubectl's typed clients send for
-Services and disruption budgets (``kubectl create service``, ``kubectl expose``, ``kubectl create
-poddisruptionbudget``) and of the endpoints kinds client-go's controllers write: core/v1 Service and Endpoints,
+Services, disruption budgets and quotas (``kubectl create service``, ``kubectl expose``, ``kubectl create
+poddisruptionbudget``, ``kubectl create quota``) and of the endpoints kinds client-go's controllers write: core/v1
+Service, Endpoints, LimitRange and ResourceQuota,
 discovery.k8s.io/v1 EndpointSlice and policy/v1 PodDisruptionBudget. Written from the generated ``.proto`` of
 core/v1, discovery/v1 and policy/v1 (field numbers) and the Go types' JSON tags."""
 
@@ -37,6 +38,17 @@ SERVICES_V1 = schema(META, CORE_PIECES, messages({
     "EndpointAddress": {1: "ip string always", 3: "hostname string", 4: "nodeName *string",
                         2: "targetRef *ObjectReference"},
     "EndpointPort": {1: "name string", 2: "port int32 always", 3: "protocol string", 4: "appProtocol *string"},
+    "LimitRange": {1: "metadata ObjectMeta", 2: "spec LimitRangeSpec"},
+    "LimitRangeSpec": {1: "limits []LimitRangeItem always"},
+    "LimitRangeItem": {1: "type string always", 2: "max map[string]Quantity", 3: "min map[string]Quantity",
+                       4: "default map[string]Quantity", 5: "defaultRequest map[string]Quantity",
+                       6: "maxLimitRequestRatio map[string]Quantity"},
+    "ResourceQuota": {1: "metadata ObjectMeta", 2: "spec ResourceQuotaSpec", 3: "status ResourceQuotaStatus"},
+    "ResourceQuotaSpec": {1: "hard map[string]Quantity", 2: "scopes []string", 3: "scopeSelector *ScopeSelector"},
+    "ScopeSelector": {1: "matchExpressions []ScopedResourceSelectorRequirement"},
+    "ScopedResourceSelectorRequirement": {1: "scopeName string always", 2: "operator string always",
+                                          3: "values []string"},
+    "ResourceQuotaStatus": {1: "hard map[string]Quantity", 2: "used map[string]Quantity"},
 }))
 
 DISCOVERY_V1 = schema(META, CORE_PIECES, messages({
@@ -64,5 +76,6 @@ POLICY_V1_BUDGETS = schema(META, _LABEL_SELECTOR, messages({
 }))
 
 KINDS = {("v1", "Service"): (SERVICES_V1, "Service"), ("v1", "Endpoints"): (SERVICES_V1, "Endpoints"),
+         ("v1", "LimitRange"): (SERVICES_V1, "LimitRange"), ("v1", "ResourceQuota"): (SERVICES_V1, "ResourceQuota"),
          ("discovery.k8s.io/v1", "EndpointSlice"): (DISCOVERY_V1, "EndpointSlice"),
          ("policy/v1", "PodDisruptionBudget"): (POLICY_V1_BUDGETS, "PodDisruptionBudget")}

@@ -16,6 +16,7 @@ from dralloc.server.registry import (
     pod_groups,
     pods,
     priorities,
+    quota,
     rbac,
     resource_claims,
     service_accounts,
@@ -124,13 +125,16 @@ CORE = {r.name: r for r in (
     # the default/kubernetes one kube-apiserver keeps (server/registry/services.py) among them
     Resource("services", "Service", True, group="", versions=("v1",), status=True, short_names=("svc",),
              categories=("all",), table=_SERVICE_TABLE, strategy=service_strategy.STRATEGY),
-    # Read-only: the default/kubernetes Endpoints kube-apiserver keeps; and the namespace's ResourceQuotas and
-    # LimitRanges, always none here, which `kubectl describe namespace` lists.
+    # Read-only: the default/kubernetes Endpoints kube-apiserver keeps and the endpoints controllers write
     Resource("endpoints", "Endpoints", True, group="", versions=("v1",), short_names=("ep",), verbs=READ_ONLY,
              table=(("Name", "metadata.name", 0), ("Endpoints", "=endpoints", 0), ("Age", "=age", 0)),
              deprecation="v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"),
+    # ResourceQuotas (server/registry/quota.py): the ResourceQuota admission of every create, their usage the
+    # resourcequota controller's
     Resource("resourcequotas", "ResourceQuota", True, group="", versions=("v1",), short_names=("quota",),
-             verbs=READ_ONLY),
+             status=True, table=(("Name", "metadata.name", 0), ("Age", "=age", 0),
+                                 ("Request", "=quotaRequest", 0), ("Limit", "=quotaLimit", 0)),
+             strategy=quota.STRATEGY),
     # LimitRanges (server/registry/limit_ranges.py): their defaults and bounds are the LimitRanger admission's
     Resource("limitranges", "LimitRange", True, group="", versions=("v1",), short_names=("limits",),
              table=(("Name", "metadata.name", 0), ("Created At", "metadata.creationTimestamp", 0)),
