@@ -7,7 +7,7 @@ from typing import Any
 
 from cluster import NODE, NS, Cluster
 
-from dralloc.server.controllers.endpoints import desired_endpoints, desired_slices, resolve_port
+from dralloc.server.controllers.endpoints import desired_endpoints, desired_slices, entries, resolve_port
 
 LABELS = {"app": "web"}
 
@@ -81,11 +81,14 @@ def test_a_pod_not_ready_is_listed_as_not_ready_and_a_service_without_selector_i
     svc = {"metadata": {"name": "web", "namespace": "default", "uid": "u"}, "spec": service()["spec"]}
     pod = {**web_pod("web-a"), "metadata": {"name": "web-a", "namespace": "default", "uid": "p", "labels": LABELS},
            "status": {"podIP": "10.88.0.2", "phase": "Pending"}}
-    [eps] = desired_slices(svc, [pod], {})
+    [eps] = desired_slices(svc, entries(svc, [pod], {}))
     assert eps["endpoints"][0]["conditions"] == {"ready": False, "serving": False, "terminating": False}
-    assert desired_endpoints(svc, [pod])["subsets"][0]["notReadyAddresses"][0]["ip"] == "10.88.0.2"
+    assert desired_endpoints(svc, entries(svc, [pod], {}))["subsets"][0]["notReadyAddresses"][0]["ip"] == "10.88.0.2"
     published = {**svc, "spec": {**svc["spec"], "publishNotReadyAddresses": True}}
-    assert desired_slices(published, [pod], {})[0]["endpoints"][0]["conditions"]["ready"] is True
+    [eps] = desired_slices(published, entries(published, [pod], {}))
+    assert eps["endpoints"][0]["conditions"]["ready"] is True
+    assert desired_endpoints(published, entries(published, [pod], {}))["subsets"][0]["addresses"][0]["ip"] == \
+        "10.88.0.2"
     c = Cluster(fake_kubelet=True)
     c.post("/api/v1/nodes", NODE)
     c.post(f"{NS}/services", {**service(), "spec": {"ports": [{"port": 80}]}})

@@ -171,16 +171,18 @@ class DisruptionController:
         """Write the status of every budget whose inputs may have changed; True when it wrote."""
         everything = self.everything or (self.next_due is not None and self.next_due <= datetime.now(UTC).timestamp())
         namespaces, self.dirty, self.everything, self.next_due = self.dirty, set(), False, None
+        budgets = [b for b in snap.objects["poddisruptionbudgets"]
+                   if everything or str((b.get("metadata") or {}).get("namespace")) in namespaces]
+        if not budgets:
+            return False  # (a pass with no budget to look at does not go through the pods)
         at = datetime.now(UTC)
         by_namespace: dict[str, list[Obj]] = {}
         for pod in snap.pods:
             by_namespace.setdefault(str((pod.get("metadata") or {}).get("namespace")), []).append(pod)
         wrote = False
-        for stored in snap.objects["poddisruptionbudgets"]:
+        for stored in budgets:
             meta = stored.get("metadata") or {}
             namespace = str(meta.get("namespace"))
-            if not everything and namespace not in namespaces:
-                continue
             pdb = snap.cache.typed("poddisruptionbudgets", stored)
             if not isinstance(pdb, PodDisruptionBudget):
                 continue

@@ -130,12 +130,51 @@ def slice_name(svc: Obj, index: int) -> str:
     return f"{str(meta.get('name'))[:57]}-{suffix}"
 
 
-def desired_slices(svc: Obj, pods: list[Obj], nodes: dict[str, Obj]) -> list[Obj]:
+# What one pod gives one Service: its resolved ports, its slice endpoint, its Endpoints address (None when
+# it is terminating) and whether that address is ready.
+Entry = tuple[tuple[Any, ...], Obj, Obj | None, bool]
+Memo = dict[tuple[Any, ...], Entry]
+
+
+def _entry(svc: Obj, pod: Obj, nodes: dict[str, Obj]) -> Entry:
+    meta, spec = pod.get("metadata") or {}, pod.get("spec") or {}
+    address: Obj | None = None
+    if not meta.get("deletionTimestamp"):
+        address = {"ip": pod_ip(pod)}
+        if spec.get("hostname") and spec.get("subdomain") == (svc.get("metadata") or {}).get("name"):
+            address["hostname"] = spec["hostname"]
+        if spec.get("nodeName"):
+            address["nodeName"] = spec["nodeName"]
+        address["targetRef"] = _reference(pod)
+    ready = bool((svc.get("spec") or {}).get("publishNotReadyAddresses")) or is_ready(pod)
+    return _pod_ports(svc, pod), _endpoint(svc, pod, nodes), address, ready
+
+
+def entries(svc: Obj, pods: list[Obj], nodes: dict[str, Obj], memo: Memo | None = None) -> list[Entry]:
+    """Each pod's entry, in pod name order (``memo``: the entries of a previous pass, by pod version and node
+    version, reused; the pass's own kept in it)."""
+    out = []
+    fresh: Memo = {}
+    for pod in sorted(pods, key=lambda p: str((p.get("metadata") or {}).get("name"))):
+        meta = pod.get("metadata") or {}
+        node = nodes.get(str((pod.get("spec") or {}).get("nodeName")))
+        key = (meta.get("uid"), meta.get("resourceVersion"), ((node or {}).get("metadata") or {}).get("resourceVersion"))
+        found = memo.get(key) if memo is not None else None
+        entry = found if found is not None else _entry(svc, pod, nodes)
+        fresh[key] = entry
+        out.append(entry)
+    if memo is not None:
+        memo.clear()
+        memo.update(fresh)
+    return out
+
+
+def desired_slices(svc: Obj, listed: list[Entry]) -> list[Obj]:
     """The EndpointSlices of one Service, by name order."""
     meta = svc.get("metadata") or {}
     groups: dict[tuple[Any, ...], list[Obj]] = {}
-    for pod in sorted(pods, key=lambda p: str((p.get("metadata") or {}).get("name"))):
-        groups.setdefault(_pod_ports(svc, pod), []).append(_endpoint(svc, pod, nodes))
+    for ports, endpoint, _, _ in listed:
+        groups.setdefault(ports, []).append(endpoint)
     if not groups:
         groups[()] = []
     owner = {"apiVersion": "v1", "kind": "Service", "name": meta.get("name"), "uid": meta.get("uid"),
@@ -143,55 +182,50 @@ def desired_slices(svc: Obj, pods: list[Obj], nodes: dict[str, Obj]) -> list[Obj
     family = ((svc.get("spec") or {}).get("ipFamilies") or ["IPv4"])[0]
     slices = []
     for index, (ports, endpoints) in enumerate(sorted(groups.items(), key=lambda g: repr(g[0]))):
-        listed = [{"name": name, "protocol": protocol, "port": number,
-                   **({"appProtocol": app} if app is not None else {})} for name, protocol, number, app in ports]
+        shown = [{"name": name, "protocol": protocol, "port": number,
+                  **({"appProtocol": app} if app is not None else {})} for name, protocol, number, app in ports]
         slices.append({
             "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
             "metadata": {"name": slice_name(svc, index), "namespace": meta.get("namespace"),
                          "labels": _labels(svc, True), "ownerReferences": [owner]},
-            "addressType": family, "endpoints": endpoints or None, "ports": listed or None})
+            "addressType": family, "endpoints": endpoints or None, "ports": shown or None})
     return sorted(slices, key=lambda s: s["metadata"]["name"])
 
 
-def desired_endpoints(svc: Obj, pods: list[Obj]) -> Obj:
-    """The core/v1 Endpoints of one Service: a subset per set of resolved ports, addresses by IP."""
+def desired_endpoints(svc: Obj, listed: list[Entry]) -> Obj:
+    """The core/v1 Endpoints of one Service: a subset per set of resolved ports, addresses by IP (terminating
+    pods left out)."""
     meta = svc.get("metadata") or {}
-    publish = bool((svc.get("spec") or {}).get("publishNotReadyAddresses"))
     subsets: dict[tuple[Any, ...], tuple[list[Obj], list[Obj]]] = {}
-    for pod in pods:
-        if (pod.get("metadata") or {}).get("deletionTimestamp"):
+    for ports, _, address, ready in listed:
+        if address is None or not ports:
             continue
-        ports = _pod_ports(svc, pod)
-        if not ports:
-            continue
-        address: Obj = {"ip": pod_ip(pod)}
-        spec = pod.get("spec") or {}
-        if spec.get("hostname") and spec.get("subdomain") == meta.get("name"):
-            address["hostname"] = spec["hostname"]
-        if spec.get("nodeName"):
-            address["nodeName"] = spec["nodeName"]
-        address["targetRef"] = _reference(pod)
-        ready, not_ready = subsets.setdefault(ports, ([], []))
-        (ready if publish or is_ready(pod) else not_ready).append(address)
-    listed = []
-    for ports, (ready, not_ready) in subsets.items():
+        ready_ones, not_ready = subsets.setdefault(ports, ([], []))
+        (ready_ones if ready else not_ready).append(address)
+    shown = []
+    for ports, (ready_ones, not_ready) in subsets.items():
         subset: Obj = {}
-        if ready:
-            subset["addresses"] = sorted(ready, key=lambda a: a["ip"])
+        if ready_ones:
+            subset["addresses"] = sorted(ready_ones, key=lambda a: a["ip"])
         if not_ready:
             subset["notReadyAddresses"] = sorted(not_ready, key=lambda a: a["ip"])
         subset["ports"] = [{"name": name, "port": number, "protocol": protocol,
                             **({"appProtocol": app} if app is not None else {})}
                            for name, protocol, number, app in ports]
-        listed.append(subset)
+        shown.append(subset)
     endpoints: Obj = {"apiVersion": "v1", "kind": "Endpoints",
                       "metadata": {"name": meta.get("name"), "namespace": meta.get("namespace")}}
     labels = _labels(svc, False)
     if labels:
         endpoints["metadata"]["labels"] = labels
-    if listed:
-        endpoints["subsets"] = listed
+    if shown:
+        endpoints["subsets"] = shown
     return endpoints
+
+
+def _selects_pods(svc: Obj) -> bool:
+    spec = svc.get("spec") or {}
+    return isinstance(spec.get("selector"), dict) and spec.get("type") != "ExternalName"
 
 
 _CONTENT = ("addressType", "endpoints", "ports", "subsets")
@@ -210,6 +244,11 @@ class EndpointsControllers:
     dirty_services: set[Key] = field(default_factory=set)
     dirty_namespaces: set[str] = field(default_factory=set)
     everything: bool = True  # the first pass looks at every Service
+    # what each Service's objects were last seen to hold (written or found so): a pass whose result is the same
+    # reads nothing from the store; a change to endpoints objects of the namespace makes it look again
+    written: dict[Key, tuple[list[Obj], Obj]] = field(default_factory=dict)
+    # each Service's pod entries of the last pass, while the Service stays at the same version
+    memos: dict[Key, tuple[Any, Memo]] = field(default_factory=dict)
 
     def note(self, change: Change) -> None:
         """Take in one change of the store's feed: a Service, a pod, a managed object removed by a client."""
@@ -217,10 +256,12 @@ class EndpointsControllers:
             self.dirty_services.add((change.namespace, change.name))
         elif change.resource == "pods":
             self.dirty_namespaces.add(change.namespace)
-        elif change.resource == "endpoints" and change.type == "DELETED":
-            self.dirty_services.add((change.namespace, change.name))
-        elif change.resource == "endpointslices" and change.type == "DELETED":
-            self.dirty_namespaces.add(change.namespace)
+        elif change.resource in ("endpoints", "endpointslices"):
+            # (a client's change, or this controller's own: compared with the store in the next pass)
+            for key in [k for k in self.written if k[0] == change.namespace]:
+                del self.written[key]
+            if change.type == "DELETED":
+                self.dirty_namespaces.add(change.namespace)
 
     @property
     def due(self) -> bool:
@@ -234,8 +275,9 @@ class EndpointsControllers:
         else:
             keys = {k for k in services if k[0] in self.dirty_namespaces} | self.dirty_services
         self.everything, self.dirty_services, self.dirty_namespaces = False, set(), set()
-        if not keys:
-            return False
+        selecting = [k for k in keys if k in services and _selects_pods(services[k])]
+        if not selecting and all(k in services for k in keys):
+            return False  # (no Service of theirs selects pods, none went: the pods need not be looked at)
         nodes = {str((n.get("metadata") or {}).get("name")): n for n in snap.mirror.listed("nodes")}
         pods_by_namespace: dict[str, list[Obj]] = {}
         for pod in snap.pods:
@@ -244,14 +286,25 @@ class EndpointsControllers:
         for key in sorted(keys):
             svc = services.get(key)
             if svc is None:
+                self.written.pop(key, None)
+                self.memos.pop(key, None)
                 wrote |= self._remove_endpoints(key)
                 continue
-            selector = (svc.get("spec") or {}).get("selector")
-            if selector is None or (svc.get("spec") or {}).get("type") == "ExternalName":
+            if not _selects_pods(svc):
                 continue
+            selector = (svc.get("spec") or {}).get("selector") or {}
             pods = [p for p in pods_by_namespace.get(key[0], []) if selects(selector, p) and in_endpoints(p)]
-            wrote |= self._sync_slices(svc, desired_slices(svc, pods, nodes))
-            wrote |= self._write("endpoints", desired_endpoints(svc, pods))
+            version = (svc.get("metadata") or {}).get("resourceVersion")
+            memo = self.memos.get(key)
+            if memo is None or memo[0] != version:
+                memo = self.memos[key] = (version, {})
+            listed = entries(svc, pods, nodes, memo[1])
+            wanted = (desired_slices(svc, listed), desired_endpoints(svc, listed))
+            if self.written.get(key) == wanted:
+                continue
+            wrote |= self._sync_slices(svc, wanted[0])
+            wrote |= self._write("endpoints", wanted[1])
+            self.written[key] = wanted
         return wrote
 
     def _remove_endpoints(self, key: Key) -> bool:

@@ -17,6 +17,7 @@ from dralloc.server.registry.quota import (
 )
 from dralloc.server.types import Obj
 from dralloc.store import Change, NotFound
+from dralloc.store.cache import cached
 
 _POD_NAMES = ("pods", "cpu", "memory", "ephemeral-storage")
 _SERVED = {(r.name, ""): r for r in CORE.values()} | {
@@ -59,9 +60,9 @@ class ResourceQuotaController:
         """Recount the quotas of the namespaces where something changed; True when a status was written."""
         everything, namespaces = self.everything, self.dirty
         self.everything, self.dirty = False, set()
-        quotas, _ = self.writer.store.list("resourcequotas")
+        quotas = cached(self.writer.store, "resourcequotas").objects()
         wrote = False
-        for stored in quotas:
+        for _, stored in sorted(quotas.items()):
             namespace = str((stored.get("metadata") or {}).get("namespace"))
             if everything or namespace in namespaces:
                 wrote |= self._sync(stored)

@@ -52,6 +52,7 @@ POD_SCOPES = {"BestEffort", "NotBestEffort", "Terminating", "NotTerminating"}
 DEVICES_SUFFIX = ".deviceclass.resource.k8s.io/devices"
 ALL_DEVICES = 32  # resourceapi.AllocationResultsMaxSize
 Usage = dict[str, Quantity]
+ZERO, ONE = Quantity(0), Quantity(1)
 
 
 def decode_quota(obj: Obj) -> ResourceQuota | None:
@@ -102,7 +103,7 @@ def _pod_totals(spec: Obj, part: str) -> Usage:
     total: Usage = {}
     for container in spec.get("containers") or []:
         for name, value in _resources(container, part).items():
-            total[name] = total.get(name, Quantity(0)) + value
+            total[name] = total[name] + value if name in total else value
     for container in spec.get("initContainers") or []:
         for name, value in _resources(container, part).items():
             if name not in total or value > total[name]:
@@ -117,7 +118,7 @@ def counts_for_quota(pod: Obj) -> bool:
 
 def pod_usage(pod: Obj) -> Usage:
     spec = pod.get("spec") or {}
-    usage: Usage = {"pods": Quantity(1), "count/pods": Quantity(1)}
+    usage: Usage = {"pods": ONE, "count/pods": ONE}
     for name, value in _pod_totals(spec, "requests").items():
         usage[f"requests.{name}"] = value
         if name in ("cpu", "memory", "ephemeral-storage"):
@@ -128,7 +129,7 @@ def pod_usage(pod: Obj) -> Usage:
 
 
 def claim_usage(claim: Obj) -> Usage:
-    usage: Usage = {"count/resourceclaims.resource.k8s.io": Quantity(1)}
+    usage: Usage = {"count/resourceclaims.resource.k8s.io": ONE}
     requests = (((claim.get("spec") or {}).get("devices") or {}).get("requests")) or []
     for request in requests if isinstance(requests, list) else []:
         if not isinstance(request, dict):
@@ -142,7 +143,7 @@ def claim_usage(claim: Obj) -> Usage:
             key = f"{option.get('deviceClassName')}{DEVICES_SUFFIX}"
             counted[key] = max(counted.get(key, 0), number)
         for key, number in counted.items():
-            usage[key] = usage.get(key, Quantity(0)) + Quantity(number)
+            usage[key] = usage.get(key, ZERO) + Quantity(number)
     return usage
 
 
@@ -152,13 +153,13 @@ def object_usage(resource: str, group: str, obj: Obj) -> Usage:
         return pod_usage(obj) if counts_for_quota(obj) else {}
     if resource == "resourceclaims" and group == "resource.k8s.io":
         return claim_usage(obj)
-    usage: Usage = {f"count/{resource}.{group}" if group else f"count/{resource}": Quantity(1)}
+    usage: Usage = {f"count/{resource}.{group}" if group else f"count/{resource}": ONE}
     if not group and resource in LEGACY_COUNTS:
-        usage[LEGACY_COUNTS[resource]] = Quantity(1)
+        usage[LEGACY_COUNTS[resource]] = ONE
     if resource == "services" and not group:
         spec = obj.get("spec") or {}
         if spec.get("type") == "LoadBalancer":
-            usage["services.loadbalancers"] = Quantity(1)
+            usage["services.loadbalancers"] = ONE
         if spec.get("type") in ("NodePort", "LoadBalancer"):
             usage["services.nodeports"] = Quantity(len(spec.get("ports") or []))
     return usage
@@ -192,7 +193,7 @@ def enforced(quota: ResourceQuota) -> bool:
 def namespace_usage(quota: ResourceQuota, objects: Iterable[tuple[str, str, Obj]]) -> Usage:
     """status.used of one quota from the namespace's objects (resource, group, object)."""
     hard = quota.spec.hard or {}
-    used: Usage = {name: Quantity(0) for name in hard}
+    used: Usage = {name: ZERO for name in hard}
     for resource, group, obj in objects:
         if not in_scope(quota, resource, obj):
             continue
@@ -219,18 +220,22 @@ def quotas_of(store: SQLStore, namespace: str) -> list[tuple[Obj, ResourceQuota]
 
 
 def _pretty(usage: Usage, names: Iterable[str]) -> str:
-    return ",".join(f"{name}={usage.get(name, Quantity(0))}" for name in sorted(names))
+    return ",".join(f"{name}={usage.get(name, ZERO)}" for name in sorted(names))
 
 
 def _missing_constraints(pod: Obj, required: set[str]) -> str:
     """The pod evaluator's Constraints: cpu and memory quotas need every container to state them."""
     needed = required.intersection(VALIDATION_SET)
+    if not needed:
+        return ""
     missing: dict[str, set[str]] = {}
     spec = pod.get("spec") or {}
     for container in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
         if not isinstance(container, dict):
             continue
-        stated = set(pod_usage({"spec": {"containers": [container]}})) - {"pods", "count/pods"}
+        stated = {f"limits.{name}" for name in _resources(container, "limits")}
+        for name in _resources(container, "requests"):
+            stated |= {f"requests.{name}", name}
         for name in needed - stated:
             missing.setdefault(name, set()).add(str(container.get("name")))
     return "; ".join(f"{name} for: {','.join(sorted(missing[name]))}" for name in sorted(missing))
@@ -283,7 +288,7 @@ def _charge(store: SQLStore, stored: Obj, requested: Usage) -> None:
         status = dict(old.get("status") or {})
         used = dict(status.get("used") or {})
         for name, value in requested.items():
-            used[name] = str((_quantity(used.get(name)) or Quantity(0)) + value)
+            used[name] = str((_quantity(used.get(name)) or ZERO) + value)
         status["used"] = used
         return {**old, "metadata": {**old["metadata"], "resourceVersion": rv}, "status": status}
 
@@ -310,8 +315,8 @@ def _column(quota: Obj, limits: bool) -> str:
     shown = []
     for name in sorted((quota.get("spec") or {}).get("hard") or {}):
         if (name.split(".")[0] == "limits" and "." in name) == limits:
-            used = _quantity((status.get("used") or {}).get(name, "0")) or Quantity(0)
-            hard = _quantity((status.get("hard") or {}).get(name, "0")) or Quantity(0)
+            used = _quantity((status.get("used") or {}).get(name, "0")) or ZERO
+            hard = _quantity((status.get("hard") or {}).get(name, "0")) or ZERO
             shown.append(f"{name}: {used}/{hard}")
     return ", ".join(shown)
 
