@@ -102,3 +102,33 @@ def test_a_named_target_port_is_resolved_on_each_pod() -> None:
     assert resolve_port(pod, {"port": 80, "targetPort": "http"}) == 8080
     assert resolve_port(pod, {"port": 80, "targetPort": "http", "protocol": "UDP"}) is None
     assert resolve_port(pod, {"port": 80, "targetPort": 9090}) == 9090
+
+
+def test_a_client_writes_the_endpoints_of_a_service_without_selector_and_they_are_mirrored() -> None:
+    c = Cluster()
+    c.post(f"{NS}/services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "db"},
+                              "spec": {"ports": [{"port": 5432}]}})
+    endpoints = {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "db", "labels": {"team": "x"}},
+                 "subsets": [{"addresses": [{"ip": "192.168.1.10"}], "notReadyAddresses": [{"ip": "192.168.1.11"}],
+                              "ports": [{"port": 5432}]}]}
+    r = c.http.post(f"{NS}/endpoints", json=endpoints)
+    assert r.status_code == 201, r.text
+    assert r.json()["subsets"][0]["ports"] == [{"port": 5432, "protocol": "TCP"}]  # (decoding's default)
+    assert r.headers["warning"].startswith('299 - "v1 Endpoints is deprecated in v1.33+')
+    c.settle()
+    [mirrored] = slices_of(c, "db")
+    assert mirrored["metadata"]["labels"] == {"team": "x", "kubernetes.io/service-name": "db",
+                                              "endpointslice.kubernetes.io/managed-by":
+                                                  "endpointslicemirroring-controller.k8s.io"}
+    assert mirrored["metadata"]["ownerReferences"][0]["kind"] == "Endpoints"
+    assert mirrored["endpoints"] == [{"addresses": ["192.168.1.10"], "conditions": {"ready": True}},
+                                     {"addresses": ["192.168.1.11"], "conditions": {"ready": False}}]
+    assert mirrored["ports"] == [{"name": "", "protocol": "TCP", "port": 5432}]
+    assert c.get("endpoints", "db")["subsets"] == r.json()["subsets"]  # the controllers leave it as written
+    r = c.http.post(f"{NS}/endpoints", json={**endpoints, "metadata": {"name": "bad"}, "subsets": [
+        {"addresses": [{"ip": "1.2.3"}], "ports": [{"port": 0, "protocol": "HTTP"}]}]})
+    assert r.status_code == 422 and r.json()["message"] == (
+        'Endpoints "bad" is invalid: [subsets[0].addresses[0].ip: Invalid value: "1.2.3": must be a valid IP address, '
+        '(e.g. 10.9.8.7 or 2001:db8::ffff), subsets[0].ports[0].port: Invalid value: 0: must be between 1 and '
+        '65535, inclusive, subsets[0].ports[0].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", '
+        '"UDP"]')

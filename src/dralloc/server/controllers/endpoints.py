@@ -15,7 +15,9 @@ the pods it selects that have an IP, ready or not, kept up to date as pods and t
   ``kubernetes.io/service-name`` and ``endpointslice.kubernetes.io/managed-by:
   endpointslice-controller.k8s.io`` (with the Service's own labels, and ``service.kubernetes.io/headless`` for
   a headless one), and owned by the Service (the garbage collector removes it with it).
-* A Service without a selector is left alone: its Endpoints and EndpointSlices are its clients'.
+* A Service without a selector has the Endpoints its clients write, which the endpointslicemirroring
+  controller mirrors into EndpointSlices (managed by ``endpointslicemirroring-controller.k8s.io``, owned by
+  the Endpoints; not those labelled ``endpointslice.kubernetes.io/skip-mirror: "true"``).
 
 Not done: the ``endpoints.kubernetes.io/last-change-trigger-time`` annotation, topology hints, slices of more
 than 100 endpoints each, dual-stack Services' second address type.
@@ -34,6 +36,8 @@ from dralloc.store import Change, Conflict, NotFound
 SERVICE_NAME = "kubernetes.io/service-name"
 MANAGED_BY = "endpointslice.kubernetes.io/managed-by"
 CONTROLLER = "endpointslice-controller.k8s.io"
+MIRRORING = "endpointslicemirroring-controller.k8s.io"
+SKIP_MIRROR = "endpointslice.kubernetes.io/skip-mirror"
 HEADLESS = "service.kubernetes.io/headless"
 ZONE = "topology.kubernetes.io/zone"
 _RESERVED = (SERVICE_NAME, MANAGED_BY, HEADLESS)  # not copied from the Service's labels
@@ -223,6 +227,46 @@ def desired_endpoints(svc: Obj, listed: list[Entry]) -> Obj:
     return endpoints
 
 
+def _mirrors(svc: Obj) -> bool:
+    spec = svc.get("spec") or {}
+    return spec.get("selector") is None and spec.get("type") != "ExternalName"
+
+
+def mirrored_slices(endpoints: Obj) -> list[Obj]:
+    """The EndpointSlices mirroring a client's Endpoints: one per subset's ports (IPv4 and IPv6 apart), each
+    address an endpoint whose ``ready`` condition says which list it was in; owned by the Endpoints."""
+    meta = endpoints.get("metadata") or {}
+    owner = {"apiVersion": "v1", "kind": "Endpoints", "name": meta.get("name"), "uid": meta.get("uid"),
+             "controller": True, "blockOwnerDeletion": True}
+    labels = {k: v for k, v in (meta.get("labels") or {}).items() if k not in _RESERVED}
+    labels[SERVICE_NAME], labels[MANAGED_BY] = str(meta.get("name")), MIRRORING
+    groups: dict[tuple[str, tuple[Any, ...]], list[Obj]] = {}
+    for subset in endpoints.get("subsets") or []:
+        if not isinstance(subset, dict):
+            continue
+        ports = tuple((p.get("name") or "", p.get("protocol") or "TCP", p.get("port"), p.get("appProtocol"))
+                      for p in subset.get("ports") or [] if isinstance(p, dict))
+        for part, ready in (("addresses", True), ("notReadyAddresses", False)):
+            for address in subset.get(part) or []:
+                if not isinstance(address, dict):
+                    continue
+                ip = str(address.get("ip") or "")
+                endpoint: Obj = {"addresses": [ip], "conditions": {"ready": ready}}
+                for field_name in ("hostname", "targetRef", "nodeName"):
+                    if address.get(field_name):
+                        endpoint[field_name] = address[field_name]
+                groups.setdefault(("IPv6" if ":" in ip else "IPv4", ports), []).append(endpoint)
+    slices = []
+    for index, ((family, ports), listed) in enumerate(sorted(groups.items(), key=lambda g: repr(g[0]))):
+        shown = [{"name": name, "protocol": protocol, "port": number,
+                  **({"appProtocol": app} if app is not None else {})} for name, protocol, number, app in ports]
+        slices.append({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+                       "metadata": {"name": slice_name(endpoints, index), "namespace": meta.get("namespace"),
+                                    "labels": dict(labels), "ownerReferences": [owner]},
+                       "addressType": family, "endpoints": listed, "ports": shown or None})
+    return sorted(slices, key=lambda s: s["metadata"]["name"])
+
+
 def _selects_pods(svc: Obj) -> bool:
     spec = svc.get("spec") or {}
     return isinstance(spec.get("selector"), dict) and spec.get("type") != "ExternalName"
@@ -254,12 +298,15 @@ class EndpointsControllers:
         """Take in one change of the store's feed: a Service, a pod, a managed object removed by a client."""
         if change.resource == "services":
             self.dirty_services.add((change.namespace, change.name))
+            self.written.pop((change.namespace, change.name), None)
         elif change.resource == "pods":
             self.dirty_namespaces.add(change.namespace)
         elif change.resource in ("endpoints", "endpointslices"):
             # (a client's change, or this controller's own: compared with the store in the next pass)
             for key in [k for k in self.written if k[0] == change.namespace]:
                 del self.written[key]
+            if change.resource == "endpoints":
+                self.dirty_services.add((change.namespace, change.name))  # (mirrored for a Service without selector)
             if change.type == "DELETED":
                 self.dirty_namespaces.add(change.namespace)
 
@@ -274,15 +321,20 @@ class EndpointsControllers:
             keys = set(services)
         else:
             keys = {k for k in services if k[0] in self.dirty_namespaces} | self.dirty_services
+        changed_services = self.dirty_services  # (a Service written, or its Endpoints)
         self.everything, self.dirty_services, self.dirty_namespaces = False, set(), set()
+        wrote = False
+        for key in sorted(k for k in keys if k in services and _mirrors(services[k]) and k not in self.written):
+            if key in changed_services:  # (a selector removed: this controller's slices go)
+                wrote |= self._sync_slices(services[key], [])
+            wrote |= self._mirror(services[key])
         selecting = [k for k in keys if k in services and _selects_pods(services[k])]
         if not selecting and all(k in services for k in keys):
-            return False  # (no Service of theirs selects pods, none went: the pods need not be looked at)
+            return wrote  # (no Service of theirs selects pods, none went: the pods need not be looked at)
         nodes = {str((n.get("metadata") or {}).get("name")): n for n in snap.mirror.listed("nodes")}
         pods_by_namespace: dict[str, list[Obj]] = {}
         for pod in snap.pods:
             pods_by_namespace.setdefault(str((pod.get("metadata") or {}).get("namespace")), []).append(pod)
-        wrote = False
         for key in sorted(keys):
             svc = services.get(key)
             if svc is None:
@@ -307,18 +359,35 @@ class EndpointsControllers:
             self.written[key] = wanted
         return wrote
 
+    def _mirror(self, svc: Obj) -> bool:
+        """The endpointslicemirroring controller: a Service without a selector gets EndpointSlices mirroring
+        the Endpoints its clients write (unless labelled ``endpointslice.kubernetes.io/skip-mirror``)."""
+        meta = svc.get("metadata") or {}
+        key = (str(meta.get("namespace")), str(meta.get("name")))
+        try:
+            endpoints = self.writer.store.get("endpoints", *key)
+        except NotFound:
+            endpoints = None
+        skip = endpoints is None or ((endpoints.get("metadata") or {}).get("labels") or {}).get(SKIP_MIRROR) == "true"
+        wanted = [] if skip or endpoints is None else mirrored_slices(endpoints)
+        wrote = self._sync_slices(svc, wanted, MIRRORING)
+        self.written[key] = (wanted, endpoints or {})
+        return wrote
+
     def _remove_endpoints(self, key: Key) -> bool:
         """A Service gone: its Endpoints and its slices go (the garbage collector would take the slices, by
         their owner reference, as well)."""
-        wrote = self._sync_slices({"metadata": {"namespace": key[0], "name": key[1]}}, [])
+        gone = {"metadata": {"namespace": key[0], "name": key[1]}}
+        wrote = self._sync_slices(gone, []) | self._sync_slices(gone, [], MIRRORING)
         try:
             self.writer.store.get("endpoints", *key)
         except NotFound:
             return wrote
         return self.writer.delete("endpoints", *key) is not None or wrote
 
-    def _sync_slices(self, svc: Obj, wanted: list[Obj]) -> bool:
-        """Write the Service's slices; remove the controller's other slices of it."""
+    def _sync_slices(self, svc: Obj, wanted: list[Obj], manager: str = CONTROLLER) -> bool:
+        """Write the Service's slices; remove the other slices of it ``manager`` (this controller, or the
+        mirroring one) made."""
         meta = svc.get("metadata") or {}
         namespace = str(meta.get("namespace"))
         listed, _ = self.writer.store.list("endpointslices", namespace)
@@ -327,7 +396,7 @@ class EndpointsControllers:
         for old in listed:
             old_meta = old.get("metadata") or {}
             labels = old_meta.get("labels") or {}
-            if labels.get(SERVICE_NAME) == meta.get("name") and labels.get(MANAGED_BY) == CONTROLLER \
+            if labels.get(SERVICE_NAME) == meta.get("name") and labels.get(MANAGED_BY) == manager \
                     and old_meta.get("name") not in names:
                 wrote |= self.writer.delete("endpointslices", namespace, old_meta["name"], uid=old_meta.get("uid")) \
                     is not None

@@ -10,6 +10,7 @@ from dralloc.server.registry import (
     configs,
     core_defaults,
     disruption_budgets,
+    endpoints,
     events,
     limit_ranges,
     namespaces,
@@ -125,10 +126,11 @@ CORE = {r.name: r for r in (
     # the default/kubernetes one kube-apiserver keeps (server/registry/services.py) among them
     Resource("services", "Service", True, group="", versions=("v1",), status=True, short_names=("svc",),
              categories=("all",), table=_SERVICE_TABLE, strategy=service_strategy.STRATEGY),
-    # Read-only: the default/kubernetes Endpoints kube-apiserver keeps and the endpoints controllers write
-    Resource("endpoints", "Endpoints", True, group="", versions=("v1",), short_names=("ep",), verbs=READ_ONLY,
+    # Endpoints (server/registry/endpoints.py): the default/kubernetes one kube-apiserver keeps, those the
+    # endpoints controller writes for Services with a selector, and clients' for Services without
+    Resource("endpoints", "Endpoints", True, group="", versions=("v1",), short_names=("ep",),
              table=(("Name", "metadata.name", 0), ("Endpoints", "=endpoints", 0), ("Age", "=age", 0)),
-             deprecation="v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"),
+             deprecation=endpoints.DEPRECATION, strategy=endpoints.STRATEGY),
     # ResourceQuotas (server/registry/quota.py): the ResourceQuota admission of every create, their usage the
     # resourcequota controller's
     Resource("resourcequotas", "ResourceQuota", True, group="", versions=("v1",), short_names=("quota",),
