@@ -173,3 +173,12 @@ def test_preemption_spares_the_pods_a_budget_protects() -> None:
     names = sorted(p["metadata"]["name"] for p in c.pods())
     assert names == ["guarded", "urgent"]
     assert c.get("pods", "urgent")["spec"]["nodeName"] == "node-2"
+
+
+def test_a_namespace_deleted_takes_its_budgets_with_it(cluster: Cluster) -> None:
+    cluster.post("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})
+    cluster.post("/apis/policy/v1/namespaces/team/poddisruptionbudgets", budget(minAvailable=1))
+    assert cluster.http.delete("/api/v1/namespaces/team").status_code == 200
+    cluster.settle()
+    assert cluster.store.list("poddisruptionbudgets", "team")[0] == []
+    assert cluster.http.get("/api/v1/namespaces/team").status_code == 404
