@@ -95,7 +95,8 @@ def prepare_pod_create(pod: dict[str, Any]) -> None:
     whatever status it sent."""
     apply_pod_defaults(pod)
     spec = pod.get("spec") or {}
-    pod["status"] = status = {"phase": "Pending", "qosClass": qos_class(spec)}
+    status: dict[str, Any] = {"phase": "Pending", "qosClass": qos_class(spec)}
+    pod["status"] = status
     if spec.get("schedulingGates"):
         # applySchedulingGatedCondition: a gated pod says so from its creation (the scheduler never tries it)
         status["conditions"] = [{"type": "PodScheduled", "status": "False", "lastProbeTime": None,
