@@ -6,8 +6,10 @@ driver's ResourceSlice of 8 devices (and one of 128), an e2e pod, a Node and a s
 
 Each object is encoded as a Go client encodes it (protobuf.encode: every non-pointer field, empty or not) and
 as JSON (msgspec); a last row decodes slices whose every attribute and capacity value is new (the decoder
-finds a map entry it has read before by its bytes: these it never finds). Prints, per object, the µs per decode and per encode of each form — the best of ``--runs``
-runs of ``--calls`` calls, the forms alternating run by run, timed in CPU time of this process (a shared
+finds a map entry it has read before by its bytes: these it never finds). Prints, per object, the µs per
+decode and per encode of each form — protobuf read by the C reader (where it is built) and, as "protobuf
+(Python)", by the Python path alone — the best of ``--runs`` runs of ``--calls`` calls, the forms and the two
+readers alternating run by run, timed in CPU time of this process (a shared
 machine's other processes then move the figures far less) — the body sizes and protobuf's cost as a multiple
 of JSON's. The "request" columns time a create's body as the server reads it: JSON — msgspec's decoding, the
 limits (depth, int64) and the unknown and duplicate field check; protobuf — decoding and the limits, whose
@@ -19,8 +21,8 @@ object's messages and kept what it keeps of a body read before), per function �
 does not move, to compare two versions of the decoder by. ``--server N``: end to
 end, a `dralloc serve` process (benchmarks/bench_server.py's) takes N ResourceClaims and N ResourceSlices of
 8 devices from 8 client connections, once with JSON bodies and once with protobuf bodies (dry-run creates,
-so both rounds create the same objects and only the reading differs); prints creates/s and the server's CPU
-µs per create.
+so both rounds create the same objects and only the reading differs), first a server with the C reader, then
+one with ``DRALLOC_PURE_PYTHON=1``; prints creates/s and the server's CPU µs per create.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import argparse
 import collections
 import cProfile
 import itertools
+import os
 import pstats
 import sys
 import tempfile
@@ -45,7 +48,15 @@ import msgspec
 
 from dralloc.api import strict
 from dralloc.server.http.bodies import JSON, check_limits, parse
-from dralloc.server.protobuf.decoder import CONTENT_TYPE, decode, encode, nesting
+from dralloc.server.protobuf import accelerated
+from dralloc.server.protobuf.decoder import (
+    CONTENT_TYPE,
+    accelerator_in_use,
+    decode,
+    encode,
+    nesting,
+    use_accelerator,
+)
 
 _META = {"name": "web-gpu-x7k2p", "generateName": "web-gpu-", "namespace": "default", "uid": "0d6c4e3a",
          "resourceVersion": "1234", "generation": 1, "creationTimestamp": "2025-01-02T03:04:05Z",
@@ -129,11 +140,15 @@ NEW_VALUES = "slice of 8, every value new"
 
 
 def best_of(runs: int, calls: int, timed: dict[str, Callable[[], Any]]) -> dict[str, float]:
-    """The least CPU µs per call of each function, the functions alternating run by run."""
+    """The least CPU µs per call of each function, the functions alternating run by run; a protobuf function
+    whose name ends in "(Python)" runs with the C reader switched off (use_accelerator), the others with it
+    where it is built."""
     times: dict[str, list[float]] = {name: [] for name in timed}
     for _ in range(runs):
         for name, call in timed.items():
+            use_accelerator(not name.endswith("(Python)"))
             times[name].append(timeit.timeit(call, number=calls, timer=time.process_time) / calls * 1e6)
+    use_accelerator(True)
     return {name: min(found) for name, found in times.items()}
 
 
@@ -159,7 +174,9 @@ def on_next(call: Callable[..., Any], bodies: Iterator[bytes], *args: Any) -> An
 
 
 def per_object(args: argparse.Namespace) -> None:
-    print(f"{'object':29} {'form':9} {'bytes':>6} {'decode µs':>10} {'× JSON':>7} {'encode µs':>10} {'× JSON':>7} "
+    reader = "C reader" if accelerator_in_use() else f"Python path (no C reader: {accelerated.IMPORT_ERROR})"
+    print(f"protobuf: the {reader}; protobuf (Python): the Python path alone")
+    print(f"{'object':29} {'form':17} {'bytes':>6} {'decode µs':>10} {'× JSON':>7} {'encode µs':>10} {'× JSON':>7} "
           f"{'request µs':>11} {'× JSON':>7}")
     rows: dict[str, list[dict[str, Any]]] = {label: [obj] for label, obj in OBJECTS.items()}
     rows[NEW_VALUES] = [new_values_slice(i) for i in range(args.runs * args.calls * 3)]  # (each decoded once)
@@ -172,15 +189,19 @@ def per_object(args: argparse.Namespace) -> None:
         obj, pb, js = objects[0], itertools.cycle(pbs), itertools.cycle(jss)
         µs = best_of(args.runs, calls, {
             "protobuf decode": partial(on_next, decode, pb), "JSON decode": partial(on_next, msgspec.json.decode, js),
+            "protobuf decode (Python)": partial(on_next, decode, pb),
             "protobuf encode": partial(encode, obj), "JSON encode": partial(msgspec.json.encode, obj),
             "protobuf request": partial(on_next, protobuf_request, pb, kind),
+            "protobuf request (Python)": partial(on_next, protobuf_request, pb, kind),
             "JSON request": partial(on_next, json_request, js, kind)})
-        for form, size in (("protobuf", len(pbs[0])), ("JSON", len(jss[0]))):
-            figures = [µs[f"{form} {what}"] for what in ("decode", "encode", "request")]
-            ratios = [f"{figure / µs[f'JSON {what}']:6.1f}×" if form == "protobuf" else ""
+        µs["protobuf encode (Python)"] = µs["protobuf encode"]  # (one encoder)
+        for form, size in (("protobuf", len(pbs[0])), ("protobuf (Python)", len(pbs[0])), ("JSON", len(jss[0]))):
+            figures = [µs[f"{form.replace(' (', f' {what} (') if '(' in form else f'{form} {what}'}"]
+                       for what in ("decode", "encode", "request")]
+            ratios = [f"{figure / µs[f'JSON {what}']:6.2f}×" if form != "JSON" else ""
                       for figure, what in zip(figures, ("decode", "encode", "request"), strict=True)]
-            print(f"{label:29} {form:9} {size:6} {figures[0]:10.1f} {ratios[0]:>7} {figures[1]:10.1f} {ratios[1]:>7} "
-                  f"{figures[2]:11.1f} {ratios[2]:>7}")
+            print(f"{label:29} {form:17} {size:6} {figures[0]:10.2f} {ratios[0]:>7} {figures[1]:10.2f} {ratios[1]:>7} "
+                  f"{figures[2]:11.2f} {ratios[2]:>7}")
 
 
 def profile() -> None:
@@ -215,12 +236,17 @@ def executed_bytecodes(call: Callable[[], Any]) -> collections.Counter[str]:
 
 
 def bytecodes() -> None:
-    for label, obj in OBJECTS.items():
-        pb = encode(obj)
-        decode(pb), decode(pb)  # (compiled, and its entries read twice: kept)
-        per_function = executed_bytecodes(partial(decode, pb))
-        most = ", ".join(f"{name} {n}" for name, n in per_function.most_common(4))
-        print(f"{label:29} {sum(per_function.values()):7} bytecodes  ({most})")
+    for reader, accelerated_reading in (("C", True), ("Python", False)):
+        use_accelerator(accelerated_reading)
+        if accelerated_reading and not accelerator_in_use():
+            continue
+        for label, obj in OBJECTS.items():
+            pb = encode(obj)
+            decode(pb), decode(pb)  # (compiled, and its entries read twice: kept)
+            per_function = executed_bytecodes(partial(decode, pb))
+            most = ", ".join(f"{name} {n}" for name, n in per_function.most_common(4))
+            print(f"{reader:6} {label:29} {sum(per_function.values()):7} bytecodes  ({most})")
+    use_accelerator(True)
 
 
 def server_creates(n: int, clients: int) -> None:
@@ -264,24 +290,28 @@ def server_creates(n: int, clients: int) -> None:
         return time.perf_counter() - t0
 
     kinds = {"ResourceClaim": (bench_server.CLAIMS, claim), "ResourceSlice": (bench_server.SLICES, slice_)}
-    with tempfile.TemporaryDirectory() as tmp:
-        proc, target = bench_server.start_server(Path(tmp) / "data", False, "--max-connections", "100000")
-        try:
-            for kind, (path, make) in kinds.items():
-                objects = [make(i) for i in range(n)]
-                forms = {"JSON": [request(path, msgspec.json.encode(o), "application/json") for o in objects],
-                         "protobuf": [request(path, encode(o), CONTENT_TYPE) for o in objects]}
-                run(forms["JSON"][: n // 10])  # (warm: the first bodies compile the decoder's messages)
-                run(forms["protobuf"][: n // 10])
-                for form, requests in forms.items():
-                    cpu = bench_server.cpu_seconds(proc)
-                    wall = run(requests)
-                    cpu = bench_server.cpu_seconds(proc) - cpu
-                    print(f"{kind:14} {form:9} {n / wall:8.0f} creates/s (dry run, {clients} clients); "
-                          f"server CPU {cpu / n * 1e6:5.0f} µs per create")
-        finally:
-            proc.terminate()
-            proc.wait()
+    # a server with the C reader (where built) and one with the Python path alone (DRALLOC_PURE_PYTHON)
+    for reader, pure in (("C", ""), ("Python", "1")):
+        os.environ["DRALLOC_PURE_PYTHON"] = pure
+        with tempfile.TemporaryDirectory() as tmp:
+            proc, target = bench_server.start_server(Path(tmp) / "data", False, "--max-connections", "100000")
+            try:
+                for kind, (path, make) in kinds.items():
+                    objects = [make(i) for i in range(n)]
+                    forms = {"JSON": [request(path, msgspec.json.encode(o), "application/json") for o in objects],
+                             f"protobuf ({reader})": [request(path, encode(o), CONTENT_TYPE) for o in objects]}
+                    for requests in forms.values():  # (warm: the first bodies compile the decoder's messages)
+                        run(requests[: n // 10])
+                    for form, requests in forms.items():
+                        cpu = bench_server.cpu_seconds(proc)
+                        wall = run(requests)
+                        cpu = bench_server.cpu_seconds(proc) - cpu
+                        print(f"{kind:14} {form:17} {n / wall:8.0f} creates/s (dry run, {clients} clients); "
+                              f"server CPU {cpu / n * 1e6:5.0f} µs per create")
+            finally:
+                proc.terminate()
+                proc.wait()
+    os.environ.pop("DRALLOC_PURE_PYTHON")
 
 
 def main() -> None:

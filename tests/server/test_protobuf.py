@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
+from protobuf_readers import reader  # noqa: E402, F401 (each test: C reader, then Python)
 from starlette.testclient import TestClient  # noqa: E402
 
 from dralloc.server.protobuf.decoder import MAX_DEPTH, ProtobufError, decode, message  # noqa: E402

@@ -12,6 +12,7 @@ import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from protobuf_readers import reader  # noqa: F401 (each test: C reader, then Python)
 
 from dralloc.server.protobuf.decoder import (
     KINDS,

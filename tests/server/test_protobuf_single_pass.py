@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from protobuf_readers import reader  # noqa: F401 (each test: C reader, then Python)
 from test_protobuf_limits import full
 
 from dralloc.server.protobuf import decoder, forms

@@ -131,11 +131,13 @@ def test_workloads_are_served_and_empty_at_first_as_kubectl_cluster_info_dump_li
     groups = [g["name"] for g in client.get("/apis").json()["groups"]]
     assert groups[0] == "apps" and groups[-1] == "resource.k8s.io"  # kube-apiserver's order
     apps = {r["name"]: r for r in client.get("/apis/apps/v1").json()["resources"]}
-    assert sorted(apps) == ["daemonsets", "daemonsets/status", "deployments", "deployments/scale",
-                            "deployments/status", "replicasets", "replicasets/scale", "replicasets/status",
-                            "statefulsets", "statefulsets/scale", "statefulsets/status"]
+    assert sorted(apps) == ["controllerrevisions", "daemonsets", "daemonsets/status", "deployments",
+                            "deployments/scale", "deployments/status", "replicasets", "replicasets/scale",
+                            "replicasets/status", "statefulsets", "statefulsets/scale", "statefulsets/status"]
     assert all(r["verbs"] == ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
-               and r["categories"] == ["all"] for n, r in apps.items() if "/" not in n)
+               for n, r in apps.items() if "/" not in n)
+    assert all(r.get("categories") == (None if n == "controllerrevisions" else ["all"])
+               for n, r in apps.items() if "/" not in n)  # (not in `kubectl get all`, as upstream)
     assert apps["deployments/scale"] == {"name": "deployments/scale", "singularName": "", "namespaced": True,
                                          "group": "autoscaling", "version": "v1", "kind": "Scale",
                                          "verbs": ["get", "patch", "update"]}
@@ -230,9 +232,7 @@ def test_what_an_external_kube_scheduler_lists_besides_the_dra_kinds_is_served_r
         watched = client.get(path, params={"watch": "true", "timeoutSeconds": "1", "allowWatchBookmarks": "true"})
         assert watched.status_code == 200, path
     storage = {r["name"]: r for r in client.get("/apis/storage.k8s.io/v1").json()["resources"]}
-    assert list(storage) == ["csidrivers", "csinodes", "csistoragecapacities", "storageclasses", "volumeattachments"]
+    assert list(storage) == ["csidrivers", "csinodes", "csistoragecapacities", "storageclasses", "volumeattachments",
+                             "volumeattachments/status"]
     assert storage["storageclasses"]["shortNames"] == ["sc"] and storage["csinodes"]["namespaced"] is False
-    assert storage["csistoragecapacities"]["verbs"] == ["get", "list", "watch"]
-    refused = client.post("/apis/storage.k8s.io/v1/storageclasses", json={
-        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "fast"}, "provisioner": "x"})
-    assert refused.status_code == 405 and refused.json()["reason"] == "MethodNotAllowed"
+    assert "create" in storage["csistoragecapacities"]["verbs"]  # (written: tests/server/test_volumes.py)

@@ -188,3 +188,24 @@ class DaemonSetList(Base):
     kind: str = "DaemonSetList"
     metadata: ListMeta | None = None
     items: list[DaemonSet] = msgspec.field(default_factory=list)
+
+
+# --- ControllerRevision -----------------------------------------------------------------------------
+
+
+class ControllerRevision(Base):
+    """A snapshot of a StatefulSet's or DaemonSet's pod template (``data``: a patch that puts it back) and
+    the revision it was; what ``kubectl rollout history|undo`` reads."""
+
+    api_version: str = GROUP_VERSION
+    kind: str = "ControllerRevision"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    data: Any = None  # runtime.RawExtension: any JSON value
+    revision: int = 0
+
+
+class ControllerRevisionList(Base):
+    api_version: str = GROUP_VERSION
+    kind: str = "ControllerRevisionList"
+    metadata: ListMeta | None = None
+    items: list[ControllerRevision] = msgspec.field(default_factory=list)

@@ -70,7 +70,7 @@ class JobList(Base):
     items: list[Job] = msgspec.field(default_factory=list)
 
 
-# --- CronJob: stored and served, not run (no cron controller here) --------------------------------------
+# --- CronJob: stored, served and run (server/controllers/cron_jobs.py) ----------------------------------
 
 
 class JobTemplateSpec(Base):

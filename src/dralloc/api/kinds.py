@@ -42,6 +42,7 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
         "ReplicaSet": apps_v1.ReplicaSet,
         "StatefulSet": apps_v1.StatefulSet,
         "DaemonSet": apps_v1.DaemonSet,
+        "ControllerRevision": apps_v1.ControllerRevision,
     },
     batch_v1.GROUP_VERSION: {"Job": batch_v1.Job, "CronJob": batch_v1.CronJob},
     jobset_v1alpha2.GROUP_VERSION: {"JobSet": jobset_v1alpha2.JobSet},
@@ -54,17 +55,18 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
                             "RoleBinding": rbac_v1.RoleBinding, "ClusterRoleBinding": rbac_v1.ClusterRoleBinding},
     policy_v1.GROUP_VERSION: {"PodDisruptionBudget": policy_v1.PodDisruptionBudget},
     storage_v1.GROUP_VERSION: {"StorageClass": storage_v1.StorageClass, "CSINode": storage_v1.CSINode,
-                               "CSIDriver": storage_v1.CSIDriver, "CSIStorageCapacity": storage_v1.CSIStorageCapacity},
+                               "CSIDriver": storage_v1.CSIDriver, "CSIStorageCapacity": storage_v1.CSIStorageCapacity,
+                               "VolumeAttachment": storage_v1.VolumeAttachment},
 }
 
 # Every kind above is namespaced or cluster-scoped, as kube-apiserver serves it.
 NAMESPACED_KINDS = frozenset({
     "ResourceClaim", "ResourceClaimTemplate", "Pod", "Service", "ReplicationController", "PersistentVolumeClaim",
-    "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job", "CronJob", "JobSet", "LeaderWorkerSet", "Workload",
-    "PodGroup", "Lease", "PodDisruptionBudget", "CSIStorageCapacity", "Role", "RoleBinding"})
+    "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision", "Job", "CronJob", "JobSet",
+    "LeaderWorkerSet", "Workload", "PodGroup", "Lease", "PodDisruptionBudget", "CSIStorageCapacity", "Role", "RoleBinding"})
 CLUSTER_KINDS = frozenset({
     "ResourceSlice", "DeviceClass", "DeviceTaintRule", "Node", "Namespace", "PersistentVolume", "PriorityClass",
-    "StorageClass", "CSINode", "CSIDriver", "ClusterRole", "ClusterRoleBinding"})
+    "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "ClusterRole", "ClusterRoleBinding"})
 
 
 def model_for(api_version: str | None, kind: str | None) -> type | None:

@@ -1,9 +1,9 @@
-"""storage.k8s.io/v1 StorageClass, CSINode and CSIStorageCapacity, whole (every field of the upstream types),
-and the part of CSIDriver the scheduler reads (whether the driver publishes storage capacity)."""
+"""storage.k8s.io/v1 StorageClass, CSINode, CSIStorageCapacity, CSIDriver and VolumeAttachment, whole (every
+field of the upstream types)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -74,10 +74,22 @@ class CSINode(Base):
     spec: CSINodeSpec = msgspec.field(default_factory=CSINodeSpec)
 
 
-class CSIDriverSpec(Base):
-    PARTIAL: ClassVar[bool] = True  # upstream has more fields
+class TokenRequest(Base):
+    audience: str = ""
+    expiration_seconds: int | None = None
 
-    storage_capacity: bool | None = None
+
+class CSIDriverSpec(Base):
+    attach_required: bool | None = None
+    pod_info_on_mount: bool | None = None
+    volume_lifecycle_modes: list[str] | None = None
+    storage_capacity: bool | None = None  # whether the driver publishes CSIStorageCapacity objects
+    fs_group_policy: str | None = None
+    token_requests: list[TokenRequest] | None = None
+    requires_republish: bool | None = None
+    se_linux_mount: bool | None = msgspec.field(default=None, name="seLinuxMount")
+    node_allocatable_update_period_seconds: int | None = None
+    service_account_token_in_secrets: bool | None = None
 
 
 class CSIDriver(Base):
@@ -97,3 +109,40 @@ class CSIStorageCapacity(Base):
     storage_class_name: str = ""
     capacity: Quantity | None = None
     maximum_volume_size: Quantity | None = None
+
+
+class VolumeAttachmentSource(Base):
+    PARTIAL: ClassVar[bool] = True  # inlineVolumeSpec is a whole core/v1 PersistentVolumeSpec, kept as sent
+
+    persistent_volume_name: str | None = None
+    inline_volume_spec: dict[str, Any] | None = None
+
+
+class VolumeAttachmentSpec(Base):
+    attacher: str = ""
+    source: VolumeAttachmentSource = msgspec.field(default_factory=VolumeAttachmentSource)
+    node_name: str = ""
+
+
+class VolumeError(Base):
+    time: str | None = None
+    message: str | None = None
+    error_code: int | None = None
+
+
+class VolumeAttachmentStatus(Base):
+    attached: bool = False
+    attachment_metadata: dict[str, str] | None = None
+    attach_error: VolumeError | None = None
+    detach_error: VolumeError | None = None
+
+
+class VolumeAttachment(Base):
+    """A CSI driver's attachment of a volume to a node (written by the attach/detach controller and the
+    external attacher; nothing in dralloc reads it)."""
+
+    api_version: str = GROUP_VERSION
+    kind: str = "VolumeAttachment"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: VolumeAttachmentSpec = msgspec.field(default_factory=VolumeAttachmentSpec)
+    status: VolumeAttachmentStatus | None = None

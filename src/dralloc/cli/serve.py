@@ -3,7 +3,7 @@
     dralloc serve [--data-dir DIR] [--port 6443] [--address 127.0.0.1] [--advertise-address ADDR]
                   [--db PATH|:memory:|postgresql://...] [--token-file F] [--authz-file F] [--anonymous]
                   [--tls-cert F --tls-key F | --insecure-http] [--nodes-from FILE]
-                  [--no-scheduler] [--fake-kubelet] [--feature-gates A=true,...]
+                  [--no-scheduler] [--fake-kubelet] [--provision-volumes] [--feature-gates A=true,...]
 
 The data directory (default ``$XDG_DATA_HOME/dralloc``, i.e. ``~/.local/share/dralloc``) holds the database,
 a self-signed CA and serving certificate and the service account token signing key (made on first start,
@@ -56,6 +56,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--fake-kubelet", action="store_true",
                    help="report nodes Ready, mark bound pods Running and Ready, and let terminating pods go at once "
                         "(nothing runs; claims are not prepared)")
+    p.add_argument("--provision-volumes", action="store_true",
+                   help="act as every StorageClass's external provisioner: a claim to provision gets a volume "
+                        "pvc-<uid> made for it (also with --fake-kubelet; nothing is created outside the store)")
     p.add_argument("--feature-gates", default="", metavar="A=true,B=false",
                    help="feature gates over 1.36's defaults, for the API served and its scheduler as kube-apiserver "
                         "and kube-scheduler take them (GenericWorkload=true serves scheduling.k8s.io/v1alpha2 "
@@ -172,6 +175,7 @@ def run(args: Any) -> int:
 
     app.api.controllers = ControllerManager(store, Options(scheduler=not args.no_scheduler,
                                                            fake_kubelet=args.fake_kubelet,
+                                                           provision_volumes=args.provision_volumes,
                                                            root_ca=_root_ca(ca_file or certfile),
                                                            feature_gates=gates))
     if args.nodes_from:

@@ -2,7 +2,12 @@
 (``daemonset_should_run``: node name, selector, required affinity, untolerated taints), pinned to it by node
 affinity (``matchFields metadata.name In [<node>]``) with the daemon tolerations, so that the scheduler places
 it there; the pods of nodes that may no longer keep them are deleted. A new template rolls out one node at a
-time (maxUnavailable 1) once every other daemon pod is available."""
+time (maxUnavailable 1) once every other daemon pod is available (OnDelete: only pods deleted are replaced).
+
+Each template is kept in a ControllerRevision ``<set>-<hash>`` (constructHistory, ``revisions.py``): the one
+whose data is the set's template is current (renumbered the newest when an older template comes back, as
+``kubectl rollout undo`` makes it), its hash labels the pods; beyond ``revisionHistoryLimit`` the oldest ones
+no pod uses go (cleanupHistory)."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from dralloc.controllers.workloads import (
     REVISION_HASH,
     daemonset_should_run,
 )
+from dralloc.server.controllers import revisions
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.workload_pods import (
     Obj,
@@ -32,6 +38,8 @@ from dralloc.server.controllers.workload_pods import (
     without_zeros,
     write_status,
 )
+from dralloc.server.controllers.writes import Writer
+from dralloc.store import Conflict
 
 _NETWORK_UNAVAILABLE = {"key": "node.kubernetes.io/network-unavailable", "operator": "Exists",
                         "effect": "NoSchedule"}
@@ -75,11 +83,54 @@ def pinned_node(pod: Obj) -> str | None:
     return None
 
 
-def _revision(snap: Snapshot, ds: Obj) -> str:
+def _template_hash(snap: Snapshot, ds: Obj) -> str:
     typed = snap.cache.typed("daemonsets", ds)
     template = typed.spec.template if isinstance(typed, apps_v1.DaemonSet) else apps_v1.DaemonSetSpec().template
     collisions = status_of(ds).get("collisionCount")
     return pod_template_hash(template, collisions if isinstance(collisions, int) else None)
+
+
+def construct_history(writer: Writer, snap: Snapshot, ds: Obj, owned: list[Obj]) -> tuple[Obj | None, list[Obj]]:
+    """constructHistory: the current revision (the set's template; made when missing, renumbered the newest
+    when older ones are newer) and the old ones. None: its name is another template's (a collision, counted
+    in the status; the next sync tries the next name)."""
+    data = revisions.go_json(revisions.template_patch(ds))
+    current = [r for r in owned if revisions.data_bytes(r) == data]
+    old = [r for r in owned if revisions.data_bytes(r) != data]
+    next_number = max((revisions.number(r) for r in old), default=0) + 1
+    if not current:
+        template_hash = _template_hash(snap, ds)
+        name = f"{meta(ds).get('name')}-{template_hash}"
+        revision = revisions.new_revision(ds, next_number, name, template_hash)
+        try:
+            return writer.create("controllerrevisions", str(meta(ds).get("namespace") or "default"), revision), old
+        except Conflict:
+            existing = writer.store.get("controllerrevisions", str(meta(ds).get("namespace") or ""), name)
+            if revisions.data_bytes(existing) == data:
+                return existing, old
+            count = int(status_of(ds).get("collisionCount") or 0) + 1
+            write_status(writer, "daemonsets", ds, {**status_of(ds), "collisionCount": count})
+            return None, old
+    keep = max(current, key=revisions.number)  # dedupCurHistories: the newest of equal ones stays
+    for duplicate in current:
+        if duplicate is not keep:
+            revisions.delete(writer, duplicate)
+    if revisions.number(keep) < next_number:
+        keep = revisions.renumber(writer, keep, next_number)
+    return keep, old
+
+
+def cleanup_history(writer: Writer, ds: Obj, old: list[Obj], pods: list[Obj]) -> None:
+    """cleanupHistory: beyond revisionHistoryLimit, the oldest old revisions whose hash no pod carries go."""
+    extra = len(old) - revisions.history_limit(ds)
+    live = {h for p in pods if (h := (meta(p).get("labels") or {}).get(REVISION_HASH))}
+    for revision in revisions.sort_revisions(old):
+        if extra <= 0:
+            break
+        if (meta(revision).get("labels") or {}).get(REVISION_HASH) in live:
+            continue
+        revisions.delete(writer, revision)
+        extra -= 1
 
 
 def _pod(ds: Obj, node: str, rev: str) -> Obj:
@@ -94,18 +145,26 @@ def _pod(ds: Obj, node: str, rev: str) -> Obj:
 COMPONENT = "daemonset-controller"
 
 
-def sync_daemon_set(control: PodControl, snap: Snapshot, ds: Obj, pods: list[Obj]) -> bool:
+def sync_daemon_set(control: PodControl, snap: Snapshot, ds: Obj, pods: list[Obj], owned: list[Obj]) -> bool:
+    """One sync of a DaemonSet over its pods and its ControllerRevisions (``owned``); True when it wrote."""
     typed = snap.cache.typed("daemonsets", ds)
     if not isinstance(typed, apps_v1.DaemonSet):
         return False
-    rev = _revision(snap, ds)
+    live = not meta(ds).get("deletionTimestamp")  # a set being deleted makes and rolls out nothing
+    old: list[Obj] = []
+    if live:
+        current, old = construct_history(control.writer, snap, ds, owned)
+        if current is None:
+            return True  # (the collision counted: the next sync makes the revision)
+        rev = str((meta(current).get("labels") or {}).get(REVISION_HASH) or _template_hash(snap, ds))
+    else:
+        rev = _template_hash(snap, ds)
     nodes = [n for n in snap.typed("nodes") if isinstance(n, Node)]
     verdicts = {n.metadata.name or "": daemonset_should_run(typed, n) for n in nodes}
     active = [p for p in pods if is_active(p)]
     on_node: dict[str, list[Obj]] = {}
     for pod in active:
         on_node.setdefault(pinned_node(pod) or "", []).append(pod)
-    live = not meta(ds).get("deletionTimestamp")  # a set being deleted makes and rolls out nothing
     changed = False
 
     def gone(pod: Obj) -> bool:
@@ -133,13 +192,17 @@ def sync_daemon_set(control: PodControl, snap: Snapshot, ds: Obj, pods: list[Obj
     desired = {n for n, (should_run, may_keep) in verdicts.items() if should_run or (may_keep and n in scheduled)}
     daemon = [p for n in desired for p in on_node.get(n, [])]
     outdated = [p for p in daemon if (meta(p).get("labels") or {}).get(REVISION_HASH) != rev]
-    if live and not changed and outdated and all(is_available(p, seconds) for p in daemon):
+    rolling = (spec_of(ds).get("updateStrategy") or {}).get("type", "RollingUpdate") == "RollingUpdate"
+    if live and rolling and not changed and outdated and all(is_available(p, seconds) for p in daemon):
         changed |= gone(outdated[0])  # RollingUpdate, maxUnavailable 1
+    if live:
+        cleanup_history(control.writer, ds, old, pods)
     available = sum(1 for p in daemon if is_available(p, seconds))
     status = without_zeros({
         "currentNumberScheduled": len(scheduled & desired), "numberMisscheduled": len(scheduled - desired),
         "desiredNumberScheduled": len(desired), "numberReady": sum(1 for p in daemon if is_ready(p)),
         "observedGeneration": meta(ds).get("generation"), "updatedNumberScheduled": len(daemon) - len(outdated),
-        "numberAvailable": available, "numberUnavailable": max(len(desired) - available, 0)},
-        "updatedNumberScheduled", "numberAvailable", "numberUnavailable")
+        "numberAvailable": available, "numberUnavailable": max(len(desired) - available, 0),
+        "collisionCount": status_of(ds).get("collisionCount")},
+        "updatedNumberScheduled", "numberAvailable", "numberUnavailable", "collisionCount")
     return write_status(control.writer, "daemonsets", ds, status) or changed

@@ -10,8 +10,11 @@
   pods are gone. Its status (replicas, updated, ready, available; Available and Progressing conditions) is what
   ``kubectl rollout status`` and ``kubectl wait --for=condition=Available`` read.
 
-Adopting orphan pods or ReplicaSets that match a selector, rollbacks, pausing and the progress deadline are
-left out: objects are controlled only by the controller that made them.
+A scaling event (an active ReplicaSet made for another replica count) and every sync of a paused Deployment
+only scale (``deployment_scale.py``): the active ReplicaSets grow or shrink in proportion, no new one is made
+and no rollout moves. Old ReplicaSets beyond ``revisionHistoryLimit`` that have scaled to nothing are deleted,
+the lowest revisions first, once a rollout is complete (or while paused). The status and its conditions
+(paused, progressing, the progress deadline) are ``deployment_status.py``'s.
 """
 
 from __future__ import annotations
@@ -22,13 +25,36 @@ from typing import Any
 
 from dralloc.api import apps_v1
 from dralloc.controllers.names import pod_template_hash
-from dralloc.controllers.workloads import POD_TEMPLATE_HASH, rollout_fenceposts
+from dralloc.controllers.workloads import POD_TEMPLATE_HASH
+from dralloc.server.controllers.deployment_scale import (
+    DEPLOYMENT_COMPONENT,
+    DESIRED,
+    MAX_REPLICAS,
+    by_age,
+    is_scaling_event,
+    scale,
+    set_replicas,
+    surge_and_unavailable,
+)
+from dralloc.server.controllers.deployment_status import (
+    FOUND_NEW_RS,
+    NEW_RS_CREATED,
+    calculate_status,
+    complete,
+    find,
+    new_condition,
+    paused_conditions,
+    progress_deadline,
+    recheck_at,
+    rollout_conditions,
+    set_condition,
+    stamp,
+)
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.workload_pods import (
     Obj,
     PodControl,
     PodSummary,
-    condition,
     controller_ref,
     deletion_order,
     meta,
@@ -44,10 +70,7 @@ from dralloc.server.controllers.writes import Writer
 from dralloc.store import Conflict
 
 RS_COMPONENT = "replicaset-controller"
-DEPLOYMENT_COMPONENT = "deployment-controller"
 REVISION = "deployment.kubernetes.io/revision"
-DESIRED = "deployment.kubernetes.io/desired-replicas"
-MAX_REPLICAS = "deployment.kubernetes.io/max-replicas"
 _NOT_COPIED = frozenset({"kubectl.kubernetes.io/last-applied-configuration", REVISION,
                          "deployment.kubernetes.io/revision-history", DESIRED, MAX_REPLICAS,
                          "deprecated.deployment.rollback.to"})
@@ -78,11 +101,6 @@ def sync_replica_set(control: PodControl, rs: Obj, pods: PodSummary) -> bool:
 
 
 # --- Deployment -------------------------------------------------------------------------------------
-
-
-def surge_and_unavailable(deploy: Obj) -> tuple[int, int]:
-    """The Deployment's maxSurge and maxUnavailable, resolved for its replicas."""
-    return rollout_fenceposts(spec_of(deploy).get("strategy"), replicas(deploy))
 
 
 def _semantic(value: Any) -> Any:
@@ -136,98 +154,135 @@ def _new_replica_set(snap: Snapshot, deploy: Obj, revision: int, start: int) -> 
             "status": {"replicas": 0}}
 
 
-def _set_replicas(control: PodControl, rs: Obj, count: int, deploy: Obj) -> bool:
-    """Scale a ReplicaSet (event ScalingReplicaSet on the Deployment)."""
-    before = replicas(rs)
-    if before == count:
-        return False
-    writer = control.writer
-    want = replicas(deploy)
-    surge, _ = surge_and_unavailable(deploy)
-
-    def mutate(current: Obj) -> Obj:
-        current.setdefault("spec", {})["replicas"] = count
-        annotations = current["metadata"].setdefault("annotations", {})
-        annotations[DESIRED], annotations[MAX_REPLICAS] = str(want), str(want + surge)
-        current["metadata"]["generation"] = int(current["metadata"].get("generation") or 1) + 1
-        return current
-
-    writer.update("replicasets", meta(rs).get("namespace") or "", meta(rs).get("name") or "", mutate,
-                  uid=str(meta(rs).get("uid")))
-    way = "up" if count > before else "down"
-    control.event(deploy, "ScalingReplicaSet", f"Scaled {way} replica set {meta(rs).get('name')} from {before} to {count}",
-                  DEPLOYMENT_COMPONENT)
-    return True
+def _sync_revision(writer: Writer, deploy: Obj, new: Obj, sets: list[Obj]) -> bool:
+    """getNewReplicaSet's revision sync: a template brought back becomes the newest revision, and the
+    Deployment carries its new ReplicaSet's revision."""
+    old_revisions = [_revision(r) for r in sets if r is not new]
+    if _revision(new) < max(old_revisions, default=0):
+        return _note_revision(writer, deploy, max(_revision(r) for r in sets) + 1, new)
+    if (meta(deploy).get("annotations") or {}).get(REVISION) != str(_revision(new)):
+        return _note_revision(writer, deploy, _revision(new))
+    return False
 
 
 def sync_deployment(control: PodControl, snap: Snapshot, deploy: Obj, sets: list[Obj],
-                    pods_of: Callable[[Obj], PodSummary]) -> bool:
-    """One sync of a Deployment over its ReplicaSets (``sets``) and their pods; True when it wrote."""
+                    pods_of: Callable[[Obj], PodSummary], now: float) -> tuple[bool, float | None]:
+    """One sync of a Deployment over its ReplicaSets (``sets``) and their pods at ``now`` (the controller's
+    clock): whether it wrote, and when to look again for a progress deadline (None: no need)."""
     writer = control.writer
     if meta(deploy).get("deletionTimestamp"):
-        return False
-    sets = sorted(sets, key=lambda r: (str(meta(r).get("creationTimestamp") or ""), str(meta(r).get("name"))))
+        return False, None
+    at = stamp(now)
+    conditions = paused_conditions(deploy, list(status_of(deploy).get("conditions") or []), at)
+    sets = by_age(sets)
     template = _without_hash(spec_of(deploy).get("template"))
     new = next((r for r in sets if _without_hash(spec_of(r).get("template")) == template), None)
     old = [r for r in sets if r is not new]
+    changed = False
+    if new is not None:
+        changed |= _sync_revision(writer, deploy, new, sets)
+        if progress_deadline(deploy) is not None and find(conditions, "Progressing") is None:
+            conditions = set_condition(conditions, new_condition(
+                "Progressing", "True", FOUND_NEW_RS, f'Found new replica set "{meta(new).get("name")}"', at))
+    paused = spec_of(deploy).get("paused") is True
+    if paused or is_scaling_event(deploy, sets):
+        # (sync: no new ReplicaSet, no rollout; the counts and Available, Progressing as it is)
+        changed |= scale(control, deploy, new, old)
+        if paused:
+            changed |= clean_up(writer, deploy, old)
+        status = calculate_status(deploy, sets, new, pods_of, conditions, at)
+        return write_status(writer, "deployments", deploy, status) or changed, None
+    if new is None:
+        made = _create_new_replica_set(control, snap, deploy, old, pods_of)
+        if made is None:  # a ReplicaSet of that name not ours: a hash collision, counted as upstream does
+            status = {**status_of(deploy), "collisionCount": int(status_of(deploy).get("collisionCount") or 0) + 1}
+            return write_status(writer, "deployments", deploy, status), None
+        if progress_deadline(deploy) is not None:
+            conditions = set_condition(conditions, new_condition(
+                "Progressing", "True", NEW_RS_CREATED, f'Created new replica set "{meta(made).get("name")}"', at))
+        new, sets, changed = made, [*old, made], True
+    else:
+        changed |= _roll(control, deploy, new, old, pods_of)
+        if complete(deploy, status_of(deploy)):
+            changed |= clean_up(writer, deploy, old)
+    status = rollout_conditions(deploy, calculate_status(deploy, sets, new, pods_of, conditions, at), new, now)
+    return write_status(writer, "deployments", deploy, status) or changed, recheck_at(deploy, status)
+
+
+def clean_up(writer: Writer, deploy: Obj, old: list[Obj]) -> bool:
+    """cleanupDeployment: the old ReplicaSets beyond ``revisionHistoryLimit``, lowest revision first, are
+    deleted when nothing is left in them (no replicas wanted or running, their last change observed)."""
+    limit = spec_of(deploy).get("revisionHistoryLimit")
+    if not isinstance(limit, int):
+        return False
+    alive = sorted((r for r in old if not meta(r).get("deletionTimestamp")),
+                   key=lambda r: (_revision(r), str(meta(r).get("creationTimestamp") or ""), str(meta(r).get("name"))))
+    deleted = False
+    for rs in alive[:max(len(alive) - limit, 0)]:
+        observed = status_of(rs).get("observedGeneration")
+        if status_of(rs).get("replicas") or replicas(rs) or int(meta(rs).get("generation") or 0) > (
+                observed if isinstance(observed, int) else 0):
+            continue
+        writer.delete("replicasets", str(meta(rs).get("namespace") or ""), str(meta(rs).get("name")),
+                      uid=str(meta(rs).get("uid")))
+        deleted = True
+    return deleted
+
+
+def _create_new_replica_set(control: PodControl, snap: Snapshot, deploy: Obj, old: list[Obj],
+                            pods_of: Callable[[Obj], PodSummary]) -> Obj | None:
+    """The new template's ReplicaSet, made at the size a rollout starts it with (None: its name is taken)."""
+    want = replicas(deploy)
+    surge, _ = surge_and_unavailable(deploy)
+    rolling = (spec_of(deploy).get("strategy") or {}).get("type", "RollingUpdate") == "RollingUpdate"
+    old_total = sum(replicas(r) for r in old)
+    if old_total and rolling:
+        start = max(min(want + surge - old_total, want), 0)
+    else:
+        start = 0 if old_total or any(pods_of(r).active for r in old) else want
+    revision = max((_revision(r) for r in old), default=0) + 1
+    try:
+        created = control.writer.create("replicasets", meta(deploy).get("namespace") or "default",
+                                        _new_replica_set(snap, deploy, revision, start))
+    except Conflict:
+        return None
+    _note_revision(control.writer, deploy, revision)
+    if start:
+        control.event(deploy, "ScalingReplicaSet",
+                      f"Scaled up replica set {meta(created).get('name')} from 0 to {start}", DEPLOYMENT_COMPONENT)
+    return created
+
+
+def _roll(control: PodControl, deploy: Obj, new: Obj, old: list[Obj], pods_of: Callable[[Obj], PodSummary]) -> bool:
+    """rolloutRolling or rolloutRecreate's steps over the new ReplicaSet and the old ones."""
     want = replicas(deploy)
     surge, unavailable = surge_and_unavailable(deploy)
-    rolling = (spec_of(deploy).get("strategy") or {}).get("type", "RollingUpdate") == "RollingUpdate"
-
-    def active(rs: Obj) -> list[Obj]:
-        return pods_of(rs).active
-
-    def available(rs: Obj) -> int:
-        return pods_of(rs).available(min_ready_seconds(deploy))
-
-    old_total = sum(replicas(r) for r in old)
-    if new is None:
-        if old_total and rolling:
-            start = max(min(want + surge - old_total, want), 0)
-        else:
-            start = 0 if old_total or any(active(r) for r in old) else want
-        revision = max((_revision(r) for r in sets), default=0) + 1
-        try:
-            created = writer.create("replicasets", meta(deploy).get("namespace") or "default",
-                                    _new_replica_set(snap, deploy, revision, start))
-        except Conflict:  # a ReplicaSet of that name not ours: a hash collision, counted as upstream does
-            status = {**status_of(deploy), "collisionCount": int(status_of(deploy).get("collisionCount") or 0) + 1}
-            return write_status(writer, "deployments", deploy, status)
-        _note_revision(writer, deploy, revision)
-        if start:
-            control.event(deploy, "ScalingReplicaSet",
-                          f"Scaled up replica set {meta(created).get('name')} from 0 to {start}", DEPLOYMENT_COMPONENT)
-        _write_deployment_status(writer, deploy, [*old, created], created, pods_of, created=True)
-        return True
     changed = False
-    if _revision(new) < max((_revision(r) for r in old), default=0):  # back to an older template: latest again
-        changed |= _note_revision(writer, deploy, max(_revision(r) for r in sets) + 1, new)
-    elif (meta(deploy).get("annotations") or {}).get(REVISION) != str(_revision(new)):
-        changed |= _note_revision(writer, deploy, _revision(new))
-    if not rolling:
+    if (spec_of(deploy).get("strategy") or {}).get("type", "RollingUpdate") != "RollingUpdate":
         for rs in old:
-            changed |= _set_replicas(control, rs, 0, deploy)
-        if not any(active(r) for r in old):
-            changed |= _set_replicas(control, new, want, deploy)
-    else:
-        total = sum(replicas(r) for r in sets)
-        new_count = replicas(new)
-        if new_count > want or not old_total:
-            new_count = want
-        elif new_count < want and total < want + surge:
-            new_count = min(want, new_count + want + surge - total)
-        changed |= _set_replicas(control, new, new_count, deploy)
-        if old_total:
-            # reconcileOldReplicaSets: as many old pods go as keep replicas - maxUnavailable available
-            total = old_total + new_count
-            new_unavailable = max(new_count - available(new), 0)
-            room = max(total - (want - unavailable) - new_unavailable, 0)
-            for rs in old:
-                cut = min(room, replicas(rs))
-                if cut:
-                    changed |= _set_replicas(control, rs, replicas(rs) - cut, deploy)
-                    room -= cut
-    return _write_deployment_status(writer, deploy, sets, new, pods_of) or changed
+            changed |= set_replicas(control, rs, 0, deploy)
+        if not any(pods_of(r).active for r in old):
+            changed |= set_replicas(control, new, want, deploy)
+        return changed
+    old_total = sum(replicas(r) for r in old)
+    total = old_total + replicas(new)
+    new_count = replicas(new)
+    if new_count > want or not old_total:
+        new_count = want
+    elif new_count < want and total < want + surge:
+        new_count = min(want, new_count + want + surge - total)
+    changed |= set_replicas(control, new, new_count, deploy)
+    if old_total:
+        # reconcileOldReplicaSets: as many old pods go as keep replicas - maxUnavailable available
+        total = old_total + new_count
+        new_unavailable = max(new_count - pods_of(new).available(min_ready_seconds(deploy)), 0)
+        room = max(total - (want - unavailable) - new_unavailable, 0)
+        for rs in old:
+            cut = min(room, replicas(rs))
+            if cut:
+                changed |= set_replicas(control, rs, replicas(rs) - cut, deploy)
+                room -= cut
+    return changed
 
 
 def _note_revision(writer: Writer, deploy: Obj, revision: int, rs: Obj | None = None) -> bool:
@@ -251,37 +306,3 @@ def _note_revision(writer: Writer, deploy: Obj, revision: int, rs: Obj | None = 
     writer.update("deployments", meta(deploy).get("namespace") or "", meta(deploy).get("name") or "", note,
                   uid=str(meta(deploy).get("uid")))
     return True
-
-
-def _write_deployment_status(writer: Writer, deploy: Obj, sets: list[Obj], new: Obj,
-                             pods_of: Callable[[Obj], PodSummary], created: bool = False) -> bool:
-    """calculateStatus and syncRolloutStatus: the counts over every ReplicaSet's pods, and the conditions."""
-    summaries = [pods_of(r) for r in sets if r is not new] + [pods_of(new)]
-    total = sum(len(x.active) for x in summaries)
-    want = replicas(deploy)
-    _, unavailable = surge_and_unavailable(deploy)
-    seconds = min_ready_seconds(deploy)
-    available = sum(x.available(seconds) for x in summaries)
-    updated = len(pods_of(new).active)
-    old_conditions = status_of(deploy).get("conditions") or []
-    conditions = [condition("Available", "True", "MinimumReplicasAvailable", "Deployment has minimum availability.",
-                            old_conditions, update_time=True)
-                  if available >= want - unavailable else
-                  condition("Available", "False", "MinimumReplicasUnavailable",
-                            "Deployment does not have minimum availability.", old_conditions, update_time=True)]
-    name = meta(new).get("name")
-    complete = updated == want and total == want and available == want
-    if created:
-        progressing = ("NewReplicaSetCreated", f'Created new replica set "{name}"')
-    elif complete:
-        progressing = ("NewReplicaSetAvailable", f'ReplicaSet "{name}" has successfully progressed.')
-    else:
-        progressing = ("ReplicaSetUpdated", f'ReplicaSet "{name}" is progressing.')
-    conditions.append(condition("Progressing", "True", *progressing, old_conditions, update_time=True))
-    status = without_zeros({
-        "observedGeneration": meta(deploy).get("generation"), "replicas": total, "updatedReplicas": updated,
-        "readyReplicas": sum(x.ready for x in summaries), "availableReplicas": available,
-        "unavailableReplicas": max(want - available, 0), "conditions": conditions,
-        "collisionCount": status_of(deploy).get("collisionCount")},
-        "replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas", "collisionCount")
-    return write_status(writer, "deployments", deploy, status)

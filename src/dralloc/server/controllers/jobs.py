@@ -6,8 +6,12 @@ and none active) — then the SuccessCriteriaMet and Complete conditions and the
 its active pods. Its status counts active, ready, succeeded and failed pods, as ``kubectl wait
 --for=condition=complete`` and the job columns read them.
 
-The job-tracking finalizer is not put on pods (they are counted as long as they exist); pod failure and success
-policies, per-index backoff and active deadlines are left out.
+Its pods carry the ``batch.kubernetes.io/job-tracking`` finalizer until their end is counted in the status
+(``uncountedTerminatedPods`` first, then ``succeeded``/``failed``), so a pod deleted after it ended still
+counts, and a pod deleted before it ended counts as failed (unless only failed pods are replaced). Failures
+count towards ``backoffLimit`` (and, with ``restartPolicy: OnFailure``, container restarts) as the pod failure
+policy says (``job_failures.py``: FailJob fails the Job with reason PodFailurePolicy, Ignore does not count).
+Success policies, per-index backoff and active deadlines are left out.
 
 With ``--fake-kubelet`` the containers of a running Job pod end at once, successfully (:func:`finish_pods`):
 a Job completes as soon as its pods are bound."""
@@ -16,8 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from dralloc.controllers.workloads import JOB_COMPLETION_INDEX, job_pod_generate_name
+from dralloc.controllers.workloads import JOB_COMPLETION_INDEX, JOB_TRACKING_FINALIZER, job_pod_generate_name
 from dralloc.server.clock import now
+from dralloc.server.controllers.job_failures import match_pod_failure_policy, past_backoff_limit_on_failure
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.workload_pods import (
     Obj,
@@ -29,12 +34,15 @@ from dralloc.server.controllers.workload_pods import (
     pod_from_template,
     spec_of,
     status_of,
+    without_zeros,
     write_status,
 )
 from dralloc.server.controllers.writes import Writer
 
 COMPLETE = ("CompletionsReached", "Reached expected number of succeeded pods")
 BACKOFF = ("BackoffLimitExceeded", "Job has reached the specified backoff limit")
+POD_FAILURE_POLICY = "PodFailurePolicy"  # the reason of a Job a FailJob rule failed
+FINALIZER = JOB_TRACKING_FINALIZER
 
 
 def _int(value: Any, default: int) -> int:
@@ -67,39 +75,125 @@ def _finished(job: Obj) -> bool:
 COMPONENT = "job-controller"
 
 
+def _with_finalizer(pod: Obj) -> Obj:
+    """A new pod carries the job-tracking finalizer: it stays until the Job counted its end."""
+    finalizers = pod["metadata"].setdefault("finalizers", [])
+    if FINALIZER not in finalizers:
+        finalizers.append(FINALIZER)
+    return pod
+
+
+def tracked(pod: Obj) -> bool:
+    """The pod carries the job-tracking finalizer: its end is not counted yet."""
+    return FINALIZER in (meta(pod).get("finalizers") or [])
+
+
+def remove_finalizers(writer: Writer, pods: list[Obj]) -> bool:
+    """The job-tracking finalizer off these pods (a pod being deleted may go then)."""
+    def without(current: Obj) -> Obj | None:
+        finalizers = current["metadata"].get("finalizers") or []
+        if FINALIZER not in finalizers:
+            return None
+        kept = [f for f in finalizers if f != FINALIZER]
+        if kept:
+            current["metadata"]["finalizers"] = kept
+        else:
+            current["metadata"].pop("finalizers")
+        return current
+
+    for pod in pods:
+        writer.update("pods", str(meta(pod).get("namespace") or ""), str(meta(pod).get("name")), without,
+                      uid=str(meta(pod).get("uid")))
+    return bool(pods)
+
+
+def parse_indexes(text: Any) -> set[int]:
+    """``completedIndexes`` read back (``1,3-5,7``)."""
+    found: set[int] = set()
+    for part in str(text or "").split(","):
+        first, _, last = part.partition("-")
+        if first.isdigit() and (not last or last.isdigit()):
+            found |= set(range(int(first), int(last or first) + 1))
+    return found
+
+
+def _track(control: PodControl, job: Obj, pods: list[Obj]) -> tuple[set[str], set[str], str | None, bool]:
+    """trackJobStatusAndRemoveFinalizers: the pods that ended (succeeded; failed, or deleted before they
+    could, unless only failed pods are replaced), named in ``uncountedTerminatedPods`` first, then let go
+    of; a failure the pod failure policy ignores is not counted. The uncounted succeeded and failed uids,
+    the first FailJob message, and whether it wrote."""
+    old = status_of(job)
+    uncounted = old.get("uncountedTerminatedPods") or {}
+    succeeded, failed = set(uncounted.get("succeeded") or []), set(uncounted.get("failed") or [])
+    only_failed = spec_of(job).get("podReplacementPolicy") == "Failed"
+    fail_message: str | None = None
+    ended: list[Obj] = []
+    for pod in pods:
+        if not tracked(pod):
+            continue
+        uid, phase = str(meta(pod).get("uid")), status_of(pod).get("phase")
+        considered_failed = phase == "Failed" or (
+            not only_failed and bool(meta(pod).get("deletionTimestamp")) and phase != "Succeeded")
+        if phase == "Succeeded":
+            if uid not in failed:
+                succeeded.add(uid)
+        elif considered_failed:
+            message, counts, _ = match_pod_failure_policy(job, pod)
+            fail_message = fail_message or message
+            if counts:
+                failed.add(uid)
+        elif not meta(pod).get("deletionTimestamp"):
+            continue  # still running: tracked until it ends
+        ended.append(pod)
+    before = (set(uncounted.get("succeeded") or []), set(uncounted.get("failed") or []))
+    wrote = False
+    if (succeeded, failed) != before:  # (named before the finalizers go: a crash in between counts them once)
+        write_status(control.writer, "jobs", job, {**old, "uncountedTerminatedPods": without_zeros(
+            {"succeeded": sorted(succeeded), "failed": sorted(failed)}, "succeeded", "failed")})
+        wrote = True
+    wrote |= remove_finalizers(control.writer, ended)
+    return succeeded, failed, fail_message, wrote
+
+
 def sync_job(control: PodControl, job: Obj, pods: list[Obj]) -> bool:
-    if _finished(job):
-        return False
+    if _finished(job):  # its pods are let go of (a finished Job counts nothing more)
+        return remove_finalizers(control.writer, [p for p in pods if tracked(p)])
     spec, old = spec_of(job), status_of(job)
     indexed = spec.get("completionMode") == "Indexed"
     active = [p for p in pods if is_active(p)]
+    new_succeeded, new_failed, fail_message, changed = _track(control, job, pods)
+    succeeded = _int(old.get("succeeded"), 0) + len(new_succeeded)
+    failed = _int(old.get("failed"), 0) + len(new_failed)
     succeeded_pods = [p for p in pods if status_of(p).get("phase") == "Succeeded"]
-    succeeded = max(len(succeeded_pods), _int(old.get("succeeded"), 0))
-    failed = max(sum(1 for p in pods if status_of(p).get("phase") == "Failed"), _int(old.get("failed"), 0))
     completions = spec.get("completions") if isinstance(spec.get("completions"), int) else None
-    done_indexes = {i for p in succeeded_pods if (i := _index(p)) is not None}
+    done_indexes = parse_indexes(old.get("completedIndexes")) | {
+        i for p in succeeded_pods if str(meta(p).get("uid")) in new_succeeded and (i := _index(p)) is not None}
     if indexed and completions is not None:
         succeeded = len({i for i in done_indexes if i < completions})
     conditions = list(old.get("conditions") or [])
     status: Obj = {}
-    changed = False
 
     def gone(pod: Obj) -> bool:
         return control.delete(job, pod, COMPONENT)
 
     complete = succeeded >= completions if completions is not None else succeeded > 0 and not active
-    if complete or failed > _int(spec.get("backoffLimit"), 6):
+    failure = None
+    if fail_message is not None:
+        failure = (POD_FAILURE_POLICY, fail_message)
+    elif failed > _int(spec.get("backoffLimit"), 6) or past_backoff_limit_on_failure(job, active):
+        failure = BACKOFF
+    if complete or failure is not None:
         for pod in active:
             changed |= gone(pod)
         first, last, why = ("SuccessCriteriaMet", "Complete", COMPLETE) if complete else \
-            ("FailureTarget", "Failed", BACKOFF)
+            ("FailureTarget", "Failed", failure or BACKOFF)
         conditions = [c for c in conditions if isinstance(c, dict) and c.get("type") not in (first, last)]
         conditions += [condition(first, "True", *why, []), condition(last, "True", *why, [])]
         if complete:
             status["completionTime"] = now()
             control.event(job, "Completed", "Job completed", COMPONENT)
         else:
-            control.event(job, BACKOFF[0], BACKOFF[1], COMPONENT, type_="Warning")
+            control.event(job, why[0], why[1], COMPONENT, type_="Warning")
         active = []
     elif spec.get("suspend") is True:
         for pod in active:
@@ -120,10 +214,11 @@ def sync_job(control: PodControl, job: Obj, pods: list[Obj]) -> bool:
                 pod = pod_from_template(template, job, generate_name=job_pod_generate_name(name, index),
                                         labels={JOB_COMPLETION_INDEX: str(index)},
                                         annotations={JOB_COMPLETION_INDEX: str(index)})
-                changed |= control.create(job, pod, COMPONENT)
+                changed |= control.create(job, _with_finalizer(pod), COMPONENT)
         else:
             for _ in range(missing):
-                changed |= control.create(job, pod_from_template(template, job, generate_name=f"{name}-"), COMPONENT)
+                pod = pod_from_template(template, job, generate_name=f"{name}-")
+                changed |= control.create(job, _with_finalizer(pod), COMPONENT)
     start = old.get("startTime") or (now() if active or changed else None)
     full: Obj = {}
     if conditions:
@@ -138,7 +233,7 @@ def sync_job(control: PodControl, job: Obj, pods: list[Obj]) -> bool:
     full["terminating"] = sum(1 for p in pods if meta(p).get("deletionTimestamp"))
     if indexed and done_indexes:
         full["completedIndexes"] = compressed_indexes(done_indexes)
-    full["uncountedTerminatedPods"] = {}
+    full["uncountedTerminatedPods"] = {}  # (counted now: their finalizers are gone)
     full["ready"] = sum(1 for p in active if is_ready(p))
     return write_status(control.writer, "jobs", job, full) or changed
 

@@ -25,6 +25,7 @@ Each pass brings it up to date with a snapshot of the mirror:
 
 from __future__ import annotations
 
+import operator
 from datetime import datetime
 from typing import Any
 
@@ -36,7 +37,8 @@ from dralloc.api.scheduling_v1alpha2 import PodGroup
 from dralloc.scheduler.attributes import referenced_attributes
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.schedule_one import SchedulerState
-from dralloc.server.controllers.snapshot import WORKLOAD_SELECTORS, Obj, Snapshot
+from dralloc.scheduler.volumes import VolumeState
+from dralloc.server.controllers.snapshot import STORAGE_INPUTS, WORKLOAD_SELECTORS, Obj, Snapshot
 from dralloc.simulator.simulator import Simulator
 
 # The inputs whose change builds the cluster side again.
@@ -78,6 +80,8 @@ class LiveScheduler:
         self._pod_of: dict[str, int] = {}  # key -> id of the pod added
         self._bound_here: list[str] = []  # pods the last run bound (their stored state replaces them)
         self._pending: list[str] = []  # pods of the last run that were pending (tried or held)
+        self._volume_inputs: list[list[Obj]] = []  # the mirror's storage lists the volumes were made from
+        self._volumes: VolumeState | None = None  # what they were made into (a new simulator has its own)
 
     def run(self, snap: Snapshot, running: list[Obj], assumed: list[tuple[Obj, str]], pending: list[Obj],
             held: list[Obj], victims_terminate_at: str, now: datetime) -> Simulator:
@@ -120,8 +124,26 @@ class LiveScheduler:
         self._sync_groups(sim, snap)
         if not self._sync_claims(sim, snap):
             sim = self._build(snap)
+        self._sync_volumes(sim, snap)
         self._sync_bound(sim, snap, running, assumed)
         return sim
+
+    def _sync_volumes(self, sim: Simulator, snap: Snapshot) -> None:
+        """The volume plugins' PVs, PVCs, classes and CSI objects, as stored now (kube-scheduler's listers and
+        assume caches): made anew when one of them changed or the last run assumed bindings (its PreBinds'), so
+        that what a run assumed never outlives it; the version goes on counting, so that caches keyed by it see
+        a change."""
+        inputs = [snap.objects[r] for r in STORAGE_INPUTS]
+        old = sim.snapshot.volumes
+        if old is self._volumes and all(map(operator.is_, inputs, self._volume_inputs)) and not old.bindings:
+            return
+        self._volume_inputs = inputs
+        last = old.version
+        volumes = VolumeState.build(snap.typed("persistentvolumes"), snap.typed("persistentvolumeclaims"),
+                                    snap.typed("storageclasses"), snap.typed("csinodes"), snap.typed("csidrivers"),
+                                    snap.typed("csistoragecapacities"))
+        volumes.version += last + 1
+        sim.snapshot.volumes = self._volumes = volumes
 
     # --- the cluster side ---------------------------------------------------------------------------
 

@@ -28,9 +28,10 @@ from dralloc.server.controllers.resource_quota import ResourceQuotaController
 from dralloc.server.controllers.rootca import RootCAPublisher
 from dralloc.server.controllers.scheduling import SchedulerLoop
 from dralloc.server.controllers.serviceaccounts import DefaultServiceAccounts
-from dralloc.server.controllers.snapshot import RESOURCES, Changes, Mirror, Obj, Snapshot
+from dralloc.server.controllers.snapshot import RESOURCES, STORAGE_INPUTS, Changes, Mirror, Obj, Snapshot
 from dralloc.server.controllers.taints import TaintEviction
 from dralloc.server.controllers.termination import TerminatingPods
+from dralloc.server.controllers.volumes import VolumeControllers
 from dralloc.server.controllers.workload_pods import PodControl
 from dralloc.server.controllers.workloads import WorkloadControllers
 from dralloc.server.controllers.writes import Writer
@@ -39,7 +40,8 @@ from dralloc.store import Gone, SQLStore
 log = logging.getLogger(__name__)
 
 # Changes another client makes to these may let a waiting pod fit.
-CLUSTER_RESOURCES = ("resourceslices", "deviceclasses", "resourceclaims", "nodes", "devicetaintrules", "podgroups")
+CLUSTER_RESOURCES = ("resourceslices", "deviceclasses", "resourceclaims", "nodes", "devicetaintrules", "podgroups",
+                     *STORAGE_INPUTS)
 WRITERS = 8  # concurrent writes of one pass (independent pods): they share the store's group commits
 IDLE_SECONDS = 5.0  # a pass at least this often (a safety net)
 # Passes start at most this often: under a burst of writes one pass takes in many commits, instead of
@@ -58,6 +60,7 @@ def _names_pods_or_goes(claim: Obj) -> bool:
 class Options:
     scheduler: bool = True
     fake_kubelet: bool = False
+    provision_volumes: bool = False  # act as the StorageClasses' external provisioners (also with fake_kubelet)
     seed: int = 0
     root_ca: str = ""  # the CA published in every namespace's kube-root-ca.crt
     feature_gates: FeatureGates = field(default_factory=FeatureGates)  # the scheduler's (--feature-gates)
@@ -82,6 +85,8 @@ class ControllerManager:
         self.namespaces = NamespaceDeleter(self.writer, self.terminating.delete)
         self.service_accounts = DefaultServiceAccounts(self.writer)
         self.root_ca = RootCAPublisher(self.writer, ca=options.root_ca)
+        self.volumes = VolumeControllers(self.writer, self.recorder,
+                                         provision=options.provision_volumes or options.fake_kubelet)
         self.workloads = WorkloadControllers(PodControl(self.writer, self.terminating.delete, self.recorder))
         self.endpoints = EndpointsControllers(self.writer)
         self.disruption = DisruptionController(self.writer)
@@ -117,7 +122,7 @@ class ControllerManager:
                 timeout = IDLE_SECONDS
                 # delayed evictions, removals, pods flushed out of the unschedulable pool
                 for due in (self.taints.next_due, self.terminating.next_due, self.scheduler.next_due,
-                            self.root_ca.next_due, self.disruption.next_due):
+                            self.root_ca.next_due, self.workloads.next_due, self.disruption.next_due):
                     if due is not None:
                         timeout = max(0.05, min(timeout, due - time.time() + 0.05))
                 self._wake.wait(timeout)
@@ -172,6 +177,8 @@ class ControllerManager:
                 external = True
                 # A pod that goes may free room, one that changes may have finished or shrunk (the scheduler
                 # looks); a new one frees nothing.
+                if change.resource in STORAGE_INPUTS and change.type == "DELETED":
+                    continue  # (no volume plugin's queueing hint takes a storage object's deletion for a reason)
                 if change.resource in CLUSTER_RESOURCES or (change.resource == "pods" and change.type == "DELETED"):
                     self.scheduler.retry_all = True
                 elif change.resource == "pods" and change.type != "ADDED":
@@ -182,8 +189,8 @@ class ControllerManager:
         external = self._changes()
         if not (external or force or self.taints.due() or self.terminating.due() or self.garbage.due
                 or self.scheduler.due() or self.namespaces.due or self.service_accounts.due
-                or self.root_ca.due or bool(self.workloads.changed) or self.endpoints.due
-                or self.disruption.due or self.quotas.due):
+                or self.root_ca.due or bool(self.workloads.changed) or self.workloads.due()
+                or self.endpoints.due or self.disruption.due or self.quotas.due):
             return False
         self.passes += 1
         if not self.mirror.synced:
@@ -203,6 +210,19 @@ class ControllerManager:
         # given claims and scheduled in this pass)
         if self.workloads.has_work(self.mirror) and self.workloads.cycle(Snapshot(self.mirror)):
             late |= self._changes()
+            # a pod being deleted that a Job let go of (its tracking finalizer removed) may go now: the
+            # removals are looked at in the next pass
+            clock = self.terminating.clock()
+            self.terminating.next_due = clock if self.terminating.next_due is None else min(self.terminating.next_due,
+                                                                                            clock)
+        # The volume controllers bind claims (an own write a pod waiting for its claims is tried again for)
+        if (self.volumes.again or self.mirror.changed_since_taken("pods")
+                or any(map(self.mirror.changed_since_taken, STORAGE_INPUTS))) \
+                and self.volumes.has_work(self.mirror) \
+                and self.volumes.cycle(Snapshot(self.mirror), self.mirror.pending_changes()):
+            self.scheduler.retry_all = True
+            late = True
+            self._changes()
         # What changed up to this snapshot (what this pass writes from here on counts for the next one).
         changed = self.mirror.take_changes()
         snap = Snapshot(self.mirror)

@@ -35,7 +35,7 @@ import json
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any, NamedTuple
@@ -51,6 +51,7 @@ from dralloc.controllers.preemption import (
 )
 from dralloc.scheduler.features import FeatureGates
 from dralloc.scheduler.plugins.dynamic_resources import binding_conditions, reservations
+from dralloc.scheduler.volumes import VolumeState
 from dralloc.server.clock import now
 from dralloc.server.controllers import pod_groups
 from dralloc.server.controllers.claims import DELETE_PROTECTION, needs_claims_made, release_claims, unreserve
@@ -58,6 +59,13 @@ from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.live import LiveScheduler
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.termination import TerminatingPods, set_condition
+from dralloc.server.controllers.volume_prebind import (
+    BIND_TIMEOUT_SECONDS,
+    VolumeWait,
+    check_bindings,
+    write_bindings,
+)
+from dralloc.server.controllers.volume_prebind import PREBIND as VOLUME_PREBIND
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.http.errors import ApiError
 from dralloc.server.names import generated_name
@@ -97,6 +105,7 @@ class WaitingBinding:
     claims: list[Obj]  # as written: allocated and reserved for the pod
     created: Obj | None  # the extended-resource claim made for it
     started: float
+    volumes: list[VolumeWait] = field(default_factory=list)  # VolumeBinding's PreBind: claims not bound yet
 
 
 def _meta(obj: Obj) -> Obj:
@@ -159,7 +168,8 @@ class SchedulerLoop:
         # uid of a pod whose placement could not be written (a claim changed meanwhile, the bind failed) ->
         # its failures in a row and the time before which it is not tried again (kube-scheduler's backoff queue)
         self.backoff: dict[str, tuple[int, float]] = {}
-        self.binding: dict[str, WaitingBinding] = {}  # uid -> a pod waiting for its binding conditions
+        self.binding: dict[str, WaitingBinding] = {}  # uid -> a pod waiting for its binding conditions or volumes
+        self._volumes = VolumeState()  # the last run's volumes, with the bindings its PreBinds chose
         self.scheduled = 0
 
     @property
@@ -267,7 +277,16 @@ class SchedulerLoop:
                 continue
             failure = None
             ready = True
-            for written in waiting.claims:
+            prefix = PREBIND
+            if waiting.volumes:  # VolumeBinding's PreBind comes before DynamicResources'
+                bound = check_bindings(snap.mirror, waiting.volumes, waiting.node)
+                if bound is not True:
+                    prefix, ready = VOLUME_PREBIND, False
+                    if isinstance(bound, str):
+                        failure = bound
+                    elif clock > waiting.started + BIND_TIMEOUT_SECONDS:
+                        failure = "binding volumes: context deadline exceeded"
+            for written in waiting.claims if ready else ():
                 meta = _meta(written)
                 current = snap.mirror.get("resourceclaims", (meta.get("namespace") or "", meta.get("name") or ""))
                 if current is None:
@@ -280,7 +299,8 @@ class SchedulerLoop:
                 except binding_conditions.BindingFailed as exc:
                     failure = str(exc)
                     break
-            if failure is None and not ready and clock > waiting.started + binding_conditions.BINDING_TIMEOUT_SECONDS:
+            if failure is None and not ready and prefix == PREBIND \
+                    and clock > waiting.started + binding_conditions.BINDING_TIMEOUT_SECONDS:
                 failure = "device binding timeout"
             if failure is None and not ready:
                 continue
@@ -290,7 +310,7 @@ class SchedulerLoop:
                 self._bind(waiting.pod, waiting.node, waiting.claims, waiting.created)
             else:
                 self._undo(waiting.claims, waiting.created, uid)
-                self._record_failure(pod, "SchedulerError", PREBIND + failure, None, retried_after_backoff=True)
+                self._record_failure(pod, "SchedulerError", prefix + failure, None, retried_after_backoff=True)
         return done
 
     def may_have_candidates(self, pods_changed: bool) -> bool:
@@ -342,11 +362,13 @@ class SchedulerLoop:
                 self._hold(tried[r.key])
         # Pods are independent once placed: their writes go concurrently so that they share the store's commits
         # (each pod's own writes stay in order: claims, then binding, then the event).
+        self._volumes = sched.snapshot.volumes  # (what VolumeBinding's PreBind writes of each placed pod)
+        prebound = bool(self._volumes.bindings)  # the volume controllers complete those bindings next
         list(self.pool.map(lambda pr: self._place(*pr), placed))
         list(self.pool.map(lambda pr: self._fail(*pr), failed))
         if self.pod_groups:
             pod_groups.write_conditions(self.writer, sched, lambda key: snap.mirror.get(pod_groups.PODGROUPS, key))
-        return freed or released
+        return freed or released or prebound
 
     def bound_pods(self, snap: Snapshot) -> tuple[list[Obj], list[tuple[Obj, str]]]:
         """The pods that count on a node: those bound and not finished, and (with the node each waits for)
@@ -363,6 +385,12 @@ class SchedulerLoop:
         changed meanwhile): the pod is tried again after its backoff."""
         meta = _meta(pod)
         namespace, name, uid = meta.get("namespace") or "default", meta.get("name") or "", str(meta.get("uid"))
+        volumes = write_bindings(self.writer, self._volumes, res.key, res.node or "")
+        if isinstance(volumes, str):
+            self._undo([], None, uid)
+            self._record_failure(pod, "SchedulerError", VOLUME_PREBIND + "binding volumes: " + volumes, None,
+                                 retried_after_backoff=True)
+            return False
         extended = dict((res.pod.status.extended_resource_claim_status if res.pod.status is not None else None) or {})
         written: list[Obj] = []
         created: Obj | None = None
@@ -414,12 +442,14 @@ class SchedulerLoop:
         if created is not None and not self._record_extended_claim(namespace, name, uid, extended):
             self._undo(written, created, uid)
             return False
-        if any(r.get("bindingConditions") for c in written
-               for r in ((c.get("status") or {}).get("allocation") or {}).get("devices", {}).get("results") or ()):
-            self.binding[uid] = WaitingBinding(pod, res.node or "", written, created, self.clock())
-            self.recorder.record(pod, "Normal", "BindingConditionsPending",
-                                 f"waiting for binding conditions for device on node {res.node}", COMPONENT,
-                                 "Scheduling")
+        conditions = any(r.get("bindingConditions") for c in written for r in (
+            (c.get("status") or {}).get("allocation") or {}).get("devices", {}).get("results") or ())
+        if conditions or volumes:
+            self.binding[uid] = WaitingBinding(pod, res.node or "", written, created, self.clock(), volumes)
+            if conditions:
+                self.recorder.record(pod, "Normal", "BindingConditionsPending",
+                                     f"waiting for binding conditions for device on node {res.node}", COMPONENT,
+                                     "Scheduling")
             return True
         return self._bind(pod, res.node or "", written, created)
 

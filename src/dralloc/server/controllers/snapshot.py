@@ -20,11 +20,13 @@ from dralloc.store import Change, SQLStore
 # what pod affinity's namespaceSelector reads (their labels).
 WORKLOAD_SELECTORS = ("services", "replicationcontrollers", "replicasets", "statefulsets")
 # PodGroups (scheduling.k8s.io/v1alpha2, served with GenericWorkload): what a pod group cycle schedules by.
-# Deployments, DaemonSets and Jobs: what the workload controllers (server/controllers/workloads.py) sync.
+# The storage kinds: what the volume controllers bind and the scheduler's volume plugins read.
+STORAGE_INPUTS = ("persistentvolumeclaims", "persistentvolumes", "storageclasses", "csinodes", "csidrivers",
+                  "csistoragecapacities")
 # PodDisruptionBudgets: what the disruption controller keeps the status of, and preemption respects.
 RESOURCES = ("pods", "nodes", "resourceslices", "deviceclasses", "resourceclaims", "resourceclaimtemplates",
              "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS, "podgroups", "deployments", "daemonsets", "jobs",
-             "poddisruptionbudgets")
+             *STORAGE_INPUTS, "poddisruptionbudgets")
 
 Obj = dict[str, Any]
 Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
@@ -33,6 +35,14 @@ _ALLOCATED = " allocated claims"  # the mirror's sorted lists of these, beside t
 _TERMINATING = " terminating pods"
 _UNBOUND = " unbound pods"
 _TEMPLATE_FIELD = '"resourceClaimTemplateName"'  # a pod's claim made from a template
+_VOLUME_FIELDS = ('"persistentVolumeClaim"', '"ephemeral"')  # a pod's volume that uses a PVC
+
+
+def _uses_claims(pod: Obj) -> bool:
+    """Whether a parsed pod has a volume on a PersistentVolumeClaim (named or ephemeral)."""
+    volumes = (pod.get("spec") or {}).get("volumes")
+    return isinstance(volumes, list) and any(
+        isinstance(v, dict) and ("persistentVolumeClaim" in v or "ephemeral" in v) for v in volumes)
 
 
 def _allocated(claim: Obj | None) -> bool:
@@ -106,6 +116,9 @@ class Mirror:
         # pass over new pods without one parses none of them
         self.templated: set[Key] = set()
         self.tainted_slices: set[Key] = set()  # slices whose text names a NoExecute taint (maybe in a label)
+        # the pods whose text names a PVC-backed volume (maybe in a label): the volume controllers look only at
+        # those, so a pass over new pods without one parses none of them
+        self.volume_users: set[Key] = set()
         self._claims_of_pod: dict[Key, set[Key]] = {}  # pod -> the claims reserved for it or owned by it
         self._pods_of_claim: dict[Key, set[Key]] = {}
         self._sorted: dict[str, list[Obj]] = {}
@@ -129,6 +142,7 @@ class Mirror:
         self.terminating = {k for k, p in self.items("pods").items() if (p.get("metadata") or {}).get("deletionTimestamp")}
         self.unbound = {k for k, p in self.items("pods").items() if not (p.get("spec") or {}).get("nodeName")}
         self.templated = {k for k, p in self.items("pods").items() if _names_template(p)}
+        self.volume_users = {k for k, p in self.items("pods").items() if _uses_claims(p)}
         self.cache.clear()
         self._sorted.clear()
         self.synced = True
@@ -173,6 +187,10 @@ class Mirror:
                 self.templated.add(key)
             else:
                 self.templated.discard(key)
+            if data is not None and any(f in data for f in _VOLUME_FIELDS):
+                self.volume_users.add(key)
+            else:
+                self.volume_users.discard(key)
         elif change.resource == "resourceslices":
             if data is not None and "NoExecute" in data:
                 self.tainted_slices.add(key)
@@ -215,12 +233,26 @@ class Mirror:
             out |= self._claims_of_pod.get(pod, set())
         return out
 
+    def size(self, resource: str) -> int:
+        """How many objects of ``resource`` there are (none parsed)."""
+        return len(self._items[resource])
+
     def holds(self, resource: str) -> bool:
         return resource in self._items
 
     def has(self, resource: str, key: Key) -> bool:
         """Whether the object is there (without parsing its text)."""
         return key in self._items[resource]
+
+    def mentions(self, resource: str, key: Key, text: str) -> bool:
+        """Whether the object is there and ``text`` is in its JSON (not parsed to find out; an object parsed
+        already is looked at as its JSON would be: the text among its keys or string values)."""
+        value = self._items[resource].get(key)
+        if value is None:
+            return False
+        if isinstance(value, str):
+            return text in value
+        return text in msgspec.json.encode(value).decode()
 
     def get(self, resource: str, key: Key) -> Obj | None:
         items = self._items[resource]
@@ -254,6 +286,11 @@ class Mirror:
         """The pods being deleted, in (namespace, name) order (kept as :meth:`listed`)."""
         return self._subset(_TERMINATING, "pods", self.terminating)
 
+    def volume_user_pods(self) -> list[Obj]:
+        """The pods that may have a PVC-backed volume, in (namespace, name) order."""
+        pods = (self.get("pods", k) for k in sorted(self.volume_users))
+        return [p for p in pods if p is not None]
+
     def unbound_pods(self) -> list[Obj]:
         """The pods without a node, in (namespace, name) order (kept as :meth:`listed`)."""
         return self._subset(_UNBOUND, "pods", self.unbound)
@@ -267,6 +304,11 @@ class Mirror:
     def changed_since_taken(self, resource: str) -> bool:
         """Whether ``resource`` changed since the last :meth:`take_changes` (or everything did)."""
         return self._everything_changed or resource in self._changed
+
+    def pending_changes(self) -> dict[str, set[Key]] | None:
+        """The keys changed since the last :meth:`take_changes`, by resource (copies); None: everything may
+        have (after a relist)."""
+        return None if self._everything_changed else {r: set(keys) for r, keys in self._changed.items()}
 
     def take_changes(self) -> Changes:
         """What changed since the last call (everything, after a relist)."""

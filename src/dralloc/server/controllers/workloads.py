@@ -10,26 +10,36 @@ changed (and a ReplicaSet's Deployment), every DaemonSet when a node did; the fi
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
+from dralloc.controllers.workloads import JOB_TRACKING_FINALIZER
 from dralloc.server.controllers import jobs
+from dralloc.server.controllers.adoption import claim, matcher, orphans_by_namespace
+from dralloc.server.controllers.cron_jobs import sync_cron_job
 from dralloc.server.controllers.daemon_sets import sync_daemon_set
 from dralloc.server.controllers.deployments import sync_deployment, sync_replica_set
 from dralloc.server.controllers.snapshot import Mirror, Snapshot
-from dralloc.server.controllers.stateful_sets import sync_stateful_set
+from dralloc.server.controllers.stateful_sets import is_member, sync_stateful_set
 from dralloc.server.controllers.workload_pods import (
     Obj,
     PodControl,
     PodSummary,
     by_controller,
     controller_uid,
+    is_active,
     meta,
 )
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import Change
 
-WORKLOADS = ("deployments", "replicasets", "statefulsets", "daemonsets", "jobs")
-INPUTS = frozenset((*WORKLOADS, "pods", "nodes"))
+WORKLOADS = ("deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs")
+# who adopts an orphan of each kind (ControllerRefManager's claims)
+ADOPTERS = {"pods": ("replicasets", "statefulsets", "daemonsets", "jobs"), "replicasets": ("deployments",),
+            "controllerrevisions": ("statefulsets", "daemonsets")}
+INPUTS = frozenset((*WORKLOADS, "pods", "nodes", "controllerrevisions"))
 Key = tuple[str, str, str]  # (resource, namespace, name)
 
 
@@ -40,6 +50,27 @@ class WorkloadControllers:
     changed: set[Key] = field(default_factory=set)  # inputs changed since the last cycle
     # the controller (uid) of each object with one, as of the last cycle: a deleted pod's owner is looked up here
     controller_of: dict[Key, str] = field(default_factory=dict)
+    clock: Callable[[], float] = time.time  # (tests move it on: progress deadlines, schedules)
+    # when a workload (uid) is to be synced again though nothing changed: a progress deadline that may pass
+    wake_at: dict[str, float] = field(default_factory=dict)
+    # the workloads (uid, and the kind they claim) synced before: they saw every orphan of that kind
+    known: set[tuple[str, str]] = field(default_factory=set)
+
+    def wake(self, uid: str, at: float | None) -> None:
+        """Sync the workload ``uid`` again at ``at`` (None: no need)."""
+        if at is None:
+            self.wake_at.pop(uid, None)
+        else:
+            self.wake_at[uid] = at
+
+    @property
+    def next_due(self) -> float | None:
+        return min(self.wake_at.values(), default=None)
+
+    def due(self) -> bool:
+        """Whether a workload's time to be synced again has come."""
+        now = self.clock()
+        return any(at <= now for at in self.wake_at.values())
 
     def note(self, change: Change) -> None:
         """Take in one change of the store's feed (the controllers' own writes too)."""
@@ -47,19 +78,26 @@ class WorkloadControllers:
             self.changed.add((change.resource, change.namespace, change.name))
 
     def has_work(self, mirror: Mirror) -> bool:
-        """Whether a cycle has something to look at: inputs changed, and there are workloads."""
-        if not (self.changed or self.everything):
+        """Whether a cycle has something to look at: inputs changed, and there are workloads (or pods that
+        changed still carry a Job's tracking finalizer: their Job went)."""
+        if not (self.changed or self.everything or self.due()):
             return False
         if not any(mirror.items(r) for r in WORKLOADS):
-            self.changed.clear()  # (nothing to sync; a workload created later is a change of its own)
-            return False
+            held = any(r == "pods" and mirror.mentions("pods", (ns, n), f'"{jobs.FINALIZER}"')
+                       for r, ns, n in self.changed)  # (a pod's text searched, not parsed)
+            if not held:
+                self.changed.clear()  # (nothing to sync; a workload created later is a change of its own)
+            return held
         return True
 
     def _dirty(self, snap: Snapshot) -> set[str] | None:
         """The uids of the workloads to sync (None: all)."""
         if self.everything:
             return None
-        dirty: set[str] = set()
+        now = self.clock()
+        dirty = {uid for uid, at in self.wake_at.items() if at <= now}
+        for uid in dirty:
+            del self.wake_at[uid]
         mirror = snap.mirror
         for key in self.changed:
             resource, namespace, name = key
@@ -72,23 +110,43 @@ class WorkloadControllers:
                 dirty.add(owner)
             if obj is not None and resource != "pods":
                 dirty.add(str(meta(obj).get("uid")))
+            if obj is not None and owner is None and resource in ADOPTERS:  # an orphan: who may adopt it
+                dirty |= self._adopters(snap, resource, obj)
         # a ReplicaSet's pods changed: its Deployment counts them too
         for rs in snap.objects["replicasets"]:
             if str(meta(rs).get("uid")) in dirty and (owner := controller_uid(rs)) is not None:
                 dirty.add(owner)
         return dirty
 
+    @staticmethod
+    def _adopters(snap: Snapshot, resource: str, orphan: Obj) -> set[str]:
+        """The workloads of the orphan's namespace whose selector matches it (getPodReplicaSets and its
+        kin: they are synced and may adopt it)."""
+        namespace = meta(orphan).get("namespace")
+        found: set[str] = set()
+        for kind in ADOPTERS[resource]:
+            for owner in snap.objects[kind]:
+                if meta(owner).get("namespace") == namespace and (match := matcher(snap, kind, owner)) is not None \
+                        and match(orphan):
+                    found.add(str(meta(owner).get("uid")))
+        return found
+
     def cycle(self, snap: Snapshot) -> bool:
         """One sync of the workloads whose objects changed; True when it wrote anything."""
         objects = snap.objects
         dirty = self._dirty(snap)
+        # what may have stopped matching its controller's selector (selectors never change): the objects that
+        # changed (None: everything, the first cycle)
+        relabelled = None if self.everything else {(r, ns, n) for r, ns, n in self.changed if r in ADOPTERS}
         self.everything, self.changed = False, set()
         pods_of = by_controller(objects["pods"])
         sets_of = by_controller(objects["replicasets"])
-        self.controller_of = {("pods", str(meta(p).get("namespace") or ""), str(meta(p).get("name"))): uid
-                              for uid, pods in pods_of.items() for p in pods}
-        self.controller_of.update({("replicasets", str(meta(r).get("namespace") or ""), str(meta(r).get("name"))): uid
-                                   for uid, sets in sets_of.items() for r in sets})
+        revisions_of = by_controller(objects["controllerrevisions"])
+        jobs_of = by_controller(objects["jobs"])
+        self.controller_of = {(resource, str(meta(o).get("namespace") or ""), str(meta(o).get("name"))): uid
+                              for resource, owned in (("pods", pods_of), ("replicasets", sets_of),
+                                                      ("controllerrevisions", revisions_of), ("jobs", jobs_of))
+                              for uid, objs in owned.items() for o in objs}
         changed = False
 
         def uid(obj: Obj) -> str:
@@ -105,21 +163,94 @@ class WorkloadControllers:
                 found = summaries[uid(rs)] = PodSummary.of(pods_of.get(uid(rs), []))
             return found
 
+        every_orphan: dict[str, dict[str, list[Obj]]] = {}  # (listed when a workload is new)
+        changed_orphans: dict[str, dict[str, list[Obj]]] = {kind: {} for kind in ADOPTERS}
+        changed_owned: dict[str, list[Obj]] = {}  # owner uid -> what it controls that changed
+        for kind, namespace, name in relabelled or ():
+            if (obj := snap.mirror.get(kind, (namespace, name))) is not None:
+                if (owner_uid := controller_uid(obj)) is None:
+                    changed_orphans[kind].setdefault(namespace, []).append(obj)
+                else:
+                    changed_owned.setdefault(owner_uid, []).append(obj)
+
+        def orphans(kind: str, owner: Obj) -> list[Obj]:
+            """The orphans ``owner`` may adopt: all of its namespace for a workload not synced before, else
+            those that changed (an orphan that did not was looked at already)."""
+            namespace = str(meta(owner).get("namespace") or "")
+            if relabelled is not None and (uid(owner), kind) in self.known:
+                return changed_orphans[kind].get(namespace, [])
+            if kind not in every_orphan:
+                every_orphan[kind] = orphans_by_namespace(objects[kind])
+            return every_orphan[kind].get(namespace, [])
+
+        def claimed(resource: str, owner: Obj, owned: list[Obj], kind: str = "pods",
+                    also: Callable[[Obj], bool] | None = None, finalizer: str | None = None) -> list[Obj]:
+            """The objects ``owner`` controls once it adopted and released what its selector says."""
+            nonlocal changed
+            match = matcher(snap, resource, owner)
+            if match is None:
+                return owned
+            if also is not None:
+                match = (lambda selected, extra: lambda o: selected(o) and extra(o))(match, also)
+            candidates = orphans(kind, owner)
+            self.known.add((uid(owner), kind))
+            checked = owned if relabelled is None else changed_owned.get(uid(owner), [])
+            if not any(match(o) for o in candidates) and all(match(o) for o in checked):
+                return owned
+            result = claim(self.control.writer, kind, resource, owner, owned, candidates, match, finalizer)
+            taken = {uid(o) for o in result}
+            candidates[:] = [o for o in candidates if uid(o) not in taken]  # (adopted: no longer an orphan)
+            changed = True
+            return result
+
+        now = self.clock()
         for deploy in due("deployments"):
-            changed |= sync_deployment(self.control, snap, deploy, sets_of.get(uid(deploy), []), summary)
+            sets = claimed("deployments", deploy, sets_of.get(uid(deploy), []), kind="replicasets")
+            wrote, recheck = sync_deployment(self.control, snap, deploy, sets, summary, now)
+            changed |= wrote
+            self.wake(uid(deploy), recheck)
         for rs in due("replicasets"):
-            changed |= sync_replica_set(self.control, rs, summary(rs))
+            owned = summary(rs).active
+            mine = claimed("replicasets", rs, owned, also=is_active)
+            changed |= sync_replica_set(self.control, rs, summary(rs) if mine is owned else PodSummary.of(mine))
         for sts in due("statefulsets"):
-            changed |= sync_stateful_set(self.control, snap, sts, pods_of.get(uid(sts), []))
+            mine = claimed("statefulsets", sts, pods_of.get(uid(sts), []), also=partial(is_member, sts))
+            history = claimed("statefulsets", sts, revisions_of.get(uid(sts), []), kind="controllerrevisions")
+            changed |= sync_stateful_set(self.control, snap, sts, mine, history)
         for ds in due("daemonsets"):
-            changed |= sync_daemon_set(self.control, snap, ds, pods_of.get(uid(ds), []))
+            mine = claimed("daemonsets", ds, pods_of.get(uid(ds), []))
+            history = claimed("daemonsets", ds, revisions_of.get(uid(ds), []), kind="controllerrevisions")
+            changed |= sync_daemon_set(self.control, snap, ds, mine, history)
         for job in due("jobs"):
-            changed |= jobs.sync_job(self.control, job, pods_of.get(uid(job), []))
+            mine = claimed("jobs", job, pods_of.get(uid(job), []), finalizer=JOB_TRACKING_FINALIZER)
+            changed |= jobs.sync_job(self.control, job, mine)
+        changed |= self._release_job_pods(snap, relabelled)
+        for cron in due("cronjobs"):
+            wrote, wake = sync_cron_job(self.control, cron, jobs_of.get(uid(cron), []), now)
+            changed |= wrote
+            self.wake(uid(cron), wake)
+        if len(self.known) > 4 * sum(len(objects[r]) for r in WORKLOADS):  # (those deleted, now and then)
+            alive = {uid(o) for r in WORKLOADS for o in objects[r]}
+            self.known = {k for k in self.known if k[0] in alive}
         return changed
+
+    def _release_job_pods(self, snap: Snapshot, relabelled: set[Key] | None) -> bool:
+        """The job-tracking finalizer off the pods no Job controls any more (their Job went, or they are
+        orphans), as the Job controller's orphan pod handling does: nothing would count them. The pods that
+        changed are looked at (all of them in the first cycle)."""
+        jobs_here = {str(meta(j).get("uid")) for j in snap.objects["jobs"]}
+        if relabelled is None:
+            candidates = snap.objects["pods"]
+        else:
+            changed_pods = (snap.mirror.get("pods", (k[1], k[2])) for k in relabelled if k[0] == "pods")
+            candidates = [p for p in changed_pods if p is not None]
+        stray = [p for p in candidates if jobs.tracked(p) and controller_uid(p) not in jobs_here]
+        return jobs.remove_finalizers(self.control.writer, stray) if stray else False
 
     def resync(self) -> None:
         """Sync every workload in the next cycle (the mirror was listed again: changes may be lost)."""
         self.everything = True
+        self.known.clear()
 
     @staticmethod
     def finish_job_pods(writer: Writer, snap: Snapshot) -> bool:

@@ -64,16 +64,22 @@ class Writer:
         return None
 
     def create(self, resource: str, namespace: str, obj: dict[str, Any],
-               new_name: Callable[[], str] | None = None) -> dict[str, Any]:
+               new_name: Callable[[], str] | None = None,
+               finish: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
         """Create ``obj`` with a new uid and creationTimestamp; with ``new_name`` (generateName), a name taken
-        by another object is replaced by a new one."""
+        by another object is replaced by a new one; ``finish`` fills in what depends on the uid (a Job's
+        selector), as a strategy's with_system_fields."""
         for _ in range(ATTEMPTS):
             meta = dict(obj["metadata"])
             name = meta["name"]
 
             def build(_old: Any, rv: str, meta: dict[str, Any] = meta, obj: dict[str, Any] = obj) -> dict[str, Any]:
-                return {**obj, "metadata": {**meta, "uid": new_uid(), "creationTimestamp": now(),
+                made = {**obj, "metadata": {**meta, "uid": new_uid(), "creationTimestamp": now(),
                                             "resourceVersion": rv}}
+                if finish is not None:
+                    made = copy.deepcopy(made)
+                    finish(made)
+                return made
 
             try:
                 return self._note(self.store.create(resource, namespace, name, build))

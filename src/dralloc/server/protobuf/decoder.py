@@ -18,9 +18,10 @@ coordination.k8s.io Lease, policy Eviction, the self reviews', TokenReview's and
 DeleteOptions. Responses stay JSON, which those clients accept as well.
 
 Every message is read through the schema tables (server/protobuf/schema.py, server/protobuf/pod.py,
-server/protobuf/resource.py): a body as Go writes it by a single pass, each message compiled once into a
-Python function of straight-line code for Go's field order; any other body, and every error, by two passes
-over a map from each field's raw key to what it becomes. Fields it does not know are skipped, as Go's decoder
+server/protobuf/resource.py): a body as Go writes it by the C reader where it is built (accelerated.py; see
+:func:`use_accelerator`), else by a single pass, each message compiled once into a Python function of
+straight-line code for Go's field order; any other body, and every error, by two passes over a map from each
+field's raw key to what it becomes. Fields it does not know are skipped, as Go's decoder
 skips them; a known field of the wrong wire type, a truncated field, a varint of more than ten bytes, nesting
 deeper than :data:`MAX_DEPTH`, invalid UTF-8, a time RFC 3339 cannot hold, a RawExtension that is not JSON
 and an IntOrString of neither type are a :class:`ProtobufError` (a 400) that names the field. Sizes are
@@ -29,7 +30,8 @@ client does (the tests' and benchmarks' bodies).
 
 This module holds the envelope and the public API; the rest lives beside it, one concern a module:
 wire.py (varints, fields, :class:`ProtobufError`), plans.py (the tables' messages compiled for reading),
-walker.py (the two passes), single_pass.py (the compiled functions), forms.py (Time, MicroTime, IntOrString,
+walker.py (the two passes), single_pass.py (the compiled functions), accelerated.py (the plans handed to the
+optional C reader, _fastwire.c), forms.py (Time, MicroTime, IntOrString,
 RawExtension and FieldsV1) and encoder.py (the messages as Go writes them).
 """
 
@@ -38,7 +40,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from dralloc.server.protobuf import services, workloads
+from dralloc.server.protobuf import accelerated, services, workloads
 from dralloc.server.protobuf.encoder import _delimited, _encode_message
 from dralloc.server.protobuf.plans import MAX_DEPTH as MAX_DEPTH
 from dralloc.server.protobuf.plans import _nesting, _plans
@@ -55,7 +57,7 @@ from dralloc.server.protobuf.schema import (
     SCHEDULING_V1,
     Schema,
 )
-from dralloc.server.protobuf.single_pass import _decoders, _ObjectReader, _Unusual, object_reader
+from dralloc.server.protobuf.single_pass import _decoders, _Unusual, object_reader
 from dralloc.server.protobuf.walker import _walk
 from dralloc.server.protobuf.wire import ProtobufError, _last_values, _length_delimited, _text, _varint
 from dralloc.server.protobuf.wire import fields as fields
@@ -114,6 +116,10 @@ def nesting(api_version: str, kind: str) -> int:
 def decode(body: bytes) -> dict[str, Any]:
     """The JSON form of a protobuf-encoded kind of :data:`KINDS` or :data:`OPTIONS`; ProtobufError when the body
     is not one of them or is malformed."""
+    if _ACCELERATED:  # Go's envelope of a kind met before: read in C in one call
+        decoded = accelerated.read_envelope(_C_ENVELOPES, body)
+        if decoded is not None:
+            return decoded
     if body.startswith(_GO_START) and len(body) > 9:  # the commonest envelope, read here as _usual_object reads it
         raw_at = 7 + body[5]
         known = _TYPE_METAS.get(body[6:raw_at - 1])
@@ -124,18 +130,20 @@ def decode(body: bytes) -> dict[str, Any]:
             end = start + size
             if start and end == len(body) - 4 and body.endswith(_EMPTY_ENCODING_AND_TYPE):
                 try:
-                    return known.read(body, start, end, known.api_version, known.kind)
+                    decoded = known.read(body, start, end, known.api_version, known.kind)
                 except (_Unusual, ProtobufError, UnicodeDecodeError, IndexError):
                     return _walked(known, body, start, end)
+                return decoded if decoded is not None else _walked(known, body, start, end)
     elif not body.startswith(MAGIC):
         raise ProtobufError("the body does not start with the Kubernetes protobuf prefix")
     usual = _usual_object(body)
     if usual is not None:  # Go's envelope: its object read by one call of its compiled function
         known, buf, start, end = usual
         try:
-            return known.read(buf, start, end, known.api_version, known.kind)
+            decoded = known.read(buf, start, end, known.api_version, known.kind)
         except (_Unusual, ProtobufError, UnicodeDecodeError, IndexError):
             return _walked(known, body, start, end)
+        return decoded if decoded is not None else _walked(known, body, start, end)
     api_version, kind, raw, start, end = _envelope(body)
     found = KINDS.get((api_version, kind)) or OPTIONS.get((api_version, kind))
     if found is None:
@@ -181,19 +189,42 @@ _EMPTY_ENCODING_AND_TYPE = b"\x1a\x00\x22\x00"
 _AFTER_LAST = b"\0\0\0\0"
 
 
+def use_accelerator(enabled: bool) -> bool:
+    """Read bodies with the C reader (accelerated.py; where the extension is built) or in Python alone, from
+    the next body on; the setting before. At import: the C reader where built, unless ``DRALLOC_PURE_PYTHON``
+    is set."""
+    global _ACCELERATED, _TYPE_METAS
+    before = _ACCELERATED
+    _ACCELERATED = enabled and accelerated.AVAILABLE
+    _TYPE_METAS = _TYPE_METAS_OF[_ACCELERATED]  # (each setting's kinds keep the readers it picked)
+    return before
+
+
+def accelerator_in_use() -> bool:
+    """Whether bodies are read by the C reader (the Python path reads those it leaves)."""
+    return _ACCELERATED
+
+
+_ACCELERATED = accelerated.AVAILABLE
+
+
 class _Known:
-    """A kind of :data:`KINDS` or :data:`OPTIONS` met in a body: its names and its compiled reader (compiled when
-    first read)."""
+    """A kind of :data:`KINDS` or :data:`OPTIONS` met in a body: its names and its reader (compiled when first
+    read): the C reader, or the single pass; a reader's None (the C reader's) or error is the walker's to
+    read again."""
 
     __slots__ = ("api_version", "kind", "table", "name", "read")
 
     def __init__(self, api_version: str, kind: str) -> None:
         self.api_version, self.kind = api_version, kind
         self.table, self.name = KINDS.get((api_version, kind)) or OPTIONS[api_version, kind]
-        self.read: _ObjectReader = self.compile_then_read
+        self.read: accelerated.ObjectReader = self.compile_then_read
 
-    def compile_then_read(self, buf: bytes, start: int, end: int, api_version: str, kind: str) -> dict[str, Any]:
-        self.read = object_reader(self.table, self.name, (api_version, kind) in KINDS)
+    def compile_then_read(self, buf: bytes, start: int, end: int, api_version: str,
+                          kind: str) -> dict[str, Any] | None:
+        metadata = (api_version, kind) in KINDS
+        fast = accelerated.object_reader(self.table, self.name, metadata) if _ACCELERATED else None
+        self.read = fast if fast is not None else object_reader(self.table, self.name, metadata)
         return self.read(buf, start, end, api_version, kind)
 
 
@@ -246,11 +277,16 @@ def _new_kind(body: bytes) -> _Known | None:
     if names is None or not (names in KINDS or names in OPTIONS):
         return None
     known = _TYPE_METAS[type_meta] = _Known(*names)
+    if _ACCELERATED:
+        accelerated.add_envelope(_C_ENVELOPES, type_meta, known.table, known.name, names in KINDS, *names)
     return known
 
 
-# each typeMeta {1: apiVersion, 2: kind} as Go writes it, of a kind of KINDS or OPTIONS, by its bytes
-_TYPE_METAS: dict[bytes, _Known] = {}
+# each typeMeta {1: apiVersion, 2: kind} as Go writes it, of a kind of KINDS or OPTIONS, by its bytes: with the
+# C reader and without it
+_TYPE_METAS_OF: dict[bool, dict[bytes, _Known]] = {True: {}, False: {}}
+_TYPE_METAS = _TYPE_METAS_OF[_ACCELERATED]
+_C_ENVELOPES: accelerated.Envelopes = {}  # the kinds of _TYPE_METAS_OF[True], for the C reader's envelope
 
 
 def _type_meta(type_meta: bytes) -> tuple[str, str] | None:
@@ -275,6 +311,11 @@ def message(buf: bytes, table: Schema, name: str, depth: int = 1) -> dict[str, A
 
 def _message_at(buf: bytes, start: int, end: int, table: Schema, name: str, depth: int = 1) -> dict[str, Any]:
     """The JSON object of message ``name`` of ``table`` encoded in ``buf[start:end]``."""
+    if _ACCELERATED:
+        found = accelerated.read_message(buf, start, end, table, name, depth)
+        if found is not None:
+            return found
+        return _walk(_plans(table)[name], buf[start:end], depth)  # (the single pass would leave it too)
     try:  # (the single pass reads the bytes after a message: zero bytes after one that ends buf)
         return _decoders(table)[name](buf if end < len(buf) else buf + _AFTER_LAST, start, end, depth)
     except (_Unusual, ProtobufError, UnicodeDecodeError, IndexError):

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from dralloc.server.registry import (
     configs,
+    controller_revisions,
     core_defaults,
     disruption_budgets,
     endpoints,
@@ -22,6 +23,8 @@ from dralloc.server.registry import (
     resource_claims,
     service_accounts,
     service_strategy,
+    storage,
+    storage_columns,
     workload_columns,
     workloads,
 )
@@ -144,12 +147,11 @@ CORE = {r.name: r for r in (
     # Read-only and always none, as the apps/v1 workloads below: nothing here runs workload controllers
     Resource("replicationcontrollers", "ReplicationController", True, group="", versions=("v1",),
              short_names=("rc",), categories=("all",), verbs=READ_ONLY),
-    # Read-only and always none (no volumes here): listed so that `kubectl apply --prune` finds every kind of
-    # its default list
-    Resource("persistentvolumeclaims", "PersistentVolumeClaim", True, group="", versions=("v1",),
-             short_names=("pvc",), verbs=READ_ONLY),
-    Resource("persistentvolumes", "PersistentVolume", False, group="", versions=("v1",), short_names=("pv",),
-             verbs=READ_ONLY),
+    # Volumes (server/registry/storage.py), bound by the PV controller and the scheduler (server/controllers/volumes.py)
+    Resource("persistentvolumeclaims", "PersistentVolumeClaim", True, group="", versions=("v1",), status=True,
+             short_names=("pvc",), table=storage_columns.CLAIM_TABLE, strategy=storage.CLAIMS),
+    Resource("persistentvolumes", "PersistentVolume", False, group="", versions=("v1",), status=True,
+             short_names=("pv",), table=storage_columns.VOLUME_TABLE, strategy=storage.VOLUMES),
 )}
 
 # apps/v1 and batch/v1 workloads (server/registry/workloads.py), which the controllers of server/controllers/
@@ -157,6 +159,9 @@ CORE = {r.name: r for r in (
 APPS_GROUP = "apps"
 _SCALE = ("scale",)  # autoscaling/v1 Scale (server/subresources/scale.py), as `kubectl scale` writes it
 APPS = {r.name: r for r in (
+    # the StatefulSets' and DaemonSets' template history (server/controllers/revisions.py)
+    Resource("controllerrevisions", "ControllerRevision", True, group=APPS_GROUP, versions=("v1",),
+             table=workload_columns.CONTROLLER_REVISION_TABLE, strategy=controller_revisions.STRATEGY),
     Resource("daemonsets", "DaemonSet", True, group=APPS_GROUP, versions=("v1",), short_names=("ds",),
              categories=("all",), status=True, table=workload_columns.DAEMON_SET_TABLE, strategy=workloads.DAEMON_SETS),
     Resource("deployments", "Deployment", True, group=APPS_GROUP, versions=("v1",), short_names=("deploy",),
@@ -183,7 +188,8 @@ NETWORKING = {"ingresses": Resource("ingresses", "Ingress", True, group=NETWORKI
                                     short_names=("ing",), verbs=READ_ONLY)}
 
 # policy/v1 PodDisruptionBudgets (server/registry/disruption_budgets.py), whose status the disruption controller
-# keeps, which evictions honour and DefaultPreemption reads.
+# keeps, which evictions honour and DefaultPreemption reads. storage.k8s.io/v1: the volume plugins' classes, CSI
+# nodes, drivers and capacities, and attachments (server/registry/storage.py).
 POLICY_GROUP = "policy"
 POLICY = {"poddisruptionbudgets": Resource("poddisruptionbudgets", "PodDisruptionBudget", True, group=POLICY_GROUP,
                                            versions=("v1",), short_names=("pdb",), status=True,
@@ -193,14 +199,16 @@ POLICY = {"poddisruptionbudgets": Resource("poddisruptionbudgets", "PodDisruptio
 # capacities and attachments), so its informers sync.
 STORAGE_GROUP = "storage.k8s.io"
 STORAGE = {r.name: r for r in (
-    Resource("csidrivers", "CSIDriver", False, group=STORAGE_GROUP, versions=("v1",), verbs=READ_ONLY),
-    Resource("csinodes", "CSINode", False, group=STORAGE_GROUP, versions=("v1",), verbs=READ_ONLY),
+    Resource("csidrivers", "CSIDriver", False, group=STORAGE_GROUP, versions=("v1",),
+             table=storage_columns.CSI_DRIVER_TABLE, strategy=storage.CSI_DRIVERS),
+    Resource("csinodes", "CSINode", False, group=STORAGE_GROUP, versions=("v1",),
+             table=storage_columns.CSI_NODE_TABLE),
     Resource("csistoragecapacities", "CSIStorageCapacity", True, group=STORAGE_GROUP, versions=("v1",),
-             verbs=READ_ONLY),
+             table=storage_columns.CAPACITY_TABLE),
     Resource("storageclasses", "StorageClass", False, group=STORAGE_GROUP, versions=("v1",), short_names=("sc",),
-             verbs=READ_ONLY),
-    Resource("volumeattachments", "VolumeAttachment", False, group=STORAGE_GROUP, versions=("v1",),
-             verbs=READ_ONLY),
+             table=storage_columns.STORAGE_CLASS_TABLE, strategy=storage.STORAGE_CLASSES_STRATEGY),
+    Resource("volumeattachments", "VolumeAttachment", False, group=STORAGE_GROUP, versions=("v1",), status=True,
+             table=storage_columns.ATTACHMENT_TABLE),
 )}
 
 # events.k8s.io/v1: the same stored events (``events``), another view of them (server/registry/events.py converts)

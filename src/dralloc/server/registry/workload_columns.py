@@ -101,6 +101,18 @@ def _stamp(when: datetime) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def revision_controller(obj: Obj) -> str:
+    """printControllerRevision's CONTROLLER: ``<kind>.<group>/<name>`` of its controller (lower case, the
+    group left out for the core group), else ``<none>``."""
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+        if isinstance(ref, dict) and ref.get("controller") is True:
+            api_version = str(ref.get("apiVersion") or "")
+            group = api_version.split("/")[0] if "/" in api_version else ""
+            kind = f"{ref.get('kind')}.{group}" if group else str(ref.get("kind"))
+            return f"{kind.lower()}/{ref.get('name')}"
+    return "<none>"
+
+
 COLUMNS = {
     "=deploymentReady": lambda o: f"{_count(o, 'readyReplicas')}/{_replicas(o)}",
     "=statefulSetReady": lambda o: f"{_count(o, 'readyReplicas')}/{_replicas(o)}",
@@ -129,10 +141,12 @@ COLUMNS = {
     if _status(o).get("lastScheduleTime") else "<none>",
     "=cronJobTimeZone": lambda o: _spec(o).get("timeZone") or "<none>",
     "=cronJobSuspend": lambda o: "True" if _spec(o).get("suspend") else "False",
+    "=revisionController": revision_controller,
+    "=revision": lambda o: o.get("revision") if isinstance(o.get("revision"), int) else 0,
 }
 COLUMN_TYPES = {path: "integer" for path in (
     "=updatedReplicas", "=availableReplicas", "=desiredReplicas", "=currentReplicas", "=readyReplicas",
-    "=dsDesired", "=dsCurrent", "=dsReady", "=dsUpToDate", "=dsAvailable", "=cronJobActive")}
+    "=dsDesired", "=dsCurrent", "=dsReady", "=dsUpToDate", "=dsAvailable", "=cronJobActive", "=revision")}
 
 _AGE = ("Age", "=age", 0)
 _WIDE = (("Containers", "=containers", 1), ("Images", "=images", 1), ("Selector", "=selector", 1))
@@ -151,3 +165,5 @@ CRON_JOB_TABLE = (("Name", "metadata.name", 0), ("Schedule", "spec.schedule", 0)
                   ("Active", "=cronJobActive", 0), ("Last Schedule", "=cronJobLastSchedule", 0), _AGE,
                   ("Containers", "=cronJobContainers", 1), ("Images", "=cronJobImages", 1),
                   ("Selector", "=selector", 1))
+CONTROLLER_REVISION_TABLE = (("Name", "metadata.name", 0), ("Controller", "=revisionController", 0),
+                             ("Revision", "=revision", 0), _AGE)
