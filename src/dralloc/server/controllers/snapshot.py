@@ -20,13 +20,15 @@ from dralloc.store import Change, SQLStore
 # what pod affinity's namespaceSelector reads (their labels).
 WORKLOAD_SELECTORS = ("services", "replicationcontrollers", "replicasets", "statefulsets")
 # PodGroups (scheduling.k8s.io/v1alpha2, served with GenericWorkload): what a pod group cycle schedules by.
+# Deployments, DaemonSets, Jobs and CronJobs: what the workload controllers (server/controllers/workloads.py)
+# sync, and the ControllerRevisions of StatefulSets and DaemonSets.
 # The storage kinds: what the volume controllers bind and the scheduler's volume plugins read.
 STORAGE_INPUTS = ("persistentvolumeclaims", "persistentvolumes", "storageclasses", "csinodes", "csidrivers",
                   "csistoragecapacities")
 # PodDisruptionBudgets: what the disruption controller keeps the status of, and preemption respects.
 RESOURCES = ("pods", "nodes", "resourceslices", "deviceclasses", "resourceclaims", "resourceclaimtemplates",
              "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS, "podgroups", "deployments", "daemonsets", "jobs",
-             *STORAGE_INPUTS, "poddisruptionbudgets")
+             "controllerrevisions", "cronjobs", *STORAGE_INPUTS, "poddisruptionbudgets")
 
 Obj = dict[str, Any]
 Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
