@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dralloc.server.controllers.cron_schedule import ScheduleError, go_duration, parse
+from dralloc.api.cron_schedule import ScheduleError, go_duration, parse
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -108,7 +108,7 @@ def kubectl(tmp_path: Path) -> Iterator[Kubectl]:
         server.stop()
 
 
-def _eventually(check: Callable[[], bool], seconds: float = 20) -> None:
+def _eventually(check: Callable[[], bool], seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while not check():
         if time.monotonic() > deadline:

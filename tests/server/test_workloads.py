@@ -247,3 +247,45 @@ def test_a_cron_job_is_validated_with_its_job_template_under_its_own_paths(clien
         ("spec.concurrencyPolicy", 'Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace"'),
         ("spec.jobTemplate.spec.template.spec.restartPolicy", 'Required value: valid values: "OnFailure", "Never"'),
         ("spec.successfulJobsHistoryLimit", "Invalid value: -1: must be greater than or equal to 0")]
+
+
+def _cron_job(name: str, schedule: str, time_zone: str | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"schedule": schedule, "jobTemplate": {"spec": job()["spec"]}}
+    if time_zone is not None:
+        spec["timeZone"] = time_zone
+    return {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": name}, "spec": spec}
+
+
+@pytest.mark.parametrize("schedule,time_zone,causes", [
+    # robfig/cron's ParseStandard, its texts
+    ("bogus", None, [("spec.schedule", 'Invalid value: "bogus": expected exactly 5 fields, found 1: [bogus]')]),
+    ("61 * * * *", None, [("spec.schedule", 'Invalid value: "61 * * * *": end of range (61) above maximum (59): 61')]),
+    ("@fortnightly", None, [("spec.schedule", 'Invalid value: "@fortnightly": unrecognized descriptor: @fortnightly')]),
+    # a time zone goes in timeZone, not in the schedule
+    ("TZ=UTC 0 3 * * *", None, [("spec.schedule", 'Invalid value: "TZ=UTC 0 3 * * *": cannot use TZ or CRON_TZ in '
+                                                  "schedule, use timeZone field instead")]),
+    ("0 3 * * *", "Mars/Olympus", [("spec.timeZone", 'Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus')]),
+    ("0 3 * * *", "../etc", [("spec.timeZone", 'Invalid value: "../etc": unknown time zone ../etc')]),
+    ("0 3 * * *", "", [("spec.timeZone", 'Invalid value: "": timeZone must be nil or non-empty string')]),
+    ("0 3 * * *", "Local", [("spec.timeZone", 'Invalid value: "Local": timeZone must be an explicit time zone as '
+                                              "defined in https://www.iana.org/time-zones")]),
+    ("@every 90m", "Europe/Paris", []),
+])
+def test_a_cron_jobs_schedule_and_time_zone_are_checked_as_kube_apiserver_does(
+        client: TestClient, schedule: str, time_zone: str | None, causes: list[tuple[str, str]]) -> None:
+    r = client.post(f"{BATCH}/cronjobs", json=_cron_job("nightly", schedule, time_zone))
+    if not causes:
+        assert r.status_code == 201, r.text
+        return
+    assert r.status_code == 422
+    assert [(c["field"], c["message"]) for c in r.json()["details"]["causes"]] == causes
+
+
+def test_an_update_keeps_a_long_name_and_is_checked_against_the_old_schedule(client: TestClient) -> None:
+    created = client.post(f"{BATCH}/cronjobs", json=_cron_job("nightly", "0 3 * * *", "Europe/Paris"))
+    assert created.status_code == 201
+    updated = created.json()
+    updated["spec"]["schedule"] = "0 4 * * *"
+    assert client.put(f"{BATCH}/cronjobs/nightly", json=updated).status_code == 200
+    r = client.patch(f"{BATCH}/cronjobs/nightly", json={"spec": {"schedule": "CRON_TZ=UTC 0 5 * * *"}}, headers=MERGE)
+    assert r.status_code == 422 and "use timeZone field instead" in r.text

@@ -24,6 +24,11 @@ from dralloc.server.auth import issuer, reviews
 from dralloc.server.auth import tokens as tokens_module  # (``tokens``: the static token file's)
 from dralloc.server.auth.impersonation import impersonated
 from dralloc.server.auth.users import AUTHENTICATED, Authorizer, User
+from dralloc.server.crds import definitions as crd_definitions
+from dralloc.server.crds import openapi as crd_openapi
+from dralloc.server.crds import patches as crd_patches
+from dralloc.server.crds import versions as crd_versions
+from dralloc.server.crds.served import CustomResources
 from dralloc.server.http import discovery, health, negotiation, openapi_gated, openapi_v2, routing, upgrades
 from dralloc.server.http.errors import ApiError, bad_request, method_not_allowed, no_such_path
 from dralloc.server.http.requests import ApiRequest
@@ -59,8 +64,9 @@ class ApiServer:
                  feature_gates: Collection[str] = (),
                  service_network: ServiceNetwork | None = None) -> None:
         self.store = store
-        # the resources served, the gated ones (scheduling.k8s.io/v1alpha2) with the gates named in feature_gates
-        self.groups = served_groups(feature_gates)
+        # the resources served, the gated ones (scheduling.k8s.io/v1alpha2) with the gates named in feature_gates,
+        # and the custom resources of the CRDs stored (the ``groups`` property)
+        self.custom_resources = CustomResources(store, served_groups(feature_gates))
         self.tokens = tokens
         # signs the TokenRequest API's tokens and verifies them (one in memory when the server has no data dir)
         self.service_account_key = service_account_key or tokens_module.ServiceAccountKey.generate()
@@ -83,6 +89,11 @@ class ApiServer:
         services.ensure_kubernetes_endpoints(store, endpoint_address, secure_port)
         self.namespaces = NamespaceCache(store)
 
+    @property
+    def groups(self) -> discovery.Groups:
+        """The stored resources of each served group, custom resources included."""
+        return self.custom_resources.groups()
+
     def background(self, work: Awaitable[Any]) -> None:
         """Run ``work`` on the event loop, keeping a reference until it is done."""
         task = asyncio.ensure_future(work)
@@ -97,6 +108,7 @@ class ApiServer:
             if (pod.get("metadata") or {}).get("deletionTimestamp"):
                 pods.schedule_removal(self, pod)
         self.store.attach_loop(asyncio.get_running_loop())  # the controllers' writes commit with the requests'
+        crd_definitions.resume_cleanups(self)  # CRDs being deleted when the server stopped
         if self.controllers is not None:
             self.controllers.start()
         asyncio.get_running_loop().call_later(namespaces.SYSTEM_NAMESPACES_EVERY, self._keep_system_namespaces)
@@ -206,9 +218,14 @@ class ApiServer:
                 return response
         if parts == ["openapi", "v2"] and request.method == "GET":
             gated = openapi_gated.served(self.groups)
+            custom = crd_openapi.v2_definitions(self.groups)  # (the custom resources' schemas)
             if openapi_v2.wants_protobuf(request.headers.get("accept", "")):
-                return Response(openapi_v2.document_protobuf(gated), media_type=openapi_v2.PROTOBUF_RETURNED)
-            return respond(request, openapi_v2.document(gated))
+                body = openapi_v2.document_protobuf(gated) + openapi_v2.definitions_protobuf(custom)
+                return Response(body, media_type=openapi_v2.PROTOBUF_RETURNED)
+            doc = openapi_v2.document(gated)
+            if custom:
+                doc = {**doc, "definitions": dict(sorted({**doc["definitions"], **custom}.items()))}
+            return respond(request, doc)
         doc = routing.discovery_document(parts, self.groups)
         if doc is not None:
             if request.method != "GET":
@@ -231,12 +248,15 @@ class ApiServer:
                            details={**details, "group": target.resource.group, "kind": target.resource.name})
         if subresource is not None:
             return await self._subresource(subresource, user, verb, request, target)
+        if verb == "patch" and target.resource.group in self.custom_resources.custom():
+            crd_patches.check_patch_type(request.headers.get("content-type", ""))
         # before the body is read or the store asked, as kube-apiserver's handlers negotiate first
         request.scope[negotiation.SCOPE_KEY] = negotiation.negotiate(request.headers.get("accept", ""),
                                                                      watch=verb == "watch")
         response = await HANDLERS[verb](self, request, target)
-        if target.resource.deprecation:  # as kube-apiserver warns of a deprecated resource on every request
-            response.headers.append("Warning", "299 - " + json.dumps(target.resource.deprecation))
+        deprecation = target.resource.deprecation or crd_versions.deprecation(target.resource, target.api_version)
+        if deprecation:  # as kube-apiserver warns of a deprecated resource (or CRD version) on every request
+            response.headers.append("Warning", "299 - " + json.dumps(deprecation))
         return response
 
     async def _subresource(self, subresource: Subresource, user: User, verb: str, request: Request,

@@ -182,7 +182,9 @@ def validate_update(new: Any, old: Any) -> list[FieldError]:
         return _meta(new, True, False) + errs + validate_workload_update(new, old)
     if isinstance(new, RbacKind):
         return rbac_errors(new) + errs + rbac_update_errors(new, old)
-    if isinstance(new, (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob)):
+    if isinstance(new, CronJob):
+        return _meta(new, True, False) + cron_job_errors(new, old) + errs + workload_update_errors(new, old)
+    if isinstance(new, (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job)):
         return validate(new) + errs + workload_update_errors(new, old)
     if isinstance(new, PodGroup):
         return _meta(new, True, False) + errs + validate_pod_group_update(new, old)

@@ -6,9 +6,11 @@ template (its labels and its pod spec, :mod:`dralloc.validation.pod`) and its re
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import msgspec
 
+from dralloc.api import cron_schedule
 from dralloc.api.apps_v1 import (
     DaemonSet,
     DaemonSetSpec,
@@ -202,21 +204,63 @@ CONCURRENCY_POLICIES = ["Allow", "Forbid", "Replace"]
 CRON_JOB_NAME_LIMIT = 52  # a Job's name is the CronJob's and an 11-character suffix, within a DNS-1035 label
 
 
-def cron_job_errors(cron: CronJob) -> list[f.FieldError]:
-    """ValidateCronJob's own rules (its metadata is checked by the caller): the name leaves room for the Jobs'
-    suffix; a schedule (its cron syntax is not checked here); a known concurrency policy; counts not negative;
-    and the Job template's spec as a Job's (its paths under ``spec.jobTemplate``)."""
+def cron_job_errors(cron: CronJob, old: CronJob | None = None) -> list[f.FieldError]:
+    """ValidateCronJob's own rules (its metadata is checked by the caller): on create, the name leaves room
+    for the Jobs' suffix; a schedule robfig/cron's ParseStandard reads, without a TZ= prefix (unless the old
+    schedule had one: then not with a time zone too); a start deadline not negative; a time zone Go loads
+    (checked when it changes); a known concurrency policy; the Job template's spec as a Job's (its paths
+    under ``spec.jobTemplate``); history limits not negative. ``old``: the CronJob an update replaces."""
     spec = cron.spec
     errs = []
     name = cron.metadata.name or ""
-    if len(name) > CRON_JOB_NAME_LIMIT:
+    if old is None and len(name) > CRON_JOB_NAME_LIMIT:
         errs.append(f.invalid("metadata.name", name, f"must be no more than {CRON_JOB_NAME_LIMIT} characters"))
     if not spec.schedule:
         errs.append(f.required("spec.schedule", ""))
+    else:
+        errs += _schedule_errors(spec.schedule, old is not None and "TZ" in old.spec.schedule, spec.time_zone)
+    errs += nonnegative_errors(spec.starting_deadline_seconds, "spec.startingDeadlineSeconds")
+    if old is None or old.spec.time_zone != spec.time_zone:
+        errs += _time_zone_errors(spec.time_zone)
     if spec.concurrency_policy is not None and spec.concurrency_policy not in CONCURRENCY_POLICIES:
         errs.append(f.not_supported("spec.concurrencyPolicy", spec.concurrency_policy, CONCURRENCY_POLICIES))
-    errs += nonnegative_errors(spec.starting_deadline_seconds, "spec.startingDeadlineSeconds")
     job = Job(spec=spec.job_template.spec)
     errs += [dataclasses.replace(e, field=f"spec.jobTemplate.{e.field}") for e in _job_spec_errors(job)]
     errs += nonnegative_errors(spec.successful_jobs_history_limit, "spec.successfulJobsHistoryLimit")
     return errs + nonnegative_errors(spec.failed_jobs_history_limit, "spec.failedJobsHistoryLimit")
+
+
+def _schedule_errors(schedule: str, tz_allowed: bool, time_zone: str | None) -> list[f.FieldError]:
+    errs = []
+    try:
+        cron_schedule.parse(schedule)
+    except cron_schedule.ScheduleError as exc:
+        errs.append(f.invalid("spec.schedule", schedule, str(exc)))
+    if tz_allowed and "TZ" in schedule and time_zone is not None:
+        errs.append(f.invalid("spec.schedule", schedule, "cannot use both timeZone field and TZ or CRON_TZ in schedule"))
+    elif not tz_allowed and "TZ" in schedule:
+        errs.append(f.invalid("spec.schedule", schedule, "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
+    return errs
+
+
+# An IANA name's parts: ASCII letters, '.', '-', '_' (digits and '+' for the legacy names), 14 at most
+_TIME_ZONE_PART = re.compile(r"[A-Za-z.\-_0-9+]{1,14}")
+
+
+def _time_zone_errors(time_zone: str | None) -> list[f.FieldError]:
+    if time_zone is None:
+        return []
+    if not time_zone:
+        return [f.invalid("spec.timeZone", time_zone, "timeZone must be nil or non-empty string")]
+    for part in time_zone.split("/"):
+        if part in (".", "..") or part.startswith("-") or not _TIME_ZONE_PART.fullmatch(part):
+            return [f.invalid("spec.timeZone", time_zone, f"unknown time zone {time_zone}")]
+    errs = []
+    if time_zone.lower() == "local":
+        errs.append(f.invalid("spec.timeZone", time_zone,
+                              "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones"))
+    try:
+        cron_schedule.load_location(time_zone)
+    except cron_schedule.ScheduleError as exc:
+        errs.append(f.invalid("spec.timeZone", time_zone, str(exc)))
+    return errs

@@ -22,8 +22,8 @@ from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from typing import Any
 
+from dralloc.api.cron_schedule import Schedule, ScheduleError, load_location, parse
 from dralloc.server.clock import timestamp
-from dralloc.server.controllers.cron_schedule import Schedule, ScheduleError, load_location, parse
 from dralloc.server.controllers.workload_pods import Obj, PodControl, controller_ref, meta, spec_of, status_of
 from dralloc.server.registry.workloads import generate_job_selector, job_defaults
 from dralloc.store import Conflict, NotFound

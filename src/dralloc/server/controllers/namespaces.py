@@ -20,6 +20,7 @@ from typing import Any
 
 from dralloc.server.clock import now
 from dralloc.server.controllers.writes import Writer
+from dralloc.server.crds.served import namespaced_custom_resources
 from dralloc.server.registry.kinds import (
     APPS,
     BATCH,
@@ -73,8 +74,10 @@ def deletion_conditions(remaining: dict[str, int], finalizers: dict[str, int]) -
 
 def _group_resource(resource: str) -> str:
     """As the namespace controller names a resource: ``pods.`` (the core group is empty),
-    ``resourceclaims.resource.k8s.io``."""
-    r = next(table[resource] for table in _TABLES if resource in table)
+    ``resourceclaims.resource.k8s.io``; a custom resource comes named so (``widgets.example.com``)."""
+    r = next((table[resource] for table in _TABLES if resource in table), None)
+    if r is None:
+        return resource
     return f"{r.name}.{r.group}"
 
 
@@ -169,7 +172,7 @@ class NamespaceDeleter:
     def _delete_content(self, namespace: str) -> bool:
         """Delete what is in the namespace and not yet being deleted; True when something was."""
         deleted = False
-        for resource in NAMESPACED:
+        for resource in (*NAMESPACED, *namespaced_custom_resources(self.store)):  # (and the CRDs' resources)
             for obj in self.store.list(resource, namespace)[0]:
                 meta = _meta(obj)
                 if meta.get("deletionTimestamp"):
@@ -185,10 +188,11 @@ class NamespaceDeleter:
         """How many objects of each resource are left, and how many hold each finalizer."""
         remaining: dict[str, int] = {}
         finalizers: dict[str, int] = {}
-        for resource in NAMESPACED:
+        custom = namespaced_custom_resources(self.store)  # (and the CRDs' resources, named with their group)
+        for resource in (*NAMESPACED, *custom):
             objs = self.store.list(resource, namespace)[0]
             if objs:
-                remaining[resource] = len(objs)
+                remaining[custom.get(resource, resource)] = len(objs)
             for obj in objs:
                 for f in _meta(obj).get("finalizers") or []:
                     finalizers[str(f)] = finalizers.get(str(f), 0) + 1

@@ -22,6 +22,7 @@ from dralloc import __version__
 from dralloc.server.apply.fieldtypes import STRUCT, FieldType, kind_type
 from dralloc.server.apply.strategic_merge import COMMON_KEYS, MERGE_KEYS
 from dralloc.server.registry.kinds import (
+    APIEXTENSIONS_GROUP,
     APPS,
     APPS_GROUP,
     BATCH,
@@ -86,15 +87,22 @@ def _group(name: str = GROUP, groups: Groups = GROUP_RESOURCES) -> dict[str, Any
 
 # kube-apiserver's order of the groups served here
 GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, BATCH_GROUP, NETWORKING_GROUP, POLICY_GROUP, RBAC_GROUP,
-          STORAGE_GROUP, SCHEDULING_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, GROUP)
+          STORAGE_GROUP, APIEXTENSIONS_GROUP, SCHEDULING_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, GROUP)
+
+
+def custom_groups(groups: Groups) -> list[str]:
+    """The groups of custom resources (CRDs) among ``groups``, after the built-in ones, by name, as
+    kube-apiserver lists the groups it serves for CRDs."""
+    return sorted(g for g in groups if g not in GROUPS)
 
 
 def api_group_list(groups: Groups = GROUP_RESOURCES) -> dict[str, Any]:
-    return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [_group(g, groups) for g in GROUPS]}
+    return {"kind": "APIGroupList", "apiVersion": "v1",
+            "groups": [_group(g, groups) for g in (*GROUPS, *custom_groups(groups))]}
 
 
 def api_group(name: str = GROUP, groups: Groups = GROUP_RESOURCES) -> dict[str, Any] | None:
-    if name not in GROUPS:
+    if name not in GROUPS and name not in groups:
         return None
     return {"kind": "APIGroup", "apiVersion": "v1", **_group(name, groups)}
 
@@ -223,6 +231,7 @@ def aggregated(core: bool, version: str, groups: Groups = GROUP_RESOURCES) -> di
                                   _discovered(r, "v1") for r in REVIEWS.values() if r.group == group]}]})
             else:
                 items.append(_discovered_group(group, groups[group], groups))
+        items += [_discovered_group(group, groups[group], groups) for group in custom_groups(groups)]
     return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}", "metadata": {},
             "items": items}
 

@@ -124,5 +124,15 @@ def document_protobuf(gated: tuple[openapi_gated.GroupVersion, ...] = ()) -> byt
     return _field(1, doc["swagger"]) + _field(2, info) + _field(8, b"") + _field(9, definitions)
 
 
+def definitions_protobuf(definitions: dict[str, Any]) -> bytes:
+    """More definitions, as the fields of the Document message that :func:`document_protobuf` ends with (a
+    repeated field's entries may come in several pieces: a reader concatenates them)."""
+    if not definitions:
+        return b""
+    named = b"".join(_field(1, _field(1, name) + _field(2, _schema(schema)))
+                     for name, schema in sorted(definitions.items()))
+    return _field(9, named)
+
+
 def wants_protobuf(accept: str) -> bool:
     return PROTOBUF in accept or PROTOBUF_RETURNED in accept

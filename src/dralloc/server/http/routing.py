@@ -9,6 +9,7 @@ from typing import Any
 from starlette.requests import Request
 
 from dralloc.api import conversion
+from dralloc.server.crds import openapi as crd_openapi
 from dralloc.server.http import discovery, openapi_gated
 from dralloc.server.http.errors import method_not_allowed, no_such_path
 from dralloc.server.http.options import query_flag
@@ -41,12 +42,17 @@ class Target:
     @property
     def shows_stored(self) -> bool:
         """Whether :meth:`present` gives the stored object itself (its stored text is its JSON)."""
+        if self.resource.strategy.present({}, self.api_version) is not None:  # converts its own versions
+            return False
         return self.resource.stored_as is None and (not self.resource.group or self.version == self.resource.versions[0])
 
     def present(self, obj: dict[str, Any]) -> dict[str, Any]:
         """A stored (v1) object in the version the URL asks for."""
         if self.resource.stored_as is not None:  # a view of another resource's objects
             return self.resource.strategy.to_view(obj)
+        own = self.resource.strategy.present(obj, self.api_version)  # (a custom resource: its CRD's versions)
+        if own is not None:
+            return own
         if self.resource.group and self.version != self.resource.versions[0]:  # stored in its first version
             return conversion.from_v1(obj, self.api_version)
         return obj
@@ -59,9 +65,9 @@ def discovery_document(parts: list[str], groups: Groups = GROUP_RESOURCES) -> An
         return discovery.core_resource_list()
     if parts == ["apis"]:
         return discovery.api_group_list(groups)
-    if len(parts) == 2 and parts[0] == "apis" and parts[1] in SERVED_GROUPS:
+    if len(parts) == 2 and parts[0] == "apis" and (parts[1] in SERVED_GROUPS or parts[1] in groups):
         return discovery.api_group(parts[1], groups)
-    if len(parts) == 3 and parts[0] == "apis" and parts[1] in SERVED_GROUPS:
+    if len(parts) == 3 and parts[0] == "apis" and (parts[1] in SERVED_GROUPS or parts[1] in groups):
         doc = discovery.resource_list(parts[2], parts[1], groups)
         if doc is None:
             raise no_such_path()
@@ -69,7 +75,10 @@ def discovery_document(parts: list[str], groups: Groups = GROUP_RESOURCES) -> An
     if parts[:1] == ["openapi"]:
         gated = openapi_gated.served(groups)  # (the versions served behind feature gates, when theirs are on)
         if parts == ["openapi", "v3"]:
-            return openapi_gated.root(gated) if gated else discovery.openapi_v3_root()
+            root = openapi_gated.root(gated) if gated else discovery.openapi_v3_root()
+            return {"paths": {**root["paths"], **crd_openapi.root_paths(groups)}}  # (and the CRDs' groups)
+        if len(parts) == 5 and parts[2] == "apis" and (custom := crd_openapi.document(parts[3], parts[4], groups)):
+            return custom
         if len(parts) == 5 and parts[2] == "apis" and (parts[3], parts[4]) in gated:
             return openapi_gated.document(parts[3], parts[4])
         if parts == ["openapi", "v3", "api", "v1"]:

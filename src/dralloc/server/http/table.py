@@ -193,6 +193,11 @@ def _layout_table(resource: Resource, items: list[dict[str, Any]], shown: list[d
 def to_table(resource: Resource, items: list[dict[str, Any]], rv: str, include: str = "Metadata") -> dict[str, Any]:
     """``items`` as a Table; ``include`` is what each row's object holds (see ``include_object``)."""
     shown = items  # the rows' objects, in the version asked for
+    own = resource.strategy.printer_columns(items[0].get("apiVersion", "") if items else "")
+    if own is not None:  # a custom resource's additionalPrinterColumns
+        rows = [_row(resource.strategy.printer_cells(obj), obj, include) for obj in items]
+        return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": rv},
+                "columnDefinitions": own, "rows": rows}
     if resource.stored_as is not None:  # a view has its stored resource's columns, read from the stored form
         items = [resource.strategy.to_storage(item) for item in items]
     if resource.table:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
+from dralloc.server.crds import definitions as crd_definitions
 from dralloc.server.registry import (
     configs,
     controller_revisions,
@@ -274,6 +275,15 @@ LEASES = {"leases": Resource("leases", "Lease", True, group=COORDINATION_GROUP, 
                              table=(("Name", "metadata.name", 0), ("Holder", "spec.holderIdentity", 0),
                                     ("Age", "=age", 0)))}
 
+# apiextensions.k8s.io/v1 CustomResourceDefinitions (server/crds/definitions.py); the custom resources they define
+# are served from their own rows (server/crds/served.py), made while the server runs
+APIEXTENSIONS_GROUP = "apiextensions.k8s.io"
+APIEXTENSIONS = {"customresourcedefinitions": Resource(
+    "customresourcedefinitions", "CustomResourceDefinition", False, group=APIEXTENSIONS_GROUP, versions=("v1",),
+    status=True, short_names=("crd", "crds"), categories=("api-extensions",),
+    table=(("Name", "metadata.name", 0), ("Created At", "metadata.creationTimestamp", 0)),
+    strategy=crd_definitions.STRATEGY)}
+
 # The reviews: the self reviews kube-apiserver serves to every authenticated user (kubectl auth can-i /
 # whoami) and TokenReview (kr8s whoami); computed per request, never stored. Their groups, in kube-apiserver's
 # discovery order.
@@ -293,7 +303,7 @@ REVIEW_GROUPS = ("authentication.k8s.io", "authorization.k8s.io")
 GROUP_RESOURCES: dict[str, dict[str, Resource]] = {
     GROUP: RESOURCES, EVENTS_GROUP: EVENTS, DISCOVERY_GROUP: ENDPOINT_SLICES, APPS_GROUP: APPS,
     BATCH_GROUP: BATCH, NETWORKING_GROUP: NETWORKING, POLICY_GROUP: POLICY, STORAGE_GROUP: STORAGE,
-    SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES, RBAC_GROUP: RBAC}
+    SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES, RBAC_GROUP: RBAC, APIEXTENSIONS_GROUP: APIEXTENSIONS}
 
 
 def served_groups(enabled: Collection[str] = ()) -> dict[str, dict[str, Resource]]:

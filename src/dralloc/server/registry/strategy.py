@@ -127,6 +127,41 @@ class Strategy:
         """The view's own rules of a create (``stored``: in the stored resource's form)."""
         return []
 
+    # --- a kind without a model (server/crds/: CustomResourceDefinitions, custom resources) -----------------
+
+    def decode(self, data: Obj) -> Any | None:
+        """A body of this kind decoded (what the verbs read of it: its metadata), or None: by its model. An
+        InputError for a value of the wrong type."""
+        return None
+
+    def unknown_fields(self, data: Obj) -> list[str] | None:
+        """The paths (``spec.foo``) of the fields of ``data`` its kind's own schema lacks, or None: the model's
+        (strict decoding)."""
+        return None
+
+    def present(self, obj: Obj, api_version: str) -> Obj | None:
+        """A stored object as ``api_version`` shows it, for a kind that converts its own versions; None: the
+        resource table's conversion."""
+        return None
+
+    def printer_columns(self, api_version: str) -> list[dict[str, Any]] | None:
+        """The Table columns of ``kubectl get`` in ``api_version`` when the kind defines its own (a custom
+        resource's additionalPrinterColumns), None: the resource table's; the cells: :meth:`printer_cells`."""
+        return None
+
+    def printer_cells(self, obj: Obj) -> list[Any]:
+        return []
+
+    def scale_of(self, obj: Obj) -> Obj | None:
+        """The autoscaling/v1 Scale of an object whose kind says where its replicas are (a custom resource's
+        scale subresource); None: the workloads' ``spec.replicas``."""
+        return None
+
+    def scaled(self, obj: Obj, replicas: int) -> tuple[Obj, list[FieldError]] | None:
+        """``obj`` with ``replicas`` written where :meth:`scale_of` reads them, and its validation errors; None:
+        the workloads' way."""
+        return None
+
     # --- delete ---------------------------------------------------------------------------------------
 
     def check_delete(self, name: str) -> None:

@@ -13,7 +13,7 @@ from starlette.responses import Response
 from dralloc.server.apply.json_patch import json_patch, merge_patch
 from dralloc.server.context import ApiContext
 from dralloc.server.http.bodies import parse, read_body
-from dralloc.server.http.errors import ApiError, bad_request, conflict, method_not_allowed, not_found
+from dralloc.server.http.errors import ApiError, bad_request, conflict, invalid, method_not_allowed, not_found
 from dralloc.server.http.responses import respond
 from dralloc.server.http.routing import Target
 from dralloc.server.registry.workload_columns import format_selector
@@ -80,10 +80,20 @@ def _scaled(obj: Obj, replicas: int) -> Obj:
 
 def _write(api: ApiContext, t: Target, replicas: int, expect: str | None) -> Obj:
     def build(old: Obj, rv: str) -> Obj:
-        new = _scaled(old, replicas)
+        own = t.resource.strategy.scaled(old, replicas)  # (a custom resource: its CRD's replicas paths)
+        if own is not None and own[1]:
+            raise invalid(t.resource, t.name, own[1])
+        new = own[0] if own is not None else _scaled(old, replicas)
         return {**new, "metadata": {**new["metadata"], "resourceVersion": rv}}
 
     return api.store.update(t.resource.name, t.namespace, t.name, build, expect)
+
+
+def _view(t: Target, obj: Obj) -> Obj:
+    """The Scale of ``obj``: where its kind's strategy says its replicas are (a custom resource), else a
+    workload's."""
+    own = t.resource.strategy.scale_of(obj)
+    return own if own is not None else scale_of(obj)
 
 
 async def scale(api: ApiContext, request: Request, t: Target) -> Response:
@@ -93,7 +103,7 @@ async def scale(api: ApiContext, request: Request, t: Target) -> Response:
     except NotFound:
         raise not_found(t.resource, t.name) from None
     if method == "GET":
-        return respond(request, scale_of(current))
+        return respond(request, _view(t, current))
     if method not in ("PUT", "PATCH"):
         raise method_not_allowed()
     raw, ctype = await read_body(request)
@@ -104,7 +114,7 @@ async def scale(api: ApiContext, request: Request, t: Target) -> Response:
                             f"include: {', '.join(PATCH_TYPES)}")
     else:
         patch = parse(raw, ctype, "Scale", "v1")
-        shown = scale_of(current)
+        shown = _view(t, current)
         if ctype == "application/json-patch+json":
             body = json_patch(shown, patch)
         elif isinstance(patch, dict):
@@ -113,11 +123,12 @@ async def scale(api: ApiContext, request: Request, t: Target) -> Response:
             raise bad_request("a merge patch must be a JSON object")
     replicas, expect = _replicas(body, t.name)
     if "All" in request.query_params.getlist("dryRun"):
-        return respond(request, scale_of(_scaled(current, replicas)))
+        own = t.resource.strategy.scaled(current, replicas)
+        return respond(request, _view(t, own[0] if own is not None else _scaled(current, replicas)))
     try:
         written = await asyncio.to_thread(_write, api, t, replicas, expect)
     except NotFound:
         raise not_found(t.resource, t.name) from None
     except Conflict:
         raise conflict(t.resource, t.name) from None
-    return respond(request, scale_of(written))
+    return respond(request, _view(t, written))

@@ -76,6 +76,13 @@ def _problems(raw: bytes | None, ctype: str, data: dict[str, Any], mode: str,
     shape of its kind)."""
     if mode == "Ignore":
         return [], [], False
+    own_paths = t.resource.strategy.unknown_fields(data) if isinstance(data, dict) else None
+    if own_paths is not None:  # a kind that checks its own fields (a custom resource: its CRD's schema)
+        own = [f'unknown field "{p}"' for p in own_paths]
+        if mode == "Strict" and own:
+            raise bad_request(f'{t.resource.kind} in version "{t.version}" cannot be handled as a '
+                              f"{t.resource.kind}: strict decoding error: {', '.join(own)}")
+        return [], own, False
     # the resource.k8s.io kinds and the other modelled groups, and the core kinds whose whole schema is known
     checked = bool(t.resource.group) or t.resource.kind in core_v1_fields.ROOTS
     duplicates: list[str] = []
@@ -112,6 +119,9 @@ def typed(data: Any, t: Target) -> Any:
                           f'version ({t.api_version})')
     data = {**data, "kind": kind, "apiVersion": api_version}
     try:
+        own = t.resource.strategy.decode(data)  # (a kind without a model: a CRD, a custom resource)
+        if own is not None:
+            return own
         if not t.resource.group:  # core kinds: the modelled fields' JSON types (the object is stored as sent;
             # every value's JSON type was checked where the body was decoded: type_meta_checked)
             try:

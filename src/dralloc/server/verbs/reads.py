@@ -49,7 +49,7 @@ def matchers(request: Request, t: Target) -> tuple[Any, Any]:
 def list_fast(api: ApiContext, request: Request, t: Target) -> Response | None:
     """An unfiltered v1 list, answered from the stored JSON text without parsing each object."""
     q = request.query_params
-    if (t.version != "v1" or q.get("labelSelector") or q.get("fieldSelector") or q.get("limit")
+    if (t.version != "v1" or not t.shows_stored or q.get("labelSelector") or q.get("fieldSelector") or q.get("limit")
             or q.get("continue") or not plain_json(request)
             or q.get("resourceVersion") not in (None, "", "0") or q.get("resourceVersionMatch")):
         return None

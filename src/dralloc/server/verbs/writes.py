@@ -418,7 +418,8 @@ async def _patch_once(api: ApiContext, request: Request, t: Target, raw: bytes, 
         type_meta_checked(patch, t)
         # As kube-apiserver, the field manager types the configuration before fieldValidation is looked at:
         # a field the schema lacks fails the apply even with fieldValidation=Ignore
-        unknown = strict.unknown_field_paths(patch) if t.resource.group else []
+        own = t.resource.strategy.unknown_fields(patch)  # (a custom resource: by its CRD's schema)
+        unknown = own if own is not None else strict.unknown_field_paths(patch) if t.resource.group else []
         if unknown:
             raise undeclared_fields_error(patch, t.api_version, unknown)
         warnings = field_problems(raw, ctype, patch, mode, t)

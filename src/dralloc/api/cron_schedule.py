@@ -38,8 +38,9 @@ class ScheduleError(ValueError):
 
 
 def load_location(name: str) -> tzinfo:
-    """time.LoadLocation: "" and "UTC" are UTC; otherwise the IANA zone (ScheduleError: Go's text)."""
-    if name in ("", "UTC"):
+    """time.LoadLocation: "" and "UTC" are UTC, "Local" the process's zone (kube-controller-manager's here:
+    UTC); otherwise the IANA zone (ScheduleError: Go's text)."""
+    if name in ("", "UTC", "Local"):
         return UTC
     try:
         if name.startswith("/") or ".." in name:

@@ -1,0 +1,415 @@
+"""A custom resource against its CustomResourceDefinition's structural OpenAPI v3 schema, as kube-apiserver's
+custom resource handler treats it: pruning of the fields the schema does not declare, defaulting from
+``default``, and the schema's value validation with upstream's paths and texts
+(``spec.replicas: Invalid value: 200: spec.replicas in body should be less than or equal to 100``).
+
+Schemas are the JSON of ``openAPIV3Schema`` (dicts), read as they are: no model of JSONSchemaProps. The rules
+read only what a structural schema has (``type``, ``properties``, ``items``, ``additionalProperties``,
+``x-kubernetes-*``, the value validations, and the ``allOf``/``anyOf``/``oneOf``/``not`` value validations).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import datetime
+import ipaddress
+import json
+import math
+import re
+import uuid
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from dralloc.validation import field as f
+
+Schema = dict[str, Any]
+PRESERVE = "x-kubernetes-preserve-unknown-fields"
+EMBEDDED = "x-kubernetes-embedded-resource"
+INT_OR_STRING = "x-kubernetes-int-or-string"
+# What an embedded resource (and the root) keeps whatever its schema says: its type and object metadata.
+_TYPE_META = ("apiVersion", "kind", "metadata")
+
+
+# --- pruning ----------------------------------------------------------------------------------------------
+
+def prune(obj: dict[str, Any], schema: Schema) -> list[str]:
+    """Remove, in place, every field of ``obj`` (a whole custom resource) that ``schema`` does not declare,
+    unless under ``x-kubernetes-preserve-unknown-fields``; the paths removed (``spec.foo``), sorted, as
+    kube-apiserver's field validation reports them (``unknown field "spec.foo"``)."""
+    removed: list[str] = []
+    _prune_object(obj, schema, "", removed, root=True)
+    return sorted(removed)
+
+
+def _prune_value(value: Any, schema: Schema | None, path: str, removed: list[str]) -> None:
+    if schema is None:
+        return
+    if isinstance(value, dict):
+        _prune_object(value, schema, path, removed, root=bool(schema.get(EMBEDDED)))
+    elif isinstance(value, list):
+        items = schema.get("items")
+        if isinstance(items, dict):
+            for i, item in enumerate(value):
+                _prune_value(item, items, f.index(path, i), removed)
+
+
+def _prune_object(value: dict[str, Any], schema: Schema, path: str, removed: list[str], root: bool) -> None:
+    properties = schema.get("properties")
+    additional = schema.get("additionalProperties")
+    preserve = schema.get(PRESERVE) is True
+    for key in list(value):
+        if root and key in _TYPE_META:
+            if key == "metadata" and isinstance(value[key], dict) and not preserve:
+                continue  # (object metadata is ObjectMeta's: checked by the metadata rules)
+            continue
+        child = properties.get(key) if isinstance(properties, dict) else None
+        if child is None and isinstance(additional, dict):
+            child = additional
+        if child is None:
+            if preserve or additional is True:
+                continue
+            removed.append(f.child(path, key))
+            del value[key]
+            continue
+        _prune_value(value[key], child, f.child(path, key), removed)
+
+
+# --- defaulting -------------------------------------------------------------------------------------------
+
+def apply_defaults(value: Any, schema: Schema | None) -> None:
+    """Fill in, in place, every missing field whose schema has a ``default`` (and a ``null`` where the schema
+    is not nullable), then the defaults below it, as kube-apiserver's structural defaulting does on every
+    write and on every read from storage."""
+    if schema is None:
+        return
+    if isinstance(value, dict):
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            for key, child in properties.items():
+                if not isinstance(child, dict) or "default" not in child:
+                    continue
+                if key not in value or (value[key] is None and not child.get("nullable")):
+                    value[key] = copy.deepcopy(child["default"])
+            for key, item in value.items():
+                child = properties.get(key)
+                if isinstance(child, dict):
+                    apply_defaults(item, child)
+        additional = schema.get("additionalProperties")
+        if isinstance(additional, dict):
+            for item in value.values():
+                apply_defaults(item, additional)
+    elif isinstance(value, list):
+        items = schema.get("items")
+        if isinstance(items, dict):
+            for i, item in enumerate(value):
+                if item is None and "default" in items and not items.get("nullable"):
+                    value[i] = copy.deepcopy(items["default"])
+                apply_defaults(value[i], items)
+
+
+# --- validation -------------------------------------------------------------------------------------------
+
+def validate(obj: dict[str, Any], schema: Schema) -> list[f.FieldError]:
+    """The value validation of a whole custom resource (metadata aside: its own rules check it)."""
+    errors: list[f.FieldError] = []
+    body = {k: v for k, v in obj.items() if k not in _TYPE_META}
+    root = {k: v for k, v in schema.items() if k != "properties"}
+    root["properties"] = {k: v for k, v in (schema.get("properties") or {}).items() if k not in _TYPE_META}
+    _validate(body, root, "", errors)
+    return errors
+
+
+def validate_value(value: Any, schema: Schema, path: str) -> list[f.FieldError]:
+    """The value validation of one value at ``path`` (a schema's ``default``, say)."""
+    errors: list[f.FieldError] = []
+    _validate(value, schema, path, errors)
+    return errors
+
+
+_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _is_type(value: Any, kind: str) -> bool:
+    if kind == "integer":
+        return (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer())
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "array":
+        return isinstance(value, list)
+    if kind == "object":
+        return isinstance(value, dict)
+    return True
+
+
+def _in_body(path: str) -> str:
+    return f"{path} in body" if path else "body"
+
+
+def _validate(value: Any, schema: Schema, path: str, errors: list[f.FieldError]) -> None:
+    if value is None:
+        if schema.get("nullable") or schema.get(PRESERVE) is True and not schema.get("type"):
+            return
+        kind = schema.get("type")
+        if kind:
+            errors.append(f.FieldError(f.TYPE_INVALID, path, "null", f'{_in_body(path)} must be of type {kind}: "null"'))
+        return
+    if schema.get(INT_OR_STRING):
+        if not (_is_type(value, "integer") or isinstance(value, str)):
+            errors.append(f.FieldError(f.TYPE_INVALID, path, _type_name(value),
+                                       f'{_in_body(path)} must be of type integer or string: "{_type_name(value)}"'))
+            return
+    kind = schema.get("type")
+    if kind and not _is_type(value, kind):
+        errors.append(f.FieldError(f.TYPE_INVALID, path, _type_name(value),
+                                   f'{_in_body(path)} must be of type {kind}: "{_type_name(value)}"'))
+        return
+    before = len(errors)
+    _value_rules(value, schema, path, errors)
+    if isinstance(value, dict):
+        _object_rules(value, schema, path, errors)
+    elif isinstance(value, list):
+        _array_rules(value, schema, path, errors)
+    if len(errors) == before:
+        _combinators(value, schema, path, errors)
+
+
+def _number(value: Any) -> str:
+    """A bound as kube-openapi prints it (Go's %v of a float64: no ``.0`` on whole numbers)."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        return str(int(value))
+    return str(value)
+
+
+def _value_rules(value: Any, schema: Schema, path: str, errors: list[f.FieldError]) -> None:
+    enum = schema.get("enum")
+    if isinstance(enum, list) and not any(_same_json(value, e) for e in enum):
+        errors.append(f.FieldError(f.NOT_SUPPORTED, path, value,
+                                       "supported values: " + ", ".join(_enum_text(e) for e in enum)))
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        _numeric_rules(value, schema, path, errors)
+    if isinstance(value, str):
+        _string_rules(value, schema, path, errors)
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _enum_text(value: Any) -> str:
+    return f.go_quote(value) if isinstance(value, str) else f.format_value(value)
+
+
+def _numeric_rules(value: float, schema: Schema, path: str, errors: list[f.FieldError]) -> None:
+    maximum = schema.get("maximum")
+    if isinstance(maximum, (int, float)):
+        if schema.get("exclusiveMaximum") and value >= maximum:
+            errors.append(f.invalid(path, value, f"{_in_body(path)} should be less than {_number(maximum)}"))
+        elif value > maximum:
+            errors.append(f.invalid(path, value, f"{_in_body(path)} should be less than or equal to "
+                                                 f"{_number(maximum)}"))
+    minimum = schema.get("minimum")
+    if isinstance(minimum, (int, float)):
+        if schema.get("exclusiveMinimum") and value <= minimum:
+            errors.append(f.invalid(path, value, f"{_in_body(path)} should be greater than {_number(minimum)}"))
+        elif value < minimum:
+            errors.append(f.invalid(path, value, f"{_in_body(path)} should be greater than or equal to "
+                                                 f"{_number(minimum)}"))
+    factor = schema.get("multipleOf")
+    if isinstance(factor, (int, float)) and factor > 0:
+        quotient = value / factor
+        if not math.isclose(quotient, round(quotient), rel_tol=0, abs_tol=1e-9):
+            errors.append(f.invalid(path, value, f"{_in_body(path)} should be a multiple of {_number(factor)}"))
+
+
+def _string_rules(value: str, schema: Schema, path: str, errors: list[f.FieldError]) -> None:
+    length = len(value)  # (kube-openapi counts runes: Python's characters)
+    max_length = schema.get("maxLength")
+    if isinstance(max_length, int) and length > max_length:
+        errors.append(f.too_long(path, max_length))
+    min_length = schema.get("minLength")
+    if isinstance(min_length, int) and length < min_length:
+        errors.append(f.invalid(path, value, f"{_in_body(path)} should be at least {min_length} chars long"))
+    pattern = schema.get("pattern")
+    if isinstance(pattern, str):
+        compiled = _pattern(pattern)
+        if compiled is not None and compiled.search(value) is None:
+            errors.append(f.invalid(path, value, f"{_in_body(path)} should match '{pattern}'"))
+    fmt = schema.get("format")
+    if isinstance(fmt, str):
+        check = FORMATS.get(fmt)
+        if check is not None and not check(value):
+            errors.append(f.invalid(path, value, f"{_in_body(path)} must be of type {fmt}: {f.go_quote(value)}"))
+
+
+@lru_cache(maxsize=512)
+def _pattern(pattern: str) -> re.Pattern[str] | None:
+    """An ECMA/RE2 pattern as Python's re (None: one Python cannot read, left unchecked rather than refused)."""
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return None
+
+
+def _object_rules(value: dict[str, Any], schema: Schema, path: str, errors: list[f.FieldError]) -> None:
+    for name in schema.get("required") or ():
+        if isinstance(name, str) and name not in value:
+            errors.append(f.required(f.child(path, name)))
+    count = len(value)
+    if isinstance(schema.get("maxProperties"), int) and count > schema["maxProperties"]:
+        errors.append(f.too_many(path, count, schema["maxProperties"]))
+    if isinstance(schema.get("minProperties"), int) and count < schema["minProperties"]:
+        errors.append(f.invalid(path, count, f"{_in_body(path)} should have at least {schema['minProperties']} "
+                                             f"properties"))
+    found = schema.get("properties")
+    properties: dict[str, Any] = found if isinstance(found, dict) else {}
+    additional = schema.get("additionalProperties")
+    for key, item in value.items():
+        child = properties.get(key)
+        if child is None and isinstance(additional, dict):
+            child = additional
+        if isinstance(child, dict):
+            if child.get(EMBEDDED) and isinstance(item, dict):
+                _embedded_rules(item, f.child(path, key), errors)
+            _validate(item, child, f.child(path, key), errors)
+
+
+def _embedded_rules(value: dict[str, Any], path: str, errors: list[f.FieldError]) -> None:
+    """An x-kubernetes-embedded-resource object needs its apiVersion and kind."""
+    for key in ("apiVersion", "kind"):
+        if not value.get(key):
+            errors.append(f.required(f.child(path, key), "must not be empty"))
+
+
+def _array_rules(value: list[Any], schema: Schema, path: str, errors: list[f.FieldError]) -> None:
+    count = len(value)
+    if isinstance(schema.get("maxItems"), int) and count > schema["maxItems"]:
+        errors.append(f.too_many(path, count, schema["maxItems"]))
+    if isinstance(schema.get("minItems"), int) and count < schema["minItems"]:
+        errors.append(f.invalid(path, count, f"{_in_body(path)} should have at least {schema['minItems']} items"))
+    items = schema.get("items")
+    if isinstance(items, dict):
+        for i, item in enumerate(value):
+            _validate(item, items, f.index(path, i), errors)
+    list_type = schema.get("x-kubernetes-list-type")
+    if list_type == "set":
+        seen: list[str] = []
+        for i, item in enumerate(value):
+            text = json.dumps(item, sort_keys=True)
+            if text in seen:
+                errors.append(f.duplicate(f.index(path, i), item))
+            else:
+                seen.append(text)
+    elif list_type == "map":
+        keys = [k for k in schema.get("x-kubernetes-list-map-keys") or () if isinstance(k, str)]
+        seen_keys: list[str] = []
+        for i, item in enumerate(value):
+            if not isinstance(item, dict):
+                continue
+            key_value = {k: item[k] for k in keys if k in item}
+            text = json.dumps(key_value, sort_keys=True)
+            if text in seen_keys:
+                # (Go prints the key map with %#v: the value is carried in the detail, unquoted)
+                errors.append(f.FieldError(f.DUPLICATE, f.index(path, i), f.OMIT, _go_map(key_value)))
+            else:
+                seen_keys.append(text)
+
+
+def _go_map(value: dict[str, Any]) -> str:
+    """A map[string]interface{} as Go's %#v prints it (keys sorted): ``map[string]interface {}{"name":"a"}``."""
+    return "map[string]interface {}{" + ", ".join(f"{json.dumps(k)}:{_go_value(v)}"
+                                                  for k, v in sorted(value.items())) + "}"
+
+
+def _go_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (int, float)):
+        return str(value)
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _combinators(value: Any, schema: Schema, path: str, errors: list[f.FieldError]) -> None:
+    """allOf, anyOf, oneOf and not of value validations (a structural schema's may hold no types of their own)."""
+    for sub in schema.get("allOf") or ():
+        if isinstance(sub, dict):
+            _validate(value, sub, path, errors)
+    any_of = [s for s in schema.get("anyOf") or () if isinstance(s, dict)]
+    if any_of and not any(_passes(value, s, path) for s in any_of):
+        errors.append(f.invalid(path, value, f'"{path}" must validate at least one schema (anyOf)'))
+    one_of = [s for s in schema.get("oneOf") or () if isinstance(s, dict)]
+    if one_of:
+        passing = sum(1 for s in one_of if _passes(value, s, path))
+        if passing != 1:
+            errors.append(f.invalid(path, value, f'"{path}" must validate one and only one schema (oneOf)'))
+    negated = schema.get("not")
+    if isinstance(negated, dict) and _passes(value, negated, path):
+        errors.append(f.invalid(path, value, f'"{path}" must not validate the schema (not)'))
+
+
+def _passes(value: Any, schema: Schema, path: str) -> bool:
+    found: list[f.FieldError] = []
+    _validate(value, schema, path, found)
+    return not found
+
+
+# --- formats (kube-openapi's, those a CRD's schema may name) ------------------------------------------------
+
+def _parses(parse: Callable[[str], Any]) -> Callable[[str], bool]:
+    def check(value: str) -> bool:
+        try:
+            parse(value)
+        except ValueError:
+            return False
+        return True
+    return check
+
+
+def _date_time(value: str) -> bool:
+    text = value.replace("z", "Z")
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        datetime.datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return "T" in value.upper() or " " in value
+
+
+def _base64(value: str) -> bool:
+    try:
+        base64.b64decode(value, validate=True)
+    except ValueError:
+        return False
+    return True
+
+
+_DURATION = re.compile(r"^[-+]?(\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))*$|^0$")
+_HOSTNAME = re.compile(r"^[a-zA-Z0-9]([-a-zA-Z0-9]{0,62})?(\.[a-zA-Z0-9]([-a-zA-Z0-9]{0,62})?)*\.?$")
+
+FORMATS: dict[str, Callable[[str], bool]] = {
+    "date-time": _date_time,
+    "datetime": _date_time,
+    "date": _parses(datetime.date.fromisoformat),
+    "byte": _base64,
+    "uuid": _parses(uuid.UUID),
+    "ipv4": _parses(ipaddress.IPv4Address),
+    "ipv6": _parses(ipaddress.IPv6Address),
+    "cidr": _parses(lambda v: ipaddress.ip_network(v, strict=False)),
+    "duration": lambda v: bool(_DURATION.match(v)),
+    "hostname": lambda v: len(v) <= 255 and bool(_HOSTNAME.match(v)),
+}
