@@ -230,7 +230,8 @@ def test_the_fake_kubelet_reports_its_nodes_address_as_the_pods_host_ip() -> Non
                               "spec": {"containers": [{"name": "main", "image": "x:1"}], **extra}})
     c.settle()
     plain, host = c.get("pods", "plain")["status"], c.get("pods", "host")["status"]
-    assert (plain["hostIP"], plain["hostIPs"]) == ("172.18.0.2", [{"ip": "172.18.0.2"}]) and "podIP" not in plain
+    assert (plain["hostIP"], plain["hostIPs"]) == ("172.18.0.2", [{"ip": "172.18.0.2"}])
+    assert plain["podIP"] == "10.88.0.2"  # (a node without a pod CIDR: the cluster-wide pod network)
     assert (host["podIP"], host["podIPs"]) == ("172.18.0.2", [{"ip": "172.18.0.2"}])
 
 

@@ -45,14 +45,18 @@ def test_cluster_info_names_the_control_plane(kubectl, server: Server) -> None:
 def test_get_services_shows_the_kubernetes_service_as_a_cluster_does(kubectl, server: Server) -> None:
     lines = kubectl("get", "svc", "-A").stdout.splitlines()
     assert lines[0].split() == ["NAMESPACE", "NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"]
-    assert lines[1].split()[:6] == ["default", "kubernetes", "ClusterIP", "10.0.0.1", "<none>", "443/TCP"]
+    assert lines[1].split()[:6] == ["default", "kubernetes", "ClusterIP", "10.96.0.1", "<none>", "443/TCP"]
     assert kubectl("get", "svc", "kubernetes", "-o", "jsonpath={.spec.ports[0].targetPort}").stdout == \
         str(server.port)
     assert "service/kubernetes" in kubectl("get", "all").stdout
     described = kubectl("describe", "svc", "kubernetes").stdout
     assert f"Endpoints:                127.0.0.1:{server.port}\n" in described
-    denied = kubectl("create", "service", "clusterip", "web", "--tcp=80:80", check=False)
-    assert denied.returncode == 1 and "the server does not allow this method" in denied.stderr
+    assert kubectl("create", "service", "clusterip", "web", "--tcp=80:8080").stdout == "service/web created\n"
+    lines = kubectl("get", "svc", "web", "-o", "wide").stdout.splitlines()
+    assert lines[0].split() == ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE", "SELECTOR"]
+    assert lines[1].split()[:5] == ["web", "ClusterIP", "10.96.0.2", "<none>", "80/TCP"]
+    assert lines[1].split()[-1] == "app=web"
+    assert kubectl("delete", "svc", "web").stdout == 'service "web" deleted\n'
 
 
 def test_cluster_info_dump_dumps_the_cluster_as_it_does_a_kube_apiservers(kubectl) -> None:

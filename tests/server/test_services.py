@@ -39,7 +39,7 @@ def test_the_kubernetes_service_exists_from_the_start_and_targets_the_servers_po
     svc = client.get(f"{SERVICES}/kubernetes").json()
     assert svc["metadata"]["labels"] == {"component": "apiserver", "provider": "kubernetes"}
     assert svc["spec"]["ports"] == [{"name": "https", "protocol": "TCP", "port": 443, "targetPort": 7443}]
-    assert svc["spec"]["type"] == "ClusterIP" and svc["spec"]["clusterIPs"] == ["10.0.0.1"]
+    assert svc["spec"]["type"] == "ClusterIP" and svc["spec"]["clusterIPs"] == ["10.96.0.1"]
     assert svc["spec"]["ipFamilies"] == ["IPv4"] and svc["spec"]["ipFamilyPolicy"] == "SingleStack"
     assert "selector" not in svc["spec"] and svc["status"] == {"loadBalancer": {}}
     # kube-apiserver's entry: what its create sent (defaults included), not the allocated IPs nor status
@@ -64,7 +64,7 @@ def test_services_are_listed_across_namespaces_with_kube_apiservers_columns(clie
     assert [(c["name"], c["priority"]) for c in table["columnDefinitions"]] == [
         ("Name", 0), ("Type", 0), ("Cluster-IP", 0), ("External-IP", 0), ("Port(s)", 0), ("Age", 0),
         ("Selector", 1)]
-    assert table["rows"][0]["cells"][:5] == ["kubernetes", "ClusterIP", "10.0.0.1", "<none>", "443/TCP"]
+    assert table["rows"][0]["cells"][:5] == ["kubernetes", "ClusterIP", "10.96.0.1", "<none>", "443/TCP"]
     assert table["rows"][0]["cells"][6] == "<none>"
 
 
@@ -81,10 +81,8 @@ def test_the_printed_columns_follow_the_service_type() -> None:
 
 
 @pytest.mark.parametrize("method,path", [
-    ("POST", SERVICES), ("PUT", f"{SERVICES}/kubernetes"), ("PATCH", f"{SERVICES}/kubernetes"),
-    ("DELETE", f"{SERVICES}/kubernetes"), ("DELETE", SERVICES),
-    ("POST", "/api/v1/namespaces/default/resourcequotas"), ("DELETE", "/api/v1/namespaces/default/limitranges/x"),
     ("POST", "/api/v1/namespaces/default/replicationcontrollers"),
+    ("DELETE", "/apis/networking.k8s.io/v1/namespaces/default/ingresses/x"),
 ])
 def test_a_write_to_a_read_only_resource_is_method_not_allowed_with_a_status(client: TestClient, method: str,
                                                                              path: str) -> None:
@@ -98,11 +96,17 @@ def test_a_write_to_a_read_only_resource_is_method_not_allowed_with_a_status(cli
 
 def test_discovery_lists_only_the_verbs_a_read_only_resource_serves(client: TestClient) -> None:
     listed = {r["name"]: r for r in client.get("/api/v1").json()["resources"]}
-    for name, short in (("services", "svc"), ("resourcequotas", "quota"), ("limitranges", "limits")):
-        assert listed[name]["verbs"] == ["get", "list", "watch"] and listed[name]["shortNames"] == [short]
-    assert listed["services"]["categories"] == ["all"]
+    assert listed["replicationcontrollers"]["verbs"] == ["get", "list", "watch"]
     paths = client.get("/openapi/v3/api/v1").json()["paths"]
-    assert set(paths["/api/v1/namespaces/{namespace}/services/{name}"]) == {"get"}
+    assert set(paths["/api/v1/namespaces/{namespace}/replicationcontrollers/{name}"]) == {"get"}
+
+
+def test_services_are_writable_and_discovery_says_so(client: TestClient) -> None:
+    listed = {r["name"]: r for r in client.get("/api/v1").json()["resources"]}
+    assert listed["services"]["verbs"] == ["create", "delete", "deletecollection", "get", "list", "patch", "update",
+                                           "watch"]
+    assert listed["services"]["shortNames"] == ["svc"] and listed["services"]["categories"] == ["all"]
+    assert "services/status" in listed
 
 
 def test_a_namespace_has_no_resource_quotas_nor_limit_ranges(client: TestClient) -> None:

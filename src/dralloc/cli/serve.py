@@ -63,6 +63,9 @@ def register(subparsers: Any) -> None:
                    help="feature gates over 1.36's defaults, for the API served and its scheduler as kube-apiserver "
                         "and kube-scheduler take them (GenericWorkload=true serves scheduling.k8s.io/v1alpha2 "
                         "Workloads and PodGroups; GangScheduling=true schedules a PodGroup's pods all or none)")
+    p.add_argument("--service-cluster-ip-range", default="10.96.0.0/12", metavar="CIDR",
+                   help="the range Services' cluster IPs are given from, the lowest free address first (default "
+                        "10.96.0.0/12; its first address is the default/kubernetes Service's)")
     p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"))
     p.set_defaults(func=run)
 
@@ -156,11 +159,18 @@ def run(args: Any) -> int:
         store = open_store(db)
     except Exception as exc:  # noqa: BLE001 - a database that cannot be opened is bad input, not a crash
         raise InputError(f"cannot open the store {db!r}: {exc}") from None
+    from dralloc.server.registry.service_network import ServiceNetwork, parse_cidr
     from dralloc.server.registry.services import endpoint_address
+
+    try:
+        service_network = ServiceNetwork(parse_cidr(args.service_cluster_ip_range))
+    except ValueError as exc:
+        raise InputError(f"--service-cluster-ip-range: {exc}") from None
 
     app = create_app(store, tokens=tokens, authorizer=authorizer, anonymous=args.anonymous, secure_port=args.port,
                      endpoint_address=endpoint_address(args.advertise_address, args.address),
-                     service_account_key=sa_key, feature_gates=gates.enabled_names())
+                     service_account_key=sa_key, feature_gates=gates.enabled_names(),
+                     service_network=service_network)
     from dralloc.server.controllers import ControllerManager, Options
 
     app.api.controllers = ControllerManager(store, Options(scheduler=not args.no_scheduler,

@@ -34,8 +34,10 @@ from dralloc.server.http.errors import ApiError, bad_request, method_not_allowed
 from dralloc.server.http.requests import ApiRequest
 from dralloc.server.http.responses import respond
 from dralloc.server.registry import namespaces, pods, priorities, services
+from dralloc.server.registry import service_network as service_network_module
 from dralloc.server.registry.kinds import served_groups
 from dralloc.server.registry.namespace_lifecycle import NamespaceCache
+from dralloc.server.registry.service_network import ServiceNetwork
 from dralloc.server.subresources import SUBRESOURCES, Subresource
 from dralloc.server.verbs import deletes, reads, writes
 from dralloc.server.watch import stream as watch_stream
@@ -59,7 +61,8 @@ class ApiServer:
                  authorizer: Authorizer | None = None, anonymous: bool = False, secure_port: int = 6443,
                  endpoint_address: str = "127.0.0.1",
                  service_account_key: tokens_module.ServiceAccountKey | None = None,
-                 feature_gates: Collection[str] = ()) -> None:
+                 feature_gates: Collection[str] = (),
+                 service_network: ServiceNetwork | None = None) -> None:
         self.store = store
         # the resources served, the gated ones (scheduling.k8s.io/v1alpha2) with the gates named in feature_gates,
         # and the custom resources of the CRDs stored (the ``groups`` property)
@@ -81,6 +84,7 @@ class ApiServer:
         store.subscribe(self._notify)
         namespaces.ensure_system_namespaces(store)  # as kube-apiserver makes them when it starts
         priorities.ensure_system_classes(store)
+        service_network_module.configure(store, service_network or ServiceNetwork())  # cluster IPs, node ports
         services.ensure_kubernetes_service(store, secure_port)  # default/kubernetes -> this server's port
         services.ensure_kubernetes_endpoints(store, endpoint_address, secure_port)
         self.namespaces = NamespaceCache(store)
@@ -327,11 +331,12 @@ def create_app(store: SQLStore | None = None, *, tokens: dict[str, User] | None 
                authorizer: Authorizer | None = None, anonymous: bool = False, secure_port: int = 6443,
                endpoint_address: str = "127.0.0.1",
                service_account_key: tokens_module.ServiceAccountKey | None = None,
-               feature_gates: Collection[str] = ()) -> App:
+               feature_gates: Collection[str] = (), service_network: ServiceNetwork | None = None) -> App:
     """The application; ``secure_port`` and ``endpoint_address`` are where it is served (the
     ``default/kubernetes`` Service's targetPort and EndpointSlice); ``service_account_key`` signs service
     account tokens (default: a key made in memory); ``feature_gates``: the names of the gates that are on
-    (GenericWorkload serves scheduling.k8s.io/v1alpha2)."""
+    (GenericWorkload serves scheduling.k8s.io/v1alpha2); ``service_network``: the Services' cluster IP and node
+    port ranges (default: 10.96.0.0/12, 30000-32767)."""
     return App(ApiServer(store or SQLiteStore(":memory:"), tokens, authorizer, anonymous, secure_port,
-                         endpoint_address, service_account_key, feature_gates))
+                         endpoint_address, service_account_key, feature_gates, service_network))
 

@@ -30,9 +30,16 @@ def run_bound_pods(writer: Writer, snap: Snapshot) -> None:
         if in_use is None:
             in_use = _pod_ips_in_use(snap)
         host_network = spec.get("hostNetwork") is True  # (such a pod has its node's address)
-        pod_ips = [] if host_network else _free_pod_ips(node, in_use.setdefault(spec["nodeName"], set()))
+        pool = spec["nodeName"] if _pod_cidrs(node) else CLUSTER_POOL
+        pod_ips = [] if host_network else _free_pod_ips(node, in_use.setdefault(pool, set()))
         writer.update("pods", meta.get("namespace") or "default", meta.get("name") or "",
                       functools.partial(_running, host_ip=node_host_ip(node), pod_ips=pod_ips), uid=meta.get("uid"))
+
+
+# Nodes without a pod CIDR share this network, as a cluster-wide IPAM plugin gives addresses: a pod still gets
+# an IP (Services' endpoints list pods by it).
+CLUSTER_POD_CIDR = "10.88.0.0/16"  # (apart from the 10.244.x.0/24 pod CIDRs most clusters give nodes)
+CLUSTER_POOL = ""  # the key of its addresses in use
 
 
 def _pod_ips_in_use(snap: Snapshot) -> dict[str, set[str]]:
@@ -41,16 +48,22 @@ def _pod_ips_in_use(snap: Snapshot) -> dict[str, set[str]]:
         status = pod.get("status") or {}
         node = (pod.get("spec") or {}).get("nodeName")
         if node and status.get("phase") not in ("Succeeded", "Failed"):
-            used.setdefault(node, set()).update(str(ip.get("ip")) for ip in status.get("podIPs") or []
-                                                if isinstance(ip, dict))
+            ips = [str(ip.get("ip")) for ip in status.get("podIPs") or [] if isinstance(ip, dict)]
+            used.setdefault(node, set()).update(ips)
+            used.setdefault(CLUSTER_POOL, set()).update(ips)
     return used
+
+
+def _pod_cidrs(node: Obj | None) -> list[str]:
+    spec = (node or {}).get("spec") or {}
+    return list(spec.get("podCIDRs") or ([spec["podCIDR"]] if spec.get("podCIDR") else []))
 
 
 def _free_pod_ips(node: Obj | None, used: set[str]) -> list[str]:
     """An address from each of the node's pod CIDRs, as a host-local IPAM plugin gives them: the lowest one
-    not in use, skipping the network's own address and its gateway (none when the node has no pod CIDR)."""
-    spec = (node or {}).get("spec") or {}
-    cidrs = spec.get("podCIDRs") or ([spec["podCIDR"]] if spec.get("podCIDR") else [])
+    not in use, skipping the network's own address and its gateway (from :data:`CLUSTER_POD_CIDR` when the
+    node has no pod CIDR, ``used`` then being every pod's)."""
+    cidrs = _pod_cidrs(node) or [CLUSTER_POD_CIDR]
     chosen: list[str] = []
     for cidr in cidrs[:2]:
         try:

@@ -97,6 +97,8 @@ class LiveScheduler:
     def _run(self, snap: Snapshot, running: list[Obj], assumed: list[tuple[Obj, str]], pending: list[Obj],
              held: list[Obj], victims_terminate_at: str, now: datetime) -> Simulator:
         sim = self.sync(snap, running, assumed)
+        # the stored budgets, as DefaultPreemption's lister sees them (their status the disruption controller's)
+        sim.snapshot.disruption_budgets = snap.typed("poddisruptionbudgets")
         sim.victims_terminate_at = victims_terminate_at
         sim.snapshot.now = sim.pod_groups.now = now  # (the time a PodGroupScheduled condition is stamped with)
         sim.evicted, sim.lost_nominations, sim.warnings = [], [], []

@@ -18,10 +18,13 @@ from dataclasses import dataclass, field
 from dralloc.scheduler.features import FeatureGates
 from dralloc.server.controllers import kubelet
 from dralloc.server.controllers.claims import create_pod_claims, needs_claims_made, release_claims
+from dralloc.server.controllers.disruption import DisruptionController
+from dralloc.server.controllers.endpoints import EndpointsControllers
 from dralloc.server.controllers.events import EventRecorder
 from dralloc.server.controllers.garbage import GarbageCollector
 from dralloc.server.controllers.group_claims import create_pod_group_claims, needs_group_claims_made
 from dralloc.server.controllers.namespaces import NamespaceDeleter
+from dralloc.server.controllers.resource_quota import ResourceQuotaController
 from dralloc.server.controllers.rootca import RootCAPublisher
 from dralloc.server.controllers.scheduling import SchedulerLoop
 from dralloc.server.controllers.serviceaccounts import DefaultServiceAccounts
@@ -85,6 +88,9 @@ class ControllerManager:
         self.volumes = VolumeControllers(self.writer, self.recorder,
                                          provision=options.provision_volumes or options.fake_kubelet)
         self.workloads = WorkloadControllers(PodControl(self.writer, self.terminating.delete, self.recorder))
+        self.endpoints = EndpointsControllers(self.writer)
+        self.disruption = DisruptionController(self.writer)
+        self.quotas = ResourceQuotaController(self.writer)
         self.position = 0
         self.passes = 0
         self._wake = threading.Event()
@@ -116,7 +122,7 @@ class ControllerManager:
                 timeout = IDLE_SECONDS
                 # delayed evictions, removals, pods flushed out of the unschedulable pool
                 for due in (self.taints.next_due, self.terminating.next_due, self.scheduler.next_due,
-                            self.root_ca.next_due, self.workloads.next_due):
+                            self.root_ca.next_due, self.workloads.next_due, self.disruption.next_due):
                     if due is not None:
                         timeout = max(0.05, min(timeout, due - time.time() + 0.05))
                 self._wake.wait(timeout)
@@ -160,6 +166,9 @@ class ControllerManager:
                 self.service_accounts.note(change)
                 self.root_ca.note(change)
                 self.workloads.note(change)  # own writes too: a ReplicaSet made, a pod bound or started
+                self.endpoints.note(change)  # own writes too: a pod started (an IP, Ready)
+                self.disruption.note(change)  # own writes too: a pod ready, a ReplicaSet scaled
+                self.quotas.note(change)  # own writes too: pods made by the workload controllers
                 if change.rv in self.writer.own:
                     self.writer.own.discard(change.rv)
                     continue
@@ -180,7 +189,8 @@ class ControllerManager:
         external = self._changes()
         if not (external or force or self.taints.due() or self.terminating.due() or self.garbage.due
                 or self.scheduler.due() or self.namespaces.due or self.service_accounts.due
-                or self.root_ca.due or bool(self.workloads.changed) or self.workloads.due()):
+                or self.root_ca.due or bool(self.workloads.changed) or self.workloads.due()
+                or self.endpoints.due or self.disruption.due or self.quotas.due):
             return False
         self.passes += 1
         if not self.mirror.synced:
@@ -261,6 +271,13 @@ class ControllerManager:
                 kubelet.run_bound_pods(self.writer, Snapshot(self.mirror))
                 late |= self._changes()
                 again |= self.workloads.finish_job_pods(self.writer, Snapshot(self.mirror))
+        late |= self._changes()
+        if self.endpoints.due and self.endpoints.cycle(Snapshot(self.mirror)):  # Services' EndpointSlices
+            late |= self._changes()
+        if self.disruption.due and self.disruption.cycle(Snapshot(self.mirror)):  # disruption budgets' status
+            late |= self._changes()
+        if self.quotas.due and self.quotas.cycle():  # quotas' usage
+            late |= self._changes()
         late |= self._changes()  # own writes of this pass are not news; other clients' meanwhile are
         # (--fake-kubelet) a pod marked now may go now; a namespace's content went: it may go now
         # (a workload whose pods this pass bound or started syncs its status in the next one)

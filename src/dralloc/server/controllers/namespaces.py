@@ -21,7 +21,16 @@ from typing import Any
 from dralloc.server.clock import now
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.crds.served import namespaced_custom_resources
-from dralloc.server.registry.kinds import APPS, BATCH, CORE, GATED_RESOURCES, LEASES, RESOURCES
+from dralloc.server.registry.kinds import (
+    APPS,
+    BATCH,
+    CORE,
+    ENDPOINT_SLICES,
+    GATED_RESOURCES,
+    LEASES,
+    POLICY,
+    RESOURCES,
+)
 from dralloc.server.registry.namespaces import FINALIZER
 from dralloc.store import Change, NotFound, SQLStore
 
@@ -29,7 +38,7 @@ Obj = dict[str, Any]
 
 # Every namespaced resource the server serves (or may have served: the gated ones), in the order their content
 # is deleted: the workloads first, so that their controllers make no more pods.
-_TABLES = (APPS, BATCH, CORE, RESOURCES, LEASES, GATED_RESOURCES)
+_TABLES = (APPS, BATCH, CORE, RESOURCES, LEASES, GATED_RESOURCES, POLICY, ENDPOINT_SLICES)
 NAMESPACED = tuple(r.name for table in _TABLES for r in table.values() if r.namespaced)
 
 

@@ -25,9 +25,10 @@ WORKLOAD_SELECTORS = ("services", "replicationcontrollers", "replicasets", "stat
 # The storage kinds: what the volume controllers bind and the scheduler's volume plugins read.
 STORAGE_INPUTS = ("persistentvolumeclaims", "persistentvolumes", "storageclasses", "csinodes", "csidrivers",
                   "csistoragecapacities")
+# PodDisruptionBudgets: what the disruption controller keeps the status of, and preemption respects.
 RESOURCES = ("pods", "nodes", "resourceslices", "deviceclasses", "resourceclaims", "resourceclaimtemplates",
              "devicetaintrules", "namespaces", *WORKLOAD_SELECTORS, "podgroups", "deployments", "daemonsets", "jobs",
-             "controllerrevisions", "cronjobs", *STORAGE_INPUTS)
+             "controllerrevisions", "cronjobs", *STORAGE_INPUTS, "poddisruptionbudgets")
 
 Obj = dict[str, Any]
 Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects

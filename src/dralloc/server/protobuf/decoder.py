@@ -12,7 +12,8 @@ encoding.
 Accepted (:data:`KINDS`): resource.k8s.io v1, v1beta2 and v1beta1 ResourceClaim, ResourceClaimTemplate,
 ResourceSlice and DeviceClass, and v1 and v1beta2 DeviceTaintRule, every field; core/v1 and events.k8s.io/v1
 Event, every field; core/v1 Pod, every field of its spec and status; core/v1 Namespace, ConfigMap, Secret,
-ServiceAccount and Binding, and a Node's spec, capacity and allocatable; scheduling.k8s.io PriorityClass,
+ServiceAccount, Binding, Service and Endpoints, and a Node's spec, capacity and allocatable; discovery.k8s.io
+EndpointSlice, policy PodDisruptionBudget; scheduling.k8s.io PriorityClass,
 coordination.k8s.io Lease, policy Eviction, the self reviews', TokenReview's and TokenRequest's specs, and
 DeleteOptions. Responses stay JSON, which those clients accept as well.
 
@@ -39,7 +40,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from dralloc.server.protobuf import accelerated, workloads
+from dralloc.server.protobuf import accelerated, services, workloads
 from dralloc.server.protobuf.encoder import _delimited, _encode_message
 from dralloc.server.protobuf.plans import MAX_DEPTH as MAX_DEPTH
 from dralloc.server.protobuf.plans import _nesting, _plans
@@ -86,6 +87,7 @@ KINDS: dict[tuple[str, str], tuple[Schema, str]] = {
     **{("authentication.k8s.io/v1", kind): (AUTHENTICATION_V1, kind)
        for kind in ("SelfSubjectReview", "TokenReview", "TokenRequest")},
     **workloads.KINDS,  # apps/v1 and batch/v1 workloads
+    **services.KINDS,  # Services, Endpoints, EndpointSlices, PodDisruptionBudgets
 }
 # Messages that are not objects (no metadata of their own)
 OPTIONS: dict[tuple[str, str], tuple[Schema, str]] = {

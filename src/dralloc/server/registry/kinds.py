@@ -11,14 +11,19 @@ from dralloc.server.registry import (
     configs,
     controller_revisions,
     core_defaults,
+    disruption_budgets,
+    endpoints,
     events,
+    limit_ranges,
     namespaces,
     pod_groups,
     pods,
     priorities,
+    quota,
     rbac,
     resource_claims,
     service_accounts,
+    service_strategy,
     storage,
     storage_columns,
     workload_columns,
@@ -121,17 +126,25 @@ CORE = {r.name: r for r in (
     # kube-apiserver's event table has no leading name nor age: the name is the last, wide, column
     Resource("events", "Event", True, group="", versions=("v1",), short_names=("ev",), table=_EVENT_TABLE,
              strategy=events.STRATEGY),
-    # Read-only (server/registry/services.py): the default/kubernetes Service and Endpoints kube-apiserver keeps; and the
-    # namespace's ResourceQuotas and LimitRanges, always none here, which `kubectl describe namespace` lists.
-    Resource("services", "Service", True, group="", versions=("v1",), short_names=("svc",), categories=("all",),
-             verbs=READ_ONLY, table=_SERVICE_TABLE),
-    Resource("endpoints", "Endpoints", True, group="", versions=("v1",), short_names=("ep",), verbs=READ_ONLY,
+    # Services (server/registry/service_strategy.py: defaults, cluster IP and node port allocation, validation),
+    # the default/kubernetes one kube-apiserver keeps (server/registry/services.py) among them
+    Resource("services", "Service", True, group="", versions=("v1",), status=True, short_names=("svc",),
+             categories=("all",), table=_SERVICE_TABLE, strategy=service_strategy.STRATEGY),
+    # Endpoints (server/registry/endpoints.py): the default/kubernetes one kube-apiserver keeps, those the
+    # endpoints controller writes for Services with a selector, and clients' for Services without
+    Resource("endpoints", "Endpoints", True, group="", versions=("v1",), short_names=("ep",),
              table=(("Name", "metadata.name", 0), ("Endpoints", "=endpoints", 0), ("Age", "=age", 0)),
-             deprecation="v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"),
+             deprecation=endpoints.DEPRECATION, strategy=endpoints.STRATEGY),
+    # ResourceQuotas (server/registry/quota.py): the ResourceQuota admission of every create, their usage the
+    # resourcequota controller's
     Resource("resourcequotas", "ResourceQuota", True, group="", versions=("v1",), short_names=("quota",),
-             verbs=READ_ONLY),
+             status=True, table=(("Name", "metadata.name", 0), ("Age", "=age", 0),
+                                 ("Request", "=quotaRequest", 0), ("Limit", "=quotaLimit", 0)),
+             strategy=quota.STRATEGY),
+    # LimitRanges (server/registry/limit_ranges.py): their defaults and bounds are the LimitRanger admission's
     Resource("limitranges", "LimitRange", True, group="", versions=("v1",), short_names=("limits",),
-             verbs=READ_ONLY),
+             table=(("Name", "metadata.name", 0), ("Created At", "metadata.creationTimestamp", 0)),
+             strategy=limit_ranges.STRATEGY),
     # Read-only and always none, as the apps/v1 workloads below: nothing here runs workload controllers
     Resource("replicationcontrollers", "ReplicationController", True, group="", versions=("v1",),
              short_names=("rc",), categories=("all",), verbs=READ_ONLY),
@@ -175,13 +188,16 @@ NETWORKING_GROUP = "networking.k8s.io"
 NETWORKING = {"ingresses": Resource("ingresses", "Ingress", True, group=NETWORKING_GROUP, versions=("v1",),
                                     short_names=("ing",), verbs=READ_ONLY)}
 
-# policy/v1, read-only and always empty: what an external kube-scheduler (--no-scheduler) lists and watches
-# besides pods, nodes and the DRA kinds (DefaultPreemption's disruption budgets), so its informers sync. With no
-# disruption budget every eviction is allowed, as server/subresources/eviction.py says. storage.k8s.io/v1: the
-# volume plugins' classes, CSI nodes, drivers and capacities, and attachments (server/registry/storage.py).
+# policy/v1 PodDisruptionBudgets (server/registry/disruption_budgets.py), whose status the disruption controller
+# keeps, which evictions honour and DefaultPreemption reads. storage.k8s.io/v1: the volume plugins' classes, CSI
+# nodes, drivers and capacities, and attachments (server/registry/storage.py).
 POLICY_GROUP = "policy"
 POLICY = {"poddisruptionbudgets": Resource("poddisruptionbudgets", "PodDisruptionBudget", True, group=POLICY_GROUP,
-                                           versions=("v1",), short_names=("pdb",), verbs=READ_ONLY)}
+                                           versions=("v1",), short_names=("pdb",), status=True,
+                                           table=disruption_budgets.TABLE, strategy=disruption_budgets.STRATEGY)}
+# storage.k8s.io/v1, read-only and always empty, as apps/v1: what an external kube-scheduler (--no-scheduler)
+# lists and watches besides pods, nodes and the DRA kinds (the volume plugins' classes, CSI nodes, drivers,
+# capacities and attachments), so its informers sync.
 STORAGE_GROUP = "storage.k8s.io"
 STORAGE = {r.name: r for r in (
     Resource("csidrivers", "CSIDriver", False, group=STORAGE_GROUP, versions=("v1",),

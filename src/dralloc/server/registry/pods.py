@@ -14,7 +14,7 @@ from dralloc.controllers.preemption import DEFAULT_GRACE_SECONDS
 from dralloc.server.clock import now, timestamp
 from dralloc.server.http.errors import ApiError
 from dralloc.server.names import generated_name
-from dralloc.server.registry import core_defaults, priorities
+from dralloc.server.registry import core_defaults, limit_ranges, priorities
 from dralloc.server.registry import pod_status as status_strategy
 from dralloc.server.registry import service_accounts as accounts
 from dralloc.server.registry.strategy import CoreStrategy, Server
@@ -225,8 +225,14 @@ class PodStrategy(CoreStrategy):
     tracks_generation = True  # kube-apiserver's pod strategy keeps metadata.generation since 1.33
 
     def admit(self, store: SQLStore, sent: Obj, namespace: str) -> Obj:
-        """Mutating admission in kube-apiserver's order: ServiceAccount, then Priority."""
+        """Mutating admission in kube-apiserver's order: LimitRanger, ServiceAccount, then Priority."""
+        sent = limit_ranges.admit_pod(store, sent, namespace)
         return priorities.admit_pod(store, accounts.admit_pod(store, sent, namespace, generated_name))
+
+    def create_admission_errors(self, store: SQLStore, namespace: str, name: str, stored: Obj) -> list[FieldError]:
+        """Validating admission: LimitRanger's bounds (a 403)."""
+        limit_ranges.check_pod(store, namespace, stored)
+        return []
 
     def prepare_for_create(self, stored: Obj) -> None:
         prepare_pod_create(stored)

@@ -1,14 +1,15 @@
-"""core/v1 Services, read-only: the ``default/kubernetes`` Service kube-apiserver keeps, so that ``kubectl
-cluster-info``, ``kubectl get svc -A`` and ``kubectl get all`` see what a cluster shows; and its
-EndpointSlice (discovery.k8s.io/v1), which ``kubectl describe service kubernetes`` lists, and Endpoints.
+"""The ``default/kubernetes`` Service kube-apiserver keeps, so that ``kubectl cluster-info``, ``kubectl get svc
+-A`` and ``kubectl get all`` see what a cluster shows; its EndpointSlice (discovery.k8s.io/v1), which ``kubectl
+describe service kubernetes`` lists, and Endpoints; and the columns kube-apiserver prints for these kinds.
 
 kube-apiserver's kubernetes-service controller creates ``default/kubernetes`` once the server is ready (and
 again whenever it is missing), and since 1.17 never rewrites one that exists: a ClusterIP Service labelled
 ``provider=kubernetes, component=apiserver`` whose port ``https`` 443/TCP targets the apiserver's secure port,
-with the first address of the service range as its cluster IP (kube-apiserver's default range is
-10.0.0.0/24) and no selector. The object below is that create after the Service defaults and the registry's
-IP allocation (``clusterIPs``, ``ipFamilies``), with the ``managedFields`` entry of the ``kube-apiserver``
-manager (the fields it sent, defaults included; the allocated ones and status are nobody's).
+with the first address of the service range as its cluster IP (``service_network``: 10.96.0.0/12 unless
+``--service-cluster-ip-range`` says otherwise) and no selector. The object below is that create after the
+Service defaults and the registry's IP allocation (``clusterIPs``, ``ipFamilies``), with the ``managedFields``
+entry of the ``kube-apiserver`` manager (the fields it sent, defaults included; the allocated ones and status
+are nobody's).
 
 kube-apiserver's endpoint reconciler keeps the EndpointSlice ``default/kubernetes`` (labelled with the
 service name) pointing at the apiserver: one IPv4 endpoint, ready, at the address the server advertises, with
@@ -16,10 +17,7 @@ the port ``https`` on the secure port; unlike the Service it is rewritten when t
 same in the core/v1 Endpoints ``default/kubernetes`` (labelled for the mirroring controller to skip), a
 resource every request of which is warned about since 1.33.
 
-The server makes these objects when it starts (a read-only object cannot go missing afterwards). dralloc
-runs no Service network: there is no IP allocator, kube-proxy nor Endpoints controller, so Services,
-Endpoints and EndpointSlices are served for reading only (get, list, watch); a write answers 405
-MethodNotAllowed, and discovery lists only the verbs served.
+The server makes these objects when it starts. Other Services are written by clients (``service_strategy``).
 """
 
 from __future__ import annotations
@@ -29,38 +27,38 @@ from typing import Any
 
 from dralloc.server.apply.managed_fields import record_update
 from dralloc.server.clock import now
+from dralloc.server.registry.service_network import network_of
 from dralloc.server.uids import new_uid
 from dralloc.store import Conflict, NotFound, SQLStore
 
 KUBERNETES_SERVICE = "kubernetes"
 KUBERNETES_NAMESPACE = "default"
-SERVICE_IP = "10.0.0.1"  # the first address of kube-apiserver's default --service-cluster-ip-range, 10.0.0.0/24
 SERVICE_PORT = 443  # the Service's port; its targetPort is the port the server listens on
 MANAGER = "kube-apiserver"
 
 
-def kubernetes_service(target_port: int, created: str) -> dict[str, Any]:
-    """``default/kubernetes`` as kube-apiserver stores it, made at ``created``, before the store gives it its
-    uid and version."""
+def kubernetes_service(target_port: int, created: str, service_ip: str) -> dict[str, Any]:
+    """``default/kubernetes`` as kube-apiserver stores it, made at ``created`` with the range's first address
+    ``service_ip``, before the store gives it its uid and version."""
     svc: dict[str, Any] = {
         "kind": "Service", "apiVersion": "v1",
         "metadata": {"name": KUBERNETES_SERVICE, "namespace": KUBERNETES_NAMESPACE, "creationTimestamp": created,
                      "labels": {"component": "apiserver", "provider": "kubernetes"}},
         "spec": {"ports": [{"name": "https", "protocol": "TCP", "port": SERVICE_PORT, "targetPort": target_port}],
-                 "clusterIP": SERVICE_IP, "type": "ClusterIP", "sessionAffinity": "None",
+                 "clusterIP": service_ip, "type": "ClusterIP", "sessionAffinity": "None",
                  "ipFamilyPolicy": "SingleStack", "internalTrafficPolicy": "Cluster"},
     }
     record_update(None, svc, MANAGER, "v1", time=created)  # what the controller's create sent, defaulted
     spec = svc["spec"]
-    spec["clusterIPs"] = [SERVICE_IP]  # the registry's allocation, after the field manager ran
-    spec["ipFamilies"] = ["IPv4"]
+    spec["clusterIPs"] = [service_ip]  # the registry's allocation, after the field manager ran
+    spec["ipFamilies"] = ["IPv6" if ":" in service_ip else "IPv4"]
     svc["status"] = {"loadBalancer": {}}
     return svc
 
 
 def ensure_kubernetes_service(store: SQLStore, target_port: int) -> None:
     """Create ``default/kubernetes`` when it is not stored (an existing one is left as it is, as upstream)."""
-    _ensure(store, "services", kubernetes_service(target_port, now()), ())
+    _ensure(store, "services", kubernetes_service(target_port, now(), network_of(store).first_ip), ())
 
 
 def endpoint_address(advertised: str | None, listening: str) -> str:

@@ -8,7 +8,16 @@ from typing import Any, NamedTuple
 import msgspec
 from starlette.requests import Request
 
-from dralloc.api import core_v1, core_v1_fields, core_v1_storage, gotime, gotypes, strict
+from dralloc.api import (
+    core_v1,
+    core_v1_fields,
+    core_v1_limits,
+    core_v1_network,
+    core_v1_storage,
+    gotime,
+    gotypes,
+    strict,
+)
 from dralloc.api.codec import decode, to_dict
 from dralloc.api.defaults import apply_defaults
 from dralloc.api.gojson import go_json_type
@@ -25,9 +34,11 @@ from dralloc.validation import pod_status
 
 CORE_MODELS: dict[str, type] = {"Node": core_v1.Node, "Namespace": core_v1.Namespace, "Pod": core_v1.Pod,
                                 "Event": core_v1.Event, "ConfigMap": core_v1.ConfigMap, "Secret": core_v1.Secret,
-                                "ServiceAccount": core_v1.ServiceAccount,
+                                "ServiceAccount": core_v1.ServiceAccount, "Service": core_v1.Service,
                                 "PersistentVolume": core_v1_storage.PersistentVolume,
-                                "PersistentVolumeClaim": core_v1_storage.PersistentVolumeClaim}
+                                "PersistentVolumeClaim": core_v1_storage.PersistentVolumeClaim,
+                                "LimitRange": core_v1_limits.LimitRange, "ResourceQuota": core_v1_limits.ResourceQuota,
+                                "Endpoints": core_v1_network.Endpoints}
 
 
 def dry_run_list(options: dict[str, Any] | None) -> list[str]:

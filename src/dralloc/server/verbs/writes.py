@@ -23,7 +23,7 @@ from dralloc.server.http.options import check_write_options, field_manager, quer
 from dralloc.server.http.responses import JSON, respond
 from dralloc.server.http.routing import Target
 from dralloc.server.names import generated_name
-from dralloc.server.registry import events
+from dralloc.server.registry import events, quota
 from dralloc.server.types import Obj
 from dralloc.server.uids import new_uid
 from dralloc.server.verbs.create_rules import (
@@ -216,6 +216,7 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
         # (a generated name may be tried again, from the object as it was: then it is copied, not changed)
         stored, name = prepare_create(data, t, plain and attempts == 1)
         check_valid(t, name, strategy.create_admission_errors(api.store, t.namespace, name, stored))
+        quota.admit_create(api.store, t.resource.name, t.resource.group, t.namespace, stored, dry)  # (last)
         if manager is not None:
             _record(None, stored, manager, view or t)
         if not dry and resource_version_set(stored):

@@ -1,0 +1,436 @@
+"""The endpoints controllers of kube-controller-manager (pkg/controller/endpointslice and pkg/controller/endpoint):
+each Service with a selector gets EndpointSlices (discovery.k8s.io/v1) and an Endpoints object (core/v1) listing
+the pods it selects that have an IP, ready or not, kept up to date as pods and the Service change.
+
+* A pod counts when it is in the Service's namespace, its labels match the selector, it has an IP and it is not
+  Succeeded nor Failed. In a slice its conditions are ``ready`` (Ready and not terminating, or the Service
+  publishes not-ready addresses), ``serving`` (Ready) and ``terminating``; a terminating pod is left out of the
+  Endpoints object, and a pod not ready is among its ``notReadyAddresses``.
+* Each Service port's target port is resolved against the pod (a named one by its containers' ports; a pod
+  without that name lacks that port), and pods with the same resolved ports share a slice (an Endpoints
+  subset), in pod name order; a Service selecting no pod still has one empty slice.
+* A slice is named after its Service (``<service>-<5 characters>``, derived from the Service's uid and the
+  slice's place rather than random, so the same inputs write the same objects and a Service's first slice
+  keeps its name as its pods come and go), labelled
+  ``kubernetes.io/service-name`` and ``endpointslice.kubernetes.io/managed-by:
+  endpointslice-controller.k8s.io`` (with the Service's own labels, and ``service.kubernetes.io/headless`` for
+  a headless one), and owned by the Service (the garbage collector removes it with it).
+* A Service without a selector has the Endpoints its clients write, which the endpointslicemirroring
+  controller mirrors into EndpointSlices (managed by ``endpointslicemirroring-controller.k8s.io``, owned by
+  the Endpoints; not those labelled ``endpointslice.kubernetes.io/skip-mirror: "true"``).
+
+Not done: the ``endpoints.kubernetes.io/last-change-trigger-time`` annotation, topology hints, slices of more
+than 100 endpoints each, dual-stack Services' second address type.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from dralloc.server.controllers.snapshot import Key, Obj, Snapshot
+from dralloc.server.controllers.writes import Writer
+from dralloc.store import Change, Conflict, NotFound
+
+SERVICE_NAME = "kubernetes.io/service-name"
+MANAGED_BY = "endpointslice.kubernetes.io/managed-by"
+CONTROLLER = "endpointslice-controller.k8s.io"
+MIRRORING = "endpointslicemirroring-controller.k8s.io"
+SKIP_MIRROR = "endpointslice.kubernetes.io/skip-mirror"
+HEADLESS = "service.kubernetes.io/headless"
+ZONE = "topology.kubernetes.io/zone"
+_RESERVED = (SERVICE_NAME, MANAGED_BY, HEADLESS)  # not copied from the Service's labels
+
+
+def selects(selector: dict[str, Any], pod: Obj) -> bool:
+    labels = (pod.get("metadata") or {}).get("labels") or {}
+    return all(labels.get(k) == v for k, v in selector.items())
+
+
+def is_ready(pod: Obj) -> bool:
+    return any(isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") == "True"
+               for c in (pod.get("status") or {}).get("conditions") or [])
+
+
+def pod_ip(pod: Obj) -> str:
+    return str((pod.get("status") or {}).get("podIP") or "")
+
+
+def in_endpoints(pod: Obj) -> bool:
+    """ShouldPodBeInEndpoints (terminating pods included, as the EndpointSlice controller asks)."""
+    return bool(pod_ip(pod)) and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+
+
+def resolve_port(pod: Obj, port: Obj) -> int | None:
+    """FindPort: the target port's number on this pod (a named one from its containers' ports, same
+    protocol); None when the pod has no port of that name."""
+    target = port.get("targetPort", port.get("port"))
+    if isinstance(target, int) and not isinstance(target, bool):
+        return target
+    protocol = port.get("protocol") or "TCP"
+    for container in (pod.get("spec") or {}).get("containers") or []:
+        for declared in (container or {}).get("ports") or []:
+            if isinstance(declared, dict) and declared.get("name") == target \
+                    and (declared.get("protocol") or "TCP") == protocol:
+                number = declared.get("containerPort")
+                return number if isinstance(number, int) else None
+    return None
+
+
+def _pod_ports(svc: Obj, pod: Obj) -> tuple[tuple[str, str, int, str | None], ...]:
+    """(name, protocol, number, appProtocol) of each Service port this pod serves."""
+    out = []
+    for port in (svc.get("spec") or {}).get("ports") or []:
+        if not isinstance(port, dict):
+            continue
+        number = resolve_port(pod, port)
+        if number is not None:
+            out.append((str(port.get("name") or ""), str(port.get("protocol") or "TCP"), number,
+                        port.get("appProtocol")))
+    return tuple(out)
+
+
+def _labels(svc: Obj, for_slice: bool) -> dict[str, str]:
+    meta = svc.get("metadata") or {}
+    labels = {k: v for k, v in (meta.get("labels") or {}).items() if k not in _RESERVED}
+    if (svc.get("spec") or {}).get("clusterIP") == "None":
+        labels[HEADLESS] = ""
+    if for_slice:
+        labels[SERVICE_NAME] = str(meta.get("name"))
+        labels[MANAGED_BY] = CONTROLLER
+    return labels
+
+
+def _reference(pod: Obj) -> Obj:
+    meta = pod.get("metadata") or {}
+    return {"kind": "Pod", "namespace": meta.get("namespace"), "name": meta.get("name"), "uid": meta.get("uid")}
+
+
+def _endpoint(svc: Obj, pod: Obj, nodes: dict[str, Obj]) -> Obj:
+    spec = pod.get("spec") or {}
+    terminating = bool((pod.get("metadata") or {}).get("deletionTimestamp"))
+    ready = is_ready(pod)
+    publish = bool((svc.get("spec") or {}).get("publishNotReadyAddresses"))
+    endpoint: Obj = {"addresses": [pod_ip(pod)],
+                     "conditions": {"ready": publish or (ready and not terminating), "serving": publish or ready,
+                                    "terminating": terminating}}
+    if spec.get("hostname") and spec.get("subdomain") == (svc.get("metadata") or {}).get("name"):
+        endpoint["hostname"] = spec["hostname"]
+    endpoint["targetRef"] = _reference(pod)
+    if spec.get("nodeName"):
+        endpoint["nodeName"] = spec["nodeName"]
+        zone = ((nodes.get(spec["nodeName"]) or {}).get("metadata") or {}).get("labels", {}).get(ZONE)
+        if zone:
+            endpoint["zone"] = zone
+    return endpoint
+
+
+def slice_name(svc: Obj, index: int) -> str:
+    meta = svc.get("metadata") or {}
+    digest = hashlib.sha256(f"{meta.get('uid')}/{index}".encode()).hexdigest()
+    alphabet = "bcdfghjklmnpqrstvwxz2456789"  # (the alphabet of generated names)
+    suffix = "".join(alphabet[int(digest[i * 2:i * 2 + 2], 16) % len(alphabet)] for i in range(5))
+    return f"{str(meta.get('name'))[:57]}-{suffix}"
+
+
+# What one pod gives one Service: its resolved ports, its slice endpoint, its Endpoints address (None when
+# it is terminating) and whether that address is ready.
+Entry = tuple[tuple[Any, ...], Obj, Obj | None, bool]
+Memo = dict[tuple[Any, ...], Entry]
+
+
+def _entry(svc: Obj, pod: Obj, nodes: dict[str, Obj]) -> Entry:
+    meta, spec = pod.get("metadata") or {}, pod.get("spec") or {}
+    address: Obj | None = None
+    if not meta.get("deletionTimestamp"):
+        address = {"ip": pod_ip(pod)}
+        if spec.get("hostname") and spec.get("subdomain") == (svc.get("metadata") or {}).get("name"):
+            address["hostname"] = spec["hostname"]
+        if spec.get("nodeName"):
+            address["nodeName"] = spec["nodeName"]
+        address["targetRef"] = _reference(pod)
+    ready = bool((svc.get("spec") or {}).get("publishNotReadyAddresses")) or is_ready(pod)
+    return _pod_ports(svc, pod), _endpoint(svc, pod, nodes), address, ready
+
+
+def entries(svc: Obj, pods: list[Obj], nodes: dict[str, Obj], memo: Memo | None = None) -> list[Entry]:
+    """Each pod's entry, in pod name order (``memo``: the entries of a previous pass, by pod version and node
+    version, reused; the pass's own kept in it)."""
+    out = []
+    fresh: Memo = {}
+    for pod in sorted(pods, key=lambda p: str((p.get("metadata") or {}).get("name"))):
+        meta = pod.get("metadata") or {}
+        node = nodes.get(str((pod.get("spec") or {}).get("nodeName")))
+        key = (meta.get("uid"), meta.get("resourceVersion"), ((node or {}).get("metadata") or {}).get("resourceVersion"))
+        found = memo.get(key) if memo is not None else None
+        entry = found if found is not None else _entry(svc, pod, nodes)
+        fresh[key] = entry
+        out.append(entry)
+    if memo is not None:
+        memo.clear()
+        memo.update(fresh)
+    return out
+
+
+def desired_slices(svc: Obj, listed: list[Entry]) -> list[Obj]:
+    """The EndpointSlices of one Service, by name order."""
+    meta = svc.get("metadata") or {}
+    groups: dict[tuple[Any, ...], list[Obj]] = {}
+    for ports, endpoint, _, _ in listed:
+        groups.setdefault(ports, []).append(endpoint)
+    if not groups:
+        groups[()] = []
+    owner = {"apiVersion": "v1", "kind": "Service", "name": meta.get("name"), "uid": meta.get("uid"),
+             "controller": True, "blockOwnerDeletion": True}
+    family = ((svc.get("spec") or {}).get("ipFamilies") or ["IPv4"])[0]
+    slices = []
+    for index, (ports, endpoints) in enumerate(sorted(groups.items(), key=lambda g: repr(g[0]))):
+        shown = [{"name": name, "protocol": protocol, "port": number,
+                  **({"appProtocol": app} if app is not None else {})} for name, protocol, number, app in ports]
+        slices.append({
+            "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+            "metadata": {"name": slice_name(svc, index), "namespace": meta.get("namespace"),
+                         "labels": _labels(svc, True), "ownerReferences": [owner]},
+            "addressType": family, "endpoints": endpoints or None, "ports": shown or None})
+    return sorted(slices, key=lambda s: s["metadata"]["name"])
+
+
+def desired_endpoints(svc: Obj, listed: list[Entry]) -> Obj:
+    """The core/v1 Endpoints of one Service: a subset per set of resolved ports, addresses by IP (terminating
+    pods left out)."""
+    meta = svc.get("metadata") or {}
+    subsets: dict[tuple[Any, ...], tuple[list[Obj], list[Obj]]] = {}
+    for ports, _, address, ready in listed:
+        if address is None or not ports:
+            continue
+        ready_ones, not_ready = subsets.setdefault(ports, ([], []))
+        (ready_ones if ready else not_ready).append(address)
+    shown = []
+    for ports, (ready_ones, not_ready) in subsets.items():
+        subset: Obj = {}
+        if ready_ones:
+            subset["addresses"] = sorted(ready_ones, key=lambda a: a["ip"])
+        if not_ready:
+            subset["notReadyAddresses"] = sorted(not_ready, key=lambda a: a["ip"])
+        subset["ports"] = [{"name": name, "port": number, "protocol": protocol,
+                            **({"appProtocol": app} if app is not None else {})}
+                           for name, protocol, number, app in ports]
+        shown.append(subset)
+    endpoints: Obj = {"apiVersion": "v1", "kind": "Endpoints",
+                      "metadata": {"name": meta.get("name"), "namespace": meta.get("namespace")}}
+    labels = _labels(svc, False)
+    if labels:
+        endpoints["metadata"]["labels"] = labels
+    if shown:
+        endpoints["subsets"] = shown
+    return endpoints
+
+
+def _mirrors(svc: Obj) -> bool:
+    spec = svc.get("spec") or {}
+    return spec.get("selector") is None and spec.get("type") != "ExternalName"
+
+
+def mirrored_slices(endpoints: Obj) -> list[Obj]:
+    """The EndpointSlices mirroring a client's Endpoints: one per subset's ports (IPv4 and IPv6 apart), each
+    address an endpoint whose ``ready`` condition says which list it was in; owned by the Endpoints."""
+    meta = endpoints.get("metadata") or {}
+    owner = {"apiVersion": "v1", "kind": "Endpoints", "name": meta.get("name"), "uid": meta.get("uid"),
+             "controller": True, "blockOwnerDeletion": True}
+    labels = {k: v for k, v in (meta.get("labels") or {}).items() if k not in _RESERVED}
+    labels[SERVICE_NAME], labels[MANAGED_BY] = str(meta.get("name")), MIRRORING
+    groups: dict[tuple[str, tuple[Any, ...]], list[Obj]] = {}
+    for subset in endpoints.get("subsets") or []:
+        if not isinstance(subset, dict):
+            continue
+        ports = tuple((p.get("name") or "", p.get("protocol") or "TCP", p.get("port"), p.get("appProtocol"))
+                      for p in subset.get("ports") or [] if isinstance(p, dict))
+        for part, ready in (("addresses", True), ("notReadyAddresses", False)):
+            for address in subset.get(part) or []:
+                if not isinstance(address, dict):
+                    continue
+                ip = str(address.get("ip") or "")
+                endpoint: Obj = {"addresses": [ip], "conditions": {"ready": ready}}
+                for field_name in ("hostname", "targetRef", "nodeName"):
+                    if address.get(field_name):
+                        endpoint[field_name] = address[field_name]
+                groups.setdefault(("IPv6" if ":" in ip else "IPv4", ports), []).append(endpoint)
+    slices = []
+    for index, ((family, ports), listed) in enumerate(sorted(groups.items(), key=lambda g: repr(g[0]))):
+        shown = [{"name": name, "protocol": protocol, "port": number,
+                  **({"appProtocol": app} if app is not None else {})} for name, protocol, number, app in ports]
+        slices.append({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+                       "metadata": {"name": slice_name(endpoints, index), "namespace": meta.get("namespace"),
+                                    "labels": dict(labels), "ownerReferences": [owner]},
+                       "addressType": family, "endpoints": listed, "ports": shown or None})
+    return sorted(slices, key=lambda s: s["metadata"]["name"])
+
+
+def _selects_pods(svc: Obj) -> bool:
+    spec = svc.get("spec") or {}
+    return isinstance(spec.get("selector"), dict) and spec.get("type") != "ExternalName"
+
+
+_CONTENT = ("addressType", "endpoints", "ports", "subsets")
+
+
+def _same(stored: Obj, wanted: Obj) -> bool:
+    smeta, wmeta = stored.get("metadata") or {}, wanted["metadata"]
+    return all(stored.get(k) == wanted.get(k) for k in _CONTENT) \
+        and (smeta.get("labels") or {}) == (wmeta.get("labels") or {}) \
+        and (smeta.get("ownerReferences") or []) == (wmeta.get("ownerReferences") or [])
+
+
+@dataclass
+class EndpointsControllers:
+    writer: Writer
+    dirty_services: set[Key] = field(default_factory=set)
+    dirty_namespaces: set[str] = field(default_factory=set)
+    everything: bool = True  # the first pass looks at every Service
+    # what each Service's objects were last seen to hold (written or found so): a pass whose result is the same
+    # reads nothing from the store; a change to endpoints objects of the namespace makes it look again
+    written: dict[Key, tuple[list[Obj], Obj]] = field(default_factory=dict)
+    # each Service's pod entries of the last pass, while the Service stays at the same version
+    memos: dict[Key, tuple[Any, Memo]] = field(default_factory=dict)
+
+    def note(self, change: Change) -> None:
+        """Take in one change of the store's feed: a Service, a pod, a managed object removed by a client."""
+        if change.resource == "services":
+            self.dirty_services.add((change.namespace, change.name))
+            self.written.pop((change.namespace, change.name), None)
+        elif change.resource == "pods":
+            self.dirty_namespaces.add(change.namespace)
+        elif change.resource in ("endpoints", "endpointslices"):
+            # (a client's change, or this controller's own: compared with the store in the next pass)
+            for key in [k for k in self.written if k[0] == change.namespace]:
+                del self.written[key]
+            if change.resource == "endpoints":
+                self.dirty_services.add((change.namespace, change.name))  # (mirrored for a Service without selector)
+            if change.type == "DELETED":
+                self.dirty_namespaces.add(change.namespace)
+
+    @property
+    def due(self) -> bool:
+        return self.everything or bool(self.dirty_services or self.dirty_namespaces)
+
+    def cycle(self, snap: Snapshot) -> bool:
+        """Bring the endpoints of every Service that may have changed to what its pods say; True when it wrote."""
+        services = snap.mirror.items("services")
+        if self.everything:
+            keys = set(services)
+        else:
+            keys = {k for k in services if k[0] in self.dirty_namespaces} | self.dirty_services
+        changed_services = self.dirty_services  # (a Service written, or its Endpoints)
+        self.everything, self.dirty_services, self.dirty_namespaces = False, set(), set()
+        wrote = False
+        for key in sorted(k for k in keys if k in services and _mirrors(services[k]) and k not in self.written):
+            if key in changed_services:  # (a selector removed: this controller's slices go)
+                wrote |= self._sync_slices(services[key], [])
+            wrote |= self._mirror(services[key])
+        selecting = [k for k in keys if k in services and _selects_pods(services[k])]
+        if not selecting and all(k in services for k in keys):
+            return wrote  # (no Service of theirs selects pods, none went: the pods need not be looked at)
+        nodes = {str((n.get("metadata") or {}).get("name")): n for n in snap.mirror.listed("nodes")}
+        pods_by_namespace: dict[str, list[Obj]] = {}
+        for pod in snap.pods:
+            pods_by_namespace.setdefault(str((pod.get("metadata") or {}).get("namespace")), []).append(pod)
+        for key in sorted(keys):
+            svc = services.get(key)
+            if svc is None:
+                self.written.pop(key, None)
+                self.memos.pop(key, None)
+                wrote |= self._remove_endpoints(key)
+                continue
+            if not _selects_pods(svc):
+                continue
+            selector = (svc.get("spec") or {}).get("selector") or {}
+            pods = [p for p in pods_by_namespace.get(key[0], []) if selects(selector, p) and in_endpoints(p)]
+            version = (svc.get("metadata") or {}).get("resourceVersion")
+            memo = self.memos.get(key)
+            if memo is None or memo[0] != version:
+                memo = self.memos[key] = (version, {})
+            listed = entries(svc, pods, nodes, memo[1])
+            wanted = (desired_slices(svc, listed), desired_endpoints(svc, listed))
+            if self.written.get(key) == wanted:
+                continue
+            wrote |= self._sync_slices(svc, wanted[0])
+            wrote |= self._write("endpoints", wanted[1])
+            self.written[key] = wanted
+        return wrote
+
+    def _mirror(self, svc: Obj) -> bool:
+        """The endpointslicemirroring controller: a Service without a selector gets EndpointSlices mirroring
+        the Endpoints its clients write (unless labelled ``endpointslice.kubernetes.io/skip-mirror``)."""
+        meta = svc.get("metadata") or {}
+        key = (str(meta.get("namespace")), str(meta.get("name")))
+        try:
+            endpoints = self.writer.store.get("endpoints", *key)
+        except NotFound:
+            endpoints = None
+        skip = endpoints is None or ((endpoints.get("metadata") or {}).get("labels") or {}).get(SKIP_MIRROR) == "true"
+        wanted = [] if skip or endpoints is None else mirrored_slices(endpoints)
+        wrote = self._sync_slices(svc, wanted, MIRRORING)
+        self.written[key] = (wanted, endpoints or {})
+        return wrote
+
+    def _remove_endpoints(self, key: Key) -> bool:
+        """A Service gone: its Endpoints and its slices go (the garbage collector would take the slices, by
+        their owner reference, as well)."""
+        gone = {"metadata": {"namespace": key[0], "name": key[1]}}
+        wrote = self._sync_slices(gone, []) | self._sync_slices(gone, [], MIRRORING)
+        try:
+            self.writer.store.get("endpoints", *key)
+        except NotFound:
+            return wrote
+        return self.writer.delete("endpoints", *key) is not None or wrote
+
+    def _sync_slices(self, svc: Obj, wanted: list[Obj], manager: str = CONTROLLER) -> bool:
+        """Write the Service's slices; remove the other slices of it ``manager`` (this controller, or the
+        mirroring one) made."""
+        meta = svc.get("metadata") or {}
+        namespace = str(meta.get("namespace"))
+        listed, _ = self.writer.store.list("endpointslices", namespace)
+        names = {s["metadata"]["name"] for s in wanted}
+        wrote = False
+        for old in listed:
+            old_meta = old.get("metadata") or {}
+            labels = old_meta.get("labels") or {}
+            if labels.get(SERVICE_NAME) == meta.get("name") and labels.get(MANAGED_BY) == manager \
+                    and old_meta.get("name") not in names:
+                wrote |= self.writer.delete("endpointslices", namespace, old_meta["name"], uid=old_meta.get("uid")) \
+                    is not None
+        for slice_ in wanted:
+            wrote |= self._write("endpointslices", slice_, generation=True)
+        return wrote
+
+    def _write(self, resource: str, wanted: Obj, generation: bool = False) -> bool:
+        """Create ``wanted`` or make the stored one say the same; True when it wrote."""
+        namespace, name = wanted["metadata"]["namespace"], wanted["metadata"]["name"]
+
+        def mutate(current: Obj) -> Obj | None:
+            if _same(current, wanted):
+                return None
+            meta = {**current["metadata"], "labels": wanted["metadata"].get("labels")}
+            if wanted["metadata"].get("ownerReferences"):
+                meta["ownerReferences"] = wanted["metadata"]["ownerReferences"]
+            if not meta["labels"]:
+                meta.pop("labels")
+            if generation:
+                meta["generation"] = int(meta.get("generation") or 1) + 1
+            updated = {**{k: v for k, v in current.items() if k not in _CONTENT}, "metadata": meta}
+            updated.update({k: wanted[k] for k in _CONTENT if k in wanted})
+            return updated
+
+        try:
+            current = self.writer.store.get(resource, namespace, name)
+        except NotFound:
+            created = {**wanted, "metadata": {**wanted["metadata"], **({"generation": 1} if generation else {})}}
+            try:
+                self.writer.create(resource, namespace, created)
+            except Conflict:
+                return False  # made meanwhile: the next pass compares
+            return True
+        if _same(current, wanted):
+            return False
+        return self.writer.update(resource, namespace, name, mutate) is not None

@@ -1,0 +1,134 @@
+"""The endpoints controllers: a Service with a selector gets an EndpointSlice and an Endpoints object listing the
+pods it selects, as kube-controller-manager writes them, kept up to date as pods come, become ready and go."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cluster import NODE, NS, Cluster
+
+from dralloc.server.controllers.endpoints import desired_endpoints, desired_slices, entries, resolve_port
+
+LABELS = {"app": "web"}
+
+
+def web_pod(name: str, labels: dict[str, str] | None = None, **status: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels or LABELS},
+            "spec": {"containers": [{"name": "main", "image": "x:1",
+                                     "ports": [{"name": "http", "containerPort": 8080}]}],
+                     "terminationGracePeriodSeconds": 0}}
+
+
+def service(**spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "labels": {"tier": "front"}},
+            "spec": {"selector": LABELS, "ports": [{"name": "http", "port": 80, "targetPort": "http"}], **spec}}
+
+
+def slices_of(c: Cluster, name: str = "web") -> list[dict[str, Any]]:
+    return [s for s in c.store.list("endpointslices", "default")[0]
+            if s["metadata"]["labels"].get("kubernetes.io/service-name") == name]
+
+
+def test_a_services_slice_lists_its_ready_pods_as_the_endpointslice_controller_writes_it() -> None:
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", {**NODE, "metadata": {"name": "node-1",
+                                                  "labels": {"topology.kubernetes.io/zone": "z1"}}})
+    svc = c.post(f"{NS}/services", service())
+    for name in ("web-b", "web-a"):
+        c.post(f"{NS}/pods", web_pod(name))
+    c.post(f"{NS}/pods", web_pod("other", {"app": "db"}))
+    c.settle()
+    [eps] = slices_of(c)
+    meta = eps["metadata"]
+    assert meta["name"].startswith("web-") and len(meta["name"]) == len("web-") + 5
+    assert meta["labels"] == {"tier": "front", "kubernetes.io/service-name": "web",
+                              "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io"}
+    assert meta["ownerReferences"] == [{"apiVersion": "v1", "kind": "Service", "name": "web",
+                                        "uid": svc["metadata"]["uid"], "controller": True,
+                                        "blockOwnerDeletion": True}]
+    assert eps["addressType"] == "IPv4" and eps["ports"] == [{"name": "http", "protocol": "TCP", "port": 8080}]
+    pods = {p["metadata"]["name"]: p for p in c.pods()}
+    assert eps["endpoints"] == [
+        {"addresses": [pods[n]["status"]["podIP"]], "conditions": {"ready": True, "serving": True,
+                                                                  "terminating": False},
+         "targetRef": {"kind": "Pod", "namespace": "default", "name": n, "uid": pods[n]["metadata"]["uid"]},
+         "nodeName": "node-1", "zone": "z1"} for n in ("web-a", "web-b")]
+    ep = c.get("endpoints", "web")
+    assert ep["metadata"]["labels"] == {"tier": "front"}
+    assert [a["targetRef"]["name"] for a in ep["subsets"][0]["addresses"]] == ["web-a", "web-b"]
+    assert ep["subsets"][0]["ports"] == [{"name": "http", "port": 8080, "protocol": "TCP"}]
+
+
+def test_the_slice_follows_pods_going_and_the_service_going() -> None:
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", NODE)
+    c.post(f"{NS}/services", service())
+    c.post(f"{NS}/pods", web_pod("web-a"))
+    c.settle()
+    name = slices_of(c)[0]["metadata"]["name"]
+    assert c.http.delete(f"{NS}/pods/web-a").status_code == 200
+    c.settle()
+    [eps] = slices_of(c)
+    assert eps["metadata"]["name"] == name and eps["endpoints"] is None and eps["metadata"]["generation"] == 2
+    assert "subsets" not in c.get("endpoints", "web")
+    assert c.http.delete(f"{NS}/services/web").status_code == 200
+    c.settle()
+    assert all(e["metadata"]["name"] != "web" for e in c.store.list("endpoints", "default")[0])
+    assert slices_of(c) == []  # (the garbage collector's: their owner is gone)
+
+
+def test_a_pod_not_ready_is_listed_as_not_ready_and_a_service_without_selector_is_left_alone() -> None:
+    svc = {"metadata": {"name": "web", "namespace": "default", "uid": "u"}, "spec": service()["spec"]}
+    pod = {**web_pod("web-a"), "metadata": {"name": "web-a", "namespace": "default", "uid": "p", "labels": LABELS},
+           "status": {"podIP": "10.88.0.2", "phase": "Pending"}}
+    [eps] = desired_slices(svc, entries(svc, [pod], {}))
+    assert eps["endpoints"][0]["conditions"] == {"ready": False, "serving": False, "terminating": False}
+    assert desired_endpoints(svc, entries(svc, [pod], {}))["subsets"][0]["notReadyAddresses"][0]["ip"] == "10.88.0.2"
+    published = {**svc, "spec": {**svc["spec"], "publishNotReadyAddresses": True}}
+    [eps] = desired_slices(published, entries(published, [pod], {}))
+    assert eps["endpoints"][0]["conditions"]["ready"] is True
+    assert desired_endpoints(published, entries(published, [pod], {}))["subsets"][0]["addresses"][0]["ip"] == \
+        "10.88.0.2"
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", NODE)
+    c.post(f"{NS}/services", {**service(), "spec": {"ports": [{"port": 80}]}})
+    c.post(f"{NS}/pods", web_pod("web-a"))
+    c.settle()
+    assert slices_of(c) == []
+
+
+def test_a_named_target_port_is_resolved_on_each_pod() -> None:
+    pod = web_pod("a")
+    assert resolve_port(pod, {"port": 80, "targetPort": "http"}) == 8080
+    assert resolve_port(pod, {"port": 80, "targetPort": "http", "protocol": "UDP"}) is None
+    assert resolve_port(pod, {"port": 80, "targetPort": 9090}) == 9090
+
+
+def test_a_client_writes_the_endpoints_of_a_service_without_selector_and_they_are_mirrored() -> None:
+    c = Cluster()
+    c.post(f"{NS}/services", {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "db"},
+                              "spec": {"ports": [{"port": 5432}]}})
+    endpoints = {"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "db", "labels": {"team": "x"}},
+                 "subsets": [{"addresses": [{"ip": "192.168.1.10"}], "notReadyAddresses": [{"ip": "192.168.1.11"}],
+                              "ports": [{"port": 5432}]}]}
+    r = c.http.post(f"{NS}/endpoints", json=endpoints)
+    assert r.status_code == 201, r.text
+    assert r.json()["subsets"][0]["ports"] == [{"port": 5432, "protocol": "TCP"}]  # (decoding's default)
+    assert r.headers["warning"].startswith('299 - "v1 Endpoints is deprecated in v1.33+')
+    c.settle()
+    [mirrored] = slices_of(c, "db")
+    assert mirrored["metadata"]["labels"] == {"team": "x", "kubernetes.io/service-name": "db",
+                                              "endpointslice.kubernetes.io/managed-by":
+                                                  "endpointslicemirroring-controller.k8s.io"}
+    assert mirrored["metadata"]["ownerReferences"][0]["kind"] == "Endpoints"
+    assert mirrored["endpoints"] == [{"addresses": ["192.168.1.10"], "conditions": {"ready": True}},
+                                     {"addresses": ["192.168.1.11"], "conditions": {"ready": False}}]
+    assert mirrored["ports"] == [{"name": "", "protocol": "TCP", "port": 5432}]
+    assert c.get("endpoints", "db")["subsets"] == r.json()["subsets"]  # the controllers leave it as written
+    r = c.http.post(f"{NS}/endpoints", json={**endpoints, "metadata": {"name": "bad"}, "subsets": [
+        {"addresses": [{"ip": "1.2.3"}], "ports": [{"port": 0, "protocol": "HTTP"}]}]})
+    assert r.status_code == 422 and r.json()["message"] == (
+        'Endpoints "bad" is invalid: [subsets[0].addresses[0].ip: Invalid value: "1.2.3": must be a valid IP address, '
+        '(e.g. 10.9.8.7 or 2001:db8::ffff), subsets[0].ports[0].port: Invalid value: 0: must be between 1 and '
+        '65535, inclusive, subsets[0].ports[0].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", '
+        '"UDP"]')
