@@ -195,9 +195,8 @@ POLICY_GROUP = "policy"
 POLICY = {"poddisruptionbudgets": Resource("poddisruptionbudgets", "PodDisruptionBudget", True, group=POLICY_GROUP,
                                            versions=("v1",), short_names=("pdb",), status=True,
                                            table=disruption_budgets.TABLE, strategy=disruption_budgets.STRATEGY)}
-# storage.k8s.io/v1, read-only and always empty, as apps/v1: what an external kube-scheduler (--no-scheduler)
-# lists and watches besides pods, nodes and the DRA kinds (the volume plugins' classes, CSI nodes, drivers,
-# capacities and attachments), so its informers sync.
+# storage.k8s.io/v1: the classes, CSI nodes, drivers, capacities and attachments the volume plugins read (the
+# volume controllers bind and provision with them; an external kube-scheduler's informers watch them).
 STORAGE_GROUP = "storage.k8s.io"
 STORAGE = {r.name: r for r in (
     Resource("csidrivers", "CSIDriver", False, group=STORAGE_GROUP, versions=("v1",),
