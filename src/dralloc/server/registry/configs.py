@@ -31,15 +31,12 @@ def prepare_secret(secret: Obj) -> None:
 class ConfigStrategy(CoreStrategy):
     """ConfigMaps and Secrets (a Secret's ``stringData`` folded into ``data`` before it is validated)."""
 
-    def create_errors(self, typed: Any, stored: Obj | None, namespaced: bool) -> list[FieldError]:
-        stored = stored or {}
-        if stored.get("kind") == "Secret":
-            prepare_secret(stored)
-        return config_errors(stored, typed.metadata)
+    def decode_defaults(self, obj: Obj, sub: str) -> None:
+        if obj.get("kind") == "Secret":
+            prepare_secret(obj)  # (the writer owns ``data`` and ``type``; an update's type is then compared)
 
-    def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
-        if merged.get("kind") == "Secret":
-            prepare_secret(merged)  # (its type defaulted before the type is compared)
+    def create_errors(self, typed: Any, stored: Obj | None, namespaced: bool) -> list[FieldError]:
+        return config_errors(stored or {}, typed.metadata)
 
     def update_errors(self, merged: Obj, old: Obj, sub: str, typed_meta: Any) -> list[FieldError]:
         # ValidateConfigMapUpdate / ValidateSecretUpdate: what may not change, then the object itself

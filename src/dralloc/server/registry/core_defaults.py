@@ -314,11 +314,8 @@ class NodeStrategy(CoreStrategy):
     """Nodes: stored as sent, with their status defaulted on every write (a create takes the whole object; an
     update of the main endpoint keeps the stored status, one of ``nodes/status`` takes the sent one)."""
 
-    def prepare_for_create(self, stored: Obj) -> None:
-        default_node(stored)
-
-    def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
-        default_node(merged)
+    def decode_defaults(self, obj: Obj, sub: str) -> None:
+        default_node(obj)
 
 
 NODES = NodeStrategy()

@@ -147,6 +147,9 @@ async def _make_default_account(server: Server, namespace: str) -> None:
 
 
 class NamespaceStrategy(CoreStrategy):
+    def decode_defaults(self, obj: Obj, sub: str) -> None:
+        with_name_label(obj)  # SetDefaults_Namespace: the writer owns the label
+
     def prepare_for_create(self, stored: Obj) -> None:
         prepare_create(stored)
 

@@ -49,20 +49,40 @@ def qos_class(spec: dict[str, Any]) -> str:
     return "Guaranteed" if guaranteed else "Burstable"
 
 
-# what only a pod gets (SetDefaults_Pod and the Priority admission), not a template
-_POD_ONLY_DEFAULTS = {"enableServiceLinks": True, "priority": 0, "preemptionPolicy": "PreemptLowerPriority"}
-
-
-def apply_pod_defaults(pod: dict[str, Any]) -> None:
-    """The defaults kube-apiserver fills in a pod's spec (what a scheduler or ``kubectl get -o yaml`` sees):
-    those of every pod spec, the pod's own (service links, priority, requests from limits, host network
-    ports), and the tolerations its DefaultTolerationSeconds admission adds."""
+def decode_pod_defaults(pod: dict[str, Any]) -> None:
+    """What kube-apiserver's decoding of a v1 Pod fills in, which the writer's managedFields entry owns:
+    SetDefaults_Pod (requests from limits, host network ports, service links) before the defaults of every
+    pod spec, and the conversion's mirror of the service account name in ``serviceAccount``."""
     spec = pod.get("spec")
     if not isinstance(spec, dict):
         return
     core_defaults.default_pod_only_fields(spec)  # first, as SetDefaults_Pod runs before the spec's defaults
     core_defaults.default_pod_spec(spec)
-    for key, value in _POD_ONLY_DEFAULTS.items():
+    spec.setdefault("enableServiceLinks", True)
+    mirror_service_account(spec)
+
+
+def mirror_service_account(spec: dict[str, Any]) -> None:
+    """The v1 conversion's service account: ``serviceAccountName``, else the deprecated ``serviceAccount``,
+    and the v1 form written back carries the name in both."""
+    name = spec.get("serviceAccountName") or spec.get("serviceAccount")
+    if name and isinstance(name, str):
+        spec["serviceAccountName"] = spec["serviceAccount"] = name
+
+
+# what the Priority admission gives a pod that no class names and no default class exists for
+_PRIORITY_ADMISSION_DEFAULTS = {"priority": 0, "preemptionPolicy": "PreemptLowerPriority"}
+
+
+def apply_pod_defaults(pod: dict[str, Any]) -> None:
+    """All that kube-apiserver fills in a pod's spec, for a pod written without the server's create steps
+    (what a scheduler or ``kubectl get -o yaml`` sees): decoding's defaults, the priority of no class, and the
+    tolerations of its DefaultTolerationSeconds admission."""
+    decode_pod_defaults(pod)
+    spec = pod.get("spec")
+    if not isinstance(spec, dict):
+        return
+    for key, value in _PRIORITY_ADMISSION_DEFAULTS.items():
         spec.setdefault(key, value)
     add_default_tolerations(spec)
 
@@ -94,14 +114,20 @@ def prepare_pod_create(pod: dict[str, Any]) -> None:
     """As kube-apiserver's pod strategy: defaults filled in, and a new pod is Pending with its QOS class,
     whatever status it sent."""
     apply_pod_defaults(pod)
-    spec = pod.get("spec") or {}
-    status: dict[str, Any] = {"phase": "Pending", "qosClass": qos_class(spec)}
-    pod["status"] = status
-    if spec.get("schedulingGates"):
-        # applySchedulingGatedCondition: a gated pod says so from its creation (the scheduler never tries it)
-        status["conditions"] = [{"type": "PodScheduled", "status": "False", "lastProbeTime": None,
-                                 "lastTransitionTime": now(), "reason": "SchedulingGated",
-                                 "message": SCHEDULING_GATED_MESSAGE}]
+    STRATEGY.prepare_for_create(pod)
+
+
+def admit_pod_update(merged: dict[str, Any], old: dict[str, Any]) -> None:
+    """The mutating admission of a pod's update: Priority keeps the priority and preemption policy it gave
+    the pod when the update leaves them out, DefaultTolerationSeconds adds its tolerations again."""
+    spec, old_spec = merged.get("spec"), old.get("spec")
+    if not isinstance(spec, dict):
+        return
+    if isinstance(old_spec, dict):
+        for key in _PRIORITY_ADMISSION_DEFAULTS:
+            if spec.get(key) is None and old_spec.get(key) is not None:
+                spec[key] = old_spec[key]
+    add_default_tolerations(spec)
 
 
 # --- binding ----------------------------------------------------------------------------------------
@@ -224,10 +250,19 @@ def schedule_removal(server: Server, obj: Obj) -> None:
 class PodStrategy(CoreStrategy):
     tracks_generation = True  # kube-apiserver's pod strategy keeps metadata.generation since 1.33
 
+    def decode_defaults(self, obj: Obj, sub: str) -> None:
+        if sub != "status":  # (a status write keeps the stored spec)
+            decode_pod_defaults(obj)
+
     def admit(self, store: SQLStore, sent: Obj, namespace: str) -> Obj:
-        """Mutating admission in kube-apiserver's order: LimitRanger, ServiceAccount, then Priority."""
+        """Mutating admission in kube-apiserver's order: LimitRanger, ServiceAccount, Priority,
+        DefaultTolerationSeconds."""
         sent = limit_ranges.admit_pod(store, sent, namespace)
-        return priorities.admit_pod(store, accounts.admit_pod(store, sent, namespace, generated_name))
+        pod = priorities.admit_pod(store, accounts.admit_pod(store, sent, namespace, generated_name))
+        spec = pod.get("spec")
+        if isinstance(spec, dict):
+            add_default_tolerations(spec)
+        return pod
 
     def create_admission_errors(self, store: SQLStore, namespace: str, name: str, stored: Obj) -> list[FieldError]:
         """Validating admission: LimitRanger's bounds (a 403)."""
@@ -235,7 +270,15 @@ class PodStrategy(CoreStrategy):
         return []
 
     def prepare_for_create(self, stored: Obj) -> None:
-        prepare_pod_create(stored)
+        """PrepareForCreate: a new pod is Pending with its QOS class, whatever status it sent."""
+        spec = stored.get("spec") or {}
+        status: dict[str, Any] = {"phase": "Pending", "qosClass": qos_class(spec)}
+        stored["status"] = status
+        if spec.get("schedulingGates"):
+            # applySchedulingGatedCondition: a gated pod says so from its creation (the scheduler never tries it)
+            status["conditions"] = [{"type": "PodScheduled", "status": "False", "lastProbeTime": None,
+                                     "lastTransitionTime": now(), "reason": "SchedulingGated",
+                                     "message": SCHEDULING_GATED_MESSAGE}]
 
     def create_errors(self, typed: Any, stored: Obj | None, namespaced: bool) -> list[FieldError]:
         return pod_create_errors(stored or {}, typed.metadata)
@@ -247,7 +290,7 @@ class PodStrategy(CoreStrategy):
 
     def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
         if sub != "status":
-            apply_pod_defaults(merged)  # as decoding does on every write: a replace need not repeat them
+            admit_pod_update(merged, old)
 
     def update_errors(self, merged: Obj, old: Obj, sub: str, typed_meta: Any) -> list[FieldError]:
         if sub == "status":

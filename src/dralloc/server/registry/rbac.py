@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dralloc.api.rbac_v1 import GROUP
 from dralloc.server.registry.strategy import Strategy
 from dralloc.server.types import Obj
-from dralloc.store import SQLStore
 
 
 def apply_rbac_defaults(obj: Obj) -> Obj:
@@ -29,11 +28,8 @@ def apply_rbac_defaults(obj: Obj) -> Obj:
 
 
 class RbacStrategy(Strategy):
-    def admit(self, store: SQLStore, sent: Obj, namespace: str) -> Obj:
-        return apply_rbac_defaults(sent)  # (defaulting: before validation)
-
-    def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
-        merged.update(apply_rbac_defaults(merged))
+    def decode_defaults(self, obj: Obj, sub: str) -> None:
+        obj.update(apply_rbac_defaults(obj))  # (decoding's: before validation, owned by the writer)
 
 
 STRATEGY = RbacStrategy()

@@ -44,12 +44,20 @@ class Strategy:
 
     # --- create ---------------------------------------------------------------------------------------
 
+    def decode_defaults(self, obj: Obj, sub: str) -> None:
+        """What kube-apiserver's decoding of a write's body fills in (the SetDefaults_* of its kind, a core
+        kind's conversion), in place: the writer's managedFields entry is recorded on the object as decoded,
+        so the writer owns these fields (``sub``: the subresource written, "" for the main endpoint)."""
+
     def admit(self, store: SQLStore, sent: Obj, namespace: str) -> Obj:
-        """Mutating admission, before the object is decoded and validated (a new dict when it changes)."""
+        """Mutating admission of a create (a new dict when it changes). It runs after the writer's
+        managedFields entry is recorded, as kube-apiserver's create handler runs it: nobody owns what it adds.
+        A stored-as-sent kind is admitted once its body has decoded; a typed kind before its decoding."""
         return sent
 
     def prepare_for_create(self, stored: Obj) -> None:
-        """What a create resets or fills in (a stored-as-sent kind's defaults and status)."""
+        """What a create resets or fills in after admission (PrepareForCreate: a status, a namespace's
+        finalizer), owned by nobody."""
 
     def create_errors(self, typed: Any, stored: Obj | None, namespaced: bool) -> list[FieldError]:
         """The validation of a create: ``typed`` is the decoded object, ``stored`` the form it is stored in
@@ -87,7 +95,8 @@ class Strategy:
         return merged
 
     def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
-        """What an update resets or fills in, once the new generation is known."""
+        """The mutating admission of an update and what the update resets or fills in, once the new generation
+        is known and the writer's managedFields entry is recorded (owned by nobody)."""
 
     def update_errors(self, merged: Obj, old: Obj, sub: str, typed_meta: Any) -> list[FieldError]:
         """The validation of an update (``sub``: "", "status" or another subresource; ``typed_meta``: the

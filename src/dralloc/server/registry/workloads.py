@@ -186,10 +186,14 @@ class WorkloadStrategy(CoreStrategy):
     def __init__(self, defaults: Any) -> None:
         self.defaults = defaults
 
+    def decode_defaults(self, obj: Obj, sub: str) -> None:
+        if sub:
+            return
+        drop_unknown_fields(obj)
+        self.defaults(obj)  # as decoding does on every write: a replace need not repeat them
+
     def prepare_for_create(self, stored: Obj) -> None:
         """As upstream's PrepareForCreate: a new object has an empty status, whatever it sent."""
-        drop_unknown_fields(stored)
-        self.defaults(stored)
         stored["status"] = {}
 
     def create_errors(self, typed: Any, stored: Obj | None, namespaced: bool) -> list[FieldError]:
@@ -198,8 +202,6 @@ class WorkloadStrategy(CoreStrategy):
     def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
         if sub:
             return
-        drop_unknown_fields(merged)
-        self.defaults(merged)  # as decoding does on every write: a replace need not repeat them
         # the generation counts spec changes once both are defaulted
         meta, old_meta = merged["metadata"], old.get("metadata") or {}
         gen = int(old_meta.get("generation") or 1)

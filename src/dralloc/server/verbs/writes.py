@@ -101,7 +101,12 @@ def new_metadata(meta: dict[str, Any], t: Target, rv: str) -> dict[str, Any]:
     return meta
 
 
-def prepare_create(data: Any, t: Target, plain: bool = False) -> tuple[dict[str, Any], str]:
+def prepare_create(data: Any, t: Target, plain: bool = False, record: Callable[[Obj], None] | None = None,
+                   admit: Callable[[Obj], Obj] | None = None) -> tuple[dict[str, Any], str]:
+    """A create's object as it is stored, and its name. A stored-as-sent kind's object goes through
+    kube-apiserver's create steps in their order: decoded (with its defaults), ``record`` (the writer's
+    managedFields entry, on the object as decoded), ``admit`` (mutating admission), prepared, validated. A
+    typed kind was admitted before it is decoded: ``record`` is its caller's."""
     obj = typed(data, t)
     meta = obj.metadata
     if t.resource.namespaced:
@@ -117,6 +122,11 @@ def prepare_create(data: Any, t: Target, plain: bool = False) -> tuple[dict[str,
     strategy = t.resource.strategy
     if strategy.stored_as_sent:  # core objects are stored as sent
         stored = raw_object(data, t, meta, plain)
+        strategy.decode_defaults(stored, "")
+        if record is not None:
+            record(stored)
+        if admit is not None:
+            stored = admit(stored)
         strategy.prepare_for_create(stored)
         check_valid(t, meta.name or "", strategy.create_errors(obj, stored, t.resource.namespaced))
         return stored, meta.name or ""
@@ -210,15 +220,28 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
     dry run)."""
     strategy = t.resource.strategy
     attempts = NAME_GENERATION_ATTEMPTS if not ObjectView(data).name else 1
-    with decoding_first(t, data):
-        data = strategy.admit(api.store, data, t.namespace)  # mutating admission, before validation
+    shown = view or t
+    record: Callable[[Obj], None] | None = None
+    if manager is not None:
+        def record(decoded: Obj) -> None:
+            _record(None, decoded, manager, shown)
+    admit: Callable[[Obj], Obj] | None = None
+    if strategy.stored_as_sent:
+        def admit(decoded: Obj) -> Obj:
+            return strategy.admit(api.store, decoded, t.namespace)
+        admitted = data
+    else:
+        # a typed kind is admitted before it is decoded; its writer owns the object as it was before
+        with decoding_first(t, data):
+            strategy.decode_defaults(data, "")
+            admitted = strategy.admit(api.store, data, t.namespace)  # mutating admission, before validation
     for attempt in range(attempts):
         # (a generated name may be tried again, from the object as it was: then it is copied, not changed)
-        stored, name = prepare_create(data, t, plain and attempts == 1)
+        stored, name = prepare_create(admitted, t, plain and attempts == 1, record, admit)
         check_valid(t, name, strategy.create_admission_errors(api.store, t.namespace, name, stored))
         quota.admit_create(api.store, t.resource.name, t.resource.group, t.namespace, stored, dry)  # (last)
-        if manager is not None:
-            _record(None, stored, manager, view or t)
+        if record is not None and not strategy.stored_as_sent:
+            record(stored if admitted is data else _typed_as_decoded(data, t, stored))
         if not dry and resource_version_set(stored):
             raise bad_request(RESOURCE_VERSION_ON_CREATE)
         try:
@@ -234,6 +257,14 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
             await follow_up
         return result, encoded
     raise AssertionError("unreachable")
+
+
+def _typed_as_decoded(data: Obj, t: Target, stored: Obj) -> Obj:
+    """A typed object as decoded before admission changed it (what its writer owns), with the stored object's
+    metadata (the managedFields recorded on it go to the stored object)."""
+    decoded = stored_form(typed(data, t))
+    decoded["metadata"] = stored["metadata"]
+    return decoded
 
 
 async def insert(api: ApiContext, t: Target, name: str, stored: Obj, dry: bool) -> tuple[Obj, bytes | None]:
@@ -262,9 +293,11 @@ def creation(stored: dict[str, Any], t: Target) -> Callable[[Any, str], dict[str
     return lambda _old, rv: finish({**stored, "metadata": new_metadata(stored["metadata"], t, rv)})
 
 
-def merge_update(t: Target, old: Obj, new_obj: Any, new_data: Obj) -> tuple[Obj, list[Any]]:
+def merge_update(t: Target, old: Obj, new_obj: Any, new_data: Obj,
+                 record: Callable[[Obj, Obj], None] | None = None) -> tuple[Obj, list[Any]]:
     """The stored form of an update of ``old`` by ``new_obj`` (typed; ``new_data`` as sent), and its
-    validation errors."""
+    validation errors. ``record(old, merged)`` records the writer's managedFields entry on the object as
+    decoded, before the update's admission and preparation, as kube-apiserver's update handler does."""
     strategy = t.resource.strategy
     new = raw_object(new_data, t, new_obj.metadata) if strategy.stored_as_sent else stored_form(new_obj)
     old_meta = old["metadata"]
@@ -294,6 +327,9 @@ def merge_update(t: Target, old: Obj, new_obj: Any, new_data: Obj) -> tuple[Obj,
     if strategy.tracks_generation:
         gen = old_meta.get("generation", 1)
         merged["metadata"]["generation"] = gen + 1 if merged.get("spec") != old.get("spec") else gen
+    strategy.decode_defaults(merged, t.sub)
+    if record is not None:
+        record(old, merged)
     strategy.prepare_for_update(merged, old, t.sub)
     return merged, strategy.update_errors(merged, old, t.sub, new_obj.metadata)
 
@@ -334,8 +370,13 @@ async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, d
     strategy = t.resource.strategy
     view_strategy = view.resource.strategy if view is not None and view is not t else None
 
+    record: Callable[[Obj, Obj], None] | None = None
+    if manager is not None:
+        def record(old: Obj, decoded: Obj) -> None:
+            _record(old, decoded, manager, view or t, t.sub)
+
     def build(old: dict[str, Any], rv: str) -> dict[str, Any] | Outcome:
-        merged, errors = merge_update(t, old, obj, data)
+        merged, errors = merge_update(t, old, obj, data, record)
         if not errors:
             errors = strategy.update_admission_errors(api.store, t.namespace, merged, old, t.sub)
         if view_strategy is not None and not errors:
@@ -346,8 +387,6 @@ async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, d
         merged["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if merged == old:
             return old
-        if manager is not None:
-            _record(old, merged, manager, view or t, t.sub)
         merged["metadata"]["resourceVersion"] = rv
         if merged["metadata"].get("deletionTimestamp") and not merged["metadata"].get("finalizers") \
                 and not strategy.deletion_held(merged):
