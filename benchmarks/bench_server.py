@@ -9,7 +9,7 @@
    cluster-scoped), ResourceClaims in the namespace ``default`` (a namespaced create: the namespace is checked
    on each), ResourceSlices (8 GPUs each), Pods (one container; admission adds the service account's token
    volume and the default tolerations) and ConfigMaps. Prints writes/s, the p50/p99 latency of a create and
-   the server's CPU per create, for each kind.
+   the server's CPU per create, for each kind, after the median fsync time of the directory the database is in.
 2. Reads: gets/s, and the median time of a full list.
 3. Watches: W watch streams stay open (another process reads them all with a selector) while creates go on one at a
    time; prints the create latency with the watches open and the delay from each acknowledged write to its
@@ -311,6 +311,22 @@ def write_phase(kind: str, n: int, clients: int, target: Target,
     return wall, latencies, cpu, (writes_after - writes) / max(1, commits_after - commits)
 
 
+def median_fsync_ms(directory: Path, rounds: int = 200) -> float:
+    """The median time of one 4 KiB write and its fsync in ``directory`` (where the database is): what a
+    group commit waits for at least, so what bounds the durable writes per second of C writers."""
+    path = directory / "fsync-probe"
+    times = []
+    with open(path, "wb") as f:
+        for _ in range(rounds):
+            f.write(b"x" * 4096)
+            t0 = time.perf_counter()
+            f.flush()
+            os.fsync(f.fileno())
+            times.append(time.perf_counter() - t0)
+    path.unlink()
+    return percentile(times, 0.5) * 1000
+
+
 WARM_CREATES = 16  # creates of each kind before its instructions are counted
 
 
@@ -391,6 +407,8 @@ def main() -> None:
             callgrind_phases([k for k in args.kinds.split(",") if k], n, args.clients, Path(tmp), args.by_thread)
         return
     with tempfile.TemporaryDirectory(dir=args.tmp_dir) as tmp:
+        print(f"median fsync of a 4 KiB write where the database is: {median_fsync_ms(Path(tmp)):.3f} ms",
+              flush=True)
         proc, target = start_server(Path(tmp) / "data", args.tls, "--max-connections", "100000", "--no-scheduler")
         try:
             for kind in kinds:
