@@ -280,18 +280,105 @@ def _requests_from_limits(resources: dict[str, Any]) -> None:
 
 def default_pod_only_fields(spec: dict[str, Any]) -> None:
     """SetDefaults_Pod's nested defaults, which a pod gets and a pod template does not: a container's (regular
-    or init) requests default to its limits, and with the host's network a port's hostPort to its
-    containerPort."""
-    host_network = spec.get("hostNetwork") is True
+    or init) requests default to its limits, then the pod-level resources (``default_pod_level_resources``),
+    and with the host's network a port's hostPort to its containerPort."""
     for kind in ("containers", "initContainers"):
         for container in _objects(spec.get(kind)):
             resources = _object(container, "resources")
             if resources is not None:
                 _requests_from_limits(resources)
-            if host_network:
+    pod_resources = _object(spec, "resources")
+    if pod_resources is not None:
+        default_pod_level_resources(spec, pod_resources)
+    if spec.get("hostNetwork") is True:
+        for kind in ("containers", "initContainers"):
+            for container in _objects(spec.get(kind)):
                 for port in _objects(container.get("ports")):
                     if port.get("containerPort") is not None:
                         _default_zero(port, "hostPort", port["containerPort"])
+
+
+# --- pod-level resources (PodLevelResources, on by default) ---------------------------------------------------
+
+_HUGEPAGES = "hugepages-"
+_OVERCOMMITTABLE_AT_POD_LEVEL = ("cpu", "memory")  # the pod-level resources that are not hugepages
+
+
+def _supported_at_pod_level(name: str) -> bool:
+    return name in _OVERCOMMITTABLE_AT_POD_LEVEL or name.startswith(_HUGEPAGES)
+
+
+def _aggregate(spec: dict[str, Any], key: str) -> dict[str, Quantity] | None:
+    """What the containers ask for together (``key``: "requests" or "limits"), as component-helpers'
+    AggregateContainerRequests / AggregateContainerLimits count it from the spec: the app containers and the
+    sidecars (init containers that restart ``Always``) summed, raised to each other init container's value
+    plus the sidecars started before it. A sum keeps the first value's format; a larger value replaces a
+    smaller one with its own. None: a value that is not a quantity (validation reports it)."""
+    def values(container: dict[str, Any]) -> dict[str, Quantity]:
+        resources = _object(container, "resources")
+        listed = resources.get(key) if resources is not None else None
+        return {name: Quantity(value) for name, value in listed.items()} if isinstance(listed, dict) else {}
+
+    def add(into: dict[str, Quantity], more: dict[str, Quantity]) -> None:
+        for name, quantity in more.items():
+            into[name] = into[name] + quantity if name in into else quantity
+
+    try:
+        total: dict[str, Quantity] = {}
+        for container in _objects(spec.get("containers")):
+            add(total, values(container))
+        sidecars: dict[str, Quantity] = {}
+        init_max: dict[str, Quantity] = {}
+        for container in _objects(spec.get("initContainers")):
+            own = values(container)
+            if container.get("restartPolicy") == "Always":
+                add(total, own)
+                add(sidecars, own)
+                running = sidecars
+            else:
+                running = dict(own)
+                add(running, sidecars)
+            for name, quantity in running.items():
+                if name not in init_max or quantity > init_max[name]:
+                    init_max[name] = quantity
+    except (TypeError, ValueError):
+        return None
+    for name, quantity in init_max.items():
+        if name not in total or quantity > total[name]:
+            total[name] = quantity
+    return total
+
+
+def default_pod_level_resources(spec: dict[str, Any], resources: dict[str, Any]) -> None:
+    """SetDefaults_Pod's pod-level ``spec.resources`` (once the containers' requests are defaulted), only when
+    the pod sets some: hugepages limits from the containers' when the pod sets neither the limit nor the
+    request of that size; then, when the pod sets limits, the cpu and memory requests it leaves out from what
+    its containers request together, and any other supported request (cpu, memory, hugepages-*) still missing
+    from its limit. New entries follow the pod's own, by name."""
+    limits, requests = resources.get("limits"), resources.get("requests")
+    if not isinstance(limits, dict | None) or not isinstance(requests, dict | None) or not (limits or requests):
+        return
+    aggregated = _aggregate(spec, "limits")
+    if aggregated is None:
+        return
+    hugepages = {name: str(quantity) for name, quantity in sorted(aggregated.items())
+                 if name.startswith(_HUGEPAGES) and name not in (requests or {}) and name not in (limits or {})}
+    if hugepages:
+        limits = resources["limits"] = {**(limits or {}), **hugepages}
+    if not limits:
+        return
+    containers = _aggregate(spec, "requests")
+    if containers is None:
+        return
+    defaulted = dict(requests or {})
+    for name in sorted(containers):
+        if name in _OVERCOMMITTABLE_AT_POD_LEVEL and name not in defaulted:
+            defaulted[name] = str(containers[name])
+    for name in sorted(limits):
+        if name not in defaulted and _supported_at_pod_level(name):
+            defaulted[name] = copy.deepcopy(limits[name])
+    if defaulted:
+        resources["requests"] = defaulted
 
 
 # --- nodes ---------------------------------------------------------------------------------------------------
