@@ -236,3 +236,22 @@ def test_kubectl_create_then_another_managers_server_side_apply_of_the_toleratio
         assert "f:serviceAccountName" not in yaml_out and "f:priority" not in yaml_out
     finally:
         server.stop()
+
+
+def test_a_claims_writer_owns_its_decoded_volume_mode_not_the_default_class_nor_the_protection_finalizer() -> None:
+    http = api_client("ns")
+    fast = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "provisioner": "example.com/csi",
+            "metadata": {"name": "fast", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}}}
+    r = http.post("/apis/storage.k8s.io/v1/storageclasses", json=fast, headers=KUBECTL_CREATE)
+    assert r.status_code == 201, r.text
+    assert {"f:reclaimPolicy", "f:volumeBindingMode"} <= entry(r.json(), "kubectl-create")["fieldsV1"].keys()
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
+             "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    r = http.post("/api/v1/namespaces/ns/persistentvolumeclaims", json=claim, headers=KUBECTL_CREATE)
+    assert r.status_code == 201, r.text
+    created = r.json()
+    assert created["spec"]["storageClassName"] == "fast"  # DefaultStorageClass admission
+    assert created["metadata"]["finalizers"] == ["kubernetes.io/pvc-protection"]
+    owned = entry(created, "kubectl-create")["fieldsV1"]
+    assert "f:volumeMode" in owned["f:spec"] and "f:storageClassName" not in owned["f:spec"]
+    assert "f:metadata" not in owned

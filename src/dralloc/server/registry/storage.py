@@ -96,12 +96,11 @@ class ClaimStrategy(CoreStrategy):
                 sent = {**sent, "spec": {**spec, "storageClassName": default}}
         return with_finalizer(sent, PVC_PROTECTION)
 
+    def decode_defaults(self, obj: Obj, sub: str) -> None:
+        _default_volume_mode(obj)  # (decoding's: the writer owns it)
+
     def prepare_for_create(self, stored: Obj) -> None:
         stored["status"] = {"phase": "Pending"}
-        _default_volume_mode(stored)
-
-    def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
-        _default_volume_mode(merged)
 
     def update_errors(self, merged: Obj, old: Obj, sub: str, typed_meta: Any) -> list[FieldError]:
         errors = super().update_errors(merged, old, sub, typed_meta)
@@ -123,16 +122,17 @@ class VolumeStrategy(CoreStrategy):
     def admit(self, store: SQLStore, sent: Obj, namespace: str) -> Obj:
         return with_finalizer(sent, PV_PROTECTION)
 
+    def decode_defaults(self, obj: Obj, sub: str) -> None:
+        _default_volume(obj)  # (decoding's: the writer owns them)
+
     def prepare_for_create(self, stored: Obj) -> None:
         stored["status"] = {"phase": "Pending", "lastPhaseTransitionTime": now()}
-        _default_volume(stored)
 
     def create_errors(self, typed: Any, stored: Obj | None, namespaced: bool) -> list[FieldError]:
         spec = _dict((stored or {}).get("spec")) or {}
         return validate(typed) + volume_source_errors(spec)
 
     def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
-        _default_volume(merged)
         if sub != "status":
             return
         phase = (_dict(merged.get("status")) or {}).get("phase")
@@ -189,11 +189,11 @@ class DefaultedStrategy(Strategy):
                     spec[key] = list(value) if isinstance(value, list) else value
         return obj
 
+    def decode_defaults(self, obj: Obj, sub: str) -> None:
+        self._fill(obj)  # (decoding's: the writer owns them)
+
     def with_system_fields(self, created: Obj) -> Obj:
         return self._fill(created)
-
-    def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
-        self._fill(merged)
 
 
 class StorageClassStrategy(DefaultedStrategy):
