@@ -109,10 +109,12 @@ class CustomResourceStrategy(Strategy):
         openapi_schema.prune(obj, version.schema)
         openapi_schema.apply_defaults(obj, version.schema)
 
+    def decode_defaults(self, obj: Obj, sub: str) -> None:
+        self._normalise(obj)  # (pruning and defaulting are decoding's: the writer owns the defaults)
+
     def prepare_for_create(self, stored: Obj) -> None:
         if self.version_of(stored).status:
             stored.pop("status", None)  # written through /status only
-        self._normalise(stored)
 
     def create_errors(self, typed: Any, stored: Obj | None, namespaced: bool) -> list[f.FieldError]:
         obj = stored or {}
@@ -126,7 +128,6 @@ class CustomResourceStrategy(Strategy):
         return errors + found + _rules_unless_blocked(found, lambda: crd_rules.validate(obj, schema))
 
     def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
-        self._normalise(merged)
         meta = merged["metadata"]
         generation = (old.get("metadata") or {}).get("generation", 1)
         ignored = ("metadata", "status") if self.version_of(merged).status else ("metadata",)
@@ -195,6 +196,7 @@ class CustomResourceStrategy(Strategy):
                 nxt = at[part] = {}
             at = nxt
         at[parts[-1]] = replicas
+        self.decode_defaults(new, "scale")
         self.prepare_for_update(new, obj, "scale")
         return new, self.update_errors(new, obj, "scale", None)
 

@@ -98,8 +98,10 @@ class DefinitionStrategy(Strategy):
     def decode(self, data: Obj) -> Any:
         return decode(data)
 
+    def decode_defaults(self, obj: Obj, sub: str) -> None:
+        default(obj)  # (decoding's: the writer owns the defaults)
+
     def prepare_for_create(self, stored: Obj) -> None:
-        default(stored)
         meta = stored["metadata"]
         if CLEANUP_FINALIZER not in (meta.get("finalizers") or []):
             meta["finalizers"] = [*(meta.get("finalizers") or []), CLEANUP_FINALIZER]
@@ -122,7 +124,6 @@ class DefinitionStrategy(Strategy):
         return validate_crd(decode(stored or {}))
 
     def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
-        default(merged)
         if sub == "status":
             return
         status = dict(merged.get("status") or old.get("status") or {})
