@@ -255,3 +255,22 @@ def test_a_claims_writer_owns_its_decoded_volume_mode_not_the_default_class_nor_
     owned = entry(created, "kubectl-create")["fieldsV1"]
     assert "f:volumeMode" in owned["f:spec"] and "f:storageClassName" not in owned["f:spec"]
     assert "f:metadata" not in owned
+
+
+def test_a_custom_resources_writer_owns_its_schema_defaults_and_not_the_fields_pruning_dropped() -> None:
+    http = api_client("ns")
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "size": {"type": "string"}, "replicas": {"type": "integer", "default": 1}}}}}
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "gadgets.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "gadgets", "kind": "Gadget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True,
+                                  "schema": {"openAPIV3Schema": schema}}]}}
+    assert http.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=crd).status_code == 201
+    gadget = {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"},
+              "spec": {"size": "small", "colour": "red"}}
+    r = http.post("/apis/example.com/v1/namespaces/ns/gadgets", json=gadget, headers=KUBECTL_CREATE)
+    assert r.status_code == 201, r.text
+    assert r.json()["spec"] == {"size": "small", "replicas": 1}
+    assert entry(r.json(), "kubectl-create")["fieldsV1"] == {
+        "f:spec": {".": {}, "f:replicas": {}, "f:size": {}}}
