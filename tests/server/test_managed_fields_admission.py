@@ -274,3 +274,15 @@ def test_a_custom_resources_writer_owns_its_schema_defaults_and_not_the_fields_p
     assert r.json()["spec"] == {"size": "small", "replicas": 1}
     assert entry(r.json(), "kubectl-create")["fieldsV1"] == {
         "f:spec": {".": {}, "f:replicas": {}, "f:size": {}}}
+
+
+def test_a_role_bindings_decoded_defaults_are_stored_and_owned_by_its_writer() -> None:
+    http = api_client("ns")
+    binding = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "b"},
+               "roleRef": {"kind": "Role", "name": "reader"}, "subjects": [{"kind": "User", "name": "alice"}]}
+    r = http.post("/apis/rbac.authorization.k8s.io/v1/namespaces/ns/rolebindings", json=binding,
+                  headers=KUBECTL_CREATE)
+    assert r.status_code == 201, r.text
+    assert r.json()["roleRef"]["apiGroup"] == "rbac.authorization.k8s.io"
+    assert r.json()["subjects"][0]["apiGroup"] == "rbac.authorization.k8s.io"
+    assert "f:apiGroup" in entry(r.json(), "kubectl-create")["fieldsV1"]["f:roleRef"]

@@ -24,6 +24,7 @@ from dralloc.server.http.responses import JSON, respond
 from dralloc.server.http.routing import Target
 from dralloc.server.names import generated_name
 from dralloc.server.registry import events, quota
+from dralloc.server.registry.strategy import Strategy
 from dralloc.server.types import Obj
 from dralloc.server.uids import new_uid
 from dralloc.server.verbs.create_rules import (
@@ -233,7 +234,10 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
     else:
         # a typed kind is admitted before it is decoded; its writer owns the object as it was before
         with decoding_first(t, data):
-            strategy.decode_defaults(data, "")
+            if type(strategy).decode_defaults is not Strategy.decode_defaults:
+                # (on a copy: the model decoded from the body as sent, kept for typed(), stays the body's)
+                data = json_copy(data)
+                strategy.decode_defaults(data, "")
             admitted = strategy.admit(api.store, data, t.namespace)  # mutating admission, before validation
     for attempt in range(attempts):
         # (a generated name may be tried again, from the object as it was: then it is copied, not changed)
