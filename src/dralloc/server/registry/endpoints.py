@@ -31,15 +31,12 @@ def default_endpoints(obj: Obj) -> None:
 
 
 class EndpointsStrategy(CoreStrategy):
-    def prepare_for_create(self, stored: Obj) -> None:
-        default_endpoints(stored)
+    def decode_defaults(self, obj: Obj, sub: str) -> None:
+        default_endpoints(obj)  # (decoding's: the writer owns them)
 
     def create_errors(self, typed: Any, stored: Obj | None, namespaced: bool) -> list[FieldError]:
         errors = validate_object_meta(typed.metadata, True, name_is_dns_subdomain, require_namespace=True)
         return errors + _subset_errors(stored or {})
-
-    def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
-        default_endpoints(merged)
 
     def update_errors(self, merged: Obj, old: Obj, sub: str, typed_meta: Any) -> list[FieldError]:
         return super().update_errors(merged, old, sub, typed_meta) + _subset_errors(merged)

@@ -51,15 +51,12 @@ def default_limit_range(obj: Obj) -> None:
 
 
 class LimitRangeStrategy(CoreStrategy):
-    def prepare_for_create(self, stored: Obj) -> None:
-        default_limit_range(stored)
+    def decode_defaults(self, obj: Obj, sub: str) -> None:
+        default_limit_range(obj)  # (decoding's: the writer owns them)
 
     def create_errors(self, typed: Any, stored: Obj | None, namespaced: bool) -> list[FieldError]:
         errors = validate_object_meta(typed.metadata, True, name_is_dns_subdomain, require_namespace=True)
         return errors + limit_range_errors(typed)
-
-    def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
-        default_limit_range(merged)
 
     def update_errors(self, merged: Obj, old: Obj, sub: str, typed_meta: Any) -> list[FieldError]:
         errors = super().update_errors(merged, old, sub, typed_meta)

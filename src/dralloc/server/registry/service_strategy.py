@@ -226,10 +226,13 @@ def internal_error(message: str) -> ApiError:
 
 
 class ServiceStrategy(CoreStrategy):
+    def decode_defaults(self, obj: Obj, sub: str) -> None:
+        if sub != "status":
+            default_service(obj)  # (decoding's: the writer owns them)
+
     def prepare_for_create(self, stored: Obj) -> None:
         stored.pop("status", None)
         stored["status"] = {"loadBalancer": {}}
-        default_service(stored)
         normalize_cluster_ips(_spec(stored), None)
 
     def create_errors(self, typed: Any, stored: Obj | None, namespaced: bool) -> list[f.FieldError]:
@@ -247,7 +250,6 @@ class ServiceStrategy(CoreStrategy):
     def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
         if sub == "status":
             return
-        default_service(merged)
         spec, old_spec = _spec(merged), old.get("spec") or {}
         patch_allocated_values(spec, old_spec)
         normalize_cluster_ips(spec, old_spec)
