@@ -9,6 +9,7 @@ of their own: the look-ahead counts them together.
 
 from __future__ import annotations
 
+import pytest
 from helpers import answer_and_steps as _run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -63,6 +64,7 @@ def test_a_later_admin_request_may_share_the_nics_an_earlier_one_holds():
     assert _run(objs, hard_after=0)[0] == plain
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(1, 3), st.lists(st.integers(0, 2), min_size=2, max_size=8),
        st.lists(st.tuples(st.integers(1, 4), st.one_of(st.none(), st.integers(0, 2)), st.booleans()),

@@ -96,6 +96,7 @@ def test_a_hard_input_with_subrequests_under_matchattribute_is_answered_at_once(
     assert out.steps < 5_000
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.integers(0, 2), st.sampled_from("ab")), min_size=4, max_size=11),
        st.integers(1, 4),

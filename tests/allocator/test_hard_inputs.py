@@ -82,6 +82,7 @@ def _plain_answer_within(case: HardCase, seconds: float) -> str | None:
         signal.signal(signal.SIGALRM, previous)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 10_000), st.sampled_from([0, 1, 8]))
 @example(8743, 0)  # admin requests may reuse other claims' devices: no union bound across claims then

@@ -107,6 +107,7 @@ def test_same_input_gives_byte_identical_output(objs):
     assert _answer(objs)[0] == _answer(objs)[0]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(clusters())
 def test_pruning_never_changes_the_answer(objs):
@@ -187,6 +188,7 @@ def _independent_check(objs, outcome):
             assert base.get((pool, cs, n), 0) + v <= counter_sets[(pool, cs)][n]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(clusters())
 def test_every_result_satisfies_the_rules_when_checked_independently(objs):
@@ -195,6 +197,7 @@ def test_every_result_satisfies_the_rules_when_checked_independently(objs):
         _independent_check(objs, outcome)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(clusters())
 def test_a_failed_search_leaves_no_reservation_behind(objs):

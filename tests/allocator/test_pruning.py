@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
 from cases_loader import expand
 
 from dralloc.allocator import AllocationError, Allocator
@@ -309,6 +310,7 @@ def test_identical_gpus_are_one_kind_in_the_failure_memo():
     assert eager.steps < 1_000  # 2 105 with the GPUs told apart by name
 
 
+@pytest.mark.slow
 def test_identical_gpus_keep_upstreams_device_names():
     # the same GPUs with claims that fit: the symmetric memo must not change which GPU gets what
     objs = _identical_mig_gpus(4, [("1g", 1, False), ("1g", 1, False), ("3g", 2, True), ("3g", 2, True),

@@ -199,6 +199,7 @@ def test_the_leaves_cover_the_schemas() -> None:
     assert kinds == set(WRONG) and len(LEAVES) > 1000
 
 
+@pytest.mark.slow
 @settings(max_examples=600, deadline=None)
 @given(st.sampled_from(LEAVES), st.data())
 def test_every_leaf_refuses_a_value_of_another_type_with_its_go_type(leaf: Any, draw: st.DataObject) -> None:
@@ -259,6 +260,7 @@ def test_the_shape_takes_only_base64_go_decodes(text: str) -> None:
         gotypes.base64_error_offset(text.encode()) is None)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,7})?(Z|[+-][0-9]{2}:[0-9]{2})",
                      fullmatch=True), st.booleans())

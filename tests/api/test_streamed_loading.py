@@ -91,6 +91,7 @@ _json = st.recursive(st.none() | st.booleans() | st.integers() | st.text(alphabe
                          st.text(alphabet=st.sampled_from("ab:"), max_size=3), inner, max_size=3), max_leaves=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_json)
 def test_colons_counted_piecewise_are_the_colons_of_the_whole_encoding(data: Any) -> None:

@@ -62,6 +62,7 @@ def _cluster(nodes: int, pods: int, selector: str) -> list:
     return load(*docs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("selector", [
     'device.attributes["gpu.example.com"].model == "a"',      # uuid unnamed: nodes share work
     'device.attributes["gpu.example.com"].uuid.startsWith("GPU-1")',  # uuid named: nodes stay apart

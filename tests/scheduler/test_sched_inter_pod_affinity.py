@@ -409,6 +409,7 @@ def _labels_text(i: int, labels: tuple[str, str | None, bool]) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(placed=st.lists(st.tuples(st.integers(0, 3), LABELS, st.lists(TERM, max_size=2)), max_size=10),
        own=LABELS, own_terms=st.lists(TERM, max_size=3))

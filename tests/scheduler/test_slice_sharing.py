@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from dralloc.api import codec
 from dralloc.simulator import perf
 from dralloc.simulator.generate import iter_cluster_documents
@@ -54,6 +56,7 @@ def test_values_that_only_compare_equal_stay_apart() -> None:
     assert e.attributes["x"] is b.attributes["x"] and e.capacity is a.capacity
 
 
+@pytest.mark.slow
 def test_placements_are_the_same_with_and_without_sharing() -> None:
     def placements(objects: list) -> str:
         result = Scheduler.from_objects(objects).schedule()

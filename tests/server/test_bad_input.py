@@ -374,6 +374,7 @@ HEADER_VALUES = st.sampled_from(["", "bob", "system:serviceaccount:ns:sa", "syst
                                  "system:serviceaccount:a:b:c", "é", "x" * 300, "system:masters", ",", "a,b"])
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(headers=st.dictionaries(st.sampled_from(["impersonate-user", "impersonate-group", "impersonate-uid",
                                                 "impersonate-extra-scopes", "impersonate-extra-", "authorization"]),

@@ -71,6 +71,7 @@ ops = st.lists(st.tuples(st.sampled_from(["create", "update", "delete"]), st.sam
                max_size=30)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(before=ops, after=ops)
 def test_a_mirror_kept_from_the_event_log_holds_what_a_fresh_list_holds(before: list[Any], after: list[Any]) -> None:

@@ -357,6 +357,7 @@ def _leaves(value: Any, path: tuple[Any, ...] = ()) -> dict[tuple[Any, ...], Any
     return {path: value}
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_pods())
 def test_defaulting_is_idempotent_and_never_removes_or_changes_a_set_field(sent: dict[str, Any]) -> None:
@@ -416,6 +417,7 @@ def _example_objects(kind: str, api_version: str = "v1") -> list[dict[str, Any]]
     return found
 
 
+@pytest.mark.slow
 def test_the_example_pods_and_nodes_still_create() -> None:
     pods, nodes = _example_objects("Pod"), _example_objects("Node")
     assert pods and nodes

@@ -177,6 +177,7 @@ def test_well_typed_values_of_every_rule_are_stored_as_sent(client: TestClient) 
 _SERVED = [leaf for leaf in LEAVES if leaf[0] in ("Pod", "Node")]
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(_SERVED), st.data())
 def test_every_leaf_of_pods_and_nodes_refuses_a_value_of_another_type(client: TestClient, leaf: Any,

@@ -410,6 +410,7 @@ _JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 3) | st.sampled
                      max_leaves=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(schema=_JSON, value=_JSON)
 def test_garbage_schemas_and_values_never_get_a_500(client: TestClient, schema: Any, value: Any) -> None:

@@ -57,6 +57,7 @@ def _brute_next(fields: list[str], after: datetime) -> datetime:
     raise AssertionError("no time found")
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(minute=_field(0, 59), hour=_field(0, 23), dom=_field(1, 28), month=_field(1, 12), dow=_field(0, 6),
        offset=st.integers(0, 400 * 24 * 60))

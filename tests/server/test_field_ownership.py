@@ -95,6 +95,7 @@ def test_the_create_fast_path_agrees_with_the_comparison_for_any_pod(obj: dict[s
     assert json.dumps(tree) == json.dumps(to_fields(changed - _STRIPPED))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(_pods, _pods)
 def test_an_update_takes_over_exactly_the_paths_it_changed_and_everybody_keeps_the_rest(

@@ -321,6 +321,7 @@ GROUP_STEPS = st.lists(st.one_of(
 ), min_size=1, max_size=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(steps=GROUP_STEPS)
 def test_the_long_lived_scheduler_holds_the_pod_groups_one_built_from_the_store_holds(

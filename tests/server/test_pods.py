@@ -397,6 +397,7 @@ def test_strict_field_validation_refuses_a_pod_with_a_typo_or_a_repeated_key_as_
     assert client.get(f"{PODS}/web").status_code == 404 and client.get(f"{PODS}/b").status_code == 404
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("annotations,message", [
     ({"seccomp.security.alpha.kubernetes.io/pod": "bogus"},
      'metadata.annotations.seccomp.security.alpha.kubernetes.io/pod: Invalid value: "bogus": must be a valid seccomp '

@@ -137,6 +137,7 @@ def test_kubectl_get_prints_kube_apiservers_columns(client: TestClient) -> None:
     assert table["rows"][0]["cells"][:3] == ["system-cluster-critical", 2000000000, False]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(class_name=st.sampled_from([None, "", "low-default", "high-never", "missing", "system-node-critical"]),
        priority=st.sampled_from([None, 0, 7, 1000, 2000001000]),

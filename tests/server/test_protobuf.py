@@ -385,6 +385,7 @@ WRITES = [("POST", CLAIMS), ("PUT", f"{CLAIMS}/c"), ("PUT", f"{CLAIMS}/c/status"
           ("POST", "/api/v1/namespaces/ml-team/pods"), ("PUT", "/api/v1/namespaces/ml-team/pods/p/status")]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.binary(max_size=200), st.sampled_from(WRITES))
 def test_random_bytes_after_the_prefix_never_make_a_500(client: TestClient, tail: bytes,
@@ -613,6 +614,7 @@ def test_a_bad_protobuf_pod_is_a_400(client: TestClient, body: bytes, error: str
     assert client.get(f"{PODS}/p").status_code == 404
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.data())
 def test_a_mutated_pod_body_is_created_or_refused_never_a_500(client: TestClient, data: st.DataObject) -> None:

@@ -126,6 +126,7 @@ def test_every_field_of_every_kind_is_read_in_c(api_version: str, kind: str) -> 
     assert c_decode(body) == python_decode(body)
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=500, deadline=None)
 @given(st.data())
@@ -137,6 +138,7 @@ def test_where_c_answers_it_is_the_reference_walker_s_answer(data: st.DataObject
         assert ("ok", json(found)) == outcome(reference.message, buf, table, name)
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.data())
@@ -318,6 +320,7 @@ def test_go_s_envelope_of_a_kind_met_before_is_read_in_one_c_call() -> None:
         assert accelerated.read_envelope(decoder._C_ENVELOPES, other) is None
 
 
+@pytest.mark.slow
 @needs_c
 @settings(max_examples=600, deadline=None)
 @given(st.data())
@@ -353,6 +356,7 @@ def test_reading_from_threads_gives_each_its_object() -> None:
     assert not wrong
 
 
+@pytest.mark.slow
 @needs_c
 def test_reading_leaks_nothing() -> None:
     bodies = [*GO_BODIES, *(body[:len(body) // 2] for body in GO_BODIES),  # (truncated: left to Python)

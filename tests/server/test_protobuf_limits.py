@@ -141,6 +141,7 @@ def test_a_deep_embedded_json_in_a_huge_body_gets_its_status(client: TestClient)
 JSON_LEAF = st.one_of(st.integers(-(2**70), 2**70), st.text(max_size=4), st.booleans())
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(levels=st.integers(2, MAX_DEPTH + 10), leaf=JSON_LEAF)
 def test_embedded_json_gets_the_answer_its_json_body_gets(client: TestClient, levels: int, leaf: Any) -> None:

@@ -190,6 +190,7 @@ def test_fields_come_out_in_the_structs_order_not_the_wires(data: st.DataObject)
     assert outcome(message, buf, table, name) == outcome(reference.message, buf, table, name)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.data())
 def test_the_usual_envelope_is_read_as_any_envelope_is(data: st.DataObject) -> None:

@@ -59,6 +59,7 @@ def test_the_caches_own_stores_writes_are_in_it_at_once(tmp_path: Path) -> None:
     store.close()
 
 
+@pytest.mark.slow
 def test_another_stores_writes_on_the_same_database_are_seen_after_the_poll_interval(tmp_path: Path) -> None:
     mine, theirs = SQLiteStore(str(tmp_path / "s.db")), SQLiteStore(str(tmp_path / "s.db"))
     cache = Feed(mine, poll_seconds=0.2).cache("namespaces")

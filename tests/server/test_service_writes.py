@@ -197,6 +197,7 @@ def test_a_type_change_drops_and_allocates_what_the_types_use(client: TestClient
     assert r.json()["spec"]["clusterIP"] == "10.96.0.3" and r.json()["spec"]["ports"][0]["nodePort"] == 30000
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(["create", "delete"]), min_size=1, max_size=12))
 def test_no_two_services_ever_share_an_address(steps: list[str]) -> None:

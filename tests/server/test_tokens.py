@@ -475,6 +475,7 @@ def test_a_token_of_a_deleted_or_recreated_account_is_refused(client: TestClient
     assert whoami(client, issue(client, account="robot"))["uid"] == second
 
 
+@pytest.mark.slow
 def test_a_token_bound_to_a_pod_ends_with_the_pod(client: TestClient) -> None:
     first = make_pod(client)["metadata"]["uid"]
     token = issue(client, {"boundObjectRef": {"kind": "Pod", "apiVersion": "v1", "name": "p"}})

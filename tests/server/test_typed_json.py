@@ -172,6 +172,7 @@ def _bodies(draw: Callable[[Any], Any]) -> tuple[str, bytes]:
     return path, _render(draw, body).encode()
 
 
+@pytest.mark.slow
 @given(_bodies(), st.sampled_from(["Strict", "Warn", "Ignore"]))
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_the_one_pass_path_gives_what_the_general_path_gives(monkeypatch: pytest.MonkeyPatch,

@@ -73,6 +73,7 @@ def _without_fast_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(lists, "_keys_good", lambda key_fn, keys: False)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_DEVICE, max_size=3), st.booleans())
 def test_fast_paths_answer_as_the_full_checks(devices: list[dict[str, Any]], per_device: bool) -> None:
