@@ -12,8 +12,11 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 KUBECTL = shutil.which("kubectl")
@@ -76,3 +79,40 @@ def create_class(server: Server, name: str) -> str:
     with server.open("/apis/resource.k8s.io/v1/deviceclasses", body.encode(), "POST",
                      {"content-type": "application/json"}) as r:
         return json.load(r)["metadata"]["resourceVersion"]
+
+
+Kubectl = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def kubectl_session(tmp_path: Path, manifest: str, extra: tuple[str, ...] = ("--fake-kubelet",)) -> Iterator[Kubectl]:
+    """A served cluster (``extra``: serve's flags) with ``manifest`` applied, and the real kubectl against it:
+    ``run(*args, stdin=..., check=True)`` (a fixture's body: skips without kubectl, stops the server after)."""
+    if KUBECTL is None:
+        pytest.skip("kubectl is not installed")
+    server = Server(tmp_path, tmp_path / "db.sqlite", extra=list(extra))
+    cfg = server.kubeconfig(tmp_path / "kubeconfig")
+    env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(cfg)}
+
+    def run(*args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+        assert KUBECTL is not None
+        proc = subprocess.run([KUBECTL, *args], check=False, input=stdin, capture_output=True, text=True, env=env,
+                              timeout=90)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)} failed: {proc.stderr}")
+        return proc
+
+    run("apply", "-f", "-", stdin=manifest)
+    try:
+        yield run
+    finally:
+        server.stop()
+
+
+def eventually(check: Callable[[], bool], seconds: float = 60) -> None:
+    """Wait (polling) until ``check()`` holds: what the controllers write comes a pass or two later, later still
+    on a loaded machine."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError("not reached in time")
+        time.sleep(0.2)

@@ -3,14 +3,11 @@ rollout status, delete), DaemonSets, Jobs, and a DRA driver's install manifest a
 
 from __future__ import annotations
 
-import os
-import subprocess
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from served import KUBECTL, Server
+from served import Kubectl, eventually, kubectl_session
 
 pytestmark = pytest.mark.e2e
 
@@ -100,37 +97,12 @@ spec:
       containers: [{name: agent, image: "busybox:1"}]
 """
 
-Kubectl = Callable[..., subprocess.CompletedProcess[str]]
-
-
 @pytest.fixture
 def kubectl(tmp_path: Path) -> Iterator[Kubectl]:
-    if KUBECTL is None:
-        pytest.skip("kubectl is not installed")
-    server = Server(tmp_path, tmp_path / "db.sqlite", extra=["--fake-kubelet"])
-    cfg = server.kubeconfig(tmp_path / "kubeconfig")
-    env = {**os.environ, "HOME": str(tmp_path), "KUBECONFIG": str(cfg)}
-
-    def run(*args: str, stdin: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run([KUBECTL, *args], check=False, input=stdin, capture_output=True, text=True, env=env,
-                              timeout=90)
-        if check and proc.returncode != 0:
-            raise AssertionError(f"kubectl {' '.join(args)} failed: {proc.stderr}")
-        return proc
-
-    run("apply", "-f", "-", stdin=NODES)
-    try:
-        yield run
-    finally:
-        server.stop()
+    yield from kubectl_session(tmp_path, NODES)
 
 
-def _eventually(check: Callable[[], bool], seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError("not reached in time")
-        time.sleep(0.2)
+_eventually = eventually
 
 
 def _pods(kubectl: Kubectl, *selector: str) -> list[list[str]]:
