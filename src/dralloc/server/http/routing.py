@@ -32,6 +32,9 @@ class Target:
         # The body this request sent and the model object it decodes into, once decoded (see
         # verbs/typed_json.py): typed() of that same dict answers with it instead of decoding it again.
         self.decoded: tuple[Any, Any] | None = None
+        # A core object's body whose JSON text names no time field (gotime.may_name_core_time): typed() of that
+        # same dict looks for no bad time in it.
+        self.timeless: Any = None
 
     @property
     def api_version(self) -> str:

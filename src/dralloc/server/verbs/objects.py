@@ -121,7 +121,7 @@ def typed(data: Any, t: Target) -> Any:
     if api_version != t.api_version:
         raise bad_request(f'the API version in the data ({api_version}) does not match the expected API '
                           f'version ({t.api_version})')
-    data = {**data, "kind": kind, "apiVersion": api_version}
+    original, data = data, {**data, "kind": kind, "apiVersion": api_version}
     try:
         own = t.resource.strategy.decode(data)  # (a kind without a model: a CRD, a custom resource)
         if own is not None:
@@ -132,7 +132,8 @@ def typed(data: Any, t: Target) -> Any:
                 obj: Any = msgspec.convert(data, CORE_MODELS[kind], dec_hook=quantity_dec_hook)
             except msgspec.ValidationError as exc:
                 raise InputError(str(exc)) from None
-            bad_time = gotime.time_error(data)  # every time of the schema, as decoding into Go's types reads it
+            # every time of the schema, as decoding into Go's types reads it (none in a body that names none)
+            bad_time = gotime.time_error(data) if t.timeless is not original else None
             if bad_time is not None:
                 raise InputError(bad_time)
             if kind == "Pod":  # the status fields kube-apiserver validates, which the pod model leaves out
@@ -211,6 +212,8 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
     if ctype == JSON and typed_json.applies(t) and typed_json.read(raw, data, t, mode):
         return Body(data, [], False)  # (no repeated key, no unknown field; a typed kind is never plain)
     duplicates, unknown, typed_values = _problems(raw, ctype, data, mode, t)
+    if ctype == JSON and not t.resource.group and not gotime.may_name_core_time(raw):
+        t.timeless = data
     if not typed_values:  # (the unknown-field check's decoding of a JSON text into the typed shape answers it)
         values_checked(data, t)
     if unknown or duplicates or mode == "Ignore":
