@@ -194,8 +194,8 @@ class ApiServer:
         if self.max_connections and self.open_connections() > self.max_connections:
             raise ApiError(429, "Too many requests, please try again later.", "TooManyRequests",
                            details={"retryAfterSeconds": 1}, headers={"Retry-After": "1", "Connection": "close"})
-        if path == "/version":
-            return respond(request, discovery.version_info())
+        if path == "/version":  # (kube-apiserver writes it with WriteRawJSON: indented JSON, whoever asks)
+            return Response(json.dumps(discovery.version_info(), indent=2).encode(), media_type="application/json")
         user = impersonated(self._authenticate(request), request.headers, self.authorizer)
         if path == "/metrics":
             return PlainTextResponse(self._metrics(), media_type="text/plain; version=0.0.4")
