@@ -82,7 +82,7 @@ def test_the_printed_columns_follow_the_service_type() -> None:
 
 @pytest.mark.parametrize("method,path", [
     ("POST", "/api/v1/namespaces/default/replicationcontrollers"),
-    ("DELETE", "/apis/networking.k8s.io/v1/namespaces/default/ingresses/x"),
+    ("DELETE", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/x"),
 ])
 def test_a_write_to_a_read_only_resource_is_method_not_allowed_with_a_status(client: TestClient, method: str,
                                                                              path: str) -> None:

@@ -36,6 +36,7 @@ from dralloc.server.registry.kinds import (
     GROUP_RESOURCES,
     GROUP_VERSIONS,
     LEASES,
+    NETWORKING,
     NETWORKING_GROUP,
     POLICY_GROUP,
     RBAC,
@@ -284,6 +285,7 @@ def _schema_name(r: Resource, version: str) -> str:
     group = {GROUP: "io.k8s.api.resource", EVENTS_GROUP: "io.k8s.api.events",
              SCHEDULING_GROUP: "io.k8s.api.scheduling", COORDINATION_GROUP: "io.k8s.api.coordination",
              APPS_GROUP: "io.k8s.api.apps", BATCH_GROUP: "io.k8s.api.batch", RBAC_GROUP: "io.k8s.api.rbac",
+             NETWORKING_GROUP: "io.k8s.api.networking",
              STORAGE_GROUP: "io.k8s.api.storage"}.get(r.group, "io.k8s.api.core")
     return f"{group}.{version}.{r.kind}"
 
@@ -468,7 +470,7 @@ def openapi_v3_gv(version: str, core: bool = False, *, core_models: bool = True)
 
 # The groups served in v1 only whose kinds have models: their OpenAPI documents carry the models' schemas
 MODELLED_V1_GROUPS = {SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES, RBAC_GROUP: RBAC,
-                      APPS_GROUP: APPS, BATCH_GROUP: BATCH, STORAGE_GROUP: STORAGE}
+                      APPS_GROUP: APPS, BATCH_GROUP: BATCH, STORAGE_GROUP: STORAGE, NETWORKING_GROUP: NETWORKING}
 # Of those, the groups whose models describe their kinds in part (the workloads, stored as sent, as core kinds):
 # their schemas keep unknown fields, and no patch types are offered from them
 PARTLY_MODELLED_GROUPS = (APPS_GROUP, BATCH_GROUP)

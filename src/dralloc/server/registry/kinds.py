@@ -16,6 +16,7 @@ from dralloc.server.registry import (
     events,
     limit_ranges,
     namespaces,
+    networking,
     pod_groups,
     pods,
     priorities,
@@ -183,10 +184,17 @@ BATCH = {r.name: r for r in (
     Resource("jobs", "Job", True, group=BATCH_GROUP, versions=("v1",), categories=("all",), status=True,
              table=workload_columns.JOB_TABLE, strategy=workloads.JOBS),
 )}
-# networking.k8s.io/v1, read-only and always empty: `kubectl apply --prune` looks for ingresses
+# networking.k8s.io/v1 (server/registry/networking.py): stored and validated; nothing routes ingress traffic nor
+# enforces a network policy
 NETWORKING_GROUP = "networking.k8s.io"
-NETWORKING = {"ingresses": Resource("ingresses", "Ingress", True, group=NETWORKING_GROUP, versions=("v1",),
-                                    short_names=("ing",), verbs=READ_ONLY)}
+NETWORKING = {r.name: r for r in (
+    Resource("ingressclasses", "IngressClass", False, group=NETWORKING_GROUP, versions=("v1",),
+             table=networking.INGRESS_CLASS_TABLE, strategy=networking.INGRESS_CLASSES_STRATEGY),
+    Resource("ingresses", "Ingress", True, group=NETWORKING_GROUP, versions=("v1",), short_names=("ing",),
+             status=True, table=networking.INGRESS_TABLE, strategy=networking.INGRESSES),
+    Resource("networkpolicies", "NetworkPolicy", True, group=NETWORKING_GROUP, versions=("v1",),
+             short_names=("netpol",), table=networking.NETWORK_POLICY_TABLE, strategy=networking.NETWORK_POLICIES),
+)}
 
 # policy/v1 PodDisruptionBudgets (server/registry/disruption_budgets.py), whose status the disruption controller
 # keeps, which evictions honour and DefaultPreemption reads. storage.k8s.io/v1: the volume plugins' classes, CSI
