@@ -32,6 +32,7 @@ import yaml
 
 from dralloc.api import (
     apps_v1,
+    autoscaling_v2,
     batch_v1,
     conversion,
     core_v1,
@@ -532,6 +533,7 @@ _LIST_MODELS: dict[str, type] = {
     "DaemonSetList": apps_v1.DaemonSetList,
     "JobList": batch_v1.JobList,
     "CronJobList": batch_v1.CronJobList,
+    "HorizontalPodAutoscalerList": autoscaling_v2.HorizontalPodAutoscalerList,
     "IngressList": networking_v1.IngressList,
     "IngressClassList": networking_v1.IngressClassList,
     "NetworkPolicyList": networking_v1.NetworkPolicyList,

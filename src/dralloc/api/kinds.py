@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dralloc.api import (
     apps_v1,
+    autoscaling_v1,
+    autoscaling_v2,
     batch_v1,
     conversion,
     coordination_v1,
@@ -54,6 +56,8 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
     coordination_v1.GROUP_VERSION: {"Lease": coordination_v1.Lease},
     rbac_v1.GROUP_VERSION: {"Role": rbac_v1.Role, "ClusterRole": rbac_v1.ClusterRole,
                             "RoleBinding": rbac_v1.RoleBinding, "ClusterRoleBinding": rbac_v1.ClusterRoleBinding},
+    autoscaling_v2.GROUP_VERSION: {"HorizontalPodAutoscaler": autoscaling_v2.HorizontalPodAutoscaler},
+    autoscaling_v1.GROUP_VERSION: {"HorizontalPodAutoscaler": autoscaling_v1.HorizontalPodAutoscaler},
     networking_v1.GROUP_VERSION: {"Ingress": networking_v1.Ingress, "IngressClass": networking_v1.IngressClass,
                                   "NetworkPolicy": networking_v1.NetworkPolicy},
     policy_v1.GROUP_VERSION: {"PodDisruptionBudget": policy_v1.PodDisruptionBudget},
@@ -67,7 +71,7 @@ NAMESPACED_KINDS = frozenset({
     "ResourceClaim", "ResourceClaimTemplate", "Pod", "Service", "ReplicationController", "PersistentVolumeClaim",
     "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision", "Job", "CronJob", "JobSet",
     "LeaderWorkerSet", "Workload", "PodGroup", "Lease", "PodDisruptionBudget", "CSIStorageCapacity", "Role", "RoleBinding",
-    "Ingress", "NetworkPolicy"})
+    "Ingress", "NetworkPolicy", "HorizontalPodAutoscaler"})
 CLUSTER_KINDS = frozenset({
     "ResourceSlice", "DeviceClass", "DeviceTaintRule", "Node", "Namespace", "PersistentVolume", "PriorityClass",
     "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "ClusterRole", "ClusterRoleBinding", "IngressClass"})

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from dralloc.server.crds import definitions as crd_definitions
 from dralloc.server.registry import (
+    autoscaling,
     configs,
     controller_revisions,
     core_defaults,
@@ -196,6 +197,13 @@ NETWORKING = {r.name: r for r in (
              short_names=("netpol",), table=networking.NETWORK_POLICY_TABLE, strategy=networking.NETWORK_POLICIES),
 )}
 
+# autoscaling/v2 HorizontalPodAutoscalers, also served as autoscaling/v1 (server/registry/autoscaling.py); their
+# controller (server/controllers/autoscaling.py) has no metrics to read
+AUTOSCALING_GROUP = "autoscaling"
+AUTOSCALING = {"horizontalpodautoscalers": Resource(
+    "horizontalpodautoscalers", "HorizontalPodAutoscaler", True, group=AUTOSCALING_GROUP, versions=("v2", "v1"),
+    short_names=("hpa",), categories=("all",), status=True, table=autoscaling.TABLE, strategy=autoscaling.STRATEGY)}
+
 # policy/v1 PodDisruptionBudgets (server/registry/disruption_budgets.py), whose status the disruption controller
 # keeps, which evictions honour and DefaultPreemption reads. storage.k8s.io/v1: the volume plugins' classes, CSI
 # nodes, drivers and capacities, and attachments (server/registry/storage.py).
@@ -309,7 +317,7 @@ REVIEW_GROUPS = ("authentication.k8s.io", "authorization.k8s.io")
 # The stored resources of each served API group (the core group's are CORE, under /api)
 GROUP_RESOURCES: dict[str, dict[str, Resource]] = {
     GROUP: RESOURCES, EVENTS_GROUP: EVENTS, DISCOVERY_GROUP: ENDPOINT_SLICES, APPS_GROUP: APPS,
-    BATCH_GROUP: BATCH, NETWORKING_GROUP: NETWORKING, POLICY_GROUP: POLICY, STORAGE_GROUP: STORAGE,
+    AUTOSCALING_GROUP: AUTOSCALING, BATCH_GROUP: BATCH, NETWORKING_GROUP: NETWORKING, POLICY_GROUP: POLICY, STORAGE_GROUP: STORAGE,
     SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES, RBAC_GROUP: RBAC, APIEXTENSIONS_GROUP: APIEXTENSIONS}
 
 
