@@ -175,7 +175,8 @@ class HorizontalPodAutoscalerController:
         conditions = set_condition(conditions, "AbleToScale", "True", "SucceededGetScale",
                                    "the HPA controller was able to get the target's current scale")
         current = scale.replicas
-        minimum = spec.get("minReplicas") if isinstance(spec.get("minReplicas"), int) else 1
+        given = spec.get("minReplicas")
+        minimum = given if isinstance(given, int) else 1
         maximum = int(spec.get("maxReplicas") or 0)
         metrics: list[Obj] | None = None
         if current == 0 and minimum != 0:
@@ -223,7 +224,8 @@ class HorizontalPodAutoscalerController:
                                  f"invalid metrics ({len(specs)} invalid out of {len(specs)}), first error is: "
                                  f"{wrapped}", COMPONENT)
         metrics = [{"type": ""} for _ in specs] if scale.selector else None
-        desired = status.get("desiredReplicas") if isinstance(status.get("desiredReplicas"), int) else 0
+        kept = status.get("desiredReplicas")
+        desired = kept if isinstance(kept, int) else 0
         new_status = _status(hpa, scale.replicas, desired, metrics or None, status.get("lastScaleTime"), conditions)
         return self._write_status(hpa, new_status)
 

@@ -14,6 +14,7 @@ from dralloc.server.registry import (
     pods,
     quota,
     rbac,
+    replication_controllers,
     services,
     storage_columns,
     workload_columns,
@@ -147,7 +148,8 @@ COMPUTED = {"=claimState": claim_state, "=podReady": pods.pod_ready, "=podStatus
             "=nodeOSImage": _node_info("osImage"), "=nodeKernelVersion": _node_info("kernelVersion"),
             "=nodeContainerRuntime": _node_info("containerRuntimeVersion"), **workload_columns.COLUMNS, **rbac.COLUMNS,
             **storage_columns.COLUMNS, **disruption_budgets.COLUMNS, **quota.COLUMNS,
-            **networking.COLUMNS, **autoscaling.COLUMNS}
+            **networking.COLUMNS, **autoscaling.COLUMNS,
+            **replication_controllers.COLUMNS}
 # the columns whose cells are not strings (kubectl prints them as it prints JSON values)
 _COLUMN_TYPES = {"=eventCount": "integer", "=dataCount": "integer", "=secretCount": "integer", "value": "integer", "=globalDefault": "boolean",
                  **workload_columns.COLUMN_TYPES, **storage_columns.COLUMN_TYPES, **disruption_budgets.COLUMN_TYPES,

@@ -16,7 +16,6 @@ from dralloc.api import autoscaling_v1
 from dralloc.api.autoscaling_conversion import to_v1, to_v2
 from dralloc.api.autoscaling_v2 import (
     DEFAULT_CPU_UTILIZATION,
-    GROUP_VERSION,
     HorizontalPodAutoscaler,
 )
 from dralloc.api.codec import decode

@@ -23,6 +23,7 @@ from dralloc.server.registry import (
     priorities,
     quota,
     rbac,
+    replication_controllers,
     resource_claims,
     service_accounts,
     service_strategy,
@@ -147,9 +148,10 @@ CORE = {r.name: r for r in (
     Resource("limitranges", "LimitRange", True, group="", versions=("v1",), short_names=("limits",),
              table=(("Name", "metadata.name", 0), ("Created At", "metadata.creationTimestamp", 0)),
              strategy=limit_ranges.STRATEGY),
-    # Read-only and always none, as the apps/v1 workloads below: nothing here runs workload controllers
+    # ReplicationControllers (server/registry/replication_controllers.py), whose pods the ReplicaSet controller keeps
     Resource("replicationcontrollers", "ReplicationController", True, group="", versions=("v1",),
-             short_names=("rc",), categories=("all",), verbs=READ_ONLY),
+             short_names=("rc",), categories=("all",), status=True, subresources=("scale",),
+             table=replication_controllers.TABLE, strategy=replication_controllers.STRATEGY),
     # Volumes (server/registry/storage.py), bound by the PV controller and the scheduler (server/controllers/volumes.py)
     Resource("persistentvolumeclaims", "PersistentVolumeClaim", True, group="", versions=("v1",), status=True,
              short_names=("pvc",), table=storage_columns.CLAIM_TABLE, strategy=storage.CLAIMS),
