@@ -8,6 +8,8 @@ import warnings
 from typing import Any
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
@@ -375,3 +377,25 @@ def test_a_quota_counts_ingresses_and_network_policies() -> None:
         "count/ingresses.networking.k8s.io=1")
     r = cluster.http.post(POLICIES, json=obj("NetworkPolicy", "p", spec={}))
     assert r.status_code == 403
+
+
+@given(st.ip_addresses(), st.integers(0, 128), st.ip_addresses(), st.integers(0, 128))
+@settings(max_examples=300, deadline=None)
+def test_cidrs_and_their_subsets_agree_with_the_standard_library(first: Any, bits: int, second: Any,
+                                                                  other_bits: int) -> None:
+    import ipaddress
+
+    from dralloc.validation.cidrs import BITS_BEYOND_PREFIX, parse_cidr
+
+    # (an IPv4-mapped IPv6 address is refused on its own: test_legacy_cidr_values)
+    assume(getattr(first, "ipv4_mapped", None) is None and getattr(second, "ipv4_mapped", None) is None)
+    bits, other_bits = bits % (first.max_prefixlen + 1), other_bits % (second.max_prefixlen + 1)
+    text = f"{first}/{bits}"
+    network = ipaddress.ip_network(text, strict=False)
+    expected = [] if str(network.network_address) == str(first) else [BITS_BEYOND_PREFIX]
+    assert [e.detail for e in legacy_cidr_errors("cidr", text)] == expected
+    other = ipaddress.ip_network(f"{second}/{other_bits}", strict=False)
+    outer, inner = parse_cidr(str(network)), parse_cidr(str(other))
+    assert outer is not None and inner is not None
+    strict_subset = other.version == network.version and other.subnet_of(network) and other != network  # type: ignore[arg-type]
+    assert (outer.contains(inner) and outer.prefix < inner.prefix) == strict_subset
