@@ -32,10 +32,12 @@ import yaml
 
 from dralloc.api import (
     apps_v1,
+    autoscaling_v2,
     batch_v1,
     conversion,
     core_v1,
     gotypes,
+    networking_v1,
     parsing,
     policy_v1,
     rbac_v1,
@@ -531,6 +533,10 @@ _LIST_MODELS: dict[str, type] = {
     "DaemonSetList": apps_v1.DaemonSetList,
     "JobList": batch_v1.JobList,
     "CronJobList": batch_v1.CronJobList,
+    "HorizontalPodAutoscalerList": autoscaling_v2.HorizontalPodAutoscalerList,
+    "IngressList": networking_v1.IngressList,
+    "IngressClassList": networking_v1.IngressClassList,
+    "NetworkPolicyList": networking_v1.NetworkPolicyList,
     "RoleList": rbac_v1.RoleList,
     "ClusterRoleList": rbac_v1.ClusterRoleList,
     "RoleBindingList": rbac_v1.RoleBindingList,

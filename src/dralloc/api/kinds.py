@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dralloc.api import (
     apps_v1,
+    autoscaling_v1,
+    autoscaling_v2,
     batch_v1,
     conversion,
     coordination_v1,
@@ -11,6 +13,7 @@ from dralloc.api import (
     core_v1_storage,
     jobset_v1alpha2,
     leaderworkerset_v1,
+    networking_v1,
     policy_v1,
     rbac_v1,
     resource_v1,
@@ -53,6 +56,10 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
     coordination_v1.GROUP_VERSION: {"Lease": coordination_v1.Lease},
     rbac_v1.GROUP_VERSION: {"Role": rbac_v1.Role, "ClusterRole": rbac_v1.ClusterRole,
                             "RoleBinding": rbac_v1.RoleBinding, "ClusterRoleBinding": rbac_v1.ClusterRoleBinding},
+    autoscaling_v2.GROUP_VERSION: {"HorizontalPodAutoscaler": autoscaling_v2.HorizontalPodAutoscaler},
+    autoscaling_v1.GROUP_VERSION: {"HorizontalPodAutoscaler": autoscaling_v1.HorizontalPodAutoscaler},
+    networking_v1.GROUP_VERSION: {"Ingress": networking_v1.Ingress, "IngressClass": networking_v1.IngressClass,
+                                  "NetworkPolicy": networking_v1.NetworkPolicy},
     policy_v1.GROUP_VERSION: {"PodDisruptionBudget": policy_v1.PodDisruptionBudget},
     storage_v1.GROUP_VERSION: {"StorageClass": storage_v1.StorageClass, "CSINode": storage_v1.CSINode,
                                "CSIDriver": storage_v1.CSIDriver, "CSIStorageCapacity": storage_v1.CSIStorageCapacity,
@@ -63,10 +70,11 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
 NAMESPACED_KINDS = frozenset({
     "ResourceClaim", "ResourceClaimTemplate", "Pod", "Service", "ReplicationController", "PersistentVolumeClaim",
     "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision", "Job", "CronJob", "JobSet",
-    "LeaderWorkerSet", "Workload", "PodGroup", "Lease", "PodDisruptionBudget", "CSIStorageCapacity", "Role", "RoleBinding"})
+    "LeaderWorkerSet", "Workload", "PodGroup", "Lease", "PodDisruptionBudget", "CSIStorageCapacity", "Role", "RoleBinding",
+    "Ingress", "NetworkPolicy", "HorizontalPodAutoscaler"})
 CLUSTER_KINDS = frozenset({
     "ResourceSlice", "DeviceClass", "DeviceTaintRule", "Node", "Namespace", "PersistentVolume", "PriorityClass",
-    "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "ClusterRole", "ClusterRoleBinding"})
+    "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "ClusterRole", "ClusterRoleBinding", "IngressClass"})
 
 
 def model_for(api_version: str | None, kind: str | None) -> type | None:

@@ -40,7 +40,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from dralloc.server.protobuf import accelerated, services, workloads
+from dralloc.server.protobuf import accelerated, ingress_autoscaling, services, workloads
 from dralloc.server.protobuf.encoder import _delimited, _encode_message
 from dralloc.server.protobuf.plans import MAX_DEPTH as MAX_DEPTH
 from dralloc.server.protobuf.plans import _nesting, _plans
@@ -88,6 +88,7 @@ KINDS: dict[tuple[str, str], tuple[Schema, str]] = {
        for kind in ("SelfSubjectReview", "TokenReview", "TokenRequest")},
     **workloads.KINDS,  # apps/v1 and batch/v1 workloads
     **services.KINDS,  # Services, Endpoints, EndpointSlices, PodDisruptionBudgets
+    **ingress_autoscaling.KINDS,  # Ingresses, IngressClasses, NetworkPolicies, HorizontalPodAutoscalers
 }
 # Messages that are not objects (no metadata of their own)
 OPTIONS: dict[tuple[str, str], tuple[Schema, str]] = {

@@ -38,7 +38,8 @@ CORE_MODELS: dict[str, type] = {"Node": core_v1.Node, "Namespace": core_v1.Names
                                 "PersistentVolume": core_v1_storage.PersistentVolume,
                                 "PersistentVolumeClaim": core_v1_storage.PersistentVolumeClaim,
                                 "LimitRange": core_v1_limits.LimitRange, "ResourceQuota": core_v1_limits.ResourceQuota,
-                                "Endpoints": core_v1_network.Endpoints}
+                                "Endpoints": core_v1_network.Endpoints,
+                                "ReplicationController": core_v1.ReplicationController}
 
 
 def dry_run_list(options: dict[str, Any] | None) -> list[str]:
