@@ -458,3 +458,23 @@ def test_cel_rules_run_beside_schema_errors_unless_one_blocks_them() -> None:
     assert blocked == ('Widget.example.com "a" is invalid: [spec.size: Unsupported value: "huge": supported values: '
                        '"small", "large", <nil>: Invalid value: "null": some validation rules were not checked because '
                        'the object was invalid; correct the existing errors to complete validation]')
+
+
+def test_lists_of_a_custom_resource_are_of_its_list_kind_and_discovery_says_its_singular() -> None:
+    http = api_client("ns")
+    crd = widget_crd()
+    crd["spec"]["names"].update(listKind="WidgetCollection", singular="gadget")
+    assert http.post(CRDS, json=crd).status_code == 201
+    assert http.post(WIDGETS, json=widget("a")).status_code == 201
+    plain = http.get(WIDGETS)  # (the list answered from the stored text)
+    assert plain.json()["kind"] == "WidgetCollection" and [i["metadata"]["name"] for i in plain.json()["items"]] == ["a"]
+    selected = http.get(WIDGETS, params={"labelSelector": "!x"})
+    assert selected.json()["kind"] == "WidgetCollection"
+    older = http.get("/apis/example.com/v1beta1/namespaces/ns/widgets")
+    assert older.json()["kind"] == "WidgetCollection" and older.json()["apiVersion"] == "example.com/v1beta1"
+    as_yaml = yaml.safe_load(http.get(WIDGETS, headers={"accept": "application/yaml"}).text)
+    assert as_yaml["kind"] == "WidgetCollection"
+    resources = http.get("/apis/example.com/v1").json()["resources"]
+    assert next(r for r in resources if r["name"] == "widgets")["singularName"] == "gadget"
+    deleted = http.delete(WIDGETS)
+    assert deleted.status_code == 200 and deleted.json()["kind"] == "WidgetCollection"

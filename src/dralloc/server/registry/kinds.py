@@ -59,10 +59,18 @@ class Resource:
     strategy: Strategy = field(default=TYPED, compare=False)
     # the resource whose objects this one shows in another form (events.k8s.io Events are core/v1 Events)
     stored_as: Resource | None = field(default=None, compare=False)
+    # a custom resource's names from its CRD (acceptedNames.singular and .listKind), when not the kind's
+    singular_name: str = ""
+    list_kind_name: str = ""
 
     @property
     def singular(self) -> str:
-        return self.kind.lower()
+        return self.singular_name or self.kind.lower()
+
+    @property
+    def list_kind(self) -> str:
+        """The kind of its lists: ``<Kind>List``, or a custom resource's ``spec.names.listKind``."""
+        return self.list_kind_name or f"{self.kind}List"
 
     @property
     def group_resource(self) -> str:
