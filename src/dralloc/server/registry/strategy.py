@@ -81,6 +81,10 @@ class Strategy:
 
     # --- update ---------------------------------------------------------------------------------------
 
+    def after_update(self, server: Server, written: Obj, sub: str) -> Awaitable[None] | None:
+        """What follows an update at once (a CRD's naming): work for the verb to await, or None."""
+        return None
+
     def admit_update(self, store: SQLStore, sent: Obj, name: str) -> None:
         """Admission of an update, before the stored object is read."""
 

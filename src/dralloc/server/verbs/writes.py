@@ -405,7 +405,10 @@ async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, d
                 raise Conflict("modified")
             result = build(old, old["metadata"].get("resourceVersion", ""))
             return result.object if isinstance(result, Outcome) else result
-        return await api.store.update_async(t.resource.name, t.namespace, t.name, build, expect_rv or None)
+        written = await api.store.update_async(t.resource.name, t.namespace, t.name, build, expect_rv or None)
+        if (follow_up := strategy.after_update(api, written, t.sub)) is not None:
+            await follow_up
+        return written
     except NotFound:
         raise not_found(t.resource, t.name) from None
     except Conflict:
