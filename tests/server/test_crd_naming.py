@@ -4,7 +4,6 @@ served under the names it had; a CRD of a built-in group leaves the built-in res
 
 from __future__ import annotations
 
-import time
 import warnings
 from typing import Any
 
@@ -12,6 +11,7 @@ import pytest
 
 warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
+from served import eventually  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
@@ -45,13 +45,6 @@ def client() -> TestClient:
     http = api_client("ns")
     assert http.post(CRDS, json=crd("widgets", "Widget", shortNames=["wd"])).status_code == 201
     return http
-
-
-def eventually(check: Any) -> None:
-    deadline = time.monotonic() + 10
-    while not check():
-        assert time.monotonic() < deadline, "not reached in time"
-        time.sleep(0.02)
 
 
 def test_a_crd_is_named_and_established() -> None:

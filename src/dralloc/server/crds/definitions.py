@@ -135,7 +135,7 @@ class DefinitionStrategy(Strategy):
         obj = marked.object
         status = dict(obj.get("status") or {})
         naming.set_condition(status, "Terminating", "True", "InstanceDeletionInProgress",
-                       "CustomResource deletion is in progress")
+                             "CustomResource deletion is in progress")
         return Outcome({**obj, "status": status}, "MODIFIED")
 
     def after_delete(self, server: Server, result: Obj, collection: bool) -> None:
@@ -189,7 +189,7 @@ def finalize(server: Server, name: str, built_in_groups: Collection[str] = ()) -
             meta.pop("finalizers")
         status = dict(old.get("status") or {})
         naming.set_condition(status, "Terminating", "True", "InstanceDeletionCompleted",
-                       f"removed all instances of {spec.get('names', {}).get('kind', '')}")
+                             f"removed all instances of {spec.get('names', {}).get('kind', '')}")
         meta["resourceVersion"] = rv
         new = {**old, "metadata": meta, "status": status}
         return Outcome(new, "DELETED") if not meta.get("finalizers") else new
