@@ -148,3 +148,20 @@ def test_numbers_and_escaped_property_names_are_sized_by_their_schema() -> None:
         "x-kubernetes-validations": [{"rule": "self.all(a, self.all(b, a.port != b.port || "
                                                "a.__namespace__ != b.__namespace__))"}]}
     assert messages(crd_with(refs)) == []
+
+
+def test_a_message_expression_past_the_budget_or_its_call_limit_fails_in_its_rules_place() -> None:
+    def with_message(expression: str) -> dict[str, Any]:
+        rules = schema()
+        rules["properties"]["spec"]["properties"]["xs"]["x-kubernetes-validations"] = [
+            {"rule": "size(self) < 0", "messageExpression": expression}, {"rule": "size(self) < 0"}]
+        return rules
+
+    obj = {"spec": {"xs": list(range(100))}}
+    errors = crd_rules.validate(obj, with_message("self.map(x, string(x)).join(',')"), budget=10)
+    assert texts(errors) == ["spec.xs: messageExpression evaluation failed due to running out of cost budget, no "
+                             "further validation rules will be run"]
+    pairs = "self.all(a, self.all(b, a != b || a == b)) ? 'x' : 'y'"
+    errors = crd_rules.validate({"spec": {"xs": list(range(1000))}}, with_message(pairs))
+    assert texts(errors) == ["spec.xs: no further validation rules will be run due to call cost exceeds limit for "
+                             f'messageExpression: "{pairs}"']

@@ -176,17 +176,28 @@ def _run(rule: dict[str, Any], value: Any, old: Any, path: str, kind: str, error
     if result is True:
         return
     message = str(rule.get("message") or "").strip() or f"failed rule: {expression.strip()}"
+    at = path + str(rule.get("fieldPath") or "") if rule.get("fieldPath") else path
+    at = at.lstrip(".")
     message_expression = rule.get("messageExpression")
     if isinstance(message_expression, str) and message_expression:
         try:
             produced, cost, failure = compiled(message_expression).evaluate_counted(activation)
         except CELCompileError:
             produced, cost, failure = None, 0, None
+        stop = None
+        if cost > budget.left:
+            stop = "messageExpression evaluation failed due to running out of cost budget, no further validation " \
+                   "rules will be run"
+        elif failure is not None and str(failure).startswith(CALL_LIMIT_EXCEEDED):
+            stop = ("no further validation rules will be run due to call cost exceeds limit for messageExpression: "
+                    + f.go_quote(message_expression))
+        if stop is not None:  # (the rule's own error is not reported)
+            errors.append(f.invalid(at, kind, stop))
+            budget.left = -1
+            return
         budget.left -= cost
         if failure is None and isinstance(produced, str) and produced.strip():
             message = produced.strip()
-    at = path + str(rule.get("fieldPath") or "") if rule.get("fieldPath") else path
-    at = at.lstrip(".")
     reason = REASONS.get(str(rule.get("reason") or "FieldValueInvalid"), f.INVALID)
     if reason == f.FORBIDDEN:
         errors.append(f.forbidden(at, message))
