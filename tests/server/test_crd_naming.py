@@ -133,3 +133,59 @@ def test_a_crd_of_a_built_in_resource_leaves_the_built_in_served() -> None:
     assert http.delete(f"{CRDS}/resourceslices.resource.k8s.io").status_code in (200, 202)
     eventually(lambda: http.get(f"{CRDS}/resourceslices.resource.k8s.io").status_code == 404)
     assert http.get("/apis/resource.k8s.io/v1/resourceslices/s").status_code == 200
+
+
+# --- the controller's invariant, over any order of creates and deletes ----------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from dralloc.server.crds import naming  # noqa: E402
+from dralloc.store import SQLiteStore  # noqa: E402
+
+_WORDS = ["alpha", "beta", "gamma", "delta"]
+_names = st.fixed_dictionaries({"plural": st.sampled_from(_WORDS), "singular": st.sampled_from(_WORDS),
+                                "shortNames": st.lists(st.sampled_from(_WORDS), max_size=2, unique=True),
+                                "kind": st.sampled_from(["Alpha", "Beta", "Gamma"]),
+                                "listKind": st.sampled_from(["AlphaList", "BetaList", "Gamma"])})
+
+
+def _create(store: SQLiteStore, names: dict[str, Any]) -> str | None:
+    name = f"{names['plural']}.example.com"
+    body = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "spec": {"group": "example.com", "names": names},
+            "status": {"acceptedNames": {"plural": "", "kind": ""}}}
+    try:
+        store.create(naming.RESOURCE, "", name,
+                     lambda _old, rv: {**body, "metadata": {"name": name, "resourceVersion": rv}})
+    except Exception:  # (the plural's CRD exists)
+        return None
+    return name
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), _names), min_size=1, max_size=8))
+def test_no_two_crds_of_a_group_ever_hold_one_name(steps: list[tuple[bool, dict[str, Any]]]) -> None:
+    store = SQLiteStore(":memory:")
+    for delete, names in steps:
+        existing = sorted(str(c["metadata"]["name"]) for c in store.list(naming.RESOURCE)[0])
+        if delete and existing:
+            gone = existing[len(names["plural"]) % len(existing)]
+            store.delete(naming.RESOURCE, "", gone)
+            naming.reconcile(store, "example.com", gone)
+        elif (created := _create(store, names)) is not None:
+            naming.reconcile(store, "example.com", created)
+        crds = store.list(naming.RESOURCE)[0]
+        resources: list[str] = []
+        kinds: list[str] = []
+        for crd in crds:
+            accepted = crd["status"]["acceptedNames"]
+            own = {accepted.get("plural"), accepted.get("singular"), *accepted.get("shortNames", ())} - {"", None}
+            resources += own
+            kinds += list({accepted.get("kind"), accepted.get("listKind")} - {"", None})
+            conditions = {c["type"]: c["status"] for c in crd["status"]["conditions"]}
+            # established exactly when every name it asked for was accepted (nothing here renames a CRD)
+            assert (conditions["Established"] == "True") == (conditions["NamesAccepted"] == "True")
+            if conditions["NamesAccepted"] == "True":
+                assert naming._same(accepted, crd["spec"]["names"])
+        assert len(resources) == len(set(resources)) and len(kinds) == len(set(kinds))
