@@ -165,3 +165,10 @@ def test_a_message_expression_past_the_budget_or_its_call_limit_fails_in_its_rul
     errors = crd_rules.validate({"spec": {"xs": list(range(1000))}}, with_message(pairs))
     assert texts(errors) == ["spec.xs: no further validation rules will be run due to call cost exceeds limit for "
                              f'messageExpression: "{pairs}"']
+
+
+def test_a_root_rule_reads_the_objects_names_as_strings() -> None:
+    obj = crd_with({"type": "string"})
+    obj["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["x-kubernetes-validations"] = [
+        {"rule": "self.metadata.name.matches('^[a-z]+$')"}]
+    assert messages(obj) == []

@@ -30,6 +30,9 @@ _FORMAT_MIN_SIZES = {"duration": 4, "date": 12, "date-time": 22}
 _FORMAT_MAX_SIZES = {"duration": 64, "date": 12, "date-time": 34}
 
 Path = tuple[str, ...]
+_TYPE_AND_META = {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                  "metadata": {"type": "object", "properties": {"name": {"type": "string"},
+                                                                "generateName": {"type": "string"}}}}
 
 
 def min_serialized_size(schema: dict[str, Any]) -> int:
@@ -153,7 +156,9 @@ def cost_errors(schema: dict[str, Any], path: str, per_expression: bool = True) 
     each rule's own limit too (an update leaves it unchecked for a schema it does not change)."""
     errors: list[f.FieldError] = []
     total = _Total()
-    _walk(schema, path, 1, total, errors, per_expression)
+    # (at the root, a rule also reads the object's type fields and metadata's names: strings of any length)
+    root = {**schema, "properties": {**(schema.get("properties") or {}), **_TYPE_AND_META}}
+    _walk(root if schema.get("type") == "object" else schema, path, 1, total, errors, per_expression)
     if total.cost > PER_SCHEMA_LIMIT:
         for _, dear in total.dearest:
             errors.append(f.forbidden(dear, "contributed to estimated rule cost total exceeding cost limit for "
