@@ -108,7 +108,7 @@ class ApiServer:
             if (pod.get("metadata") or {}).get("deletionTimestamp"):
                 pods.schedule_removal(self, pod)
         self.store.attach_loop(asyncio.get_running_loop())  # the controllers' writes commit with the requests'
-        crd_definitions.resume_cleanups(self)  # CRDs being deleted when the server stopped
+        crd_definitions.resume_cleanups(self, self.custom_resources.static)  # CRDs being deleted, or not named
         if self.controllers is not None:
             self.controllers.start()
         asyncio.get_running_loop().call_later(namespaces.SYSTEM_NAMESPACES_EVERY, self._keep_system_namespaces)

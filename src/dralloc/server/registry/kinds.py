@@ -62,10 +62,18 @@ class Resource:
     strategy: Strategy = field(default=TYPED, compare=False)
     # the resource whose objects this one shows in another form (events.k8s.io Events are core/v1 Events)
     stored_as: Resource | None = field(default=None, compare=False)
+    # a custom resource's names from its CRD (acceptedNames.singular and .listKind), when not the kind's
+    singular_name: str = ""
+    list_kind_name: str = ""
 
     @property
     def singular(self) -> str:
-        return self.kind.lower()
+        return self.singular_name or self.kind.lower()
+
+    @property
+    def list_kind(self) -> str:
+        """The kind of its lists: ``<Kind>List``, or a custom resource's ``spec.names.listKind``."""
+        return self.list_kind_name or f"{self.kind}List"
 
     @property
     def group_resource(self) -> str:
@@ -299,7 +307,7 @@ APIEXTENSIONS = {"customresourcedefinitions": Resource(
     "customresourcedefinitions", "CustomResourceDefinition", False, group=APIEXTENSIONS_GROUP, versions=("v1",),
     status=True, short_names=("crd", "crds"), categories=("api-extensions",),
     table=(("Name", "metadata.name", 0), ("Created At", "metadata.creationTimestamp", 0)),
-    strategy=crd_definitions.STRATEGY)}
+    strategy=crd_definitions.DefinitionStrategy(lambda: _built_in_groups()))}
 
 # The reviews: the self reviews kube-apiserver serves to every authenticated user (kubectl auth can-i /
 # whoami) and TokenReview (kr8s whoami); computed per request, never stored. Their groups, in kube-apiserver's
@@ -321,6 +329,11 @@ GROUP_RESOURCES: dict[str, dict[str, Resource]] = {
     GROUP: RESOURCES, EVENTS_GROUP: EVENTS, DISCOVERY_GROUP: ENDPOINT_SLICES, APPS_GROUP: APPS,
     AUTOSCALING_GROUP: AUTOSCALING, BATCH_GROUP: BATCH, NETWORKING_GROUP: NETWORKING, POLICY_GROUP: POLICY, STORAGE_GROUP: STORAGE,
     SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES, RBAC_GROUP: RBAC, APIEXTENSIONS_GROUP: APIEXTENSIONS}
+
+
+def _built_in_groups() -> set[str]:
+    """Every group the server serves itself, whatever the gates."""
+    return {*GROUP_RESOURCES, *(r.group for r in GATED_RESOURCES.values())}
 
 
 def served_groups(enabled: Collection[str] = ()) -> dict[str, dict[str, Resource]]:
