@@ -72,7 +72,7 @@ def test_nesting_is_how_deep_a_body_of_the_kind_decodes(api_version: str, kind: 
 
 
 def test_a_kind_without_a_table_has_no_bound() -> None:
-    assert nesting("apps/v1", "ControllerRevision") > MAX_DEPTH
+    assert nesting("stable.example.com/v1", "CronTab") > MAX_DEPTH
 
 
 # --- through the server: the same answer as for the object sent as JSON ----------------------------------

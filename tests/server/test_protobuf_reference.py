@@ -116,6 +116,8 @@ def encoded(draw: st.DrawFn, table: Schema, name: str, depth: int = 1, faults: b
     if depth > 6:
         return b""
     schema = table[name]
+    if not schema:  # a message of no fields (a marker, as a PodGroup's basic scheduling policy)
+        return delimited(99, b"unknown") if draw(st.booleans()) else b""
     numbers = draw(st.lists(st.sampled_from(sorted(schema)), max_size=len(schema) + 2))
     if draw(st.booleans()):
         numbers.sort()  # as Go writes them: in field-number order, a list's items together

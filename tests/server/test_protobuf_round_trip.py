@@ -120,8 +120,8 @@ def test_every_kind_comes_back_from_protobuf_as_it_went_in(data: st.DataObject) 
 
 
 def test_an_object_of_another_kind_is_not_encoded() -> None:
-    with pytest.raises(ProtobufError, match="^no protobuf encoding of apps/v1/ControllerRevision$"):
-        encode({"apiVersion": "apps/v1", "kind": "ControllerRevision"})
+    with pytest.raises(ProtobufError, match="^no protobuf encoding of stable.example.com/v1/CronTab$"):
+        encode({"apiVersion": "stable.example.com/v1", "kind": "CronTab"})
 
 
 def test_a_value_of_the_wrong_json_type_is_a_protobuf_error() -> None:
