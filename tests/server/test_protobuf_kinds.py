@@ -7,6 +7,7 @@ it."""
 from __future__ import annotations
 
 import json
+import struct
 import warnings
 from typing import Any
 
@@ -16,9 +17,9 @@ warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
 from protobuf_readers import reader  # noqa: E402, F401 (each test: C reader, then Python)
 from starlette.testclient import TestClient  # noqa: E402
-from test_protobuf import PROTOBUF, entry, envelope, ld, meta, num, quantity, raw, time  # noqa: E402
+from test_protobuf import PROTOBUF, entry, envelope, ld, meta, num, quantity, raw, time, varint  # noqa: E402
 
-from dralloc.server.protobuf.decoder import accepts, custom_resource_refusal, decode  # noqa: E402
+from dralloc.server.protobuf.decoder import ProtobufError, accepts, custom_resource_refusal, decode  # noqa: E402
 from dralloc.server.registry import kinds  # noqa: E402
 
 WRITES = ("create", "update")
@@ -40,7 +41,7 @@ def _writable() -> list[tuple[str, str]]:
 
 
 # writable kinds whose protobuf bodies are not read yet (each an expected failure, strict: it must go when read)
-NOT_YET = {("apiextensions.k8s.io/v1", "CustomResourceDefinition")}
+NOT_YET: set[tuple[str, str]] = set()
 
 
 @pytest.mark.parametrize(("api_version", "kind"), [
@@ -210,6 +211,77 @@ CASES: dict[str, tuple[str, str, bytes, dict[str, Any]]] = {
 }
 
 
+# --- a CustomResourceDefinition: its schema's floats, embedded JSON and unions ----------------------------
+
+def double(number: int, value: float) -> bytes:
+    """A float64 field (wire type 1: eight bytes, little-endian)."""
+    return varint(number << 3 | 1) + struct.pack("<d", value)
+
+
+def _props(*fields: bytes) -> bytes:
+    """A JSONSchemaProps as Go writes it: its plain strings and bools always (ids 1, 2, 4-7, 10, 12, 15, 18,
+    37, 39, 40), then the given fields, in field-number order."""
+    plain = {1: ld(1, ""), 2: ld(2, ""), 4: ld(4, ""), 6: ld(6, ""), 7: ld(7, ""), 10: num(10, False),
+             12: num(12, False), 15: ld(15, ""), 18: num(18, False), 37: num(37, False), 39: num(39, False),
+             40: num(40, False)}
+    numbered = sorted([*plain.items(), *((_number_of(f), f) for f in fields)], key=lambda item: item[0])
+    return b"".join(f for _, f in numbered)
+
+
+def _number_of(field: bytes) -> int:
+    key, shift, at = 0, 0, 0
+    while True:
+        key |= (field[at] & 0x7F) << shift
+        if field[at] < 0x80:
+            return key >> 3
+        at, shift = at + 1, shift + 7
+
+
+_SIZE = _props(ld(5, "integer"), ld(8, ld(1, "3")), double(9, 1.5), double(11, 0), ld(20, ld(1, "1")),
+               ld(20, ld(1, '"two"')))
+_TAGS = _props(ld(5, "array"), ld(24, ld(1, _props(ld(5, "string")))))
+_PAIR = _props(ld(5, "array"), ld(24, ld(2, _props(ld(5, "string"))), ld(2, _props(ld(5, "integer")))))
+_FREE = _props(ld(5, "object"), ld(30, num(1, False)), num(38, True))
+_EXTRA = _props(ld(5, "object"), ld(30, num(1, True), ld(2, _props(ld(5, "string")))))
+_SPEC = _props(ld(5, "object"), entry(29, "extra", _EXTRA), entry(29, "free", _FREE), entry(29, "pair", _PAIR),
+               entry(29, "size", _SIZE), entry(29, "tags", _TAGS), entry(32, "size", ld(2, "tags")),
+               ld(44, ld(1, "self.size <= 10"), ld(2, "too big"), ld(3, ""), ld(5, "")))
+_CRD_SPEC = ld(2, ld(1, "example.com"), ld(3, ld(1, "gadgets"), ld(2, "gadget"), ld(4, "Gadget"), ld(5, "GadgetList")),
+               ld(4, "Namespaced"),
+               ld(7, ld(1, "v1"), num(2, True), num(3, True), ld(4, ld(1, _props(ld(5, "object"),
+                                                                                  entry(29, "spec", _SPEC)))),
+                  ld(5, ld(1)), ld(6, ld(1, "Size"), ld(2, "integer"), ld(3, ""), ld(4, ""), num(5, 0),
+                                   ld(6, ".spec.size")), num(7, False)),
+               num(10, False))
+_SCHEMA_JSON = {"type": "object", "properties": {"spec": {
+    "type": "object",
+    "properties": {
+        "extra": {"type": "object", "additionalProperties": {"type": "string"}},
+        "free": {"type": "object", "additionalProperties": False, "x-kubernetes-preserve-unknown-fields": True},
+        "pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]},
+        "size": {"type": "integer", "default": 3, "maximum": 1.5, "minimum": 0, "enum": [1, "two"]},
+        "tags": {"type": "array", "items": {"type": "string"}}},
+    "dependencies": {"size": ["tags"]},
+    "x-kubernetes-validations": [{"rule": "self.size <= 10", "message": "too big"}]}}}
+_CRD_SPEC_JSON = {"group": "example.com",
+                  "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+                  "scope": "Namespaced",
+                  "versions": [{"name": "v1", "served": True, "storage": True,
+                                "schema": {"openAPIV3Schema": _SCHEMA_JSON}, "subresources": {"status": {}},
+                                "additionalPrinterColumns": [{"name": "Size", "type": "integer",
+                                                              "jsonPath": ".spec.size"}]}]}
+CASES["CustomResourceDefinition"] = ("apiextensions.k8s.io/v1", "CustomResourceDefinition", _CRD_SPEC,
+                                     {"spec": _CRD_SPEC_JSON})
+
+
+def test_a_crd_schema_s_number_json_cannot_hold_is_a_protobuf_error() -> None:
+    spec = ld(2, ld(1, "example.com"), ld(7, ld(1, "v1"), ld(4, ld(1, _props(entry(29, "size", _props(
+        double(9, float("nan")))))))))
+    with pytest.raises(ProtobufError) as caught:
+        decode(envelope("apiextensions.k8s.io/v1", "CustomResourceDefinition", meta("x"), spec))
+    assert str(caught.value) == ("spec.versions[0].schema.openAPIV3Schema.properties[size].maximum: a number JSON "
+                                 "cannot hold (nan)")
+
 @pytest.mark.parametrize("case", list(CASES))
 def test_each_kind_reads_as_its_json(case: str) -> None:
     api_version, kind, fields, expected = CASES[case]
@@ -295,3 +367,26 @@ def test_the_refusal_names_the_kind_the_envelope_names_else_the_urls() -> None:
     assert custom_resource_refusal(b"k8s\x00", "Gadget", "v1") == (
         "the object provided is unrecognized (must be of type Gadget): empty body (6b387300)")
 
+
+
+def test_a_protobuf_crd_is_stored_as_its_json_and_serves_its_resources(client: TestClient) -> None:
+    schema = _props(ld(5, "object"), entry(29, "spec", _props(
+        ld(5, "object"), entry(29, "size", _props(ld(5, "integer"), ld(8, ld(1, "3")), double(9, 10), double(11, 0.5))),
+        entry(29, "tags", _props(ld(5, "array"), ld(24, ld(1, _props(ld(5, "string")))))))))
+    spec = ld(2, ld(1, "example.com"), ld(3, ld(1, "gadgets"), ld(4, "Gadget")), ld(4, "Namespaced"),
+              ld(7, ld(1, "v1"), num(2, True), num(3, True), ld(4, ld(1, schema))))
+    body = envelope("apiextensions.k8s.io/v1", "CustomResourceDefinition", meta("gadgets.example.com"), spec)
+    crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    from_json = decode(body)
+    dry_run = client.post(f"{crds}?dryRun=All", json=from_json)
+    assert dry_run.status_code == 201, dry_run.text
+    r = client.post(crds, content=body, headers=PROTOBUF)
+    assert r.status_code == 201, r.text
+    stored = client.get(f"{crds}/gadgets.example.com").json()
+    assert stored["spec"] == dry_run.json()["spec"]
+    assert stored["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"] == {
+        "size": {"type": "integer", "default": 3, "maximum": 10, "minimum": 0.5},
+        "tags": {"type": "array", "items": {"type": "string"}}}
+    gadget = {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}, "spec": {"size": 11}}
+    r = client.post("/apis/example.com/v1/namespaces/ns/gadgets", json=gadget)
+    assert r.status_code == 422 and "should be less than or equal to 10" in r.text

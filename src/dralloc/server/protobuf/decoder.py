@@ -16,7 +16,8 @@ ServiceAccount, Binding, Service, Endpoints, LimitRange, ResourceQuota, Persiste
 PersistentVolumeClaim, and a Node's spec, capacity and allocatable; the apps/v1 workloads and
 ControllerRevision, batch/v1 Job and CronJob; the storage.k8s.io/v1 kinds; rbac.authorization.k8s.io/v1 Role,
 ClusterRole, RoleBinding and ClusterRoleBinding; discovery.k8s.io EndpointSlice, policy PodDisruptionBudget;
-scheduling.k8s.io PriorityClass (and v1alpha2 Workload and PodGroup), coordination.k8s.io Lease, policy Eviction, the self reviews', TokenReview's and TokenRequest's specs, and
+scheduling.k8s.io PriorityClass (and v1alpha2 Workload and PodGroup), apiextensions.k8s.io
+CustomResourceDefinition, coordination.k8s.io Lease, policy Eviction, the self reviews', TokenReview's and TokenRequest's specs, and
 DeleteOptions. Responses stay JSON, which those clients accept as well.
 
 Every message is read through the schema tables (server/protobuf/schema.py, server/protobuf/pod.py,
@@ -42,7 +43,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from dralloc.server.protobuf import accelerated, pod_groups, rbac, services, volumes, workloads
+from dralloc.server.protobuf import accelerated, apiextensions, pod_groups, rbac, services, volumes, workloads
 from dralloc.server.protobuf.encoder import _delimited, _encode_message
 from dralloc.server.protobuf.plans import MAX_DEPTH as MAX_DEPTH
 from dralloc.server.protobuf.plans import _nesting, _plans
@@ -93,6 +94,7 @@ KINDS: dict[tuple[str, str], tuple[Schema, str]] = {
     **volumes.KINDS,  # PersistentVolumes and their claims, the storage.k8s.io kinds
     **rbac.KINDS,  # Roles, ClusterRoles and their bindings
     **pod_groups.KINDS,  # scheduling.k8s.io/v1alpha2 Workloads and PodGroups
+    **apiextensions.KINDS,  # CustomResourceDefinitions
 }
 # Messages that are not objects (no metadata of their own)
 OPTIONS: dict[tuple[str, str], tuple[Schema, str]] = {

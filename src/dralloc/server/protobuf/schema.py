@@ -9,7 +9,8 @@ decoded object's keys come in). The type is Go-like:
 * a scalar: ``string``, ``bool``, ``int32``, ``int64`` or ``bytes`` (base64 text in JSON);
 * a message with a JSON form of its own: ``Quantity`` (its text), ``Time`` (RFC 3339 in seconds),
   ``MicroTime`` (RFC 3339 with microseconds), ``RawExtension`` and ``FieldsV1`` (the embedded JSON),
-  ``IntOrString`` (its int or its string);
+  ``IntOrString`` (its int or its string), ``JSONSchemaProps`` (a CRD's OpenAPI schema, read and written by
+  server/protobuf/apiextensions.py);
 * the name of another message of the same table (its JSON object);
 * ``[]T`` for a repeated field, ``map[string]T`` for a map (entries ``{1: key, 2: value}``); a leading ``*``
   says the Go field is a pointer.
@@ -26,7 +27,9 @@ from dataclasses import dataclass
 SCALARS = frozenset({"string", "bool", "int32", "int64", "bytes"})
 VARINTS = frozenset({"bool", "int32", "int64"})
 # Messages whose JSON form is not an object of their fields
-SPECIAL = frozenset({"Quantity", "Time", "MicroTime", "RawExtension", "FieldsV1", "IntOrString"})
+SPECIAL = frozenset({"Quantity", "Time", "MicroTime", "RawExtension", "FieldsV1", "IntOrString", "JSONSchemaProps"})
+# Those whose JSON nests without bound
+UNBOUNDED = frozenset({"JSONSchemaProps"})
 
 
 @dataclass(frozen=True, slots=True)
