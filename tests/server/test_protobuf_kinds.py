@@ -190,6 +190,43 @@ CASES: dict[str, tuple[str, str, bytes, dict[str, Any]]] = {
                            ld(3, ld(1, "rbac.authorization.k8s.io"), ld(2, "ClusterRole"), ld(3, "")),
                            {"subjects": [{"kind": "Group", "apiGroup": "rbac.authorization.k8s.io", "name": "admins"}],
                             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": ""}}),
+    "Node status (kubelet)": (
+        "v1", "Node",
+        ld(3, entry(1, "cpu", ld(1, "8")), entry(2, "cpu", ld(1, "7500m")), ld(3, ""),
+           ld(4, ld(1, "Ready"), ld(2, "True"), time(3, "2025-07-08T09:10:00Z"), time(4, "2025-07-08T09:00:00Z"),
+              ld(5, "KubeletReady"), ld(6, "kubelet is posting ready status")),
+           ld(5, ld(1, "InternalIP"), ld(2, "172.18.0.2")), ld(5, ld(1, "Hostname"), ld(2, "node-a")),
+           ld(6, ld(1, num(1, 10250))),
+           ld(7, ld(1, "m1"), ld(2, "u1"), ld(3, "b1"), ld(4, "6.8.0"), ld(5, "Debian GNU/Linux 12"),
+              ld(6, "containerd://2.0.0"), ld(7, "v1.36.0"), ld(8, ""), ld(9, "linux"), ld(10, "amd64"),
+              ld(11, num(1, 0))),
+           ld(8, ld(1, "registry.k8s.io/pause:3.10"), num(2, 320000)),
+           ld(12, ld(1, "runc"), ld(2, num(1, True), num(2, False))), ld(13, num(1, True))),
+        {"status": {"capacity": {"cpu": "8"}, "allocatable": {"cpu": "7500m"},
+                    "conditions": [{"type": "Ready", "status": "True", "lastHeartbeatTime": "2025-07-08T09:10:00Z",
+                                    "lastTransitionTime": "2025-07-08T09:00:00Z", "reason": "KubeletReady",
+                                    "message": "kubelet is posting ready status"}],
+                    "addresses": [{"type": "InternalIP", "address": "172.18.0.2"},
+                                  {"type": "Hostname", "address": "node-a"}],
+                    "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+                    "nodeInfo": {"machineID": "m1", "systemUUID": "u1", "bootID": "b1", "kernelVersion": "6.8.0",
+                                 "osImage": "Debian GNU/Linux 12", "containerRuntimeVersion": "containerd://2.0.0",
+                                 "kubeletVersion": "v1.36.0", "kubeProxyVersion": "", "operatingSystem": "linux",
+                                 "architecture": "amd64", "swap": {"capacity": 0}},
+                    "images": [{"names": ["registry.k8s.io/pause:3.10"], "sizeBytes": 320000}],
+                    "runtimeHandlers": [{"name": "runc", "features": {"recursiveReadOnlyMounts": True,
+                                                                      "userNamespaces": False}}],
+                    "features": {"supplementalGroupsPolicy": True}}}),
+    "Namespace status": ("v1", "Namespace",
+                         ld(2, ld(1, "kubernetes")) +
+                         ld(3, ld(1, "Terminating"), ld(2, ld(1, "NamespaceDeletionContentFailure"), ld(2, "False"),
+                                                        time(4, "2025-07-08T09:10:00Z"), ld(5, "ContentDeleted"),
+                                                        ld(6, "All content successfully deleted"))),
+                         {"spec": {"finalizers": ["kubernetes"]},
+                          "status": {"phase": "Terminating", "conditions": [{
+                              "type": "NamespaceDeletionContentFailure", "status": "False",
+                              "lastTransitionTime": "2025-07-08T09:10:00Z", "reason": "ContentDeleted",
+                              "message": "All content successfully deleted"}]}}),
     "Workload": ("scheduling.k8s.io/v1alpha2", "Workload",
                  ld(2, ld(1, ld(1, "apps"), ld(2, "Deployment"), ld(3, "web")),
                     ld(2, ld(1, "workers"), ld(2, ld(2, num(1, 4))), ld(6, ""), num(7, 10))),
@@ -390,3 +427,12 @@ def test_a_protobuf_crd_is_stored_as_its_json_and_serves_its_resources(client: T
     gadget = {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g"}, "spec": {"size": 11}}
     r = client.post("/apis/example.com/v1/namespaces/ns/gadgets", json=gadget)
     assert r.status_code == 422 and "should be less than or equal to 10" in r.text
+
+
+def test_a_kubelets_protobuf_node_status_is_stored_whole(client: TestClient) -> None:
+    api_version, kind, fields, expected = CASES["Node status (kubelet)"]
+    r = client.post("/api/v1/nodes", content=envelope(api_version, kind, meta("node-a"), fields), headers=PROTOBUF)
+    assert r.status_code == 201, r.text
+    status = client.get("/api/v1/nodes/node-a").json()["status"]
+    for key in ("conditions", "addresses", "daemonEndpoints", "nodeInfo", "images", "runtimeHandlers"):
+        assert status[key] == expected["status"][key]

@@ -88,28 +88,41 @@ def json_schema_props(raw: bytes, depth: int) -> dict[str, Any]:
     return out
 
 
+# per message, per field number: (JSON name, form, flag, the wire type it comes in, whether JSON leaves it out
+# when empty: a string, bool or int64 that is neither a pointer nor tagged without omitempty)
+_FIELDS = {name: {number: (json_name, form, flag,
+                           2 if form.startswith(("[]", "map:")) else _WIRE.get(form, 2),
+                           not flag and form in ("string", "bool", "int64"))
+                  for number, (json_name, form, flag) in fields.items()}
+           for name, fields in _SCHEMA_MESSAGES.items()}
+
+
 def _message(name: str, raw: bytes, depth: int) -> Any:
     if depth > MAX_DEPTH:
         raise ProtobufError(f"messages nested deeper than {MAX_DEPTH}")
-    spec = _SCHEMA_MESSAGES[name]
+    spec = _FIELDS[name]
     found: dict[int, list[int | bytes]] = {}
-    for number, wire, value in scan(raw):
+    for number, wire, value in scan(raw):  # (every field's wire type checked before any value is read)
         field = spec.get(number)
         if field is None:
             continue  # (an unknown field: skipped, as Go's decoder skips it)
-        form = field[1]
-        if wire != (2 if form.startswith(("[]", "map:")) else _WIRE.get(form, 2)):
+        if wire != field[3]:
             raise ProtobufError(f"wrong wire type {wire} for field {name}.{field[0]} (field {number})")
-        found.setdefault(number, []).append(value)
+        if field[4] and not value:  # empty, and left out of the JSON (Go writes these always)
+            found.pop(number, None)  # (the last one counts)
+            continue
+        values = found.get(number)
+        if values is None:
+            found[number] = [value]
+        else:
+            values.append(value)
     out: dict[str, Any] = {}
     for number in sorted(found):  # (the struct order of each of these messages is its field-number order)
-        json_name, form, flag = spec[number]
+        json_name, form, flag, _, _ = spec[number]
         try:
             value = _value(form, found[number], depth)
         except ProtobufError as exc:
             raise exc.within(json_name) from None
-        except UnicodeDecodeError:
-            raise ProtobufError("invalid UTF-8 in a string").within(json_name) from None
         if value is None or (not flag and value in ("", False, 0) and not isinstance(value, (list, dict))):
             continue
         out[json_name] = value

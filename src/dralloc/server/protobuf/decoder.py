@@ -13,7 +13,7 @@ Accepted (:data:`KINDS`): resource.k8s.io v1, v1beta2 and v1beta1 ResourceClaim,
 ResourceSlice and DeviceClass, and v1 and v1beta2 DeviceTaintRule, every field; core/v1 and events.k8s.io/v1
 Event, every field; core/v1 Pod, every field of its spec and status; core/v1 Namespace, ConfigMap, Secret,
 ServiceAccount, Binding, Service, Endpoints, LimitRange, ResourceQuota, PersistentVolume and
-PersistentVolumeClaim, and a Node's spec, capacity and allocatable; the apps/v1 workloads and
+PersistentVolumeClaim, Node, every field; the apps/v1 workloads and
 ControllerRevision, batch/v1 Job and CronJob; the storage.k8s.io/v1 kinds; rbac.authorization.k8s.io/v1 Role,
 ClusterRole, RoleBinding and ClusterRoleBinding; discovery.k8s.io EndpointSlice, policy PodDisruptionBudget;
 scheduling.k8s.io PriorityClass (and v1alpha2 Workload and PodGroup), apiextensions.k8s.io
