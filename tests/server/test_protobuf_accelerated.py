@@ -390,3 +390,15 @@ def test_reading_leaks_nothing() -> None:
     finally:
         use_accelerator(before)
     assert grown < 32 * 1024, f"{grown} bytes more after 200 rounds"  # (a str a body: 500 KiB)
+
+
+@needs_c
+def test_a_table_the_c_reader_hands_back_is_read_by_the_python_path_from_the_start() -> None:
+    crd_table, crd = KINDS["apiextensions.k8s.io/v1", "CustomResourceDefinition"]
+    assert accelerated.object_reader(crd_table, crd, True) is None  # (its schema: every body handed back)
+    pod_table, pod = KINDS["v1", "Pod"]
+    assert accelerated.object_reader(pod_table, pod, True) is not None
+    envelopes: accelerated.Envelopes = {}
+    accelerated.add_envelope(envelopes, b"crd", crd_table, crd, True, "apiextensions.k8s.io/v1", crd)
+    accelerated.add_envelope(envelopes, b"pod", pod_table, pod, True, "v1", pod)
+    assert list(envelopes) == [b"pod"]
