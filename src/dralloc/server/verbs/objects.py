@@ -24,6 +24,7 @@ from dralloc.api.gojson import go_json_type
 from dralloc.api.quantity import quantity_dec_hook
 from dralloc.errors import InputError
 from dralloc.server.clock import now
+from dralloc.server.crds.custom_resources import CustomResourceStrategy
 from dralloc.server.http.bodies import check_limits, parse
 from dralloc.server.http.errors import ApiError, bad_request, invalid
 from dralloc.server.http.responses import JSON
@@ -193,6 +194,8 @@ class Body(NamedTuple):
 def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
     """The object a create, update or status update sends (JSON, YAML, or protobuf for the kinds
     server/protobuf/decoder.py decodes) and its field warnings."""
+    if ctype == protobuf.CONTENT_TYPE and isinstance(t.resource.strategy, CustomResourceStrategy):
+        raise bad_request(protobuf.custom_resource_refusal(raw, t.resource.kind, t.version))  # (as upstream: no 415)
     takes_protobuf = not t.resource.group or protobuf.accepts(t.api_version, t.resource.kind)
     if ctype == protobuf.CONTENT_TYPE and takes_protobuf:  # (a core kind it cannot decode: a 400 that says so)
         try:
