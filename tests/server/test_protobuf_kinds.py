@@ -83,7 +83,42 @@ _JOB_SPEC_JSON = {
                                           "imagePullPolicy": "IfNotPresent"}],
                           "restartPolicy": "OnFailure"}}}
 
+_RULE = ld(1, "CREATE") + ld(1, "UPDATE") + ld(2, ld(1, "resource.k8s.io"), ld(2, "v1"), ld(3, "resourceclaims"),
+                                              ld(4, "Namespaced"))
+_RULE_JSON = {"operations": ["CREATE", "UPDATE"], "apiGroups": ["resource.k8s.io"], "apiVersions": ["v1"],
+              "resources": ["resourceclaims"], "scope": "Namespaced"}
+
 CASES: dict[str, tuple[str, str, bytes, dict[str, Any]]] = {
+    # a webhook's rule embeds its Rule (json:""): one JSON object of both, also inside a named rule
+    "ValidatingWebhookConfiguration": (
+        "admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration",
+        ld(2, ld(1, "dra.example.com"),
+           ld(2, ld(1, ld(1, "drivers"), ld(2, "webhook"), ld(3, "/validate"), num(4, 443)), ld(2, b"\x01\x02")),
+           ld(3, _RULE), ld(4, "Fail"), ld(9, "Equivalent"), ld(5), ld(10), ld(6, "None"), num(7, 10),
+           ld(8, "v1"), ld(11, ld(1, "not-system"), ld(2, "true"))),
+        {"webhooks": [{"name": "dra.example.com",
+                       "clientConfig": {"service": {"namespace": "drivers", "name": "webhook", "path": "/validate",
+                                                    "port": 443}, "caBundle": "AQI="},
+                       "rules": [_RULE_JSON], "failurePolicy": "Fail", "matchPolicy": "Equivalent",
+                       "namespaceSelector": {}, "objectSelector": {}, "sideEffects": "None", "timeoutSeconds": 10,
+                       "admissionReviewVersions": ["v1"],
+                       "matchConditions": [{"name": "not-system", "expression": "true"}]}]}),
+    "ValidatingAdmissionPolicy": (
+        "admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy",
+        ld(2, ld(2, ld(3, ld(1, "claim-a"), ld(2, _RULE)), ld(7, "Equivalent")),
+           ld(3, ld(1, "object.spec.devices.requests.size() < 4"), ld(2, "too many"), ld(3, "Invalid")),
+           ld(4, "Fail"), ld(7, ld(1, "n"), ld(2, "object.metadata.name"))),
+        {"spec": {"matchConstraints": {"resourceRules": [{"resourceNames": ["claim-a"], **_RULE_JSON}],
+                                       "matchPolicy": "Equivalent"},
+                  "validations": [{"expression": "object.spec.devices.requests.size() < 4", "message": "too many",
+                                   "reason": "Invalid"}],
+                  "failurePolicy": "Fail", "variables": [{"name": "n", "expression": "object.metadata.name"}]}}),
+    "ValidatingAdmissionPolicyBinding": (
+        "admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding",
+        ld(2, ld(1, "claims"), ld(2, ld(1, "limits"), ld(2, "ns"), ld(4, "Deny")), ld(4, "Deny"), ld(4, "Audit")),
+        {"spec": {"policyName": "claims",
+                  "paramRef": {"name": "limits", "namespace": "ns", "parameterNotFoundAction": "Deny"},
+                  "validationActions": ["Deny", "Audit"]}}),
     "ReplicationController": (
         "v1", "ReplicationController",
         ld(2, num(1, 2), entry(2, "app", "tick"), ld(3, _TEMPLATE, ld(2, _CONTAINER, ld(3, "Always"))),

@@ -16,7 +16,8 @@ ServiceAccount, Binding, Service, Endpoints, LimitRange, ResourceQuota, Replicat
 PersistentVolumeClaim, Node, every field; the apps/v1 workloads and
 ControllerRevision, batch/v1 Job and CronJob; the storage.k8s.io/v1 kinds; rbac.authorization.k8s.io/v1 Role,
 ClusterRole, RoleBinding and ClusterRoleBinding; networking.k8s.io Ingress, IngressClass and NetworkPolicy;
-autoscaling HorizontalPodAutoscaler; discovery.k8s.io EndpointSlice, policy PodDisruptionBudget;
+autoscaling HorizontalPodAutoscaler; admissionregistration.k8s.io webhook configurations and
+ValidatingAdmissionPolicies with their bindings; discovery.k8s.io EndpointSlice, policy PodDisruptionBudget;
 scheduling.k8s.io PriorityClass (and v1alpha2 Workload and PodGroup), apiextensions.k8s.io
 CustomResourceDefinition, coordination.k8s.io Lease, policy Eviction, the self reviews', TokenReview's and TokenRequest's specs, and
 DeleteOptions. Responses stay JSON, which those clients accept as well.
@@ -46,6 +47,7 @@ from typing import Any
 
 from dralloc.server.protobuf import (
     accelerated,
+    admission_registration,
     apiextensions,
     ingress_autoscaling,
     pod_groups,
@@ -106,6 +108,7 @@ KINDS: dict[tuple[str, str], tuple[Schema, str]] = {
     **rbac.KINDS,  # Roles, ClusterRoles and their bindings
     **pod_groups.KINDS,  # scheduling.k8s.io/v1alpha2 Workloads and PodGroups
     **apiextensions.KINDS,  # CustomResourceDefinitions
+    **admission_registration.KINDS,  # webhook configurations, ValidatingAdmissionPolicies and their bindings
 }
 # Messages that are not objects (no metadata of their own)
 OPTIONS: dict[tuple[str, str], tuple[Schema, str]] = {
