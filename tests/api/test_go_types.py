@@ -69,7 +69,10 @@ C0 = ("spec", "containers", 0)
      _field("ContainerPort", "spec.containers.ports.containerPort", "int32", "bool")),
     (("spec", "activeDeadlineSeconds"), 2 ** 63,
      _field("PodSpec", "spec.activeDeadlineSeconds", "int64", "number 9223372036854775808")),
-    (("spec", "activeDeadlineSeconds"), 30.0, _field("PodSpec", "spec.activeDeadlineSeconds", "int64", "number 30.0")),
+    # (a number whose JSON text is not known is quoted as Go's encoder writes it: a YAML body reaches Go so)
+    (("spec", "activeDeadlineSeconds"), 0.00001,
+     _field("PodSpec", "spec.activeDeadlineSeconds", "int64", "number 0.00001")),
+    (("spec", "activeDeadlineSeconds"), 1.5e-7, _field("PodSpec", "spec.activeDeadlineSeconds", "int64", "number 1.5e-7")),
     # a quantity: the parser's error, unwrapped, for any JSON value that is not a number or a good string
     ((*C0, "resources", "limits"), {"cpu": "1x"}, ERR_FORMAT_WRONG),
     ((*C0, "resources", "limits"), {"memory": "1kk"}, ERR_SUFFIX),
@@ -121,6 +124,28 @@ def test_a_quantity_or_time_error_stops_decoding_and_wins_over_an_earlier_type_e
     assert _error(pod) == ERR_FORMAT_WRONG
     pod = _with(_with(POD, ("metadata", "creationTimestamp"), "x"), ("spec", "hostname"), 1)
     assert _error(pod).startswith('parsing time "x"')  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("text,go_type", [
+    ("1e2", "int32"), ("1E+2", "int32"), ("1.50", "int32"), ("30.0", "int32"), ("-0.0", "int32"), ("3000000000", "int32"),
+    ("-2147483649", "int32"), ("1.0e-7", "int32"),
+])
+def test_a_number_is_quoted_as_the_json_text_wrote_it(text: str, go_type: str) -> None:
+    sent = json.dumps(POD).replace('"containerPort": 80', f'"containerPort": {text}')
+    data = json.loads(sent)
+    message = _field("ContainerPort", "spec.containers.ports.containerPort", go_type, f"number {text}")
+    assert gotypes.type_error(data, sent=sent) == message
+    assert gotypes.type_error(data, sent=sent.encode()) == message
+    probe_port = '"readinessProbe": {"tcpSocket": {"port": ' + text + '}}, "ports"'  # (an IntOrString's own decoding)
+    probe = sent.replace('"containerPort"', '"name": "p", "containerPort"').replace('"ports"', probe_port)
+    assert gotypes.type_error(json.loads(probe), sent=probe) == _field(
+        "TCPSocketAction", "spec.containers.readinessProbe.tcpSocket.port", "int32", f"number {text}")
+
+
+def test_only_a_number_error_reads_the_text_again() -> None:
+    sent = json.dumps(_with(POD, ("spec", "hostname"), 1e2))  # (a number into a string: no text in Go's error)
+    assert gotypes.type_error(json.loads(sent), sent="not JSON at all") == _field("PodSpec", "spec.hostname", "string",
+                                                                                   "number")
 
 
 SECRET = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"a": "YQ=="}}

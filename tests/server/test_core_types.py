@@ -4,6 +4,7 @@ YAML. Stored, such an object would break every Go client that reads it."""
 
 from __future__ import annotations
 
+import json
 import sys
 import warnings
 from collections.abc import Iterator
@@ -78,6 +79,21 @@ def test_a_create_with_a_wrongly_typed_value_is_refused_and_not_stored(client: T
         r = client.post(PODS, content=yaml.safe_dump(pod), headers={"content-type": "application/yaml"})
     assert r.status_code == 400 and r.json() == _refused("Pod", message)
     assert client.get(f"{PODS}/{pod['metadata']['name']}").status_code == 404
+
+
+@pytest.mark.parametrize("ctype,written,quoted", [
+    ("application/json", "1e2", "1e2"), ("application/json", "1.50", "1.50"), ("application/json", "80.0", "80.0"),
+    ("application/json", "3000000000", "3000000000"),
+    # YAML reaches Go's decoder as the JSON Go's encoder writes of it
+    ("application/yaml", "1.50", "1.5"), ("application/yaml", "0.00001", "0.00001"), ("application/yaml", "1.5e-7", "1.5e-7"),
+])
+def test_a_number_go_refuses_is_quoted_as_the_body_wrote_it(client: TestClient, ctype: str, written: str,
+                                                            quoted: str) -> None:
+    text = json.dumps(_pod("quoted")).replace('"containerPort": 80', f'"containerPort": {written}')
+    r = client.post(PODS, content=text, headers={"content-type": ctype})  # (JSON is YAML)
+    assert r.status_code == 400 and r.json() == _refused(
+        "Pod", f"json: cannot unmarshal number {quoted} into Go struct field ContainerPort.spec.containers.ports."
+               "containerPort of type int32")
 
 
 def test_a_body_without_kind_and_api_version_is_checked_as_its_urls_kind(client: TestClient) -> None:

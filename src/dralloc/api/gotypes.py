@@ -11,8 +11,8 @@ store as sent, and every Go client would then fail to decode the object. The rul
   innermost Go struct holding the field, <path> the JSON field names from the root (no list indices, no map
   keys) and <T> the Go type (``v1.Protocol``, ``[]v1.Container``, ``map[string]string``);
 - an integer field (int32, int64; uint8 for the items of a ``[]uint8`` written as a list) takes a JSON
-  number only when ``strconv.ParseInt`` reads its text and it fits: else <what> is ``number <text>``
-  (``number 1.5``, ``number 4294967296``);
+  number only when ``strconv.ParseInt`` reads its text and it fits: else <what> is ``number <text>``, the
+  number as the body wrote it (``number 1.5``, ``number 1e2``, ``number 4294967296``);
 - ``null`` is the zero value anywhere;
 - a ``[]uint8`` (Secret.data, ConfigMap.binaryData) is base64: ``illegal base64 data at input byte N``;
 - a ``resource.Quantity`` goes through ``Quantity.UnmarshalJSON`` (any JSON value; the parser's error as it
@@ -30,13 +30,14 @@ as Go's are; only a body that shape refuses is walked here, in Python, to word G
 from __future__ import annotations
 
 import functools
+import json
 import re
 from typing import Annotated, Any, NamedTuple
 
 import msgspec
 
 from dralloc.api import core_v1_fields, gotime
-from dralloc.api.gojson import go_json_type
+from dralloc.api.gojson import go_float_text, go_json_type
 from dralloc.api.quantity import ERR_FORMAT_WRONG, Quantity
 
 # the kinds of Go type a value is checked against
@@ -89,10 +90,12 @@ def go_type(name: str) -> GoType:
 
 
 class TypeProblem(NamedTuple):
-    """A value Go's decoder refuses: where it is (``spec.containers[0].stdin``) and Go's error text."""
+    """A value Go's decoder refuses: where it is (``spec.containers[0].stdin``) and Go's error text;
+    ``quotes_number``: the text quotes a number (``number 1.5``), as the JSON text wrote it where that is known."""
 
     path: str
     message: str
+    quotes_number: bool = False
 
 
 def has_go_types(api_version: Any, kind: Any) -> bool:
@@ -103,10 +106,12 @@ def has_go_types(api_version: Any, kind: Any) -> bool:
     return kind in core_v1_fields.GROUP_ROOTS.get(api_version, ())
 
 
-def type_problem(data: Any, kind: str | None = None, api_version: Any = "v1") -> TypeProblem | None:
+def type_problem(data: Any, kind: str | None = None, api_version: Any = "v1",
+                 sent: bytes | str | None = None) -> TypeProblem | None:
     """Go's decoding error of an object of the field table's kinds (None for others, and when every value
     fits). ``kind`` and ``api_version``: the object's when the object need not say (a request body, its
-    URL's)."""
+    URL's). ``sent``: the JSON text ``data`` was decoded from, whose numbers Go's errors quote as written
+    (without it, as Go's encoder writes them: a YAML body reaches Go's decoder so)."""
     if not isinstance(data, dict):
         return None
     if kind is None:
@@ -114,12 +119,13 @@ def type_problem(data: Any, kind: str | None = None, api_version: Any = "v1") ->
     if not has_go_types(api_version, kind):
         return None
     root = go_type("v1." + str(kind))  # (every group's Go package is named v1: apps/v1, batch/v1)
-    return None if fits_shape(data, root) else walk(data, root)
+    return None if fits_shape(data, root) else walk(data, root, sent)
 
 
-def type_error(data: Any, kind: str | None = None, api_version: str = "v1") -> str | None:
+def type_error(data: Any, kind: str | None = None, api_version: str = "v1",
+               sent: bytes | str | None = None) -> str | None:
     """:func:`type_problem`'s message."""
-    problem = type_problem(data, kind, api_version)
+    problem = type_problem(data, kind, api_version, sent)
     return None if problem is None else problem.message
 
 
@@ -133,8 +139,19 @@ class _Stop(Exception):
         self.problem = problem
 
 
-def walk(data: dict[str, Any], root: GoType) -> TypeProblem | None:
-    """The error Go's decoder gives ``data`` (decoded JSON or YAML) as ``root``, or None."""
+def walk(data: dict[str, Any], root: GoType, sent: bytes | str | None = None) -> TypeProblem | None:
+    """The error Go's decoder gives ``data`` (decoded JSON or YAML) as ``root``, or None. ``sent``: the JSON
+    text of ``data`` (see :func:`type_problem`)."""
+    problem = _first_problem(data, root)
+    if problem is not None and problem.quotes_number and sent is not None:
+        # Decoding forgot how the number was written (1e2 is 100.0): the text is read again, every number
+        # kept with its text, only for a body Go refuses for a number.
+        problem = _first_problem(json.loads(sent, parse_int=_SentNumber.of_int, parse_float=_SentNumber.of_float),
+                                 root)
+    return problem
+
+
+def _first_problem(data: dict[str, Any], root: GoType) -> TypeProblem | None:
     noted: list[TypeProblem] = []
     try:
         _check(data, root, "", (), "", noted)
@@ -143,9 +160,30 @@ def walk(data: dict[str, Any], root: GoType) -> TypeProblem | None:
     return noted[0] if noted else None
 
 
-def _number_text(value: int | float) -> str:
-    """A number as its JSON text: an int's digits, a float's shortest repr (1.5, 1e+300)."""
-    return str(value) if type(value) is int else repr(value)
+class _SentNumber:
+    """A number of a JSON text with the text it was written as (``1e2``, ``1.50``)."""
+
+    __slots__ = ("value", "text")
+
+    def __init__(self, value: int | float, text: str) -> None:
+        self.value = value
+        self.text = text
+
+    @classmethod
+    def of_int(cls, text: str) -> _SentNumber:
+        return cls(int(text), text)
+
+    @classmethod
+    def of_float(cls, text: str) -> _SentNumber:
+        return cls(float(text), text)
+
+
+def _number_text(value: int | float, sent: str | None) -> str:
+    """A number as Go's errors quote it: as the JSON text wrote it when that is known, else as Go's encoder
+    writes it (an int's digits; a float's shortest digits, 0.00001, 1e+21)."""
+    if sent is not None:
+        return sent
+    return str(value) if type(value) is int else go_float_text(value)
 
 
 def _type_message(what: str, struct: str, fields: tuple[str, ...], name: str) -> str:
@@ -162,13 +200,17 @@ def _check(value: Any, t: GoType, struct: str, fields: tuple[str, ...], path: st
         return
     kind = t.kind
     vtype = type(value)
+    sent = None
+    if vtype is _SentNumber:
+        value, sent = value.value, value.text
+        vtype = type(value)
 
     def note(what: str, name: str = t.name) -> None:
         if not noted:
-            noted.append(TypeProblem(path, _type_message(what, struct, fields, name)))
+            noted.append(TypeProblem(path, _type_message(what, struct, fields, name), what.startswith("number ")))
 
-    def stop(message: str) -> None:
-        raise _Stop(TypeProblem(path, message))
+    def stop(message: str, quotes_number: bool = False) -> None:
+        raise _Stop(TypeProblem(path, message, quotes_number))
 
     if kind == _STRUCT:
         if vtype is not dict:
@@ -200,7 +242,7 @@ def _check(value: Any, t: GoType, struct: str, fields: tuple[str, ...], path: st
     elif kind == _INT:
         if vtype is int or vtype is float:
             if vtype is float or not t.low <= value <= t.high:
-                note(f"number {_number_text(value)}")
+                note(f"number {_number_text(value, sent)}")
         else:
             note(go_json_type(value))
     elif kind == _BYTES:
@@ -222,8 +264,9 @@ def _check(value: Any, t: GoType, struct: str, fields: tuple[str, ...], path: st
             return
         if vtype is int and _INT32[0] <= value <= _INT32[1]:
             return
-        what = f"number {_number_text(value)}" if vtype is int or vtype is float else go_json_type(value)
-        stop(_type_message(what, struct, fields, "int32"))  # (its own decoding of the int, in this context)
+        numeric = vtype is int or vtype is float
+        what = f"number {_number_text(value, sent)}" if numeric else go_json_type(value)
+        stop(_type_message(what, struct, fields, "int32"), numeric)  # (its own decoding of the int, in context)
     elif kind == _TIME or kind == _MICRO_TIME:
         if vtype is not str:
             stop(_type_message(go_json_type(value), struct, fields, "string"))  # (the string it decodes first)

@@ -212,7 +212,7 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
         return Body(data, [], False)  # (no repeated key, no unknown field; a typed kind is never plain)
     duplicates, unknown, typed_values = _problems(raw, ctype, data, mode, t)
     if not typed_values:  # (the unknown-field check's decoding of a JSON text into the typed shape answers it)
-        values_checked(data, t)
+        values_checked(data, t, raw if ctype == JSON else None)
     if unknown or duplicates or mode == "Ignore":
         # A core object is stored without the fields its schema lacks, as decoding into the Go type drops
         # them. When the check above found none there is nothing to drop: one walk, not two. (With duplicate
@@ -238,16 +238,17 @@ def type_meta_checked(data: Any, t: Target, values: bool = True) -> Any:
     return values_checked(data, t) if values else data
 
 
-def values_checked(data: dict[str, Any], t: Target) -> dict[str, Any]:
+def values_checked(data: dict[str, Any], t: Target, sent: bytes | None = None) -> dict[str, Any]:
     """A core/v1 or workload object's values must have the JSON types of its Go fields (a workload's pod
     template is core/v1 types that dralloc models in part): kube-apiserver decodes a body into
     its Go type before admission or anything else sees it, and an object stored with a value Go cannot
-    decode would break every Go client that reads it (dralloc stores core objects as sent)."""
+    decode would break every Go client that reads it (dralloc stores core objects as sent). ``sent``: the
+    JSON text ``data`` was decoded from (Go's errors quote its numbers as written)."""
     kind = t.resource.kind
     if not gotypes.has_go_types(t.api_version, kind) or (data.get("kind") or kind) != kind \
             or (data.get("apiVersion") or t.api_version) != t.api_version:
         return data  # (a kind of no Go type table; or a body naming another kind, which typed() refuses)
-    bad_type = gotypes.type_error(data, kind, t.api_version)
+    bad_type = gotypes.type_error(data, kind, t.api_version, sent)
     if bad_type is not None:
         raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: {bad_type}')
     return data
