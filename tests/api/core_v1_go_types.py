@@ -62,6 +62,8 @@ GO_TYPES: dict[str, str] = {
     "Event.count": "int32",
     "Event.eventTime": "v1.MicroTime",
     "EventSeries.count": "int32",
+    "events.k8s.io/v1.Event.deprecatedCount": "int32",
+    "events.k8s.io/v1.Event.eventTime": "v1.MicroTime",
     "EventSeries.lastObservedTime": "v1.MicroTime",
     "EvictionResponder.priority": "int32",
     "FCVolumeSource.lun": "int32",

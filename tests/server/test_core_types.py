@@ -178,6 +178,49 @@ def test_every_core_kind_is_checked(client: TestClient, kind: str, url: str, bod
     assert client.get(f"{url}/{body['metadata']['name']}").status_code == 404
 
 
+EVENTS_V1 = "/apis/events.k8s.io/v1/namespaces/default/events"
+EVENT_V1 = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "eventTime": "2024-01-01T00:00:00.000000Z",
+            "reportingController": "example.com/c", "reportingInstance": "i", "action": "Act", "reason": "Why",
+            "type": "Normal", "regarding": {"kind": "Pod", "name": "p"}}
+
+
+@pytest.mark.parametrize("fields,message", [
+    ({"deprecatedCount": "2"}, "json: cannot unmarshal string into Go struct field Event.deprecatedCount of type int32"),
+    ({"regarding": {"kind": "Pod", "name": 3}},
+     "json: cannot unmarshal number into Go struct field ObjectReference.regarding.name of type string"),
+    ({"series": {"count": 1.5, "lastObservedTime": "2024-01-01T00:00:00.000000Z"}},
+     "json: cannot unmarshal number 1.5 into Go struct field EventSeries.series.count of type int32"),
+    ({"related": ["x"]}, "json: cannot unmarshal array into Go struct field Event.related of type v1.ObjectReference"),
+    ({"note": False}, "json: cannot unmarshal bool into Go struct field Event.note of type string"),
+    ({"eventTime": 5}, "json: cannot unmarshal number into Go struct field Event.eventTime of type string"),
+    ({"deprecatedSource": {"component": 1}},
+     "json: cannot unmarshal number into Go struct field EventSource.deprecatedSource.component of type string"),
+])
+def test_an_events_v1_event_is_checked_as_go_decodes_its_own_type(client: TestClient, fields: dict[str, Any],
+                                                                  message: str) -> None:
+    """events.k8s.io/v1's Event is decoded into its own Go type (its field names, not core/v1's) before it is
+    converted to the stored core/v1 Event."""
+    name = f"typed-{len(fields)}-{next(iter(fields))}"
+    r = client.post(EVENTS_V1, json={**EVENT_V1, "metadata": {"name": name}, **fields})
+    assert r.status_code == 400 and r.json() == _refused("Event", message)
+    assert client.get(f"{EVENTS_V1}/{name}").status_code == 404
+
+
+def test_an_events_v1_events_unknown_fields_are_reported_as_for_any_kind(client: TestClient) -> None:
+    body = {**EVENT_V1, "metadata": {"name": "unknown-warned"}, "regarding": {"kind": "Pod", "name": "p", "x": 1}}
+    r = client.post(EVENTS_V1, json=body)
+    assert r.status_code == 201 and r.headers["warning"] == '299 - "unknown field \\"regarding.x\\""'
+    assert "x" not in client.get(f"{EVENTS_V1}/unknown-warned").json()["regarding"]
+    r = client.post(f"{EVENTS_V1}?fieldValidation=Strict", json={**body, "metadata": {"name": "unknown-refused"}})
+    assert r.status_code == 400 and r.json() == _refused("Event", 'strict decoding error: unknown field "regarding.x"')
+
+
+def test_a_well_typed_events_v1_event_is_stored(client: TestClient) -> None:
+    series = {"count": 2, "lastObservedTime": "2024-01-01T00:00:00.000000Z"}
+    r = client.post(EVENTS_V1, json={**EVENT_V1, "metadata": {"name": "typed-fine"}, "series": series})
+    assert r.status_code == 201 and r.json()["series"] == series
+
+
 def test_well_typed_values_of_every_rule_are_stored_as_sent(client: TestClient) -> None:
     pod = _pod("fine", hostname=None, container={
         "resources": {"limits": {"cpu": 1.5, "memory": "1Gi"}}, "livenessProbe": {"httpGet": {"port": "http"}},

@@ -12,10 +12,12 @@ do not edit."""
 
 ROOTS = ("Pod", "Node", "Namespace", "Event", "ConfigMap", "Secret", "ServiceAccount",
          "Service", "ReplicationController", "PersistentVolume", "PersistentVolumeClaim")
-# the workload kinds (their pod templates hold the core/v1 types above): group version -> kinds
+# the workload kinds (their pod templates hold the core/v1 types above) and events.k8s.io/v1's Event:
+# group version -> kinds (a kind named as a core/v1 root is keyed "<group version>.<kind>" below)
 GROUP_ROOTS: dict[str, tuple[str, ...]] = {
     "apps/v1": ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"),
     "batch/v1": ("Job", "CronJob"),
+    "events.k8s.io/v1": ("Event",),
 }
 
 FIELDS: dict[str, dict[str, str]] = {
@@ -474,6 +476,11 @@ FIELDS: dict[str, dict[str, str]] = {
     "WeightedPodAffinityTerm": {"podAffinityTerm": "PodAffinityTerm", "weight": ""},
     "WindowsSecurityContextOptions": {"gmsaCredentialSpec": "", "gmsaCredentialSpecName": "",
         "hostProcess": "", "runAsUserName": ""},
+    "events.k8s.io/v1.Event": {"eventTime": "@time", "action": "", "apiVersion": "", "deprecatedCount": "",
+        "deprecatedFirstTimestamp": "@time", "deprecatedLastTimestamp": "@time",
+        "deprecatedSource": "EventSource", "kind": "", "metadata": "ObjectMeta", "note": "", "reason": "",
+        "regarding": "ObjectReference", "related": "ObjectReference", "reportingController": "",
+        "reportingInstance": "", "series": "EventSeries", "type": ""},
 }
 
 # struct -> JSON field -> its Go type, as Go's reflect prints it (pointers elided: the decoder
@@ -1021,6 +1028,12 @@ GO_TYPES: dict[str, dict[str, str]] = {
     "WeightedPodAffinityTerm": {"podAffinityTerm": "v1.PodAffinityTerm", "weight": "int32"},
     "WindowsSecurityContextOptions": {"gmsaCredentialSpec": "string", "gmsaCredentialSpecName": "string",
         "hostProcess": "bool", "runAsUserName": "string"},
+    "events.k8s.io/v1.Event": {"eventTime": "v1.MicroTime", "action": "string", "apiVersion": "string",
+        "deprecatedCount": "int32", "deprecatedFirstTimestamp": "v1.Time",
+        "deprecatedLastTimestamp": "v1.Time", "deprecatedSource": "v1.EventSource", "kind": "string",
+        "metadata": "v1.ObjectMeta", "note": "string", "reason": "string", "regarding": "v1.ObjectReference",
+        "related": "v1.ObjectReference", "reportingController": "string", "reportingInstance": "string",
+        "series": "v1.EventSeries", "type": "string"},
 }
 
 # each named Go type of GO_TYPES that is no struct -> its underlying type

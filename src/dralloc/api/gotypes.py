@@ -83,10 +83,17 @@ def go_type(name: str) -> GoType:
     else:
         struct = underlying.removeprefix("v1.")
         compiled = GoType(_STRUCT, name)
-        compiled.struct = struct
+        compiled.struct = struct.rsplit(".", 1)[-1]  # (events.k8s.io/v1.Event is Go's Event)
         compiled.fields = {field: go_type(field_type)
                            for field, field_type in core_v1_fields.GO_TYPES[struct].items()}
     return compiled
+
+
+def root_type(api_version: Any, kind: str) -> GoType:
+    """The Go type of a kind of the field table: its own (``events.k8s.io/v1.Event``) where the kind is also
+    a core/v1 kind's name, else the type of its name (every group's Go package is named v1: apps/v1, batch/v1)."""
+    qualified = f"{api_version}.{kind}"
+    return go_type(qualified if qualified in core_v1_fields.GO_TYPES else "v1." + kind)
 
 
 class TypeProblem(NamedTuple):
@@ -99,8 +106,8 @@ class TypeProblem(NamedTuple):
 
 
 def has_go_types(api_version: Any, kind: Any) -> bool:
-    """Whether the field table holds this kind: the core/v1 kinds dralloc stores or reads, and the apps/v1
-    and batch/v1 workload kinds (whose pod templates hold core/v1 types)."""
+    """Whether the field table holds this kind: the core/v1 kinds dralloc stores or reads, the apps/v1
+    and batch/v1 workload kinds (whose pod templates hold core/v1 types) and events.k8s.io/v1's Event."""
     if api_version == "v1":
         return kind in core_v1_fields.ROOTS
     return kind in core_v1_fields.GROUP_ROOTS.get(api_version, ())
@@ -118,7 +125,7 @@ def type_problem(data: Any, kind: str | None = None, api_version: Any = "v1",
         kind, api_version = data.get("kind"), data.get("apiVersion")  # (has_go_types checks their types)
     if not has_go_types(api_version, kind):
         return None
-    root = go_type("v1." + str(kind))  # (every group's Go package is named v1: apps/v1, batch/v1)
+    root = root_type(api_version, str(kind))
     return None if fits_shape(data, root) else walk(data, root, sent)
 
 

@@ -76,6 +76,8 @@ def unknown_field_paths(data: Any) -> list[str]:
     kind = data.get("kind")
     if api_version == "v1" and kind in core_v1_fields.ROOTS:
         node = _table_node(kind)
+    elif f"{api_version}.{kind}" in core_v1_fields.FIELDS:  # events.k8s.io/v1's Event: a view of core/v1's
+        node = _table_node(f"{api_version}.{kind}")
     else:
         model = model_for(api_version, kind)
         if model is None:
