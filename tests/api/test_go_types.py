@@ -148,6 +148,44 @@ def test_only_a_number_error_reads_the_text_again() -> None:
                                                                                    "number")
 
 
+def _pod_text(cpu: str, label: str = '"a"') -> str:
+    """The JSON text of POD with a cpu request and a label value written as given (escapes and all)."""
+    return json.dumps(POD).replace('"100m"', cpu).replace('{"app": "a"}', '{"app": ' + label + '}')
+
+
+@pytest.mark.parametrize("cpu", [r'"\u0031"', r'"1\u004bi"', r'"\u0031kk"', r'"1\t"', r'" 1\u2028"', r'"1\/"'])
+def test_a_quantity_written_with_an_escape_never_parses(cpu: str) -> None:
+    """Quantity.UnmarshalJSON parses the text between the quotes as it is: a backslash is no quantity's."""
+    text = _pod_text(cpu)
+    assert gotypes.type_error(json.loads(text), sent=text) == ERR_FORMAT_WRONG
+    assert not strict.check_body(text).typed  # (the unknown-field check's shape, which decoded it, says nothing)
+
+
+@pytest.mark.parametrize("cpu,label", [
+    ('"1"', r'"\u0031"'),  # the same value, written with an escape elsewhere
+    ('" 1 "', '"x"'),  # a literal separator Go's TrimSpace removes
+    ('"1"', r'"\"quoted\""'),
+])
+def test_a_quantity_written_plainly_parses_whatever_else_has_escapes(cpu: str, label: str) -> None:
+    text = _pod_text(cpu, label)
+    assert gotypes.type_error(json.loads(text), sent=text) is None
+
+
+def test_an_escaped_quantity_stops_decoding_after_an_earlier_type_error() -> None:
+    text = _pod_text(r'"\u0031"').replace('"name": "p"', '"name": 5')
+    assert gotypes.type_error(json.loads(text), sent=text) == ERR_FORMAT_WRONG
+    text = text.replace(r'"\u0031"', '"1"')
+    assert gotypes.type_error(json.loads(text), sent=text) == _field("ObjectMeta", "metadata.name", "string", "number")
+
+
+@pytest.mark.parametrize("cpu", ["1\\t", "1\\u2028", "<1", "1&"])
+def test_a_quantity_without_its_text_is_read_as_gos_encoder_writes_it(cpu: str) -> None:
+    """A YAML body reaches Go's decoder as JSON its encoder wrote: a quantity with a character it escapes
+    (a tab, a line separator, the HTML characters) never parses."""
+    data = _with(POD, (*C0, "resources", "requests", "cpu"), json.loads(f'"{cpu}"'))
+    assert gotypes.type_error(data) == ERR_FORMAT_WRONG
+
+
 SECRET = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"a": "YQ=="}}
 
 
@@ -375,3 +413,31 @@ def test_a_rolling_update_takes_an_int_or_a_percentage_and_nothing_else() -> Non
         assert gotypes.type_error(_with(DEPLOYMENT, strategy, {"rollingUpdate": {"maxSurge": surge}})) is None
     assert gotypes.type_error(_with(DEPLOYMENT, strategy, {"rollingUpdate": {"maxSurge": True}})) == _field(
         "RollingUpdateDeployment", "spec.strategy.rollingUpdate.maxSurge", "int32", "bool")
+
+
+def test_nulls_are_settled_as_go_decodes_them() -> None:
+    pod = _with(POD, ("spec", "nodeSelector"), None)
+    pod["metadata"].update(creationTimestamp=None, labels=None, annotations={"a": None})
+    container = pod["spec"]["containers"][0]
+    container.update(command=[None, "x"], ports=[None], resources={"limits": {"cpu": None}}, stdin=None)
+    pod["spec"]["tolerations"] = [{"key": "k", "tolerationSeconds": None}]
+    pod["status"] = {"conditions": [{"type": "Ready", "lastProbeTime": None}], "startTime": None}
+    pod["spec"]["unknownField"] = None  # (unknown fields are the unknown-field check's)
+    gotypes.settle_nulls(pod, "Pod", "v1")
+    assert pod["metadata"] == {"name": "p", "creationTimestamp": None, "annotations": {"a": ""}}
+    assert "nodeSelector" not in pod["spec"] and pod["spec"]["unknownField"] is None
+    assert container["command"] == ["", "x"] and container["ports"] == [{}] and "stdin" not in container
+    assert container["resources"] == {"limits": {"cpu": "0"}} and pod["spec"]["tolerations"] == [{"key": "k"}]
+    assert pod["status"] == {"conditions": [{"type": "Ready", "lastProbeTime": None}]}  # (a value time stays)
+    secret = {**SECRET, "data": {"a": None, "b": [1, None]}}
+    gotypes.settle_nulls(secret, "Secret", "v1")
+    assert secret["data"] == {"a": None, "b": [1, 0]}  # (a nil []byte is written as null)
+
+
+@pytest.mark.parametrize("text,holds", [
+    (b'{"metadata":{"name":"p"}}', False), (b'{"metadata":{"creationTimestamp":null}}', False),
+    (b'{"metadata":{"creationTimestamp": null},"spec":{"template":{"metadata":{"creationTimestamp":null}}}}', False),
+    (b'{"metadata":{"creationTimestamp":null,"labels":null}}', True), (b'{"spec":{"args":[null]}}', True),
+])
+def test_only_a_body_with_a_null_go_changes_is_walked(text: bytes, holds: bool) -> None:
+    assert gotypes.may_hold_nulls(text) is holds

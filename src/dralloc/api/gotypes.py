@@ -16,7 +16,7 @@ store as sent, and every Go client would then fail to decode the object. The rul
 - ``null`` is the zero value anywhere;
 - a ``[]uint8`` (Secret.data, ConfigMap.binaryData) is base64: ``illegal base64 data at input byte N``;
 - a ``resource.Quantity`` goes through ``Quantity.UnmarshalJSON`` (any JSON value; the parser's error as it
-  is), an ``intstr.IntOrString`` is a string or an int32 (its inner decoding's error, given the field's
+  is; a string is parsed as written, between its quotes: one written with an escape never parses), an ``intstr.IntOrString`` is a string or an int32 (its inner decoding's error, given the field's
   context), a ``metav1.Time`` / ``MicroTime`` is a string that parses (dralloc.api.gotime's errors);
 - a type error is noted and decoding goes on, so the first one in document order is reported; but the error
   of a type that decodes itself (Quantity, IntOrString, Time) stops decoding at once, and is reported even
@@ -30,15 +30,15 @@ as Go's are; only a body that shape refuses is walked here, in Python, to word G
 from __future__ import annotations
 
 import functools
-import json
 import re
 from typing import Annotated, Any, NamedTuple
 
 import msgspec
 
-from dralloc.api import core_v1_fields, gotime
+from dralloc.api import core_v1_fields, gotime, sent_json
 from dralloc.api.gojson import go_float_text, go_json_type
 from dralloc.api.quantity import ERR_FORMAT_WRONG, Quantity
+from dralloc.api.sent_json import EscapedString, SentNumber
 
 # the kinds of Go type a value is checked against
 _STRUCT, _LIST, _MAP, _STRING, _BOOL, _INT, _QUANTITY, _INT_OR_STRING, _TIME, _MICRO_TIME, _BYTES, _ANY = range(12)
@@ -126,6 +126,10 @@ def type_problem(data: Any, kind: str | None = None, api_version: Any = "v1",
     if not has_go_types(api_version, kind):
         return None
     root = root_type(api_version, str(kind))
+    if sent is not None:
+        suspects = sent_json.quantity_suspects(sent)
+        if suspects:  # (a string written with escapes that a quantity may hold: only the text says where)
+            return _first_problem(sent_json.sent_tree(sent, suspects), root, False)
     return None if fits_shape(data, root) else walk(data, root, sent)
 
 
@@ -149,40 +153,27 @@ class _Stop(Exception):
 def walk(data: dict[str, Any], root: GoType, sent: bytes | str | None = None) -> TypeProblem | None:
     """The error Go's decoder gives ``data`` (decoded JSON or YAML) as ``root``, or None. ``sent``: the JSON
     text of ``data`` (see :func:`type_problem`)."""
-    problem = _first_problem(data, root)
+    problem = _first_problem(data, root, sent is None)
     if problem is not None and problem.quotes_number and sent is not None:
         # Decoding forgot how the number was written (1e2 is 100.0): the text is read again, every number
         # kept with its text, only for a body Go refuses for a number.
-        problem = _first_problem(json.loads(sent, parse_int=_SentNumber.of_int, parse_float=_SentNumber.of_float),
-                                 root)
+        problem = _first_problem(sent_json.sent_tree(sent), root, False)
     return problem
 
 
-def _first_problem(data: dict[str, Any], root: GoType) -> TypeProblem | None:
+def _first_problem(data: dict[str, Any], root: GoType, encoded: bool) -> TypeProblem | None:
+    """``encoded``: ``data`` reaches Go's decoder as Go's encoder writes it (a YAML body), not as sent."""
     noted: list[TypeProblem] = []
     try:
-        _check(data, root, "", (), "", noted)
+        _check(data, root, "", (), "", noted, encoded)
     except _Stop as stop:
         return stop.problem
     return noted[0] if noted else None
 
 
-class _SentNumber:
-    """A number of a JSON text with the text it was written as (``1e2``, ``1.50``)."""
-
-    __slots__ = ("value", "text")
-
-    def __init__(self, value: int | float, text: str) -> None:
-        self.value = value
-        self.text = text
-
-    @classmethod
-    def of_int(cls, text: str) -> _SentNumber:
-        return cls(int(text), text)
-
-    @classmethod
-    def of_float(cls, text: str) -> _SentNumber:
-        return cls(float(text), text)
+# What Go's encoder writes as an escape in a string (a quantity holding one never parses): quotes,
+# backslashes, control characters, the HTML characters and the two Unicode line separators
+_ENCODER_ESCAPES = re.compile('["\\<>&\x00-\x1f\u2028\u2029]')
 
 
 def _number_text(value: int | float, sent: str | None) -> str:
@@ -200,17 +191,22 @@ def _type_message(what: str, struct: str, fields: tuple[str, ...], name: str) ->
 
 
 def _check(value: Any, t: GoType, struct: str, fields: tuple[str, ...], path: str,
-           noted: list[TypeProblem]) -> None:
+           noted: list[TypeProblem], encoded: bool) -> None:
     """Check ``value`` against ``t``: ``struct`` and ``fields`` are Go's error context (the innermost struct
-    and the JSON field names to here), ``path`` the value's place with list indices and map keys."""
+    and the JSON field names to here), ``path`` the value's place with list indices and map keys; ``encoded``:
+    see :func:`_first_problem`."""
     if value is None:
         return
     kind = t.kind
     vtype = type(value)
-    sent = None
-    if vtype is _SentNumber:
+    sent = None  # a number's text (sent_json.sent_tree)
+    escaped = False  # a string written with an escape (sent_json.sent_tree)
+    if vtype is SentNumber:
         value, sent = value.value, value.text
         vtype = type(value)
+    elif vtype is EscapedString:
+        value, escaped = value.value, True
+        vtype = str
 
     def note(what: str, name: str = t.name) -> None:
         if not noted:
@@ -225,21 +221,21 @@ def _check(value: Any, t: GoType, struct: str, fields: tuple[str, ...], path: st
         for key, item in value.items():
             child = t.fields.get(key)
             if child is not None and item is not None:
-                _check(item, child, t.struct, (*fields, key), f"{path}.{key}" if path else key, noted)
+                _check(item, child, t.struct, (*fields, key), f"{path}.{key}" if path else key, noted, encoded)
     elif kind == _LIST or (kind == _BYTES and vtype is list):
         if vtype is not list:
             return note(go_json_type(value))
         item_type = t.item
         assert item_type is not None
         for i, item in enumerate(value):
-            _check(item, item_type, struct, fields, f"{path}[{i}]", noted)
+            _check(item, item_type, struct, fields, f"{path}[{i}]", noted, encoded)
     elif kind == _MAP:
         if vtype is not dict:
             return note(go_json_type(value))
         item_type = t.item
         assert item_type is not None
         for key, item in value.items():
-            _check(item, item_type, struct, fields, f"{path}[{key}]", noted)
+            _check(item, item_type, struct, fields, f"{path}[{key}]", noted, encoded)
     elif kind == _STRING:
         if vtype is not str:
             note(go_json_type(value))
@@ -260,6 +256,8 @@ def _check(value: Any, t: GoType, struct: str, fields: tuple[str, ...], path: st
             noted.append(TypeProblem(path, f"illegal base64 data at input byte {offset}"))
     elif kind == _QUANTITY:
         if vtype is str:
+            if escaped or encoded and _ENCODER_ESCAPES.search(value):
+                stop(ERR_FORMAT_WRONG)  # (Go parses the text between the quotes: a backslash is no quantity's)
             try:
                 Quantity(value.strip())
             except ValueError as exc:
@@ -371,6 +369,8 @@ def _leaf_hook(leaf: type, value: Any) -> Any:
     if leaf is _QuantityLeaf:
         if vtype is str:
             if value not in _QUANTITIES:
+                if _ENCODER_ESCAPES.search(value):
+                    raise ValueError("an escape in its JSON text")  # (the walk says whether the text had one)
                 Quantity(value.strip())  # (ValueError when it does not parse)
             return _QUANTITY_OK
         if vtype is int or vtype is float:
@@ -446,3 +446,75 @@ def fits_shape(data: dict[str, Any], root: GoType) -> bool:
 def shape_decoder(kind: str) -> msgspec.json.Decoder[Any]:
     """A JSON decoder into a core/v1 kind's shape (dralloc.api.strict's fast path for unknown fields)."""
     return msgspec.json.Decoder(shape(go_type("v1." + kind)), dec_hook=_leaf_hook)
+
+
+# --- nulls, as Go's decoding leaves them ------------------------------------------------------------------------
+# Go decodes a null into a field by leaving it as it was: zero, in a new object, as if the field were absent;
+# kube-apiserver then stores and returns what its encoder writes of the object: nothing for a zero field
+# that is omitempty or a pointer, and (as for an absent field) what dralloc's defaults write otherwise. The
+# exception is a metav1.Time or MicroTime held by value: its zero is written as null whether or not the
+# field was sent (a pod template's ``creationTimestamp: null``), so its null stays. A null item of a list
+# or value of a map is its type's zero value: ``[null, "x"]`` is ``["", "x"]``, a quantity ``"0"``.
+
+# (struct, field) of the value times (k8s.io/api 1.36's types.go: the metav1.Time and MicroTime fields that
+# are no pointers)
+_VALUE_TIMES = frozenset({
+    ("ObjectMeta", "creationTimestamp"), ("Condition", "lastTransitionTime"),
+    ("PersistentVolumeClaimCondition", "lastProbeTime"), ("PersistentVolumeClaimCondition", "lastTransitionTime"),
+    ("ContainerStateRunning", "startedAt"), ("ContainerStateTerminated", "startedAt"),
+    ("ContainerStateTerminated", "finishedAt"), ("PodCondition", "lastProbeTime"),
+    ("PodCondition", "lastTransitionTime"), ("ReplicationControllerCondition", "lastTransitionTime"),
+    ("PreferAvoidPodsEntry", "evictionTime"), ("NodeCondition", "lastHeartbeatTime"),
+    ("NodeCondition", "lastTransitionTime"), ("NamespaceCondition", "lastTransitionTime"),
+    ("Event", "firstTimestamp"), ("Event", "lastTimestamp"), ("Event", "eventTime"),
+    ("EventSeries", "lastObservedTime"), ("StatefulSetCondition", "lastTransitionTime"),
+    ("DeploymentCondition", "lastUpdateTime"), ("DeploymentCondition", "lastTransitionTime"),
+    ("DaemonSetCondition", "lastTransitionTime"), ("ReplicaSetCondition", "lastTransitionTime"),
+    ("JobCondition", "lastProbeTime"), ("JobCondition", "lastTransitionTime"),
+    ("Event", "deprecatedFirstTimestamp"), ("Event", "deprecatedLastTimestamp"),  # (events.k8s.io/v1)
+})
+# a null list item's or map value's zero value, as Go's encoder writes it (None: nil, written as null)
+_ZERO: dict[int, Any] = {_STRING: "", _INT: 0, _BOOL: False, _QUANTITY: "0", _INT_OR_STRING: 0}
+# A JSON body's nulls that need nothing done: every Go client writes a new object's creationTimestamp as one
+_CREATION_NULL = re.compile(rb'"creationTimestamp":\s*null')
+
+
+def may_hold_nulls(raw: bytes) -> bool:
+    """Whether a JSON text may hold a null :func:`settle_nulls` changes (False: certainly none; cheap)."""
+    nulls = raw.count(b"null")
+    return nulls > 0 and nulls != len(_CREATION_NULL.findall(raw))
+
+
+def settle_nulls(data: Any, kind: str, api_version: str) -> None:
+    """Change, in place, an object of the field table's kinds (whose values have their Go types) as Go's
+    decoding leaves its nulls: a null field is dropped (but a value time's), a null list item or map value
+    is its zero value."""
+    if isinstance(data, dict) and has_go_types(api_version, kind):
+        _settle(data, root_type(api_version, kind))
+
+
+def _settle(value: Any, t: GoType) -> None:
+    kind = t.kind
+    if kind == _STRUCT and type(value) is dict:
+        dropped: list[str] = []
+        for key, item in value.items():
+            child = t.fields.get(key)
+            if child is None:
+                continue  # (an unknown field: dropped with the others)
+            if item is None:
+                if (t.struct, key) not in _VALUE_TIMES:
+                    dropped.append(key)
+            elif type(item) is dict or type(item) is list:
+                _settle(item, child)
+        for key in dropped:
+            del value[key]
+    elif (kind == _LIST or kind == _BYTES) and type(value) is list or kind == _MAP and type(value) is dict:
+        item_type = t.item
+        assert item_type is not None
+        places = range(len(value)) if type(value) is list else list(value)
+        for place in places:
+            item = value[place]
+            if item is None:
+                value[place] = {} if item_type.kind == _STRUCT else _ZERO.get(item_type.kind)
+            elif type(item) is dict or type(item) is list:
+                _settle(item, item_type)

@@ -16,13 +16,15 @@ from dralloc.api import (
     core_v1_storage,
     gotime,
     gotypes,
+    sent_json,
     strict,
 )
-from dralloc.api.codec import decode, to_dict
+from dralloc.api.codec import QuantityDecodeError, decode, to_dict
 from dralloc.api.defaults import apply_defaults
 from dralloc.api.gojson import go_json_type
+from dralloc.api.kinds import model_for
 from dralloc.api.quantity import quantity_dec_hook
-from dralloc.errors import InputError
+from dralloc.errors import DecodeError, InputError
 from dralloc.server.clock import now
 from dralloc.server.http.bodies import check_limits, parse
 from dralloc.server.http.errors import ApiError, bad_request, invalid
@@ -144,6 +146,8 @@ def typed(data: Any, t: Target) -> Any:
         if bad_time is not None:
             raise InputError(bad_time)
         return decode(data)
+    except QuantityDecodeError as exc:
+        raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: {exc.parser_error}') from None
     except InputError as exc:
         raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: {exc}') from None
 
@@ -207,6 +211,10 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
         raise ApiError(415, f"the body of the request was in an unknown format - accepted media types "
                             f"include: {accepted}")
     data = type_meta_checked(parse(raw, ctype, t.resource.kind, t.version), t, values=False)
+    if ctype == JSON and t.resource.group and b"\\" in raw:
+        escaped_quantities_checked(raw, t)
+    if ctype != JSON or gotypes.may_hold_nulls(raw):
+        nulls_settled(data, t)  # (safe before the type check: it changes only nulls, which any field takes)
     mode = field_validation(request)
     if ctype == JSON and typed_json.applies(t) and typed_json.read(raw, data, t, mode):
         return Body(data, [], False)  # (no repeated key, no unknown field; a typed kind is never plain)
@@ -222,6 +230,38 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
     # by the URL's schema)
     plain = ctype == JSON and data.get("apiVersion") == t.api_version == "v1" and data.get("kind") == t.resource.kind
     return Body(data, duplicates + unknown, plain and t.resource.kind in core_v1_fields.ROOTS)
+
+
+def nulls_settled(data: Any, t: Target) -> Any:
+    """A core/v1 or workload object (whose values have their Go types) as kube-apiserver's decoding leaves its
+    nulls: a null field as if it were absent (so it is neither stored nor owned), a null list item or map
+    value its type's zero value (dralloc.api.gotypes.settle_nulls). Changed in place; returned."""
+    kind = t.resource.kind
+    if isinstance(data, dict) and (data.get("kind") or kind) == kind \
+            and (data.get("apiVersion") or t.api_version) == t.api_version:
+        gotypes.settle_nulls(data, kind, t.api_version)
+    return data
+
+
+def escaped_quantities_checked(raw: bytes, t: Target) -> None:
+    """A modelled group's JSON body must not hold a quantity written with an escape (``"\\u0031"``): Go's
+    Quantity parses the text between the quotes as written, and a backslash is no quantity's character. (The
+    core kinds' type check reads the text itself: dralloc.api.gotypes.)"""
+    kind = t.resource.kind
+    if model_for(t.api_version, kind) is None:
+        return  # (a custom resource: no quantity is typed as one)
+    suspects = sent_json.quantity_suspects(raw)
+    if not suspects:  # (no string with escapes that decodes to text Python would read as a quantity)
+        return
+    written = sent_json.with_escapes_as_written(raw, suspects)
+    if not isinstance(written, dict):
+        return
+    try:
+        decode({"kind": kind, "apiVersion": t.api_version, **written})
+    except QuantityDecodeError as exc:
+        raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: {exc.parser_error}') from None
+    except DecodeError:
+        pass  # (anything else is the body's own: its decoding reports it)
 
 
 def type_meta_checked(data: Any, t: Target, values: bool = True) -> Any:

@@ -1,0 +1,116 @@
+"""A core object's nulls are stored and returned as kube-apiserver's decoding into the Go types leaves them:
+a null field as if it were absent (neither stored nor owned in managedFields), a null list item or map
+value as its type's zero value, a null time held by value as null (Go writes its zero so)."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import yaml
+
+warnings.filterwarnings("ignore", message="Using `httpx`")
+from starlette.testclient import TestClient  # noqa: E402
+
+from dralloc.server import create_app  # noqa: E402
+from dralloc.store import SQLiteStore  # noqa: E402
+
+PODS = "/api/v1/namespaces/default/pods"
+DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
+CLAIMS = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims"
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield TestClient(create_app(SQLiteStore(":memory:")))
+
+
+def _pod(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "labels": None, "annotations": {"a": None}, "creationTimestamp": None},
+            "spec": {"nodeSelector": None, "affinity": None, "tolerations": None, "hostname": None,
+                     "containers": [{"name": "c", "image": "i", "ports": None, "command": [None, "x"],
+                                     "resources": {"requests": {"cpu": None}}, "securityContext": None}]}}
+
+
+def _owned(obj: dict[str, Any]) -> str:
+    return json.dumps([entry["fieldsV1"] for entry in obj["metadata"]["managedFields"]])
+
+
+@pytest.mark.parametrize("ctype", ["application/json", "application/yaml"])
+def test_a_created_pods_nulls_are_what_go_decodes(client: TestClient, ctype: str) -> None:
+    name = f"nulls-{ctype.split('/')[1]}"
+    pod = _pod(name)
+    body = json.dumps(pod) if ctype == "application/json" else yaml.safe_dump(pod)
+    r = client.post(PODS, content=body, headers={"content-type": ctype})
+    assert r.status_code == 201, r.text
+    for obj in (r.json(), client.get(f"{PODS}/{name}").json()):
+        meta, spec = obj["metadata"], obj["spec"]
+        assert "labels" not in meta and meta["annotations"] == {"a": ""}
+        assert not {"nodeSelector", "affinity", "hostname"} & spec.keys()
+        assert len(spec["tolerations"]) == 2  # (only DefaultTolerationSeconds' own)
+        container = spec["containers"][0]
+        assert "ports" not in container and "securityContext" not in container
+        assert container["command"] == ["", "x"] and container["resources"] == {"requests": {"cpu": "0"}}
+        owned = _owned(obj)
+        assert all(f'"f:{field}"' not in owned for field in ("labels", "nodeSelector", "affinity", "hostname",
+                                                              "ports", "tolerations"))
+
+
+def test_a_yaml_manifests_empty_fields_are_nulls_go_drops(client: TestClient) -> None:
+    text = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: empty-fields\n  labels:\n  annotations:\n"
+            "spec:\n  nodeSelector:\n  containers:\n  - name: c\n    image: i\n    env:\n    args:\n")
+    r = client.post(PODS, content=text, headers={"content-type": "application/yaml"})
+    assert r.status_code == 201, r.text
+    obj = r.json()
+    assert not {"labels", "annotations"} & obj["metadata"].keys() and "nodeSelector" not in obj["spec"]
+    assert not {"env", "args"} & obj["spec"]["containers"][0].keys()
+
+
+def test_a_value_times_null_stays_as_go_writes_its_zero(client: TestClient) -> None:
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "nulls"},
+                  "spec": {"selector": {"matchLabels": {"app": "n"}}, "strategy": None,
+                           "template": {"metadata": {"labels": {"app": "n"}, "creationTimestamp": None},
+                                        "spec": {"nodeSelector": None,
+                                                 "containers": [{"name": "c", "image": "i", "args": None}]}}}}
+    r = client.post(DEPLOYMENTS, json=deployment)
+    assert r.status_code == 201, r.text
+    template = client.get(f"{DEPLOYMENTS}/nulls").json()["spec"]["template"]
+    assert template["metadata"]["creationTimestamp"] is None
+    assert "nodeSelector" not in template["spec"] and "args" not in template["spec"]["containers"][0]
+
+
+def test_an_update_and_a_json_patch_drop_null_fields_too(client: TestClient) -> None:
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "patched-nulls"},
+           "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    created = client.post(PODS, json=pod).json()
+    created["metadata"]["labels"] = None
+    created["spec"]["nodeSelector"] = None
+    updated = client.put(f"{PODS}/patched-nulls", json=created)
+    assert updated.status_code == 200, updated.text
+    assert "labels" not in updated.json()["metadata"] and "nodeSelector" not in updated.json()["spec"]
+    patch = [{"op": "add", "path": "/metadata/labels", "value": None},
+             {"op": "add", "path": "/metadata/annotations", "value": {"a": None}}]
+    r = client.patch(f"{PODS}/patched-nulls", content=json.dumps(patch),
+                     headers={"content-type": "application/json-patch+json"})
+    assert r.status_code == 200, r.text
+    assert "labels" not in r.json()["metadata"] and r.json()["metadata"]["annotations"] == {"a": ""}
+
+
+def test_a_resource_claims_nulls_are_neither_stored_nor_owned(client: TestClient) -> None:
+    """The modelled kinds decode into their models, which drop a null field: the same answer."""
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": "nulls", "labels": None, "creationTimestamp": None},
+             "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "g", "selectors": None}}],
+                                  "constraints": None}}}
+    r = client.post(CLAIMS, json=claim)
+    assert r.status_code == 201, r.text
+    obj = r.json()
+    assert "labels" not in obj["metadata"] and "constraints" not in obj["spec"]["devices"]
+    assert "selectors" not in obj["spec"]["devices"]["requests"][0]["exactly"]
+    assert '"f:labels"' not in _owned(obj) and '"f:selectors"' not in _owned(obj)
