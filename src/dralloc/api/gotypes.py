@@ -89,7 +89,8 @@ def go_type(name: str) -> GoType:
     return compiled
 
 
-def root_type(api_version: Any, kind: str) -> GoType:
+@functools.cache
+def root_type(api_version: str, kind: str) -> GoType:
     """The Go type of a kind of the field table: its own (``events.k8s.io/v1.Event``) where the kind is also
     a core/v1 kind's name, else the type of its name (every group's Go package is named v1: apps/v1, batch/v1)."""
     qualified = f"{api_version}.{kind}"
@@ -125,7 +126,7 @@ def type_problem(data: Any, kind: str | None = None, api_version: Any = "v1",
         kind, api_version = data.get("kind"), data.get("apiVersion")  # (has_go_types checks their types)
     if not has_go_types(api_version, kind):
         return None
-    root = root_type(api_version, str(kind))
+    root = root_type(api_version, kind)  # (has_go_types: both are strings)
     if sent is not None:
         suspects = sent_json.quantity_suspects(sent)
         if suspects:  # (a string written with escapes that a quantity may hold: only the text says where)
