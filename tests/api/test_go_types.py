@@ -423,14 +423,14 @@ def test_nulls_are_settled_as_go_decodes_them() -> None:
     pod["spec"]["tolerations"] = [{"key": "k", "tolerationSeconds": None}]
     pod["status"] = {"conditions": [{"type": "Ready", "lastProbeTime": None}], "startTime": None}
     pod["spec"]["unknownField"] = None  # (unknown fields are the unknown-field check's)
-    gotypes.settle_nulls(pod, "Pod", "v1")
+    gotypes.settle_zeros(pod, "Pod", "v1")
     assert pod["metadata"] == {"name": "p", "creationTimestamp": None, "annotations": {"a": ""}}
     assert "nodeSelector" not in pod["spec"] and pod["spec"]["unknownField"] is None
     assert container["command"] == ["", "x"] and container["ports"] == [{}] and "stdin" not in container
     assert container["resources"] == {"limits": {"cpu": "0"}} and pod["spec"]["tolerations"] == [{"key": "k"}]
     assert pod["status"] == {"conditions": [{"type": "Ready", "lastProbeTime": None}]}  # (a value time stays)
     secret = {**SECRET, "data": {"a": None, "b": [1, None]}}
-    gotypes.settle_nulls(secret, "Secret", "v1")
+    gotypes.settle_zeros(secret, "Secret", "v1")
     assert secret["data"] == {"a": None, "b": [1, 0]}  # (a nil []byte is written as null)
 
 
@@ -438,6 +438,33 @@ def test_nulls_are_settled_as_go_decodes_them() -> None:
     (b'{"metadata":{"name":"p"}}', False), (b'{"metadata":{"creationTimestamp":null}}', False),
     (b'{"metadata":{"creationTimestamp": null},"spec":{"template":{"metadata":{"creationTimestamp":null}}}}', False),
     (b'{"metadata":{"creationTimestamp":null,"labels":null}}', True), (b'{"spec":{"args":[null]}}', True),
+    (b'{"spec":{"hostNetwork":false}}', True), (b'{"spec":{"hostname":""}}', True), (b'{"spec":{"args":[]}}', True),
+    (b'{"spec":{"replicas":0}}', True), (b'{"spec":{"replicas":10,"x":0.5}}', False),
+    (b'{"metadata":{"labels": {}}}', True), (b'{"spec":{"resources":{},"status":{}}}', False),
 ])
-def test_only_a_body_with_a_null_go_changes_is_walked(text: bytes, holds: bool) -> None:
-    assert gotypes.may_hold_nulls(text) is holds
+def test_only_a_body_with_a_null_or_zero_go_drops_is_walked(text: bytes, holds: bool) -> None:
+    assert gotypes.may_hold_zeros(text) is holds
+
+
+def test_the_zero_tables_name_fields_of_the_field_table() -> None:
+    from dralloc.api import core_v1_zeros
+
+    for name in core_v1_zeros.POINTERS | core_v1_zeros.NOT_OMITEMPTY | core_v1_zeros.VALUE_TIMES:
+        struct, field = name.rsplit(".", 1)
+        assert field in core_v1_fields.GO_TYPES[struct], name
+
+
+def test_zero_values_are_settled_as_go_writes_them() -> None:
+    pod = _with(POD, ("spec", "hostNetwork"), False)
+    pod["spec"].update(hostname="", nodeSelector={}, automountServiceAccountToken=False, volumes=[])
+    pod["spec"]["containers"][0].update(stdin=False, args=[], ports=[{"containerPort": 0, "hostPort": 0}])
+    pod["spec"]["hostIPC"] = 0  # (a value of another type: the type check's)
+    gotypes.settle_zeros(pod, "Pod", "v1")
+    assert pod["spec"]["automountServiceAccountToken"] is False and pod["spec"]["hostIPC"] == 0
+    assert not {"hostNetwork", "hostname", "nodeSelector", "volumes"} & pod["spec"].keys()
+    container = pod["spec"]["containers"][0]
+    assert not {"stdin", "args"} & container.keys() and container["ports"] == [{"containerPort": 0}]
+    port = {"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [{"name": None, "ports": [
+        {"containerPort": None}]}]}}
+    gotypes.settle_zeros(port, "Pod", "v1")  # (a null of a field without omitempty is its zero)
+    assert port["spec"]["containers"] == [{"name": "", "ports": [{"containerPort": 0}]}]

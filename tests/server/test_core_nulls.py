@@ -1,6 +1,7 @@
-"""A core object's nulls are stored and returned as kube-apiserver's decoding into the Go types leaves them:
-a null field as if it were absent (neither stored nor owned in managedFields), a null list item or map
-value as its type's zero value, a null time held by value as null (Go writes its zero so)."""
+"""A core object's nulls and zero values are stored and returned as kube-apiserver decodes them into the Go
+types and encodes them: a null field, or an omitempty field's zero, as if it were absent (neither stored nor
+owned in managedFields), a pointer's zero kept, a null list item or map value as its type's zero value, a
+null time held by value as null (Go writes its zero so)."""
 
 from __future__ import annotations
 
@@ -114,3 +115,41 @@ def test_a_resource_claims_nulls_are_neither_stored_nor_owned(client: TestClient
     assert "labels" not in obj["metadata"] and "constraints" not in obj["spec"]["devices"]
     assert "selectors" not in obj["spec"]["devices"]["requests"][0]["exactly"]
     assert '"f:labels"' not in _owned(obj) and '"f:selectors"' not in _owned(obj)
+
+
+def test_zero_values_of_omitempty_fields_are_neither_stored_nor_owned(client: TestClient) -> None:
+    """Go's encoder does not write an omitempty field's zero ("", 0, false, an empty list or map) unless the
+    field is a pointer (a *bool's false is written)."""
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "zeros", "labels": {}, "annotations": {}, "finalizers": [], "generateName": ""},
+           "spec": {"hostNetwork": False, "hostname": "", "nodeSelector": {}, "volumes": [],
+                    "automountServiceAccountToken": False, "terminationGracePeriodSeconds": 0,
+                    "containers": [{"name": "c", "image": "i", "stdin": False, "args": [], "workingDir": "",
+                                    "ports": [{"containerPort": 80, "hostPort": 0, "name": ""}]}]}}
+    r = client.post(PODS, json=pod)
+    assert r.status_code == 201, r.text
+    obj = r.json()
+    assert not {"labels", "annotations", "finalizers", "generateName"} & obj["metadata"].keys()
+    spec = obj["spec"]
+    assert not {"hostNetwork", "hostname", "nodeSelector", "volumes"} & spec.keys()
+    assert spec["automountServiceAccountToken"] is False and spec["terminationGracePeriodSeconds"] == 0  # (pointers)
+    container = spec["containers"][0]
+    assert not {"stdin", "args", "workingDir"} & container.keys()
+    assert container["ports"] == [{"containerPort": 80, "protocol": "TCP"}]
+    owned = _owned(obj)
+    assert all(f'"f:{field}"' not in owned for field in ("labels", "hostNetwork", "stdin", "hostPort", "workingDir"))
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "zeros"}, "data": {"a": ""},
+                  "binaryData": {}, "immutable": False}
+    stored = client.post("/api/v1/namespaces/default/configmaps", json=config_map).json()
+    assert stored["data"] == {"a": ""} and "binaryData" not in stored and stored["immutable"] is False
+
+
+def test_a_field_without_omitempty_is_written_whatever_it_holds(client: TestClient) -> None:
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "zeros"},
+            "spec": {"taints": [{"key": "k", "effect": "NoSchedule", "value": ""}], "unschedulable": False},
+            "status": {"images": [{"names": None, "sizeBytes": 0}]}}
+    r = client.post("/api/v1/nodes", json=node)
+    assert r.status_code == 201, r.text
+    obj = r.json()
+    assert "unschedulable" not in obj["spec"] and obj["spec"]["taints"] == [{"key": "k", "effect": "NoSchedule"}]
+    assert obj["status"]["images"] == [{"names": None}]  # (names has no omitempty: a nil list is written null)

@@ -35,7 +35,7 @@ from typing import Annotated, Any, NamedTuple
 
 import msgspec
 
-from dralloc.api import core_v1_fields, gotime, sent_json
+from dralloc.api import core_v1_fields, core_v1_zeros, gotime, sent_json
 from dralloc.api.gojson import go_float_text, go_json_type
 from dralloc.api.quantity import ERR_FORMAT_WRONG, Quantity
 from dralloc.api.sent_json import EscapedString, SentNumber
@@ -53,12 +53,13 @@ class GoType:
     """A Go type compiled from the field table: what it is (``kind``), how Go prints it (``name``), and
     below it the fields of a struct (by JSON name) or the type of a list's items or a map's values."""
 
-    __slots__ = ("kind", "name", "struct", "fields", "item", "low", "high")
+    __slots__ = ("kind", "name", "struct", "key", "fields", "item", "low", "high")
 
     def __init__(self, kind: int, name: str) -> None:
         self.kind = kind
         self.name = name
         self.struct = ""  # a struct's Go name (PodSpec): the "<S>" of the errors of its fields
+        self.key = ""  # a struct's key in the field table (events.k8s.io/v1.Event)
         self.fields: dict[str, GoType] = {}
         self.item: GoType | None = None
         self.low, self.high = _RANGES.get(name, (0, 0))
@@ -84,6 +85,7 @@ def go_type(name: str) -> GoType:
         struct = underlying.removeprefix("v1.")
         compiled = GoType(_STRUCT, name)
         compiled.struct = struct.rsplit(".", 1)[-1]  # (events.k8s.io/v1.Event is Go's Event)
+        compiled.key = struct
         compiled.fields = {field: go_type(field_type)
                            for field, field_type in core_v1_fields.GO_TYPES[struct].items()}
     return compiled
@@ -449,47 +451,63 @@ def shape_decoder(kind: str) -> msgspec.json.Decoder[Any]:
     return msgspec.json.Decoder(shape(go_type("v1." + kind)), dec_hook=_leaf_hook)
 
 
-# --- nulls, as Go's decoding leaves them ------------------------------------------------------------------------
-# Go decodes a null into a field by leaving it as it was: zero, in a new object, as if the field were absent;
-# kube-apiserver then stores and returns what its encoder writes of the object: nothing for a zero field
-# that is omitempty or a pointer, and (as for an absent field) what dralloc's defaults write otherwise. The
-# exception is a metav1.Time or MicroTime held by value: its zero is written as null whether or not the
-# field was sent (a pod template's ``creationTimestamp: null``), so its null stays. A null item of a list
-# or value of a map is its type's zero value: ``[null, "x"]`` is ``["", "x"]``, a quantity ``"0"``.
+# --- nulls and zero values, as kube-apiserver stores them ------------------------------------------------------
+# kube-apiserver decodes a body into the Go types and stores what Go's encoder writes of them. Decoding a null
+# leaves a field as it was (zero, in a new object): a null is its field's zero. The encoder does not write a
+# zero (null, "", 0, false, an empty list or map) of an omitempty field that is no pointer, so such a field
+# is neither stored nor returned (nor owned in managedFields); a pointer's zero value (a *bool's false) is
+# written, its null (nil) is not. A field without omitempty is written whatever it holds: a null scalar as
+# its zero, a null list or map as null. A struct is written whether or not it is zero: a null struct is as
+# if absent (dralloc's defaults write it as Go does), but a time held by value writes its zero as null (a pod
+# template's ``creationTimestamp: null``), so its null stays. A null list item or map value is its type's
+# zero value: ``[null, "x"]`` is ``["", "x"]``, a null quantity ``"0"``.
 
-# (struct, field) of the value times (k8s.io/api 1.36's types.go: the metav1.Time and MicroTime fields that
-# are no pointers)
-_VALUE_TIMES = frozenset({
-    ("ObjectMeta", "creationTimestamp"), ("Condition", "lastTransitionTime"),
-    ("PersistentVolumeClaimCondition", "lastProbeTime"), ("PersistentVolumeClaimCondition", "lastTransitionTime"),
-    ("ContainerStateRunning", "startedAt"), ("ContainerStateTerminated", "startedAt"),
-    ("ContainerStateTerminated", "finishedAt"), ("PodCondition", "lastProbeTime"),
-    ("PodCondition", "lastTransitionTime"), ("ReplicationControllerCondition", "lastTransitionTime"),
-    ("PreferAvoidPodsEntry", "evictionTime"), ("NodeCondition", "lastHeartbeatTime"),
-    ("NodeCondition", "lastTransitionTime"), ("NamespaceCondition", "lastTransitionTime"),
-    ("Event", "firstTimestamp"), ("Event", "lastTimestamp"), ("Event", "eventTime"),
-    ("EventSeries", "lastObservedTime"), ("StatefulSetCondition", "lastTransitionTime"),
-    ("DeploymentCondition", "lastUpdateTime"), ("DeploymentCondition", "lastTransitionTime"),
-    ("DaemonSetCondition", "lastTransitionTime"), ("ReplicaSetCondition", "lastTransitionTime"),
-    ("JobCondition", "lastProbeTime"), ("JobCondition", "lastTransitionTime"),
-    ("Event", "deprecatedFirstTimestamp"), ("Event", "deprecatedLastTimestamp"),  # (events.k8s.io/v1)
-})
-# a null list item's or map value's zero value, as Go's encoder writes it (None: nil, written as null)
+_COLLECTIONS = (_LIST, _MAP, _BYTES)
+# a zero of the JSON type of each kind of scalar or collection field (a value of another type is left to
+# the type check)
 _ZERO: dict[int, Any] = {_STRING: "", _INT: 0, _BOOL: False, _QUANTITY: "0", _INT_OR_STRING: 0}
-# A JSON body's nulls that need nothing done: every Go client writes a new object's creationTimestamp as one
+
+
+def _is_zero(value: Any, kind: int) -> bool:
+    vtype = type(value)
+    if kind == _STRING or kind == _BYTES:
+        return value == "" if vtype is str else kind == _BYTES and vtype is list and not value
+    if kind == _BOOL:
+        return value is False
+    if kind == _INT:
+        return vtype is int and value == 0
+    if kind == _LIST:
+        return vtype is list and not value
+    return kind == _MAP and vtype is dict and not value
+
+
+# What a JSON body holds that settle_zeros may change: a null (but a new object's creationTimestamp, which
+# every Go client writes and which stays), false, an empty string or list, a field set to 0, an empty map
+# (by the names of the map fields: an empty struct, "resources": {}, changes nothing)
 _CREATION_NULL = re.compile(rb'"creationTimestamp":\s*null')
+_ZERO_TEXT = re.compile(rb'false|""|\[\s*\]|":\s*-?0\s*[,}]')
 
 
-def may_hold_nulls(raw: bytes) -> bool:
-    """Whether a JSON text may hold a null :func:`settle_nulls` changes (False: certainly none; cheap)."""
+@functools.cache
+def _empty_map_text() -> re.Pattern[bytes]:
+    names = sorted({field for members in core_v1_fields.GO_TYPES.values() for field, go_name in members.items()
+                    if core_v1_fields.NAMED.get(go_name, go_name).startswith("map[")})
+    return re.compile(b'"(?:' + b"|".join(re.escape(name.encode()) for name in names) + rb')":\s*\{\s*\}')
+
+
+def may_hold_zeros(raw: bytes) -> bool:
+    """Whether a JSON text may hold a null or zero value :func:`settle_zeros` changes (False: certainly
+    none; a few substring searches)."""
     nulls = raw.count(b"null")
-    return nulls > 0 and nulls != len(_CREATION_NULL.findall(raw))
+    if nulls and nulls != len(_CREATION_NULL.findall(raw)):
+        return True
+    return bool(_ZERO_TEXT.search(raw)) or (b"{}" in raw or b"{ }" in raw) and bool(_empty_map_text().search(raw))
 
 
-def settle_nulls(data: Any, kind: str, api_version: str) -> None:
-    """Change, in place, an object of the field table's kinds (whose values have their Go types) as Go's
-    decoding leaves its nulls: a null field is dropped (but a value time's), a null list item or map value
-    is its zero value."""
+def settle_zeros(data: Any, kind: str, api_version: str) -> None:
+    """Change, in place, an object of the field table's kinds as kube-apiserver stores it (see above): its
+    nulls and zero values. Values of another JSON type than their field's are left as they are (the type
+    check refuses them), so this may run before it."""
     if isinstance(data, dict) and has_go_types(api_version, kind):
         _settle(data, root_type(api_version, kind))
 
@@ -498,17 +516,31 @@ def _settle(value: Any, t: GoType) -> None:
     kind = t.kind
     if kind == _STRUCT and type(value) is dict:
         dropped: list[str] = []
+        zeroed: list[tuple[str, Any]] = []
         for key, item in value.items():
             child = t.fields.get(key)
             if child is None:
                 continue  # (an unknown field: dropped with the others)
+            child_kind = child.kind
             if item is None:
-                if (t.struct, key) not in _VALUE_TIMES:
+                name = f"{t.key}.{key}"
+                if child_kind in _ZERO or child_kind in _COLLECTIONS:
+                    if name not in core_v1_zeros.NOT_OMITEMPTY:
+                        dropped.append(key)
+                    elif name not in core_v1_zeros.POINTERS and child_kind in _ZERO:
+                        zeroed.append((key, _ZERO[child_kind]))  # (a collection's nil is written as null)
+                elif name not in core_v1_zeros.VALUE_TIMES:
+                    dropped.append(key)  # (a struct: as if absent)
+            elif _is_zero(item, child_kind):
+                name = f"{t.key}.{key}"
+                if name not in core_v1_zeros.NOT_OMITEMPTY and name not in core_v1_zeros.POINTERS:
                     dropped.append(key)
             elif type(item) is dict or type(item) is list:
                 _settle(item, child)
         for key in dropped:
             del value[key]
+        for key, zero in zeroed:
+            value[key] = zero
     elif (kind == _LIST or kind == _BYTES) and type(value) is list or kind == _MAP and type(value) is dict:
         item_type = t.item
         assert item_type is not None

@@ -213,8 +213,8 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
     data = type_meta_checked(parse(raw, ctype, t.resource.kind, t.version), t, values=False)
     if ctype == JSON and t.resource.group and b"\\" in raw:
         escaped_quantities_checked(raw, t)
-    if ctype != JSON or gotypes.may_hold_nulls(raw):
-        nulls_settled(data, t)  # (safe before the type check: it changes only nulls, which any field takes)
+    if ctype != JSON or gotypes.may_hold_zeros(raw):
+        zeros_settled(data, t)  # (before the type check: it changes only nulls and zeros of their field's type)
     mode = field_validation(request)
     if ctype == JSON and typed_json.applies(t) and typed_json.read(raw, data, t, mode):
         return Body(data, [], False)  # (no repeated key, no unknown field; a typed kind is never plain)
@@ -232,14 +232,14 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
     return Body(data, duplicates + unknown, plain and t.resource.kind in core_v1_fields.ROOTS)
 
 
-def nulls_settled(data: Any, t: Target) -> Any:
-    """A core/v1 or workload object (whose values have their Go types) as kube-apiserver's decoding leaves its
-    nulls: a null field as if it were absent (so it is neither stored nor owned), a null list item or map
-    value its type's zero value (dralloc.api.gotypes.settle_nulls). Changed in place; returned."""
+def zeros_settled(data: Any, t: Target) -> Any:
+    """A core/v1 or workload object with its nulls and zero values as kube-apiserver stores them: a null or
+    zero omitempty field is neither stored nor owned, a null list item or map value is its type's zero value
+    (dralloc.api.gotypes.settle_zeros). Changed in place; returned."""
     kind = t.resource.kind
     if isinstance(data, dict) and (data.get("kind") or kind) == kind \
             and (data.get("apiVersion") or t.api_version) == t.api_version:
-        gotypes.settle_nulls(data, kind, t.api_version)
+        gotypes.settle_zeros(data, kind, t.api_version)
     return data
 
 
