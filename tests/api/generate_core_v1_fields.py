@@ -26,9 +26,19 @@ ROOTS = ("Pod", "Node", "Namespace", "Event", "ConfigMap", "Secret", "ServiceAcc
 GROUP_ROOTS = {"apps_v1": ("apps/v1", ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision")),
                "batch_v1": ("batch/v1", ("Job", "CronJob")),
                "events_v1": ("events.k8s.io/v1", ("Event",))}
-# fields lightkube-models carries that kube-apiserver 1.36 lacks and whose types it does not know (JobSpec's
-# scheduling.k8s.io/v1alpha3 settings, 1.37 alpha): left out, so such a field is an unknown one
-_LATER = {"JobSpec.scheduling"}
+# fields lightkube-models carries that kube-apiserver 1.36 lacks (1.37's: JobSpec's scheduling.k8s.io/v1alpha3
+# settings, a pod's eviction responders and volume health, volumes' default users, ...; none is in 1.36's
+# k8s.io/api types.go): left out, so such a field is an unknown one, reported and dropped as 1.36 does
+_LATER = {"JobSpec.scheduling", "ClusterTrustBundleProjection.user", "ConfigMapVolumeSource.defaultUser",
+          "DownwardAPIVolumeFile.user", "DownwardAPIVolumeSource.defaultUser", "EmptyDirVolumeSource.mode",
+          "GRPCAction.mode", "HTTPGetAction.protocol", "KeyToPath.user", "NodeAllocatableResourceClaimStatus.mapping",
+          "NodeAllocatableResourceClaimStatus.overhead", "NodeSpec.podPreemptionPolicy",
+          "NodeSystemInfo.runningInUserNamespace", "PersistentVolumeClaimStatus.healthStatus",
+          "PodCertificateProjection.user", "PodSpec.evictionResponders", "PodStatus.volumeHealth",
+          "ProjectedVolumeSource.defaultUser", "SecretVolumeSource.defaultUser", "ServiceAccountTokenProjection.user",
+          "VolumeMount.bindMountOptions"}
+# fields kube-apiserver 1.36 has that lightkube-models (1.37) lacks: their kind of value ("" a value) and Go type
+_EARLIER = {"NodeAllocatableResourceClaimStatus.resources": ("", "map[v1.ResourceName]resource.Quantity")}
 
 
 def _fields(model: type) -> list[str]:
@@ -100,7 +110,10 @@ def _ref_fields(model: type, pending: list[type]) -> None:
 
 def _rows(model: type) -> dict[str, str]:
     hints = typing.get_type_hints(model)
-    return {field: _ref(hints[field], []) for field in _fields(model)}
+    rows = {field: _ref(hints[field], []) for field in _fields(model)}
+    rows.update({name.split(".")[1]: ref for name, (ref, _) in _EARLIER.items()
+                 if name.split(".")[0] == model.__name__})
+    return rows
 
 
 def table() -> dict[str, dict[str, str]]:
@@ -136,6 +149,8 @@ def go_types() -> dict[str, dict[str, str]]:
             if go_type is None:
                 raise ValueError(f"{name}.{field} ({hints[field]}): record its Go type in core_v1_go_types.py")
             members[field] = go_type
+        members.update({field_name.split(".")[1]: go_type for field_name, (_, go_type) in _EARLIER.items()
+                        if field_name.split(".")[0] == name})
     return out
 
 

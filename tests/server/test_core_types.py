@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 warnings.filterwarnings("ignore", message="Using `httpx`")
 from starlette.testclient import TestClient  # noqa: E402
 
+from dralloc.api import strict  # noqa: E402
 from dralloc.server import create_app  # noqa: E402
 from dralloc.store import SQLiteStore  # noqa: E402
 
@@ -314,3 +315,19 @@ def test_a_workloads_pod_template_is_checked_as_go_decodes_it(client: TestClient
                      headers={"Content-Type": "application/merge-patch+json"})
     assert (r.status_code, r.json()) == (400, _refused(
         "Deployment", "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"))
+
+
+def test_fields_kube_apiserver_1_36_lacks_are_unknown(client: TestClient) -> None:
+    """The field table follows 1.36's Go types: a later release's fields (a pod's evictionResponders, a volume
+    mount's bindMountOptions) are unknown, reported and dropped; 1.36's own (a pod status' node allocatable
+    claim resources) are known."""
+    pod = _pod("later", evictionResponders=[{"name": "x"}],
+               container={"volumeMounts": [{"name": "v", "mountPath": "/v", "bindMountOptions": ["ro"]}]})
+    pod["spec"]["volumes"] = [{"name": "v", "emptyDir": {}}]
+    r = client.post(PODS, json=pod)
+    assert r.status_code == 201
+    assert r.headers["warning"] == ('299 - "unknown field \\"spec.containers[0].volumeMounts[0].bindMountOptions\\"", '
+                                    '299 - "unknown field \\"spec.evictionResponders\\""')
+    assert "evictionResponders" not in r.json()["spec"]
+    assert strict.unknown_fields({"apiVersion": "v1", "kind": "Pod", "status": {"nodeAllocatableResourceClaimStatuses": [
+        {"resourceClaimName": "c", "resources": {"cpu": "1"}}]}}) == []

@@ -256,6 +256,7 @@ NOT_OMITEMPTY = frozenset({
     "NodeAddress.address",
     "NodeAddress.type",
     "NodeAllocatableResourceClaimStatus.resourceClaimName",
+    "NodeAllocatableResourceClaimStatus.resources",
     "NodeCondition.status",
     "NodeCondition.type",
     "NodeRuntimeHandler.name",

@@ -490,8 +490,9 @@ _ZERO_TEXT = re.compile(rb'false|""|\[\s*\]|":\s*-?0\s*[,}]')
 
 @functools.cache
 def _empty_map_text() -> re.Pattern[bytes]:
-    names = sorted({field for members in core_v1_fields.GO_TYPES.values() for field, go_name in members.items()
-                    if core_v1_fields.NAMED.get(go_name, go_name).startswith("map[")})
+    names = sorted({field for key, members in core_v1_fields.GO_TYPES.items() for field, go_name in members.items()
+                    if core_v1_fields.NAMED.get(go_name, go_name).startswith("map[")
+                    and f"{key}.{field}" not in core_v1_zeros.NOT_OMITEMPTY})  # (the maps whose {} is dropped)
     return re.compile(b'"(?:' + b"|".join(re.escape(name.encode()) for name in names) + rb')":\s*\{\s*\}')
 
 
