@@ -69,7 +69,12 @@ def quantity_suspects(text: bytes | str) -> frozenset[str]:
     """The strings ``text`` writes with an escape whose decoded value Python would read as a quantity otherwise
     than Go reads the escaped text (always ERR_FORMAT_WRONG): a body holding none has its quantities
     rightly read from decoded JSON."""
+    if text.find(b"\\" if isinstance(text, bytes) else "\\") < 0:  # type: ignore[arg-type]
+        return _NONE  # (the common body: no escape at all; find: see gotypes.may_hold_zeros)
     return frozenset(value for value in escaped_strings(text) if _reads_otherwise(value))
+
+
+_NONE: frozenset[str] = frozenset()
 
 
 @functools.lru_cache(maxsize=1024)

@@ -211,10 +211,14 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
         raise ApiError(415, f"the body of the request was in an unknown format - accepted media types "
                             f"include: {accepted}")
     data = type_meta_checked(parse(raw, ctype, t.resource.kind, t.version), t, values=False)
-    if ctype == JSON and t.resource.group and b"\\" in raw:
+    if ctype == JSON and t.resource.group and raw.find(b"\\") >= 0:
         escaped_quantities_checked(raw, t)
-    if ctype != JSON or gotypes.may_hold_zeros(raw):
-        zeros_settled(data, t)  # (before the type check: it changes only nulls and zeros of their field's type)
+    # (a core kind's zeros are found by the typed shape that the unknown-field check decodes the text into,
+    # below; another kind's, before the typed JSON path decodes its model: settling changes only nulls and
+    # zeros of their field's type, which the type check takes)
+    core = not t.resource.group and t.resource.kind in core_v1_fields.ROOTS
+    if not core and (ctype != JSON or gotypes.may_hold_zeros(raw)):
+        zeros_settled(data, t)
     mode = field_validation(request)
     if ctype == JSON and typed_json.applies(t) and typed_json.read(raw, data, t, mode):
         return Body(data, [], False)  # (no repeated key, no unknown field; a typed kind is never plain)
@@ -226,6 +230,8 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
         # them. When the check above found none there is nothing to drop: one walk, not two. (With duplicate
         # keys the check read its own decoding of the body.)
         strict.drop_unknown_fields(data)
+    if core and not typed_values:  # (the shape refuses a null or zero that is not stored as sent)
+        zeros_settled(data, t)
     # (both key on the body's own apiVersion and kind: one that names the URL's kind is checked and dropped
     # by the URL's schema)
     plain = ctype == JSON and data.get("apiVersion") == t.api_version == "v1" and data.get("kind") == t.resource.kind
