@@ -468,3 +468,13 @@ def test_zero_values_are_settled_as_go_writes_them() -> None:
         {"containerPort": None}]}]}}
     gotypes.settle_zeros(port, "Pod", "v1")  # (a null of a field without omitempty is its zero)
     assert port["spec"]["containers"] == [{"name": "", "ports": [{"containerPort": 0}]}]
+
+
+@pytest.mark.parametrize("sent,stored", [
+    ("1000m", "1"), (" 1Gi ", "1Gi"), ("1024Mi", "1Gi"), (1.5, "1500m"), (2, "2"), (0.00001, "10u"), ("100m", "100m"),
+])
+def test_a_quantity_is_settled_in_the_form_kube_apiserver_stores(sent: Any, stored: str) -> None:
+    pod = _with(POD, (*C0, "resources", "limits"), {"cpu": sent})
+    assert gotypes.fits_shape(pod, gotypes.go_type("v1.Pod")) is (sent == stored)  # (else the walk settles it)
+    gotypes.settle_zeros(pod, "Pod", "v1")
+    assert pod["spec"]["containers"][0]["resources"]["limits"] == {"cpu": stored}

@@ -153,3 +153,21 @@ def test_a_field_without_omitempty_is_written_whatever_it_holds(client: TestClie
     obj = r.json()
     assert "unschedulable" not in obj["spec"] and obj["spec"]["taints"] == [{"key": "k", "effect": "NoSchedule"}]
     assert obj["status"]["images"] == [{"names": None}]  # (names has no omitempty: a nil list is written null)
+
+
+def test_quantities_are_stored_as_quantitys_marshal_writes_them(client: TestClient) -> None:
+    """kube-apiserver parses a quantity (a number's JSON text too) and writes it back in its form: 1000m is 1,
+    a number 1.5 is 1500m, 1024Mi is 1Gi; a form the parser keeps (100m, 32Gi) stays."""
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "quantities"},
+           "spec": {"containers": [{"name": "c", "image": "i", "resources": {
+               "limits": {"cpu": 1.5, "memory": "1024Mi", "example.com/gpu": 2},
+               "requests": {"cpu": "1000m", "memory": " 512Mi ", "example.com/gpu": 2}}}]}}
+    r = client.post(PODS, json=pod)
+    assert r.status_code == 201, r.text
+    assert r.json()["spec"]["containers"][0]["resources"] == {
+        "limits": {"cpu": "1500m", "memory": "1Gi", "example.com/gpu": "2"},
+        "requests": {"cpu": "1", "memory": "512Mi", "example.com/gpu": "2"}}
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "quantities"},
+            "status": {"capacity": {"cpu": 8, "memory": "32768Mi", "pods": "110"}}}
+    r = client.post("/api/v1/nodes", json=node)
+    assert r.status_code == 201 and r.json()["status"]["capacity"] == {"cpu": "8", "memory": "32Gi", "pods": "110"}

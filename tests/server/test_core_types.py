@@ -271,7 +271,8 @@ def test_well_typed_values_of_every_rule_are_stored_as_sent(client: TestClient) 
     assert r.status_code == 201, r.text
     stored = client.get(f"{PODS}/fine").json()["spec"]["containers"][0]
     # (a null list item is its type's zero value, as Go decodes it: dralloc.api.gotypes.settle_nulls)
-    assert stored["resources"]["limits"] == {"cpu": 1.5, "memory": "1Gi"} and stored["command"] == ["sh", ""]
+    # (and a quantity in the form Go's Quantity writes it: the number 1.5 is "1500m")
+    assert stored["resources"]["limits"] == {"cpu": "1500m", "memory": "1Gi"} and stored["command"] == ["sh", ""]
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "fine"}, "data": {"a": "YQ==", "b": ""}}
     assert client.post("/api/v1/namespaces/default/secrets", json=secret).status_code == 201
 

@@ -372,12 +372,13 @@ def _leaf_hook(leaf: type, value: Any) -> Any:
     vtype = type(value)
     if leaf is _QuantityLeaf:
         if vtype is str:
-            if value not in _QUANTITIES:
+            parsed = _QUANTITIES.get(value)
+            if parsed is None:
                 if _ENCODER_ESCAPES.search(value):
                     raise ValueError("an escape in its JSON text")  # (the walk says whether the text had one)
-                Quantity(value.strip())  # (ValueError when it does not parse)
-            return _QUANTITY_OK
-        if vtype is int or vtype is float:
+                parsed = Quantity(value.strip())  # (ValueError when it does not parse)
+            if str(parsed) != value:
+                raise ValueError("not in the form it is stored in")  # (settle_zeros writes that form)
             return _QUANTITY_OK
     elif vtype is str:
         if leaf is _TimeLeaf:
@@ -573,6 +574,10 @@ def _settle(value: Any, t: GoType) -> None:
                         zeroed.append((key, _ZERO[child_kind]))  # (a collection's nil is written as null)
                 elif name not in core_v1_zeros.VALUE_TIMES:
                     dropped.append(key)  # (a struct: as if absent)
+            elif child_kind == _QUANTITY:
+                stored = _stored_quantity(item)
+                if stored is not None and stored != item:
+                    zeroed.append((key, stored))
             elif _is_zero(item, child_kind):
                 name = f"{t.key}.{key}"
                 if name not in core_v1_zeros.NOT_OMITEMPTY and name not in core_v1_zeros.POINTERS:
@@ -593,3 +598,22 @@ def _settle(value: Any, t: GoType) -> None:
                 value[place] = {} if item_type.kind == _STRUCT else _ZERO.get(item_type.kind)
             elif type(item) is dict or type(item) is list:
                 _settle(item, item_type)
+            elif item_type.kind == _QUANTITY:
+                stored = _stored_quantity(item)
+                if stored is not None:
+                    value[place] = stored
+
+
+def _stored_quantity(value: Any) -> str | None:
+    """A quantity as kube-apiserver stores it: parsed from its JSON text (a number's as Go's encoder writes
+    it: the text kubectl sends) and written as Quantity's MarshalJSON writes it (``1000m`` is ``1``, ``0.5``
+    is ``500m``); None for a value that does not parse (the type check's)."""
+    vtype = type(value)
+    text = value.strip() if vtype is str else str(value) if vtype is int else go_float_text(value) \
+        if vtype is float else None
+    if text is None:
+        return None
+    try:
+        return str(Quantity(text))
+    except ValueError:
+        return None
