@@ -434,18 +434,6 @@ def test_nulls_are_settled_as_go_decodes_them() -> None:
     assert secret["data"] == {"a": None, "b": [1, 0]}  # (a nil []byte is written as null)
 
 
-@pytest.mark.parametrize("text,holds", [
-    (b'{"metadata":{"name":"p"}}', False), (b'{"metadata":{"creationTimestamp":null}}', False),
-    (b'{"metadata":{"creationTimestamp": null},"spec":{"template":{"metadata":{"creationTimestamp":null}}}}', False),
-    (b'{"metadata":{"creationTimestamp":null,"labels":null}}', True), (b'{"spec":{"args":[null]}}', True),
-    (b'{"spec":{"hostNetwork":false}}', True), (b'{"spec":{"hostname":""}}', True), (b'{"spec":{"args":[]}}', True),
-    (b'{"spec":{"replicas":0}}', True), (b'{"spec":{"replicas":10,"x":0.5}}', False),
-    (b'{"metadata":{"labels": {}}}', True), (b'{"spec":{"resources":{},"status":{}}}', False),
-])
-def test_only_a_body_with_a_null_or_zero_go_drops_is_walked(text: bytes, holds: bool) -> None:
-    assert gotypes.may_hold_zeros(text) is holds
-
-
 def test_the_zero_tables_name_fields_of_the_field_table() -> None:
     from dralloc.api import core_v1_zeros
 

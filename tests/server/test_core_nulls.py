@@ -171,3 +171,14 @@ def test_quantities_are_stored_as_quantitys_marshal_writes_them(client: TestClie
             "status": {"capacity": {"cpu": 8, "memory": "32768Mi", "pods": "110"}}}
     r = client.post("/api/v1/nodes", json=node)
     assert r.status_code == 201 and r.json()["status"]["capacity"] == {"cpu": "8", "memory": "32Gi", "pods": "110"}
+
+
+def test_a_workloads_template_is_stored_as_kube_apiserver_stores_it(client: TestClient) -> None:
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "stored"},
+                  "spec": {"selector": {"matchLabels": {"app": "s"}},
+                           "template": {"metadata": {"labels": {"app": "s"}},
+                                        "spec": {"containers": [{"name": "c", "image": "i", "resources": {
+                                            "requests": {"cpu": "1000m"}}}]}}}}
+    r = client.post(DEPLOYMENTS, json=deployment)
+    assert r.status_code == 201, r.text
+    assert r.json()["spec"]["template"]["spec"]["containers"][0]["resources"] == {"requests": {"cpu": "1"}}

@@ -503,48 +503,10 @@ def _is_zero(value: Any, kind: int) -> bool:
     return kind == _MAP and vtype is dict and not value
 
 
-# What a JSON body holds that settle_zeros may change: a null (but a new object's creationTimestamp, which
-# every Go client writes and which stays), false, an empty string or list, a field set to 0, an empty map
-# (under a map field's name: an empty struct, "resources": {}, changes nothing). Looked for with substring
-# searches (C's; ``find``, as ``in`` first tries the pattern as an int and words a TypeError each time), a
-# regular expression only where one hits: a regular expression's scan of a whole body costs several times
-# a decoding of it.
-_CREATION_NULLS = (b'"creationTimestamp":null', b'"creationTimestamp": null')
-_ZERO_TEXTS = (b"false", b'""', b"[]", b":0,", b":0}", b": 0,", b": 0}", b":0\n", b": 0\n", b":-0", b": -0")
-_BLANK_LIST, _EMPTY_OBJECT = re.compile(rb"\[\s+\]"), re.compile(rb"\{\s*\}")
-_KEY_BEFORE = re.compile(rb'"([^"\\]*)"\s*:\s*$')
-
-
-@functools.cache
-def _droppable_maps() -> frozenset[bytes]:
-    """The names of the map fields whose empty map is dropped (omitempty)."""
-    return frozenset(field.encode() for key, members in core_v1_fields.GO_TYPES.items()
-                     for field, go_name in members.items()
-                     if core_v1_fields.NAMED.get(go_name, go_name).startswith("map[")
-                     and f"{key}.{field}" not in core_v1_zeros.NOT_OMITEMPTY)
-
-
-def may_hold_zeros(raw: bytes) -> bool:
-    """Whether a JSON text may hold a null or zero value :func:`settle_zeros` changes (False: certainly
-    none; cheap)."""
-    find = raw.find
-    nulls = raw.count(b"null")
-    if nulls and nulls != sum(raw.count(text) for text in _CREATION_NULLS):
-        return True
-    for text in _ZERO_TEXTS:
-        if find(text) >= 0:
-            return True
-    if (find(b"[ ") >= 0 or find(b"[\n") >= 0 or find(b"[\r") >= 0 or find(b"[\t") >= 0) \
-            and _BLANK_LIST.search(raw):
-        return True
-    if find(b"{") < 0:
-        return False
-    maps = _droppable_maps()
-    for empty in _EMPTY_OBJECT.finditer(raw):
-        key = _KEY_BEFORE.search(raw, max(0, empty.start() - 256), empty.start())
-        if key is not None and key.group(1) in maps:
-            return True
-    return False
+def stored_as_sent(data: Any, kind: str, api_version: str) -> bool:
+    """Whether an object of the field table's kinds is certainly stored as sent: its shape (whose fields
+    refuse what :func:`settle_zeros` changes) takes it. (False says nothing: settle_zeros then walks it.)"""
+    return not has_go_types(api_version, kind) or fits_shape(data, root_type(api_version, kind))
 
 
 def settle_zeros(data: Any, kind: str, api_version: str) -> None:

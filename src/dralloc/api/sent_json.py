@@ -70,7 +70,7 @@ def quantity_suspects(text: bytes | str) -> frozenset[str]:
     than Go reads the escaped text (always ERR_FORMAT_WRONG): a body holding none has its quantities
     rightly read from decoded JSON."""
     if text.find(b"\\" if isinstance(text, bytes) else "\\") < 0:  # type: ignore[arg-type]
-        return _NONE  # (the common body: no escape at all; find: see gotypes.may_hold_zeros)
+        return _NONE  # (the common body: no escape at all; find, as `in` words a TypeError for an int first)
     return frozenset(value for value in escaped_strings(text) if _reads_otherwise(value))
 
 

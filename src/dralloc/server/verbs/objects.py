@@ -213,11 +213,11 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
     data = type_meta_checked(parse(raw, ctype, t.resource.kind, t.version), t, values=False)
     if ctype == JSON and t.resource.group and raw.find(b"\\") >= 0:
         escaped_quantities_checked(raw, t)
-    # (a core kind's zeros are found by the typed shape that the unknown-field check decodes the text into,
-    # below; another kind's, before the typed JSON path decodes its model: settling changes only nulls and
-    # zeros of their field's type, which the type check takes)
+    # (a core kind's nulls, zeros and quantities to rewrite are found by the typed shape that the unknown-field
+    # check decodes the text into, below; another kind's by the same shape, before the typed JSON path decodes
+    # its model: settling changes only values the type check takes)
     core = not t.resource.group and t.resource.kind in core_v1_fields.ROOTS
-    if not core and (ctype != JSON or gotypes.may_hold_zeros(raw)):
+    if not core and (ctype != JSON or not gotypes.stored_as_sent(data, t.resource.kind, t.api_version)):
         zeros_settled(data, t)
     mode = field_validation(request)
     if ctype == JSON and typed_json.applies(t) and typed_json.read(raw, data, t, mode):
