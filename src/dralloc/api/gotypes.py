@@ -364,7 +364,8 @@ _PLAIN_ZONE = r"(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])"
 _PLAIN_TIME = re.compile(_PLAIN_DATE + r"(\.[0-9]{1,9})?" + _PLAIN_ZONE)
 _PLAIN_MICRO_TIME = re.compile(_PLAIN_DATE + r"\.[0-9]{6}" + _PLAIN_ZONE)
 _CANONICAL_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
-_QUANTITIES = Quantity._cache  # (the strings parsed before: the same few recur in every manifest)
+# the quantities found in the form they are stored in (the same few recur in every manifest)
+_STORED_QUANTITIES: set[str] = set()
 
 
 def _leaf_hook(leaf: type, value: Any) -> Any:
@@ -372,13 +373,14 @@ def _leaf_hook(leaf: type, value: Any) -> Any:
     vtype = type(value)
     if leaf is _QuantityLeaf:
         if vtype is str:
-            parsed = _QUANTITIES.get(value)
-            if parsed is None:
-                if _ENCODER_ESCAPES.search(value):
-                    raise ValueError("an escape in its JSON text")  # (the walk says whether the text had one)
-                parsed = Quantity(value.strip())  # (ValueError when it does not parse)
-            if str(parsed) != value:
+            if value in _STORED_QUANTITIES:
+                return _QUANTITY_OK
+            if _ENCODER_ESCAPES.search(value):
+                raise ValueError("an escape in its JSON text")  # (the walk says whether the text had one)
+            if str(Quantity(value.strip())) != value:  # (a ValueError when it does not parse)
                 raise ValueError("not in the form it is stored in")  # (settle_zeros writes that form)
+            if len(_STORED_QUANTITIES) < 65536:
+                _STORED_QUANTITIES.add(value)
             return _QUANTITY_OK
     elif vtype is str:
         if leaf is _TimeLeaf:
