@@ -364,8 +364,6 @@ _PLAIN_ZONE = r"(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])"
 _PLAIN_TIME = re.compile(_PLAIN_DATE + r"(\.[0-9]{1,9})?" + _PLAIN_ZONE)
 _PLAIN_MICRO_TIME = re.compile(_PLAIN_DATE + r"\.[0-9]{6}" + _PLAIN_ZONE)
 _CANONICAL_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
-# the quantities found in the form they are stored in (the same few recur in every manifest)
-_STORED_QUANTITIES: set[str] = set()
 
 
 def _leaf_hook(leaf: type, value: Any) -> Any:
@@ -373,15 +371,9 @@ def _leaf_hook(leaf: type, value: Any) -> Any:
     vtype = type(value)
     if leaf is _QuantityLeaf:
         if vtype is str:
-            if value in _STORED_QUANTITIES:
+            if _in_stored_form(value):  # (a ValueError when it does not parse)
                 return _QUANTITY_OK
-            if _ENCODER_ESCAPES.search(value):
-                raise ValueError("an escape in its JSON text")  # (the walk says whether the text had one)
-            if str(Quantity(value.strip())) != value:  # (a ValueError when it does not parse)
-                raise ValueError("not in the form it is stored in")  # (settle_zeros writes that form)
-            if len(_STORED_QUANTITIES) < 65536:
-                _STORED_QUANTITIES.add(value)
-            return _QUANTITY_OK
+            raise ValueError("not in the form it is stored in")  # (settle_zeros writes that form)
     elif vtype is str:
         if leaf is _TimeLeaf:
             if _time_parses(value):
@@ -392,6 +384,14 @@ def _leaf_hook(leaf: type, value: Any) -> Any:
         elif _is_base64(value):
             return _BYTES_OK
     raise ValueError("Go's decoder refuses it")
+
+
+# The same few quantities recur in every manifest: each text's answer is remembered.
+@functools.lru_cache(maxsize=4096)
+def _in_stored_form(value: str) -> bool:
+    """Whether a quantity's JSON string is parsed by Go as written and stored as it is (False: an escape may
+    be in its text, which the walk reads, or it is stored in another form). A ValueError if it does not parse."""
+    return not _ENCODER_ESCAPES.search(value) and str(Quantity(value.strip())) == value
 
 
 # An object repeats its few times (creation, managed fields, conditions), and the regular expression costs
