@@ -24,10 +24,21 @@ ROOTS = ("Pod", "Node", "Namespace", "Event", "ConfigMap", "Secret", "ServiceAcc
 # the workload kinds the API server stores, whose pod templates hold core/v1 types: their values are checked
 # as Go decodes them too (lightkube-models module -> group version and kinds)
 GROUP_ROOTS = {"apps_v1": ("apps/v1", ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision")),
-               "batch_v1": ("batch/v1", ("Job", "CronJob"))}
-# fields lightkube-models carries that kube-apiserver 1.36 lacks and whose types it does not know (JobSpec's
-# scheduling.k8s.io/v1alpha3 settings, 1.37 alpha): left out, so such a field is an unknown one
-_LATER = {"JobSpec.scheduling"}
+               "batch_v1": ("batch/v1", ("Job", "CronJob")),
+               "events_v1": ("events.k8s.io/v1", ("Event",))}
+# fields lightkube-models carries that kube-apiserver 1.36 lacks (1.37's: JobSpec's scheduling.k8s.io/v1alpha3
+# settings, a pod's eviction responders and volume health, volumes' default users, ...; none is in 1.36's
+# k8s.io/api types.go): left out, so such a field is an unknown one, reported and dropped as 1.36 does
+_LATER = {"JobSpec.scheduling", "ClusterTrustBundleProjection.user", "ConfigMapVolumeSource.defaultUser",
+          "DownwardAPIVolumeFile.user", "DownwardAPIVolumeSource.defaultUser", "EmptyDirVolumeSource.mode",
+          "GRPCAction.mode", "HTTPGetAction.protocol", "KeyToPath.user", "NodeAllocatableResourceClaimStatus.mapping",
+          "NodeAllocatableResourceClaimStatus.overhead", "NodeSpec.podPreemptionPolicy",
+          "NodeSystemInfo.runningInUserNamespace", "PersistentVolumeClaimStatus.healthStatus",
+          "PodCertificateProjection.user", "PodSpec.evictionResponders", "PodStatus.volumeHealth",
+          "ProjectedVolumeSource.defaultUser", "SecretVolumeSource.defaultUser", "ServiceAccountTokenProjection.user",
+          "VolumeMount.bindMountOptions"}
+# fields kube-apiserver 1.36 has that lightkube-models (1.37) lacks: their kind of value ("" a value) and Go type
+_EARLIER = {"NodeAllocatableResourceClaimStatus.resources": ("", "map[v1.ResourceName]resource.Quantity")}
 
 
 def _fields(model: type) -> list[str]:
@@ -63,34 +74,50 @@ def _ref(tp: Any, pending: list[type]) -> str:
 
 
 def _models() -> dict[str, type]:
-    """Every model below the roots, by name."""
+    """Every model below the roots, by name; a group's root named as a core/v1 root (events.k8s.io/v1's
+    Event) by its group version and name (``events.k8s.io/v1.Event``). Another type of the same name as one
+    seen must have the same fields (events.k8s.io/v1's EventSeries is core/v1's)."""
     import importlib
 
     from lightkube.models import core_v1
 
     seen: dict[str, type] = {}
     pending: list[type] = [getattr(core_v1, name) for name in ROOTS]
-    for module_name, (_, kinds) in GROUP_ROOTS.items():
+    for module_name, (group_version, kinds) in GROUP_ROOTS.items():
         module = importlib.import_module(f"lightkube.models.{module_name}")
-        pending += [getattr(module, name) for name in kinds]
+        for kind in kinds:
+            if kind in ROOTS:
+                seen[f"{group_version}.{kind}"] = getattr(module, kind)
+                _ref_fields(getattr(module, kind), pending)
+            else:
+                pending.append(getattr(module, kind))
     while pending:
         model = pending.pop()
         if model.__name__ in seen:
-            assert seen[model.__name__] is model, f"two types named {model.__name__}"
+            assert seen[model.__name__] is model or _rows(seen[model.__name__]) == _rows(model), \
+                f"two types named {model.__name__}"
             continue
         seen[model.__name__] = model
-        hints = typing.get_type_hints(model)
-        for name in _fields(model):
-            _ref(hints[name], pending)
+        _ref_fields(model, pending)
     return dict(sorted(seen.items()))
 
 
+def _ref_fields(model: type, pending: list[type]) -> None:
+    hints = typing.get_type_hints(model)
+    for name in _fields(model):
+        _ref(hints[name], pending)
+
+
+def _rows(model: type) -> dict[str, str]:
+    hints = typing.get_type_hints(model)
+    rows = {field: _ref(hints[field], []) for field in _fields(model)}
+    rows.update({name.split(".")[1]: ref for name, (ref, _) in _EARLIER.items()
+                 if name.split(".")[0] == model.__name__})
+    return rows
+
+
 def table() -> dict[str, dict[str, str]]:
-    out: dict[str, dict[str, str]] = {}
-    for name, model in _models().items():
-        hints = typing.get_type_hints(model)
-        out[name] = {field: _ref(hints[field], []) for field in _fields(model)}
-    return out
+    return {name: _rows(model) for name, model in _models().items()}
 
 
 def _default_go_type(tp: Any) -> str | None:
@@ -122,6 +149,8 @@ def go_types() -> dict[str, dict[str, str]]:
             if go_type is None:
                 raise ValueError(f"{name}.{field} ({hints[field]}): record its Go type in core_v1_go_types.py")
             members[field] = go_type
+        members.update({field_name.split(".")[1]: go_type for field_name, (_, go_type) in _EARLIER.items()
+                        if field_name.split(".")[0] == name})
     return out
 
 
@@ -165,9 +194,10 @@ def render(fields: dict[str, dict[str, str]], types: dict[str, dict[str, str]] |
         "",
         "ROOTS = (" + ", ".join(f'"{r}"' for r in ROOTS[:7]) + ",",
         "         " + ", ".join(f'"{r}"' for r in ROOTS[7:]) + ")",
-        "# the workload kinds (their pod templates hold the core/v1 types above): group version -> kinds",
+        "# the workload kinds (their pod templates hold the core/v1 types above) and events.k8s.io/v1's Event:",
+        "# group version -> kinds (a kind named as a core/v1 root is keyed \"<group version>.<kind>\" below)",
         "GROUP_ROOTS: dict[str, tuple[str, ...]] = {",
-        *(f'    "{gv}": (' + ", ".join(f'"{k}"' for k in kinds) + "),"
+        *(f'    "{gv}": (' + ", ".join(f'"{k}"' for k in kinds) + ("," if len(kinds) == 1 else "") + "),"
           for gv, kinds in GROUP_ROOTS.values()),
         "}",
         "",

@@ -69,7 +69,10 @@ C0 = ("spec", "containers", 0)
      _field("ContainerPort", "spec.containers.ports.containerPort", "int32", "bool")),
     (("spec", "activeDeadlineSeconds"), 2 ** 63,
      _field("PodSpec", "spec.activeDeadlineSeconds", "int64", "number 9223372036854775808")),
-    (("spec", "activeDeadlineSeconds"), 30.0, _field("PodSpec", "spec.activeDeadlineSeconds", "int64", "number 30.0")),
+    # (a number whose JSON text is not known is quoted as Go's encoder writes it: a YAML body reaches Go so)
+    (("spec", "activeDeadlineSeconds"), 0.00001,
+     _field("PodSpec", "spec.activeDeadlineSeconds", "int64", "number 0.00001")),
+    (("spec", "activeDeadlineSeconds"), 1.5e-7, _field("PodSpec", "spec.activeDeadlineSeconds", "int64", "number 1.5e-7")),
     # a quantity: the parser's error, unwrapped, for any JSON value that is not a number or a good string
     ((*C0, "resources", "limits"), {"cpu": "1x"}, ERR_FORMAT_WRONG),
     ((*C0, "resources", "limits"), {"memory": "1kk"}, ERR_SUFFIX),
@@ -121,6 +124,66 @@ def test_a_quantity_or_time_error_stops_decoding_and_wins_over_an_earlier_type_e
     assert _error(pod) == ERR_FORMAT_WRONG
     pod = _with(_with(POD, ("metadata", "creationTimestamp"), "x"), ("spec", "hostname"), 1)
     assert _error(pod).startswith('parsing time "x"')  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("text,go_type", [
+    ("1e2", "int32"), ("1E+2", "int32"), ("1.50", "int32"), ("30.0", "int32"), ("-0.0", "int32"), ("3000000000", "int32"),
+    ("-2147483649", "int32"), ("1.0e-7", "int32"),
+])
+def test_a_number_is_quoted_as_the_json_text_wrote_it(text: str, go_type: str) -> None:
+    sent = json.dumps(POD).replace('"containerPort": 80', f'"containerPort": {text}')
+    data = json.loads(sent)
+    message = _field("ContainerPort", "spec.containers.ports.containerPort", go_type, f"number {text}")
+    assert gotypes.type_error(data, sent=sent) == message
+    assert gotypes.type_error(data, sent=sent.encode()) == message
+    probe_port = '"readinessProbe": {"tcpSocket": {"port": ' + text + '}}, "ports"'  # (an IntOrString's own decoding)
+    probe = sent.replace('"containerPort"', '"name": "p", "containerPort"').replace('"ports"', probe_port)
+    assert gotypes.type_error(json.loads(probe), sent=probe) == _field(
+        "TCPSocketAction", "spec.containers.readinessProbe.tcpSocket.port", "int32", f"number {text}")
+
+
+def test_only_a_number_error_reads_the_text_again() -> None:
+    sent = json.dumps(_with(POD, ("spec", "hostname"), 1e2))  # (a number into a string: no text in Go's error)
+    assert gotypes.type_error(json.loads(sent), sent="not JSON at all") == _field("PodSpec", "spec.hostname", "string",
+                                                                                   "number")
+
+
+def _pod_text(cpu: str, label: str = '"a"') -> str:
+    """The JSON text of POD with a cpu request and a label value written as given (escapes and all)."""
+    return json.dumps(POD).replace('"100m"', cpu).replace('{"app": "a"}', '{"app": ' + label + '}')
+
+
+@pytest.mark.parametrize("cpu", [r'"\u0031"', r'"1\u004bi"', r'"\u0031kk"', r'"1\t"', r'" 1\u2028"', r'"1\/"'])
+def test_a_quantity_written_with_an_escape_never_parses(cpu: str) -> None:
+    """Quantity.UnmarshalJSON parses the text between the quotes as it is: a backslash is no quantity's."""
+    text = _pod_text(cpu)
+    assert gotypes.type_error(json.loads(text), sent=text) == ERR_FORMAT_WRONG
+    assert not strict.check_body(text).typed  # (the unknown-field check's shape, which decoded it, says nothing)
+
+
+@pytest.mark.parametrize("cpu,label", [
+    ('"1"', r'"\u0031"'),  # the same value, written with an escape elsewhere
+    ('" 1 "', '"x"'),  # a literal separator Go's TrimSpace removes
+    ('"1"', r'"\"quoted\""'),
+])
+def test_a_quantity_written_plainly_parses_whatever_else_has_escapes(cpu: str, label: str) -> None:
+    text = _pod_text(cpu, label)
+    assert gotypes.type_error(json.loads(text), sent=text) is None
+
+
+def test_an_escaped_quantity_stops_decoding_after_an_earlier_type_error() -> None:
+    text = _pod_text(r'"\u0031"').replace('"name": "p"', '"name": 5')
+    assert gotypes.type_error(json.loads(text), sent=text) == ERR_FORMAT_WRONG
+    text = text.replace(r'"\u0031"', '"1"')
+    assert gotypes.type_error(json.loads(text), sent=text) == _field("ObjectMeta", "metadata.name", "string", "number")
+
+
+@pytest.mark.parametrize("cpu", ["1\\t", "1\\u2028", "<1", "1&"])
+def test_a_quantity_without_its_text_is_read_as_gos_encoder_writes_it(cpu: str) -> None:
+    """A YAML body reaches Go's decoder as JSON its encoder wrote: a quantity with a character it escapes
+    (a tab, a line separator, the HTML characters) never parses."""
+    data = _with(POD, (*C0, "resources", "requests", "cpu"), json.loads(f'"{cpu}"'))
+    assert gotypes.type_error(data) == ERR_FORMAT_WRONG
 
 
 SECRET = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "data": {"a": "YQ=="}}
@@ -350,3 +413,56 @@ def test_a_rolling_update_takes_an_int_or_a_percentage_and_nothing_else() -> Non
         assert gotypes.type_error(_with(DEPLOYMENT, strategy, {"rollingUpdate": {"maxSurge": surge}})) is None
     assert gotypes.type_error(_with(DEPLOYMENT, strategy, {"rollingUpdate": {"maxSurge": True}})) == _field(
         "RollingUpdateDeployment", "spec.strategy.rollingUpdate.maxSurge", "int32", "bool")
+
+
+def test_nulls_are_settled_as_go_decodes_them() -> None:
+    pod = _with(POD, ("spec", "nodeSelector"), None)
+    pod["metadata"].update(creationTimestamp=None, labels=None, annotations={"a": None})
+    container = pod["spec"]["containers"][0]
+    container.update(command=[None, "x"], ports=[None], resources={"limits": {"cpu": None}}, stdin=None)
+    pod["spec"]["tolerations"] = [{"key": "k", "tolerationSeconds": None}]
+    pod["status"] = {"conditions": [{"type": "Ready", "lastProbeTime": None}], "startTime": None}
+    pod["spec"]["unknownField"] = None  # (unknown fields are the unknown-field check's)
+    gotypes.settle_zeros(pod, "Pod", "v1")
+    assert pod["metadata"] == {"name": "p", "creationTimestamp": None, "annotations": {"a": ""}}
+    assert "nodeSelector" not in pod["spec"] and pod["spec"]["unknownField"] is None
+    assert container["command"] == ["", "x"] and container["ports"] == [{}] and "stdin" not in container
+    assert container["resources"] == {"limits": {"cpu": "0"}} and pod["spec"]["tolerations"] == [{"key": "k"}]
+    assert pod["status"] == {"conditions": [{"type": "Ready", "lastProbeTime": None}]}  # (a value time stays)
+    secret = {**SECRET, "data": {"a": None, "b": [1, None]}}
+    gotypes.settle_zeros(secret, "Secret", "v1")
+    assert secret["data"] == {"a": None, "b": [1, 0]}  # (a nil []byte is written as null)
+
+
+def test_the_zero_tables_name_fields_of_the_field_table() -> None:
+    from dralloc.api import core_v1_zeros
+
+    for name in core_v1_zeros.POINTERS | core_v1_zeros.NOT_OMITEMPTY | core_v1_zeros.VALUE_TIMES:
+        struct, field = name.rsplit(".", 1)
+        assert field in core_v1_fields.GO_TYPES[struct], name
+
+
+def test_zero_values_are_settled_as_go_writes_them() -> None:
+    pod = _with(POD, ("spec", "hostNetwork"), False)
+    pod["spec"].update(hostname="", nodeSelector={}, automountServiceAccountToken=False, volumes=[])
+    pod["spec"]["containers"][0].update(stdin=False, args=[], ports=[{"containerPort": 0, "hostPort": 0}])
+    pod["spec"]["hostIPC"] = 0  # (a value of another type: the type check's)
+    gotypes.settle_zeros(pod, "Pod", "v1")
+    assert pod["spec"]["automountServiceAccountToken"] is False and pod["spec"]["hostIPC"] == 0
+    assert not {"hostNetwork", "hostname", "nodeSelector", "volumes"} & pod["spec"].keys()
+    container = pod["spec"]["containers"][0]
+    assert not {"stdin", "args"} & container.keys() and container["ports"] == [{"containerPort": 0}]
+    port = {"apiVersion": "v1", "kind": "Pod", "spec": {"containers": [{"name": None, "ports": [
+        {"containerPort": None}]}]}}
+    gotypes.settle_zeros(port, "Pod", "v1")  # (a null of a field without omitempty is its zero)
+    assert port["spec"]["containers"] == [{"name": "", "ports": [{"containerPort": 0}]}]
+
+
+@pytest.mark.parametrize("sent,stored", [
+    ("1000m", "1"), (" 1Gi ", "1Gi"), ("1024Mi", "1Gi"), (1.5, "1500m"), (2, "2"), (0.00001, "10u"), ("100m", "100m"),
+])
+def test_a_quantity_is_settled_in_the_form_kube_apiserver_stores(sent: Any, stored: str) -> None:
+    pod = _with(POD, (*C0, "resources", "limits"), {"cpu": sent})
+    assert gotypes.fits_shape(pod, gotypes.go_type("v1.Pod")) is (sent == stored)  # (else the walk settles it)
+    gotypes.settle_zeros(pod, "Pod", "v1")
+    assert pod["spec"]["containers"][0]["resources"]["limits"] == {"cpu": stored}

@@ -4,6 +4,7 @@ YAML. Stored, such an object would break every Go client that reads it."""
 
 from __future__ import annotations
 
+import json
 import sys
 import warnings
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 warnings.filterwarnings("ignore", message="Using `httpx`")
 from starlette.testclient import TestClient  # noqa: E402
 
+from dralloc.api import strict  # noqa: E402
 from dralloc.server import create_app  # noqa: E402
 from dralloc.store import SQLiteStore  # noqa: E402
 
@@ -78,6 +80,62 @@ def test_a_create_with_a_wrongly_typed_value_is_refused_and_not_stored(client: T
         r = client.post(PODS, content=yaml.safe_dump(pod), headers={"content-type": "application/yaml"})
     assert r.status_code == 400 and r.json() == _refused("Pod", message)
     assert client.get(f"{PODS}/{pod['metadata']['name']}").status_code == 404
+
+
+@pytest.mark.parametrize("ctype,written,quoted", [
+    ("application/json", "1e2", "1e2"), ("application/json", "1.50", "1.50"), ("application/json", "80.0", "80.0"),
+    ("application/json", "3000000000", "3000000000"),
+    # YAML reaches Go's decoder as the JSON Go's encoder writes of it
+    ("application/yaml", "1.50", "1.5"), ("application/yaml", "0.00001", "0.00001"), ("application/yaml", "1.5e-7", "1.5e-7"),
+])
+def test_a_number_go_refuses_is_quoted_as_the_body_wrote_it(client: TestClient, ctype: str, written: str,
+                                                            quoted: str) -> None:
+    text = json.dumps(_pod("quoted")).replace('"containerPort": 80', f'"containerPort": {written}')
+    r = client.post(PODS, content=text, headers={"content-type": ctype})  # (JSON is YAML)
+    assert r.status_code == 400 and r.json() == _refused(
+        "Pod", f"json: cannot unmarshal number {quoted} into Go struct field ContainerPort.spec.containers.ports."
+               "containerPort of type int32")
+
+
+CLAIMS = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims"
+FORMAT_WRONG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+
+
+def _claim_text(name: str, memory: str) -> str:
+    request = {"name": "r", "exactly": {"deviceClassName": "gpu", "capacity": {"requests": {"memory": "QUANTITY"}}}}
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": name},
+             "spec": {"devices": {"requests": [request]}}}
+    return json.dumps(claim).replace('"QUANTITY"', memory)
+
+
+@pytest.mark.parametrize("written", [r'"\u0031"', r'"1\u0047i"', r'"\u0031kk"'])
+def test_a_quantity_written_with_an_escape_is_refused_as_kube_apiserver_parses_it(client: TestClient,
+                                                                                 written: str) -> None:
+    """Quantity's UnmarshalJSON parses the text between the quotes, escapes and all, in every kind."""
+    pod = json.dumps(_pod("escaped", container={"resources": {"requests": {"cpu": "CPU"}}})).replace('"CPU"', written)
+    r = client.post(PODS, content=pod, headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json() == _refused("Pod", FORMAT_WRONG)
+    r = client.post(CLAIMS, content=_claim_text("escaped", written), headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["message"] == (
+        f'ResourceClaim in version "v1" cannot be handled as a ResourceClaim: {FORMAT_WRONG}')
+
+
+def test_escapes_elsewhere_leave_quantities_alone(client: TestClient) -> None:
+    """kubectl's client-side apply sends the object again, escaped, in an annotation: every quantity it repeats
+    is there, written with escapes around it, and a label may write a quantity's text with escapes."""
+    pod = _pod("annotated", metadata={"labels": {"one": "1"}}, container={"resources": {"requests": {"cpu": "1"}}})
+    pod["metadata"]["annotations"] = {"kubectl.kubernetes.io/last-applied-configuration": json.dumps(pod)}
+    text = json.dumps(pod).replace('"one": "1"', r'"one": "\u0031"')
+    assert client.post(PODS, content=text, headers={"content-type": "application/json"}).status_code == 201
+    claim = _claim_text("annotated", '"1Gi"').replace('"name": "annotated"', r'"name": "annotated", "labels": {"a": "\u0031Gi"}')
+    assert client.post(CLAIMS, content=claim, headers={"content-type": "application/json"}).status_code == 201
+
+
+def test_a_modelled_kinds_quantity_error_is_the_parsers_text_alone(client: TestClient) -> None:
+    for written, error in (('"1x"', FORMAT_WRONG), ('"1kk"', "unable to parse quantity's suffix"), ("true", FORMAT_WRONG)):
+        r = client.post(CLAIMS, content=_claim_text("unparsed", written), headers={"content-type": "application/json"})
+        assert r.status_code == 400 and r.json()["message"] == (
+            f'ResourceClaim in version "v1" cannot be handled as a ResourceClaim: {error}')
 
 
 def test_a_body_without_kind_and_api_version_is_checked_as_its_urls_kind(client: TestClient) -> None:
@@ -162,6 +220,49 @@ def test_every_core_kind_is_checked(client: TestClient, kind: str, url: str, bod
     assert client.get(f"{url}/{body['metadata']['name']}").status_code == 404
 
 
+EVENTS_V1 = "/apis/events.k8s.io/v1/namespaces/default/events"
+EVENT_V1 = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "eventTime": "2024-01-01T00:00:00.000000Z",
+            "reportingController": "example.com/c", "reportingInstance": "i", "action": "Act", "reason": "Why",
+            "type": "Normal", "regarding": {"kind": "Pod", "name": "p"}}
+
+
+@pytest.mark.parametrize("fields,message", [
+    ({"deprecatedCount": "2"}, "json: cannot unmarshal string into Go struct field Event.deprecatedCount of type int32"),
+    ({"regarding": {"kind": "Pod", "name": 3}},
+     "json: cannot unmarshal number into Go struct field ObjectReference.regarding.name of type string"),
+    ({"series": {"count": 1.5, "lastObservedTime": "2024-01-01T00:00:00.000000Z"}},
+     "json: cannot unmarshal number 1.5 into Go struct field EventSeries.series.count of type int32"),
+    ({"related": ["x"]}, "json: cannot unmarshal array into Go struct field Event.related of type v1.ObjectReference"),
+    ({"note": False}, "json: cannot unmarshal bool into Go struct field Event.note of type string"),
+    ({"eventTime": 5}, "json: cannot unmarshal number into Go struct field Event.eventTime of type string"),
+    ({"deprecatedSource": {"component": 1}},
+     "json: cannot unmarshal number into Go struct field EventSource.deprecatedSource.component of type string"),
+])
+def test_an_events_v1_event_is_checked_as_go_decodes_its_own_type(client: TestClient, fields: dict[str, Any],
+                                                                  message: str) -> None:
+    """events.k8s.io/v1's Event is decoded into its own Go type (its field names, not core/v1's) before it is
+    converted to the stored core/v1 Event."""
+    name = f"typed-{len(fields)}-{next(iter(fields))}"
+    r = client.post(EVENTS_V1, json={**EVENT_V1, "metadata": {"name": name}, **fields})
+    assert r.status_code == 400 and r.json() == _refused("Event", message)
+    assert client.get(f"{EVENTS_V1}/{name}").status_code == 404
+
+
+def test_an_events_v1_events_unknown_fields_are_reported_as_for_any_kind(client: TestClient) -> None:
+    body = {**EVENT_V1, "metadata": {"name": "unknown-warned"}, "regarding": {"kind": "Pod", "name": "p", "x": 1}}
+    r = client.post(EVENTS_V1, json=body)
+    assert r.status_code == 201 and r.headers["warning"] == '299 - "unknown field \\"regarding.x\\""'
+    assert "x" not in client.get(f"{EVENTS_V1}/unknown-warned").json()["regarding"]
+    r = client.post(f"{EVENTS_V1}?fieldValidation=Strict", json={**body, "metadata": {"name": "unknown-refused"}})
+    assert r.status_code == 400 and r.json() == _refused("Event", 'strict decoding error: unknown field "regarding.x"')
+
+
+def test_a_well_typed_events_v1_event_is_stored(client: TestClient) -> None:
+    series = {"count": 2, "lastObservedTime": "2024-01-01T00:00:00.000000Z"}
+    r = client.post(EVENTS_V1, json={**EVENT_V1, "metadata": {"name": "typed-fine"}, "series": series})
+    assert r.status_code == 201 and r.json()["series"] == series
+
+
 def test_well_typed_values_of_every_rule_are_stored_as_sent(client: TestClient) -> None:
     pod = _pod("fine", hostname=None, container={
         "resources": {"limits": {"cpu": 1.5, "memory": "1Gi"}}, "livenessProbe": {"httpGet": {"port": "http"}},
@@ -169,7 +270,9 @@ def test_well_typed_values_of_every_rule_are_stored_as_sent(client: TestClient) 
     r = client.post(PODS, json=pod)
     assert r.status_code == 201, r.text
     stored = client.get(f"{PODS}/fine").json()["spec"]["containers"][0]
-    assert stored["resources"]["limits"] == {"cpu": 1.5, "memory": "1Gi"} and stored["command"] == ["sh", None]
+    # (a null list item is its type's zero value, as Go decodes it: dralloc.api.gotypes.settle_nulls)
+    # (and a quantity in the form Go's Quantity writes it: the number 1.5 is "1500m")
+    assert stored["resources"]["limits"] == {"cpu": "1500m", "memory": "1Gi"} and stored["command"] == ["sh", ""]
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "fine"}, "data": {"a": "YQ==", "b": ""}}
     assert client.post("/api/v1/namespaces/default/secrets", json=secret).status_code == 201
 
@@ -213,3 +316,19 @@ def test_a_workloads_pod_template_is_checked_as_go_decodes_it(client: TestClient
                      headers={"Content-Type": "application/merge-patch+json"})
     assert (r.status_code, r.json()) == (400, _refused(
         "Deployment", "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"))
+
+
+def test_fields_kube_apiserver_1_36_lacks_are_unknown(client: TestClient) -> None:
+    """The field table follows 1.36's Go types: a later release's fields (a pod's evictionResponders, a volume
+    mount's bindMountOptions) are unknown, reported and dropped; 1.36's own (a pod status' node allocatable
+    claim resources) are known."""
+    pod = _pod("later", evictionResponders=[{"name": "x"}],
+               container={"volumeMounts": [{"name": "v", "mountPath": "/v", "bindMountOptions": ["ro"]}]})
+    pod["spec"]["volumes"] = [{"name": "v", "emptyDir": {}}]
+    r = client.post(PODS, json=pod)
+    assert r.status_code == 201
+    assert r.headers["warning"] == ('299 - "unknown field \\"spec.containers[0].volumeMounts[0].bindMountOptions\\"", '
+                                    '299 - "unknown field \\"spec.evictionResponders\\""')
+    assert "evictionResponders" not in r.json()["spec"]
+    assert strict.unknown_fields({"apiVersion": "v1", "kind": "Pod", "status": {"nodeAllocatableResourceClaimStatuses": [
+        {"resourceClaimName": "c", "resources": {"cpu": "1"}}]}}) == []

@@ -48,7 +48,7 @@ from dralloc.api import (
 )
 from dralloc.api.gojson import go_json_type
 from dralloc.api.kinds import NAMESPACED_KINDS, model_for
-from dralloc.api.quantity import Quantity, quantity_dec_hook
+from dralloc.api.quantity import ERR_FORMAT_WRONG, ERR_NUMERIC, ERR_SUFFIX, Quantity, quantity_dec_hook
 from dralloc.errors import DecodeError
 
 __all__ = [
@@ -190,7 +190,23 @@ def decode(data: Any, *, where: str = "") -> Any:
         if "[...]" in path:
             path = _name_map_keys(data, model, path, str(exc))
         at = f"{path}: " if path else ""
-        raise DecodeError(f"{prefix}{kind} {_name_of(data)}: {at}{text}") from None
+        message = f"{prefix}{kind} {_name_of(data)}: {at}{text}"
+        if text in _QUANTITY_ERRORS or text.startswith(_NOT_A_QUANTITY):
+            raise QuantityDecodeError(message, ERR_FORMAT_WRONG if text.startswith(_NOT_A_QUANTITY) else text) from None
+        raise DecodeError(message) from None
+
+
+_QUANTITY_ERRORS = (ERR_FORMAT_WRONG, ERR_NUMERIC, ERR_SUFFIX)
+_NOT_A_QUANTITY = "Expected a quantity"  # (quantity_dec_hook's: a bool, a list, an object)
+
+
+class QuantityDecodeError(DecodeError):
+    """A quantity the parser refuses; ``parser_error`` is the parser's text, which is all kube-apiserver's
+    decoder says of it (Quantity's UnmarshalJSON parses any JSON value's text: ``true`` does not parse)."""
+
+    def __init__(self, message: str, parser_error: str) -> None:
+        super().__init__(message)
+        self.parser_error = parser_error
 
 
 def _name_of(data: dict[str, Any]) -> str:

@@ -11,12 +11,12 @@ store as sent, and every Go client would then fail to decode the object. The rul
   innermost Go struct holding the field, <path> the JSON field names from the root (no list indices, no map
   keys) and <T> the Go type (``v1.Protocol``, ``[]v1.Container``, ``map[string]string``);
 - an integer field (int32, int64; uint8 for the items of a ``[]uint8`` written as a list) takes a JSON
-  number only when ``strconv.ParseInt`` reads its text and it fits: else <what> is ``number <text>``
-  (``number 1.5``, ``number 4294967296``);
+  number only when ``strconv.ParseInt`` reads its text and it fits: else <what> is ``number <text>``, the
+  number as the body wrote it (``number 1.5``, ``number 1e2``, ``number 4294967296``);
 - ``null`` is the zero value anywhere;
 - a ``[]uint8`` (Secret.data, ConfigMap.binaryData) is base64: ``illegal base64 data at input byte N``;
 - a ``resource.Quantity`` goes through ``Quantity.UnmarshalJSON`` (any JSON value; the parser's error as it
-  is), an ``intstr.IntOrString`` is a string or an int32 (its inner decoding's error, given the field's
+  is; a string is parsed as written, between its quotes: one written with an escape never parses), an ``intstr.IntOrString`` is a string or an int32 (its inner decoding's error, given the field's
   context), a ``metav1.Time`` / ``MicroTime`` is a string that parses (dralloc.api.gotime's errors);
 - a type error is noted and decoding goes on, so the first one in document order is reported; but the error
   of a type that decodes itself (Quantity, IntOrString, Time) stops decoding at once, and is reported even
@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
 import msgspec
 
-from dralloc.api import core_v1_fields, gotime
-from dralloc.api.gojson import go_json_type
+from dralloc.api import core_v1_fields, core_v1_zeros, gotime, sent_json
+from dralloc.api.gojson import go_float_text, go_json_type
 from dralloc.api.quantity import ERR_FORMAT_WRONG, Quantity
+from dralloc.api.sent_json import EscapedString, SentNumber
 
 # the kinds of Go type a value is checked against
 _STRUCT, _LIST, _MAP, _STRING, _BOOL, _INT, _QUANTITY, _INT_OR_STRING, _TIME, _MICRO_TIME, _BYTES, _ANY = range(12)
@@ -46,18 +47,20 @@ _SCALARS = {"string": _STRING, "bool": _BOOL, "int32": _INT, "int64": _INT, "uin
             "v1.MicroTime": _MICRO_TIME, "v1.FieldsV1": _ANY, "runtime.RawExtension": _ANY}
 _RANGES = {"int32": (-(1 << 31), (1 << 31) - 1), "int64": (-(1 << 63), (1 << 63) - 1), "uint8": (0, 255)}
 _INT32 = _RANGES["int32"]
+_COLLECTIONS = (_LIST, _MAP, _BYTES)
 
 
 class GoType:
     """A Go type compiled from the field table: what it is (``kind``), how Go prints it (``name``), and
     below it the fields of a struct (by JSON name) or the type of a list's items or a map's values."""
 
-    __slots__ = ("kind", "name", "struct", "fields", "item", "low", "high")
+    __slots__ = ("kind", "name", "struct", "key", "fields", "item", "low", "high")
 
     def __init__(self, kind: int, name: str) -> None:
         self.kind = kind
         self.name = name
         self.struct = ""  # a struct's Go name (PodSpec): the "<S>" of the errors of its fields
+        self.key = ""  # a struct's key in the field table (events.k8s.io/v1.Event)
         self.fields: dict[str, GoType] = {}
         self.item: GoType | None = None
         self.low, self.high = _RANGES.get(name, (0, 0))
@@ -82,44 +85,62 @@ def go_type(name: str) -> GoType:
     else:
         struct = underlying.removeprefix("v1.")
         compiled = GoType(_STRUCT, name)
-        compiled.struct = struct
+        compiled.struct = struct.rsplit(".", 1)[-1]  # (events.k8s.io/v1.Event is Go's Event)
+        compiled.key = struct
         compiled.fields = {field: go_type(field_type)
                            for field, field_type in core_v1_fields.GO_TYPES[struct].items()}
     return compiled
 
 
+@functools.cache
+def root_type(api_version: str, kind: str) -> GoType:
+    """The Go type of a kind of the field table: its own (``events.k8s.io/v1.Event``) where the kind is also
+    a core/v1 kind's name, else the type of its name (every group's Go package is named v1: apps/v1, batch/v1)."""
+    qualified = f"{api_version}.{kind}"
+    return go_type(qualified if qualified in core_v1_fields.GO_TYPES else "v1." + kind)
+
+
 class TypeProblem(NamedTuple):
-    """A value Go's decoder refuses: where it is (``spec.containers[0].stdin``) and Go's error text."""
+    """A value Go's decoder refuses: where it is (``spec.containers[0].stdin``) and Go's error text;
+    ``quotes_number``: the text quotes a number (``number 1.5``), as the JSON text wrote it where that is known."""
 
     path: str
     message: str
+    quotes_number: bool = False
 
 
 def has_go_types(api_version: Any, kind: Any) -> bool:
-    """Whether the field table holds this kind: the core/v1 kinds dralloc stores or reads, and the apps/v1
-    and batch/v1 workload kinds (whose pod templates hold core/v1 types)."""
+    """Whether the field table holds this kind: the core/v1 kinds dralloc stores or reads, the apps/v1
+    and batch/v1 workload kinds (whose pod templates hold core/v1 types) and events.k8s.io/v1's Event."""
     if api_version == "v1":
         return kind in core_v1_fields.ROOTS
     return kind in core_v1_fields.GROUP_ROOTS.get(api_version, ())
 
 
-def type_problem(data: Any, kind: str | None = None, api_version: Any = "v1") -> TypeProblem | None:
+def type_problem(data: Any, kind: str | None = None, api_version: Any = "v1",
+                 sent: bytes | str | None = None) -> TypeProblem | None:
     """Go's decoding error of an object of the field table's kinds (None for others, and when every value
     fits). ``kind`` and ``api_version``: the object's when the object need not say (a request body, its
-    URL's)."""
+    URL's). ``sent``: the JSON text ``data`` was decoded from, whose numbers Go's errors quote as written
+    (without it, as Go's encoder writes them: a YAML body reaches Go's decoder so)."""
     if not isinstance(data, dict):
         return None
     if kind is None:
         kind, api_version = data.get("kind"), data.get("apiVersion")  # (has_go_types checks their types)
     if not has_go_types(api_version, kind):
         return None
-    root = go_type("v1." + str(kind))  # (every group's Go package is named v1: apps/v1, batch/v1)
-    return None if fits_shape(data, root) else walk(data, root)
+    root = root_type(api_version, kind)  # (has_go_types: both are strings)
+    if sent is not None:
+        suspects = sent_json.quantity_suspects(sent)
+        if suspects:  # (a string written with escapes that a quantity may hold: only the text says where)
+            return _first_problem(sent_json.sent_tree(sent, suspects), root, False)
+    return None if fits_shape(data, root) else walk(data, root, sent)
 
 
-def type_error(data: Any, kind: str | None = None, api_version: str = "v1") -> str | None:
+def type_error(data: Any, kind: str | None = None, api_version: str = "v1",
+               sent: bytes | str | None = None) -> str | None:
     """:func:`type_problem`'s message."""
-    problem = type_problem(data, kind, api_version)
+    problem = type_problem(data, kind, api_version, sent)
     return None if problem is None else problem.message
 
 
@@ -133,19 +154,38 @@ class _Stop(Exception):
         self.problem = problem
 
 
-def walk(data: dict[str, Any], root: GoType) -> TypeProblem | None:
-    """The error Go's decoder gives ``data`` (decoded JSON or YAML) as ``root``, or None."""
+def walk(data: dict[str, Any], root: GoType, sent: bytes | str | None = None) -> TypeProblem | None:
+    """The error Go's decoder gives ``data`` (decoded JSON or YAML) as ``root``, or None. ``sent``: the JSON
+    text of ``data`` (see :func:`type_problem`)."""
+    problem = _first_problem(data, root, sent is None)
+    if problem is not None and problem.quotes_number and sent is not None:
+        # Decoding forgot how the number was written (1e2 is 100.0): the text is read again, every number
+        # kept with its text, only for a body Go refuses for a number.
+        problem = _first_problem(sent_json.sent_tree(sent), root, False)
+    return problem
+
+
+def _first_problem(data: dict[str, Any], root: GoType, encoded: bool) -> TypeProblem | None:
+    """``encoded``: ``data`` reaches Go's decoder as Go's encoder writes it (a YAML body), not as sent."""
     noted: list[TypeProblem] = []
     try:
-        _check(data, root, "", (), "", noted)
+        _check(data, root, "", (), "", noted, encoded)
     except _Stop as stop:
         return stop.problem
     return noted[0] if noted else None
 
 
-def _number_text(value: int | float) -> str:
-    """A number as its JSON text: an int's digits, a float's shortest repr (1.5, 1e+300)."""
-    return str(value) if type(value) is int else repr(value)
+# What Go's encoder writes as an escape in a string (a quantity holding one never parses): quotes,
+# backslashes, control characters, the HTML characters and the two Unicode line separators
+_ENCODER_ESCAPES = re.compile('["\\<>&\x00-\x1f\u2028\u2029]')
+
+
+def _number_text(value: int | float, sent: str | None) -> str:
+    """A number as Go's errors quote it: as the JSON text wrote it when that is known, else as Go's encoder
+    writes it (an int's digits; a float's shortest digits, 0.00001, 1e+21)."""
+    if sent is not None:
+        return sent
+    return str(value) if type(value) is int else go_float_text(value)
 
 
 def _type_message(what: str, struct: str, fields: tuple[str, ...], name: str) -> str:
@@ -155,20 +195,29 @@ def _type_message(what: str, struct: str, fields: tuple[str, ...], name: str) ->
 
 
 def _check(value: Any, t: GoType, struct: str, fields: tuple[str, ...], path: str,
-           noted: list[TypeProblem]) -> None:
+           noted: list[TypeProblem], encoded: bool) -> None:
     """Check ``value`` against ``t``: ``struct`` and ``fields`` are Go's error context (the innermost struct
-    and the JSON field names to here), ``path`` the value's place with list indices and map keys."""
+    and the JSON field names to here), ``path`` the value's place with list indices and map keys; ``encoded``:
+    see :func:`_first_problem`."""
     if value is None:
         return
     kind = t.kind
     vtype = type(value)
+    sent = None  # a number's text (sent_json.sent_tree)
+    escaped = False  # a string written with an escape (sent_json.sent_tree)
+    if vtype is SentNumber:
+        value, sent = value.value, value.text
+        vtype = type(value)
+    elif vtype is EscapedString:
+        value, escaped = value.value, True
+        vtype = str
 
     def note(what: str, name: str = t.name) -> None:
         if not noted:
-            noted.append(TypeProblem(path, _type_message(what, struct, fields, name)))
+            noted.append(TypeProblem(path, _type_message(what, struct, fields, name), what.startswith("number ")))
 
-    def stop(message: str) -> None:
-        raise _Stop(TypeProblem(path, message))
+    def stop(message: str, quotes_number: bool = False) -> None:
+        raise _Stop(TypeProblem(path, message, quotes_number))
 
     if kind == _STRUCT:
         if vtype is not dict:
@@ -176,21 +225,21 @@ def _check(value: Any, t: GoType, struct: str, fields: tuple[str, ...], path: st
         for key, item in value.items():
             child = t.fields.get(key)
             if child is not None and item is not None:
-                _check(item, child, t.struct, (*fields, key), f"{path}.{key}" if path else key, noted)
+                _check(item, child, t.struct, (*fields, key), f"{path}.{key}" if path else key, noted, encoded)
     elif kind == _LIST or (kind == _BYTES and vtype is list):
         if vtype is not list:
             return note(go_json_type(value))
         item_type = t.item
         assert item_type is not None
         for i, item in enumerate(value):
-            _check(item, item_type, struct, fields, f"{path}[{i}]", noted)
+            _check(item, item_type, struct, fields, f"{path}[{i}]", noted, encoded)
     elif kind == _MAP:
         if vtype is not dict:
             return note(go_json_type(value))
         item_type = t.item
         assert item_type is not None
         for key, item in value.items():
-            _check(item, item_type, struct, fields, f"{path}[{key}]", noted)
+            _check(item, item_type, struct, fields, f"{path}[{key}]", noted, encoded)
     elif kind == _STRING:
         if vtype is not str:
             note(go_json_type(value))
@@ -200,7 +249,7 @@ def _check(value: Any, t: GoType, struct: str, fields: tuple[str, ...], path: st
     elif kind == _INT:
         if vtype is int or vtype is float:
             if vtype is float or not t.low <= value <= t.high:
-                note(f"number {_number_text(value)}")
+                note(f"number {_number_text(value, sent)}")
         else:
             note(go_json_type(value))
     elif kind == _BYTES:
@@ -211,6 +260,8 @@ def _check(value: Any, t: GoType, struct: str, fields: tuple[str, ...], path: st
             noted.append(TypeProblem(path, f"illegal base64 data at input byte {offset}"))
     elif kind == _QUANTITY:
         if vtype is str:
+            if escaped or encoded and _ENCODER_ESCAPES.search(value):
+                stop(ERR_FORMAT_WRONG)  # (Go parses the text between the quotes: a backslash is no quantity's)
             try:
                 Quantity(value.strip())
             except ValueError as exc:
@@ -222,8 +273,9 @@ def _check(value: Any, t: GoType, struct: str, fields: tuple[str, ...], path: st
             return
         if vtype is int and _INT32[0] <= value <= _INT32[1]:
             return
-        what = f"number {_number_text(value)}" if vtype is int or vtype is float else go_json_type(value)
-        stop(_type_message(what, struct, fields, "int32"))  # (its own decoding of the int, in this context)
+        numeric = vtype is int or vtype is float
+        what = f"number {_number_text(value, sent)}" if numeric else go_json_type(value)
+        stop(_type_message(what, struct, fields, "int32"), numeric)  # (its own decoding of the int, in context)
     elif kind == _TIME or kind == _MICRO_TIME:
         if vtype is not str:
             stop(_type_message(go_json_type(value), struct, fields, "string"))  # (the string it decodes first)
@@ -312,7 +364,6 @@ _PLAIN_ZONE = r"(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])"
 _PLAIN_TIME = re.compile(_PLAIN_DATE + r"(\.[0-9]{1,9})?" + _PLAIN_ZONE)
 _PLAIN_MICRO_TIME = re.compile(_PLAIN_DATE + r"\.[0-9]{6}" + _PLAIN_ZONE)
 _CANONICAL_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
-_QUANTITIES = Quantity._cache  # (the strings parsed before: the same few recur in every manifest)
 
 
 def _leaf_hook(leaf: type, value: Any) -> Any:
@@ -320,11 +371,9 @@ def _leaf_hook(leaf: type, value: Any) -> Any:
     vtype = type(value)
     if leaf is _QuantityLeaf:
         if vtype is str:
-            if value not in _QUANTITIES:
-                Quantity(value.strip())  # (ValueError when it does not parse)
-            return _QUANTITY_OK
-        if vtype is int or vtype is float:
-            return _QUANTITY_OK
+            if _in_stored_form(value):  # (a ValueError when it does not parse)
+                return _QUANTITY_OK
+            raise ValueError("not in the form it is stored in")  # (settle_zeros writes that form)
     elif vtype is str:
         if leaf is _TimeLeaf:
             if _time_parses(value):
@@ -335,6 +384,14 @@ def _leaf_hook(leaf: type, value: Any) -> Any:
         elif _is_base64(value):
             return _BYTES_OK
     raise ValueError("Go's decoder refuses it")
+
+
+# The same few quantities recur in every manifest: each text's answer is remembered.
+@functools.lru_cache(maxsize=4096)
+def _in_stored_form(value: str) -> bool:
+    """Whether a quantity's JSON string is parsed by Go as written and stored as it is (False: an escape may
+    be in its text, which the walk reads, or it is stored in another form). A ValueError if it does not parse."""
+    return not _ENCODER_ESCAPES.search(value) and str(Quantity(value.strip())) == value
 
 
 # An object repeats its few times (creation, managed fields, conditions), and the regular expression costs
@@ -377,9 +434,30 @@ def shape(t: GoType) -> Any:
     fields: list[tuple[str, Any, Any]] = []
     rename: dict[str, str] = {}
     for i, (field, child) in enumerate(t.fields.items()):
-        fields.append((f"f{i}", shape(child) | None, None))  # (core/v1 types hold no cycles)
+        fields.append((f"f{i}", _field_shape(f"{t.key}.{field}", child), None))  # (core/v1 types hold no cycles)
         rename[f"f{i}"] = field  # (JSON names need not be identifiers)
     return msgspec.defstruct(t.struct, fields, rename=rename, forbid_unknown_fields=True, gc=False)
+
+
+def _field_shape(name: str, t: GoType) -> Any:
+    """A struct field's shape, which also refuses the nulls and zero values kube-apiserver would not store as
+    sent (settle_zeros: the body is then walked): a null but where Go writes one (a time held by value, a
+    pointer or list without omitempty), and an omitempty field's zero unless it is a pointer (an int's
+    negative values too: no Go int field of these kinds is negative when valid)."""
+    field_shape = shape(t)
+    kind = t.kind
+    if name not in core_v1_zeros.NOT_OMITEMPTY and name not in core_v1_zeros.POINTERS:
+        if kind == _STRING:
+            field_shape = Annotated[str, msgspec.Meta(min_length=1)]
+        elif kind == _BOOL:
+            field_shape = Literal[True]
+        elif kind == _INT:
+            field_shape = Annotated[int, msgspec.Meta(ge=1, le=t.high)]
+        elif kind == _LIST or kind == _MAP:
+            field_shape = Annotated[field_shape, msgspec.Meta(min_length=1)]
+    null_written = name in core_v1_zeros.VALUE_TIMES or name in core_v1_zeros.NOT_OMITEMPTY and (
+        name in core_v1_zeros.POINTERS or kind in _COLLECTIONS)
+    return field_shape | None if null_written else field_shape
 
 
 def fits_shape(data: dict[str, Any], root: GoType) -> bool:
@@ -396,3 +474,110 @@ def fits_shape(data: dict[str, Any], root: GoType) -> bool:
 def shape_decoder(kind: str) -> msgspec.json.Decoder[Any]:
     """A JSON decoder into a core/v1 kind's shape (dralloc.api.strict's fast path for unknown fields)."""
     return msgspec.json.Decoder(shape(go_type("v1." + kind)), dec_hook=_leaf_hook)
+
+
+# --- nulls and zero values, as kube-apiserver stores them ------------------------------------------------------
+# kube-apiserver decodes a body into the Go types and stores what Go's encoder writes of them. Decoding a null
+# leaves a field as it was (zero, in a new object): a null is its field's zero. The encoder does not write a
+# zero (null, "", 0, false, an empty list or map) of an omitempty field that is no pointer, so such a field
+# is neither stored nor returned (nor owned in managedFields); a pointer's zero value (a *bool's false) is
+# written, its null (nil) is not. A field without omitempty is written whatever it holds: a null scalar as
+# its zero, a null list or map as null. A struct is written whether or not it is zero: a null struct is as
+# if absent (dralloc's defaults write it as Go does), but a time held by value writes its zero as null (a pod
+# template's ``creationTimestamp: null``), so its null stays. A null list item or map value is its type's
+# zero value: ``[null, "x"]`` is ``["", "x"]``, a null quantity ``"0"``.
+
+# a zero of the JSON type of each kind of scalar or collection field (a value of another type is left to
+# the type check)
+_ZERO: dict[int, Any] = {_STRING: "", _INT: 0, _BOOL: False, _QUANTITY: "0", _INT_OR_STRING: 0}
+
+
+def _is_zero(value: Any, kind: int) -> bool:
+    vtype = type(value)
+    if kind == _STRING or kind == _BYTES:
+        return value == "" if vtype is str else kind == _BYTES and vtype is list and not value
+    if kind == _BOOL:
+        return value is False
+    if kind == _INT:
+        return vtype is int and value == 0
+    if kind == _LIST:
+        return vtype is list and not value
+    return kind == _MAP and vtype is dict and not value
+
+
+def stored_as_sent(data: Any, kind: str, api_version: str) -> bool:
+    """Whether an object of the field table's kinds is certainly stored as sent: its shape (whose fields
+    refuse what :func:`settle_zeros` changes) takes it. (False says nothing: settle_zeros then walks it.)"""
+    return not has_go_types(api_version, kind) or fits_shape(data, root_type(api_version, kind))
+
+
+def settle_zeros(data: Any, kind: str, api_version: str) -> None:
+    """Change, in place, an object of the field table's kinds as kube-apiserver stores it (see above): its
+    nulls and zero values. Values of another JSON type than their field's are left as they are (the type
+    check refuses them), so this may run before it."""
+    if isinstance(data, dict) and has_go_types(api_version, kind):
+        _settle(data, root_type(api_version, kind))
+
+
+def _settle(value: Any, t: GoType) -> None:
+    kind = t.kind
+    if kind == _STRUCT and type(value) is dict:
+        dropped: list[str] = []
+        zeroed: list[tuple[str, Any]] = []
+        for key, item in value.items():
+            child = t.fields.get(key)
+            if child is None:
+                continue  # (an unknown field: dropped with the others)
+            child_kind = child.kind
+            if item is None:
+                name = f"{t.key}.{key}"
+                if child_kind in _ZERO or child_kind in _COLLECTIONS:
+                    if name not in core_v1_zeros.NOT_OMITEMPTY:
+                        dropped.append(key)
+                    elif name not in core_v1_zeros.POINTERS and child_kind in _ZERO:
+                        zeroed.append((key, _ZERO[child_kind]))  # (a collection's nil is written as null)
+                elif name not in core_v1_zeros.VALUE_TIMES:
+                    dropped.append(key)  # (a struct: as if absent)
+            elif child_kind == _QUANTITY:
+                stored = _stored_quantity(item)
+                if stored is not None and stored != item:
+                    zeroed.append((key, stored))
+            elif _is_zero(item, child_kind):
+                name = f"{t.key}.{key}"
+                if name not in core_v1_zeros.NOT_OMITEMPTY and name not in core_v1_zeros.POINTERS:
+                    dropped.append(key)
+            elif type(item) is dict or type(item) is list:
+                _settle(item, child)
+        for key in dropped:
+            del value[key]
+        for key, zero in zeroed:
+            value[key] = zero
+    elif (kind == _LIST or kind == _BYTES) and type(value) is list or kind == _MAP and type(value) is dict:
+        item_type = t.item
+        assert item_type is not None
+        places = range(len(value)) if type(value) is list else list(value)
+        for place in places:
+            item = value[place]
+            if item is None:
+                value[place] = {} if item_type.kind == _STRUCT else _ZERO.get(item_type.kind)
+            elif type(item) is dict or type(item) is list:
+                _settle(item, item_type)
+            elif item_type.kind == _QUANTITY:
+                stored = _stored_quantity(item)
+                if stored is not None:
+                    value[place] = stored
+
+
+def _stored_quantity(value: Any) -> str | None:
+    """A quantity as kube-apiserver stores it: parsed from its JSON text (a number's as Go's encoder writes
+    it: the text kubectl sends) and written as Quantity's MarshalJSON writes it (``1000m`` is ``1``, ``0.5``
+    is ``500m``); None for a value that does not parse (the type check's)."""
+    vtype = type(value)
+    text = value.strip() if vtype is str else str(value) if vtype is int else go_float_text(value) \
+        if vtype is float else None
+    if text is None:
+        return None
+    try:
+        return str(Quantity(text))
+    except ValueError:
+        return None

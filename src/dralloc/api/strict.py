@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import msgspec
 import yaml
 
-from dralloc.api import conversion, core_v1_fields, gotypes
+from dralloc.api import conversion, core_v1_fields, gotypes, sent_json
 from dralloc.api.kinds import model_for
 from dralloc.api.parsing import CheckedYAMLLoader, duplicate_messages, duplicate_paths, load_json_checked
 from dralloc.api.quantity import Quantity
@@ -53,8 +53,10 @@ def check_body(raw: bytes | str, *, yaml_input: bool = False, decoded: Any = Non
     except (ValueError, yaml.YAMLError):
         return BodyCheck([], [])  # not decodable at all: the caller reports the parse error itself
     if not yaml_input and not duplicates and _decodes_into_shape(raw, data):
-        # (a core kind's shape is typed as Go's types are: then its values are too)
-        return BodyCheck(duplicates, [], data.get("apiVersion") == "v1" and data.get("kind") in core_v1_fields.ROOTS)
+        # (a core kind's shape is typed as Go's types are: then its values are too, unless a string written
+        # with escapes may stand where a quantity is, which Go parses as written)
+        core = data.get("apiVersion") == "v1" and data.get("kind") in core_v1_fields.ROOTS
+        return BodyCheck(duplicates, [], core and not sent_json.quantity_suspects(raw))
     return BodyCheck(duplicates, unknown_fields(data))
 
 
@@ -76,6 +78,8 @@ def unknown_field_paths(data: Any) -> list[str]:
     kind = data.get("kind")
     if api_version == "v1" and kind in core_v1_fields.ROOTS:
         node = _table_node(kind)
+    elif f"{api_version}.{kind}" in core_v1_fields.FIELDS:  # events.k8s.io/v1's Event: a view of core/v1's
+        node = _table_node(f"{api_version}.{kind}")
     else:
         model = model_for(api_version, kind)
         if model is None:

@@ -16,13 +16,15 @@ from dralloc.api import (
     core_v1_storage,
     gotime,
     gotypes,
+    sent_json,
     strict,
 )
-from dralloc.api.codec import decode, to_dict
+from dralloc.api.codec import QuantityDecodeError, decode, to_dict
 from dralloc.api.defaults import apply_defaults
 from dralloc.api.gojson import go_json_type
+from dralloc.api.kinds import model_for
 from dralloc.api.quantity import quantity_dec_hook
-from dralloc.errors import InputError
+from dralloc.errors import DecodeError, InputError
 from dralloc.server.clock import now
 from dralloc.server.crds.custom_resources import CustomResourceStrategy
 from dralloc.server.http.bodies import check_limits, parse
@@ -147,6 +149,8 @@ def typed(data: Any, t: Target) -> Any:
         if bad_time is not None:
             raise InputError(bad_time)
         return decode(data)
+    except QuantityDecodeError as exc:
+        raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: {exc.parser_error}') from None
     except InputError as exc:
         raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: {exc}') from None
 
@@ -212,6 +216,14 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
         raise ApiError(415, f"the body of the request was in an unknown format - accepted media types "
                             f"include: {accepted}")
     data = type_meta_checked(parse(raw, ctype, t.resource.kind, t.version), t, values=False)
+    if ctype == JSON and t.resource.group and raw.find(b"\\") >= 0:
+        escaped_quantities_checked(raw, t)
+    # (a core kind's nulls, zeros and quantities to rewrite are found by the typed shape that the unknown-field
+    # check decodes the text into, below; another kind's by the same shape, before the typed JSON path decodes
+    # its model: settling changes only values the type check takes)
+    core = not t.resource.group and t.resource.kind in core_v1_fields.ROOTS
+    if not core and (ctype != JSON or not gotypes.stored_as_sent(data, t.resource.kind, t.api_version)):
+        zeros_settled(data, t)
     mode = field_validation(request)
     if ctype == JSON and typed_json.applies(t) and typed_json.read(raw, data, t, mode):
         return Body(data, [], False)  # (no repeated key, no unknown field; a typed kind is never plain)
@@ -219,16 +231,50 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
     if ctype == JSON and not t.resource.group and not gotime.may_name_core_time(raw):
         t.timeless = data
     if not typed_values:  # (the unknown-field check's decoding of a JSON text into the typed shape answers it)
-        values_checked(data, t)
+        values_checked(data, t, raw if ctype == JSON else None)
     if unknown or duplicates or mode == "Ignore":
         # A core object is stored without the fields its schema lacks, as decoding into the Go type drops
         # them. When the check above found none there is nothing to drop: one walk, not two. (With duplicate
         # keys the check read its own decoding of the body.)
         strict.drop_unknown_fields(data)
+    if core and not typed_values:  # (the shape refuses a null or zero that is not stored as sent)
+        zeros_settled(data, t)
     # (both key on the body's own apiVersion and kind: one that names the URL's kind is checked and dropped
     # by the URL's schema)
     plain = ctype == JSON and data.get("apiVersion") == t.api_version == "v1" and data.get("kind") == t.resource.kind
     return Body(data, duplicates + unknown, plain and t.resource.kind in core_v1_fields.ROOTS)
+
+
+def zeros_settled(data: Any, t: Target) -> Any:
+    """A core/v1 or workload object with its nulls and zero values as kube-apiserver stores them: a null or
+    zero omitempty field is neither stored nor owned, a null list item or map value is its type's zero value
+    (dralloc.api.gotypes.settle_zeros). Changed in place; returned."""
+    kind = t.resource.kind
+    if isinstance(data, dict) and (data.get("kind") or kind) == kind \
+            and (data.get("apiVersion") or t.api_version) == t.api_version:
+        gotypes.settle_zeros(data, kind, t.api_version)
+    return data
+
+
+def escaped_quantities_checked(raw: bytes, t: Target) -> None:
+    """A modelled group's JSON body must not hold a quantity written with an escape (``"\\u0031"``): Go's
+    Quantity parses the text between the quotes as written, and a backslash is no quantity's character. (The
+    core kinds' type check reads the text itself: dralloc.api.gotypes.)"""
+    kind = t.resource.kind
+    if model_for(t.api_version, kind) is None:
+        return  # (a custom resource: no quantity is typed as one)
+    suspects = sent_json.quantity_suspects(raw)
+    if not suspects:  # (no string with escapes that decodes to text Python would read as a quantity)
+        return
+    written = sent_json.with_escapes_as_written(raw, suspects)
+    if not isinstance(written, dict):
+        return
+    try:
+        decode({"kind": kind, "apiVersion": t.api_version, **written})
+    except QuantityDecodeError as exc:
+        raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: {exc.parser_error}') from None
+    except DecodeError:
+        pass  # (anything else is the body's own: its decoding reports it)
 
 
 def type_meta_checked(data: Any, t: Target, values: bool = True) -> Any:
@@ -245,16 +291,17 @@ def type_meta_checked(data: Any, t: Target, values: bool = True) -> Any:
     return values_checked(data, t) if values else data
 
 
-def values_checked(data: dict[str, Any], t: Target) -> dict[str, Any]:
+def values_checked(data: dict[str, Any], t: Target, sent: bytes | None = None) -> dict[str, Any]:
     """A core/v1 or workload object's values must have the JSON types of its Go fields (a workload's pod
     template is core/v1 types that dralloc models in part): kube-apiserver decodes a body into
     its Go type before admission or anything else sees it, and an object stored with a value Go cannot
-    decode would break every Go client that reads it (dralloc stores core objects as sent)."""
+    decode would break every Go client that reads it (dralloc stores core objects as sent). ``sent``: the
+    JSON text ``data`` was decoded from (Go's errors quote its numbers as written)."""
     kind = t.resource.kind
     if not gotypes.has_go_types(t.api_version, kind) or (data.get("kind") or kind) != kind \
             or (data.get("apiVersion") or t.api_version) != t.api_version:
         return data  # (a kind of no Go type table; or a body naming another kind, which typed() refuses)
-    bad_type = gotypes.type_error(data, kind, t.api_version)
+    bad_type = gotypes.type_error(data, kind, t.api_version, sent)
     if bad_type is not None:
         raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: {bad_type}')
     return data

@@ -43,6 +43,7 @@ from dralloc.server.verbs.objects import (
     stored_form,
     type_meta_checked,
     typed,
+    zeros_settled,
 )
 from dralloc.server.views import ObjectView
 from dralloc.store import Conflict, NotFound, Outcome
@@ -492,15 +493,15 @@ async def _patch_once(api: ApiContext, request: Request, t: Target, raw: bytes, 
                 raise
             return respond_created(request, t, result, encoded, warnings)
     elif ctype == "application/json-patch+json":
-        merged = type_meta_checked(json_patch(current, patch), t)
+        merged = zeros_settled(type_meta_checked(json_patch(current, patch), t), t)
         check_limits(merged, None, t.resource.kind, t.version)  # added values can nest below existing ones
         warnings = field_problems(None, JSON, merged, mode, t)
     else:
         if not isinstance(patch, dict):
             raise bad_request("a merge patch must be a JSON object")
         strategic = ctype == "application/strategic-merge-patch+json"  # every served kind has its Go struct
-        merged = type_meta_checked(strategic_merge_patch(current or {}, patch, t.resource.kind) if strategic
-                                   else merge_patch(current, patch), t)
+        merged = zeros_settled(type_meta_checked(strategic_merge_patch(current or {}, patch, t.resource.kind)
+                                                 if strategic else merge_patch(current, patch), t), t)
         warnings = field_problems(raw, JSON, patch, mode, t)  # duplicates in the patch itself
         warnings += [w for w in field_problems(None, JSON, merged, mode, t) if w not in warnings]
     asked = (patch.get("metadata") or {}).get("resourceVersion") if isinstance(patch, dict) else None
