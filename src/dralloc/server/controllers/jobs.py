@@ -1,70 +1,87 @@
-"""The Job controller of ``dralloc serve``: up to ``parallelism`` active pods and no more than the completions
-left (``<job>-`` + 5 characters; Indexed Jobs ``<job>-<index>-`` for their lowest missing indexes, with the
-completion-index annotation and label), until ``completions`` pods succeeded (a Job without completions: one,
-and none active) — then the SuccessCriteriaMet and Complete conditions and the completion time — or more than
-``backoffLimit`` failed — then FailureTarget and Failed, and its active pods deleted. A suspended Job deletes
-its active pods. Its status counts active, ready, succeeded and failed pods, as ``kubectl wait
---for=condition=complete`` and the job columns read them.
+"""The Job controller of ``dralloc serve`` (``pkg/controller/job/job_controller.go``'s syncJob): up to
+``parallelism`` active pods and no more than the completions left (``<job>-`` + 5 characters; Indexed Jobs
+``<job>-<index>-`` for their lowest pending indexes, with the completion-index annotation, label and
+``JOB_COMPLETION_INDEX`` variable, and the hostname ``<job>-<index>``), until the Job finishes:
 
-Its pods carry the ``batch.kubernetes.io/job-tracking`` finalizer until their end is counted in the status
-(``uncountedTerminatedPods`` first, then ``succeeded``/``failed``), so a pod deleted after it ended still
-counts, and a pod deleted before it ended counts as failed (unless only failed pods are replaced). Failures
-count towards ``backoffLimit`` (and, with ``restartPolicy: OnFailure``, container restarts) as the pod failure
-policy says (``job_failures.py``: FailJob fails the Job with reason PodFailurePolicy, Ignore does not count).
-Success policies, per-index backoff and active deadlines are left out.
+* it fails (an interim FailureTarget condition, then Failed) by a FailJob rule of its pod failure policy
+  (reason PodFailurePolicy), more than ``backoffLimit`` counted failures (BackoffLimitExceeded), its active
+  deadline (DeadlineExceeded), more failed indexes than ``maxFailedIndexes`` (MaxFailedIndexesExceeded) or
+  every index succeeded or failed with some failed (FailedIndexes);
+* it succeeds (SuccessCriteriaMet, then Complete) when its success policy is met (reason SuccessPolicy) or
+  ``completions`` pods succeeded (a Job without completions: one, and none active; CompletionsReached).
+
+Its active pods are deleted then, and the final condition (with the event: ``Completed``, or a warning with
+the failure's reason) waits until no pod of it is terminating. A suspended Job deletes its active pods (the
+Suspended condition; JobResumed resets its start time). Pods being deleted are replaced at once, or — with
+``podReplacementPolicy: Failed`` — once they have failed. The counting of ended pods is ``job_tracking.py``,
+failures and deadlines ``job_failures.py``, indexes, per-index backoff and success policies
+``job_indexes.py``. The delays between re-creations of failed pods are left out.
 
 With ``--fake-kubelet`` the containers of a running Job pod end at once, successfully (:func:`finish_pods`):
 a Job completes as soon as its pods are bound."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from dralloc.controllers.workloads import JOB_COMPLETION_INDEX, JOB_TRACKING_FINALIZER, job_pod_generate_name
+from dralloc.controllers.workloads import JOB_COMPLETION_INDEX, job_pod_generate_name
 from dralloc.server.clock import now
-from dralloc.server.controllers.job_failures import match_pod_failure_policy, past_backoff_limit_on_failure
+from dralloc.server.controllers import job_indexes as ix
+from dralloc.server.controllers.job_failures import (
+    DEADLINE_EXCEEDED,
+    active_deadline,
+    match_pod_failure_policy,
+    past_backoff_limit_on_failure,
+)
+from dralloc.server.controllers.job_tracking import (
+    FINALIZER,
+    considered_failed,
+    ended_pods,
+    failure_counts,
+    is_terminating,
+    only_replaces_failed,
+    remove_finalizers,
+    tracked,
+    with_finalizer,
+)
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.workload_pods import (
     Obj,
     PodControl,
-    condition,
+    deletion_order,
     is_active,
     is_ready,
     meta,
     pod_from_template,
     spec_of,
+    stamp,
     status_of,
-    without_zeros,
     write_status,
 )
 from dralloc.server.controllers.writes import Writer
 
+__all__ = ["FINALIZER", "finish_pods", "remove_finalizers", "sync_job", "tracked"]
+
+COMPONENT = "job-controller"
 COMPLETE = ("CompletionsReached", "Reached expected number of succeeded pods")
 BACKOFF = ("BackoffLimitExceeded", "Job has reached the specified backoff limit")
+MAX_FAILED_INDEXES = ("MaxFailedIndexesExceeded", "Job has exceeded the specified maximal number of failed indexes")
+FAILED_INDEXES = ("FailedIndexes", "Job has failed indexes")
 POD_FAILURE_POLICY = "PodFailurePolicy"  # the reason of a Job a FailJob rule failed
-FINALIZER = JOB_TRACKING_FINALIZER
+SUCCESS_POLICY = "SuccessPolicy"
+SUCCESS, FAILURE_TARGET = "SuccessCriteriaMet", "FailureTarget"
+INDEX_VARIABLE = "JOB_COMPLETION_INDEX"
+
+Condition = tuple[str, str, str]  # (type, reason, message) of a True condition
 
 
 def _int(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
-def compressed_indexes(indexes: set[int]) -> str:
-    """The ``completedIndexes`` form: sorted, runs of three or more as ``first-last`` (``1,3-5,7``)."""
-    runs: list[list[int]] = []
-    for i in sorted(indexes):
-        if runs and runs[-1][1] == i - 1:
-            runs[-1][1] = i
-        else:
-            runs.append([i, i])
-    return ",".join(f"{a}" if a == b else f"{a},{b}" if b == a + 1 else f"{a}-{b}" for a, b in runs)
-
-
-def _index(pod: Obj) -> int | None:
-    try:
-        return int((meta(pod).get("annotations") or {}).get(JOB_COMPLETION_INDEX, ""))
-    except ValueError:
-        return None
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _finished(job: Obj) -> bool:
@@ -72,170 +89,267 @@ def _finished(job: Obj) -> bool:
                for c in status_of(job).get("conditions") or [])
 
 
-COMPONENT = "job-controller"
+def _true(conditions: list[Any], type_: str) -> Obj | None:
+    return next((c for c in conditions if isinstance(c, dict) and c.get("type") == type_
+                 and c.get("status") == "True"), None)
 
 
-def _with_finalizer(pod: Obj) -> Obj:
-    """A new pod carries the job-tracking finalizer: it stays until the Job counted its end."""
-    finalizers = pod["metadata"].setdefault("finalizers", [])
-    if FINALIZER not in finalizers:
-        finalizers.append(FINALIZER)
+def _condition(type_: str, status: str, reason: str, message: str, at: str) -> Obj:
+    """newCondition: probed and changed now."""
+    return {"type": type_, "status": status, "lastProbeTime": at, "lastTransitionTime": at, "reason": reason,
+            "message": message}
+
+
+def _ensure(conditions: list[Any], type_: str, status: str, reason: str, message: str, at: str) -> bool:
+    """ensureJobConditionStatus: the condition replaced when its status, reason or message differ, added
+    when missing (unless False); whether the list changed."""
+    for i, c in enumerate(conditions):
+        if isinstance(c, dict) and c.get("type") == type_:
+            if (c.get("status"), c.get("reason"), c.get("message")) == (status, reason, message):
+                return False
+            conditions[i] = _condition(type_, status, reason, message, at)
+            return True
+    if status == "False":
+        return False
+    conditions.append(_condition(type_, status, reason, message, at))
+    return True
+
+
+def _fail_job_message(job: Obj, pods: list[Obj]) -> str | None:
+    """getFailJobMessage: the FailJob message of the first failed pod a FailJob rule matches."""
+    if not isinstance(spec_of(job).get("podFailurePolicy"), dict):
+        return None
+    for pod in pods:
+        if considered_failed(job, pod) and (message := match_pod_failure_policy(job, pod)[0]) is not None:
+            return message
+    return None
+
+
+@dataclass
+class _Pods:
+    """The Job's pods as one sync sees them (after its own deletions and creations)."""
+
+    active: list[Obj]
+    terminating: int
+    ready: int
+
+    def deleted(self, control: PodControl, job: Obj, gone: list[Obj], keep_finalizers: bool) -> bool:
+        """deleteActivePods (finalizers kept: the tracking counts them) or deleteJobPods (let go of first)."""
+        if not keep_finalizers:
+            remove_finalizers(control.writer, [p for p in gone if tracked(p)])
+        uids = {str(meta(p).get("uid")) for p in gone}
+        for pod in gone:
+            control.delete(job, pod, COMPONENT)
+        self.active = [p for p in self.active if str(meta(p).get("uid")) not in uids]
+        self.terminating += len(gone)
+        self.ready -= sum(1 for p in gone if is_ready(p))
+        return bool(gone)
+
+
+def _indexed_pod(job: Obj, template: Obj, index: int, replaced: Obj | None) -> Obj:
+    """An Indexed Job's pod: its index as annotation, label, environment variable and hostname; with per-index
+    backoff, the failures of its index so far."""
+    annotations = {JOB_COMPLETION_INDEX: str(index)}
+    if _count(spec_of(job).get("backoffLimitPerIndex")) is not None:
+        annotations.update(ix.replacement_counts(job, replaced))
+    name = str(meta(job).get("name"))
+    pod = pod_from_template(template, job, generate_name=job_pod_generate_name(name, index),
+                            labels={JOB_COMPLETION_INDEX: str(index)}, annotations=annotations)
+    spec = pod["spec"]
+    for key in ("initContainers", "containers"):
+        for container in spec.get(key) or []:
+            env = container.setdefault("env", [])
+            if not any(isinstance(v, dict) and v.get("name") == INDEX_VARIABLE for v in env):
+                env.append({"name": INDEX_VARIABLE, "valueFrom": {"fieldRef": {
+                    "fieldPath": f"metadata.labels['{JOB_COMPLETION_INDEX}']"}}})
+    spec["hostname"] = f"{name}-{index}"
     return pod
 
 
-def tracked(pod: Obj) -> bool:
-    """The pod carries the job-tracking finalizer: its end is not counted yet."""
-    return FINALIZER in (meta(pod).get("finalizers") or [])
-
-
-def remove_finalizers(writer: Writer, pods: list[Obj]) -> bool:
-    """The job-tracking finalizer off these pods (a pod being deleted may go then)."""
-    def without(current: Obj) -> Obj | None:
-        finalizers = current["metadata"].get("finalizers") or []
-        if FINALIZER not in finalizers:
-            return None
-        kept = [f for f in finalizers if f != FINALIZER]
-        if kept:
-            current["metadata"]["finalizers"] = kept
-        else:
-            current["metadata"].pop("finalizers")
-        return current
-
-    for pod in pods:
-        writer.update("pods", str(meta(pod).get("namespace") or ""), str(meta(pod).get("name")), without,
-                      uid=str(meta(pod).get("uid")))
-    return bool(pods)
-
-
-def parse_indexes(text: Any) -> set[int]:
-    """``completedIndexes`` read back (``1,3-5,7``)."""
-    found: set[int] = set()
-    for part in str(text or "").split(","):
-        first, _, last = part.partition("-")
-        if first.isdigit() and (not last or last.isdigit()):
-            found |= set(range(int(first), int(last or first) + 1))
-    return found
-
-
-def _track(control: PodControl, job: Obj, pods: list[Obj]) -> tuple[set[str], set[str], str | None, bool]:
-    """trackJobStatusAndRemoveFinalizers: the pods that ended (succeeded; failed, or deleted before they
-    could, unless only failed pods are replaced), named in ``uncountedTerminatedPods`` first, then let go
-    of; a failure the pod failure policy ignores is not counted. The uncounted succeeded and failed uids,
-    the first FailJob message, and whether it wrote."""
-    old = status_of(job)
-    uncounted = old.get("uncountedTerminatedPods") or {}
-    succeeded, failed = set(uncounted.get("succeeded") or []), set(uncounted.get("failed") or [])
-    only_failed = spec_of(job).get("podReplacementPolicy") == "Failed"
-    fail_message: str | None = None
-    ended: list[Obj] = []
-    for pod in pods:
-        if not tracked(pod):
-            continue
-        uid, phase = str(meta(pod).get("uid")), status_of(pod).get("phase")
-        considered_failed = phase == "Failed" or (
-            not only_failed and bool(meta(pod).get("deletionTimestamp")) and phase != "Succeeded")
-        if phase == "Succeeded":
-            if uid not in failed:
-                succeeded.add(uid)
-        elif considered_failed:
-            message, counts, _ = match_pod_failure_policy(job, pod)
-            fail_message = fail_message or message
-            if counts:
-                failed.add(uid)
-        elif not meta(pod).get("deletionTimestamp"):
-            continue  # still running: tracked until it ends
-        ended.append(pod)
-    before = (set(uncounted.get("succeeded") or []), set(uncounted.get("failed") or []))
-    wrote = False
-    if (succeeded, failed) != before:  # (named before the finalizers go: a crash in between counts them once)
-        write_status(control.writer, "jobs", job, {**old, "uncountedTerminatedPods": without_zeros(
-            {"succeeded": sorted(succeeded), "failed": sorted(failed)}, "succeeded", "failed")})
-        wrote = True
-    wrote |= remove_finalizers(control.writer, ended)
-    return succeeded, failed, fail_message, wrote
-
-
-def sync_job(control: PodControl, job: Obj, pods: list[Obj]) -> bool:
-    if _finished(job):  # its pods are let go of (a finished Job counts nothing more)
-        return remove_finalizers(control.writer, [p for p in pods if tracked(p)])
-    spec, old = spec_of(job), status_of(job)
-    indexed = spec.get("completionMode") == "Indexed"
-    active = [p for p in pods if is_active(p)]
-    new_succeeded, new_failed, fail_message, changed = _track(control, job, pods)
-    succeeded = _int(old.get("succeeded"), 0) + len(new_succeeded)
-    failed = _int(old.get("failed"), 0) + len(new_failed)
-    succeeded_pods = [p for p in pods if status_of(p).get("phase") == "Succeeded"]
-    completions = spec.get("completions") if isinstance(spec.get("completions"), int) else None
-    done_indexes = parse_indexes(old.get("completedIndexes")) | {
-        i for p in succeeded_pods if str(meta(p).get("uid")) in new_succeeded and (i := _index(p)) is not None}
+def _manage(control: PodControl, job: Obj, state: _Pods, succeeded: int, taken: set[int],
+            delayed: dict[int, Obj]) -> bool:
+    """manageJob: a suspended Job's active pods deleted; else the pods beyond what is wanted deleted (an
+    Indexed Job's duplicates first), or the missing ones made (not while pods that only failing would
+    replace are still terminating)."""
+    spec = spec_of(job)
+    if spec.get("suspend") is True:
+        return state.deleted(control, job, state.active, keep_finalizers=False)
+    parallelism = max(_int(spec.get("parallelism"), 1), 0)
+    completions = _count(spec.get("completions"))
+    active = len(state.active)
+    if completions is None:
+        want = active if succeeded > 0 else parallelism
+    else:
+        want = max(min(completions - succeeded, parallelism), 0)
+    indexed = spec.get("completionMode") == "Indexed" and completions is not None
+    remove: list[Obj] = []
+    rest = state.active
     if indexed and completions is not None:
-        succeeded = len({i for i in done_indexes if i < completions})
+        remove, rest = ix.duplicate_index_pods(state.active, completions)
+    if len(remove) < active - want:
+        remove += deletion_order(rest)[:active - want - len(remove)]
+    if remove:
+        return state.deleted(control, job, remove, keep_finalizers=False)
+    missing = want - (state.terminating if only_replaces_failed(job) else 0) - active
+    if missing <= 0:
+        return False
+    template = spec.get("template") or {}
+    made = False
+    if indexed and completions is not None:
+        for index in ix.first_pending_indexes(missing, completions, taken):
+            pod = _indexed_pod(job, template, index, delayed.get(index))
+            made |= control.create(job, with_finalizer(pod), COMPONENT)
+    else:
+        for _ in range(missing):
+            pod = pod_from_template(template, job, generate_name=f"{meta(job).get('name')}-")
+            made |= control.create(job, with_finalizer(pod), COMPONENT)
+    return made
+
+
+def sync_job(control: PodControl, job: Obj, pods: list[Obj], clock: float) -> tuple[bool, float | None]:
+    """One sync of a Job over its pods at the controllers' clock reading ``clock``: whether it wrote, and when
+    to sync it again though nothing changes (its active deadline)."""
+    if _finished(job):  # its pods are let go of (a finished Job counts nothing more)
+        return remove_finalizers(control.writer, [p for p in pods if tracked(p)]), None
+    spec, old = spec_of(job), status_of(job)
+    at = stamp(clock)
+    completions = _count(spec.get("completions"))
+    indexed = spec.get("completionMode") == "Indexed" and completions is not None
+    per_index = indexed and _count(spec.get("backoffLimitPerIndex")) is not None
+    uncounted = old.get("uncountedTerminatedPods") or {}
+    counted_before = (set(uncounted.get("succeeded") or []), set(uncounted.get("failed") or []))
+
+    def index_of(pod: Obj) -> int | None:
+        index = ix.completion_index(pod)
+        return index if index is not None and completions is not None and index < completions else None
+
+    def fresh(pod: Obj) -> bool:  # (getValidPodsWithFilter: tracked, with a valid index when Indexed)
+        return tracked(pod) and (not indexed or index_of(pod) is not None)
+
+    state = _Pods([p for p in pods if is_active(p)], sum(1 for p in pods if is_terminating(p)), 0)
+    state.ready = sum(1 for p in state.active if is_ready(p))
+    new_failed = [p for p in pods if fresh(p) and str(meta(p).get("uid")) not in counted_before[1]
+                  and considered_failed(job, p)]
+    succeeded = _int(old.get("succeeded"), 0) + len(counted_before[0]) + sum(
+        1 for p in pods if fresh(p) and str(meta(p).get("uid")) not in counted_before[0]
+        and status_of(p).get("phase") == "Succeeded")
+    failed = _int(old.get("failed"), 0) + len(counted_before[1]) + sum(1 for p in new_failed if failure_counts(job, p))
     conditions = list(old.get("conditions") or [])
-    status: Obj = {}
+    start = old.get("startTime") or (at if spec.get("suspend") is not True else None)
+    wake: float | None = None
+    finished: Condition | None = None
+    if (met := _true(conditions, SUCCESS)) is not None:
+        finished = (SUCCESS, str(met.get("reason", "")), str(met.get("message", "")))
+    elif (target := _true(conditions, FAILURE_TARGET)) is not None:
+        finished = ("Failed", str(target.get("reason", "")), str(target.get("message", "")))
+    elif (message := _fail_job_message(job, pods)) is not None:
+        finished = (FAILURE_TARGET, POD_FAILURE_POLICY, message)
+    deadline = active_deadline(job, start)
+    if finished is None:
+        if failed > _int(spec.get("backoffLimit"), 6) or past_backoff_limit_on_failure(job, pods):
+            finished = (FAILURE_TARGET, *BACKOFF)
+        elif deadline is not None and clock >= deadline:
+            finished = (FAILURE_TARGET, *DEADLINE_EXCEEDED)
+        elif deadline is not None:
+            wake = deadline
+    done_indexes: set[int] = set()
+    counted_indexes: set[int] = set()
+    failed_indexes: set[int] | None = None
+    delayed: dict[int, Obj] = {}
+    if indexed and completions is not None:
+        counted_indexes = ix.parse_indexes(old.get("completedIndexes"), completions)
+        done_indexes = counted_indexes | {i for p in pods if status_of(p).get("phase") == "Succeeded"
+                                          and tracked(p) and (i := index_of(p)) is not None}
+        succeeded = len(done_indexes)
+        if per_index:
+            failed_indexes = ix.parse_indexes(old.get("failedIndexes"), completions) | {
+                i for p in pods if (i := index_of(p)) is not None and tracked(p)
+                and ix.index_failed(job, p, considered_failed(job, p))}
+            if finished is None:
+                most = _count(spec.get("maxFailedIndexes"))
+                if most is not None and len(failed_indexes) > most:
+                    finished = (FAILURE_TARGET, *MAX_FAILED_INDEXES)
+                elif failed_indexes and len(failed_indexes) + len(done_indexes) >= completions:
+                    finished = (FAILURE_TARGET, *FAILED_INDEXES)
+            busy = done_indexes | failed_indexes | {i for p in state.active if (i := ix.completion_index(p)) is not None}
+            delayed = ix.delayed_deletions([p for p in pods if fresh(p) and considered_failed(job, p)], busy)
+        if finished is None and (message := ix.match_success_policy(job, completions, done_indexes)) is not None:
+            finished = (SUCCESS, SUCCESS_POLICY, message)
+    changed = False
+    if finished is not None:
+        changed = state.deleted(control, job, state.active, keep_finalizers=True)
+    else:
+        managed = not meta(job).get("deletionTimestamp")
+        if managed:
+            taken = done_indexes | (failed_indexes or set()) | {
+                i for p in pods if (is_active(p) or (only_replaces_failed(job) and is_terminating(p)))
+                and (i := ix.completion_index(p)) is not None}
+            changed = _manage(control, job, state, succeeded, taken, delayed)
+        active = len(state.active)
+        if completions is None and succeeded > 0 and not active or \
+                completions is not None and succeeded >= completions and not active:
+            finished = (SUCCESS, *COMPLETE)
+        elif managed and spec.get("suspend") is True:
+            if _ensure(conditions, "Suspended", "True", "JobSuspended", "Job suspended", at):
+                control.event(job, "Suspended", "Job suspended", COMPONENT)
+        elif managed and _ensure(conditions, "Suspended", "False", "JobResumed", "Job resumed", at):
+            control.event(job, "Resumed", "Job resumed", COMPONENT)
+            start = at  # (the active deadline counts from the resumption)
+    failing = finished is not None and finished[0] != SUCCESS
 
-    def gone(pod: Obj) -> bool:
-        return control.delete(job, pod, COMPONENT)
+    def waits_for_replacement(pod: Obj) -> bool:
+        index = index_of(pod)
+        return index is not None and delayed.get(index) is pod
 
-    complete = succeeded >= completions if completions is not None else succeeded > 0 and not active
-    failure = None
-    if fail_message is not None:
-        failure = (POD_FAILURE_POLICY, fail_message)
-    elif failed > _int(spec.get("backoffLimit"), 6) or past_backoff_limit_on_failure(job, active):
-        failure = BACKOFF
-    if complete or failure is not None:
-        for pod in active:
-            changed |= gone(pod)
-        first, last, why = ("SuccessCriteriaMet", "Complete", COMPLETE) if complete else \
-            ("FailureTarget", "Failed", failure or BACKOFF)
-        conditions = [c for c in conditions if isinstance(c, dict) and c.get("type") not in (first, last)]
-        conditions += [condition(first, "True", *why, []), condition(last, "True", *why, [])]
-        if complete:
-            status["completionTime"] = now()
+    ended = ended_pods(job, pods, finishing=finished is not None, failing=failing,
+                       index_of=index_of if indexed else None, counted_indexes=counted_indexes,
+                       delayed=waits_for_replacement)
+    if finished is not None and finished[0] in (FAILURE_TARGET, SUCCESS):
+        if _true(conditions, finished[0]) is None:  # the interim condition, before the pods are let go of
+            conditions.append(_condition(finished[0], "True", finished[1], finished[2], at))
+        finished = ("Failed" if finished[0] == FAILURE_TARGET else "Complete", finished[1], finished[2])
+
+    def status(succeeded_count: int, failed_count: int, uncounted: tuple[set[str], set[str]], extra: Obj) -> Obj:
+        """The Job's status, in the order of JobStatus's fields (counts of 0 left out, as omitempty)."""
+        out: Obj = {}
+        if conditions:
+            out["conditions"] = conditions
+        if start:
+            out["startTime"] = start
+        out.update(extra)
+        counts = {"active": len(state.active), "succeeded": succeeded_count, "failed": failed_count}
+        out.update({k: v for k, v in counts.items() if v})
+        out["terminating"] = state.terminating
+        if indexed and done_indexes:
+            out["completedIndexes"] = ix.format_indexes(done_indexes)
+        if failed_indexes is not None:
+            out["failedIndexes"] = ix.format_indexes(failed_indexes)
+        out["uncountedTerminatedPods"] = {k: sorted(v) for k, v in zip(("succeeded", "failed"), uncounted) if v}
+        out["ready"] = state.ready
+        return out
+
+    # counted so far: the old counts (an Indexed Job's successes are its indexes)
+    succeeded_count = len(done_indexes) if indexed else _int(old.get("succeeded"), 0)
+    failed_count = _int(old.get("failed"), 0)
+    interim = status(succeeded_count, failed_count, (ended.succeeded, ended.failed), {})
+    if (ended.succeeded, ended.failed) != counted_before or ended.new_indexes \
+            or interim.get("conditions") != old.get("conditions"):
+        changed |= write_status(control.writer, "jobs", job, interim)  # named before the finalizers go
+    changed |= remove_finalizers(control.writer, ended.pods)
+    if not indexed:
+        succeeded_count += len(ended.succeeded)
+    failed_count += len(ended.failed)
+    extra: Obj = {}
+    enacted = finished is not None and state.terminating == 0  # (enactJobFinished waits for them)
+    if enacted and finished is not None:
+        _ensure(conditions, finished[0], "True", finished[1], finished[2], at)
+        if finished[0] == "Complete":
+            extra["completionTime"] = at
             control.event(job, "Completed", "Job completed", COMPONENT)
         else:
-            control.event(job, why[0], why[1], COMPONENT, type_="Warning")
-        active = []
-    elif spec.get("suspend") is True:
-        for pod in active:
-            changed |= gone(pod)
-        active = []
-        if not any(c.get("type") == "Suspended" for c in conditions if isinstance(c, dict)):
-            conditions.append(condition("Suspended", "True", "JobSuspended", "Job suspended", []))
-    else:
-        conditions = [c for c in conditions if not (isinstance(c, dict) and c.get("type") == "Suspended")]
-        parallelism = max(_int(spec.get("parallelism"), 1), 0)
-        want = parallelism if completions is None else min(parallelism, max(completions - succeeded, 0))
-        missing = max(want - len(active), 0)
-        template = spec.get("template") or {}
-        name = str(meta(job).get("name"))
-        if indexed and completions is not None:
-            taken = done_indexes | {i for p in active if (i := _index(p)) is not None}
-            for index in [i for i in range(completions) if i not in taken][:missing]:
-                pod = pod_from_template(template, job, generate_name=job_pod_generate_name(name, index),
-                                        labels={JOB_COMPLETION_INDEX: str(index)},
-                                        annotations={JOB_COMPLETION_INDEX: str(index)})
-                changed |= control.create(job, _with_finalizer(pod), COMPONENT)
-        else:
-            for _ in range(missing):
-                pod = pod_from_template(template, job, generate_name=f"{name}-")
-                changed |= control.create(job, _with_finalizer(pod), COMPONENT)
-    start = old.get("startTime") or (now() if active or changed else None)
-    full: Obj = {}
-    if conditions:
-        full["conditions"] = conditions
-    if start:
-        full["startTime"] = start
-    if status.get("completionTime"):
-        full["completionTime"] = status["completionTime"]
-    # (active and failed are omitted when 0; succeeded too; ready and terminating are always there)
-    counts = {"active": len(active), "succeeded": succeeded, "failed": failed}
-    full.update({k: v for k, v in counts.items() if v})
-    full["terminating"] = sum(1 for p in pods if meta(p).get("deletionTimestamp"))
-    if indexed and done_indexes:
-        full["completedIndexes"] = compressed_indexes(done_indexes)
-    full["uncountedTerminatedPods"] = {}  # (counted now: their finalizers are gone)
-    full["ready"] = sum(1 for p in active if is_ready(p))
-    return write_status(control.writer, "jobs", job, full) or changed
+            control.event(job, finished[1], finished[2], COMPONENT, type_="Warning")
+    changed |= write_status(control.writer, "jobs", job, status(succeeded_count, failed_count, (set(), set()), extra))
+    return changed, wake if finished is None else None
 
 
 def finish_pods(writer: Writer, snap: Snapshot, jobs: set[str]) -> bool:
@@ -257,14 +371,14 @@ def _succeeded(pod: Obj) -> Obj | None:
     status = pod.setdefault("status", {})
     if status.get("phase") != "Running":
         return None
-    stamp = now()
+    stamp_ = now()
     status["phase"] = "Succeeded"
     for c in status.get("conditions") or []:
         if isinstance(c, dict) and c.get("type") in ("Ready", "ContainersReady"):
-            c.update({"status": "False", "reason": "PodCompleted", "lastTransitionTime": stamp})
+            c.update({"status": "False", "reason": "PodCompleted", "lastTransitionTime": stamp_})
     for s in status.get("containerStatuses") or []:
         if isinstance(s, dict):
-            started = ((s.get("state") or {}).get("running") or {}).get("startedAt", stamp)
+            started = ((s.get("state") or {}).get("running") or {}).get("startedAt", stamp_)
             s.update({"ready": False, "started": False, "state": {"terminated": {
-                "exitCode": 0, "reason": "Completed", "startedAt": started, "finishedAt": stamp}}})
+                "exitCode": 0, "reason": "Completed", "startedAt": started, "finishedAt": stamp_}}})
     return pod

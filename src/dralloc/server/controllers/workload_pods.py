@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from dralloc.server.clock import now
+from dralloc.server.clock import now, timestamp
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.names import generated_name
 from dralloc.server.registry import pods as pod_registry
@@ -120,6 +120,17 @@ def _parse(stamp: Any) -> datetime | None:
         return datetime.strptime(str(stamp), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
     except ValueError:
         return None
+
+
+def seconds_at(stamp: Any) -> float | None:
+    """An RFC 3339 timestamp as seconds since the epoch (None: not one), to compare with a controller's clock."""
+    when = _parse(stamp)
+    return None if when is None else when.timestamp()
+
+
+def stamp(seconds: float) -> str:
+    """A controller clock's reading as a timestamp (RFC 3339, to the second)."""
+    return timestamp(datetime.fromtimestamp(int(seconds), UTC))
 
 
 def is_available(pod: Obj, min_ready_seconds: int) -> bool:
