@@ -4,11 +4,18 @@ the Job controller one pass at a time (the workload controllers' clock moved on,
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from cluster import Cluster
-from test_job_tracking import job, running
-from test_workload_controllers import BATCH, MERGE, cluster, settle
+from hypothesis import given
+from hypothesis import strategies as st
+from test_job_tracking import end, job, running
+from test_workload_controllers import BATCH, MERGE, cluster, pods, settle
 
+from dralloc.server.controllers.job_indexes import format_indexes, parse_indexes
+from dralloc.validation.job_policies import index_list_total
+
+INDEX = "batch.kubernetes.io/job-completion-index"
 DEADLINE = ("DeadlineExceeded", "Job was active longer than specified deadline")
 
 
@@ -82,3 +89,105 @@ def test_a_resumed_jobs_deadline_counts_from_its_resumption() -> None:
     assert conditions(c)[-1][:3] == ("Suspended", "False", "JobResumed") and len(running(c)) == 1
     at(c, start + 51)
     assert conditions(c)[-1] == ("Failed", "True", *DEADLINE)
+
+
+def indexed(name: str = "work", completions: int = 3, parallelism: int = 3, **spec: Any) -> dict[str, Any]:
+    return job(name, completionMode="Indexed", completions=completions, parallelism=parallelism, **spec)
+
+
+def by_index(c: Cluster, name: str = "work") -> dict[int, str]:
+    """The running pods of the Job by their completion index."""
+    return {int(p["metadata"]["labels"][INDEX]): p["metadata"]["name"] for p in pods(c, f"{name}-")
+            if p["status"].get("phase") not in ("Succeeded", "Failed")}
+
+
+def test_an_indexed_jobs_pods_carry_their_index_as_hostname_and_variable() -> None:
+    c = cluster(fake_kubelet=False)
+    c.post(f"{BATCH}/jobs", indexed(completions=2, parallelism=2))
+    settle(c)
+    made = {int(p["metadata"]["annotations"][INDEX]): p for p in pods(c, "work-")}
+    assert sorted(made) == [0, 1]
+    for index, pod in made.items():
+        assert pod["metadata"]["name"].startswith(f"work-{index}-") and pod["spec"]["hostname"] == f"work-{index}"
+        assert pod["metadata"]["labels"][INDEX] == str(index)
+        assert pod["spec"]["containers"][0]["env"][-1] == {"name": "JOB_COMPLETION_INDEX", "valueFrom": {
+            "fieldRef": {"apiVersion": "v1", "fieldPath": f"metadata.labels['{INDEX}']"}}}
+
+
+def test_a_success_policy_met_completes_the_job_and_its_remaining_pods_are_deleted() -> None:
+    c = cluster(fake_kubelet=False)
+    policy = {"rules": [{"succeededIndexes": "0,2-4", "succeededCount": 4},
+                        {"succeededIndexes": "1-3", "succeededCount": 2}]}
+    c.post(f"{BATCH}/jobs", indexed(completions=5, parallelism=5, successPolicy=policy))
+    settle(c)
+    running_now = by_index(c)
+    end(c, running_now[0], "Succeeded", 0)
+    end(c, running_now[2], "Succeeded", 0)
+    settle(c)
+    assert conditions(c) == [] and sorted(by_index(c)) == [1, 3, 4]  # rule 0 wants 4 of 0,2,3,4
+    end(c, running_now[3], "Succeeded", 0)  # 2 and 3: rule 1 is met (rule 0 still is not)
+    settle(c)
+    met = ("SuccessPolicy", "Matched rules at index 1")
+    assert conditions(c) == [("SuccessCriteriaMet", "True", *met), ("Complete", "True", *met)]
+    status = c.get("jobs", "work")["status"]
+    assert (status["succeeded"], status["completedIndexes"], status.get("failed", 0)) == (3, "0,2,3", 0)
+    assert "completionTime" in status and "active" not in status and by_index(c) == {}
+    assert [e["message"] for e in c.events("Completed")] == ["Job completed"]
+
+
+def test_success_policies_are_checked_as_kube_apiserver_checks_them() -> None:
+    c = cluster(fake_kubelet=False)
+    cases = [
+        (job(successPolicy={"rules": [{"succeededCount": 1}]}),
+         'spec.successPolicy: Invalid value: {"rules":[{"succeededCount":1}]}: requires indexed completion mode'),
+        (indexed(successPolicy={"rules": []}),
+         "spec.successPolicy.rules: Required value: at least one rules must be specified when the successPolicy is "
+         "specified"),
+        (indexed(successPolicy={"rules": [{}]}),
+         "spec.successPolicy.rules[0]: Required value: at least one of succeededCount or succeededIndexes must be "
+         "specified"),
+        (indexed(successPolicy={"rules": [{"succeededIndexes": "1-1"}]}),
+         'spec.successPolicy.rules[0].succeededIndexes: Invalid value: "1-1": error parsing succeededIndexes: '
+         "non-increasing order, previous: 1, current: 1"),
+        (indexed(successPolicy={"rules": [{"succeededIndexes": "0,3"}]}),
+         'spec.successPolicy.rules[0].succeededIndexes: Invalid value: "0,3": error parsing succeededIndexes: '
+         'too large index: "3"'),
+        (indexed(successPolicy={"rules": [{"succeededIndexes": "0-1-2"}]}),
+         'spec.successPolicy.rules[0].succeededIndexes: Invalid value: "0-1-2": error parsing succeededIndexes: '
+         "the fragment \"0-1-2\" violates the requirement that an index interval can have at most two parts "
+         "separated by '-'"),
+        (indexed(successPolicy={"rules": [{"succeededIndexes": "a"}]}),
+         'spec.successPolicy.rules[0].succeededIndexes: Invalid value: "a": error parsing succeededIndexes: '
+         'cannot convert string to integer for index: "a"'),
+        (indexed(successPolicy={"rules": [{"succeededIndexes": "1,0"}]}),
+         'spec.successPolicy.rules[0].succeededIndexes: Invalid value: "1,0": error parsing succeededIndexes: '
+         "non-increasing order, previous: 1, current: 0"),
+        (indexed(successPolicy={"rules": [{"succeededCount": 4}]}),
+         "spec.successPolicy.rules[0].succeededCount: Invalid value: 4: must be less than or equal to 3 (the number "
+         "of specified completions)"),
+        (indexed(successPolicy={"rules": [{"succeededIndexes": "0,1", "succeededCount": 3}]}),
+         "spec.successPolicy.rules[0].succeededCount: Invalid value: 3: must be less than or equal to 2 (the number "
+         "of indexes in the specified succeededIndexes field)"),
+        (indexed(successPolicy={"rules": [{"succeededCount": -1}]}),
+         "spec.successPolicy.rules[0].succeededCount: Invalid value: -1: must be greater than or equal to 0"),
+        (indexed(successPolicy={"rules": [{"succeededCount": 1}] * 21}),
+         "spec.successPolicy.rules: Too many: 21: must have at most 20 items"),
+        (job(activeDeadlineSeconds=-1),
+         "spec.activeDeadlineSeconds: Invalid value: -1: must be greater than or equal to 0"),
+    ]
+    for body, message in cases:
+        r = c.http.post(f"{BATCH}/jobs", json=body)
+        assert r.status_code == 422 and message in r.json()["message"], (message, r.text)
+    c.post(f"{BATCH}/jobs", indexed(successPolicy={"rules": [{"succeededCount": 1}]}))
+    r = c.http.patch(f"{BATCH}/jobs/work", json={"spec": {"successPolicy": {"rules": [{"succeededCount": 2}]}}},
+                     headers=MERGE)
+    assert r.status_code == 422 and "spec.successPolicy: Invalid value: " in r.json()["message"] \
+        and "field is immutable" in r.json()["message"]
+
+
+@given(st.sets(st.integers(0, 60)), st.integers(1, 70))
+def test_index_lists_read_back_as_written(indexes: set[int], completions: int) -> None:
+    text = format_indexes(indexes)
+    assert parse_indexes(text, completions) == {i for i in indexes if i < completions}
+    if indexes and max(indexes) < completions:  # (kube-apiserver's reading of it agrees)
+        assert index_list_total(text, completions) == len(indexes)
