@@ -191,3 +191,76 @@ def test_index_lists_read_back_as_written(indexes: set[int], completions: int) -
     assert parse_indexes(text, completions) == {i for i in indexes if i < completions}
     if indexes and max(indexes) < completions:  # (kube-apiserver's reading of it agrees)
         assert index_list_total(text, completions) == len(indexes)
+
+
+FAILURES = "batch.kubernetes.io/job-index-failure-count"
+
+
+def test_an_index_fails_after_its_own_backoff_limit_and_the_job_fails_with_failed_indexes() -> None:
+    c = cluster(fake_kubelet=False)
+    c.post(f"{BATCH}/jobs", indexed(backoffLimitPerIndex=1))
+    settle(c)
+    first = by_index(c)
+    assert c.get("pods", first[0])["metadata"]["annotations"][FAILURES] == "0"
+    end(c, first[0])
+    settle(c)
+    second = by_index(c)
+    assert sorted(second) == [0, 1, 2] and second[0] != first[0]  # index 0 tried again
+    assert c.get("pods", second[0])["metadata"]["annotations"][FAILURES] == "1"
+    status = c.get("jobs", "work")["status"]
+    assert (status["failed"], status["failedIndexes"]) == (1, "")
+    assert "finalizers" not in c.get("pods", first[0])["metadata"]  # (let go of once replaced)
+    end(c, second[0])  # its second failure: index 0 has reached its limit
+    settle(c)
+    assert sorted(by_index(c)) == [1, 2]  # not tried again
+    status = c.get("jobs", "work")["status"]
+    assert (status["failed"], status["failedIndexes"]) == (2, "0") and conditions(c) == []
+    end(c, second[1], "Succeeded", 0)
+    end(c, second[2], "Succeeded", 0)
+    settle(c)
+    failed = ("FailedIndexes", "Job has failed indexes")
+    assert conditions(c) == [("FailureTarget", "True", *failed), ("Failed", "True", *failed)]
+    status = c.get("jobs", "work")["status"]
+    assert (status["succeeded"], status["completedIndexes"], status["failedIndexes"]) == (2, "1,2", "0")
+
+
+def test_a_fail_index_rule_fails_its_index_at_once_and_max_failed_indexes_fails_the_job() -> None:
+    c = cluster(fake_kubelet=False)
+    policy = {"rules": [{"action": "FailIndex", "onExitCodes": {"operator": "In", "values": [42]}}]}
+    c.post(f"{BATCH}/jobs", indexed(completions=4, parallelism=4, backoffLimitPerIndex=3, maxFailedIndexes=1,
+                                    podFailurePolicy=policy))
+    settle(c)
+    pods_now = by_index(c)
+    end(c, pods_now[1], exit_code=42)
+    settle(c)
+    status = c.get("jobs", "work")["status"]
+    assert (status["failedIndexes"], status["failed"]) == ("1", 1) and sorted(by_index(c)) == [0, 2, 3]
+    end(c, pods_now[3], exit_code=42)  # a second failed index: more than maxFailedIndexes
+    settle(c)
+    most = ("MaxFailedIndexesExceeded", "Job has exceeded the specified maximal number of failed indexes")
+    assert conditions(c) == [("FailureTarget", "True", *most), ("Failed", "True", *most)]
+    status = c.get("jobs", "work")["status"]
+    assert status["failedIndexes"] == "1,3" and by_index(c) == {} and status["failed"] == 4  # (0 and 2 deleted)
+
+
+def test_per_index_backoff_is_checked_as_kube_apiserver_checks_it() -> None:
+    c = cluster(fake_kubelet=False)
+    fail_index = {"rules": [{"action": "FailIndex", "onExitCodes": {"operator": "In", "values": [42]}}]}
+    cases = [
+        (job(backoffLimitPerIndex=1), "spec.backoffLimitPerIndex: Invalid value: 1: requires indexed completion mode"),
+        (indexed(maxFailedIndexes=1),
+         "spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified"),
+        (indexed(backoffLimitPerIndex=1, maxFailedIndexes=4),
+         "spec.maxFailedIndexes: Invalid value: 4: must be less than or equal to completions"),
+        (indexed(backoffLimitPerIndex=-1),
+         "spec.backoffLimitPerIndex: Invalid value: -1: must be greater than or equal to 0"),
+        (indexed(podFailurePolicy=fail_index),
+         'spec.podFailurePolicy.rules[0].action: Invalid value: "FailIndex": requires the backoffLimitPerIndex to '
+         "be set"),
+        (job(podReplacementPolicy="Sometimes"),
+         'spec.podReplacementPolicy: Unsupported value: "Sometimes": supported values: "Failed", '
+         '"TerminatingOrFailed"'),
+    ]
+    for body, message in cases:
+        r = c.http.post(f"{BATCH}/jobs", json=body)
+        assert r.status_code == 422 and message in r.json()["message"], (message, r.text)

@@ -5,8 +5,8 @@ rules of ``job_controller.go``):
   terminated container's non-zero exit code (``onExitCodes``, ``In``/``NotIn``, app containers before init
   containers, optionally one container by name) or by a pod condition (``onPodConditions``) — decides:
   ``FailJob`` (the Job fails, with upstream's message), ``Ignore`` (not counted as a failure), ``Count`` (or no
-  rule: counted towards ``backoffLimit``). ``FailIndex`` counts as a failure here (per-index backoff is not
-  done).
+  rule: counted towards ``backoffLimit``); ``FailIndex`` counts too, and fails the pod's index at once
+  (``job_indexes.index_failed``).
 * ``past_backoff_limit_on_failure``: with ``restartPolicy: OnFailure`` the container restarts of the active
   pods count against ``backoffLimit`` too.
 * ``active_deadline``: when a started, unsuspended Job with ``activeDeadlineSeconds`` has been active that
