@@ -264,3 +264,46 @@ def test_per_index_backoff_is_checked_as_kube_apiserver_checks_it() -> None:
     for body, message in cases:
         r = c.http.post(f"{BATCH}/jobs", json=body)
         assert r.status_code == 422 and message in r.json()["message"], (message, r.text)
+
+
+def graceful_job(name: str, **spec: Any) -> dict[str, Any]:
+    body = job(name, **spec)
+    body["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = 30  # (terminating for a while)
+    return body
+
+
+def test_only_failed_pods_are_replaced_with_the_failed_replacement_policy() -> None:
+    c = cluster(fake_kubelet=False)
+    c.post(f"{BATCH}/jobs", graceful_job("eager"))
+    c.post(f"{BATCH}/jobs", graceful_job("patient", podReplacementPolicy="Failed"))
+    settle(c)
+    first = {name: running(c, f"{name}-")[0] for name in ("eager", "patient")}
+    for pod in first.values():
+        assert c.http.delete(f"/api/v1/namespaces/default/pods/{pod}").status_code == 200
+    settle(c)
+    eager, patient = c.get("jobs", "eager")["status"], c.get("jobs", "patient")["status"]
+    # TerminatingOrFailed: a pod being deleted is replaced at once, and counted failed
+    assert (eager["active"], eager["terminating"], eager["failed"]) == (1, 1, 1)
+    # Failed: it is not replaced (nor counted) while it terminates
+    assert ("active" in patient, patient["terminating"], "failed" in patient) == (False, 1, False)
+    assert running(c, "patient-") == []
+    c.manager.terminating.clock = lambda: time.time() + 31  # its grace period is over: it failed
+    settle(c)
+    patient = c.get("jobs", "patient")["status"]
+    assert (patient["active"], patient["terminating"], patient["failed"]) == (1, 0, 1)
+    assert running(c, "patient-") != [] and first["patient"] not in running(c, "patient-")
+
+
+def test_a_failed_jobs_final_condition_waits_for_its_terminating_pods() -> None:
+    c = cluster(fake_kubelet=False)
+    c.post(f"{BATCH}/jobs", graceful_job("work", parallelism=2, completions=2, activeDeadlineSeconds=10))
+    settle(c)
+    start = time.time()
+    at(c, start + 11)
+    status = c.get("jobs", "work")["status"]
+    assert conditions(c) == [("FailureTarget", "True", *DEADLINE)] and status["terminating"] == 2
+    assert [e["reason"] for e in c.events("DeadlineExceeded")] == []  # (recorded with the final condition)
+    c.manager.terminating.clock = lambda: time.time() + 31
+    settle(c)
+    assert conditions(c) == [("FailureTarget", "True", *DEADLINE), ("Failed", "True", *DEADLINE)]
+    assert c.get("jobs", "work")["status"]["terminating"] == 0 and len(c.events("DeadlineExceeded")) == 1
