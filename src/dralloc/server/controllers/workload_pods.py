@@ -176,6 +176,17 @@ class PodSummary:
         return sum(1 for t in times if t is not None and (current - t).total_seconds() >= min_ready_seconds)
 
 
+def scaled_value(value: Any, total: int, round_up: bool) -> int | None:
+    """intstr.GetScaledValueFromIntOrPercent: an integer as it is, ``N%`` as that share of ``total`` (rounded up
+    or down); None for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.endswith("%") and value[:-1].isdigit():
+        share = int(value[:-1]) * total
+        return -(-share // 100) if round_up else share // 100
+    return None
+
+
 def min_ready_seconds(obj: Obj) -> int:
     value = spec_of(obj).get("minReadySeconds")
     return value if isinstance(value, int) else 0
