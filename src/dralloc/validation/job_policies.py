@@ -110,7 +110,7 @@ def job_policy_errors(spec: JobSpec, path: str = "spec") -> list[f.FieldError]:
         if per_index is None:
             errs.append(f.required(f.child(path, "backoffLimitPerIndex"), "when maxFailedIndexes is specified"))
     if indexed:
-        if spec.completions is None:
+        if spec.completions is None and spec.parallelism is not None:  # (SetDefaults_Job gives 1 when neither is set)
             errs.append(f.required(f.child(path, "completions"), "when completion mode is Indexed"))
         if spec.completions is not None and most is not None and most > spec.completions:
             errs.append(f.invalid(f.child(path, "maxFailedIndexes"), most, "must be less than or equal to completions"))

@@ -29,6 +29,7 @@ from dralloc.validation.job_policies import job_policy_errors
 from dralloc.validation.meta import IMMUTABLE, label_selector_errors, validate_annotations, validate_labels
 from dralloc.validation.pod import pod_template_errors
 from dralloc.validation.quantities import NEGATIVE
+from dralloc.validation.rolling_updates import daemon_set_rolling_errors, stateful_set_rolling_errors
 
 Workload = Deployment | ReplicaSet | StatefulSet | DaemonSet | Job
 _EMPTY_SELECTOR = {"Deployment": "deployment", "ReplicaSet": "deployment",  # (ReplicaSet's text says deployment)
@@ -106,7 +107,8 @@ def _stateful_set_errors(spec: StatefulSetSpec) -> list[f.FieldError]:
     """ValidateStatefulSetSpec: upstream checks the template's labels and annotations, not its pod spec
     (the pods the controller creates are validated as pods)."""
     template = spec.template
-    errs = nonnegative_errors(spec.replicas, "spec.replicas")
+    errs = stateful_set_rolling_errors(spec.update_strategy)
+    errs += nonnegative_errors(spec.replicas, "spec.replicas")
     if spec.ordinals is not None:
         errs += nonnegative_errors(spec.ordinals.start, "spec.ordinals.start")
     errs += _selector_errors(spec.selector, "StatefulSet")
@@ -130,7 +132,8 @@ def _daemon_set_errors(spec: DaemonSetSpec) -> list[f.FieldError]:
         errs.append(_mismatch(template, "spec.template"))
     if selector is not None and _is_empty(selector):
         errs.append(f.invalid("spec.selector", selector, "empty selector is invalid for daemonset"))
-    return errs + pod_template_errors(template, "spec.template") + _always_restarts(template, "spec.template")
+    errs += pod_template_errors(template, "spec.template") + _always_restarts(template, "spec.template")
+    return errs + daemon_set_rolling_errors(spec.update_strategy)
 
 
 def _job_spec_errors(job: Job) -> list[f.FieldError]:
