@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from dralloc.controllers.workloads import JOB_COMPLETION_INDEX
 from dralloc.server.controllers.job_failures import FAIL_INDEX, match_pod_failure_policy
@@ -76,20 +76,22 @@ def first_pending_indexes(count: int, completions: int, taken: set[int]) -> list
     return pending
 
 
-def duplicate_index_pods(active: list[Obj], completions: int) -> tuple[list[Obj], list[Obj]]:
-    """appendDuplicatedIndexPodsForRemoval: the active pods to remove (no valid index, beyond completions,
-    or all but one of an index: the one kept is the last to delete), and the others."""
+def duplicate_index_pods(active: list[Obj], index_of: Callable[[Obj], int | None]) -> tuple[list[Obj], list[Obj]]:
+    """appendDuplicatedIndexPodsForRemoval: the active pods to remove (no valid index — ``index_of`` says
+    None, as beyond completions — or all but one of an index: the one kept is the last to delete), and the
+    others."""
     remove: list[Obj] = []
     keep: list[Obj] = []
     by_index: dict[int, list[Obj]] = {}
     for pod in active:
-        index = completion_index(pod)
-        if index is None or index >= completions:
+        index = index_of(pod)
+        if index is None:
             remove.append(pod)
         else:
             by_index.setdefault(index, []).append(pod)
     for index in sorted(by_index):
-        ranked = deletion_order(by_index[index])
+        group = by_index[index]
+        ranked = deletion_order(group) if len(group) > 1 else group
         remove += ranked[:-1]
         keep.append(ranked[-1])
     return remove, keep

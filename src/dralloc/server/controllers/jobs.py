@@ -22,6 +22,7 @@ a Job completes as soon as its pods are bound."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -167,7 +168,7 @@ def _indexed_pod(job: Obj, template: Obj, index: int, replaced: Obj | None) -> O
 
 
 def _manage(control: PodControl, job: Obj, state: _Pods, succeeded: int, taken: set[int],
-            delayed: dict[int, Obj]) -> bool:
+            delayed: dict[int, Obj], index_of: Callable[[Obj], int | None]) -> bool:
     """manageJob: a suspended Job's active pods deleted; else the pods beyond what is wanted deleted (an
     Indexed Job's duplicates first), or the missing ones made (not while pods that only failing would
     replace are still terminating)."""
@@ -185,7 +186,7 @@ def _manage(control: PodControl, job: Obj, state: _Pods, succeeded: int, taken: 
     remove: list[Obj] = []
     rest = state.active
     if indexed and completions is not None:
-        remove, rest = ix.duplicate_index_pods(state.active, completions)
+        remove, rest = ix.duplicate_index_pods(state.active, index_of)
     if len(remove) < active - want:
         remove += deletion_order(rest)[:active - want - len(remove)]
     if remove:
@@ -219,19 +220,30 @@ def sync_job(control: PodControl, job: Obj, pods: list[Obj], clock: float) -> tu
     uncounted = old.get("uncountedTerminatedPods") or {}
     counted_before = (set(uncounted.get("succeeded") or []), set(uncounted.get("failed") or []))
 
-    def index_of(pod: Obj) -> int | None:
-        index = ix.completion_index(pod)
+    known: dict[int, int | None] = {}  # (each pod's index read once per sync, by the pod's identity)
+
+    def raw_index(pod: Obj) -> int | None:
+        if id(pod) not in known:
+            known[id(pod)] = ix.completion_index(pod)
+        return known[id(pod)]
+
+    def index_of(pod: Obj) -> int | None:  # (a valid index: below completions)
+        index = raw_index(pod)
         return index if index is not None and completions is not None and index < completions else None
 
     def fresh(pod: Obj) -> bool:  # (getValidPodsWithFilter: tracked, with a valid index when Indexed)
         return tracked(pod) and (not indexed or index_of(pod) is not None)
 
-    state = _Pods([p for p in pods if is_active(p)], sum(1 for p in pods if is_terminating(p)), 0)
+    active_pods: list[Obj] = []
+    done: list[Obj] = []  # (a pod that succeeded or is considered failed is never active)
+    for pod in pods:
+        (active_pods if is_active(pod) else done).append(pod)
+    state = _Pods(active_pods, sum(1 for p in done if is_terminating(p)), 0)
     state.ready = sum(1 for p in state.active if is_ready(p))
-    new_failed = [p for p in pods if fresh(p) and str(meta(p).get("uid")) not in counted_before[1]
+    new_failed = [p for p in done if fresh(p) and str(meta(p).get("uid")) not in counted_before[1]
                   and considered_failed(job, p)]
     succeeded = _int(old.get("succeeded"), 0) + len(counted_before[0]) + sum(
-        1 for p in pods if fresh(p) and str(meta(p).get("uid")) not in counted_before[0]
+        1 for p in done if fresh(p) and str(meta(p).get("uid")) not in counted_before[0]
         and status_of(p).get("phase") == "Succeeded")
     failed = _int(old.get("failed"), 0) + len(counted_before[1]) + sum(1 for p in new_failed if failure_counts(job, p))
     conditions = list(old.get("conditions") or [])
@@ -242,7 +254,7 @@ def sync_job(control: PodControl, job: Obj, pods: list[Obj], clock: float) -> tu
         finished = (SUCCESS, str(met.get("reason", "")), str(met.get("message", "")))
     elif (target := _true(conditions, FAILURE_TARGET)) is not None:
         finished = ("Failed", str(target.get("reason", "")), str(target.get("message", "")))
-    elif (message := _fail_job_message(job, pods)) is not None:
+    elif (message := _fail_job_message(job, done)) is not None:
         finished = (FAILURE_TARGET, POD_FAILURE_POLICY, message)
     deadline = active_deadline(job, start)
     if finished is None:
@@ -258,12 +270,12 @@ def sync_job(control: PodControl, job: Obj, pods: list[Obj], clock: float) -> tu
     delayed: dict[int, Obj] = {}
     if indexed and completions is not None:
         counted_indexes = ix.parse_indexes(old.get("completedIndexes"), completions)
-        done_indexes = counted_indexes | {i for p in pods if status_of(p).get("phase") == "Succeeded"
+        done_indexes = counted_indexes | {i for p in done if status_of(p).get("phase") == "Succeeded"
                                           and tracked(p) and (i := index_of(p)) is not None}
         succeeded = len(done_indexes)
         if per_index:
             failed_indexes = ix.parse_indexes(old.get("failedIndexes"), completions) | {
-                i for p in pods if (i := index_of(p)) is not None and tracked(p)
+                i for p in done if (i := index_of(p)) is not None and tracked(p)
                 and ix.index_failed(job, p, considered_failed(job, p))}
             if finished is None:
                 most = _count(spec.get("maxFailedIndexes"))
@@ -271,8 +283,8 @@ def sync_job(control: PodControl, job: Obj, pods: list[Obj], clock: float) -> tu
                     finished = (FAILURE_TARGET, *MAX_FAILED_INDEXES)
                 elif failed_indexes and len(failed_indexes) + len(done_indexes) >= completions:
                     finished = (FAILURE_TARGET, *FAILED_INDEXES)
-            busy = done_indexes | failed_indexes | {i for p in state.active if (i := ix.completion_index(p)) is not None}
-            delayed = ix.delayed_deletions([p for p in pods if fresh(p) and considered_failed(job, p)], busy)
+            busy = done_indexes | failed_indexes | {i for p in state.active if (i := raw_index(p)) is not None}
+            delayed = ix.delayed_deletions([p for p in done if fresh(p) and considered_failed(job, p)], busy)
         if finished is None and (message := ix.match_success_policy(job, completions, done_indexes)) is not None:
             finished = (SUCCESS, SUCCESS_POLICY, message)
     changed = False
@@ -281,10 +293,10 @@ def sync_job(control: PodControl, job: Obj, pods: list[Obj], clock: float) -> tu
     else:
         managed = not meta(job).get("deletionTimestamp")
         if managed:
+            terminating = [p for p in done if is_terminating(p)] if only_replaces_failed(job) else []
             taken = done_indexes | (failed_indexes or set()) | {
-                i for p in pods if (is_active(p) or (only_replaces_failed(job) and is_terminating(p)))
-                and (i := ix.completion_index(p)) is not None}
-            changed = _manage(control, job, state, succeeded, taken, delayed)
+                i for p in state.active + terminating if (i := raw_index(p)) is not None}
+            changed = _manage(control, job, state, succeeded, taken, delayed, index_of)
         active = len(state.active)
         if completions is None and succeeded > 0 and not active or \
                 completions is not None and succeeded >= completions and not active:
@@ -301,7 +313,9 @@ def sync_job(control: PodControl, job: Obj, pods: list[Obj], clock: float) -> tu
         index = index_of(pod)
         return index is not None and delayed.get(index) is pod
 
-    ended = ended_pods(job, pods, finishing=finished is not None, failing=failing,
+    # (only a pod that succeeded or is considered failed is let go of, unless the Job finishes or goes)
+    letting_go = finished is not None or bool(meta(job).get("deletionTimestamp"))
+    ended = ended_pods(job, pods if letting_go else done, finishing=finished is not None, failing=failing,
                        index_of=index_of if indexed else None, counted_indexes=counted_indexes,
                        delayed=waits_for_replacement)
     if finished is not None and finished[0] in (FAILURE_TARGET, SUCCESS):
