@@ -292,7 +292,9 @@ def test_a_suspended_job_runs_no_pods_until_resumed() -> None:
     assert [x["type"] for x in c.get("jobs", "later")["status"]["conditions"]] == ["Suspended"]
     c.http.patch(f"{BATCH}/jobs/later", json={"spec": {"suspend": False}}, headers=MERGE)
     settle(c)
-    assert len(pods(c)) == 1 and "conditions" not in c.get("jobs", "later")["status"]
+    assert len(pods(c)) == 1
+    assert [(x["type"], x["status"], x["reason"], x["message"]) for x in c.get("jobs", "later")["status"][
+        "conditions"]] == [("Suspended", "False", "JobResumed", "Job resumed")]  # (kept, turned False)
 
 
 def test_a_statefulset_rolls_a_new_template_out_from_the_highest_ordinal() -> None:

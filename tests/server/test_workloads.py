@@ -61,7 +61,7 @@ def test_the_other_kinds_defaults(client: TestClient) -> None:
         "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
         "spec": {"selector": {"matchLabels": {"app": "web"}}, "template": template()}}).json()["spec"]
     assert (sts["podManagementPolicy"], sts["updateStrategy"], sts["replicas"]) == \
-        ("OrderedReady", {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}, 1)
+        ("OrderedReady", {"type": "RollingUpdate", "rollingUpdate": {"partition": 0, "maxUnavailable": 1}}, 1)
     assert sts["persistentVolumeClaimRetentionPolicy"] == {"whenDeleted": "Retain", "whenScaled": "Retain"}
     ds = client.post(f"{APPS}/daemonsets", json={
         "apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},

@@ -25,9 +25,11 @@ from dralloc.api.batch_v1 import CronJob, Job
 from dralloc.api.core_v1 import PodTemplateSpec
 from dralloc.api.meta import LabelSelector
 from dralloc.validation import field as f
+from dralloc.validation.job_policies import job_policy_errors
 from dralloc.validation.meta import IMMUTABLE, label_selector_errors, validate_annotations, validate_labels
 from dralloc.validation.pod import pod_template_errors
 from dralloc.validation.quantities import NEGATIVE
+from dralloc.validation.rolling_updates import daemon_set_rolling_errors, stateful_set_rolling_errors
 
 Workload = Deployment | ReplicaSet | StatefulSet | DaemonSet | Job
 _EMPTY_SELECTOR = {"Deployment": "deployment", "ReplicaSet": "deployment",  # (ReplicaSet's text says deployment)
@@ -105,7 +107,8 @@ def _stateful_set_errors(spec: StatefulSetSpec) -> list[f.FieldError]:
     """ValidateStatefulSetSpec: upstream checks the template's labels and annotations, not its pod spec
     (the pods the controller creates are validated as pods)."""
     template = spec.template
-    errs = nonnegative_errors(spec.replicas, "spec.replicas")
+    errs = stateful_set_rolling_errors(spec.update_strategy)
+    errs += nonnegative_errors(spec.replicas, "spec.replicas")
     if spec.ordinals is not None:
         errs += nonnegative_errors(spec.ordinals.start, "spec.ordinals.start")
     errs += _selector_errors(spec.selector, "StatefulSet")
@@ -129,7 +132,8 @@ def _daemon_set_errors(spec: DaemonSetSpec) -> list[f.FieldError]:
         errs.append(_mismatch(template, "spec.template"))
     if selector is not None and _is_empty(selector):
         errs.append(f.invalid("spec.selector", selector, "empty selector is invalid for daemonset"))
-    return errs + pod_template_errors(template, "spec.template") + _always_restarts(template, "spec.template")
+    errs += pod_template_errors(template, "spec.template") + _always_restarts(template, "spec.template")
+    return errs + daemon_set_rolling_errors(spec.update_strategy)
 
 
 def _job_spec_errors(job: Job) -> list[f.FieldError]:
@@ -138,7 +142,9 @@ def _job_spec_errors(job: Job) -> list[f.FieldError]:
     spec = job.spec
     errs = nonnegative_errors(spec.parallelism, "spec.parallelism")
     errs += nonnegative_errors(spec.completions, "spec.completions")
+    errs += nonnegative_errors(spec.active_deadline_seconds, "spec.activeDeadlineSeconds")
     errs += nonnegative_errors(spec.backoff_limit, "spec.backoffLimit")
+    errs += job_policy_errors(spec)
     errs += pod_template_errors(spec.template, "spec.template")
     policy = spec.template.spec.restart_policy or ""
     where = "spec.template.spec.restartPolicy"
@@ -181,7 +187,8 @@ def workload_update_errors(new: Workload | CronJob, old: Workload | CronJob) -> 
     """The rules of replacing a workload's spec (its new spec is checked as on create, by the caller):
     apps/v1 Deployments, ReplicaSets and DaemonSets keep their selector (their strategies' ValidateUpdate); a
     StatefulSet changes only the fields ValidateStatefulSetUpdate lists; a Job keeps its selector, completion
-    mode and (NonIndexed) completions, and its pod template unless it is suspended (ValidateJobSpecUpdate)."""
+    mode, (NonIndexed) completions, per-index backoff limit and success policy, and its pod template unless it
+    is suspended (ValidateJobSpecUpdate)."""
     if isinstance(new, StatefulSet) and isinstance(old, StatefulSet):
         kept = {name: getattr(old.spec, name) for name in _STATEFUL_SET_MUTABLE}
         if msgspec.structs.replace(new.spec, **kept) != old.spec:
@@ -194,7 +201,10 @@ def workload_update_errors(new: Workload | CronJob, old: Workload | CronJob) -> 
         errs += _immutable(new.spec.selector, old.spec.selector, "spec.selector")
         if not old.spec.suspend:  # (a suspended Job's template may change before it starts)
             errs += _immutable(new.spec.template, old.spec.template, "spec.template")
-        return errs + _immutable(new.spec.completion_mode, old.spec.completion_mode, "spec.completionMode")
+        errs += _immutable(new.spec.completion_mode, old.spec.completion_mode, "spec.completionMode")
+        errs += _immutable(new.spec.backoff_limit_per_index, old.spec.backoff_limit_per_index,
+                           "spec.backoffLimitPerIndex")
+        return errs + _immutable(new.spec.success_policy, old.spec.success_policy, "spec.successPolicy")
     if isinstance(new, (Deployment, ReplicaSet, DaemonSet)) and type(new) is type(old):
         return _immutable(new.spec.selector, old.spec.selector, "spec.selector")
     return []

@@ -1,8 +1,9 @@
 """The DaemonSet controller of ``dralloc serve``: a pod on every node that should run the set
 (``daemonset_should_run``: node name, selector, required affinity, untolerated taints), pinned to it by node
 affinity (``matchFields metadata.name In [<node>]``) with the daemon tolerations, so that the scheduler places
-it there; the pods of nodes that may no longer keep them are deleted. A new template rolls out one node at a
-time (maxUnavailable 1) once every other daemon pod is available (OnDelete: only pods deleted are replaced).
+it there; the pods of nodes that may no longer keep them are deleted. A new template rolls out within
+``maxUnavailable`` unavailable nodes, or with ``maxSurge`` by starting the new pod beside the old one, which goes
+once the new one is available (``daemon_rollout.py``; OnDelete: only pods deleted are replaced).
 
 Each template is kept in a ControllerRevision ``<set>-<hash>`` (constructHistory, ``revisions.py``): the one
 whose data is the set's template is current (renumbered the newest when an older template comes back, as
@@ -23,6 +24,7 @@ from dralloc.controllers.workloads import (
     daemonset_should_run,
 )
 from dralloc.server.controllers import revisions
+from dralloc.server.controllers.daemon_rollout import keep_on_node, oldest_first, rolling_update
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.workload_pods import (
     Obj,
@@ -179,8 +181,8 @@ def sync_daemon_set(control: PodControl, snap: Snapshot, ds: Obj, pods: list[Obj
         elif here and not may_keep:
             for pod in here:
                 changed |= gone(pod)
-        elif len(here) > 1:  # one daemon pod per node: the newest go
-            for pod in sorted(here, key=lambda p: str(meta(p).get("creationTimestamp")))[1:]:
+        elif len(here) > 1:  # one daemon pod per node (with surge: an old and a new one), the oldest
+            for pod in keep_on_node(ds, here, rev):
                 changed |= gone(pod)
     if live:
         for node, here in on_node.items():
@@ -190,18 +192,24 @@ def sync_daemon_set(control: PodControl, snap: Snapshot, ds: Obj, pods: list[Obj
     seconds = min_ready_seconds(ds)
     scheduled = {n for n, here in on_node.items() if here and n in verdicts}
     desired = {n for n, (should_run, may_keep) in verdicts.items() if should_run or (may_keep and n in scheduled)}
-    daemon = [p for n in desired for p in on_node.get(n, [])]
-    outdated = [p for p in daemon if (meta(p).get("labels") or {}).get(REVISION_HASH) != rev]
     rolling = (spec_of(ds).get("updateStrategy") or {}).get("type", "RollingUpdate") == "RollingUpdate"
-    if live and rolling and not changed and outdated and all(is_available(p, seconds) for p in daemon):
-        changed |= gone(outdated[0])  # RollingUpdate, maxUnavailable 1
+    if live and rolling and not changed:
+        step = rolling_update(ds, on_node, {n: v[0] for n, v in verdicts.items()},
+                              sum(1 for v in verdicts.values() if v[0]), rev, seconds)
+        for pod in step.delete:
+            changed |= gone(pod)
+        for node in step.create:
+            changed |= control.create(ds, _pod(ds, node, rev), COMPONENT)
     if live:
         cleanup_history(control.writer, ds, old, pods)
-    available = sum(1 for p in daemon if is_available(p, seconds))
+    # (updateDaemonSetStatus: the oldest pod of each node is the one counted)
+    counted = [oldest_first(found)[0] for n in sorted(desired) if (found := on_node.get(n))]
+    updated = sum(1 for p in counted if (meta(p).get("labels") or {}).get(REVISION_HASH) == rev)
+    available = sum(1 for p in counted if is_available(p, seconds))
     status = without_zeros({
         "currentNumberScheduled": len(scheduled & desired), "numberMisscheduled": len(scheduled - desired),
-        "desiredNumberScheduled": len(desired), "numberReady": sum(1 for p in daemon if is_ready(p)),
-        "observedGeneration": meta(ds).get("generation"), "updatedNumberScheduled": len(daemon) - len(outdated),
+        "desiredNumberScheduled": len(desired), "numberReady": sum(1 for p in counted if is_ready(p)),
+        "observedGeneration": meta(ds).get("generation"), "updatedNumberScheduled": updated,
         "numberAvailable": available, "numberUnavailable": max(len(desired) - available, 0),
         "collisionCount": status_of(ds).get("collisionCount")},
         "updatedNumberScheduled", "numberAvailable", "numberUnavailable", "collisionCount")

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from dralloc.controllers.workloads import rollout_fenceposts
-from dralloc.server.clock import RFC3339, timestamp
+from dralloc.server.clock import RFC3339
 from dralloc.server.controllers.workload_pods import (
     Obj,
     PodSummary,
@@ -27,6 +27,7 @@ from dralloc.server.controllers.workload_pods import (
     min_ready_seconds,
     replicas,
     spec_of,
+    stamp,
     status_of,
     without_zeros,
 )
@@ -42,11 +43,6 @@ FOUND_NEW_RS = "FoundNewReplicaSet"
 NEW_RS_AVAILABLE = "NewReplicaSetAvailable"
 RS_UPDATED = "ReplicaSetUpdated"
 TIMED_OUT = "ProgressDeadlineExceeded"
-
-
-def stamp(seconds: float) -> str:
-    """A controller clock's reading as a condition's timestamp (RFC 3339, to the second)."""
-    return timestamp(datetime.fromtimestamp(int(seconds), UTC))
 
 
 def _parse(value: Any) -> float | None:

@@ -48,7 +48,6 @@ from dralloc.server.controllers.deployment_status import (
     recheck_at,
     rollout_conditions,
     set_condition,
-    stamp,
 )
 from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.workload_pods import (
@@ -62,6 +61,7 @@ from dralloc.server.controllers.workload_pods import (
     pod_from_template,
     replicas,
     spec_of,
+    stamp,
     status_of,
     without_zeros,
     write_status,

@@ -5,18 +5,21 @@ rules of ``job_controller.go``):
   terminated container's non-zero exit code (``onExitCodes``, ``In``/``NotIn``, app containers before init
   containers, optionally one container by name) or by a pod condition (``onPodConditions``) — decides:
   ``FailJob`` (the Job fails, with upstream's message), ``Ignore`` (not counted as a failure), ``Count`` (or no
-  rule: counted towards ``backoffLimit``). ``FailIndex`` counts as a failure here (per-index backoff is not
-  done).
+  rule: counted towards ``backoffLimit``); ``FailIndex`` counts too, and fails the pod's index at once
+  (``job_indexes.index_failed``).
 * ``past_backoff_limit_on_failure``: with ``restartPolicy: OnFailure`` the container restarts of the active
-  pods count against ``backoffLimit`` too."""
+  pods count against ``backoffLimit`` too.
+* ``active_deadline``: when a started, unsuspended Job with ``activeDeadlineSeconds`` has been active that
+  long (pastActiveDeadline); the Job fails then with reason DeadlineExceeded."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from dralloc.server.controllers.workload_pods import Obj, meta, spec_of, status_of
+from dralloc.server.controllers.workload_pods import Obj, meta, seconds_at, spec_of, status_of
 
 FAIL_JOB, IGNORE, COUNT, FAIL_INDEX = "FailJob", "Ignore", "Count", "FailIndex"
+DEADLINE_EXCEEDED = ("DeadlineExceeded", "Job was active longer than specified deadline")
 
 
 def _terminated_container(pod: Obj, requirement: Obj) -> Obj | None:
@@ -102,3 +105,15 @@ def past_backoff_limit_on_failure(job: Obj, active: list[Obj]) -> bool:
     limit = spec_of(job).get("backoffLimit")
     limit = limit if isinstance(limit, int) else 6
     return restarts > 0 if limit == 0 else restarts >= limit
+
+
+def active_deadline(job: Obj, start_time: Any) -> float | None:
+    """The clock reading at which the Job has been active for ``activeDeadlineSeconds`` since ``start_time``
+    (its status's startTime); None without a deadline or a start, or while it is suspended (the deadline
+    counts the time a Job is continuously active: resuming starts it again)."""
+    seconds = spec_of(job).get("activeDeadlineSeconds")
+    started = seconds_at(start_time) if start_time else None
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or started is None \
+            or spec_of(job).get("suspend") is True:
+        return None
+    return started + seconds

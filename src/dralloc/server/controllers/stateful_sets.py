@@ -5,8 +5,11 @@ set's service as subdomain) and, for each volumeClaimTemplate, a volume on its o
 
 OrderedReady (the default) creates the lowest missing ordinal once every lower one is running and ready, and
 removes the highest one beyond ``replicas`` once the others are ready; Parallel creates and removes them all at
-once. A new template rolls out from the highest ordinal down (to ``partition``), one pod at a time once the
-others are ready; OnDelete replaces only the pods deleted. Each template is kept in a ControllerRevision
+once. A new template rolls out from the highest ordinal down (to ``partition``): as many outdated pods are
+deleted at once as ``rollingUpdate.maxUnavailable`` (a count or a share of ``replicas`` rounded down, at least
+1; the MaxUnavailableStatefulSet gate is on by default in 1.36) leaves room for beside the pods already
+unavailable (missing, terminating, not ready or not yet ``minReadySeconds`` ready); OnDelete replaces only the
+pods deleted. Each template is kept in a ControllerRevision
 (``revisions.py``): a template that returns reuses (and renumbers) its revision, the pods carry the revision's
 name, pods below the partition are made from the current revision, and beyond ``revisionHistoryLimit`` the
 oldest revisions no pod uses go."""
@@ -29,6 +32,7 @@ from dralloc.server.controllers.workload_pods import (
     min_ready_seconds,
     pod_from_template,
     replicas,
+    scaled_value,
     spec_of,
     status_of,
     without_zeros,
@@ -174,6 +178,14 @@ def sync_stateful_set(control: PodControl, snap: Snapshot, sts: Obj, pods: list[
     return write_status(writer, "statefulsets", sts, status) or changed
 
 
+def max_unavailable(sts: Obj) -> int:
+    """getStatefulSetMaxUnavailable: ``rollingUpdate.maxUnavailable`` (1 when unset) of ``replicas``, rounded
+    down and at least 1."""
+    rolling = (spec_of(sts).get("updateStrategy") or {}).get("rollingUpdate") or {}
+    value = scaled_value(rolling.get("maxUnavailable", 1), replicas(sts), round_up=False)
+    return max(value if value is not None else 1, 1)
+
+
 def _step(control: PodControl, sts: Obj, current_and_update: tuple[Obj, Obj], wanted: range,
           by_ordinal: dict[int, Obj], active: dict[int, Obj], parallel: bool) -> bool:
     """One step towards the wanted pods: create missing ordinals (below the partition from the current
@@ -216,8 +228,12 @@ def _step(control: PodControl, sts: Obj, current_and_update: tuple[Obj, Obj], wa
         changed |= gone(active[ordinal])
     if extra or changed or not rolling:
         return changed
+    # updateStatefulSetAfterInvariantEstablished: within the maxUnavailable budget, highest ordinals first
+    seconds = min_ready_seconds(sts)
+    unavailable = sum(1 for o in wanted if o not in active or not is_available(active[o], seconds))
+    budget = max_unavailable(sts) - unavailable
     outdated = [o for o in sorted(wanted, reverse=True) if o >= wanted.start + partition and o in active
                 and (meta(active[o]).get("labels") or {}).get(REVISION_HASH) != rev]
-    if outdated and all(is_ready(p) for p in active.values()):
-        changed |= gone(active[outdated[0]])
+    for ordinal in outdated[:max(budget, 0)]:
+        changed |= gone(active[ordinal])
     return changed

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from dralloc.server.clock import now
+from dralloc.server.clock import now, timestamp
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.names import generated_name
 from dralloc.server.registry import pods as pod_registry
@@ -122,6 +122,17 @@ def _parse(stamp: Any) -> datetime | None:
         return None
 
 
+def seconds_at(stamp: Any) -> float | None:
+    """An RFC 3339 timestamp as seconds since the epoch (None: not one), to compare with a controller's clock."""
+    when = _parse(stamp)
+    return None if when is None else when.timestamp()
+
+
+def stamp(seconds: float) -> str:
+    """A controller clock's reading as a timestamp (RFC 3339, to the second)."""
+    return timestamp(datetime.fromtimestamp(int(seconds), UTC))
+
+
 def is_available(pod: Obj, min_ready_seconds: int) -> bool:
     """podutil.IsPodAvailable: ready for at least ``min_ready_seconds``."""
     if not is_ready(pod):
@@ -163,6 +174,17 @@ class PodSummary:
         current = datetime.now(UTC)
         times = (_parse(t) for t in self.ready_since)
         return sum(1 for t in times if t is not None and (current - t).total_seconds() >= min_ready_seconds)
+
+
+def scaled_value(value: Any, total: int, round_up: bool) -> int | None:
+    """intstr.GetScaledValueFromIntOrPercent: an integer as it is, ``N%`` as that share of ``total`` (rounded up
+    or down); None for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.endswith("%") and value[:-1].isdigit():
+        share = int(value[:-1]) * total
+        return -(-share // 100) if round_up else share // 100
+    return None
 
 
 def min_ready_seconds(obj: Obj) -> int:

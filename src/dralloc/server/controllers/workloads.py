@@ -52,8 +52,8 @@ class WorkloadControllers:
     changed: set[Key] = field(default_factory=set)  # inputs changed since the last cycle
     # the controller (uid) of each object with one, as of the last cycle: a deleted pod's owner is looked up here
     controller_of: dict[Key, str] = field(default_factory=dict)
-    clock: Callable[[], float] = time.time  # (tests move it on: progress deadlines, schedules)
-    # when a workload (uid) is to be synced again though nothing changed: a progress deadline that may pass
+    clock: Callable[[], float] = time.time  # (tests move it on: progress and active deadlines, schedules)
+    # when a workload (uid) is to be synced again though nothing changed: a progress or active deadline that may pass
     wake_at: dict[str, float] = field(default_factory=dict)
     # the workloads (uid, and the kind they claim) synced before: they saw every orphan of that kind
     known: set[tuple[str, str]] = field(default_factory=set)
@@ -230,7 +230,9 @@ class WorkloadControllers:
             changed |= sync_daemon_set(self.control, snap, ds, mine, history)
         for job in due("jobs"):
             mine = claimed("jobs", job, pods_of.get(uid(job), []), finalizer=JOB_TRACKING_FINALIZER)
-            changed |= jobs.sync_job(self.control, job, mine)
+            wrote, wake = jobs.sync_job(self.control, job, mine, now)
+            changed |= wrote
+            self.wake(uid(job), wake)
         changed |= self._release_job_pods(snap, relabelled)
         for cron in due("cronjobs"):
             wrote, wake = sync_cron_job(self.control, cron, jobs_of.get(uid(cron), []), now)

@@ -78,8 +78,9 @@ def replica_set_defaults(obj: Obj) -> None:
 
 
 def stateful_set_defaults(obj: Obj) -> None:
-    """SetDefaults_StatefulSet: OrderedReady pods; RollingUpdate from partition 0; claims retained when the
-    set is deleted or scaled down; 1 replica; 10 revisions kept."""
+    """SetDefaults_StatefulSet: OrderedReady pods; RollingUpdate from partition 0, one pod unavailable at a
+    time (MaxUnavailableStatefulSet, on by default); claims retained when the set is deleted or scaled down; 1
+    replica; 10 revisions kept."""
     spec = _dict_at(obj, "spec")
     spec.setdefault("podManagementPolicy", "OrderedReady")
     strategy = _dict_at(spec, "updateStrategy")
@@ -88,6 +89,7 @@ def stateful_set_defaults(obj: Obj) -> None:
         strategy.setdefault("rollingUpdate", {})
     if strategy.get("type") == "RollingUpdate" and isinstance(strategy.get("rollingUpdate"), dict):
         strategy["rollingUpdate"].setdefault("partition", 0)
+        strategy["rollingUpdate"].setdefault("maxUnavailable", 1)
     retention = _dict_at(spec, "persistentVolumeClaimRetentionPolicy")
     retention.setdefault("whenDeleted", "Retain")
     retention.setdefault("whenScaled", "Retain")
