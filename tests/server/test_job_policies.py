@@ -307,3 +307,66 @@ def test_a_failed_jobs_final_condition_waits_for_its_terminating_pods() -> None:
     settle(c)
     assert conditions(c) == [("FailureTarget", "True", *DEADLINE), ("Failed", "True", *DEADLINE)]
     assert c.get("jobs", "work")["status"]["terminating"] == 0 and len(c.events("DeadlineExceeded")) == 1
+
+
+def _with_restart(body: dict[str, Any], policy: str) -> dict[str, Any]:
+    body["spec"]["template"]["spec"]["restartPolicy"] = policy
+    return body
+
+
+def test_a_pod_failure_policy_is_checked_as_kube_apiserver_checks_it() -> None:
+    c = cluster(fake_kubelet=False)
+
+    def failing(*rules: dict[str, Any], restart: str = "Never") -> dict[str, Any]:
+        return _with_restart(job(podFailurePolicy={"rules": list(rules)}), restart)
+
+    on_exit = {"operator": "In", "values": [1]}
+    cases = [
+        (failing({"action": "FailJob", "onExitCodes": on_exit}, restart="OnFailure"),
+         'spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when '
+         "podFailurePolicy is specified"),
+        (failing({"onExitCodes": on_exit}),
+         'spec.podFailurePolicy.rules[0].action: Required value: valid values: ["Count" "FailIndex" "FailJob" '
+         '"Ignore"]'),
+        (failing({"action": "Restart", "onExitCodes": on_exit}),
+         'spec.podFailurePolicy.rules[0].action: Unsupported value: "Restart": supported values: "Count", '
+         '"FailIndex", "FailJob", "Ignore"'),
+        (failing({"action": "FailJob"}),
+         "spec.podFailurePolicy.rules[0]: Invalid value: specifying one of OnExitCodes and OnPodConditions is "
+         "required"),
+        (failing({"action": "FailJob", "onExitCodes": on_exit,
+                  "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}),
+         "spec.podFailurePolicy.rules[0]: Invalid value: specifying both OnExitCodes and OnPodConditions is not "
+         "supported"),
+        (failing({"action": "FailJob", "onExitCodes": {"values": [1]}}),
+         'spec.podFailurePolicy.rules[0].onExitCodes.operator: Required value: valid values: ["In" "NotIn"]'),
+        (failing({"action": "FailJob", "onExitCodes": {"operator": "In", "values": [0, 3, 3, 2]}}),
+         "spec.podFailurePolicy.rules[0].onExitCodes.values[0]: Invalid value: 0: must not be 0 for the In operator"),
+        (failing({"action": "FailJob", "onExitCodes": {"operator": "In", "values": [0, 3, 3, 2]}}),
+         "spec.podFailurePolicy.rules[0].onExitCodes.values[2]: Duplicate value: 3"),
+        (failing({"action": "FailJob", "onExitCodes": {"operator": "NotIn", "values": [3, 2]}}),
+         "spec.podFailurePolicy.rules[0].onExitCodes.values: Invalid value: [3,2]: must be ordered"),
+        (failing({"action": "FailJob", "onExitCodes": {"operator": "NotIn", "values": []}}),
+         "spec.podFailurePolicy.rules[0].onExitCodes.values: Invalid value: []: at least one value is required"),
+        (failing({"action": "FailJob", "onExitCodes": {"containerName": "other", "operator": "In", "values": [1]}}),
+         'spec.podFailurePolicy.rules[0].onExitCodes.containerName: Invalid value: "other": must be one of the '
+         "container or initContainer names in the pod template"),
+        (failing({"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}),
+         'spec.podFailurePolicy.rules[0].onPodConditions[0].status: Required value: valid values: ["False" "True" '
+         '"Unknown"]'),
+        (failing({"action": "Ignore", "onPodConditions": [{"type": "Disruption Target", "status": "Maybe"}]}),
+         'spec.podFailurePolicy.rules[0].onPodConditions[0].status: Unsupported value: "Maybe": supported values: '
+         '"False", "True", "Unknown"'),
+        (failing({"action": "Ignore", "onPodConditions": [{"type": "Disruption Target", "status": "True"}]}),
+         'spec.podFailurePolicy.rules[0].onPodConditions[0].type: Invalid value: "Disruption Target": name part '
+         "must consist of alphanumeric characters"),
+        (failing(*[{"action": "Count", "onExitCodes": on_exit}] * 21),
+         "spec.podFailurePolicy.rules: Too many: 21: must have at most 20 items"),
+    ]
+    for body, message in cases:
+        r = c.http.post(f"{BATCH}/jobs", json=body)
+        assert r.status_code == 422 and message in r.json()["message"], (message, r.text)
+    good = failing({"action": "FailJob", "onExitCodes": {"containerName": job()["spec"]["template"]["spec"][
+        "containers"][0]["name"], "operator": "NotIn", "values": [0, 1, 2]}},
+        {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]})
+    assert c.http.post(f"{BATCH}/jobs", json=good).status_code == 201

@@ -67,8 +67,9 @@ _TEMPLATE = ld(1, ld(1, ""), ld(2, ""), ld(3, ""), ld(4, ""), ld(5, ""), ld(6, "
                ld(11, ld(1, "app"), ld(2, "tick")))
 _CONTAINER = ld(2, ld(1, "tick"), ld(2, "busybox"), ld(5, ""), ld(8), ld(13, ""), ld(14, "IfNotPresent"),
                 num(16, False), num(17, False), num(18, False), ld(20, ""))
-# a JobSpec: its pod template, a pod failure policy and a success policy
-_JOB_SPEC = ld(2, ld(6, _TEMPLATE, ld(2, _CONTAINER, ld(3, "OnFailure"))),
+# an Indexed JobSpec: its pod template, a pod failure policy (restartPolicy Never, as one requires) and a
+# success policy (which only an Indexed Job may have)
+_JOB_SPEC = ld(2, num(2, 3), ld(6, _TEMPLATE, ld(2, _CONTAINER, ld(3, "Never"))), ld(9, "Indexed"),
                ld(11, ld(1, ld(1, "FailJob"), ld(2, ld(1, "tick"), ld(2, "In"), num(3, 3), num(3, 5))),
                   ld(1, ld(1, "Ignore"), ld(3, ld(1, "DisruptionTarget"), ld(2, "True")))),
                ld(16, ld(1, ld(1, "0-2"), num(2, 2))), num(7, 4))
@@ -77,11 +78,11 @@ _JOB_SPEC_JSON = {
         {"action": "FailJob", "onExitCodes": {"containerName": "tick", "operator": "In", "values": [3, 5]}},
         {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}]},
     "successPolicy": {"rules": [{"succeededIndexes": "0-2", "succeededCount": 2}]},
-    "backoffLimit": 4,
+    "backoffLimit": 4, "completions": 3, "completionMode": "Indexed",
     "template": {"metadata": {"labels": {"app": "tick"}},
                  "spec": {"containers": [{"name": "tick", "image": "busybox", "resources": {},
                                           "imagePullPolicy": "IfNotPresent"}],
-                          "restartPolicy": "OnFailure"}}}
+                          "restartPolicy": "Never"}}}
 
 _RULE = ld(1, "CREATE") + ld(1, "UPDATE") + ld(2, ld(1, "resource.k8s.io"), ld(2, "v1"), ld(3, "resourceclaims"),
                                               ld(4, "Namespaced"))

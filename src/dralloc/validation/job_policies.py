@@ -7,7 +7,10 @@ policy (``pkg/apis/batch/validation``), with kube-apiserver's field paths and te
 * a ``successPolicy`` needs Indexed completion and 1 to 20 rules, each with ``succeededCount`` or
   ``succeededIndexes``: the indexes a well formed, increasing list below ``completions`` (``0,2-4``, at most
   64 KiB), the count not negative, at most ``completions`` and at most the number of those indexes;
-* a pod failure policy's ``FailIndex`` rule needs ``backoffLimitPerIndex``;
+* a pod failure policy has at most 20 rules, each with a known action (``FailIndex`` needs
+  ``backoffLimitPerIndex``) and either an exit-code requirement (``In`` or ``NotIn``, a container of the
+  template, 1 to 255 ordered, distinct values, no 0 with ``In``) or up to 20 pod-condition patterns (a
+  qualified type, a ``True``/``False``/``Unknown`` status);
 * ``podReplacementPolicy`` is ``Failed`` or ``TerminatingOrFailed`` (``Failed`` only, with a pod failure
   policy)."""
 
@@ -18,11 +21,19 @@ from typing import Any
 
 from dralloc.api.batch_v1 import JobSpec
 from dralloc.validation import field as f
+from dralloc.validation.formats import is_qualified_name
 from dralloc.validation.quantities import NEGATIVE
 
 MAX_FAILED_INDEXES = 100_000
 MAX_SUCCESS_POLICY_RULES = 20
 MAX_SUCCEEDED_INDEXES_LENGTH = 64 * 1024
+MAX_POD_FAILURE_POLICY_RULES = 20
+MAX_EXIT_CODE_VALUES = 255
+MAX_POD_CONDITION_PATTERNS = 20
+# (sorted, as upstream lists its sets)
+POD_FAILURE_ACTIONS = ["Count", "FailIndex", "FailJob", "Ignore"]
+EXIT_CODE_OPERATORS = ["In", "NotIn"]
+CONDITION_STATUSES = ["False", "True", "Unknown"]
 _GO_INT = re.compile(r"[+-]?[0-9]+")  # what strconv.Atoi reads
 _INT64 = 2**63
 
@@ -138,20 +149,105 @@ def job_policy_errors(spec: JobSpec, path: str = "spec") -> list[f.FieldError]:
                 errs.append(f.too_many(rules_path, len(rules), MAX_SUCCESS_POLICY_RULES))
             for i, rule in enumerate(rules):
                 errs += _rule_errors(rule, spec.completions, f.index(rules_path, i))
-    errs += _fail_index_errors(spec, f.child(path, "podFailurePolicy"))
+    errs += _pod_failure_policy_errors(spec, f.child(path, "podFailurePolicy"))
     return errs + _replacement_errors(spec, f.child(path, "podReplacementPolicy"))
 
 
-def _fail_index_errors(spec: JobSpec, path: str) -> list[f.FieldError]:
-    """validatePodFailurePolicyRule's FailIndex rule: it needs per-index backoff."""
+def _pod_failure_policy_errors(spec: JobSpec, path: str) -> list[f.FieldError]:
+    """validatePodFailurePolicy: at most 20 rules, each with a known action (FailIndex only with per-index
+    backoff) and exactly one of its exit-code requirement and its pod-condition patterns."""
     policy = spec.pod_failure_policy
-    rules = policy.get("rules") if isinstance(policy, dict) else None
-    errs = []
-    for i, rule in enumerate(rules if isinstance(rules, list) else []):
-        if isinstance(rule, dict) and rule.get("action") == "FailIndex" and spec.backoff_limit_per_index is None:
-            errs.append(f.invalid(f.child(f.index(f.child(path, "rules"), i), "action"), "FailIndex",
-                                  "requires the backoffLimitPerIndex to be set"))
+    if not isinstance(policy, dict):
+        return []
+    rules = policy.get("rules")
+    rules = rules if isinstance(rules, list) else []
+    rules_path = f.child(path, "rules")
+    errs = [f.too_many(rules_path, len(rules), MAX_POD_FAILURE_POLICY_RULES)] \
+        if len(rules) > MAX_POD_FAILURE_POLICY_RULES else []
+    template = spec.template.spec
+    names = {c.name for c in [*template.containers, *(template.init_containers or ())]}
+    for i, rule in enumerate(rules):
+        if isinstance(rule, dict):
+            errs += _pod_failure_rule_errors(spec, rule, f.index(rules_path, i), names)
     return errs
+
+
+def _pod_failure_rule_errors(spec: JobSpec, rule: dict[str, Any], path: str, names: set[str]) -> list[f.FieldError]:
+    errs: list[f.FieldError] = []
+    action_path = f.child(path, "action")
+    action = rule.get("action") or ""
+    if not action:
+        errs.append(f.required(action_path, f"valid values: {_go_list(POD_FAILURE_ACTIONS)}"))
+    elif action == "FailIndex":
+        if spec.backoff_limit_per_index is None:
+            errs.append(f.invalid(action_path, action, "requires the backoffLimitPerIndex to be set"))
+    elif action not in POD_FAILURE_ACTIONS:
+        errs.append(f.not_supported(action_path, action, POD_FAILURE_ACTIONS))
+    exit_codes = rule.get("onExitCodes")
+    conditions = rule.get("onPodConditions") or []
+    if isinstance(exit_codes, dict):
+        errs += _exit_code_errors(exit_codes, f.child(path, "onExitCodes"), names)
+    if conditions:
+        errs += _pod_condition_errors(conditions, f.child(path, "onPodConditions"))
+    if exit_codes is not None and conditions:
+        errs.append(f.invalid(path, f.OMIT, "specifying both OnExitCodes and OnPodConditions is not supported"))
+    if exit_codes is None and not conditions:
+        errs.append(f.invalid(path, f.OMIT, "specifying one of OnExitCodes and OnPodConditions is required"))
+    return errs
+
+
+def _exit_code_errors(requirement: dict[str, Any], path: str, names: set[str]) -> list[f.FieldError]:
+    """validatePodFailurePolicyRuleOnExitCodes."""
+    errs: list[f.FieldError] = []
+    operator = requirement.get("operator") or ""
+    operator_path = f.child(path, "operator")
+    if not operator:
+        errs.append(f.required(operator_path, f"valid values: {_go_list(EXIT_CODE_OPERATORS)}"))
+    elif operator not in EXIT_CODE_OPERATORS:
+        errs.append(f.not_supported(operator_path, operator, EXIT_CODE_OPERATORS))
+    container = requirement.get("containerName")
+    if container is not None and container not in names:
+        errs.append(f.invalid(f.child(path, "containerName"), container,
+                              "must be one of the container or initContainer names in the pod template"))
+    values = requirement.get("values") or []
+    values_path = f.child(path, "values")
+    if not values:
+        errs.append(f.invalid(values_path, values, "at least one value is required"))
+    elif len(values) > MAX_EXIT_CODE_VALUES:
+        errs.append(f.too_many(values_path, len(values), MAX_EXIT_CODE_VALUES))
+    seen: set[int] = set()
+    for j, value in enumerate(values):
+        if operator == "In" and value == 0:
+            errs.append(f.invalid(f.index(values_path, j), value, "must not be 0 for the In operator"))
+        if value in seen:
+            errs.append(f.duplicate(f.index(values_path, j), value))
+        seen.add(value)
+    if any(values[j - 1] > values[j] for j in range(1, len(values))):
+        errs.append(f.invalid(values_path, values, "must be ordered"))
+    return errs
+
+
+def _pod_condition_errors(patterns: list[Any], path: str) -> list[f.FieldError]:
+    """validatePodFailurePolicyRuleOnPodConditions."""
+    errs = [f.too_many(path, len(patterns), MAX_POD_CONDITION_PATTERNS)] \
+        if len(patterns) > MAX_POD_CONDITION_PATTERNS else []
+    for j, pattern in enumerate(patterns):
+        if not isinstance(pattern, dict):
+            continue
+        where = f.index(path, j)
+        kind = str(pattern.get("type") or "")
+        errs += [f.invalid(f.child(where, "type"), kind, m) for m in is_qualified_name(kind)]
+        status = pattern.get("status") or ""
+        if not status:
+            errs.append(f.required(f.child(where, "status"), f"valid values: {_go_list(CONDITION_STATUSES)}"))
+        elif status not in CONDITION_STATUSES:
+            errs.append(f.not_supported(f.child(where, "status"), status, CONDITION_STATUSES))
+    return errs
+
+
+def _go_list(values: list[str]) -> str:
+    """Go's %q of a []string: ["a" "b"]."""
+    return "[" + " ".join(f.go_quote(v) for v in values) + "]"
 
 
 def _replacement_errors(spec: JobSpec, path: str) -> list[f.FieldError]:

@@ -152,6 +152,8 @@ def _job_spec_errors(job: Job) -> list[f.FieldError]:
         errs.append(f.required(where, 'valid values: "OnFailure", "Never"'))
     elif policy not in ("OnFailure", "Never"):
         errs.append(f.not_supported(where, policy, ["OnFailure", "Never"]))
+    elif spec.pod_failure_policy is not None and policy != "Never":
+        errs.append(f.invalid(where, policy, 'only "Never" is supported when podFailurePolicy is specified'))
     if spec.selector is not None:
         selector_errs = label_selector_errors(spec.selector, "spec.selector")
         errs += selector_errs
