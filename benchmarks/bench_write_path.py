@@ -4,7 +4,7 @@ app of ``dralloc serve`` (anonymous, a SQLite file, every write durable), as uvi
     .venv/bin/python benchmarks/bench_write_path.py [--creates 2000] [--repeat 5] [--kind deviceclasses]
                                                     [--go-client]
 
-Prints, per kind (DeviceClass, ResourceClaim in ``default``, ResourceSlice of 8 devices, a Pod, a custom resource whose
+Prints, per kind (DeviceClass, ResourceClaim in ``default``, ResourceSlice of 8 devices, a Pod, a ConfigMap, a custom resource whose
 CRD's schema prunes, defaults and validates it with a CEL rule), the µs of CPU time
 per create (the median of the repeats; a shared machine moves it by tens of percent). ``--go-client``: each
 body has the ``"creationTimestamp": null`` a Go client writes into every new object. For figures that do
@@ -50,6 +50,9 @@ KINDS: dict[str, tuple[str, Callable[[int], dict[str, Any]]]] = {
         "apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"pod-{i}", "labels": {"app": "bench"}},
         "spec": {"containers": [{"name": "main", "image": "registry.example/app:1.0",
                                  "resources": {"requests": {"cpu": "100m"}}}]}}),
+    "configmaps": ("/api/v1/namespaces/default/configmaps", lambda i: {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"config-{i}"},
+        "data": {"config.yaml": "replicas: 3\nlevel: info\n", "mode": "fast"}}),
     # a custom resource of a CRD with a schema to prune, default and validate, and a CEL rule
     "widgets": ("/apis/example.com/v1/namespaces/default/widgets", lambda i: {
         "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": f"widget-{i}"},

@@ -466,3 +466,13 @@ def test_a_quantity_is_settled_in_the_form_kube_apiserver_stores(sent: Any, stor
     assert gotypes.fits_shape(pod, gotypes.go_type("v1.Pod")) is (sent == stored)  # (else the walk settles it)
     gotypes.settle_zeros(pod, "Pod", "v1")
     assert pod["spec"]["containers"][0]["resources"]["limits"] == {"cpu": stored}
+
+
+def test_only_kinds_whose_types_reach_a_quantity_have_their_escaped_strings_read_again() -> None:
+    # (a ConfigMap's multi-line data is written with escapes on every write: no quantity can stand there)
+    from dralloc.api.gotypes import holds_quantity
+
+    assert [k for k in ("ConfigMap", "Secret", "Namespace", "ServiceAccount", "Event", "Pod", "Node")
+            if holds_quantity("v1", k)] == ["Pod", "Node"]
+    assert holds_quantity("apps/v1", "Deployment") and not holds_quantity("events.k8s.io/v1", "Event")
+    assert holds_quantity("v1", "NoSuchKind")  # (nothing known of it: read again)

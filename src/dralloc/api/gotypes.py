@@ -100,6 +100,28 @@ def root_type(api_version: str, kind: str) -> GoType:
     return go_type(qualified if qualified in core_v1_fields.GO_TYPES else "v1." + kind)
 
 
+@functools.cache
+def holds_quantity(api_version: str, kind: str) -> bool:
+    """Whether an object of a kind of the field table can hold a ``resource.Quantity`` anywhere (a ConfigMap,
+    a Secret, a Namespace cannot: their bodies' escaped strings need no second look). True for a kind the
+    table lacks (nothing is known of it)."""
+    if not has_go_types(api_version, kind):
+        return True
+    seen: set[int] = set()
+    stack = [root_type(api_version, kind)]
+    while stack:
+        t = stack.pop()
+        if t.kind == _QUANTITY:
+            return True
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        stack.extend(t.fields.values())
+        if t.item is not None:
+            stack.append(t.item)
+    return False
+
+
 class TypeProblem(NamedTuple):
     """A value Go's decoder refuses: where it is (``spec.containers[0].stdin``) and Go's error text;
     ``quotes_number``: the text quotes a number (``number 1.5``), as the JSON text wrote it where that is known."""
@@ -130,7 +152,7 @@ def type_problem(data: Any, kind: str | None = None, api_version: Any = "v1",
     if not has_go_types(api_version, kind):
         return None
     root = root_type(api_version, kind)  # (has_go_types: both are strings)
-    if sent is not None:
+    if sent is not None and holds_quantity(api_version, kind):
         suspects = sent_json.quantity_suspects(sent)
         if suspects:  # (a string written with escapes that a quantity may hold: only the text says where)
             return _first_problem(sent_json.sent_tree(sent, suspects), root, False)

@@ -55,8 +55,10 @@ def check_body(raw: bytes | str, *, yaml_input: bool = False, decoded: Any = Non
     if not yaml_input and not duplicates and _decodes_into_shape(raw, data):
         # (a core kind's shape is typed as Go's types are: then its values are too, unless a string written
         # with escapes may stand where a quantity is, which Go parses as written)
-        core = data.get("apiVersion") == "v1" and data.get("kind") in core_v1_fields.ROOTS
-        return BodyCheck(duplicates, [], core and not sent_json.quantity_suspects(raw))
+        kind = data.get("kind")
+        core = data.get("apiVersion") == "v1" and kind in core_v1_fields.ROOTS
+        return BodyCheck(duplicates, [], core and not (gotypes.holds_quantity("v1", kind)
+                                                       and sent_json.quantity_suspects(raw)))
     return BodyCheck(duplicates, unknown_fields(data))
 
 
