@@ -31,6 +31,7 @@ import msgspec
 import yaml
 
 from dralloc.api import (
+    admissionregistration_v1,
     apps_v1,
     batch_v1,
     conversion,
@@ -531,6 +532,7 @@ _LIST_MODELS: dict[str, type] = {
     "DaemonSetList": apps_v1.DaemonSetList,
     "JobList": batch_v1.JobList,
     "CronJobList": batch_v1.CronJobList,
+    **admissionregistration_v1.LIST_KINDS,
     "RoleList": rbac_v1.RoleList,
     "ClusterRoleList": rbac_v1.ClusterRoleList,
     "RoleBindingList": rbac_v1.RoleBindingList,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dralloc.api import (
+    admissionregistration_v1,
     apps_v1,
     batch_v1,
     conversion,
@@ -54,6 +55,8 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
     rbac_v1.GROUP_VERSION: {"Role": rbac_v1.Role, "ClusterRole": rbac_v1.ClusterRole,
                             "RoleBinding": rbac_v1.RoleBinding, "ClusterRoleBinding": rbac_v1.ClusterRoleBinding},
     policy_v1.GROUP_VERSION: {"PodDisruptionBudget": policy_v1.PodDisruptionBudget},
+    admissionregistration_v1.GROUP_VERSION: {**admissionregistration_v1.WEBHOOK_CONFIGURATION_KINDS,
+                                             **admissionregistration_v1.POLICY_KINDS},
     storage_v1.GROUP_VERSION: {"StorageClass": storage_v1.StorageClass, "CSINode": storage_v1.CSINode,
                                "CSIDriver": storage_v1.CSIDriver, "CSIStorageCapacity": storage_v1.CSIStorageCapacity,
                                "VolumeAttachment": storage_v1.VolumeAttachment},
@@ -66,7 +69,8 @@ NAMESPACED_KINDS = frozenset({
     "LeaderWorkerSet", "Workload", "PodGroup", "Lease", "PodDisruptionBudget", "CSIStorageCapacity", "Role", "RoleBinding"})
 CLUSTER_KINDS = frozenset({
     "ResourceSlice", "DeviceClass", "DeviceTaintRule", "Node", "Namespace", "PersistentVolume", "PriorityClass",
-    "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "ClusterRole", "ClusterRoleBinding"})
+    "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "ClusterRole", "ClusterRoleBinding",
+    *admissionregistration_v1.WEBHOOK_CONFIGURATION_KINDS, *admissionregistration_v1.POLICY_KINDS})
 
 
 def model_for(api_version: str | None, kind: str | None) -> type | None:

@@ -155,6 +155,7 @@ async def create(api: ApiContext, request: Request, t: Target) -> Response:
 def respond_created(request: Request, t: Target, result: Obj, encoded: bytes | None, warnings: list[str]) -> Response:
     """201 with the created object; its JSON as the store wrote it when the URL shows the object as stored."""
     shown = t.present(result)
+    warnings = [*warnings, *t.resource.strategy.create_warnings(result)]
     return respond(request, shown, 201, warnings=warnings, encoded=encoded if shown is result else None)
 
 
