@@ -12,6 +12,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from dralloc.api import strict
+from dralloc.server.admission import policies
+from dralloc.server.admission.warnings import collecting, warn
 from dralloc.server.apply.json_patch import json_patch, merge_patch
 from dralloc.server.apply.managed_fields import apply, record_update, undeclared_fields_error
 from dralloc.server.apply.strategic_merge import strategic_merge_patch
@@ -145,11 +147,11 @@ async def create(api: ApiContext, request: Request, t: Target) -> Response:
     with decoding_first(t, data):
         api.namespaces.admit_create(t, data)
     warnings = [*warnings, *dropped]
-    with events.errors_of(t):
+    with events.errors_of(t), collecting() as admitted:
         # (admission adds only fields of the schema, in new dicts: a plain body stays plain)
         result, encoded = await insert_new(api, stored_view(t), created_form(data, t), dry_run(request),
                                            manager_of(request), view=t, plain=plain)
-    return respond_created(request, t, result, encoded, warnings)
+    return respond_created(request, t, result, encoded, [*warnings, *admitted])
 
 
 def respond_created(request: Request, t: Target, result: Obj, encoded: bytes | None, warnings: list[str]) -> Response:
@@ -244,6 +246,8 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
         # (a generated name may be tried again, from the object as it was: then it is copied, not changed)
         stored, name = prepare_create(admitted, t, plain and attempts == 1, record, admit)
         check_valid(t, name, strategy.create_admission_errors(api.store, t.namespace, name, stored))
+        if (admission := policies.snapshot(api.store, t.namespace)) is not None:  # ValidatingAdmissionPolicy
+            warn(admission.admit(policies.attributes(t, "CREATE", stored, None, dry)))
         quota.admit_create(api.store, t.resource.name, t.resource.group, t.namespace, stored, dry)  # (last)
         if record is not None and not strategy.stored_as_sent:
             record(stored if admitted is data else _typed_as_decoded(data, t, stored))
@@ -350,10 +354,10 @@ async def update(api: ApiContext, request: Request, t: Target) -> Response:
         data = t.resource.strategy.to_storage(data)
     obj = typed(data, stored_t)
     check_name(obj.metadata, t)
-    with events.errors_of(t):
+    with events.errors_of(t), collecting() as admitted:
         result = await apply_update(api, request, stored_t, obj, data, obj.metadata.resource_version,
                                     manager_of(request), view=t)
-    return respond(request, t.present(result), warnings=[*warnings, *strategy_warnings(t, result)])
+    return respond(request, t.present(result), warnings=[*warnings, *admitted, *strategy_warnings(t, result)])
 
 
 def strategy_warnings(t: Target, result: Obj) -> list[str]:
@@ -372,6 +376,7 @@ async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, d
     ownership) takes over the fields it changed."""
     dry = dry_run(request)
     errors_box: list[Any] = []
+    policy_warnings: list[str] = []
     strategy = t.resource.strategy
     view_strategy = view.resource.strategy if view is not None and view is not t else None
 
@@ -389,6 +394,8 @@ async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, d
         if errors:
             errors_box.extend(errors)
             raise _Invalid()
+        if admission is not None:  # (its warnings are sent from the loop's thread, where they are collected)
+            policy_warnings[:] = admission.admit(policies.attributes(t, "UPDATE", merged, old, dry))
         merged["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if merged == old:
             return old
@@ -399,14 +406,19 @@ async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, d
         return merged
 
     strategy.admit_update(api.store, data, t.name)
+    # ValidatingAdmissionPolicy: what it reads, read now (the update is admitted inside the store's transaction)
+    admission = policies.snapshot(api.store, t.namespace)
     try:
         if dry:
             old = api.store.get(t.resource.name, t.namespace, t.name)
             if expect_rv and old["metadata"].get("resourceVersion") != expect_rv:
                 raise Conflict("modified")
             result = build(old, old["metadata"].get("resourceVersion", ""))
+            warn(policy_warnings)
             return result.object if isinstance(result, Outcome) else result
-        return await api.store.update_async(t.resource.name, t.namespace, t.name, build, expect_rv or None)
+        written = await api.store.update_async(t.resource.name, t.namespace, t.name, build, expect_rv or None)
+        warn(policy_warnings)
+        return written
     except NotFound:
         raise not_found(t.resource, t.name) from None
     except Conflict:
@@ -480,14 +492,14 @@ async def _patch_once(api: ApiContext, request: Request, t: Target, raw: bytes, 
             with decoding_first(t, merged):
                 api.namespaces.admit_create(t, merged)
             try:
-                with events.errors_of(t):
+                with events.errors_of(t), collecting() as admitted:
                     result, encoded = await insert_new(api, stored_view(t), created_form(merged, t),
                                                        dry_run(request), None)
             except ApiError as exc:
                 if exc.code == 409 and exc.reason == "AlreadyExists":
                     raise _Raced() from None  # created meanwhile: apply to it
                 raise
-            return respond_created(request, t, result, encoded, warnings)
+            return respond_created(request, t, result, encoded, [*warnings, *admitted])
     elif ctype == "application/json-patch+json":
         merged = type_meta_checked(json_patch(current, patch), t)
         check_limits(merged, None, t.resource.kind, t.version)  # added values can nest below existing ones
@@ -511,13 +523,13 @@ async def _patch_once(api: ApiContext, request: Request, t: Target, raw: bytes, 
     check_name(obj.metadata, t)
     manager = None if ctype == "application/apply-patch+yaml" else manager_of(request)
     try:
-        with events.errors_of(t):
+        with events.errors_of(t), collecting() as admitted:
             result = await apply_update(api, request, stored_t, obj, merged, asked or read, manager, view=t)
     except ApiError as exc:
         if exc.code == 409 and exc.reason == "Conflict" and not asked:
             raise _Raced() from None  # the object changed since it was read: patch it again
         raise
-    return respond(request, t.present(result), warnings=[*warnings, *strategy_warnings(t, result)])
+    return respond(request, t.present(result), warnings=[*warnings, *admitted, *strategy_warnings(t, result)])
 
 
 class _Invalid(Exception):
