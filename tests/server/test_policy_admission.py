@@ -208,3 +208,20 @@ def test_a_dry_run_is_checked_and_a_status_write_is_not_the_main_resource(client
     install(client, policy(), binding())
     r = client.post(f"{DEPLOYMENTS}?dryRun=All", json=deployment())
     assert r.status_code == 422
+
+
+def test_a_delete_is_admitted_with_the_stored_object_as_old_object(client: TestClient) -> None:
+    rules = [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["DELETE"], "resources": ["configmaps"]}]
+    install(client, policy(matchConstraints={"resourceRules": rules}, validations=[
+        {"expression": "object == null && !('protected' in oldObject.metadata.labels)",
+         "messageExpression": "oldObject.metadata.name + ' is protected'", "reason": "Forbidden"}]), binding())
+    configmaps = "/api/v1/namespaces/default/configmaps"
+    for name, labels in (("keep", {"protected": "yes"}), ("drop", {"x": "y"})):
+        client.post(configmaps, json={"metadata": {"name": name, "labels": labels}})
+    r = client.delete(f"{configmaps}/keep")
+    assert r.status_code == 403
+    assert r.json()["message"] == ('configmaps "keep" is forbidden: ValidatingAdmissionPolicy '
+                                   "'demo-policy.example.com' with binding 'demo-binding-test.example.com' denied "
+                                   "request: keep is protected")
+    assert client.get(f"{configmaps}/keep").status_code == 200
+    assert client.delete(f"{configmaps}/drop").status_code == 200

@@ -36,6 +36,7 @@ from dralloc.server.registry.kinds import CORE, GROUP_RESOURCES
 from dralloc.server.uids import new_uid
 from dralloc.store import SQLStore
 from dralloc.store.cache import Key, cached
+from dralloc.store.sqlite import SQLiteStore
 from dralloc.validation.admission_cel import Declarations, compile_admission
 from dralloc.validation.workloads import selector_matches
 
@@ -179,26 +180,46 @@ class Snapshot:
                                                 f"with binding '{binding_name}': {message}")
 
 
-def snapshot(store: SQLStore, namespace: str) -> Snapshot | None:
-    """The :class:`Snapshot` a write in ``namespace`` ("" cluster-scoped) is admitted with; None, after a cache
-    look-up, while no binding is stored."""
-    bindings = cached(store, BINDINGS).derived(_bindings)
-    if not bindings:
-        return None
-    policies = cached(store, POLICIES).derived(_policies)
-    params: dict[str, list[Obj | None] | str] = {}
-    for name, of_policy in bindings.items():
-        policy = policies.get(name)
-        if policy is None:
-            continue
-        for binding in of_policy:
-            try:
-                params[binding.metadata.name or ""] = _params(store, policy.spec.param_kind, binding.spec.param_ref,
-                                                             namespace)
-            except _ParamError as exc:
-                params[binding.metadata.name or ""] = str(exc)
-    found = cached(store, "namespaces").get("", namespace) if namespace else None
-    return Snapshot(bindings, policies, found, params)
+class PolicyAdmission:
+    """The ValidatingAdmissionPolicy admission of one store's writes: :meth:`snapshot` gives what a write is
+    admitted with. While no binding is stored it costs a comparison: a store no other process writes to
+    (SQLite) says when a binding was written through it, so the caches are read again only then; a shared one
+    (PostgreSQL replicas) is read through its caches, which take in the others' writes within a second."""
+
+    def __init__(self, store: SQLStore) -> None:
+        self._store = store
+        self._shared = not isinstance(store, SQLiteStore)
+        self._none_at = -1  # the store's last write of a binding when there were none (-1: not looked yet)
+
+    def snapshot(self, namespace: str) -> Snapshot | None:
+        """The :class:`Snapshot` a write in ``namespace`` ("" cluster-scoped) is admitted with; None while no
+        binding is stored."""
+        if self._none_at == self._store.written(BINDINGS) and not self._shared:
+            return None
+        return self._snapshot(namespace)
+
+    def _snapshot(self, namespace: str) -> Snapshot | None:
+        store = self._store
+        written = store.written(BINDINGS)  # (before the cache is read: a write meanwhile is seen next time)
+        bindings = cached(store, BINDINGS).derived(_bindings)
+        if not bindings:
+            self._none_at = written
+            return None
+        self._none_at = -1
+        policies = cached(store, POLICIES).derived(_policies)
+        params: dict[str, list[Obj | None] | str] = {}
+        for name, of_policy in bindings.items():
+            policy = policies.get(name)
+            if policy is None:
+                continue
+            for binding in of_policy:
+                try:
+                    params[binding.metadata.name or ""] = _params(store, policy.spec.param_kind,
+                                                                 binding.spec.param_ref, namespace)
+                except _ParamError as exc:
+                    params[binding.metadata.name or ""] = str(exc)
+        found = cached(store, "namespaces").get("", namespace) if namespace else None
+        return Snapshot(bindings, policies, found, params)
 
 
 def _forbidden(attrs: Attributes, denial: _Denial) -> ApiError:

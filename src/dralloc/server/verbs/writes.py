@@ -12,8 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from dralloc.api import strict
-from dralloc.server.admission import policies
-from dralloc.server.admission.warnings import collecting, warn
+from dralloc.server.admission.policies import attributes
 from dralloc.server.apply.json_patch import json_patch, merge_patch
 from dralloc.server.apply.managed_fields import apply, record_update, undeclared_fields_error
 from dralloc.server.apply.strategic_merge import strategic_merge_patch
@@ -147,17 +146,20 @@ async def create(api: ApiContext, request: Request, t: Target) -> Response:
     with decoding_first(t, data):
         api.namespaces.admit_create(t, data)
     warnings = [*warnings, *dropped]
-    with events.errors_of(t), collecting() as admitted:
+    admitted: list[str] = []
+    with events.errors_of(t):
         # (admission adds only fields of the schema, in new dicts: a plain body stays plain)
         result, encoded = await insert_new(api, stored_view(t), created_form(data, t), dry_run(request),
-                                           manager_of(request), view=t, plain=plain)
-    return respond_created(request, t, result, encoded, [*warnings, *admitted])
+                                           manager_of(request), view=t, plain=plain, warnings=admitted)
+    return respond_created(request, t, result, encoded, [*warnings, *admitted] if admitted else warnings)
 
 
 def respond_created(request: Request, t: Target, result: Obj, encoded: bytes | None, warnings: list[str]) -> Response:
     """201 with the created object; its JSON as the store wrote it when the URL shows the object as stored."""
     shown = t.present(result)
-    warnings = [*warnings, *t.resource.strategy.create_warnings(result)]
+    strategy = t.resource.strategy
+    if type(strategy).create_warnings is not Strategy.create_warnings:  # (a call on every create costs)
+        warnings = [*warnings, *strategy.create_warnings(result)]
     return respond(request, shown, 201, warnings=warnings, encoded=encoded if shown is result else None)
 
 
@@ -216,12 +218,13 @@ def _record(old: Obj | None, new: Obj, manager: str, view: Target, sub: str = ""
         new.setdefault("metadata", {}).pop("managedFields", None)
 
 
-async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
-                     manager: str | None, view: Target | None = None, plain: bool = False) -> tuple[Obj, bytes | None]:
+async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool, manager: str | None,
+                     view: Target | None = None, plain: bool = False,
+                     warnings: list[str] | None = None) -> tuple[Obj, bytes | None]:
     """Create ``data`` (validated, defaulted; ``manager``: record an Update entry, None when ``data`` carries
     its apply entry; ``plain``: see ``objects.Body``), with kube-apiserver's create rules: no resourceVersion,
     and a generated name tried again when it is taken. The object created, and its JSON as stored (None for a
-    dry run)."""
+    dry run); admission's warnings are added to ``warnings``."""
     strategy = t.resource.strategy
     attempts = NAME_GENERATION_ATTEMPTS if not ObjectView(data).name else 1
     shown = view or t
@@ -246,8 +249,10 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
         # (a generated name may be tried again, from the object as it was: then it is copied, not changed)
         stored, name = prepare_create(admitted, t, plain and attempts == 1, record, admit)
         check_valid(t, name, strategy.create_admission_errors(api.store, t.namespace, name, stored))
-        if (admission := policies.snapshot(api.store, t.namespace)) is not None:  # ValidatingAdmissionPolicy
-            warn(admission.admit(policies.attributes(t, "CREATE", stored, None, dry)))
+        if (admission := api.policies.snapshot(t.namespace)) is not None:  # ValidatingAdmissionPolicy
+            found = admission.admit(attributes(t, "CREATE", stored, None, dry))
+            if warnings is not None:
+                warnings += found
         quota.admit_create(api.store, t.resource.name, t.resource.group, t.namespace, stored, dry)  # (last)
         if record is not None and not strategy.stored_as_sent:
             record(stored if admitted is data else _typed_as_decoded(data, t, stored))
@@ -354,9 +359,10 @@ async def update(api: ApiContext, request: Request, t: Target) -> Response:
         data = t.resource.strategy.to_storage(data)
     obj = typed(data, stored_t)
     check_name(obj.metadata, t)
-    with events.errors_of(t), collecting() as admitted:
+    admitted: list[str] = []
+    with events.errors_of(t):
         result = await apply_update(api, request, stored_t, obj, data, obj.metadata.resource_version,
-                                    manager_of(request), view=t)
+                                    manager_of(request), view=t, warnings=admitted)
     return respond(request, t.present(result), warnings=[*warnings, *admitted, *strategy_warnings(t, result)])
 
 
@@ -371,9 +377,10 @@ def manager_of(request: Request) -> str:
 
 
 async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, data: Obj,
-                       expect_rv: str | None, manager: str | None, view: Target | None = None) -> Obj:
+                       expect_rv: str | None, manager: str | None, view: Target | None = None,
+                       warnings: list[str] | None = None) -> Obj:
     """Write ``obj`` over the stored object; ``manager`` (None for server-side apply, which records its own
-    ownership) takes over the fields it changed."""
+    ownership) takes over the fields it changed; admission's warnings are added to ``warnings``."""
     dry = dry_run(request)
     errors_box: list[Any] = []
     policy_warnings: list[str] = []
@@ -394,8 +401,8 @@ async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, d
         if errors:
             errors_box.extend(errors)
             raise _Invalid()
-        if admission is not None:  # (its warnings are sent from the loop's thread, where they are collected)
-            policy_warnings[:] = admission.admit(policies.attributes(t, "UPDATE", merged, old, dry))
+        if admission is not None:
+            policy_warnings[:] = admission.admit(attributes(t, "UPDATE", merged, old, dry))
         merged["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if merged == old:
             return old
@@ -407,17 +414,18 @@ async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, d
 
     strategy.admit_update(api.store, data, t.name)
     # ValidatingAdmissionPolicy: what it reads, read now (the update is admitted inside the store's transaction)
-    admission = policies.snapshot(api.store, t.namespace)
+    admission = api.policies.snapshot(t.namespace)
     try:
         if dry:
             old = api.store.get(t.resource.name, t.namespace, t.name)
             if expect_rv and old["metadata"].get("resourceVersion") != expect_rv:
                 raise Conflict("modified")
             result = build(old, old["metadata"].get("resourceVersion", ""))
-            warn(policy_warnings)
-            return result.object if isinstance(result, Outcome) else result
-        written = await api.store.update_async(t.resource.name, t.namespace, t.name, build, expect_rv or None)
-        warn(policy_warnings)
+            written = result.object if isinstance(result, Outcome) else result
+        else:
+            written = await api.store.update_async(t.resource.name, t.namespace, t.name, build, expect_rv or None)
+        if warnings is not None:
+            warnings += policy_warnings
         return written
     except NotFound:
         raise not_found(t.resource, t.name) from None
@@ -491,15 +499,16 @@ async def _patch_once(api: ApiContext, request: Request, t: Target, raw: bytes, 
             warnings = [*warnings, *dropped]
             with decoding_first(t, merged):
                 api.namespaces.admit_create(t, merged)
+            admitted: list[str] = []
             try:
-                with events.errors_of(t), collecting() as admitted:
+                with events.errors_of(t):
                     result, encoded = await insert_new(api, stored_view(t), created_form(merged, t),
-                                                       dry_run(request), None)
+                                                       dry_run(request), None, warnings=admitted)
             except ApiError as exc:
                 if exc.code == 409 and exc.reason == "AlreadyExists":
                     raise _Raced() from None  # created meanwhile: apply to it
                 raise
-            return respond_created(request, t, result, encoded, [*warnings, *admitted])
+            return respond_created(request, t, result, encoded, [*warnings, *admitted] if admitted else warnings)
     elif ctype == "application/json-patch+json":
         merged = type_meta_checked(json_patch(current, patch), t)
         check_limits(merged, None, t.resource.kind, t.version)  # added values can nest below existing ones
@@ -522,9 +531,11 @@ async def _patch_once(api: ApiContext, request: Request, t: Target, raw: bytes, 
     obj = typed(merged, stored_t)
     check_name(obj.metadata, t)
     manager = None if ctype == "application/apply-patch+yaml" else manager_of(request)
+    admitted = []
     try:
-        with events.errors_of(t), collecting() as admitted:
-            result = await apply_update(api, request, stored_t, obj, merged, asked or read, manager, view=t)
+        with events.errors_of(t):
+            result = await apply_update(api, request, stored_t, obj, merged, asked or read, manager, view=t,
+                                        warnings=admitted)
     except ApiError as exc:
         if exc.code == 409 and exc.reason == "Conflict" and not asked:
             raise _Raced() from None  # the object changed since it was read: patch it again
