@@ -225,3 +225,11 @@ def test_a_delete_is_admitted_with_the_stored_object_as_old_object(client: TestC
                                    "request: keep is protected")
     assert client.get(f"{configmaps}/keep").status_code == 200
     assert client.delete(f"{configmaps}/drop").status_code == 200
+
+
+def test_request_user_info_is_the_requesters(client: TestClient) -> None:
+    install(client, policy(validations=[{"expression": "false", "messageExpression":
+                                         "request.userInfo.username + ' in ' + request.userInfo.groups.join(',')"}]),
+            binding())
+    r = client.post(DEPLOYMENTS, json=deployment())
+    assert r.json()["message"].endswith("denied request: system:anonymous in system:unauthenticated")

@@ -7,7 +7,7 @@ matches too."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from dralloc.api.admissionregistration_v1 import MatchResources, NamedRuleWithOperations
@@ -33,6 +33,7 @@ class Attributes:
     old_object: Obj | None
     dry_run: bool = False
     served_versions: tuple[str, ...] = ()  # the resource's versions, for matchPolicy Equivalent
+    user: Obj = field(default_factory=dict)  # the requester's UserInfo
 
 
 def _labels(obj: Obj | None) -> dict[str, str]:

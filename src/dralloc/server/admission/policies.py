@@ -15,6 +15,7 @@ stored costs a look-up."""
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,7 @@ from dralloc.api.admissionregistration_v1 import (
 from dralloc.cel import CELRuntimeError, Program
 from dralloc.cel.errors import CELError
 from dralloc.server.admission.matching import Attributes, Obj, resources_match
+from dralloc.server.auth.users import User
 from dralloc.server.http.errors import ApiError
 from dralloc.server.http.routing import Target
 from dralloc.server.registry.kinds import CORE, GROUP_RESOURCES
@@ -325,7 +327,7 @@ def request_of(attrs: Attributes) -> Obj:
     kind = {"group": attrs.group, "version": attrs.version, "kind": attrs.kind}
     resource = {"group": attrs.group, "version": attrs.version, "resource": attrs.resource}
     request: Obj = {"uid": new_uid(), "kind": kind, "resource": resource, "requestKind": kind,
-                    "requestResource": resource, "operation": attrs.operation, "userInfo": {}}
+                    "requestResource": resource, "operation": attrs.operation, "userInfo": attrs.user}
     if attrs.subresource:
         request["subResource"] = request["requestSubResource"] = attrs.subresource
     if attrs.name:
@@ -410,10 +412,41 @@ def _message(check: _Check, activation: dict[str, Any]) -> str:
 
 # --- the write path's entry ---------------------------------------------------------------------------------
 
-def attributes(t: Target, operation: str, obj: Obj | None, old: Obj | None, dry: bool) -> Attributes:
+USER_SCOPE_KEY = "dralloc.user"  # the request's authenticated User, in its ASGI scope
+
+
+def user_info(user: User | None) -> Obj:
+    """authentication/v1 UserInfo of the request's user (``request.userInfo``)."""
+    if user is None:
+        return {}
+    info: Obj = {"username": user.name}
+    if user.uid:
+        info["uid"] = user.uid
+    if user.groups:
+        info["groups"] = list(user.groups)
+    if user.extra:
+        info["extra"] = {key: list(values) for key, values in user.extra}
+    return info
+
+
+@dataclass
+class Review:
+    """A client's write under admission: who asks (``user``, its UserInfo), and the warnings admission adds
+    to its answer."""
+
+    user: Obj
+    warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, scope: MutableMapping[str, Any]) -> Review:
+        return cls(user_info(scope.get(USER_SCOPE_KEY)))
+
+
+def attributes(t: Target, operation: str, obj: Obj | None, old: Obj | None, dry: bool,
+               review: Review | None) -> Attributes:
     """The admission attributes of a write of ``t`` (``obj`` as it would be stored; ``old`` as stored before an
     update)."""
     meta = (obj or old or {}).get("metadata") or {}
     return Attributes(operation, t.resource.group, t.version, t.resource.name, t.sub, t.resource.kind,
                       t.namespace if t.resource.namespaced else "", t.name or meta.get("name") or "", obj, old,
-                      dry, t.resource.versions)
+                      dry, t.resource.versions, review.user if review is not None else {})

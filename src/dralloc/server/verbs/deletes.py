@@ -8,7 +8,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from dralloc.server.admission.policies import attributes
+from dralloc.server.admission.policies import Review, attributes
 from dralloc.server.context import ApiContext
 from dralloc.server.http.bodies import YAML_TYPES, parse, read_body
 from dralloc.server.http.errors import bad_request, conflict, not_found
@@ -45,22 +45,22 @@ async def delete_options(request: Request, t: Target) -> dict[str, Any]:
 async def delete(api: ApiContext, request: Request, t: Target) -> Response:
     options = await delete_options(request, t)
     dry = dry_run(request, options)
-    admitted: list[str] = []
-    result = await remove(api, t, options, request.query_params, dry, admitted)
+    review = Review.of(request.scope)
+    result = await remove(api, t, options, request.query_params, dry, review)
     if t.resource.strategy.delete_answers_with_object(result, dry):
         # (a terminating pod, a namespace marked Terminating)
-        return respond(request, t.present(result), warnings=admitted)
+        return respond(request, t.present(result), warnings=review.warnings)
     # 202 Accepted: finalizers keep the object until their controllers remove them.
     pending = bool(ObjectView(result).finalizers)
-    return respond(request, t.present(result), 202 if pending else 200, warnings=admitted)
+    return respond(request, t.present(result), 202 if pending else 200, warnings=review.warnings)
 
 
 async def remove(api: ApiContext, t: Target, options: dict[str, Any], query: Any, dry: bool,
-                 warnings: list[str] | None = None) -> dict[str, Any]:
+                 review: Review | None = None) -> dict[str, Any]:
     """Delete the object ``t`` names with ``options`` (and the delete options of ``query``, a URL's): the
     object removed, or as marked for its deletion (a pod's grace period, a namespace's finalization,
-    finalizers); 404, 409 on a failed precondition, as kube-apiserver. ``warnings``: a client's delete, which
-    ValidatingAdmissionPolicies admit (and whose warnings are added to it); an eviction's delete is not."""
+    finalizers); 404, 409 on a failed precondition, as kube-apiserver. ``review``: a client's delete, which
+    ValidatingAdmissionPolicies admit (their warnings go to it); an eviction's delete is not."""
     pre = options.get("preconditions") or {}
     if not isinstance(pre, dict) or any(not isinstance(v, (str, type(None))) for v in pre.values()):
         raise bad_request("DeleteOptions.preconditions must be an object of strings (uid, resourceVersion)")
@@ -79,28 +79,28 @@ async def remove(api: ApiContext, t: Target, options: dict[str, Any], query: Any
             raise _Precondition(f'Precondition failed: ResourceVersion in precondition: '
                                 f'{pre["resourceVersion"]}, ResourceVersion in object meta: '
                                 f'{meta.get("resourceVersion")}')
-        if admission is not None and warnings is not None:
-            policy_warnings[:] = admission.admit(attributes(t, "DELETE", None, old, dry))
+        if admission is not None:
+            policy_warnings[:] = admission.admit(attributes(t, "DELETE", None, old, dry, review))
         return strategy.mark_deleted(old, options, query, collection=False)
 
     # ValidatingAdmissionPolicy: what it reads, read now (the delete is admitted inside the store's transaction)
-    admission = api.policies.snapshot(t.namespace) if warnings is not None else None
+    admission = api.policies.snapshot(t.namespace) if review is not None else None
     policy_warnings: list[str] = []
 
     try:
         if dry:
             old = api.store.get(t.resource.name, t.namespace, t.name)
             marked = check(old)
-            if warnings is not None:
-                warnings += policy_warnings
+            if review is not None:
+                review.warnings += policy_warnings
             return marked.object if marked is not None else old
         result = await api.store.delete_async(t.resource.name, t.namespace, t.name, check=check)
     except NotFound:
         raise not_found(t.resource, t.name) from None
     except _Precondition as exc:
         raise conflict(t.resource, t.name, str(exc)) from None
-    if warnings is not None:
-        warnings += policy_warnings
+    if review is not None:
+        review.warnings += policy_warnings
     strategy.after_delete(api, result, collection=False)
     return result
 
