@@ -429,17 +429,19 @@ def user_info(user: User | None) -> Obj:
     return info
 
 
-@dataclass
 class Review:
-    """A client's write under admission: who asks (``user``, its UserInfo), and the warnings admission adds
-    to its answer."""
+    """A client's write under admission: who asks (``user``), and the warnings admission adds to its answer.
+    (Made for every write: its UserInfo is built only when a policy is evaluated.)"""
 
-    user: Obj
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("user", "warnings")
+
+    def __init__(self, user: User | None) -> None:
+        self.user = user
+        self.warnings: list[str] = []
 
     @classmethod
     def of(cls, scope: MutableMapping[str, Any]) -> Review:
-        return cls(user_info(scope.get(USER_SCOPE_KEY)))
+        return cls(scope.get(USER_SCOPE_KEY))
 
 
 def attributes(t: Target, operation: str, obj: Obj | None, old: Obj | None, dry: bool,
@@ -449,4 +451,4 @@ def attributes(t: Target, operation: str, obj: Obj | None, old: Obj | None, dry:
     meta = (obj or old or {}).get("metadata") or {}
     return Attributes(operation, t.resource.group, t.version, t.resource.name, t.sub, t.resource.kind,
                       t.namespace if t.resource.namespaced else "", t.name or meta.get("name") or "", obj, old,
-                      dry, t.resource.versions, review.user if review is not None else {})
+                      dry, t.resource.versions, user_info(review.user) if review is not None else {})
