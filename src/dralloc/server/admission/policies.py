@@ -429,26 +429,30 @@ def user_info(user: User | None) -> Obj:
     return info
 
 
-class Review:
-    """A client's write under admission: who asks (``user``), and the warnings admission adds to its answer.
-    (Made for every write: its UserInfo is built only when a policy is evaluated.)"""
+WARNINGS_SCOPE_KEY = "dralloc.admission_warnings"  # what admission warns of, in the request's ASGI scope
 
-    __slots__ = ("user", "warnings")
+Scope = MutableMapping[str, Any]
 
-    def __init__(self, user: User | None) -> None:
-        self.user = user
-        self.warnings: list[str] = []
 
-    @classmethod
-    def of(cls, scope: MutableMapping[str, Any]) -> Review:
-        return cls(scope.get(USER_SCOPE_KEY))
+def add_warnings(scope: Scope | None, warnings: list[str]) -> None:
+    """Add admission's ``warnings`` to the answer of the request of ``scope`` (None: a write of no client's)."""
+    if warnings and scope is not None:
+        collected = scope.setdefault(WARNINGS_SCOPE_KEY, [])
+        # (a patch tried again after a lost race is admitted again: its warnings once)
+        collected.extend(w for w in warnings if w not in collected)
+
+
+def warnings_of(scope: Scope) -> list[str]:
+    """What admission warned of while the request of ``scope`` was served."""
+    found: list[str] = scope.get(WARNINGS_SCOPE_KEY) or []
+    return found
 
 
 def attributes(t: Target, operation: str, obj: Obj | None, old: Obj | None, dry: bool,
-               review: Review | None) -> Attributes:
+               scope: Scope | None) -> Attributes:
     """The admission attributes of a write of ``t`` (``obj`` as it would be stored; ``old`` as stored before an
-    update)."""
+    update; ``scope``: the request's, which says who asks)."""
     meta = (obj or old or {}).get("metadata") or {}
     return Attributes(operation, t.resource.group, t.version, t.resource.name, t.sub, t.resource.kind,
                       t.namespace if t.resource.namespaced else "", t.name or meta.get("name") or "", obj, old,
-                      dry, t.resource.versions, user_info(review.user) if review is not None else {})
+                      dry, t.resource.versions, user_info(scope.get(USER_SCOPE_KEY)) if scope is not None else {})

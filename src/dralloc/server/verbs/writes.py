@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from dralloc.api import strict
-from dralloc.server.admission.policies import Review, attributes
+from dralloc.server.admission.policies import Scope, add_warnings, attributes, warnings_of
 from dralloc.server.apply.json_patch import json_patch, merge_patch
 from dralloc.server.apply.managed_fields import apply, record_update, undeclared_fields_error
 from dralloc.server.apply.strategic_merge import strategic_merge_patch
@@ -146,12 +146,11 @@ async def create(api: ApiContext, request: Request, t: Target) -> Response:
     with decoding_first(t, data):
         api.namespaces.admit_create(t, data)
     warnings = [*warnings, *dropped]
-    review = Review.of(request.scope)
     with events.errors_of(t):
         # (admission adds only fields of the schema, in new dicts: a plain body stays plain)
         result, encoded = await insert_new(api, stored_view(t), created_form(data, t), dry_run(request),
-                                           manager_of(request), view=t, plain=plain, review=review)
-    admitted = review.warnings
+                                           manager_of(request), view=t, plain=plain, scope=request.scope)
+    admitted = warnings_of(request.scope)
     return respond_created(request, t, result, encoded, [*warnings, *admitted] if admitted else warnings)
 
 
@@ -221,11 +220,12 @@ def _record(old: Obj | None, new: Obj, manager: str, view: Target, sub: str = ""
 
 async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool, manager: str | None,
                      view: Target | None = None, plain: bool = False,
-                     review: Review | None = None) -> tuple[Obj, bytes | None]:
+                     scope: Scope | None = None) -> tuple[Obj, bytes | None]:
     """Create ``data`` (validated, defaulted; ``manager``: record an Update entry, None when ``data`` carries
     its apply entry; ``plain``: see ``objects.Body``), with kube-apiserver's create rules: no resourceVersion,
     and a generated name tried again when it is taken. The object created, and its JSON as stored (None for a
-    dry run); ``review``: a client's create, which ValidatingAdmissionPolicies admit (their warnings go to it)."""
+    dry run); ``scope``: a client's request, whose create ValidatingAdmissionPolicies admit (their warnings go to
+    its answer)."""
     strategy = t.resource.strategy
     attempts = NAME_GENERATION_ATTEMPTS if not ObjectView(data).name else 1
     shown = view or t
@@ -251,9 +251,7 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool, manager: 
         stored, name = prepare_create(admitted, t, plain and attempts == 1, record, admit)
         check_valid(t, name, strategy.create_admission_errors(api.store, t.namespace, name, stored))
         if (admission := api.policies.snapshot(t.namespace)) is not None:  # ValidatingAdmissionPolicy
-            found = admission.admit(attributes(t, "CREATE", stored, None, dry, review))
-            if review is not None:
-                review.warnings += found
+            add_warnings(scope, admission.admit(attributes(t, "CREATE", stored, None, dry, scope)))
         quota.admit_create(api.store, t.resource.name, t.resource.group, t.namespace, stored, dry)  # (last)
         if record is not None and not strategy.stored_as_sent:
             record(stored if admitted is data else _typed_as_decoded(data, t, stored))
@@ -360,11 +358,11 @@ async def update(api: ApiContext, request: Request, t: Target) -> Response:
         data = t.resource.strategy.to_storage(data)
     obj = typed(data, stored_t)
     check_name(obj.metadata, t)
-    review = Review.of(request.scope)
     with events.errors_of(t):
         result = await apply_update(api, request, stored_t, obj, data, obj.metadata.resource_version,
-                                    manager_of(request), view=t, review=review)
-    return respond(request, t.present(result), warnings=[*warnings, *review.warnings, *strategy_warnings(t, result)])
+                                    manager_of(request), view=t)
+    return respond(request, t.present(result),
+                   warnings=[*warnings, *warnings_of(request.scope), *strategy_warnings(t, result)])
 
 
 def strategy_warnings(t: Target, result: Obj) -> list[str]:
@@ -378,10 +376,10 @@ def manager_of(request: Request) -> str:
 
 
 async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, data: Obj,
-                       expect_rv: str | None, manager: str | None, view: Target | None = None,
-                       review: Review | None = None) -> Obj:
+                       expect_rv: str | None, manager: str | None, view: Target | None = None) -> Obj:
     """Write ``obj`` over the stored object; ``manager`` (None for server-side apply, which records its own
-    ownership) takes over the fields it changed; ``review``: as :func:`insert_new`'s."""
+    ownership) takes over the fields it changed. ValidatingAdmissionPolicies admit it (their warnings go to
+    the request's answer)."""
     dry = dry_run(request)
     errors_box: list[Any] = []
     policy_warnings: list[str] = []
@@ -403,7 +401,7 @@ async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, d
             errors_box.extend(errors)
             raise _Invalid()
         if admission is not None:
-            policy_warnings[:] = admission.admit(attributes(t, "UPDATE", merged, old, dry, review))
+            policy_warnings[:] = admission.admit(attributes(t, "UPDATE", merged, old, dry, request.scope))
         merged["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if merged == old:
             return old
@@ -425,8 +423,7 @@ async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, d
             written = result.object if isinstance(result, Outcome) else result
         else:
             written = await api.store.update_async(t.resource.name, t.namespace, t.name, build, expect_rv or None)
-        if review is not None:
-            review.warnings += policy_warnings
+        add_warnings(request.scope, policy_warnings)
         return written
     except NotFound:
         raise not_found(t.resource, t.name) from None
@@ -500,16 +497,15 @@ async def _patch_once(api: ApiContext, request: Request, t: Target, raw: bytes, 
             warnings = [*warnings, *dropped]
             with decoding_first(t, merged):
                 api.namespaces.admit_create(t, merged)
-            review = Review.of(request.scope)
             try:
                 with events.errors_of(t):
                     result, encoded = await insert_new(api, stored_view(t), created_form(merged, t),
-                                                       dry_run(request), None, review=review)
+                                                       dry_run(request), None, scope=request.scope)
             except ApiError as exc:
                 if exc.code == 409 and exc.reason == "AlreadyExists":
                     raise _Raced() from None  # created meanwhile: apply to it
                 raise
-            return respond_created(request, t, result, encoded, [*warnings, *review.warnings])
+            return respond_created(request, t, result, encoded, [*warnings, *warnings_of(request.scope)])
     elif ctype == "application/json-patch+json":
         merged = type_meta_checked(json_patch(current, patch), t)
         check_limits(merged, None, t.resource.kind, t.version)  # added values can nest below existing ones
@@ -532,16 +528,15 @@ async def _patch_once(api: ApiContext, request: Request, t: Target, raw: bytes, 
     obj = typed(merged, stored_t)
     check_name(obj.metadata, t)
     manager = None if ctype == "application/apply-patch+yaml" else manager_of(request)
-    review = Review.of(request.scope)
     try:
         with events.errors_of(t):
-            result = await apply_update(api, request, stored_t, obj, merged, asked or read, manager, view=t,
-                                        review=review)
+            result = await apply_update(api, request, stored_t, obj, merged, asked or read, manager, view=t)
     except ApiError as exc:
         if exc.code == 409 and exc.reason == "Conflict" and not asked:
             raise _Raced() from None  # the object changed since it was read: patch it again
         raise
-    return respond(request, t.present(result), warnings=[*warnings, *review.warnings, *strategy_warnings(t, result)])
+    return respond(request, t.present(result),
+                   warnings=[*warnings, *warnings_of(request.scope), *strategy_warnings(t, result)])
 
 
 class _Invalid(Exception):
