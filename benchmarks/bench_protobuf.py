@@ -1,6 +1,8 @@
 """Protobuf bodies (server/protobuf/decoder.py) beside JSON: what reading and writing the objects kube-scheduler, DRA
 drivers and the Kubernetes e2e framework send costs — a ResourceClaim status update (an allocation), a
-driver's ResourceSlice of 8 devices (and one of 128), an e2e pod, a Node and a scheduling Event.
+driver's ResourceSlice of 8 devices (and one of 128), an e2e pod, a Node, a scheduling Event, the CronJob
+``kubectl create cronjob`` sends, a PersistentVolumeClaim as the PV controller's bind leaves it and a
+CustomResourceDefinition (whose OpenAPI schema only the Python path reads).
 
     .venv/bin/python benchmarks/bench_protobuf.py [--calls 500] [--runs 20] [--profile] [--bytecodes] [--server 2000]
 
@@ -112,7 +114,11 @@ NODE = {
     "spec": {"podCIDR": "10.244.1.0/24", "podCIDRs": ["10.244.1.0/24"],
              "taints": [{"key": "gpu.example.com/maintenance", "effect": "NoSchedule"}]},
     "status": {"capacity": {"cpu": "64", "ephemeral-storage": "1Ti", "memory": "512Gi", "pods": "110"},
-               "allocatable": {"cpu": "63500m", "ephemeral-storage": "1Ti", "memory": "510Gi", "pods": "110"}}}
+               "allocatable": {"cpu": "63500m", "ephemeral-storage": "1Ti", "memory": "510Gi", "pods": "110"},
+               "daemonEndpoints": {"kubeletEndpoint": {"Port": 0}},  # (Go writes these two whatever they hold)
+               "nodeInfo": {"machineID": "", "systemUUID": "", "bootID": "", "kernelVersion": "", "osImage": "",
+                            "containerRuntimeVersion": "", "kubeletVersion": "", "kubeProxyVersion": "",
+                            "operatingSystem": "", "architecture": ""}}}
 EVENT = {
     "apiVersion": "events.k8s.io/v1", "kind": "Event",
     "metadata": {"name": "web.17f2c3a4b5", "namespace": "default"},
@@ -121,10 +127,48 @@ EVENT = {
     "regarding": {"kind": "Pod", "namespace": "default", "name": "web", "uid": "5f1c", "apiVersion": "v1",
                   "resourceVersion": "1234"},
     "note": "0/8 nodes are available: 8 cannot allocate all claims.", "type": "Warning", "deprecatedSource": {}}
+CRON_JOB = {
+    "apiVersion": "batch/v1", "kind": "CronJob",
+    "metadata": {"name": "tick", "namespace": "default"},
+    "spec": {"schedule": "*/1 * * * *", "jobTemplate": {
+        "metadata": {"name": "tick"},
+        "spec": {"template": {"metadata": {}, "spec": {
+            "containers": [{"name": "tick", "image": "busybox", "command": ["date"], "resources": {}}],
+            "restartPolicy": "OnFailure"}}}}},
+    "status": {}}
+CLAIM_BOUND = {
+    "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+    "metadata": {"name": "data-web-0", "namespace": "default", "uid": "7c1d", "resourceVersion": "4321",
+                 "creationTimestamp": "2025-01-02T03:04:05Z", "labels": {"app": "web"},
+                 "annotations": {"pv.kubernetes.io/bind-completed": "yes",
+                                 "pv.kubernetes.io/bound-by-controller": "yes",
+                                 "volume.beta.kubernetes.io/storage-provisioner": "csi.example.com",
+                                 "volume.kubernetes.io/selected-node": "node-1"},
+                 "finalizers": ["kubernetes.io/pvc-protection"]},
+    "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}},
+             "volumeName": "pvc-7c1d", "storageClassName": "standard", "volumeMode": "Filesystem"},
+    "status": {"phase": "Bound", "accessModes": ["ReadWriteOnce"], "capacity": {"storage": "10Gi"}}}
+CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.example.com"},
+    "spec": {"group": "example.com", "names": {"plural": "widgets", "kind": "Widget"}, "scope": "Namespaced",
+             "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                 "type": "object", "properties": {
+                     "spec": {"type": "object", "required": ["size"], "properties": {
+                         "ports": {"type": "array", "items": {"type": "object", "required": ["name"], "properties": {
+                             "name": {"type": "string"}, "port": {"type": "integer", "maximum": 65535, "minimum": 1}}},
+                             "x-kubernetes-list-map-keys": ["name"], "x-kubernetes-list-type": "map"},
+                         "replicas": {"type": "integer", "default": 1, "maximum": 100, "minimum": 0},
+                         "size": {"type": "string", "enum": ["small", "large"]}}},
+                     "status": {"type": "object", "properties": {"phase": {"type": "string"}}}}}},
+                 "subresources": {"status": {}}}]},
+    "status": {"acceptedNames": {"plural": "", "kind": ""}}}
 BIG_SLICE = {**SLICE, "spec": {**SLICE["spec"], "devices": [
     {**device, "name": f"gpu-{g}"} for g in range(128) for device in SLICE["spec"]["devices"][:1]]}}
 OBJECTS = {"ResourceClaim status update": CLAIM, "ResourceSlice of 8 devices": SLICE, "Pod (e2e)": POD,
-           "Node": NODE, "Event (scheduler)": EVENT, "ResourceSlice of 128 devices": BIG_SLICE}
+           "Node": NODE, "Event (scheduler)": EVENT, "CronJob (kubectl create)": CRON_JOB,
+           "PersistentVolumeClaim, bound": CLAIM_BOUND, "CustomResourceDefinition": CRD,
+           "ResourceSlice of 128 devices": BIG_SLICE}
 
 
 def new_values_slice(i: int) -> dict[str, Any]:

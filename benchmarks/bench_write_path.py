@@ -4,7 +4,7 @@ app of ``dralloc serve`` (anonymous, a SQLite file, every write durable), as uvi
     .venv/bin/python benchmarks/bench_write_path.py [--creates 2000] [--repeat 5] [--kind deviceclasses]
                                                     [--go-client]
 
-Prints, per kind (DeviceClass, ResourceClaim in ``default``, ResourceSlice of 8 devices, a custom resource whose
+Prints, per kind (DeviceClass, ResourceClaim in ``default``, ResourceSlice of 8 devices, a Pod, a custom resource whose
 CRD's schema prunes, defaults and validates it with a CEL rule), the µs of CPU time
 per create (the median of the repeats; a shared machine moves it by tens of percent). ``--go-client``: each
 body has the ``"creationTimestamp": null`` a Go client writes into every new object. For figures that do
@@ -46,6 +46,10 @@ KINDS: dict[str, tuple[str, Callable[[int], dict[str, Any]]]] = {
                  "devices": [{"name": f"gpu-{g}", "attributes": {"model": {"string": "h100"}, "index": {"int": g},
                                                                  "driverVersion": {"version": "560.35.3"}},
                               "capacity": {"memory": {"value": "80Gi"}}} for g in range(8)]}}),
+    "pods": ("/api/v1/namespaces/default/pods", lambda i: {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"pod-{i}", "labels": {"app": "bench"}},
+        "spec": {"containers": [{"name": "main", "image": "registry.example/app:1.0",
+                                 "resources": {"requests": {"cpu": "100m"}}}]}}),
     # a custom resource of a CRD with a schema to prune, default and validate, and a CEL rule
     "widgets": ("/apis/example.com/v1/namespaces/default/widgets", lambda i: {
         "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": f"widget-{i}"},

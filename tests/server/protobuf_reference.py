@@ -5,6 +5,7 @@ error for error (tests/server/test_protobuf_reference.py)."""
 from __future__ import annotations
 
 import base64
+import struct
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -194,6 +195,8 @@ def _single(kind: str, raw: bytes, table: Schema, depth: int) -> Any:
         return _raw_json(raw, kind)
     if kind == "IntOrString":
         return _int_or_string(raw)
+    if kind == "JSONSchemaProps":
+        return _schema_message("JSONSchemaProps", raw, depth + 1)
     if kind in SCALARS:
         raise ProtobufError(f"a {kind} is not length-delimited")
     return message(raw, table, kind, depth + 1)
@@ -306,3 +309,120 @@ def _raw_json(raw: bytes, kind: str) -> Any:
         raise ProtobufError(f"the raw bytes of a {kind} are not JSON: {exc}") from None
     except RecursionError:
         raise ProtobufError(f"the JSON of a {kind} is nested too deeply") from None
+
+
+# --- a CRD's OpenAPI schema (apiextensions/v1 JSONSchemaProps), from its generated.proto and JSON methods ----
+
+# message → {field number: (JSON name, type, kept when empty)}; a type "[]T" is repeated, "{}T" a map of T
+_P, _B, _S = "JSONSchemaPropsOrArray", "JSONSchemaPropsOrBool", "JSONSchemaPropsOrStringArray"
+_SCHEMA_MESSAGES: dict[str, dict[int, tuple[str, str, bool]]] = {
+    "JSONSchemaProps": {
+        1: ("id", "string", False), 2: ("$schema", "string", False), 3: ("$ref", "string", True),
+        4: ("description", "string", False), 5: ("type", "string", False), 6: ("format", "string", False),
+        7: ("title", "string", False), 8: ("default", "json", True), 9: ("maximum", "double", True),
+        10: ("exclusiveMaximum", "bool", False), 11: ("minimum", "double", True),
+        12: ("exclusiveMinimum", "bool", False), 13: ("maxLength", "int64", True), 14: ("minLength", "int64", True),
+        15: ("pattern", "string", False), 16: ("maxItems", "int64", True), 17: ("minItems", "int64", True),
+        18: ("uniqueItems", "bool", False), 19: ("multipleOf", "double", True), 20: ("enum", "[]json", False),
+        21: ("maxProperties", "int64", True), 22: ("minProperties", "int64", True),
+        23: ("required", "[]string", False), 24: ("items", _P, True), 25: ("allOf", "[]JSONSchemaProps", False),
+        26: ("oneOf", "[]JSONSchemaProps", False), 27: ("anyOf", "[]JSONSchemaProps", False),
+        28: ("not", "JSONSchemaProps", True), 29: ("properties", "{}JSONSchemaProps", False),
+        30: ("additionalProperties", _B, True), 31: ("patternProperties", "{}JSONSchemaProps", False),
+        32: ("dependencies", "{}" + _S, False), 33: ("additionalItems", _B, True),
+        34: ("definitions", "{}JSONSchemaProps", False), 35: ("externalDocs", "ExternalDocumentation", True),
+        36: ("example", "json", True), 37: ("nullable", "bool", False),
+        38: ("x-kubernetes-preserve-unknown-fields", "bool", True),
+        39: ("x-kubernetes-embedded-resource", "bool", False), 40: ("x-kubernetes-int-or-string", "bool", False),
+        41: ("x-kubernetes-list-map-keys", "[]string", False), 42: ("x-kubernetes-list-type", "string", True),
+        43: ("x-kubernetes-map-type", "string", True), 44: ("x-kubernetes-validations", "[]ValidationRule", False)},
+    "ExternalDocumentation": {1: ("description", "string", False), 2: ("url", "string", False)},
+    "ValidationRule": {1: ("rule", "string", True), 2: ("message", "string", False),
+                       3: ("messageExpression", "string", False), 4: ("reason", "string", True),
+                       5: ("fieldPath", "string", False), 6: ("optionalOldSelf", "bool", True)},
+    _P: {1: ("schema", "JSONSchemaProps", True), 2: ("jSONSchemas", "[]JSONSchemaProps", False)},
+    _B: {1: ("allows", "bool", True), 2: ("schema", "JSONSchemaProps", True)},
+    _S: {1: ("schema", "JSONSchemaProps", True), 2: ("property", "[]string", False)},
+}
+
+
+def _schema_message(name: str, raw: bytes, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise ProtobufError(f"messages nested deeper than {MAX_DEPTH}")
+    fields = _SCHEMA_MESSAGES[name]
+    seen: dict[int, list[int | bytes]] = {}
+    for number, wire, value in scan(raw):
+        if number not in fields:
+            continue
+        json_name, kind, _ = fields[number]
+        expected = 0 if kind in ("bool", "int64") else 1 if kind == "double" else 2
+        if wire != expected:
+            raise ProtobufError(f"wrong wire type {wire} for field {name}.{json_name} (field {number})")
+        seen.setdefault(number, []).append(value)
+    out: dict[str, Any] = {}
+    for number in sorted(seen):
+        json_name, kind, kept = fields[number]
+        try:
+            value = _schema_field(kind, seen[number], depth)
+        except ProtobufError as exc:
+            raise exc.within(json_name) from None
+        if value is None or (value in ("", False, 0) and not kept):
+            continue
+        out[json_name] = value
+    if name == _P:  # the unions: their JSON is one of their fields (Go's MarshalJSON)
+        return out["jSONSchemas"] if out.get("jSONSchemas") else out.get("schema")
+    if name == _B:
+        return out.get("schema", bool(out.get("allows")))
+    if name == _S:
+        return out["property"] if out.get("property") else out.get("schema")
+    return out
+
+
+def _schema_field(kind: str, values: list[int | bytes], depth: int) -> Any:
+    if kind.startswith("[]"):
+        items = []
+        for i, value in enumerate(values):
+            try:
+                items.append(_schema_value(kind[2:], value, depth))
+            except ProtobufError as exc:
+                raise exc.within(f"[{i}]") from None
+        return items
+    if kind.startswith("{}"):
+        entries: dict[str, Any] = {}
+        for entry in values:
+            key, value = "", b""
+            for number, wire, part in scan(_as_bytes(entry)):
+                if number == 1:
+                    if wire != 2:
+                        raise ProtobufError(f"wrong wire type {wire} for a map key")
+                    key = _text(_as_bytes(part))
+                elif number == 2:
+                    if wire != 2:
+                        raise ProtobufError(f"wrong wire type {wire} for a map value")
+                    value = _as_bytes(part)
+            try:
+                entries[key] = _schema_value(kind[2:], value, depth)
+            except ProtobufError as exc:
+                raise exc.within(f"[{key}]") from None
+        return entries
+    if kind in _SCHEMA_MESSAGES:  # a message given twice: the two merged
+        return _schema_value(kind, b"".join(_as_bytes(v) for v in values), depth)
+    return _schema_value(kind, values[-1], depth)
+
+
+def _schema_value(kind: str, value: int | bytes, depth: int) -> Any:
+    if kind == "bool":
+        return bool(value)
+    if kind == "int64":
+        return _scalar("int64", value)
+    raw = _as_bytes(value)
+    if kind == "string":
+        return _text(raw)
+    if kind == "double":
+        number = struct.unpack("<d", raw)[0]
+        if number != number or number in (float("inf"), float("-inf")):
+            raise ProtobufError(f"a number JSON cannot hold ({number})")
+        return int(number) if number == int(number) and abs(number) < 1e21 else number
+    if kind == "json":
+        return _raw_json(raw, "JSON")
+    return _schema_message(kind, raw, depth + 1)

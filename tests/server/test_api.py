@@ -594,6 +594,14 @@ def test_version_has_every_field_of_kube_apiservers_version_info(client: TestCli
     assert (info["minCompatibilityMajor"], info["minCompatibilityMinor"]) == ("1", "35")
 
 
+@pytest.mark.parametrize("accept", ["application/json", "application/yaml", "*/*"])
+def test_version_is_indented_json_whatever_the_client_asks(client: TestClient, accept: str) -> None:
+    # (WriteRawJSON: json.MarshalIndent with two spaces, no newline at the end; kubectl version reads it)
+    r = client.get("/version", headers={"accept": accept, "user-agent": "kubectl/v1.36.0 (linux/amd64)"})
+    assert r.headers["content-type"] == "application/json"
+    assert r.text.startswith('{\n  "major": "1",\n  "minor": "36",\n') and r.text.endswith('"\n}')
+
+
 def test_kubectl_explain_shows_no_docstring_of_dralloc_models(client: TestClient) -> None:
     # a model's docstring is a note for dralloc's readers; kubectl explain priorityclass printed one
     root = client.get("/openapi/v3").json()["paths"]

@@ -611,6 +611,21 @@ def test_a_time_go_cannot_parse_is_refused_and_never_stored(client: TestClient) 
     assert r.status_code == 400 and r.json()["message"].endswith('parsing time "2026-02-30T00:00:00Z": day out of range')
 
 
+@pytest.mark.parametrize("state", [
+    '{"running": {"startedAt": "garbage"}}',  # a time field whose name lacks "ime"
+    '{"terminated": {"exitCode": 0, "finishedAt": "garbage"}}',
+    '{"running": {"st\\u0061rtedAt": "garbage"}}'])  # a time field's name escaped
+def test_a_core_body_without_a_time_fields_usual_name_still_has_its_times_checked(client: TestClient,
+                                                                                 state: str) -> None:
+    # (the time walk is skipped only for a body whose text can name no time field at all)
+    body = ('{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "states"}, "spec": {"containers": '
+            '[{"name": "c", "image": "i"}]}, "status": {"containerStatuses": [{"name": "c", "image": "i", '
+            '"imageID": "", "ready": false, "restartCount": 0, "state": ' + state + '}]}}')
+    r = client.post("/api/v1/namespaces/default/pods", content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["message"].endswith(
+        'parsing time "garbage" as "2006-01-02T15:04:05Z07:00": cannot parse "garbage" as "2006"'), r.text
+
+
 @pytest.mark.parametrize("nested", ["[" * 100_000 + "]" * 100_000, "{a: " * 100_000 + "1" + "}" * 100_000,
                                     "- " * 100_000 + "1"], ids=["flow-lists", "flow-maps", "block-lists"])
 @pytest.mark.parametrize("method,url,ctype", [

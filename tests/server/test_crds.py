@@ -458,3 +458,52 @@ def test_cel_rules_run_beside_schema_errors_unless_one_blocks_them() -> None:
     assert blocked == ('Widget.example.com "a" is invalid: [spec.size: Unsupported value: "huge": supported values: '
                        '"small", "large", <nil>: Invalid value: "null": some validation rules were not checked because '
                        'the object was invalid; correct the existing errors to complete validation]')
+
+
+def test_lists_of_a_custom_resource_are_of_its_list_kind_and_discovery_says_its_singular() -> None:
+    http = api_client("ns")
+    crd = widget_crd()
+    crd["spec"]["names"].update(listKind="WidgetCollection", singular="gadget")
+    assert http.post(CRDS, json=crd).status_code == 201
+    assert http.post(WIDGETS, json=widget("a")).status_code == 201
+    plain = http.get(WIDGETS)  # (the list answered from the stored text)
+    assert plain.json()["kind"] == "WidgetCollection" and [i["metadata"]["name"] for i in plain.json()["items"]] == ["a"]
+    selected = http.get(WIDGETS, params={"labelSelector": "!x"})
+    assert selected.json()["kind"] == "WidgetCollection"
+    older = http.get("/apis/example.com/v1beta1/namespaces/ns/widgets")
+    assert older.json()["kind"] == "WidgetCollection" and older.json()["apiVersion"] == "example.com/v1beta1"
+    as_yaml = yaml.safe_load(http.get(WIDGETS, headers={"accept": "application/yaml"}).text)
+    assert as_yaml["kind"] == "WidgetCollection"
+    resources = http.get("/apis/example.com/v1").json()["resources"]
+    assert next(r for r in resources if r["name"] == "widgets")["singularName"] == "gadget"
+    deleted = http.delete(WIDGETS)
+    assert deleted.status_code == 200 and deleted.json()["kind"] == "WidgetCollection"
+
+
+def test_rule_costs_are_limited_when_the_crd_is_written_and_when_a_resource_is() -> None:
+    http = api_client("ns")
+
+    def names_crd(rule: str, **bounds: Any) -> dict[str, Any]:
+        names = {"type": "array", "items": {"type": "string", **bounds.get("item", {})},
+                 "x-kubernetes-validations": [{"rule": rule}], **bounds.get("list", {})}
+        crd = widget_crd()
+        crd["spec"]["versions"] = [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+            "type": "object", "properties": {"spec": {"type": "object", "properties": {"names": names}}}}}}]
+        return crd
+
+    refused = http.post(CRDS, json=names_crd("self.all(n, int(n.split('/')[0]) >= 1)"))
+    assert refused.status_code == 422
+    assert ("spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[names].x-kubernetes-validations[0]"
+            ".rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x") in refused.json()["message"]
+    pairs = "self.all(a, self.all(b, a != b || a == b))"
+    assert http.post(CRDS, json=names_crd(pairs, item={"maxLength": 10}, list={"maxItems": 1000})).status_code == 201
+    many = http.post(WIDGETS, json={"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+                                    "spec": {"names": [f"n{i}" for i in range(1000)]}})
+    assert many.status_code == 422
+    assert many.json()["message"] == (
+        'Widget.example.com "w" is invalid: spec.names: Invalid value: "array": \'operation cancelled: actual cost '
+        "limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: "
+        f"{pairs}")
+    few = http.post(WIDGETS, json={"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+                                   "spec": {"names": ["a", "b"]}})
+    assert few.status_code == 201

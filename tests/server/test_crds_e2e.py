@@ -172,3 +172,75 @@ def test_the_python_client_creates_and_watches_a_custom_resource(served: tuple[S
     custom.patch_namespaced_custom_object("example.com", "v1", "default", "shards", "py", {"spec": {"replicas": 3}})
     watcher.join(15)
     assert seen == [("ADDED", "py"), ("MODIFIED", "py")]
+
+
+GADGETS = """apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gadgets, kind: Gadget, listKind: GadgetCollection}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items:
+                  type: object
+                  required: [name]
+                  properties:
+                    name: {type: string}
+                    port: {type: integer}
+"""
+
+
+def gadget(*ports: str) -> str:
+    return ("apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g, namespace: default}\nspec:\n  ports:\n"
+            + "".join(f"  - {p}\n" for p in ports))
+
+
+def test_list_kinds_list_maps_name_conflicts_and_rule_costs_with_kubectl(kubectl: Kubectl) -> None:
+    kubectl("apply", "-f", "-", stdin=GADGETS)
+    kubectl("wait", "--for", "condition=established", "--timeout=20s", "crd/gadgets.example.com")
+    # the list kind is the CRD's
+    kubectl("apply", "--server-side", "--field-manager=a", "-f", "-", stdin=gadget("{name: http, port: 80}"))
+    listed = kubectl("get", "--raw", "/apis/example.com/v1/namespaces/default/gadgets").stdout
+    assert '"kind":"GadgetCollection"' in listed.replace(" ", "")
+    # server-side apply merges the list map item by item, and names the owner of a contested item's field
+    kubectl("apply", "--server-side", "--field-manager=b", "-f", "-", stdin=gadget("{name: metrics, port: 9090}"))
+    names = kubectl("get", "gadget", "g", "-o", "jsonpath={.spec.ports[*].name}").stdout
+    assert names == "http metrics"
+    contested = kubectl("apply", "--server-side", "--field-manager=b", "-f", "-",
+                        stdin=gadget("{name: http, port: 81}"), check=False)
+    assert contested.returncode != 0
+    assert 'conflict with "a": .spec.ports[name="http"].port' in contested.stderr
+    # a second CRD of the group asking for the same kind is neither named nor established
+    other = GADGETS.replace("gadgets.example.com", "widgets.example.com").replace("plural: gadgets", "plural: widgets")
+    kubectl("apply", "-f", "-", stdin=other)
+    reason = kubectl("get", "crd", "widgets.example.com", "-o",
+                     'jsonpath={.status.conditions[?(@.type=="NamesAccepted")].reason}').stdout
+    assert reason == "ListKindConflict"
+    waited = kubectl("wait", "--for", "condition=established", "--timeout=1s", "crd/widgets.example.com",
+                     check=False)
+    assert waited.returncode != 0
+    kubectl("delete", "crd", "gadgets.example.com")
+    kubectl("wait", "--for", "condition=established", "--timeout=20s", "crd/widgets.example.com")
+    # a rule too dear for its schema is refused with the CRD
+    dear = GADGETS.replace("gadgets", "tools").replace("Gadget", "Tool").replace(
+        "            type: object\n            properties:\n              ports:",
+        "            type: object\n            properties:\n              tags:\n                type: array\n"
+        "                items: {type: string}\n                x-kubernetes-validations:\n"
+        "                - rule: self.all(t, t.matches('^[a-z]+$'))\n              ports:")
+    refused = kubectl("apply", "-f", "-", stdin=dear, check=False)
+    assert refused.returncode != 0 and "estimated rule cost exceeds budget by factor of" in refused.stderr

@@ -6,6 +6,7 @@ invalid UTF-8), and on random mutations of them."""
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
 import msgspec
@@ -83,7 +84,41 @@ def payload(draw: st.DrawFn, kind: str, table: Schema, depth: int, faults: bool)
         parts = [key(1, 0) + varint(draw(st.integers(0, 2 if faults else 1))), key(2, 0) + varint(draw(INTS)),
                  delimited(3, draw(TEXT))]
         return b"".join(draw(st.lists(st.sampled_from(parts), max_size=3)))
+    if kind == "JSONSchemaProps":
+        return draw(schema_props(depth + 1, faults))
     return draw(encoded(table, kind, depth + 1, faults))
+
+
+DOUBLES = st.floats(allow_nan=False, allow_infinity=False, width=64)
+
+
+@st.composite
+def schema_props(draw: st.DrawFn, depth: int, faults: bool) -> bytes:
+    """A CRD's OpenAPI schema (apiextensions/v1 JSONSchemaProps): some of its fields, in any order, nested
+    schemas in its unions and maps, now and then a wrong wire type or a NaN."""
+    nested = (lambda: draw(schema_props(depth + 1, faults))) if depth < 5 else (lambda: b"")
+    double = st.one_of(DOUBLES, st.sampled_from([float("nan"), float("inf")])) if faults else DOUBLES
+    makers = [
+        lambda: delimited(5, draw(TEXT)),  # type
+        lambda: key(9, 1) + struct.pack("<d", draw(double)),  # maximum
+        lambda: key(13, 0) + varint(draw(INTS)),  # maxLength
+        lambda: delimited(8, delimited(1, draw(JSON_BYTES if faults else st.just(b'{"a":1}')))),  # default
+        lambda: delimited(20, delimited(1, b"7")),  # an enum value
+        lambda: delimited(23, draw(TEXT)),  # required
+        lambda: delimited(24, delimited(draw(st.sampled_from([1, 2])), nested())),  # items: one, or a list
+        lambda: delimited(29, delimited(1, draw(TEXT)) + delimited(2, nested())),  # properties
+        lambda: delimited(30, key(1, 0) + varint(draw(st.integers(0, 1)))  # additionalProperties
+                          + (delimited(2, nested()) if draw(st.booleans()) else b"")),
+        lambda: delimited(32, delimited(1, draw(TEXT)) + delimited(2, delimited(2, draw(TEXT)))),  # dependencies
+        lambda: key(38, 0) + varint(draw(st.integers(0, 1))),  # x-kubernetes-preserve-unknown-fields
+        lambda: delimited(44, delimited(1, draw(TEXT)) + delimited(4, draw(TEXT))),  # a validation rule
+        lambda: delimited(35, delimited(2, draw(BAD_TEXT if faults else TEXT))),  # externalDocs
+    ]
+    if faults:
+        makers.append(lambda: key(draw(st.sampled_from([5, 9, 13, 29])), draw(st.sampled_from([0, 1, 5]))) +
+                      bytes(8))  # a wrong wire type
+    chosen = draw(st.lists(st.sampled_from(range(len(makers))), max_size=5))
+    return b"".join(makers[i]() for i in chosen)
 
 
 @st.composite
@@ -116,6 +151,8 @@ def encoded(draw: st.DrawFn, table: Schema, name: str, depth: int = 1, faults: b
     if depth > 6:
         return b""
     schema = table[name]
+    if not schema:  # a message of no fields (a marker, as a PodGroup's basic scheduling policy)
+        return delimited(99, b"unknown") if draw(st.booleans()) else b""
     numbers = draw(st.lists(st.sampled_from(sorted(schema)), max_size=len(schema) + 2))
     if draw(st.booleans()):
         numbers.sort()  # as Go writes them: in field-number order, a list's items together

@@ -123,7 +123,7 @@ def test_reviews_are_create_only_and_discovered(client: TestClient) -> None:
     r = client.get(CAN_I, headers=VIEWER)
     assert r.status_code == 405 and r.json()["reason"] == "MethodNotAllowed"
     groups = [g["name"] for g in client.get("/apis", headers=VIEWER).json()["groups"]]
-    assert groups == ["apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "batch",
+    assert groups == ["apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "autoscaling", "batch",
                       "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io",
                       "admissionregistration.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io", "coordination.k8s.io",
                       "discovery.k8s.io", "resource.k8s.io"]

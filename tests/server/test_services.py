@@ -81,8 +81,8 @@ def test_the_printed_columns_follow_the_service_type() -> None:
 
 
 @pytest.mark.parametrize("method,path", [
-    ("POST", "/api/v1/namespaces/default/replicationcontrollers"),
-    ("DELETE", "/apis/networking.k8s.io/v1/namespaces/default/ingresses/x"),
+    ("POST", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices"),
+    ("DELETE", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/x"),
 ])
 def test_a_write_to_a_read_only_resource_is_method_not_allowed_with_a_status(client: TestClient, method: str,
                                                                              path: str) -> None:
@@ -95,10 +95,8 @@ def test_a_write_to_a_read_only_resource_is_method_not_allowed_with_a_status(cli
 
 
 def test_discovery_lists_only_the_verbs_a_read_only_resource_serves(client: TestClient) -> None:
-    listed = {r["name"]: r for r in client.get("/api/v1").json()["resources"]}
-    assert listed["replicationcontrollers"]["verbs"] == ["get", "list", "watch"]
-    paths = client.get("/openapi/v3/api/v1").json()["paths"]
-    assert set(paths["/api/v1/namespaces/{namespace}/replicationcontrollers/{name}"]) == {"get"}
+    listed = {r["name"]: r for r in client.get("/apis/discovery.k8s.io/v1").json()["resources"]}
+    assert listed["endpointslices"]["verbs"] == ["get", "list", "watch"]
 
 
 def test_services_are_writable_and_discovery_says_so(client: TestClient) -> None:

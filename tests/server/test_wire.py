@@ -58,9 +58,10 @@ def client() -> TestClient:
 
 
 def test_protobuf_namespace_is_decoded_without_the_empty_scalars() -> None:
-    # (the spec Go writes, empty, is kept as Go's JSON writes it: an empty object)
+    # (the spec and status Go writes, empty, are kept as Go's JSON writes them: empty objects)
     assert decode(namespace("team-a", {"env": "dev"})) == {
-        "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a", "labels": {"env": "dev"}}, "spec": {}}
+        "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a", "labels": {"env": "dev"}}, "spec": {},
+        "status": {}}
 
 
 def test_protobuf_node_keeps_spec_and_capacity() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dralloc.api import (
     admissionregistration_v1,
     apps_v1,
+    autoscaling_v1,
+    autoscaling_v2,
     batch_v1,
     conversion,
     coordination_v1,
@@ -12,6 +14,7 @@ from dralloc.api import (
     core_v1_storage,
     jobset_v1alpha2,
     leaderworkerset_v1,
+    networking_v1,
     policy_v1,
     rbac_v1,
     resource_v1,
@@ -54,6 +57,10 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
     coordination_v1.GROUP_VERSION: {"Lease": coordination_v1.Lease},
     rbac_v1.GROUP_VERSION: {"Role": rbac_v1.Role, "ClusterRole": rbac_v1.ClusterRole,
                             "RoleBinding": rbac_v1.RoleBinding, "ClusterRoleBinding": rbac_v1.ClusterRoleBinding},
+    autoscaling_v2.GROUP_VERSION: {"HorizontalPodAutoscaler": autoscaling_v2.HorizontalPodAutoscaler},
+    autoscaling_v1.GROUP_VERSION: {"HorizontalPodAutoscaler": autoscaling_v1.HorizontalPodAutoscaler},
+    networking_v1.GROUP_VERSION: {"Ingress": networking_v1.Ingress, "IngressClass": networking_v1.IngressClass,
+                                  "NetworkPolicy": networking_v1.NetworkPolicy},
     policy_v1.GROUP_VERSION: {"PodDisruptionBudget": policy_v1.PodDisruptionBudget},
     admissionregistration_v1.GROUP_VERSION: {**admissionregistration_v1.WEBHOOK_CONFIGURATION_KINDS,
                                              **admissionregistration_v1.POLICY_KINDS},
@@ -66,10 +73,11 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
 NAMESPACED_KINDS = frozenset({
     "ResourceClaim", "ResourceClaimTemplate", "Pod", "Service", "ReplicationController", "PersistentVolumeClaim",
     "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision", "Job", "CronJob", "JobSet",
-    "LeaderWorkerSet", "Workload", "PodGroup", "Lease", "PodDisruptionBudget", "CSIStorageCapacity", "Role", "RoleBinding"})
+    "LeaderWorkerSet", "Workload", "PodGroup", "Lease", "PodDisruptionBudget", "CSIStorageCapacity", "Role", "RoleBinding",
+    "Ingress", "NetworkPolicy", "HorizontalPodAutoscaler"})
 CLUSTER_KINDS = frozenset({
     "ResourceSlice", "DeviceClass", "DeviceTaintRule", "Node", "Namespace", "PersistentVolume", "PriorityClass",
-    "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "ClusterRole", "ClusterRoleBinding",
+    "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "ClusterRole", "ClusterRoleBinding", "IngressClass",
     *admissionregistration_v1.WEBHOOK_CONFIGURATION_KINDS, *admissionregistration_v1.POLICY_KINDS})
 
 

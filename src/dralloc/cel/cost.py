@@ -13,6 +13,7 @@ Sizes come from literals and from the DRA environment's declared limits for valu
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from dralloc.cel.checker import Checked
 from dralloc.cel.syntax import Node
@@ -70,8 +71,9 @@ def _factor(size: int, factor: float) -> int:
 
 
 class _Estimator:
-    def __init__(self, checked: Checked) -> None:
+    def __init__(self, checked: Checked, known_sizes: Mapping[tuple[str, ...], int]) -> None:
         self.checked = checked
+        self.known_sizes = known_sizes
         self.paths: dict[int, tuple[str, ...]] = {}
         self.sizes: dict[int, int] = {}
         self.locals: list[dict[str, tuple[str, ...] | int]] = []
@@ -89,8 +91,8 @@ class _Estimator:
         if id(node) in self.sizes:
             return self.sizes[id(node)]
         path = self.paths.get(id(node))
-        if path is not None and path in _DRA_SIZES:
-            return _DRA_SIZES[path]
+        if path is not None and path in self.known_sizes:
+            return self.known_sizes[path]
         t = self.checked.type(node)
         if t.kind in ("int", "uint", "double", "bool", "duration", "timestamp", "null", "struct", "opaque"):
             return 1
@@ -335,6 +337,8 @@ class _Estimator:
         return _add(total, init, result, _mul(range_size, _add(cond, step)))
 
 
-def estimate(checked: Checked) -> int:
-    """The estimated worst-case cost of a checked expression (``UNBOUNDED`` when a size is unknown)."""
-    return _Estimator(checked).cost(checked.root)
+def estimate(checked: Checked, sizes: Mapping[tuple[str, ...], int] | None = None) -> int:
+    """The estimated worst-case cost of a checked expression (``UNBOUNDED`` when a size is unknown); ``sizes``:
+    the largest size of values by their path from a variable (``("self", "spec", "ports")``, ``@values`` for
+    items and map values, ``@keys`` for map keys), the DRA environment's limits when not given."""
+    return _Estimator(checked, _DRA_SIZES if sizes is None else sizes).cost(checked.root)

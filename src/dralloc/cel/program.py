@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from dralloc.cel.checker import Checker, declared
@@ -41,6 +42,24 @@ class Program:
         except RecursionError:
             raise CELRuntimeError("expression recursion limit exceeded") from None
 
+    def evaluate_counted(self, activation: dict[str, Any] | None = None) -> tuple[Any, int, CELRuntimeError | None]:
+        """:meth:`evaluate`, with the runtime cost it spent, as the cost limit counts it (each comprehension
+        step, weighed by its body), also when it fails: (value, cost, None) or (None, cost, the error)."""
+        act = dict(activation or {})
+        if self._needs_root:
+            act[ROOT_KEY] = dict(act)
+        spent = [0, self.cost_limit if self.cost_limit is not None else _NO_LIMIT]
+        act[COST_KEY] = spent
+        try:
+            return self._fn(act), spent[0], None
+        except CELError as exc:
+            return None, spent[0], CELRuntimeError(exc.message)
+        except RecursionError:
+            return None, spent[0], CELRuntimeError("expression recursion limit exceeded")
+
+
+_NO_LIMIT = 2**63 - 1  # (a program compiled without a cost limit still counts its cost)
+
 
 def compile_expression(
     expression: str,
@@ -54,12 +73,14 @@ def compile_expression(
     version: str = DEFAULT_VERSION,
     functions: list[str] | None = None,
     escaped_identifiers: bool = False,
+    cost_sizes: Mapping[tuple[str, ...], int] | None = None,
 ) -> Program:
     """Compile a CEL expression over declared variables (name → CEL type such as "int", "list(string)",
     "map(string, dyn)" or "dyn") with the functions of the Kubernetes ``version``: parse, type-check (unless
     ``check`` is False: parse-only semantics, type problems surface at evaluation), plan, generate.
     ``functions`` declares extra overloads for the checker (``"fn(string, int) -> string"``, see
-    :mod:`dralloc.cel.decls`); ``escaped_identifiers`` allows cel-go's opt-in ``a.`b-c``` field syntax.
+    :mod:`dralloc.cel.decls`); ``escaped_identifiers`` allows cel-go's opt-in ``a.`b-c``` field syntax;
+    ``cost_sizes`` gives the cost estimate the largest size of values by path (:func:`dralloc.cel.cost.estimate`).
     Raises CELCompileError."""
     try:
         ast = parse(expression, macros=macros, escaped_identifiers=escaped_identifiers)
@@ -70,7 +91,7 @@ def compile_expression(
             if functions:
                 declarations_table = declarations_table.extended(functions)
             checked = Checker(declarations_table, expression, declared(declarations), container, homogeneous_literals).run(ast)
-            max_cost = estimate(checked)
+            max_cost = estimate(checked, cost_sizes)
             plan(checked)
             result_type = checked.result.type_name()
         generator = Generator(Env(variables=dict(declarations or {}), container=container), expression)

@@ -110,7 +110,7 @@ class ApiServer:
             if (pod.get("metadata") or {}).get("deletionTimestamp"):
                 pods.schedule_removal(self, pod)
         self.store.attach_loop(asyncio.get_running_loop())  # the controllers' writes commit with the requests'
-        crd_definitions.resume_cleanups(self)  # CRDs being deleted when the server stopped
+        crd_definitions.resume_cleanups(self, self.custom_resources.static)  # CRDs being deleted, or not named
         if self.controllers is not None:
             self.controllers.start()
         asyncio.get_running_loop().call_later(namespaces.SYSTEM_NAMESPACES_EVERY, self._keep_system_namespaces)
@@ -196,8 +196,8 @@ class ApiServer:
         if self.max_connections and self.open_connections() > self.max_connections:
             raise ApiError(429, "Too many requests, please try again later.", "TooManyRequests",
                            details={"retryAfterSeconds": 1}, headers={"Retry-After": "1", "Connection": "close"})
-        if path == "/version":
-            return respond(request, discovery.version_info())
+        if path == "/version":  # (kube-apiserver writes it with WriteRawJSON: indented JSON, whoever asks)
+            return Response(json.dumps(discovery.version_info(), indent=2).encode(), media_type="application/json")
         user = impersonated(self._authenticate(request), request.headers, self.authorizer)
         if path == "/metrics":
             return PlainTextResponse(self._metrics(), media_type="text/plain; version=0.0.4")

@@ -6,6 +6,7 @@ subresources, conversion, and on update what may not change."""
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 import msgspec
@@ -19,6 +20,7 @@ from dralloc.api.apiextensions_v1 import (
     Version,
 )
 from dralloc.validation import field as f
+from dralloc.validation.crd_rule_cost import cost_errors
 from dralloc.validation.crd_rules import rule_errors
 from dralloc.validation.formats import is_dns1123_subdomain, is_qualified_name, max_len_error, regex_error
 from dralloc.validation.meta import (
@@ -125,7 +127,9 @@ def validate_crd_update(new: CustomResourceDefinition, old: CustomResourceDefini
                         established: bool) -> list[f.FieldError]:
     """The errors of an update; ``established``: the stored CRD's Established condition is True."""
     errors = validate_object_meta_update(new.metadata, old.metadata)
-    errors += validate_spec(new.spec, "spec")
+    old_schemas = {v.name: v.schema for v in old.spec.versions or ()}
+    errors += validate_spec(new.spec, "spec", [v.name for v in new.spec.versions or ()
+                                               if v.name in old_schemas and old_schemas[v.name] == v.schema])
     errors += approval_errors(new, old)
     if established:  # (they decide how objects are stored)
         errors += _immutable(new.spec.scope, old.spec.scope, "spec.scope")
@@ -155,7 +159,7 @@ def validate_stored_versions(stored: list[str], versions: list[Version], path: s
     return errors
 
 
-def validate_spec(spec: Spec, path: str) -> list[f.FieldError]:
+def validate_spec(spec: Spec, path: str, unchanged: Collection[str] = ()) -> list[f.FieldError]:
     errors: list[f.FieldError] = []
     group_path = f.child(path, "group")
     if not spec.group:
@@ -178,7 +182,7 @@ def validate_spec(spec: Spec, path: str) -> list[f.FieldError]:
         seen.add(version.name)
         if problems := is_dns1035_label(version.name):
             errors.append(f.invalid(f.child(at, "name"), version.name, ",".join(problems)))
-        errors += _version_errors(version, at)
+        errors += _version_errors(version, at, unchanged)
     if versions and not unique:
         errors.append(f.invalid(versions_path, [v.name for v in versions], "must contain unique version names"))
     storage = sum(1 for v in versions if v.storage)
@@ -213,7 +217,9 @@ def _enum(value: str, accepted: list[str], path: str) -> list[f.FieldError]:
     return []
 
 
-def _version_errors(version: Version, path: str) -> list[f.FieldError]:
+def _version_errors(version: Version, path: str, unchanged: Collection[str] = ()) -> list[f.FieldError]:
+    """The errors of a version (``unchanged``: the versions whose schema an update leaves as it was, whose rules'
+    own cost is not checked again)."""
     errors: list[f.FieldError] = []
     schema_path = f.child(f.child(path, "schema"), "openAPIV3Schema")
     schema = version.schema.open_apiv3_schema if version.schema is not None else None
@@ -222,8 +228,9 @@ def _version_errors(version: Version, path: str) -> list[f.FieldError]:
     else:
         structural = schema_errors(schema, schema_path)
         errors += structural + rule_errors(schema, schema_path)
-        if not structural:  # (defaults are checked against a structural schema only)
+        if not structural:  # (defaults and rule costs are checked against a structural schema only)
             errors += default_errors(schema, schema_path)
+            errors += cost_errors(schema, schema_path, per_expression=version.name not in unchanged)
         if version.subresources is not None and version.subresources.status is not None:
             if schema.get("type") not in (None, "object"):
                 errors.append(f.invalid(f.child(schema_path, "type"), schema.get("type"),

@@ -59,28 +59,42 @@ def toleration_errors(tolerations: Sequence[Toleration], path: str) -> list[f.Fi
     NoExecute; Equal (or no operator) takes a label value, Exists no value."""
     errs: list[f.FieldError] = []
     for i, toleration in enumerate(tolerations):
-        where = f.index(path, i)
         key, operator, value = toleration.key or "", toleration.operator or "", toleration.value or ""
-        effect = toleration.effect or ""
-        if key:
-            errs += _key_errors(key, f.child(where, "key"))
-        if not key and operator != "Exists":
-            errs.append(f.invalid(f.child(where, "operator"), operator,
-                                  'operator must be Exists when `key` is empty, which means "match all values and '
-                                  'all keys"'))
-        if toleration.toleration_seconds is not None and effect != "NoExecute":
-            errs.append(f.invalid(f.child(where, "effect"), effect,
-                                  "effect must be 'NoExecute' when `tolerationSeconds` is set"))
-        if operator in ("Equal", ""):
-            problems = _value_problems(value)
-            if problems:
-                errs.append(f.invalid(f.child(where, "operator"), value, problems))
-        elif operator == "Exists":
-            if value:
-                errs.append(f.invalid(f.child(where, "operator"), value,
-                                      "value must be empty when `operator` is 'Exists'"))
-        else:
-            errs.append(f.not_supported(f.child(where, "operator"), operator, TOLERATION_OPERATORS))
-        if effect:
-            errs += taint_effect_errors(effect, f.child(where, "effect"), allow_empty=True)
+        effect, timed = toleration.effect or "", toleration.toleration_seconds is not None
+        if not _good_toleration(key, operator, value, effect, timed):  # (paths made only for a bad one)
+            errs += _toleration_errors(key, operator, value, effect, timed, f.index(path, i))
+    return errs
+
+
+@lru_cache(maxsize=1024)
+def _good_toleration(key: str, operator: str, value: str, effect: str, timed: bool) -> bool:
+    """Whether :func:`_toleration_errors` finds nothing (a pod's tolerations repeat from pod to pod: every
+    pod gets the same two from admission)."""
+    return not _toleration_errors(key, operator, value, effect, timed, "")
+
+
+def _toleration_errors(key: str, operator: str, value: str, effect: str, timed: bool,
+                       where: str) -> list[f.FieldError]:
+    errs: list[f.FieldError] = []
+    if key:
+        errs += _key_errors(key, f.child(where, "key"))
+    if not key and operator != "Exists":
+        errs.append(f.invalid(f.child(where, "operator"), operator,
+                              'operator must be Exists when `key` is empty, which means "match all values and '
+                              'all keys"'))
+    if timed and effect != "NoExecute":
+        errs.append(f.invalid(f.child(where, "effect"), effect,
+                              "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+    if operator in ("Equal", ""):
+        problems = _value_problems(value)
+        if problems:
+            errs.append(f.invalid(f.child(where, "operator"), value, problems))
+    elif operator == "Exists":
+        if value:
+            errs.append(f.invalid(f.child(where, "operator"), value,
+                                  "value must be empty when `operator` is 'Exists'"))
+    else:
+        errs.append(f.not_supported(f.child(where, "operator"), operator, TOLERATION_OPERATORS))
+    if effect:
+        errs += taint_effect_errors(effect, f.child(where, "effect"), allow_empty=True)
     return errs

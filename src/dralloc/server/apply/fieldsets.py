@@ -20,7 +20,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from dralloc.server.apply.fieldsv1 import Path, element_string, item_order, path_string
-from dralloc.server.apply.fieldtypes import ATOMIC, STRUCT, FieldType
+from dralloc.server.apply.fieldtypes import ATOMIC, FieldType
 from dralloc.server.http.errors import ApiError
 
 MISSING: Any = object()  # an absent value (a JSON null is None)
@@ -270,7 +270,7 @@ def _struct_plan(obj: dict[str, Any], node: FieldType, before: Any, skip: Mappin
         if inner is True:
             continue
         was = before.get(name, MISSING) if before is not MISSING else MISSING
-        plan.append((name, element, inner, node.fields.get(name, STRUCT), name in obj, was))
+        plan.append((name, element, inner, node.child(name), name in obj, was))
     return tuple(plan)
 
 

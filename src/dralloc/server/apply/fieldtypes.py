@@ -42,9 +42,22 @@ class FieldType:
     key_defaults: Mapping[str, Any] = field(default_factory=dict)
     item: FieldType | None = None  # the items of a list-map or set
     sorted_keys: tuple[str, ...] = ()  # the keys by name, as an item's path element lists them
+    values: FieldType | None = None  # the type of every key of a map (a schema's additionalProperties)
 
     def child(self, name: str) -> FieldType:
-        return self.fields.get(name, STRUCT)
+        found = self.fields.get(name)
+        if found is not None:
+            return found
+        return self.values if self.values is not None else STRUCT
+
+
+@dataclass(frozen=True, slots=True)
+class KindSchema:
+    """The apply schema of a kind that brings its own (a custom resource's, from its CRD), in place of the
+    table below: its type, and whether it has a status subresource."""
+
+    node: FieldType
+    status_subresource: bool
 
 
 STRUCT = FieldType()
@@ -66,7 +79,7 @@ def list_map(*keys: str, no_default: tuple[str, ...] = (), defaults: Mapping[str
     return FieldType("list-map", keys=keys, key_defaults=key_defaults, item=item, sorted_keys=tuple(sorted(keys)))
 
 
-_OBJECT_META = struct(finalizers=SET, ownerReferences=list_map("uid", atomic_items=True))
+OBJECT_META = struct(finalizers=SET, ownerReferences=list_map("uid", atomic_items=True))
 _LABEL_SELECTOR = ATOMIC  # metav1.LabelSelector: +structType=atomic
 _NODE_SELECTOR = ATOMIC  # core NodeSelector: +structType=atomic
 _LOCAL_REF = ATOMIC  # LocalObjectReference, SecretReference, ObjectReference, ...: +structType=atomic
@@ -84,7 +97,7 @@ _CONTAINERS = list_map("name", always=("resources",), item_fields=_CONTAINER_FIE
 
 _VOLUME = {
     "ephemeral": struct(volumeClaimTemplate=struct(
-        ("metadata", "spec"), metadata=_OBJECT_META,
+        ("metadata", "spec"), metadata=OBJECT_META,
         spec=struct(("resources",), selector=_LABEL_SELECTOR, dataSource=ATOMIC))),
     "csi": struct(nodePublishSecretRef=_LOCAL_REF),
     **{source: struct(secretRef=_LOCAL_REF)
@@ -117,49 +130,49 @@ _CLAIM_STATUS = struct(
 )
 
 KINDS: dict[str, FieldType] = {
-    "DeviceClass": struct(("metadata", "spec"), metadata=_OBJECT_META),
-    "ResourceClaim": struct(("metadata", "spec", "status"), metadata=_OBJECT_META, spec=_CLAIM_SPEC,
+    "DeviceClass": struct(("metadata", "spec"), metadata=OBJECT_META),
+    "ResourceClaim": struct(("metadata", "spec", "status"), metadata=OBJECT_META, spec=_CLAIM_SPEC,
                             status=_CLAIM_STATUS),
-    "ResourceClaimTemplate": struct(("metadata", "spec"), metadata=_OBJECT_META,
-                                    spec=struct(("metadata", "spec"), metadata=_OBJECT_META, spec=_CLAIM_SPEC)),
-    "ResourceSlice": struct(("metadata", "spec"), metadata=_OBJECT_META,
+    "ResourceClaimTemplate": struct(("metadata", "spec"), metadata=OBJECT_META,
+                                    spec=struct(("metadata", "spec"), metadata=OBJECT_META, spec=_CLAIM_SPEC)),
+    "ResourceSlice": struct(("metadata", "spec"), metadata=OBJECT_META,
                             spec=struct(("pool",), nodeSelector=_NODE_SELECTOR)),
-    "DeviceTaintRule": struct(("metadata", "spec", "status"), metadata=_OBJECT_META,
+    "DeviceTaintRule": struct(("metadata", "spec", "status"), metadata=OBJECT_META,
                               spec=struct(("taint",)), status=struct(conditions=list_map("type"))),
-    "Pod": struct(("metadata", "spec", "status"), metadata=_OBJECT_META, spec=_POD_SPEC, status=_POD_STATUS),
-    "Node": struct(("metadata", "spec", "status"), metadata=_OBJECT_META, spec=struct(podCIDRs=SET),
+    "Pod": struct(("metadata", "spec", "status"), metadata=OBJECT_META, spec=_POD_SPEC, status=_POD_STATUS),
+    "Node": struct(("metadata", "spec", "status"), metadata=OBJECT_META, spec=struct(podCIDRs=SET),
                    status=struct(("daemonEndpoints", "nodeInfo"), daemonEndpoints=struct(("kubeletEndpoint",)),
                                  addresses=list_map("type"), conditions=list_map("type"))),
-    "Namespace": struct(("metadata", "spec", "status"), metadata=_OBJECT_META,
+    "Namespace": struct(("metadata", "spec", "status"), metadata=OBJECT_META,
                         status=struct(conditions=list_map("type"))),
     # ports: +listType=map by port and protocol; selector: +mapType=atomic; the IP lists are atomic
-    "Service": struct(("metadata", "spec", "status"), metadata=_OBJECT_META,
+    "Service": struct(("metadata", "spec", "status"), metadata=OBJECT_META,
                       spec=struct(ports=list_map("port", "protocol", defaults={"port": 0, "protocol": "TCP"}),
                                   selector=ATOMIC),
                       status=struct(conditions=list_map("type"))),
-    "Event": struct(("metadata", "involvedObject", "source"), metadata=_OBJECT_META, involvedObject=_LOCAL_REF,
+    "Event": struct(("metadata", "involvedObject", "source"), metadata=OBJECT_META, involvedObject=_LOCAL_REF,
                     related=_LOCAL_REF),
 }
 
 # The workloads: their pod template's spec is a pod's; selectors atomic; conditions by type
-_TEMPLATE = struct(("metadata", "spec"), metadata=_OBJECT_META, spec=_POD_SPEC)
+_TEMPLATE = struct(("metadata", "spec"), metadata=OBJECT_META, spec=_POD_SPEC)
 _WORKLOAD_STATUS = struct(conditions=list_map("type"))
 KINDS.update({
-    "Deployment": struct(("metadata", "spec", "status"), metadata=_OBJECT_META,
+    "Deployment": struct(("metadata", "spec", "status"), metadata=OBJECT_META,
                          spec=struct(("template", "strategy"), selector=_LABEL_SELECTOR, template=_TEMPLATE),
                          status=_WORKLOAD_STATUS),
-    "ReplicaSet": struct(("metadata", "spec", "status"), metadata=_OBJECT_META,
+    "ReplicaSet": struct(("metadata", "spec", "status"), metadata=OBJECT_META,
                          spec=struct(("template",), selector=_LABEL_SELECTOR, template=_TEMPLATE),
                          status=_WORKLOAD_STATUS),
-    "StatefulSet": struct(("metadata", "spec", "status"), metadata=_OBJECT_META,
+    "StatefulSet": struct(("metadata", "spec", "status"), metadata=OBJECT_META,
                           spec=struct(("template", "updateStrategy"), selector=_LABEL_SELECTOR, template=_TEMPLATE),
                           status=_WORKLOAD_STATUS),
-    "DaemonSet": struct(("metadata", "spec", "status"), metadata=_OBJECT_META,
+    "DaemonSet": struct(("metadata", "spec", "status"), metadata=OBJECT_META,
                         spec=struct(("template", "updateStrategy"), selector=_LABEL_SELECTOR, template=_TEMPLATE),
                         status=_WORKLOAD_STATUS),
-    "Job": struct(("metadata", "spec", "status"), metadata=_OBJECT_META,
+    "Job": struct(("metadata", "spec", "status"), metadata=OBJECT_META,
                   spec=struct(("template",), selector=_LABEL_SELECTOR, template=_TEMPLATE), status=_WORKLOAD_STATUS),
-    "CronJob": struct(("metadata", "spec", "status"), metadata=_OBJECT_META, spec=struct(
+    "CronJob": struct(("metadata", "spec", "status"), metadata=OBJECT_META, spec=struct(
         ("jobTemplate",), jobTemplate=struct(spec=struct(("template",), selector=_LABEL_SELECTOR,
                                                          template=_TEMPLATE)))),
 })

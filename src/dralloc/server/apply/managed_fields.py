@@ -28,7 +28,7 @@ from typing import Any
 from dralloc.server.apply.fieldmerge import merge, remove
 from dralloc.server.apply.fieldsets import MISSING, compare, config_fields, created_fields, with_named_fields
 from dralloc.server.apply.fieldsv1 import Path, owned_among, parse_fields, path_order, path_string, to_fields
-from dralloc.server.apply.fieldtypes import FieldType, kind_type, skeleton
+from dralloc.server.apply.fieldtypes import FieldType, KindSchema, kind_type, skeleton
 from dralloc.server.clock import now
 from dralloc.server.http.errors import ApiError
 from dralloc.server.registry.kinds import CORE, RESOURCES
@@ -47,10 +47,10 @@ _STRIPPED_TREE: Mapping[str, Any] = MappingProxyType({
     "f:metadata": MappingProxyType({p[1]: True for p in _STRIPPED if len(p) == 2})})
 
 
-def _ignored(kind: Any, subresource: str) -> Path | None:
+def _ignored(kind: Any, subresource: str, schema: KindSchema | None) -> Path | None:
     """The part of the object a write through this endpoint can never own (the strategies' reset fields: the
     main endpoint of a kind with a status subresource ignores ``status``, the status endpoint ``spec``)."""
-    if kind not in _STATUS_SUBRESOURCE_KINDS:
+    if not (schema.status_subresource if schema is not None else kind in _STATUS_SUBRESOURCE_KINDS):
         return None
     return ("f:spec",) if subresource == "status" else ("f:status",)
 
@@ -60,9 +60,12 @@ _STRIPPED_TREES: Mapping[str, Mapping[str, Any]] = MappingProxyType(
     {part: MappingProxyType({**_STRIPPED_TREE, part: True}) for part in ("f:spec", "f:status")})
 # Each kind's empty object, made once: a create's walk only reads it.
 _SKELETONS: dict[int, dict[str, Any]] = {}
+_NO_FIELDS: dict[str, Any] = {}  # the empty object of a kind whose objects carry no field when empty (only read)
 
 
 def _skeleton(node: FieldType) -> dict[str, Any]:
+    if not node.always:
+        return _NO_FIELDS  # (a custom resource's: its schema is made and dropped with its CRD, never kept here)
     found = _SKELETONS.get(id(node))
     if found is None:
         found = _SKELETONS[id(node)] = skeleton(node)  # (the kinds' nodes are constants: their ids stay)
@@ -153,11 +156,11 @@ def _identity(entry: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def record_update(old: dict[str, Any] | None, new: dict[str, Any], manager: str, api_version: str,
-                  subresource: str = "", time: str | None = None) -> None:
+                  subresource: str = "", time: str | None = None, schema: KindSchema | None = None) -> None:
     """Record in ``new``'s managedFields that ``manager`` wrote it over ``old`` (None: a create, compared with an
-    empty object of its kind), at ``time`` (None: now)."""
-    node = kind_type(new.get("kind"))
-    ignored = _ignored(new.get("kind"), subresource)
+    empty object of its kind), at ``time`` (None: now); ``schema``: the kind's own, else the table's."""
+    node = schema.node if schema is not None else kind_type(new.get("kind"))
+    ignored = _ignored(new.get("kind"), subresource, schema)
     meta = new.setdefault("metadata", {})
     entries = [e for e in meta.get("managedFields") or [] if isinstance(e, dict)]
     if old is None and not entries:  # the common create: one walk, nobody else to take fields from
@@ -250,11 +253,12 @@ def undeclared_fields_error(applied: dict[str, Any], api_version: str, unknown: 
 
 
 def apply(current: dict[str, Any] | None, applied: dict[str, Any], manager: str, force: bool,
-          api_version: str, subresource: str = "") -> dict[str, Any]:
-    """The object after ``manager`` applies ``applied`` to ``current`` (None: the object is new)."""
+          api_version: str, subresource: str = "", schema: KindSchema | None = None) -> dict[str, Any]:
+    """The object after ``manager`` applies ``applied`` to ``current`` (None: the object is new);
+    ``schema``: the kind's own, else the table's."""
     kind = applied.get("kind")
-    node = kind_type(kind)
-    ignored = _ignored(kind, subresource)
+    node = schema.node if schema is not None else kind_type(kind)
+    ignored = _ignored(kind, subresource, schema)
     config = _owned(config_fields(applied, node, typed_patch_name(applied, api_version)), ignored)
     if current is None:
         result = merge(MISSING, applied, node)

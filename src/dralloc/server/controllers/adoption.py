@@ -32,6 +32,8 @@ def selector_of(snap: Snapshot, resource: str, owner: Obj) -> LabelSelector | No
     typed: Any = snap.cache.typed(resource, owner)
     spec = getattr(typed, "spec", None)
     selector = getattr(spec, "selector", None)
+    if isinstance(selector, dict) and selector:  # a ReplicationController's: a label map
+        return LabelSelector(match_labels=selector)
     return selector if isinstance(selector, LabelSelector) else None
 
 

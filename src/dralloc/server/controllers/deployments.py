@@ -79,8 +79,11 @@ _NOT_COPIED = frozenset({"kubectl.kubernetes.io/last-applied-configuration", REV
 # --- ReplicaSet -------------------------------------------------------------------------------------
 
 
-def sync_replica_set(control: PodControl, rs: Obj, pods: PodSummary) -> bool:
-    """Create or delete pods towards ``spec.replicas``, then write the status; True when it wrote."""
+def sync_replica_set(control: PodControl, rs: Obj, pods: PodSummary, resource: str = "replicasets",
+                     component: str = RS_COMPONENT) -> bool:
+    """Create or delete pods towards ``spec.replicas``, then write the status; True when it wrote. A
+    ReplicationController is synced by the same rule (``resource`` "replicationcontrollers", with the
+    replication controller's component), as upstream's ReplicationManager wraps the ReplicaSet controller."""
     active = pods.active
     want = replicas(rs)
     changed = False
@@ -89,15 +92,15 @@ def sync_replica_set(control: PodControl, rs: Obj, pods: PodSummary) -> bool:
         if len(active) < want and isinstance(template, dict):
             for _ in range(want - len(active)):
                 pod = pod_from_template(template, rs, generate_name=f"{meta(rs).get('name')}-")
-                changed |= control.create(rs, pod, RS_COMPONENT)
+                changed |= control.create(rs, pod, component)
         elif len(active) > want:
             for pod in deletion_order(active)[:len(active) - want]:
-                changed |= control.delete(rs, pod, RS_COMPONENT)
+                changed |= control.delete(rs, pod, component)
     status = without_zeros({"replicas": len(active), "fullyLabeledReplicas": len(active), "readyReplicas": pods.ready,
                             "availableReplicas": pods.available(min_ready_seconds(rs)),
                             "observedGeneration": meta(rs).get("generation")},
                            "fullyLabeledReplicas", "readyReplicas", "availableReplicas")
-    return write_status(control.writer, "replicasets", rs, status) or changed
+    return write_status(control.writer, resource, rs, status) or changed
 
 
 # --- Deployment -------------------------------------------------------------------------------------

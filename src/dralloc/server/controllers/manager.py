@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from dralloc.scheduler.features import FeatureGates
 from dralloc.server.controllers import kubelet
+from dralloc.server.controllers.autoscaling import HorizontalPodAutoscalerController
 from dralloc.server.controllers.claims import create_pod_claims, needs_claims_made, release_claims
 from dralloc.server.controllers.disruption import DisruptionController
 from dralloc.server.controllers.endpoints import EndpointsControllers
@@ -91,6 +92,7 @@ class ControllerManager:
         self.endpoints = EndpointsControllers(self.writer)
         self.disruption = DisruptionController(self.writer)
         self.quotas = ResourceQuotaController(self.writer)
+        self.autoscalers = HorizontalPodAutoscalerController(self.writer, self.recorder)
         self.position = 0
         self.passes = 0
         self._wake = threading.Event()
@@ -122,7 +124,8 @@ class ControllerManager:
                 timeout = IDLE_SECONDS
                 # delayed evictions, removals, pods flushed out of the unschedulable pool
                 for due in (self.taints.next_due, self.terminating.next_due, self.scheduler.next_due,
-                            self.root_ca.next_due, self.workloads.next_due, self.disruption.next_due):
+                            self.root_ca.next_due, self.workloads.next_due, self.disruption.next_due,
+                            self.autoscalers.next_due):
                     if due is not None:
                         timeout = max(0.05, min(timeout, due - time.time() + 0.05))
                 self._wake.wait(timeout)
@@ -169,6 +172,7 @@ class ControllerManager:
                 self.endpoints.note(change)  # own writes too: a pod started (an IP, Ready)
                 self.disruption.note(change)  # own writes too: a pod ready, a ReplicaSet scaled
                 self.quotas.note(change)  # own writes too: pods made by the workload controllers
+                self.autoscalers.note(change)  # own writes too: a workload scaled
                 if change.rv in self.writer.own:
                     self.writer.own.discard(change.rv)
                     continue
@@ -190,7 +194,7 @@ class ControllerManager:
         if not (external or force or self.taints.due() or self.terminating.due() or self.garbage.due
                 or self.scheduler.due() or self.namespaces.due or self.service_accounts.due
                 or self.root_ca.due or bool(self.workloads.changed) or self.workloads.due()
-                or self.endpoints.due or self.disruption.due or self.quotas.due):
+                or self.endpoints.due or self.disruption.due or self.quotas.due or self.autoscalers.due):
             return False
         self.passes += 1
         if not self.mirror.synced:
@@ -277,6 +281,8 @@ class ControllerManager:
         if self.disruption.due and self.disruption.cycle(Snapshot(self.mirror)):  # disruption budgets' status
             late |= self._changes()
         if self.quotas.due and self.quotas.cycle():  # quotas' usage
+            late |= self._changes()
+        if self.autoscalers.due and self.autoscalers.cycle():  # HPAs' status, targets kept within bounds
             late |= self._changes()
         late |= self._changes()  # own writes of this pass are not news; other clients' meanwhile are
         # (--fake-kubelet) a pod marked now may go now; a namespace's content went: it may go now

@@ -35,12 +35,14 @@ from dralloc.server.controllers.workload_pods import (
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import Change
 
-WORKLOADS = ("deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs")
+WORKLOADS = ("deployments", "replicasets", "replicationcontrollers", "statefulsets", "daemonsets", "jobs",
+             "cronjobs")
 # who adopts an orphan of each kind (ControllerRefManager's claims)
-ADOPTERS = {"pods": ("replicasets", "statefulsets", "daemonsets", "jobs"), "replicasets": ("deployments",),
+ADOPTERS = {"pods": ("replicasets", "replicationcontrollers", "statefulsets", "daemonsets", "jobs"), "replicasets": ("deployments",),
             "controllerrevisions": ("statefulsets", "daemonsets")}
 INPUTS = frozenset((*WORKLOADS, "pods", "nodes", "controllerrevisions"))
 Key = tuple[str, str, str]  # (resource, namespace, name)
+RC_COMPONENT = "replication-controller"  # (the events of a ReplicationController's pods)
 
 
 @dataclass
@@ -213,6 +215,11 @@ class WorkloadControllers:
             owned = summary(rs).active
             mine = claimed("replicasets", rs, owned, also=is_active)
             changed |= sync_replica_set(self.control, rs, summary(rs) if mine is owned else PodSummary.of(mine))
+        for rc in due("replicationcontrollers"):  # (the ReplicaSet controller's rule: upstream's ReplicationManager)
+            owned = summary(rc).active
+            mine = claimed("replicationcontrollers", rc, owned, also=is_active)
+            changed |= sync_replica_set(self.control, rc, summary(rc) if mine is owned else PodSummary.of(mine),
+                                        "replicationcontrollers", RC_COMPONENT)
         for sts in due("statefulsets"):
             mine = claimed("statefulsets", sts, pods_of.get(uid(sts), []), also=partial(is_member, sts))
             history = claimed("statefulsets", sts, revisions_of.get(uid(sts), []), kind="controllerrevisions")

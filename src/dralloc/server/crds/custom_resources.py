@@ -15,6 +15,8 @@ import msgspec
 
 from dralloc.api.meta import ObjectMeta
 from dralloc.errors import InputError
+from dralloc.server.apply import schema_types
+from dralloc.server.apply.fieldtypes import KindSchema
 from dralloc.server.crds import columns as printer
 from dralloc.server.crds.columns import find
 from dralloc.server.registry.strategy import Strategy, managed_field_errors
@@ -52,6 +54,8 @@ class CrdVersion:
         encoded = msgspec.json.encode(self.schema).decode()
         self.has_defaults = '"default"' in encoded
         self.has_rules = '"x-kubernetes-validations"' in encoded  # (kube-apiserver's CEL validator exists)
+        # what server-side apply and managedFields follow: the schema's list and map types
+        self.apply_schema = KindSchema(schema_types.kind_type(self.schema), self.status)
         self.deprecated = bool(version.get("deprecated"))
         self.deprecation_warning = version.get("deprecationWarning")
 
@@ -91,6 +95,9 @@ class CustomResourceStrategy(Strategy):
     def unknown_fields(self, data: Obj) -> list[str] | None:
         # (a null is left out: in a merge patch it removes the field, and what is checked is the patched object)
         return openapi_schema.prune(_without_nulls(data), self.version_of(data).schema)
+
+    def apply_schema(self, obj: Obj) -> KindSchema | None:
+        return self.version_of(obj).apply_schema
 
     def present(self, obj: Obj, api_version: str) -> Obj | None:
         if not obj:

@@ -1,21 +1,23 @@
 """The strategy of apiextensions.k8s.io/v1 CustomResourceDefinitions, as kube-apiserver's CRD registry and its
 naming, establishing and finalizing controllers together leave a CRD: stored as sent with upstream's defaults
-(``singular``, ``listKind``, conversion ``None``), validated with upstream's rules, its status set at once
-(``NamesAccepted`` and ``Established`` true, ``acceptedNames``, ``storedVersions``) so that ``kubectl wait
---for condition=established`` returns as soon as it is created, and its custom resources deleted with it (the
-``customresourcecleanup.apiextensions.k8s.io`` finalizer holds the CRD until they are gone)."""
+(``singular``, ``listKind``, conversion ``None``), validated with upstream's rules, named and established by
+the controllers of ``naming`` before its create or update is answered (so that ``kubectl wait --for
+condition=established`` returns as soon as it is created, unless its names conflict with another CRD's), and
+its custom resources deleted with it (the ``customresourcecleanup.apiextensions.k8s.io`` finalizer holds the
+CRD until they are gone; then its names are free)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
 import msgspec
 
 from dralloc.api import apiextensions_v1
 from dralloc.errors import InputError
-from dralloc.server.clock import now
+from dralloc.server.crds import naming
 from dralloc.server.registry.strategy import Server, Strategy, managed_field_errors, mark_deleting
 from dralloc.server.types import Obj
 from dralloc.store import NotFound, Outcome
@@ -66,34 +68,19 @@ def storage_version(crd: Obj) -> str | None:
     return next((v.get("name") for v in versions if isinstance(v, dict) and v.get("storage")), None)
 
 
-def condition(crd: Obj, kind: str) -> dict[str, Any] | None:
-    for c in (crd.get("status") or {}).get("conditions") or ():
-        if isinstance(c, dict) and c.get("type") == kind:
-            return c
-    return None
-
-
 def is_established(crd: Obj) -> bool:
-    found = condition(crd, "Established")
+    found = naming.condition(crd, "Established")
     return found is not None and found.get("status") == "True"
-
-
-def _set_condition(status: dict[str, Any], kind: str, value: str, reason: str, message: str) -> None:
-    conditions = [c for c in status.get("conditions") or () if isinstance(c, dict)]
-    for c in conditions:
-        if c.get("type") == kind:
-            if (c.get("status"), c.get("reason"), c.get("message")) != (value, reason, message):
-                c.update(status=value, reason=reason, message=message, lastTransitionTime=now())
-            status["conditions"] = conditions
-            return
-    conditions.append({"type": kind, "status": value, "lastTransitionTime": now(), "reason": reason,
-                       "message": message})
-    status["conditions"] = conditions
 
 
 class DefinitionStrategy(Strategy):
     stored_as_sent = True
     tracks_generation = True
+
+    def __init__(self, built_in_groups: Callable[[], Collection[str]] = frozenset) -> None:
+        # the groups the server serves itself: a CRD of one is never served, so the objects stored under its
+        # plural are the built-in resource's, which its deletion leaves alone
+        self.built_in_groups = built_in_groups
 
     def decode(self, data: Obj) -> Any:
         return decode(data)
@@ -108,17 +95,19 @@ class DefinitionStrategy(Strategy):
         stored.pop("status", None)
 
     def with_system_fields(self, created: Obj) -> Obj:
-        """What kube-apiserver's naming and establishing controllers write within milliseconds of the create
-        (after the creator's field ownership is recorded: the status is theirs)."""
-        stored = {**created}
-        names = (stored.get("spec") or {}).get("names")
-        status: dict[str, Any] = {"acceptedNames": names if isinstance(names, dict) else {}}
-        _set_condition(status, "NamesAccepted", "True", "NoConflicts", "no conflicts found")
-        _set_condition(status, "Established", "True", "InitialNamesAccepted", "the initial names have been accepted")
-        stored_version = storage_version(stored)
-        status["storedVersions"] = [stored_version] if stored_version else []
-        stored["status"] = status
-        return stored
+        """The status a CRD is created with, as kube-apiserver's strategy leaves it: no names accepted yet, its
+        storage version stored; the naming and establishing controllers (``naming``) follow at once."""
+        stored_version = storage_version(created)
+        return {**created, "status": {"acceptedNames": {"plural": "", "kind": ""},
+                                      "storedVersions": [stored_version] if stored_version else []}}
+
+    def after_create(self, server: Server, created: Obj) -> Awaitable[None]:
+        return asyncio.to_thread(naming.reconcile, server.store, naming.group_of(created),
+                                 str(created["metadata"]["name"]))
+
+    def after_update(self, server: Server, written: Obj, sub: str) -> Awaitable[None]:
+        return asyncio.to_thread(naming.reconcile, server.store, naming.group_of(written),
+                                 str(written["metadata"]["name"]))
 
     def create_errors(self, typed: Any, stored: Obj | None, namespaced: bool) -> list[f.FieldError]:
         return validate_crd(decode(stored or {}))
@@ -127,9 +116,6 @@ class DefinitionStrategy(Strategy):
         if sub == "status":
             return
         status = dict(merged.get("status") or old.get("status") or {})
-        names = (merged.get("spec") or {}).get("names")
-        if isinstance(names, dict):
-            status["acceptedNames"] = names
         stored_versions = list(status.get("storedVersions") or [])
         stored_version = storage_version(merged)
         if stored_version and stored_version not in stored_versions:
@@ -148,28 +134,36 @@ class DefinitionStrategy(Strategy):
             return marked
         obj = marked.object
         status = dict(obj.get("status") or {})
-        _set_condition(status, "Terminating", "True", "InstanceDeletionInProgress",
-                       "CustomResource deletion is in progress")
+        naming.set_condition(status, "Terminating", "True", "InstanceDeletionInProgress",
+                             "CustomResource deletion is in progress")
         return Outcome({**obj, "status": status}, "MODIFIED")
 
     def after_delete(self, server: Server, result: Obj, collection: bool) -> None:
         meta = result.get("metadata") or {}
+        name = str(meta.get("name", ""))
         if meta.get("deletionTimestamp") and CLEANUP_FINALIZER in (meta.get("finalizers") or []):
-            server.background(asyncio.to_thread(finalize, server, str(meta.get("name", ""))))
+            server.background(asyncio.to_thread(finalize, server, name, self.built_in_groups()))
+        elif not meta.get("deletionTimestamp") or not meta.get("finalizers"):  # gone: its names are free
+            server.background(asyncio.to_thread(naming.reconcile, server.store, naming.group_of(result), name))
 
 
-def resume_cleanups(server: Server) -> None:
-    """On startup: finish deleting the CRDs whose deletion a stopped server had begun."""
+def resume_cleanups(server: Server, built_in_groups: Collection[str] = ()) -> None:
+    """On startup: finish deleting the CRDs whose deletion a stopped server had begun, and name the CRDs it
+    had not named."""
     crds, _ = server.store.list(RESOURCE)
+    for group in naming.unsettled_groups(crds):
+        for crd in crds:
+            if naming.group_of(crd) == group:
+                naming.reconcile(server.store, group, str(crd["metadata"]["name"]))
     for crd in crds:
         meta = crd.get("metadata") or {}
         if meta.get("deletionTimestamp") and CLEANUP_FINALIZER in (meta.get("finalizers") or []):
-            server.background(asyncio.to_thread(finalize, server, str(meta.get("name", ""))))
+            server.background(asyncio.to_thread(finalize, server, str(meta.get("name", "")), built_in_groups))
 
 
-def finalize(server: Server, name: str) -> None:
-    """As kube-apiserver's CRD finalizer: delete every custom resource of the CRD, then remove its finalizer
-    (the CRD goes once no other finalizer holds it)."""
+def finalize(server: Server, name: str, built_in_groups: Collection[str] = ()) -> None:
+    """As kube-apiserver's CRD finalizer: delete every custom resource of the CRD (none for a CRD of a built-in
+    group, never served), then remove its finalizer (the CRD goes once no other finalizer holds it)."""
     store = server.store
     try:
         crd = store.get(RESOURCE, "", name)
@@ -177,7 +171,7 @@ def finalize(server: Server, name: str) -> None:
         return
     spec = crd.get("spec") or {}
     group, plural = spec.get("group"), (spec.get("names") or {}).get("plural")
-    objs, _ = store.list(str(plural))
+    objs, _ = store.list(str(plural)) if group not in built_in_groups else ([], "")
     for obj in objs:
         api_version = str(obj.get("apiVersion", ""))
         if api_version.split("/")[0] != group:
@@ -194,8 +188,8 @@ def finalize(server: Server, name: str) -> None:
         if not meta["finalizers"]:
             meta.pop("finalizers")
         status = dict(old.get("status") or {})
-        _set_condition(status, "Terminating", "True", "InstanceDeletionCompleted",
-                       f"removed all instances of {spec.get('names', {}).get('kind', '')}")
+        naming.set_condition(status, "Terminating", "True", "InstanceDeletionCompleted",
+                             f"removed all instances of {spec.get('names', {}).get('kind', '')}")
         meta["resourceVersion"] = rv
         new = {**old, "metadata": meta, "status": status}
         return Outcome(new, "DELETED") if not meta.get("finalizers") else new
@@ -204,6 +198,5 @@ def finalize(server: Server, name: str) -> None:
         store.update(RESOURCE, "", name, build)
     except NotFound:
         return
+    naming.reconcile(store, str(group), name)  # (once gone, its names are free)
 
-
-STRATEGY = DefinitionStrategy()

@@ -39,7 +39,8 @@ def resource_of(crd: dict[str, Any]) -> Resource | None:
     if not is_established(crd) or (crd.get("metadata") or {}).get("deletionTimestamp"):
         return None
     spec = crd.get("spec") or {}
-    names = spec.get("names") or {}
+    # served under the names the naming controller accepted (the spec's until it has)
+    names = (crd.get("status") or {}).get("acceptedNames") or spec.get("names") or {}
     served = [v for v in spec.get("versions") or () if isinstance(v, dict) and v.get("served")]
     if not served or not names.get("plural") or not names.get("kind"):
         return None
@@ -50,6 +51,7 @@ def resource_of(crd: dict[str, Any]) -> Resource | None:
                     group=str(spec.get("group", "")), versions=tuple(str(v["name"]) for v in served),
                     status=status, short_names=tuple(names.get("shortNames") or ()),
                     categories=tuple(names.get("categories") or ()), subresources=("scale",) if scale else (),
+                    singular_name=str(names.get("singular") or ""), list_kind_name=str(names.get("listKind") or ""),
                     strategy=CustomResourceStrategy(str(spec.get("group", "")), str(names["kind"]), served))
 
 

@@ -27,6 +27,8 @@ from dralloc.server.registry.kinds import (
     APIEXTENSIONS_GROUP,
     APPS,
     APPS_GROUP,
+    AUTOSCALING,
+    AUTOSCALING_GROUP,
     BATCH,
     BATCH_GROUP,
     COORDINATION_GROUP,
@@ -38,6 +40,7 @@ from dralloc.server.registry.kinds import (
     GROUP_RESOURCES,
     GROUP_VERSIONS,
     LEASES,
+    NETWORKING,
     NETWORKING_GROUP,
     POLICY_GROUP,
     RBAC,
@@ -88,8 +91,9 @@ def _group(name: str = GROUP, groups: Groups = GROUP_RESOURCES) -> dict[str, Any
 
 
 # kube-apiserver's order of the groups served here
-GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, BATCH_GROUP, NETWORKING_GROUP, POLICY_GROUP, RBAC_GROUP,
-          STORAGE_GROUP, ADMISSION_GROUP, APIEXTENSIONS_GROUP, SCHEDULING_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, GROUP)
+GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, AUTOSCALING_GROUP, BATCH_GROUP, NETWORKING_GROUP, POLICY_GROUP,
+          RBAC_GROUP, STORAGE_GROUP, ADMISSION_GROUP, APIEXTENSIONS_GROUP, SCHEDULING_GROUP, COORDINATION_GROUP,
+          DISCOVERY_GROUP, GROUP)
 
 
 def custom_groups(groups: Groups) -> list[str]:
@@ -286,6 +290,7 @@ def _schema_name(r: Resource, version: str) -> str:
     group = {GROUP: "io.k8s.api.resource", EVENTS_GROUP: "io.k8s.api.events",
              SCHEDULING_GROUP: "io.k8s.api.scheduling", COORDINATION_GROUP: "io.k8s.api.coordination",
              APPS_GROUP: "io.k8s.api.apps", BATCH_GROUP: "io.k8s.api.batch", RBAC_GROUP: "io.k8s.api.rbac",
+             NETWORKING_GROUP: "io.k8s.api.networking", AUTOSCALING_GROUP: "io.k8s.api.autoscaling",
              ADMISSION_GROUP: "io.k8s.api.admissionregistration",
              STORAGE_GROUP: "io.k8s.api.storage"}.get(r.group, "io.k8s.api.core")
     return f"{group}.{version}.{r.kind}"
@@ -471,32 +476,40 @@ def openapi_v3_gv(version: str, core: bool = False, *, core_models: bool = True)
 
 # The groups served in v1 only whose kinds have models: their OpenAPI documents carry the models' schemas
 MODELLED_V1_GROUPS = {SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES, RBAC_GROUP: RBAC,
-                      APPS_GROUP: APPS, BATCH_GROUP: BATCH, STORAGE_GROUP: STORAGE,
+                      APPS_GROUP: APPS, BATCH_GROUP: BATCH, STORAGE_GROUP: STORAGE, NETWORKING_GROUP: NETWORKING,
                       ADMISSION_GROUP: ADMISSION}
 # Of those, the groups whose models describe their kinds in part (the workloads, stored as sent, as core kinds):
 # their schemas keep unknown fields, and no patch types are offered from them
 PARTLY_MODELLED_GROUPS = (APPS_GROUP, BATCH_GROUP)
+# The modelled group versions besides those v1 ones: autoscaling/v2 (its model) and autoscaling/v1 (an open schema)
+MODELLED_OTHER_VERSIONS = {(AUTOSCALING_GROUP, "v2"): AUTOSCALING, (AUTOSCALING_GROUP, "v1"): AUTOSCALING}
 
 
 @cache
-def openapi_v3_group(group: str) -> dict[str, Any] | None:
+def openapi_v3_group(group: str, version: str = "v1") -> dict[str, Any] | None:
     """The OpenAPI v3 document of one of :data:`MODELLED_V1_GROUPS` (scheduling.k8s.io/v1 PriorityClasses,
     coordination.k8s.io/v1 Leases): its paths and the models' schemas (kubectl explain, and kubectl apply
     then validates on the server)."""
-    table = MODELLED_V1_GROUPS.get(group)
+    table = MODELLED_V1_GROUPS.get(group) if version == "v1" else None
+    table = table or MODELLED_OTHER_VERSIONS.get((group, version))
     if table is None:
         return None
     partly = group in PARTLY_MODELLED_GROUPS
     paths: dict[str, Any] = {}
     for r in table.values():
-        base = f"/apis/{group}/v1/namespaces/{{namespace}}/{r.name}" if r.namespaced else f"/apis/{group}/v1/{r.name}"
-        paths[base] = _ops(r, "v1", False)
-        paths[base + "/{name}"] = _ops(r, "v1", True, patch_types=not partly)
+        base = (f"/apis/{group}/{version}/namespaces/{{namespace}}/{r.name}" if r.namespaced
+                else f"/apis/{group}/{version}/{r.name}")
+        paths[base] = _ops(r, version, False)
+        paths[base + "/{name}"] = _ops(r, version, True, patch_types=not partly)
         if r.status:
-            paths[base + "/{name}/status"] = _ops(r, "v1", True, patch_types=not partly)
-    prefix = _schema_name(next(iter(table.values())), "v1").rsplit(".", 1)[0]
-    schemas = {**(_model_schemas(list(table.values()), "v1", prefix, open_models=partly) or {}),
+            paths[base + "/{name}/status"] = _ops(r, version, True, patch_types=not partly)
+    prefix = _schema_name(next(iter(table.values())), version).rsplit(".", 1)[0]
+    schemas = {**(_model_schemas(list(table.values()), version, prefix, version, open_models=partly) or {}),
                PATCH_SCHEMA: {"type": "object"}}
+    for r in table.values():  # (a kind whose model is named otherwise, autoscaling/v1's: an open schema)
+        schemas.setdefault(_schema_name(r, version), {
+            "type": "object", "x-kubernetes-preserve-unknown-fields": True,
+            "x-kubernetes-group-version-kind": [{"group": group, "version": version, "kind": r.kind}]})
     return {"openapi": "3.0.0", "info": {"title": "dralloc", "version": __version__}, "paths": paths,
             "components": {"schemas": schemas}}
 
@@ -537,4 +550,8 @@ def openapi_v3_root() -> dict[str, Any]:
     for group in MODELLED_V1_GROUPS:
         paths[f"apis/{group}/v1"] = {
             "serverRelativeURL": f"/openapi/v3/apis/{group}/v1?hash={_hash(openapi_v3_group(group))}"}
+    for group, version in MODELLED_OTHER_VERSIONS:
+        doc = openapi_v3_group(group, version)
+        paths[f"apis/{group}/{version}"] = {
+            "serverRelativeURL": f"/openapi/v3/apis/{group}/{version}?hash={_hash(doc)}"}
     return {"paths": paths}

@@ -19,6 +19,7 @@ import yaml
 from dralloc import __version__
 from dralloc.server.http import openapi_gated
 from dralloc.server.http.discovery import (
+    MODELLED_OTHER_VERSIONS,
     MODELLED_V1_GROUPS,
     PARTLY_MODELLED_GROUPS,
     open_schemas,
@@ -40,6 +41,7 @@ def document(gated: tuple[openapi_gated.GroupVersion, ...] = ()) -> dict[str, An
     # a List's items against these on the client)
     docs = [openapi_v3_gv("v1", core=True, core_models=False), *(openapi_v3_gv(v) for v in GROUP_VERSIONS),
             *(openapi_v3_group(g) for g in MODELLED_V1_GROUPS if g not in PARTLY_MODELLED_GROUPS),
+            *(openapi_v3_group(*gv) for gv in MODELLED_OTHER_VERSIONS),
             *(open_schemas(g) for g in PARTLY_MODELLED_GROUPS), *(openapi_gated.document(*gv) for gv in gated)]
     for doc in docs:
         schemas = (doc or {}).get("components", {}).get("schemas", {})

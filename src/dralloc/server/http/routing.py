@@ -32,6 +32,9 @@ class Target:
         # The body this request sent and the model object it decodes into, once decoded (see
         # verbs/typed_json.py): typed() of that same dict answers with it instead of decoding it again.
         self.decoded: tuple[Any, Any] | None = None
+        # A core object's body whose JSON text names no time field (gotime.may_name_core_time): typed() of that
+        # same dict looks for no bad time in it.
+        self.timeless: Any = None
 
     @property
     def api_version(self) -> str:
@@ -90,6 +93,8 @@ def discovery_document(parts: list[str], groups: Groups = GROUP_RESOURCES) -> An
             return discovery.openapi_v3_events()
         if len(parts) == 5 and parts[2] == "apis" and parts[4] == "v1" and parts[3] in discovery.MODELLED_V1_GROUPS:
             return discovery.openapi_v3_group(parts[3])
+        if len(parts) == 5 and parts[2] == "apis" and (parts[3], parts[4]) in discovery.MODELLED_OTHER_VERSIONS:
+            return discovery.openapi_v3_group(parts[3], parts[4])
         if len(parts) == 5 and parts[2:4] == ["apis", GROUP]:
             doc = discovery.openapi_v3_gv(parts[4])
             if doc is not None:

@@ -30,7 +30,7 @@ from dralloc.server.protobuf.plans import (
     _Plan,
     _plans,
 )
-from dralloc.server.protobuf.schema import Schema
+from dralloc.server.protobuf.schema import SPECIAL, Schema
 from dralloc.server.protobuf.walker import _zero
 
 PURE_PYTHON = os.environ.get("DRALLOC_PURE_PYTHON", "") not in ("", "0")
@@ -99,11 +99,17 @@ def read_message(buf: bytes, start: int, end: int, table: Schema, name: str, dep
     return tables.message(index[name], buf, start, end, depth)
 
 
+def _python_only(table: Schema) -> bool:
+    """Whether ``table`` holds a special message the C reader does not read (a CRD's schema): each body of it
+    would be handed back, so the Python path reads them from the start."""
+    return any(f.type in SPECIAL and f.type not in _KINDS for fields in table.values() for f in fields.values())
+
+
 def object_reader(table: Schema, name: str, metadata: bool) -> ObjectReader | None:
     """The C reading of message ``name`` of ``table`` as a whole object, apiVersion and kind first (and, with
     ``metadata``, an empty metadata the message's own replaces), as decoder.py's envelope gives them (None
-    without the extension)."""
-    if _fastwire is None:
+    without the extension, or for a table the C reader hands back)."""
+    if _fastwire is None or _python_only(table):
         return None
     tables, index = _tables(table)
     reader: ObjectReader = partial(tables.object, index[name], metadata)
@@ -124,7 +130,7 @@ def read_envelope(kinds: Envelopes, body: bytes) -> dict[str, Any] | None:
 def add_envelope(kinds: Envelopes, type_meta: bytes, table: Schema, name: str, metadata: bool, api_version: str,
                  kind: str) -> None:
     """Message ``name`` of ``table`` read by :func:`read_envelope` in a body of this typeMeta (nothing without
-    the extension)."""
-    if _fastwire is not None:
+    the extension, or for a table the C reader hands back)."""
+    if _fastwire is not None and not _python_only(table):
         tables, index = _tables(table)
         kinds[type_meta] = (tables, index[name], metadata, api_version, kind)

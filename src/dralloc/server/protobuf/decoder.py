@@ -12,9 +12,14 @@ encoding.
 Accepted (:data:`KINDS`): resource.k8s.io v1, v1beta2 and v1beta1 ResourceClaim, ResourceClaimTemplate,
 ResourceSlice and DeviceClass, and v1 and v1beta2 DeviceTaintRule, every field; core/v1 and events.k8s.io/v1
 Event, every field; core/v1 Pod, every field of its spec and status; core/v1 Namespace, ConfigMap, Secret,
-ServiceAccount, Binding, Service and Endpoints, and a Node's spec, capacity and allocatable; discovery.k8s.io
-EndpointSlice, policy PodDisruptionBudget; scheduling.k8s.io PriorityClass,
-coordination.k8s.io Lease, policy Eviction, the self reviews', TokenReview's and TokenRequest's specs, and
+ServiceAccount, Binding, Service, Endpoints, LimitRange, ResourceQuota, ReplicationController, PersistentVolume and
+PersistentVolumeClaim, Node, every field; the apps/v1 workloads and
+ControllerRevision, batch/v1 Job and CronJob; the storage.k8s.io/v1 kinds; rbac.authorization.k8s.io/v1 Role,
+ClusterRole, RoleBinding and ClusterRoleBinding; networking.k8s.io Ingress, IngressClass and NetworkPolicy;
+autoscaling HorizontalPodAutoscaler; admissionregistration.k8s.io webhook configurations and
+ValidatingAdmissionPolicies with their bindings; discovery.k8s.io EndpointSlice, policy PodDisruptionBudget;
+scheduling.k8s.io PriorityClass (and v1alpha2 Workload and PodGroup), apiextensions.k8s.io
+CustomResourceDefinition, coordination.k8s.io Lease, policy Eviction, the self reviews', TokenReview's and TokenRequest's specs, and
 DeleteOptions. Responses stay JSON, which those clients accept as well.
 
 Every message is read through the schema tables (server/protobuf/schema.py, server/protobuf/pod.py,
@@ -40,7 +45,17 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from dralloc.server.protobuf import accelerated, services, workloads
+from dralloc.server.protobuf import (
+    accelerated,
+    admission_registration,
+    apiextensions,
+    ingress_autoscaling,
+    pod_groups,
+    rbac,
+    services,
+    volumes,
+    workloads,
+)
 from dralloc.server.protobuf.encoder import _delimited, _encode_message
 from dralloc.server.protobuf.plans import MAX_DEPTH as MAX_DEPTH
 from dralloc.server.protobuf.plans import _nesting, _plans
@@ -86,8 +101,14 @@ KINDS: dict[tuple[str, str], tuple[Schema, str]] = {
     ("authorization.k8s.io/v1", "SelfSubjectRulesReview"): (AUTHORIZATION_V1, "SelfSubjectRulesReview"),
     **{("authentication.k8s.io/v1", kind): (AUTHENTICATION_V1, kind)
        for kind in ("SelfSubjectReview", "TokenReview", "TokenRequest")},
-    **workloads.KINDS,  # apps/v1 and batch/v1 workloads
+    **workloads.KINDS,  # apps/v1 and batch/v1 workloads, ControllerRevisions, CronJobs
     **services.KINDS,  # Services, Endpoints, EndpointSlices, PodDisruptionBudgets
+    **ingress_autoscaling.KINDS,  # Ingresses, IngressClasses, NetworkPolicies, HorizontalPodAutoscalers
+    **volumes.KINDS,  # PersistentVolumes and their claims, the storage.k8s.io kinds
+    **rbac.KINDS,  # Roles, ClusterRoles and their bindings
+    **pod_groups.KINDS,  # scheduling.k8s.io/v1alpha2 Workloads and PodGroups
+    **apiextensions.KINDS,  # CustomResourceDefinitions
+    **admission_registration.KINDS,  # webhook configurations, ValidatingAdmissionPolicies and their bindings
 }
 # Messages that are not objects (no metadata of their own)
 OPTIONS: dict[tuple[str, str], tuple[Schema, str]] = {
@@ -97,6 +118,32 @@ OPTIONS: dict[tuple[str, str], tuple[Schema, str]] = {
 def accepts(api_version: str, kind: str) -> bool:
     """Whether objects of this kind may be created or updated with a protobuf body."""
     return (api_version, kind) in KINDS
+
+
+def custom_resource_refusal(body: bytes, kind: str, version: str) -> str:
+    """kube-apiserver's 400 message for a protobuf body sent for a custom resource (of ``kind`` in ``version``,
+    the URL's): its handler lists protobuf among its media types, but an unstructured object has no protobuf
+    form, so the decoding fails once the envelope is read (its typeMeta, else the URL's, names the kind)."""
+    if not body:
+        error = "empty data"
+    elif not body.startswith(MAGIC):
+        prefix = " ".join(str(byte) for byte in MAGIC)  # (Go's %v of a byte slice)
+        error = f"provided data does not appear to be a protobuf message, expected prefix [{prefix}]"
+    elif len(body) == len(MAGIC):
+        error = "empty body"
+    else:
+        try:
+            api_version, sent_kind, *_ = _envelope(body)
+        except (ProtobufError, UnicodeDecodeError) as exc:
+            error = str(exc)
+        else:
+            sent_version = api_version.rpartition("/")[2]
+            return (f'{sent_kind or kind} in version "{sent_version or version}" cannot be handled as a {kind}: '
+                    f"Object 'Kind' is missing in 'object has no kind field '")
+    summary = body[:30].hex() + (" ..." if len(body) > 30 else "") if body else "<empty>"
+    if body[:1] == b"{":
+        summary = body[:30].decode(errors="replace") + (" ..." if len(body) > 30 else "")
+    return f"the object provided is unrecognized (must be of type {kind}): {error} ({summary})"
 
 
 def nesting(api_version: str, kind: str) -> int:

@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 
+from dralloc.server.protobuf.apiextensions import encode_json_schema_props
 from dralloc.server.protobuf.forms import _EPOCH
 from dralloc.server.protobuf.schema import Field, Schema
 from dralloc.server.protobuf.wire import _UINT64
@@ -101,6 +102,8 @@ def _encode_value(kind: str, value: Any, table: Schema) -> bytes:
         is_text = isinstance(value, str)
         return (_varint_bytes(1 << 3) + _varint_bytes(int(is_text)) + _varint_bytes(2 << 3)
                 + _varint_bytes(0 if is_text else int(value or 0)) + _delimited(3, value.encode() if is_text else b""))
+    if kind == "JSONSchemaProps":
+        return encode_json_schema_props(value or {})
     return _encode_message(value or {}, table, kind)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from dralloc.server.protobuf.schema import SCALARS, SPECIAL, Field, Schema
+from dralloc.server.protobuf.schema import SCALARS, SPECIAL, UNBOUNDED, Field, Schema
 
 # Nesting of messages (the tables' own depth is far less; this bounds a walk should a table ever recurse)
 MAX_DEPTH = 100
@@ -114,6 +114,7 @@ def _nesting(table: Schema, name: str) -> int:
             depths[plan.name] = 1 + deepest
         return depths[plan.name]
 
-    value = sys.maxsize if _recursive(plans) else depth(plans[name])
+    unbounded = _recursive(plans) or any(f.type in UNBOUNDED for fields in table.values() for f in fields.values())
+    value = sys.maxsize if unbounded else depth(plans[name])
     _NESTING[id(table), name] = (table, value)
     return value

@@ -9,7 +9,8 @@ decoded object's keys come in). The type is Go-like:
 * a scalar: ``string``, ``bool``, ``int32``, ``int64`` or ``bytes`` (base64 text in JSON);
 * a message with a JSON form of its own: ``Quantity`` (its text), ``Time`` (RFC 3339 in seconds),
   ``MicroTime`` (RFC 3339 with microseconds), ``RawExtension`` and ``FieldsV1`` (the embedded JSON),
-  ``IntOrString`` (its int or its string);
+  ``IntOrString`` (its int or its string), ``JSONSchemaProps`` (a CRD's OpenAPI schema, read and written by
+  server/protobuf/apiextensions.py);
 * the name of another message of the same table (its JSON object);
 * ``[]T`` for a repeated field, ``map[string]T`` for a map (entries ``{1: key, 2: value}``); a leading ``*``
   says the Go field is a pointer.
@@ -26,7 +27,9 @@ from dataclasses import dataclass
 SCALARS = frozenset({"string", "bool", "int32", "int64", "bytes"})
 VARINTS = frozenset({"bool", "int32", "int64"})
 # Messages whose JSON form is not an object of their fields
-SPECIAL = frozenset({"Quantity", "Time", "MicroTime", "RawExtension", "FieldsV1", "IntOrString"})
+SPECIAL = frozenset({"Quantity", "Time", "MicroTime", "RawExtension", "FieldsV1", "IntOrString", "JSONSchemaProps"})
+# Those whose JSON nests without bound
+UNBOUNDED = frozenset({"JSONSchemaProps"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,14 +118,43 @@ CORE_PIECES = messages({
 })
 
 CORE = schema(META, CORE_PIECES, messages({
-    "Namespace": {1: "metadata ObjectMeta", 2: "spec NamespaceSpec"},  # (the status is the server's)
+    "Namespace": {1: "metadata ObjectMeta", 2: "spec NamespaceSpec", 3: "status NamespaceStatus"},
     "NamespaceSpec": {1: "finalizers []string"},
-    # A Node's fields this server reads: its spec, and its capacity and allocatable resources
+    "NamespaceStatus": {1: "phase string", 2: "conditions []NamespaceCondition"},
+    "NamespaceCondition": {1: "type string always", 2: "status string always", 4: "lastTransitionTime Time",
+                           5: "reason string", 6: "message string"},
+    # A Node, every field: what a kubelet's status updates carry
     "Node": {1: "metadata ObjectMeta", 2: "spec NodeSpec", 3: "status NodeStatus"},
     "NodeSpec": {1: "podCIDR string", 7: "podCIDRs []string", 3: "providerID string", 4: "unschedulable bool",
-                 5: "taints []Taint", 2: "externalID string"},
+                 5: "taints []Taint", 6: "configSource *NodeConfigSource", 2: "externalID string"},
     "Taint": {1: "key string always", 2: "value string", 3: "effect string always", 4: "timeAdded *Time"},
-    "NodeStatus": {1: "capacity map[string]Quantity", 2: "allocatable map[string]Quantity"},
+    "NodeConfigSource": {2: "configMap *ConfigMapNodeConfigSource"},
+    "ConfigMapNodeConfigSource": {1: "namespace string always", 2: "name string always", 3: "uid string",
+                                  4: "resourceVersion string", 5: "kubeletConfigKey string always"},
+    "NodeStatus": {1: "capacity map[string]Quantity", 2: "allocatable map[string]Quantity", 3: "phase string",
+                   4: "conditions []NodeCondition", 5: "addresses []NodeAddress",
+                   6: "daemonEndpoints NodeDaemonEndpoints", 7: "nodeInfo NodeSystemInfo",
+                   8: "images []ContainerImage", 9: "volumesInUse []string", 10: "volumesAttached []AttachedVolume",
+                   11: "config *NodeConfigStatus", 12: "runtimeHandlers []NodeRuntimeHandler",
+                   13: "features *NodeFeatures", 14: "declaredFeatures []string"},
+    "NodeCondition": {1: "type string always", 2: "status string always", 3: "lastHeartbeatTime Time",
+                      4: "lastTransitionTime Time", 5: "reason string", 6: "message string"},
+    "NodeAddress": {1: "type string always", 2: "address string always"},
+    "NodeDaemonEndpoints": {1: "kubeletEndpoint DaemonEndpoint"},
+    "DaemonEndpoint": {1: "Port int32 always"},
+    "NodeSystemInfo": {1: "machineID string always", 2: "systemUUID string always", 3: "bootID string always",
+                       4: "kernelVersion string always", 5: "osImage string always",
+                       6: "containerRuntimeVersion string always", 7: "kubeletVersion string always",
+                       8: "kubeProxyVersion string always", 9: "operatingSystem string always",
+                       10: "architecture string always", 11: "swap *NodeSwapStatus"},
+    "NodeSwapStatus": {1: "capacity *int64"},
+    "ContainerImage": {1: "names []string", 2: "sizeBytes int64"},
+    "AttachedVolume": {1: "name string always", 2: "devicePath string always"},
+    "NodeConfigStatus": {1: "assigned *NodeConfigSource", 2: "active *NodeConfigSource",
+                         3: "lastKnownGood *NodeConfigSource", 4: "error string"},
+    "NodeRuntimeHandler": {1: "name string always", 2: "features *NodeRuntimeHandlerFeatures"},
+    "NodeRuntimeHandlerFeatures": {1: "recursiveReadOnlyMounts *bool", 2: "userNamespaces *bool"},
+    "NodeFeatures": {1: "supplementalGroupsPolicy *bool"},
     "ConfigMap": {1: "metadata ObjectMeta", 4: "immutable *bool", 2: "data map[string]string",
                   3: "binaryData map[string]bytes"},
     "Secret": {1: "metadata ObjectMeta", 5: "immutable *bool", 2: "data map[string]bytes",

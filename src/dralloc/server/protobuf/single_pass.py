@@ -221,6 +221,8 @@ class _Writer:
             return [f"{x} = _raw_json(buf[{start}:{end}], {kind!r})"], 0
         if kind == "IntOrString":
             return [f"{x} = _int_or_string(buf[{start}:{end}])"], 0
+        if kind == "JSONSchemaProps":  # (apiextensions.py reads it, at the field's level)
+            return [f"{x} = _single('JSONSchemaProps', buf[{start}:{end}], depth + {level})"], 0
         raise ValueError(f"no single-pass reading of {kind}")
 
     def memo(self, kind: Any, raw: str, key: str, x: str) -> tuple[str, list[str]]:

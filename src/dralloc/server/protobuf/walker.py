@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from dralloc.server.protobuf.apiextensions import json_schema_props
 from dralloc.server.protobuf.forms import _int_or_string, _raw_json, _time
 from dralloc.server.protobuf.plans import (
     _MAP,
@@ -234,6 +235,8 @@ def _single(kind: Any, raw: bytes, depth: int) -> Any:
         return _raw_json(raw, kind)
     if kind == "IntOrString":
         return _int_or_string(raw)
+    if kind == "JSONSchemaProps":
+        return json_schema_props(raw, depth + 1)
     if kind in SCALARS:
         raise ProtobufError(f"a {kind} is not length-delimited")
     raise ProtobufError(f"no message {kind} in the table")

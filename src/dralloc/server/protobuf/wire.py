@@ -50,8 +50,13 @@ def scan(buf: bytes) -> Iterator[tuple[int, int, int | bytes]]:
     """(field number, wire type, value) of each field: an int for a varint, bytes otherwise."""
     pos, end = 0, len(buf)
     while pos < end:
-        key = buf[pos]  # one byte for the fields numbered up to 15 (a fast path: most keys and sizes are)
-        key, pos = (key, pos + 1) if key < 0x80 else _varint(buf, pos)
+        key = buf[pos]  # one byte for the fields numbered up to 15, two up to 2047 (fast paths: most keys are)
+        if key < 0x80:
+            pos += 1
+        elif pos + 1 < end and buf[pos + 1] < 0x80:
+            key, pos = key & 0x7F | buf[pos + 1] << 7, pos + 2
+        else:
+            key, pos = _varint(buf, pos)
         number, wire = key >> 3, key & 7
         if number == 0:
             raise ProtobufError(f"illegal field number 0 (wire type {wire})")
@@ -60,7 +65,8 @@ def scan(buf: bytes) -> Iterator[tuple[int, int, int | bytes]]:
             size = buf[pos] if pos < end else 0x80
             size, pos = (size, pos + 1) if size < 0x80 else _varint(buf, pos)
         elif wire == 0:
-            value, pos = _varint(buf, pos)
+            value = buf[pos] if pos < end else 0x80  # (one byte: a small int or a bool)
+            value, pos = (value, pos + 1) if value < 0x80 else _varint(buf, pos)
             yield number, 0, value
             continue
         elif wire in (1, 5):

@@ -1,8 +1,10 @@
 """The protobuf schema tables of the apps/v1 workloads and batch/v1 Jobs (notation: server/protobuf/schema.py),
 which kubectl's typed clients (``kubectl create deployment``, ``kubectl create job``) send as protobuf: the
 objects, their specs around a Pod's template (server/protobuf/pod.py) and their statuses. Written from the
-generated ``.proto`` of apps/v1 and batch/v1 (field numbers) and the Go types' JSON tags. A Job's pod failure
-and success policies are not in the table: a body that has them is read without them."""
+generated ``.proto`` of apps/v1 and batch/v1 (field numbers) and the Go types' JSON tags. Besides them, the
+StatefulSets' and DaemonSets' ControllerRevisions (kube-controller-manager writes them) and CronJobs (``kubectl
+create cronjob``), whose job template is a Job's, and core/v1 ReplicationControllers (a client-go
+controller's writes)."""
 
 from __future__ import annotations
 
@@ -62,12 +64,13 @@ APPS_V1 = schema(POD, _TEMPLATE, messages({
                         10: "conditions []DaemonSetCondition"},
     "DaemonSetCondition": {1: "type string always", 2: "status string always", 3: "lastTransitionTime Time",
                            4: "reason string", 5: "message string"},
+    "ControllerRevision": {1: "metadata ObjectMeta", 2: "data RawExtension", 3: "revision int64 always"},
 }))
 
 BATCH_V1 = schema(POD, _TEMPLATE, messages({
     "Job": {1: "metadata ObjectMeta", 2: "spec JobSpec", 3: "status JobStatus"},
     "JobSpec": {1: "parallelism *int32", 2: "completions *int32", 3: "activeDeadlineSeconds *int64",
-                7: "backoffLimit *int32", 12: "backoffLimitPerIndex *int32", 13: "maxFailedIndexes *int32",
+                11: "podFailurePolicy *PodFailurePolicy", 16: "successPolicy *SuccessPolicy", 7: "backoffLimit *int32", 12: "backoffLimitPerIndex *int32", 13: "maxFailedIndexes *int32",
                 4: "selector *LabelSelector", 5: "manualSelector *bool", 6: "template PodTemplateSpec",
                 8: "ttlSecondsAfterFinished *int32", 9: "completionMode *string", 10: "suspend *bool",
                 14: "podReplacementPolicy *string", 15: "managedBy *string"},
@@ -78,7 +81,36 @@ BATCH_V1 = schema(POD, _TEMPLATE, messages({
     "JobCondition": {1: "type string always", 2: "status string always", 3: "lastProbeTime Time",
                      4: "lastTransitionTime Time", 5: "reason string", 6: "message string"},
     "UncountedTerminatedPods": {1: "succeeded []string", 2: "failed []string"},
+    "PodFailurePolicy": {1: "rules []PodFailurePolicyRule"},
+    "PodFailurePolicyRule": {1: "action string always", 2: "onExitCodes *PodFailurePolicyOnExitCodesRequirement",
+                             3: "onPodConditions []PodFailurePolicyOnPodConditionsPattern"},
+    "PodFailurePolicyOnExitCodesRequirement": {1: "containerName *string", 2: "operator string always",
+                                               3: "values []int32"},
+    "PodFailurePolicyOnPodConditionsPattern": {1: "type string always", 2: "status string always"},
+    "SuccessPolicy": {1: "rules []SuccessPolicyRule"},
+    "SuccessPolicyRule": {1: "succeededIndexes *string", 2: "succeededCount *int32"},
+    "CronJob": {1: "metadata ObjectMeta", 2: "spec CronJobSpec", 3: "status CronJobStatus"},
+    "CronJobSpec": {1: "schedule string always", 8: "timeZone *string", 2: "startingDeadlineSeconds *int64",
+                    3: "concurrencyPolicy string", 4: "suspend *bool", 5: "jobTemplate JobTemplateSpec",
+                    6: "successfulJobsHistoryLimit *int32", 7: "failedJobsHistoryLimit *int32"},
+    "JobTemplateSpec": {1: "metadata ObjectMeta", 2: "spec JobSpec"},
+    "CronJobStatus": {1: "active []ObjectReference", 4: "lastScheduleTime *Time", 5: "lastSuccessfulTime *Time"},
 }))
 
-KINDS = {**{("apps/v1", kind): (APPS_V1, kind) for kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet")},
-         ("batch/v1", "Job"): (BATCH_V1, "Job")}
+# core/v1 ReplicationControllers, the ReplicaSets' older kind (a map selector, a template behind a pointer)
+CORE_REPLICATION_V1 = schema(POD, _TEMPLATE, messages({
+    "ReplicationController": {1: "metadata ObjectMeta", 2: "spec ReplicationControllerSpec",
+                              3: "status ReplicationControllerStatus"},
+    "ReplicationControllerSpec": {1: "replicas *int32", 4: "minReadySeconds int32", 2: "selector map[string]string",
+                                  3: "template *PodTemplateSpec"},
+    "ReplicationControllerStatus": {1: "replicas int32 always", 2: "fullyLabeledReplicas int32",
+                                    4: "readyReplicas int32", 5: "availableReplicas int32",
+                                    3: "observedGeneration int64", 6: "conditions []ReplicationControllerCondition"},
+    "ReplicationControllerCondition": {1: "type string always", 2: "status string always",
+                                       3: "lastTransitionTime Time", 4: "reason string", 5: "message string"},
+}))
+
+KINDS = {**{("apps/v1", kind): (APPS_V1, kind) for kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet",
+                                                                   "ControllerRevision")},
+         **{("batch/v1", kind): (BATCH_V1, kind) for kind in ("Job", "CronJob")},
+         ("v1", "ReplicationController"): (CORE_REPLICATION_V1, "ReplicationController")}

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from dralloc.server.crds import definitions as crd_definitions
 from dralloc.server.registry import (
     admission_registration,
+    autoscaling,
     configs,
     controller_revisions,
     core_defaults,
@@ -17,11 +18,13 @@ from dralloc.server.registry import (
     events,
     limit_ranges,
     namespaces,
+    networking,
     pod_groups,
     pods,
     priorities,
     quota,
     rbac,
+    replication_controllers,
     resource_claims,
     service_accounts,
     service_strategy,
@@ -60,10 +63,18 @@ class Resource:
     strategy: Strategy = field(default=TYPED, compare=False)
     # the resource whose objects this one shows in another form (events.k8s.io Events are core/v1 Events)
     stored_as: Resource | None = field(default=None, compare=False)
+    # a custom resource's names from its CRD (acceptedNames.singular and .listKind), when not the kind's
+    singular_name: str = ""
+    list_kind_name: str = ""
 
     @property
     def singular(self) -> str:
-        return self.kind.lower()
+        return self.singular_name or self.kind.lower()
+
+    @property
+    def list_kind(self) -> str:
+        """The kind of its lists: ``<Kind>List``, or a custom resource's ``spec.names.listKind``."""
+        return self.list_kind_name or f"{self.kind}List"
 
     @property
     def group_resource(self) -> str:
@@ -146,9 +157,10 @@ CORE = {r.name: r for r in (
     Resource("limitranges", "LimitRange", True, group="", versions=("v1",), short_names=("limits",),
              table=(("Name", "metadata.name", 0), ("Created At", "metadata.creationTimestamp", 0)),
              strategy=limit_ranges.STRATEGY),
-    # Read-only and always none, as the apps/v1 workloads below: nothing here runs workload controllers
+    # ReplicationControllers (server/registry/replication_controllers.py), whose pods the ReplicaSet controller keeps
     Resource("replicationcontrollers", "ReplicationController", True, group="", versions=("v1",),
-             short_names=("rc",), categories=("all",), verbs=READ_ONLY),
+             short_names=("rc",), categories=("all",), status=True, subresources=("scale",),
+             table=replication_controllers.TABLE, strategy=replication_controllers.STRATEGY),
     # Volumes (server/registry/storage.py), bound by the PV controller and the scheduler (server/controllers/volumes.py)
     Resource("persistentvolumeclaims", "PersistentVolumeClaim", True, group="", versions=("v1",), status=True,
              short_names=("pvc",), table=storage_columns.CLAIM_TABLE, strategy=storage.CLAIMS),
@@ -184,10 +196,24 @@ BATCH = {r.name: r for r in (
     Resource("jobs", "Job", True, group=BATCH_GROUP, versions=("v1",), categories=("all",), status=True,
              table=workload_columns.JOB_TABLE, strategy=workloads.JOBS),
 )}
-# networking.k8s.io/v1, read-only and always empty: `kubectl apply --prune` looks for ingresses
+# networking.k8s.io/v1 (server/registry/networking.py): stored and validated; nothing routes ingress traffic nor
+# enforces a network policy
 NETWORKING_GROUP = "networking.k8s.io"
-NETWORKING = {"ingresses": Resource("ingresses", "Ingress", True, group=NETWORKING_GROUP, versions=("v1",),
-                                    short_names=("ing",), verbs=READ_ONLY)}
+NETWORKING = {r.name: r for r in (
+    Resource("ingressclasses", "IngressClass", False, group=NETWORKING_GROUP, versions=("v1",),
+             table=networking.INGRESS_CLASS_TABLE, strategy=networking.INGRESS_CLASSES_STRATEGY),
+    Resource("ingresses", "Ingress", True, group=NETWORKING_GROUP, versions=("v1",), short_names=("ing",),
+             status=True, table=networking.INGRESS_TABLE, strategy=networking.INGRESSES),
+    Resource("networkpolicies", "NetworkPolicy", True, group=NETWORKING_GROUP, versions=("v1",),
+             short_names=("netpol",), table=networking.NETWORK_POLICY_TABLE, strategy=networking.NETWORK_POLICIES),
+)}
+
+# autoscaling/v2 HorizontalPodAutoscalers, also served as autoscaling/v1 (server/registry/autoscaling.py); their
+# controller (server/controllers/autoscaling.py) has no metrics to read
+AUTOSCALING_GROUP = "autoscaling"
+AUTOSCALING = {"horizontalpodautoscalers": Resource(
+    "horizontalpodautoscalers", "HorizontalPodAutoscaler", True, group=AUTOSCALING_GROUP, versions=("v2", "v1"),
+    short_names=("hpa",), categories=("all",), status=True, table=autoscaling.TABLE, strategy=autoscaling.STRATEGY)}
 
 # policy/v1 PodDisruptionBudgets (server/registry/disruption_budgets.py), whose status the disruption controller
 # keeps, which evictions honour and DefaultPreemption reads. storage.k8s.io/v1: the volume plugins' classes, CSI
@@ -282,7 +308,7 @@ APIEXTENSIONS = {"customresourcedefinitions": Resource(
     "customresourcedefinitions", "CustomResourceDefinition", False, group=APIEXTENSIONS_GROUP, versions=("v1",),
     status=True, short_names=("crd", "crds"), categories=("api-extensions",),
     table=(("Name", "metadata.name", 0), ("Created At", "metadata.creationTimestamp", 0)),
-    strategy=crd_definitions.STRATEGY)}
+    strategy=crd_definitions.DefinitionStrategy(lambda: _built_in_groups()))}
 
 # admissionregistration.k8s.io/v1 (server/registry/admission_registration.py): webhook configurations, stored
 # and never called, and ValidatingAdmissionPolicies with their bindings, enforced (server/admission/)
@@ -320,9 +346,14 @@ REVIEW_GROUPS = ("authentication.k8s.io", "authorization.k8s.io")
 # The stored resources of each served API group (the core group's are CORE, under /api)
 GROUP_RESOURCES: dict[str, dict[str, Resource]] = {
     GROUP: RESOURCES, EVENTS_GROUP: EVENTS, DISCOVERY_GROUP: ENDPOINT_SLICES, APPS_GROUP: APPS,
-    BATCH_GROUP: BATCH, NETWORKING_GROUP: NETWORKING, POLICY_GROUP: POLICY, STORAGE_GROUP: STORAGE,
+    AUTOSCALING_GROUP: AUTOSCALING, BATCH_GROUP: BATCH, NETWORKING_GROUP: NETWORKING, POLICY_GROUP: POLICY, STORAGE_GROUP: STORAGE,
     SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES, RBAC_GROUP: RBAC, APIEXTENSIONS_GROUP: APIEXTENSIONS,
     ADMISSION_GROUP: ADMISSION}
+
+
+def _built_in_groups() -> set[str]:
+    """Every group the server serves itself, whatever the gates."""
+    return {*GROUP_RESOURCES, *(r.group for r in GATED_RESOURCES.values())}
 
 
 def served_groups(enabled: Collection[str] = ()) -> dict[str, dict[str, Resource]]:

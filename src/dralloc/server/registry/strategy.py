@@ -13,6 +13,7 @@ from collections.abc import Awaitable
 from typing import Any, Protocol
 
 from dralloc.api.codec import decode
+from dralloc.server.apply.fieldtypes import KindSchema
 from dralloc.server.clock import now
 from dralloc.server.types import Obj
 from dralloc.store import Outcome, SQLStore
@@ -84,6 +85,10 @@ class Strategy:
 
     # --- update ---------------------------------------------------------------------------------------
 
+    def after_update(self, server: Server, written: Obj, sub: str) -> Awaitable[None] | None:
+        """What follows an update at once (a CRD's naming): work for the verb to await, or None."""
+        return None
+
     def admit_update(self, store: SQLStore, sent: Obj, name: str) -> None:
         """Admission of an update, before the stored object is read."""
 
@@ -150,6 +155,11 @@ class Strategy:
     def unknown_fields(self, data: Obj) -> list[str] | None:
         """The paths (``spec.foo``) of the fields of ``data`` its kind's own schema lacks, or None: the model's
         (strict decoding)."""
+        return None
+
+    def apply_schema(self, obj: Obj) -> KindSchema | None:
+        """The schema server-side apply and managedFields follow for a kind with its own (a custom resource's
+        version, from its CRD); None: the built-in kinds' table (``fieldtypes``)."""
         return None
 
     def present(self, obj: Obj, api_version: str) -> Obj | None:

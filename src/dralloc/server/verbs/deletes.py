@@ -135,7 +135,7 @@ async def deletecollection(api: ApiContext, request: Request, t: Target) -> Resp
         item.pop("kind", None)
         item.pop("apiVersion", None)
         deleted.append(item)
-    return respond(request, {"kind": f"{t.resource.kind}List", "apiVersion": t.api_version,
+    return respond(request, {"kind": t.resource.list_kind, "apiVersion": t.api_version,
                              "metadata": {"resourceVersion": str(api.store.current_rv())}, "items": deleted})
 
 

@@ -24,6 +24,7 @@ from dralloc.api.gojson import go_json_type
 from dralloc.api.quantity import quantity_dec_hook
 from dralloc.errors import InputError
 from dralloc.server.clock import now
+from dralloc.server.crds.custom_resources import CustomResourceStrategy
 from dralloc.server.http.bodies import check_limits, parse
 from dralloc.server.http.errors import ApiError, bad_request, invalid
 from dralloc.server.http.responses import JSON
@@ -38,7 +39,8 @@ CORE_MODELS: dict[str, type] = {"Node": core_v1.Node, "Namespace": core_v1.Names
                                 "PersistentVolume": core_v1_storage.PersistentVolume,
                                 "PersistentVolumeClaim": core_v1_storage.PersistentVolumeClaim,
                                 "LimitRange": core_v1_limits.LimitRange, "ResourceQuota": core_v1_limits.ResourceQuota,
-                                "Endpoints": core_v1_network.Endpoints}
+                                "Endpoints": core_v1_network.Endpoints,
+                                "ReplicationController": core_v1.ReplicationController}
 
 
 def dry_run_list(options: dict[str, Any] | None) -> list[str]:
@@ -121,7 +123,7 @@ def typed(data: Any, t: Target) -> Any:
     if api_version != t.api_version:
         raise bad_request(f'the API version in the data ({api_version}) does not match the expected API '
                           f'version ({t.api_version})')
-    data = {**data, "kind": kind, "apiVersion": api_version}
+    original, data = data, {**data, "kind": kind, "apiVersion": api_version}
     try:
         own = t.resource.strategy.decode(data)  # (a kind without a model: a CRD, a custom resource)
         if own is not None:
@@ -132,7 +134,8 @@ def typed(data: Any, t: Target) -> Any:
                 obj: Any = msgspec.convert(data, CORE_MODELS[kind], dec_hook=quantity_dec_hook)
             except msgspec.ValidationError as exc:
                 raise InputError(str(exc)) from None
-            bad_time = gotime.time_error(data)  # every time of the schema, as decoding into Go's types reads it
+            # every time of the schema, as decoding into Go's types reads it (none in a body that names none)
+            bad_time = gotime.time_error(data) if t.timeless is not original else None
             if bad_time is not None:
                 raise InputError(bad_time)
             if kind == "Pod":  # the status fields kube-apiserver validates, which the pod model leaves out
@@ -191,6 +194,8 @@ class Body(NamedTuple):
 def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
     """The object a create, update or status update sends (JSON, YAML, or protobuf for the kinds
     server/protobuf/decoder.py decodes) and its field warnings."""
+    if ctype == protobuf.CONTENT_TYPE and isinstance(t.resource.strategy, CustomResourceStrategy):
+        raise bad_request(protobuf.custom_resource_refusal(raw, t.resource.kind, t.version))  # (as upstream: no 415)
     takes_protobuf = not t.resource.group or protobuf.accepts(t.api_version, t.resource.kind)
     if ctype == protobuf.CONTENT_TYPE and takes_protobuf:  # (a core kind it cannot decode: a 400 that says so)
         try:
@@ -211,6 +216,8 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
     if ctype == JSON and typed_json.applies(t) and typed_json.read(raw, data, t, mode):
         return Body(data, [], False)  # (no repeated key, no unknown field; a typed kind is never plain)
     duplicates, unknown, typed_values = _problems(raw, ctype, data, mode, t)
+    if ctype == JSON and not t.resource.group and not gotime.may_name_core_time(raw):
+        t.timeless = data
     if not typed_values:  # (the unknown-field check's decoding of a JSON text into the typed shape answers it)
         values_checked(data, t)
     if unknown or duplicates or mode == "Ignore":

@@ -61,7 +61,7 @@ def list_fast(api: ApiContext, request: Request, t: Target) -> Response | None:
         if not row.startswith(prefix):
             return None  # not in the canonical stored form: take the general path
         items.append("{" + row[len(prefix):])
-    head = json.dumps({"kind": f"{t.resource.kind}List", "apiVersion": t.api_version,
+    head = json.dumps({"kind": t.resource.list_kind, "apiVersion": t.api_version,
                        "metadata": {"resourceVersion": str(rv)}}, separators=(",", ":"))[:-1]
     return Response(f'{head},"items":[{",".join(items)}]}}'.encode(), 200, media_type=JSON)
 
@@ -134,7 +134,7 @@ async def list_(api: ApiContext, request: Request, t: Target) -> Response:
     for item in items:  # lists carry kind/apiVersion once, on the list
         item.pop("kind", None)
         item.pop("apiVersion", None)
-    return respond(request, {"kind": f"{t.resource.kind}List", "apiVersion": t.api_version, "metadata": meta,
+    return respond(request, {"kind": t.resource.list_kind, "apiVersion": t.api_version, "metadata": meta,
                              "items": items})
 
 

@@ -207,7 +207,7 @@ def created_form(data: Obj, t: Target) -> Obj:
 def _record(old: Obj | None, new: Obj, manager: str, view: Target, sub: str = "") -> None:
     """record_update as the client saw the objects (a view's fields in its version)."""
     if view.resource.stored_as is None:
-        record_update(old, new, manager, view.api_version, sub)
+        record_update(old, new, manager, view.api_version, sub, schema=view.resource.strategy.apply_schema(new))
         return
     to_view = view.resource.strategy.to_view
     shown = to_view({**new, "metadata": dict(new.get("metadata") or {})})
@@ -423,6 +423,8 @@ async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, d
             written = result.object if isinstance(result, Outcome) else result
         else:
             written = await api.store.update_async(t.resource.name, t.namespace, t.name, build, expect_rv or None)
+            if (follow_up := strategy.after_update(api, written, t.sub)) is not None:
+                await follow_up
         add_warnings(request.scope, policy_warnings)
         return written
     except NotFound:
@@ -491,7 +493,8 @@ async def _patch_once(api: ApiContext, request: Request, t: Target, raw: bytes, 
                               f"({t.name})")
         patch = {**patch, "metadata": {**(patch.get("metadata") or {}), "name": t.name}}
         force = bool(query_flag(request.query_params, "force"))
-        merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version, t.sub)
+        merged = apply(current, patch, request.query_params["fieldManager"], force, t.api_version, t.sub,
+                       t.resource.strategy.apply_schema(patch))
         if current is None:  # server-side apply of a new object creates it
             merged, dropped = without_duplicate_owners(merged, after_admission=True)
             warnings = [*warnings, *dropped]
