@@ -154,7 +154,7 @@ def test_the_quick_unknown_field_check_agrees_with_the_full_walk(data, key) -> N
 
 def test_skipped_kinds_are_summed_up_in_one_warning_per_kind(tmp_path) -> None:
     endpoints = [{"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": f"s{i}"}} for i in range(3)]
-    webhook = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+    webhook = {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest",
                "metadata": {"name": "i"}}
     path = _write(tmp_path, "all.json", json.dumps({"apiVersion": "v1", "kind": "List",
                                                     "items": [*endpoints, webhook, CLASS]}))
@@ -164,7 +164,7 @@ def test_skipped_kinds_are_summed_up_in_one_warning_per_kind(tmp_path) -> None:
     messages = sorted(str(w.message) for w in caught)
     assert messages == [(f"{path}: document 1 (line 1) and 2 more: skipping 3 Endpoints objects (v1): "
                          "not a kind dralloc reads"),
-                        f"{path}: document 1 (line 1): skipping ValidatingWebhookConfiguration (admissionregistration.k8s.io/v1): "
+                        f"{path}: document 1 (line 1): skipping CertificateSigningRequest (certificates.k8s.io/v1): "
                         "not a kind dralloc reads"]
 
 

@@ -82,12 +82,12 @@ def test_lists_are_flattened_typed_list_items_get_their_kind():
 
 
 def test_unknown_kinds_are_skipped_with_a_warning_naming_them():
-    text = SLICE + "---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: x}\n"
+    text = SLICE + "---\napiVersion: certificates.k8s.io/v1\nkind: CertificateSigningRequest\nmetadata: {name: x}\n"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         objs = load(io.StringIO(text))
     assert len(objs) == 1
-    assert any("ValidatingWebhookConfiguration" in str(w.message) and "document 2" in str(w.message) for w in caught)
+    assert any("CertificateSigningRequest" in str(w.message) and "document 2" in str(w.message) for w in caught)
 
 
 def test_a_yaml_syntax_error_names_file_document_and_line(tmp_path: Path):

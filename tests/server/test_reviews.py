@@ -125,7 +125,7 @@ def test_reviews_are_create_only_and_discovered(client: TestClient) -> None:
     groups = [g["name"] for g in client.get("/apis", headers=VIEWER).json()["groups"]]
     assert groups == ["apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "autoscaling", "batch",
                       "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io",
-                      "apiextensions.k8s.io", "scheduling.k8s.io", "coordination.k8s.io",
+                      "admissionregistration.k8s.io", "apiextensions.k8s.io", "scheduling.k8s.io", "coordination.k8s.io",
                       "discovery.k8s.io", "resource.k8s.io"]
     resources = client.get("/apis/authorization.k8s.io/v1", headers=VIEWER).json()["resources"]
     assert [(x["name"], x["verbs"]) for x in resources] == [("selfsubjectaccessreviews", ["create"]),

@@ -31,6 +31,7 @@ import msgspec
 import yaml
 
 from dralloc.api import (
+    admissionregistration_v1,
     apps_v1,
     autoscaling_v2,
     batch_v1,
@@ -549,6 +550,7 @@ _LIST_MODELS: dict[str, type] = {
     "DaemonSetList": apps_v1.DaemonSetList,
     "JobList": batch_v1.JobList,
     "CronJobList": batch_v1.CronJobList,
+    **admissionregistration_v1.LIST_KINDS,
     "HorizontalPodAutoscalerList": autoscaling_v2.HorizontalPodAutoscalerList,
     "IngressList": networking_v1.IngressList,
     "IngressClassList": networking_v1.IngressClassList,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dralloc.api import (
+    admissionregistration_v1,
     apps_v1,
     autoscaling_v1,
     autoscaling_v2,
@@ -61,6 +62,8 @@ _OTHER_KINDS: dict[str, dict[str, type]] = {
     networking_v1.GROUP_VERSION: {"Ingress": networking_v1.Ingress, "IngressClass": networking_v1.IngressClass,
                                   "NetworkPolicy": networking_v1.NetworkPolicy},
     policy_v1.GROUP_VERSION: {"PodDisruptionBudget": policy_v1.PodDisruptionBudget},
+    admissionregistration_v1.GROUP_VERSION: {**admissionregistration_v1.WEBHOOK_CONFIGURATION_KINDS,
+                                             **admissionregistration_v1.POLICY_KINDS},
     storage_v1.GROUP_VERSION: {"StorageClass": storage_v1.StorageClass, "CSINode": storage_v1.CSINode,
                                "CSIDriver": storage_v1.CSIDriver, "CSIStorageCapacity": storage_v1.CSIStorageCapacity,
                                "VolumeAttachment": storage_v1.VolumeAttachment},
@@ -74,7 +77,8 @@ NAMESPACED_KINDS = frozenset({
     "Ingress", "NetworkPolicy", "HorizontalPodAutoscaler"})
 CLUSTER_KINDS = frozenset({
     "ResourceSlice", "DeviceClass", "DeviceTaintRule", "Node", "Namespace", "PersistentVolume", "PriorityClass",
-    "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "ClusterRole", "ClusterRoleBinding", "IngressClass"})
+    "StorageClass", "CSINode", "CSIDriver", "VolumeAttachment", "ClusterRole", "ClusterRoleBinding", "IngressClass",
+    *admissionregistration_v1.WEBHOOK_CONFIGURATION_KINDS, *admissionregistration_v1.POLICY_KINDS})
 
 
 def model_for(api_version: str | None, kind: str | None) -> type | None:

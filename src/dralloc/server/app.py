@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from dralloc.errors import InputError
+from dralloc.server.admission.policies import USER_SCOPE_KEY, PolicyAdmission
 from dralloc.server.auth import issuer, reviews
 from dralloc.server.auth import tokens as tokens_module  # (``tokens``: the static token file's)
 from dralloc.server.auth.impersonation import impersonated
@@ -88,6 +89,7 @@ class ApiServer:
         services.ensure_kubernetes_service(store, secure_port)  # default/kubernetes -> this server's port
         services.ensure_kubernetes_endpoints(store, endpoint_address, secure_port)
         self.namespaces = NamespaceCache(store)
+        self.policies = PolicyAdmission(store)  # ValidatingAdmissionPolicies (server/admission/)
 
     @property
     def groups(self) -> discovery.Groups:
@@ -250,6 +252,7 @@ class ApiServer:
             return await self._subresource(subresource, user, verb, request, target)
         if verb == "patch" and target.resource.group in self.custom_resources.custom():
             crd_patches.check_patch_type(request.headers.get("content-type", ""))
+        request.scope[USER_SCOPE_KEY] = user  # (request.userInfo of ValidatingAdmissionPolicies)
         # before the body is read or the store asked, as kube-apiserver's handlers negotiate first
         request.scope[negotiation.SCOPE_KEY] = negotiation.negotiate(request.headers.get("accept", ""),
                                                                      watch=verb == "watch")

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Awaitable
 from typing import Any, Protocol
 
+from dralloc.server.admission.policies import PolicyAdmission
 from dralloc.server.auth.tokens import ServiceAccountKey
 from dralloc.server.auth.users import Authorizer, User
 from dralloc.server.registry.namespace_lifecycle import NamespaceCache
@@ -20,6 +21,9 @@ class ApiContext(Protocol):
 
     @property
     def namespaces(self) -> NamespaceCache: ...
+
+    @property
+    def policies(self) -> PolicyAdmission: ...
 
     @property
     def hub(self) -> WatchHub: ...

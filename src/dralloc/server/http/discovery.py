@@ -22,6 +22,8 @@ from dralloc import __version__
 from dralloc.server.apply.fieldtypes import STRUCT, FieldType, kind_type
 from dralloc.server.apply.strategic_merge import COMMON_KEYS, MERGE_KEYS
 from dralloc.server.registry.kinds import (
+    ADMISSION,
+    ADMISSION_GROUP,
     APIEXTENSIONS_GROUP,
     APPS,
     APPS_GROUP,
@@ -90,7 +92,8 @@ def _group(name: str = GROUP, groups: Groups = GROUP_RESOURCES) -> dict[str, Any
 
 # kube-apiserver's order of the groups served here
 GROUPS = (APPS_GROUP, EVENTS_GROUP, *REVIEW_GROUPS, AUTOSCALING_GROUP, BATCH_GROUP, NETWORKING_GROUP, POLICY_GROUP,
-          RBAC_GROUP, STORAGE_GROUP, APIEXTENSIONS_GROUP, SCHEDULING_GROUP, COORDINATION_GROUP, DISCOVERY_GROUP, GROUP)
+          RBAC_GROUP, STORAGE_GROUP, ADMISSION_GROUP, APIEXTENSIONS_GROUP, SCHEDULING_GROUP, COORDINATION_GROUP,
+          DISCOVERY_GROUP, GROUP)
 
 
 def custom_groups(groups: Groups) -> list[str]:
@@ -288,6 +291,7 @@ def _schema_name(r: Resource, version: str) -> str:
              SCHEDULING_GROUP: "io.k8s.api.scheduling", COORDINATION_GROUP: "io.k8s.api.coordination",
              APPS_GROUP: "io.k8s.api.apps", BATCH_GROUP: "io.k8s.api.batch", RBAC_GROUP: "io.k8s.api.rbac",
              NETWORKING_GROUP: "io.k8s.api.networking", AUTOSCALING_GROUP: "io.k8s.api.autoscaling",
+             ADMISSION_GROUP: "io.k8s.api.admissionregistration",
              STORAGE_GROUP: "io.k8s.api.storage"}.get(r.group, "io.k8s.api.core")
     return f"{group}.{version}.{r.kind}"
 
@@ -472,7 +476,8 @@ def openapi_v3_gv(version: str, core: bool = False, *, core_models: bool = True)
 
 # The groups served in v1 only whose kinds have models: their OpenAPI documents carry the models' schemas
 MODELLED_V1_GROUPS = {SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES, RBAC_GROUP: RBAC,
-                      APPS_GROUP: APPS, BATCH_GROUP: BATCH, STORAGE_GROUP: STORAGE, NETWORKING_GROUP: NETWORKING}
+                      APPS_GROUP: APPS, BATCH_GROUP: BATCH, STORAGE_GROUP: STORAGE, NETWORKING_GROUP: NETWORKING,
+                      ADMISSION_GROUP: ADMISSION}
 # Of those, the groups whose models describe their kinds in part (the workloads, stored as sent, as core kinds):
 # their schemas keep unknown fields, and no patch types are offered from them
 PARTLY_MODELLED_GROUPS = (APPS_GROUP, BATCH_GROUP)

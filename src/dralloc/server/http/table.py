@@ -8,6 +8,7 @@ from dralloc.server.http.ages import human_age
 from dralloc.server.http.errors import bad_request
 from dralloc.server.http.partial import partial_object
 from dralloc.server.registry import (
+    admission_registration,
     autoscaling,
     disruption_budgets,
     networking,
@@ -149,11 +150,11 @@ COMPUTED = {"=claimState": claim_state, "=podReady": pods.pod_ready, "=podStatus
             "=nodeContainerRuntime": _node_info("containerRuntimeVersion"), **workload_columns.COLUMNS, **rbac.COLUMNS,
             **storage_columns.COLUMNS, **disruption_budgets.COLUMNS, **quota.COLUMNS,
             **networking.COLUMNS, **autoscaling.COLUMNS,
-            **replication_controllers.COLUMNS}
+            **replication_controllers.COLUMNS, **admission_registration.COLUMNS}
 # the columns whose cells are not strings (kubectl prints them as it prints JSON values)
 _COLUMN_TYPES = {"=eventCount": "integer", "=dataCount": "integer", "=secretCount": "integer", "value": "integer", "=globalDefault": "boolean",
                  **workload_columns.COLUMN_TYPES, **storage_columns.COLUMN_TYPES, **disruption_budgets.COLUMN_TYPES,
-                 **autoscaling.COLUMN_TYPES}
+                 **autoscaling.COLUMN_TYPES, **admission_registration.COLUMN_TYPES}
 
 
 def _cell(obj: dict[str, Any], path: str) -> Any:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from dralloc.server.crds import definitions as crd_definitions
 from dralloc.server.registry import (
+    admission_registration,
     autoscaling,
     configs,
     controller_revisions,
@@ -309,6 +310,24 @@ APIEXTENSIONS = {"customresourcedefinitions": Resource(
     table=(("Name", "metadata.name", 0), ("Created At", "metadata.creationTimestamp", 0)),
     strategy=crd_definitions.DefinitionStrategy(lambda: _built_in_groups()))}
 
+# admissionregistration.k8s.io/v1 (server/registry/admission_registration.py): webhook configurations, stored
+# and never called, and ValidatingAdmissionPolicies with their bindings, enforced (server/admission/)
+ADMISSION_GROUP = "admissionregistration.k8s.io"
+ADMISSION = {r.name: r for r in (
+    Resource("mutatingwebhookconfigurations", "MutatingWebhookConfiguration", False, group=ADMISSION_GROUP,
+             versions=("v1",), categories=("api-extensions",), table=admission_registration.WEBHOOK_TABLE,
+             strategy=admission_registration.MUTATING_WEBHOOKS),
+    Resource("validatingadmissionpolicies", "ValidatingAdmissionPolicy", False, group=ADMISSION_GROUP,
+             versions=("v1",), status=True, categories=("api-extensions",), table=admission_registration.POLICY_TABLE,
+             strategy=admission_registration.POLICIES),
+    Resource("validatingadmissionpolicybindings", "ValidatingAdmissionPolicyBinding", False, group=ADMISSION_GROUP,
+             versions=("v1",), categories=("api-extensions",), table=admission_registration.BINDING_TABLE,
+             strategy=admission_registration.BINDINGS),
+    Resource("validatingwebhookconfigurations", "ValidatingWebhookConfiguration", False, group=ADMISSION_GROUP,
+             versions=("v1",), categories=("api-extensions",), table=admission_registration.WEBHOOK_TABLE,
+             strategy=admission_registration.VALIDATING_WEBHOOKS),
+)}
+
 # The reviews: the self reviews kube-apiserver serves to every authenticated user (kubectl auth can-i /
 # whoami) and TokenReview (kr8s whoami); computed per request, never stored. Their groups, in kube-apiserver's
 # discovery order.
@@ -328,7 +347,8 @@ REVIEW_GROUPS = ("authentication.k8s.io", "authorization.k8s.io")
 GROUP_RESOURCES: dict[str, dict[str, Resource]] = {
     GROUP: RESOURCES, EVENTS_GROUP: EVENTS, DISCOVERY_GROUP: ENDPOINT_SLICES, APPS_GROUP: APPS,
     AUTOSCALING_GROUP: AUTOSCALING, BATCH_GROUP: BATCH, NETWORKING_GROUP: NETWORKING, POLICY_GROUP: POLICY, STORAGE_GROUP: STORAGE,
-    SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES, RBAC_GROUP: RBAC, APIEXTENSIONS_GROUP: APIEXTENSIONS}
+    SCHEDULING_GROUP: SCHEDULING, COORDINATION_GROUP: LEASES, RBAC_GROUP: RBAC, APIEXTENSIONS_GROUP: APIEXTENSIONS,
+    ADMISSION_GROUP: ADMISSION}
 
 
 def _built_in_groups() -> set[str]:

@@ -74,6 +74,10 @@ class Strategy:
         """Validating admission of a create, which may read other objects."""
         return []
 
+    def create_warnings(self, created: Obj) -> list[str]:
+        """The warnings of a create's response."""
+        return []
+
     def after_create(self, server: Server, created: Obj) -> Awaitable[None] | None:
         """What follows a create at once (a namespace's default service account): work for the verb to await,
         or None (most kinds: no coroutine made on every create)."""

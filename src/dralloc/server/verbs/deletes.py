@@ -8,6 +8,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from dralloc.server.admission.policies import Scope, add_warnings, attributes, warnings_of
 from dralloc.server.context import ApiContext
 from dralloc.server.http.bodies import YAML_TYPES, parse, read_body
 from dralloc.server.http.errors import bad_request, conflict, not_found
@@ -44,18 +45,21 @@ async def delete_options(request: Request, t: Target) -> dict[str, Any]:
 async def delete(api: ApiContext, request: Request, t: Target) -> Response:
     options = await delete_options(request, t)
     dry = dry_run(request, options)
-    result = await remove(api, t, options, request.query_params, dry)
+    result = await remove(api, t, options, request.query_params, dry, request.scope)
     if t.resource.strategy.delete_answers_with_object(result, dry):
-        return respond(request, t.present(result))  # (a terminating pod, a namespace marked Terminating)
+        # (a terminating pod, a namespace marked Terminating)
+        return respond(request, t.present(result), warnings=warnings_of(request.scope))
     # 202 Accepted: finalizers keep the object until their controllers remove them.
     pending = bool(ObjectView(result).finalizers)
-    return respond(request, t.present(result), 202 if pending else 200)
+    return respond(request, t.present(result), 202 if pending else 200, warnings=warnings_of(request.scope))
 
 
-async def remove(api: ApiContext, t: Target, options: dict[str, Any], query: Any, dry: bool) -> dict[str, Any]:
+async def remove(api: ApiContext, t: Target, options: dict[str, Any], query: Any, dry: bool,
+                 scope: Scope | None = None) -> dict[str, Any]:
     """Delete the object ``t`` names with ``options`` (and the delete options of ``query``, a URL's): the
     object removed, or as marked for its deletion (a pod's grace period, a namespace's finalization,
-    finalizers); 404, 409 on a failed precondition, as kube-apiserver."""
+    finalizers); 404, 409 on a failed precondition, as kube-apiserver. ``scope``: a client's request, whose
+    delete ValidatingAdmissionPolicies admit (their warnings go to its answer); an eviction's delete is not."""
     pre = options.get("preconditions") or {}
     if not isinstance(pre, dict) or any(not isinstance(v, (str, type(None))) for v in pre.values()):
         raise bad_request("DeleteOptions.preconditions must be an object of strings (uid, resourceVersion)")
@@ -74,18 +78,26 @@ async def remove(api: ApiContext, t: Target, options: dict[str, Any], query: Any
             raise _Precondition(f'Precondition failed: ResourceVersion in precondition: '
                                 f'{pre["resourceVersion"]}, ResourceVersion in object meta: '
                                 f'{meta.get("resourceVersion")}')
+        if admission is not None:
+            policy_warnings[:] = admission.admit(attributes(t, "DELETE", None, old, dry, scope))
         return strategy.mark_deleted(old, options, query, collection=False)
+
+    # ValidatingAdmissionPolicy: what it reads, read now (the delete is admitted inside the store's transaction)
+    admission = api.policies.snapshot(t.namespace) if scope is not None else None
+    policy_warnings: list[str] = []
 
     try:
         if dry:
             old = api.store.get(t.resource.name, t.namespace, t.name)
             marked = check(old)
+            add_warnings(scope, policy_warnings)
             return marked.object if marked is not None else old
         result = await api.store.delete_async(t.resource.name, t.namespace, t.name, check=check)
     except NotFound:
         raise not_found(t.resource, t.name) from None
     except _Precondition as exc:
         raise conflict(t.resource, t.name, str(exc)) from None
+    add_warnings(scope, policy_warnings)
     strategy.after_delete(api, result, collection=False)
     return result
 

@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from dralloc.api import strict
+from dralloc.server.admission.policies import Scope, add_warnings, attributes, warnings_of
 from dralloc.server.apply.json_patch import json_patch, merge_patch
 from dralloc.server.apply.managed_fields import apply, record_update, undeclared_fields_error
 from dralloc.server.apply.strategic_merge import strategic_merge_patch
@@ -149,13 +150,17 @@ async def create(api: ApiContext, request: Request, t: Target) -> Response:
     with events.errors_of(t):
         # (admission adds only fields of the schema, in new dicts: a plain body stays plain)
         result, encoded = await insert_new(api, stored_view(t), created_form(data, t), dry_run(request),
-                                           manager_of(request), view=t, plain=plain)
-    return respond_created(request, t, result, encoded, warnings)
+                                           manager_of(request), view=t, plain=plain, scope=request.scope)
+    admitted = warnings_of(request.scope)
+    return respond_created(request, t, result, encoded, [*warnings, *admitted] if admitted else warnings)
 
 
 def respond_created(request: Request, t: Target, result: Obj, encoded: bytes | None, warnings: list[str]) -> Response:
     """201 with the created object; its JSON as the store wrote it when the URL shows the object as stored."""
     shown = t.present(result)
+    strategy = t.resource.strategy
+    if type(strategy).create_warnings is not Strategy.create_warnings:  # (a call on every create costs)
+        warnings = [*warnings, *strategy.create_warnings(result)]
     return respond(request, shown, 201, warnings=warnings, encoded=encoded if shown is result else None)
 
 
@@ -214,12 +219,14 @@ def _record(old: Obj | None, new: Obj, manager: str, view: Target, sub: str = ""
         new.setdefault("metadata", {}).pop("managedFields", None)
 
 
-async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
-                     manager: str | None, view: Target | None = None, plain: bool = False) -> tuple[Obj, bytes | None]:
+async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool, manager: str | None,
+                     view: Target | None = None, plain: bool = False,
+                     scope: Scope | None = None) -> tuple[Obj, bytes | None]:
     """Create ``data`` (validated, defaulted; ``manager``: record an Update entry, None when ``data`` carries
     its apply entry; ``plain``: see ``objects.Body``), with kube-apiserver's create rules: no resourceVersion,
     and a generated name tried again when it is taken. The object created, and its JSON as stored (None for a
-    dry run)."""
+    dry run); ``scope``: a client's request, whose create ValidatingAdmissionPolicies admit (their warnings go to
+    its answer)."""
     strategy = t.resource.strategy
     attempts = NAME_GENERATION_ATTEMPTS if not ObjectView(data).name else 1
     shown = view or t
@@ -244,6 +251,8 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool,
         # (a generated name may be tried again, from the object as it was: then it is copied, not changed)
         stored, name = prepare_create(admitted, t, plain and attempts == 1, record, admit)
         check_valid(t, name, strategy.create_admission_errors(api.store, t.namespace, name, stored))
+        if (admission := api.policies.snapshot(t.namespace)) is not None:  # ValidatingAdmissionPolicy
+            add_warnings(scope, admission.admit(attributes(t, "CREATE", stored, None, dry, scope)))
         quota.admit_create(api.store, t.resource.name, t.resource.group, t.namespace, stored, dry)  # (last)
         if record is not None and not strategy.stored_as_sent:
             record(stored if admitted is data else _typed_as_decoded(data, t, stored))
@@ -353,7 +362,8 @@ async def update(api: ApiContext, request: Request, t: Target) -> Response:
     with events.errors_of(t):
         result = await apply_update(api, request, stored_t, obj, data, obj.metadata.resource_version,
                                     manager_of(request), view=t)
-    return respond(request, t.present(result), warnings=[*warnings, *strategy_warnings(t, result)])
+    return respond(request, t.present(result),
+                   warnings=[*warnings, *warnings_of(request.scope), *strategy_warnings(t, result)])
 
 
 def strategy_warnings(t: Target, result: Obj) -> list[str]:
@@ -369,9 +379,11 @@ def manager_of(request: Request) -> str:
 async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, data: Obj,
                        expect_rv: str | None, manager: str | None, view: Target | None = None) -> Obj:
     """Write ``obj`` over the stored object; ``manager`` (None for server-side apply, which records its own
-    ownership) takes over the fields it changed."""
+    ownership) takes over the fields it changed. ValidatingAdmissionPolicies admit it (their warnings go to
+    the request's answer)."""
     dry = dry_run(request)
     errors_box: list[Any] = []
+    policy_warnings: list[str] = []
     strategy = t.resource.strategy
     view_strategy = view.resource.strategy if view is not None and view is not t else None
 
@@ -389,6 +401,8 @@ async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, d
         if errors:
             errors_box.extend(errors)
             raise _Invalid()
+        if admission is not None:
+            policy_warnings[:] = admission.admit(attributes(t, "UPDATE", merged, old, dry, request.scope))
         merged["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if merged == old:
             return old
@@ -399,16 +413,20 @@ async def apply_update(api: ApiContext, request: Request, t: Target, obj: Any, d
         return merged
 
     strategy.admit_update(api.store, data, t.name)
+    # ValidatingAdmissionPolicy: what it reads, read now (the update is admitted inside the store's transaction)
+    admission = api.policies.snapshot(t.namespace)
     try:
         if dry:
             old = api.store.get(t.resource.name, t.namespace, t.name)
             if expect_rv and old["metadata"].get("resourceVersion") != expect_rv:
                 raise Conflict("modified")
             result = build(old, old["metadata"].get("resourceVersion", ""))
-            return result.object if isinstance(result, Outcome) else result
-        written = await api.store.update_async(t.resource.name, t.namespace, t.name, build, expect_rv or None)
-        if (follow_up := strategy.after_update(api, written, t.sub)) is not None:
-            await follow_up
+            written = result.object if isinstance(result, Outcome) else result
+        else:
+            written = await api.store.update_async(t.resource.name, t.namespace, t.name, build, expect_rv or None)
+            if (follow_up := strategy.after_update(api, written, t.sub)) is not None:
+                await follow_up
+        add_warnings(request.scope, policy_warnings)
         return written
     except NotFound:
         raise not_found(t.resource, t.name) from None
@@ -486,12 +504,12 @@ async def _patch_once(api: ApiContext, request: Request, t: Target, raw: bytes, 
             try:
                 with events.errors_of(t):
                     result, encoded = await insert_new(api, stored_view(t), created_form(merged, t),
-                                                       dry_run(request), None)
+                                                       dry_run(request), None, scope=request.scope)
             except ApiError as exc:
                 if exc.code == 409 and exc.reason == "AlreadyExists":
                     raise _Raced() from None  # created meanwhile: apply to it
                 raise
-            return respond_created(request, t, result, encoded, warnings)
+            return respond_created(request, t, result, encoded, [*warnings, *warnings_of(request.scope)])
     elif ctype == "application/json-patch+json":
         merged = zeros_settled(type_meta_checked(json_patch(current, patch), t), t)
         check_limits(merged, None, t.resource.kind, t.version)  # added values can nest below existing ones
@@ -521,7 +539,8 @@ async def _patch_once(api: ApiContext, request: Request, t: Target, raw: bytes, 
         if exc.code == 409 and exc.reason == "Conflict" and not asked:
             raise _Raced() from None  # the object changed since it was read: patch it again
         raise
-    return respond(request, t.present(result), warnings=[*warnings, *strategy_warnings(t, result)])
+    return respond(request, t.present(result),
+                   warnings=[*warnings, *warnings_of(request.scope), *strategy_warnings(t, result)])
 
 
 class _Invalid(Exception):
