@@ -120,3 +120,51 @@ def test_a_webhook_configuration_applies_with_a_warning_and_is_listed(kubectl: K
     table = kubectl("get", "validatingwebhookconfigurations").stdout.splitlines()
     assert table[0].split() == ["NAME", "WEBHOOKS", "AGE"]
     assert table[1].split()[:2] == ["cert-manager-webhook", "1"]
+
+
+DRIVER_POLICY = (Path(__file__).parent / "data" / "dra-example-driver-admission-policy.yaml").read_text()
+DRIVER = "dra-example-driver"
+PLUGIN_ACCOUNT = "dra-example-driver-service-account"
+NODES = """apiVersion: v1
+kind: Node
+metadata: {name: node-a}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-b}
+"""
+
+
+def _slice(node: str) -> str:
+    return (f'{{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {{"name": "{node}-gpu"}}, '
+            f'"spec": {{"driver": "gpu.example.com", "nodeName": "{node}", "pool": {{"name": "{node}", '
+            f'"resourceSliceCount": 1}}, "devices": [{{"name": "gpu-0"}}]}}}}')
+
+
+@pytest.fixture
+def driver_kubectl(tmp_path: Path) -> Iterator[Kubectl]:
+    yield from kubectl_session(tmp_path, NODES + "---\n" + DRIVER_POLICY)
+
+
+def test_a_dra_drivers_own_policy_lets_its_kubelet_plugin_write_only_its_nodes_slices(driver_kubectl: Kubectl) -> None:
+    # The chart's policy reads the requester's node from its service account token (request.userInfo.extra, an
+    # optional index, .?nodeName.orValue): a token bound to the plugin's pod on node-a carries that node.
+    run = driver_kubectl
+    run("create", "namespace", DRIVER)
+    run("create", "serviceaccount", PLUGIN_ACCOUNT, "-n", DRIVER)
+    unbound = run("create", "token", PLUGIN_ACCOUNT, "-n", DRIVER).stdout.strip()
+    refused = run("--token", unbound, "create", "-f", "-", stdin=_slice("node-a"), check=False)
+    assert refused.returncode == 1 and (
+        "ValidatingAdmissionPolicy 'resourceslices-policy-dra-example-driver' with binding "
+        "'resourceslices-policy-dra-example-driver' denied request: no node association found for user, this user "
+        "must run in a pod on a node and ServiceAccountTokenPodNodeInfo must be enabled") in refused.stderr
+    run("run", "plugin", "-n", DRIVER, "--image=registry.example/plugin:1",
+        '--overrides={"spec": {"nodeName": "node-a", "serviceAccountName": "%s"}}' % PLUGIN_ACCOUNT)
+    bound = run("create", "token", PLUGIN_ACCOUNT, "-n", DRIVER, "--bound-object-kind", "Pod",
+                "--bound-object-name", "plugin").stdout.strip()
+    assert run("--token", bound, "create", "-f", "-", stdin=_slice("node-a")).returncode == 0
+    other = run("--token", bound, "create", "-f", "-", stdin=_slice("node-b"), check=False)
+    assert other.returncode == 1 and ("denied request: this user running on node 'node-a' may not modify "
+                                      "resourceslices on node 'node-b'") in other.stderr
+    # the policy binds only the plugin's account: the cluster's admin writes any node's slices
+    assert run("create", "-f", "-", stdin=_slice("node-b")).returncode == 0

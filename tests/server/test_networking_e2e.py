@@ -1,5 +1,6 @@
 """End to end with the real kubectl on `dralloc serve`: ingress-nginx's install manifest (data/, its IngressClass
-among RBAC, a Deployment, Services and Jobs) applies and reads back; `kubectl create ingress` (a protobuf body)
+among RBAC, a Deployment, Services, Jobs and its ValidatingWebhookConfiguration, stored and not called) applies
+whole and reads back; `kubectl create ingress` (a protobuf body)
 gets the default class; NetworkPolicies apply and print their pod selector."""
 
 from __future__ import annotations
@@ -13,13 +14,10 @@ from served import Kubectl, kubectl_session
 pytestmark = pytest.mark.e2e
 
 DATA = Path(__file__).parent / "data"
-# What dralloc does not serve (admission webhooks are not called): the manifest's other documents apply as they are.
-UNSERVED = ("kind: ValidatingWebhookConfiguration",)
 
 
 def manifest() -> str:
-    documents = (DATA / "ingress-nginx-v1.5.2-deploy.yaml").read_text().split("\n---\n")
-    return "\n---\n".join(d for d in documents if not any(u in d for u in UNSERVED))
+    return (DATA / "ingress-nginx-v1.5.2-deploy.yaml").read_text()
 
 
 @pytest.fixture
@@ -30,8 +28,15 @@ def kubectl(tmp_path: Path) -> Iterator[Kubectl]:
 def test_ingress_nginx_applies_and_its_ingresses_get_its_class(kubectl: Kubectl) -> None:
     out = kubectl("get", "ingressclass", "nginx", "-o", "jsonpath={.spec.controller} {.metadata.generation}").stdout
     assert out == "k8s.io/ingress-nginx 1"
+    webhooks = ("get", "validatingwebhookconfiguration", "ingress-nginx-admission", "-o",
+                "jsonpath={.metadata.resourceVersion} {.webhooks[0].rules[0].scope}")
+    before = kubectl(*webhooks).stdout
     again = kubectl("apply", "-f", "-", stdin=manifest()).stdout
     assert "ingressclass.networking.k8s.io/nginx unchanged" in again
+    # (kubectl sends the webhook's atomic rules again, as against kube-apiserver: the live ones carry the
+    # defaulted scope; the patch changes nothing, so nothing is written)
+    assert "validatingwebhookconfiguration.admissionregistration.k8s.io/ingress-nginx-admission configured" in again
+    assert kubectl(*webhooks).stdout == before and before.endswith(" *")
     kubectl("annotate", "ingressclass", "nginx", "ingressclass.kubernetes.io/is-default-class=true")
     kubectl("create", "ingress", "web", "--rule=foo.example.com/api*=web:8080,tls=web-tls")
     table = kubectl("get", "ing").stdout.splitlines()

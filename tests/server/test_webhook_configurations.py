@@ -182,3 +182,19 @@ def test_discovery_lists_the_group_and_its_four_resources(client: TestClient) ->
                      "validatingadmissionpolicies/status", "validatingadmissionpolicybindings",
                      "validatingwebhookconfigurations"]
     assert all(not r["namespaced"] for r in group["resources"])
+
+
+@pytest.mark.parametrize("kind,resource", [("ValidatingWebhookConfiguration", "validatingwebhookconfigurations"),
+                                           ("MutatingWebhookConfiguration", "mutatingwebhookconfigurations")])
+def test_webhooks_merge_by_name_as_their_patch_strategy_says(client: TestClient, kind: str, resource: str) -> None:
+    # (+patchMergeKey=name, +listType=map: a strategic merge patch of one webhook keeps the others, and
+    # server-side apply owns each webhook by its name)
+    assert client.post(f"{API}/{resource}", json=config(kind, "merged", hook("a.example.com"))).status_code == 201
+    smp = {"content-type": "application/strategic-merge-patch+json"}
+    r = client.patch(f"{API}/{resource}/merged?fieldManager=patcher", headers=smp,
+                     json={"webhooks": [hook("b.example.com", timeoutSeconds=5)]})
+    assert r.status_code == 200, r.text
+    assert [(w["name"], w["timeoutSeconds"]) for w in r.json()["webhooks"]] == [("a.example.com", 10),
+                                                                               ("b.example.com", 5)]
+    entry = next(e for e in r.json()["metadata"]["managedFields"] if e["manager"] == "patcher")
+    assert set(entry["fieldsV1"]["f:webhooks"]) == {'k:{"name":"b.example.com"}'}

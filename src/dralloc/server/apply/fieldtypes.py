@@ -178,6 +178,31 @@ KINDS.update({
 })
 
 
+# ReplicationControllers (a map selector, +mapType=atomic) and HorizontalPodAutoscalers (conditions by type;
+# metrics atomic)
+KINDS.update({
+    "ReplicationController": struct(("metadata", "spec", "status"), metadata=OBJECT_META,
+                                    spec=struct(selector=ATOMIC, template=_TEMPLATE), status=_WORKLOAD_STATUS),
+    "HorizontalPodAutoscaler": struct(("metadata", "spec", "status"), metadata=OBJECT_META,
+                                      spec=struct(("scaleTargetRef",)), status=struct(conditions=list_map("type"))),
+})
+# admissionregistration.k8s.io/v1: webhooks and match conditions by name (+listType=map), rules atomic
+_WEBHOOKS = list_map("name", always=("clientConfig",), namespaceSelector=_LABEL_SELECTOR,
+                     objectSelector=_LABEL_SELECTOR, matchConditions=list_map("name"))
+_MATCH_RESOURCES = struct(namespaceSelector=_LABEL_SELECTOR, objectSelector=_LABEL_SELECTOR)
+KINDS.update({
+    **{kind: struct(("metadata",), metadata=OBJECT_META, webhooks=_WEBHOOKS)
+       for kind in ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration")},
+    "ValidatingAdmissionPolicy": struct(
+        ("metadata", "spec", "status"), metadata=OBJECT_META,
+        spec=struct(matchConditions=list_map("name"), variables=list_map("name"), matchConstraints=_MATCH_RESOURCES),
+        status=struct(conditions=list_map("type"))),
+    "ValidatingAdmissionPolicyBinding": struct(
+        ("metadata", "spec"), metadata=OBJECT_META,
+        spec=struct(validationActions=SET, matchResources=_MATCH_RESOURCES, paramRef=struct(selector=_LABEL_SELECTOR))),
+})
+
+
 def kind_type(kind: Any) -> FieldType:
     """The schema of a kind; an unknown kind is a struct with atomic lists (as an untyped object)."""
     return KINDS.get(kind, STRUCT) if isinstance(kind, str) else STRUCT

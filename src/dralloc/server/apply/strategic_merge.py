@@ -43,6 +43,12 @@ def _template_keys(*at: str) -> dict[tuple[str, ...], str]:
 MERGE_KEYS.update({kind: {**_template_keys("spec", "template"), ("status", "conditions"): "type"}
                    for kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job")})
 MERGE_KEYS["CronJob"] = _template_keys("spec", "jobTemplate", "spec", "template")
+MERGE_KEYS["ReplicationController"] = {**_template_keys("spec", "template"), ("status", "conditions"): "type"}
+MERGE_KEYS["HorizontalPodAutoscaler"] = {("status", "conditions"): "type"}
+# admissionregistration.k8s.io: webhooks by name, and their (and a policy's) match conditions and variables
+MERGE_KEYS.update({kind: {("webhooks",): "name", ("webhooks", "[]", "matchConditions"): "name"}
+                   for kind in ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration")})
+MERGE_KEYS["ValidatingAdmissionPolicy"] = {("spec", "matchConditions"): "name", ("spec", "variables"): "name"}
 # Every object: owner references by uid; finalizers are a set of strings.
 COMMON_KEYS: dict[tuple[str, ...], str] = {("metadata", "ownerReferences"): "uid", ("metadata", "finalizers"): ""}
 
