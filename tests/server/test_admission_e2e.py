@@ -4,6 +4,7 @@ a Warn binding's warning printed by kubectl, and a webhook configuration applied
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -159,7 +160,7 @@ def test_a_dra_drivers_own_policy_lets_its_kubelet_plugin_write_only_its_nodes_s
         "'resourceslices-policy-dra-example-driver' denied request: no node association found for user, this user "
         "must run in a pod on a node and ServiceAccountTokenPodNodeInfo must be enabled") in refused.stderr
     run("run", "plugin", "-n", DRIVER, "--image=registry.example/plugin:1",
-        '--overrides={"spec": {"nodeName": "node-a", "serviceAccountName": "%s"}}' % PLUGIN_ACCOUNT)
+        "--overrides=" + json.dumps({"spec": {"nodeName": "node-a", "serviceAccountName": PLUGIN_ACCOUNT}}))
     bound = run("create", "token", PLUGIN_ACCOUNT, "-n", DRIVER, "--bound-object-kind", "Pod",
                 "--bound-object-name", "plugin").stdout.strip()
     assert run("--token", bound, "create", "-f", "-", stdin=_slice("node-a")).returncode == 0
