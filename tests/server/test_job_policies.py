@@ -351,9 +351,6 @@ def test_a_pod_failure_policy_is_checked_as_kube_apiserver_checks_it() -> None:
         (failing({"action": "FailJob", "onExitCodes": {"containerName": "other", "operator": "In", "values": [1]}}),
          'spec.podFailurePolicy.rules[0].onExitCodes.containerName: Invalid value: "other": must be one of the '
          "container or initContainer names in the pod template"),
-        (failing({"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}),
-         'spec.podFailurePolicy.rules[0].onPodConditions[0].status: Required value: valid values: ["False" "True" '
-         '"Unknown"]'),
         (failing({"action": "Ignore", "onPodConditions": [{"type": "Disruption Target", "status": "Maybe"}]}),
          'spec.podFailurePolicy.rules[0].onPodConditions[0].status: Unsupported value: "Maybe": supported values: '
          '"False", "True", "Unknown"'),
@@ -370,3 +367,10 @@ def test_a_pod_failure_policy_is_checked_as_kube_apiserver_checks_it() -> None:
         "containers"][0]["name"], "operator": "NotIn", "values": [0, 1, 2]}},
         {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]})
     assert c.http.post(f"{BATCH}/jobs", json=good).status_code == 201
+    # (a pattern's status defaults to True before validation: SetDefaults_Job)
+    unset = failing({"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]})
+    unset["metadata"]["name"] = "unset"
+    r = c.http.post(f"{BATCH}/jobs", json=unset)
+    assert r.status_code == 201, r.text
+    assert r.json()["spec"]["podFailurePolicy"]["rules"][0]["onPodConditions"] == [
+        {"type": "DisruptionTarget", "status": "True"}]

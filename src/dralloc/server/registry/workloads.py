@@ -110,7 +110,8 @@ def daemon_set_defaults(obj: Obj) -> None:
 def job_spec_defaults(spec: Obj) -> None:
     """SetDefaults_Job's spec part: with neither completions nor parallelism, one of each; parallelism 1;
     backoff limit 6 (unbounded with a per-index limit); NonIndexed; not suspended; pods replaced once
-    terminated or failed (failed only, with a pod failure policy); the selector generated."""
+    terminated or failed (failed only, with a pod failure policy); a pod failure policy's condition patterns
+    with status True; the selector generated."""
     if spec.get("completions") is None and spec.get("parallelism") is None:
         spec["completions"] = 1
     spec.setdefault("parallelism", 1)
@@ -121,6 +122,11 @@ def job_spec_defaults(spec: Obj) -> None:
     if spec.get("podReplacementPolicy") is None:
         spec["podReplacementPolicy"] = "Failed" if spec.get("podFailurePolicy") is not None else "TerminatingOrFailed"
     spec.setdefault("manualSelector", False)
+    policy = spec.get("podFailurePolicy")
+    for rule in (policy.get("rules") or []) if isinstance(policy, dict) else []:
+        for pattern in (rule.get("onPodConditions") or []) if isinstance(rule, dict) else []:
+            if isinstance(pattern, dict) and not pattern.get("status"):
+                pattern["status"] = "True"  # a pod condition pattern's status defaults to True
     _template_defaults(spec)
 
 
