@@ -19,7 +19,7 @@ from dralloc.api.autoscaling_v2 import (
 )
 from dralloc.validation import field as f
 from dralloc.validation.formats import is_dns1123_label
-from dralloc.validation.podgroups import path_segment_problems
+from dralloc.validation.podgroups import kind_and_name_errors, path_segment_problems
 from dralloc.validation.quantities import container_resource_name_errors
 
 MAX_PERIOD_SECONDS = 1800
@@ -31,13 +31,7 @@ _POPULATE = "must populate information for the given metric source"
 
 def reference_errors(ref: CrossVersionObjectReference, path: str) -> list[f.FieldError]:
     """ValidateCrossVersionObjectReference: a kind and a name, both path segments."""
-    errs: list[f.FieldError] = []
-    for name, value in (("kind", ref.kind), ("name", ref.name)):
-        if not value:
-            errs.append(f.required(f.child(path, name)))
-        else:
-            errs += [f.invalid(f.child(path, name), value, m) for m in path_segment_problems(value)]
-    return errs
+    return kind_and_name_errors(ref.kind, ref.name, path)
 
 
 def _target_errors(target: MetricTarget, path: str) -> list[f.FieldError]:

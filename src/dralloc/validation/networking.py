@@ -34,7 +34,7 @@ from dralloc.validation.formats import DNS1123_SUBDOMAIN_MAX, is_dns1123_subdoma
 from dralloc.validation.ips import legacy_ip_errors
 from dralloc.validation.ips import parse as parse_ip
 from dralloc.validation.meta import label_selector_errors, name_is_dns_label, name_is_dns_subdomain
-from dralloc.validation.podgroups import path_segment_problems
+from dralloc.validation.podgroups import kind_and_name_errors, path_segment_problems
 from dralloc.validation.service import PORT_RANGE, is_valid_port_name, service_name_errors
 
 PROTOCOLS = ["TCP", "UDP", "SCTP"]
@@ -83,12 +83,7 @@ def _typed_reference_errors(ref: TypedLocalObjectReference, path: str) -> list[f
     errs: list[f.FieldError] = []
     if ref.api_group is not None:
         errs += [f.invalid(f.child(path, "apiGroup"), ref.api_group, m) for m in is_dns1123_subdomain(ref.api_group)]
-    for name, value in (("kind", ref.kind), ("name", ref.name)):
-        if not value:
-            errs.append(f.required(f.child(path, name)))
-        else:
-            errs += [f.invalid(f.child(path, name), value, m) for m in path_segment_problems(value)]
-    return errs
+    return errs + kind_and_name_errors(ref.kind, ref.name, path)
 
 
 def _backend_errors(backend: IngressBackend, path: str, relaxed_service_names: bool) -> list[f.FieldError]:

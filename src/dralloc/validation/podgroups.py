@@ -71,6 +71,18 @@ def path_segment_problems(value: str) -> list[str]:
     return [f"may not contain '{c}'" for c in ("/", "%") if c in value]
 
 
+def kind_and_name_errors(kind: str, name: str, path: str) -> list[f.FieldError]:
+    """A reference's ``kind`` and ``name`` below ``path``: each required and a path segment (an HPA's scale
+    target, an Ingress's resource backend)."""
+    errs: list[f.FieldError] = []
+    for field_name, value in (("kind", kind), ("name", name)):
+        if not value:
+            errs.append(f.required(f.child(path, field_name)))
+        else:
+            errs += [f.invalid(f.child(path, field_name), value, m) for m in path_segment_problems(value)]
+    return errs
+
+
 def scheduling_policy_errors(policy: PodGroupSchedulingPolicy, path: str) -> list[f.FieldError]:
     """One of basic and gang; a gang's minCount at least 1 (0 reads as missing)."""
     errs = _union(path, {"basic": policy.basic, "gang": policy.gang})

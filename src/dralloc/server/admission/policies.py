@@ -417,16 +417,7 @@ USER_SCOPE_KEY = "dralloc.user"  # the request's authenticated User, in its ASGI
 
 def user_info(user: User | None) -> Obj:
     """authentication/v1 UserInfo of the request's user (``request.userInfo``)."""
-    if user is None:
-        return {}
-    info: Obj = {"username": user.name}
-    if user.uid:
-        info["uid"] = user.uid
-    if user.groups:
-        info["groups"] = list(user.groups)
-    if user.extra:
-        info["extra"] = {key: list(values) for key, values in user.extra}
-    return info
+    return user.info() if user is not None else {}
 
 
 WARNINGS_SCOPE_KEY = "dralloc.admission_warnings"  # what admission warns of, in the request's ASGI scope

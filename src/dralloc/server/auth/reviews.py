@@ -101,20 +101,9 @@ def cannot_handle(r: Resource, field: str, value: Any, want: str) -> ApiError:
                        f'{go_json_type(value)} into Go struct field {field} of type {want}')
 
 
-def _user_info(user: User) -> dict[str, Any]:
-    info: dict[str, Any] = {"username": user.name}
-    if user.uid:
-        info["uid"] = user.uid
-    if user.groups:
-        info["groups"] = list(user.groups)
-    if user.extra:
-        info["extra"] = {key: list(values) for key, values in user.extra}
-    return info
-
-
 def self_subject_review(user: User) -> dict[str, Any]:
     created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return {"metadata": {"creationTimestamp": created}, "status": {"userInfo": _user_info(user)}}
+    return {"metadata": {"creationTimestamp": created}, "status": {"userInfo": user.info()}}
 
 
 def token_review(api: ApiContext, body: dict[str, Any]) -> dict[str, Any]:
@@ -147,7 +136,7 @@ def token_review(api: ApiContext, body: dict[str, Any]) -> dict[str, Any]:
         if found is None or not usable:
             return {**body, "status": {"user": {}, "error": tokens.INVALID_TOKEN}}
         user = found
-    return {**body, "status": {"authenticated": True, "user": _user_info(user), "audiences": usable}}
+    return {**body, "status": {"authenticated": True, "user": user.info(), "audiences": usable}}
 
 
 def access_status(api: ApiContext, user: User, r: Resource, spec: Any) -> dict[str, Any]:

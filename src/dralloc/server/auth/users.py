@@ -25,6 +25,17 @@ class User:
     # what the authenticator says besides (a service account token's credential id, pod and node), sorted
     extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
+    def info(self) -> dict[str, Any]:
+        """authentication/v1 UserInfo (what a review's status and an admission request say of the user)."""
+        out: dict[str, Any] = {"username": self.name}
+        if self.uid:
+            out["uid"] = self.uid
+        if self.groups:
+            out["groups"] = list(self.groups)
+        if self.extra:
+            out["extra"] = {key: list(values) for key, values in self.extra}
+        return out
+
 
 def load_tokens(path: str | Path) -> dict[str, User]:
     """kube-apiserver's --token-file: CSV records ``token,user,uid[,"group1,group2"]`` (more columns ignored),
