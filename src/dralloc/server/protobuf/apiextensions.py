@@ -21,7 +21,7 @@ import msgspec
 from dralloc.server.protobuf.forms import _raw_json
 from dralloc.server.protobuf.plans import MAX_DEPTH
 from dralloc.server.protobuf.schema import META, messages, schema
-from dralloc.server.protobuf.wire import ProtobufError, _text, scan
+from dralloc.server.protobuf.wire import ProtobufError, _delimited, _text, _varint_bytes, scan
 
 # The messages of a JSONSchemaProps: field number → (JSON name, form, flag). Forms: string, bool, int64,
 # double, JSON (embedded JSON), a message of this dict, each possibly ``[]`` (repeated) or ``map:`` (map of
@@ -195,20 +195,6 @@ def _key(number: int, wire: int) -> bytes:
     return _varint_bytes(number << 3 | wire)
 
 
-def _varint_bytes(value: int) -> bytes:
-    value &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def _sized(number: int, payload: bytes) -> bytes:
-    return _key(number, 2) + _varint_bytes(len(payload)) + payload
-
-
 def encode_json_schema_props(obj: dict[str, Any]) -> bytes:
     """A JSONSchemaProps in its JSON form, encoded."""
     return _encode("JSONSchemaProps", obj)
@@ -223,7 +209,7 @@ def _encode(name: str, obj: Any) -> bytes:
             parts += [_encoded_value(number, form[2:], item) for item in value or ()]
         elif form.startswith("map:"):
             entries: dict[str, Any] = value or {}
-            parts += [_sized(number, _sized(1, key.encode()) + _sized(2, _encoded_payload(form[4:], entries[key])))
+            parts += [_delimited(number, _delimited(1, key.encode()) + _delimited(2, _encoded_payload(form[4:], entries[key])))
                       for key in sorted(entries)]
         elif value is not None or (flag != "*" and form not in _SCHEMA_MESSAGES and form != "JSON"):
             parts.append(_encoded_value(number, form, value))
@@ -235,14 +221,14 @@ def _encoded_value(number: int, form: str, value: Any) -> bytes:
         return _key(number, 0) + _varint_bytes(int(value or 0))
     if form == "double":
         return _key(number, 1) + struct.pack("<d", float(value or 0))
-    return _sized(number, _encoded_payload(form, value))
+    return _delimited(number, _encoded_payload(form, value))
 
 
 def _encoded_payload(form: str, value: Any) -> bytes:
     if form == "string":
         return (value or "").encode()
     if form == "JSON":
-        return b"" if value is None else _sized(1, msgspec.json.encode(value))
+        return b"" if value is None else _delimited(1, msgspec.json.encode(value))
     return _encode(form, value if value is not None else {})
 
 

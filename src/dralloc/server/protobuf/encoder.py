@@ -14,26 +14,7 @@ import msgspec
 from dralloc.server.protobuf.apiextensions import encode_json_schema_props
 from dralloc.server.protobuf.forms import _EPOCH
 from dralloc.server.protobuf.schema import Field, Schema
-from dralloc.server.protobuf.wire import _UINT64
-
-_ONE_BYTE = [bytes((value,)) for value in range(0x80)]
-
-
-def _varint_bytes(value: int) -> bytes:
-    value &= _UINT64  # a negative number is its 64-bit two's complement: ten bytes, as Go writes it
-    if value < 0x80:
-        return _ONE_BYTE[value]
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _delimited(number: int, payload: bytes) -> bytes:
-    return _varint_bytes(number << 3 | 2) + _varint_bytes(len(payload)) + payload
-
+from dralloc.server.protobuf.wire import _delimited, _varint_bytes
 
 # per table and message: its fields in field-number order, each with its key as a varint and as a length-
 # delimited value

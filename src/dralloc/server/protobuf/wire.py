@@ -139,3 +139,24 @@ def _text(value: bytes) -> str:
         return value.decode("utf-8")
     except UnicodeDecodeError:
         raise ProtobufError("invalid UTF-8 in a string") from None
+
+
+# --- writing: what the encoder and the CRD schema writer write -------------------------------------------
+
+_ONE_BYTE = [bytes((value,)) for value in range(0x80)]
+
+
+def _varint_bytes(value: int) -> bytes:
+    value &= _UINT64  # a negative number is its 64-bit two's complement: ten bytes, as Go writes it
+    if value < 0x80:
+        return _ONE_BYTE[value]
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _delimited(number: int, payload: bytes) -> bytes:
+    return _varint_bytes(number << 3 | 2) + _varint_bytes(len(payload)) + payload
