@@ -40,6 +40,7 @@ import multiprocessing.queues
 import os
 import re
 import selectors
+import shutil
 import socket
 import ssl
 import subprocess
@@ -330,7 +331,8 @@ def median_fsync_ms(directory: Path, rounds: int = 200) -> float:
 WARM_CREATES = 16  # creates of each kind before its instructions are counted
 
 
-def callgrind_phases(kinds: list[str], n: int, clients: int, tmp: Path, by_thread: bool = False) -> None:
+def callgrind_phases(kinds: list[str], n: int, clients: int, tmp: Path, by_thread: bool = False,
+                     keep: Path | None = None) -> None:
     """Instructions per create of each kind, counted by callgrind in a server it runs (every thread; a
     figure the machine's load does not move, unlike the CPU time). The counters are zeroed after a warm-up
     (and WARM_CREATES creates of the kind) and read after each kind's creates and a second of the
@@ -365,6 +367,10 @@ def callgrind_phases(kinds: list[str], n: int, clients: int, tmp: Path, by_threa
             counts = {f.name: int(m.group(1)) for f in new
                       if (m := re.search(rb"^summary: (\d+)", f.read_bytes(), re.M))}
             total = sum(counts.values())
+            if keep is not None:
+                keep.mkdir(parents=True, exist_ok=True)
+                for f in new:
+                    shutil.copy(f, keep / f"{kind}.{f.name}")
             # (with --separate-threads each thread has its own file, the main thread's ending in -01)
             loop = sum(c for name, c in counts.items() if name.endswith("-01"))
             split = f"; loop thread {loop / n / 1e6:.3f} M, others {(total - loop) / n / 1e6:.3f} M" if by_thread else ""
@@ -390,6 +396,9 @@ def main() -> None:
                              "(writes only; --objects 400 is plenty, the server runs some 50 times slower)")
     parser.add_argument("--by-thread", action="store_true",
                         help="with --callgrind: also the event loop thread's instructions apart from the others'")
+    parser.add_argument("--callgrind-out", type=Path, default=None,
+                        help="with --callgrind: keep callgrind's dumps in this directory (KIND.callgrind.out...), "
+                             "for callgrind_annotate")
     parser.add_argument("--tmp-dir", default=None,
                         help="where the server's data directory is made (default: the system's temporary "
                              "directory); one on tmpfs (/dev/shm) measures the server without the disk's fsyncs")
@@ -404,7 +413,8 @@ def main() -> None:
     ms = 1000
     if args.callgrind:
         with tempfile.TemporaryDirectory(dir=args.tmp_dir) as tmp:
-            callgrind_phases([k for k in args.kinds.split(",") if k], n, args.clients, Path(tmp), args.by_thread)
+            callgrind_phases([k for k in args.kinds.split(",") if k], n, args.clients, Path(tmp), args.by_thread,
+                             args.callgrind_out)
         return
     with tempfile.TemporaryDirectory(dir=args.tmp_dir) as tmp:
         print(f"median fsync of a 4 KiB write where the database is: {median_fsync_ms(Path(tmp)):.3f} ms",
