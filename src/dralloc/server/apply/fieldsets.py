@@ -14,14 +14,26 @@ of a set. Every path in the set is owned itself.
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from json.encoder import encode_basestring
 from typing import Any
 
 from dralloc.server.apply.fieldsv1 import Path, element_string, item_order, path_string
-from dralloc.server.apply.fieldtypes import ATOMIC, FieldType
+from dralloc.server.apply.fieldtypes import ATOMIC, STRUCT, FieldType
 from dralloc.server.http.errors import ApiError
+
+# A create's managedFields are walked in C where the optional extension _fastfields.c was built at install time
+# (the same trees, keys in the same order; its list items' keys are still made here, in Python).
+# DRALLOC_PURE_PYTHON=1 walks them in Python, as it reads protobuf bodies in Python.
+try:
+    if os.environ.get("DRALLOC_PURE_PYTHON", "") not in ("", "0"):
+        raise ImportError("DRALLOC_PURE_PYTHON is set")
+    from dralloc.server.apply import _fastfields
+except ImportError:  # not built (no compiler when installed), or switched off
+    _fastfields = None  # type: ignore[assignment]
 
 MISSING: Any = object()  # an absent value (a JSON null is None)
 
@@ -221,6 +233,14 @@ def created_fields(new: dict[str, Any], node: FieldType, before: dict[str, Any],
     """The ``fieldsV1`` tree of ``to_fields(compare(before, new, node)[0])`` for a create, where ``before`` is the
     kind's empty object (``fieldtypes.skeleton``), built in one walk without field sets: the write path's
     common case. ``skip`` is a tree of path elements never owned (True: the whole subtree)."""
+    if _fastfields is not None and type(before) is dict:
+        return _fastfields.created_fields(STRUCT, _created_list, new, node, before, skip)
+    return created_fields_python(new, node, before, skip)
+
+
+def created_fields_python(new: dict[str, Any], node: FieldType, before: dict[str, Any],
+                          skip: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`created_fields` walked in Python (what _fastfields.c does, where it is built)."""
     return _created_struct(new, node, before, skip, {})
 
 
@@ -254,6 +274,9 @@ def _created_struct(obj: dict[str, Any], node: FieldType, before: Any, skip: Map
             elif not isinstance(value, (dict, list)):
                 out[element] = {}  # a new scalar (most fields): a leaf
                 continue
+            else:
+                out[element] = created_new(value, child)
+                continue
         sub = _created_value(value, child, was, inner)
         if sub is not None:
             out[element] = sub
@@ -282,24 +305,53 @@ def _created_value(value: Any, node: FieldType, before: Any, skip: Mapping[str, 
             out = _created_struct(value, node, before, skip, {".": {}})
             return out if len(out) > 1 else {}
         if isinstance(value, list) and node.kind in ("list-map", "set") and (before is MISSING or before == []):
-            items = keyed_items(node, value)
-            if items is not None:
-                tree: dict[str, Any] = {} if before is not MISSING else {".": {}}
-                item_node = node.item or ATOMIC
-                duplicates: set[str] = set()
-                if len(items) > 1:
-                    items.sort(key=lambda pair: item_order(node, pair[1]))
-                    seen: set[str] = set()
-                    for element, _ in items:
-                        (duplicates if element in seen else seen).add(element)
-                for element, item in items:
-                    if element not in tree:  # a duplicated item is owned, nothing below it
-                        tree[element] = {} if element in duplicates else \
-                            _created_value(item, item_node, MISSING, None) or {}
+            tree = _created_list(value, node, before is MISSING)
+            if tree is not None:
                 return tree
     if before is MISSING:
         return {}
     return None if before == value and type(before) is type(value) else {}
+
+
+def _created_list(value: list[Any], node: FieldType, new: bool = True) -> dict[str, Any] | None:
+    """The tree of a non-empty associative list or set whose items are all new (``new``: and the list too);
+    None when an item cannot be keyed (the list is then owned whole)."""
+    items = keyed_items(node, value)
+    if items is None:
+        return None
+    tree: dict[str, Any] = {".": {}} if new else {}
+    item_node = node.item or ATOMIC
+    duplicates: set[str] = set()
+    if len(items) > 1:
+        items.sort(key=lambda pair: item_order(node, pair[1]))
+        seen: set[str] = set()
+        for element, _ in items:
+            (duplicates if element in seen else seen).add(element)
+    for element, item in items:
+        if element not in tree:  # a duplicated item is owned, nothing below it
+            tree[element] = {} if element in duplicates else created_new(item, item_node) or {}
+    return tree
+
+
+def created_new_python(value: Any, node: FieldType) -> dict[str, Any]:
+    """The tree ``value`` owns where nothing was before and nothing below it is left out (a new field's value,
+    a new list item): the walk in Python."""
+    if node.kind != "atomic" and value:
+        if isinstance(value, dict):
+            out = _created_struct(value, node, MISSING, None, {".": {}})
+            return out if len(out) > 1 else {}
+        if isinstance(value, list) and node.kind in ("list-map", "set"):
+            tree = _created_list(value, node)
+            if tree is not None:
+                return tree
+    return {}
+
+
+# The same walk in C where _fastfields.c was built (see created_fields): a create's new fields are most of its
+# managedFields' cost.
+created_new: Callable[[Any, FieldType], dict[str, Any]] = created_new_python
+if _fastfields is not None:
+    created_new = partial(_fastfields.created_new, STRUCT, _created_list)
 
 
 def with_named_fields(paths: set[Path]) -> set[Path]:
