@@ -109,3 +109,32 @@ def test_without_the_extension_the_python_walk_answers() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "DRALLOC_PURE_PYTHON": "1"}).stdout
     assert out.strip() == "{'f:spec': {'f:containers': {'k:{\"name\":\"c\"}': {'.': {}, 'f:name': {}, 'f:resources': {}}}}}"
+
+
+# Keyed lists whose keys the C walk writes itself (ints, plain strings) or hands to Python (escapes, non-ASCII,
+# booleans, nulls, objects, a missing key), with duplicates and defaulted keys (a port's protocol).
+_keys = st.sampled_from(["a", "b", "web", "x-1", "", "<a>", "\u00e9", 'q"', "b\\", "\x7f", "\t", 0, 1, 2**70, True,
+                         None, 1.5, {"a": 1}])
+_keyed_items = st.lists(st.one_of(
+    st.fixed_dictionaries({}, optional={"name": _keys, "image": _keys, "env": st.lists(
+        st.fixed_dictionaries({"name": _keys}, optional={"value": _keys}), max_size=3), "ports": st.lists(
+        st.fixed_dictionaries({"containerPort": _keys}, optional={"protocol": _keys, "name": _keys}), max_size=3)}),
+    _keys), max_size=4)
+_keyed_pods = st.builds(lambda containers, finalizers, volumes: {
+    "metadata": {"name": "p", "finalizers": finalizers},
+    "spec": {"containers": containers, "volumes": volumes, "initContainers": containers}},
+    _keyed_items, st.lists(_keys, max_size=4), _keyed_items)
+
+
+@needs_c
+@settings(max_examples=800, deadline=None)
+@given(_keyed_pods)
+def test_keyed_lists_are_keyed_and_ordered_in_c_exactly_as_in_python(obj: dict[str, Any]) -> None:
+    node = kind_type("Pod")
+    before = skeleton(node)
+    _both(lambda: created_fields(obj, node, before, _STRIPPED_TREE),
+          lambda: created_fields_python(obj, node, before, _STRIPPED_TREE))
+    for name in ("containers", "volumes"):
+        value = obj["spec"][name]
+        child = node.child("spec").child(name)
+        _both(lambda: created_new(value, child), lambda: created_new_python(value, child))

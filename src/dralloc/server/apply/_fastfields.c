@@ -20,7 +20,7 @@ typedef struct {
 
 /* interned attribute names and the node kinds (set once in the module's init, never changed) */
 static PyObject *str_kind, *str_fields, *str_always, *str_values, *str_dot, *str_atomic, *str_list_map,
-    *str_set, *str_prefix;
+    *str_set, *str_prefix, *str_item, *str_sorted_keys, *str_key_defaults;
 
 static PyObject *created_value(Walk *walk, PyObject *value, PyObject *node);
 
@@ -54,6 +54,187 @@ static PyObject *lookup(PyObject *mapping, PyObject *key)
 static int kind_is(PyObject *kind, PyObject *name)
 {
     return kind == name || (PyUnicode_Check(kind) && PyUnicode_Compare(kind, name) == 0);
+}
+
+/* A key value as JSON in a path element, when it is one the walk writes here: an int, or a string of printable
+ * ASCII that neither JSON nor Go escapes. NULL without an error for any other value (Python writes it); *order
+ * is structured-merge-diff's rank of the value (numbers before strings). */
+static PyObject *plain_json(PyObject *value, int *order)
+{
+    if (PyLong_CheckExact(value)) {
+        *order = 0;
+        return PyObject_Str(value);
+    }
+    if (!PyUnicode_CheckExact(value) || PyUnicode_KIND(value) != PyUnicode_1BYTE_KIND)
+        return NULL;
+    Py_ssize_t length = PyUnicode_GET_LENGTH(value);
+    const Py_UCS1 *chars = PyUnicode_1BYTE_DATA(value);
+    for (Py_ssize_t i = 0; i < length; i++) {
+        Py_UCS1 c = chars[i];
+        if (c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&')
+            return NULL;
+    }
+    *order = 1;
+    return PyUnicode_FromFormat("\"%U\"", value);
+}
+
+/* What the list's items are in the walk's order: (rank, index, path element, item) tuples sorted as
+ * fieldsv1.item_order sorts them (stable: equal keys keep the list's order). NULL without an error when an
+ * item is not one the walk keys here (Python keys the list). */
+static PyObject *keyed_sorted(PyObject *list, PyObject *node, int is_set)
+{
+    PyObject *sorted_keys = NULL, *defaults = NULL, *out = NULL;
+    if (!is_set) {
+        sorted_keys = PyObject_GetAttr(node, str_sorted_keys);
+        defaults = sorted_keys != NULL ? PyObject_GetAttr(node, str_key_defaults) : NULL;
+        if (defaults == NULL)
+            goto failed;
+        if (!PyTuple_Check(sorted_keys) || !PyDict_Check(defaults)) {
+            Py_CLEAR(sorted_keys);
+            Py_CLEAR(defaults);
+            return NULL;
+        }
+    }
+    Py_ssize_t count = PyList_GET_SIZE(list);
+    out = PyList_New(count);
+    if (out == NULL)
+        goto failed;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PyList_GET_ITEM(list, i), *rank = NULL, *element = NULL;
+        int order;
+        if (is_set) {
+            PyObject *json = plain_json(item, &order);
+            if (json == NULL)
+                goto unkeyed;
+            element = PyUnicode_FromFormat("v:%U", json);
+            rank = element != NULL ? Py_BuildValue("(iO)", order, item) : NULL;
+            Py_DECREF(json);
+        } else {
+            if (!PyDict_Check(item))
+                goto unkeyed;
+            Py_ssize_t keys = PyTuple_GET_SIZE(sorted_keys);
+            PyObject *text = PyUnicode_FromString("k:{");
+            rank = PyList_New(0);
+            int parts = 0;
+            for (Py_ssize_t k = 0; text != NULL && rank != NULL && k < keys; k++) {
+                PyObject *name = PyTuple_GET_ITEM(sorted_keys, k);
+                PyObject *key_value = PyDict_GetItemWithError(item, name);
+                if (key_value == NULL && !PyErr_Occurred())
+                    key_value = PyDict_GetItemWithError(defaults, name);
+                if (key_value == NULL) {
+                    if (PyErr_Occurred())
+                        Py_CLEAR(text);
+                    continue;
+                }
+                PyObject *json = plain_json(key_value, &order);
+                if (json == NULL) {
+                    Py_XDECREF(text);
+                    Py_XDECREF(rank);
+                    goto unkeyed;
+                }
+                PyObject *more = PyUnicode_FromFormat(parts ? "%U,\"%U\":%U" : "%U\"%U\":%U", text, name, json);
+                PyObject *pair = Py_BuildValue("(O(iO))", name, order, key_value);
+                Py_DECREF(json);
+                Py_SETREF(text, more);
+                if (pair == NULL || PyList_Append(rank, pair) < 0)
+                    Py_CLEAR(text);
+                Py_XDECREF(pair);
+                parts++;
+            }
+            if (text != NULL && parts == 0) {  /* no key at all: Python says so (the list is owned whole) */
+                Py_DECREF(text);
+                Py_XDECREF(rank);
+                goto unkeyed;
+            }
+            element = text != NULL ? PyUnicode_FromFormat("%U}", text) : NULL;
+            Py_XDECREF(text);
+        }
+        PyObject *index = element != NULL && rank != NULL ? PyLong_FromSsize_t(i) : NULL;
+        PyObject *entry = index != NULL ? PyTuple_Pack(4, rank, index, element, item) : NULL;
+        Py_XDECREF(index);
+        Py_XDECREF(rank);
+        Py_XDECREF(element);
+        if (entry == NULL)
+            goto failed;
+        PyList_SET_ITEM(out, i, entry);
+    }
+    Py_XDECREF(sorted_keys);
+    Py_XDECREF(defaults);
+    if (PyList_Sort(out) < 0)
+        Py_CLEAR(out);
+    return out;
+unkeyed:
+    if (PyErr_Occurred())
+        goto failed;
+    Py_XDECREF(sorted_keys);
+    Py_XDECREF(defaults);
+    Py_XDECREF(out);
+    return NULL;
+failed:
+    Py_XDECREF(sorted_keys);
+    Py_XDECREF(defaults);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+/* The tree of a non-empty associative list or set whose items are all new ("." first when the list is new too):
+ * each item by its key in item_order, a duplicated key owned with nothing below it. Py_None: Python keys it. */
+static PyObject *created_list(Walk *walk, PyObject *list, PyObject *node, int is_set, int new_list)
+{
+    PyObject *entries = keyed_sorted(list, node, is_set);
+    if (entries == NULL)
+        return PyErr_Occurred() ? NULL : PyObject_CallFunctionObjArgs(walk->list_fields, list, node,
+                                                                      new_list ? Py_True : Py_False, NULL);
+    PyObject *item_node = NULL, *seen = NULL, *duplicates = NULL, *tree = NULL;
+    Py_ssize_t count = PyList_GET_SIZE(entries);
+    item_node = PyObject_GetAttr(node, str_item);
+    seen = PySet_New(NULL);
+    duplicates = PySet_New(NULL);
+    tree = PyDict_New();
+    if (item_node == NULL || seen == NULL || duplicates == NULL || tree == NULL)
+        goto failed;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *element = PyTuple_GET_ITEM(PyList_GET_ITEM(entries, i), 2);
+        int found = PySet_Contains(seen, element);
+        if (found < 0 || PySet_Add(found ? duplicates : seen, element) < 0)
+            goto failed;
+    }
+    if (new_list) {
+        PyObject *self = PyDict_New();
+        int failed = self == NULL || PyDict_SetItem(tree, str_dot, self) < 0;
+        Py_XDECREF(self);
+        if (failed)
+            goto failed;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *entry = PyList_GET_ITEM(entries, i);
+        PyObject *element = PyTuple_GET_ITEM(entry, 2), *item = PyTuple_GET_ITEM(entry, 3);
+        int there = PyDict_Contains(tree, element);
+        if (there < 0)
+            goto failed;
+        if (there)  /* a duplicated item is owned once, nothing below it */
+            continue;
+        int duplicated = PySet_Contains(duplicates, element);
+        if (duplicated < 0)
+            goto failed;
+        PyObject *sub = duplicated || item_node == Py_None ? PyDict_New() : created_value(walk, item, item_node);
+        int failed = sub == NULL || PyDict_SetItem(tree, element, sub) < 0;
+        Py_XDECREF(sub);
+        if (failed)
+            goto failed;
+    }
+    Py_DECREF(entries);
+    Py_DECREF(item_node);
+    Py_DECREF(seen);
+    Py_DECREF(duplicates);
+    return tree;
+failed:
+    Py_XDECREF(entries);
+    Py_XDECREF(item_node);
+    Py_XDECREF(seen);
+    Py_XDECREF(duplicates);
+    Py_XDECREF(tree);
+    return NULL;
 }
 
 static PyObject *created_value_over(Walk *walk, PyObject *value, PyObject *node, PyObject *before,
@@ -219,7 +400,7 @@ static PyObject *created_value(Walk *walk, PyObject *value, PyObject *node)
             out = PyDict_New();
         }
     } else if (kind_is(kind, str_list_map) || kind_is(kind, str_set)) {
-        out = PyObject_CallFunctionObjArgs(walk->list_fields, value, node, NULL);
+        out = created_list(walk, value, node, kind_is(kind, str_set), 1);
         if (out == Py_None) {
             Py_DECREF(out);
             out = PyDict_New();
@@ -239,8 +420,8 @@ static PyObject *created_value_over(Walk *walk, PyObject *value, PyObject *node,
     PyObject *kind = PyObject_GetAttr(node, str_kind);
     if (kind == NULL)
         return NULL;
-    int atomic = kind_is(kind, str_atomic);
-    int granular_list = !atomic && (kind_is(kind, str_list_map) || kind_is(kind, str_set));
+    int atomic = kind_is(kind, str_atomic), is_set = kind_is(kind, str_set);
+    int granular_list = !atomic && (is_set || kind_is(kind, str_list_map));
     Py_DECREF(kind);
     if (!atomic) {
         int truthy = PyObject_IsTrue(value);
@@ -258,7 +439,7 @@ static PyObject *created_value_over(Walk *walk, PyObject *value, PyObject *node,
             return out;
         }
         if (truthy && PyList_Check(value) && granular_list && PyList_Check(before) && PyList_GET_SIZE(before) == 0) {
-            PyObject *tree = PyObject_CallFunctionObjArgs(walk->list_fields, value, node, Py_False, NULL);
+            PyObject *tree = created_list(walk, value, node, is_set, 0);
             if (tree != Py_None)
                 return tree;
             Py_DECREF(tree);
@@ -326,7 +507,10 @@ PyMODINIT_FUNC PyInit__fastfields(void)
         || (str_atomic = PyUnicode_InternFromString("atomic")) == NULL
         || (str_list_map = PyUnicode_InternFromString("list-map")) == NULL
         || (str_set = PyUnicode_InternFromString("set")) == NULL
-        || (str_prefix = PyUnicode_InternFromString("f:")) == NULL)
+        || (str_prefix = PyUnicode_InternFromString("f:")) == NULL
+        || (str_item = PyUnicode_InternFromString("item")) == NULL
+        || (str_sorted_keys = PyUnicode_InternFromString("sorted_keys")) == NULL
+        || (str_key_defaults = PyUnicode_InternFromString("key_defaults")) == NULL)
         return NULL;
     return PyModule_Create(&fastfields_module);
 }
