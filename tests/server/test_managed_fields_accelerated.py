@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from functools import partial
 from types import MappingProxyType
 from typing import Any
 
@@ -135,6 +136,5 @@ def test_keyed_lists_are_keyed_and_ordered_in_c_exactly_as_in_python(obj: dict[s
     _both(lambda: created_fields(obj, node, before, _STRIPPED_TREE),
           lambda: created_fields_python(obj, node, before, _STRIPPED_TREE))
     for name in ("containers", "volumes"):
-        value = obj["spec"][name]
-        child = node.child("spec").child(name)
-        _both(lambda: created_new(value, child), lambda: created_new_python(value, child))
+        value, child = obj["spec"][name], node.child("spec").child(name)
+        _both(partial(created_new, value, child), partial(created_new_python, value, child))
