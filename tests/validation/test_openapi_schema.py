@@ -85,6 +85,38 @@ def test_defaults_fill_missing_and_null_fields_then_the_defaults_below_them() ->
     assert kept["spec"] == {"mode": "slow", "nested": {"level": 1}}
 
 
+# Schemas with defaults at every level: properties, additionalProperties, list items (a null item defaulted),
+# nullable fields, defaults with defaults below them.
+_DEFAULTING = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+    "mode": {"type": "string", "default": "fast"},
+    "ratio": {"type": "number", "nullable": True, "default": 1.5},
+    "nested": {"type": "object", "default": {}, "properties": {"level": {"type": "integer", "default": 3},
+                                                                "deep": {"type": "object", "default": {"x": 1}}}},
+    "items": {"type": "array", "items": {"type": "object", "default": {"a": 1},
+                                         "properties": {"b": {"type": "string", "default": "B"}}}},
+    "map": {"type": "object", "additionalProperties": {"type": "object", "properties": {
+        "c": {"type": "integer", "default": 7}}}}}}}}
+_defaultable = st.recursive(
+    st.none() | st.integers(0, 3) | st.sampled_from(["fast", "x"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["mode", "ratio", "nested", "level", "deep", "items", "b", "map", "c", "k"]), inner,
+        max_size=4), max_leaves=12)
+
+
+@given(st.dictionaries(st.sampled_from(["mode", "ratio", "nested", "items", "map", "other"]), _defaultable,
+                       max_size=5))
+def test_defaults_on_read_leave_the_stored_object_alone_and_show_what_defaulting_a_copy_shows(
+        spec: dict[str, Any]) -> None:
+    obj = {"apiVersion": "x/v1", "kind": "K", "spec": spec}
+    before = copy.deepcopy(obj)
+    expected = copy.deepcopy(obj)
+    schema.apply_defaults(expected, _DEFAULTING)
+    shown = schema.with_defaults(obj, _DEFAULTING)
+    assert shown == expected and obj == before  # (the stored object is not changed)
+    if expected == before:
+        assert shown is obj  # nothing to default: no copy
+
+
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
                            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
                                                                                        max_size=3), max_leaves=10)

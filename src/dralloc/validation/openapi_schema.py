@@ -109,6 +109,58 @@ def apply_defaults(value: Any, schema: Schema | None) -> None:
                 apply_defaults(value[i], items)
 
 
+def with_defaults(value: Any, schema: Schema | None) -> Any:
+    """``value`` as :func:`apply_defaults` would leave a deep copy of it, without changing it: the parts that
+    take no default are ``value``'s own (shared), and ``value`` itself comes back when nothing is defaulted. Reads
+    default every object they show: most need nothing, and a copy of each would cost more than the look."""
+    if schema is None:
+        return value
+    if isinstance(value, dict):
+        out: Any = None
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            for key, child in properties.items():
+                if not isinstance(child, dict) or "default" not in child:
+                    continue
+                if key not in value or (value[key] is None and not child.get("nullable")):
+                    if out is None:
+                        out = dict(value)
+                    out[key] = copy.deepcopy(child["default"])
+            for key, item in (out if out is not None else value).items():
+                child = properties.get(key)
+                if isinstance(child, dict):
+                    shown = with_defaults(item, child)
+                    if shown is not item:
+                        if out is None:
+                            out = dict(value)
+                        out[key] = shown
+        additional = schema.get("additionalProperties")
+        if isinstance(additional, dict):
+            for key, item in (out if out is not None else value).items():
+                shown = with_defaults(item, additional)
+                if shown is not item:
+                    if out is None:
+                        out = dict(value)
+                    out[key] = shown
+        return out if out is not None else value
+    if isinstance(value, list):
+        items = schema.get("items")
+        if not isinstance(items, dict):
+            return value
+        listed: list[Any] | None = None
+        for i, item in enumerate(value):
+            if item is None and "default" in items and not items.get("nullable"):
+                shown = with_defaults(copy.deepcopy(items["default"]), items)
+            else:
+                shown = with_defaults(item, items)
+            if shown is not item:
+                if listed is None:
+                    listed = list(value)
+                listed[i] = shown
+        return listed if listed is not None else value
+    return value
+
+
 # --- validation -------------------------------------------------------------------------------------------
 
 def validate(obj: dict[str, Any], schema: Schema) -> list[f.FieldError]:

@@ -103,10 +103,9 @@ class CustomResourceStrategy(Strategy):
         if not obj:
             return obj
         version = self.versions.get(api_version.rpartition("/")[2], self.first)
-        shown = {**obj, "apiVersion": api_version}
-        if version.has_defaults:  # defaulting on read, as from storage
-            shown = copy.deepcopy(shown)
-            openapi_schema.apply_defaults(shown, version.schema)
+        shown = obj if obj.get("apiVersion") == api_version else {**obj, "apiVersion": api_version}
+        if version.has_defaults:  # defaulting on read, as from storage (what it does not change is shared)
+            shown = openapi_schema.with_defaults(shown, version.schema)
         return shown
 
     # --- writes -----------------------------------------------------------------------------------------
