@@ -105,6 +105,48 @@ def test_a_derived_value_is_computed_again_only_after_a_change(tmp_path: Path) -
     store.close()
 
 
+class _Labels:
+    """An index of each object's label value (as a derived value would compute it over every object)."""
+
+    def __init__(self) -> None:
+        self.values: dict[tuple[str, str], str] = {}
+        self.calls = 0
+
+    def add(self, key: tuple[str, str], obj: dict[str, Any]) -> None:
+        self.calls += 1
+        self.values[key] = obj["metadata"].get("resourceVersion", "")
+
+    def remove(self, key: tuple[str, str], obj: dict[str, Any]) -> None:
+        self.calls += 1
+        assert self.values.pop(key) == obj["metadata"].get("resourceVersion", "")  # (the object it was told of)
+
+
+def test_an_index_is_told_of_each_change_once_and_made_again_after_a_new_list(tmp_path: Path) -> None:
+    store = SQLiteStore(str(tmp_path / "s.db"), history=5)
+    cache = Feed(store, poll_seconds=3600).cache("deviceclasses")
+    for name in ("a", "b"):
+        store.create("deviceclasses", "", name, lambda _old, rv, name=name: _obj(name, rv))
+    index = cache.index(_Labels)
+    assert index.calls == 2 and cache.index(_Labels) is index  # (filled once, then kept)
+    updated = store.update("deviceclasses", "", "a", lambda old, rv: _obj("a", rv))
+    store.delete("deviceclasses", "", "b")
+    store.create("deviceclasses", "", "c", lambda _old, rv: _obj("c", rv))
+    with cache.feed.locked():
+        index = cache.index(_Labels)
+        assert index.values == {("", "a"): updated["metadata"]["resourceVersion"],
+                                ("", "c"): cache.get("", "c")["metadata"]["resourceVersion"]}  # type: ignore[index]
+        assert index.calls == 2 + 2 + 1 + 1  # an update: out and in; a delete: out; a create: in
+    other = SQLiteStore(str(tmp_path / "s.db"), history=5)
+    for i in range(2000):  # past the kept history: the cache lists again, and the index is made again from it
+        other.create("configmaps", "ns", f"c{i}", lambda _old, rv, i=i: _obj(f"c{i}", rv))
+    other.delete("deviceclasses", "", "a")
+    store.create("deviceclasses", "", "d", lambda _old, rv: _obj("d", rv))
+    fresh = cache.index(_Labels)
+    assert fresh is not index and set(fresh.values) == {("", "c"), ("", "d")}
+    store.close()
+    other.close()
+
+
 def test_one_cache_per_store_and_resource(tmp_path: Path) -> None:
     store = SQLiteStore(str(tmp_path / "s.db"))
     assert cached(store, "namespaces") is cached(store, "namespaces")

@@ -16,7 +16,7 @@ warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server.registry.service_network import ServiceNetwork, parse_cidr  # noqa: E402
+from dralloc.server.registry.service_network import ServiceNetwork, _lowest_free, _Taken, parse_cidr  # noqa: E402
 
 SERVICES = "/api/v1/namespaces/default/services"
 MERGE = {"content-type": "application/merge-patch+json"}
@@ -215,3 +215,41 @@ def test_no_two_services_ever_share_an_address(steps: list[str]) -> None:
     stored = [s["spec"]["clusterIP"] for s in client.get(SERVICES).json()["items"]]
     assert len(stored) == len(set(stored))
     assert all(ipaddress.ip_address(ip) in ipaddress.ip_network("10.1.0.0/29") for ip in stored)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sets(st.integers(0, 40), max_size=30), st.sets(st.integers(0, 40), max_size=5), st.integers(0, 40),
+       st.integers(0, 40))
+def test_the_lowest_free_number_is_found_by_bisection_as_a_scan_finds_it(held: set[int], pending: set[int],
+                                                                        first: int, last: int) -> None:
+    expected = next((n for n in range(first, last + 1) if n not in held and n not in pending), None)
+    assert _lowest_free(sorted(held), first, last, pending.__contains__) == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.lists(st.sampled_from(
+    ["10.1.0.2", "10.1.0.3", "10.1.0.9", "10.2.0.1", "None", "bad"]), max_size=2), st.lists(
+    st.integers(30000, 30003), max_size=2)), max_size=12))
+def test_the_taken_index_holds_what_the_stored_services_hold_after_any_changes(
+        writes: list[tuple[str, list[str], list[int]]]) -> None:
+    """Services written (again) and removed in any order: the index's addresses, ports and versions are those
+    of the Services stored at the end, counted from scratch."""
+    taken = _Taken(parse_cidr("10.1.0.0/28"), (30000, 32767))
+    stored: dict[tuple[str, str], dict[str, Any]] = {}
+    for rv, (name, ips, ports) in enumerate(writes):
+        key = ("default", name)
+        if key in stored:
+            taken.remove(key, stored.pop(key))
+        if ips or ports:  # (else: the Service is deleted)
+            svc = {"metadata": {"resourceVersion": str(rv)}, "spec": {
+                "clusterIPs": ips, "ports": [{"nodePort": p} for p in ports]}}
+            stored[key] = svc
+            taken.add(key, svc)
+    held_ips = [ip for svc in stored.values() for ip in svc["spec"]["clusterIPs"] if ip != "None"]
+    held_ports = {p["nodePort"] for svc in stored.values() for p in svc["spec"]["ports"]}
+    assert set(taken.ips) == set(held_ips) and set(taken.ports) == held_ports
+    assert taken.versions == {f"{k[0]}/{k[1]}": svc["metadata"]["resourceVersion"] for k, svc in stored.items()}
+    in_range = sorted({int(ipaddress.ip_address(ip)) for ip in held_ips if ip.startswith("10.1.")})
+    first = int(ipaddress.ip_address("10.1.0.1"))
+    expected = next(v for v in range(first, first + 14) if v not in in_range)
+    assert taken.lowest_free_ip(first, first + 13, lambda _v: False) == expected

@@ -15,7 +15,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from dralloc.store.sqlite import Event, Gone, SQLStore
 
@@ -24,6 +24,18 @@ POLL_SECONDS = 1.0  # others' writes (other processes on the same database) are 
 Obj = dict[str, Any]
 Key = tuple[str, str]  # (namespace, name); "" for a cluster-scoped object's namespace
 T = TypeVar("T")
+
+
+class Index(Protocol):
+    """What an index of a cache's objects is told: each object that comes in and each that goes (an update is
+    the old one going, then the new one coming)."""
+
+    def add(self, key: Key, obj: Obj) -> None: ...
+
+    def remove(self, key: Key, obj: Obj) -> None: ...
+
+
+IndexT = TypeVar("IndexT", bound=Index)
 
 
 class ResourceCache:
@@ -37,6 +49,7 @@ class ResourceCache:
         self.position = -1  # every event of the resource up to this resourceVersion is in (-1: not listed)
         # compute -> (the objects it was computed from, its value)
         self._derived: dict[Callable[[dict[Key, Obj]], Any], tuple[dict[Key, Obj], Any]] = {}
+        self._indexes: dict[Callable[[], Index], Index] = {}  # make -> the index it made, kept up to date
 
     def get(self, namespace: str, name: str) -> Obj | None:
         """The object as last seen (not a copy: do not change it), None when the cache has none."""
@@ -61,7 +74,23 @@ class ResourceCache:
         self._derived[compute] = (objects, value)
         return value
 
+    def index(self, make: Callable[[], IndexT]) -> IndexT:
+        """The index ``make()`` gives (an empty one), filled with every object once and then told of each change
+        as it comes in: for what :meth:`derived` would compute again over every object after each write (the
+        free addresses of thousands of Services). ``make`` must be the same function each time. Read it under
+        ``with cache.feed.locked():``, which changes wait for."""
+        self.objects()
+        with self.feed.locked():
+            found = self._indexes.get(make)
+            if found is None:
+                found = make()
+                for key, obj in self._objects.items():
+                    found.add(key, obj)
+                self._indexes[make] = found
+            return found  # type: ignore[return-value]
+
     def _relist(self) -> None:
+        self._indexes = {}  # (made again from the new list when next asked for)
         objects, at = self.feed.store.list(self.resource)
         self._objects = {((o.get("metadata") or {}).get("namespace") or "", o["metadata"]["name"]): o
                          for o in objects}
@@ -72,8 +101,16 @@ class ResourceCache:
         events = [e for e in events if e.rv > self.position]
         if events:
             objects = dict(self._objects)
+            indexes = self._indexes.values()
             for event in events:
                 key = (event.namespace, event.name)
+                if indexes:
+                    if (gone := objects.get(key)) is not None:
+                        for index in indexes:
+                            index.remove(key, gone)
+                    if event.type != "DELETED":
+                        for index in indexes:
+                            index.add(key, event.object)
                 if event.type == "DELETED":
                     objects.pop(key, None)
                 else:
@@ -106,6 +143,10 @@ class Feed:
                         self._position = cache.position
                     self._caches = {**self._caches, resource: cache}
         return cache
+
+    def locked(self) -> threading.RLock:
+        """The lock changes are taken in under (a context manager): readers of an index hold it."""
+        return self._lock
 
     def sync(self) -> None:
         """Take in the events of every cached resource since the last read."""

@@ -1,8 +1,9 @@
 """The Service network of ``dralloc serve``: the cluster IP range (``--service-cluster-ip-range``, 10.96.0.0/12 by
 default) and the node port range (30000-32767), and kube-apiserver's two allocators over them.
 
-What is allocated is what the stored Services hold (read from the services cache, so a deleted Service's
-addresses are free again at once), plus what a create or update took a moment ago and has not committed yet:
+What is allocated is what the stored Services hold (an index of the services cache, kept up to date write by
+write, so a deleted Service's addresses are free again at once and a create among thousands of Services looks
+at none of them), plus what a create or update took a moment ago and has not committed yet:
 held by the Service that took it until its create is stored (:meth:`ServiceNetwork.release`), its stored
 version changes (an update committed) or for :data:`PENDING_SECONDS` at most, so that two concurrent creates never get the same address, while a dry run
 followed by the create of the same Service gets the same one.
@@ -15,11 +16,12 @@ in range, else refused with upstream's text.
 
 from __future__ import annotations
 
+import bisect
 import ipaddress
 import threading
 import time
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -50,35 +52,113 @@ def parse_cidr(text: str) -> IPNetwork:
     return network
 
 
-def _ips_of(objects: dict[tuple[str, str], dict[str, object]]) -> frozenset[str]:
-    taken: set[str] = set()
-    for svc in objects.values():
-        spec = svc.get("spec")
-        if isinstance(spec, dict):
-            taken.update(str(ip) for ip in spec.get("clusterIPs") or [] if ip != "None")
-    return frozenset(taken)
+class _Taken:
+    """What the stored Services hold, kept up to date write by write (a cache index: a create among thousands of
+    Services must not look at every one): each cluster IP and node port with the Services holding it, the
+    addresses of the network's range in order (to find the lowest free one by bisection), and each Service's
+    stored version."""
 
+    def __init__(self, network: IPNetwork, node_ports: tuple[int, int]) -> None:
+        self._network = network
+        self._node_ports = node_ports
+        self.ips: dict[str, int] = {}  # address -> how many stored Services hold it
+        self.ports: dict[int, int] = {}
+        self.versions: dict[str, str] = {}  # namespace/name -> resourceVersion
+        self._ip_values: list[int] = []  # the held addresses of the range, as numbers, sorted
+        self._port_values: list[int] = []
 
-def _node_ports_of(objects: dict[tuple[str, str], dict[str, object]]) -> frozenset[int]:
-    taken: set[int] = set()
-    for svc in objects.values():
+    @staticmethod
+    def _addresses(svc: Obj) -> list[str]:
         spec = svc.get("spec")
         if not isinstance(spec, dict):
-            continue
-        for port in spec.get("ports") or []:
-            if isinstance(port, dict) and isinstance(port.get("nodePort"), int):
-                taken.add(port["nodePort"])
+            return []
+        return [str(ip) for ip in spec.get("clusterIPs") or [] if ip != "None"]
+
+    @staticmethod
+    def _node_ports_of(svc: Obj) -> list[int]:
+        spec = svc.get("spec")
+        if not isinstance(spec, dict):
+            return []
+        ports = [port["nodePort"] for port in spec.get("ports") or []
+                 if isinstance(port, dict) and isinstance(port.get("nodePort"), int)]
         if isinstance(spec.get("healthCheckNodePort"), int):
-            taken.add(spec["healthCheckNodePort"])
-    return frozenset(taken)
+            ports.append(spec["healthCheckNodePort"])
+        return ports
 
+    def _in_range(self, ip: str) -> int | None:
+        try:
+            address = ipaddress.ip_address(ip)
+        except ValueError:
+            return None
+        return int(address) if address in self._network else None
 
-def _versions_of(objects: dict[tuple[str, str], dict[str, object]]) -> dict[str, str]:
-    versions: dict[str, str] = {}
-    for (namespace, name), svc in objects.items():
+    def add(self, key: tuple[str, str], svc: Obj) -> None:
         meta = svc.get("metadata")
-        versions[f"{namespace}/{name}"] = str(meta.get("resourceVersion") if isinstance(meta, dict) else "")
-    return versions
+        self.versions[f"{key[0]}/{key[1]}"] = str(meta.get("resourceVersion") if isinstance(meta, dict) else "")
+        for ip in self._addresses(svc):
+            held = self.ips.get(ip, 0)
+            self.ips[ip] = held + 1
+            if not held and (value := self._in_range(ip)) is not None:
+                bisect.insort(self._ip_values, value)
+        for port in set(self._node_ports_of(svc)):
+            held = self.ports.get(port, 0)
+            self.ports[port] = held + 1
+            if not held:
+                bisect.insort(self._port_values, port)
+
+    def remove(self, key: tuple[str, str], svc: Obj) -> None:
+        self.versions.pop(f"{key[0]}/{key[1]}", None)
+        for ip in self._addresses(svc):
+            held = self.ips.get(ip, 0)
+            if held > 1:
+                self.ips[ip] = held - 1
+                continue
+            self.ips.pop(ip, None)
+            if held and (value := self._in_range(ip)) is not None:
+                _discard(self._ip_values, value)
+        for port in set(self._node_ports_of(svc)):
+            held = self.ports.get(port, 0)
+            if held > 1:
+                self.ports[port] = held - 1
+                continue
+            self.ports.pop(port, None)
+            if held:
+                _discard(self._port_values, port)
+
+    def lowest_free_ip(self, first: int, last: int, busy: Callable[[int], bool]) -> int | None:
+        return _lowest_free(self._ip_values, first, last, busy)
+
+    def lowest_free_port(self, first: int, last: int, busy: Callable[[int], bool]) -> int | None:
+        return _lowest_free(self._port_values, first, last, busy)
+
+
+def _discard(values: list[int], value: int) -> None:
+    i = bisect.bisect_left(values, value)
+    if i < len(values) and values[i] == value:
+        del values[i]
+
+
+def _lowest_free(held: list[int], first: int, last: int, busy: Callable[[int], bool]) -> int | None:
+    """The lowest number of [first, last] not in ``held`` (sorted, distinct) for which ``busy`` (what is not in
+    ``held`` yet: taken a moment ago) says no; None when every one is taken. Each run of held numbers is
+    stepped over by bisection: the numbers from held[i] on are a run while held[j] - held[i] == j - i."""
+    candidate = first
+    while candidate <= last:
+        i = bisect.bisect_left(held, candidate)
+        if i < len(held) and held[i] == candidate:  # the end of the run that starts here
+            lo, hi = i, len(held) - 1
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if held[mid] - held[i] == mid - i:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            candidate = held[lo] + 1
+            continue
+        if not busy(candidate):
+            return candidate
+        candidate += 1
+    return None
 
 
 @dataclass
@@ -110,24 +190,33 @@ class ServiceNetwork:
             del pending[key]
         return {k for k, (by, _, _) in pending.items() if by != owner}
 
+    def _taken(self) -> _Taken:
+        return _Taken(self.cidr, self.node_ports)
+
     def allocate_ip(self, store: SQLStore, requested: str | None, owner: str) -> str:
         """A cluster IP for the Service ``owner`` (namespace/name): ``requested`` if free and in range, else
         the lowest free one."""
         services = cached(store, "services")
-        taken, versions = services.derived(_ips_of), services.derived(_versions_of)
-        with self._lock:
-            busy = taken | self._others(self._pending_ips, owner, versions)
+        with services.feed.locked(), self._lock:
+            taken = services.index(self._taken)
+            pending = self._others(self._pending_ips, owner, taken.versions)
             if requested:
                 ip = ipaddress.ip_address(requested)
                 if not self._usable(ip):
                     raise AllocationError(f"provided IP is not in the valid range. The range of valid IPs is "
                                           f"{self.cidr}")
-                if str(ip) in busy:
+                if str(ip) in taken.ips or str(ip) in pending:
                     raise AllocationError("provided IP is already allocated")
                 chosen = str(ip)
             else:
-                chosen = self._lowest_free(busy)
-            self._pending_ips[chosen] = (owner, time.monotonic(), versions.get(owner))
+                first = int(self.cidr.network_address) + 1
+                last = int(self.cidr.broadcast_address) - (1 if self.cidr.version == 4 else 0)
+                # (a pending address is compared as text, as Services hold it: written as Go writes it)
+                value = taken.lowest_free_ip(first, last, lambda v: str(ipaddress.ip_address(v)) in pending)
+                if value is None:
+                    raise AllocationError("range is full")
+                chosen = str(ipaddress.ip_address(value))
+            self._pending_ips[chosen] = (owner, time.monotonic(), taken.versions.get(owner))
             return chosen
 
     def release(self, owner: str) -> None:
@@ -138,36 +227,37 @@ class ServiceNetwork:
             for port in [k for k, (by, _, _) in self._pending_ports.items() if by == owner]:
                 del self._pending_ports[port]
 
-    def _lowest_free(self, busy: set[str] | frozenset[str]) -> str:
-        start = int(self.cidr.network_address) + 1
-        last = int(self.cidr.broadcast_address) - (1 if self.cidr.version == 4 else 0)
-        for value in range(start, last + 1):
-            candidate = str(ipaddress.ip_address(value))
-            if candidate not in busy:
-                return candidate
-        raise AllocationError("range is full")
-
     def allocate_node_port(self, store: SQLStore, requested: int, owner: str, own: Iterable[int] = (),
                            avoid: Iterable[int] = ()) -> int:
         """A node port for the Service ``owner``: ``requested`` (non-zero) if free and in range, else the
         lowest free one (``own``: the node ports the Service already holds; ``avoid``: those it asks for)."""
         low, high = self.node_ports
         services = cached(store, "services")
-        stored, versions = services.derived(_node_ports_of), services.derived(_versions_of)
-        with self._lock:
-            busy = (stored - set(own)) | self._others(self._pending_ports, owner, versions) | set(avoid)
+        with services.feed.locked(), self._lock:
+            taken = services.index(self._taken)
+            mine = set(own)
+            extra = self._others(self._pending_ports, owner, taken.versions) | set(avoid)
+
+            def busy(port: int) -> bool:
+                return (port in taken.ports and port not in mine) or port in extra
+
             if requested:
                 if not low <= requested <= high:
                     raise AllocationError(f"provided port is not in the valid range. The range of valid ports is "
                                           f"{low}-{high}")
-                if requested in busy:
+                if busy(requested):
                     raise AllocationError("provided port is already allocated")
                 chosen = requested
-            else:
-                chosen = next((p for p in range(low, high + 1) if p not in busy), 0)
+            elif mine:  # (the Service's own ports count as free: looked at one by one, the range is small)
+                chosen = next((p for p in range(low, high + 1) if not busy(p)), 0)
                 if not chosen:
                     raise AllocationError("range is full")
-            self._pending_ports[chosen] = (owner, time.monotonic(), versions.get(owner))
+            else:
+                found = taken.lowest_free_port(low, high, lambda p: p in extra)
+                if found is None:
+                    raise AllocationError("range is full")
+                chosen = found
+            self._pending_ports[chosen] = (owner, time.monotonic(), taken.versions.get(owner))
             return chosen
 
 
