@@ -95,6 +95,67 @@ def claim_body(name: str) -> bytes:
                            "deviceClassName": "gpu.example.com"}}]}}}).encode()
 
 
+_TEMPLATE = {"metadata": {"labels": {"app": "bench"}},
+             "spec": {"containers": [{"name": "main", "image": "registry.example/app:1.0"}]}}
+
+
+def service_body(name: str) -> bytes:
+    return json.dumps({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
+                       "spec": {"selector": {"app": "bench"}, "ports": [{"port": 80}]}}).encode()
+
+
+def deployment_body(name: str) -> bytes:  # (no replicas: the API's work, not the pods')
+    return json.dumps({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+                       "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "bench"}},
+                                "template": _TEMPLATE}}).encode()
+
+
+def job_body(name: str) -> bytes:  # (suspended: the API's work, not the pods')
+    template = {**_TEMPLATE, "spec": {**_TEMPLATE["spec"], "restartPolicy": "Never"}}
+    return json.dumps({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name},
+                       "spec": {"suspend": True, "template": template}}).encode()
+
+
+def widget_body(name: str) -> bytes:
+    return json.dumps({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name},
+                       "spec": {"size": "large", "min": 1, "max": 8, "ports": [{"name": "http", "port": 80}]}}).encode()
+
+
+# A custom resource's CRD: a schema that prunes, defaults and validates, with a CEL rule.
+WIDGETS_CRD = json.dumps({
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition", "metadata": {"name": "widgets.example.com"},
+    "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+             "versions": [{"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": {
+                 "type": "object", "properties": {"spec": {
+                     "type": "object", "x-kubernetes-validations": [{"rule": "self.min <= self.max"}], "properties": {
+                         "size": {"type": "string", "enum": ["small", "large"]},
+                         "replicas": {"type": "integer", "default": 1},
+                         "min": {"type": "integer", "minimum": 0}, "max": {"type": "integer", "maximum": 100},
+                         "ports": {"type": "array", "x-kubernetes-list-type": "map",
+                                   "x-kubernetes-list-map-keys": ["name"], "items": {"type": "object", "properties": {
+                                       "name": {"type": "string"}, "port": {"type": "integer"}}}}}}}}}}]}}).encode()
+# What a kind needs before its creates (made, then waited for, untimed)
+SETUP: dict[str, list[tuple[str, bytes, str]]] = {
+    "Widget": [("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", WIDGETS_CRD,
+                "/apis/example.com/v1/namespaces/default/widgets")]}
+
+
+def set_up(kind: str, target: Target) -> None:
+    """Make what ``kind``'s creates need, and wait until it is served."""
+    for path, body, ready in SETUP.get(kind, []):
+        conn = target.connect()
+        conn.request("POST", path, body, HEADERS)
+        conn.getresponse().read()
+        for _ in range(100):
+            conn.request("GET", ready)
+            answer = conn.getresponse()
+            answer.read()
+            if answer.status == 200:
+                break
+            time.sleep(0.1)
+        conn.close()
+
+
 # Each kind's create: its collection, its body from (name, index), and what the printed line says of it.
 KINDS: dict[str, tuple[str, Callable[[str, int], bytes], str]] = {
     "DeviceClass": ("/apis/resource.k8s.io/v1/deviceclasses", lambda name, i: class_body(name),
@@ -104,6 +165,13 @@ KINDS: dict[str, tuple[str, Callable[[str, int], bytes], str]] = {
     "Pod": ("/api/v1/namespaces/default/pods", lambda name, i: pod_body(name), "Pods in one namespace"),
     "ConfigMap": ("/api/v1/namespaces/default/configmaps", lambda name, i: config_map_body(name),
                   "ConfigMaps in one namespace"),
+    "Service": ("/api/v1/namespaces/default/services", lambda name, i: service_body(name),
+                "Services in one namespace (a cluster IP each)"),
+    "Deployment": ("/apis/apps/v1/namespaces/default/deployments", lambda name, i: deployment_body(name),
+                   "Deployments of 0 replicas"),
+    "Job": ("/apis/batch/v1/namespaces/default/jobs", lambda name, i: job_body(name), "suspended Jobs"),
+    "Widget": ("/apis/example.com/v1/namespaces/default/widgets", lambda name, i: widget_body(name),
+               "custom resources (a CRD schema with defaults and a CEL rule)"),
 }
 
 
@@ -300,6 +368,7 @@ def write_phase(kind: str, n: int, clients: int, target: Target,
     """Create ``n`` objects of ``kind``: the wall time, each create's latency, the server's CPU µs per create and
     the writes per commit (how many concurrent writes shared an fsync; the server's controllers write too)."""
     path, body, _ = KINDS[kind]
+    set_up(kind, target)
     prefix = kind.lower()
     work: list[tuple[str, str, bytes | None]] = [("POST", path, body(f"{prefix}-{i}", i)) for i in range(n)]
     if kind == "ResourceSlice":  # (the names the read and watch phases look for)
@@ -348,6 +417,7 @@ def callgrind_phases(kinds: list[str], n: int, clients: int, tmp: Path, by_threa
         time.sleep(2.0)
         for kind in kinds:
             path, body, _ = KINDS[kind]
+            set_up(kind, target)
             # A few creates first: what the server does once per kind (compiled schemas, caches filled) is not
             # a cost per create.
             run_parallel(clients, target, [("POST", path, body(f"warm-{kind.lower()}-{i}", 100_000 + i))
