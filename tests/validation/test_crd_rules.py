@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dralloc.validation import crd_rules
 
@@ -75,3 +77,41 @@ def test_an_evaluation_error_is_reported_with_the_rule() -> None:
 def test_rules_are_checked_when_the_crd_is_written(rule: dict[str, Any], message: str) -> None:
     found = [str(e) for e in crd_rules.rule_errors({"type": "object", "x-kubernetes-validations": [rule]}, "s")]
     assert len(found) == 1 and found[0].startswith("s." + message), found
+
+
+_RULE_SCHEMAS = {
+    "spec": spec_schema({"rule": "self.min <= self.max", "message": "order"}),
+    "deep": {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "min": {"type": "integer"}, "max": {"type": "integer"}, "free": {"type": "object"},
+        "tags": {"type": "object", "additionalProperties": {"type": "integer", "x-kubernetes-validations": [
+            {"rule": "self < 10", "message": "small"}]}},
+        "items": {"type": "array", "items": {"type": "object", "properties": {"size": {"type": "integer",
+                  "x-kubernetes-validations": [{"rule": "self >= oldSelf", "message": "grow"}]}}}}}}}},
+    "both": {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "min": {"type": "integer"}}, "additionalProperties": {"type": "integer", "x-kubernetes-validations": [
+            {"rule": "self > 0", "message": "positive"}]}}}},
+}
+_specs = st.dictionaries(st.sampled_from(["min", "max", "free", "tags", "items", "other"]), st.one_of(
+    st.integers(-2, 12), st.dictionaries(st.sampled_from(["a", "b"]), st.integers(-2, 12), max_size=2),
+    st.lists(st.fixed_dictionaries({}, optional={"name": st.sampled_from(["a", "b"]), "size": st.integers(0, 5)}),
+             max_size=3)), max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(_RULE_SCHEMAS)), _specs, st.one_of(st.none(), _specs))
+def test_the_rules_part_of_a_schema_finds_what_the_whole_schema_finds(name: str, spec: dict[str, Any],
+                                                                      old: dict[str, Any] | None) -> None:
+    schema = _RULE_SCHEMAS[name]
+    part = crd_rules.rules_schema(schema)
+    assert part is not None
+    assert messages(part, spec, old) == messages(schema, spec, old)
+
+
+def test_the_rules_part_leaves_out_what_holds_no_rule() -> None:
+    part = crd_rules.rules_schema(_RULE_SCHEMAS["deep"])
+    assert part is not None
+    spec = part["properties"]["spec"]
+    assert set(spec["properties"]) == {"tags", "items"}  # (min, max and free hold no rule: not walked)
+    assert crd_rules.rules_schema({"type": "object", "properties": {"a": {"type": "string"}}}) is None
+    both = crd_rules.rules_schema(_RULE_SCHEMAS["both"])
+    assert both is not None and both["properties"]["spec"]["properties"] == {"min": {}}  # (not an additional one)

@@ -81,10 +81,46 @@ REASONS = {"FieldValueInvalid": f.INVALID, "FieldValueForbidden": f.FORBIDDEN, "
            "FieldValueDuplicate": f.DUPLICATE}
 
 
+def rules_schema(schema: Any) -> dict[str, Any] | None:
+    """The part of ``schema`` :func:`validate` needs: each rule, the way to it and what a rule's error or an old
+    value's matching reads (``type``, the list type and map keys); None when the schema holds no rule. A
+    custom resource's rules are usually a few, high up: its other fields need not be walked on every write.
+    (A declared field without rules stays as ``{}`` beside additionalProperties with rules: it is not one of
+    them.)"""
+    if not isinstance(schema, dict):
+        return None
+    out: dict[str, Any] = {}
+    additional = rules_schema(schema.get("additionalProperties"))
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        kept = {}
+        for key, child in properties.items():
+            found = rules_schema(child)
+            if found is not None:
+                kept[key] = found
+            elif additional is not None and isinstance(child, dict):
+                kept[key] = {}
+        if kept:
+            out["properties"] = kept
+    if additional is not None:
+        out["additionalProperties"] = additional
+    items = rules_schema(schema.get("items"))
+    if items is not None:
+        out["items"] = items
+    if RULES in schema:
+        out[RULES] = schema[RULES]
+    if not out:
+        return None
+    for key in ("type", "x-kubernetes-list-type", "x-kubernetes-list-map-keys"):
+        if key in schema:
+            out[key] = schema[key]
+    return out
+
+
 def validate(obj: Any, schema: dict[str, Any], old: Any = _MISSING,
              budget: int = RUNTIME_COST_BUDGET) -> list[f.FieldError]:
-    """The errors of every rule in ``schema`` over a whole custom resource ``obj`` (``old``: as stored before
-    an update), its rules sharing the runtime cost ``budget``."""
+    """The errors of every rule in ``schema`` (the whole schema, or its :func:`rules_schema`) over a whole custom
+    resource ``obj`` (``old``: as stored before an update), its rules sharing the runtime cost ``budget``."""
     errors: list[f.FieldError] = []
     _validate(obj, schema, old, "", errors, _Budget(budget), root=True)
     return errors

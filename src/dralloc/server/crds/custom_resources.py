@@ -54,6 +54,7 @@ class CrdVersion:
         encoded = msgspec.json.encode(self.schema).decode()
         self.has_defaults = '"default"' in encoded
         self.has_rules = '"x-kubernetes-validations"' in encoded  # (kube-apiserver's CEL validator exists)
+        self.rules = (crd_rules.rules_schema(self.schema) or {}) if self.has_rules else {}  # (what the rules walk)
         # what server-side apply and managedFields follow: the schema's list and map types
         self.apply_schema = KindSchema(schema_types.kind_type(self.schema), self.status)
         self.deprecated = bool(version.get("deprecated"))
@@ -131,7 +132,7 @@ class CustomResourceStrategy(Strategy):
         found = openapi_schema.validate(obj, schema)
         if not version.has_rules:
             return errors + found
-        return errors + found + _rules_unless_blocked(found, lambda: crd_rules.validate(obj, schema))
+        return errors + found + _rules_unless_blocked(found, lambda: crd_rules.validate(obj, version.rules))
 
     def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
         meta = merged["metadata"]
@@ -157,7 +158,7 @@ class CustomResourceStrategy(Strategy):
         if not version.has_rules:
             return errors + found
         return errors + found + _rules_unless_blocked(
-            found, lambda: ratchet(crd_rules.validate(merged, schema, old), merged, old))
+            found, lambda: ratchet(crd_rules.validate(merged, version.rules, old), merged, old))
 
     def deprecation(self, api_version: str) -> str:
         """The Warning every request of a deprecated version gets (its deprecationWarning, else upstream's)."""
