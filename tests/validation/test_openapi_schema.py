@@ -144,3 +144,21 @@ def test_ratcheting_drops_the_errors_of_values_an_update_left_as_they_were() -> 
     assert [str(e) for e in ratchet(missing, {"spec": {"count": 6}}, {"spec": {"count": 4}})] == [
         "spec.name: Required value"]  # (its object changed)
     assert ratchet(missing, {"spec": {"count": 6}}, {"spec": {"count": 6}}) == []
+
+
+def test_a_validator_reused_across_objects_reads_each_objects_own_values() -> None:
+    validator = schema.Validator(ROOT)
+    bad = {"apiVersion": "x/v1", "kind": "K", "spec": {"name": "a", "count": 11}}
+    good = {"apiVersion": "x/v1", "kind": "K", "spec": {"name": "ab", "count": 2}}
+    first = [str(e) for e in validator.validate(bad)]
+    assert first == [str(e) for e in schema.validate(bad, ROOT)] and len(first) == 3
+    assert validator.validate(good) == [] and [str(e) for e in validator.validate(bad)] == first
+
+
+def test_an_enum_compares_json_values_a_string_only_with_strings() -> None:
+    node = {"enum": [1, "1", None]}
+    assert schema.validate_value("1", node, "x") == [] and schema.validate_value(1, node, "x") == []
+    assert [str(e) for e in schema.validate_value("2", node, "x")] == [
+        'x: Unsupported value: "2": supported values: 1, "1", null']
+    assert [str(e) for e in schema.validate_value(True, {"enum": [1]}, "x")] == [
+        'x: Unsupported value: true: supported values: 1']

@@ -163,20 +163,35 @@ def with_defaults(value: Any, schema: Schema | None) -> Any:
 
 # --- validation -------------------------------------------------------------------------------------------
 
+class Validator:
+    """The value validation of one schema, its nodes read once: each node's rules are looked up the first time
+    a value meets it (its plan), not again for every value of every write. Hold one per schema (a CRD
+    version's) and reuse it; its plans keep the schema's nodes they were made from."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.schema = schema
+        # the root without apiVersion, kind and metadata (their own rules check them)
+        root = {k: v for k, v in schema.items() if k != "properties"}
+        root["properties"] = {k: v for k, v in (schema.get("properties") or {}).items() if k not in _TYPE_META}
+        self._root = root
+        self._plans: dict[int, _Plan] = {}
+
+    def validate(self, obj: dict[str, Any]) -> list[f.FieldError]:
+        """The value validation of a whole custom resource (metadata aside: its own rules check it)."""
+        errors: list[f.FieldError] = []
+        _validate({k: v for k, v in obj.items() if k not in _TYPE_META}, self._root, "", errors, self._plans)
+        return errors
+
+
 def validate(obj: dict[str, Any], schema: Schema) -> list[f.FieldError]:
     """The value validation of a whole custom resource (metadata aside: its own rules check it)."""
-    errors: list[f.FieldError] = []
-    body = {k: v for k, v in obj.items() if k not in _TYPE_META}
-    root = {k: v for k, v in schema.items() if k != "properties"}
-    root["properties"] = {k: v for k, v in (schema.get("properties") or {}).items() if k not in _TYPE_META}
-    _validate(body, root, "", errors)
-    return errors
+    return Validator(schema).validate(obj)
 
 
 def validate_value(value: Any, schema: Schema, path: str) -> list[f.FieldError]:
     """The value validation of one value at ``path`` (a schema's ``default``, say)."""
     errors: list[f.FieldError] = []
-    _validate(value, schema, path, errors)
+    _validate(value, schema, path, errors, {})
     return errors
 
 
@@ -210,7 +225,48 @@ def _in_body(path: str) -> str:
     return f"{path} in body" if path else "body"
 
 
-def _validate(value: Any, schema: Schema, path: str, errors: list[f.FieldError]) -> None:
+_NUMERIC = ("maximum", "minimum", "multipleOf")
+_STRING = ("maxLength", "minLength", "pattern", "format")
+_OBJECT = ("required", "maxProperties", "minProperties")
+_ARRAY = ("maxItems", "minItems", "x-kubernetes-list-type")
+_COMBINATORS = ("allOf", "anyOf", "oneOf", "not")
+
+
+class _Plan:
+    """What a schema node checks, read from it once (see :class:`Validator`)."""
+
+    __slots__ = ("schema", "type", "int_or_string", "enum", "enum_strings", "numeric", "string", "object_counts",
+                 "properties", "additional", "array_counts", "items", "combinators")
+
+    def __init__(self, schema: Schema) -> None:
+        self.schema = schema  # (kept: the plan is found by the node's id)
+        self.type = schema.get("type")
+        self.int_or_string = bool(schema.get(INT_OR_STRING))
+        enum = schema.get("enum")
+        self.enum: list[Any] | None = enum if isinstance(enum, list) else None
+        # (a string is the same JSON as an enum value only when that value is the same string)
+        self.enum_strings = frozenset(e for e in enum if type(e) is str) if isinstance(enum, list) else frozenset()
+        self.numeric = any(k in schema for k in _NUMERIC)
+        self.string = any(k in schema for k in _STRING)
+        self.object_counts = any(k in schema for k in _OBJECT)
+        found = schema.get("properties")
+        self.properties: dict[str, Any] = found if isinstance(found, dict) else {}
+        additional = schema.get("additionalProperties")
+        self.additional: Schema | None = additional if isinstance(additional, dict) else None
+        self.array_counts = any(k in schema for k in _ARRAY)
+        items = schema.get("items")
+        self.items: Schema | None = items if isinstance(items, dict) else None
+        self.combinators = any(k in schema for k in _COMBINATORS)
+
+
+def _plan(schema: Schema, plans: dict[int, _Plan]) -> _Plan:
+    plan = plans.get(id(schema))
+    if plan is None or plan.schema is not schema:
+        plan = plans[id(schema)] = _Plan(schema)
+    return plan
+
+
+def _validate(value: Any, schema: Schema, path: str, errors: list[f.FieldError], plans: dict[int, _Plan]) -> None:
     if value is None:
         if schema.get("nullable") or schema.get(PRESERVE) is True and not schema.get("type"):
             return
@@ -218,24 +274,38 @@ def _validate(value: Any, schema: Schema, path: str, errors: list[f.FieldError])
         if kind:
             errors.append(f.FieldError(f.TYPE_INVALID, path, "null", f'{_in_body(path)} must be of type {kind}: "null"'))
         return
-    if schema.get(INT_OR_STRING):
+    plan = _plan(schema, plans)
+    if plan.int_or_string:
         if not (_is_type(value, "integer") or isinstance(value, str)):
             errors.append(f.FieldError(f.TYPE_INVALID, path, _type_name(value),
                                        f'{_in_body(path)} must be of type integer or string: "{_type_name(value)}"'))
             return
-    kind = schema.get("type")
+    kind = plan.type
     if kind and not _is_type(value, kind):
         errors.append(f.FieldError(f.TYPE_INVALID, path, _type_name(value),
                                    f'{_in_body(path)} must be of type {kind}: "{_type_name(value)}"'))
         return
     before = len(errors)
-    _value_rules(value, schema, path, errors)
+    if plan.enum is not None:
+        _enum_rule(value, plan, path, errors)
+    if plan.numeric and isinstance(value, (int, float)) and not isinstance(value, bool):
+        _numeric_rules(value, schema, path, errors)
+    if plan.string and isinstance(value, str):
+        _string_rules(value, schema, path, errors)
     if isinstance(value, dict):
-        _object_rules(value, schema, path, errors)
+        _object_rules(value, plan, path, errors, plans)
     elif isinstance(value, list):
-        _array_rules(value, schema, path, errors)
-    if len(errors) == before:
-        _combinators(value, schema, path, errors)
+        _array_rules(value, plan, path, errors, plans)
+    if plan.combinators and len(errors) == before:
+        _combinators(value, schema, path, errors, plans)
+
+
+def _enum_rule(value: Any, plan: _Plan, path: str, errors: list[f.FieldError]) -> None:
+    enum = plan.enum or []
+    if value in plan.enum_strings if type(value) is str else any(_same_json(value, e) for e in enum):
+        return
+    errors.append(f.FieldError(f.NOT_SUPPORTED, path, value,
+                               "supported values: " + ", ".join(_enum_text(e) for e in enum)))
 
 
 def _number(value: Any) -> str:
@@ -243,17 +313,6 @@ def _number(value: Any) -> str:
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
         return str(int(value))
     return str(value)
-
-
-def _value_rules(value: Any, schema: Schema, path: str, errors: list[f.FieldError]) -> None:
-    enum = schema.get("enum")
-    if isinstance(enum, list) and not any(_same_json(value, e) for e in enum):
-        errors.append(f.FieldError(f.NOT_SUPPORTED, path, value,
-                                       "supported values: " + ", ".join(_enum_text(e) for e in enum)))
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        _numeric_rules(value, schema, path, errors)
-    if isinstance(value, str):
-        _string_rules(value, schema, path, errors)
 
 
 def _same_json(a: Any, b: Any) -> bool:
@@ -315,27 +374,29 @@ def _pattern(pattern: str) -> re.Pattern[str] | None:
         return None
 
 
-def _object_rules(value: dict[str, Any], schema: Schema, path: str, errors: list[f.FieldError]) -> None:
-    for name in schema.get("required") or ():
-        if isinstance(name, str) and name not in value:
-            errors.append(f.required(f.child(path, name)))
-    count = len(value)
-    if isinstance(schema.get("maxProperties"), int) and count > schema["maxProperties"]:
-        errors.append(f.too_many(path, count, schema["maxProperties"]))
-    if isinstance(schema.get("minProperties"), int) and count < schema["minProperties"]:
-        errors.append(f.invalid(path, count, f"{_in_body(path)} should have at least {schema['minProperties']} "
-                                             f"properties"))
-    found = schema.get("properties")
-    properties: dict[str, Any] = found if isinstance(found, dict) else {}
-    additional = schema.get("additionalProperties")
+def _object_rules(value: dict[str, Any], plan: _Plan, path: str, errors: list[f.FieldError],
+                  plans: dict[int, _Plan]) -> None:
+    if plan.object_counts:
+        schema = plan.schema
+        for name in schema.get("required") or ():
+            if isinstance(name, str) and name not in value:
+                errors.append(f.required(f.child(path, name)))
+        count = len(value)
+        if isinstance(schema.get("maxProperties"), int) and count > schema["maxProperties"]:
+            errors.append(f.too_many(path, count, schema["maxProperties"]))
+        if isinstance(schema.get("minProperties"), int) and count < schema["minProperties"]:
+            errors.append(f.invalid(path, count, f"{_in_body(path)} should have at least {schema['minProperties']} "
+                                                 f"properties"))
+    properties, additional = plan.properties, plan.additional
     for key, item in value.items():
         child = properties.get(key)
-        if child is None and isinstance(additional, dict):
+        if child is None and additional is not None:
             child = additional
         if isinstance(child, dict):
+            at = f.child(path, key)
             if child.get(EMBEDDED) and isinstance(item, dict):
-                _embedded_rules(item, f.child(path, key), errors)
-            _validate(item, child, f.child(path, key), errors)
+                _embedded_rules(item, at, errors)
+            _validate(item, child, at, errors, plans)
 
 
 def _embedded_rules(value: dict[str, Any], path: str, errors: list[f.FieldError]) -> None:
@@ -345,16 +406,21 @@ def _embedded_rules(value: dict[str, Any], path: str, errors: list[f.FieldError]
             errors.append(f.required(f.child(path, key), "must not be empty"))
 
 
-def _array_rules(value: list[Any], schema: Schema, path: str, errors: list[f.FieldError]) -> None:
-    count = len(value)
-    if isinstance(schema.get("maxItems"), int) and count > schema["maxItems"]:
-        errors.append(f.too_many(path, count, schema["maxItems"]))
-    if isinstance(schema.get("minItems"), int) and count < schema["minItems"]:
-        errors.append(f.invalid(path, count, f"{_in_body(path)} should have at least {schema['minItems']} items"))
-    items = schema.get("items")
-    if isinstance(items, dict):
+def _array_rules(value: list[Any], plan: _Plan, path: str, errors: list[f.FieldError],
+                 plans: dict[int, _Plan]) -> None:
+    schema = plan.schema
+    if plan.array_counts:
+        count = len(value)
+        if isinstance(schema.get("maxItems"), int) and count > schema["maxItems"]:
+            errors.append(f.too_many(path, count, schema["maxItems"]))
+        if isinstance(schema.get("minItems"), int) and count < schema["minItems"]:
+            errors.append(f.invalid(path, count, f"{_in_body(path)} should have at least {schema['minItems']} items"))
+    items = plan.items
+    if items is not None:
         for i, item in enumerate(value):
-            _validate(item, items, f.index(path, i), errors)
+            _validate(item, items, f.index(path, i), errors, plans)
+    if not plan.array_counts:
+        return
     list_type = schema.get("x-kubernetes-list-type")
     if list_type == "set":
         seen: list[str] = []
@@ -395,27 +461,27 @@ def _go_value(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def _combinators(value: Any, schema: Schema, path: str, errors: list[f.FieldError]) -> None:
+def _combinators(value: Any, schema: Schema, path: str, errors: list[f.FieldError], plans: dict[int, _Plan]) -> None:
     """allOf, anyOf, oneOf and not of value validations (a structural schema's may hold no types of their own)."""
     for sub in schema.get("allOf") or ():
         if isinstance(sub, dict):
-            _validate(value, sub, path, errors)
+            _validate(value, sub, path, errors, plans)
     any_of = [s for s in schema.get("anyOf") or () if isinstance(s, dict)]
-    if any_of and not any(_passes(value, s, path) for s in any_of):
+    if any_of and not any(_passes(value, s, path, plans) for s in any_of):
         errors.append(f.invalid(path, value, f'"{path}" must validate at least one schema (anyOf)'))
     one_of = [s for s in schema.get("oneOf") or () if isinstance(s, dict)]
     if one_of:
-        passing = sum(1 for s in one_of if _passes(value, s, path))
+        passing = sum(1 for s in one_of if _passes(value, s, path, plans))
         if passing != 1:
             errors.append(f.invalid(path, value, f'"{path}" must validate one and only one schema (oneOf)'))
     negated = schema.get("not")
-    if isinstance(negated, dict) and _passes(value, negated, path):
+    if isinstance(negated, dict) and _passes(value, negated, path, plans):
         errors.append(f.invalid(path, value, f'"{path}" must not validate the schema (not)'))
 
 
-def _passes(value: Any, schema: Schema, path: str) -> bool:
+def _passes(value: Any, schema: Schema, path: str, plans: dict[int, _Plan]) -> bool:
     found: list[f.FieldError] = []
-    _validate(value, schema, path, found)
+    _validate(value, schema, path, found, plans)
     return not found
 
 

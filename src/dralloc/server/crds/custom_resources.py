@@ -55,6 +55,7 @@ class CrdVersion:
         self.has_defaults = '"default"' in encoded
         self.has_rules = '"x-kubernetes-validations"' in encoded  # (kube-apiserver's CEL validator exists)
         self.rules = (crd_rules.rules_schema(self.schema) or {}) if self.has_rules else {}  # (what the rules walk)
+        self.validator = openapi_schema.Validator(self.schema)  # (its plans of the schema's nodes are kept)
         # what server-side apply and managedFields follow: the schema's list and map types
         self.apply_schema = KindSchema(schema_types.kind_type(self.schema), self.status)
         self.deprecated = bool(version.get("deprecated"))
@@ -128,8 +129,7 @@ class CustomResourceStrategy(Strategy):
         meta = msgspec.convert(obj.get("metadata") or {}, ObjectMeta, str_keys=True)
         errors = generic_object_meta(meta, namespaced, name_is_dns_subdomain, require_namespace=namespaced)
         version = self.version_of(obj)
-        schema = version.schema
-        found = openapi_schema.validate(obj, schema)
+        found = version.validator.validate(obj)
         if not version.has_rules:
             return errors + found
         return errors + found + _rules_unless_blocked(found, lambda: crd_rules.validate(obj, version.rules))
@@ -153,8 +153,7 @@ class CustomResourceStrategy(Strategy):
         errors = finalizers_added_while_deleting(merged["metadata"], old["metadata"])
         errors += validate_object_meta_update(new_meta, old_meta) + managed_field_errors(merged)
         version = self.version_of(merged)
-        schema = version.schema
-        found = ratchet(openapi_schema.validate(merged, schema), merged, old)
+        found = ratchet(version.validator.validate(merged), merged, old)
         if not version.has_rules:
             return errors + found
         return errors + found + _rules_unless_blocked(
