@@ -289,3 +289,27 @@ def test_an_update_keeps_a_long_name_and_is_checked_against_the_old_schedule(cli
     assert client.put(f"{BATCH}/cronjobs/nightly", json=updated).status_code == 200
     r = client.patch(f"{BATCH}/cronjobs/nightly", json={"spec": {"schedule": "CRON_TZ=UTC 0 5 * * *"}}, headers=MERGE)
     assert r.status_code == 422 and "use timeZone field instead" in r.text
+
+
+def test_a_jobs_generated_selector_leaves_the_object_it_was_made_from_alone() -> None:
+    """A create tried again under another generated name starts from the same object: the labels and the selector
+    generateSelector adds (the Job's name and uid) must not stay in it."""
+    import copy
+
+    from dralloc.server.registry.workloads import JOBS
+
+    sent = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "a", "uid": "u1"},
+            "spec": {"template": {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": []}},
+                     "selector": {"matchLabels": {"app": "x"}}}}
+    before = copy.deepcopy(sent)
+    first = JOBS.with_system_fields(sent)
+    assert sent == before
+    assert first["spec"]["template"]["metadata"]["labels"] == {
+        "app": "x", "batch.kubernetes.io/job-name": "a", "job-name": "a", "controller-uid": "u1",
+        "batch.kubernetes.io/controller-uid": "u1"}
+    assert first["spec"]["selector"]["matchLabels"] == {"app": "x", "batch.kubernetes.io/controller-uid": "u1"}
+    second = JOBS.with_system_fields({**sent, "metadata": {"name": "b", "uid": "u2"}})
+    assert second["spec"]["template"]["metadata"]["labels"]["controller-uid"] == "u2" and sent == before
+    bare = {"metadata": {"name": "c", "uid": "u3"}, "spec": {}}  # (no template, no selector: both made)
+    assert JOBS.with_system_fields(bare)["spec"]["selector"] == {"matchLabels": {
+        "batch.kubernetes.io/controller-uid": "u3"}} and bare == {"metadata": {"name": "c", "uid": "u3"}, "spec": {}}

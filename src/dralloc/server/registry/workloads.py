@@ -8,7 +8,6 @@ only, and the model's validation on create and its update rules (``dralloc.valid
 
 from __future__ import annotations
 
-import copy
 import re
 from typing import Any
 
@@ -153,22 +152,35 @@ def cron_job_defaults(obj: Obj) -> None:
     job_spec_defaults(job_spec)
 
 
-def generate_job_selector(job: Obj) -> None:
+def _copied_at(obj: Obj, *path: str) -> Obj:
+    """:func:`_dict_at` that changes nothing it was given: each object on the path is copied (shallow) into
+    its parent, itself a copy (``obj`` is the caller's own)."""
+    for key in path:
+        value = obj.get(key)
+        if value is not None and not isinstance(value, dict):
+            return {}
+        obj[key] = value = dict(value) if value is not None else {}
+        obj = value
+    return obj
+
+
+def generate_job_selector(job: Obj) -> Obj:
     """The Job strategy's generateSelector (unless ``spec.manualSelector``): the template labelled with the
-    Job's name and uid, and a selector of its uid label."""
+    Job's name and uid, and a selector of its uid label. ``job`` is changed (it is the caller's); the parts
+    of it that change are copies, so an object it shares them with is not (a create tried again under another
+    generated name starts from the same object)."""
     meta = job.get("metadata") or {}
     spec = job.get("spec")
     if not isinstance(spec, dict) or spec.get("manualSelector") is True:
-        return
-    labels = _dict_at(spec, "template", "metadata", "labels")
+        return job
+    labels = _copied_at(job, "spec", "template", "metadata", "labels")
     name, uid = str(meta.get("name") or ""), str(meta.get("uid") or "")
     labels.setdefault(JOB_NAME_LABELS[0], name)
     labels[JOB_NAME_LABELS[1]] = name
     labels.setdefault(LEGACY_CONTROLLER_UID, uid)
     labels[CONTROLLER_UID] = uid
-    selector = _dict_at(spec, "selector")
-    match = _dict_at(selector, "matchLabels")
-    match.setdefault(CONTROLLER_UID, uid)
+    _copied_at(job["spec"], "selector", "matchLabels").setdefault(CONTROLLER_UID, uid)
+    return job
 
 
 _PATH_PART = re.compile(r"[^.\[\]]+|\[\d+\]")
@@ -228,10 +240,7 @@ class WorkloadStrategy(CoreStrategy):
 
 class JobStrategy(WorkloadStrategy):
     def with_system_fields(self, created: Obj) -> Obj:
-        # (a copy: a create tried again under another generated name starts from the same object)
-        created = {**created, "spec": copy.deepcopy(created.get("spec"))}
-        generate_job_selector(created)
-        return created
+        return generate_job_selector({**created})
 
 
 def _decoded(stored: Obj, fallback: Any) -> Any:
