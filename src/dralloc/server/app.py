@@ -33,7 +33,7 @@ from dralloc.server.crds.served import CustomResources
 from dralloc.server.http import discovery, health, negotiation, openapi_gated, openapi_v2, routing, upgrades
 from dralloc.server.http.errors import ApiError, bad_request, method_not_allowed, no_such_path
 from dralloc.server.http.requests import ApiRequest
-from dralloc.server.http.responses import respond
+from dralloc.server.http.responses import JsonResponse, respond
 from dralloc.server.registry import namespaces, pods, priorities, services
 from dralloc.server.registry import service_network as service_network_module
 from dralloc.server.registry.kinds import served_groups
@@ -296,7 +296,8 @@ class ApiServer:
         return "\n".join(lines) + "\n"
 
 
-_WHOLE = (Response, PlainTextResponse)  # the responses whose body is in hand (a watch streams its own)
+# the responses whose body is in hand (a watch streams its own)
+_WHOLE = (Response, PlainTextResponse, JsonResponse)
 
 
 class App:

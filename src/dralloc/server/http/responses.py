@@ -15,6 +15,27 @@ from starlette.responses import Response
 from dralloc.server.http.negotiation import DEFAULT, SCOPE_KEY, YAML, Output
 
 JSON = "application/json"
+_JSON_TYPE = (b"content-type", JSON.encode())
+
+
+class JsonResponse(Response):
+    """A JSON body in hand: Starlette's Response with the raw headers Starlette's would have (the given ones,
+    then content-length and content-type), made at once: every answer is one of these."""
+
+    media_type = JSON
+
+    def __init__(self, data: bytes, status_code: int = 200, headers: dict[str, str] | None = None) -> None:
+        self.status_code = status_code
+        self.background = None
+        self.body = data
+        raw = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()] if headers else []
+        if headers and any(k.lower() in ("content-length", "content-type") for k in headers):
+            self.init_headers(headers)  # (a caller's own: as Starlette would treat them)
+            return
+        if not (status_code < 200 or status_code in (204, 304)):
+            raw.append((b"content-length", str(len(data)).encode()))
+        raw.append(_JSON_TYPE)
+        self.raw_headers = raw
 
 
 def respond(request: Request, body: Any, code: int = 200, headers: dict[str, str] | None = None,
@@ -30,7 +51,7 @@ def respond(request: Request, body: Any, code: int = 200, headers: dict[str, str
             data = json.dumps(body, indent=2, ensure_ascii=False).encode()
         else:
             data = encoded if encoded is not None else msgspec.json.encode(body)
-        response = Response(data, code, headers=headers, media_type=JSON)
+        response = JsonResponse(data, code, headers)
     for w in warnings or ():
         response.headers.append("Warning", "299 - " + json.dumps(w))
     return response
