@@ -5,8 +5,10 @@ and lists, which are neither stored nor returned, so applying the manifest again
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from served import Kubectl, kubectl_session
@@ -54,9 +56,23 @@ def kubectl(tmp_path: Path) -> Iterator[Kubectl]:
     yield from kubectl_session(tmp_path, "apiVersion: v1\nkind: Namespace\nmetadata: {name: decoding}", extra=())
 
 
+def _settled(kubectl: Kubectl) -> dict[str, Any]:
+    """The Deployment once its controller has stopped writing its status (its ReplicaSet made, its conditions
+    set): the same resourceVersion twice, a second apart."""
+    last = ""
+    for _ in range(30):
+        deployment: dict[str, Any] = json.loads(
+            kubectl("get", "deployment", "rendered", "-o", "json", "--show-managed-fields").stdout)
+        if deployment["metadata"]["resourceVersion"] == last:
+            return deployment
+        last = deployment["metadata"]["resourceVersion"]
+        time.sleep(1.0)
+    raise AssertionError("the Deployment's controller kept writing it")
+
+
 def test_a_rendered_manifests_empty_fields_are_dropped_and_a_second_apply_changes_nothing(kubectl: Kubectl) -> None:
     kubectl("apply", "-f", "-", stdin=RENDERED)
-    deployment = json.loads(kubectl("get", "deployment", "rendered", "-o", "json", "--show-managed-fields").stdout)
+    deployment = _settled(kubectl)
     assert "labels" not in deployment["metadata"]  # (its annotations: kubectl's last-applied-configuration)
     template = deployment["spec"]["template"]
     assert "annotations" not in template["metadata"]

@@ -17,6 +17,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -136,3 +137,27 @@ def test_the_change_feed_says_which_changes_name_owners_or_are_deletions_in_prog
     with_data = store.changes_since(start, with_data=("things",))
     assert [json.loads(c.data or "")["metadata"]["name"] for c in with_data] == [name, name + "-2"]
     assert [c.data for c in store.changes_since(start, with_data=("others", "more"))] == [None, None]
+
+
+def _slices_of_web(store: Any) -> list[str]:
+    for name, service in (("web-a", "web"), ("web2-a", "web2"), ("other", "web"), ("api-a", "api")):
+        store.create("endpointslices", "ns1", name, lambda _o, rv, name=name, service=service: {
+            "metadata": {"name": name, "namespace": "ns1", "resourceVersion": rv,
+                         "labels": {"kubernetes.io/service-name": service}}})
+    store.create("endpointslices", "ns2", "web-b", lambda _o, rv: {
+        "metadata": {"name": "web-b", "namespace": "ns2", "resourceVersion": rv,
+                     "labels": {"kubernetes.io/service-name": "web"}}})
+    found, _ = store.list("endpointslices", "ns1", containing='"kubernetes.io/service-name":"web"')
+    return [o["metadata"]["name"] for o in found]
+
+
+def test_a_list_of_the_objects_whose_text_holds_a_string(postgres_url: str, tmp_path: Path) -> None:
+    """The endpoints controller finds a Service's slices among thousands without decoding the others."""
+    from dralloc.store import SQLiteStore
+    from dralloc.store.postgres import PostgresStore
+
+    sqlite = SQLiteStore(str(tmp_path / "s.db"))
+    assert _slices_of_web(sqlite) == ["other", "web-a"]  # (web2's label is another text; ns2 is another namespace)
+    sqlite.close()
+    postgres = PostgresStore(postgres_url)
+    assert _slices_of_web(postgres) == ["other", "web-a"]

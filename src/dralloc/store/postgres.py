@@ -20,6 +20,7 @@ class PostgresStore(SQLStore):
     placeholder = "%s"
     begin_write = "BEGIN"
     lock_counter = "FOR UPDATE"
+    text_contains = "strpos(data, ?) > 0"
 
     def __init__(self, dsn: str, *, history: int = 100_000) -> None:
         self.dsn = dsn

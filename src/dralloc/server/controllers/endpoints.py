@@ -29,6 +29,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from dralloc.server.controllers.snapshot import Key, Obj, Snapshot
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import Change, Conflict, NotFound
@@ -390,7 +392,11 @@ class EndpointsControllers:
         mirroring one) made."""
         meta = svc.get("metadata") or {}
         namespace = str(meta.get("namespace"))
-        listed, _ = self.writer.store.list("endpointslices", namespace)
+        # (only the slices whose text names the Service, found by the database: a namespace of thousands of
+        # Services must not have each one's slices found by decoding every slice; a name is a DNS label, so its
+        # label is written as is, and the labels are checked below)
+        listed, _ = self.writer.store.list("endpointslices", namespace, containing=msgspec.json.encode(
+            {SERVICE_NAME: str(meta.get("name"))}).decode()[1:-1])
         names = {s["metadata"]["name"] for s in wanted}
         wrote = False
         for old in listed:
