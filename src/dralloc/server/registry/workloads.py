@@ -164,7 +164,7 @@ def _copied_at(obj: Obj, *path: str) -> Obj:
     return obj
 
 
-def generate_job_selector(job: Obj) -> Obj:
+def generate_job_selector(job: Obj) -> None:
     """The Job strategy's generateSelector (unless ``spec.manualSelector``): the template labelled with the
     Job's name and uid, and a selector of its uid label. ``job`` is changed (it is the caller's); the parts
     of it that change are copies, so an object it shares them with is not (a create tried again under another
@@ -172,7 +172,7 @@ def generate_job_selector(job: Obj) -> Obj:
     meta = job.get("metadata") or {}
     spec = job.get("spec")
     if not isinstance(spec, dict) or spec.get("manualSelector") is True:
-        return job
+        return
     labels = _copied_at(job, "spec", "template", "metadata", "labels")
     name, uid = str(meta.get("name") or ""), str(meta.get("uid") or "")
     labels.setdefault(JOB_NAME_LABELS[0], name)
@@ -180,7 +180,6 @@ def generate_job_selector(job: Obj) -> Obj:
     labels.setdefault(LEGACY_CONTROLLER_UID, uid)
     labels[CONTROLLER_UID] = uid
     _copied_at(job["spec"], "selector", "matchLabels").setdefault(CONTROLLER_UID, uid)
-    return job
 
 
 _PATH_PART = re.compile(r"[^.\[\]]+|\[\d+\]")
@@ -240,7 +239,9 @@ class WorkloadStrategy(CoreStrategy):
 
 class JobStrategy(WorkloadStrategy):
     def with_system_fields(self, created: Obj) -> Obj:
-        return generate_job_selector({**created})
+        created = {**created}
+        generate_job_selector(created)
+        return created
 
 
 def _decoded(stored: Obj, fallback: Any) -> Any:
