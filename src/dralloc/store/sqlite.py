@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from dralloc.store.gather import Gate
+from dralloc.store.recent import RecentWrites, Written
 
 log = logging.getLogger(__name__)
 _encode_bytes = msgspec.json.Encoder().encode
@@ -45,6 +46,9 @@ def _encode(obj: Any) -> str:
 
 # What the garbage collector asks of every changed object: does its text name owners, a deletion?
 _OWNED, _DELETING = '"ownerReferences"', '"deletionTimestamp"'
+# The newest writes kept in memory for readers of the change feed in this process (store/recent.py): many
+# times what the controllers take in one pass, a few megabytes of text.
+RECENT_WRITES = 4096
 
 
 SCHEMA = [
@@ -152,6 +156,8 @@ class _Write:
     taken: bool = False  # a committer has it (set under the store's take lock: a write is committed once)
     rv: int = 0  # the resourceVersion it was written at (0: nothing written)
     encoded: bytes = b""  # the object's JSON as written (its row's text)
+    event: str = ""  # the type of the event it made (a delete that only marks the object: MODIFIED)
+    text: str = ""  # ``encoded`` as the row's text
 
     def settle(self) -> None:
         """Hand the result or error to the asyncio writer (on its loop's thread); it may have gone."""
@@ -206,6 +212,7 @@ class SQLStore:
         self.writes = 0
         self.commits = 0
         self._written: dict[str, int] = {}  # resource -> the resourceVersion of its newest write committed here
+        self._recent = RecentWrites(min(history, RECENT_WRITES))  # (for changes_since)
         self._local = threading.local()
         self._readers: list[Any] = []
         self._on_loop: dict[asyncio.AbstractEventLoop, builtins.list[_Write]] = {}
@@ -345,6 +352,10 @@ class SQLStore:
         collector: a substring test of the stored text), and the object's JSON text only
         for the resources in ``with_data`` (cheap for callers that only need to know what changed and where,
         and for those that mirror a few resources). Raises Gone as :meth:`events_since`."""
+        recent = self._recent.since(rv, self.current_rv(), limit)
+        if recent is not None:  # (this store wrote them all: no event row read back)
+            return [Change(at, w.type, w.resource, w.namespace, w.name, _OWNED in w.text, _DELETING in w.text,
+                           w.text if w.resource in with_data else None) for at, w in recent]
         compacted = self._read("SELECT value FROM counters WHERE name = 'compacted'")[0][0]
         if rv < compacted:
             raise Gone(f"too old resource version: {rv} ({compacted + 1})")
@@ -604,6 +615,7 @@ class SQLStore:
                         job.rv = rv
                         written += 1
                 if rv != first:
+                    self._recent.begins(first + 1, rv)
                     self._run("UPDATE counters SET value=? WHERE name='rv'", (rv,))
                     if rv // 1000 != first // 1000:
                         self._compact(rv)
@@ -626,6 +638,7 @@ class SQLStore:
         return written
 
     def _fail_group(self, batch: builtins.list[_Write], exc: BaseException) -> None:
+        self._recent.lost_track()
         try:
             self._db.execute("ROLLBACK")
         except Exception:  # noqa: BLE001 - already rolled back
@@ -640,9 +653,12 @@ class SQLStore:
         self.writes += written
         self.commits += 1
         if written:
+            kept: builtins.list[tuple[int, Written]] = []
             for job in batch:  # (before any writer hears back: what it wrote is then in every cache's reach)
                 if job.rv and job.error is None:
                     self._written[job.resource] = job.rv
+                    kept.append((job.rv, Written(job.event, job.resource, job.namespace, job.name, job.text)))
+            self._recent.add(kept)
             self._after_commit()
         by_loop: dict[asyncio.AbstractEventLoop, builtins.list[_Write]] = {}
         if committed_on is not None:
@@ -703,7 +719,8 @@ class SQLStore:
     def _store(self, job: _Write, rv: int, kind: str, obj: dict[str, Any], prev: str | None) -> bool:
         """Write the row and its event at ``rv``; False (nothing written) when a create finds its name taken."""
         job.encoded = encoded = _encode_bytes(obj)
-        data = encoded.decode("utf-8")  # (as _encode, keeping the bytes for the writer's answer)
+        job.text = data = encoded.decode("utf-8")  # (as _encode, keeping the bytes for the writer's answer)
+        job.event = kind
         key = (job.resource, job.namespace, job.name)
         if kind == "DELETED":
             self._run("DELETE FROM objects WHERE resource=? AND namespace=? AND name=?", key)
