@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from dralloc.server.clock import now
 from dralloc.server.controllers.events import EventRecorder
@@ -111,6 +111,7 @@ def set_condition(conditions: list[Obj], kind: str, status: str, reason: str, me
 
 @dataclass
 class HorizontalPodAutoscalerController:
+    NOTED: ClassVar[frozenset[str] | None] = frozenset((HPAS,))  # (note() is handed only these)
     writer: Writer
     recorder: EventRecorder
     # the generation of each HPA (by uid) last synced: a new or changed HPA is synced at once, the others every
@@ -120,8 +121,7 @@ class HorizontalPodAutoscalerController:
     next_due: float | None = None
 
     def note(self, change: Change) -> None:
-        if change.resource == HPAS:
-            self.changed = True
+        self.changed = True
 
     @property
     def due(self) -> bool:

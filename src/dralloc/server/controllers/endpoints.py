@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from dralloc.server.controllers.snapshot import Key, Obj, Snapshot
 from dralloc.server.controllers.writes import Writer
@@ -284,6 +284,7 @@ def _same(stored: Obj, wanted: Obj) -> bool:
 
 @dataclass
 class EndpointsControllers:
+    NOTED: ClassVar[frozenset[str] | None] = frozenset(("services", "pods", "endpoints", "endpointslices"))
     writer: Writer
     dirty_services: set[Key] = field(default_factory=set)
     dirty_namespaces: set[str] = field(default_factory=set)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from dralloc.server.controllers.snapshot import Mirror
 from dralloc.server.controllers.writes import Writer
@@ -63,6 +63,7 @@ def _owner_resource(ref: Obj) -> Resource | None:
 
 @dataclass
 class GarbageCollector:
+    NOTED: ClassVar[frozenset[str] | None] = None  # the resources whose changes note() takes (None: all)
     writer: Writer
     delete_pod: Callable[[str, str, str | None], Any]  # graceful, as a client's delete of a pod
     # The controllers' mirror: objects of the resources it holds are read from it, not from the store (as

@@ -12,8 +12,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import ClassVar, Protocol
 
 from dralloc.scheduler.features import FeatureGates
 from dralloc.server.controllers import kubelet
@@ -36,7 +38,7 @@ from dralloc.server.controllers.volumes import VolumeControllers
 from dralloc.server.controllers.workload_pods import PodControl
 from dralloc.server.controllers.workloads import WorkloadControllers
 from dralloc.server.controllers.writes import Writer
-from dralloc.store import Gone, SQLStore
+from dralloc.store import Change, Gone, SQLStore
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +57,14 @@ def _names_pods_or_goes(claim: Obj) -> bool:
     meta = claim.get("metadata") or {}
     return bool((claim.get("status") or {}).get("reservedFor") or meta.get("ownerReferences")
                 or meta.get("deletionTimestamp"))
+
+
+class _Noting(Protocol):
+    """A controller that takes in the changes of the store's feed (those of the resources it names)."""
+
+    NOTED: ClassVar[frozenset[str] | None]  # None: every resource's
+
+    def note(self, change: Change) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,14 @@ class ControllerManager:
         self.disruption = DisruptionController(self.writer)
         self.quotas = ResourceQuotaController(self.writer)
         self.autoscalers = HorizontalPodAutoscalerController(self.writer, self.recorder)
+        # Who takes in every change, own writes too: the collector's deletes may orphan more objects, a
+        # namespace's content goes, the workload controllers make ReplicaSets and pods and bind and start them
+        # (endpoints: a pod's IP, Ready; disruption: a pod ready, a ReplicaSet scaled; quotas: pods made;
+        # autoscalers: a workload scaled)
+        self._noting: tuple[_Noting, ...] = (
+            self.garbage, self.namespaces, self.service_accounts, self.root_ca, self.workloads, self.endpoints,
+            self.disruption, self.quotas, self.autoscalers)
+        self._notes: dict[str, tuple[Callable[[Change], None], ...]] = {}  # resource -> its notes, in that order
         self.position = 0
         self.passes = 0
         self._wake = threading.Event()
@@ -162,31 +180,34 @@ class ControllerManager:
             if not changes:
                 return external
             self.mirror.apply_all(changes)
+            notes_of, own = self._notes, self.writer.own
             for change in changes:
-                self.position = change.rv
-                self.garbage.note(change)  # own writes too: the collector's deletes may orphan more objects
-                self.namespaces.note(change)  # own writes too: a namespace's content going
-                self.service_accounts.note(change)
-                self.root_ca.note(change)
-                self.workloads.note(change)  # own writes too: a ReplicaSet made, a pod bound or started
-                self.endpoints.note(change)  # own writes too: a pod started (an IP, Ready)
-                self.disruption.note(change)  # own writes too: a pod ready, a ReplicaSet scaled
-                self.quotas.note(change)  # own writes too: pods made by the workload controllers
-                self.autoscalers.note(change)  # own writes too: a workload scaled
-                if change.rv in self.writer.own:
-                    self.writer.own.discard(change.rv)
+                resource = change.resource
+                notes = notes_of.get(resource)
+                if notes is None:
+                    notes = self._notes_of(resource)
+                for note in notes:
+                    note(change)
+                if own and change.rv in own:
+                    own.discard(change.rv)
                     continue
-                if change.resource == "events":
+                if resource == "events":
                     continue
                 external = True
                 # A pod that goes may free room, one that changes may have finished or shrunk (the scheduler
                 # looks); a new one frees nothing.
-                if change.resource in STORAGE_INPUTS and change.type == "DELETED":
+                if resource in STORAGE_INPUTS and change.type == "DELETED":
                     continue  # (no volume plugin's queueing hint takes a storage object's deletion for a reason)
-                if change.resource in CLUSTER_RESOURCES or (change.resource == "pods" and change.type == "DELETED"):
+                if resource in CLUSTER_RESOURCES or (resource == "pods" and change.type == "DELETED"):
                     self.scheduler.retry_all = True
-                elif change.resource == "pods" and change.type != "ADDED":
+                elif resource == "pods" and change.type != "ADDED":
                     self.scheduler.changed_pods.add((change.namespace, change.name))
+            self.position = changes[-1].rv
+
+    def _notes_of(self, resource: str) -> tuple[Callable[[Change], None], ...]:
+        """The note methods of the controllers that take in ``resource``'s changes (looked up once)."""
+        notes = self._notes[resource] = tuple(c.note for c in self._noting if c.NOTED is None or resource in c.NOTED)
+        return notes
 
     def run_once(self, force: bool = True) -> bool:
         """One pass of every controller. True when it changed something others may react to (run again)."""
@@ -263,7 +284,7 @@ class ControllerManager:
         if again:
             late |= self._changes()
             snap = Snapshot(self.mirror)  # the scheduler sees the claims just made or freed
-        pods_gone = changed.everything or any(not self.mirror.has("pods", k) for k in changed.keys.get("pods", ()))
+        pods_gone = changed.everything or not self.mirror.has_all("pods", changed.keys.get("pods", ()))
         if self.options.scheduler and self.scheduler.cycle(snap, changed.any("pods") or again, pods_gone):
             self.scheduler.retry_all = True
             again = True

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from dralloc.server.clock import now
 from dralloc.server.controllers.writes import Writer
@@ -99,6 +99,7 @@ def _with_conditions(ns: Obj, conditions: list[Obj]) -> Obj | None:
 
 @dataclass
 class NamespaceDeleter:
+    NOTED: ClassVar[frozenset[str] | None] = None  # (a namespace's, and any content's of one being deleted)
     writer: Writer
     delete_pod: Callable[[str, str, str | None], Any]  # graceful, as a client's delete of a pod
     deleting: set[str] = field(default_factory=set)  # namespaces known to be being deleted

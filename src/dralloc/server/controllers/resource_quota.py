@@ -5,6 +5,7 @@ what counts) — written again whenever something in a namespace with quotas cha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.registry.kinds import CORE, GROUP_RESOURCES
@@ -44,6 +45,7 @@ def resources_for(names: set[str]) -> set[tuple[str, str]]:
 
 @dataclass
 class ResourceQuotaController:
+    NOTED: ClassVar[frozenset[str] | None] = None  # (every resource but events)
     writer: Writer
     dirty: set[str] = field(default_factory=set)
     everything: bool = True

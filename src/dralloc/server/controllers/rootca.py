@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from dralloc.server.controllers.pernamespace import PerNamespace
 from dralloc.store import Change, Conflict, NotFound
@@ -30,6 +30,7 @@ MEND_EVERY = 60.0
 
 @dataclass
 class RootCAPublisher(PerNamespace):
+    NOTED: ClassVar[frozenset[str] | None] = frozenset(("namespaces", "configmaps"))
     ca: str = ""  # the PEM text published ("" when the server has none: plain HTTP)
     clock: Callable[[], float] = time.time
     mended: dict[str, float] = field(default_factory=dict)  # namespace → when this publisher last mended it

@@ -5,6 +5,7 @@ it before they create pods in a new namespace."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from dralloc.server.controllers.pernamespace import PerNamespace
 from dralloc.server.registry.service_accounts import DEFAULT, default_account_object
@@ -13,6 +14,8 @@ from dralloc.store import Change, Conflict, NotFound
 
 @dataclass
 class DefaultServiceAccounts(PerNamespace):
+    NOTED: ClassVar[frozenset[str] | None] = frozenset(("namespaces", "serviceaccounts"))
+
     def note(self, change: Change) -> None:
         """Take in one change from the store's feed: a new namespace, a deleted default service account."""
         if change.resource == "namespaces" and change.type == "ADDED":
