@@ -10,6 +10,7 @@ synced when it is created or its spec changes, and again every 15 seconds (--hor
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -120,7 +121,8 @@ class HorizontalPodAutoscalerController:
     changed: bool = True
     next_due: float | None = None
 
-    def note(self, change: Change) -> None:
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of HPAs (every one is synced again at its new generation)."""
         self.changed = True
 
     @property

@@ -17,6 +17,7 @@ status, from the pods its selector matches in its namespace (an unset selector m
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
@@ -160,8 +161,9 @@ class DisruptionController:
     everything: bool = True
     next_due: float | None = None  # when a recorded eviction expires (a recheck)
 
-    def note(self, change: Change) -> None:
-        self.dirty.add(change.namespace)
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one of :data:`NOTED` (their namespaces' budgets may need a new status)."""
+        self.dirty.update([c.namespace for c in changes])
 
     @property
     def due(self) -> bool:

@@ -25,7 +25,7 @@ with owners (or being deleted) changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -86,18 +86,20 @@ class GarbageCollector:
     def due(self) -> bool:
         return not self.scanned or bool(self.todo_dependents) or bool(self.todo_owners)
 
-    def note(self, change: Change) -> None:
-        """Take in one change from the store's feed."""
-        key = (change.resource, change.namespace, change.name)
-        if change.type == "DELETED":
-            self.todo_dependents |= self.dependents_of.pop(key, set())  # their owner went
-            self.todo_owners |= self.owners_of.pop(key, set())  # a foreground owner may wait for it
-            return
-        if change.owned:
-            self.todo_dependents.add(key)
-        if change.deleting:
-            self.todo_owners.add(key)
-            self.todo_dependents |= self.dependents_of.get(key, set())
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one resource from the store's feed, in the log's order."""
+        for change in changes:
+            if change.type == "DELETED":
+                key = (change.resource, change.namespace, change.name)
+                self.todo_dependents |= self.dependents_of.pop(key, set())  # their owner went
+                self.todo_owners |= self.owners_of.pop(key, set())  # a foreground owner may wait for it
+                continue
+            if change.owned:
+                self.todo_dependents.add((change.resource, change.namespace, change.name))
+            if change.deleting:
+                key = (change.resource, change.namespace, change.name)
+                self.todo_owners.add(key)
+                self.todo_dependents |= self.dependents_of.get(key, set())
 
     def cycle(self) -> bool:
         """One pass over what may have become garbage; True when it changed anything."""

@@ -12,9 +12,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import attrgetter
 from typing import ClassVar, Protocol
 
 from dralloc.scheduler.features import FeatureGates
@@ -64,7 +66,10 @@ class _Noting(Protocol):
 
     NOTED: ClassVar[frozenset[str] | None]  # None: every resource's
 
-    def note(self, change: Change) -> None: ...
+    def notes(self, changes: Sequence[Change]) -> None: ...  # (of one resource, in the log's order)
+
+
+_resource_of = attrgetter("resource")
 
 
 @dataclass(frozen=True)
@@ -110,7 +115,7 @@ class ControllerManager:
         self._noting: tuple[_Noting, ...] = (
             self.garbage, self.namespaces, self.service_accounts, self.root_ca, self.workloads, self.endpoints,
             self.disruption, self.quotas, self.autoscalers)
-        self._notes: dict[str, tuple[Callable[[Change], None], ...]] = {}  # resource -> its notes, in that order
+        self._notes: dict[str, tuple[Callable[[Sequence[Change]], None], ...]] = {}  # resource -> its notes, in order
         self.position = 0
         self.passes = 0
         self._wake = threading.Event()
@@ -181,32 +186,39 @@ class ControllerManager:
                 return external
             self.mirror.apply_all(changes)
             notes_of, own = self._notes, self.writer.own
-            for change in changes:
-                resource = change.resource
+            for resource, run in groupby(changes, _resource_of):  # (runs of one resource, in the log's order)
+                batch = list(run)
                 notes = notes_of.get(resource)
                 if notes is None:
                     notes = self._notes_of(resource)
-                for note in notes:
-                    note(change)
-                if own and change.rv in own:
-                    own.discard(change.rv)
-                    continue
-                if resource == "events":
+                for notes_in in notes:
+                    notes_in(batch)
+                if own:  # (this pass's own writes are no news)
+                    theirs = [c for c in batch if c.rv not in own]
+                    own.difference_update([c.rv for c in batch])
+                    batch = theirs
+                if not batch or resource == "events":
                     continue
                 external = True
                 # A pod that goes may free room, one that changes may have finished or shrunk (the scheduler
                 # looks); a new one frees nothing.
-                if resource in STORAGE_INPUTS and change.type == "DELETED":
-                    continue  # (no volume plugin's queueing hint takes a storage object's deletion for a reason)
-                if resource in CLUSTER_RESOURCES or (resource == "pods" and change.type == "DELETED"):
+                if resource in STORAGE_INPUTS:
+                    # (no volume plugin's queueing hint takes a storage object's deletion for a reason)
+                    batch = [c for c in batch if c.type != "DELETED"]
+                if not batch:
+                    continue
+                if resource in CLUSTER_RESOURCES:
                     self.scheduler.retry_all = True
-                elif resource == "pods" and change.type != "ADDED":
-                    self.scheduler.changed_pods.add((change.namespace, change.name))
+                elif resource == "pods":
+                    if any([c.type == "DELETED" for c in batch]):
+                        self.scheduler.retry_all = True
+                    self.scheduler.changed_pods.update([(c.namespace, c.name) for c in batch if c.type == "MODIFIED"])
             self.position = changes[-1].rv
 
-    def _notes_of(self, resource: str) -> tuple[Callable[[Change], None], ...]:
-        """The note methods of the controllers that take in ``resource``'s changes (looked up once)."""
-        notes = self._notes[resource] = tuple(c.note for c in self._noting if c.NOTED is None or resource in c.NOTED)
+    def _notes_of(self, resource: str) -> tuple[Callable[[Sequence[Change]], None], ...]:
+        """What takes in ``resource``'s changes: the controllers that look at it, in a fixed order (looked up once)."""
+        notes = self._notes[resource] = tuple(c.notes for c in self._noting
+                                              if c.NOTED is None or resource in c.NOTED)
         return notes
 
     def run_once(self, force: bool = True) -> bool:

@@ -14,7 +14,7 @@ object changed or went while it is being deleted; a write anywhere else costs no
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -114,17 +114,18 @@ class NamespaceDeleter:
     def due(self) -> bool:
         return not self.scanned or bool(self.todo)
 
-    def note(self, change: Change) -> None:
-        """Take in one change from the store's feed."""
-        if change.resource == "namespaces":
-            if change.type == "DELETED":
-                self.deleting.discard(change.name)
-                self.todo.discard(change.name)
-            elif change.deleting:
-                self.deleting.add(change.name)
-                self.todo.add(change.name)
-        elif change.namespace in self.deleting:
-            self.todo.add(change.namespace)
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one resource from the store's feed, in the log's order."""
+        if changes[0].resource == "namespaces":
+            for change in changes:
+                if change.type == "DELETED":
+                    self.deleting.discard(change.name)
+                    self.todo.discard(change.name)
+                elif change.deleting:
+                    self.deleting.add(change.name)
+                    self.todo.add(change.name)
+        elif deleting := self.deleting:  # (the content of a namespace being deleted)
+            self.todo.update([c.namespace for c in changes if c.namespace in deleting])
 
     def cycle(self) -> bool:
         """Look at the namespaces being deleted whose content changed; True when anything was written."""

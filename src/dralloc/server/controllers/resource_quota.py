@@ -4,6 +4,7 @@ what counts) — written again whenever something in a namespace with quotas cha
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -50,9 +51,10 @@ class ResourceQuotaController:
     dirty: set[str] = field(default_factory=set)
     everything: bool = True
 
-    def note(self, change: Change) -> None:
-        if change.resource != "events":
-            self.dirty.add(change.namespace)
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one resource (their namespaces' quotas are counted again; events count for none)."""
+        if changes[0].resource != "events":
+            self.dirty.update([c.namespace for c in changes])
 
     @property
     def due(self) -> bool:

@@ -6,7 +6,7 @@ description put back when a client changes them. Test frameworks wait for it in 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -50,6 +50,11 @@ class RootCAPublisher(PerNamespace):
             self.todo.add(change.name)
         elif change.resource == "configmaps" and change.name == NAME and change.type != "ADDED":
             self.todo.add(change.namespace)
+
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one resource from the store's feed, in the log's order."""
+        for change in changes:
+            self.note(change)
 
     def cycle(self) -> bool:
         """Make or mend the ConfigMaps; True when one was written."""

@@ -4,6 +4,7 @@ it before they create pods in a new namespace."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -22,6 +23,11 @@ class DefaultServiceAccounts(PerNamespace):
             self.todo.add(change.name)
         elif change.resource == "serviceaccounts" and change.type == "DELETED" and change.name == DEFAULT:
             self.todo.add(change.namespace)
+
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one resource from the store's feed, in the log's order."""
+        for change in changes:
+            self.note(change)
 
     def cycle(self) -> bool:
         """Make the missing default service accounts; True when one was made."""

@@ -11,7 +11,7 @@ changed (and a ReplicaSet's Deployment), every DaemonSet when a node did; the fi
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import ClassVar
@@ -76,16 +76,16 @@ class WorkloadControllers:
         now = self.clock()
         return any(at <= now for at in self.wake_at.values())
 
-    def note(self, change: Change) -> None:
-        """Take in one change of :data:`INPUTS` from the store's feed (the controllers' own writes too)."""
-        self.changed.add((change.resource, change.namespace, change.name))
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one of :data:`INPUTS` from the store's feed."""
+        self.changed.update([(c.resource, c.namespace, c.name) for c in changes])
 
     def has_work(self, mirror: Mirror) -> bool:
         """Whether a cycle has something to look at: inputs changed, and there are workloads (or pods that
         changed still carry a Job's tracking finalizer: their Job went)."""
         if not (self.changed or self.everything or self.due()):
             return False
-        if not any(mirror.items(r) for r in WORKLOADS):
+        if not any(mirror.size(r) for r in WORKLOADS):  # (none parsed)
             finalizer, held = f'"{jobs.FINALIZER}"', False
             for resource, namespace, name in self.changed:
                 if resource == "pods" and mirror.mentions("pods", (namespace, name), finalizer):  # (text searched)
