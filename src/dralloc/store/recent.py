@@ -18,17 +18,12 @@ moment earlier).
 from __future__ import annotations
 
 import threading
-from typing import NamedTuple
+from typing import cast
 
-
-class Written(NamedTuple):
-    """One committed write: the event it made (as the log holds it)."""
-
-    type: str  # ADDED, MODIFIED, DELETED
-    resource: str
-    namespace: str
-    name: str
-    text: str  # the object as stored
+# One committed write: the event it made, as the log holds it: (type: ADDED, MODIFIED or DELETED, resource,
+# namespace, name, the object's text as stored). (A plain tuple: a named one's constructor is a Python call,
+# made for every write on the thread that commits.)
+Written = tuple[str, str, str, str, str]
 
 
 class RecentWrites:
@@ -67,19 +62,19 @@ class RecentWrites:
                 for rv in [rv for rv in by_rv if rv <= floor]:
                     del by_rv[rv]
 
-    def since(self, position: int, committed: int, limit: int) -> list[tuple[int, Written]] | None:
+    def since(self, position: int, committed: int, limit: int) -> list[Written] | None:
         """The writes after ``position`` up to ``committed`` (the database's committed resourceVersion), at most
-        ``limit``; None when memory cannot tell them all (read the database)."""
+        ``limit``, in order: the first one's resourceVersion is ``position + 1``, and so on. None when memory
+        cannot tell them all (read the database)."""
         if committed - position > min(limit, self.keep):
             return None  # (a reader that far behind may find the log compacted: the database says so)
-        out: list[tuple[int, Written]] = []
         get = self._by_rv.get
-        for rv in range(position + 1, committed + 1):
-            written = get(rv)
-            if written is None:
-                # the rest must be this store's own writes, committed but not yet here (not ones let go)
-                if committed <= self._own_through and self._others_through < rv and self._dropped_through < rv:
-                    return out
-                return None
-            out.append((rv, written))
-        return out
+        out = [get(rv) for rv in range(position + 1, committed + 1)]
+        if None not in out:
+            return cast(list[Written], out)
+        first_missing = position + 1 + out.index(None)
+        # the rest must be this store's own writes, committed but not yet here (not ones let go)
+        if committed <= self._own_through and self._others_through < first_missing \
+                and self._dropped_through < first_missing:
+            return cast(list[Written], out[:first_missing - position - 1])
+        return None

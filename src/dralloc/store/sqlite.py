@@ -27,6 +27,7 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, NamedTuple
 
 import msgspec
@@ -136,6 +137,10 @@ class Change(NamedTuple):
     owned: bool  # the object has ownerReferences
     deleting: bool  # the object has a deletionTimestamp
     data: str | None = None  # the object as stored, for the resources named in ``changes_since(with_data=...)``
+
+
+# A Change from a tuple of its fields, made in C (a named tuple's own constructor is a Python function).
+_change = partial(tuple.__new__, Change)
 
 
 @dataclass(eq=False)
@@ -354,8 +359,9 @@ class SQLStore:
         and for those that mirror a few resources). Raises Gone as :meth:`events_since`."""
         recent = self._recent.since(rv, self.current_rv(), limit)
         if recent is not None:  # (this store wrote them all: no event row read back)
-            return [Change(at, w.type, w.resource, w.namespace, w.name, _OWNED in w.text, _DELETING in w.text,
-                           w.text if w.resource in with_data else None) for at, w in recent]
+            return [_change((at, kind, resource, namespace, name, _OWNED in text, _DELETING in text,
+                             text if resource in with_data else None))
+                    for at, (kind, resource, namespace, name, text) in enumerate(recent, rv + 1)]
         compacted = self._read("SELECT value FROM counters WHERE name = 'compacted'")[0][0]
         if rv < compacted:
             raise Gone(f"too old resource version: {rv} ({compacted + 1})")
@@ -364,8 +370,8 @@ class SQLStore:
         # table made for an IN list on every read.
         rows = self._read("SELECT rv, type, resource, namespace, name, data FROM events WHERE rv > ? ORDER BY rv "
                           "LIMIT ?", (rv, limit))
-        return [Change(r[0], r[1], r[2], r[3], r[4], _OWNED in r[5], _DELETING in r[5],
-                       r[5] if r[2] in with_data else None) for r in rows]
+        return [_change((r[0], r[1], r[2], r[3], r[4], _OWNED in r[5], _DELETING in r[5],
+                         r[5] if r[2] in with_data else None)) for r in rows]
 
     def written(self, resource: str) -> int:
         """The resourceVersion of the newest write of ``resource`` committed through this store (0: none since
@@ -653,11 +659,13 @@ class SQLStore:
         self.writes += written
         self.commits += 1
         if written:
-            kept: builtins.list[tuple[int, Written]] = []
-            for job in batch:  # (before any writer hears back: what it wrote is then in every cache's reach)
+            newest, kept = self._written, builtins.list[tuple[int, Written]]()
+            # (before any writer hears back: what it wrote is then in every cache's reach, and in the change
+            # feed's memory: a controller reads its own writes back at once)
+            for job in batch:
                 if job.rv and job.error is None:
-                    self._written[job.resource] = job.rv
-                    kept.append((job.rv, Written(job.event, job.resource, job.namespace, job.name, job.text)))
+                    newest[job.resource] = job.rv
+                    kept.append((job.rv, (job.event, job.resource, job.namespace, job.name, job.text)))
             self._recent.add(kept)
             self._after_commit()
         by_loop: dict[asyncio.AbstractEventLoop, builtins.list[_Write]] = {}

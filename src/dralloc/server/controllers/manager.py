@@ -127,17 +127,24 @@ class ControllerManager:
 
     def start(self) -> None:
         self.position = self.store.current_rv()
-        self.store.subscribe(self._wake.set)
+        self.store.subscribe(self._committed)
         self._thread = threading.Thread(target=self._run, name="dralloc-controllers", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
         self._wake.set()
-        self.store.unsubscribe(self._wake.set)
+        self.store.unsubscribe(self._committed)
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(3)  # a pass in flight finishes its writes; shutdown must stay quick
         self.pool.shutdown(wait=False)
+
+    def _committed(self) -> None:
+        """(After every commit, on the thread that made it) wake the controllers' thread. A wake-up still pending
+        is left as it is (a pass clears it before it reads the feed, so that pass sees this commit anyway):
+        under a stream of commits most of them find one pending, and setting an Event takes its lock."""
+        if not self._wake.is_set():
+            self._wake.set()
 
     def _run(self) -> None:
         dirty = True  # the first pass looks at everything
