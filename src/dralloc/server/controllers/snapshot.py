@@ -186,7 +186,8 @@ class Mirror:
         # The subsets the controllers look at; only a text that names the field can have it (the others stay
         # unparsed).
         if resource == "pods":
-            deleting = data is not None and '"deletionTimestamp"' in data \
+            # (change.deleting: the feed found '"deletionTimestamp"' in the text already)
+            deleting = data is not None and change.deleting \
                 and bool(((self.get("pods", key) or {}).get("metadata") or {}).get("deletionTimestamp"))
             if deleting or key in self.terminating:
                 self._mark(self.terminating, _TERMINATING, key, deleting)
