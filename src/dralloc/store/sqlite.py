@@ -216,7 +216,8 @@ class SQLStore:
         self._listeners: list[Any] = []
         self.writes = 0
         self.commits = 0
-        self._written: dict[str, int] = {}  # resource -> the resourceVersion of its newest write committed here
+        # resource -> the resourceVersion of its newest write committed here (see written(); read-only to others)
+        self.newest_writes: dict[str, int] = {}
         self._recent = RecentWrites(min(history, RECENT_WRITES))  # (for changes_since)
         self._local = threading.local()
         self._readers: list[Any] = []
@@ -377,7 +378,7 @@ class SQLStore:
         """The resourceVersion of the newest write of ``resource`` committed through this store (0: none since
         it was opened). Other processes that share the database are not counted: their writes are in the
         event log (:meth:`resource_events`)."""
-        return self._written.get(resource, 0)
+        return self.newest_writes.get(resource, 0)
 
     def resource_events(self, resources: tuple[str, ...], rv: int) -> tuple[builtins.list[Event], int]:
         """The events of a few resources after ``rv``, and the resourceVersion the log was read at (every event
@@ -659,7 +660,7 @@ class SQLStore:
         self.writes += written
         self.commits += 1
         if written:
-            newest, kept = self._written, builtins.list[tuple[int, Written]]()
+            newest, kept = self.newest_writes, builtins.list[tuple[int, Written]]()
             # (before any writer hears back: what it wrote is then in every cache's reach, and in the change
             # feed's memory: a controller reads its own writes back at once)
             for job in batch:
