@@ -66,6 +66,8 @@ class RecentWrites:
         """The writes after ``position`` up to ``committed`` (the database's committed resourceVersion), at most
         ``limit``, in order: the first one's resourceVersion is ``position + 1``, and so on. None when memory
         cannot tell them all (read the database)."""
+        if committed <= position:
+            return []  # (nothing new: the common answer of a reader that looks again and again)
         if committed - position > min(limit, self.keep):
             return None  # (a reader that far behind may find the log compacted: the database says so)
         get = self._by_rv.get

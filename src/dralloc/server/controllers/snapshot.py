@@ -250,6 +250,11 @@ class Mirror:
         """Whether every one of these objects is there (none parsed)."""
         return self._items[resource].keys() >= set(keys)
 
+    def any_of(self, resources: Iterable[str]) -> bool:
+        """Whether there is any object of these resources (none parsed)."""
+        items = self._items
+        return any([items[r] for r in resources])
+
     def size(self, resource: str) -> int:
         """How many objects of ``resource`` there are (none parsed)."""
         return len(self._items[resource])

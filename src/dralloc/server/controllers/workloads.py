@@ -85,7 +85,7 @@ class WorkloadControllers:
         changed still carry a Job's tracking finalizer: their Job went)."""
         if not (self.changed or self.everything or self.due()):
             return False
-        if not any(mirror.size(r) for r in WORKLOADS):  # (none parsed)
+        if not mirror.any_of(WORKLOADS):
             finalizer, held = f'"{jobs.FINALIZER}"', False
             for resource, namespace, name in self.changed:
                 if resource == "pods" and mirror.mentions("pods", (namespace, name), finalizer):  # (text searched)
