@@ -157,63 +157,85 @@ class Mirror:
         for change in changes:
             if change.resource in mirrored:
                 last[(change.resource, change.namespace, change.name)] = change
-        apply = self.apply
+        # (objects are independent of each other here: each resource's changes are taken in one go)
+        runs: dict[str, list[Change]] = {}
         for change in last.values():
-            apply(change)
+            run = runs.get(change.resource)
+            if run is None:
+                run = runs[change.resource] = []
+            run.append(change)
+        for resource, run in runs.items():
+            self._apply_run(resource, run)
 
     def apply(self, change: Change) -> None:
         """One event of the log (its object's text is in ``change.data`` for the mirrored resources)."""
-        resource = change.resource
-        items = self._items.get(resource)
-        if items is None or not self.synced:
+        if change.resource in self._items:
+            self._apply_run(change.resource, [change])
+
+    def _apply_run(self, resource: str, changes: list[Change]) -> None:
+        """Events of one resource, at most one per object, in the log's order."""
+        if not self.synced:
             return
-        key = (change.namespace, change.name)
-        data = change.data
-        if change.type == "DELETED":
-            items.pop(key, None)
-            self.cache.forget(resource, key)
-            data = None
-        elif data is None:  # read without its object: list again before the next use
-            self.synced = False
-            return
-        else:
-            items[key] = data
+        items = self._items[resource]
         self._sorted.pop(resource, None)
         changed = self._changed.get(resource)
         if changed is None:
             changed = self._changed[resource] = set()
-        changed.add(key)
-        # The subsets the controllers look at; only a text that names the field can have it (the others stay
-        # unparsed).
-        if resource == "pods":
-            # (change.deleting: the feed found '"deletionTimestamp"' in the text already)
-            deleting = data is not None and change.deleting \
-                and bool(((self.get("pods", key) or {}).get("metadata") or {}).get("deletionTimestamp"))
-            if deleting or key in self.terminating:
-                self._mark(self.terminating, _TERMINATING, key, deleting)
-            unbound = data is not None and ('"nodeName"' not in data
-                                            or not ((self.get("pods", key) or {}).get("spec") or {}).get("nodeName"))
-            if unbound or key in self.unbound:
-                self._mark(self.unbound, _UNBOUND, key, unbound)
-            if data is not None and _TEMPLATE_FIELD in data:
-                self.templated.add(key)
+        pods = resource == "pods"
+        if pods:
+            terminating, unbound_pods, templated, volume_users = \
+                self.terminating, self.unbound, self.templated, self.volume_users
+            unbound_listed = False  # whether the sorted list of unbound pods must be made anew
+        for change in changes:
+            key = (change.namespace, change.name)
+            data = change.data
+            if change.type == "DELETED":
+                items.pop(key, None)
+                self.cache.forget(resource, key)
+                data = None
+            elif data is None:  # read without its object: list again before the next use
+                self.synced = False
+                return
             else:
-                self.templated.discard(key)
-            if data is not None and (_VOLUME_FIELDS[0] in data or _VOLUME_FIELDS[1] in data):
-                self.volume_users.add(key)
-            else:
-                self.volume_users.discard(key)
-        elif resource == "resourceslices":
-            if data is not None and "NoExecute" in data:
-                self.tainted_slices.add(key)
-            else:
-                self.tainted_slices.discard(key)
-        elif resource == "resourceclaims":
-            names_pods = data is not None and ('"reservedFor"' in data or '"ownerReferences"' in data)
-            self._index_claim(key, _pods_named(self.get(resource, key), key[0]) if names_pods else set())
-            allocated = data is not None and '"allocation"' in data and _allocated(self.get(resource, key))
-            if self._mark(self.allocated, _ALLOCATED, key, allocated):
-                self._allocations_changed = True
+                items[key] = data
+            changed.add(key)
+            # The subsets the controllers look at; only a text that names the field can have it (the others stay
+            # unparsed).
+            if pods:
+                # (change.deleting: the feed found '"deletionTimestamp"' in the text already)
+                deleting = data is not None and change.deleting \
+                    and bool(((self.get("pods", key) or {}).get("metadata") or {}).get("deletionTimestamp"))
+                if deleting or key in terminating:
+                    self._mark(terminating, _TERMINATING, key, deleting)
+                unbound = data is not None and ('"nodeName"' not in data or not (
+                    (self.get("pods", key) or {}).get("spec") or {}).get("nodeName"))
+                if unbound:  # (as _mark, the sorted list made anew once for the run)
+                    unbound_pods.add(key)
+                    unbound_listed = True
+                elif key in unbound_pods:
+                    unbound_pods.discard(key)
+                    unbound_listed = True
+                if data is not None and _TEMPLATE_FIELD in data:
+                    templated.add(key)
+                else:
+                    templated.discard(key)
+                if data is not None and (_VOLUME_FIELDS[0] in data or _VOLUME_FIELDS[1] in data):
+                    volume_users.add(key)
+                else:
+                    volume_users.discard(key)
+            elif resource == "resourceslices":
+                if data is not None and "NoExecute" in data:
+                    self.tainted_slices.add(key)
+                else:
+                    self.tainted_slices.discard(key)
+            elif resource == "resourceclaims":
+                names_pods = data is not None and ('"reservedFor"' in data or '"ownerReferences"' in data)
+                self._index_claim(key, _pods_named(self.get(resource, key), key[0]) if names_pods else set())
+                allocated = data is not None and '"allocation"' in data and _allocated(self.get(resource, key))
+                if self._mark(self.allocated, _ALLOCATED, key, allocated):
+                    self._allocations_changed = True
+        if pods and unbound_listed:
+            self._sorted.pop(_UNBOUND, None)
 
     def _mark(self, members: set[Key], listed: str, key: Key, member: bool) -> bool:
         """Keep ``key`` in ``members`` or out of it; True when it was or is in (its sorted list is made anew)."""
