@@ -37,6 +37,7 @@ class RecentWrites:
         self._own_through = -1  # the last resourceVersion of this store's newest group (-1: unknown)
         self._others_through = 0  # every version up to this one may be another writer's (never decreases)
         self._dropped_through = 0  # the versions up to this one are no longer kept (never decreases)
+        self._newest = 0  # the newest version kept
 
     def begins(self, first: int, last: int) -> None:
         """(Before its COMMIT) this store's next group writes the versions ``first`` to ``last``."""
@@ -56,8 +57,11 @@ class RecentWrites:
         with self._lock:
             by_rv = self._by_rv
             by_rv.update(committed)
-            if len(by_rv) > self.keep:
-                floor = max(by_rv) - self.keep
+            self._newest = max(self._newest, committed[-1][0])  # (a group's versions ascend)
+            # (the old ones go a quarter of ``keep`` at a time: a look through every kept entry per commit would
+            # cost more than the commit)
+            if len(by_rv) > self.keep + self.keep // 4:
+                floor = self._newest - self.keep
                 self._dropped_through = max(self._dropped_through, floor)  # (before they go: see since)
                 for rv in [rv for rv in by_rv if rv <= floor]:
                     del by_rv[rv]
