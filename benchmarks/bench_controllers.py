@@ -17,16 +17,33 @@ writes a PodGroup of ``minCount`` N and its N pods, then runs passes until the c
 binds the gang in one pod group cycle, then those that read back its writes: the claims, the bindings and the
 group's ``PodGroupScheduled`` condition). Prints the median ms from the gang's writes to settled and how often
 the scheduler's cluster side was built over all rounds.
+
+With ``--burst N`` it times instead what the controllers' thread spends per write under a stream of creates, as
+``dralloc serve`` takes them: N pods (as kubectl sends them, admitted and defaulted by the API app: about 2 KB
+each as stored) are created through the app into a SQLite file, ``--batch`` at a time (30: what a pass takes in
+at about 3000 writes/s, passes starting at most every 10 ms), and a pass runs after each batch (the scheduler
+off: no pod could fit anywhere). Prints the CPU µs per create of those passes, and of the reads of the change
+feed in them (the events since the last pass, which the store answers from the writes it committed lately)::
+
+    .venv/bin/python benchmarks/bench_controllers.py --burst 3000 [--batch 30] [--repeat 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import statistics
+import tempfile
 import time
+import warnings
+from pathlib import Path
 from typing import Any
 
+from bench_write_path import KINDS, create_all
+
 from dralloc.scheduler.features import FeatureGates
+from dralloc.server import create_app
 from dralloc.server.controllers import ControllerManager, Options
 from dralloc.store import SQLiteStore, SQLStore
 
@@ -102,12 +119,59 @@ def gang_rounds(store: SQLStore, manager: ControllerManager, rounds: int, size: 
     return settled
 
 
+def burst(creates: int, batch: int) -> tuple[float, float]:
+    """CPU µs per create of the passes over ``creates`` pod creates, ``batch`` per pass, and of their feed reads."""
+    path, make = KINDS["pods"]
+    bodies = [json.dumps(make(i), separators=(",", ":")).encode() for i in range(creates + 5)]
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        store = SQLiteStore(str(Path(tmp) / "db.sqlite"))
+        app = create_app(store, anonymous=True)
+        manager = ControllerManager(store, Options(scheduler=False))
+        read_feed = store.changes_since
+        spent = {"passes": 0, "feed": 0}
+
+        def timed_feed(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.thread_time_ns()
+            try:
+                return read_feed(*args, **kwargs)
+            finally:
+                spent["feed"] += time.thread_time_ns() - t0
+
+        async def run() -> None:
+            store.attach_loop(asyncio.get_running_loop())  # (as the served app: writes commit on the loop)
+            await create_all(app, path, bodies[:5])
+            manager.run_once(force=True)  # (the first passes list everything)
+            manager.run_once(force=True)
+            store.changes_since = timed_feed  # type: ignore[method-assign]
+            for start in range(5, creates + 5, batch):
+                await create_all(app, path, bodies[start:start + batch])
+                t0 = time.thread_time_ns()
+                manager.run_once(force=False)
+                spent["passes"] += time.thread_time_ns() - t0
+
+        asyncio.run(run())
+        manager.pool.shutdown()
+        store.close()
+    return spent["passes"] / creates / 1e3, spent["feed"] / creates / 1e3
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pods", type=int, default=5000)
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--gang", type=int, default=0, metavar="N", help="also time gangs of N pods")
+    parser.add_argument("--burst", type=int, default=0, metavar="N",
+                        help="time the passes over N pod creates instead (CPU µs per create)")
+    parser.add_argument("--batch", type=int, default=30, help="(--burst) creates per pass")
+    parser.add_argument("--repeat", type=int, default=3, help="(--burst) runs; the median is printed")
     args = parser.parse_args()
+    if args.burst:
+        runs = [burst(args.burst, args.batch) for _ in range(args.repeat)]
+        print(f"controllers under a stream of {args.burst} pod creates, {args.batch} per pass (median of {args.repeat}):")
+        print(f"  passes: {statistics.median(r[0] for r in runs):6.1f} µs CPU per create")
+        print(f"  of which reading the change feed: {statistics.median(r[1] for r in runs):6.1f} µs")
+        return
     store = SQLiteStore(":memory:")
     populate(store, args.pods)
     gates = FeatureGates.parse("GenericWorkload=true,GangScheduling=true") if args.gang else FeatureGates()

@@ -223,3 +223,14 @@ def test_fields_a_pods_schema_lacks_are_dropped_whether_or_not_they_were_checked
         assert "futureField" not in spec and "futureToo" not in spec["containers"][0]
     warned = mode == "Warn" and type_meta
     assert ("unknown field" in created.headers.get("warning", "")) == warned
+
+
+def test_caches_of_two_stores_asked_for_in_turn_never_mix() -> None:
+    stores = [SQLiteStore(":memory:"), SQLiteStore(":memory:")]
+    for i, store in enumerate(stores):
+        store.create("limitranges", "ns", f"only-in-{i}", lambda _old, rv, i=i: _obj(f"only-in-{i}", rv))
+    for _ in range(3):  # (the store asked for last is remembered: each turn asks for the other one)
+        for i, store in enumerate(stores):
+            assert list(cached(store, "limitranges").objects()) == [("", f"only-in-{i}")]
+    for store in stores:
+        store.close()

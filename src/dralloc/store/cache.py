@@ -58,7 +58,8 @@ class ResourceCache:
     def objects(self) -> dict[Key, Obj]:
         """Every object by (namespace, name), as last seen (do not change them)."""
         feed = self.feed
-        if feed.store.written(self.resource) > self.position or time.monotonic() >= feed.next_poll:
+        # (the store's written(), without a call: admission reads a few caches on every request)
+        if feed.newest_writes.get(self.resource, 0) > self.position or time.monotonic() >= feed.next_poll:
             feed.sync()
         return self._objects
 
@@ -124,6 +125,7 @@ class Feed:
 
     def __init__(self, store: SQLStore, poll_seconds: float = POLL_SECONDS) -> None:
         self.store = store
+        self.newest_writes = store.newest_writes
         self.poll_seconds = poll_seconds
         self.next_poll = 0.0
         self._caches: dict[str, ResourceCache] = {}
@@ -172,16 +174,24 @@ class Feed:
 
 _FEEDS: weakref.WeakKeyDictionary[SQLStore, Feed] = weakref.WeakKeyDictionary()
 _FEEDS_LOCK = threading.Lock()
+# The store asked for last and its feed (a server has one store: no weak reference made per look-up, as a
+# WeakKeyDictionary's get makes one)
+_last: tuple[weakref.ref[SQLStore], Feed] | None = None
 
 
 def feed_of(store: SQLStore) -> Feed:
     """The store's feed, made on first use and then shared."""
+    global _last
+    last = _last
+    if last is not None and last[0]() is store:
+        return last[1]
     feed = _FEEDS.get(store)
     if feed is None:
         with _FEEDS_LOCK:
             feed = _FEEDS.get(store)
             if feed is None:
                 feed = _FEEDS[store] = Feed(store)
+    _last = (weakref.ref(store), feed)
     return feed
 
 

@@ -27,11 +27,13 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, NamedTuple
 
 import msgspec
 
 from dralloc.store.gather import Gate
+from dralloc.store.recent import RecentWrites, Written
 
 log = logging.getLogger(__name__)
 _encode_bytes = msgspec.json.Encoder().encode
@@ -45,6 +47,9 @@ def _encode(obj: Any) -> str:
 
 # What the garbage collector asks of every changed object: does its text name owners, a deletion?
 _OWNED, _DELETING = '"ownerReferences"', '"deletionTimestamp"'
+# The newest writes kept in memory for readers of the change feed in this process (store/recent.py): many
+# times what the controllers take in one pass, a few megabytes of text.
+RECENT_WRITES = 4096
 
 
 SCHEMA = [
@@ -134,6 +139,10 @@ class Change(NamedTuple):
     data: str | None = None  # the object as stored, for the resources named in ``changes_since(with_data=...)``
 
 
+# A Change from a tuple of its fields, made in C (a named tuple's own constructor is a Python function).
+_change = partial(tuple.__new__, Change)
+
+
 @dataclass(eq=False)
 class _Write:
     """One write waiting for the committer."""
@@ -152,6 +161,8 @@ class _Write:
     taken: bool = False  # a committer has it (set under the store's take lock: a write is committed once)
     rv: int = 0  # the resourceVersion it was written at (0: nothing written)
     encoded: bytes = b""  # the object's JSON as written (its row's text)
+    event: str = ""  # the type of the event it made (a delete that only marks the object: MODIFIED)
+    text: str = ""  # ``encoded`` as the row's text
 
     def settle(self) -> None:
         """Hand the result or error to the asyncio writer (on its loop's thread); it may have gone."""
@@ -206,7 +217,9 @@ class SQLStore:
         self._listeners: list[Any] = []
         self.writes = 0
         self.commits = 0
-        self._written: dict[str, int] = {}  # resource -> the resourceVersion of its newest write committed here
+        # resource -> the resourceVersion of its newest write committed here (see written(); read-only to others)
+        self.newest_writes: dict[str, int] = {}
+        self._recent = RecentWrites(min(history, RECENT_WRITES))  # (for changes_since)
         self._local = threading.local()
         self._readers: list[Any] = []
         self._on_loop: dict[asyncio.AbstractEventLoop, builtins.list[_Write]] = {}
@@ -351,6 +364,11 @@ class SQLStore:
         collector: a substring test of the stored text), and the object's JSON text only
         for the resources in ``with_data`` (cheap for callers that only need to know what changed and where,
         and for those that mirror a few resources). Raises Gone as :meth:`events_since`."""
+        recent = self._recent.since(rv, self.current_rv(), limit)
+        if recent is not None:  # (this store wrote them all: no event row read back)
+            return [_change((at, kind, resource, namespace, name, _OWNED in text, _DELETING in text,
+                             text if resource in with_data else None))
+                    for at, (kind, resource, namespace, name, text) in enumerate(recent, rv + 1)]
         compacted = self._read("SELECT value FROM counters WHERE name = 'compacted'")[0][0]
         if rv < compacted:
             raise Gone(f"too old resource version: {rv} ({compacted + 1})")
@@ -359,14 +377,14 @@ class SQLStore:
         # table made for an IN list on every read.
         rows = self._read("SELECT rv, type, resource, namespace, name, data FROM events WHERE rv > ? ORDER BY rv "
                           "LIMIT ?", (rv, limit))
-        return [Change(r[0], r[1], r[2], r[3], r[4], _OWNED in r[5], _DELETING in r[5],
-                       r[5] if r[2] in with_data else None) for r in rows]
+        return [_change((r[0], r[1], r[2], r[3], r[4], _OWNED in r[5], _DELETING in r[5],
+                         r[5] if r[2] in with_data else None)) for r in rows]
 
     def written(self, resource: str) -> int:
         """The resourceVersion of the newest write of ``resource`` committed through this store (0: none since
         it was opened). Other processes that share the database are not counted: their writes are in the
         event log (:meth:`resource_events`)."""
-        return self._written.get(resource, 0)
+        return self.newest_writes.get(resource, 0)
 
     def resource_events(self, resources: tuple[str, ...], rv: int) -> tuple[builtins.list[Event], int]:
         """The events of a few resources after ``rv``, and the resourceVersion the log was read at (every event
@@ -610,6 +628,7 @@ class SQLStore:
                         job.rv = rv
                         written += 1
                 if rv != first:
+                    self._recent.begins(first + 1, rv)
                     self._run("UPDATE counters SET value=? WHERE name='rv'", (rv,))
                     if rv // 1000 != first // 1000:
                         self._compact(rv)
@@ -632,6 +651,7 @@ class SQLStore:
         return written
 
     def _fail_group(self, batch: builtins.list[_Write], exc: BaseException) -> None:
+        self._recent.lost_track()
         try:
             self._db.execute("ROLLBACK")
         except Exception:  # noqa: BLE001 - already rolled back
@@ -646,9 +666,14 @@ class SQLStore:
         self.writes += written
         self.commits += 1
         if written:
-            for job in batch:  # (before any writer hears back: what it wrote is then in every cache's reach)
+            newest, kept = self.newest_writes, builtins.list[tuple[int, Written]]()
+            # (before any writer hears back: what it wrote is then in every cache's reach, and in the change
+            # feed's memory: a controller reads its own writes back at once)
+            for job in batch:
                 if job.rv and job.error is None:
-                    self._written[job.resource] = job.rv
+                    newest[job.resource] = job.rv
+                    kept.append((job.rv, (job.event, job.resource, job.namespace, job.name, job.text)))
+            self._recent.add(kept)
             self._after_commit()
         by_loop: dict[asyncio.AbstractEventLoop, builtins.list[_Write]] = {}
         if committed_on is not None:
@@ -709,7 +734,8 @@ class SQLStore:
     def _store(self, job: _Write, rv: int, kind: str, obj: dict[str, Any], prev: str | None) -> bool:
         """Write the row and its event at ``rv``; False (nothing written) when a create finds its name taken."""
         job.encoded = encoded = _encode_bytes(obj)
-        data = encoded.decode("utf-8")  # (as _encode, keeping the bytes for the writer's answer)
+        job.text = data = encoded.decode("utf-8")  # (as _encode, keeping the bytes for the writer's answer)
+        job.event = kind
         key = (job.resource, job.namespace, job.name)
         if kind == "DELETED":
             self._run("DELETE FROM objects WHERE resource=? AND namespace=? AND name=?", key)

@@ -10,8 +10,9 @@ synced when it is created or its spec changes, and again every 15 seconds (--hor
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from dralloc.server.clock import now
 from dralloc.server.controllers.events import EventRecorder
@@ -111,6 +112,7 @@ def set_condition(conditions: list[Obj], kind: str, status: str, reason: str, me
 
 @dataclass
 class HorizontalPodAutoscalerController:
+    NOTED: ClassVar[frozenset[str] | None] = frozenset((HPAS,))  # (note() is handed only these)
     writer: Writer
     recorder: EventRecorder
     # the generation of each HPA (by uid) last synced: a new or changed HPA is synced at once, the others every
@@ -119,9 +121,9 @@ class HorizontalPodAutoscalerController:
     changed: bool = True
     next_due: float | None = None
 
-    def note(self, change: Change) -> None:
-        if change.resource == HPAS:
-            self.changed = True
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of HPAs (every one is synced again at its new generation)."""
+        self.changed = True
 
     @property
     def due(self) -> bool:

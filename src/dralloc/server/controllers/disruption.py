@@ -17,9 +17,10 @@ status, from the pods its selector matches in its namespace (an unset selector m
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 from dralloc.api.policy_v1 import PodDisruptionBudget
 from dralloc.scheduler.labels import from_model
@@ -152,15 +153,17 @@ def matched_pods(pdb: PodDisruptionBudget, pods: list[Obj]) -> list[Obj]:
 
 @dataclass
 class DisruptionController:
+    # (note() is handed only these: a budget's pods and the workloads that scale them)
+    NOTED: ClassVar[frozenset[str] | None] = frozenset((
+        "poddisruptionbudgets", "pods", "replicasets", "statefulsets", "deployments", "replicationcontrollers"))
     writer: Writer
     dirty: set[str] = field(default_factory=set)  # namespaces whose budgets may need a new status
     everything: bool = True
     next_due: float | None = None  # when a recorded eviction expires (a recheck)
 
-    def note(self, change: Change) -> None:
-        if change.resource in ("poddisruptionbudgets", "pods", "replicasets", "statefulsets", "deployments",
-                               "replicationcontrollers"):
-            self.dirty.add(change.namespace)
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one of :data:`NOTED` (their namespaces' budgets may need a new status)."""
+        self.dirty.update([c.namespace for c in changes])
 
     @property
     def due(self) -> bool:

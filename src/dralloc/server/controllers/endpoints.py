@@ -26,8 +26,9 @@ than 100 endpoints each, dual-stack Services' second address type.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import msgspec
 
@@ -286,6 +287,7 @@ def _same(stored: Obj, wanted: Obj) -> bool:
 
 @dataclass
 class EndpointsControllers:
+    NOTED: ClassVar[frozenset[str] | None] = frozenset(("services", "pods", "endpoints", "endpointslices"))
     writer: Writer
     dirty_services: set[Key] = field(default_factory=set)
     dirty_namespaces: set[str] = field(default_factory=set)
@@ -296,8 +298,15 @@ class EndpointsControllers:
     # each Service's pod entries of the last pass, while the Service stays at the same version
     memos: dict[Key, tuple[Any, Memo]] = field(default_factory=dict)
 
-    def note(self, change: Change) -> None:
-        """Take in one change of the store's feed: a Service, a pod, a managed object removed by a client."""
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one resource from the store's feed, in the log's order."""
+        if changes[0].resource == "pods":  # (the common case: many at once)
+            self.dirty_namespaces.update([c.namespace for c in changes])
+            return
+        for change in changes:
+            self._note(change)
+
+    def _note(self, change: Change) -> None:
         if change.resource == "services":
             self.dirty_services.add((change.namespace, change.name))
             self.written.pop((change.namespace, change.name), None)

@@ -25,9 +25,9 @@ with owners (or being deleted) changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from dralloc.server.controllers.snapshot import Mirror
 from dralloc.server.controllers.writes import Writer
@@ -63,6 +63,7 @@ def _owner_resource(ref: Obj) -> Resource | None:
 
 @dataclass
 class GarbageCollector:
+    NOTED: ClassVar[frozenset[str] | None] = None  # the resources whose changes note() takes (None: all)
     writer: Writer
     delete_pod: Callable[[str, str, str | None], Any]  # graceful, as a client's delete of a pod
     # The controllers' mirror: objects of the resources it holds are read from it, not from the store (as
@@ -85,18 +86,20 @@ class GarbageCollector:
     def due(self) -> bool:
         return not self.scanned or bool(self.todo_dependents) or bool(self.todo_owners)
 
-    def note(self, change: Change) -> None:
-        """Take in one change from the store's feed."""
-        key = (change.resource, change.namespace, change.name)
-        if change.type == "DELETED":
-            self.todo_dependents |= self.dependents_of.pop(key, set())  # their owner went
-            self.todo_owners |= self.owners_of.pop(key, set())  # a foreground owner may wait for it
-            return
-        if change.owned:
-            self.todo_dependents.add(key)
-        if change.deleting:
-            self.todo_owners.add(key)
-            self.todo_dependents |= self.dependents_of.get(key, set())
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one resource from the store's feed, in the log's order."""
+        for change in changes:
+            if change.type == "DELETED":
+                key = (change.resource, change.namespace, change.name)
+                self.todo_dependents |= self.dependents_of.pop(key, set())  # their owner went
+                self.todo_owners |= self.owners_of.pop(key, set())  # a foreground owner may wait for it
+                continue
+            if change.owned:
+                self.todo_dependents.add((change.resource, change.namespace, change.name))
+            if change.deleting:
+                key = (change.resource, change.namespace, change.name)
+                self.todo_owners.add(key)
+                self.todo_dependents |= self.dependents_of.get(key, set())
 
     def cycle(self) -> bool:
         """One pass over what may have become garbage; True when it changed anything."""

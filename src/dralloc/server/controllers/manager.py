@@ -12,8 +12,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import attrgetter
+from typing import ClassVar, Protocol
 
 from dralloc.scheduler.features import FeatureGates
 from dralloc.server.controllers import kubelet
@@ -36,7 +40,7 @@ from dralloc.server.controllers.volumes import VolumeControllers
 from dralloc.server.controllers.workload_pods import PodControl
 from dralloc.server.controllers.workloads import WorkloadControllers
 from dralloc.server.controllers.writes import Writer
-from dralloc.store import Gone, SQLStore
+from dralloc.store import Change, Gone, SQLStore
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +59,17 @@ def _names_pods_or_goes(claim: Obj) -> bool:
     meta = claim.get("metadata") or {}
     return bool((claim.get("status") or {}).get("reservedFor") or meta.get("ownerReferences")
                 or meta.get("deletionTimestamp"))
+
+
+class _Noting(Protocol):
+    """A controller that takes in the changes of the store's feed (those of the resources it names)."""
+
+    NOTED: ClassVar[frozenset[str] | None]  # None: every resource's
+
+    def notes(self, changes: Sequence[Change]) -> None: ...  # (of one resource, in the log's order)
+
+
+_resource_of = attrgetter("resource")
 
 
 @dataclass(frozen=True)
@@ -93,6 +108,14 @@ class ControllerManager:
         self.disruption = DisruptionController(self.writer)
         self.quotas = ResourceQuotaController(self.writer)
         self.autoscalers = HorizontalPodAutoscalerController(self.writer, self.recorder)
+        # Who takes in every change, own writes too: the collector's deletes may orphan more objects, a
+        # namespace's content goes, the workload controllers make ReplicaSets and pods and bind and start them
+        # (endpoints: a pod's IP, Ready; disruption: a pod ready, a ReplicaSet scaled; quotas: pods made;
+        # autoscalers: a workload scaled)
+        self._noting: tuple[_Noting, ...] = (
+            self.garbage, self.namespaces, self.service_accounts, self.root_ca, self.workloads, self.endpoints,
+            self.disruption, self.quotas, self.autoscalers)
+        self._notes: dict[str, tuple[Callable[[Sequence[Change]], None], ...]] = {}  # resource -> its notes, in order
         self.position = 0
         self.passes = 0
         self._wake = threading.Event()
@@ -104,17 +127,24 @@ class ControllerManager:
 
     def start(self) -> None:
         self.position = self.store.current_rv()
-        self.store.subscribe(self._wake.set)
+        self.store.subscribe(self._committed)
         self._thread = threading.Thread(target=self._run, name="dralloc-controllers", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
         self._wake.set()
-        self.store.unsubscribe(self._wake.set)
+        self.store.unsubscribe(self._committed)
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(3)  # a pass in flight finishes its writes; shutdown must stay quick
         self.pool.shutdown(wait=False)
+
+    def _committed(self) -> None:
+        """(After every commit, on the thread that made it) wake the controllers' thread. A wake-up still pending
+        is left as it is (a pass clears it before it reads the feed, so that pass sees this commit anyway):
+        under a stream of commits most of them find one pending, and setting an Event takes its lock."""
+        if not self._wake.is_set():
+            self._wake.set()
 
     def _run(self) -> None:
         dirty = True  # the first pass looks at everything
@@ -162,31 +192,41 @@ class ControllerManager:
             if not changes:
                 return external
             self.mirror.apply_all(changes)
-            for change in changes:
-                self.position = change.rv
-                self.garbage.note(change)  # own writes too: the collector's deletes may orphan more objects
-                self.namespaces.note(change)  # own writes too: a namespace's content going
-                self.service_accounts.note(change)
-                self.root_ca.note(change)
-                self.workloads.note(change)  # own writes too: a ReplicaSet made, a pod bound or started
-                self.endpoints.note(change)  # own writes too: a pod started (an IP, Ready)
-                self.disruption.note(change)  # own writes too: a pod ready, a ReplicaSet scaled
-                self.quotas.note(change)  # own writes too: pods made by the workload controllers
-                self.autoscalers.note(change)  # own writes too: a workload scaled
-                if change.rv in self.writer.own:
-                    self.writer.own.discard(change.rv)
-                    continue
-                if change.resource == "events":
+            notes_of, own = self._notes, self.writer.own
+            for resource, run in groupby(changes, _resource_of):  # (runs of one resource, in the log's order)
+                batch = list(run)
+                notes = notes_of.get(resource)
+                if notes is None:
+                    notes = self._notes_of(resource)
+                for notes_in in notes:
+                    notes_in(batch)
+                if own:  # (this pass's own writes are no news)
+                    theirs = [c for c in batch if c.rv not in own]
+                    own.difference_update([c.rv for c in batch])
+                    batch = theirs
+                if not batch or resource == "events":
                     continue
                 external = True
                 # A pod that goes may free room, one that changes may have finished or shrunk (the scheduler
                 # looks); a new one frees nothing.
-                if change.resource in STORAGE_INPUTS and change.type == "DELETED":
-                    continue  # (no volume plugin's queueing hint takes a storage object's deletion for a reason)
-                if change.resource in CLUSTER_RESOURCES or (change.resource == "pods" and change.type == "DELETED"):
+                if resource in STORAGE_INPUTS:
+                    # (no volume plugin's queueing hint takes a storage object's deletion for a reason)
+                    batch = [c for c in batch if c.type != "DELETED"]
+                if not batch:
+                    continue
+                if resource in CLUSTER_RESOURCES:
                     self.scheduler.retry_all = True
-                elif change.resource == "pods" and change.type != "ADDED":
-                    self.scheduler.changed_pods.add((change.namespace, change.name))
+                elif resource == "pods":
+                    if any([c.type == "DELETED" for c in batch]):
+                        self.scheduler.retry_all = True
+                    self.scheduler.changed_pods.update([(c.namespace, c.name) for c in batch if c.type == "MODIFIED"])
+            self.position = changes[-1].rv
+
+    def _notes_of(self, resource: str) -> tuple[Callable[[Sequence[Change]], None], ...]:
+        """What takes in ``resource``'s changes: the controllers that look at it, in a fixed order (looked up once)."""
+        notes = self._notes[resource] = tuple(c.notes for c in self._noting
+                                              if c.NOTED is None or resource in c.NOTED)
+        return notes
 
     def run_once(self, force: bool = True) -> bool:
         """One pass of every controller. True when it changed something others may react to (run again)."""
@@ -263,7 +303,7 @@ class ControllerManager:
         if again:
             late |= self._changes()
             snap = Snapshot(self.mirror)  # the scheduler sees the claims just made or freed
-        pods_gone = changed.everything or any(not self.mirror.has("pods", k) for k in changed.keys.get("pods", ()))
+        pods_gone = changed.everything or not self.mirror.has_all("pods", changed.keys.get("pods", ()))
         if self.options.scheduler and self.scheduler.cycle(snap, changed.any("pods") or again, pods_gone):
             self.scheduler.retry_all = True
             again = True

@@ -14,9 +14,9 @@ object changed or went while it is being deleted; a write anywhere else costs no
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from dralloc.server.clock import now
 from dralloc.server.controllers.writes import Writer
@@ -99,6 +99,7 @@ def _with_conditions(ns: Obj, conditions: list[Obj]) -> Obj | None:
 
 @dataclass
 class NamespaceDeleter:
+    NOTED: ClassVar[frozenset[str] | None] = None  # (a namespace's, and any content's of one being deleted)
     writer: Writer
     delete_pod: Callable[[str, str, str | None], Any]  # graceful, as a client's delete of a pod
     deleting: set[str] = field(default_factory=set)  # namespaces known to be being deleted
@@ -113,17 +114,18 @@ class NamespaceDeleter:
     def due(self) -> bool:
         return not self.scanned or bool(self.todo)
 
-    def note(self, change: Change) -> None:
-        """Take in one change from the store's feed."""
-        if change.resource == "namespaces":
-            if change.type == "DELETED":
-                self.deleting.discard(change.name)
-                self.todo.discard(change.name)
-            elif change.deleting:
-                self.deleting.add(change.name)
-                self.todo.add(change.name)
-        elif change.namespace in self.deleting:
-            self.todo.add(change.namespace)
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one resource from the store's feed, in the log's order."""
+        if changes[0].resource == "namespaces":
+            for change in changes:
+                if change.type == "DELETED":
+                    self.deleting.discard(change.name)
+                    self.todo.discard(change.name)
+                elif change.deleting:
+                    self.deleting.add(change.name)
+                    self.todo.add(change.name)
+        elif deleting := self.deleting:  # (the content of a namespace being deleted)
+            self.todo.update([c.namespace for c in changes if c.namespace in deleting])
 
     def cycle(self) -> bool:
         """Look at the namespaces being deleted whose content changed; True when anything was written."""

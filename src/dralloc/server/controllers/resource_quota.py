@@ -4,7 +4,9 @@ what counts) — written again whenever something in a namespace with quotas cha
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.registry.kinds import CORE, GROUP_RESOURCES
@@ -44,13 +46,15 @@ def resources_for(names: set[str]) -> set[tuple[str, str]]:
 
 @dataclass
 class ResourceQuotaController:
+    NOTED: ClassVar[frozenset[str] | None] = None  # (every resource but events)
     writer: Writer
     dirty: set[str] = field(default_factory=set)
     everything: bool = True
 
-    def note(self, change: Change) -> None:
-        if change.resource != "events":
-            self.dirty.add(change.namespace)
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one resource (their namespaces' quotas are counted again; events count for none)."""
+        if changes[0].resource != "events":
+            self.dirty.update([c.namespace for c in changes])
 
     @property
     def due(self) -> bool:

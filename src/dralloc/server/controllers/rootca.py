@@ -6,9 +6,9 @@ description put back when a client changes them. Test frameworks wait for it in 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from dralloc.server.controllers.pernamespace import PerNamespace
 from dralloc.store import Change, Conflict, NotFound
@@ -30,6 +30,7 @@ MEND_EVERY = 60.0
 
 @dataclass
 class RootCAPublisher(PerNamespace):
+    NOTED: ClassVar[frozenset[str] | None] = frozenset(("namespaces", "configmaps"))
     ca: str = ""  # the PEM text published ("" when the server has none: plain HTTP)
     clock: Callable[[], float] = time.time
     mended: dict[str, float] = field(default_factory=dict)  # namespace → when this publisher last mended it
@@ -49,6 +50,11 @@ class RootCAPublisher(PerNamespace):
             self.todo.add(change.name)
         elif change.resource == "configmaps" and change.name == NAME and change.type != "ADDED":
             self.todo.add(change.namespace)
+
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one resource from the store's feed, in the log's order."""
+        for change in changes:
+            self.note(change)
 
     def cycle(self) -> bool:
         """Make or mend the ConfigMaps; True when one was written."""

@@ -4,7 +4,9 @@ it before they create pods in a new namespace."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from dralloc.server.controllers.pernamespace import PerNamespace
 from dralloc.server.registry.service_accounts import DEFAULT, default_account_object
@@ -13,12 +15,19 @@ from dralloc.store import Change, Conflict, NotFound
 
 @dataclass
 class DefaultServiceAccounts(PerNamespace):
+    NOTED: ClassVar[frozenset[str] | None] = frozenset(("namespaces", "serviceaccounts"))
+
     def note(self, change: Change) -> None:
         """Take in one change from the store's feed: a new namespace, a deleted default service account."""
         if change.resource == "namespaces" and change.type == "ADDED":
             self.todo.add(change.name)
         elif change.resource == "serviceaccounts" and change.type == "DELETED" and change.name == DEFAULT:
             self.todo.add(change.namespace)
+
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one resource from the store's feed, in the log's order."""
+        for change in changes:
+            self.note(change)
 
     def cycle(self) -> bool:
         """Make the missing default service accounts; True when one was made."""

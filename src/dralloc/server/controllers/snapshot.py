@@ -153,57 +153,89 @@ class Mirror:
     def apply_all(self, changes: list[Change]) -> None:
         """Events of the log in order; of several changes to one object only the last one counts."""
         last: dict[tuple[str, str, str], Change] = {}
+        mirrored = self._items
         for change in changes:
-            if change.resource in self._items:
+            if change.resource in mirrored:
                 last[(change.resource, change.namespace, change.name)] = change
+        # (objects are independent of each other here: each resource's changes are taken in one go)
+        runs: dict[str, list[Change]] = {}
         for change in last.values():
-            self.apply(change)
+            run = runs.get(change.resource)
+            if run is None:
+                run = runs[change.resource] = []
+            run.append(change)
+        for resource, run in runs.items():
+            self._apply_run(resource, run)
 
     def apply(self, change: Change) -> None:
         """One event of the log (its object's text is in ``change.data`` for the mirrored resources)."""
-        items = self._items.get(change.resource)
-        if items is None or not self.synced:
+        if change.resource in self._items:
+            self._apply_run(change.resource, [change])
+
+    def _apply_run(self, resource: str, changes: list[Change]) -> None:
+        """Events of one resource, at most one per object, in the log's order."""
+        if not self.synced:
             return
-        key = (change.namespace, change.name)
-        if change.type == "DELETED":
-            items.pop(key, None)
-            self.cache.forget(change.resource, key)
-        elif change.data is None:  # read without its object: list again before the next use
-            self.synced = False
-            return
-        else:
-            items[key] = change.data
-        self._sorted.pop(change.resource, None)
-        self._changed.setdefault(change.resource, set()).add(key)
-        # The subsets the controllers look at; only a text that names the field can have it (the others stay
-        # unparsed).
-        data = change.data if change.type != "DELETED" else None
-        if change.resource == "pods":
-            deleting = data is not None and '"deletionTimestamp"' in data \
-                and bool(((self.get("pods", key) or {}).get("metadata") or {}).get("deletionTimestamp"))
-            self._mark(self.terminating, _TERMINATING, key, deleting)
-            unbound = data is not None and ('"nodeName"' not in data
-                                            or not ((self.get("pods", key) or {}).get("spec") or {}).get("nodeName"))
-            self._mark(self.unbound, _UNBOUND, key, unbound)
-            if data is not None and _TEMPLATE_FIELD in data:
-                self.templated.add(key)
+        items = self._items[resource]
+        self._sorted.pop(resource, None)
+        changed = self._changed.get(resource)
+        if changed is None:
+            changed = self._changed[resource] = set()
+        pods = resource == "pods"
+        if pods:
+            terminating, unbound_pods, templated, volume_users = \
+                self.terminating, self.unbound, self.templated, self.volume_users
+            unbound_listed = False  # whether the sorted list of unbound pods must be made anew
+        for change in changes:
+            key = (change.namespace, change.name)
+            data = change.data
+            if change.type == "DELETED":
+                items.pop(key, None)
+                self.cache.forget(resource, key)
+                data = None
+            elif data is None:  # read without its object: list again before the next use
+                self.synced = False
+                return
             else:
-                self.templated.discard(key)
-            if data is not None and any(f in data for f in _VOLUME_FIELDS):
-                self.volume_users.add(key)
-            else:
-                self.volume_users.discard(key)
-        elif change.resource == "resourceslices":
-            if data is not None and "NoExecute" in data:
-                self.tainted_slices.add(key)
-            else:
-                self.tainted_slices.discard(key)
-        elif change.resource == "resourceclaims":
-            names_pods = data is not None and ('"reservedFor"' in data or '"ownerReferences"' in data)
-            self._index_claim(key, _pods_named(self.get(change.resource, key), key[0]) if names_pods else set())
-            allocated = data is not None and '"allocation"' in data and _allocated(self.get(change.resource, key))
-            if self._mark(self.allocated, _ALLOCATED, key, allocated):
-                self._allocations_changed = True
+                items[key] = data
+            changed.add(key)
+            # The subsets the controllers look at; only a text that names the field can have it (the others stay
+            # unparsed).
+            if pods:
+                # (change.deleting: the feed found '"deletionTimestamp"' in the text already)
+                deleting = data is not None and change.deleting \
+                    and bool(((self.get("pods", key) or {}).get("metadata") or {}).get("deletionTimestamp"))
+                if deleting or key in terminating:
+                    self._mark(terminating, _TERMINATING, key, deleting)
+                unbound = data is not None and ('"nodeName"' not in data or not (
+                    (self.get("pods", key) or {}).get("spec") or {}).get("nodeName"))
+                if unbound:  # (as _mark, the sorted list made anew once for the run)
+                    unbound_pods.add(key)
+                    unbound_listed = True
+                elif key in unbound_pods:
+                    unbound_pods.discard(key)
+                    unbound_listed = True
+                if data is not None and _TEMPLATE_FIELD in data:
+                    templated.add(key)
+                else:
+                    templated.discard(key)
+                if data is not None and (_VOLUME_FIELDS[0] in data or _VOLUME_FIELDS[1] in data):
+                    volume_users.add(key)
+                else:
+                    volume_users.discard(key)
+            elif resource == "resourceslices":
+                if data is not None and "NoExecute" in data:
+                    self.tainted_slices.add(key)
+                else:
+                    self.tainted_slices.discard(key)
+            elif resource == "resourceclaims":
+                names_pods = data is not None and ('"reservedFor"' in data or '"ownerReferences"' in data)
+                self._index_claim(key, _pods_named(self.get(resource, key), key[0]) if names_pods else set())
+                allocated = data is not None and '"allocation"' in data and _allocated(self.get(resource, key))
+                if self._mark(self.allocated, _ALLOCATED, key, allocated):
+                    self._allocations_changed = True
+        if pods and unbound_listed:
+            self._sorted.pop(_UNBOUND, None)
 
     def _mark(self, members: set[Key], listed: str, key: Key, member: bool) -> bool:
         """Keep ``key`` in ``members`` or out of it; True when it was or is in (its sorted list is made anew)."""
@@ -231,9 +263,19 @@ class Mirror:
     def claims_of_pods(self, pods: Iterable[Key]) -> set[Key]:
         """The claims reserved for or owned by any of these pods (by namespace and name)."""
         out: set[Key] = set()
-        for pod in pods:
-            out |= self._claims_of_pod.get(pod, set())
+        claims_of_pod = self._claims_of_pod
+        for pod in claims_of_pod.keys() & pods:  # (most pods that change have none: not looked up one by one)
+            out |= claims_of_pod[pod]
         return out
+
+    def has_all(self, resource: str, keys: Iterable[Key]) -> bool:
+        """Whether every one of these objects is there (none parsed)."""
+        return self._items[resource].keys() >= set(keys)
+
+    def any_of(self, resources: Iterable[str]) -> bool:
+        """Whether there is any object of these resources (none parsed)."""
+        items = self._items
+        return any([items[r] for r in resources])
 
     def size(self, resource: str) -> int:
         """How many objects of ``resource`` there are (none parsed)."""

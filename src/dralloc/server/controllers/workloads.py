@@ -11,9 +11,10 @@ changed (and a ReplicaSet's Deployment), every DaemonSet when a node did; the fi
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import ClassVar
 
 from dralloc.controllers.workloads import JOB_TRACKING_FINALIZER
 from dralloc.server.controllers import jobs
@@ -47,6 +48,7 @@ RC_COMPONENT = "replication-controller"  # (the events of a ReplicationControlle
 
 @dataclass
 class WorkloadControllers:
+    NOTED: ClassVar[frozenset[str] | None] = INPUTS  # (note() is handed only these)
     control: PodControl
     everything: bool = True  # sync every workload in the next cycle (the first one)
     changed: set[Key] = field(default_factory=set)  # inputs changed since the last cycle
@@ -74,19 +76,21 @@ class WorkloadControllers:
         now = self.clock()
         return any(at <= now for at in self.wake_at.values())
 
-    def note(self, change: Change) -> None:
-        """Take in one change of the store's feed (the controllers' own writes too)."""
-        if change.resource in INPUTS:
-            self.changed.add((change.resource, change.namespace, change.name))
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one of :data:`INPUTS` from the store's feed."""
+        self.changed.update([(c.resource, c.namespace, c.name) for c in changes])
 
     def has_work(self, mirror: Mirror) -> bool:
         """Whether a cycle has something to look at: inputs changed, and there are workloads (or pods that
         changed still carry a Job's tracking finalizer: their Job went)."""
         if not (self.changed or self.everything or self.due()):
             return False
-        if not any(mirror.items(r) for r in WORKLOADS):
-            held = any(r == "pods" and mirror.mentions("pods", (ns, n), f'"{jobs.FINALIZER}"')
-                       for r, ns, n in self.changed)  # (a pod's text searched, not parsed)
+        if not mirror.any_of(WORKLOADS):
+            finalizer, held = f'"{jobs.FINALIZER}"', False
+            for resource, namespace, name in self.changed:
+                if resource == "pods" and mirror.mentions("pods", (namespace, name), finalizer):  # (text searched)
+                    held = True
+                    break
             if not held:
                 self.changed.clear()  # (nothing to sync; a workload created later is a change of its own)
             return held
