@@ -107,8 +107,12 @@ def _account(store: SQLStore, namespace: str, name: str) -> Obj | None:
 
 def _mount_token(spec: Obj, new_name: Callable[[str], str]) -> None:
     listed = spec.get("volumes")
-    volumes = [v for v in listed if isinstance(v, dict)] if isinstance(listed, list) else []  # (else the decoder's 400)
-    existing = next((v.get("name") for v in volumes if str(v.get("name") or "").startswith(VOLUME_PREFIX)), None)
+    existing = None  # the name of the first volume named as a token volume is
+    if isinstance(listed, list):  # (else the decoder's 400)
+        for volume in listed:
+            if isinstance(volume, dict) and str(volume.get("name") or "").startswith(VOLUME_PREFIX):
+                existing = volume.get("name")
+                break
     volume_name = existing or new_name(VOLUME_PREFIX)
     needed = False
     for kind in ("initContainers", "containers"):
@@ -122,13 +126,13 @@ def _mount_token(spec: Obj, new_name: Callable[[str], str]) -> None:
             mounts = container.get("volumeMounts")
             if mounts is not None and not isinstance(mounts, list):
                 continue  # the decoder's 400
-            if any(isinstance(m, dict) and m.get("mountPath") == TOKEN_PATH for m in mounts or []):
+            if mounts and any(isinstance(m, dict) and m.get("mountPath") == TOKEN_PATH for m in mounts):
                 continue  # a mount of its own at the token's path wins
             mount = {"name": volume_name, "readOnly": True, "mountPath": TOKEN_PATH}
-            containers[i] = {**container, "volumeMounts": [*(mounts or []), mount]}
+            containers[i] = {**container, "volumeMounts": [*mounts, mount] if mounts else [mount]}
             needed = True
-    if needed and existing is None and isinstance(spec.get("volumes", []), list):
-        spec["volumes"] = [*(spec.get("volumes") or []), token_volume(volume_name)]
+    if needed and existing is None and (isinstance(listed, list) or "volumes" not in spec):  # (not a null)
+        spec["volumes"] = [*listed, token_volume(volume_name)] if listed else [token_volume(volume_name)]
 
 
 def _forbidden(pod_name: str, why: str) -> ApiError:
