@@ -95,13 +95,15 @@ def admit_pod(store: SQLStore, pod: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(spec, dict):
         return pod  # not a pod the decoder takes: its 400 comes next
     class_name, asked, asked_policy = spec.get("priorityClassName"), spec.get("priority"), spec.get("preemptionPolicy")
-    if not isinstance(class_name, str | None) or not isinstance(asked_policy, str | None) or \
-            (asked is not None and (isinstance(asked, bool) or not isinstance(asked, int))):
+    # A pod that sets neither priority nor policy (most) gets what its class name gives (the pod's name only
+    # shows in a refusal): the answer of a cached class, or of the defaults, is kept with the classes it came
+    # from.
+    plain = asked is None and asked_policy is None
+    if not isinstance(class_name, str | None) or not plain and (
+            not isinstance(asked_policy, str | None)
+            or (asked is not None and (isinstance(asked, bool) or not isinstance(asked, int)))):
         return pod  # a field of the wrong type: the decoder's 400 comes next
     typed = cached(store, PRIORITY_CLASSES).derived(_typed_classes)
-    # A pod that sets neither priority nor policy gets what its class name gives (the pod's name only shows
-    # in a refusal): the answer of a cached class, or of the defaults, is kept with the classes it came from.
-    plain = asked is None and asked_policy is None
     admitted = typed.admitted.get(class_name or "") if plain else None
     if admitted is None:
         name = ObjectView(pod).name

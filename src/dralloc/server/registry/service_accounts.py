@@ -64,14 +64,13 @@ def token_volume(name: str) -> Obj:
 
 def admit_pod(store: SQLStore, pod: Obj, namespace: str, new_name: Callable[[str], str]) -> Obj:
     """The pod as the ServiceAccount admission plugin leaves it on create (a new dict)."""
-    spec = pod.get("spec")
-    if not isinstance(spec, dict) or not isinstance(pod.get("metadata"), dict):
+    spec, meta = pod.get("spec"), pod.get("metadata")
+    if not isinstance(spec, dict) or not isinstance(meta, dict):
         return pod  # not a pod the decoder takes: its 400 comes next
-    meta = pod["metadata"]
-    name = meta.get("name") or meta.get("generateName") or ""
-    if MIRROR in (meta.get("annotations") or {}):
+    annotations = meta.get("annotations")
+    if annotations and MIRROR in annotations:
         if spec.get("serviceAccountName"):
-            raise _forbidden(name, "a mirror pod may not reference service accounts")
+            raise _forbidden(_pod_name(meta), "a mirror pod may not reference service accounts")
         return pod
     spec = dict(spec)  # (copies of what changes: the request's own data stays as sent)
     pod = {**pod, "spec": spec}
@@ -80,7 +79,7 @@ def admit_pod(store: SQLStore, pod: Obj, namespace: str, new_name: Callable[[str
         return pod  # the decoder's 400
     account = _account(store, namespace, account_name)
     if account is None:
-        raise _forbidden(name, f"service account {namespace}/{account_name} was not found, retry after the "
+        raise _forbidden(_pod_name(meta), f"service account {namespace}/{account_name} was not found, retry after the "
                                f"service account is created")
     spec["serviceAccountName"] = spec["serviceAccount"] = account_name  # (the v1 form carries both)
     automount = spec.get("automountServiceAccountToken")
@@ -91,6 +90,11 @@ def admit_pod(store: SQLStore, pod: Obj, namespace: str, new_name: Callable[[str
     if not spec.get("imagePullSecrets") and account.get("imagePullSecrets"):
         spec["imagePullSecrets"] = copy.deepcopy(account["imagePullSecrets"])
     return pod
+
+
+def _pod_name(meta: Obj) -> str:
+    """The pod's name in a refusal (its generateName when it has no name yet)."""
+    return str(meta.get("name") or meta.get("generateName") or "")
 
 
 def _account(store: SQLStore, namespace: str, name: str) -> Obj | None:
