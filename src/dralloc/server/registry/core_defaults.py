@@ -129,6 +129,14 @@ def default_field_ref(holder: dict[str, Any]) -> None:
         _default_zero(field_ref, "apiVersion", "v1")
 
 
+@functools.lru_cache(maxsize=4096)  # (a workload's pods all run the same few images)
+def _pull_policy(image: str) -> str:
+    """SetDefaults_Container's image pull policy: Always for an untagged image or the ``latest`` tag, else
+    IfNotPresent (a digest counts as a tag)."""
+    tagged = ":" in image.rsplit("/", 1)[-1] or "@" in image
+    return "Always" if not tagged or image.endswith(":latest") else "IfNotPresent"
+
+
 # the fields of a container whose nested defaults are looked at only when the container has one of them
 _NESTED_DEFAULTED = frozenset(("ports", "env", *_PROBES, "lifecycle"))
 
@@ -141,9 +149,7 @@ def default_container_fields(container: dict[str, Any]) -> None:
     setdefault("terminationMessagePath", "/dev/termination-log")
     setdefault("terminationMessagePolicy", "File")
     if "imagePullPolicy" not in container:
-        image = str(container.get("image") or "")
-        tagged = ":" in image.rsplit("/", 1)[-1] or "@" in image
-        container["imagePullPolicy"] = "Always" if not tagged or image.endswith(":latest") else "IfNotPresent"
+        container["imagePullPolicy"] = _pull_policy(str(container.get("image") or ""))
     resources = setdefault("resources", {})
     if isinstance(resources, dict) and resources:
         if "limits" in resources:
