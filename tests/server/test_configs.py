@@ -170,6 +170,23 @@ def test_a_pod_runs_as_a_service_account_with_its_token_mounted_as_the_admission
         "is created")
 
 
+def test_a_mirror_pod_mounts_no_token_and_may_not_name_a_service_account(client: TestClient) -> None:
+    pods = "/api/v1/namespaces/default/pods"
+    mirror = {"apiVersion": "v1", "kind": "Pod",
+              "metadata": {"name": "static", "annotations": {"kubernetes.io/config.mirror": "hash"}},
+              "spec": {"nodeName": "node-1", "containers": [{"name": "app", "image": "x"}]}}
+    created = client.post(pods, json=mirror)
+    assert created.status_code == 201, created.text
+    spec = created.json()["spec"]
+    assert "volumes" not in spec and "serviceAccountName" not in spec
+    assert "volumeMounts" not in spec["containers"][0]
+    named = {**mirror, "metadata": {**mirror["metadata"], "name": "named"},
+             "spec": {**mirror["spec"], "serviceAccountName": "default"}}
+    r = client.post(pods, json=named)
+    assert r.status_code == 403 and r.json()["message"] == (
+        'pods "named" is forbidden: a mirror pod may not reference service accounts')
+
+
 def test_a_new_namespace_has_its_default_service_account_before_its_first_pod(client: TestClient) -> None:
     assert client.post("/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace",
                                                    "metadata": {"name": "fresh"}}).status_code == 201

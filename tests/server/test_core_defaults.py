@@ -79,6 +79,19 @@ def test_init_and_ephemeral_containers_get_the_container_defaults_too() -> None:
     assert debug["imagePullPolicy"] == "IfNotPresent" and debug["terminationMessagePolicy"] == "File"
 
 
+@pytest.mark.parametrize("image,policy", [
+    ("nginx", "Always"), ("nginx:latest", "Always"), ("nginx:1.27", "IfNotPresent"),
+    ("registry.example:5000/app", "Always"), ("registry.example:5000/app:2", "IfNotPresent"),
+    ("app@sha256:" + "0" * 64, "IfNotPresent"), ("", "Always")])
+def test_the_image_pull_policy_is_always_for_an_untagged_or_latest_image(image: str, policy: str) -> None:
+    sent = pod(container={"name": "app", "image": image})
+    apply_pod_defaults(sent)
+    assert sent["spec"]["containers"][0]["imagePullPolicy"] == policy
+    kept = pod(container={"name": "app", "image": image, "imagePullPolicy": "Never"})
+    apply_pod_defaults(kept)
+    assert kept["spec"]["containers"][0]["imagePullPolicy"] == "Never"
+
+
 def test_with_the_host_network_a_port_is_a_host_port_of_the_same_number(client: TestClient) -> None:
     spec = created_spec(client, pod(container={"ports": [{"containerPort": 8080}, {"containerPort": 9090,
                                                                                    "hostPort": 9090}]},

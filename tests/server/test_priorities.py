@@ -109,6 +109,28 @@ def test_without_a_class_a_pod_gets_the_default_class(client: TestClient) -> Non
     assert (spec["priorityClassName"], spec["priority"]) == ("normal", 10)
 
 
+def test_a_pod_is_admitted_by_the_classes_as_they_are_when_it_is_created(client: TestClient) -> None:
+    # what a class name gives is remembered only as long as the classes it came from are the cached ones
+    assert client.post(PODS, json=pod("a")).json()["spec"]["priority"] == 0
+    assert client.post(CLASSES, json=priority_class("normal", 10, globalDefault=True)).status_code == 201
+    spec = client.post(PODS, json=pod("b")).json()["spec"]
+    assert (spec["priorityClassName"], spec["priority"]) == ("normal", 10)
+    assert client.post(PODS, json=pod("c", priorityClassName="later")).status_code == 403
+    assert client.post(CLASSES, json=priority_class("later", 7, preemptionPolicy="Never")).status_code == 201
+    spec = client.post(PODS, json=pod("d", priorityClassName="later")).json()["spec"]
+    assert (spec["priority"], spec["preemptionPolicy"]) == (7, "Never")
+    assert client.delete(f"{CLASSES}/later").status_code == 200
+    assert client.post(CLASSES, json=priority_class("later", 8)).status_code == 201
+    spec = client.post(PODS, json=pod("e", priorityClassName="later")).json()["spec"]
+    assert (spec["priority"], spec["preemptionPolicy"]) == (8, "PreemptLowerPriority")
+    assert client.delete(f"{CLASSES}/normal").status_code == 200
+    spec = client.post(PODS, json=pod("f")).json()["spec"]
+    assert spec["priority"] == 0 and "priorityClassName" not in spec
+    # a refusal still names the pod refused
+    r = client.post(PODS, json=pod("g", priority=3))
+    assert r.status_code == 403 and r.json()["message"].startswith('pods "g" is forbidden: the integer value')
+
+
 @pytest.mark.parametrize("spec,message", [
     ({"priorityClassName": "nope"}, 'pods "p" is forbidden: no PriorityClass with name nope was found'),
     ({"priority": 1000},

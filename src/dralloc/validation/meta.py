@@ -41,8 +41,13 @@ def name_is_dns_label(name: str, prefix: bool) -> list[str]:
 def validate_labels(labels: dict[str, str] | None, path: str) -> list[f.FieldError]:
     errs: list[f.FieldError] = []
     for k, v in (labels or {}).items():
-        errs.extend(validate_label_name(k, path))
-        errs.extend(f.invalid(path, v, m) for m in is_label_value(v))
+        # (the errors made only for a problem found: a create's labels are checked on every write)
+        problems = is_qualified_name(k)
+        if problems:
+            errs += [f.invalid(path, k, m) for m in problems]
+        problems = is_label_value(v)
+        if problems:
+            errs += [f.invalid(path, v, m) for m in problems]
     return errs
 
 
@@ -72,15 +77,15 @@ def validate_object_meta(meta: Any, namespaced: bool, name_fn: NameCheck, path: 
     if not name:
         if not gen:
             errs.append(f.required(f.child(path, "name"), "name or generateName is required"))
-    else:
-        errs.extend(f.invalid(f.child(path, "name"), name, m) for m in name_fn(name, False))
+    elif problems := name_fn(name, False):  # (the paths made only for a problem found)
+        errs.extend(f.invalid(f.child(path, "name"), name, m) for m in problems)
     ns = meta.namespace or ""
     if namespaced:
         if not ns:
             if require_namespace:
                 errs.append(f.required(f.child(path, "namespace")))
-        else:
-            errs.extend(f.invalid(f.child(path, "namespace"), ns, m) for m in is_dns1123_label(ns))
+        elif problems := is_dns1123_label(ns):
+            errs.extend(f.invalid(f.child(path, "namespace"), ns, m) for m in problems)
     elif ns:
         errs.append(f.forbidden(f.child(path, "namespace"), "not allowed on this type"))
     if meta.generation is not None and meta.generation < 0:

@@ -121,8 +121,11 @@ def _claim_reference_errors(container: Container, path: str, pod_claims: set[str
 def _container_errors(container: Container, path: str, pod_claims: set[str], require_image: bool
                       ) -> list[f.FieldError]:
     """validateContainerCommon for the modelled fields: a DNS-label name, an image, valid resources."""
-    name_path = f.child(path, "name")
-    errs = _label_errors(container.name, name_path) if container.name else [f.required(name_path, "")]
+    name = container.name
+    if not name:
+        errs = [f.required(f.child(path, "name"), "")]
+    else:  # (the name's path made only for a problem found)
+        errs = _label_errors(name, f.child(path, "name")) if _dns_label_problems(name) else []
     if require_image and not container.image:
         errs.append(f.required(f.child(path, "image"), ""))
     resources = container.resources

@@ -75,6 +75,8 @@ def pod_annotation_errors(annotations: Any, spec: Any, allow_invalid_deletion_co
     """ValidatePodSpecificAnnotations. ``allow_invalid_deletion_cost``: the pod being updated already had an
     invalid deletion cost, which an update may keep."""
     values = _annotations(annotations)
+    if not values:
+        return []  # (most pods: no annotation to look at)
     spec = spec if isinstance(spec, dict) else {}
     errs: list[f.FieldError] = []
     if MIRROR in values and not spec.get("nodeName"):
@@ -87,10 +89,12 @@ def pod_annotation_errors(annotations: Any, spec: Any, allow_invalid_deletion_co
     for k in sorted(values):
         if k.startswith(SECCOMP_CONTAINER_PREFIX):
             errs += _seccomp_errors(f.child(_PATH, k), values[k])
-    names = _container_names(spec)
+    names: set[str] | None = None  # (the containers' names, gathered for the first AppArmor annotation)
     for k in sorted(values):
         if not k.startswith(APPARMOR_PREFIX):
             continue
+        if names is None:
+            names = _container_names(spec)
         container, profile = k[len(APPARMOR_PREFIX):], values[k]
         if container not in names:
             errs.append(f.invalid(f.key(_PATH, k), container, "container not found"))

@@ -58,9 +58,12 @@ def _deadline_update_errors(new: Any, old: Any) -> tuple[list[f.FieldError], boo
 
 
 def pod_create_errors(pod: dict[str, Any], typed_meta: Any) -> list[f.FieldError]:
-    return (validate_object_meta(typed_meta, True, name_is_dns_subdomain, require_namespace=True)
-            + pod_annotation_errors((pod.get("metadata") or {}).get("annotations"), pod.get("spec"))
-            + pod_spec_json_errors(pod.get("spec"), typed_meta.name))
+    errors = validate_object_meta(typed_meta, True, name_is_dns_subdomain, require_namespace=True)
+    spec = pod.get("spec")
+    annotations = (pod.get("metadata") or {}).get("annotations")
+    if annotations:  # (none, the common case: nothing for the pod-specific rules to look at)
+        errors += pod_annotation_errors(annotations, spec)
+    return errors + pod_spec_json_errors(spec, typed_meta.name)
 
 
 def _without_mutable(spec: Any) -> Any:

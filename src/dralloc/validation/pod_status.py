@@ -134,8 +134,11 @@ class _Pod(Base):
 def status_type_error(pod: dict[str, Any]) -> str | None:
     """Why the status of ``pod`` could not be decoded into kube-apiserver's types (a JSON type that is not
     the field's), or None. Only the fields validated here are checked (the pod model has the others)."""
+    status = pod.get("status")
+    if status is None:
+        return None  # (a create's body, most often: nothing to decode)
     try:
-        msgspec.convert({"status": pod.get("status")}, _Pod)
+        msgspec.convert({"status": status}, _Pod)
     except msgspec.ValidationError as exc:
         return str(exc)
     return None

@@ -85,12 +85,13 @@ def default_resource_list(holder: dict[str, Any], key: str) -> None:
     resources = holder.get(key)
     if isinstance(resources, dict):
         for name, value in resources.items():
-            resources[name] = _milli_rounded(value)
+            # (a quantity's text, the common case, straight to the cache)
+            resources[name] = _milli_rounded_text(value) if isinstance(value, str) else _milli_rounded(value)
 
 
 def _default_requirements(holder: dict[str, Any], key: str = "resources") -> None:
-    requirements = _object(holder, key)
-    if requirements is not None:
+    requirements = holder.get(key)
+    if isinstance(requirements, dict) and requirements:  # (an empty one has no list to round)
         default_resource_list(requirements, "limits")
         default_resource_list(requirements, "requests")
 
@@ -128,17 +129,39 @@ def default_field_ref(holder: dict[str, Any]) -> None:
         _default_zero(field_ref, "apiVersion", "v1")
 
 
+@functools.lru_cache(maxsize=4096)  # (a workload's pods all run the same few images)
+def _pull_policy(image: str) -> str:
+    """SetDefaults_Container's image pull policy: Always for an untagged image or the ``latest`` tag, else
+    IfNotPresent (a digest counts as a tag)."""
+    tagged = ":" in image.rsplit("/", 1)[-1] or "@" in image
+    return "Always" if not tagged or image.endswith(":latest") else "IfNotPresent"
+
+
+# the fields of a container whose nested defaults are looked at only when the container has one of them
+_NESTED_DEFAULTED = frozenset(("ports", "env", *_PROBES, "lifecycle"))
+
+
 def default_container_fields(container: dict[str, Any]) -> None:
     """What every container (regular, init, ephemeral; a pod's or a template's) gets: its termination message
     settings and image pull policy, its ports' protocol TCP, its env's field references of v1, its resources
     rounded up to milli-units, its probes' timings and HTTP actions, its lifecycle handlers' HTTP actions."""
-    container.setdefault("terminationMessagePath", "/dev/termination-log")
-    container.setdefault("terminationMessagePolicy", "File")
-    image = str(container.get("image") or "")
-    tagged = ":" in image.rsplit("/", 1)[-1] or "@" in image
-    container.setdefault("imagePullPolicy", "Always" if not tagged or image.endswith(":latest") else "IfNotPresent")
-    container.setdefault("resources", {})
-    _default_requirements(container)
+    setdefault = container.setdefault
+    setdefault("terminationMessagePath", "/dev/termination-log")
+    setdefault("terminationMessagePolicy", "File")
+    if "imagePullPolicy" not in container:
+        container["imagePullPolicy"] = _pull_policy(str(container.get("image") or ""))
+    resources = setdefault("resources", {})
+    if isinstance(resources, dict) and resources:
+        if "limits" in resources:
+            default_resource_list(resources, "limits")
+        if "requests" in resources:
+            default_resource_list(resources, "requests")
+    if not _NESTED_DEFAULTED.isdisjoint(container):
+        _default_nested_container_fields(container)
+
+
+def _default_nested_container_fields(container: dict[str, Any]) -> None:
+    """The ports', env's, probes' and lifecycle handlers' defaults of a container (see above)."""
     for port in _objects(container.get("ports")):
         _default_zero(port, "protocol", "TCP")
     for env in _objects(container.get("env")):
@@ -242,26 +265,33 @@ def default_volume(volume: dict[str, Any]) -> None:
 _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 
 
-# SetDefaults_PodSpec's own fields: what every pod spec gets, a workload's pod template too
-_SPEC_DEFAULTS = {"restartPolicy": "Always", "terminationGracePeriodSeconds": DEFAULT_GRACE_SECONDS,
-                  "dnsPolicy": "ClusterFirst", "securityContext": {}, "schedulerName": "default-scheduler"}
-
-
 def default_pod_spec(spec: Any) -> None:
     """The defaults of every pod spec, a pod's or a workload's pod template's: restart and DNS policy, scheduler
-    name, grace period, security context; its volumes', its containers' (regular, init and ephemeral); its
-    overhead's and pod-level resources' rounding."""
+    name, grace period, security context (SetDefaults_PodSpec's own fields, in this order); its volumes', its
+    containers' (regular, init and ephemeral); its overhead's and pod-level resources' rounding."""
     if not isinstance(spec, dict):
         return
-    for key, value in _SPEC_DEFAULTS.items():
-        spec.setdefault(key, value)
-    default_resource_list(spec, "overhead")
-    _default_requirements(spec)
-    for volume in _objects(spec.get("volumes")):
-        default_volume(volume)
+    setdefault = spec.setdefault
+    setdefault("restartPolicy", "Always")
+    setdefault("terminationGracePeriodSeconds", DEFAULT_GRACE_SECONDS)
+    setdefault("dnsPolicy", "ClusterFirst")
+    if "securityContext" not in spec:
+        spec["securityContext"] = {}  # (a dict of its own: no two pods share one)
+    setdefault("schedulerName", "default-scheduler")
+    if "overhead" in spec:
+        default_resource_list(spec, "overhead")
+    if "resources" in spec:
+        _default_requirements(spec)
+    volumes = spec.get("volumes")
+    if volumes:
+        for volume in _objects(volumes):
+            default_volume(volume)
     for kind in _CONTAINER_LISTS:
-        for container in _objects(spec.get(kind)):
-            default_container_fields(container)
+        containers = spec.get(kind)
+        if isinstance(containers, list):
+            for container in containers:
+                if isinstance(container, dict):
+                    default_container_fields(container)
 
 
 def _requests_from_limits(resources: dict[str, Any]) -> None:
@@ -275,7 +305,7 @@ def _requests_from_limits(resources: dict[str, Any]) -> None:
     if isinstance(requests, dict):
         for name, limit in limits.items():
             if name not in requests:
-                requests[name] = copy.deepcopy(limit)
+                requests[name] = limit if isinstance(limit, str) else copy.deepcopy(limit)  # (a str is immutable)
 
 
 def default_pod_only_fields(spec: dict[str, Any]) -> None:
@@ -283,10 +313,12 @@ def default_pod_only_fields(spec: dict[str, Any]) -> None:
     or init) requests default to its limits, then the pod-level resources (``default_pod_level_resources``),
     and with the host's network a port's hostPort to its containerPort."""
     for kind in ("containers", "initContainers"):
-        for container in _objects(spec.get(kind)):
-            resources = _object(container, "resources")
-            if resources is not None:
-                _requests_from_limits(resources)
+        containers = spec.get(kind)
+        if isinstance(containers, list):
+            for container in containers:
+                resources = container.get("resources") if isinstance(container, dict) else None
+                if isinstance(resources, dict) and resources.get("limits"):  # (else: nothing to request)
+                    _requests_from_limits(resources)
     pod_resources = _object(spec, "resources")
     if pod_resources is not None:
         default_pod_level_resources(spec, pod_resources)

@@ -33,17 +33,20 @@ TERMINAL_PHASES = ("Succeeded", "Failed")
 def qos_class(spec: dict[str, Any]) -> str:
     """Guaranteed (every container limits cpu and memory, requests equal to limits), BestEffort (nothing
     requested or limited), else Burstable — kube-apiserver's QOS class of a pod."""
-    containers = [c for c in (spec.get("containers") or []) + (spec.get("initContainers") or [])
-                  if isinstance(c, dict)]
     any_set, guaranteed = False, True
-    for c in containers:
-        resources = c.get("resources") or {}
-        requests, limits = resources.get("requests") or {}, resources.get("limits") or {}
-        if requests or limits:
-            any_set = True
-        for name in ("cpu", "memory"):
-            if name not in limits or str(requests.get(name, limits[name])) != str(limits[name]):
-                guaranteed = False
+    for kind in ("containers", "initContainers"):
+        for c in spec.get(kind) or ():
+            if not isinstance(c, dict):
+                continue
+            resources = c.get("resources") or {}
+            requests, limits = resources.get("requests") or {}, resources.get("limits") or {}
+            if requests or limits:
+                any_set = True
+            if guaranteed:  # (once one container is not, the others need not be compared)
+                for name in ("cpu", "memory"):
+                    if name not in limits or str(requests.get(name, limits[name])) != str(limits[name]):
+                        guaranteed = False
+                        break
     if not any_set:
         return "BestEffort"
     return "Guaranteed" if guaranteed else "Burstable"
@@ -100,14 +103,15 @@ def add_default_tolerations(spec: dict[str, Any]) -> None:
     tolerations = spec.get("tolerations")
     if tolerations is not None and not isinstance(tolerations, list):
         return  # not a pod the decoder takes: its 400 comes next
-    present = [t for t in tolerations or [] if isinstance(t, dict)]
+    present = [t for t in tolerations if isinstance(t, dict)] if tolerations else None
     added = []
     for key in (NODE_NOT_READY, NODE_UNREACHABLE):
-        if not any(t.get("key") in (key, "", None) and t.get("effect") in ("NoExecute", "", None) for t in present):
+        if not present or not any(t.get("key") in (key, "", None) and t.get("effect") in ("NoExecute", "", None)
+                                  for t in present):
             added.append({"key": key, "operator": "Exists", "effect": "NoExecute",
                           "tolerationSeconds": DEFAULT_TOLERATION_SECONDS})
     if added:
-        spec["tolerations"] = [*(tolerations or []), *added]
+        spec["tolerations"] = [*tolerations, *added] if tolerations else added
 
 
 def prepare_pod_create(pod: dict[str, Any]) -> None:

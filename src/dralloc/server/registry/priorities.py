@@ -19,6 +19,7 @@ from dralloc.api.scheduling_v1 import PriorityClass
 from dralloc.controllers.priority import (
     POD_GROUPS,
     SYSTEM_PRIORITY_CLASSES,
+    AdmittedPriority,
     PriorityAdmissionError,
     admitted_priority,
 )
@@ -93,15 +94,26 @@ def admit_pod(store: SQLStore, pod: dict[str, Any]) -> dict[str, Any]:
     spec = pod.get("spec")
     if not isinstance(spec, dict):
         return pod  # not a pod the decoder takes: its 400 comes next
-    name = ObjectView(pod).name
     class_name, asked, asked_policy = spec.get("priorityClassName"), spec.get("priority"), spec.get("preemptionPolicy")
-    if not isinstance(class_name, str | None) or not isinstance(asked_policy, str | None) or \
-            (asked is not None and (isinstance(asked, bool) or not isinstance(asked, int))):
+    # A pod that sets neither priority nor policy (most) gets what its class name gives (the pod's name only
+    # shows in a refusal): the answer of a cached class, or of the defaults, is kept with the classes it came
+    # from.
+    plain = asked is None and asked_policy is None
+    if not isinstance(class_name, str | None) or not plain and (
+            not isinstance(asked_policy, str | None)
+            or (asked is not None and (isinstance(asked, bool) or not isinstance(asked, int)))):
         return pod  # a field of the wrong type: the decoder's 400 comes next
-    try:
-        admitted = admitted_priority(str(name), class_name, asked, asked_policy, _classes(store, class_name))
-    except PriorityAdmissionError as exc:
-        raise ApiError(403, str(exc), "Forbidden", details={"name": name, "kind": "pods"}) from None
+    typed = cached(store, PRIORITY_CLASSES).derived(_typed_classes)
+    admitted = typed.admitted.get(class_name or "") if plain else None
+    if admitted is None:
+        name = ObjectView(pod).name
+        try:
+            admitted = admitted_priority(str(name), class_name, asked, asked_policy,
+                                         _classes_in(store, typed, class_name))
+        except PriorityAdmissionError as exc:
+            raise ApiError(403, str(exc), "Forbidden", details={"name": name, "kind": "pods"}) from None
+        if plain and (not class_name or class_name in typed.by_name):
+            typed.admitted[class_name or ""] = admitted
     out = {**spec, "priority": admitted.priority}
     if admitted.class_name:
         out["priorityClassName"] = admitted.class_name
@@ -135,7 +147,11 @@ def _classes(store: SQLStore, class_name: str | None) -> list[PriorityClass]:
     """The classes the rule needs: the one named, or (none named) the global defaults. As kube-apiserver's
     plugin, from the informer's cache (:mod:`dralloc.store.cache`): this server's own writes are in it at
     once; a class named but not cached yet (another replica's, just written) is looked up in the store."""
-    typed = cached(store, PRIORITY_CLASSES).derived(_typed_classes)
+    return _classes_in(store, cached(store, PRIORITY_CLASSES).derived(_typed_classes), class_name)
+
+
+def _classes_in(store: SQLStore, typed: _TypedClasses, class_name: str | None) -> list[PriorityClass]:
+    """:func:`_classes`, from the cached classes ``typed``."""
     if not class_name:
         return typed.defaults
     found = typed.by_name.get(class_name)
@@ -150,12 +166,15 @@ def _classes(store: SQLStore, class_name: str | None) -> list[PriorityClass]:
 class _TypedClasses(NamedTuple):
     by_name: dict[str, PriorityClass]
     defaults: list[PriorityClass]  # those marked globalDefault
+    # what a pod that names this class ("": none) and sets no priority nor policy is admitted with, filled as
+    # pods come (dropped with these classes when the cached ones change)
+    admitted: dict[str, AdmittedPriority]
 
 
 def _typed_classes(objects: dict[tuple[str, str], dict[str, Any]]) -> _TypedClasses:
     """The cached classes decoded (once per change of the cache, not once per pod)."""
     by_name = {pc.metadata.name or "": pc for pc in _decoded([objects[key] for key in sorted(objects)])}  # name order
-    return _TypedClasses(by_name, [pc for pc in by_name.values() if pc.global_default is True])
+    return _TypedClasses(by_name, [pc for pc in by_name.values() if pc.global_default is True], {})
 
 
 def _decoded(stored: list[dict[str, Any]]) -> list[PriorityClass]:

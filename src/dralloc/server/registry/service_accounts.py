@@ -64,14 +64,13 @@ def token_volume(name: str) -> Obj:
 
 def admit_pod(store: SQLStore, pod: Obj, namespace: str, new_name: Callable[[str], str]) -> Obj:
     """The pod as the ServiceAccount admission plugin leaves it on create (a new dict)."""
-    spec = pod.get("spec")
-    if not isinstance(spec, dict) or not isinstance(pod.get("metadata"), dict):
+    spec, meta = pod.get("spec"), pod.get("metadata")
+    if not isinstance(spec, dict) or not isinstance(meta, dict):
         return pod  # not a pod the decoder takes: its 400 comes next
-    meta = pod["metadata"]
-    name = meta.get("name") or meta.get("generateName") or ""
-    if MIRROR in (meta.get("annotations") or {}):
+    annotations = meta.get("annotations")
+    if annotations and MIRROR in annotations:
         if spec.get("serviceAccountName"):
-            raise _forbidden(name, "a mirror pod may not reference service accounts")
+            raise _forbidden(_pod_name(meta), "a mirror pod may not reference service accounts")
         return pod
     spec = dict(spec)  # (copies of what changes: the request's own data stays as sent)
     pod = {**pod, "spec": spec}
@@ -80,7 +79,7 @@ def admit_pod(store: SQLStore, pod: Obj, namespace: str, new_name: Callable[[str
         return pod  # the decoder's 400
     account = _account(store, namespace, account_name)
     if account is None:
-        raise _forbidden(name, f"service account {namespace}/{account_name} was not found, retry after the "
+        raise _forbidden(_pod_name(meta), f"service account {namespace}/{account_name} was not found, retry after the "
                                f"service account is created")
     spec["serviceAccountName"] = spec["serviceAccount"] = account_name  # (the v1 form carries both)
     automount = spec.get("automountServiceAccountToken")
@@ -91,6 +90,11 @@ def admit_pod(store: SQLStore, pod: Obj, namespace: str, new_name: Callable[[str
     if not spec.get("imagePullSecrets") and account.get("imagePullSecrets"):
         spec["imagePullSecrets"] = copy.deepcopy(account["imagePullSecrets"])
     return pod
+
+
+def _pod_name(meta: Obj) -> str:
+    """The pod's name in a refusal (its generateName when it has no name yet)."""
+    return str(meta.get("name") or meta.get("generateName") or "")
 
 
 def _account(store: SQLStore, namespace: str, name: str) -> Obj | None:
@@ -107,8 +111,12 @@ def _account(store: SQLStore, namespace: str, name: str) -> Obj | None:
 
 def _mount_token(spec: Obj, new_name: Callable[[str], str]) -> None:
     listed = spec.get("volumes")
-    volumes = [v for v in listed if isinstance(v, dict)] if isinstance(listed, list) else []  # (else the decoder's 400)
-    existing = next((v.get("name") for v in volumes if str(v.get("name") or "").startswith(VOLUME_PREFIX)), None)
+    existing = None  # the name of the first volume named as a token volume is
+    if isinstance(listed, list):  # (else the decoder's 400)
+        for volume in listed:
+            if isinstance(volume, dict) and str(volume.get("name") or "").startswith(VOLUME_PREFIX):
+                existing = volume.get("name")
+                break
     volume_name = existing or new_name(VOLUME_PREFIX)
     needed = False
     for kind in ("initContainers", "containers"):
@@ -122,13 +130,13 @@ def _mount_token(spec: Obj, new_name: Callable[[str], str]) -> None:
             mounts = container.get("volumeMounts")
             if mounts is not None and not isinstance(mounts, list):
                 continue  # the decoder's 400
-            if any(isinstance(m, dict) and m.get("mountPath") == TOKEN_PATH for m in mounts or []):
+            if mounts and any(isinstance(m, dict) and m.get("mountPath") == TOKEN_PATH for m in mounts):
                 continue  # a mount of its own at the token's path wins
             mount = {"name": volume_name, "readOnly": True, "mountPath": TOKEN_PATH}
-            containers[i] = {**container, "volumeMounts": [*(mounts or []), mount]}
+            containers[i] = {**container, "volumeMounts": [*mounts, mount] if mounts else [mount]}
             needed = True
-    if needed and existing is None and isinstance(spec.get("volumes", []), list):
-        spec["volumes"] = [*(spec.get("volumes") or []), token_volume(volume_name)]
+    if needed and existing is None and (isinstance(listed, list) or "volumes" not in spec):  # (not a null)
+        spec["volumes"] = [*listed, token_volume(volume_name)] if listed else [token_volume(volume_name)]
 
 
 def _forbidden(pod_name: str, why: str) -> ApiError:

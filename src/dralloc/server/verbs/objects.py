@@ -55,7 +55,9 @@ def dry_run_list(options: dict[str, Any] | None) -> list[str]:
 
 
 def dry_run(request: Request, options: dict[str, Any] | None = None) -> bool:
-    values = request.query_params.getlist("dryRun") + dry_run_list(options)
+    values = request.query_params.getlist("dryRun")
+    if options:  # (a create has none)
+        values = values + dry_run_list(options)
     for v in values:
         if v != "All":
             raise bad_request(f'invalid dry run option "{v}": only "All" is supported')
@@ -241,8 +243,9 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
         zeros_settled(data, t)
     # (both key on the body's own apiVersion and kind: one that names the URL's kind is checked and dropped
     # by the URL's schema)
-    plain = ctype == JSON and data.get("apiVersion") == t.api_version == "v1" and data.get("kind") == t.resource.kind
-    return Body(data, duplicates + unknown, plain and t.resource.kind in core_v1_fields.ROOTS)
+    plain = core and ctype == JSON and t.version == "v1" and data.get("apiVersion") == "v1" \
+        and data.get("kind") == t.resource.kind
+    return Body(data, duplicates + unknown, plain)
 
 
 def zeros_settled(data: Any, t: Target) -> Any:
@@ -282,12 +285,16 @@ def type_meta_checked(data: Any, t: Target, values: bool = True) -> Any:
     ``values``: and a core/v1 object's every value (:func:`values_checked`)."""
     if not isinstance(data, dict):
         raise bad_request("the request body must be a JSON object")
-    kind = t.resource.kind
-    for key, want, name in (("kind", str, "string"), ("apiVersion", str, "string"), ("metadata", dict, "v1.ObjectMeta")):
-        value = data.get(key)
-        if value is not None and not isinstance(value, want):
-            raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: json: cannot '
-                              f'unmarshal {go_json_type(value)} into Go struct field {kind}.{key} of type {name}')
+    kind_value, version_value, meta = data.get("kind"), data.get("apiVersion"), data.get("metadata")
+    if not ((kind_value is None or isinstance(kind_value, str)) and (version_value is None or isinstance(version_value, str))
+            and (meta is None or isinstance(meta, dict))):  # (the common case: one test of all three)
+        kind = t.resource.kind
+        for key, want, name in (("kind", str, "string"), ("apiVersion", str, "string"),
+                                ("metadata", dict, "v1.ObjectMeta")):
+            value = data.get(key)
+            if value is not None and not isinstance(value, want):
+                raise bad_request(f'{kind} in version "{t.version}" cannot be handled as a {kind}: json: cannot '
+                                  f'unmarshal {go_json_type(value)} into Go struct field {kind}.{key} of type {name}')
     return values_checked(data, t) if values else data
 
 

@@ -99,9 +99,13 @@ def new_metadata(meta: dict[str, Any], t: Target, rv: str) -> dict[str, Any]:
         meta["generation"] = 1
     if t.resource.namespaced:
         meta["namespace"] = t.namespace
-    for k in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
-        meta.pop(k, None)
+    if not _CLEARED_ON_CREATE.isdisjoint(meta):  # (rarely sent)
+        for k in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
+            meta.pop(k, None)
     return meta
+
+
+_CLEARED_ON_CREATE = frozenset(("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"))
 
 
 def prepare_create(data: Any, t: Target, plain: bool = False, record: Callable[[Obj], None] | None = None,
