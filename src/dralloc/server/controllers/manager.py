@@ -173,6 +173,7 @@ class ControllerManager:
                 self.disruption.note(change)  # own writes too: a pod ready, a ReplicaSet scaled
                 self.quotas.note(change)  # own writes too: pods made by the workload controllers
                 self.autoscalers.note(change)  # own writes too: a workload scaled
+                self.volumes.note(change)  # own writes too; another client's read in just after a volume pass
                 if change.rv in self.writer.own:
                     self.writer.own.discard(change.rv)
                     continue
@@ -194,7 +195,8 @@ class ControllerManager:
         if not (external or force or self.taints.due() or self.terminating.due() or self.garbage.due
                 or self.scheduler.due() or self.namespaces.due or self.service_accounts.due
                 or self.root_ca.due or bool(self.workloads.changed) or self.workloads.due()
-                or self.endpoints.due or self.disruption.due or self.quotas.due or self.autoscalers.due):
+                or self.endpoints.due or self.disruption.due or self.quotas.due or self.autoscalers.due
+                or self.volumes.due()):
             return False
         self.passes += 1
         if not self.mirror.synced:
@@ -223,7 +225,7 @@ class ControllerManager:
         if (self.volumes.again or self.mirror.changed_since_taken("pods")
                 or any(map(self.mirror.changed_since_taken, STORAGE_INPUTS))) \
                 and self.volumes.has_work(self.mirror) \
-                and self.volumes.cycle(Snapshot(self.mirror), self.mirror.pending_changes()):
+                and self.volumes.cycle(Snapshot(self.mirror), self.mirror.pending_changes() is None):
             self.scheduler.retry_all = True
             late = True
             self._changes()
