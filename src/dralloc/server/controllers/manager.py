@@ -114,7 +114,7 @@ class ControllerManager:
         # autoscalers: a workload scaled)
         self._noting: tuple[_Noting, ...] = (
             self.garbage, self.namespaces, self.service_accounts, self.root_ca, self.workloads, self.endpoints,
-            self.disruption, self.quotas, self.autoscalers)
+            self.disruption, self.quotas, self.autoscalers, self.volumes)
         self._notes: dict[str, tuple[Callable[[Sequence[Change]], None], ...]] = {}  # resource -> its notes, in order
         self.position = 0
         self.passes = 0
@@ -234,7 +234,8 @@ class ControllerManager:
         if not (external or force or self.taints.due() or self.terminating.due() or self.garbage.due
                 or self.scheduler.due() or self.namespaces.due or self.service_accounts.due
                 or self.root_ca.due or bool(self.workloads.changed) or self.workloads.due()
-                or self.endpoints.due or self.disruption.due or self.quotas.due or self.autoscalers.due):
+                or self.endpoints.due or self.disruption.due or self.quotas.due or self.autoscalers.due
+                or self.volumes.due()):
             return False
         self.passes += 1
         if not self.mirror.synced:
@@ -263,7 +264,7 @@ class ControllerManager:
         if (self.volumes.again or self.mirror.changed_since_taken("pods")
                 or any(map(self.mirror.changed_since_taken, STORAGE_INPUTS))) \
                 and self.volumes.has_work(self.mirror) \
-                and self.volumes.cycle(Snapshot(self.mirror), self.mirror.pending_changes()):
+                and self.volumes.cycle(Snapshot(self.mirror), self.mirror.pending_changes() is None):
             self.scheduler.retry_all = True
             late = True
             self._changes()

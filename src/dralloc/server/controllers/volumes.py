@@ -27,9 +27,10 @@ PersistentVolumeClaims, StorageClasses and pods (pkg/controller/volume/...):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 from dralloc.api.codec import to_dict
 from dralloc.api.core_v1 import Pod
@@ -46,10 +47,10 @@ from dralloc.controllers.ephemeral_volumes import ephemeral_claims
 from dralloc.scheduler.volumes import HOSTNAME, VolumeState, matching_candidates, pod_claims
 from dralloc.server.clock import now
 from dralloc.server.controllers.events import EventRecorder
-from dralloc.server.controllers.snapshot import Mirror, Obj, Snapshot
+from dralloc.server.controllers.snapshot import _VOLUME_FIELDS, Mirror, Obj, Snapshot
 from dralloc.server.controllers.writes import Mutation, Writer
 from dralloc.server.registry.storage import PV_PROTECTION, PVC_PROTECTION, default_class_name
-from dralloc.store import Outcome
+from dralloc.store import Change, Outcome
 
 PVCS, PVS, CLASSES, CSI_NODES = "persistentvolumeclaims", "persistentvolumes", "storageclasses", "csinodes"
 INPUTS = (PVCS, PVS, CLASSES, CSI_NODES, "pods", "nodes")
@@ -58,6 +59,9 @@ ANN_STORAGE_PROVISIONER = "volume.kubernetes.io/storage-provisioner"
 ANN_BETA_STORAGE_PROVISIONER = "volume.beta.kubernetes.io/storage-provisioner"
 ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
 TERMINAL = ("Succeeded", "Failed")
+# kube-controller-manager's --pvclaimbinder-sync-period: every claim and volume is synced again this often
+# (besides on its own events), as the PV controller's resync enqueues them all.
+RESYNC_SECONDS = 15.0
 Key = tuple[str, str]
 
 
@@ -116,8 +120,9 @@ class Objects:
 
 class VolumeControllers:
     """The controllers, incremental as informers' work queues: a pass looks at the claims, volumes and pods
-    that changed since the last one (another client's writes, or its own), the volumes and claims they name,
-    and the claims still waiting (unbound, or being deleted); after a relist, at everything."""
+    that changed since the last one began (another client's writes, or its own: see :meth:`note`), the volumes
+    and claims they name, and the claims still waiting (unbound, or being deleted); after a relist, and every
+    ``RESYNC_SECONDS``, at everything."""
 
     def __init__(self, writer: Writer, recorder: EventRecorder, provision: bool = False) -> None:
         self.writer = writer
@@ -129,29 +134,61 @@ class VolumeControllers:
         self._written: dict[str, set[Key]] = {}  # what this controller wrote: looked at again in the next pass
         self.everything = True  # the next pass looks at every object (the first one)
         self._taken: set[str] = set()  # the volumes this pass bound (its snapshot does not show them bound yet)
+        # The claims, volumes and claim-using pods changed (by anyone) since the last pass began: the next
+        # pass looks at them, those that come in while a pass runs included.
+        self._noted: dict[str, set[Key]] = {}
+        self.next_due: float | None = None  # the next resync (seconds since the epoch), once there is work
 
     @property
     def again(self) -> bool:
         """Whether the next pass has something to look at even if no other client changes anything."""
-        return self.everything or bool(self._written)
+        return self.everything or bool(self._written) or bool(self._noted) or self.due()
 
-    @staticmethod
-    def has_work(mirror: Mirror) -> bool:
+    def due(self) -> bool:
+        """Whether the periodic resync is due."""
+        return self.next_due is not None and self.next_due <= time.time()
+
+    def has_work(self, mirror: Mirror) -> bool:
         """Whether there is anything to look at: a claim, a volume, or a pod with a PVC-backed volume."""
-        return bool(mirror.volume_users or mirror.size(PVCS) or mirror.size(PVS))
+        work = bool(mirror.volume_users or mirror.size(PVCS) or mirror.size(PVS))
+        if not work:
+            self.next_due = None  # nothing to resync until something comes (its pass sets the resync again)
+        return work
 
-    def cycle(self, snap: Snapshot, changed: dict[str, set[Key]] | None = None) -> bool:
-        """One pass of every volume controller over what changed (``changed``: the keys of each resource
-        changed since the last pass; None: everything may have); True when it wrote something."""
+    # the changes note() takes (the manager hands it only these; own writes too)
+    NOTED: ClassVar[frozenset[str] | None] = frozenset((PVCS, PVS, "pods"))
+
+    def notes(self, changes: Sequence[Change]) -> None:
+        """Take in changes of one resource from the store's feed, in the log's order."""
+        for change in changes:
+            self.note(change)
+
+    def note(self, change: Change) -> None:
+        """Take in one change of the store's feed (own writes too). The manager reads the feed again right
+        after a pass writes, and what other clients wrote meanwhile comes with it: noted here, it is looked at
+        in the next pass (the changes the manager hands on, taken after this pass, would not show it)."""
+        if change.resource in (PVCS, PVS):
+            self._noted.setdefault(change.resource, set()).add((change.namespace, change.name))
+        elif change.resource == "pods" and change.data is not None and change.type != "DELETED" \
+                and any(f in change.data for f in _VOLUME_FIELDS):  # (a pod that names no claim: nothing to do)
+            self._noted.setdefault("pods", set()).add((change.namespace, change.name))
+
+    def cycle(self, snap: Snapshot, everything: bool = False) -> bool:
+        """One pass of every volume controller over what was noted since the last one began (``everything``:
+        at every object, as after a relist); True when it wrote something."""
         mirror = snap.mirror
         claims, volumes, classes = Objects(mirror, PVCS), Objects(mirror, PVS), Objects(mirror, CLASSES)
-        if changed is None or self.everything:
+        noted, self._noted = self._noted, {}
+        if everything or self.everything or self.due():
             claim_keys, volume_keys = set(claims.keys()), set(volumes.keys())
             pods = mirror.volume_user_pods()
             volumes_changed = True
+            self.next_due = time.time() + RESYNC_SECONDS
         else:
-            claim_keys, volume_keys, pods = self._scope(mirror, changed, claims, volumes)
-            volumes_changed = bool(changed.get(PVS) or self._written.get(PVS))
+            claim_keys, volume_keys, pods = self._scope(mirror, noted, claims, volumes)
+            volumes_changed = bool(noted.get(PVS) or self._written.get(PVS))
+            if self.next_due is None:
+                self.next_due = time.time() + RESYNC_SECONDS
         self.everything, self._written, self._taken = False, {}, set()
         wrote = self._ephemeral(snap, pods, claims)
         used = _claims_in_use(mirror.volume_user_pods()) if any(
@@ -169,8 +206,8 @@ class VolumeControllers:
                 self._volume_of.pop(key, None)
                 continue
             wrote |= self._finalize(PVCS, claim, PVC_PROTECTION, key in used)
-            wrote |= self._sync_claim(snap, claim, classes, volumes, default, volumes_changed or key in changed_keys(
-                changed, PVCS))
+            wrote |= self._sync_claim(snap, claim, classes, volumes, default,
+                                      volumes_changed or key in noted.get(PVCS, set()))
             claim = claims.get(key) or claim
             if _meta(claim).get("deletionTimestamp") or not fully_bound(claim) or _phase(claim) != "Bound":
                 self._waiting.add(key)
@@ -527,10 +564,6 @@ class VolumeControllers:
             return Outcome(current, "DELETED")
 
         return self._update(resource, obj, change) is not None
-
-
-def changed_keys(changed: dict[str, set[Key]] | None, resource: str) -> set[Key]:
-    return changed.get(resource, set()) if changed is not None else set()
 
 
 def _claims_in_use(pods: Iterable[Obj], scheduled_only: bool = True) -> set[Key]:
