@@ -85,6 +85,30 @@ def test_defaults_fill_missing_and_null_fields_then_the_defaults_below_them() ->
     assert kept["spec"] == {"mode": "slow", "nested": {"level": 1}}
 
 
+def _defaulted_in_place(value: Any, node: dict[str, Any] | None) -> None:
+    """The structural defaulting rule, written plainly (the reference the module's walks are held to): each
+    missing or (not nullable) null property with a default gets a copy of it, then everything below is
+    defaulted; a null list item likewise."""
+    if node is None:
+        return
+    if isinstance(value, dict):
+        properties = node.get("properties") or {}
+        for key, child in properties.items():
+            if "default" in child and (key not in value or (value[key] is None and not child.get("nullable"))):
+                value[key] = copy.deepcopy(child["default"])
+        for key, item in value.items():
+            if key in properties:
+                _defaulted_in_place(item, properties[key])
+        for item in value.values():
+            _defaulted_in_place(item, node.get("additionalProperties"))
+    elif isinstance(value, list) and node.get("items") is not None:
+        items = node["items"]
+        for i, item in enumerate(value):
+            if item is None and "default" in items and not items.get("nullable"):
+                value[i] = copy.deepcopy(items["default"])
+            _defaulted_in_place(value[i], items)
+
+
 # Schemas with defaults at every level: properties, additionalProperties, list items (a null item defaulted),
 # nullable fields, defaults with defaults below them.
 _DEFAULTING = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
@@ -110,8 +134,11 @@ def test_defaults_on_read_leave_the_stored_object_alone_and_show_what_defaulting
     obj = {"apiVersion": "x/v1", "kind": "K", "spec": spec}
     before = copy.deepcopy(obj)
     expected = copy.deepcopy(obj)
-    schema.apply_defaults(expected, _DEFAULTING)
+    _defaulted_in_place(expected, _DEFAULTING)
     shown = schema.with_defaults(obj, _DEFAULTING)
+    in_place = copy.deepcopy(obj)
+    schema.apply_defaults(in_place, _DEFAULTING)
+    assert in_place == expected
     assert shown == expected and obj == before  # (the stored object is not changed)
     if expected == before:
         assert shown is obj  # nothing to default: no copy

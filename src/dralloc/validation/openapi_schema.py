@@ -81,37 +81,22 @@ def _prune_object(value: dict[str, Any], schema: Schema, path: str, removed: lis
 def apply_defaults(value: Any, schema: Schema | None) -> None:
     """Fill in, in place, every missing field whose schema has a ``default`` (and a ``null`` where the schema
     is not nullable), then the defaults below it, as kube-apiserver's structural defaulting does on every
-    write and on every read from storage."""
-    if schema is None:
+    write and on every read from storage. (``value`` itself is changed; a part below it that takes a default
+    is replaced by a defaulted copy: :func:`with_defaults`.)"""
+    shown = with_defaults(value, schema)
+    if shown is value:
         return
     if isinstance(value, dict):
-        properties = schema.get("properties")
-        if isinstance(properties, dict):
-            for key, child in properties.items():
-                if not isinstance(child, dict) or "default" not in child:
-                    continue
-                if key not in value or (value[key] is None and not child.get("nullable")):
-                    value[key] = copy.deepcopy(child["default"])
-            for key, item in value.items():
-                child = properties.get(key)
-                if isinstance(child, dict):
-                    apply_defaults(item, child)
-        additional = schema.get("additionalProperties")
-        if isinstance(additional, dict):
-            for item in value.values():
-                apply_defaults(item, additional)
+        value.clear()
+        value.update(shown)
     elif isinstance(value, list):
-        items = schema.get("items")
-        if isinstance(items, dict):
-            for i, item in enumerate(value):
-                if item is None and "default" in items and not items.get("nullable"):
-                    value[i] = copy.deepcopy(items["default"])
-                apply_defaults(value[i], items)
+        value[:] = shown
 
 
 def with_defaults(value: Any, schema: Schema | None) -> Any:
-    """``value`` as :func:`apply_defaults` would leave a deep copy of it, without changing it: the parts that
-    take no default are ``value``'s own (shared), and ``value`` itself comes back when nothing is defaulted. Reads
+    """``value`` with every missing field whose schema has a ``default`` filled in (and a ``null`` where the
+    schema is not nullable), then the defaults below it, without changing ``value``: the parts that take no
+    default are ``value``'s own (shared), and ``value`` itself comes back when nothing is defaulted. Reads
     default every object they show: most need nothing, and a copy of each would cost more than the look."""
     if schema is None:
         return value
