@@ -56,14 +56,14 @@ def _both(c: Any, python: Any) -> None:
 
 
 @needs_c
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(_values, _nodes)
 def test_a_new_value_owns_in_c_exactly_what_it_owns_in_python(value: Any, node: Any) -> None:
     _both(lambda: created_new(value, node), lambda: created_new_python(value, node))
 
 
 @needs_c
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(_objects, st.sampled_from(sorted(KINDS)), st.sampled_from([None, "f:spec", "f:status"]))
 def test_a_create_records_in_c_exactly_what_it_records_in_python(obj: dict[str, Any], kind: str,
                                                                  ignored: str | None) -> None:
@@ -128,7 +128,7 @@ _keyed_pods = st.builds(lambda containers, finalizers, volumes: {
 
 
 @needs_c
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(_keyed_pods)
 def test_keyed_lists_are_keyed_and_ordered_in_c_exactly_as_in_python(obj: dict[str, Any]) -> None:
     node = kind_type("Pod")

@@ -97,7 +97,7 @@ _specs = st.dictionaries(st.sampled_from(["min", "max", "free", "tags", "items",
              max_size=3)), max_size=5)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.sampled_from(sorted(_RULE_SCHEMAS)), _specs, st.one_of(st.none(), _specs))
 def test_the_rules_part_of_a_schema_finds_what_the_whole_schema_finds(name: str, spec: dict[str, Any],
                                                                       old: dict[str, Any] | None) -> None:
