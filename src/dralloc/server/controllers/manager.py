@@ -155,7 +155,7 @@ class ControllerManager:
                 # delayed evictions, removals, pods flushed out of the unschedulable pool
                 for due in (self.taints.next_due, self.terminating.next_due, self.scheduler.next_due,
                             self.root_ca.next_due, self.workloads.next_due, self.disruption.next_due,
-                            self.autoscalers.next_due):
+                            self.autoscalers.next_due, self.volumes.next_due):
                     if due is not None:
                         timeout = max(0.05, min(timeout, due - time.time() + 0.05))
                 self._wake.wait(timeout)

@@ -37,7 +37,7 @@ _ALLOCATED = " allocated claims"  # the mirror's sorted lists of these, beside t
 _TERMINATING = " terminating pods"
 _UNBOUND = " unbound pods"
 _TEMPLATE_FIELD = '"resourceClaimTemplateName"'  # a pod's claim made from a template
-_VOLUME_FIELDS = ('"persistentVolumeClaim"', '"ephemeral"')  # a pod's volume that uses a PVC
+VOLUME_FIELDS = ('"persistentVolumeClaim"', '"ephemeral"')  # a pod's volume that uses a PVC
 
 
 def _uses_claims(pod: Obj) -> bool:
@@ -219,7 +219,7 @@ class Mirror:
                     templated.add(key)
                 else:
                     templated.discard(key)
-                if data is not None and (_VOLUME_FIELDS[0] in data or _VOLUME_FIELDS[1] in data):
+                if data is not None and (VOLUME_FIELDS[0] in data or VOLUME_FIELDS[1] in data):
                     volume_users.add(key)
                 else:
                     volume_users.discard(key)

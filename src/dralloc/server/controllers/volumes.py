@@ -47,7 +47,7 @@ from dralloc.controllers.ephemeral_volumes import ephemeral_claims
 from dralloc.scheduler.volumes import HOSTNAME, VolumeState, matching_candidates, pod_claims
 from dralloc.server.clock import now
 from dralloc.server.controllers.events import EventRecorder
-from dralloc.server.controllers.snapshot import _VOLUME_FIELDS, Mirror, Obj, Snapshot
+from dralloc.server.controllers.snapshot import VOLUME_FIELDS, Mirror, Obj, Snapshot
 from dralloc.server.controllers.writes import Mutation, Writer
 from dralloc.server.registry.storage import PV_PROTECTION, PVC_PROTECTION, default_class_name
 from dralloc.store import Change, Outcome
@@ -170,7 +170,7 @@ class VolumeControllers:
         if change.resource in (PVCS, PVS):
             self._noted.setdefault(change.resource, set()).add((change.namespace, change.name))
         elif change.resource == "pods" and change.data is not None and change.type != "DELETED" \
-                and any(f in change.data for f in _VOLUME_FIELDS):  # (a pod that names no claim: nothing to do)
+                and any(f in change.data for f in VOLUME_FIELDS):  # (a pod that names no claim: nothing to do)
             self._noted.setdefault("pods", set()).add((change.namespace, change.name))
 
     def cycle(self, snap: Snapshot, everything: bool = False) -> bool:
