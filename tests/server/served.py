@@ -83,6 +83,15 @@ def create_class(server: Server, name: str) -> str:
 
 Kubectl = Callable[..., subprocess.CompletedProcess[str]]
 
+# One ready-to-use node for the end-to-end modules whose workloads need somewhere to run (8 CPUs, 16Gi).
+NODE = """apiVersion: v1
+kind: Node
+metadata: {name: node-1}
+status:
+  capacity: {cpu: "8", memory: 16Gi, pods: "110"}
+  allocatable: {cpu: "8", memory: 16Gi, pods: "110"}
+"""
+
 
 def kubectl_session(tmp_path: Path, manifest: str, extra: tuple[str, ...] = ("--fake-kubelet",)) -> Iterator[Kubectl]:
     """A served cluster (``extra``: serve's flags) with ``manifest`` applied, and the real kubectl against it:

@@ -7,18 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from served import Kubectl, eventually, kubectl_session
+from served import NODE, Kubectl, eventually, kubectl_session
 
 pytestmark = pytest.mark.e2e
 
-MANIFEST = """
-apiVersion: v1
-kind: Node
-metadata: {name: node-1}
-status:
-  capacity: {cpu: "8", memory: 16Gi, pods: "110"}
-  allocatable: {cpu: "8", memory: 16Gi, pods: "110"}
----
+MANIFEST = NODE + """---
 apiVersion: v1
 kind: ReplicationController
 metadata: {name: nginx, namespace: default}
