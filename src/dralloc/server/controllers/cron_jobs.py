@@ -17,7 +17,6 @@ It is synced again at the next schedule time (and 100 ms), as upstream requeues 
 
 from __future__ import annotations
 
-import copy
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from typing import Any
@@ -25,6 +24,7 @@ from typing import Any
 from dralloc.api.cron_schedule import Schedule, ScheduleError, load_location, parse
 from dralloc.server.clock import timestamp
 from dralloc.server.controllers.workload_pods import Obj, PodControl, controller_ref, meta, spec_of, status_of
+from dralloc.server.json_copy import json_copy
 from dralloc.server.registry.workloads import generate_job_selector, job_defaults
 from dralloc.store import Conflict, NotFound
 
@@ -117,7 +117,7 @@ def job_from_template(cron: Obj, scheduled: datetime, location: Any) -> Obj:
     job_meta["ownerReferences"] = [controller_ref(cron)]
     job_meta["generation"] = 1
     job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": job_meta,
-           "spec": copy.deepcopy(template.get("spec") or {}), "status": {}}
+           "spec": json_copy(template.get("spec") or {}), "status": {}}
     job_defaults(job)
     return job
 
@@ -130,7 +130,7 @@ class CronSync:
         self.cron = cron
         self.jobs = jobs
         self.now = datetime.fromtimestamp(now, UTC)
-        self.status: Obj = copy.deepcopy(status_of(cron))
+        self.status: Obj = json_copy(status_of(cron))
         self.changed = False
 
     def event(self, reason: str, message: str, type_: str = "Normal") -> None:

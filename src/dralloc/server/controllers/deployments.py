@@ -19,7 +19,6 @@ the lowest revisions first, once a rollout is complete (or while paused). The st
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -67,6 +66,7 @@ from dralloc.server.controllers.workload_pods import (
     write_status,
 )
 from dralloc.server.controllers.writes import Writer
+from dralloc.server.json_copy import json_copy
 from dralloc.store import Conflict
 
 RS_COMPONENT = "replicaset-controller"
@@ -140,9 +140,9 @@ def _new_replica_set(snap: Snapshot, deploy: Obj, revision: int, start: int) -> 
     template_hash = pod_template_hash(typed.spec.template if isinstance(typed, apps_v1.Deployment) else
                                       apps_v1.DeploymentSpec().template, collisions if isinstance(collisions, int) else None)
     spec = spec_of(deploy)
-    template = copy.deepcopy(spec.get("template") or {})
+    template = json_copy(spec.get("template") or {})
     template.setdefault("metadata", {}).setdefault("labels", {})[POD_TEMPLATE_HASH] = template_hash
-    selector = copy.deepcopy(spec.get("selector") or {})
+    selector = json_copy(spec.get("selector") or {})
     selector.setdefault("matchLabels", {})[POD_TEMPLATE_HASH] = template_hash
     want = replicas(deploy)
     surge, _ = surge_and_unavailable(deploy)

@@ -12,7 +12,6 @@ Deployments)."""
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Iterable
 from typing import Any
@@ -20,6 +19,7 @@ from typing import Any
 from dralloc.controllers.workloads import REVISION_HASH
 from dralloc.server.controllers.workload_pods import Obj, controller_ref, meta, spec_of
 from dralloc.server.controllers.writes import Writer
+from dralloc.server.json_copy import json_copy
 from dralloc.store import Conflict
 
 _SAFE = "bcdfghjklmnpqrstvwxz2456789"  # rand.SafeEncodeString's alphabet (no vowels, no look-alikes)
@@ -63,7 +63,7 @@ def revision_name(owner: str, hash_: str) -> str:
 def template_patch(owner: Obj) -> Obj:
     """getPatch: the owner's pod template, to replace the whole template (an unset creationTimestamp, which
     clients send as null, is left out as a zero time is)."""
-    template = copy.deepcopy(spec_of(owner).get("template") or {})
+    template = json_copy(spec_of(owner).get("template") or {})
     template_meta = template.get("metadata")
     if isinstance(template_meta, dict) and template_meta.get("creationTimestamp") is None:
         template_meta.pop("creationTimestamp", None)

@@ -16,7 +16,6 @@ oldest revisions no pod uses go."""
 
 from __future__ import annotations
 
-import copy
 import re
 
 from dralloc.controllers.workloads import REVISION_HASH
@@ -39,6 +38,7 @@ from dralloc.server.controllers.workload_pods import (
     write_status,
 )
 from dralloc.server.controllers.writes import Writer
+from dralloc.server.json_copy import json_copy
 from dralloc.store import Conflict
 
 POD_NAME = "statefulset.kubernetes.io/pod-name"
@@ -121,7 +121,7 @@ def _create_claims(writer: Writer, sts: Obj, ordinal: int) -> None:
         if meta(template).get("annotations"):
             claim_meta["annotations"] = dict(meta(template)["annotations"])
         claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": claim_meta,
-                 "spec": copy.deepcopy(template.get("spec") or {}), "status": {"phase": "Pending"}}
+                 "spec": json_copy(template.get("spec") or {}), "status": {"phase": "Pending"}}
         try:
             writer.create("persistentvolumeclaims", namespace, claim)
         except Conflict:

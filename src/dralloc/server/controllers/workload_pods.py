@@ -4,7 +4,6 @@ defaults), how pods rank for deletion, and writing a controller's status only wh
 
 from __future__ import annotations
 
-import copy
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -13,6 +12,7 @@ from typing import Any, Protocol
 
 from dralloc.server.clock import now, timestamp
 from dralloc.server.controllers.writes import Writer
+from dralloc.server.json_copy import json_copy
 from dralloc.server.names import generated_name
 from dralloc.server.registry import pods as pod_registry
 from dralloc.store import Conflict, NotFound
@@ -232,7 +232,7 @@ def pod_from_template(template: Obj, owner: Obj, *, name: str = "", generate_nam
         pod_meta["finalizers"] = list(template_meta["finalizers"])
     pod_meta["ownerReferences"] = [controller_ref(owner)]
     return {"apiVersion": "v1", "kind": "Pod", "metadata": pod_meta,
-            "spec": copy.deepcopy(template.get("spec") if isinstance(template.get("spec"), dict) else {})}
+            "spec": json_copy(template.get("spec") if isinstance(template.get("spec"), dict) else {})}
 
 
 def create_pod(writer: Writer, pod: Obj) -> Obj | None:

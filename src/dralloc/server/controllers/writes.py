@@ -4,11 +4,11 @@ is never overwritten."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
 from dralloc.server.clock import now
+from dralloc.server.json_copy import json_copy
 from dralloc.server.uids import new_uid
 from dralloc.store import Conflict, NotFound, Outcome, SQLStore
 
@@ -45,7 +45,7 @@ class Writer:
             meta = current.get("metadata") or {}
             if uid is not None and meta.get("uid") != uid:
                 return None
-            changed = mutate(copy.deepcopy(current))
+            changed = mutate(json_copy(current))
             if changed is None:
                 return current
             expect = str(meta.get("resourceVersion") or "")
@@ -77,7 +77,7 @@ class Writer:
                 made = {**obj, "metadata": {**meta, "uid": new_uid(), "creationTimestamp": now(),
                                             "resourceVersion": rv}}
                 if finish is not None:
-                    made = copy.deepcopy(made)
+                    made = json_copy(made)
                     finish(made)
                 return made
 

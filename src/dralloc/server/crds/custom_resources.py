@@ -7,7 +7,6 @@ outside metadata and status."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +18,7 @@ from dralloc.server.apply import schema_types
 from dralloc.server.apply.fieldtypes import KindSchema
 from dralloc.server.crds import columns as printer
 from dralloc.server.crds.columns import find
+from dralloc.server.json_copy import json_copy
 from dralloc.server.registry.strategy import Strategy, managed_field_errors
 from dralloc.server.types import Obj
 from dralloc.validation import crd_rules, openapi_schema
@@ -193,7 +193,7 @@ class CustomResourceStrategy(Strategy):
         scale = self.version_of(obj).scale
         if scale is None:
             return None
-        new = copy.deepcopy(obj)
+        new = json_copy(obj)
         parts = [p for p in str(scale.get("specReplicasPath", "")).split(".") if p]
         at = new
         for part in parts[:-1]:

@@ -3,7 +3,6 @@ hand the write to the store's committer thread (the fsync must not block the eve
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +22,7 @@ from dralloc.server.http.errors import ApiError, already_exists, bad_request, co
 from dralloc.server.http.options import check_write_options, field_manager, query_flag
 from dralloc.server.http.responses import JSON, respond
 from dralloc.server.http.routing import Target
+from dralloc.server.json_copy import json_copy
 from dralloc.server.names import generated_name
 from dralloc.server.registry import events, quota
 from dralloc.server.registry.strategy import Strategy
@@ -48,15 +48,6 @@ from dralloc.server.verbs.objects import (
 )
 from dralloc.server.views import ObjectView
 from dralloc.store import Conflict, NotFound, Outcome
-
-
-def json_copy(data: dict[str, Any]) -> dict[str, Any]:
-    """A deep copy of decoded JSON, through msgspec's C encoder and decoder (a tenth of copy.deepcopy's time)."""
-    try:
-        copied: dict[str, Any] = msgspec.json.decode(msgspec.json.encode(data))
-        return copied
-    except (TypeError, msgspec.EncodeError):  # not JSON's types (a YAML body's own): the slow way
-        return copy.deepcopy(data)
 
 
 def raw_object(data: dict[str, Any], t: Target, meta: Any, plain: bool = False) -> dict[str, Any]:
