@@ -95,23 +95,27 @@ def claim_body(name: str) -> bytes:
                            "deviceClassName": "gpu.example.com"}}]}}}).encode()
 
 
-_TEMPLATE = {"metadata": {"labels": {"app": "bench"}},
-             "spec": {"containers": [{"name": "main", "image": "registry.example/app:1.0"}]}}
+# Each kind selects its own label: the Pods of the bench are nobody's (no Service, ReplicaSet or Job created
+# earlier in the run selects them, which would make the controllers sync thousands of owners per Pod create).
+def _template(app: str) -> dict[str, Any]:
+    return {"metadata": {"labels": {"app": app}},
+            "spec": {"containers": [{"name": "main", "image": "registry.example/app:1.0"}]}}
 
 
 def service_body(name: str) -> bytes:
     return json.dumps({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
-                       "spec": {"selector": {"app": "bench"}, "ports": [{"port": 80}]}}).encode()
+                       "spec": {"selector": {"app": "bench-service"}, "ports": [{"port": 80}]}}).encode()
 
 
 def deployment_body(name: str) -> bytes:  # (no replicas: the API's work, not the pods')
     return json.dumps({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
-                       "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "bench"}},
-                                "template": _TEMPLATE}}).encode()
+                       "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "bench-deployment"}},
+                                "template": _template("bench-deployment")}}).encode()
 
 
 def job_body(name: str) -> bytes:  # (suspended: the API's work, not the pods')
-    template = {**_TEMPLATE, "spec": {**_TEMPLATE["spec"], "restartPolicy": "Never"}}
+    template = _template("bench-job")
+    template["spec"]["restartPolicy"] = "Never"
     return json.dumps({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name},
                        "spec": {"suspend": True, "template": template}}).encode()
 
