@@ -255,3 +255,17 @@ def test_two_publishers_with_different_cas_mend_a_namespace_once_a_minute_not_in
     assert second.next_due == 1000.0 + MEND_EVERY and not second.due  # (the first's CA is in place)
     now[0] += MEND_EVERY
     assert second.due and second.cycle() and cluster.http.get(path).json()["data"]["ca.crt"] == "CA-2"
+
+
+def test_yaml_keys_that_are_not_strings_are_stored_as_their_json_text_and_a_null_key_is_refused(
+        client: TestClient) -> None:
+    yaml_body = {"content-type": "application/yaml"}
+    made = client.post(CM, headers=yaml_body, content="apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keys\n"
+                                                      "  labels: {1: x}\ndata: {1: a, true: b, 1.5: c}\n")
+    assert made.status_code == 201, made.text
+    stored = client.get(f"{CM}/keys").json()
+    assert stored["data"] == {"1": "a", "true": "b", "1.5": "c"} and stored["metadata"]["labels"] == {"1": "x"}
+    refused = client.post(CM, headers=yaml_body,
+                          content="apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: nil\ndata: {~: a}\n")
+    assert refused.status_code == 400 and refused.json()["kind"] == "Status"
+    assert 'unsupported map key of type: %!s(<nil>), key: <nil>, value: "a"' in refused.json()["message"]

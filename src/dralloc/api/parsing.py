@@ -27,6 +27,8 @@ from typing import Any
 import msgspec
 import yaml
 
+from dralloc.api.yaml_keys import UnsupportedKey, float_key, key_text, unsupported_key
+
 __all__ = ["MAX_DEPTH", "CheckedYAMLLoader", "DuplicateMarks", "NestingTooDeep", "duplicate_messages",
            "duplicate_paths", "height", "json_too_deep", "load_json_checked", "load_yaml_documents",
            "repeats_no_key"]
@@ -211,16 +213,40 @@ class CheckedYAMLLoader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else ya
         if any(k.tag == _MERGE_TAG for k, _ in pairs):
             own = [k for k, _ in pairs if k.tag != _MERGE_TAG]
             data.update(self.construct_mapping(node))
-            keys = [self.construct_object(k) for k in own]
+            keys = [self.json_key(k) for k in own]
         else:
             data.update(self.construct_mapping(node))
             if len(data) == len(pairs):
                 return
-            keys = [self.construct_object(k) for k, _ in pairs]
+            keys = [self.json_key(k) for k, _ in pairs]
         seen: set[Any] = set()
         dups = [str(k) for k in keys if k in seen or seen.add(k)]  # type: ignore[func-returns-value]
         if dups:
             self.dup_marks.append((data, dups))
+
+    def construct_mapping(self, node: yaml.Node, deep: bool = False) -> dict[str, Any]:
+        """A mapping with JSON's keys (see ``yaml_keys``), later keys winning, as Go's conversion."""
+        if isinstance(node, yaml.MappingNode):
+            self.flatten_mapping(node)
+        mapping: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):  # (PyYAML's own refusal, as before)
+                raise yaml.constructor.ConstructorError("while constructing a mapping", node.start_mark,
+                                                        "found unhashable key", key_node.start_mark)
+            value = self.construct_object(value_node, deep=deep)
+            mapping[self.json_key(key_node, value)] = value
+        return mapping
+
+    def json_key(self, node: yaml.Node, value: Any = None) -> str:
+        """A key node as its JSON key: a float from its own text (not the integer an integral float value
+        becomes), the rest as constructed."""
+        if isinstance(node, yaml.ScalarNode) and node.tag == _CORE + "float":
+            return float_key(yaml.constructor.SafeConstructor.construct_yaml_float(self, node))
+        key = self.construct_object(node, deep=True)
+        text = key_text(key)
+        if text is None:
+            raise unsupported_key(key, value, node.start_mark)
+        return text
 
 
 CheckedYAMLLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
@@ -349,6 +375,8 @@ def _build_from_events(text: str | bytes, out: list[tuple[int, Any, list[str]]])
                     value = scalar(event)
                     if event.anchor is not None:
                         anchors[event.anchor] = value
+                    if type(value) is not str and stack and stack[-1][1] is _NO_KEY and type(stack[-1][0]) is dict:
+                        value = _scalar_key(loader, event, value)  # (a key that is not a string)
                 elif etype is yaml.MappingStartEvent or etype is yaml.SequenceStartEvent:
                     is_map = etype is yaml.MappingStartEvent
                     if event.tag not in (None, "!", _CORE + ("map" if is_map else "seq")):
@@ -384,6 +412,10 @@ def _build_from_events(text: str | bytes, out: list[tuple[int, Any, list[str]]])
                 else:
                     root = value
             out.append((line, root, duplicate_paths(root, marks) if marks else []))
+    except UnsupportedKey as exc:
+        if exc.problem_mark is None:
+            exc.problem_mark = event.start_mark  # (the key's value: Go's error names it)
+        raise
     finally:
         loader.dispose()
 
@@ -400,14 +432,39 @@ def _add(frame: list[Any], value: Any, marks: DuplicateMarks) -> None:
     if key is _NO_KEY:
         if isinstance(value, (dict, list)):
             raise _NeedsFullLoader  # a collection as a key
+        if type(value) is not str and type(value) is not _BadKey:  # (an alias as a key)
+            text = key_text(value)
+            value = text if text is not None else _BadKey(value)
         frame[1] = value
         return
     frame[1] = _NO_KEY
+    if type(key) is _BadKey:
+        raise unsupported_key(key.key, value)
     if key in container:
         if frame[2] is None:
             frame[2] = []
         frame[2].append(str(key))
     container[key] = value
+
+
+class _BadKey:
+    """A key JSON has no form for (null): refused once its value is read, which Go's error names."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: Any) -> None:
+        self.key = key
+
+
+def _scalar_key(loader: Any, event: Any, value: Any) -> str | _BadKey:
+    """A scalar key that is not a string as its JSON key (see ``yaml_keys``); a float's from its own text."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        tag = event.tag if event.tag not in (None, "!") else loader.resolve(yaml.ScalarNode, event.value,
+                                                                            event.implicit)
+        if tag == _CORE + "float":
+            value = yaml.constructor.SafeConstructor.construct_yaml_float(loader, yaml.ScalarNode(tag, event.value))
+    text = key_text(value)
+    return text if text is not None else _BadKey(value)
 
 
 def _make_scalar(loader: Any, tag: str, value: str) -> Any:
