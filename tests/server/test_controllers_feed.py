@@ -48,7 +48,7 @@ def test_a_run_of_changes_goes_only_to_the_controllers_that_look_at_its_resource
                                                                                   ("pods", ["d"])]
     assert handed["root_ca"] == [("configmaps", ["c"])] and handed["service_accounts"] == []
     assert handed["autoscalers"] == [("horizontalpodautoscalers", ["h"])]
-    assert manager.quotas.dirty == {"ns"} and manager.autoscalers.changed
+    assert manager.autoscalers.changed
     assert manager.position == store.current_rv()
     store.close()
 

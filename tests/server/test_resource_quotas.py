@@ -104,3 +104,40 @@ def test_a_quota_is_validated(cluster: Cluster) -> None:
         'ResourceQuota "bad" is invalid: [spec.hard[pods]: Invalid value: "-1": must be greater than or equal to 0, '
         'spec.scopes[0]: Unsupported value: "Weekdays": supported values: "BestEffort", "CrossNamespacePodAffinity", '
         '"NotBestEffort", "NotTerminating", "PriorityClass", "Terminating", "VolumeAttributesClass"]')
+
+
+def test_creates_admitted_together_take_no_more_than_the_quota_leaves(tmp_path: Any) -> None:
+    """The charges of creates in flight together are checked again as the store writes them (one group commit):
+    of ten ConfigMaps sent at once against a quota of three, three are made."""
+    import asyncio
+    import warnings
+
+    import httpx
+
+    from dralloc.server import create_app
+    from dralloc.store import SQLiteStore
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        store = SQLiteStore(str(tmp_path / "db.sqlite"))
+        app = create_app(store, anonymous=True)
+    configmaps = "/api/v1/namespaces/default/configmaps"
+    quotas = "/api/v1/namespaces/default/resourcequotas"
+
+    async def run() -> list[int]:
+        store.attach_loop(asyncio.get_running_loop())
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://api") as client:
+            made = (await client.post(quotas, json=quota(**{"count/configmaps": "3"}))).json()
+            made["status"] = {"hard": {"count/configmaps": "3"}, "used": {"count/configmaps": "0"}}
+            assert (await client.put(f"{quotas}/compute/status", json=made)).status_code == 200
+            answers = await asyncio.gather(*(client.post(configmaps, json={
+                "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}}) for i in range(10)))
+            used = (await client.get(f"{quotas}/compute")).json()["status"]["used"]
+        store.attach_loop(None)
+        assert used == {"count/configmaps": "3"}
+        return sorted(a.status_code for a in answers)
+
+    try:
+        assert asyncio.run(run()) == [201] * 3 + [403] * 7
+    finally:
+        store.close()

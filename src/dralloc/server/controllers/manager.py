@@ -155,7 +155,7 @@ class ControllerManager:
                 # delayed evictions, removals, pods flushed out of the unschedulable pool
                 for due in (self.taints.next_due, self.terminating.next_due, self.scheduler.next_due,
                             self.root_ca.next_due, self.workloads.next_due, self.disruption.next_due,
-                            self.autoscalers.next_due, self.volumes.next_due):
+                            self.autoscalers.next_due, self.volumes.next_due, self.quotas.next_due):
                     if due is not None:
                         timeout = max(0.05, min(timeout, due - time.time() + 0.05))
                 self._wake.wait(timeout)
@@ -241,6 +241,7 @@ class ControllerManager:
         if not self.mirror.synced:
             self.mirror.relist()
             self.workloads.resync()
+            self.quotas.everything = True  # (changes may have been missed: counted in full)
         collected = self.namespaces.cycle()  # the content of namespaces being deleted
         self.service_accounts.cycle()  # (nothing else reacts to them)
         self.root_ca.cycle()

@@ -27,6 +27,7 @@ concurrent creates cannot both take the last of it; the controller recounts from
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
 from typing import Any
 
@@ -38,7 +39,7 @@ from dralloc.errors import InputError
 from dralloc.server.http.errors import ApiError
 from dralloc.server.registry.strategy import CoreStrategy
 from dralloc.server.types import Obj
-from dralloc.store import Conflict, NotFound, SQLStore
+from dralloc.store import NotFound, SQLStore
 from dralloc.store.cache import cached
 from dralloc.validation.field import FieldError
 from dralloc.validation.limit_range import resource_quota_errors
@@ -241,9 +242,9 @@ def _missing_constraints(pod: Obj, required: set[str]) -> str:
     return "; ".join(f"{name} for: {','.join(sorted(missing[name]))}" for name in sorted(missing))
 
 
-def admit_create(store: SQLStore, resource: str, group: str, namespace: str, obj: Obj, dry: bool) -> None:
+async def admit_create(store: SQLStore, resource: str, group: str, namespace: str, obj: Obj, dry: bool) -> None:
     """The ResourceQuota admission of a create (a 403 when a quota refuses it); the quotas' ``status.used``
-    taken at once unless ``dry``."""
+    taken unless ``dry``, in the store's next group commit, checked again there against the quota as stored."""
     quotas = quotas_of(store, namespace) if namespace else []
     if not quotas:
         return
@@ -269,37 +270,50 @@ def admit_create(store: SQLStore, resource: str, group: str, namespace: str, obj
         if unknown:
             raise _forbidden(qualified, name, f"status unknown for quota: {quota.metadata.name}, resources: "
                                              f"{','.join(sorted(unknown))}")
-        exceeded = [k for k, v in requested.items() if used[k] + v > hard[k]]
-        if exceeded:
-            raise _forbidden(qualified, name, f"exceeded quota: {quota.metadata.name}, requested: "
-                                             f"{_pretty(requested, exceeded)}, used: {_pretty(used, exceeded)}, "
-                                             f"limited: {_pretty(hard, exceeded)}")
+        _check(qualified, name, str(quota.metadata.name), requested, used, hard)
         charged.append((stored, requested))
-    if not dry:
-        for stored, requested in charged:
-            _charge(store, stored, requested)
+    if not dry and charged:
+        await asyncio.gather(*(_charge(store, stored, requested, qualified, name) for stored, requested in charged))
 
 
-def _charge(store: SQLStore, stored: Obj, requested: Usage) -> None:
-    """Add ``requested`` to the quota's status.used (upstream's admission writes it before the object)."""
+def _check(qualified: str, name: str, quota_name: str, requested: Usage, used: Usage, hard: Usage) -> None:
+    exceeded = [k for k, v in requested.items() if k in hard and (used.get(k) or ZERO) + v > hard[k]]
+    if exceeded:
+        raise _forbidden(qualified, name, f"exceeded quota: {quota_name}, requested: "
+                                         f"{_pretty(requested, exceeded)}, used: {_pretty(used, exceeded)}, "
+                                         f"limited: {_pretty(hard, exceeded)}")
+
+
+def _usage_of(texts: Any) -> Usage:
+    out: Usage = {}
+    for key, text in (texts.items() if isinstance(texts, dict) else ()):
+        value = _quantity(text)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+async def _charge(store: SQLStore, stored: Obj, requested: Usage, qualified: str, name: str) -> None:
+    """Add ``requested`` to the quota's status.used (upstream's admission writes it before the object). The
+    write joins the store's group commit; the quota as stored then is checked again, so that creates admitted
+    together cannot take more than is left between them."""
     meta = stored.get("metadata") or {}
+    quota_name = str(meta.get("name"))
 
     def build(old: Obj, rv: str) -> Obj:
         status = dict(old.get("status") or {})
-        used = dict(status.get("used") or {})
-        for name, value in requested.items():
-            used[name] = str((_quantity(used.get(name)) or ZERO) + value)
-        status["used"] = used
+        used = _usage_of(status.get("used"))
+        _check(qualified, name, quota_name, requested, used, _usage_of(status.get("hard")))
+        texts = dict(status.get("used") or {})
+        for key, value in requested.items():
+            texts[key] = str(used.get(key, ZERO) + value)
+        status["used"] = texts
         return {**old, "metadata": {**old["metadata"], "resourceVersion": rv}, "status": status}
 
-    for _ in range(5):
-        try:
-            store.update("resourcequotas", str(meta.get("namespace")), str(meta.get("name")), build)
-            return
-        except Conflict:
-            continue
-        except NotFound:
-            return
+    try:
+        await store.update_async("resourcequotas", str(meta.get("namespace")), quota_name, build)
+    except NotFound:
+        return
 
 
 def _forbidden(qualified: str, name: str, why: str) -> ApiError:

@@ -248,7 +248,7 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool, manager: 
         check_valid(t, name, strategy.create_admission_errors(api.store, t.namespace, name, stored))
         if (admission := api.policies.snapshot(t.namespace)) is not None:  # ValidatingAdmissionPolicy
             add_warnings(scope, admission.admit(attributes(t, "CREATE", stored, None, dry, scope)))
-        quota.admit_create(api.store, t.resource.name, t.resource.group, t.namespace, stored, dry)  # (last)
+        await quota.admit_create(api.store, t.resource.name, t.resource.group, t.namespace, stored, dry)  # (last)
         if record is not None and not strategy.stored_as_sent:
             record(stored if admitted is data else _typed_as_decoded(data, t, stored))
         if not dry and resource_version_set(stored):
