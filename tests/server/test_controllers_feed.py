@@ -4,11 +4,13 @@ changes may have freed."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from dralloc.server.controllers import ControllerManager, Options
+from dralloc.server.controllers.manager import REST_RATIO
 from dralloc.store import Change, SQLiteStore
 
 
@@ -79,4 +81,22 @@ def test_a_storage_objects_deletion_is_news_but_no_reason_to_retry_every_pod(tmp
     assert manager._changes() and not manager.scheduler.retry_all
     store.create("persistentvolumes", "", "pv-2", lambda _old, rv: _obj("pv-2", rv))
     assert manager._changes() and manager.scheduler.retry_all
+    store.close()
+
+
+def test_after_a_costly_pass_the_next_one_rests_in_proportion(tmp_path: Path, monkeypatch: Any) -> None:
+    """A pass that took the thread T seconds of CPU is followed by REST_RATIO × T without a pass, so that
+    controllers whose passes grow with the cluster take in more changes at once instead of most of the
+    interpreter."""
+    store, manager, _ = _manager(tmp_path)
+
+    def busy(force: bool = True) -> bool:
+        end = time.thread_time() + 0.05
+        while time.thread_time() < end:
+            pass
+        return False
+
+    monkeypatch.setattr(manager, "run_once", busy)
+    manager.timed_pass(False)
+    assert manager.pause() >= REST_RATIO * 0.05 - 0.01
     store.close()

@@ -52,6 +52,11 @@ IDLE_SECONDS = 5.0  # a pass at least this often (a safety net)
 # Passes start at most this often: under a burst of writes one pass takes in many commits, instead of
 # a pass (a snapshot, a scheduling cycle) per commit competing with the requests for the interpreter.
 MIN_PASS_INTERVAL = 0.01
+# After a pass that took this thread T seconds of CPU, the next one waits REST_RATIO × T: a pass whose cost grows
+# with the cluster (a PodDisruptionBudget or a Service over thousands of pods looks at all of them, as upstream's
+# syncs do) then takes in more changes at once, and the controllers keep at most a quarter of the interpreter
+# from the requests under a sustained burst, as a workqueue's batching bounds a controller's work upstream.
+REST_RATIO = 3.0
 
 
 def _names_pods_or_goes(claim: Obj) -> bool:
@@ -120,6 +125,7 @@ class ControllerManager:
         self.passes = 0
         self._wake = threading.Event()
         self._last_pass = 0.0
+        self._rest_until = 0.0  # no pass before then (see REST_RATIO)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -159,7 +165,7 @@ class ControllerManager:
                     if due is not None:
                         timeout = max(0.05, min(timeout, due - time.time() + 0.05))
                 self._wake.wait(timeout)
-            pause = self._last_pass + MIN_PASS_INTERVAL - time.monotonic()
+            pause = self.pause()
             if pause > 0 and self._stop.wait(pause):
                 return
             self._wake.clear()
@@ -167,7 +173,7 @@ class ControllerManager:
                 return
             self._last_pass = time.monotonic()
             try:
-                dirty = self.run_once(force=dirty)
+                dirty = self.timed_pass(dirty)
                 failures = 0
             except Exception:  # a controller bug must not stop the server: a later pass retries
                 log.exception("controller pass failed")
@@ -175,6 +181,18 @@ class ControllerManager:
                 failures += 1
                 self._stop.wait(min(30.0, 0.5 * 2 ** min(failures, 6)))  # backing off, not a busy loop
                 dirty = True
+
+    def pause(self) -> float:
+        """How long the next pass waits: MIN_PASS_INTERVAL after the last one began, and its rest (REST_RATIO)."""
+        return max(self._last_pass + MIN_PASS_INTERVAL, self._rest_until) - time.monotonic()
+
+    def timed_pass(self, force: bool) -> bool:
+        """:meth:`run_once`, and the rest after it in proportion to the CPU it took this thread."""
+        cpu = time.thread_time()
+        try:
+            return self.run_once(force=force)
+        finally:
+            self._rest_until = time.monotonic() + REST_RATIO * (time.thread_time() - cpu)
 
     # --- one pass -----------------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ pass over a thousand unchanged pods decodes none of them)."""
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from collections.abc import Iterable
 from functools import partial
 from typing import Any, cast
@@ -109,6 +110,8 @@ class Mirror:
     def __init__(self, store: SQLStore) -> None:
         self.store = store
         self._items: dict[str, dict[Key, Obj | str]] = {r: {} for r in RESOURCES}  # str: not parsed yet
+        self._unparsed: dict[str, set[Key]] = {r: set() for r in RESOURCES}  # the keys whose value is a str
+        self._keys: dict[str, list[Key]] = {}  # a resource's keys in order, kept as objects come and go
         self.cache = DecodeCache()
         self.synced = False
         self.allocated: set[Key] = set()  # the claims with an allocation (the taint controller's only interest)
@@ -136,6 +139,8 @@ class Mirror:
             objs = map(_decode_json, rows)
             self._items[resource] = {((o.get("metadata") or {}).get("namespace") or "",
                                       (o.get("metadata") or {}).get("name") or ""): o for o in objs}
+            self._unparsed[resource] = set()
+        self._keys.clear()
         self.allocated = {k for k, c in self.items("resourceclaims").items() if _allocated(c)}
         self._claims_of_pod, self._pods_of_claim = {}, {}
         for k, c in self.items("resourceclaims").items():
@@ -177,6 +182,7 @@ class Mirror:
         if not self.synced:
             return
         items = self._items[resource]
+        unparsed, keys = self._unparsed[resource], self._keys.get(resource)
         self._sorted.pop(resource, None)
         changed = self._changed.get(resource)
         if changed is None:
@@ -190,14 +196,19 @@ class Mirror:
             key = (change.namespace, change.name)
             data = change.data
             if change.type == "DELETED":
-                items.pop(key, None)
+                if items.pop(key, None) is not None and keys is not None:
+                    del keys[bisect_left(keys, key)]
+                unparsed.discard(key)
                 self.cache.forget(resource, key)
                 data = None
             elif data is None:  # read without its object: list again before the next use
                 self.synced = False
                 return
             else:
+                if keys is not None and key not in items:
+                    insort(keys, key)
                 items[key] = data
+                unparsed.add(key)
             changed.add(key)
             # The subsets the controllers look at; only a text that names the field can have it (the others stay
             # unparsed).
@@ -303,14 +314,19 @@ class Mirror:
         value = items.get(key)
         if isinstance(value, str):
             value = items[key] = _decode_json(value)
+            self._unparsed[resource].discard(key)
         return value
 
     def items(self, resource: str) -> dict[Key, Obj]:
         """Every object of one resource by key."""
         items = self._items[resource]
-        for key, value in items.items():
-            if isinstance(value, str):
-                items[key] = _decode_json(value)  # (a value replaced, the dict's size unchanged)
+        unparsed = self._unparsed[resource]
+        if unparsed:  # (only the objects not parsed yet are looked at: thousands of pods, a few new ones)
+            for key in unparsed:
+                value = items[key]
+                if isinstance(value, str):
+                    items[key] = _decode_json(value)  # (a value replaced, the dict's size unchanged)
+            unparsed.clear()
         return cast(dict[Key, Obj], items)
 
     def listed(self, resource: str) -> list[Obj]:
@@ -319,7 +335,10 @@ class Mirror:
         objs = self._sorted.get(resource)
         if objs is None:
             items = self.items(resource)
-            objs = self._sorted[resource] = [items[k] for k in sorted(items)]
+            keys = self._keys.get(resource)
+            if keys is None:
+                keys = self._keys[resource] = sorted(items)
+            objs = self._sorted[resource] = list(map(items.__getitem__, keys))
         return objs
 
     def allocated_claims(self) -> list[Obj]:
