@@ -11,6 +11,7 @@ from dralloc.server.admission.policies import PolicyAdmission
 from dralloc.server.auth.tokens import ServiceAccountKey
 from dralloc.server.auth.users import Authorizer, User
 from dralloc.server.registry.namespace_lifecycle import NamespaceCache
+from dralloc.server.registry.quota_charges import QuotaCharges
 from dralloc.server.watch.hub import WatchHub
 from dralloc.store import SQLStore
 
@@ -27,6 +28,10 @@ class ApiContext(Protocol):
 
     @property
     def hub(self) -> WatchHub: ...
+
+    @property
+    def quota_charges(self) -> QuotaCharges:
+        """The ResourceQuota admission's charges of the creates of one turn, written together."""
 
     @property
     def watchers(self) -> set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]:

@@ -469,6 +469,9 @@ class SQLStore:
         return await self._submitted(job)
 
     async def _submitted(self, job: _Write) -> dict[str, Any]:
+        return await self._submit(job)
+
+    def _submit(self, job: _Write) -> asyncio.Future[dict[str, Any]]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[dict[str, Any]] = loop.create_future()
         job.future = future
@@ -476,7 +479,12 @@ class SQLStore:
             self._join_turn(loop, job)
         else:
             self._queue.put(job)
-        return await future
+        return future
+
+    def submit_update(self, resource: str, namespace: str, name: str, build: Any) -> asyncio.Future[dict[str, Any]]:
+        """:meth:`update_async`'s write, queued at once (from a coroutine): the writes the caller queues after
+        it are written after it, in its group commit or a later one. Its result (or error) as a future."""
+        return self._submit(_Write("MODIFIED", resource, namespace, name, build, None, True))
 
     def _commit_turn(self, loop: asyncio.AbstractEventLoop) -> None:
         """Commit, on the loop's own thread, the writes its coroutines made during the turn that just ended.

@@ -27,8 +27,8 @@ concurrent creates cannot both take the last of it; the controller recounts from
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
+from functools import partial
 from typing import Any
 
 import msgspec
@@ -37,9 +37,10 @@ from dralloc.api.core_v1_limits import ResourceQuota
 from dralloc.api.quantity import Quantity, quantity_dec_hook
 from dralloc.errors import InputError
 from dralloc.server.http.errors import ApiError
+from dralloc.server.registry.quota_charges import Charge, QuotaCharges
 from dralloc.server.registry.strategy import CoreStrategy
 from dralloc.server.types import Obj
-from dralloc.store import NotFound, SQLStore
+from dralloc.store import SQLStore
 from dralloc.store.cache import cached
 from dralloc.validation.field import FieldError
 from dralloc.validation.limit_range import resource_quota_errors
@@ -242,17 +243,19 @@ def _missing_constraints(pod: Obj, required: set[str]) -> str:
     return "; ".join(f"{name} for: {','.join(sorted(missing[name]))}" for name in sorted(missing))
 
 
-async def admit_create(store: SQLStore, resource: str, group: str, namespace: str, obj: Obj, dry: bool) -> None:
-    """The ResourceQuota admission of a create (a 403 when a quota refuses it); the quotas' ``status.used``
-    taken unless ``dry``, in the store's next group commit, checked again there against the quota as stored."""
+def admit_create(store: SQLStore, charges: QuotaCharges, resource: str, group: str, namespace: str, obj: Obj,
+                 dry: bool) -> list[Charge]:
+    """The ResourceQuota admission of a create (a 403 when a quota refuses it as last seen); unless ``dry``,
+    the charges of its usage to the quotas' ``status.used`` (see ``quota_charges``), queued before the create's
+    own write, which calls their ``settled()``."""
     quotas = quotas_of(store, namespace) if namespace else []
     if not quotas:
-        return
+        return []
     usage = object_usage(resource, group, obj)
     name = (obj.get("metadata") or {}).get("name") or ""
     qualified = f"{resource}.{group}" if group else resource
-    charged: list[tuple[Obj, Usage]] = []
-    for stored, quota in quotas:
+    charged: list[tuple[str, Usage]] = []
+    for _stored, quota in quotas:
         if not in_scope(quota, resource, obj):
             continue
         hard_spec = set(quota.spec.hard or {})
@@ -271,9 +274,11 @@ async def admit_create(store: SQLStore, resource: str, group: str, namespace: st
             raise _forbidden(qualified, name, f"status unknown for quota: {quota.metadata.name}, resources: "
                                              f"{','.join(sorted(unknown))}")
         _check(qualified, name, str(quota.metadata.name), requested, used, hard)
-        charged.append((stored, requested))
-    if not dry and charged:
-        await asyncio.gather(*(_charge(store, stored, requested, qualified, name) for stored, requested in charged))
+        charged.append((str(quota.metadata.name), requested))
+    if dry:
+        return []
+    return [charges.charge(store, namespace, quota_name, requested, partial(_check, qualified, name, quota_name))
+            for quota_name, requested in charged]
 
 
 def _check(qualified: str, name: str, quota_name: str, requested: Usage, used: Usage, hard: Usage) -> None:
@@ -284,36 +289,14 @@ def _check(qualified: str, name: str, quota_name: str, requested: Usage, used: U
                                          f"limited: {_pretty(hard, exceeded)}")
 
 
-def _usage_of(texts: Any) -> Usage:
+def usage_of(texts: object) -> Usage:
+    """A status.used or status.hard as quantities (what does not parse is left out)."""
     out: Usage = {}
     for key, text in (texts.items() if isinstance(texts, dict) else ()):
         value = _quantity(text)
         if value is not None:
             out[key] = value
     return out
-
-
-async def _charge(store: SQLStore, stored: Obj, requested: Usage, qualified: str, name: str) -> None:
-    """Add ``requested`` to the quota's status.used (upstream's admission writes it before the object). The
-    write joins the store's group commit; the quota as stored then is checked again, so that creates admitted
-    together cannot take more than is left between them."""
-    meta = stored.get("metadata") or {}
-    quota_name = str(meta.get("name"))
-
-    def build(old: Obj, rv: str) -> Obj:
-        status = dict(old.get("status") or {})
-        used = _usage_of(status.get("used"))
-        _check(qualified, name, quota_name, requested, used, _usage_of(status.get("hard")))
-        texts = dict(status.get("used") or {})
-        for key, value in requested.items():
-            texts[key] = str(used.get(key, ZERO) + value)
-        status["used"] = texts
-        return {**old, "metadata": {**old["metadata"], "resourceVersion": rv}, "status": status}
-
-    try:
-        await store.update_async("resourcequotas", str(meta.get("namespace")), quota_name, build)
-    except NotFound:
-        return
 
 
 def _forbidden(qualified: str, name: str, why: str) -> ApiError:

@@ -3,7 +3,7 @@ hand the write to the store's committer thread (the fsync must not block the eve
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
@@ -25,6 +25,7 @@ from dralloc.server.http.routing import Target
 from dralloc.server.json_copy import json_copy
 from dralloc.server.names import generated_name
 from dralloc.server.registry import events, quota
+from dralloc.server.registry.quota_charges import Charge
 from dralloc.server.registry.strategy import Strategy
 from dralloc.server.types import Obj
 from dralloc.server.uids import new_uid
@@ -248,14 +249,15 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool, manager: 
         check_valid(t, name, strategy.create_admission_errors(api.store, t.namespace, name, stored))
         if (admission := api.policies.snapshot(t.namespace)) is not None:  # ValidatingAdmissionPolicy
             add_warnings(scope, admission.admit(attributes(t, "CREATE", stored, None, dry, scope)))
-        await quota.admit_create(api.store, t.resource.name, t.resource.group, t.namespace, stored, dry)  # (last)
+        charges = quota.admit_create(api.store, api.quota_charges, t.resource.name, t.resource.group,
+                                     t.namespace, stored, dry)  # (last)
         if record is not None and not strategy.stored_as_sent:
             record(stored if admitted is data else _typed_as_decoded(data, t, stored))
         if not dry and resource_version_set(stored):
             raise bad_request(RESOURCE_VERSION_ON_CREATE)
         try:
             # The committer thread writes (and fsyncs) while the loop goes on parsing the next requests.
-            result, encoded = await insert(api, t, name, stored, dry)
+            result, encoded = await insert(api, t, name, stored, dry, charges)
         except ApiError as exc:
             if exc.code != 409 or attempts == 1:
                 raise
@@ -276,12 +278,15 @@ def _typed_as_decoded(data: Obj, t: Target, stored: Obj) -> Obj:
     return decoded
 
 
-async def insert(api: ApiContext, t: Target, name: str, stored: Obj, dry: bool) -> tuple[Obj, bytes | None]:
+async def insert(api: ApiContext, t: Target, name: str, stored: Obj, dry: bool,
+                 charges: Sequence[Charge] = ()) -> tuple[Obj, bytes | None]:
+    """Store a create's object (``charges``: its quota charges, queued before it: a refused one refuses it)."""
     try:
         if dry:
             existing = api.store.get(t.resource.name, t.namespace, name)
         else:
-            return await api.store.create_async_encoded(t.resource.name, t.namespace, name, creation(stored, t))
+            return await api.store.create_async_encoded(t.resource.name, t.namespace, name,
+                                                        creation(stored, t, charges))
     except NotFound:
         dry_created = {**stored, "metadata": new_metadata(stored["metadata"], t, "")}
         return t.resource.strategy.with_system_fields(dry_created), None
@@ -296,10 +301,19 @@ async def insert(api: ApiContext, t: Target, name: str, stored: Obj, dry: bool) 
     raise error
 
 
-def creation(stored: dict[str, Any], t: Target) -> Callable[[Any, str], dict[str, Any]]:
-    """The store's ``build`` of a create: the object with its new metadata at the version it is written at."""
+def creation(stored: dict[str, Any], t: Target, charges: Sequence[Charge] = ()) -> Callable[[Any, str], dict[str, Any]]:
+    """The store's ``build`` of a create: the object with its new metadata at the version it is written at
+    (refused there if a quota charge of it was)."""
     finish = t.resource.strategy.with_system_fields
-    return lambda _old, rv: finish({**stored, "metadata": new_metadata(stored["metadata"], t, rv)})
+    if not charges:
+        return lambda _old, rv: finish({**stored, "metadata": new_metadata(stored["metadata"], t, rv)})
+
+    def build(_old: Any, rv: str) -> dict[str, Any]:
+        for charge in charges:
+            charge.settled()
+        return finish({**stored, "metadata": new_metadata(stored["metadata"], t, rv)})
+
+    return build
 
 
 def merge_update(t: Target, old: Obj, new_obj: Any, new_data: Obj,
