@@ -132,7 +132,7 @@ class WorkloadControllers:
         found: set[str] = set()
         for kind in ADOPTERS[resource]:
             for owner in snap.objects[kind]:
-                if meta(owner).get("namespace") == namespace and (match := matcher(snap, kind, owner)) is not None \
+                if meta(owner).get("namespace") == namespace and (match := matcher(kind, owner)) is not None \
                         and match(orphan):
                     found.add(str(meta(owner).get("uid")))
         return found
@@ -193,7 +193,7 @@ class WorkloadControllers:
                     also: Callable[[Obj], bool] | None = None, finalizer: str | None = None) -> list[Obj]:
             """The objects ``owner`` controls once it adopted and released what its selector says."""
             nonlocal changed
-            match = matcher(snap, resource, owner)
+            match = matcher(resource, owner)
             if match is None:
                 return owned
             if also is not None:
@@ -212,7 +212,7 @@ class WorkloadControllers:
         now = self.clock()
         for deploy in due("deployments"):
             sets = claimed("deployments", deploy, sets_of.get(uid(deploy), []), kind="replicasets")
-            wrote, recheck = sync_deployment(self.control, snap, deploy, sets, summary, now)
+            wrote, recheck = sync_deployment(self.control, deploy, sets, summary, now)
             changed |= wrote
             self.wake(uid(deploy), recheck)
         for rs in due("replicasets"):
