@@ -14,7 +14,7 @@ uid as precondition."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -62,15 +62,6 @@ def matcher(resource: str, owner: Obj) -> Match | None:
         labels = meta(obj).get("labels")
         return selector_matches(selector, labels if isinstance(labels, dict) else {})
     return match
-
-
-def orphans_by_namespace(objs: Iterable[Obj]) -> dict[str, list[Obj]]:
-    """The objects without a controller, by namespace."""
-    out: dict[str, list[Obj]] = {}
-    for obj in objs:
-        if controller_uid(obj) is None:
-            out.setdefault(str(meta(obj).get("namespace") or ""), []).append(obj)
-    return out
 
 
 def _being_deleted(writer: Writer, resource: str, owner: Obj) -> bool:
