@@ -230,11 +230,15 @@ class WorkloadControllers:
         def controlled(resource: str, owner: Obj) -> list[Obj]:
             return self._owned_by(snap, uid(owner), resource)
 
+        dirty_keys: dict[str, list[tuple[str, str]]] = {}  # the workloads to sync by resource (dirty None: all)
+        for workload_uid in dirty or ():
+            if (key := self.workload_key.get(workload_uid)) is not None:
+                dirty_keys.setdefault(key[0], []).append(key[1:])
+
         def due(resource: str) -> list[Obj]:
             if dirty is None:
                 return objects[resource]
-            keys = sorted(key[1:] for u in dirty if (key := self.workload_key.get(u)) is not None and key[0] == resource)
-            found = (snap.mirror.get(resource, k) for k in keys)
+            found = (snap.mirror.get(resource, k) for k in sorted(dirty_keys.get(resource, ())))
             return [o for o in found if o is not None and uid(o) in dirty]
 
         summaries: dict[str, PodSummary] = {}  # a ReplicaSet's pods, read once for it and its Deployment
