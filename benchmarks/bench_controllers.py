@@ -26,6 +26,10 @@ off: no pod could fit anywhere). Prints the CPU µs per create of those passes, 
 feed in them (the events since the last pass, which the store answers from the writes it committed lately)::
 
     .venv/bin/python benchmarks/bench_controllers.py --burst 3000 [--batch 30] [--repeat 3]
+
+``--kind deployments`` or ``--kind jobs`` streams workloads instead of pods: Deployments of 0 replicas (each
+gets its ReplicaSet, revision and status) or suspended Jobs (each gets its status and Suspended event), which
+make no pods; also the Python steps per create of those passes with ``--steps`` (slow: every step traced).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import argparse
 import asyncio
 import json
 import statistics
+import sys
 import tempfile
 import time
 import warnings
@@ -119,9 +124,22 @@ def gang_rounds(store: SQLStore, manager: ControllerManager, rounds: int, size: 
     return settled
 
 
-def burst(creates: int, batch: int) -> tuple[float, float]:
-    """CPU µs per create of the passes over ``creates`` pod creates, ``batch`` per pass, and of their feed reads."""
-    path, make = KINDS["pods"]
+_POD_SPEC: dict[str, Any] = {"containers": [{"name": "main", "image": "registry.example/app:1.0"}]}
+_TEMPLATE = {"metadata": {"labels": {"app": "x"}}, "spec": _POD_SPEC}
+WORKLOADS = {
+    "deployments": ("/apis/apps/v1/namespaces/default/deployments", lambda i: {
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": f"d-{i}"},
+        "spec": {"replicas": 0, "selector": {"matchLabels": {"app": "x"}}, "template": _TEMPLATE}}),
+    "jobs": ("/apis/batch/v1/namespaces/default/jobs", lambda i: {
+        "apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": f"j-{i}"},
+        "spec": {"suspend": True, "template": {**_TEMPLATE, "spec": {**_POD_SPEC, "restartPolicy": "Never"}}}}),
+}
+
+
+def burst(creates: int, batch: int, kind: str = "pods", steps: bool = False) -> tuple[float, float]:
+    """CPU µs per create of the passes over ``creates`` creates of ``kind``, ``batch`` per pass, and of their feed
+    reads (``steps``: the Python steps per create of the passes instead, and 0)."""
+    path, make = WORKLOADS.get(kind) or KINDS[kind]
     bodies = [json.dumps(make(i), separators=(",", ":")).encode() for i in range(creates + 5)]
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -129,7 +147,13 @@ def burst(creates: int, batch: int) -> tuple[float, float]:
         app = create_app(store, anonymous=True)
         manager = ControllerManager(store, Options(scheduler=False))
         read_feed = store.changes_since
-        spent = {"passes": 0, "feed": 0}
+        spent = {"passes": 0, "feed": 0, "steps": 0}
+
+        def count(frame: Any, event: str, arg: Any) -> Any:
+            frame.f_trace_opcodes = True
+            if event == "opcode":
+                spent["steps"] += 1
+            return count
 
         def timed_feed(*args: Any, **kwargs: Any) -> Any:
             t0 = time.thread_time_ns()
@@ -147,12 +171,17 @@ def burst(creates: int, batch: int) -> tuple[float, float]:
             for start in range(5, creates + 5, batch):
                 await create_all(app, path, bodies[start:start + batch])
                 t0 = time.thread_time_ns()
+                if steps:
+                    sys.settrace(count)
                 manager.run_once(force=False)
+                sys.settrace(None)
                 spent["passes"] += time.thread_time_ns() - t0
 
         asyncio.run(run())
         manager.pool.shutdown()
         store.close()
+    if steps:
+        return spent["steps"] / creates, 0.0
     return spent["passes"] / creates / 1e3, spent["feed"] / creates / 1e3
 
 
@@ -165,10 +194,17 @@ def main() -> None:
                         help="time the passes over N pod creates instead (CPU µs per create)")
     parser.add_argument("--batch", type=int, default=30, help="(--burst) creates per pass")
     parser.add_argument("--repeat", type=int, default=3, help="(--burst) runs; the median is printed")
+    parser.add_argument("--kind", default="pods", choices=["pods", *WORKLOADS], help="(--burst) what is created")
+    parser.add_argument("--steps", action="store_true", help="(--burst) Python steps per create instead of CPU time")
     args = parser.parse_args()
+    if args.burst and args.steps:
+        print(f"controllers under a stream of {args.burst} {args.kind} creates, {args.batch} per pass: "
+              f"{burst(args.burst, args.batch, args.kind, steps=True)[0]:.0f} Python steps per create")
+        return
     if args.burst:
-        runs = [burst(args.burst, args.batch) for _ in range(args.repeat)]
-        print(f"controllers under a stream of {args.burst} pod creates, {args.batch} per pass (median of {args.repeat}):")
+        runs = [burst(args.burst, args.batch, args.kind) for _ in range(args.repeat)]
+        print(f"controllers under a stream of {args.burst} {args.kind} creates, {args.batch} per pass "
+              f"(median of {args.repeat}):")
         print(f"  passes: {statistics.median(r[0] for r in runs):6.1f} µs CPU per create")
         print(f"  of which reading the change feed: {statistics.median(r[1] for r in runs):6.1f} µs")
         return

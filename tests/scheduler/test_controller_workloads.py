@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dralloc.api import codec
 from dralloc.api.core_v1 import Node, Toleration
@@ -75,6 +77,19 @@ def test_fnv32a_matches_the_reference_vectors() -> None:
     assert fnv32a(b"") == 0x811C9DC5
     assert fnv32a(b"a") == 0xE40C292C
     assert fnv32a(b"foobar") == 0xBF9CF968
+    assert fnv32a(b"chongo was here!\n" * 2) == fnv32a(b"chongo was here!\n", fnv32a(b"chongo was here!\n"))
+
+
+def _fnv32a_byte_at_a_time(data: bytes, value: int) -> int:
+    for byte in data:
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return value
+
+
+@given(st.binary(max_size=80), st.integers(0, 0xFFFFFFFF))
+def test_fnv32a_eight_bytes_a_step_is_the_byte_at_a_time_hash(data: bytes, value: int) -> None:
+    assert fnv32a(data, value) == _fnv32a_byte_at_a_time(data, value)
+    assert fnv32a(data) == _fnv32a_byte_at_a_time(data, 0x811C9DC5)
 
 
 def test_the_collision_count_changes_the_pod_template_hash() -> None:

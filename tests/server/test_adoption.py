@@ -9,6 +9,9 @@ from typing import Any
 from cluster import Cluster
 from test_workload_controllers import APPS, BATCH, MERGE, cluster, pods, settle, template, workload
 
+from dralloc.server.controllers.snapshot import Snapshot
+from dralloc.server.controllers.workloads import WorkloadControllers
+
 
 def orphan(name: str, labels: dict[str, str], **meta: Any) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": labels, **meta},
@@ -137,3 +140,47 @@ def test_a_released_job_pod_loses_its_tracking_finalizer() -> None:
     settle(c)
     released = c.get("pods", name)["metadata"]
     assert "ownerReferences" not in released and released["finalizers"] == ["example.com/keep"]
+
+
+def test_the_index_of_what_each_workload_controls_follows_every_change() -> None:
+    """The cycle's indexes (controller of each object, what each controller controls, the workloads by uid, the
+    orphans), kept from the changes it takes in, are at every cycle what they are built anew from every object:
+    through creation, adoption, release, relabelling, deletion, a ReplicaSet given to a Deployment and a Job's
+    pods."""
+    c = cluster(fake_kubelet=False)
+    workloads = c.manager.workloads
+    checked = []
+    kept_dirty = workloads._dirty
+
+    def dirty_then_compare(snap: Snapshot) -> set[str] | None:
+        found = kept_dirty(snap)
+        fresh = WorkloadControllers(workloads.control)
+        fresh._index_all(snap)
+        assert (workloads.controller_of, workloads.owned, workloads.workload_key, workloads.workload_uid,
+                workloads.orphans) == (fresh.controller_of, fresh.owned, fresh.workload_key, fresh.workload_uid,
+                                       fresh.orphans)
+        checked.append(bool(workloads.owned))
+        return found
+
+    workloads._dirty = dirty_then_compare  # type: ignore[method-assign]
+    c.post("/api/v1/namespaces/default/pods", orphan("stray", {"app": "web"}))
+    c.post(f"{APPS}/replicasets", workload("ReplicaSet", "web", replicas=2))
+    settle(c)
+    [made, *_] = [p for p in pods(c, "web-")]
+    label(c, made["metadata"]["name"], {"app": None})  # released
+    settle(c)
+    label(c, made["metadata"]["name"], {"app": "web"})  # adopted again (one pod too many: deleted)
+    settle(c)
+    assert c.http.delete(f"{APPS}/replicasets/web").status_code == 200
+    settle(c)
+    c.post(f"{APPS}/deployments", workload("Deployment", "front", replicas=1,
+                                           selector={"matchLabels": {"app": "front"}},
+                                           template=template(labels={"app": "front"})))
+    job = workload("Job", "work")
+    job["spec"]["template"]["spec"]["restartPolicy"] = "Never"
+    c.post(f"{BATCH}/jobs", job)
+    settle(c)
+    for p in pods(c):
+        c.http.delete(f"/api/v1/namespaces/default/pods/{p['metadata']['name']}")
+    settle(c)
+    assert len(checked) > 5 and any(checked)

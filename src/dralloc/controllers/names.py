@@ -58,9 +58,23 @@ def safe_encode(text: str) -> str:
     return "".join(ALPHANUMS[b % len(ALPHANUMS)] for b in text.encode())
 
 
+_FNV_PRIME = 0x01000193
+_LOW32 = 0xFFFFFFFF
+
+
 def fnv32a(data: bytes, value: int = 0x811C9DC5) -> int:
-    for byte in data:
-        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    """FNV-1a, 32 bits, over ``data`` from ``value`` (the offset basis unless a hash is continued).
+
+    Eight bytes a step: the 32-bit truncation is taken after every fourth multiplication instead of each one,
+    which gives the same value (a product's low 32 bits depend only on the factors' low 32 bits, and the XOR
+    with a byte touches only the low 8), at half the interpreter's work per byte."""
+    whole = len(data) & ~7
+    p = _FNV_PRIME
+    for a, b, c, d, e, f, g, h in zip(*[iter(data[:whole])] * 8):
+        value = ((((((value ^ a) * p ^ b) * p ^ c) * p ^ d) * p & _LOW32 ^ e) * p ^ f) * p
+        value = (((value ^ g) * p ^ h) * p) & _LOW32
+    for byte in data[whole:]:
+        value = ((value ^ byte) * p) & _LOW32
     return value
 
 

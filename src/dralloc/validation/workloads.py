@@ -73,11 +73,17 @@ def _mismatch(template: PodTemplateSpec, path: str) -> f.FieldError:
     return f.invalid(f.child(path, "metadata.labels"), _template_labels(template), MISMATCH)
 
 
-def _selector_errors(selector: LabelSelector | None, kind: str) -> list[f.FieldError]:
-    """The selector is required, well formed and not empty (Deployment, ReplicaSet, StatefulSet)."""
+def _malformed(selector: LabelSelector | None) -> list[f.FieldError]:
+    """What is wrong in the selector's form (none: no selector)."""
+    return label_selector_errors(selector, "spec.selector") if selector is not None else []
+
+
+def _selector_errors(selector: LabelSelector | None, kind: str, malformed: list[f.FieldError]) -> list[f.FieldError]:
+    """The selector is required, well formed (``malformed``: :func:`_malformed`'s errors) and not empty
+    (Deployment, ReplicaSet, StatefulSet)."""
     if selector is None:
         return [f.required("spec.selector", "")]
-    errs = label_selector_errors(selector, "spec.selector")
+    errs = list(malformed)
     if _is_empty(selector):
         errs.append(f.invalid("spec.selector", selector, f"empty selector is invalid for {_EMPTY_SELECTOR[kind]}"))
     return errs
@@ -94,8 +100,9 @@ def _selects_template(selector: LabelSelector | None, template: PodTemplateSpec)
 def _replica_set_like_errors(kind: str, spec: DeploymentSpec | ReplicaSetSpec) -> list[f.FieldError]:
     """ValidateDeploymentSpec / ValidateReplicaSetSpec with ValidatePodTemplateSpecForReplicaSet."""
     template = spec.template or PodTemplateSpec()
-    errs = nonnegative_errors(spec.replicas, "spec.replicas") + _selector_errors(spec.selector, kind)
-    if spec.selector is not None and label_selector_errors(spec.selector, "spec.selector"):
+    malformed = _malformed(spec.selector)
+    errs = nonnegative_errors(spec.replicas, "spec.replicas") + _selector_errors(spec.selector, kind, malformed)
+    if malformed:
         # upstream cannot make a selector of it, says so and checks no template
         return errs + [f.invalid("spec.selector", spec.selector, "invalid label selector")]
     if not _selects_template(spec.selector, template):
@@ -111,8 +118,9 @@ def _stateful_set_errors(spec: StatefulSetSpec) -> list[f.FieldError]:
     errs += nonnegative_errors(spec.replicas, "spec.replicas")
     if spec.ordinals is not None:
         errs += nonnegative_errors(spec.ordinals.start, "spec.ordinals.start")
-    errs += _selector_errors(spec.selector, "StatefulSet")
-    if spec.selector is not None and label_selector_errors(spec.selector, "spec.selector"):
+    malformed = _malformed(spec.selector)
+    errs += _selector_errors(spec.selector, "StatefulSet", malformed)
+    if malformed:
         errs.append(f.invalid("spec.selector", spec.selector, ""))
     else:
         if not _selects_template(spec.selector, template):

@@ -14,11 +14,12 @@ uid as precondition."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from dralloc.api.meta import LabelSelector
-from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.workload_pods import Obj, controller_ref, controller_uid, meta
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import NotFound
@@ -27,20 +28,33 @@ from dralloc.validation.workloads import selector_matches
 Match = Callable[[Obj], bool]
 
 
-def selector_of(snap: Snapshot, resource: str, owner: Obj) -> LabelSelector | None:
-    """The controller's selector (decoded: the same rules as validation's); None: it selects nothing."""
-    typed: Any = snap.cache.typed(resource, owner)
-    spec = getattr(typed, "spec", None)
-    selector = getattr(spec, "selector", None)
-    if isinstance(selector, dict) and selector:  # a ReplicationController's: a label map
-        return LabelSelector(match_labels=selector)
+def selector_of(resource: str, owner: Obj) -> LabelSelector | None:
+    """The controller's selector, decoded as the typed decode of the whole object decodes it (the same model
+    and rules); None: it selects nothing, or does not decode. Only ``spec.selector`` is read: a stored
+    controller passed validation, so the rest of it decodes too, and a pass need not decode every version of
+    it (each status write makes one) to read the one field it wants."""
+    spec = owner.get("spec")
+    raw = spec.get("selector") if isinstance(spec, dict) else None
+    if raw is None:
+        return None
+    if resource == "replicationcontrollers":  # a label map
+        labels = _convert(raw, dict[str, str])
+        return LabelSelector(match_labels=labels) if labels else None
+    selector = _convert(raw, LabelSelector)
     return selector if isinstance(selector, LabelSelector) else None
 
 
-def matcher(snap: Snapshot, resource: str, owner: Obj) -> Match | None:
+def _convert(raw: Any, model: Any) -> Any:
+    try:
+        return msgspec.convert(raw, model, str_keys=True)
+    except (msgspec.ValidationError, ValueError, TypeError):
+        return None
+
+
+def matcher(resource: str, owner: Obj) -> Match | None:
     """Whether the owner's selector matches an object's labels (None: the owner could not be read; it claims
     nothing and releases nothing)."""
-    selector = selector_of(snap, resource, owner)
+    selector = selector_of(resource, owner)
     if selector is None:
         return None
 
@@ -48,15 +62,6 @@ def matcher(snap: Snapshot, resource: str, owner: Obj) -> Match | None:
         labels = meta(obj).get("labels")
         return selector_matches(selector, labels if isinstance(labels, dict) else {})
     return match
-
-
-def orphans_by_namespace(objs: Iterable[Obj]) -> dict[str, list[Obj]]:
-    """The objects without a controller, by namespace."""
-    out: dict[str, list[Obj]] = {}
-    for obj in objs:
-        if controller_uid(obj) is None:
-            out.setdefault(str(meta(obj).get("namespace") or ""), []).append(obj)
-    return out
 
 
 def _being_deleted(writer: Writer, resource: str, owner: Obj) -> bool:

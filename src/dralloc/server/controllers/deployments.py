@@ -22,7 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from dralloc.api import apps_v1
+import msgspec
+
+from dralloc.api.core_v1 import PodTemplateSpec
+from dralloc.api.quantity import quantity_dec_hook
 from dralloc.controllers.names import pod_template_hash
 from dralloc.controllers.workloads import POD_TEMPLATE_HASH
 from dralloc.server.controllers.deployment_scale import (
@@ -48,7 +51,6 @@ from dralloc.server.controllers.deployment_status import (
     rollout_conditions,
     set_condition,
 )
-from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.workload_pods import (
     Obj,
     PodControl,
@@ -126,6 +128,37 @@ def _without_hash(template: Any) -> Any:
     return _semantic(template)
 
 
+def _unhashed(template: Obj) -> Obj:
+    """The template as it is but for the pod-template-hash label (the same dict when it has none)."""
+    metadata = template.get("metadata")
+    if not isinstance(metadata, dict):
+        return template
+    labels = metadata.get("labels")
+    if not isinstance(labels, dict) or POD_TEMPLATE_HASH not in labels:
+        return template
+    return {**template, "metadata": {**metadata, "labels": {k: v for k, v in labels.items() if k != POD_TEMPLATE_HASH}}}
+
+
+class TemplateMatch:
+    """EqualIgnoreHash of one Deployment's template against its ReplicaSets' (the form of :func:`_without_hash`,
+    built only when needed). A ReplicaSet's template is the Deployment's copied with the hash label added, so
+    the two are most often equal as they are once that label is set aside: that costs one comparison of the
+    parsed JSON. Otherwise (a null, an empty map or list on one side only: ``kubectl rollout undo`` sends
+    ``creationTimestamp: null``) the semantic forms decide."""
+
+    def __init__(self, template: Any) -> None:
+        self._raw = _unhashed(template) if isinstance(template, dict) else None
+        self._form: Any = None
+        self._template = template
+
+    def __call__(self, other: Any) -> bool:
+        if self._raw is not None and isinstance(other, dict) and _unhashed(other) == self._raw:
+            return True
+        if self._form is None:
+            self._form = _without_hash(self._template)
+        return bool(_without_hash(other) == self._form)
+
+
 def _revision(rs: Obj) -> int:
     try:
         return int((meta(rs).get("annotations") or {}).get(REVISION) or 0)
@@ -133,12 +166,23 @@ def _revision(rs: Obj) -> int:
         return 0
 
 
-def _new_replica_set(snap: Snapshot, deploy: Obj, revision: int, start: int) -> Obj:
+def typed_template(deploy: Obj) -> PodTemplateSpec:
+    """The Deployment's pod template as the typed decode of the whole Deployment reads it (the same model and
+    hook; the default template when it does not decode): what its pod-template-hash is taken over. Only
+    ``spec.template`` is decoded: a stored Deployment passed validation, so the rest of it decodes too."""
+    raw = spec_of(deploy).get("template")
+    if raw is None:
+        return PodTemplateSpec()
+    try:
+        return msgspec.convert(raw, PodTemplateSpec, dec_hook=quantity_dec_hook, str_keys=True)
+    except (msgspec.ValidationError, ValueError, TypeError):
+        return PodTemplateSpec()
+
+
+def _new_replica_set(deploy: Obj, revision: int, start: int) -> Obj:
     """getNewReplicaSet: the template labelled with its hash, the selector too, and the revision."""
-    typed = snap.cache.typed("deployments", deploy)
     collisions = status_of(deploy).get("collisionCount")
-    template_hash = pod_template_hash(typed.spec.template if isinstance(typed, apps_v1.Deployment) else
-                                      apps_v1.DeploymentSpec().template, collisions if isinstance(collisions, int) else None)
+    template_hash = pod_template_hash(typed_template(deploy), collisions if isinstance(collisions, int) else None)
     spec = spec_of(deploy)
     template = json_copy(spec.get("template") or {})
     template.setdefault("metadata", {}).setdefault("labels", {})[POD_TEMPLATE_HASH] = template_hash
@@ -168,7 +212,7 @@ def _sync_revision(writer: Writer, deploy: Obj, new: Obj, sets: list[Obj]) -> bo
     return False
 
 
-def sync_deployment(control: PodControl, snap: Snapshot, deploy: Obj, sets: list[Obj],
+def sync_deployment(control: PodControl, deploy: Obj, sets: list[Obj],
                     pods_of: Callable[[Obj], PodSummary], now: float) -> tuple[bool, float | None]:
     """One sync of a Deployment over its ReplicaSets (``sets``) and their pods at ``now`` (the controller's
     clock): whether it wrote, and when to look again for a progress deadline (None: no need)."""
@@ -178,8 +222,8 @@ def sync_deployment(control: PodControl, snap: Snapshot, deploy: Obj, sets: list
     at = stamp(now)
     conditions = paused_conditions(deploy, list(status_of(deploy).get("conditions") or []), at)
     sets = by_age(sets)
-    template = _without_hash(spec_of(deploy).get("template"))
-    new = next((r for r in sets if _without_hash(spec_of(r).get("template")) == template), None)
+    same_template = TemplateMatch(spec_of(deploy).get("template"))
+    new = next((r for r in sets if same_template(spec_of(r).get("template"))), None)
     old = [r for r in sets if r is not new]
     changed = False
     if new is not None:
@@ -196,7 +240,7 @@ def sync_deployment(control: PodControl, snap: Snapshot, deploy: Obj, sets: list
         status = calculate_status(deploy, sets, new, pods_of, conditions, at)
         return write_status(writer, "deployments", deploy, status) or changed, None
     if new is None:
-        made = _create_new_replica_set(control, snap, deploy, old, pods_of)
+        made = _create_new_replica_set(control, deploy, old, pods_of)
         if made is None:  # a ReplicaSet of that name not ours: a hash collision, counted as upstream does
             status = {**status_of(deploy), "collisionCount": int(status_of(deploy).get("collisionCount") or 0) + 1}
             return write_status(writer, "deployments", deploy, status), None
@@ -232,7 +276,7 @@ def clean_up(writer: Writer, deploy: Obj, old: list[Obj]) -> bool:
     return deleted
 
 
-def _create_new_replica_set(control: PodControl, snap: Snapshot, deploy: Obj, old: list[Obj],
+def _create_new_replica_set(control: PodControl, deploy: Obj, old: list[Obj],
                             pods_of: Callable[[Obj], PodSummary]) -> Obj | None:
     """The new template's ReplicaSet, made at the size a rollout starts it with (None: its name is taken)."""
     want = replicas(deploy)
@@ -246,7 +290,7 @@ def _create_new_replica_set(control: PodControl, snap: Snapshot, deploy: Obj, ol
     revision = max((_revision(r) for r in old), default=0) + 1
     try:
         created = control.writer.create("replicasets", meta(deploy).get("namespace") or "default",
-                                        _new_replica_set(snap, deploy, revision, start))
+                                        _new_replica_set(deploy, revision, start))
     except Conflict:
         return None
     _note_revision(control.writer, deploy, revision)

@@ -80,16 +80,6 @@ def controller_uid(obj: Obj) -> str | None:
     return None
 
 
-def by_controller(objs: Iterable[Obj]) -> dict[str, list[Obj]]:
-    """Objects by the uid of their controller (the owner reference with ``controller: true``)."""
-    out: dict[str, list[Obj]] = {}
-    for obj in objs:
-        uid = controller_uid(obj)
-        if uid is not None:
-            out.setdefault(uid, []).append(obj)
-    return out
-
-
 def controller_ref(owner: Obj) -> Obj:
     return {"apiVersion": owner.get("apiVersion"), "kind": owner.get("kind"), "name": meta(owner).get("name"),
             "uid": meta(owner).get("uid"), "controller": True, "blockOwnerDeletion": True}
