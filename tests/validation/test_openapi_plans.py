@@ -112,6 +112,10 @@ def schemas_and_objects(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]
         root["properties"]["status"] = draw(schemas)
     obj: dict[str, Any] = {"apiVersion": "x/v1", "kind": "K", "metadata": {"name": "a"}}
     obj["spec"] = draw(values_of(spec))
+    # a root with rules of its own (read without the object's apiVersion, kind and metadata)
+    root.update(draw(st.fixed_dictionaries({}, optional={
+        "required": st.lists(st.sampled_from(["spec", "kind", "metadata"]), max_size=2),
+        "maxProperties": st.integers(0, 2), "minProperties": st.integers(1, 3)})))
     if "status" in root["properties"] and draw(st.booleans()):
         obj["status"] = draw(values_of(root["properties"]["status"]))
     if draw(st.integers(0, 4)) == 0:

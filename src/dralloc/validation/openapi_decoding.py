@@ -28,7 +28,7 @@ TYPE_META = frozenset(("apiVersion", "kind", "metadata"))
 class _Pruning:
     """What pruning reads of one schema node."""
 
-    __slots__ = ("declared", "additional", "keeps_unknown", "keeps_type_meta", "items")
+    __slots__ = ("declared", "additional", "keeps_unknown", "keeps_type_meta", "items", "known")
 
     def __init__(self, schema: Any, root: bool = False) -> None:
         if not isinstance(schema, dict):
@@ -45,12 +45,33 @@ class _Pruning:
         self.keeps_type_meta = root or bool(schema.get(EMBEDDED))
         items = schema.get("items")
         self.items = _Pruning(items) if isinstance(items, dict) else None
+        # the keys an object here keeps (None: every key), to see at once that it has no unknown one
+        self.known: frozenset[str] | None = None
+        if self.additional is None and not self.keeps_unknown:
+            self.known = frozenset(self.declared) | (TYPE_META if self.keeps_type_meta else frozenset())
 
 
 def _prune_object(value: dict[str, Any], plan: _Pruning, path: str, removed: list[str], remove: bool) -> None:
     """The unknown fields of ``value`` and below (``remove``: taken out of it, else left; a null member is then
     not looked at, as in the unknown-field check of a body, where a null removes the field)."""
     declared, additional = plan.declared, plan.additional
+    known = plan.known
+    if known is None or value.keys() <= known:  # (nearly always: nothing to remove here, only below)
+        keeps_type_meta = plan.keeps_type_meta
+        for key, item in value.items():
+            if not isinstance(item, (dict, list)):
+                continue  # (a scalar has nothing below it)
+            if keeps_type_meta and key in TYPE_META:
+                continue
+            child = declared.get(key, additional)
+            if child is None:
+                continue  # (an unknown field kept as it is)
+            at = f"{path}.{key}" if path else key
+            if isinstance(item, dict):
+                _prune_object(item, child, at, removed, remove)
+            elif child.items is not None:
+                _prune_list(item, child.items, at, removed, remove)
+        return
     gone: list[str] | None = None
     for key, item in value.items():
         if plan.keeps_type_meta and key in TYPE_META:
@@ -79,9 +100,9 @@ def _prune_object(value: dict[str, Any], plan: _Pruning, path: str, removed: lis
 def _prune_list(value: list[Any], items: _Pruning, path: str, removed: list[str], remove: bool) -> None:
     for i, item in enumerate(value):
         if isinstance(item, dict):
-            _prune_object(item, items, f.index(path, i), removed, remove)
+            _prune_object(item, items, f"{path}[{i}]", removed, remove)
         elif isinstance(item, list) and items.items is not None:
-            _prune_list(item, items.items, f.index(path, i), removed, remove)
+            _prune_list(item, items.items, f"{path}[{i}]", removed, remove)
 
 
 class _Defaulting:

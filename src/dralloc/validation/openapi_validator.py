@@ -27,6 +27,9 @@ _TYPES: dict[str, tuple[type, ...]] = {"integer": (int,), "number": (int, float)
                                        "boolean": (bool,), "array": (list,), "object": (dict,)}
 _ANY_TYPE = (str, int, float, bool, list, dict)
 _LEFT_TO_THE_WALK = ("allOf", "anyOf", "oneOf", "not", "multipleOf")
+# What a root schema may hold for its check to read only the values of its declared fields
+_PLAIN_ROOT = frozenset(("type", "properties", "description", "title", "nullable", "x-kubernetes-validations",
+                         "x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource"))
 
 
 class Validator:
@@ -41,11 +44,16 @@ class Validator:
         self._root = root
         self._plans: dict[int, Any] = {}  # (the walk's plans of the nodes it has met)
         self._valid = _check(root, self._walk_finds_none)
+        # a root that reads only its declared fields' values passes a whole object as it passes it without its
+        # apiVersion, kind and metadata (not declared in ``root``: not looked at): no copy to make
+        self._whole = set(schema) <= _PLAIN_ROOT and schema.get("type") in ("object", None)
 
     def validate(self, obj: dict[str, Any]) -> list[f.FieldError]:
         """The value validation of a whole custom resource (metadata aside: its own rules check it)."""
+        if self._whole and self._valid(obj):
+            return []
         body = {k: v for k, v in obj.items() if k not in TYPE_META}
-        if self._valid(body):
+        if not self._whole and self._valid(body):
             return []
         errors: list[f.FieldError] = []
         walk.validate_with(body, self._root, "", errors, self._plans)
@@ -174,6 +182,14 @@ def _object_check(schema: Schema, walk_finds_none: Callable[[Any, Schema], bool]
     other = _field_check(additional, walk_finds_none) if isinstance(additional, dict) else None
     if not required and max_properties is None and min_properties is None and not fields and other is None:
         return None
+    if not required and max_properties is None and min_properties is None and other is None:
+        def declared_fields(value: dict[str, Any]) -> bool:
+            for key, item in value.items():
+                check = fields.get(key)
+                if check is not None and not check(item):
+                    return False
+            return True
+        return declared_fields
 
     def an_object(value: dict[str, Any]) -> bool:
         for name in required:

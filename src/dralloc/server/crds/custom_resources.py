@@ -56,7 +56,8 @@ class CrdVersion:
         encoded = msgspec.json.encode(self.schema).decode()
         self.has_defaults = '"default"' in encoded
         self.has_rules = '"x-kubernetes-validations"' in encoded  # (kube-apiserver's CEL validator exists)
-        self.rules = (crd_rules.rules_schema(self.schema) or {}) if self.has_rules else {}  # (what the rules walk)
+        # the rules, compiled, and the way to them (what the rules walk)
+        self.rules = crd_rules.RuleSet((crd_rules.rules_schema(self.schema) or {}) if self.has_rules else {})
         # the schema read once for pruning, defaulting and validation
         self.decoding = Decoding(self.schema)
         self.validator = Validator(self.schema)
@@ -75,6 +76,7 @@ class CustomResourceStrategy(Strategy):
         self.kind = kind
         self.versions = {v.name: v for v in (CrdVersion(d) for d in versions)}
         self.first = next(iter(self.versions.values()))
+        self._by_api_version = {f"{group}/{name}": v for name, v in self.versions.items()}
         # the field selectors it takes: metadata.name and metadata.namespace, and its versions' selectableFields
         selectable = [str(field.get("jsonPath", "")).lstrip(".") for v in versions
                       for field in v.get("selectableFields") or () if isinstance(field, dict)]
@@ -83,10 +85,8 @@ class CustomResourceStrategy(Strategy):
     def version_of(self, obj: Obj) -> CrdVersion:
         """The CRD version an object names in its apiVersion (the first served one when it names none)."""
         api_version = obj.get("apiVersion")
-        if isinstance(api_version, str) and api_version.startswith(self.group + "/"):
-            found = self.versions.get(api_version[len(self.group) + 1:])
-            if found is not None:
-                return found
+        if isinstance(api_version, str):  # (every write reads it several times: one look-up)
+            return self._by_api_version.get(api_version, self.first)
         return self.first
 
     # --- decoding ---------------------------------------------------------------------------------------
@@ -136,7 +136,7 @@ class CustomResourceStrategy(Strategy):
         found = version.validator.validate(obj)
         if not version.has_rules:
             return errors + found
-        return errors + found + _rules_unless_blocked(found, lambda: crd_rules.validate(obj, version.rules))
+        return errors + found + _rules_unless_blocked(found, lambda: version.rules.validate(obj))
 
     def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
         meta = merged["metadata"]
@@ -161,7 +161,7 @@ class CustomResourceStrategy(Strategy):
         if not version.has_rules:
             return errors + found
         return errors + found + _rules_unless_blocked(
-            found, lambda: ratchet(crd_rules.validate(merged, version.rules, old), merged, old))
+            found, lambda: ratchet(version.rules.validate(merged, old), merged, old))
 
     def deprecation(self, api_version: str) -> str:
         """The Warning every request of a deprecated version gets (its deprecationWarning, else upstream's)."""
