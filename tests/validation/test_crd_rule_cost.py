@@ -52,7 +52,7 @@ def test_a_node_reached_with_no_budget_left_fails() -> None:
 
 def _left_after(obj: dict[str, Any], rules: dict[str, Any]) -> int:
     budget = crd_rules._Budget(10_000)
-    crd_rules._validate(obj, rules, crd_rules._MISSING, "", [], budget, root=True)
+    crd_rules._validate(obj, crd_rules._Node(rules), crd_rules._MISSING, "", [], budget, root=True)
     return budget.left
 
 

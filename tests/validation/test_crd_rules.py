@@ -115,3 +115,88 @@ def test_the_rules_part_leaves_out_what_holds_no_rule() -> None:
     assert crd_rules.rules_schema({"type": "object", "properties": {"a": {"type": "string"}}}) is None
     both = crd_rules.rules_schema(_RULE_SCHEMAS["both"])
     assert both is not None and both["properties"]["spec"]["properties"] == {"min": {}}  # (not an additional one)
+
+
+# --- the rule set read once, against the walk that read the rules' JSON at every value -------------------------
+
+import crd_rules_reference as before  # noqa: E402
+from hypothesis import HealthCheck  # noqa: E402
+
+_EXPRESSIONS = ["true", "false", "self == oldSelf", "has(self.a)", "self.a > 1", "size(self) < 2",
+                "self.all(x, x != 'b')", "self.map(x, x).size() >= 0", "oldSelf.a <= self.a", "self.nope("]
+_rules = st.fixed_dictionaries({"rule": st.sampled_from(_EXPRESSIONS)}, optional={
+    "message": st.sampled_from(["", " bad ", "must hold"]),
+    "messageExpression": st.sampled_from(["'got ' + string(size(self))", "self.missing", "42"]),
+    "fieldPath": st.sampled_from([".a", ".b.c"]),
+    "reason": st.sampled_from(sorted(crd_rules.REASONS))})
+_KEYS = ["a", "b", "c"]
+
+
+def _rule_schemas(child: st.SearchStrategy[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
+    return st.fixed_dictionaries({}, optional={
+        "type": st.sampled_from(["object", "array", "integer"]),
+        "x-kubernetes-validations": st.lists(_rules, max_size=2),
+        "properties": st.dictionaries(st.sampled_from(_KEYS), child, max_size=2),
+        "additionalProperties": child,
+        "items": child,
+        "x-kubernetes-list-type": st.just("map"),
+        "x-kubernetes-list-map-keys": st.just(["a"])})
+
+
+_rule_schema = st.recursive(st.fixed_dictionaries({}, optional={
+    "type": st.sampled_from(["integer", "string"]), "x-kubernetes-validations": st.lists(_rules, min_size=1,
+                                                                                         max_size=1)}),
+    _rule_schemas, max_leaves=6)
+_values = st.recursive(st.none() | st.integers(-1, 3) | st.sampled_from(["a", "b"]),
+                       lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner,
+                                                                                   max_size=3), max_leaves=8)
+
+
+def _values_of(schema: dict[str, Any], depth: int = 0) -> st.SearchStrategy[Any]:
+    """Values shaped as ``schema`` (its fields, map values and items), and any value now and then."""
+    if depth > 4:
+        return _values
+    shaped: list[st.SearchStrategy[Any]] = [_values]
+    if "properties" in schema or "additionalProperties" in schema:
+        fields = st.fixed_dictionaries({}, optional={k: _values_of(v, depth + 1)
+                                                     for k, v in (schema.get("properties") or {}).items()})
+        more = st.dictionaries(st.sampled_from(["x", "y"]), _values_of(schema.get("additionalProperties") or {},
+                                                                         depth + 1), max_size=2)
+        shaped += [st.builds(lambda a, b: {**b, **a}, fields, more)] * 4
+    if "items" in schema:
+        shaped += [st.lists(_values_of(schema["items"], depth + 1), max_size=3)] * 4
+    return st.one_of(shaped)
+
+
+@st.composite
+def _rule_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any, Any]:
+    spec_schema = draw(_rule_schema)
+    spec = draw(_values_of(spec_schema))
+    old = draw(st.none() | _values_of(spec_schema) | st.just(spec))
+    return spec_schema, spec, old
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_rule_cases(), st.sampled_from([0, 3, 40, crd_rules.RUNTIME_COST_BUDGET]), st.booleans())
+def test_the_rule_set_reports_what_the_rules_walk_reported(case: tuple[dict[str, Any], Any, Any], budget: int,
+                                                          pruned: bool) -> None:
+    spec_schema, spec, old_spec = case
+    schema = {"type": "object", "properties": {"spec": spec_schema}}
+    if pruned:
+        schema = crd_rules.rules_schema(schema) or {}
+    obj = {"apiVersion": "x/v1", "kind": "K", "spec": spec}
+    old = (() if old_spec is None else ({"apiVersion": "x/v1", "kind": "K", "spec": old_spec},))
+    expected = [(e.type, e.field, str(e)) for e in before.validate(obj, schema, *old, budget=budget)]
+    found = crd_rules.RuleSet(schema).validate(obj, *old, budget=budget)
+    assert [(e.type, e.field, str(e)) for e in found] == expected
+
+
+def test_a_declared_field_without_rules_is_not_checked_by_the_rules_of_additional_properties() -> None:
+    schema = {"type": "object", "properties": {"spec": {
+        "type": "object", "properties": {"a": {"type": "integer"}},
+        "additionalProperties": {"type": "integer", "x-kubernetes-validations": [
+            {"rule": "self > 5", "message": "  must be over 5  "}]}}}}
+    expected = ['spec.b: Invalid value: "integer": must be over 5']
+    assert messages(schema, {"a": 1, "b": 2}) == expected
+    assert [str(e) for e in crd_rules.RuleSet(crd_rules.rules_schema(schema) or {}).validate(
+        {"spec": {"a": 1, "b": 2}})] == expected

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dralloc.validation import openapi_schema as schema
+from dralloc.validation.openapi_validator import Validator
 
 SPEC = {"type": "object", "properties": {
     "name": {"type": "string", "minLength": 2, "maxLength": 5, "pattern": "^[a-z]+$"},
@@ -174,7 +175,7 @@ def test_ratcheting_drops_the_errors_of_values_an_update_left_as_they_were() -> 
 
 
 def test_a_validator_reused_across_objects_reads_each_objects_own_values() -> None:
-    validator = schema.Validator(ROOT)
+    validator = Validator(ROOT)
     bad = {"apiVersion": "x/v1", "kind": "K", "spec": {"name": "a", "count": 11}}
     good = {"apiVersion": "x/v1", "kind": "K", "spec": {"name": "ab", "count": 2}}
     first = [str(e) for e in validator.validate(bad)]

@@ -117,13 +117,28 @@ def rules_schema(schema: Any) -> dict[str, Any] | None:
     return out
 
 
+class RuleSet:
+    """The rules of one schema (a CRD version's, or its :func:`rules_schema`), read once: each node's rules
+    compiled, with what their errors show, and the way to them; the parts of the schema without rules below are
+    not walked."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self._root = _Node(schema)
+
+    def validate(self, obj: Any, old: Any = _MISSING, budget: int = RUNTIME_COST_BUDGET) -> list[f.FieldError]:
+        """The errors of every rule over a whole custom resource ``obj`` (``old``: as stored before an update),
+        its rules sharing the runtime cost ``budget``."""
+        errors: list[f.FieldError] = []
+        if self._root.walked:
+            _validate(obj, self._root, old, "", errors, _Budget(budget), root=True)
+        return errors
+
+
 def validate(obj: Any, schema: dict[str, Any], old: Any = _MISSING,
              budget: int = RUNTIME_COST_BUDGET) -> list[f.FieldError]:
-    """The errors of every rule in ``schema`` (the whole schema, or its :func:`rules_schema`) over a whole custom
-    resource ``obj`` (``old``: as stored before an update), its rules sharing the runtime cost ``budget``."""
-    errors: list[f.FieldError] = []
-    _validate(obj, schema, old, "", errors, _Budget(budget), root=True)
-    return errors
+    """:meth:`RuleSet.validate` with ``schema`` (the whole schema, or its :func:`rules_schema`) read for this
+    call."""
+    return RuleSet(schema).validate(obj, old, budget)
 
 
 class _Budget:
@@ -135,36 +150,89 @@ class _Budget:
         self.left = left
 
 
-def _validate(value: Any, schema: dict[str, Any], old: Any, path: str, errors: list[f.FieldError],
+class _Rule:
+    """One rule as its node runs it: compiled (None: it did not compile, and was refused when its CRD was
+    written), whether it is a transition rule, and what its error shows."""
+
+    __slots__ = ("rule", "expression", "program", "transition", "shown", "message")
+
+    def __init__(self, rule: dict[str, Any]) -> None:
+        self.rule = rule
+        self.expression: str = rule["rule"]
+        try:
+            self.program: Program | None = compiled(self.expression)
+        except CELCompileError:
+            self.program = None
+        self.transition = bool(_OLD_SELF.search(self.expression))
+        self.shown = str(rule.get("message") or "").strip() or self.expression.strip()
+        self.message = str(rule.get("message") or "").strip() or f"failed rule: {self.expression.strip()}"
+
+
+class _Node:
+    """What the rules' walk reads of one schema node: its rules, its type's name (their errors' value), its
+    fields', map values' and items' nodes, a map-list's keys; ``walked``: whether it or anything below has a
+    rule."""
+
+    __slots__ = ("rules", "kind", "fields", "additional", "items", "map_keys", "walked", "fields_walked")
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.rules = [_Rule(r) for r in schema.get(RULES) or () if isinstance(r, dict) and isinstance(r.get("rule"), str)]
+        self.kind = str(schema.get("type", ""))
+        properties = schema.get("properties")
+        additional = schema.get("additionalProperties")
+        self.additional = _walked(additional) if isinstance(additional, dict) else None
+        # a declared field's node; None for a field the walk does not go into (no rule below, or a schema that
+        # is not an object), which does not fall back to additionalProperties
+        self.fields: dict[str, _Node | None] = {}
+        if isinstance(properties, dict):
+            for key, child in properties.items():
+                if child is not None:
+                    self.fields[key] = _walked(child) if isinstance(child, dict) else None
+        items = schema.get("items")
+        self.items = _walked(items) if isinstance(items, dict) else None
+        self.map_keys = schema.get("x-kubernetes-list-map-keys") if schema.get("x-kubernetes-list-type") == "map" \
+            else None
+        # whether an object's fields are walked (most nodes with rules have none below them)
+        self.fields_walked = self.additional is not None or any(n is not None for n in self.fields.values())
+        self.walked = bool(self.rules or self.fields_walked or self.items is not None)
+
+
+def _walked(schema: dict[str, Any]) -> _Node | None:
+    """A node, None when neither it nor anything below it has a rule."""
+    node = _Node(schema)
+    return node if node.walked else None
+
+
+def _validate(value: Any, node: _Node, old: Any, path: str, errors: list[f.FieldError],
               budget: _Budget, root: bool = False) -> None:
     if value is None or budget.left < 0:
         return
-    rules = [r for r in schema.get(RULES) or () if isinstance(r, dict) and isinstance(r.get("rule"), str)]
-    if rules and budget.left <= 0:
-        errors.append(f.invalid(path, str(schema.get("type", "")), OUT_OF_BUDGET))
-        budget.left = -1
-        return
-    for rule in rules:
-        _run(rule, value, old, path, str(schema.get("type", "")), errors, budget)
-        if budget.left < 0:
+    rules = node.rules
+    if rules:
+        if budget.left <= 0:
+            errors.append(f.invalid(path, node.kind, OUT_OF_BUDGET))
+            budget.left = -1
             return
+        for rule in rules:
+            _run(rule, value, old, path, node.kind, errors, budget)
+            if budget.left < 0:
+                return
     if isinstance(value, dict):
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-        additional = schema.get("additionalProperties")
+        if not node.fields_walked:
+            return
+        fields, additional = node.fields, node.additional
         for key, item in value.items():
             if root and key in ("apiVersion", "kind", "metadata"):
                 continue
-            child = properties.get(key) if properties else None
-            if child is None and isinstance(additional, dict):
-                child = additional
-            if isinstance(child, dict):
+            child = fields.get(key, additional)
+            if child is not None:
                 before = old.get(key, _MISSING) if isinstance(old, dict) else _MISSING
                 _validate(item, child, before, f.child(path, key), errors, budget)
                 if budget.left < 0:
                     return
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        items = schema["items"]
-        keys = schema.get("x-kubernetes-list-map-keys") if schema.get("x-kubernetes-list-type") == "map" else None
+    elif isinstance(value, list) and node.items is not None:
+        items = node.items
+        keys = node.map_keys
         olds = {_map_key(o, keys): o for o in old} if keys and isinstance(old, list) else {}
         for i, item in enumerate(value):
             before = olds.get(_map_key(item, keys), _MISSING) if keys else _MISSING
@@ -177,18 +245,17 @@ def _map_key(item: Any, keys: list[str]) -> str:
     return repr([item.get(k) for k in keys]) if isinstance(item, dict) else repr(item)
 
 
-def _run(rule: dict[str, Any], value: Any, old: Any, path: str, kind: str, errors: list[f.FieldError],
+def _run(compiled_rule: _Rule, value: Any, old: Any, path: str, kind: str, errors: list[f.FieldError],
          budget: _Budget) -> None:
-    expression = rule["rule"]
-    transition = bool(_OLD_SELF.search(expression))
+    transition = compiled_rule.transition
     if transition and old is _MISSING:
         return  # a transition rule runs on updates of a value that existed before
-    try:
-        program = compiled(expression)
-    except CELCompileError:
+    program = compiled_rule.program
+    if program is None:
         return  # (refused when the CRD was written)
-    activation = {"self": value, **({"oldSelf": old} if transition else {})}
-    shown = str(rule.get("message") or "").strip() or expression.strip()
+    rule = compiled_rule.rule
+    activation = {"self": value, "oldSelf": old} if transition else {"self": value}
+    shown = compiled_rule.shown
     result, cost, failure = program.evaluate_counted(activation)
     if cost > budget.left:
         errors.append(f.invalid(path, kind, OUT_OF_BUDGET))
@@ -211,7 +278,7 @@ def _run(rule: dict[str, Any], value: Any, old: Any, path: str, kind: str, error
         return
     if result is True:
         return
-    message = str(rule.get("message") or "").strip() or f"failed rule: {expression.strip()}"
+    message = compiled_rule.message
     at = path + str(rule.get("fieldPath") or "") if rule.get("fieldPath") else path
     at = at.lstrip(".")
     message_expression = rule.get("messageExpression")

@@ -149,6 +149,8 @@ def _field_manager_errors(manager: str, path: str) -> list[f.FieldError]:
     errs: list[f.FieldError] = []
     if len(manager.encode()) > FIELD_MANAGER_MAX:
         errs.append(f.too_long(path, FIELD_MANAGER_MAX))
+    if manager.isprintable():  # (every write's own entry: no character to look at one by one)
+        return errs
     at = 0
     for ch in manager:
         if not ch.isprintable() and ch != " ":

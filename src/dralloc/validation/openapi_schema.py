@@ -1,7 +1,8 @@
 """A custom resource against its CustomResourceDefinition's structural OpenAPI v3 schema, as kube-apiserver's
-custom resource handler treats it: pruning of the fields the schema does not declare, defaulting from
-``default``, and the schema's value validation with upstream's paths and texts
-(``spec.replicas: Invalid value: 200: spec.replicas in body should be less than or equal to 100``).
+custom resource handler treats it: the schema's value validation with upstream's paths and texts
+(``spec.replicas: Invalid value: 200: spec.replicas in body should be less than or equal to 100``), a walk over
+the value that reports every error. (Pruning and defaulting are :mod:`openapi_decoding`'s; a CRD version's objects
+are validated by :class:`openapi_validator.Validator`, which runs this walk only for an object with an error.)
 
 Schemas are the JSON of ``openAPIV3Schema`` (dicts), read as they are: no model of JSONSchemaProps. The rules
 read only what a structural schema has (``type``, ``properties``, ``items``, ``additionalProperties``,
@@ -11,7 +12,6 @@ read only what a structural schema has (``type``, ``properties``, ``items``, ``a
 from __future__ import annotations
 
 import base64
-import copy
 import datetime
 import ipaddress
 import json
@@ -24,153 +24,28 @@ from typing import Any
 
 from dralloc.validation import field as f
 
-Schema = dict[str, Any]
-PRESERVE = "x-kubernetes-preserve-unknown-fields"
-EMBEDDED = "x-kubernetes-embedded-resource"
-INT_OR_STRING = "x-kubernetes-int-or-string"
-# What an embedded resource (and the root) keeps whatever its schema says: its type and object metadata.
-_TYPE_META = ("apiVersion", "kind", "metadata")
-
-
-# --- pruning ----------------------------------------------------------------------------------------------
-
-def prune(obj: dict[str, Any], schema: Schema) -> list[str]:
-    """Remove, in place, every field of ``obj`` (a whole custom resource) that ``schema`` does not declare,
-    unless under ``x-kubernetes-preserve-unknown-fields``; the paths removed (``spec.foo``), sorted, as
-    kube-apiserver's field validation reports them (``unknown field "spec.foo"``)."""
-    removed: list[str] = []
-    _prune_object(obj, schema, "", removed, root=True)
-    return sorted(removed)
-
-
-def _prune_value(value: Any, schema: Schema | None, path: str, removed: list[str]) -> None:
-    if schema is None:
-        return
-    if isinstance(value, dict):
-        _prune_object(value, schema, path, removed, root=bool(schema.get(EMBEDDED)))
-    elif isinstance(value, list):
-        items = schema.get("items")
-        if isinstance(items, dict):
-            for i, item in enumerate(value):
-                _prune_value(item, items, f.index(path, i), removed)
-
-
-def _prune_object(value: dict[str, Any], schema: Schema, path: str, removed: list[str], root: bool) -> None:
-    properties = schema.get("properties")
-    additional = schema.get("additionalProperties")
-    preserve = schema.get(PRESERVE) is True
-    for key in list(value):
-        if root and key in _TYPE_META:
-            if key == "metadata" and isinstance(value[key], dict) and not preserve:
-                continue  # (object metadata is ObjectMeta's: checked by the metadata rules)
-            continue
-        child = properties.get(key) if isinstance(properties, dict) else None
-        if child is None and isinstance(additional, dict):
-            child = additional
-        if child is None:
-            if preserve or additional is True:
-                continue
-            removed.append(f.child(path, key))
-            del value[key]
-            continue
-        _prune_value(value[key], child, f.child(path, key), removed)
-
-
-# --- defaulting -------------------------------------------------------------------------------------------
-
-def apply_defaults(value: Any, schema: Schema | None) -> None:
-    """Fill in, in place, every missing field whose schema has a ``default`` (and a ``null`` where the schema
-    is not nullable), then the defaults below it, as kube-apiserver's structural defaulting does on every
-    write and on every read from storage. (``value`` itself is changed; a part below it that takes a default
-    is replaced by a defaulted copy: :func:`with_defaults`.)"""
-    shown = with_defaults(value, schema)
-    if shown is value:
-        return
-    if isinstance(value, dict):
-        value.clear()
-        value.update(shown)
-    elif isinstance(value, list):
-        value[:] = shown
-
-
-def with_defaults(value: Any, schema: Schema | None) -> Any:
-    """``value`` with every missing field whose schema has a ``default`` filled in (and a ``null`` where the
-    schema is not nullable), then the defaults below it, without changing ``value``: the parts that take no
-    default are ``value``'s own (shared), and ``value`` itself comes back when nothing is defaulted. Reads
-    default every object they show: most need nothing, and a copy of each would cost more than the look."""
-    if schema is None:
-        return value
-    if isinstance(value, dict):
-        out: Any = None
-        properties = schema.get("properties")
-        if isinstance(properties, dict):
-            for key, child in properties.items():
-                if not isinstance(child, dict) or "default" not in child:
-                    continue
-                if key not in value or (value[key] is None and not child.get("nullable")):
-                    if out is None:
-                        out = dict(value)
-                    out[key] = copy.deepcopy(child["default"])
-            for key, item in (out if out is not None else value).items():
-                child = properties.get(key)
-                if isinstance(child, dict):
-                    shown = with_defaults(item, child)
-                    if shown is not item:
-                        if out is None:
-                            out = dict(value)
-                        out[key] = shown
-        additional = schema.get("additionalProperties")
-        if isinstance(additional, dict):
-            for key, item in (out if out is not None else value).items():
-                shown = with_defaults(item, additional)
-                if shown is not item:
-                    if out is None:
-                        out = dict(value)
-                    out[key] = shown
-        return out if out is not None else value
-    if isinstance(value, list):
-        items = schema.get("items")
-        if not isinstance(items, dict):
-            return value
-        listed: list[Any] | None = None
-        for i, item in enumerate(value):
-            if item is None and "default" in items and not items.get("nullable"):
-                shown = with_defaults(copy.deepcopy(items["default"]), items)
-            else:
-                shown = with_defaults(item, items)
-            if shown is not item:
-                if listed is None:
-                    listed = list(value)
-                listed[i] = shown
-        return listed if listed is not None else value
-    return value
-
+# (pruning and defaulting, decoding's steps, are openapi_decoding's; their names stay importable from here)
+from dralloc.validation.openapi_decoding import (  # noqa: F401
+    EMBEDDED,
+    INT_OR_STRING,
+    PRESERVE,
+    TYPE_META,
+    Schema,
+    apply_defaults,
+    prune,
+    with_defaults,
+)
 
 # --- validation -------------------------------------------------------------------------------------------
 
-class Validator:
-    """The value validation of one schema, its nodes read once: each node's rules are looked up the first time
-    a value meets it (its plan), not again for every value of every write. Hold one per schema (a CRD
-    version's) and reuse it; its plans keep the schema's nodes they were made from."""
-
-    def __init__(self, schema: Schema) -> None:
-        self.schema = schema
-        # the root without apiVersion, kind and metadata (their own rules check them)
-        root = {k: v for k, v in schema.items() if k != "properties"}
-        root["properties"] = {k: v for k, v in (schema.get("properties") or {}).items() if k not in _TYPE_META}
-        self._root = root
-        self._plans: dict[int, _Plan] = {}
-
-    def validate(self, obj: dict[str, Any]) -> list[f.FieldError]:
-        """The value validation of a whole custom resource (metadata aside: its own rules check it)."""
-        errors: list[f.FieldError] = []
-        _validate({k: v for k, v in obj.items() if k not in _TYPE_META}, self._root, "", errors, self._plans)
-        return errors
-
-
 def validate(obj: dict[str, Any], schema: Schema) -> list[f.FieldError]:
-    """The value validation of a whole custom resource (metadata aside: its own rules check it)."""
-    return Validator(schema).validate(obj)
+    """The value validation of a whole custom resource (metadata aside: its own rules check it), by the walk
+    alone (a CRD version's objects: ``openapi_validator.Validator``, which runs it only for an invalid one)."""
+    root = {k: v for k, v in schema.items() if k != "properties"}
+    root["properties"] = {k: v for k, v in (schema.get("properties") or {}).items() if k not in TYPE_META}
+    errors: list[f.FieldError] = []
+    _validate({k: v for k, v in obj.items() if k not in TYPE_META}, root, "", errors, {})
+    return errors
 
 
 def validate_value(value: Any, schema: Schema, path: str) -> list[f.FieldError]:
@@ -178,6 +53,12 @@ def validate_value(value: Any, schema: Schema, path: str) -> list[f.FieldError]:
     errors: list[f.FieldError] = []
     _validate(value, schema, path, errors, {})
     return errors
+
+
+def validate_with(value: Any, schema: Schema, path: str, errors: list[f.FieldError], plans: dict[int, Any]) -> None:
+    """The value validation of one value at ``path`` into ``errors``, with the plans of the nodes met before
+    (``plans``: kept by the caller across values of the same schema)."""
+    _validate(value, schema, path, errors, plans)
 
 
 _JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}
@@ -218,7 +99,7 @@ _COMBINATORS = ("allOf", "anyOf", "oneOf", "not")
 
 
 class _Plan:
-    """What a schema node checks, read from it once (see :class:`Validator`)."""
+    """What a schema node checks, read from it once (see ``openapi_validator.Validator``)."""
 
     __slots__ = ("schema", "type", "int_or_string", "enum", "enum_strings", "numeric", "string", "object_counts",
                  "properties", "additional", "array_counts", "items", "combinators")
@@ -340,7 +221,7 @@ def _string_rules(value: str, schema: Schema, path: str, errors: list[f.FieldErr
         errors.append(f.invalid(path, value, f"{_in_body(path)} should be at least {min_length} chars long"))
     pattern = schema.get("pattern")
     if isinstance(pattern, str):
-        compiled = _pattern(pattern)
+        compiled = compiled_pattern(pattern)
         if compiled is not None and compiled.search(value) is None:
             errors.append(f.invalid(path, value, f"{_in_body(path)} should match '{pattern}'"))
     fmt = schema.get("format")
@@ -351,7 +232,7 @@ def _string_rules(value: str, schema: Schema, path: str, errors: list[f.FieldErr
 
 
 @lru_cache(maxsize=512)
-def _pattern(pattern: str) -> re.Pattern[str] | None:
+def compiled_pattern(pattern: str) -> re.Pattern[str] | None:
     """An ECMA/RE2 pattern as Python's re (None: one Python cannot read, left unchecked rather than refused)."""
     try:
         return re.compile(pattern)

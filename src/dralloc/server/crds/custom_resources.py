@@ -21,7 +21,7 @@ from dralloc.server.crds.columns import find
 from dralloc.server.json_copy import json_copy
 from dralloc.server.registry.strategy import Strategy, managed_field_errors
 from dralloc.server.types import Obj
-from dralloc.validation import crd_rules, openapi_schema
+from dralloc.validation import crd_rules
 from dralloc.validation import field as f
 from dralloc.validation.crd import generic_object_meta
 from dralloc.validation.meta import (
@@ -29,6 +29,8 @@ from dralloc.validation.meta import (
     name_is_dns_subdomain,
     validate_object_meta_update,
 )
+from dralloc.validation.openapi_decoding import Decoding
+from dralloc.validation.openapi_validator import Validator
 from dralloc.validation.ratcheting import ratchet
 
 
@@ -54,8 +56,11 @@ class CrdVersion:
         encoded = msgspec.json.encode(self.schema).decode()
         self.has_defaults = '"default"' in encoded
         self.has_rules = '"x-kubernetes-validations"' in encoded  # (kube-apiserver's CEL validator exists)
-        self.rules = (crd_rules.rules_schema(self.schema) or {}) if self.has_rules else {}  # (what the rules walk)
-        self.validator = openapi_schema.Validator(self.schema)  # (its plans of the schema's nodes are kept)
+        # the rules, compiled, and the way to them (what the rules walk)
+        self.rules = crd_rules.RuleSet((crd_rules.rules_schema(self.schema) or {}) if self.has_rules else {})
+        # the schema read once for pruning, defaulting and validation
+        self.decoding = Decoding(self.schema)
+        self.validator = Validator(self.schema)
         # what server-side apply and managedFields follow: the schema's list and map types
         self.apply_schema = KindSchema(schema_types.kind_type(self.schema), self.status)
         self.deprecated = bool(version.get("deprecated"))
@@ -71,6 +76,7 @@ class CustomResourceStrategy(Strategy):
         self.kind = kind
         self.versions = {v.name: v for v in (CrdVersion(d) for d in versions)}
         self.first = next(iter(self.versions.values()))
+        self._by_api_version = {f"{group}/{name}": v for name, v in self.versions.items()}
         # the field selectors it takes: metadata.name and metadata.namespace, and its versions' selectableFields
         selectable = [str(field.get("jsonPath", "")).lstrip(".") for v in versions
                       for field in v.get("selectableFields") or () if isinstance(field, dict)]
@@ -79,10 +85,8 @@ class CustomResourceStrategy(Strategy):
     def version_of(self, obj: Obj) -> CrdVersion:
         """The CRD version an object names in its apiVersion (the first served one when it names none)."""
         api_version = obj.get("apiVersion")
-        if isinstance(api_version, str) and api_version.startswith(self.group + "/"):
-            found = self.versions.get(api_version[len(self.group) + 1:])
-            if found is not None:
-                return found
+        if isinstance(api_version, str):  # (every write reads it several times: one look-up)
+            return self._by_api_version.get(api_version, self.first)
         return self.first
 
     # --- decoding ---------------------------------------------------------------------------------------
@@ -96,7 +100,7 @@ class CustomResourceStrategy(Strategy):
 
     def unknown_fields(self, data: Obj) -> list[str] | None:
         # (a null is left out: in a merge patch it removes the field, and what is checked is the patched object)
-        return openapi_schema.prune(_without_nulls(data), self.version_of(data).schema)
+        return self.version_of(data).decoding.unknown_fields(data)
 
     def apply_schema(self, obj: Obj) -> KindSchema | None:
         return self.version_of(obj).apply_schema
@@ -107,15 +111,15 @@ class CustomResourceStrategy(Strategy):
         version = self.versions.get(api_version.rpartition("/")[2], self.first)
         shown = obj if obj.get("apiVersion") == api_version else {**obj, "apiVersion": api_version}
         if version.has_defaults:  # defaulting on read, as from storage (what it does not change is shared)
-            shown = openapi_schema.with_defaults(shown, version.schema)
+            shown = version.decoding.with_defaults(shown)
         return shown
 
     # --- writes -----------------------------------------------------------------------------------------
 
     def _normalise(self, obj: Obj) -> None:
         version = self.version_of(obj)
-        openapi_schema.prune(obj, version.schema)
-        openapi_schema.apply_defaults(obj, version.schema)
+        version.decoding.prune(obj)
+        version.decoding.apply_defaults(obj)
 
     def decode_defaults(self, obj: Obj, sub: str) -> None:
         self._normalise(obj)  # (pruning and defaulting are decoding's: the writer owns the defaults)
@@ -132,7 +136,7 @@ class CustomResourceStrategy(Strategy):
         found = version.validator.validate(obj)
         if not version.has_rules:
             return errors + found
-        return errors + found + _rules_unless_blocked(found, lambda: crd_rules.validate(obj, version.rules))
+        return errors + found + _rules_unless_blocked(found, lambda: version.rules.validate(obj))
 
     def prepare_for_update(self, merged: Obj, old: Obj, sub: str) -> None:
         meta = merged["metadata"]
@@ -157,7 +161,7 @@ class CustomResourceStrategy(Strategy):
         if not version.has_rules:
             return errors + found
         return errors + found + _rules_unless_blocked(
-            found, lambda: ratchet(crd_rules.validate(merged, version.rules, old), merged, old))
+            found, lambda: ratchet(version.rules.validate(merged, old), merged, old))
 
     def deprecation(self, api_version: str) -> str:
         """The Warning every request of a deprecated version gets (its deprecationWarning, else upstream's)."""
@@ -230,12 +234,3 @@ def _rules_unless_blocked(found: list[f.FieldError],
     if any(e.type in _BLOCKING for e in found):
         return [RULES_NOT_CHECKED]
     return rules()
-
-
-def _without_nulls(value: Any) -> Any:
-    """A copy of JSON without the object members whose value is null."""
-    if isinstance(value, dict):
-        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [_without_nulls(v) for v in value]
-    return value
