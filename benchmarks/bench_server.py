@@ -1,6 +1,6 @@
 """API server throughput: a real `dralloc serve` process on a SQLite file, driven over HTTP.
 
-    .venv/bin/python benchmarks/bench_server.py [--objects 5000] [--clients 8] [--watchers 1000] [--tls]
+    .venv/bin/python benchmarks/bench_server.py [--objects 5000] [--clients 8] [--watchers 1000] [--tls] [--quota]
                                                 [--kinds DeviceClass,ResourceClaim,...] [--writes-only]
                                                 [--tmp-dir /dev/shm] [--callgrind [--by-thread]]
 
@@ -142,6 +142,27 @@ WIDGETS_CRD = json.dumps({
 SETUP: dict[str, list[tuple[str, bytes, str]]] = {
     "Widget": [("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", WIDGETS_CRD,
                 "/apis/example.com/v1/namespaces/default/widgets")]}
+
+
+# --quota: a ResourceQuota in the namespace that counts every kind's objects, far above what a run makes
+QUOTA = json.dumps({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "bench"}, "spec": {"hard": {
+    "pods": "1000000", "requests.cpu": "100000", "count/configmaps": "1000000", "count/services": "1000000",
+    "count/resourceclaims.resource.k8s.io": "1000000", "count/deployments.apps": "1000000",
+    "count/jobs.batch": "1000000", "count/widgets.example.com": "1000000"}}}).encode()
+
+
+def make_quota(target: Target) -> None:
+    """Make the QUOTA and wait until the resourcequota controller has counted it (creates are refused before)."""
+    path = "/api/v1/namespaces/default/resourcequotas"
+    conn = target.connect()
+    conn.request("POST", path, QUOTA, HEADERS)
+    conn.getresponse().read()
+    for _ in range(100):
+        conn.request("GET", f"{path}/bench")
+        if (json.loads(conn.getresponse().read()).get("status") or {}).get("used"):
+            break
+        time.sleep(0.1)
+    conn.close()
 
 
 def set_up(kind: str, target: Target) -> None:
@@ -465,6 +486,9 @@ def main() -> None:
                         help=f"the kinds whose creates are timed, in this order (of {', '.join(KINDS)})")
     parser.add_argument("--writes-only", action="store_true", help="only the writes, no reads or watches")
     parser.add_argument("--tls", action="store_true", help="serve the default HTTPS instead of plain HTTP")
+    parser.add_argument("--quota", action="store_true",
+                        help="a ResourceQuota in the namespace counting every kind's objects: each create is "
+                             "charged to it and counted by the resourcequota controller")
     parser.add_argument("--callgrind", action="store_true",
                         help="count the server's instructions per create under valgrind's callgrind instead "
                              "(writes only; --objects 400 is plenty, the server runs some 50 times slower)")
@@ -495,6 +519,8 @@ def main() -> None:
               flush=True)
         proc, target = start_server(Path(tmp) / "data", args.tls, "--max-connections", "100000", "--no-scheduler")
         try:
+            if args.quota:
+                make_quota(target)
             for kind in kinds:
                 wall, latencies, cpu, per_commit = write_phase(kind, n, args.clients, target, proc)
                 print(f"{kind + ':':15}{n / wall:6.0f} writes/s  ({n} {KINDS[kind][2]}, {args.clients} clients, "
