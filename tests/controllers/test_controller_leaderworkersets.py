@@ -19,14 +19,13 @@ from dralloc.api import codec
 from dralloc.api.apps_v1 import StatefulSet
 from dralloc.api.leaderworkerset_v1 import LeaderWorkerSet
 from dralloc.controllers.leaderworkersets import (
-    _fnv32,
     admit_lws_pod,
     expand_leaderworkerset,
     group_key,
     revision_key,
     sub_group_index,
 )
-from dralloc.controllers.names import ALPHANUMS, NameGenerator
+from dralloc.controllers.names import ALPHANUMS, NameGenerator, fnv32
 from dralloc.controllers.workloads import Owned
 from dralloc.simulator import Simulator
 from dralloc.validation import validate
@@ -212,7 +211,7 @@ def test_leader_excluded_sub_groups_leave_the_leader_out() -> None:
 
 
 def test_revision_key_is_safe_encoded_fnv32_and_follows_the_template() -> None:
-    assert _fnv32(b"") == 0x811C9DC5 and _fnv32(b"a") == 0x050C5D7E  # FNV-1, not FNV-1a (0xe40c292c)
+    assert fnv32(b"") == 0x811C9DC5 and fnv32(b"a") == 0x050C5D7E  # FNV-1, not FNV-1a (0xe40c292c)
     key = revision_key(decoded(lws()))
     assert key and set(key) <= set(ALPHANUMS)
     assert key == revision_key(decoded(lws()))

@@ -13,7 +13,9 @@ from dralloc.api.core_v1 import Node, Toleration
 from dralloc.controllers.names import (
     ALPHANUMS,
     NameGenerator,
+    fnv32,
     fnv32a,
+    go_json,
     pod_template_hash,
     safe_encode,
 )
@@ -343,3 +345,21 @@ def test_expand_workloads_gives_uids_and_is_deterministic_for_a_seed() -> None:
     assert first[0]["metadata"]["uid"] and first[1]["metadata"]["ownerReferences"][0]["uid"] == \
         first[0]["metadata"]["uid"]
     assert run(4) != first
+
+
+def _fnv32_byte_at_a_time(data: bytes) -> int:
+    value = 0x811C9DC5
+    for byte in data:
+        value = (value * 0x01000193) & 0xFFFFFFFF
+        value ^= byte
+    return value
+
+
+@given(st.binary(max_size=64))
+def test_fnv32_eight_bytes_a_step_is_the_byte_at_a_time_hash(data: bytes) -> None:
+    assert fnv32(data) == _fnv32_byte_at_a_time(data)
+
+
+def test_go_json_escapes_as_go_marshals() -> None:
+    assert go_json({"b": "<a & b>", "a": "\u2028\u2029é"}) == \
+        '{"a":"\\u2028\\u2029é","b":"\\u003ca \\u0026 b\\u003e"}'.encode()

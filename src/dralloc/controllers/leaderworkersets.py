@@ -32,7 +32,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
 
 from msgspec.structs import replace
@@ -48,7 +47,7 @@ from dralloc.api.leaderworkerset_v1 import (
     defaulted,
 )
 from dralloc.api.meta import LabelSelector, ObjectMeta, OwnerReference
-from dralloc.controllers.names import NameGenerator, safe_encode
+from dralloc.controllers.names import NameGenerator, fnv32, go_json, safe_encode
 from dralloc.controllers.required_affinity import (
     has_required_term,
     required_term,
@@ -96,24 +95,13 @@ def group_key(namespace: str, leader: str) -> str:
     return _sha1(f"{namespace}/{leader}")
 
 
-def _fnv32(data: bytes) -> int:
-    value = 0x811C9DC5
-    for byte in data:
-        value = (value * 0x01000193) & 0xFFFFFFFF
-        value ^= byte
-    return value
-
-
 def revision_key(lws: LeaderWorkerSet) -> str:
     """The ``template-revision-hash`` of a new set's first revision (see the module docstring)."""
     lws = defaulted(lws)
     spec = codec.to_dict(lws.spec)
     patch = {"spec": {"leaderWorkerTemplate": {**spec.get("leaderWorkerTemplate", {}), "$patch": "replace"},
                       "networkConfig": {**spec.get("networkConfig", {}), "$patch": "replace"}}}
-    text = json.dumps(patch, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    # Go's encoding/json escapes these three for HTML.
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return safe_encode(str(_fnv32(text.encode())))
+    return safe_encode(str(fnv32(go_json(patch))))
 
 
 def _with_metadata(template: PodTemplateSpec, labels: dict[str, str], annotations: dict[str, str]) -> PodTemplateSpec:

@@ -12,41 +12,16 @@ Deployments)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
-from typing import Any
 
+from dralloc.controllers.names import fnv32, go_json, safe_encode
 from dralloc.controllers.workloads import REVISION_HASH
 from dralloc.server.controllers.workload_pods import Obj, controller_ref, meta, spec_of
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.json_copy import json_copy
 from dralloc.store import Conflict
 
-_SAFE = "bcdfghjklmnpqrstvwxz2456789"  # rand.SafeEncodeString's alphabet (no vowels, no look-alikes)
-_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-_FNV_OFFSET, _FNV_PRIME = 2166136261, 16777619
 MAX_PREFIX = 223  # ControllerRevisionName keeps at most this much of the owner's name
-
-
-def go_json(value: Any) -> bytes:
-    """Go's json.Marshal of a decoded JSON value: map keys sorted, no spaces, HTML characters escaped."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    for char, escaped in _GO_ESCAPES.items():
-        text = text.replace(char, escaped)
-    return text.encode()
-
-
-def fnv32(data: bytes) -> int:
-    """hash/fnv New32 (FNV-1: multiply, then xor)."""
-    value = _FNV_OFFSET
-    for byte in data:
-        value = (value * _FNV_PRIME) & 0xFFFFFFFF
-        value ^= byte
-    return value
-
-
-def safe_encode(text: str) -> str:
-    return "".join(_SAFE[ord(char) % len(_SAFE)] for char in text)
 
 
 def revision_hash(data: bytes, collision_count: int | None) -> str:
