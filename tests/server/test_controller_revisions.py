@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from cluster import Cluster
+from hypothesis import given
+from hypothesis import strategies as st
 from test_workload_controllers import APPS, MERGE, cluster, pods, settle, workload
 
 from dralloc.server.controllers import revisions
@@ -191,3 +193,14 @@ def test_kubectl_get_prints_the_controller_and_revision() -> None:
     assert row["cells"][1:3] == ["statefulset.apps/db", 1]
     r = c.http.patch(f"{APPS}/controllerrevisions/{row['cells'][0]}", json={"data": {"x": 1}}, headers=MERGE)
     assert r.status_code == 422 and "data: Invalid value" in r.json()["message"]
+
+
+@given(st.text(alphabet="ab-0123456789", max_size=8), st.text(alphabet="ab-0123456789", max_size=12))
+def test_a_pod_is_a_sets_member_when_named_set_dash_digits(set_name: str, pod_name: str) -> None:
+    """isMemberOf: the pod's name is the set's, a dash and an ordinal (the regex ``<set>-([0-9]+)``)."""
+    import re
+
+    from dralloc.server.controllers.stateful_sets import is_member
+
+    expected = re.fullmatch(re.escape(set_name) + "-([0-9]+)", pod_name) is not None
+    assert is_member({"metadata": {"name": set_name}}, {"metadata": {"name": pod_name}}) == expected

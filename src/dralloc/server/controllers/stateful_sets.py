@@ -16,8 +16,6 @@ oldest revisions no pod uses go."""
 
 from __future__ import annotations
 
-import re
-
 from dralloc.controllers.workloads import REVISION_HASH
 from dralloc.server.controllers import revisions
 from dralloc.server.controllers.snapshot import Snapshot
@@ -76,8 +74,10 @@ def truncate_history(writer: Writer, sts: Obj, owned: list[Obj], live: set[str])
 
 
 def _ordinal(sts: Obj, pod: Obj) -> int | None:
-    match = re.fullmatch(re.escape(str(meta(sts).get("name"))) + r"-(\d+)", str(meta(pod).get("name")))
-    return int(match.group(1)) if match else None
+    """getParentNameAndOrdinal: the ordinal of a pod named ``<set>-<digits>`` (None for any other name)."""
+    prefix, name = f"{meta(sts).get('name')}-", str(meta(pod).get("name"))
+    digits = name[len(prefix):] if name.startswith(prefix) else ""
+    return int(digits) if digits.isascii() and digits.isdigit() else None
 
 
 def is_member(sts: Obj, pod: Obj) -> bool:
