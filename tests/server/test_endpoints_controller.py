@@ -3,11 +3,21 @@ pods it selects, as kube-controller-manager writes them, kept up to date as pods
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from cluster import NODE, NS, Cluster
+from hypothesis import given
+from hypothesis import strategies as st
 
-from dralloc.server.controllers.endpoints import desired_endpoints, desired_slices, entries, resolve_port
+from dralloc.server.controllers.endpoints import (
+    desired_endpoints,
+    desired_slices,
+    entries,
+    resolve_port,
+    slice_name,
+)
+from dralloc.server.controllers.writes import Writer
 
 LABELS = {"app": "web"}
 
@@ -132,3 +142,44 @@ def test_a_client_writes_the_endpoints_of_a_service_without_selector_and_they_ar
         '(e.g. 10.9.8.7 or 2001:db8::ffff), subsets[0].ports[0].port: Invalid value: 0: must be between 1 and '
         '65535, inclusive, subsets[0].ports[0].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", '
         '"UDP"]')
+
+
+def _old_slice_name(uid: str, name: str, index: int) -> str:
+    """The suffix as first written: the digest's hex pairs as numbers, each modulo the alphabet's size."""
+    digest = hashlib.sha256(f"{uid}/{index}".encode()).hexdigest()
+    alphabet = "bcdfghjklmnpqrstvwxz2456789"
+    return f"{name[:57]}-" + "".join(alphabet[int(digest[i * 2:i * 2 + 2], 16) % len(alphabet)] for i in range(5))
+
+
+@given(uid=st.text(max_size=40), name=st.text(min_size=1, max_size=70), index=st.integers(0, 1000))
+def test_a_slice_is_named_as_before_from_its_services_uid_and_place(uid: str, name: str, index: int) -> None:
+    svc = {"metadata": {"uid": uid, "name": name}}
+    assert slice_name(svc, index) == _old_slice_name(uid, name, index)
+
+
+def test_the_controllers_own_writes_are_no_news_but_a_clients_change_is_undone() -> None:
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", NODE)
+    c.post(f"{NS}/services", service())
+    c.post(f"{NS}/pods", web_pod("web-a"))
+    c.settle()
+    written = c.get("endpoints", "web")
+    reads: list[tuple[str, str]] = []
+
+    class CountingStore:  # the store as the endpoints controllers see it: their reads of single objects counted
+        def __getattr__(self, name: str) -> Any:
+            return getattr(c.store, name)
+
+        def get(self, resource: str, namespace: str, name: str) -> dict[str, Any]:
+            reads.append((resource, name))
+            return c.store.get(resource, namespace, name)
+
+    c.manager.endpoints.writer = Writer(CountingStore())  # type: ignore[arg-type]
+    c.manager.run_once(force=True)
+    assert [r for r in reads if r[0] in ("endpoints", "endpointslices")] == []  # (what it wrote is known)
+    changed = {**written, "subsets": [{"addresses": [{"ip": "10.0.0.9"}], "ports": [{"port": 1}]}]}
+    r = c.http.put(f"{NS}/endpoints/web", json=changed)
+    assert r.status_code == 200, r.text
+    c.settle()
+    assert ("endpoints", "web") in reads
+    assert c.get("endpoints", "web")["subsets"] == written["subsets"]

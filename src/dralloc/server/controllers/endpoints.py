@@ -129,12 +129,15 @@ def _endpoint(svc: Obj, pod: Obj, nodes: dict[str, Obj]) -> Obj:
     return endpoint
 
 
+_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # (the alphabet of generated names)
+# byte value -> its letter: the suffix's letters are the digest's first five bytes, each modulo the alphabet's size
+_LETTER_OF_BYTE = bytes(ord(_ALPHABET[b % len(_ALPHABET)]) for b in range(256))
+
+
 def slice_name(svc: Obj, index: int) -> str:
     meta = svc.get("metadata") or {}
-    digest = hashlib.sha256(f"{meta.get('uid')}/{index}".encode()).hexdigest()
-    alphabet = "bcdfghjklmnpqrstvwxz2456789"  # (the alphabet of generated names)
-    suffix = "".join(alphabet[int(digest[i * 2:i * 2 + 2], 16) % len(alphabet)] for i in range(5))
-    return f"{str(meta.get('name'))[:57]}-{suffix}"
+    suffix = hashlib.sha256(f"{meta.get('uid')}/{index}".encode()).digest()[:5].translate(_LETTER_OF_BYTE)
+    return f"{str(meta.get('name'))[:57]}-{suffix.decode()}"
 
 
 # What one pod gives one Service: its resolved ports, its slice endpoint, its Endpoints address (None when
@@ -297,13 +300,21 @@ class EndpointsControllers:
     written: dict[Key, tuple[list[Obj], Obj]] = field(default_factory=dict)
     # each Service's pod entries of the last pass, while the Service stays at the same version
     memos: dict[Key, tuple[Any, Memo]] = field(default_factory=dict)
+    # the resourceVersions of this controller's own creates and updates not yet seen in the feed: their objects
+    # hold what ``written`` says already, so their changes are no news (a client's change still is)
+    mine: set[int] = field(default_factory=set)
 
     def notes(self, changes: Sequence[Change]) -> None:
         """Take in changes of one resource from the store's feed, in the log's order."""
-        if changes[0].resource == "pods":  # (the common case: many at once)
+        resource = changes[0].resource
+        if resource == "pods":  # (the common case: many at once)
             self.dirty_namespaces.update([c.namespace for c in changes])
             return
+        mine = self.mine
         for change in changes:
+            if mine and change.rv in mine and resource != "services":
+                mine.discard(change.rv)
+                continue
             self._note(change)
 
     def _note(self, change: Change) -> None:
@@ -423,8 +434,11 @@ class EndpointsControllers:
         """Create ``wanted`` or make the stored one say the same; True when it wrote."""
         namespace, name = wanted["metadata"]["namespace"], wanted["metadata"]["name"]
 
+        changing = [False]  # whether the last mutate (of the last attempt) changed something
+
         def mutate(current: Obj) -> Obj | None:
-            if _same(current, wanted):
+            changing[0] = not _same(current, wanted)
+            if not changing[0]:
                 return None
             meta = {**current["metadata"], "labels": wanted["metadata"].get("labels")}
             if wanted["metadata"].get("ownerReferences"):
@@ -442,10 +456,16 @@ class EndpointsControllers:
         except NotFound:
             created = {**wanted, "metadata": {**wanted["metadata"], **({"generation": 1} if generation else {})}}
             try:
-                self.writer.create(resource, namespace, created)
+                self._own(self.writer.create(resource, namespace, created))
             except Conflict:
                 return False  # made meanwhile: the next pass compares
             return True
         if _same(current, wanted):
             return False
-        return self.writer.update(resource, namespace, name, mutate) is not None
+        updated = self.writer.update(resource, namespace, name, mutate)
+        if updated is not None and changing[0]:  # (not when it found nothing to change: it returns a read then)
+            self._own(updated)
+        return updated is not None
+
+    def _own(self, written: Obj) -> None:
+        self.mine.add(int(written["metadata"]["resourceVersion"]))
