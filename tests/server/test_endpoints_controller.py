@@ -10,6 +10,7 @@ from cluster import NODE, NS, Cluster
 from hypothesis import given
 from hypothesis import strategies as st
 
+from dralloc.server.controllers import endpoints as endpoints_module
 from dralloc.server.controllers.endpoints import (
     desired_endpoints,
     desired_slices,
@@ -183,3 +184,44 @@ def test_the_controllers_own_writes_are_no_news_but_a_clients_change_is_undone()
     c.settle()
     assert ("endpoints", "web") in reads
     assert c.get("endpoints", "web")["subsets"] == written["subsets"]
+
+
+def test_a_pods_change_is_looked_at_by_the_services_its_labels_match_before_or_after(monkeypatch: Any) -> None:
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", NODE)
+    c.post(f"{NS}/services", service())
+    db = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "db"},
+          "spec": {"selector": {"app": "db"}, "ports": [{"port": 5432}]}}
+    c.post(f"{NS}/services", db)
+    c.settle()
+    looked_at: list[str] = []
+    real_entries = endpoints_module.entries
+
+    def recording_entries(svc: dict[str, Any], *args: Any) -> Any:
+        looked_at.append(svc["metadata"]["name"])
+        return real_entries(svc, *args)
+
+    monkeypatch.setattr(endpoints_module, "entries", recording_entries)
+    c.post(f"{NS}/pods", web_pod("web-a"))
+    c.settle()
+    assert set(looked_at) == {"web"}  # (db's selector matches none of its labels)
+    assert [a["targetRef"]["name"] for a in c.get("endpoints", "web")["subsets"][0]["addresses"]] == ["web-a"]
+    looked_at.clear()
+    r = c.http.patch(f"{NS}/pods/web-a", json={"metadata": {"labels": {"app": "db"}}},
+                     headers={"content-type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    c.settle()
+    assert set(looked_at) == {"web", "db"}  # (web's matched its labels before, db's after)
+    assert "subsets" not in c.get("endpoints", "web")
+    assert [a["targetRef"]["name"] for a in c.get("endpoints", "db")["subsets"][0]["addresses"]] == ["web-a"]
+    looked_at.clear()
+    r = c.http.patch(f"{NS}/services/web", json={"spec": {"selector": {"app": "db"}}},
+                     headers={"content-type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    c.settle()
+    assert [a["targetRef"]["name"] for a in c.get("endpoints", "web")["subsets"][0]["addresses"]] == ["web-a"]
+    looked_at.clear()
+    assert c.http.delete(f"{NS}/pods/web-a").status_code == 200
+    c.settle()
+    assert set(looked_at) == {"web", "db"}  # (both select it now: its going concerns both)
+    assert "subsets" not in c.get("endpoints", "web") and "subsets" not in c.get("endpoints", "db")

@@ -278,6 +278,53 @@ def _selects_pods(svc: Obj) -> bool:
     return isinstance(spec.get("selector"), dict) and spec.get("type") != "ExternalName"
 
 
+SelectorKey = tuple[tuple[str, str], ...]
+
+
+def _selector_key(svc: Obj) -> SelectorKey | None:
+    """The selector of a Service that selects pods, as a key (None for one that selects none)."""
+    if not _selects_pods(svc):
+        return None
+    return tuple(sorted((str(k), str(v)) for k, v in svc["spec"]["selector"].items()))
+
+
+def _matches(selector: SelectorKey, labels: dict[str, Any]) -> bool:
+    return all(labels.get(k) == v for k, v in selector)
+
+
+@dataclass
+class _Selectors:
+    """The Services that select pods, grouped by namespace and selector (a pod's change concerns the Services
+    whose selector matches its labels, before or after: a few selectors to try, however many Services share
+    them), kept up to date Service by Service."""
+
+    groups: dict[str, dict[SelectorKey, set[Key]]] = field(default_factory=dict)
+    of: dict[Key, SelectorKey] = field(default_factory=dict)
+
+    def put(self, key: Key, svc: Obj | None) -> None:
+        selector = _selector_key(svc) if svc is not None else None
+        old = self.of.get(key)
+        if old == selector:
+            return
+        if old is not None:
+            namespace = self.groups[key[0]]
+            namespace[old].discard(key)
+            if not namespace[old]:
+                del namespace[old]
+            del self.of[key]
+        if selector is not None:
+            self.groups.setdefault(key[0], {}).setdefault(selector, set()).add(key)
+            self.of[key] = selector
+
+    def selecting(self, namespace: str, *label_sets: dict[str, Any] | None) -> set[Key]:
+        """The Services of ``namespace`` whose selector matches any of these labels."""
+        found: set[Key] = set()
+        for selector, members in (self.groups.get(namespace) or {}).items():
+            if any(labels is not None and _matches(selector, labels) for labels in label_sets):
+                found |= members
+        return found
+
+
 _CONTENT = ("addressType", "endpoints", "ports", "subsets")
 
 
@@ -303,12 +350,17 @@ class EndpointsControllers:
     # the resourceVersions of this controller's own creates and updates not yet seen in the feed: their objects
     # hold what ``written`` says already, so their changes are no news (a client's change still is)
     mine: set[int] = field(default_factory=set)
+    dirty_pods: set[Key] = field(default_factory=set)
+    selectors: _Selectors = field(default_factory=_Selectors)
+    # each pod's labels when a pass last looked at it: a pod whose labels changed concerns the Services its old
+    # labels matched too
+    pod_labels: dict[Key, dict[str, Any]] = field(default_factory=dict)
 
     def notes(self, changes: Sequence[Change]) -> None:
         """Take in changes of one resource from the store's feed, in the log's order."""
         resource = changes[0].resource
         if resource == "pods":  # (the common case: many at once)
-            self.dirty_namespaces.update([c.namespace for c in changes])
+            self.dirty_pods.update([(c.namespace, c.name) for c in changes])
             return
         mine = self.mine
         for change in changes:
@@ -322,7 +374,7 @@ class EndpointsControllers:
             self.dirty_services.add((change.namespace, change.name))
             self.written.pop((change.namespace, change.name), None)
         elif change.resource == "pods":
-            self.dirty_namespaces.add(change.namespace)
+            self.dirty_pods.add((change.namespace, change.name))
         elif change.resource in ("endpoints", "endpointslices"):
             # (a client's change, or this controller's own: compared with the store in the next pass)
             for key in [k for k in self.written if k[0] == change.namespace]:
@@ -334,17 +386,28 @@ class EndpointsControllers:
 
     @property
     def due(self) -> bool:
-        return self.everything or bool(self.dirty_services or self.dirty_namespaces)
+        return self.everything or bool(self.dirty_services or self.dirty_namespaces or self.dirty_pods)
 
     def cycle(self, snap: Snapshot) -> bool:
         """Bring the endpoints of every Service that may have changed to what its pods say; True when it wrote."""
-        services = snap.mirror.items("services")
         if self.everything:
+            services = snap.mirror.items("services")
             keys = set(services)
+            self.selectors = _Selectors()
+            for key, listed_svc in services.items():
+                self.selectors.put(key, listed_svc)
+            self.pod_labels = {(str(meta.get("namespace")), str(meta.get("name"))): meta.get("labels") or {}
+                               for meta in (p.get("metadata") or {} for p in snap.pods)}
         else:
-            keys = {k for k in services if k[0] in self.dirty_namespaces} | self.dirty_services
+            for key in self.dirty_services:
+                self.selectors.put(key, snap.mirror.get("services", key))
+            keys = self.dirty_services | self._concerned(snap, self.dirty_pods)
+            if self.dirty_namespaces:
+                keys |= {k for k in snap.mirror.items("services") if k[0] in self.dirty_namespaces}
+            # (only the Services looked at: not every one decoded or gone through in each pass)
+            services = {k: found for k in keys if (found := snap.mirror.get("services", k)) is not None}
         changed_services = self.dirty_services  # (a Service written, or its Endpoints)
-        self.everything, self.dirty_services, self.dirty_namespaces = False, set(), set()
+        self.everything, self.dirty_services, self.dirty_namespaces, self.dirty_pods = False, set(), set(), set()
         wrote = False
         for key in sorted(k for k in keys if k in services and _mirrors(services[k]) and k not in self.written):
             if key in changed_services:  # (a selector removed: this controller's slices go)
@@ -357,6 +420,7 @@ class EndpointsControllers:
         pods_by_namespace: dict[str, list[Obj]] = {}
         for pod in snap.pods:
             pods_by_namespace.setdefault(str((pod.get("metadata") or {}).get("namespace")), []).append(pod)
+        selected: dict[tuple[str, SelectorKey], list[Obj]] = {}  # (the Services of one selector share its pods)
         for key in sorted(keys):
             svc = services.get(key)
             if svc is None:
@@ -366,8 +430,14 @@ class EndpointsControllers:
                 continue
             if not _selects_pods(svc):
                 continue
-            selector = (svc.get("spec") or {}).get("selector") or {}
-            pods = [p for p in pods_by_namespace.get(key[0], []) if selects(selector, p) and in_endpoints(p)]
+            selector_key = _selector_key(svc)
+            assert selector_key is not None  # (it selects pods)
+            group = (key[0], selector_key)
+            pods = selected.get(group)
+            if pods is None:
+                selector = svc["spec"]["selector"]
+                pods = selected[group] = [p for p in pods_by_namespace.get(key[0], [])
+                                          if selects(selector, p) and in_endpoints(p)]
             version = (svc.get("metadata") or {}).get("resourceVersion")
             memo = self.memos.get(key)
             if memo is None or memo[0] != version:
@@ -380,6 +450,20 @@ class EndpointsControllers:
             wrote |= self._write("endpoints", wanted[1])
             self.written[key] = wanted
         return wrote
+
+    def _concerned(self, snap: Snapshot, pods: set[Key]) -> set[Key]:
+        """The Services a change of these pods concerns: those whose selector matches a pod's labels as they
+        are or as they were (the pods' labels are then noted as they are)."""
+        keys: set[Key] = set()
+        for key in pods:
+            pod = snap.mirror.get("pods", key)
+            labels = None if pod is None else (pod.get("metadata") or {}).get("labels") or {}
+            keys |= self.selectors.selecting(key[0], self.pod_labels.get(key), labels)
+            if labels is None:
+                self.pod_labels.pop(key, None)
+            else:
+                self.pod_labels[key] = labels
+        return keys
 
     def _mirror(self, svc: Obj) -> bool:
         """The endpointslicemirroring controller: a Service without a selector gets EndpointSlices mirroring
