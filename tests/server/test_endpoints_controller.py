@@ -225,3 +225,28 @@ def test_a_pods_change_is_looked_at_by_the_services_its_labels_match_before_or_a
     c.settle()
     assert set(looked_at) == {"web", "db"}  # (both select it now: its going concerns both)
     assert "subsets" not in c.get("endpoints", "web") and "subsets" not in c.get("endpoints", "db")
+
+
+def test_the_slices_another_writer_makes_or_removes_are_seen_when_their_service_is_next_looked_at() -> None:
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", NODE)
+    c.post(f"{NS}/services", service())
+    c.post(f"{NS}/pods", web_pod("web-a"))
+    c.settle()
+    [ours] = slices_of(c)
+    stray = {**ours, "metadata": {**ours["metadata"], "name": "web-stray", "uid": "stray"}}
+    foreign = {**ours, "metadata": {**ours["metadata"], "name": "web-foreign", "uid": "foreign", "labels": {
+        **ours["metadata"]["labels"], "endpointslice.kubernetes.io/managed-by": "someone-else"}}}
+    for made in (stray, foreign):  # (another replica's controller, say: straight to the store)
+        c.store.create("endpointslices", "default", made["metadata"]["name"],
+                       lambda _old, rv, made=made: {**made, "metadata": {**made["metadata"], "resourceVersion": rv}})
+    c.store.delete("endpointslices", "default", ours["metadata"]["name"])
+    c.settle()
+    r = c.http.patch(f"{NS}/services/web", json={"metadata": {"annotations": {"touched": "yes"}}},
+                     headers={"content-type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    c.settle()
+    # the slice of this controller that should not be there went, another manager's stayed, its own is back
+    assert sorted(s["metadata"]["name"] for s in slices_of(c)) == sorted([ours["metadata"]["name"], "web-foreign"])
+    assert next(s for s in slices_of(c) if s["metadata"]["name"] == ours["metadata"]["name"])["endpoints"] == \
+        ours["endpoints"]

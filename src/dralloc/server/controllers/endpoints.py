@@ -30,14 +30,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import msgspec
-
+from dralloc.server.controllers.endpoints_index import (
+    MANAGED_BY,
+    SERVICE_NAME,
+    KnownSlices,
+    SelectorKey,
+    Selectors,
+    known_of,
+)
 from dralloc.server.controllers.snapshot import Key, Obj, Snapshot
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import Change, Conflict, NotFound
 
-SERVICE_NAME = "kubernetes.io/service-name"
-MANAGED_BY = "endpointslice.kubernetes.io/managed-by"
 CONTROLLER = "endpointslice-controller.k8s.io"
 MIRRORING = "endpointslicemirroring-controller.k8s.io"
 SKIP_MIRROR = "endpointslice.kubernetes.io/skip-mirror"
@@ -273,58 +277,6 @@ def mirrored_slices(endpoints: Obj) -> list[Obj]:
     return sorted(slices, key=lambda s: s["metadata"]["name"])
 
 
-def _selects_pods(svc: Obj) -> bool:
-    spec = svc.get("spec") or {}
-    return isinstance(spec.get("selector"), dict) and spec.get("type") != "ExternalName"
-
-
-SelectorKey = tuple[tuple[str, str], ...]
-
-
-def _selector_key(svc: Obj) -> SelectorKey | None:
-    """The selector of a Service that selects pods, as a key (None for one that selects none)."""
-    if not _selects_pods(svc):
-        return None
-    return tuple(sorted((str(k), str(v)) for k, v in svc["spec"]["selector"].items()))
-
-
-def _matches(selector: SelectorKey, labels: dict[str, Any]) -> bool:
-    return all(labels.get(k) == v for k, v in selector)
-
-
-@dataclass
-class _Selectors:
-    """The Services that select pods, grouped by namespace and selector (a pod's change concerns the Services
-    whose selector matches its labels, before or after: a few selectors to try, however many Services share
-    them), kept up to date Service by Service."""
-
-    groups: dict[str, dict[SelectorKey, set[Key]]] = field(default_factory=dict)
-    of: dict[Key, SelectorKey] = field(default_factory=dict)
-
-    def put(self, key: Key, svc: Obj | None) -> None:
-        selector = _selector_key(svc) if svc is not None else None
-        old = self.of.get(key)
-        if old == selector:
-            return
-        if old is not None:
-            namespace = self.groups[key[0]]
-            namespace[old].discard(key)
-            if not namespace[old]:
-                del namespace[old]
-            del self.of[key]
-        if selector is not None:
-            self.groups.setdefault(key[0], {}).setdefault(selector, set()).add(key)
-            self.of[key] = selector
-
-    def selecting(self, namespace: str, *label_sets: dict[str, Any] | None) -> set[Key]:
-        """The Services of ``namespace`` whose selector matches any of these labels."""
-        found: set[Key] = set()
-        for selector, members in (self.groups.get(namespace) or {}).items():
-            if any(labels is not None and _matches(selector, labels) for labels in label_sets):
-                found |= members
-        return found
-
-
 _CONTENT = ("addressType", "endpoints", "ports", "subsets")
 
 
@@ -351,10 +303,12 @@ class EndpointsControllers:
     # hold what ``written`` says already, so their changes are no news (a client's change still is)
     mine: set[int] = field(default_factory=set)
     dirty_pods: set[Key] = field(default_factory=set)
-    selectors: _Selectors = field(default_factory=_Selectors)
+    selectors: Selectors = field(default_factory=Selectors)
     # each pod's labels when a pass last looked at it: a pod whose labels changed concerns the Services its old
     # labels matched too
     pod_labels: dict[Key, dict[str, Any]] = field(default_factory=dict)
+    # the EndpointSlices of each namespace looked at (listed once, then kept up to date)
+    known_slices: dict[str, KnownSlices] = field(default_factory=dict)
 
     def notes(self, changes: Sequence[Change]) -> None:
         """Take in changes of one resource from the store's feed, in the log's order."""
@@ -376,7 +330,13 @@ class EndpointsControllers:
         elif change.resource == "pods":
             self.dirty_pods.add((change.namespace, change.name))
         elif change.resource in ("endpoints", "endpointslices"):
-            # (a client's change, or this controller's own: compared with the store in the next pass)
+            # (a client's change, or a delete of this controller's: compared with the store in the next pass)
+            known = self.known_slices.get(change.namespace) if change.resource == "endpointslices" else None
+            if known is not None:
+                if change.type == "DELETED":
+                    known.put(change.name, None)
+                else:
+                    known.unsure.add(change.name)
             for key in [k for k in self.written if k[0] == change.namespace]:
                 del self.written[key]
             if change.resource == "endpoints":
@@ -391,9 +351,10 @@ class EndpointsControllers:
     def cycle(self, snap: Snapshot) -> bool:
         """Bring the endpoints of every Service that may have changed to what its pods say; True when it wrote."""
         if self.everything:
+            self.known_slices = {}
             services = snap.mirror.items("services")
             keys = set(services)
-            self.selectors = _Selectors()
+            self.selectors = Selectors()
             for key, listed_svc in services.items():
                 self.selectors.put(key, listed_svc)
             self.pod_labels = {(str(meta.get("namespace")), str(meta.get("name"))): meta.get("labels") or {}
@@ -413,7 +374,8 @@ class EndpointsControllers:
             if key in changed_services:  # (a selector removed: this controller's slices go)
                 wrote |= self._sync_slices(services[key], [])
             wrote |= self._mirror(services[key])
-        selecting = [k for k in keys if k in services and _selects_pods(services[k])]
+        selecting_of = self.selectors.of  # (each Service's selector: those that select pods are there)
+        selecting = [k for k in keys if k in services and k in selecting_of]
         if not selecting and all(k in services for k in keys):
             return wrote  # (no Service of theirs selects pods, none went: the pods need not be looked at)
         nodes = {str((n.get("metadata") or {}).get("name")): n for n in snap.mirror.listed("nodes")}
@@ -428,16 +390,15 @@ class EndpointsControllers:
                 self.memos.pop(key, None)
                 wrote |= self._remove_endpoints(key)
                 continue
-            if not _selects_pods(svc):
+            selector = selecting_of.get(key)
+            if selector is None:
                 continue
-            selector_key = _selector_key(svc)
-            assert selector_key is not None  # (it selects pods)
-            group = (key[0], selector_key)
+            group = (key[0], selector)
             pods = selected.get(group)
             if pods is None:
-                selector = svc["spec"]["selector"]
+                labels = svc["spec"]["selector"]
                 pods = selected[group] = [p for p in pods_by_namespace.get(key[0], [])
-                                          if selects(selector, p) and in_endpoints(p)]
+                                          if selects(labels, p) and in_endpoints(p)]
             version = (svc.get("metadata") or {}).get("resourceVersion")
             memo = self.memos.get(key)
             if memo is None or memo[0] != version:
@@ -496,26 +457,40 @@ class EndpointsControllers:
         mirroring one) made."""
         meta = svc.get("metadata") or {}
         namespace = str(meta.get("namespace"))
-        # (only the slices whose text names the Service, found by the database: a namespace of thousands of
-        # Services must not have each one's slices found by decoding every slice; a name is a DNS label, so its
-        # label is written as is, and the labels are checked below)
-        listed, _ = self.writer.store.list("endpointslices", namespace, containing=msgspec.json.encode(
-            {SERVICE_NAME: str(meta.get("name"))}).decode()[1:-1])
+        known = self._known_slices(namespace)
         names = {s["metadata"]["name"] for s in wanted}
         wrote = False
-        for old in listed:
-            old_meta = old.get("metadata") or {}
-            labels = old_meta.get("labels") or {}
-            if labels.get(SERVICE_NAME) == meta.get("name") and labels.get(MANAGED_BY) == manager \
-                    and old_meta.get("name") not in names:
-                wrote |= self.writer.delete("endpointslices", namespace, old_meta["name"], uid=old_meta.get("uid")) \
-                    is not None
+        for old_name, (_, managed_by, uid) in known.of_service(meta.get("name")):
+            if managed_by == manager and old_name not in names:
+                gone = self.writer.delete("endpointslices", namespace, old_name, uid=uid)
+                wrote |= gone is not None
+                if gone is None or (gone.get("metadata") or {}).get("deletionTimestamp"):
+                    known.unsure.add(old_name)  # (replaced meanwhile, or only marked: read again)
+                else:
+                    known.put(old_name, None)
         for slice_ in wanted:
-            wrote |= self._write("endpointslices", slice_, generation=True)
+            wrote |= self._write("endpointslices", slice_, generation=True, known=known)
         return wrote
 
-    def _write(self, resource: str, wanted: Obj, generation: bool = False) -> bool:
-        """Create ``wanted`` or make the stored one say the same; True when it wrote."""
+    def _known_slices(self, namespace: str) -> KnownSlices:
+        """The namespace's EndpointSlices as known (listed the first time; those another client wrote since
+        read again)."""
+        known = self.known_slices.get(namespace)
+        if known is None:
+            known = self.known_slices[namespace] = KnownSlices()
+            for eps in self.writer.store.list("endpointslices", namespace)[0]:
+                known.put(eps["metadata"]["name"], known_of(eps))
+        for name in sorted(known.unsure):
+            try:
+                known.put(name, known_of(self.writer.store.get("endpointslices", namespace, name)))
+            except NotFound:
+                known.put(name, None)
+        known.unsure.clear()
+        return known
+
+    def _write(self, resource: str, wanted: Obj, generation: bool = False, known: KnownSlices | None = None) -> bool:
+        """Create ``wanted`` or make the stored one say the same; True when it wrote. ``known``: the namespace's
+        slices as known (one that is not there is created without a read first; what is written is noted)."""
         namespace, name = wanted["metadata"]["namespace"], wanted["metadata"]["name"]
 
         changing = [False]  # whether the last mutate (of the last attempt) changed something
@@ -536,19 +511,28 @@ class EndpointsControllers:
             return updated
 
         try:
+            if known is not None and name not in known.slices:
+                raise NotFound(name)
             current = self.writer.store.get(resource, namespace, name)
         except NotFound:
             created = {**wanted, "metadata": {**wanted["metadata"], **({"generation": 1} if generation else {})}}
             try:
-                self._own(self.writer.create(resource, namespace, created))
+                made = self.writer.create(resource, namespace, created)
             except Conflict:
+                if known is not None:
+                    known.unsure.add(name)
                 return False  # made meanwhile: the next pass compares
+            self._own(made)
+            if known is not None:
+                known.put(name, known_of(made))
             return True
         if _same(current, wanted):
             return False
         updated = self.writer.update(resource, namespace, name, mutate)
         if updated is not None and changing[0]:  # (not when it found nothing to change: it returns a read then)
             self._own(updated)
+        if known is not None:
+            known.put(name, None if updated is None else known_of(updated))
         return updated is not None
 
     def _own(self, written: Obj) -> None:
