@@ -250,3 +250,28 @@ def test_the_slices_another_writer_makes_or_removes_are_seen_when_their_service_
     assert sorted(s["metadata"]["name"] for s in slices_of(c)) == sorted([ours["metadata"]["name"], "web-foreign"])
     assert next(s for s in slices_of(c) if s["metadata"]["name"] == ours["metadata"]["name"])["endpoints"] == \
         ours["endpoints"]
+
+
+def test_services_of_one_selector_share_entries_only_where_theirs_are_made_the_same_way() -> None:
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", NODE)
+    c.post(f"{NS}/services", service())
+    c.post(f"{NS}/services", {**service(), "metadata": {"name": "www"}})
+    named = web_pod("web-a")
+    named["spec"].update(hostname="a", subdomain="web")
+    c.post(f"{NS}/pods", named)
+    c.settle()
+    web, www = c.get("endpoints", "web")["subsets"][0], c.get("endpoints", "www")["subsets"][0]
+    assert web["addresses"][0]["hostname"] == "a" and "hostname" not in www["addresses"][0]  # (its subdomain's)
+    r = c.http.patch(f"{NS}/services/www", json={"spec": {"ports": [{"name": "http", "port": 80, "targetPort": 9090}]}},
+                     headers={"content-type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    c.post(f"{NS}/pods", web_pod("web-b"))
+    c.settle()
+    assert c.get("endpoints", "www")["subsets"][0]["ports"][0]["port"] == 9090
+    assert c.get("endpoints", "web")["subsets"][0]["ports"][0]["port"] == 8080
+    assert [len(c.get("endpoints", n)["subsets"][0]["addresses"]) for n in ("web", "www")] == [2, 2]
+    svc = {"metadata": {"name": "web"}, "spec": service()["spec"]}
+    published = {**svc, "spec": {**svc["spec"], "publishNotReadyAddresses": True}}
+    group = ("default", (("app", "web"),))
+    assert endpoints_module._content_key(group, svc, set()) != endpoints_module._content_key(group, published, set())

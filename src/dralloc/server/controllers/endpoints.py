@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import msgspec
+
 from dralloc.server.controllers.endpoints_index import (
     MANAGED_BY,
     SERVICE_NAME,
@@ -183,33 +185,46 @@ def entries(svc: Obj, pods: list[Obj], nodes: dict[str, Obj], memo: Memo | None 
     return out
 
 
-def desired_slices(svc: Obj, listed: list[Entry]) -> list[Obj]:
-    """The EndpointSlices of one Service, by name order."""
-    meta = svc.get("metadata") or {}
+# What the slices of a Service hold, in their order before they are named: each one's endpoints and ports
+SliceContents = list[tuple[list[Obj] | None, list[Obj] | None]]
+
+
+def slice_contents(listed: list[Entry]) -> SliceContents:
+    """The endpoints and ports of each slice of a Service whose pods' entries are ``listed`` (never changed
+    once made: the Services whose entries are the same share them)."""
     groups: dict[tuple[Any, ...], list[Obj]] = {}
     for ports, endpoint, _, _ in listed:
         groups.setdefault(ports, []).append(endpoint)
     if not groups:
         groups[()] = []
+    contents: SliceContents = []
+    for ports, endpoints in sorted(groups.items(), key=lambda g: repr(g[0])):
+        shown = [{"name": name, "protocol": protocol, "port": number,
+                  **({"appProtocol": app} if app is not None else {})} for name, protocol, number, app in ports]
+        contents.append((endpoints or None, shown or None))
+    return contents
+
+
+def desired_slices(svc: Obj, listed: list[Entry], contents: SliceContents | None = None) -> list[Obj]:
+    """The EndpointSlices of one Service, by name order (``contents``: :func:`slice_contents` of ``listed``,
+    made already)."""
+    meta = svc.get("metadata") or {}
     owner = {"apiVersion": "v1", "kind": "Service", "name": meta.get("name"), "uid": meta.get("uid"),
              "controller": True, "blockOwnerDeletion": True}
     family = ((svc.get("spec") or {}).get("ipFamilies") or ["IPv4"])[0]
     slices = []
-    for index, (ports, endpoints) in enumerate(sorted(groups.items(), key=lambda g: repr(g[0]))):
-        shown = [{"name": name, "protocol": protocol, "port": number,
-                  **({"appProtocol": app} if app is not None else {})} for name, protocol, number, app in ports]
+    for index, (endpoints, ports) in enumerate(slice_contents(listed) if contents is None else contents):
         slices.append({
             "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
             "metadata": {"name": slice_name(svc, index), "namespace": meta.get("namespace"),
                          "labels": _labels(svc, True), "ownerReferences": [owner]},
-            "addressType": family, "endpoints": endpoints or None, "ports": shown or None})
+            "addressType": family, "endpoints": endpoints, "ports": ports})
     return sorted(slices, key=lambda s: s["metadata"]["name"])
 
 
-def desired_endpoints(svc: Obj, listed: list[Entry]) -> Obj:
-    """The core/v1 Endpoints of one Service: a subset per set of resolved ports, addresses by IP (terminating
-    pods left out)."""
-    meta = svc.get("metadata") or {}
+def endpoints_subsets(listed: list[Entry]) -> list[Obj]:
+    """The subsets of the core/v1 Endpoints of a Service whose pods' entries are ``listed`` (never changed
+    once made, as :func:`slice_contents`)."""
     subsets: dict[tuple[Any, ...], tuple[list[Obj], list[Obj]]] = {}
     for ports, _, address, ready in listed:
         if address is None or not ports:
@@ -227,6 +242,14 @@ def desired_endpoints(svc: Obj, listed: list[Entry]) -> Obj:
                             **({"appProtocol": app} if app is not None else {})}
                            for name, protocol, number, app in ports]
         shown.append(subset)
+    return shown
+
+
+def desired_endpoints(svc: Obj, listed: list[Entry], subsets: list[Obj] | None = None) -> Obj:
+    """The core/v1 Endpoints of one Service: a subset per set of resolved ports, addresses by IP (terminating
+    pods left out); ``subsets``: :func:`endpoints_subsets` of ``listed``, made already."""
+    meta = svc.get("metadata") or {}
+    shown = endpoints_subsets(listed) if subsets is None else subsets
     endpoints: Obj = {"apiVersion": "v1", "kind": "Endpoints",
                       "metadata": {"name": meta.get("name"), "namespace": meta.get("namespace")}}
     labels = _labels(svc, False)
@@ -235,6 +258,22 @@ def desired_endpoints(svc: Obj, listed: list[Entry]) -> Obj:
     if shown:
         endpoints["subsets"] = shown
     return endpoints
+
+
+# What a Service's pod entries are made of: its selector's group, its ports and publishNotReadyAddresses, and
+# its name where a pod's hostname is published under it (a pod whose subdomain is the Service's name)
+ContentKey = tuple[tuple[str, SelectorKey], bytes, bool, str | None]
+
+
+def _subdomains(pods: list[Obj]) -> set[Any]:
+    """The subdomains of the pods that have a hostname (a Service of that name lists the hostname)."""
+    return {spec.get("subdomain") for spec in (p.get("spec") or {} for p in pods) if spec.get("hostname")}
+
+
+def _content_key(group: tuple[str, SelectorKey], svc: Obj, subdomains: set[Any]) -> ContentKey:
+    spec, name = svc.get("spec") or {}, (svc.get("metadata") or {}).get("name")
+    return (group, msgspec.json.encode(spec.get("ports")), bool(spec.get("publishNotReadyAddresses")),
+            name if name in subdomains else None)
 
 
 def _mirrors(svc: Obj) -> bool:
@@ -297,8 +336,8 @@ class EndpointsControllers:
     # what each Service's objects were last seen to hold (written or found so): a pass whose result is the same
     # reads nothing from the store; a change to endpoints objects of the namespace makes it look again
     written: dict[Key, tuple[list[Obj], Obj]] = field(default_factory=dict)
-    # each Service's pod entries of the last pass, while the Service stays at the same version
-    memos: dict[Key, tuple[Any, Memo]] = field(default_factory=dict)
+    # the pod entries of the last pass that used them, by what they were made of (see _content_key)
+    memos: dict[ContentKey, Memo] = field(default_factory=dict)
     # the resourceVersions of this controller's own creates and updates not yet seen in the feed: their objects
     # hold what ``written`` says already, so their changes are no news (a client's change still is)
     mine: set[int] = field(default_factory=set)
@@ -382,34 +421,40 @@ class EndpointsControllers:
         pods_by_namespace: dict[str, list[Obj]] = {}
         for pod in snap.pods:
             pods_by_namespace.setdefault(str((pod.get("metadata") or {}).get("namespace")), []).append(pod)
-        selected: dict[tuple[str, SelectorKey], list[Obj]] = {}  # (the Services of one selector share its pods)
+        # (the Services of one selector share its pods; those whose entries are made the same way share them
+        # and what their objects hold)
+        selected: dict[tuple[str, SelectorKey], tuple[list[Obj], set[Any]]] = {}
+        contents: dict[ContentKey, tuple[list[Entry], SliceContents, list[Obj]]] = {}
         for key in sorted(keys):
             svc = services.get(key)
             if svc is None:
                 self.written.pop(key, None)
-                self.memos.pop(key, None)
                 wrote |= self._remove_endpoints(key)
                 continue
             selector = selecting_of.get(key)
             if selector is None:
                 continue
             group = (key[0], selector)
-            pods = selected.get(group)
-            if pods is None:
+            selection = selected.get(group)
+            if selection is None:
                 labels = svc["spec"]["selector"]
-                pods = selected[group] = [p for p in pods_by_namespace.get(key[0], [])
-                                          if selects(labels, p) and in_endpoints(p)]
-            version = (svc.get("metadata") or {}).get("resourceVersion")
-            memo = self.memos.get(key)
-            if memo is None or memo[0] != version:
-                memo = self.memos[key] = (version, {})
-            listed = entries(svc, pods, nodes, memo[1])
-            wanted = (desired_slices(svc, listed), desired_endpoints(svc, listed))
+                pods = [p for p in pods_by_namespace.get(key[0], []) if selects(labels, p) and in_endpoints(p)]
+                selection = selected[group] = (pods, _subdomains(pods))
+            pods, subdomains = selection
+            content_key = _content_key(group, svc, subdomains)
+            shared = contents.get(content_key)
+            if shared is None:
+                listed = entries(svc, pods, nodes, self.memos.setdefault(content_key, {}))
+                shared = contents[content_key] = (listed, slice_contents(listed), endpoints_subsets(listed))
+            listed, in_slices, subsets = shared
+            wanted = (desired_slices(svc, listed, in_slices), desired_endpoints(svc, listed, subsets))
             if self.written.get(key) == wanted:
                 continue
             wrote |= self._sync_slices(svc, wanted[0])
             wrote |= self._write("endpoints", wanted[1])
             self.written[key] = wanted
+        if len(self.memos) > 2 * len(self.selectors.of) + 16:  # (those of Services gone or changed: dropped)
+            self.memos = {k: memo for k, memo in self.memos.items() if k in contents}
         return wrote
 
     def _concerned(self, snap: Snapshot, pods: set[Key]) -> set[Key]:
