@@ -312,3 +312,17 @@ def test_the_network_of_a_store_is_the_one_configured_last_for_it() -> None:
     assert network_of(second) is not other and network_of(first) is other
     first.close()
     second.close()
+
+
+def test_a_network_allocates_from_the_services_of_the_store_it_is_asked_for() -> None:
+    network = ServiceNetwork(parse_cidr("10.1.0.0/24"))
+    first, second = SQLiteStore(":memory:"), SQLiteStore(":memory:")
+    held = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "held", "namespace": "default"},
+            "spec": {"clusterIP": "10.1.0.1", "clusterIPs": ["10.1.0.1"]}}
+    first.create("services", "default", "held",
+                 lambda _old, rv: {**held, "metadata": {**held["metadata"], "resourceVersion": rv}})
+    assert network.allocate_ip(first, None, "default/a") == "10.1.0.2"
+    assert network.allocate_ip(second, None, "default/b") == "10.1.0.1"  # (not the first store's Services)
+    assert network.allocate_ip(first, None, "default/c") == "10.1.0.3"  # (a's pending)
+    first.close()
+    second.close()
