@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from dralloc.server.controllers import endpoints as endpoints_module
 from dralloc.server.controllers.endpoints import (
+    EndpointsControllers,
     desired_endpoints,
     desired_slices,
     entries,
@@ -19,6 +20,7 @@ from dralloc.server.controllers.endpoints import (
     slice_name,
 )
 from dralloc.server.controllers.writes import Writer
+from dralloc.store import Change, SQLiteStore
 
 LABELS = {"app": "web"}
 
@@ -275,3 +277,12 @@ def test_services_of_one_selector_share_entries_only_where_theirs_are_made_the_s
     published = {**svc, "spec": {**svc["spec"], "publishNotReadyAddresses": True}}
     group = ("default", (("app", "web"),))
     assert endpoints_module._content_key(group, svc, set()) != endpoints_module._content_key(group, published, set())
+
+
+def test_own_writes_whose_changes_the_feed_lost_are_let_go() -> None:
+    controllers = EndpointsControllers(Writer(SQLiteStore(":memory:")))
+    controllers.mine = set(range(1, endpoints_module._MINE_KEPT + 2))
+    change = Change(endpoints_module._MINE_KEPT + 10, "ADDED", "endpoints", "default", "web", False, False)
+    controllers.notes([change])
+    assert controllers.mine == set()  # (each was older than a change seen: its own change will never come)
+    assert ("default", "web") in controllers.dirty_services  # (not one of its own: news)

@@ -326,6 +326,9 @@ def _same(stored: Obj, wanted: Obj) -> bool:
         and (smeta.get("ownerReferences") or []) == (wmeta.get("ownerReferences") or [])
 
 
+_MINE_KEPT = 100_000  # own writes remembered at most (their changes come in the log's order)
+
+
 @dataclass
 class EndpointsControllers:
     NOTED: ClassVar[frozenset[str] | None] = frozenset(("services", "pods", "endpoints", "endpointslices"))
@@ -361,6 +364,8 @@ class EndpointsControllers:
                 mine.discard(change.rv)
                 continue
             self._note(change)
+        if len(mine) > _MINE_KEPT:  # (writes whose changes were never seen, the feed having lost them: let go)
+            self.mine = {rv for rv in mine if rv > changes[-1].rv}
 
     def _note(self, change: Change) -> None:
         if change.resource == "services":
