@@ -286,3 +286,18 @@ def test_own_writes_whose_changes_the_feed_lost_are_let_go() -> None:
     controllers.notes([change])
     assert controllers.mine == set()  # (each was older than a change seen: its own change will never come)
     assert ("default", "web") in controllers.dirty_services  # (not one of its own: news)
+
+
+def test_a_pod_made_before_its_service_leaves_the_service_when_its_labels_change() -> None:
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", NODE)
+    c.post(f"{NS}/pods", web_pod("web-a"))
+    c.settle()  # (no Service selects pods yet: the pod's change concerns none)
+    c.post(f"{NS}/services", service())
+    c.settle()
+    assert [a["targetRef"]["name"] for a in c.get("endpoints", "web")["subsets"][0]["addresses"]] == ["web-a"]
+    r = c.http.patch(f"{NS}/pods/web-a", json={"metadata": {"labels": {"app": "db"}}},
+                     headers={"content-type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    c.settle()
+    assert "subsets" not in c.get("endpoints", "web")

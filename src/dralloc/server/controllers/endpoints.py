@@ -401,8 +401,7 @@ class EndpointsControllers:
             self.selectors = Selectors()
             for key, listed_svc in services.items():
                 self.selectors.put(key, listed_svc)
-            self.pod_labels = {(str(meta.get("namespace")), str(meta.get("name"))): meta.get("labels") or {}
-                               for meta in (p.get("metadata") or {} for p in snap.pods)}
+            self.pod_labels = {}  # (each Service's pods noted below: every Service is looked at)
         else:
             for key in self.dirty_services:
                 self.selectors.put(key, snap.mirror.get("services", key))
@@ -445,6 +444,8 @@ class EndpointsControllers:
                 labels = svc["spec"]["selector"]
                 pods = [p for p in pods_by_namespace.get(key[0], []) if selects(labels, p) and in_endpoints(p)]
                 selection = selected[group] = (pods, _subdomains(pods))
+                for meta in (p.get("metadata") or {} for p in pods):
+                    self.pod_labels[(key[0], str(meta.get("name")))] = meta.get("labels") or {}
             pods, subdomains = selection
             content_key = _content_key(group, svc, subdomains)
             shared = contents.get(content_key)
@@ -466,7 +467,11 @@ class EndpointsControllers:
         """The Services a change of these pods concerns: those whose selector matches a pod's labels as they
         are or as they were (the pods' labels are then noted as they are)."""
         keys: set[Key] = set()
+        groups = self.selectors.groups
         for key in pods:
+            if not groups.get(key[0]):  # (no Service of its namespace selects pods: none lists it)
+                self.pod_labels.pop(key, None)
+                continue
             pod = snap.mirror.get("pods", key)
             labels = None if pod is None else (pod.get("metadata") or {}).get("labels") or {}
             keys |= self.selectors.selecting(key[0], self.pod_labels.get(key), labels)
