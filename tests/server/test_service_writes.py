@@ -16,7 +16,16 @@ warnings.filterwarnings("ignore", message="Using `httpx`")
 from cluster import api_client  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from dralloc.server.registry.service_network import ServiceNetwork, _lowest_free, _Taken, parse_cidr  # noqa: E402
+from dralloc.server.registry.service_network import (  # noqa: E402
+    ServiceNetwork,
+    _Runs,
+    _Taken,
+    configure,
+    ip_text,
+    network_of,
+    parse_cidr,
+)
+from dralloc.store import SQLiteStore  # noqa: E402
 
 SERVICES = "/api/v1/namespaces/default/services"
 MERGE = {"content-type": "application/merge-patch+json"}
@@ -218,12 +227,50 @@ def test_no_two_services_ever_share_an_address(steps: list[str]) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sets(st.integers(0, 40), max_size=30), st.sets(st.integers(0, 40), max_size=5), st.integers(0, 40),
-       st.integers(0, 40))
-def test_the_lowest_free_number_is_found_by_bisection_as_a_scan_finds_it(held: set[int], pending: set[int],
-                                                                        first: int, last: int) -> None:
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 40)), max_size=60), st.sets(st.integers(0, 40), max_size=5),
+       st.integers(0, 40), st.integers(0, 40))
+def test_the_lowest_free_number_is_found_by_bisection_as_a_scan_finds_it(
+        steps: list[tuple[bool, int]], pending: set[int], first: int, last: int) -> None:
+    """Numbers held and let go in any order: the runs are those of the numbers held, and the lowest free number
+    is the one a scan finds."""
+    runs, held = _Runs(), set[int]()
+    for adding, value in steps:
+        if adding and value not in held:
+            runs.add(value)
+            held.add(value)
+        elif not adding:
+            runs.discard(value)
+            held.discard(value)
+    assert [n for start, end in zip(runs.starts, runs.ends, strict=True) for n in range(start, end + 1)] == sorted(held)
+    assert all(runs.ends[i] + 1 < runs.starts[i + 1] for i in range(len(runs.starts) - 1))  # (runs apart)
     expected = next((n for n in range(first, last + 1) if n not in held and n not in pending), None)
-    assert _lowest_free(sorted(held), first, last, pending.__contains__) == expected
+    assert runs.lowest_free(first, last, pending.__contains__) == expected
+    if not pending:
+        assert runs.lowest_free(first, last, None) == expected
+
+
+_IPV4ISH = st.one_of(
+    st.text(alphabet="0123456789.", max_size=16),
+    st.tuples(*[st.integers(0, 300)] * 4).map(lambda parts: ".".join(map(str, parts))),
+    st.tuples(*[st.integers(0, 255)] * 4).map(lambda parts: ".".join(f"{p:02d}" for p in parts)),
+    st.ip_addresses().map(str), st.text(max_size=12))
+
+
+@settings(max_examples=500, deadline=None)
+@given(_IPV4ISH, st.sampled_from(["10.96.0.0/12", "0.0.0.0/0", "192.168.1.0/30", "fd00::/112"]))
+def test_an_address_is_in_the_range_as_ipaddress_reads_it(text: str, cidr: str) -> None:
+    network = ipaddress.ip_network(cidr)
+    try:
+        address = ipaddress.ip_address(text)
+        expected = int(address) if address in network else None
+    except ValueError:
+        expected = None
+    assert _Taken(network, (30000, 32767))._in_range(text) == expected
+
+
+@given(st.integers(0, 2**32 - 1))
+def test_an_ipv4_address_is_written_as_ipaddress_writes_it(value: int) -> None:
+    assert ip_text(value, 4) == str(ipaddress.IPv4Address(value))
 
 
 @settings(max_examples=150, deadline=None)
@@ -253,3 +300,29 @@ def test_the_taken_index_holds_what_the_stored_services_hold_after_any_changes(
     first = int(ipaddress.ip_address("10.1.0.1"))
     expected = next(v for v in range(first, first + 14) if v not in in_range)
     assert taken.lowest_free_ip(first, first + 13, lambda _v: False) == expected
+
+
+def test_the_network_of_a_store_is_the_one_configured_last_for_it() -> None:
+    first, second = SQLiteStore(":memory:"), SQLiteStore(":memory:")
+    default = network_of(first)
+    assert network_of(first) is default and str(default.cidr) == "10.96.0.0/12"
+    other = ServiceNetwork(parse_cidr("10.1.0.0/24"))
+    configure(first, other)
+    assert network_of(first) is other  # (not the one looked up before)
+    assert network_of(second) is not other and network_of(first) is other
+    first.close()
+    second.close()
+
+
+def test_a_network_allocates_from_the_services_of_the_store_it_is_asked_for() -> None:
+    network = ServiceNetwork(parse_cidr("10.1.0.0/24"))
+    first, second = SQLiteStore(":memory:"), SQLiteStore(":memory:")
+    held = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "held", "namespace": "default"},
+            "spec": {"clusterIP": "10.1.0.1", "clusterIPs": ["10.1.0.1"]}}
+    first.create("services", "default", "held",
+                 lambda _old, rv: {**held, "metadata": {**held["metadata"], "resourceVersion": rv}})
+    assert network.allocate_ip(first, None, "default/a") == "10.1.0.2"
+    assert network.allocate_ip(second, None, "default/b") == "10.1.0.1"  # (not the first store's Services)
+    assert network.allocate_ip(first, None, "default/c") == "10.1.0.3"  # (a's pending)
+    first.close()
+    second.close()

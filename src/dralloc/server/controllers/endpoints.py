@@ -32,12 +32,18 @@ from typing import Any, ClassVar
 
 import msgspec
 
+from dralloc.server.controllers.endpoints_index import (
+    MANAGED_BY,
+    SERVICE_NAME,
+    KnownSlices,
+    SelectorKey,
+    Selectors,
+    known_of,
+)
 from dralloc.server.controllers.snapshot import Key, Obj, Snapshot
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import Change, Conflict, NotFound
 
-SERVICE_NAME = "kubernetes.io/service-name"
-MANAGED_BY = "endpointslice.kubernetes.io/managed-by"
 CONTROLLER = "endpointslice-controller.k8s.io"
 MIRRORING = "endpointslicemirroring-controller.k8s.io"
 SKIP_MIRROR = "endpointslice.kubernetes.io/skip-mirror"
@@ -129,12 +135,15 @@ def _endpoint(svc: Obj, pod: Obj, nodes: dict[str, Obj]) -> Obj:
     return endpoint
 
 
+_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # (the alphabet of generated names)
+# byte value -> its letter: the suffix's letters are the digest's first five bytes, each modulo the alphabet's size
+_LETTER_OF_BYTE = bytes(ord(_ALPHABET[b % len(_ALPHABET)]) for b in range(256))
+
+
 def slice_name(svc: Obj, index: int) -> str:
     meta = svc.get("metadata") or {}
-    digest = hashlib.sha256(f"{meta.get('uid')}/{index}".encode()).hexdigest()
-    alphabet = "bcdfghjklmnpqrstvwxz2456789"  # (the alphabet of generated names)
-    suffix = "".join(alphabet[int(digest[i * 2:i * 2 + 2], 16) % len(alphabet)] for i in range(5))
-    return f"{str(meta.get('name'))[:57]}-{suffix}"
+    suffix = hashlib.sha256(f"{meta.get('uid')}/{index}".encode()).digest()[:5].translate(_LETTER_OF_BYTE)
+    return f"{str(meta.get('name'))[:57]}-{suffix.decode()}"
 
 
 # What one pod gives one Service: its resolved ports, its slice endpoint, its Endpoints address (None when
@@ -176,33 +185,46 @@ def entries(svc: Obj, pods: list[Obj], nodes: dict[str, Obj], memo: Memo | None 
     return out
 
 
-def desired_slices(svc: Obj, listed: list[Entry]) -> list[Obj]:
-    """The EndpointSlices of one Service, by name order."""
-    meta = svc.get("metadata") or {}
+# What the slices of a Service hold, in their order before they are named: each one's endpoints and ports
+SliceContents = list[tuple[list[Obj] | None, list[Obj] | None]]
+
+
+def slice_contents(listed: list[Entry]) -> SliceContents:
+    """The endpoints and ports of each slice of a Service whose pods' entries are ``listed`` (never changed
+    once made: the Services whose entries are the same share them)."""
     groups: dict[tuple[Any, ...], list[Obj]] = {}
     for ports, endpoint, _, _ in listed:
         groups.setdefault(ports, []).append(endpoint)
     if not groups:
         groups[()] = []
+    contents: SliceContents = []
+    for ports, endpoints in sorted(groups.items(), key=lambda g: repr(g[0])):
+        shown = [{"name": name, "protocol": protocol, "port": number,
+                  **({"appProtocol": app} if app is not None else {})} for name, protocol, number, app in ports]
+        contents.append((endpoints or None, shown or None))
+    return contents
+
+
+def desired_slices(svc: Obj, listed: list[Entry], contents: SliceContents | None = None) -> list[Obj]:
+    """The EndpointSlices of one Service, by name order (``contents``: :func:`slice_contents` of ``listed``,
+    made already)."""
+    meta = svc.get("metadata") or {}
     owner = {"apiVersion": "v1", "kind": "Service", "name": meta.get("name"), "uid": meta.get("uid"),
              "controller": True, "blockOwnerDeletion": True}
     family = ((svc.get("spec") or {}).get("ipFamilies") or ["IPv4"])[0]
     slices = []
-    for index, (ports, endpoints) in enumerate(sorted(groups.items(), key=lambda g: repr(g[0]))):
-        shown = [{"name": name, "protocol": protocol, "port": number,
-                  **({"appProtocol": app} if app is not None else {})} for name, protocol, number, app in ports]
+    for index, (endpoints, ports) in enumerate(slice_contents(listed) if contents is None else contents):
         slices.append({
             "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
             "metadata": {"name": slice_name(svc, index), "namespace": meta.get("namespace"),
                          "labels": _labels(svc, True), "ownerReferences": [owner]},
-            "addressType": family, "endpoints": endpoints or None, "ports": shown or None})
+            "addressType": family, "endpoints": endpoints, "ports": ports})
     return sorted(slices, key=lambda s: s["metadata"]["name"])
 
 
-def desired_endpoints(svc: Obj, listed: list[Entry]) -> Obj:
-    """The core/v1 Endpoints of one Service: a subset per set of resolved ports, addresses by IP (terminating
-    pods left out)."""
-    meta = svc.get("metadata") or {}
+def endpoints_subsets(listed: list[Entry]) -> list[Obj]:
+    """The subsets of the core/v1 Endpoints of a Service whose pods' entries are ``listed`` (never changed
+    once made, as :func:`slice_contents`)."""
     subsets: dict[tuple[Any, ...], tuple[list[Obj], list[Obj]]] = {}
     for ports, _, address, ready in listed:
         if address is None or not ports:
@@ -220,6 +242,14 @@ def desired_endpoints(svc: Obj, listed: list[Entry]) -> Obj:
                             **({"appProtocol": app} if app is not None else {})}
                            for name, protocol, number, app in ports]
         shown.append(subset)
+    return shown
+
+
+def desired_endpoints(svc: Obj, listed: list[Entry], subsets: list[Obj] | None = None) -> Obj:
+    """The core/v1 Endpoints of one Service: a subset per set of resolved ports, addresses by IP (terminating
+    pods left out); ``subsets``: :func:`endpoints_subsets` of ``listed``, made already."""
+    meta = svc.get("metadata") or {}
+    shown = endpoints_subsets(listed) if subsets is None else subsets
     endpoints: Obj = {"apiVersion": "v1", "kind": "Endpoints",
                       "metadata": {"name": meta.get("name"), "namespace": meta.get("namespace")}}
     labels = _labels(svc, False)
@@ -228,6 +258,22 @@ def desired_endpoints(svc: Obj, listed: list[Entry]) -> Obj:
     if shown:
         endpoints["subsets"] = shown
     return endpoints
+
+
+# What a Service's pod entries are made of: its selector's group, its ports and publishNotReadyAddresses, and
+# its name where a pod's hostname is published under it (a pod whose subdomain is the Service's name)
+ContentKey = tuple[tuple[str, SelectorKey], bytes, bool, str | None]
+
+
+def _subdomains(pods: list[Obj]) -> set[Any]:
+    """The subdomains of the pods that have a hostname (a Service of that name lists the hostname)."""
+    return {spec.get("subdomain") for spec in (p.get("spec") or {} for p in pods) if spec.get("hostname")}
+
+
+def _content_key(group: tuple[str, SelectorKey], svc: Obj, subdomains: set[Any]) -> ContentKey:
+    spec, name = svc.get("spec") or {}, (svc.get("metadata") or {}).get("name")
+    return (group, msgspec.json.encode(spec.get("ports")), bool(spec.get("publishNotReadyAddresses")),
+            name if name in subdomains else None)
 
 
 def _mirrors(svc: Obj) -> bool:
@@ -270,11 +316,6 @@ def mirrored_slices(endpoints: Obj) -> list[Obj]:
     return sorted(slices, key=lambda s: s["metadata"]["name"])
 
 
-def _selects_pods(svc: Obj) -> bool:
-    spec = svc.get("spec") or {}
-    return isinstance(spec.get("selector"), dict) and spec.get("type") != "ExternalName"
-
-
 _CONTENT = ("addressType", "endpoints", "ports", "subsets")
 
 
@@ -283,6 +324,9 @@ def _same(stored: Obj, wanted: Obj) -> bool:
     return all(stored.get(k) == wanted.get(k) for k in _CONTENT) \
         and (smeta.get("labels") or {}) == (wmeta.get("labels") or {}) \
         and (smeta.get("ownerReferences") or []) == (wmeta.get("ownerReferences") or [])
+
+
+_MINE_KEPT = 100_000  # own writes remembered at most (their changes come in the log's order)
 
 
 @dataclass
@@ -295,25 +339,48 @@ class EndpointsControllers:
     # what each Service's objects were last seen to hold (written or found so): a pass whose result is the same
     # reads nothing from the store; a change to endpoints objects of the namespace makes it look again
     written: dict[Key, tuple[list[Obj], Obj]] = field(default_factory=dict)
-    # each Service's pod entries of the last pass, while the Service stays at the same version
-    memos: dict[Key, tuple[Any, Memo]] = field(default_factory=dict)
+    # the pod entries of the last pass that used them, by what they were made of (see _content_key)
+    memos: dict[ContentKey, Memo] = field(default_factory=dict)
+    # the resourceVersions of this controller's own creates and updates not yet seen in the feed: their objects
+    # hold what ``written`` says already, so their changes are no news (a client's change still is)
+    mine: set[int] = field(default_factory=set)
+    dirty_pods: set[Key] = field(default_factory=set)
+    selectors: Selectors = field(default_factory=Selectors)
+    # each pod's labels when a pass last looked at it: a pod whose labels changed concerns the Services its old
+    # labels matched too
+    pod_labels: dict[Key, dict[str, Any]] = field(default_factory=dict)
+    # the EndpointSlices of each namespace looked at (listed once, then kept up to date)
+    known_slices: dict[str, KnownSlices] = field(default_factory=dict)
 
     def notes(self, changes: Sequence[Change]) -> None:
         """Take in changes of one resource from the store's feed, in the log's order."""
-        if changes[0].resource == "pods":  # (the common case: many at once)
-            self.dirty_namespaces.update([c.namespace for c in changes])
+        resource = changes[0].resource
+        if resource == "pods":  # (the common case: many at once)
+            self.dirty_pods.update([(c.namespace, c.name) for c in changes])
             return
+        mine = self.mine
         for change in changes:
+            if mine and change.rv in mine and resource != "services":
+                mine.discard(change.rv)
+                continue
             self._note(change)
+        if len(mine) > _MINE_KEPT:  # (writes whose changes were never seen, the feed having lost them: let go)
+            self.mine = {rv for rv in mine if rv > changes[-1].rv}
 
     def _note(self, change: Change) -> None:
         if change.resource == "services":
             self.dirty_services.add((change.namespace, change.name))
             self.written.pop((change.namespace, change.name), None)
         elif change.resource == "pods":
-            self.dirty_namespaces.add(change.namespace)
+            self.dirty_pods.add((change.namespace, change.name))
         elif change.resource in ("endpoints", "endpointslices"):
-            # (a client's change, or this controller's own: compared with the store in the next pass)
+            # (a client's change, or a delete of this controller's: compared with the store in the next pass)
+            known = self.known_slices.get(change.namespace) if change.resource == "endpointslices" else None
+            if known is not None:
+                if change.type == "DELETED":
+                    known.put(change.name, None)
+                else:
+                    known.unsure.add(change.name)
             for key in [k for k in self.written if k[0] == change.namespace]:
                 del self.written[key]
             if change.resource == "endpoints":
@@ -323,52 +390,96 @@ class EndpointsControllers:
 
     @property
     def due(self) -> bool:
-        return self.everything or bool(self.dirty_services or self.dirty_namespaces)
+        return self.everything or bool(self.dirty_services or self.dirty_namespaces or self.dirty_pods)
 
     def cycle(self, snap: Snapshot) -> bool:
         """Bring the endpoints of every Service that may have changed to what its pods say; True when it wrote."""
-        services = snap.mirror.items("services")
         if self.everything:
+            self.known_slices = {}
+            services = snap.mirror.items("services")
             keys = set(services)
+            self.selectors = Selectors()
+            for key, listed_svc in services.items():
+                self.selectors.put(key, listed_svc)
+            self.pod_labels = {}  # (each Service's pods noted below: every Service is looked at)
         else:
-            keys = {k for k in services if k[0] in self.dirty_namespaces} | self.dirty_services
+            for key in self.dirty_services:
+                self.selectors.put(key, snap.mirror.get("services", key))
+            keys = self.dirty_services | self._concerned(snap, self.dirty_pods)
+            if self.dirty_namespaces:
+                keys |= {k for k in snap.mirror.items("services") if k[0] in self.dirty_namespaces}
+            # (only the Services looked at: not every one decoded or gone through in each pass)
+            services = {k: found for k in keys if (found := snap.mirror.get("services", k)) is not None}
         changed_services = self.dirty_services  # (a Service written, or its Endpoints)
-        self.everything, self.dirty_services, self.dirty_namespaces = False, set(), set()
+        self.everything, self.dirty_services, self.dirty_namespaces, self.dirty_pods = False, set(), set(), set()
         wrote = False
         for key in sorted(k for k in keys if k in services and _mirrors(services[k]) and k not in self.written):
             if key in changed_services:  # (a selector removed: this controller's slices go)
                 wrote |= self._sync_slices(services[key], [])
             wrote |= self._mirror(services[key])
-        selecting = [k for k in keys if k in services and _selects_pods(services[k])]
+        selecting_of = self.selectors.of  # (each Service's selector: those that select pods are there)
+        selecting = [k for k in keys if k in services and k in selecting_of]
         if not selecting and all(k in services for k in keys):
             return wrote  # (no Service of theirs selects pods, none went: the pods need not be looked at)
         nodes = {str((n.get("metadata") or {}).get("name")): n for n in snap.mirror.listed("nodes")}
         pods_by_namespace: dict[str, list[Obj]] = {}
         for pod in snap.pods:
             pods_by_namespace.setdefault(str((pod.get("metadata") or {}).get("namespace")), []).append(pod)
+        # (the Services of one selector share its pods; those whose entries are made the same way share them
+        # and what their objects hold)
+        selected: dict[tuple[str, SelectorKey], tuple[list[Obj], set[Any]]] = {}
+        contents: dict[ContentKey, tuple[list[Entry], SliceContents, list[Obj]]] = {}
         for key in sorted(keys):
             svc = services.get(key)
             if svc is None:
                 self.written.pop(key, None)
-                self.memos.pop(key, None)
                 wrote |= self._remove_endpoints(key)
                 continue
-            if not _selects_pods(svc):
+            selector = selecting_of.get(key)
+            if selector is None:
                 continue
-            selector = (svc.get("spec") or {}).get("selector") or {}
-            pods = [p for p in pods_by_namespace.get(key[0], []) if selects(selector, p) and in_endpoints(p)]
-            version = (svc.get("metadata") or {}).get("resourceVersion")
-            memo = self.memos.get(key)
-            if memo is None or memo[0] != version:
-                memo = self.memos[key] = (version, {})
-            listed = entries(svc, pods, nodes, memo[1])
-            wanted = (desired_slices(svc, listed), desired_endpoints(svc, listed))
+            group = (key[0], selector)
+            selection = selected.get(group)
+            if selection is None:
+                labels = svc["spec"]["selector"]
+                pods = [p for p in pods_by_namespace.get(key[0], []) if selects(labels, p) and in_endpoints(p)]
+                selection = selected[group] = (pods, _subdomains(pods))
+                for meta in (p.get("metadata") or {} for p in pods):
+                    self.pod_labels[(key[0], str(meta.get("name")))] = meta.get("labels") or {}
+            pods, subdomains = selection
+            content_key = _content_key(group, svc, subdomains)
+            shared = contents.get(content_key)
+            if shared is None:
+                listed = entries(svc, pods, nodes, self.memos.setdefault(content_key, {}))
+                shared = contents[content_key] = (listed, slice_contents(listed), endpoints_subsets(listed))
+            listed, in_slices, subsets = shared
+            wanted = (desired_slices(svc, listed, in_slices), desired_endpoints(svc, listed, subsets))
             if self.written.get(key) == wanted:
                 continue
             wrote |= self._sync_slices(svc, wanted[0])
             wrote |= self._write("endpoints", wanted[1])
             self.written[key] = wanted
+        if len(self.memos) > 2 * len(self.selectors.of) + 16:  # (those of Services gone or changed: dropped)
+            self.memos = {k: memo for k, memo in self.memos.items() if k in contents}
         return wrote
+
+    def _concerned(self, snap: Snapshot, pods: set[Key]) -> set[Key]:
+        """The Services a change of these pods concerns: those whose selector matches a pod's labels as they
+        are or as they were (the pods' labels are then noted as they are)."""
+        keys: set[Key] = set()
+        groups = self.selectors.groups
+        for key in pods:
+            if not groups.get(key[0]):  # (no Service of its namespace selects pods: none lists it)
+                self.pod_labels.pop(key, None)
+                continue
+            pod = snap.mirror.get("pods", key)
+            labels = None if pod is None else (pod.get("metadata") or {}).get("labels") or {}
+            keys |= self.selectors.selecting(key[0], self.pod_labels.get(key), labels)
+            if labels is None:
+                self.pod_labels.pop(key, None)
+            else:
+                self.pod_labels[key] = labels
+        return keys
 
     def _mirror(self, svc: Obj) -> bool:
         """The endpointslicemirroring controller: a Service without a selector gets EndpointSlices mirroring
@@ -401,30 +512,47 @@ class EndpointsControllers:
         mirroring one) made."""
         meta = svc.get("metadata") or {}
         namespace = str(meta.get("namespace"))
-        # (only the slices whose text names the Service, found by the database: a namespace of thousands of
-        # Services must not have each one's slices found by decoding every slice; a name is a DNS label, so its
-        # label is written as is, and the labels are checked below)
-        listed, _ = self.writer.store.list("endpointslices", namespace, containing=msgspec.json.encode(
-            {SERVICE_NAME: str(meta.get("name"))}).decode()[1:-1])
+        known = self._known_slices(namespace)
         names = {s["metadata"]["name"] for s in wanted}
         wrote = False
-        for old in listed:
-            old_meta = old.get("metadata") or {}
-            labels = old_meta.get("labels") or {}
-            if labels.get(SERVICE_NAME) == meta.get("name") and labels.get(MANAGED_BY) == manager \
-                    and old_meta.get("name") not in names:
-                wrote |= self.writer.delete("endpointslices", namespace, old_meta["name"], uid=old_meta.get("uid")) \
-                    is not None
+        for old_name, (_, managed_by, uid) in known.of_service(meta.get("name")):
+            if managed_by == manager and old_name not in names:
+                gone = self.writer.delete("endpointslices", namespace, old_name, uid=uid)
+                wrote |= gone is not None
+                if gone is None or (gone.get("metadata") or {}).get("deletionTimestamp"):
+                    known.unsure.add(old_name)  # (replaced meanwhile, or only marked: read again)
+                else:
+                    known.put(old_name, None)
         for slice_ in wanted:
-            wrote |= self._write("endpointslices", slice_, generation=True)
+            wrote |= self._write("endpointslices", slice_, generation=True, known=known)
         return wrote
 
-    def _write(self, resource: str, wanted: Obj, generation: bool = False) -> bool:
-        """Create ``wanted`` or make the stored one say the same; True when it wrote."""
+    def _known_slices(self, namespace: str) -> KnownSlices:
+        """The namespace's EndpointSlices as known (listed the first time; those another client wrote since
+        read again)."""
+        known = self.known_slices.get(namespace)
+        if known is None:
+            known = self.known_slices[namespace] = KnownSlices()
+            for eps in self.writer.store.list("endpointslices", namespace)[0]:
+                known.put(eps["metadata"]["name"], known_of(eps))
+        for name in sorted(known.unsure):
+            try:
+                known.put(name, known_of(self.writer.store.get("endpointslices", namespace, name)))
+            except NotFound:
+                known.put(name, None)
+        known.unsure.clear()
+        return known
+
+    def _write(self, resource: str, wanted: Obj, generation: bool = False, known: KnownSlices | None = None) -> bool:
+        """Create ``wanted`` or make the stored one say the same; True when it wrote. ``known``: the namespace's
+        slices as known (one that is not there is created without a read first; what is written is noted)."""
         namespace, name = wanted["metadata"]["namespace"], wanted["metadata"]["name"]
 
+        changing = [False]  # whether the last mutate (of the last attempt) changed something
+
         def mutate(current: Obj) -> Obj | None:
-            if _same(current, wanted):
+            changing[0] = not _same(current, wanted)
+            if not changing[0]:
                 return None
             meta = {**current["metadata"], "labels": wanted["metadata"].get("labels")}
             if wanted["metadata"].get("ownerReferences"):
@@ -438,14 +566,29 @@ class EndpointsControllers:
             return updated
 
         try:
+            if known is not None and name not in known.slices:
+                raise NotFound(name)
             current = self.writer.store.get(resource, namespace, name)
         except NotFound:
             created = {**wanted, "metadata": {**wanted["metadata"], **({"generation": 1} if generation else {})}}
             try:
-                self.writer.create(resource, namespace, created)
+                made = self.writer.create(resource, namespace, created)
             except Conflict:
+                if known is not None:
+                    known.unsure.add(name)
                 return False  # made meanwhile: the next pass compares
+            self._own(made)
+            if known is not None:
+                known.put(name, known_of(made))
             return True
         if _same(current, wanted):
             return False
-        return self.writer.update(resource, namespace, name, mutate) is not None
+        updated = self.writer.update(resource, namespace, name, mutate)
+        if updated is not None and changing[0]:  # (not when it found nothing to change: it returns a read then)
+            self._own(updated)
+        if known is not None:
+            known.put(name, None if updated is None else known_of(updated))
+        return updated is not None
+
+    def _own(self, written: Obj) -> None:
+        self.mine.add(int(written["metadata"]["resourceVersion"]))

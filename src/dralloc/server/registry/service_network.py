@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import ipaddress
+import socket
 import threading
 import time
 import weakref
@@ -52,20 +53,89 @@ def parse_cidr(text: str) -> IPNetwork:
     return network
 
 
+def ip_text(value: int, version: int) -> str:
+    """An address of IP ``version`` as Go writes it (``ipaddress``'s text; IPv4's from the C library)."""
+    if version == 4:
+        return socket.inet_ntoa(value.to_bytes(4, "big"))
+    return str(ipaddress.IPv6Address(value))
+
+
+class _Runs:
+    """Distinct numbers held, as sorted runs of consecutive ones (the addresses given out lowest first form one
+    long run): the lowest number not held is one bisection away, however many are held."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []  # ends[i]: the last number of the run that starts at starts[i]
+
+    def add(self, value: int) -> None:
+        """Hold ``value`` (not held yet)."""
+        starts, ends = self.starts, self.ends
+        i = bisect.bisect_right(starts, value)  # the run before value is i - 1, the one after it i
+        joins_before = i > 0 and ends[i - 1] == value - 1
+        joins_after = i < len(starts) and starts[i] == value + 1
+        if joins_before and joins_after:
+            ends[i - 1] = ends[i]
+            del starts[i], ends[i]
+        elif joins_before:
+            ends[i - 1] = value
+        elif joins_after:
+            starts[i] = value
+        else:
+            starts.insert(i, value)
+            ends.insert(i, value)
+
+    def discard(self, value: int) -> None:
+        """Hold ``value`` no more (nothing when it is not held)."""
+        starts, ends = self.starts, self.ends
+        i = bisect.bisect_right(starts, value) - 1
+        if i < 0 or ends[i] < value:
+            return
+        start, end = starts[i], ends[i]
+        if start == end:
+            del starts[i], ends[i]
+        elif value == start:
+            starts[i] = value + 1
+        elif value == end:
+            ends[i] = value - 1
+        else:
+            ends[i] = value - 1
+            starts.insert(i + 1, value + 1)
+            ends.insert(i + 1, end)
+
+    def lowest_free(self, first: int, last: int, busy: Callable[[int], bool] | None) -> int | None:
+        """The lowest number of [first, last] not held for which ``busy`` (what is not held yet: taken a moment
+        ago; None: nothing) says no; None when every one is taken."""
+        starts, ends = self.starts, self.ends
+        candidate = first
+        while candidate <= last:
+            i = bisect.bisect_right(starts, candidate) - 1
+            if i >= 0 and ends[i] >= candidate:  # held: the first number after its run is next
+                candidate = ends[i] + 1
+                continue
+            if busy is None or not busy(candidate):
+                return candidate
+            candidate += 1
+        return None
+
+
 class _Taken:
     """What the stored Services hold, kept up to date write by write (a cache index: a create among thousands of
     Services must not look at every one): each cluster IP and node port with the Services holding it, the
-    addresses of the network's range in order (to find the lowest free one by bisection), and each Service's
-    stored version."""
+    addresses of the network's range as runs of numbers (to find the lowest free one by bisection), and each
+    Service's stored version."""
 
     def __init__(self, network: IPNetwork, node_ports: tuple[int, int]) -> None:
         self._network = network
         self._node_ports = node_ports
+        # (the range as numbers: an address of the other IP version is never in it)
+        self._low = int(network.network_address) if network.version == 4 else -1
+        self._high = int(network.broadcast_address) if network.version == 4 else -1
         self.ips: dict[str, int] = {}  # address -> how many stored Services hold it
         self.ports: dict[int, int] = {}
         self.versions: dict[str, str] = {}  # namespace/name -> resourceVersion
-        self._ip_values: list[int] = []  # the held addresses of the range, as numbers, sorted
-        self._port_values: list[int] = []
+        self._ip_values = _Runs()  # the held addresses of the range, as numbers
+        self._port_values = _Runs()
 
     @staticmethod
     def _addresses(svc: Obj) -> list[str]:
@@ -86,6 +156,12 @@ class _Taken:
         return ports
 
     def _in_range(self, ip: str) -> int | None:
+        if self._low >= 0:  # an IPv4 range
+            try:
+                value = int.from_bytes(socket.inet_pton(socket.AF_INET, ip), "big")
+            except (OSError, ValueError):  # (not an IPv4 address: not in the range)
+                return None
+            return value if self._low <= value <= self._high else None
         try:
             address = ipaddress.ip_address(ip)
         except ValueError:
@@ -99,12 +175,12 @@ class _Taken:
             held = self.ips.get(ip, 0)
             self.ips[ip] = held + 1
             if not held and (value := self._in_range(ip)) is not None:
-                bisect.insort(self._ip_values, value)
+                self._ip_values.add(value)
         for port in set(self._node_ports_of(svc)):
             held = self.ports.get(port, 0)
             self.ports[port] = held + 1
             if not held:
-                bisect.insort(self._port_values, port)
+                self._port_values.add(port)
 
     def remove(self, key: tuple[str, str], svc: Obj) -> None:
         self.versions.pop(f"{key[0]}/{key[1]}", None)
@@ -115,7 +191,7 @@ class _Taken:
                 continue
             self.ips.pop(ip, None)
             if held and (value := self._in_range(ip)) is not None:
-                _discard(self._ip_values, value)
+                self._ip_values.discard(value)
         for port in set(self._node_ports_of(svc)):
             held = self.ports.get(port, 0)
             if held > 1:
@@ -123,42 +199,13 @@ class _Taken:
                 continue
             self.ports.pop(port, None)
             if held:
-                _discard(self._port_values, port)
+                self._port_values.discard(port)
 
-    def lowest_free_ip(self, first: int, last: int, busy: Callable[[int], bool]) -> int | None:
-        return _lowest_free(self._ip_values, first, last, busy)
+    def lowest_free_ip(self, first: int, last: int, busy: Callable[[int], bool] | None) -> int | None:
+        return self._ip_values.lowest_free(first, last, busy)
 
-    def lowest_free_port(self, first: int, last: int, busy: Callable[[int], bool]) -> int | None:
-        return _lowest_free(self._port_values, first, last, busy)
-
-
-def _discard(values: list[int], value: int) -> None:
-    i = bisect.bisect_left(values, value)
-    if i < len(values) and values[i] == value:
-        del values[i]
-
-
-def _lowest_free(held: list[int], first: int, last: int, busy: Callable[[int], bool]) -> int | None:
-    """The lowest number of [first, last] not in ``held`` (sorted, distinct) for which ``busy`` (what is not in
-    ``held`` yet: taken a moment ago) says no; None when every one is taken. Each run of held numbers is
-    stepped over by bisection: the numbers from held[i] on are a run while held[j] - held[i] == j - i."""
-    candidate = first
-    while candidate <= last:
-        i = bisect.bisect_left(held, candidate)
-        if i < len(held) and held[i] == candidate:  # the end of the run that starts here
-            lo, hi = i, len(held) - 1
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                if held[mid] - held[i] == mid - i:
-                    lo = mid
-                else:
-                    hi = mid - 1
-            candidate = held[lo] + 1
-            continue
-        if not busy(candidate):
-            return candidate
-        candidate += 1
-    return None
+    def lowest_free_port(self, first: int, last: int, busy: Callable[[int], bool] | None) -> int | None:
+        return self._port_values.lowest_free(first, last, busy)
 
 
 @dataclass
@@ -211,11 +258,13 @@ class ServiceNetwork:
             else:
                 first = int(self.cidr.network_address) + 1
                 last = int(self.cidr.broadcast_address) - (1 if self.cidr.version == 4 else 0)
+                version = self.cidr.version
                 # (a pending address is compared as text, as Services hold it: written as Go writes it)
-                value = taken.lowest_free_ip(first, last, lambda v: str(ipaddress.ip_address(v)) in pending)
+                value = taken.lowest_free_ip(first, last, (lambda v: ip_text(v, version) in pending) if pending
+                                             else None)
                 if value is None:
                     raise AllocationError("range is full")
-                chosen = str(ipaddress.ip_address(value))
+                chosen = ip_text(value, version)
             self._pending_ips[chosen] = (owner, time.monotonic(), taken.versions.get(owner))
             return chosen
 
@@ -224,8 +273,9 @@ class ServiceNetwork:
         with self._lock:
             for ip in [k for k, (by, _, _) in self._pending_ips.items() if by == owner]:
                 del self._pending_ips[ip]
-            for port in [k for k, (by, _, _) in self._pending_ports.items() if by == owner]:
-                del self._pending_ports[port]
+            if self._pending_ports:  # (most Services take none)
+                for port in [k for k, (by, _, _) in self._pending_ports.items() if by == owner]:
+                    del self._pending_ports[port]
 
     def allocate_node_port(self, store: SQLStore, requested: int, owner: str, own: Iterable[int] = (),
                            avoid: Iterable[int] = ()) -> int:
@@ -253,7 +303,7 @@ class ServiceNetwork:
                 if not chosen:
                     raise AllocationError("range is full")
             else:
-                found = taken.lowest_free_port(low, high, lambda p: p in extra)
+                found = taken.lowest_free_port(low, high, extra.__contains__ if extra else None)
                 if found is None:
                     raise AllocationError("range is full")
                 chosen = found
@@ -262,15 +312,25 @@ class ServiceNetwork:
 
 
 _NETWORKS: weakref.WeakKeyDictionary[SQLStore, ServiceNetwork] = weakref.WeakKeyDictionary()
+# The store asked for last and its network (a server has one store, and a Service create asks twice: no weak
+# reference made per look-up, as a WeakKeyDictionary's get makes one)
+_last: tuple[weakref.ref[SQLStore], ServiceNetwork] | None = None
 
 
 def configure(store: SQLStore, network: ServiceNetwork) -> None:
     """The Service network of the server on ``store`` (its start)."""
+    global _last
     _NETWORKS[store] = network
+    _last = None
 
 
 def network_of(store: SQLStore) -> ServiceNetwork:
+    global _last
+    last = _last
+    if last is not None and last[0]() is store:
+        return last[1]
     network = _NETWORKS.get(store)
     if network is None:
         network = _NETWORKS[store] = ServiceNetwork()
+    _last = (weakref.ref(store), network)
     return network
