@@ -176,7 +176,7 @@ def _rule_cases(draw: st.DrawFn) -> tuple[dict[str, Any], Any, Any]:
     return spec_schema, spec, old
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_rule_cases(), st.sampled_from([0, 3, 40, crd_rules.RUNTIME_COST_BUDGET]), st.booleans())
 def test_the_rule_set_reports_what_the_rules_walk_reported(case: tuple[dict[str, Any], Any, Any], budget: int,
                                                           pruned: bool) -> None:

@@ -123,7 +123,7 @@ def schemas_and_objects(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]
     return root, obj
 
 
-_settings = settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+_settings = settings(max_examples=120, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
                      deadline=None)
 
 
@@ -188,7 +188,7 @@ def nodes_and_values(draw: st.DrawFn) -> tuple[dict[str, Any], Any]:
     return node, draw(values_of(node))
 
 
-@settings(max_examples=1500, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
           deadline=None)
 @given(nodes_and_values())
 def test_a_nodes_check_passes_a_value_exactly_when_the_schema_walk_finds_no_error(
