@@ -181,3 +181,58 @@ def test_versions_let_go_are_not_taken_for_own_writes_on_their_way() -> None:
     recent.begins(5, 7)  # a reader learnt that 4 is committed; meanwhile 5 to 7 come and push 2 to 4 out
     recent.add([(5, _w("d")), (6, _w("e")), (7, _w("f"))])
     assert recent.since(1, 4, 1000) is None
+
+
+def _events_from_the_log(path: str, resources: tuple[str, ...], position: int) -> list[tuple[Any, ...]]:
+    reader = SQLiteStore(path)
+    try:
+        events, _ = reader.resource_events(resources, position)
+        return [(e.rv, e.type, e.resource, e.namespace, e.name, e.text) for e in events]
+    finally:
+        reader.close()
+
+
+@settings(max_examples=40, deadline=None)
+@given(writes=writes, cut=st.integers(0, 30), resources=st.sampled_from([("pods",), ALL, ("nothing",)]))
+def test_the_caches_events_from_memory_are_the_events_from_the_log(writes: list[tuple[str, str, str]], cut: int,
+                                                                   resources: tuple[str, ...]) -> None:
+    """The events a store's caches take in (resource_events) come from its memory of its own writes when it
+    wrote them all: the same events, and up to the same resourceVersion, as the log gives."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "s.db")
+        store = SQLiteStore(path)
+        start = store.current_rv()
+        for op in writes:
+            _write(store, *op)
+        position = min(start + cut, store.current_rv())
+        events, at = store.resource_events(resources, position)
+        assert at == store.current_rv()
+        assert [(e.rv, e.type, e.resource, e.namespace, e.name, e.text) for e in events] == \
+            _events_from_the_log(path, resources, position)
+        store.close()
+
+
+def test_a_cache_of_a_store_that_wrote_every_change_reads_no_event_back(tmp_path: Path) -> None:
+    store = SQLiteStore(str(tmp_path / "s.db"))
+    start = store.current_rv()
+    for name in "abc":
+        _write(store, "create", "pods", name)
+    reads: list[str] = []
+    reader = store._reader
+
+    def recording() -> Any:
+        conn = reader()
+
+        class Recording:
+            def execute(self, sql: str, args: Any = ()) -> Any:
+                if "FROM events" in sql:
+                    reads.append(sql)
+                return conn.execute(sql, args)
+
+        return Recording()
+
+    store._reader = recording  # type: ignore[method-assign]
+    recorded = _event_reads(store)
+    assert [e.name for e in store.resource_events(("pods",), start)[0]] == ["a", "b", "c"]
+    assert reads == [] and recorded == []
+    store.close()

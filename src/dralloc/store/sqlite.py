@@ -390,6 +390,12 @@ class SQLStore:
         """The events of a few resources after ``rv``, and the resourceVersion the log was read at (every event
         of those resources up to it is in the answer). A scan of the newest events that decodes only those
         resources'. Raises Gone as :meth:`events_since`."""
+        committed = self.current_rv()
+        recent = self._recent.since(rv, committed, 10_000)
+        if recent is not None:  # (this store wrote them all: no event row read back)
+            return [Event(at, kind, resource, namespace, name, text)
+                    for at, (kind, resource, namespace, name, text) in enumerate(recent, rv + 1)
+                    if resource in resources], rv + len(recent)
         sql = (f"SELECT rv, type, resource, namespace, name, data FROM events WHERE rv > ? AND resource IN "
                f"({', '.join('?' * len(resources))}) ORDER BY rv")
         if not self.separate_readers:
