@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 
 from dralloc.api.codec import decode
 from dralloc.validation import validate
+from dralloc.validation.formats import is_semver
 from dralloc.validation.resource import device as device_rules
 from dralloc.validation.resource import lists
+from dralloc.validation.resource.names import validate_dns_label, validate_qualified_name
 
 _KEYS = st.sampled_from(["model", "index", "a/b", "gpu.example.com/uuid", "bad key", "x/y/z", "/empty", "ok/",
                          "Upper_Case", "9starts", "k" * 70, "driverVersion"])
@@ -113,3 +115,145 @@ def test_a_single_value_that_is_too_long_or_not_semver_is_not_plain() -> None:
     devices = [{"name": "gpu-0", "attributes": {"s": {"string": "é" * 40}, "v": {"version": "1.2"}}}]
     assert [e.field for e in validate(_slice(devices))] == ["spec.devices[0].attributes[s].string",
                                                            "spec.devices[0].attributes[v].version"]
+
+
+# --- the whole-slice plain check against the loop it replaced -----------------------------------------------
+
+def _reference_plain_attributes(attributes: Any) -> bool:
+    """The per-attribute loop the C walks of ``_plain_attributes`` replaced (kept here as the reference)."""
+    for a in attributes:
+        if a.ints is not None or a.bools is not None or a.strings is not None or a.versions is not None:
+            return False
+        text, ver, i, b = a.string, a.version, a.int_, a.bool_
+        if text is not None:
+            if not (ver is None and i is None and b is None and (
+                    len(text) <= 16 or len(text.encode("utf-8")) <= 64)):
+                return False
+        elif ver is not None:
+            if not (i is None and b is None and len(ver) <= 64 and is_semver(ver)):
+                return False
+        elif (i is None) == (b is None):
+            return False
+    return True
+
+
+def _reference_plain_devices(devices: Any) -> bool:
+    """The per-device loop the C walks of ``plain_new_devices`` replaced (kept here as the reference)."""
+    names: set[str] = set()
+    attribute_names: set[str] = set()
+    capacity_names: set[str] = set()
+    for device in devices:
+        attributes, capacity = device.attributes, device.capacity
+        if not (device.taints is None and not device.consumes_counters and device.node_name is None
+                and device.node_selector is None and device.all_nodes is None and device.binding_conditions is None
+                and device.binding_failure_conditions is None and not device.node_allocatable_resource_mappings
+                and not device.node_allocatable_resources
+                and (len(attributes) if attributes else 0) + (len(capacity) if capacity else 0) <= 32):
+            return False
+        if attributes:
+            if not _reference_plain_attributes(attributes.values()):
+                return False
+            attribute_names.update(attributes)
+        if capacity:
+            if any(c.request_policy is not None for c in capacity.values()):
+                return False
+            capacity_names.update(capacity)
+        names.add(device.name)
+    return (all(not validate_dns_label(n, "p") for n in names)
+            and all(not validate_qualified_name(n, "p") for n in attribute_names | capacity_names))
+
+
+# Every attribute type, valid and not: values at and past the length limits (64 bytes; 16 characters of 4 bytes
+# each), versions that are not semver or too long, several values at once, list values, none.
+_LONG_VALUES = ["x" * 64, "x" * 65, "é" * 32, "é" * 33, "😀" * 16, "😀" * 17, "a" * 16 + "😀" * 12]
+_VERSIONS = ["1.2.3", "560.35.3", "1.2", "01.2.3", "1.0.0-rc.1+build.5", "1.2.3-" + "a" * 58, "1.2.3-" + "a" * 59,
+             "", "v1.2.3"]
+_ANY_SCALAR = st.one_of(
+    st.fixed_dictionaries({"int": st.integers(-2**63, 2**63 - 1)}),
+    st.fixed_dictionaries({"bool": st.booleans()}),
+    st.fixed_dictionaries({"string": st.one_of(st.sampled_from(["", "h100"] + _LONG_VALUES),
+                                               st.text(max_size=20))}),
+    st.fixed_dictionaries({"version": st.sampled_from(_VERSIONS)}),
+)
+_ANY_LIST = st.one_of(
+    st.fixed_dictionaries({"ints": st.lists(st.integers(0, 3), max_size=2)}),
+    st.fixed_dictionaries({"bools": st.lists(st.booleans(), max_size=2)}),
+    st.fixed_dictionaries({"strings": st.lists(st.sampled_from(["a"] + _LONG_VALUES), max_size=2)}),
+    st.fixed_dictionaries({"versions": st.lists(st.sampled_from(_VERSIONS), max_size=2)}),
+)
+_ANY_ATTRIBUTE = st.one_of(
+    _ANY_SCALAR, _ANY_SCALAR, _ANY_SCALAR, _ANY_LIST, st.just({}),
+    st.builds(lambda a, b: {**a, **b}, _ANY_SCALAR, st.one_of(_ANY_SCALAR, _ANY_LIST)),  # (two values)
+)
+# Good and bad qualified names: long domains and identifiers (63 and 32 characters are the limits), slashes.
+_ANY_KEY = st.one_of(
+    st.sampled_from(["model", "index", "driverVersion", "gpu.example.com/uuid", "a" * 32, "a" * 33,
+                     "d" * 63 + "/x", "d" * 64 + "/x", "example.com/" + "n" * 32, "example.com/" + "n" * 33,
+                     "bad key", "x/y/z", "/empty", "ok/", "Upper_Case", "9starts", "Ex.com/x", "-a.com/x"]),
+    st.text(alphabet="abZ_9./-", min_size=1, max_size=12),
+)
+# Around the limit of 32 attributes and capacities together, every one of them good.
+_GOOD_KEY = st.from_regex(r"(example\.com/)?[a-z][a-z0-9_]{0,6}", fullmatch=True)
+_MANY_GOOD_ATTRIBUTES = st.dictionaries(_GOOD_KEY, st.one_of(st.just({"int": 1}), st.just({"string": "s"})),
+                                        min_size=26, max_size=34)
+_POLICY = st.one_of(
+    st.fixed_dictionaries({"default": st.just("1"), "validValues": st.just(["1", "2"])}),
+    st.fixed_dictionaries({"default": st.just("4"), "validRange": st.just({"min": "2", "max": "8", "step": "2"})}),
+    st.fixed_dictionaries({"validValues": st.just(["3", "1"])}),
+    st.just({}),
+)
+_ANY_CAPACITY = st.one_of(
+    st.fixed_dictionaries({"value": st.sampled_from(["80Gi", "1", "0", "10"])}),
+    st.fixed_dictionaries({"value": st.just("10"), "requestPolicy": _POLICY}),
+)
+_ANY_DEVICE = st.builds(
+    lambda base, parts: {**base, **dict(parts)},
+    st.fixed_dictionaries(
+        {"name": st.sampled_from(["gpu-0", "gpu-1", "gpu-2", "GPU_0", "a.b", "", "x" * 63, "x" * 64])},
+        optional={"attributes": st.one_of(st.dictionaries(_ANY_KEY, _ANY_ATTRIBUTE, max_size=5),
+                                          _MANY_GOOD_ATTRIBUTES),
+                  "capacity": st.one_of(st.dictionaries(_ANY_KEY, _ANY_CAPACITY, max_size=6),
+                                        st.dictionaries(_GOOD_KEY, st.just({"value": "1"}), max_size=6))}),
+    st.lists(st.sampled_from(_PARTS), max_size=2))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ANY_DEVICE, max_size=4))
+def test_the_whole_slice_plain_check_answers_as_the_loop_it_replaced(devices: list[dict[str, Any]]) -> None:
+    decoded = _slice(devices).spec.devices or []
+    for device in decoded:  # one device: exactly the loop's answer
+        assert device_rules.plain_new_devices((device,)) == _reference_plain_devices((device,))
+    # A whole slice: the loop's answer, but for the largest attribute and capacity maps counted together
+    largest = (max((len(d.attributes or {}) for d in decoded), default=0)
+               + max((len(d.capacity or {}) for d in decoded), default=0))
+    assert device_rules.plain_new_devices(decoded) == (_reference_plain_devices(decoded) and largest <= 32)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ANY_DEVICE, max_size=4), st.booleans())
+def test_every_attribute_type_capacity_and_name_answers_as_the_full_checks(
+        devices: list[dict[str, Any]], per_device: bool) -> None:
+    assert _same_answers(devices, per_device)
+
+
+def test_a_slice_whose_largest_maps_are_on_different_devices_is_checked_device_by_device() -> None:
+    many = {f"a{i}": {"int": i} for i in range(20)}
+    devices = [{"name": "gpu-0", "attributes": many},
+               {"name": "gpu-1", "capacity": {f"c{i}": {"value": "1"} for i in range(20)}},
+               {"name": "gpu-2", "attributes": {**many, "bad": {"int": 1, "bool": True}}}]
+    decoded = _slice(devices).spec.devices or []
+    assert not device_rules.plain_new_devices(decoded)
+    assert [device_rules.plain_new_devices((d,)) for d in decoded] == [True, True, False]
+    assert [e.field for e in validate(_slice(devices))] == ["spec.devices[2].attributes[bad]"]
+
+
+def test_a_version_found_good_is_remembered_and_a_bad_one_is_not() -> None:
+    devices = [{"name": "gpu-0", "attributes": {"v": {"version": "7.7.7-remembered"}}}]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(device_rules, "_GOOD_VERSIONS", set())
+        assert device_rules.plain_new_devices(_slice(devices).spec.devices or [])
+        assert device_rules._GOOD_VERSIONS == {"7.7.7-remembered"}
+        bad = [{"name": "gpu-0", "attributes": {"v": {"version": "7.7"}}}]
+        assert not device_rules.plain_new_devices(_slice(bad).spec.devices or [])
+        assert device_rules._GOOD_VERSIONS == {"7.7.7-remembered"}
