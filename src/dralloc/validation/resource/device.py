@@ -3,10 +3,7 @@ per-device node selection, binding conditions and node-allocatable resources."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from functools import partial
-from itertools import chain, repeat
-from operator import attrgetter, countOf, is_not
+from collections.abc import Callable, Iterable
 
 from dralloc.api.codec import to_dict
 from dralloc.api.quantity import Quantity
@@ -100,45 +97,35 @@ def _plain_device(device: Device) -> bool:
     return plain_new_devices((device,))
 
 
-# What the plain checks read of every device, attribute and capacity: each a C call over all of them.
-_optional_parts = attrgetter("taints", "node_name", "node_selector", "all_nodes", "binding_conditions",
-                             "binding_failure_conditions")
-_NO_OPTIONAL_PARTS = (None,) * 6
-_optional_collections = attrgetter("consumes_counters", "node_allocatable_resource_mappings",
-                                   "node_allocatable_resources")  # (plain when unset or empty)
-_attributes_of = attrgetter("attributes")
-_capacity_of = attrgetter("capacity")
-_device_name = attrgetter("name")
-_request_policy_of = attrgetter("request_policy")
-_is_set = partial(is_not, None)  # (is_not(None, x): x is not None)
-
-
-def plain_new_devices(devices: Sequence[Device]) -> bool:
-    """Whether every device is plain (:func:`_plain_device`), checked for a whole slice at once with no loop
-    of ours over its devices or their attributes: each condition is one C walk over all of them, the devices'
-    names and their attribute and capacity names are three sets (a driver repeats them on every node: each set
-    is one comparison with the names found good before).
-
-    Stricter than one device at a time in one way, which only sends a slice to the per-device checks (where
-    each device is answered by this function alone, exactly): the limit on a device's attributes and
-    capacities together is checked against the largest attribute map and the largest capacity map of the
-    slice, which may belong to different devices."""
-    if (countOf(map(_optional_parts, devices), _NO_OPTIONAL_PARTS) != len(devices)
-            or any(map(any, map(_optional_collections, devices)))):
-        return False
-    attribute_maps = list(filter(None, map(_attributes_of, devices)))  # (the non-empty ones)
-    capacity_maps = list(filter(None, map(_capacity_of, devices)))
-    if (max(map(len, attribute_maps), default=0) + max(map(len, capacity_maps), default=0)
-            > MAX_ATTRIBUTES_AND_CAPACITIES):  # (so there are fewer attribute values than MAX_ATTRIBUTE_VALUES too)
-        return False
-    if attribute_maps and not _plain_attributes(list(chain.from_iterable(map(dict.values, attribute_maps)))):
-        return False
-    if capacity_maps and any(map(_is_set, map(_request_policy_of,
-                                               chain.from_iterable(map(dict.values, capacity_maps))))):
-        return False  # (a request policy: _no_request_policy)
-    return (names_known_good(validate_dns_label, set(map(_device_name, devices)))
-            and names_known_good(validate_qualified_name, set(chain.from_iterable(attribute_maps)))
-            and names_known_good(validate_qualified_name, set(chain.from_iterable(capacity_maps))))
+def plain_new_devices(devices: Iterable[Device]) -> bool:
+    """Whether every device is plain (:func:`_plain_device`), checked for a whole slice at once: the devices'
+    names and their attribute and capacity names as three sets (a driver repeats them on every node: each set
+    is one comparison with the names found good before), each device's attribute values in one loop."""
+    names: set[str] = set()
+    attribute_names: set[str] = set()
+    capacity_names: set[str] = set()
+    for device in devices:
+        attributes, capacity = device.attributes, device.capacity
+        if not (device.taints is None and not device.consumes_counters and device.node_name is None
+                and device.node_selector is None and device.all_nodes is None and device.binding_conditions is None
+                and device.binding_failure_conditions is None and not device.node_allocatable_resource_mappings
+                and not device.node_allocatable_resources
+                and (len(attributes) if attributes else 0) + (len(capacity) if capacity else 0)
+                <= MAX_ATTRIBUTES_AND_CAPACITIES):  # (so there are fewer attribute values than MAX_ATTRIBUTE_VALUES too)
+            return False
+        if attributes:
+            if not _plain_attributes(attributes.values()):
+                return False
+            attribute_names.update(attributes)
+        if capacity:
+            for c in capacity.values():
+                if c.request_policy is not None:  # (_no_request_policy)
+                    return False
+            capacity_names.update(capacity)
+        names.add(device.name)
+    return (names_known_good(validate_dns_label, names)
+            and names_known_good(validate_qualified_name, attribute_names)
+            and names_known_good(validate_qualified_name, capacity_names))
 
 
 def plain_new_device(per_device_node_selection: bool | None) -> Callable[[Device], bool] | None:
@@ -210,41 +197,21 @@ def _plain_attribute(a: DeviceAttribute) -> bool:
     return _plain_attributes((a,))
 
 
-_list_values = attrgetter("ints", "bools", "strings", "versions")
-_NO_LIST_VALUES = (None,) * 4
-_scalar_values = attrgetter("string", "version", "int_", "bool_")
-_string_of = attrgetter("string")
-_version_of = attrgetter("version")
-_SHORT_STRING = ATTRIBUTE_VALUE_MAX // 4  # (at most 4 UTF-8 bytes a character: no shorter string is too long)
-
-# Versions a plain attribute may hold, found so before: a driver writes the same few on every node. Bounded:
-# past the limit a version is still checked, only not kept.
-_GOOD_VERSIONS: set[str] = set()
-_GOOD_VERSIONS_MAX = 4096
-
-
-def _plain_attributes(attributes: Sequence[DeviceAttribute]) -> bool:
-    """:func:`_plain_attribute` of every attribute, each condition one C walk over all of them: no list
-    value, exactly one of the four single values, no string longer than the limit, every version semver."""
-    n = len(attributes)
-    if (countOf(map(_list_values, attributes), _NO_LIST_VALUES) != n
-            or countOf(map(countOf, map(_scalar_values, attributes), repeat(None)), 3) != n):
-        return False
-    strings = list(filter(_is_set, map(_string_of, attributes)))
-    if strings and max(map(len, strings)) > _SHORT_STRING:
-        for st in strings:
-            if len(st) > _SHORT_STRING and len(st.encode("utf-8")) > ATTRIBUTE_VALUE_MAX:
-                return False
-    versions = set(filter(_is_set, map(_version_of, attributes)))
-    return versions <= _GOOD_VERSIONS or _versions_good(versions)
-
-
-def _versions_good(versions: set[str]) -> bool:
-    for version in versions - _GOOD_VERSIONS:
-        if len(version) > ATTRIBUTE_VALUE_MAX or not is_semver(version):  # (semver text is ASCII: chars are bytes)
+def _plain_attributes(attributes: Iterable[DeviceAttribute]) -> bool:
+    """:func:`_plain_attribute` of every attribute, in one loop (a device's attributes: no call per value)."""
+    for a in attributes:
+        if a.ints is not None or a.bools is not None or a.strings is not None or a.versions is not None:
             return False
-        if len(_GOOD_VERSIONS) < _GOOD_VERSIONS_MAX:
-            _GOOD_VERSIONS.add(version)
+        st, ver, i, b = a.string, a.version, a.int_, a.bool_
+        if st is not None:
+            if not (ver is None and i is None and b is None and (
+                    len(st) <= ATTRIBUTE_VALUE_MAX // 4 or len(st.encode("utf-8")) <= ATTRIBUTE_VALUE_MAX)):
+                return False
+        elif ver is not None:
+            if not (i is None and b is None and len(ver) <= ATTRIBUTE_VALUE_MAX and is_semver(ver)):
+                return False
+        elif (i is None) == (b is None):
+            return False
     return True
 
 
