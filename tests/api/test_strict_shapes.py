@@ -19,6 +19,9 @@ from dralloc.api import codec, strict
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 _DOCUMENTS = [doc.data for path in sorted(EXAMPLES.rglob("*.yaml"))
               for doc in codec.read_documents(path) if isinstance(doc.data, dict) and doc.data.get("kind")]
+# The resource.k8s.io objects again as v1beta2 writes them (v1's layout under another apiVersion).
+_DOCUMENTS += [{**d, "apiVersion": "resource.k8s.io/v1beta2"} for d in _DOCUMENTS
+               if d.get("apiVersion") == "resource.k8s.io/v1"]
 # Other JSON types, put in place of a value: the shape refuses most of them, the walk reads past them.
 _OTHER_VALUES: list[Any] = ["text", 7, None, [], [None], {}, {"zzz": 1}, [{"zzz": 1}]]
 
@@ -70,3 +73,20 @@ def test_a_shape_refuses_an_unknown_field_deep_down() -> None:
     assert strict._decodes_into_shape(json.dumps(slice_).encode(), slice_)
     index = len(data["spec"]["devices"]) - 1
     assert _problems(data)[1] == [f'unknown field "spec.devices[{index}].capacity[memory].extra"']
+
+
+@pytest.mark.parametrize("version", ["v1", "v1beta2"])
+def test_a_v1_or_v1beta2_slice_is_answered_by_its_shape_without_the_walk(version: str) -> None:
+    slice_ = next(d for d in _DOCUMENTS if d["kind"] == "ResourceSlice" and d["spec"].get("devices"))
+    data = {**slice_, "apiVersion": f"resource.k8s.io/{version}"}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(strict, "_has_unknown", lambda value, node: pytest.fail("walked"))
+        assert _problems(data) == ([], [])
+
+
+def test_a_v1beta1_slice_is_walked() -> None:
+    data = {"apiVersion": "resource.k8s.io/v1beta1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+            "spec": {"driver": "d", "nodeName": "n", "pool": {"name": "p", "resourceSliceCount": 1},
+                     "devices": [{"name": "gpu-0", "basic": {"attributes": {"a": {"int": 1, "zzz": 2}}}}]}}
+    assert not strict._decodes_into_shape(json.dumps(data).encode(), data)
+    assert _problems(data) == ([], _walked(data)) and _walked(data)

@@ -113,3 +113,66 @@ def test_a_single_value_that_is_too_long_or_not_semver_is_not_plain() -> None:
     devices = [{"name": "gpu-0", "attributes": {"s": {"string": "é" * 40}, "v": {"version": "1.2"}}}]
     assert [e.field for e in validate(_slice(devices))] == ["spec.devices[0].attributes[s].string",
                                                            "spec.devices[0].attributes[v].version"]
+
+
+# --- every attribute type, capacity policy and name, valid and not ------------------------------------------
+# Values at and past the length limits (64 bytes; 16 characters of 4 bytes
+# each), versions that are not semver or too long, several values at once, list values, none.
+_LONG_VALUES = ["x" * 64, "x" * 65, "é" * 32, "é" * 33, "😀" * 16, "😀" * 17, "a" * 16 + "😀" * 12]
+_VERSIONS = ["1.2.3", "560.35.3", "1.2", "01.2.3", "1.0.0-rc.1+build.5", "1.2.3-" + "a" * 58, "1.2.3-" + "a" * 59,
+             "", "v1.2.3"]
+_ANY_SCALAR = st.one_of(
+    st.fixed_dictionaries({"int": st.integers(-2**63, 2**63 - 1)}),
+    st.fixed_dictionaries({"bool": st.booleans()}),
+    st.fixed_dictionaries({"string": st.one_of(st.sampled_from(["", "h100"] + _LONG_VALUES),
+                                               st.text(max_size=20))}),
+    st.fixed_dictionaries({"version": st.sampled_from(_VERSIONS)}),
+)
+_ANY_LIST = st.one_of(
+    st.fixed_dictionaries({"ints": st.lists(st.integers(0, 3), max_size=2)}),
+    st.fixed_dictionaries({"bools": st.lists(st.booleans(), max_size=2)}),
+    st.fixed_dictionaries({"strings": st.lists(st.sampled_from(["a"] + _LONG_VALUES), max_size=2)}),
+    st.fixed_dictionaries({"versions": st.lists(st.sampled_from(_VERSIONS), max_size=2)}),
+)
+_ANY_ATTRIBUTE = st.one_of(
+    _ANY_SCALAR, _ANY_SCALAR, _ANY_SCALAR, _ANY_LIST, st.just({}),
+    st.builds(lambda a, b: {**a, **b}, _ANY_SCALAR, st.one_of(_ANY_SCALAR, _ANY_LIST)),  # (two values)
+)
+# Good and bad qualified names: long domains and identifiers (63 and 32 characters are the limits), slashes.
+_ANY_KEY = st.one_of(
+    st.sampled_from(["model", "index", "driverVersion", "gpu.example.com/uuid", "a" * 32, "a" * 33,
+                     "d" * 63 + "/x", "d" * 64 + "/x", "example.com/" + "n" * 32, "example.com/" + "n" * 33,
+                     "bad key", "x/y/z", "/empty", "ok/", "Upper_Case", "9starts", "Ex.com/x", "-a.com/x"]),
+    st.text(alphabet="abZ_9./-", min_size=1, max_size=12),
+)
+# Around the limit of 32 attributes and capacities together, every one of them good.
+_GOOD_KEY = st.from_regex(r"(example\.com/)?[a-z][a-z0-9_]{0,6}", fullmatch=True)
+_MANY_GOOD_ATTRIBUTES = st.dictionaries(_GOOD_KEY, st.one_of(st.just({"int": 1}), st.just({"string": "s"})),
+                                        min_size=26, max_size=34)
+_POLICY = st.one_of(
+    st.fixed_dictionaries({"default": st.just("1"), "validValues": st.just(["1", "2"])}),
+    st.fixed_dictionaries({"default": st.just("4"), "validRange": st.just({"min": "2", "max": "8", "step": "2"})}),
+    st.fixed_dictionaries({"validValues": st.just(["3", "1"])}),
+    st.just({}),
+)
+_ANY_CAPACITY = st.one_of(
+    st.fixed_dictionaries({"value": st.sampled_from(["80Gi", "1", "0", "10"])}),
+    st.fixed_dictionaries({"value": st.just("10"), "requestPolicy": _POLICY}),
+)
+_ANY_DEVICE = st.builds(
+    lambda base, parts: {**base, **dict(parts)},
+    st.fixed_dictionaries(
+        {"name": st.sampled_from(["gpu-0", "gpu-1", "gpu-2", "GPU_0", "a.b", "", "x" * 63, "x" * 64])},
+        optional={"attributes": st.one_of(st.dictionaries(_ANY_KEY, _ANY_ATTRIBUTE, max_size=5),
+                                          _MANY_GOOD_ATTRIBUTES),
+                  "capacity": st.one_of(st.dictionaries(_ANY_KEY, _ANY_CAPACITY, max_size=6),
+                                        st.dictionaries(_GOOD_KEY, st.just({"value": "1"}), max_size=6))}),
+    st.lists(st.sampled_from(_PARTS), max_size=2))
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ANY_DEVICE, max_size=4), st.booleans())
+def test_every_attribute_type_capacity_and_name_answers_as_the_full_checks(
+        devices: list[dict[str, Any]], per_device: bool) -> None:
+    assert _same_answers(devices, per_device)

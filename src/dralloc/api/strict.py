@@ -97,10 +97,12 @@ def unknown_field_paths(data: Any) -> list[str]:
 
 
 def _root_model(data: dict[str, Any]) -> Any:
-    """The v1 model of a modelled kind that is not core/v1, or None (also for an older version's object)."""
+    """The v1 model of a modelled kind that is not core/v1, or None (also for a v1beta1 object, whose devices
+    and requests are laid out otherwise). A v1beta2 object has v1's shape: its conversion changes the value of
+    its apiVersion alone."""
     api_version = data.get("apiVersion")
     model = model_for(api_version, data.get("kind"))
-    if model is None or api_version in conversion.SERVED_VERSIONS and api_version != conversion.V1:
+    if model is None or api_version == conversion.V1BETA1:
         return None
     return model
 

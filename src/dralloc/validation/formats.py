@@ -33,6 +33,8 @@ _VALUE_MSG = ("a valid label must be an empty string or consist of alphanumeric 
 # Go's regexp `$` on MatchString means end of text; Python's fullmatch gives the same.
 _label_re = re.compile(_LABEL_FMT)
 _subdomain_re = re.compile(_SUBDOMAIN_FMT)
+_subdomain_match = _subdomain_re.fullmatch
+_subdomain_path_match = re.compile(_SUBDOMAIN_FMT + "(/" + _SUBDOMAIN_FMT + ")*").fullmatch
 _cident_re = re.compile(_CIDENT_FMT)
 _key_re = re.compile(_KEY_FMT)
 _value_re = re.compile(_VALUE_FMT)
@@ -77,12 +79,20 @@ def is_dns1123_label(value: str) -> list[str]:
 
 
 def is_dns1123_subdomain(value: str) -> list[str]:
+    if len(value) <= DNS1123_SUBDOMAIN_MAX and _subdomain_match(value) is not None:
+        return []  # (the common answer, first: a matching value is ASCII, so its length is its bytes)
     errs = []
     if _blen(value) > DNS1123_SUBDOMAIN_MAX:
         errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX))
     if not _subdomain_re.fullmatch(value):
         errs.append(regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com"))
     return errs
+
+
+def are_dns1123_subdomains(value: str, max_len: int) -> bool:
+    """Whether ``value`` is at most ``max_len`` (at most 253) characters of DNS-1123 subdomains joined by
+    ``/``: then :func:`is_dns1123_subdomain` finds nothing wrong with any of its parts."""
+    return len(value) <= max_len and _subdomain_path_match(value) is not None
 
 
 def is_c_identifier(value: str) -> list[str]:

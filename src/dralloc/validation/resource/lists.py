@@ -68,8 +68,10 @@ def _key_problems(key_fn: Callable[[str, str], E], key: str) -> tuple[f.FieldErr
     return tuple(key_fn(key, _PLACEHOLDER))
 
 
-def _key_errors(key_fn: Callable[[str, str], E], k: str, path: str) -> E:
-    found = _key_problems(key_fn, k)
+def errors_at(check: Callable[[str, str], E], value: str, path: str) -> E:
+    """``check(value, path)`` for a check whose errors depend on the value alone and name no other path than
+    ``path``: worked out once per distinct value (a map's keys, a driver's name)."""
+    found = _key_problems(check, value)
     return [f.FieldError(e.type, path, e.bad_value, e.detail) for e in found] if found else []
 
 
@@ -116,7 +118,7 @@ def validate_map(m: dict[str, T] | None, max_size: int, key_len: int, key_fn: Ca
         return []
     errs: E = []
     for k in sorted(m):
-        key_errs = _key_errors(key_fn, k, path)  # upstream reports key errors at the map's own path
+        key_errs = errors_at(key_fn, k, path)  # upstream reports key errors at the map's own path
         if key_errs:
             errs.extend(key_errs)
         item_errs = item_fn(m[k], f"{path}[{k if len(k) <= key_len else _truncate(k, key_len)}]")

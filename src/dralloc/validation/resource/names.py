@@ -9,6 +9,7 @@ from dralloc.cel import CELCompileError, compile_selector
 from dralloc.cel.plan import PROGRAM_ERROR_PREFIX
 from dralloc.validation import field as f
 from dralloc.validation.formats import (
+    are_dns1123_subdomains,
     is_c_identifier,
     is_dns1123_label,
     is_dns1123_subdomain,
@@ -23,11 +24,16 @@ from dralloc.validation.resource.limits import (
     POOL_NAME_MAX,
     SELECTORS_MAX,
 )
-from dralloc.validation.resource.lists import E, validate_slice
+from dralloc.validation.resource.lists import E, errors_at, validate_slice
 
 
 def validate_driver_name(name: str | None, path: str) -> E:
-    name = name or ""
+    """A driver's name repeats on every slice, class config and claim of it: its errors are worked out once
+    per name."""
+    return errors_at(_driver_name_errors, name or "", path)
+
+
+def _driver_name_errors(name: str, path: str) -> E:
     if not name:
         return [f.required(path)]
     errs: E = []
@@ -60,6 +66,8 @@ def validate_dns_subdomain(name: str | None, path: str) -> E:
 
 def validate_pool_name(name: str | None, path: str) -> E:
     name = name or ""
+    if are_dns1123_subdomains(name, POOL_NAME_MAX):
+        return []  # (the common answer, in one match: every part is a subdomain, none of them too long)
     if not name:
         return [f.required(path)]
     errs: E = []
