@@ -4,6 +4,8 @@ the event log holds, without reading it back, and the log read again wherever so
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,21 @@ def _from_the_log(path: str, position: int, with_data: tuple[str, ...]) -> list[
         reader.close()
 
 
+@contextmanager
+def _written(ops: list[tuple[str, str, str]], cut: int) -> Iterator[tuple[SQLStore, str, int]]:
+    """A store on a file that made these writes, its path, and a position ``cut`` writes after its start."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / "s.db")
+        store = SQLiteStore(path)
+        start = store.current_rv()
+        for op in ops:
+            _write(store, *op)
+        try:
+            yield store, path, min(start + cut, store.current_rv())
+        finally:
+            store.close()
+
+
 writes = st.lists(st.tuples(st.sampled_from(["create", "update", "same", "mark", "delete"]), st.sampled_from(ALL),
                             st.sampled_from("ab")), min_size=1, max_size=25)
 
@@ -58,15 +75,8 @@ writes = st.lists(st.tuples(st.sampled_from(["create", "update", "same", "mark",
 @given(writes=writes, cut=st.integers(0, 30), with_data=st.sampled_from([(), ("pods",), ALL]))
 def test_the_feed_from_memory_is_the_feed_from_the_log(writes: list[tuple[str, str, str]], cut: int,
                                                        with_data: tuple[str, ...]) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = str(Path(tmp) / "s.db")
-        store = SQLiteStore(path)
-        start = store.current_rv()
-        for op in writes:
-            _write(store, *op)
-        position = min(start + cut, store.current_rv())
+    with _written(writes, cut) as (store, path, position):
         assert store.changes_since(position, with_data=with_data) == _from_the_log(path, position, with_data)
-        store.close()
 
 
 def _event_reads(store: SQLStore) -> list[str]:
@@ -198,18 +208,11 @@ def test_the_caches_events_from_memory_are_the_events_from_the_log(writes: list[
                                                                    resources: tuple[str, ...]) -> None:
     """The events a store's caches take in (resource_events) come from its memory of its own writes when it
     wrote them all: the same events, and up to the same resourceVersion, as the log gives."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = str(Path(tmp) / "s.db")
-        store = SQLiteStore(path)
-        start = store.current_rv()
-        for op in writes:
-            _write(store, *op)
-        position = min(start + cut, store.current_rv())
+    with _written(writes, cut) as (store, path, position):
         events, at = store.resource_events(resources, position)
         assert at == store.current_rv()
         assert [(e.rv, e.type, e.resource, e.namespace, e.name, e.text) for e in events] == \
             _events_from_the_log(path, resources, position)
-        store.close()
 
 
 def test_a_cache_of_a_store_that_wrote_every_change_reads_no_event_back(tmp_path: Path) -> None:
