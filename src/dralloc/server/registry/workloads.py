@@ -211,6 +211,9 @@ class WorkloadStrategy(CoreStrategy):
         drop_unknown_fields(obj)
         self.defaults(obj)  # as decoding does on every write: a replace need not repeat them
 
+    def decode_known_defaults(self, obj: Obj) -> None:
+        self.defaults(obj)
+
     def prepare_for_create(self, stored: Obj) -> None:
         """As upstream's PrepareForCreate: a new object has an empty status, whatever it sent."""
         stored["status"] = {}

@@ -195,6 +195,8 @@ class Body(NamedTuple):
     # A core/v1 object of the URL's kind, decoded from JSON (so JSON's types, no part shared by two places),
     # already without the fields its schema lacks: it may be stored as it is, changed in place.
     plain: bool
+    # The body has no field its kind's schema lacks: its typed decoding found none (fieldValidation not Ignore)
+    known: bool = False
 
 
 def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
@@ -228,7 +230,8 @@ def object_body(raw: bytes, ctype: str, request: Request, t: Target) -> Body:
         zeros_settled(data, t)
     mode = field_validation(request)
     if ctype == JSON and typed_json.applies(t) and typed_json.read(raw, data, t, mode):
-        return Body(data, [], False)  # (no repeated key, no unknown field; a typed kind is never plain)
+        # (no repeated key, no unknown field; a typed kind is never plain)
+        return Body(data, [], False, mode != "Ignore")
     duplicates, unknown, typed_values = _problems(raw, ctype, data, mode, t)
     if ctype == JSON and not t.resource.group and not gotime.may_name_core_time(raw):
         t.timeless = data

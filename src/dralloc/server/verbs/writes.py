@@ -101,7 +101,7 @@ _CLEARED_ON_CREATE = frozenset(("deletionTimestamp", "deletionGracePeriodSeconds
 
 
 def prepare_create(data: Any, t: Target, plain: bool = False, record: Callable[[Obj], None] | None = None,
-                   admit: Callable[[Obj], Obj] | None = None) -> tuple[dict[str, Any], str]:
+                   admit: Callable[[Obj], Obj] | None = None, known: bool = False) -> tuple[dict[str, Any], str]:
     """A create's object as it is stored, and its name. A stored-as-sent kind's object goes through
     kube-apiserver's create steps in their order: decoded (with its defaults), ``record`` (the writer's
     managedFields entry, on the object as decoded), ``admit`` (mutating admission), prepared, validated. A
@@ -121,7 +121,10 @@ def prepare_create(data: Any, t: Target, plain: bool = False, record: Callable[[
     strategy = t.resource.strategy
     if strategy.stored_as_sent:  # core objects are stored as sent
         stored = raw_object(data, t, meta, plain)
-        strategy.decode_defaults(stored, "")
+        if known:  # (its decoding found no field the schema lacks: none to look for again)
+            strategy.decode_known_defaults(stored)
+        else:
+            strategy.decode_defaults(stored, "")
         if record is not None:
             record(stored)
         if admit is not None:
@@ -138,7 +141,7 @@ def prepare_create(data: Any, t: Target, plain: bool = False, record: Callable[[
 async def create(api: ApiContext, request: Request, t: Target) -> Response:
     check_write_options("create", request.query_params)
     raw, ctype = await read_body(request)
-    data, warnings, plain = object_body(raw, ctype, request, t)
+    data, warnings, plain, known = object_body(raw, ctype, request, t)
     data, dropped = without_duplicate_owners(data)
     with decoding_first(t, data):
         api.namespaces.admit_create(t, data)
@@ -146,7 +149,8 @@ async def create(api: ApiContext, request: Request, t: Target) -> Response:
     with events.errors_of(t):
         # (admission adds only fields of the schema, in new dicts: a plain body stays plain)
         result, encoded = await insert_new(api, stored_view(t), created_form(data, t), dry_run(request),
-                                           manager_of(request), view=t, plain=plain, scope=request.scope)
+                                           manager_of(request), view=t, plain=plain, scope=request.scope,
+                                           known=known)
     admitted = warnings_of(request.scope)
     return respond_created(request, t, result, encoded, [*warnings, *admitted] if admitted else warnings)
 
@@ -217,7 +221,7 @@ def _record(old: Obj | None, new: Obj, manager: str, view: Target, sub: str = ""
 
 async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool, manager: str | None,
                      view: Target | None = None, plain: bool = False,
-                     scope: Scope | None = None) -> tuple[Obj, bytes | None]:
+                     scope: Scope | None = None, known: bool = False) -> tuple[Obj, bytes | None]:
     """Create ``data`` (validated, defaulted; ``manager``: record an Update entry, None when ``data`` carries
     its apply entry; ``plain``: see ``objects.Body``), with kube-apiserver's create rules: no resourceVersion,
     and a generated name tried again when it is taken. The object created, and its JSON as stored (None for a
@@ -245,7 +249,7 @@ async def insert_new(api: ApiContext, t: Target, data: Obj, dry: bool, manager: 
             admitted = strategy.admit(api.store, data, t.namespace)  # mutating admission, before validation
     for attempt in range(attempts):
         # (a generated name may be tried again, from the object as it was: then it is copied, not changed)
-        stored, name = prepare_create(admitted, t, plain and attempts == 1, record, admit)
+        stored, name = prepare_create(admitted, t, plain and attempts == 1, record, admit, known)
         check_valid(t, name, strategy.create_admission_errors(api.store, t.namespace, name, stored))
         if (admission := api.policies.snapshot(t.namespace)) is not None:  # ValidatingAdmissionPolicy
             add_warnings(scope, admission.admit(attributes(t, "CREATE", stored, None, dry, scope)))
@@ -360,7 +364,7 @@ def merge_update(t: Target, old: Obj, new_obj: Any, new_data: Obj,
 async def update(api: ApiContext, request: Request, t: Target) -> Response:
     check_write_options("update", request.query_params)
     raw, ctype = await read_body(request)
-    data, warnings, _ = object_body(raw, ctype, request, t)
+    data, warnings, _, _ = object_body(raw, ctype, request, t)
     data, dropped = without_duplicate_owners(data)
     warnings = [*warnings, *dropped]
     stored_t = stored_view(t)
