@@ -161,3 +161,40 @@ def test_a_list_of_the_objects_whose_text_holds_a_string(postgres_url: str, tmp_
     sqlite.close()
     postgres = PostgresStore(postgres_url)
     assert _slices_of_web(postgres) == ["other", "web-a"]
+
+
+def test_creates_admitted_together_take_no_more_than_a_quota_leaves_on_postgres(postgres_url: str) -> None:
+    """The quota charges of concurrent creates, made on the committer thread (not the loop's) on PostgreSQL:
+    of ten ConfigMaps sent at once against a quota of three, three are made."""
+    import asyncio
+
+    import httpx
+
+    from dralloc.server import create_app
+    from dralloc.store.postgres import PostgresStore
+
+    store = PostgresStore(postgres_url)
+    app = create_app(store, anonymous=True)
+    namespace = f"quota-{time.time_ns()}"
+    base = f"/api/v1/namespaces/{namespace}"
+
+    async def run() -> tuple[list[int], dict[str, str]]:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://api") as client:
+            made = await client.post("/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace",
+                                                                 "metadata": {"name": namespace}})
+            assert made.status_code == 201, made.text
+            quota = (await client.post(f"{base}/resourcequotas", json={
+                "apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q"},
+                "spec": {"hard": {"count/configmaps": "3"}}})).json()
+            quota["status"] = {"hard": {"count/configmaps": "3"}, "used": {"count/configmaps": "0"}}
+            assert (await client.put(f"{base}/resourcequotas/q/status", json=quota)).status_code == 200
+            answers = await asyncio.gather(*(client.post(f"{base}/configmaps", json={
+                "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"c{i}"}}) for i in range(10)))
+            used = (await client.get(f"{base}/resourcequotas/q")).json()["status"]["used"]
+        return sorted(a.status_code for a in answers), used
+
+    try:
+        codes, used = asyncio.run(run())
+        assert codes == [201] * 3 + [403] * 7 and used == {"count/configmaps": "3"}
+    finally:
+        store.close()

@@ -10,6 +10,7 @@ refused is refused as its own write is made, with upstream's 403, while the othe
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -50,24 +51,33 @@ class QuotaCharges:
     def __init__(self, read: Read) -> None:
         self._read = read
         self._open: dict[tuple[str, str], _Write] = {}
+        # (a store that commits on another thread makes the write there: a charge must not join a write
+        # already made)
+        self._lock = threading.Lock()
 
     def charge(self, store: SQLStore, namespace: str, quota: str, requested: Usage, check: Check) -> Charge:
         """Add ``requested`` to the quota's status.used with the other charges waiting (from a coroutine, before
         the create's own write is queued); ``check`` raises the refusal when the quota as stored has no room."""
         key = (namespace, quota)
-        write = self._open.get(key)
-        if write is None:
-            write = self._open[key] = _Write()
+        with self._lock:
+            write = self._open.get(key)
+            if write is None:
+                write = self._open[key] = _Write()
+                submit = True
+            else:
+                submit = False
+            charge = Charge(requested, check, write)
+            write.charges.append(charge)
+        if submit:
             done = store.submit_update("resourcequotas", namespace, quota, partial(self._build, key, write))
             done.add_done_callback(_seen)
-        charge = Charge(requested, check, write)
-        write.charges.append(charge)
         return charge
 
     def _build(self, key: tuple[str, str], write: _Write, old: Obj, rv: str) -> Obj:
-        if self._open.get(key) is write:
-            del self._open[key]  # (later charges take a new write)
-        write.made = True
+        with self._lock:
+            if self._open.get(key) is write:
+                del self._open[key]  # (later charges take a new write)
+            write.made = True
         status = dict(old.get("status") or {})
         used, hard = self._read(status.get("used")), self._read(status.get("hard"))
         taken = False
