@@ -34,7 +34,7 @@ POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace":
 
 
 def admission(store: SQLStore, repeat: int) -> float:
-    charges = QuotaCharges(quota.usage_of)
+    charges = QuotaCharges()
 
     def create() -> None:
         admitted = limit_ranges.admit_pod(store, POD, "default")

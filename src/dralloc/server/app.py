@@ -34,7 +34,7 @@ from dralloc.server.http import discovery, health, negotiation, openapi_gated, o
 from dralloc.server.http.errors import ApiError, bad_request, method_not_allowed, no_such_path
 from dralloc.server.http.requests import ApiRequest
 from dralloc.server.http.responses import JsonResponse, respond
-from dralloc.server.registry import namespaces, pods, priorities, quota, services
+from dralloc.server.registry import namespaces, pods, priorities, services
 from dralloc.server.registry import service_network as service_network_module
 from dralloc.server.registry.kinds import served_groups
 from dralloc.server.registry.namespace_lifecycle import NamespaceCache
@@ -91,7 +91,7 @@ class ApiServer:
         services.ensure_kubernetes_endpoints(store, endpoint_address, secure_port)
         self.namespaces = NamespaceCache(store)
         self.policies = PolicyAdmission(store)  # ValidatingAdmissionPolicies (server/admission/)
-        self.quota_charges = QuotaCharges(quota.usage_of)
+        self.quota_charges = QuotaCharges()
 
     @property
     def groups(self) -> discovery.Groups:

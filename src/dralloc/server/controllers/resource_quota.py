@@ -32,6 +32,7 @@ from dralloc.server.registry.quota import (
     decode_quota,
     enforced,
 )
+from dralloc.server.registry.quota_charges import usage_of
 from dralloc.server.types import Obj
 from dralloc.store import Change, NotFound
 from dralloc.store.cache import cached
@@ -76,21 +77,14 @@ class _Counted:
 
 def _raised(charged: dict[str, str], counted: dict[str, str]) -> dict[str, str] | None:
     """``used`` with each name at least what was counted (None when nothing was counted beyond the charges)."""
+    before = usage_of(charged)
     out, raised = {}, False
     for name, text in counted.items():
-        before = _quantity(charged.get(name))
-        if before is None or Quantity(text) > before:
+        if name not in before or Quantity(text) > before[name]:
             out[name], raised = text, True
         else:
             out[name] = str(charged[name])
     return out if raised else None
-
-
-def _quantity(text: object) -> Quantity | None:
-    try:
-        return Quantity(text) if isinstance(text, str) else None
-    except (ValueError, TypeError):
-        return None
 
 
 @dataclass

@@ -37,7 +37,7 @@ from dralloc.api.core_v1_limits import ResourceQuota
 from dralloc.api.quantity import Quantity, quantity_dec_hook
 from dralloc.errors import InputError
 from dralloc.server.http.errors import ApiError
-from dralloc.server.registry.quota_charges import Charge, QuotaCharges
+from dralloc.server.registry.quota_charges import Charge, QuotaCharges, Usage
 from dralloc.server.registry.strategy import CoreStrategy
 from dralloc.server.types import Obj
 from dralloc.store import SQLStore
@@ -53,7 +53,6 @@ VALIDATION_SET = ("cpu", "memory", "requests.cpu", "requests.memory", "limits.cp
 POD_SCOPES = {"BestEffort", "NotBestEffort", "Terminating", "NotTerminating"}
 DEVICES_SUFFIX = ".deviceclass.resource.k8s.io/devices"
 ALL_DEVICES = 32  # resourceapi.AllocationResultsMaxSize
-Usage = dict[str, Quantity]
 ZERO, ONE = Quantity(0), Quantity(1)
 
 
@@ -287,16 +286,6 @@ def _check(qualified: str, name: str, quota_name: str, requested: Usage, used: U
         raise _forbidden(qualified, name, f"exceeded quota: {quota_name}, requested: "
                                          f"{_pretty(requested, exceeded)}, used: {_pretty(used, exceeded)}, "
                                          f"limited: {_pretty(hard, exceeded)}")
-
-
-def usage_of(texts: object) -> Usage:
-    """A status.used or status.hard as quantities (what does not parse is left out)."""
-    out: Usage = {}
-    for key, text in (texts.items() if isinstance(texts, dict) else ()):
-        value = _quantity(text)
-        if value is not None:
-            out[key] = value
-    return out
 
 
 def _forbidden(qualified: str, name: str, why: str) -> ApiError:

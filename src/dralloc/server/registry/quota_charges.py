@@ -16,13 +16,24 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from dralloc.api.quantity import Quantity
+from dralloc.errors import InputError
 from dralloc.server.types import Obj
 from dralloc.store import SQLStore
 
 Usage = dict[str, Quantity]
 # (usage, the quota's used, its hard) -> raises the refusal of that charge
 Check = Callable[[Usage, Usage, Usage], None]
-Read = Callable[[object], Usage]  # status.used or status.hard as quantities
+
+
+def usage_of(texts: object) -> Usage:
+    """A status.used or status.hard as quantities (what does not parse is left out)."""
+    out: Usage = {}
+    for key, text in (texts.items() if isinstance(texts, dict) else ()):
+        try:
+            out[key] = Quantity(str(text))
+        except (InputError, ValueError, TypeError):
+            continue
+    return out
 
 
 @dataclass
@@ -48,8 +59,7 @@ class Charge:
 
 
 class QuotaCharges:
-    def __init__(self, read: Read) -> None:
-        self._read = read
+    def __init__(self) -> None:
         self._open: dict[tuple[str, str], _Write] = {}
         # (a store that commits on another thread makes the write there: a charge must not join a write
         # already made)
@@ -79,7 +89,7 @@ class QuotaCharges:
                 del self._open[key]  # (later charges take a new write)
             write.made = True
         status = dict(old.get("status") or {})
-        used, hard = self._read(status.get("used")), self._read(status.get("hard"))
+        used, hard = usage_of(status.get("used")), usage_of(status.get("hard"))
         taken = False
         for charge in write.charges:
             try:
