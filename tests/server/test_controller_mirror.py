@@ -302,3 +302,23 @@ def test_a_noexecute_taint_a_driver_puts_on_a_running_pods_device_evicts_the_pod
     assert cluster.http.put(f"{R}/resourceslices/node-1-gpu", json=tainted).status_code == 200
     cluster.settle()
     assert cluster.pods() == [] and cluster.events("DeviceTaintManagerEviction")  # no grace period: gone
+
+
+def test_an_objects_labels_are_read_from_its_text_without_parsing_it() -> None:
+    store = SQLiteStore(":memory:")
+    mirror = Mirror(store)
+    mirror.relist()
+    position = store.changes_since(0)[-1].rv if store.changes_since(0) else 0
+    for name, labels in (("labelled", {"app": "web"}), ("bare", None)):
+        meta: dict[str, Any] = {"name": name, "namespace": "default", **({"labels": labels} if labels else {})}
+        store.create("pods", "default", name, lambda _old, rv, meta=meta: {
+            "apiVersion": "v1", "kind": "Pod", "metadata": {**meta, "resourceVersion": rv}, "spec": {}})
+    catch_up(store, mirror, position)  # (as a pass finds them: their text, not parsed yet)
+    assert mirror.labels("pods", ("default", "labelled")) == {"app": "web"}
+    assert mirror.labels("pods", ("default", "bare")) == {}
+    assert mirror.labels("pods", ("default", "missing")) is None
+    assert all(isinstance(v, str) for v in mirror._items["pods"].values())  # (still not parsed)
+    assert sorted(mirror.keys_in("pods", "default")) == [("default", "bare"), ("default", "labelled")]
+    assert mirror.keys_in("pods", "other") == []
+    mirror.get("pods", ("default", "labelled"))
+    assert mirror.labels("pods", ("default", "labelled")) == {"app": "web"}  # (parsed: read from the object)

@@ -4,6 +4,7 @@ pods it selects, as kube-controller-manager writes them, kept up to date as pods
 from __future__ import annotations
 
 import hashlib
+import sys
 from typing import Any
 
 from cluster import NODE, NS, Cluster
@@ -19,6 +20,7 @@ from dralloc.server.controllers.endpoints import (
     resolve_port,
     slice_name,
 )
+from dralloc.server.controllers.snapshot import Snapshot
 from dralloc.server.controllers.writes import Writer
 from dralloc.store import Change, SQLiteStore
 
@@ -301,3 +303,44 @@ def test_a_pod_made_before_its_service_leaves_the_service_when_its_labels_change
     assert r.status_code == 200, r.text
     c.settle()
     assert "subsets" not in c.get("endpoints", "web")
+
+
+def test_a_services_pods_are_found_by_label_not_by_going_through_every_pod_of_the_namespace(monkeypatch: Any) -> None:
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", NODE)
+    for i in range(20):
+        c.post(f"{NS}/pods", web_pod(f"other-{i}", {"app": "db"}))
+    c.post(f"{NS}/pods", web_pod("web-a"))
+    c.post(f"{NS}/services", service())
+    c.settle()  # (the namespace's pods listed once, when a Service first selects in it)
+    listed: list[int] = []
+    real_pods = Snapshot.pods
+
+    def recording_pods(snap: Snapshot) -> list[dict[str, Any]]:
+        if sys._getframe(1).f_code.co_filename == endpoints_module.__file__:  # (the other controllers' are theirs)
+            listed.append(1)
+        return real_pods.fget(snap)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(Snapshot, "pods", property(recording_pods))
+    c.post(f"{NS}/services", {**service(), "metadata": {"name": "www"}})
+    c.post(f"{NS}/pods", web_pod("web-b"))
+    c.settle()
+    assert listed == []
+    assert [a["targetRef"]["name"] for a in c.get("endpoints", "www")["subsets"][0]["addresses"]] == ["web-a", "web-b"]
+
+
+def test_pods_that_changed_while_no_service_selected_in_their_namespace_are_found_when_one_does_again() -> None:
+    c = Cluster(fake_kubelet=True)
+    c.post("/api/v1/nodes", NODE)
+    c.post(f"{NS}/pods", web_pod("web-a"))
+    c.post(f"{NS}/services", service())
+    c.settle()
+    assert c.http.delete(f"{NS}/services/web").status_code == 200
+    c.post(f"{NS}/pods", web_pod("web-b", {"app": "db"}))
+    c.settle()  # (no Service selects in the namespace: its pods are no longer indexed)
+    r = c.http.patch(f"{NS}/pods/web-a", json={"metadata": {"labels": {"app": "db"}}},
+                     headers={"content-type": "application/merge-patch+json"})
+    assert r.status_code == 200, r.text
+    c.post(f"{NS}/services", {**service(selector={"app": "db"}), "metadata": {"name": "db"}})
+    c.settle()
+    assert [a["targetRef"]["name"] for a in c.get("endpoints", "db")["subsets"][0]["addresses"]] == ["web-a", "web-b"]

@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import msgspec
 
@@ -36,6 +36,7 @@ from dralloc.server.controllers.endpoints_index import (
     MANAGED_BY,
     SERVICE_NAME,
     KnownSlices,
+    PodsByLabel,
     SelectorKey,
     Selectors,
     known_of,
@@ -50,11 +51,6 @@ SKIP_MIRROR = "endpointslice.kubernetes.io/skip-mirror"
 HEADLESS = "service.kubernetes.io/headless"
 ZONE = "topology.kubernetes.io/zone"
 _RESERVED = (SERVICE_NAME, MANAGED_BY, HEADLESS)  # not copied from the Service's labels
-
-
-def selects(selector: dict[str, Any], pod: Obj) -> bool:
-    labels = (pod.get("metadata") or {}).get("labels") or {}
-    return all(labels.get(k) == v for k, v in selector.items())
 
 
 def is_ready(pod: Obj) -> bool:
@@ -116,7 +112,23 @@ def _reference(pod: Obj) -> Obj:
     return {"kind": "Pod", "namespace": meta.get("namespace"), "name": meta.get("name"), "uid": meta.get("uid")}
 
 
-def _endpoint(svc: Obj, pod: Obj, nodes: dict[str, Obj]) -> Obj:
+class Nodes(Protocol):
+    """The nodes by name (a dict, or the mirror's nodes looked up one by one)."""
+
+    def get(self, name: str, /) -> Obj | None: ...
+
+
+class _NodesOf:
+    """The mirror's nodes by name, each looked up when asked for (not every node of the cluster on each pass)."""
+
+    def __init__(self, snap: Snapshot) -> None:
+        self._mirror = snap.mirror
+
+    def get(self, name: str, /) -> Obj | None:
+        return self._mirror.get("nodes", ("", name))
+
+
+def _endpoint(svc: Obj, pod: Obj, nodes: Nodes) -> Obj:
     spec = pod.get("spec") or {}
     terminating = bool((pod.get("metadata") or {}).get("deletionTimestamp"))
     ready = is_ready(pod)
@@ -152,7 +164,7 @@ Entry = tuple[tuple[Any, ...], Obj, Obj | None, bool]
 Memo = dict[tuple[Any, ...], Entry]
 
 
-def _entry(svc: Obj, pod: Obj, nodes: dict[str, Obj]) -> Entry:
+def _entry(svc: Obj, pod: Obj, nodes: Nodes) -> Entry:
     meta, spec = pod.get("metadata") or {}, pod.get("spec") or {}
     address: Obj | None = None
     if not meta.get("deletionTimestamp"):
@@ -166,7 +178,7 @@ def _entry(svc: Obj, pod: Obj, nodes: dict[str, Obj]) -> Entry:
     return _pod_ports(svc, pod), _endpoint(svc, pod, nodes), address, ready
 
 
-def entries(svc: Obj, pods: list[Obj], nodes: dict[str, Obj], memo: Memo | None = None) -> list[Entry]:
+def entries(svc: Obj, pods: list[Obj], nodes: Nodes, memo: Memo | None = None) -> list[Entry]:
     """Each pod's entry, in pod name order (``memo``: the entries of a previous pass, by pod version and node
     version, reused; the pass's own kept in it)."""
     out = []
@@ -346,9 +358,9 @@ class EndpointsControllers:
     mine: set[int] = field(default_factory=set)
     dirty_pods: set[Key] = field(default_factory=set)
     selectors: Selectors = field(default_factory=Selectors)
-    # each pod's labels when a pass last looked at it: a pod whose labels changed concerns the Services its old
-    # labels matched too
-    pod_labels: dict[Key, dict[str, Any]] = field(default_factory=dict)
+    # the pods of the namespaces where Services select pods, by label, as a pass last looked at them: a pod
+    # whose labels changed concerns the Services its old labels matched too
+    pod_index: PodsByLabel = field(default_factory=PodsByLabel)
     # the EndpointSlices of each namespace looked at (listed once, then kept up to date)
     known_slices: dict[str, KnownSlices] = field(default_factory=dict)
 
@@ -401,7 +413,7 @@ class EndpointsControllers:
             self.selectors = Selectors()
             for key, listed_svc in services.items():
                 self.selectors.put(key, listed_svc)
-            self.pod_labels = {}  # (each Service's pods noted below: every Service is looked at)
+            self.pod_index = PodsByLabel()  # (each namespace's pods indexed below: every Service is looked at)
         else:
             for key in self.dirty_services:
                 self.selectors.put(key, snap.mirror.get("services", key))
@@ -421,10 +433,8 @@ class EndpointsControllers:
         selecting = [k for k in keys if k in services and k in selecting_of]
         if not selecting and all(k in services for k in keys):
             return wrote  # (no Service of theirs selects pods, none went: the pods need not be looked at)
-        nodes = {str((n.get("metadata") or {}).get("name")): n for n in snap.mirror.listed("nodes")}
-        pods_by_namespace: dict[str, list[Obj]] = {}
-        for pod in snap.pods:
-            pods_by_namespace.setdefault(str((pod.get("metadata") or {}).get("namespace")), []).append(pod)
+        nodes = _NodesOf(snap)
+        pod_index = self.pod_index
         # (the Services of one selector share its pods; those whose entries are made the same way share them
         # and what their objects hold)
         selected: dict[tuple[str, SelectorKey], tuple[list[Obj], set[Any]]] = {}
@@ -441,11 +451,11 @@ class EndpointsControllers:
             group = (key[0], selector)
             selection = selected.get(group)
             if selection is None:
-                labels = svc["spec"]["selector"]
-                pods = [p for p in pods_by_namespace.get(key[0], []) if selects(labels, p) and in_endpoints(p)]
+                if not pod_index.indexed(key[0]):
+                    self._index_namespace(snap, key[0])
+                matched = (snap.mirror.get("pods", k) for k in sorted(pod_index.matching(key[0], selector)))
+                pods = [p for p in matched if p is not None and in_endpoints(p)]
                 selection = selected[group] = (pods, _subdomains(pods))
-                for meta in (p.get("metadata") or {} for p in pods):
-                    self.pod_labels[(key[0], str(meta.get("name")))] = meta.get("labels") or {}
             pods, subdomains = selection
             content_key = _content_key(group, svc, subdomains)
             shared = contents.get(content_key)
@@ -468,18 +478,23 @@ class EndpointsControllers:
         are or as they were (the pods' labels are then noted as they are)."""
         keys: set[Key] = set()
         groups = self.selectors.groups
+        pod_index = self.pod_index
         for key in pods:
+            indexed = pod_index.indexed(key[0])
             if not groups.get(key[0]):  # (no Service of its namespace selects pods: none lists it)
-                self.pod_labels.pop(key, None)
+                if indexed:
+                    pod_index.drop(key[0])
                 continue
-            pod = snap.mirror.get("pods", key)
-            labels = None if pod is None else (pod.get("metadata") or {}).get("labels") or {}
-            keys |= self.selectors.selecting(key[0], self.pod_labels.get(key), labels)
-            if labels is None:
-                self.pod_labels.pop(key, None)
-            else:
-                self.pod_labels[key] = labels
+            labels = snap.mirror.labels("pods", key)
+            keys |= self.selectors.selecting(key[0], pod_index.labels.get(key), labels)
+            if indexed:  # (a namespace not indexed yet is, whole, when a pass first lists its pods)
+                pod_index.put(key, labels)
         return keys
+
+    def _index_namespace(self, snap: Snapshot, namespace: str) -> None:
+        mirror = snap.mirror
+        self.pod_index.index(namespace, [(key, mirror.labels("pods", key) or {})
+                                         for key in mirror.keys_in("pods", namespace)])
 
     def _mirror(self, svc: Obj) -> bool:
         """The endpointslicemirroring controller: a Service without a selector gets EndpointSlices mirroring

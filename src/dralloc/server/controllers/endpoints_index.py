@@ -4,6 +4,8 @@ not to the Services and EndpointSlices of its namespace:
 * :class:`Selectors`: the Services that select pods, grouped by namespace and selector (a pod's change concerns
   the Services whose selector matches its labels, before or after: a few selectors to try, however many
   Services share them);
+* :class:`PodsByLabel`: the pods of the namespaces where some Service selects pods, by label (a selector's pods
+  found from its rarest label, not by going through every pod of the namespace on each pass);
 * :class:`KnownSlices`: the EndpointSlices of a namespace, each with the Service it is labelled for, the
   controller that manages it and its uid (a Service's slices found without listing the namespace's, and a slice
   known to be missing created without reading it first), kept up to date from the controllers' own writes and
@@ -69,6 +71,65 @@ class Selectors:
             if any(labels is not None and _matches(selector, labels) for labels in label_sets):
                 found |= members
         return found
+
+
+@dataclass
+class PodsByLabel:
+    """The labels of the pods of some namespaces, and those pods by label (see the module docstring). A
+    namespace is indexed whole (:meth:`index`) and then kept up to date pod by pod (:meth:`put`)."""
+
+    labels: dict[Key, dict[str, Any]] = field(default_factory=dict)  # each indexed pod's labels
+    by_label: dict[str, dict[tuple[str, Any], set[Key]]] = field(default_factory=dict)  # namespace -> label -> pods
+    in_namespace: dict[str, set[Key]] = field(default_factory=dict)  # the indexed namespaces' pods
+
+    def indexed(self, namespace: str) -> bool:
+        return namespace in self.in_namespace
+
+    def index(self, namespace: str, pods: list[tuple[Key, dict[str, Any]]]) -> None:
+        """Index ``namespace`` whole: these are its pods, each with its labels."""
+        self.drop(namespace)
+        self.in_namespace[namespace] = set()
+        self.by_label[namespace] = {}
+        for key, labels in pods:
+            self.put(key, labels)
+
+    def drop(self, namespace: str) -> None:
+        """No longer index ``namespace`` (its pods' changes are no longer taken in)."""
+        for key in self.in_namespace.pop(namespace, ()):
+            del self.labels[key]
+        self.by_label.pop(namespace, None)
+
+    def put(self, key: Key, labels: dict[str, Any] | None) -> None:
+        """The pod ``key`` of an indexed namespace has these labels now (None: it is gone)."""
+        namespace = key[0]
+        by_label = self.by_label[namespace]
+        old = self.labels.pop(key, None)
+        if old is not None:
+            for label in old.items():
+                if type(label[1]) is not str:  # (not indexed: no selector value, a string, equals it)
+                    continue
+                members = by_label[label]
+                members.discard(key)
+                if not members:
+                    del by_label[label]
+            self.in_namespace[namespace].discard(key)
+        if labels is not None:
+            self.labels[key] = labels
+            self.in_namespace[namespace].add(key)
+            for label in labels.items():
+                if type(label[1]) is str:
+                    by_label.setdefault(label, set()).add(key)
+
+    def matching(self, namespace: str, selector: SelectorKey) -> set[Key]:
+        """The pods of the indexed ``namespace`` whose labels match ``selector`` (every pod for an empty one,
+        as an empty label set selects everything)."""
+        if not selector:
+            return set(self.in_namespace[namespace])
+        by_label = self.by_label[namespace]
+        candidates = min((by_label.get(label) or set() for label in selector), key=len)
+        if len(selector) == 1:
+            return set(candidates)
+        return {key for key in candidates if _matches(selector, self.labels[key])}
 
 
 # A slice as known: the Service named by its kubernetes.io/service-name label, its managed-by label, its uid

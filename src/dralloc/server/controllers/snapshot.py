@@ -34,6 +34,18 @@ RESOURCES = ("pods", "nodes", "resourceslices", "deviceclasses", "resourceclaims
 Obj = dict[str, Any]
 Key = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped objects
 _decode_json = msgspec.json.Decoder(dict[str, Any]).decode
+
+
+class _Metadata(msgspec.Struct):
+    labels: dict[str, Any] | None = None
+
+
+class _Labelled(msgspec.Struct):
+    metadata: _Metadata | None = None
+
+
+# an object's labels read from its text alone (the rest skipped, not built)
+_decode_labels = msgspec.json.Decoder(_Labelled).decode
 _ALLOCATED = " allocated claims"  # the mirror's sorted lists of these, beside the resources' own
 _TERMINATING = " terminating pods"
 _UNBOUND = " unbound pods"
@@ -316,6 +328,27 @@ class Mirror:
             value = items[key] = _decode_json(value)
             self._unparsed[resource].discard(key)
         return value
+
+    def labels(self, resource: str, key: Key) -> dict[str, Any] | None:
+        """The object's labels ({} when it has none), None when it is not there; an object not parsed yet stays
+        so (its labels read from its text alone: a controller that selects by label parses only the objects
+        it selects)."""
+        value = self._items[resource].get(key)
+        if value is None:
+            return None
+        if isinstance(value, str):
+            try:
+                meta = _decode_labels(value).metadata
+            except msgspec.ValidationError:  # (a metadata or labels of another type: read as a whole)
+                value = self.get(resource, key)
+            else:
+                return (meta.labels if meta is not None else None) or {}
+        labels = ((value or {}).get("metadata") or {}).get("labels")
+        return labels if isinstance(labels, dict) else {}
+
+    def keys_in(self, resource: str, namespace: str) -> list[Key]:
+        """The keys of ``namespace``'s objects of one resource (none parsed)."""
+        return [key for key in self._items[resource] if key[0] == namespace]
 
     def items(self, resource: str) -> dict[Key, Obj]:
         """Every object of one resource by key."""
