@@ -304,7 +304,7 @@ def test_a_noexecute_taint_a_driver_puts_on_a_running_pods_device_evicts_the_pod
     assert cluster.pods() == [] and cluster.events("DeviceTaintManagerEviction")  # no grace period: gone
 
 
-def test_an_objects_labels_are_read_from_its_text_without_parsing_it() -> None:
+def test_an_objects_labels_or_a_look_at_it_leave_its_text_unparsed() -> None:
     store = SQLiteStore(":memory:")
     mirror = Mirror(store)
     mirror.relist()
@@ -320,5 +320,10 @@ def test_an_objects_labels_are_read_from_its_text_without_parsing_it() -> None:
     assert all(isinstance(v, str) for v in mirror._items["pods"].values())  # (still not parsed)
     assert sorted(mirror.keys_in("pods", "default")) == [("default", "bare"), ("default", "labelled")]
     assert mirror.keys_in("pods", "other") == []
+    peeked = mirror.peek("pods", ("default", "labelled"))
+    assert peeked is not None and peeked["metadata"]["labels"] == {"app": "web"}
+    assert isinstance(mirror._items["pods"][("default", "labelled")], str)  # (parsed for that look only)
+    assert mirror.peek("pods", ("default", "missing")) is None
     mirror.get("pods", ("default", "labelled"))
     assert mirror.labels("pods", ("default", "labelled")) == {"app": "web"}  # (parsed: read from the object)
+    assert mirror.peek("pods", ("default", "labelled")) is mirror.get("pods", ("default", "labelled"))

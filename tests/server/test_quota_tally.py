@@ -4,6 +4,7 @@ charges in flight, an uncharged one raises ``used``, a delete lowers it, and a p
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from cluster import NS, Cluster
@@ -129,3 +130,26 @@ def test_a_changed_limit_is_counted_again() -> None:
     cluster.settle()
     assert _status(cluster) == {"hard": {"count/configmaps": "5", "count/secrets": "2"},
                                 "used": {"count/configmaps": "1", "count/secrets": "0"}}
+
+
+def test_a_changed_pod_is_read_from_the_controllers_mirror_not_from_the_store(monkeypatch: Any) -> None:
+    cluster = Cluster()
+    cluster.post(QUOTAS, _quota(pods="10", **{"count/configmaps": "10"}))
+    cluster.settle()
+    read: list[str] = []
+    real_get = cluster.store.get
+
+    def counting_get(resource: str, *args: Any, **kwargs: Any) -> Any:
+        if sys._getframe(1).f_code.co_filename == resource_quota.__file__:  # (the quota controller's reads)
+            read.append(resource)
+        return real_get(resource, *args, **kwargs)
+
+    monkeypatch.setattr(cluster.store, "get", counting_get)
+    cluster.post(f"{NS}/pods", {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                                "spec": {"containers": [{"name": "c", "image": "x"}]}})
+    cluster.post(f"{NS}/configmaps", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})
+    cluster.settle()
+    assert "pods" not in read and "configmaps" in read  # (configmaps are not mirrored: read from the store)
+    cluster.http.delete(f"{NS}/pods/p")
+    cluster.settle()
+    assert "pods" not in read and _status(cluster)["used"]["pods"] == "0"

@@ -340,7 +340,7 @@ class ControllerManager:
             late |= self._changes()
         if self.disruption.due and self.disruption.cycle(Snapshot(self.mirror)):  # disruption budgets' status
             late |= self._changes()
-        if self.quotas.due and self.quotas.cycle():  # quotas' usage
+        if self.quotas.due and self.quotas.cycle(self.mirror):  # quotas' usage
             late |= self._changes()
         if self.autoscalers.due and self.autoscalers.cycle():  # HPAs' status, targets kept within bounds
             late |= self._changes()

@@ -24,6 +24,7 @@ from typing import ClassVar
 
 from dralloc.api.quantity import Quantity
 from dralloc.server.controllers.quota_tally import QuotaTally
+from dralloc.server.controllers.snapshot import Mirror
 from dralloc.server.controllers.writes import Writer
 from dralloc.server.registry.kinds import CORE, GROUP_RESOURCES
 from dralloc.server.registry.quota import (
@@ -113,8 +114,10 @@ class ResourceQuotaController:
         return self.everything or bool(self._quotas_changed) or bool(self._objects_changed) or \
             (self.next_due is not None and time.time() >= self.next_due)
 
-    def cycle(self) -> bool:
-        """Count what changed since the last pass; True when a status was written."""
+    def cycle(self, mirror: Mirror | None = None) -> bool:
+        """Count what changed since the last pass; True when a status was written. ``mirror``: the controllers'
+        mirror, current with the changes taken in (the objects of the resources it holds are read there, not
+        from the store)."""
         quotas = cached(self.writer.store, "resourcequotas").objects()
         touched: set[QuotaKey] = set()  # counted again, or an object's use went down or changed: written as counted
         raised: set[QuotaKey] = set()  # a new object's use: written only where the count exceeds status.used
@@ -131,10 +134,14 @@ class ResourceQuotaController:
                         if resource in self._counted[key].resources]
             if not counting:
                 continue
-            try:
-                obj: Obj | None = self.writer.store.get(resource, namespace, name)
-            except (KeyError, NotFound):
-                obj = None
+            obj: Obj | None
+            if mirror is not None and mirror.synced and mirror.holds(resource):
+                obj = mirror.peek(resource, (namespace, name))
+            else:
+                try:
+                    obj = self.writer.store.get(resource, namespace, name)
+                except (KeyError, NotFound):
+                    obj = None
             for key in counting:
                 how = self._counted[key].tally.take((resource, _GROUP_OF.get(resource, ""), name), obj)
                 if how:

@@ -346,6 +346,13 @@ class Mirror:
         labels = ((value or {}).get("metadata") or {}).get("labels")
         return labels if isinstance(labels, dict) else {}
 
+    def peek(self, resource: str, key: Key) -> Obj | None:
+        """The object (None when it is not there), parsed for this look only when not parsed yet: for a
+        controller that reads each new object once (thousands of pods kept parsed would weigh on the
+        collector for nothing). Read-only."""
+        value = self._items[resource].get(key)
+        return _decode_json(value) if isinstance(value, str) else value
+
     def keys_in(self, resource: str, namespace: str) -> list[Key]:
         """The keys of ``namespace``'s objects of one resource (none parsed)."""
         return [key for key in self._items[resource] if key[0] == namespace]
