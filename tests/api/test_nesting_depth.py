@@ -3,13 +3,17 @@ syntax (JSON, flow or block YAML, aliases, merge keys): nothing recursive ever w
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
+import unittest.mock
 from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dralloc.api import parsing
 from dralloc.api.codec import parse_text
@@ -108,3 +112,55 @@ def test_the_cli_says_the_file_is_nested_too_deep_and_exits_2(tmp_path: Path, co
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr and f"{f}: document 1: " in proc.stderr and TOO_DEEP in proc.stderr
     assert time.monotonic() - started < 30  # (a process start; the refusal itself takes milliseconds)
+
+
+# JSON values whose strings hold what the text measure must not take for structure: brackets, quotes and
+# backslashes, escaped or not
+_tricky_strings = st.text(alphabet='[]{}"\\ax\n', max_size=6)
+_json_values = st.recursive(st.none() | st.integers() | _tricky_strings,
+                            lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_tricky_strings, inner,
+                                                                                        max_size=3),
+                            max_leaves=40)
+
+
+@settings(max_examples=200)
+@given(_json_values, st.integers(0, 12))
+def test_the_depth_measured_on_a_json_text_is_the_depth_of_what_it_decodes_to(value: object, limit: int) -> None:
+    text = json.dumps(value)
+    with unittest.mock.patch.object(parsing, "SAFE_BRACKETS", 0):  # (measured, however few its brackets)
+        assert parsing.too_deep_to_decode(text, limit) == (parsing.height(value, {}) > limit)
+        assert parsing.too_deep_to_decode(text.encode(), limit) == (parsing.height(value, {}) > limit)
+
+
+def test_a_text_with_few_brackets_is_not_measured_at_all() -> None:
+    assert not parsing.too_deep_to_decode("[" * parsing.SAFE_BRACKETS)  # (no decoder's stack overflows on it)
+    assert parsing.too_deep_to_decode("[" * (parsing.SAFE_BRACKETS + 1))
+    # (after a string that never ends a decoder reads no structure: the text is refused as broken, not as deep)
+    assert not parsing.too_deep_to_decode('["' + "[" * (parsing.SAFE_BRACKETS + 1))
+
+
+# A process whose recursion limit is far above what the C stack holds (the allocator's search raises it): a
+# decoder that recursed down a hundred thousand levels would kill it.
+_DEEP_BODIES = """
+import sys
+sys.setrecursionlimit(1_000_000)
+from dralloc.api.codec import parse_text
+from dralloc.errors import DecodeError
+from dralloc.server.http.bodies import parse
+from dralloc.server.http.errors import ApiError
+for text in ('{"a":' * 100_000 + '1' + '}' * 100_000, '[' * 100_000 + ']' * 100_000):
+    try:
+        parse(text.encode(), "application/json", "ConfigMap", "v1")
+    except ApiError as exc:
+        assert "exceeded max depth" in exc.message, exc.message
+    try:
+        parse_text(text)
+    except DecodeError as exc:
+        assert "exceeded max depth" in str(exc), exc
+print("refused")
+"""
+
+
+def test_json_nested_past_the_stack_is_refused_before_it_is_decoded_whatever_the_recursion_limit() -> None:
+    proc = subprocess.run([sys.executable, "-c", _DEEP_BODIES], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "refused", (proc.returncode, proc.stderr[-2000:])

@@ -510,6 +510,8 @@ def _load_json_fast(path: Path) -> list[Any] | None:
     1.2 s through dicts). Returns None to fall back to the general path, which also words the errors."""
     try:
         raw = path.read_bytes()
+        if parsing.too_deep_to_decode(raw):  # (the general path refuses it)
+            return None
         head = msgspec.json.decode(raw, type=_Head)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
@@ -614,6 +616,8 @@ def parse_text(text: str, source: str = "<stream>", *, check_duplicates: bool = 
     """Parse YAML or JSON text (one or many documents); see read_documents for ``check_duplicates``."""
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
+        if parsing.too_deep_to_decode(text):  # (before a decoder recurses down it: see parsing.SAFE_BRACKETS)
+            raise DecodeError(f"{source}: document 1: exceeded max depth of {parsing.MAX_DEPTH}")
         duplicates: list[str] = []
         if check_duplicates and stream_lists and (streamed := _streamed_list(text, source)) is not None:
             return [streamed]

@@ -31,7 +31,7 @@ from dralloc.api.yaml_keys import UnsupportedKey, float_key, key_text, unsupport
 
 __all__ = ["MAX_DEPTH", "CheckedYAMLLoader", "DuplicateMarks", "NestingTooDeep", "duplicate_messages",
            "duplicate_paths", "height", "json_too_deep", "load_json_checked", "load_yaml_documents",
-           "repeats_no_key"]
+           "repeats_no_key", "too_deep_to_decode"]
 
 # kube-apiserver's JSON decoder stops at 10000 levels; what reads a document here recurses (merge, apply,
 # encode, the strict check's walks) and Python's stack is smaller, so the limit is lower, yet far above any
@@ -62,6 +62,37 @@ def json_too_deep(data: Any, text: bytes | str, limit: int = MAX_DEPTH) -> bool:
         values = node.values() if isinstance(node, dict) else node
         stack.extend((v, depth + 1) for v in values if isinstance(v, (dict, list)))
     return False
+
+# msgspec's decoder recurses once per level of nesting on the thread's C stack, stopped only by the interpreter's
+# recursion limit, which a process may raise (the allocator's search raises it to 20 000): a JSON text nested a
+# hundred thousand levels deep then overflows an 8 MiB stack (msgspec 0.23 needs some 450 bytes a level) and
+# the process dies. A text with at most this many opening brackets nests no deeper than any stack holds; one
+# with more is measured on its text before it is decoded (too_deep_to_decode).
+SAFE_BRACKETS = 4000
+_ESCAPE = re.compile(rb"\\.", re.DOTALL)  # (a backslash and the character it escapes: never a string's end)
+_STRING = re.compile(rb'"[^"]*"')  # (once escapes are gone: a string, with any brackets it holds)
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
+_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+def too_deep_to_decode(text: bytes | str, limit: int = MAX_DEPTH) -> bool:
+    """Whether a JSON text holds so many brackets that a C decoder could overflow the stack on it (see
+    SAFE_BRACKETS) and nests deeper than ``limit``, measured on the text: exact for valid JSON; for a text that
+    is not, at least as deep as a decoder goes before it stops at the error. Costs two byte counts for most
+    texts."""
+    brackets = text.count(b"[") + text.count(b"{") if isinstance(text, bytes) else text.count("[") + text.count("{")
+    if brackets <= max(SAFE_BRACKETS, limit):
+        return False
+    raw = text.encode() if isinstance(text, str) else text
+    structure = _STRING.sub(b"", _ESCAPE.sub(b"", raw).translate(None, _NOT_STRUCTURE))
+    structure = structure.split(b'"', 1)[0]  # (after a string that never ends, nothing is structure)
+    depth, step = 0, _STEP
+    for byte in structure:
+        depth += step[byte]
+        if depth > limit:
+            return True
+    return False
+
 
 # Both parsers record the objects that repeat a key while they build them ("marks"); only a document with
 # marks is walked again to name the paths.

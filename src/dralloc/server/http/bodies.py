@@ -51,6 +51,8 @@ def parse(raw: bytes, ctype: str, kind: str, version: str) -> Any:
     if not raw.strip():
         raise bad_request("the request body is empty")
     is_yaml = ctype in YAML_TYPES
+    if not is_yaml and parsing.too_deep_to_decode(raw):  # (before a decoder recurses down it: see SAFE_BRACKETS)
+        raise _too_deep(kind, version)
     try:
         data = _yaml_document(raw) if is_yaml else msgspec.json.decode(raw)
     except (parsing.NestingTooDeep, RecursionError):
