@@ -69,28 +69,33 @@ def json_too_deep(data: Any, text: bytes | str, limit: int = MAX_DEPTH) -> bool:
 # the process dies. A text with at most this many opening brackets nests no deeper than any stack holds; one
 # with more is measured on its text before it is decoded (too_deep_to_decode).
 SAFE_BRACKETS = 4000
-_ESCAPE = re.compile(rb"\\.", re.DOTALL)  # (a backslash and the character it escapes: never a string's end)
-_STRING = re.compile(rb'"[^"]*"')  # (once escapes are gone: a string, with any brackets it holds)
-_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
-_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+# A JSON string (group 1; its escapes skipped whole, so a quote or bracket in it is no structure), an opening
+# (2) or closing (3) bracket, or a quote that starts a string that never ends (4)
+_TOKEN = r'("[^"\\]*(?:\\.[^"\\]*)*")|([\[{])|([\]}])|(")'
+_TOKENS = re.compile(_TOKEN, re.DOTALL)
+_TOKENS_BYTES = re.compile(_TOKEN.encode(), re.DOTALL)
 
 
 def too_deep_to_decode(text: bytes | str, limit: int = MAX_DEPTH) -> bool:
     """Whether a JSON text holds so many brackets that a C decoder could overflow the stack on it (see
-    SAFE_BRACKETS) and nests deeper than ``limit``, measured on the text: exact for valid JSON; for a text that
-    is not, at least as deep as a decoder goes before it stops at the error. Costs two byte counts for most
-    texts."""
+    SAFE_BRACKETS) and nests deeper than ``limit``, measured on the text token by token (no copy of it made):
+    exact for valid JSON; for a text that is not, at least as deep as a decoder goes before it stops at the
+    error. Costs two byte counts for most texts."""
     brackets = text.count(b"[") + text.count(b"{") if isinstance(text, bytes) else text.count("[") + text.count("{")
     if brackets <= max(SAFE_BRACKETS, limit):
         return False
-    raw = text.encode() if isinstance(text, str) else text
-    structure = _STRING.sub(b"", _ESCAPE.sub(b"", raw).translate(None, _NOT_STRUCTURE))
-    structure = structure.split(b'"', 1)[0]  # (after a string that never ends, nothing is structure)
-    depth, step = 0, _STEP
-    for byte in structure:
-        depth += step[byte]
-        if depth > limit:
-            return True
+    tokens = _TOKENS_BYTES.finditer(text) if isinstance(text, bytes) else _TOKENS.finditer(text)
+    depth = 0
+    for token in tokens:
+        kind = token.lastindex
+        if kind == 2:
+            depth += 1
+            if depth > limit:
+                return True
+        elif kind == 3:
+            depth -= 1
+        elif kind == 4:  # (the rest is in a string that never ends: no decoder reads structure there)
+            return False
     return False
 
 
