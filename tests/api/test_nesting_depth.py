@@ -148,7 +148,23 @@ from dralloc.api.codec import parse_text
 from dralloc.errors import DecodeError
 from dralloc.server.http.bodies import parse
 from dralloc.server.http.errors import ApiError
+from dralloc.server.protobuf import forms
+from dralloc.server.protobuf.wire import ProtobufError
+
+
+def varint(n):
+    out = b""
+    while n >= 0x80:
+        out, n = out + bytes([n & 0x7F | 0x80]), n >> 7
+    return out + bytes([n])
+
+
 for text in ('{"a":' * 100_000 + '1' + '}' * 100_000, '[' * 100_000 + ']' * 100_000):
+    raw = text.encode()
+    try:  # (a protobuf body's embedded JSON: a RawExtension of {1: raw})
+        forms._raw_json(b"\\x0a" + varint(len(raw)) + raw, "RawExtension")
+    except ProtobufError as exc:
+        assert "nested too deeply" in str(exc), exc
     try:
         parse(text.encode(), "application/json", "ConfigMap", "v1")
     except ApiError as exc:

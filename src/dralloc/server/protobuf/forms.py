@@ -10,6 +10,7 @@ from typing import Any
 
 import msgspec
 
+from dralloc.api.parsing import too_deep_to_decode
 from dralloc.server.protobuf.wire import ProtobufError, _scalar, _text, _varint, _wire2, scan
 
 # the seconds of 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the times RFC 3339 text can hold
@@ -108,6 +109,8 @@ def _raw_json(raw: bytes, kind: str) -> Any:
                 data = _wire2(wire, value, f"{kind}.raw")
     if not data:
         return None
+    if too_deep_to_decode(data):  # (before the decoder recurses down it: see parsing.SAFE_BRACKETS)
+        raise ProtobufError(f"the JSON of a {kind} is nested too deeply")
     try:
         return msgspec.json.decode(data)
     except (msgspec.DecodeError, ValueError) as exc:  # (UnicodeDecodeError is a ValueError)
