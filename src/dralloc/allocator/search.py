@@ -56,7 +56,8 @@ from __future__ import annotations
 import random
 import sys
 from bisect import bisect_left
-from typing import Any
+from types import FrameType
+from typing import Any, cast
 
 from dralloc.allocator.capacity import consumption, fits
 from dralloc.allocator.claims import (
@@ -83,8 +84,30 @@ HARD_AFTER = 1000  # steps after which look-ahead and the failure memo switch on
 MEMO_MAX = 400_000  # failure memo entries kept per search
 PROVE_AFTER = 5000  # steps after which cut subtrees count towards the proof of upstream's timeout
 
-if sys.getrecursionlimit() < 20000:
-    sys.setrecursionlimit(20000)
+# A search recurses once per node along its path (twice once it is hard: the guard, then the node): per claim a
+# claim boundary, and per request a request boundary, a firstAvailable choice and its slots, the slots of one
+# claim at most MAX_DEVICES_PER_CLAIM (the search stops deeper: MAXSIZE).
+_FRAMES_PER_NODE = 2
+_CALLERS_MARGIN = 100  # frames the search's own helpers and the interpreter's checks may add below it
+
+
+def _path_bound(requests: list[list[list[RequestData]]]) -> int:
+    """The most frames a search of these claims' requests can stack."""
+    nodes = sum(1 + 2 * len(per_claim) + MAX_DEVICES_PER_CLAIM for per_claim in requests) + 1
+    return _FRAMES_PER_NODE * nodes + _CALLERS_MARGIN
+
+
+def _ensure_depth(frames: int) -> None:
+    """Let the recursion limit hold ``frames`` more frames than are on this thread's stack now (raised, never
+    lowered: the limit is the process's; only as far as this search needs, since C code that recurses, a
+    decoder's, may go as deep as the limit lets it on the C stack)."""
+    if sys.getrecursionlimit() >= frames + 4 * _CALLERS_MARGIN:
+        return  # (the common case: no walk of the stack)
+    depth, frame = 0, cast(FrameType | None, sys._getframe())
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    if sys.getrecursionlimit() < depth + frames:
+        sys.setrecursionlimit(depth + frames)
 
 
 class Entry:
@@ -174,6 +197,7 @@ class Search(LookAhead):
         return UpstreamCost(round(self.steps + self._extra))
 
     def run(self) -> bool:
+        _ensure_depth(_path_bound(self.requests))
         try:
             return self._one(0, 0, 0, 0, False, 0) is True
         finally:
