@@ -66,8 +66,9 @@ def json_too_deep(data: Any, text: bytes | str, limit: int = MAX_DEPTH) -> bool:
 # msgspec's decoder recurses once per level of nesting on the thread's C stack, stopped only by the interpreter's
 # recursion limit, which a process may raise (the allocator's search does, as far as a search needs; a program
 # that uses dralloc may raise it further): with a limit of 20 000, a JSON text nested a hundred thousand levels
-# deep overflows an 8 MiB stack (msgspec 0.23 needs some 450 bytes a level) and the process dies. A text with at most this many opening brackets nests no deeper than any stack holds; one
-# with more is measured on its text before it is decoded (too_deep_to_decode).
+# deep overflows an 8 MiB stack (msgspec 0.23 needs some 450 bytes a level) and the process dies. A text with
+# at most this many opening brackets nests no deeper than any stack holds; one with more is measured on its
+# text before it is decoded (too_deep_to_decode).
 SAFE_BRACKETS = 4000
 # A JSON string (group 1; its escapes skipped whole, so a quote or bracket in it is no structure), an opening
 # (2) or closing (3) bracket, or a quote that starts a string that never ends (4)
